@@ -1,0 +1,433 @@
+//! The async client: one typed method per operation, with auth and version headers, timeouts,
+//! bounded retries of idempotent calls and `429` handling.
+use std::time::{Duration, Instant};
+
+use rand::Rng;
+use reqwest::header::{HeaderMap, HeaderValue};
+use serde::de::DeserializeOwned;
+
+use super::error::{ApiError, Error};
+use super::model::*;
+use super::page::{ListQuery, Page};
+use super::request::{ApiRequest, NotificationFilter};
+use super::secret::Secret;
+use super::{API_VERSION, DEFAULT_BASE_URL};
+
+/// Replies larger than this are cut off with an error instead of filling memory.
+const MAX_BODY: usize = 32 * 1024 * 1024;
+
+/// Where and as whom to connect, and how patiently.
+#[derive(Debug, Clone)]
+pub struct ClientOptions {
+    /// `https://api.metorial.com` or a local service's address.
+    pub base_url: String,
+    /// The instance (or organization) key.
+    pub api_key: Secret,
+    /// Used instead of `api_key` for `/organization/*` paths when set.
+    pub organization_key: Option<Secret>,
+    /// Sent as `metorial-instance-id` when set.
+    pub instance_id: Option<String>,
+    /// TCP/TLS connect timeout.
+    pub connect_timeout: Duration,
+    /// Whole-request timeout.
+    pub request_timeout: Duration,
+    /// Retries after the first try (connect errors, 502/503/504 on GET, 429).
+    pub max_retries: u32,
+    /// Upper bound on the time spent waiting between tries.
+    pub max_retry_wait: Duration,
+    /// First backoff step; doubles each retry, with jitter.
+    pub backoff_base: Duration,
+}
+
+impl Default for ClientOptions {
+    fn default() -> Self {
+        Self {
+            base_url: DEFAULT_BASE_URL.into(),
+            api_key: Secret::default(),
+            organization_key: None,
+            instance_id: None,
+            connect_timeout: Duration::from_secs(5),
+            request_timeout: Duration::from_secs(30),
+            max_retries: 3,
+            max_retry_wait: Duration::from_secs(15),
+            backoff_base: Duration::from_millis(200),
+        }
+    }
+}
+
+/// A successful reply: status, the raw body text and the request id.
+#[derive(Debug, Clone)]
+pub struct RawResponse {
+    /// HTTP status (2xx).
+    pub status: u16,
+    /// Body exactly as received.
+    pub body: String,
+    /// `metorial-req-id`, when sent.
+    pub request_id: Option<String>,
+}
+
+/// The API client. Cheap to clone (shares its connection pool).
+#[derive(Debug, Clone)]
+pub struct Client {
+    http: reqwest::Client,
+    base: url::Url,
+    opts: ClientOptions,
+}
+
+/// One try's outcome, before the retry policy decides.
+enum Try {
+    Done(Result<RawResponse, Error>),
+    Retry {
+        error: Error,
+        wait: Option<Duration>,
+    },
+}
+
+impl Client {
+    /// Builds a client; fails only on a malformed base URL or TLS setup.
+    pub fn new(opts: ClientOptions) -> Result<Self, Error> {
+        let mut base = url::Url::parse(opts.base_url.trim())
+            .map_err(|e| Error::Invalid(format!("base URL {:?}: {e}", opts.base_url)))?;
+        if !matches!(base.scheme(), "http" | "https") {
+            return Err(Error::Invalid(format!(
+                "base URL {:?} must be http or https",
+                opts.base_url
+            )));
+        }
+        // Paths are appended to the base, so drop a trailing slash.
+        let trimmed = base.path().trim_end_matches('/').to_string();
+        base.set_path(&trimmed);
+        let mut headers = HeaderMap::new();
+        headers.insert("Metorial-Version", HeaderValue::from_static(API_VERSION));
+        if let Some(ins) = &opts.instance_id {
+            let v = HeaderValue::from_str(ins).map_err(|_| {
+                Error::Invalid("instance id has characters a header cannot carry".into())
+            })?;
+            headers.insert("metorial-instance-id", v);
+        }
+        let http = reqwest::Client::builder()
+            .user_agent(concat!("switchboard/", env!("CARGO_PKG_VERSION")))
+            .default_headers(headers)
+            .connect_timeout(opts.connect_timeout)
+            .timeout(opts.request_timeout)
+            .build()
+            .map_err(|e| Error::Invalid(format!("HTTP client: {e}")))?;
+        Ok(Self { http, base, opts })
+    }
+
+    /// The options this client was built with.
+    pub fn options(&self) -> &ClientOptions {
+        &self.opts
+    }
+
+    /// The base URL.
+    pub fn base_url(&self) -> &str {
+        self.base.as_str()
+    }
+
+    fn url_for(&self, req: &ApiRequest) -> Result<url::Url, Error> {
+        let mut url = self.base.clone();
+        {
+            let mut segs = url
+                .path_segments_mut()
+                .map_err(|_| Error::Invalid("base URL cannot take a path".into()))?;
+            segs.pop_if_empty();
+            for s in &req.segments {
+                segs.push(s);
+            }
+        }
+        if !req.query.is_empty() {
+            url.query_pairs_mut().extend_pairs(req.query.iter());
+        }
+        Ok(url)
+    }
+
+    fn key_for(&self, req: &ApiRequest) -> &Secret {
+        match &self.opts.organization_key {
+            Some(k) if req.is_organization() => k,
+            _ => &self.opts.api_key,
+        }
+    }
+
+    /// Sends a request, retrying where that is safe, and returns the raw 2xx body.
+    pub async fn send(&self, req: &ApiRequest) -> Result<RawResponse, Error> {
+        let started = Instant::now();
+        let mut retries = 0u32;
+        loop {
+            match self.try_once(req).await {
+                Try::Done(r) => return r,
+                Try::Retry { error, wait } => {
+                    if retries >= self.opts.max_retries {
+                        return Err(error);
+                    }
+                    let wait = wait.unwrap_or_else(|| self.backoff(retries));
+                    if started.elapsed() + wait > self.opts.max_retry_wait {
+                        return Err(error);
+                    }
+                    tracing::debug!(?wait, retries, "retrying {} {}", req.method, req.path());
+                    tokio::time::sleep(wait).await;
+                    retries += 1;
+                }
+            }
+        }
+    }
+
+    fn backoff(&self, retry: u32) -> Duration {
+        let base = self.opts.backoff_base.as_millis() as u64;
+        let step = base.saturating_mul(1u64 << retry.min(10));
+        let jitter = rand::rng().random_range(0..=step / 2 + 1);
+        Duration::from_millis(step / 2 + jitter)
+    }
+
+    async fn try_once(&self, req: &ApiRequest) -> Try {
+        let url = match self.url_for(req) {
+            Ok(u) => u,
+            Err(e) => return Try::Done(Err(e)),
+        };
+        let mut rb = self
+            .http
+            .request(req.method.clone(), url)
+            .bearer_auth(self.key_for(req).expose());
+        if let Some(b) = &req.body {
+            rb = rb.json(b);
+        }
+        let resp = match rb.send().await {
+            Ok(r) => r,
+            Err(e) => {
+                let error = transport_error(&e, self.opts.request_timeout);
+                // A connect failure means nothing reached the server: safe to retry any method.
+                return if e.is_connect() {
+                    Try::Retry { error, wait: None }
+                } else {
+                    Try::Done(Err(error))
+                };
+            }
+        };
+        let status = resp.status().as_u16();
+        let request_id = header_str(resp.headers(), "metorial-req-id");
+        let retry_after = retry_after(resp.headers());
+        let body = match read_body(resp).await {
+            Ok(b) => b,
+            Err(e) => return Try::Done(Err(transport_error(&e, self.opts.request_timeout))),
+        };
+        let body = match body {
+            Some(b) => b,
+            None => {
+                return Try::Done(Err(Error::Decode {
+                    status,
+                    detail: format!("reply larger than {} MiB", MAX_BODY / 1024 / 1024),
+                }));
+            }
+        };
+        if (200..300).contains(&status) {
+            return Try::Done(Ok(RawResponse {
+                status,
+                body,
+                request_id,
+            }));
+        }
+        let error = Error::Api(Box::new(parse_error_body(status, &body)));
+        match status {
+            // The request was refused before it was processed: safe to retry after the wait.
+            429 => Try::Retry {
+                error,
+                wait: Some(retry_after.unwrap_or(Duration::from_secs(1))),
+            },
+            502..=504 if req.is_idempotent() => Try::Retry { error, wait: None },
+            _ => Try::Done(Err(error)),
+        }
+    }
+
+    /// Sends a request and decodes the 2xx body as `T`.
+    pub async fn call<T: DeserializeOwned>(&self, req: &ApiRequest) -> Result<T, Error> {
+        let raw = self.send(req).await?;
+        decode(raw.status, &raw.body)
+    }
+
+    /// `GET /organization/teams`.
+    pub async fn list_teams(&self, q: &ListQuery) -> Result<Page<Team>, Error> {
+        self.call(&ApiRequest::list_teams(q)).await
+    }
+    /// `GET /organization/teams/{id}`.
+    pub async fn get_team(&self, id: &str) -> Result<Team, Error> {
+        self.call(&ApiRequest::get_team(id)).await
+    }
+    /// `POST /organization/teams`.
+    pub async fn create_team(&self, b: &CreateTeam) -> Result<Team, Error> {
+        self.call(&ApiRequest::create_team(b)).await
+    }
+    /// `POST /organization/teams/{id}`.
+    pub async fn update_team(&self, id: &str, b: &UpdateTeam) -> Result<Team, Error> {
+        self.call(&ApiRequest::update_team(id, b)).await
+    }
+    /// `POST /organization/teams/{id}/projects`.
+    pub async fn set_team_project(&self, id: &str, b: &SetTeamProject) -> Result<Team, Error> {
+        self.call(&ApiRequest::set_team_project(id, b)).await
+    }
+    /// `DELETE /organization/teams/{id}/projects/{project_id}`.
+    pub async fn remove_team_project(&self, id: &str, project_id: &str) -> Result<Team, Error> {
+        self.call(&ApiRequest::remove_team_project(id, project_id))
+            .await
+    }
+    /// `POST /organization/teams/{id}/members`.
+    pub async fn add_team_member(&self, id: &str, actor_id: &str) -> Result<Team, Error> {
+        self.call(&ApiRequest::add_team_member(id, actor_id)).await
+    }
+    /// `DELETE /organization/teams/{id}/members/{actor_id}`.
+    pub async fn remove_team_member(&self, id: &str, actor_id: &str) -> Result<Team, Error> {
+        self.call(&ApiRequest::remove_team_member(id, actor_id))
+            .await
+    }
+    /// `GET /organization/members`.
+    pub async fn list_members(&self, q: &ListQuery) -> Result<Page<Member>, Error> {
+        self.call(&ApiRequest::list_members(q)).await
+    }
+    /// `GET /organization/projects`.
+    pub async fn list_projects(&self, q: &ListQuery) -> Result<Page<Project>, Error> {
+        self.call(&ApiRequest::list_projects(q)).await
+    }
+    /// `GET /organization/team-roles`.
+    pub async fn list_team_roles(&self, q: &ListQuery) -> Result<Page<TeamRole>, Error> {
+        self.call(&ApiRequest::list_team_roles(q)).await
+    }
+    /// `GET /provider-oauth/token-imports`.
+    pub async fn list_imports(&self, q: &ListQuery) -> Result<Page<ProviderOauthImport>, Error> {
+        self.call(&ApiRequest::list_imports(q)).await
+    }
+    /// `GET /provider-oauth/token-imports/{id}`.
+    pub async fn get_import(&self, id: &str) -> Result<ProviderOauthImport, Error> {
+        self.call(&ApiRequest::get_import(id)).await
+    }
+    /// `POST /provider-oauth/token-imports`.
+    pub async fn create_import(&self, b: &CreateImport) -> Result<ProviderOauthImport, Error> {
+        self.call(&ApiRequest::create_import(b)).await
+    }
+    /// `PATCH /provider-oauth/token-imports/{id}`.
+    pub async fn update_import(
+        &self,
+        id: &str,
+        b: &UpdateImport,
+    ) -> Result<ProviderOauthImport, Error> {
+        self.call(&ApiRequest::update_import(id, b)).await
+    }
+    /// `GET /callbacks`.
+    pub async fn list_callbacks(&self, q: &ListQuery) -> Result<Page<Callback>, Error> {
+        self.call(&ApiRequest::list_callbacks(q)).await
+    }
+    /// `GET /callbacks/{id}`.
+    pub async fn get_callback(&self, id: &str) -> Result<Callback, Error> {
+        self.call(&ApiRequest::get_callback(id)).await
+    }
+    /// `GET /callbacks-destinations`.
+    pub async fn list_destinations(
+        &self,
+        q: &ListQuery,
+        callback_ids: &[String],
+    ) -> Result<Page<Destination>, Error> {
+        self.call(&ApiRequest::list_destinations(q, callback_ids))
+            .await
+    }
+    /// `GET /callbacks-destinations/{id}`.
+    pub async fn get_destination(&self, id: &str) -> Result<Destination, Error> {
+        self.call(&ApiRequest::get_destination(id)).await
+    }
+    /// `POST /callbacks-destinations`.
+    pub async fn create_destination(&self, b: &CreateDestination) -> Result<Destination, Error> {
+        self.call(&ApiRequest::create_destination(b)).await
+    }
+    /// `PATCH /callbacks-destinations/{id}`.
+    pub async fn update_destination(
+        &self,
+        id: &str,
+        b: &UpdateDestination,
+    ) -> Result<Destination, Error> {
+        self.call(&ApiRequest::update_destination(id, b)).await
+    }
+    /// `DELETE /callbacks-destinations/{id}`.
+    pub async fn delete_destination(&self, id: &str) -> Result<Destination, Error> {
+        self.call(&ApiRequest::delete_destination(id)).await
+    }
+    /// `GET /callbacks-notifications`.
+    pub async fn list_notifications(
+        &self,
+        q: &ListQuery,
+        f: &NotificationFilter,
+    ) -> Result<Page<Notification>, Error> {
+        self.call(&ApiRequest::list_notifications(q, f)).await
+    }
+    /// `GET /callbacks-notifications/{id}`.
+    pub async fn get_notification(&self, id: &str) -> Result<Notification, Error> {
+        self.call(&ApiRequest::get_notification(id)).await
+    }
+}
+
+/// Decodes a 2xx body; a mismatch is a `Decode` error, never a panic.
+pub fn decode<T: DeserializeOwned>(status: u16, body: &str) -> Result<T, Error> {
+    serde_json::from_str(body).map_err(|e| Error::Decode {
+        status,
+        detail: e.to_string(),
+    })
+}
+
+/// Reads an error reply: the API's body when it is one, else a message built from the status and
+/// the start of whatever came (an HTML page from a proxy, say).
+pub fn parse_error_body(status: u16, body: &str) -> ApiError {
+    if let Ok(mut e) = serde_json::from_str::<ApiError>(body) {
+        if e.status == 0 {
+            e.status = status;
+        }
+        return e;
+    }
+    let reason = reqwest::StatusCode::from_u16(status)
+        .ok()
+        .and_then(|s| s.canonical_reason())
+        .unwrap_or("error");
+    let snippet: String = body.trim().chars().take(200).collect();
+    let snippet = snippet.split_whitespace().collect::<Vec<_>>().join(" ");
+    let message = if snippet.is_empty() {
+        format!("HTTP {status} {reason} (empty body)")
+    } else {
+        format!("HTTP {status} {reason}: {snippet}")
+    };
+    ApiError::synthetic(status, message)
+}
+
+fn transport_error(e: &reqwest::Error, timeout: Duration) -> Error {
+    if e.is_timeout() {
+        return Error::Timeout(timeout);
+    }
+    // reqwest's Display hides the cause chain; walk it for the useful part.
+    let mut msg = e.to_string();
+    let mut src = std::error::Error::source(e);
+    while let Some(s) = src {
+        msg = format!("{msg}: {s}");
+        src = s.source();
+    }
+    Error::Network(msg)
+}
+
+async fn read_body(mut resp: reqwest::Response) -> Result<Option<String>, reqwest::Error> {
+    let mut buf = Vec::new();
+    while let Some(chunk) = resp.chunk().await? {
+        if buf.len() + chunk.len() > MAX_BODY {
+            return Ok(None);
+        }
+        buf.extend_from_slice(&chunk);
+    }
+    Ok(Some(String::from_utf8_lossy(&buf).into_owned()))
+}
+
+fn header_str(h: &HeaderMap, name: &str) -> Option<String> {
+    h.get(name)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string)
+}
+
+/// `Retry-After` in seconds, else `RateLimit-Reset` (seconds until reset).
+fn retry_after(h: &HeaderMap) -> Option<Duration> {
+    ["retry-after", "ratelimit-reset"].iter().find_map(|name| {
+        let v = header_str(h, name)?;
+        let secs: f64 = v.trim().parse().ok()?;
+        (secs.is_finite() && secs >= 0.0).then(|| Duration::from_secs_f64(secs.min(3600.0)))
+    })
+}

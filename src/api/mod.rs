@@ -1,0 +1,18 @@
+//! The management API: wire model, request descriptions and the async client. No UI, no server.
+pub mod client;
+pub mod error;
+pub mod model;
+pub mod page;
+pub mod request;
+pub mod secret;
+
+pub use client::{Client, ClientOptions};
+pub use error::{ApiError, Error};
+pub use page::{ListQuery, Order, Page, Pagination};
+pub use request::{ApiRequest, NotificationFilter};
+pub use secret::Secret;
+
+/// The API version this client speaks, sent as `Metorial-Version`.
+pub const API_VERSION: &str = "2025-01-01-pulsar";
+/// Base URL of the real service.
+pub const DEFAULT_BASE_URL: &str = "https://api.metorial.com";

@@ -1,0 +1,1 @@
+//! Profiles, key sources and paths (owned by the core/headless work).

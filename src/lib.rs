@@ -1,0 +1,6 @@
+//! Switchboard: a terminal console, headless CLI and embedded local service for the management API.
+pub mod api;
+pub mod config;
+pub mod console;
+pub mod headless;
+pub mod service;
