@@ -1,9 +1,28 @@
 //! The embedded local service: the whole API on SQLite with real webhook delivery.
+mod app;
+pub mod delivery;
+mod errors;
+mod events;
+pub mod ids;
+pub mod paging;
+mod records;
+mod routes;
+mod seed;
+mod serve;
+mod store;
+mod validate;
+
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+
 use crate::api::Secret;
+
+pub use serve::{ServeArgs, serve};
 
 /// Where the database lives.
 #[derive(Debug, Clone)]
@@ -40,6 +59,49 @@ pub struct ServiceConfig {
     pub retry_base: Duration,
     /// Requests per window before 429.
     pub rate_limit: Option<(u32, Duration)>,
+    /// Remove the database's directory on shutdown (the demo's throwaway database).
+    pub remove_db_dir_on_shutdown: bool,
+}
+
+fn loopback_any_port() -> SocketAddr {
+    SocketAddr::from(([127, 0, 0, 1], 0))
+}
+
+impl ServiceConfig {
+    /// For tests: `127.0.0.1:0`, in memory, no seed, a random key, no simulation.
+    pub fn ephemeral() -> Self {
+        Self {
+            addr: loopback_any_port(),
+            db: DbLocation::Memory,
+            seed: Seed::None,
+            api_key: None,
+            simulate_events: None,
+            retry_base: Duration::from_secs(1),
+            rate_limit: None,
+            remove_db_dir_on_shutdown: false,
+        }
+    }
+
+    /// For `switchboard demo`: `127.0.0.1:0`, the demo world in a throwaway database unless `db`
+    /// is given, events every few seconds.
+    pub fn demo(db: Option<PathBuf>) -> Self {
+        let (db, temporary) = match db {
+            Some(p) => (p, false),
+            None => (
+                std::env::temp_dir()
+                    .join(format!("switchboard-demo-{}", ids::random_alnum(10)))
+                    .join("service.db"),
+                true,
+            ),
+        };
+        Self {
+            db: DbLocation::Path(db),
+            seed: Seed::Demo,
+            simulate_events: Some(Duration::from_secs(4)),
+            remove_db_dir_on_shutdown: temporary,
+            ..Self::ephemeral()
+        }
+    }
 }
 
 /// A running service.
@@ -49,18 +111,124 @@ pub struct RunningService {
     pub base_url: String,
     /// The key clients must send.
     pub api_key: Secret,
+    /// The database file, when not in memory.
+    pub db_path: Option<PathBuf>,
+    stop: oneshot::Sender<()>,
+    server: JoinHandle<Result<(), std::io::Error>>,
+    worker: JoinHandle<()>,
+    simulation: Option<JoinHandle<()>>,
+    delivery: DeliveryHandle,
+    remove_dir: Option<PathBuf>,
+}
+
+/// The delivery worker handle, kept opaque in `RunningService`'s `Debug`.
+struct DeliveryHandle(delivery::Delivery);
+
+impl std::fmt::Debug for DeliveryHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Delivery")
+    }
+}
+
+/// How long shutdown waits for open requests.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
+
+impl RunningService {
+    /// Stops accepting requests, finishes open ones and attempts in flight, and stops the worker.
+    pub async fn shutdown(self) {
+        let _ = self.stop.send(());
+        let _ = tokio::time::timeout(SHUTDOWN_GRACE, self.server).await;
+        self.delivery.0.stop().await;
+        let _ = self.worker.await;
+        if let Some(sim) = self.simulation {
+            let _ = sim.await;
+        }
+        if let Some(dir) = self.remove_dir {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
 }
 
 /// Errors starting or running the service.
 #[derive(Debug, thiserror::Error)]
 pub enum ServiceError {
-    /// Not built yet.
-    #[error("the local service is not built yet")]
-    NotBuilt,
+    /// Binding, reading or writing failed.
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+    /// The database failed.
+    #[error("{0}")]
+    Store(#[from] store::StoreError),
+    /// The HTTP client for deliveries could not be built.
+    #[error("delivery client: {0}")]
+    Http(#[from] reqwest::Error),
+    /// A bad option.
+    #[error("{0}")]
+    Config(String),
+    /// A background task died.
+    #[error("background task failed: {0}")]
+    Task(#[from] tokio::task::JoinError),
 }
 
 /// Starts the service in this process and returns once it listens.
 pub async fn start(cfg: ServiceConfig) -> Result<RunningService, ServiceError> {
-    let _ = cfg;
-    Err(ServiceError::NotBuilt)
+    let path = match &cfg.db {
+        DbLocation::Memory => None,
+        DbLocation::Path(p) => {
+            if let Some(parent) = p.parent().filter(|d| !d.as_os_str().is_empty()) {
+                std::fs::create_dir_all(parent)?;
+            }
+            Some(p.clone())
+        }
+    };
+    let open_path = path.clone();
+    let store = Arc::new(
+        tokio::task::spawn_blocking(move || store::Store::open(open_path.as_deref())).await??,
+    );
+    let listener = tokio::net::TcpListener::bind(cfg.addr).await?;
+    let local = listener.local_addr()?;
+    let base_url = format!("http://{local}");
+    let (seed_store, seed_base, seed_kind) = (store.clone(), base_url.clone(), cfg.seed);
+    tokio::task::spawn_blocking(move || {
+        seed_store.with(|db| seed::bootstrap(db, seed_kind, &seed_base))
+    })
+    .await??;
+    let api_key = cfg
+        .api_key
+        .clone()
+        .unwrap_or_else(|| Secret::new(format!("sk_local_{}", ids::random_alnum(40))));
+    let delivery = delivery::Delivery::new(store.clone(), cfg.retry_base, local.to_string())?;
+    let app = app::App {
+        store,
+        base_url: base_url.clone(),
+        key_hash: app::hash_key(api_key.expose()),
+        limiter: Arc::new(app::Limiter::new(cfg.rate_limit)),
+        delivery: delivery.clone(),
+    };
+    let worker = delivery.spawn();
+    let simulation = cfg
+        .simulate_events
+        .map(|every| tokio::spawn(events::simulate(app.clone(), every)));
+    let (stop, stopped) = oneshot::channel::<()>();
+    let server = tokio::spawn(
+        axum::serve(listener, app::router(app))
+            .with_graceful_shutdown(async move {
+                let _ = stopped.await;
+            })
+            .into_future(),
+    );
+    let remove_dir = cfg
+        .remove_db_dir_on_shutdown
+        .then(|| path.as_ref().and_then(|p| p.parent().map(PathBuf::from)))
+        .flatten();
+    Ok(RunningService {
+        base_url,
+        api_key,
+        db_path: path,
+        stop,
+        server,
+        worker,
+        simulation,
+        delivery: DeliveryHandle(delivery),
+        remove_dir,
+    })
 }

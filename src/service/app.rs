@@ -1,0 +1,235 @@
+//! Shared state, the request frame (request id, auth, rate limit, headers), the JSON body
+//! extractor and the router.
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::{DefaultBodyLimit, FromRequest, Request, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+use subtle::ConstantTimeEq;
+
+use super::delivery::Delivery;
+use super::errors::{Failure, Reply};
+use super::store::{Db, Store};
+
+/// Largest accepted request body.
+pub const MAX_BODY: usize = 1024 * 1024;
+
+/// State shared by every handler.
+#[derive(Clone)]
+pub struct App {
+    /// The database.
+    pub store: Arc<Store>,
+    /// `http://127.0.0.1:PORT`.
+    pub base_url: String,
+    /// SHA-256 of the accepted key; the key itself is not kept.
+    pub key_hash: [u8; 32],
+    /// Requests per window.
+    pub limiter: Arc<Limiter>,
+    /// The delivery worker.
+    pub delivery: Delivery,
+}
+
+impl App {
+    /// Runs a store closure off the async threads.
+    pub async fn db<R, F>(&self, f: F) -> Reply<R>
+    where
+        R: Send + 'static,
+        F: FnOnce(&Db) -> Reply<R> + Send + 'static,
+    {
+        let store = self.store.clone();
+        tokio::task::spawn_blocking(move || store.with(f))
+            .await
+            .map_err(Failure::internal)?
+    }
+}
+
+/// SHA-256 of a key.
+pub fn hash_key(key: &str) -> [u8; 32] {
+    Sha256::digest(key.as_bytes()).into()
+}
+
+/// A fixed-window request counter.
+pub struct Limiter {
+    limit: u32,
+    window: Duration,
+    enforce: bool,
+    state: Mutex<(Instant, u32)>,
+}
+
+/// The counter after one request.
+struct Quota {
+    limit: u32,
+    remaining: u32,
+    reset: u64,
+    exceeded: bool,
+}
+
+impl Limiter {
+    /// `Some((n, window))` enforces; `None` only reports a generous limit.
+    pub fn new(cfg: Option<(u32, Duration)>) -> Self {
+        let (limit, window, enforce) = match cfg {
+            Some((n, w)) => (n.max(1), w.max(Duration::from_secs(1)), true),
+            None => (1000, Duration::from_secs(60), false),
+        };
+        Self {
+            limit,
+            window,
+            enforce,
+            state: Mutex::new((Instant::now(), 0)),
+        }
+    }
+
+    fn take(&self) -> Quota {
+        let mut s = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        let now = Instant::now();
+        if now.duration_since(s.0) >= self.window {
+            *s = (now, 0);
+        }
+        s.1 = s.1.saturating_add(1);
+        let left = self.window.saturating_sub(now.duration_since(s.0));
+        Quota {
+            limit: self.limit,
+            remaining: self.limit.saturating_sub(s.1),
+            reset: left.as_secs_f64().ceil() as u64,
+            exceeded: self.enforce && s.1 > self.limit,
+        }
+    }
+}
+
+/// Paths that take no bearer key: incoming hooks (the key is in the path) and the demo receiver.
+fn is_public(path: &str) -> bool {
+    path.starts_with("/hooks/") || path.starts_with("/_receiver/")
+}
+
+fn bearer(headers: &HeaderMap, uri: &Uri) -> Result<String, Failure> {
+    if let Some(v) = headers.get(header::AUTHORIZATION) {
+        let text = v
+            .to_str()
+            .map_err(|_| Failure::unauthorized("Malformed Authorization header"))?;
+        let mut parts = text.split_whitespace();
+        return match (parts.next(), parts.next(), parts.next()) {
+            (Some(scheme), Some(key), None) if scheme.eq_ignore_ascii_case("bearer") => {
+                Ok(key.to_string())
+            }
+            _ => Err(Failure::unauthorized("Malformed Authorization header")),
+        };
+    }
+    // The real service also reads the key from `?token=` or `?key=`.
+    super::paging::parse_pairs(uri.query())
+        .into_iter()
+        .find(|(k, v)| (k == "token" || k == "key") && !v.is_empty())
+        .map(|(_, v)| v)
+        .ok_or_else(|| Failure::unauthorized("Missing Authorization header"))
+}
+
+/// Request id, auth, rate limit, and the headers every response carries.
+pub async fn frame(State(app): State<App>, req: Request, next: Next) -> Response {
+    let req_id = format!("req_{}", super::ids::random_alnum(20));
+    let mut quota = None;
+    let mut resp = if is_public(req.uri().path()) {
+        next.run(req).await
+    } else {
+        match bearer(req.headers(), req.uri()) {
+            Err(f) => f.into_response(),
+            Ok(key) if !bool::from(hash_key(&key).ct_eq(&app.key_hash)) => {
+                Failure::unauthorized("Invalid API key").into_response()
+            }
+            Ok(_) => {
+                let q = app.limiter.take();
+                let exceeded = q.exceeded;
+                let reset = q.reset;
+                quota = Some(q);
+                if exceeded {
+                    let mut r = Failure::rate_limited().into_response();
+                    r.headers_mut()
+                        .insert(header::RETRY_AFTER, HeaderValue::from(reset.max(1)));
+                    r
+                } else {
+                    next.run(req).await
+                }
+            }
+        }
+    };
+    let q = quota.unwrap_or_else(|| app.limiter.peek());
+    let h = resp.headers_mut();
+    h.insert("metorial-version", HeaderValue::from_static("2025-01-01"));
+    if let Ok(v) = HeaderValue::from_str(&req_id) {
+        h.insert("metorial-req-id", v);
+    }
+    h.insert("ratelimit-limit", HeaderValue::from(q.limit));
+    h.insert("ratelimit-remaining", HeaderValue::from(q.remaining));
+    h.insert("ratelimit-reset", HeaderValue::from(q.reset));
+    resp
+}
+
+impl Limiter {
+    fn peek(&self) -> Quota {
+        let s = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        let elapsed = Instant::now().duration_since(s.0);
+        let (used, left) = if elapsed >= self.window {
+            (0, self.window)
+        } else {
+            (s.1, self.window - elapsed)
+        };
+        Quota {
+            limit: self.limit,
+            remaining: self.limit.saturating_sub(used),
+            reset: left.as_secs_f64().ceil() as u64,
+            exceeded: false,
+        }
+    }
+}
+
+/// A JSON request body; malformed, oversized or non-JSON bodies are 400 `bad_request`.
+pub struct Body(pub Value);
+
+impl<S: Send + Sync> FromRequest<S> for Body {
+    type Rejection = Failure;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+        let json_type = req
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_none_or(|v| v.to_ascii_lowercase().starts_with("application/json"));
+        if !json_type {
+            return Err(Failure::bad_request_reason(
+                "Unsupported content type, expected application/json",
+                "unsupported_content_type",
+            ));
+        }
+        let bytes = Bytes::from_request(req, state).await.map_err(|e| {
+            if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
+                Failure::bad_request_reason(
+                    format!("The request body is larger than {MAX_BODY} bytes"),
+                    "body_too_large",
+                )
+            } else {
+                Failure::bad_request_reason("Could not read the request body", "invalid_body")
+            }
+        })?;
+        serde_json::from_slice(&bytes).map(Body).map_err(|_| {
+            Failure::bad_request_reason("The request body is not valid JSON", "invalid_json_body")
+        })
+    }
+}
+
+async fn no_route(uri: Uri) -> Failure {
+    Failure::no_endpoint(uri.path())
+}
+
+/// The whole router with its frame.
+pub fn router(app: App) -> Router {
+    super::routes::routes()
+        .fallback(no_route)
+        .method_not_allowed_fallback(no_route)
+        .layer(DefaultBodyLimit::max(MAX_BODY))
+        .layer(axum::middleware::from_fn_with_state(app.clone(), frame))
+        .with_state(app)
+}

@@ -1,0 +1,246 @@
+//! What the store keeps for each kind of record, and how records become wire shapes.
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use super::errors::{Failure, Reply};
+use super::store::Db;
+use crate::api::model::{
+    Callback, Destination, ImportStatus, Project, ProviderOauthImport, Team, TeamProject, TeamRole,
+    TeamRoleAssignment,
+};
+
+/// Record kinds in the `records` table.
+pub mod kind {
+    /// `management.team` (as [`super::TeamRec`]).
+    pub const TEAM: &str = "team";
+    /// `organization.project`.
+    pub const PROJECT: &str = "project";
+    /// `management.team.role`.
+    pub const ROLE: &str = "role";
+    /// `organization.member`.
+    pub const MEMBER: &str = "member";
+    /// `provider_oauth.import`.
+    pub const IMPORT: &str = "import";
+    /// `callback` (as [`super::CallbackRec`]).
+    pub const CALLBACK: &str = "callback";
+    /// `callback.destination` (as [`super::DestinationRec`]).
+    pub const DESTINATION: &str = "destination";
+    /// A server deployment.
+    pub const DEPLOYMENT: &str = "deployment";
+    /// An OAuth connection.
+    pub const CONNECTION: &str = "connection";
+}
+
+/// A team as stored: project assignments by reference, and its members.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct TeamRec {
+    /// `tm_…`.
+    pub id: String,
+    /// Display name.
+    pub name: String,
+    /// Unique, derived from the name.
+    pub slug: String,
+    /// Nullable.
+    pub description: Option<String>,
+    /// Project assignments.
+    pub projects: Vec<TeamProjectRec>,
+    /// `oac_…` ids of its members.
+    pub members: Vec<String>,
+    /// Creation time.
+    #[serde(with = "crate::api::model::time::millis")]
+    pub created_at: DateTime<Utc>,
+    /// Last change.
+    #[serde(with = "crate::api::model::time::millis")]
+    pub updated_at: DateTime<Utc>,
+}
+
+/// A project assignment of a team.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct TeamProjectRec {
+    /// `tmp_…`.
+    pub id: String,
+    /// `prj_…`.
+    pub project_id: String,
+    /// Roles on the project.
+    pub roles: Vec<RoleAssignmentRec>,
+    /// Creation time.
+    #[serde(with = "crate::api::model::time::millis")]
+    pub created_at: DateTime<Utc>,
+    /// Last change.
+    #[serde(with = "crate::api::model::time::millis")]
+    pub updated_at: DateTime<Utc>,
+}
+
+/// A role held on a project.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RoleAssignmentRec {
+    /// `tmra_…`.
+    pub id: String,
+    /// `tmr_…`.
+    pub role_id: String,
+    /// Creation time.
+    #[serde(with = "crate::api::model::time::millis")]
+    pub created_at: DateTime<Utc>,
+}
+
+/// A callback and, for `webhook_manual`, the secret key of its incoming URL.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct CallbackRec {
+    /// The wire shape (its `url` is filled in when read).
+    pub callback: Callback,
+    /// The key in `/hooks/{key}`.
+    pub hook_key: Option<String>,
+    /// Event types the simulation produces for it.
+    #[serde(default)]
+    pub event_types: Vec<String>,
+}
+
+/// A destination and whether it is still active (deletes are soft).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct DestinationRec {
+    /// The wire shape.
+    pub destination: Destination,
+    /// False once deleted.
+    pub active: bool,
+}
+
+/// A server deployment; callback-enabled ones may hold an OAuth connection.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct DeploymentRec {
+    /// `svd_…`.
+    pub id: String,
+    /// Display name.
+    pub name: String,
+    /// `poc_…`, when it has an OAuth connection.
+    pub connection_id: Option<String>,
+}
+
+/// An OAuth connection.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ConnectionRec {
+    /// `poc_…`.
+    pub id: String,
+    /// Display name.
+    pub name: String,
+    /// `active` or `inactive`.
+    pub status: String,
+}
+
+/// A URL-safe slug of a name: lowercase letters and digits joined by single dashes.
+pub fn slugify(name: &str) -> String {
+    let mut out = String::new();
+    for c in name.chars().flat_map(char::to_lowercase) {
+        if c.is_ascii_alphanumeric() {
+            out.push(c);
+        } else if !out.is_empty() && !out.ends_with('-') {
+            out.push('-');
+        }
+    }
+    let trimmed = out.trim_end_matches('-');
+    if trimmed.is_empty() {
+        "team".into()
+    } else {
+        trimmed.into()
+    }
+}
+
+/// The organization id of this service.
+pub fn organization_id(db: &Db) -> Reply<String> {
+    db.meta("organization_id")?
+        .ok_or_else(|| Failure::internal("organization missing"))
+}
+
+/// A team by id or slug.
+pub fn find_team(db: &Db, id_or_slug: &str) -> Reply<TeamRec> {
+    if let Some(t) = db.get::<TeamRec>(kind::TEAM, id_or_slug)? {
+        return Ok(t);
+    }
+    db.all::<TeamRec>(kind::TEAM)?
+        .into_iter()
+        .find(|t| t.slug == id_or_slug)
+        .ok_or_else(|| Failure::not_found("team", id_or_slug))
+}
+
+/// A record of `kind` by id or slug (projects, roles).
+pub fn find_by_id_or_slug<T>(
+    db: &Db,
+    kind: &str,
+    key: &str,
+    slug: impl Fn(&T) -> &str,
+) -> Reply<Option<T>>
+where
+    T: serde::de::DeserializeOwned,
+{
+    if let Some(v) = db.get::<T>(kind, key)? {
+        return Ok(Some(v));
+    }
+    Ok(db.all::<T>(kind)?.into_iter().find(|v| slug(v) == key))
+}
+
+/// The wire shape of a team, with its projects and roles resolved.
+pub fn render_team(db: &Db, t: &TeamRec) -> Reply<Team> {
+    let organization_id = organization_id(db)?;
+    let mut projects = Vec::new();
+    for p in &t.projects {
+        let Some(project) = db.get::<Project>(kind::PROJECT, &p.project_id)? else {
+            continue;
+        };
+        let mut roles = Vec::new();
+        for r in &p.roles {
+            if let Some(role) = db.get::<TeamRole>(kind::ROLE, &r.role_id)? {
+                roles.push(TeamRoleAssignment {
+                    id: r.id.clone(),
+                    role,
+                    created_at: r.created_at,
+                    updated_at: r.created_at,
+                });
+            }
+        }
+        projects.push(TeamProject {
+            id: p.id.clone(),
+            project,
+            roles,
+            created_at: p.created_at,
+            updated_at: p.updated_at,
+        });
+    }
+    Ok(Team {
+        object: "management.team".into(),
+        id: t.id.clone(),
+        organization_id,
+        name: t.name.clone(),
+        slug: t.slug.clone(),
+        description: t.description.clone(),
+        projects,
+        created_at: t.created_at,
+        updated_at: t.updated_at,
+    })
+}
+
+/// An import as read: status from `expires_at`, `id_token` only when `with_id_token`.
+pub fn render_import(mut i: ProviderOauthImport, with_id_token: bool) -> ProviderOauthImport {
+    i.status = match i.expires_at {
+        Some(t) if t <= Utc::now() => ImportStatus::Expired,
+        _ => ImportStatus::Active,
+    };
+    if !with_id_token {
+        i.id_token = None;
+    }
+    i
+}
+
+/// A callback as read: a `webhook_manual` one gets its incoming URL on this service.
+pub fn render_callback(base_url: &str, rec: CallbackRec) -> Callback {
+    let mut c = rec.callback;
+    c.url = rec.hook_key.map(|k| format!("{base_url}/hooks/{k}"));
+    c
+}
+
+/// The `identifier` of an access token: a prefixed one-way SHA-512 hash.
+pub fn token_identifier(token: &str) -> String {
+    use sha2::Digest;
+    format!(
+        "tkin*{}",
+        hex::encode(sha2::Sha512::digest(token.as_bytes()))
+    )
+}

@@ -1,0 +1,35 @@
+//! Callbacks (read-only).
+use axum::Json;
+use axum::extract::{Path, RawQuery, State};
+
+use super::list_query;
+use crate::api::Page;
+use crate::api::model::Callback;
+use crate::service::app::App;
+use crate::service::errors::{Failure, Reply};
+use crate::service::paging::paginate;
+use crate::service::records::{CallbackRec, kind, render_callback};
+
+/// `GET /callbacks`.
+pub async fn list(State(app): State<App>, RawQuery(q): RawQuery) -> Reply<Json<Page<Callback>>> {
+    let (_, params) = list_query(q)?;
+    let recs = app
+        .db(|db| Ok(db.all::<CallbackRec>(kind::CALLBACK)?))
+        .await?;
+    let items = recs
+        .into_iter()
+        .map(|r| render_callback(&app.base_url, r))
+        .collect();
+    Ok(Json(paginate(items, |c: &Callback| &c.id, &params)))
+}
+
+/// `GET /callbacks/{callback_id}`.
+pub async fn show(State(app): State<App>, Path(id): Path<String>) -> Reply<Json<Callback>> {
+    let rec = app
+        .db(move |db| {
+            db.get::<CallbackRec>(kind::CALLBACK, &id)?
+                .ok_or_else(|| Failure::not_found("callback", id))
+        })
+        .await?;
+    Ok(Json(render_callback(&app.base_url, rec)))
+}

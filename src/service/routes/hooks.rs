@@ -1,0 +1,66 @@
+//! Incoming webhooks of `webhook_manual` callbacks (the key in the path is the secret), and the
+//! built-in receiver the demo destinations point at.
+use axum::Json;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use rand::Rng;
+use serde_json::{Value, json};
+use subtle::ConstantTimeEq;
+
+use crate::api::model::CallbackType;
+use crate::service::app::{App, Body};
+use crate::service::errors::{Failure, Reply};
+use crate::service::events::fan_out;
+use crate::service::records::{CallbackRec, kind};
+
+/// `POST /hooks/{key}`: any JSON is an event of that callback, fanned out to its destinations.
+pub async fn incoming(
+    State(app): State<App>,
+    Path(key): Path<String>,
+    Body(payload): Body,
+) -> Reply<Json<Value>> {
+    let event_type = payload
+        .get("type")
+        .or_else(|| payload.get("event"))
+        .and_then(Value::as_str)
+        .unwrap_or("webhook.received")
+        .to_string();
+    let (event_id, notifications) = app
+        .db(move |db| {
+            let callback = db
+                .all::<CallbackRec>(kind::CALLBACK)?
+                .into_iter()
+                .find(|c| {
+                    c.callback.kind == CallbackType::WebhookManual
+                        && c.hook_key
+                            .as_ref()
+                            .is_some_and(|k| bool::from(k.as_bytes().ct_eq(key.as_bytes())))
+                })
+                .ok_or_else(|| Failure::no_endpoint("/hooks"))?;
+            Ok(fan_out(db, &callback.callback.id, &event_type, payload)?)
+        })
+        .await?;
+    app.delivery.wake();
+    Ok(Json(json!({
+        "ok": true,
+        "event_id": event_id,
+        "notification_ids": notifications,
+    })))
+}
+
+/// `POST /_receiver/{mode}`: `healthy` accepts, `flaky` fails about half the time, `down` fails.
+pub async fn receiver(Path(mode): Path<String>) -> (StatusCode, Json<Value>) {
+    let ok = match mode.as_str() {
+        "healthy" => true,
+        "flaky" => rand::rng().random_bool(0.5),
+        _ => false,
+    };
+    if ok {
+        (StatusCode::OK, Json(json!({ "received": true })))
+    } else {
+        (
+            StatusCode::SERVICE_UNAVAILABLE,
+            Json(json!({ "received": false, "error": "receiver unavailable" })),
+        )
+    }
+}

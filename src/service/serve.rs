@@ -1,0 +1,132 @@
+//! `switchboard serve`: options, start, print the address, run until Ctrl-C or SIGTERM.
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use super::{DbLocation, Seed, ServiceConfig, ServiceError, start};
+use crate::api::Secret;
+
+/// Options of `switchboard serve`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct ServeArgs {
+    /// Address to listen on.
+    #[arg(long, default_value = "127.0.0.1:8787")]
+    pub addr: SocketAddr,
+    /// Database file, or `:memory:` (default: the XDG data dir's switchboard/service.db).
+    #[arg(long, value_name = "PATH|:memory:")]
+    pub db: Option<String>,
+    /// Seed data for an empty database.
+    #[arg(long, default_value = "none", value_parser = parse_seed, value_name = "demo|none")]
+    pub seed: Seed,
+    /// Read the accepted API key from this environment variable (else a random key is printed).
+    #[arg(long, value_name = "VAR")]
+    pub api_key_env: Option<String>,
+    /// Generate an event every SECS seconds.
+    #[arg(long, value_name = "SECS")]
+    pub simulate_events: Option<u64>,
+    /// Base of the delivery retry schedule, in milliseconds.
+    #[arg(long, value_name = "N", default_value_t = 1000)]
+    pub retry_base_ms: u64,
+    /// Rate limit, e.g. `100/60s`.
+    #[arg(long, value_name = "N/WINDOW", value_parser = parse_rate_limit)]
+    pub rate_limit: Option<(u32, Duration)>,
+}
+
+/// Parses `demo` or `none`.
+pub fn parse_seed(s: &str) -> Result<Seed, String> {
+    match s {
+        "demo" => Ok(Seed::Demo),
+        "none" => Ok(Seed::None),
+        other => Err(format!("expected demo or none, not {other:?}")),
+    }
+}
+
+/// Parses `N/WINDOW` where the window is seconds with an optional `s`, `m` or `h` unit.
+pub fn parse_rate_limit(s: &str) -> Result<(u32, Duration), String> {
+    let bad = || format!("expected N/WINDOW such as 100/60s, not {s:?}");
+    let (n, window) = s.split_once('/').ok_or_else(bad)?;
+    let n: u32 = n.trim().parse().map_err(|_| bad())?;
+    let window = window.trim();
+    let (digits, unit) = match window.find(|c: char| !c.is_ascii_digit()) {
+        Some(i) => window.split_at(i),
+        None => (window, "s"),
+    };
+    let amount: u64 = digits.parse().map_err(|_| bad())?;
+    let secs = match unit {
+        "s" => amount,
+        "m" => amount.saturating_mul(60),
+        "h" => amount.saturating_mul(3600),
+        _ => return Err(bad()),
+    };
+    if n == 0 || secs == 0 {
+        return Err(bad());
+    }
+    Ok((n, Duration::from_secs(secs)))
+}
+
+/// The persistent default database: `<XDG data dir>/switchboard/service.db`.
+pub fn default_db_path() -> Option<PathBuf> {
+    dirs::data_dir().map(|d| d.join("switchboard").join("service.db"))
+}
+
+impl ServeArgs {
+    /// The service configuration these options describe.
+    pub fn to_config(&self) -> Result<ServiceConfig, ServiceError> {
+        let db =
+            match self.db.as_deref() {
+                Some(":memory:") => DbLocation::Memory,
+                Some(p) => DbLocation::Path(PathBuf::from(p)),
+                None => DbLocation::Path(default_db_path().ok_or_else(|| {
+                    ServiceError::Config("no data directory; pass --db PATH".into())
+                })?),
+            };
+        let api_key = match &self.api_key_env {
+            None => None,
+            Some(var) => match std::env::var(var) {
+                Ok(v) if !v.is_empty() => Some(Secret::new(v)),
+                _ => {
+                    return Err(ServiceError::Config(format!(
+                        "environment variable {var} is not set"
+                    )));
+                }
+            },
+        };
+        Ok(ServiceConfig {
+            addr: self.addr,
+            db,
+            seed: self.seed,
+            api_key,
+            simulate_events: self.simulate_events.map(Duration::from_secs),
+            retry_base: Duration::from_millis(self.retry_base_ms.max(1)),
+            rate_limit: self.rate_limit,
+            remove_db_dir_on_shutdown: false,
+        })
+    }
+}
+
+/// Starts the service, prints its base URL (and a generated key, once), and serves until Ctrl-C
+/// or SIGTERM.
+pub async fn serve(args: ServeArgs) -> Result<(), ServiceError> {
+    let cfg = args.to_config()?;
+    let generated = cfg.api_key.is_none();
+    let svc = start(cfg).await?;
+    println!("Switchboard local service listening on {}", svc.base_url);
+    if let Some(p) = &svc.db_path {
+        println!("Database: {}", p.display());
+    }
+    if generated {
+        println!("API key (shown once): {}", svc.api_key.expose());
+    }
+    wait_for_signal().await?;
+    svc.shutdown().await;
+    Ok(())
+}
+
+async fn wait_for_signal() -> Result<(), ServiceError> {
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+    tokio::select! {
+        r = tokio::signal::ctrl_c() => r?,
+        _ = term.recv() => {}
+    }
+    Ok(())
+}
