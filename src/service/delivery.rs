@@ -46,6 +46,36 @@ pub fn sign_hex(secret: &str, host: &str, t: i64, body: &str) -> String {
     hex::encode(mac.finalize().into_bytes())
 }
 
+/// The headers of a delivery, in the order they are sent.
+pub fn request_headers(
+    notification_id: &str,
+    body: &str,
+    secret: &str,
+    host: &str,
+    t: i64,
+) -> Vec<(&'static str, String)> {
+    let body_json: Value = serde_json::from_str(body).unwrap_or(Value::Null);
+    let field = |k: &str| {
+        body_json
+            .get(k)
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string()
+    };
+    vec![
+        ("content-type", "application/json".into()),
+        (
+            "user-agent",
+            "Metorial Callbacks (https://metorial.com)".into(),
+        ),
+        ("metorial-notification-id", notification_id.into()),
+        ("metorial-event-id", field("eventId")),
+        ("metorial-callback-id", field("callbackId")),
+        ("metorial-version", "2025-01-01".into()),
+        ("metorial-signature", signature(secret, host, t, body)),
+    ]
+}
+
 /// Wait before the attempt after `attempts` failed ones.
 pub fn backoff(attempts: usize, base: Duration) -> Duration {
     let units = 1u64
@@ -220,30 +250,13 @@ async fn attempt(inner: &Inner, due: DueNotification) {
 
 /// Sends one attempt and captures the exchange.
 async fn send(inner: &Inner, due: &DueNotification, url: &str, secret: &str) -> Outcome {
-    let body_json: Value = serde_json::from_str(&due.body).unwrap_or(Value::Null);
-    let field = |k: &str| {
-        body_json
-            .get(k)
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_string()
-    };
-    let t = Utc::now().timestamp();
-    let headers: Vec<(&str, String)> = vec![
-        ("content-type", "application/json".into()),
-        (
-            "user-agent",
-            "Metorial Callbacks (https://metorial.com)".into(),
-        ),
-        ("metorial-notification-id", due.id.clone()),
-        ("metorial-event-id", field("eventId")),
-        ("metorial-callback-id", field("callbackId")),
-        ("metorial-version", "2025-01-01".into()),
-        (
-            "metorial-signature",
-            signature(secret, &inner.api_host, t, &due.body),
-        ),
-    ];
+    let headers = request_headers(
+        &due.id,
+        &due.body,
+        secret,
+        &inner.api_host,
+        Utc::now().timestamp(),
+    );
     let started_at = Utc::now();
     let clock = Instant::now();
     let mut req = inner.http.post(url).body(due.body.clone());

@@ -10,6 +10,8 @@ mod teams;
 use axum::Router;
 use axum::routing::{get, post};
 
+pub use destinations::signing_secret;
+
 use super::app::App;
 use super::errors::Reply;
 use super::paging::{ListParams, parse_pairs};
