@@ -182,6 +182,11 @@ impl FakeServer {
             .push_back(reply);
     }
 
+    /// Drops queued replies that were not used.
+    pub fn clear_script(&self) {
+        self.shared.script.lock().expect("script lock").clear();
+    }
+
     /// Every request so far.
     pub fn requests(&self) -> Vec<Recorded> {
         self.shared.log.lock().expect("log lock").clone()
