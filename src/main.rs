@@ -1,5 +1,264 @@
-//! The `switchboard` binary.
-fn main() {
-    eprintln!("switchboard: not built yet");
-    std::process::exit(2);
+//! The `switchboard` binary: parses the command line and hands over to the console, the local
+//! service or a headless command.
+mod cli;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+use switchboard::api::{Client, ClientOptions};
+use switchboard::config::{self, Env, Flags, Paths, Settings};
+use switchboard::console::{self, ConsoleSetup};
+use switchboard::headless::{self, OutputFormat};
+use switchboard::service;
+
+use cli::{Cli, Command, GlobalArgs};
+
+/// Exit code of usage and configuration errors.
+const USAGE: u8 = 2;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let runtime = match tokio::runtime::Runtime::new() {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: cannot start the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    ExitCode::from(runtime.block_on(dispatch(cli)))
+}
+
+async fn dispatch(cli: Cli) -> u8 {
+    let g = cli.global;
+    let to_file = matches!(cli.command, None | Some(Command::Demo { .. }));
+    let default_level = if matches!(cli.command, Some(Command::Serve(_))) {
+        "info"
+    } else {
+        "warn"
+    };
+    if let Err(e) = init_logging(g.log_level.as_deref().unwrap_or(default_level), to_file) {
+        eprintln!("error: {e}");
+        return USAGE;
+    }
+    match cli.command {
+        Some(Command::Resource(r)) => run_headless(&g, r).await,
+        Some(Command::Info) => info(&g),
+        // ---- service wiring: `serve` and `demo` use the service branch's API ----
+        Some(Command::Serve(args)) => match service::serve(args).await {
+            Ok(()) => 0,
+            Err(e) => fail(&e),
+        },
+        Some(Command::Demo { db }) => demo(&g, db).await,
+        // ---- end of service wiring ----
+        None => open_console(&g).await,
+    }
+}
+
+fn fail(e: &dyn std::fmt::Display) -> u8 {
+    eprintln!("error: {e}");
+    1
+}
+
+fn flags(g: &GlobalArgs) -> Flags {
+    Flags {
+        config: g.config.clone(),
+        profile: g.profile.clone(),
+        base_url: g.base_url.clone(),
+        read_only: g.read_only,
+    }
+}
+
+/// Resolves the configuration into a client, printing warnings; `Err` holds the exit code.
+fn connect(g: &GlobalArgs) -> Result<(Client, config::Resolved), u8> {
+    let resolved = config::resolve(&flags(g), &Env::from_process()).map_err(|e| {
+        eprintln!("error: {e}");
+        USAGE
+    })?;
+    for w in &resolved.warnings {
+        eprintln!("warning: {w}");
+    }
+    let client = Client::new(resolved.options.clone()).map_err(|e| {
+        eprintln!("error: {e}");
+        USAGE
+    })?;
+    Ok((client, resolved))
+}
+
+async fn run_headless(g: &GlobalArgs, cmd: headless::Resource) -> u8 {
+    let (client, resolved) = match connect(g) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    let format = OutputFormat::choose(g.output);
+    match headless::run(&client, format, cmd, resolved.read_only).await {
+        Ok(()) => 0,
+        Err(e) if e.is_broken_pipe() => 0,
+        Err(e) => {
+            eprintln!("{}", e.report());
+            u8::try_from(e.exit_code()).unwrap_or(1)
+        }
+    }
+}
+
+async fn open_console(g: &GlobalArgs) -> u8 {
+    let (client, resolved) = match connect(g) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    let setup = ConsoleSetup {
+        client,
+        profile: resolved.profile,
+        read_only: resolved.read_only,
+    };
+    match console::run(setup).await {
+        Ok(()) => 0,
+        Err(e) => fail(&e),
+    }
+}
+
+async fn demo(g: &GlobalArgs, db: Option<std::path::PathBuf>) -> u8 {
+    let svc = match service::start(service::ServiceConfig::demo(db)).await {
+        Ok(s) => s,
+        Err(e) => return fail(&e),
+    };
+    eprintln!(
+        "local service: {}  (key {})",
+        svc.base_url,
+        svc.api_key.masked()
+    );
+    let client = match Client::new(ClientOptions {
+        base_url: svc.base_url.clone(),
+        api_key: svc.api_key.clone(),
+        ..ClientOptions::default()
+    }) {
+        Ok(c) => c,
+        Err(e) => return fail(&e),
+    };
+    let setup = ConsoleSetup {
+        client,
+        profile: "demo".into(),
+        read_only: g.read_only,
+    };
+    if let Err(e) = console::run(setup).await {
+        // Until the console exists the service stays up for headless use from another shell.
+        eprintln!("console: {e}");
+        eprintln!(
+            "the local service keeps running at {}; press Ctrl-C to stop",
+            svc.base_url
+        );
+        if let Err(e) = tokio::signal::ctrl_c().await {
+            return fail(&e);
+        }
+    }
+    0
+}
+
+/// `switchboard info`: where things are and what would be used; the key only masked.
+fn info(g: &GlobalArgs) -> u8 {
+    let settings = match Settings::load(&flags(g), &Env::from_process()) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return USAGE;
+        }
+    };
+    for w in &settings.warnings {
+        eprintln!("warning: {w}");
+    }
+    let paths = Paths::with_config(settings.config_path.clone());
+    let shown = |p: &Option<std::path::PathBuf>| {
+        p.as_ref()
+            .map(|p| p.display().to_string())
+            .unwrap_or_else(|| "(unknown: no home directory)".into())
+    };
+    let key = |spec: &Option<config::KeySpec>| match spec {
+        None => ("(none)".to_string(), None),
+        Some(s) => match s.read() {
+            Ok(k) => (k.masked(), Some(s.source.to_string())),
+            Err(e) => (format!("(unreadable: {e})"), Some(s.source.to_string())),
+        },
+    };
+    let (api_key, api_source) = key(&settings.api_key);
+    let (org_key, org_source) = key(&settings.organization_key);
+    let config_file = shown(&paths.config_file);
+    let config_state = if settings.config_exists {
+        ""
+    } else {
+        " (not found)"
+    };
+    if g.output == Some(OutputFormat::Json) {
+        let v = serde_json::json!({
+            "config_file": config_file,
+            "config_exists": settings.config_exists,
+            "data_dir": shown(&paths.data_dir),
+            "log_file": shown(&paths.log_file),
+            "profile": settings.profile,
+            "base_url": settings.base_url,
+            "instance_id": settings.instance_id,
+            "api_key": api_key,
+            "api_key_source": api_source,
+            "organization_key": org_key,
+            "organization_key_source": org_source,
+            "read_only": settings.read_only,
+        });
+        println!("{v:#}");
+        return 0;
+    }
+    let with_source = |k: String, s: Option<String>| match s {
+        Some(s) => format!("{k}  ({s})"),
+        None => k,
+    };
+    let rows = [
+        ("config file", format!("{config_file}{config_state}")),
+        ("data dir", shown(&paths.data_dir)),
+        ("log file", shown(&paths.log_file)),
+        ("profile", settings.profile.clone()),
+        ("base URL", settings.base_url.clone()),
+        (
+            "instance id",
+            settings
+                .instance_id
+                .clone()
+                .unwrap_or_else(|| "(none)".into()),
+        ),
+        ("API key", with_source(api_key, api_source)),
+        ("organization key", with_source(org_key, org_source)),
+        (
+            "read-only",
+            if settings.read_only { "yes" } else { "no" }.into(),
+        ),
+    ];
+    for (k, v) in rows {
+        println!("{k:<17} {v}");
+    }
+    0
+}
+
+/// Logs go to standard error, except for the console (whose screen they would spoil): a file.
+fn init_logging(level: &str, to_file: bool) -> Result<(), String> {
+    let filter = tracing_subscriber::EnvFilter::try_new(level)
+        .map_err(|e| format!("--log-level {level:?}: {e}"))?;
+    let builder = tracing_subscriber::fmt().with_env_filter(filter);
+    let log_file = Paths::with_config(None).log_file;
+    if to_file && let Some(path) = log_file {
+        let opened = path
+            .parent()
+            .map_or(Ok(()), std::fs::create_dir_all)
+            .and_then(|()| {
+                std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(&path)
+            });
+        // No log file is no reason to refuse to start: log nothing then.
+        if let Ok(f) = opened {
+            builder
+                .with_ansi(false)
+                .with_writer(std::sync::Mutex::new(f))
+                .init();
+        }
+        return Ok(());
+    }
+    builder.with_writer(std::io::stderr).init();
+    Ok(())
 }

@@ -1,1 +1,13 @@
-//! Profiles, key sources and paths (owned by the core/headless work).
+//! Configuration: profiles in a TOML file, key sources, environment overrides and standard paths.
+//!
+//! Precedence, highest first: command-line flags, environment variables, the selected profile,
+//! built-in defaults. [`resolve`] turns all of it into [`crate::api::ClientOptions`].
+mod error;
+mod file;
+mod paths;
+mod resolve;
+
+pub use error::ConfigError;
+pub use file::{ConfigFile, Profile, write_private};
+pub use paths::{Paths, default_config_file};
+pub use resolve::{Env, Flags, KeySource, KeySpec, Resolved, Settings, resolve};

@@ -1,1 +1,84 @@
-//! Headless commands with `-o json|table` output (owned by the core/headless work).
+//! Headless commands: every operation as `switchboard <resource> <verb> …` with `-o json|table`,
+//! built on [`crate::api::Client`]. Exit codes: 0 ok, 2 usage, 3 API error, 4 network or timeout.
+mod args;
+mod columns;
+mod input;
+mod output;
+mod run;
+
+pub use args::{
+    CallbacksCmd, DestinationsCmd, ImportFields, ImportsCmd, ListArgs, LookupCmd, NotificationsCmd,
+    Resource, TeamsCmd, TokenArgs,
+};
+pub use input::parse_expires_at;
+pub use output::OutputFormat;
+pub use run::run;
+
+use crate::api;
+
+/// Why a headless command failed.
+#[derive(Debug, thiserror::Error)]
+pub enum HeadlessError {
+    /// Bad input or a refused action (exit 2).
+    #[error("{0}")]
+    Usage(String),
+    /// The API call failed (exit 3 or 4).
+    #[error(transparent)]
+    Api(#[from] api::Error),
+    /// The user answered no (exit 1).
+    #[error("cancelled")]
+    Cancelled,
+    /// Writing the output or reading the terminal failed (exit 1).
+    #[error("{0}")]
+    Io(std::io::Error),
+}
+
+impl HeadlessError {
+    /// The process exit code.
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            HeadlessError::Usage(_) => 2,
+            HeadlessError::Api(e) => e.exit_code(),
+            HeadlessError::Cancelled | HeadlessError::Io(_) => 1,
+        }
+    }
+
+    /// Whether this is a closed output pipe (`… | head`): not worth a message.
+    pub fn is_broken_pipe(&self) -> bool {
+        matches!(self, HeadlessError::Io(e) if e.kind() == std::io::ErrorKind::BrokenPipe)
+    }
+
+    /// The text for standard error: for an API error, the server's code and message, then its
+    /// hint, the entity and id concerned and each validation problem on lines of their own.
+    pub fn report(&self) -> String {
+        let HeadlessError::Api(api::Error::Api(e)) = self else {
+            return format!("error: {self}");
+        };
+        let mut out = format!(
+            "error: {} (HTTP {}): {}",
+            e.code,
+            e.status,
+            output::clean(&e.message)
+        );
+        if let Some(entity) = &e.entity {
+            out.push_str(&format!("\n  entity: {}", output::clean(entity)));
+        }
+        if let Some(id) = e.id_text() {
+            out.push_str(&format!("\n  id: {}", output::clean(&id)));
+        }
+        for issue in &e.errors {
+            let path = issue.path_string();
+            let at = if path.is_empty() { "-" } else { path.as_str() };
+            out.push_str(&format!(
+                "\n  {}: {} ({})",
+                output::clean(at),
+                output::clean(&issue.message),
+                output::clean(&issue.code)
+            ));
+        }
+        if let Some(hint) = &e.hint {
+            out.push_str(&format!("\n  hint: {}", output::clean(hint)));
+        }
+        out
+    }
+}

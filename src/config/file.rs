@@ -1,0 +1,204 @@
+//! The TOML config file: named profiles and a default profile name.
+//!
+//! ```toml
+//! default_profile = "work"
+//!
+//! [profiles.work]
+//! base_url = "https://api.metorial.com"
+//! api_key_cmd = "pass show metorial/work"
+//! instance_id = "ins_…"
+//! ```
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use super::ConfigError;
+
+/// The whole file. Unknown top-level tables are left for other parts (console settings).
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct ConfigFile {
+    /// Profile used when none is named by flag or environment.
+    #[serde(default)]
+    pub default_profile: Option<String>,
+    /// Profiles by name.
+    #[serde(default)]
+    pub profiles: BTreeMap<String, Profile>,
+}
+
+/// One profile: where to connect and as whom.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct Profile {
+    /// API base URL.
+    pub base_url: Option<String>,
+    /// Name of an environment variable holding the key.
+    pub api_key_env: Option<String>,
+    /// A shell command whose standard output is the key (e.g. a password manager).
+    pub api_key_cmd: Option<String>,
+    /// The key itself (the file should then be readable by its owner only).
+    pub api_key: Option<String>,
+    /// Sent as `metorial-instance-id`.
+    pub instance_id: Option<String>,
+    /// Name of an environment variable holding the organization key (for `/organization/*`).
+    pub organization_key_env: Option<String>,
+    /// A shell command printing the organization key.
+    pub organization_key_cmd: Option<String>,
+    /// Refuse every write.
+    pub read_only: Option<bool>,
+    /// Ask before destructive actions in the console.
+    pub confirm: Option<bool>,
+    /// Whole-request timeout in seconds.
+    pub timeout: Option<f64>,
+    /// Connect timeout in seconds.
+    pub connect_timeout: Option<f64>,
+    /// Retries of safe requests.
+    pub retries: Option<u32>,
+    /// Keys this version does not know; reported as warnings.
+    #[serde(flatten)]
+    pub unknown: BTreeMap<String, toml::Value>,
+}
+
+impl ConfigFile {
+    /// Parses file text; errors carry the line and column of the problem.
+    pub fn parse(path: &Path, text: &str) -> Result<Self, ConfigError> {
+        toml::from_str(text).map_err(|e| {
+            let (line, column) = e.span().map(|s| line_col(text, s.start)).unwrap_or((1, 1));
+            ConfigError::Parse {
+                path: path.to_path_buf(),
+                line,
+                column,
+                message: e.message().trim().to_string(),
+            }
+        })
+    }
+
+    /// Reads and parses a file; `Ok(None)` when it does not exist.
+    pub fn load(path: &Path) -> Result<Option<Self>, ConfigError> {
+        match std::fs::read_to_string(path) {
+            Ok(text) => Self::parse(path, &text).map(Some),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(source) => Err(ConfigError::Read {
+                path: path.to_path_buf(),
+                source,
+            }),
+        }
+    }
+
+    /// Warnings about the file: unknown profile keys, inline keys in a file others can read.
+    pub fn warnings(&self, path: &Path) -> Vec<String> {
+        let mut out = Vec::new();
+        for (name, p) in &self.profiles {
+            for key in p.unknown.keys() {
+                out.push(format!(
+                    "{}: unknown key {key:?} in profile {name:?} (ignored)",
+                    path.display()
+                ));
+            }
+        }
+        if self.profiles.values().any(|p| p.api_key.is_some()) && readable_by_others(path) {
+            out.push(format!(
+                "{} holds an inline api_key but is readable by group or others; run: chmod 600 {}",
+                path.display(),
+                path.display()
+            ));
+        }
+        out
+    }
+}
+
+/// 1-based line and column of a byte offset.
+fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let before = text.get(..offset).unwrap_or(text);
+    let line = before.matches('\n').count() + 1;
+    let column = before
+        .rsplit('\n')
+        .next()
+        .map(|l| l.chars().count() + 1)
+        .unwrap_or(1);
+    (line, column)
+}
+
+#[cfg(unix)]
+fn readable_by_others(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).is_ok_and(|m| m.permissions().mode() & 0o077 != 0)
+}
+
+#[cfg(not(unix))]
+fn readable_by_others(_: &Path) -> bool {
+    false
+}
+
+/// Writes a file that may hold a key: created with mode 0600 (owner only) before any byte is
+/// written, so the secret is never briefly readable by others. Parent directories are created.
+pub fn write_private(path: &Path, contents: &str) -> Result<(), ConfigError> {
+    let err = |source| ConfigError::Write {
+        path: PathBuf::from(path),
+        source,
+    };
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(err)?;
+    }
+    let mut opts = std::fs::OpenOptions::new();
+    opts.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+        opts.mode(0o600);
+        let mut f = opts.open(path).map_err(err)?;
+        // An existing file keeps its old mode on open: tighten it before writing.
+        f.set_permissions(std::fs::Permissions::from_mode(0o600))
+            .map_err(err)?;
+        f.write_all(contents.as_bytes()).map_err(err)
+    }
+    #[cfg(not(unix))]
+    {
+        let mut f = opts.open(path).map_err(err)?;
+        f.write_all(contents.as_bytes()).map_err(err)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parse_error_names_line_and_column() {
+        let text = "default_profile = \"a\"\n\n[profiles.a]\nread_only = \"yes\"\n";
+        let e = ConfigFile::parse(Path::new("/x/config.toml"), text).expect_err("must fail");
+        let ConfigError::Parse { line, message, .. } = &e else {
+            panic!("wrong error {e:?}")
+        };
+        assert_eq!(*line, 4);
+        assert!(message.contains("bool"), "{message}");
+        assert!(
+            e.to_string()
+                .starts_with("config file /x/config.toml, line 4")
+        );
+    }
+
+    #[test]
+    fn unknown_profile_keys_are_warned() {
+        let text = "[profiles.a]\napi_kye = \"x\"\n";
+        let f = ConfigFile::parse(Path::new("c.toml"), text).expect("parses");
+        let w = f.warnings(Path::new("c.toml"));
+        assert!(w.iter().any(|w| w.contains("api_kye")), "{w:?}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn private_files_are_0600_and_inline_keys_warn_when_open() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("sub/config.toml");
+        let text = "[profiles.a]\napi_key = \"sk_test_123456789\"\n";
+        write_private(&path, text).expect("write");
+        let mode = std::fs::metadata(&path).expect("meta").permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+        let f = ConfigFile::parse(&path, text).expect("parses");
+        assert!(f.warnings(&path).is_empty());
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).expect("chmod");
+        assert!(f.warnings(&path).iter().any(|w| w.contains("chmod 600")));
+    }
+}

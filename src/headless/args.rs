@@ -1,0 +1,344 @@
+//! The command grammar (clap): `<resource> <verb> …`, exactly as documented in the README.
+use clap::{ArgGroup, Args, Subcommand};
+
+use super::input::{parse_expires_at, parse_key_value};
+use crate::api::{ListQuery, Order};
+
+/// A resource and what to do with it.
+#[derive(Subcommand, Debug, Clone)]
+pub enum Resource {
+    /// Organization teams and their projects and members.
+    #[command(subcommand)]
+    Teams(TeamsCmd),
+    /// Provider OAuth token imports.
+    #[command(subcommand)]
+    Imports(ImportsCmd),
+    /// Callbacks (read-only).
+    #[command(subcommand)]
+    Callbacks(CallbacksCmd),
+    /// Callback destinations (webhooks).
+    #[command(subcommand)]
+    Destinations(DestinationsCmd),
+    /// Callback notifications, i.e. deliveries (read-only).
+    #[command(subcommand)]
+    Notifications(NotificationsCmd),
+    /// Organization members (lookup).
+    #[command(subcommand)]
+    Members(LookupCmd),
+    /// Organization projects (lookup).
+    #[command(subcommand)]
+    Projects(LookupCmd),
+    /// Team roles (lookup).
+    #[command(subcommand)]
+    TeamRoles(LookupCmd),
+}
+
+impl Resource {
+    /// Whether the command changes anything (refused in read-only mode).
+    pub fn is_write(&self) -> bool {
+        match self {
+            Resource::Teams(c) => !matches!(c, TeamsCmd::List(_) | TeamsCmd::Get { .. }),
+            Resource::Imports(c) => !matches!(c, ImportsCmd::List(_) | ImportsCmd::Get { .. }),
+            Resource::Destinations(c) => !matches!(
+                c,
+                DestinationsCmd::List { .. } | DestinationsCmd::Get { .. }
+            ),
+            Resource::Callbacks(_)
+            | Resource::Notifications(_)
+            | Resource::Members(_)
+            | Resource::Projects(_)
+            | Resource::TeamRoles(_) => false,
+        }
+    }
+}
+
+/// Paging options every `list` takes.
+#[derive(Args, Debug, Clone, Default)]
+pub struct ListArgs {
+    /// Items per page (1–100; the server's default is 20).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub limit: Option<u32>,
+    /// Items after this id.
+    #[arg(long, value_name = "ID")]
+    pub after: Option<String>,
+    /// Items right before this id.
+    #[arg(long, value_name = "ID")]
+    pub before: Option<String>,
+    /// An opaque `cur_…` cursor.
+    #[arg(long, value_name = "C")]
+    pub cursor: Option<String>,
+    /// Sort order by creation time.
+    #[arg(long, value_name = "asc|desc", value_parser = parse_order)]
+    pub order: Option<Order>,
+    /// Follow the pages to the end and print every item.
+    #[arg(long)]
+    pub all: bool,
+}
+
+impl ListArgs {
+    /// The query of the first page.
+    pub fn query(&self) -> ListQuery {
+        ListQuery {
+            limit: self.limit,
+            after: self.after.clone(),
+            before: self.before.clone(),
+            cursor: self.cursor.clone(),
+            order: self.order,
+        }
+    }
+}
+
+fn parse_order(s: &str) -> Result<Order, String> {
+    s.parse()
+}
+
+/// `teams …`.
+#[derive(Subcommand, Debug, Clone)]
+pub enum TeamsCmd {
+    /// List teams.
+    List(ListArgs),
+    /// Show one team (id or slug).
+    Get {
+        /// Team id or slug.
+        id: String,
+    },
+    /// Create a team.
+    Create {
+        /// Name (the slug is derived from it).
+        #[arg(long)]
+        name: String,
+        /// Description.
+        #[arg(long)]
+        description: Option<String>,
+    },
+    /// Rename or describe a team.
+    #[command(group(ArgGroup::new("fields").required(true).multiple(true).args(["name", "description"])))]
+    Update {
+        /// Team id or slug.
+        id: String,
+        /// New name.
+        #[arg(long)]
+        name: Option<String>,
+        /// New description.
+        #[arg(long)]
+        description: Option<String>,
+    },
+    /// Give the team a project with exactly these roles (replaces the project's role set).
+    SetProject {
+        /// Team id or slug.
+        id: String,
+        /// Project id or slug.
+        #[arg(long)]
+        project: String,
+        /// Team role id or slug (repeat for several).
+        #[arg(long = "role", value_name = "R", required = true)]
+        roles: Vec<String>,
+    },
+    /// Take a project away from the team.
+    RemoveProject {
+        /// Team id or slug.
+        id: String,
+        /// Project id or slug.
+        project: String,
+    },
+    /// Add an organization member (`oac_…` actor id) to the team.
+    AddMember {
+        /// Team id or slug.
+        id: String,
+        /// Actor id (`oac_…`).
+        actor: String,
+    },
+    /// Remove a member from the team.
+    RemoveMember {
+        /// Team id or slug.
+        id: String,
+        /// Actor id (`oac_…`).
+        actor: String,
+    },
+}
+
+/// Where an access token comes from: never a plain flag value (shell history, `ps`).
+#[derive(Args, Debug, Clone, Default)]
+pub struct TokenArgs {
+    /// Read the access token from standard input.
+    #[arg(long, conflicts_with = "access_token_env")]
+    pub access_token_stdin: bool,
+    /// Read the access token from this environment variable.
+    #[arg(long, value_name = "VAR")]
+    pub access_token_env: Option<String>,
+}
+
+/// Optional fields of an import (create and update).
+#[derive(Args, Debug, Clone, Default)]
+pub struct ImportFields {
+    /// Read the OpenID id token from this environment variable.
+    #[arg(long, value_name = "VAR")]
+    pub id_token_env: Option<String>,
+    /// A note.
+    #[arg(long, value_name = "T")]
+    pub note: Option<String>,
+    /// Metadata entry (repeat for several).
+    #[arg(long, value_name = "k=v", value_parser = parse_key_value)]
+    pub metadata: Vec<(String, String)>,
+    /// Expiry: ISO 8601 (`2026-01-31T00:00:00Z`) or relative (`+90d`, `+12h`).
+    #[arg(long, value_name = "TIME", value_parser = parse_expires_at)]
+    pub expires_at: Option<String>,
+    /// OAuth scope.
+    #[arg(long, value_name = "S")]
+    pub scope: Option<String>,
+    /// OAuth token type.
+    #[arg(long, value_name = "T")]
+    pub token_type: Option<String>,
+}
+
+/// `imports …`.
+#[derive(Subcommand, Debug, Clone)]
+pub enum ImportsCmd {
+    /// List imports.
+    List(ListArgs),
+    /// Show one import.
+    Get {
+        /// Import id (`poti_…`).
+        id: String,
+    },
+    /// Import a token for a server deployment or a connection.
+    #[command(
+        group(ArgGroup::new("target").required(true).args(["server_deployment", "connection"])),
+        group(ArgGroup::new("token").required(true).args(["access_token_stdin", "access_token_env"]))
+    )]
+    Create {
+        /// Server deployment id (`svd_…`).
+        #[arg(long, value_name = "ID")]
+        server_deployment: Option<String>,
+        /// OAuth connection id (`poc_…`).
+        #[arg(long, value_name = "ID")]
+        connection: Option<String>,
+        /// The token.
+        #[command(flatten)]
+        token: TokenArgs,
+        /// Other fields.
+        #[command(flatten)]
+        fields: ImportFields,
+    },
+    /// Change an import's fields or token.
+    #[command(group(ArgGroup::new("changes").required(true).multiple(true).args([
+        "access_token_stdin", "access_token_env", "id_token_env", "note", "metadata",
+        "expires_at", "scope", "token_type",
+    ])))]
+    Update {
+        /// Import id (`poti_…`).
+        id: String,
+        /// A new token.
+        #[command(flatten)]
+        token: TokenArgs,
+        /// Fields to change.
+        #[command(flatten)]
+        fields: ImportFields,
+    },
+}
+
+/// `callbacks …`.
+#[derive(Subcommand, Debug, Clone)]
+pub enum CallbacksCmd {
+    /// List callbacks.
+    List(ListArgs),
+    /// Show one callback.
+    Get {
+        /// Callback id (`clb_…`).
+        id: String,
+    },
+}
+
+/// `destinations …`.
+#[derive(Subcommand, Debug, Clone)]
+pub enum DestinationsCmd {
+    /// List active destinations.
+    List {
+        /// Paging.
+        #[command(flatten)]
+        list: ListArgs,
+        /// Only those receiving this callback (repeat for several).
+        #[arg(long = "callback", value_name = "ID")]
+        callbacks: Vec<String>,
+    },
+    /// Show one destination (deleted ones too).
+    Get {
+        /// Destination id (`cld_…`).
+        id: String,
+    },
+    /// Rename or describe a destination (url and callbacks cannot change).
+    #[command(group(ArgGroup::new("fields").required(true).multiple(true)
+        .args(["name", "description", "clear_description"])))]
+    Update {
+        /// Destination id (`cld_…`).
+        id: String,
+        /// New name.
+        #[arg(long)]
+        name: Option<String>,
+        /// New description.
+        #[arg(long, conflicts_with = "clear_description")]
+        description: Option<String>,
+        /// Remove the description.
+        #[arg(long)]
+        clear_description: bool,
+    },
+    /// Create a webhook destination.
+    #[command(group(ArgGroup::new("selection").required(true).args(["all_callbacks", "callbacks"])))]
+    Create {
+        /// Name.
+        #[arg(long)]
+        name: String,
+        /// Absolute http(s) URL deliveries are posted to.
+        #[arg(long, value_name = "U")]
+        url: String,
+        /// Description.
+        #[arg(long)]
+        description: Option<String>,
+        /// Receive every callback.
+        #[arg(long)]
+        all_callbacks: bool,
+        /// Receive this callback (repeat for several).
+        #[arg(long = "callback", value_name = "ID")]
+        callbacks: Vec<String>,
+    },
+    /// Delete a destination (it stops receiving deliveries).
+    Delete {
+        /// Destination id (`cld_…`).
+        id: String,
+        /// Do not ask; required when not on a terminal.
+        #[arg(long, short = 'y')]
+        yes: bool,
+    },
+}
+
+/// `notifications …`.
+#[derive(Subcommand, Debug, Clone)]
+pub enum NotificationsCmd {
+    /// List notifications.
+    List {
+        /// Paging.
+        #[command(flatten)]
+        list: ListArgs,
+        /// Only for this callback (repeat for several).
+        #[arg(long = "callback", value_name = "ID")]
+        callbacks: Vec<String>,
+        /// Only for this event (repeat for several).
+        #[arg(long = "event", value_name = "ID")]
+        events: Vec<String>,
+        /// Only to this destination (repeat for several).
+        #[arg(long = "destination", value_name = "ID")]
+        destinations: Vec<String>,
+    },
+    /// Show one notification with its attempts.
+    Get {
+        /// Notification id (`cbn_…`).
+        id: String,
+    },
+}
+
+/// `members | projects | team-roles …`.
+#[derive(Subcommand, Debug, Clone)]
+pub enum LookupCmd {
+    /// List them.
+    List(ListArgs),
+}

@@ -1,0 +1,265 @@
+//! The key columns of each resource in tables, and the fields of its detail view.
+use chrono::{DateTime, Utc};
+use serde::de::DeserializeOwned;
+
+use super::output::Column;
+use crate::api::model::*;
+use crate::api::secret::mask;
+
+/// A resource that can be shown as a table row and as a detail view.
+pub trait Tabular: DeserializeOwned {
+    /// Columns of a list.
+    fn columns() -> Vec<Column<Self>>;
+    /// Fields of a single item; the list columns unless a resource has more to show.
+    fn details() -> Vec<Column<Self>> {
+        Self::columns()
+    }
+}
+
+fn when(t: &DateTime<Utc>) -> String {
+    t.format("%Y-%m-%d %H:%M:%SZ").to_string()
+}
+
+fn when_opt(t: &Option<DateTime<Utc>>) -> String {
+    t.as_ref().map(when).unwrap_or_else(|| "-".into())
+}
+
+fn opt(s: &Option<String>) -> String {
+    s.as_deref()
+        .filter(|s| !s.is_empty())
+        .unwrap_or("-")
+        .to_string()
+}
+
+fn col<T>(header: &'static str, cell: fn(&T) -> String) -> Column<T> {
+    Column { header, cell }
+}
+
+fn team_projects(t: &Team) -> String {
+    t.projects
+        .iter()
+        .map(|p| {
+            let roles: Vec<&str> = p.roles.iter().map(|r| r.role.slug.as_str()).collect();
+            format!("{} ({})", p.project.slug, roles.join(", "))
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+impl Tabular for Team {
+    fn columns() -> Vec<Column<Self>> {
+        vec![
+            col("ID", |t| t.id.clone()),
+            col("NAME", |t| t.name.clone()),
+            col("SLUG", |t| t.slug.clone()),
+            col("PROJECTS", |t| t.projects.len().to_string()),
+            col("CREATED", |t| when(&t.created_at)),
+        ]
+    }
+    fn details() -> Vec<Column<Self>> {
+        vec![
+            col("ID", |t| t.id.clone()),
+            col("NAME", |t| t.name.clone()),
+            col("SLUG", |t| t.slug.clone()),
+            col("DESCRIPTION", |t| opt(&t.description)),
+            col("PROJECTS", |t| {
+                let s = team_projects(t);
+                if s.is_empty() { "-".into() } else { s }
+            }),
+            col("CREATED", |t| when(&t.created_at)),
+            col("UPDATED", |t| when(&t.updated_at)),
+        ]
+    }
+}
+
+impl Tabular for Member {
+    fn columns() -> Vec<Column<Self>> {
+        vec![
+            col("ID", |m| m.id.clone()),
+            col("ACTOR", |m| m.actor_id.clone()),
+            col("NAME", |m| m.name.clone()),
+            col("EMAIL", |m| m.email.clone()),
+            col("ROLE", |m| m.role.to_string()),
+            col("STATUS", |m| m.status.clone()),
+            col("LAST ACTIVE", |m| when_opt(&m.last_active_at)),
+        ]
+    }
+}
+
+impl Tabular for Project {
+    fn columns() -> Vec<Column<Self>> {
+        vec![
+            col("ID", |p| p.id.clone()),
+            col("NAME", |p| p.name.clone()),
+            col("SLUG", |p| p.slug.clone()),
+            col("STATUS", |p| p.status.to_string()),
+            col("CREATED", |p| when(&p.created_at)),
+        ]
+    }
+}
+
+impl Tabular for TeamRole {
+    fn columns() -> Vec<Column<Self>> {
+        vec![
+            col("ID", |r| r.id.clone()),
+            col("NAME", |r| r.name.clone()),
+            col("SLUG", |r| r.slug.clone()),
+            col("PERMISSIONS", |r| r.permissions.join(", ")),
+        ]
+    }
+}
+
+impl Tabular for ProviderOauthImport {
+    fn columns() -> Vec<Column<Self>> {
+        vec![
+            col("ID", |i| i.id.clone()),
+            col("STATUS", |i| i.status.to_string()),
+            col("CONNECTION", |i| opt(&i.connection_id)),
+            col("NOTE", |i| opt(&i.note)),
+            col("EXPIRES", |i| when_opt(&i.expires_at)),
+            col("CREATED", |i| when(&i.created_at)),
+        ]
+    }
+    fn details() -> Vec<Column<Self>> {
+        let mut d = Self::columns();
+        d.extend([
+            col("SCOPE", |i: &Self| opt(&i.scope)),
+            col("TOKEN TYPE", |i: &Self| opt(&i.token_type)),
+            col("IDENTIFIER", |i: &Self| opt(&i.identifier)),
+            col("METADATA", |i: &Self| {
+                let kv: Vec<String> = i
+                    .metadata
+                    .iter()
+                    .map(|(k, v)| match v {
+                        serde_json::Value::String(s) => format!("{k}={s}"),
+                        other => format!("{k}={other}"),
+                    })
+                    .collect();
+                if kv.is_empty() {
+                    "-".into()
+                } else {
+                    kv.join("\n")
+                }
+            }),
+        ]);
+        d
+    }
+}
+
+impl Tabular for Callback {
+    fn columns() -> Vec<Column<Self>> {
+        vec![
+            col("ID", |c| c.id.clone()),
+            col("TYPE", |c| c.kind.to_string()),
+            col("NAME", |c| opt(&c.name)),
+            col("URL", |c| opt(&c.url)),
+            col("INTERVAL", |c| format!("{}s", c.schedule.interval_seconds)),
+            col("CREATED", |c| when(&c.created_at)),
+        ]
+    }
+    fn details() -> Vec<Column<Self>> {
+        let mut d = Self::columns();
+        d.extend([
+            col("DESCRIPTION", |c: &Self| opt(&c.description)),
+            col("NEXT RUN", |c: &Self| when_opt(&c.schedule.next_run_at)),
+            col("UPDATED", |c: &Self| when(&c.updated_at)),
+        ]);
+        d
+    }
+}
+
+fn selection(c: &CallbackSelection) -> String {
+    match (&c.kind, &c.callback_ids) {
+        (SelectionType::All, _) => "all".into(),
+        (_, Some(ids)) => ids.join(", "),
+        (kind, None) => kind.to_string(),
+    }
+}
+
+impl Tabular for Destination {
+    fn columns() -> Vec<Column<Self>> {
+        vec![
+            col("ID", |d| d.id.clone()),
+            col("NAME", |d| d.name.clone()),
+            col("URL", |d| {
+                d.webhook_destination
+                    .as_ref()
+                    .map(|w| w.url.clone())
+                    .unwrap_or_else(|| "-".into())
+            }),
+            col("CALLBACKS", |d| selection(&d.callbacks)),
+            col("CREATED", |d| when(&d.created_at)),
+        ]
+    }
+    fn details() -> Vec<Column<Self>> {
+        let mut d = Self::columns();
+        d.extend([
+            col("TYPE", |d: &Self| d.kind.to_string()),
+            col("DESCRIPTION", |d: &Self| opt(&Some(d.description.clone()))),
+            // The secret is shown masked; `-o json` gives the API's reply in full.
+            col("SIGNING SECRET", |d: &Self| {
+                d.webhook_destination
+                    .as_ref()
+                    .map(|w| mask(&w.signing_secret))
+                    .unwrap_or_else(|| "-".into())
+            }),
+        ]);
+        d
+    }
+}
+
+fn last_response(n: &Notification) -> String {
+    let Some(a) = n.last_attempt() else {
+        return "-".into();
+    };
+    match &a.webhook_request {
+        Some(r) if r.response_status >= 0 => format!("{} ({} ms)", r.response_status, r.duration),
+        Some(r) => opt(&r.request_error),
+        None => a.status.to_string(),
+    }
+}
+
+impl Tabular for Notification {
+    fn columns() -> Vec<Column<Self>> {
+        vec![
+            col("ID", |n| n.id.clone()),
+            col("STATUS", |n| n.status.to_string()),
+            col("EVENT", |n| n.event_type().unwrap_or_else(|| "-".into())),
+            col("ATTEMPTS", |n| n.attempts.len().to_string()),
+            col("LAST RESPONSE", last_response),
+            col("CREATED", |n| when(&n.created_at)),
+        ]
+    }
+    fn details() -> Vec<Column<Self>> {
+        let mut d = Self::columns();
+        d.insert(3, col("URL", |n: &Self| opt(&n.url)));
+        d.push(col("HISTORY", |n: &Self| {
+            let lines: Vec<String> = n
+                .attempts
+                .iter()
+                .map(|a| {
+                    let detail = match &a.webhook_request {
+                        Some(r) if r.response_status >= 0 => {
+                            format!("HTTP {} in {} ms", r.response_status, r.duration)
+                        }
+                        Some(r) => opt(&r.request_error),
+                        None => "no request".into(),
+                    };
+                    format!(
+                        "#{} {} {} {}",
+                        a.index,
+                        when(&a.created_at),
+                        a.status,
+                        detail
+                    )
+                })
+                .collect();
+            if lines.is_empty() {
+                "-".into()
+            } else {
+                lines.join("\n")
+            }
+        }));
+        d
+    }
+}

@@ -1,0 +1,145 @@
+//! Output: the API's JSON unchanged, or plain aligned tables safe to print on a terminal.
+use std::io::{IsTerminal, Write};
+
+use serde_json::Value;
+
+/// `-o json|table`.
+#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutputFormat {
+    /// The API's JSON as received.
+    Json,
+    /// A readable table of the key columns.
+    Table,
+}
+
+impl OutputFormat {
+    /// The format asked for, else table on a terminal and JSON when piped.
+    pub fn choose(asked: Option<OutputFormat>) -> Self {
+        asked.unwrap_or_else(|| {
+            if std::io::stdout().is_terminal() {
+                OutputFormat::Table
+            } else {
+                OutputFormat::Json
+            }
+        })
+    }
+}
+
+/// One column: a header and how to get the cell text from an item.
+pub struct Column<T> {
+    /// Upper-case header.
+    pub header: &'static str,
+    /// Cell text.
+    pub cell: fn(&T) -> String,
+}
+
+/// Cells longer than this are cut with an ellipsis in list tables.
+const MAX_CELL: usize = 60;
+
+/// Makes server text safe and one-line: control characters (escape sequences a hostile server
+/// could send to a terminal) become spaces.
+pub fn clean(s: &str) -> String {
+    s.chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect()
+}
+
+fn cut(s: String) -> String {
+    if s.chars().count() <= MAX_CELL {
+        return s;
+    }
+    let mut t: String = s.chars().take(MAX_CELL - 1).collect();
+    t.push('…');
+    t
+}
+
+/// Writes items as an aligned table with a header row.
+pub fn write_table<T>(out: &mut dyn Write, cols: &[Column<T>], items: &[T]) -> std::io::Result<()> {
+    let rows: Vec<Vec<String>> = items
+        .iter()
+        .map(|it| cols.iter().map(|c| cut(clean(&(c.cell)(it)))).collect())
+        .collect();
+    let mut widths: Vec<usize> = cols.iter().map(|c| c.header.chars().count()).collect();
+    for row in &rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let header: Vec<String> = cols.iter().map(|c| c.header.to_string()).collect();
+    for row in std::iter::once(&header).chain(&rows) {
+        let mut line = String::new();
+        for (i, (cell, w)) in row.iter().zip(&widths).enumerate() {
+            if i + 1 == row.len() {
+                line.push_str(cell);
+            } else {
+                line.push_str(cell);
+                line.extend(std::iter::repeat_n(' ', w - cell.chars().count() + 2));
+            }
+        }
+        writeln!(out, "{}", line.trim_end())?;
+    }
+    Ok(())
+}
+
+/// Writes one item as `HEADER  value` lines.
+pub fn write_detail<T>(out: &mut dyn Write, fields: &[Column<T>], item: &T) -> std::io::Result<()> {
+    let w = fields
+        .iter()
+        .map(|c| c.header.chars().count())
+        .max()
+        .unwrap_or(0);
+    for c in fields {
+        let value = (c.cell)(item);
+        // Multi-line values (lists) continue under the value column.
+        let mut lines = value.split('\n').map(clean);
+        let first = lines.next().unwrap_or_default();
+        writeln!(out, "{:<w$}  {}", c.header, first.trim_end())?;
+        for l in lines {
+            writeln!(out, "{:<w$}  {}", "", l.trim_end())?;
+        }
+    }
+    Ok(())
+}
+
+/// Writes a JSON document exactly as received, ending with a newline.
+pub fn write_raw(out: &mut dyn Write, body: &str) -> std::io::Result<()> {
+    out.write_all(body.as_bytes())?;
+    if !body.ends_with('\n') {
+        out.write_all(b"\n")?;
+    }
+    Ok(())
+}
+
+/// Writes collected items as a pretty JSON array.
+pub fn write_array(out: &mut dyn Write, items: &[Value]) -> std::io::Result<()> {
+    let text = serde_json::to_string_pretty(items).map_err(std::io::Error::other)?;
+    writeln!(out, "{text}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_aligns_and_cleans() {
+        let cols = [
+            Column::<(&str, &str)> {
+                header: "ID",
+                cell: |t| t.0.to_string(),
+            },
+            Column {
+                header: "NAME",
+                cell: |t| t.1.to_string(),
+            },
+        ];
+        let mut out = Vec::new();
+        write_table(
+            &mut out,
+            &cols,
+            &[("a_1", "x\u{1b}[2J"), ("longer_id", "y")],
+        )
+        .expect("write");
+        let text = String::from_utf8(out).expect("utf8");
+        assert_eq!(text, "ID         NAME\na_1        x [2J\nlonger_id  y\n");
+    }
+}

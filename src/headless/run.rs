@@ -1,0 +1,330 @@
+//! Runs one parsed command: builds the request, sends it, prints the reply.
+use std::io::Write;
+
+use serde_json::Value;
+
+use super::HeadlessError;
+use super::args::*;
+use super::columns::Tabular;
+use super::input::{confirm, secret_from_env, secret_from_stdin};
+use super::output::{self, OutputFormat};
+use crate::api::client::decode;
+use crate::api::model::*;
+use crate::api::{ApiRequest, Client, Error, ListQuery, NotificationFilter, Page};
+
+/// Runs a headless command against the API and prints the result on standard output.
+pub async fn run(
+    client: &Client,
+    format: OutputFormat,
+    cmd: Resource,
+    read_only: bool,
+) -> Result<(), HeadlessError> {
+    if read_only && cmd.is_write() {
+        return Err(HeadlessError::Usage(
+            "refused: read-only mode (--read-only or the profile's read_only)".into(),
+        ));
+    }
+    let p = Printer { client, format };
+    match cmd {
+        Resource::Teams(c) => teams(&p, c).await,
+        Resource::Imports(c) => imports(&p, c).await,
+        Resource::Callbacks(CallbacksCmd::List(l)) => {
+            p.list::<Callback>(&l, ApiRequest::list_callbacks).await
+        }
+        Resource::Callbacks(CallbacksCmd::Get { id }) => {
+            p.one::<Callback>(&ApiRequest::get_callback(&id)).await
+        }
+        Resource::Destinations(c) => destinations(&p, c).await,
+        Resource::Notifications(NotificationsCmd::List {
+            list,
+            callbacks,
+            events,
+            destinations,
+        }) => {
+            let f = NotificationFilter {
+                callback_ids: callbacks,
+                event_ids: events,
+                destination_ids: destinations,
+            };
+            p.list::<Notification>(&list, |q| ApiRequest::list_notifications(q, &f))
+                .await
+        }
+        Resource::Notifications(NotificationsCmd::Get { id }) => {
+            p.one::<Notification>(&ApiRequest::get_notification(&id))
+                .await
+        }
+        Resource::Members(LookupCmd::List(l)) => {
+            p.list::<Member>(&l, ApiRequest::list_members).await
+        }
+        Resource::Projects(LookupCmd::List(l)) => {
+            p.list::<Project>(&l, ApiRequest::list_projects).await
+        }
+        Resource::TeamRoles(LookupCmd::List(l)) => {
+            p.list::<TeamRole>(&l, ApiRequest::list_team_roles).await
+        }
+    }
+}
+
+async fn teams(p: &Printer<'_>, c: TeamsCmd) -> Result<(), HeadlessError> {
+    let req = match c {
+        TeamsCmd::List(l) => return p.list::<Team>(&l, ApiRequest::list_teams).await,
+        TeamsCmd::Get { id } => ApiRequest::get_team(&id),
+        TeamsCmd::Create { name, description } => {
+            ApiRequest::create_team(&CreateTeam { name, description })
+        }
+        TeamsCmd::Update {
+            id,
+            name,
+            description,
+        } => ApiRequest::update_team(&id, &UpdateTeam { name, description }),
+        TeamsCmd::SetProject { id, project, roles } => ApiRequest::set_team_project(
+            &id,
+            &SetTeamProject {
+                project_id: project,
+                team_role_ids: roles,
+            },
+        ),
+        TeamsCmd::RemoveProject { id, project } => ApiRequest::remove_team_project(&id, &project),
+        TeamsCmd::AddMember { id, actor } => ApiRequest::add_team_member(&id, &actor),
+        TeamsCmd::RemoveMember { id, actor } => ApiRequest::remove_team_member(&id, &actor),
+    };
+    p.one::<Team>(&req).await
+}
+
+impl TokenArgs {
+    /// The access token from standard input or the named variable, if either was asked for.
+    fn read(&self) -> Result<Option<String>, HeadlessError> {
+        const WHAT: &str = "access token";
+        if self.access_token_stdin {
+            return secret_from_stdin(WHAT).map(Some);
+        }
+        self.access_token_env
+            .as_deref()
+            .map(|v| secret_from_env(v, WHAT))
+            .transpose()
+    }
+}
+
+impl ImportFields {
+    fn metadata(&self) -> Option<serde_json::Map<String, Value>> {
+        (!self.metadata.is_empty()).then(|| {
+            self.metadata
+                .iter()
+                .map(|(k, v)| (k.clone(), Value::String(v.clone())))
+                .collect()
+        })
+    }
+
+    fn id_token(&self) -> Result<Option<String>, HeadlessError> {
+        self.id_token_env
+            .as_deref()
+            .map(|v| secret_from_env(v, "id token"))
+            .transpose()
+    }
+}
+
+async fn imports(p: &Printer<'_>, c: ImportsCmd) -> Result<(), HeadlessError> {
+    let req = match c {
+        ImportsCmd::List(l) => {
+            return p
+                .list::<ProviderOauthImport>(&l, ApiRequest::list_imports)
+                .await;
+        }
+        ImportsCmd::Get { id } => ApiRequest::get_import(&id),
+        ImportsCmd::Create {
+            server_deployment,
+            connection,
+            token,
+            fields,
+        } => {
+            let access_token = token.read()?.ok_or_else(|| {
+                HeadlessError::Usage(
+                    "give the token with --access-token-stdin or --access-token-env".into(),
+                )
+            })?;
+            ApiRequest::create_import(&CreateImport {
+                access_token,
+                server_deployment_id: server_deployment,
+                connection_id: connection,
+                id_token: fields.id_token()?,
+                metadata: fields.metadata(),
+                note: fields.note,
+                expires_at: fields.expires_at,
+                scope: fields.scope,
+                token_type: fields.token_type,
+            })
+        }
+        ImportsCmd::Update { id, token, fields } => ApiRequest::update_import(
+            &id,
+            &UpdateImport {
+                access_token: token.read()?,
+                id_token: fields.id_token()?,
+                metadata: fields.metadata(),
+                note: fields.note,
+                expires_at: fields.expires_at,
+                scope: fields.scope,
+                token_type: fields.token_type,
+            },
+        ),
+    };
+    p.one::<ProviderOauthImport>(&req).await
+}
+
+async fn destinations(p: &Printer<'_>, c: DestinationsCmd) -> Result<(), HeadlessError> {
+    let req = match c {
+        DestinationsCmd::List { list, callbacks } => {
+            return p
+                .list::<Destination>(&list, |q| ApiRequest::list_destinations(q, &callbacks))
+                .await;
+        }
+        DestinationsCmd::Get { id } => ApiRequest::get_destination(&id),
+        DestinationsCmd::Update {
+            id,
+            name,
+            description,
+            clear_description,
+        } => {
+            let description = if clear_description {
+                Some(None)
+            } else {
+                description.map(Some)
+            };
+            ApiRequest::update_destination(&id, &UpdateDestination { name, description })
+        }
+        DestinationsCmd::Create {
+            name,
+            url,
+            description,
+            all_callbacks,
+            callbacks,
+        } => ApiRequest::create_destination(&CreateDestination {
+            name,
+            description,
+            url,
+            callbacks: if all_callbacks {
+                CallbacksInput::all()
+            } else {
+                CallbacksInput::selected(callbacks)
+            },
+        }),
+        DestinationsCmd::Delete { id, yes } => {
+            if !yes && !confirm(&format!("Delete destination {}?", output::clean(&id)))? {
+                return Err(HeadlessError::Cancelled);
+            }
+            ApiRequest::delete_destination(&id)
+        }
+    };
+    p.one::<Destination>(&req).await
+}
+
+/// Sends requests and prints replies in the chosen format.
+struct Printer<'a> {
+    client: &'a Client,
+    format: OutputFormat,
+}
+
+impl Printer<'_> {
+    /// A single resource: the raw JSON, or a detail view.
+    async fn one<T: Tabular>(&self, req: &ApiRequest) -> Result<(), HeadlessError> {
+        let raw = self.client.send(req).await?;
+        match self.format {
+            OutputFormat::Json => {
+                // Printed unchanged, but only if it is JSON at all.
+                decode::<Value>(raw.status, &raw.body)?;
+                emit(|out| output::write_raw(out, &raw.body))
+            }
+            OutputFormat::Table => {
+                let item: T = decode(raw.status, &raw.body)?;
+                emit(|out| output::write_detail(out, &T::details(), &item))
+            }
+        }
+    }
+
+    /// A list: one page (the envelope as received), or with `--all` every item.
+    async fn list<T: Tabular>(
+        &self,
+        args: &ListArgs,
+        build: impl Fn(&ListQuery) -> ApiRequest,
+    ) -> Result<(), HeadlessError> {
+        if args.all {
+            let items = fetch_all(self.client, args.query(), build).await?;
+            return match self.format {
+                OutputFormat::Json => emit(|out| output::write_array(out, &items)),
+                OutputFormat::Table => {
+                    let typed = items
+                        .into_iter()
+                        .map(|v| serde_json::from_value::<T>(v).map_err(decode_error))
+                        .collect::<Result<Vec<T>, Error>>()?;
+                    emit(|out| output::write_table(out, &T::columns(), &typed))
+                }
+            };
+        }
+        let raw = self.client.send(&build(&args.query())).await?;
+        match self.format {
+            OutputFormat::Json => {
+                decode::<Page<Value>>(raw.status, &raw.body)?;
+                emit(|out| output::write_raw(out, &raw.body))
+            }
+            OutputFormat::Table => {
+                let page: Page<T> = decode(raw.status, &raw.body)?;
+                emit(|out| output::write_table(out, &T::columns(), &page.items))?;
+                if page.pagination.has_more_after
+                    && let Some(last) = last_id(&raw.body)
+                {
+                    eprintln!("(more: --after {} or --all)", output::clean(&last));
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+fn decode_error(e: serde_json::Error) -> Error {
+    Error::Decode {
+        status: 200,
+        detail: e.to_string(),
+    }
+}
+
+/// The id of the last item of a list body.
+fn last_id(body: &str) -> Option<String> {
+    let page: Page<Value> = serde_json::from_str(body).ok()?;
+    item_id(page.items.last()?)
+}
+
+fn item_id(v: &Value) -> Option<String> {
+    v.get("id").and_then(Value::as_str).map(str::to_string)
+}
+
+/// Follows `has_more_after` from the first page to the end, `after=<last id>` each time.
+async fn fetch_all(
+    client: &Client,
+    mut q: ListQuery,
+    build: impl Fn(&ListQuery) -> ApiRequest,
+) -> Result<Vec<Value>, Error> {
+    let mut items = Vec::new();
+    loop {
+        let raw = client.send(&build(&q)).await?;
+        let page: Page<Value> = decode(raw.status, &raw.body)?;
+        let last = page.items.last().and_then(item_id);
+        items.extend(page.items);
+        match last {
+            // A server repeating the same page must not make us loop forever.
+            Some(id) if page.pagination.has_more_after && q.after.as_deref() != Some(&id) => {
+                q.after = Some(id);
+                q.before = None;
+                q.cursor = None;
+            }
+            _ => return Ok(items),
+        }
+    }
+}
+
+/// Writes to locked standard output; a write error (closed pipe) becomes an error, not a panic.
+fn emit(f: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) -> Result<(), HeadlessError> {
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    f(&mut out)
+        .and_then(|()| out.flush())
+        .map_err(HeadlessError::Io)
+}
