@@ -232,29 +232,3 @@ pub async fn start(cfg: ServiceConfig) -> Result<RunningService, ServiceError> {
         remove_dir,
     })
 }
-
-// TEMPORARY stand-ins so the `headless` branch compiles; the service branch's real
-// `ServiceConfig::demo`, `ServeArgs` and `serve` replace these on merge.
-impl ServiceConfig {
-    /// The demo setup (stand-in).
-    pub fn demo(db: Option<PathBuf>) -> Self {
-        Self {
-            addr: SocketAddr::from(([127, 0, 0, 1], 0)),
-            db: db.map(DbLocation::Path).unwrap_or(DbLocation::Memory),
-            seed: Seed::Demo,
-            api_key: None,
-            simulate_events: None,
-            retry_base: Duration::from_secs(1),
-            rate_limit: None,
-        }
-    }
-}
-
-/// Options of `switchboard serve` (stand-in).
-#[derive(clap::Args, Debug, Clone)]
-pub struct ServeArgs {}
-
-/// Runs the service in the foreground (stand-in).
-pub async fn serve(_: ServeArgs) -> Result<(), ServiceError> {
-    Err(ServiceError::NotBuilt)
-}
