@@ -64,11 +64,9 @@ pub fn detail(t: &Team, ctx: &ViewCtx) -> Vec<Line<'static>> {
         for ra in &tp.roles {
             let r = &ra.role;
             f.line(4, vec![Span::raw(format!("{} ({})", r.name, r.slug))]);
-            if !r.permissions.is_empty() {
-                f.line(
-                    6,
-                    vec![Span::styled(r.permissions.join(", "), ctx.theme.muted)],
-                );
+            // One per line: wrapped lists would lose their indentation.
+            for p in &r.permissions {
+                f.line(6, vec![Span::styled(p.clone(), ctx.theme.muted)]);
             }
         }
     }

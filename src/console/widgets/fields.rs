@@ -3,7 +3,7 @@ use ratatui::text::{Line, Span};
 
 use crate::console::theme::Theme;
 
-/// Width of the label column.
+/// Width of the label column (a space always follows).
 const LABEL: usize = 14;
 
 /// Collects the lines of a detail pane.
@@ -29,7 +29,7 @@ impl<'t> Fields<'t> {
 
     /// A field whose value is several styled spans.
     pub fn field_spans(&mut self, label: &str, value: Vec<Span<'static>>) -> &mut Self {
-        let mut spans = vec![Span::styled(format!("{label:<LABEL$}"), self.theme.muted)];
+        let mut spans = vec![Span::styled(format!("{label:<LABEL$} "), self.theme.muted)];
         spans.extend(value);
         self.lines.push(Line::from(spans));
         self
