@@ -1,5 +1,36 @@
-//! The terminal console (ratatui, Elm shape). Entry point: [`run`].
+//! The terminal console (ratatui, Elm shape): `msg` → `update` → effects → `worker` → `msg`;
+//! `ui` draws from the state. Entry point: [`run`]; tests drive [`App`].
+pub mod app;
+pub mod clock;
+pub mod keymap;
+pub mod layout;
+pub mod msg;
+pub mod record;
+pub mod state;
+pub mod tab;
+pub mod theme;
+pub mod ui;
+pub mod update;
+pub mod views;
+pub mod widgets;
+pub mod worker;
+
+use std::time::Duration;
+
+use crossterm::event::{Event, EventStream, KeyEventKind};
+use futures::{FutureExt, StreamExt};
+use tokio::signal::unix::{SignalKind, signal};
+
+pub use app::{App, Request};
+pub use clock::Clock;
+pub use msg::{ApiCmd, ApiReply, Effect, Msg, Pane};
+pub use state::State;
+pub use tab::Tab;
+
 use crate::api::Client;
+
+/// Animation step while something moves (spinner, toasts); no timer runs otherwise.
+const TICK: Duration = Duration::from_millis(200);
 
 /// What the console needs to start.
 #[derive(Debug, Clone)]
@@ -12,8 +43,88 @@ pub struct ConsoleSetup {
     pub read_only: bool,
 }
 
-/// Runs the console until the user quits; the terminal is restored on every exit path.
+impl ConsoleSetup {
+    /// The initial state for this setup, on the system clock.
+    pub fn initial_state(&self) -> State {
+        let mut s = State::new(
+            self.profile.clone(),
+            self.client.base_url().trim_end_matches('/'),
+            Clock::System,
+        );
+        s.read_only = self.read_only;
+        s
+    }
+}
+
+/// Restores the terminal however the loop ends (error, `?`, return).
+struct RestoreOnDrop;
+
+impl Drop for RestoreOnDrop {
+    fn drop(&mut self) {
+        ratatui::restore();
+    }
+}
+
+/// Runs the console until the user quits; the terminal is restored on every exit path
+/// (ratatui's panic hook covers panics).
 pub async fn run(setup: ConsoleSetup) -> std::io::Result<()> {
-    let _ = setup;
-    Err(std::io::Error::other("the console is not built yet"))
+    let mut terminal = ratatui::try_init()?;
+    let _restore = RestoreOnDrop;
+    let app = App::with_client(setup.initial_state(), setup.client);
+    event_loop(&mut terminal, app).await
+}
+
+/// Turns a terminal event into a message; mouse, focus and paste are ignored for now.
+fn event_msg(ev: Event) -> Option<Msg> {
+    match ev {
+        Event::Key(k) if k.kind != KeyEventKind::Release => Some(Msg::Key(k)),
+        Event::Resize(w, h) => Some(Msg::Resize(w, h)),
+        _ => None,
+    }
+}
+
+async fn event_loop(terminal: &mut ratatui::DefaultTerminal, mut app: App) -> std::io::Result<()> {
+    let size = terminal.size()?;
+    app.apply(Msg::Resize(size.width, size.height));
+    app.start();
+    let mut events = EventStream::new();
+    let mut term = signal(SignalKind::terminate())?;
+    let mut int = signal(SignalKind::interrupt())?;
+    let mut hup = signal(SignalKind::hangup())?;
+    let mut tick = tokio::time::interval(TICK);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+    loop {
+        if app.take_dirty() {
+            terminal.draw(|f| app.render(f))?;
+        }
+        if app.should_quit() {
+            return Ok(());
+        }
+        let animating = app.state.animating();
+        let msg = tokio::select! {
+            _ = term.recv() => return Ok(()),
+            _ = int.recv() => return Ok(()),
+            _ = hup.recv() => return Ok(()),
+            Some(m) = app.next_reply() => m,
+            ev = events.next() => match ev {
+                Some(Ok(ev)) => match event_msg(ev) {
+                    Some(m) => m,
+                    None => continue,
+                },
+                Some(Err(e)) => return Err(e),
+                None => return Ok(()),
+            },
+            _ = tick.tick(), if animating => Msg::Tick,
+        };
+        app.apply(msg);
+        // Apply everything already waiting, then draw once.
+        while let Some(m) = app.try_reply() {
+            app.apply(m);
+        }
+        while let Some(Some(Ok(ev))) = events.next().now_or_never() {
+            if let Some(m) = event_msg(ev) {
+                app.apply(m);
+            }
+        }
+    }
 }

@@ -1,0 +1,79 @@
+//! Everything that can happen to the console (`Msg`) and everything it asks for (`Effect`).
+use crossterm::event::KeyEvent;
+
+use super::record::{PageData, Record};
+use super::tab::Tab;
+use crate::api::{Error, ListQuery, NotificationFilter};
+
+/// An input to [`super::update::update`].
+#[derive(Debug, Clone)]
+pub enum Msg {
+    /// A key press.
+    Key(KeyEvent),
+    /// The terminal has a new size (columns, rows).
+    Resize(u16, u16),
+    /// Animation step; only sent while something animates.
+    Tick,
+    /// A worker reply, tagged with the id of the request it answers.
+    Api {
+        /// The request id given in [`Effect::Api`].
+        req_id: u64,
+        /// What came back.
+        result: Result<ApiReply, Error>,
+    },
+}
+
+/// A successful worker reply.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ApiReply {
+    /// A list page.
+    Page(PageData),
+    /// One item.
+    Item(Record),
+}
+
+/// The pane a request feeds; a newer request for the same pane supersedes older ones.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Pane {
+    /// The tab's list.
+    List(Tab),
+    /// The tab's detail pane.
+    Detail(Tab),
+}
+
+/// A call for the worker to make.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ApiCmd {
+    /// One page of a tab's list.
+    List {
+        /// Which resource.
+        tab: Tab,
+        /// Paging and order.
+        query: ListQuery,
+        /// Union filters (`callback_id` for destinations; all three for notifications).
+        filter: NotificationFilter,
+    },
+    /// One item by id.
+    Get {
+        /// Which resource.
+        tab: Tab,
+        /// Its id.
+        id: String,
+    },
+}
+
+/// Something `update` wants done outside the state.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Effect {
+    /// Send a request to the worker.
+    Api {
+        /// Tag echoed in the reply.
+        req_id: u64,
+        /// The pane it feeds.
+        pane: Pane,
+        /// The call.
+        cmd: ApiCmd,
+    },
+    /// Leave the console.
+    Quit,
+}

@@ -1,0 +1,113 @@
+//! A loaded resource: the typed item beside the JSON exactly as received (for the raw view).
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use super::tab::Tab;
+use crate::api::Error;
+use crate::api::model::{Callback, Destination, Notification, ProviderOauthImport, Team};
+use crate::api::page::Pagination;
+
+/// The typed form of one resource.
+#[derive(Clone, PartialEq)]
+pub enum Item {
+    /// A team.
+    Team(Box<Team>),
+    /// A token import.
+    Import(Box<ProviderOauthImport>),
+    /// A callback.
+    Callback(Box<Callback>),
+    /// A destination.
+    Destination(Box<Destination>),
+    /// A notification.
+    Notification(Box<Notification>),
+}
+
+impl Item {
+    /// The resource id.
+    pub fn id(&self) -> &str {
+        match self {
+            Item::Team(t) => &t.id,
+            Item::Import(i) => &i.id,
+            Item::Callback(c) => &c.id,
+            Item::Destination(d) => &d.id,
+            Item::Notification(n) => &n.id,
+        }
+    }
+}
+
+/// One row of a list or the subject of a detail pane.
+#[derive(Clone, PartialEq)]
+pub struct Record {
+    /// Typed view of the item.
+    pub item: Item,
+    /// The item's JSON as received (key order kept).
+    pub raw: Value,
+}
+
+impl Record {
+    /// The resource id.
+    pub fn id(&self) -> &str {
+        self.item.id()
+    }
+}
+
+// Records hold signing secrets: Debug shows only the id.
+impl std::fmt::Debug for Record {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Record({})", self.id())
+    }
+}
+
+fn typed<T: DeserializeOwned>(raw: &Value, status: u16) -> Result<T, Error> {
+    T::deserialize(raw).map_err(|e| Error::Decode {
+        status,
+        detail: e.to_string(),
+    })
+}
+
+/// Decodes one item of the tab's resource from its JSON.
+pub fn decode_item(tab: Tab, raw: Value, status: u16) -> Result<Record, Error> {
+    let item = match tab {
+        Tab::Teams => Item::Team(Box::new(typed(&raw, status)?)),
+        Tab::Imports => Item::Import(Box::new(typed(&raw, status)?)),
+        Tab::Callbacks => Item::Callback(Box::new(typed(&raw, status)?)),
+        Tab::Destinations => Item::Destination(Box::new(typed(&raw, status)?)),
+        Tab::Notifications => Item::Notification(Box::new(typed(&raw, status)?)),
+    };
+    Ok(Record { item, raw })
+}
+
+/// Decodes a single-item reply body.
+pub fn decode_item_body(tab: Tab, status: u16, body: &str) -> Result<Record, Error> {
+    let raw: Value = crate::api::client::decode(status, body)?;
+    decode_item(tab, raw, status)
+}
+
+/// A decoded list page.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct PageData {
+    /// The page's items in server order.
+    pub records: Vec<Record>,
+    /// Paging flags.
+    pub pagination: Pagination,
+}
+
+/// Decodes a list reply body: the envelope, then each item to the tab's type.
+pub fn decode_page_body(tab: Tab, status: u16, body: &str) -> Result<PageData, Error> {
+    #[derive(serde::Deserialize)]
+    struct Envelope {
+        items: Vec<Value>,
+        #[serde(default)]
+        pagination: Pagination,
+    }
+    let env: Envelope = crate::api::client::decode(status, body)?;
+    let records = env
+        .items
+        .into_iter()
+        .map(|raw| decode_item(tab, raw, status))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(PageData {
+        records,
+        pagination: env.pagination,
+    })
+}

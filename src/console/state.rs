@@ -1,0 +1,302 @@
+//! All UI state: plain data, changed only by [`super::update::update`].
+use super::clock::Clock;
+use super::keymap::{Context, Keymap};
+use super::record::Record;
+use super::tab::Tab;
+use super::theme::Theme;
+use crate::api::{NotificationFilter, Order, Pagination};
+
+/// Rows per server page.
+pub const PAGE_SIZE: u32 = 20;
+/// Ticks a toast stays on screen.
+pub const TOAST_TICKS: u16 = 20;
+
+/// Where a page starts: the list query that fetched (or will fetch) it.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum Anchor {
+    /// The first page.
+    #[default]
+    First,
+    /// The items after this id.
+    After(String),
+    /// The items right before this id.
+    Before(String),
+}
+
+/// What a failed call says, ready to show.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ErrorView {
+    /// HTTP status, when a response came.
+    pub status: Option<u16>,
+    /// The server's message (or the transport problem).
+    pub message: String,
+    /// A hint: the server's, or which key the tab needs on 401/403.
+    pub hint: Option<String>,
+}
+
+impl ErrorView {
+    /// Builds the view of an API error for a tab.
+    pub fn from_error(tab: Tab, e: &crate::api::Error) -> Self {
+        let status = e.status();
+        let (message, server_hint) = match e.api() {
+            Some(api) => (
+                format!("{} {}: {}", api.status, api.code, api.message),
+                api.hint.clone(),
+            ),
+            None => (e.to_string(), None),
+        };
+        let hint = match status {
+            Some(401 | 403) => Some(format!(
+                "The {} tab needs {}.",
+                tab.title(),
+                tab.needed_key()
+            )),
+            _ => server_hint,
+        };
+        Self {
+            status,
+            message,
+            hint,
+        }
+    }
+}
+
+/// Progress of a pane's data.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum LoadState {
+    /// Never asked.
+    #[default]
+    Idle,
+    /// A request is in flight (old data, if any, is still shown).
+    Loading,
+    /// The last request succeeded.
+    Loaded,
+    /// The last request failed; old data is still shown.
+    Error(ErrorView),
+}
+
+/// A list request waiting for its reply.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PendingPage {
+    /// Request id.
+    pub req_id: u64,
+    /// The page asked for.
+    pub anchor: Anchor,
+    /// Its page number.
+    pub page: u32,
+    /// Whether the cursor goes back to the top on arrival (a new page, not a reload).
+    pub new_page: bool,
+}
+
+/// A tab's list: the loaded page and how the user looks at it.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ListPane {
+    /// Rows of the loaded page.
+    pub rows: Vec<Record>,
+    /// Paging flags of the loaded page.
+    pub pagination: Pagination,
+    /// 1-based page number (counted by the console; the API has no totals).
+    pub page: u32,
+    /// The query of the loaded page, for reloads.
+    pub anchor: Anchor,
+    /// Selected row.
+    pub cursor: usize,
+    /// First visible row.
+    pub offset: usize,
+    /// Sort order asked of the server.
+    pub order: Order,
+    /// Load progress.
+    pub load: LoadState,
+    /// The request whose reply is awaited.
+    pub pending: Option<PendingPage>,
+    /// Server-side filters (cross-navigation).
+    pub filter: NotificationFilter,
+}
+
+impl ListPane {
+    /// The selected row.
+    pub fn selected(&self) -> Option<&Record> {
+        self.rows.get(self.cursor)
+    }
+}
+
+/// An open detail pane.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct DetailPane {
+    /// The item's id.
+    pub id: String,
+    /// The item, once known (from the list at once, then refreshed).
+    pub record: Option<Record>,
+    /// Load progress of the refresh.
+    pub load: LoadState,
+    /// The request whose reply is awaited.
+    pub pending: Option<u64>,
+    /// Lines scrolled.
+    pub scroll: u16,
+}
+
+/// One tab's own state, kept while other tabs are visited.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct TabState {
+    /// The list.
+    pub list: ListPane,
+    /// The open detail, if any.
+    pub detail: Option<DetailPane>,
+}
+
+/// A place to return to with Esc (cross-navigation pushes these).
+#[derive(Debug, Clone, PartialEq)]
+pub struct NavFrame {
+    /// The tab that was active.
+    pub tab: Tab,
+    /// Its state at the time.
+    pub state: TabState,
+}
+
+/// Severity of a toast.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToastKind {
+    /// Information.
+    Info,
+    /// Something failed.
+    Error,
+}
+
+/// A short message that clears itself.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Toast {
+    /// The text.
+    pub text: String,
+    /// Severity.
+    pub kind: ToastKind,
+    /// Ticks left before it goes.
+    pub ttl: u16,
+}
+
+/// Everything the console shows and remembers.
+#[derive(Debug, Clone, PartialEq)]
+pub struct State {
+    /// The tab on screen.
+    pub tab: Tab,
+    /// Per-tab state, indexed by [`Tab::index`].
+    pub tabs: [TabState; 5],
+    /// Back stack for cross-navigation.
+    pub nav: Vec<NavFrame>,
+    /// Whether the help overlay is open.
+    pub help: bool,
+    /// Toasts, oldest first.
+    pub toasts: Vec<Toast>,
+    /// Terminal size (columns, rows).
+    pub size: (u16, u16),
+    /// Profile name for the header.
+    pub profile: String,
+    /// Base URL for the header.
+    pub base_url: String,
+    /// Whether writes are refused.
+    pub read_only: bool,
+    /// Key bindings.
+    pub keymap: Keymap,
+    /// Styles.
+    pub theme: Theme,
+    /// Time source.
+    pub clock: Clock,
+    /// Animation frame counter.
+    pub frame: u64,
+    /// Last request id handed out.
+    pub last_req: u64,
+    /// Something changed since the last draw.
+    pub dirty: bool,
+    /// The user asked to leave.
+    pub quit: bool,
+}
+
+impl State {
+    /// A fresh state on the Teams tab.
+    pub fn new(profile: impl Into<String>, base_url: impl Into<String>, clock: Clock) -> Self {
+        Self {
+            tab: Tab::Teams,
+            tabs: Default::default(),
+            nav: Vec::new(),
+            help: false,
+            toasts: Vec::new(),
+            size: (80, 24),
+            profile: profile.into(),
+            base_url: base_url.into(),
+            read_only: false,
+            keymap: Keymap::default(),
+            theme: Theme::default(),
+            clock,
+            frame: 0,
+            last_req: 0,
+            dirty: true,
+            quit: false,
+        }
+    }
+
+    /// State of a tab.
+    pub fn tab_state(&self, tab: Tab) -> &TabState {
+        &self.tabs[tab.index()]
+    }
+
+    /// Mutable state of a tab.
+    pub fn tab_state_mut(&mut self, tab: Tab) -> &mut TabState {
+        &mut self.tabs[tab.index()]
+    }
+
+    /// State of the active tab.
+    pub fn current(&self) -> &TabState {
+        self.tab_state(self.tab)
+    }
+
+    /// Mutable state of the active tab.
+    pub fn current_mut(&mut self) -> &mut TabState {
+        let t = self.tab;
+        self.tab_state_mut(t)
+    }
+
+    /// Requests whose replies are awaited.
+    pub fn in_flight(&self) -> usize {
+        self.tabs
+            .iter()
+            .map(|t| {
+                usize::from(t.list.pending.is_some())
+                    + usize::from(t.detail.as_ref().is_some_and(|d| d.pending.is_some()))
+            })
+            .sum()
+    }
+
+    /// Whether something moves on screen, so that ticks are needed.
+    pub fn animating(&self) -> bool {
+        self.in_flight() > 0 || !self.toasts.is_empty()
+    }
+
+    /// Where the keyboard focus is.
+    pub fn context(&self) -> Context {
+        if self.help {
+            Context::Help
+        } else if self.current().detail.is_some() {
+            Context::Detail
+        } else {
+            Context::List
+        }
+    }
+
+    /// Adds a toast.
+    pub fn toast(&mut self, kind: ToastKind, text: impl Into<String>) {
+        self.toasts.push(Toast {
+            text: text.into(),
+            kind,
+            ttl: TOAST_TICKS,
+        });
+        // A burst of messages must not cover the screen.
+        if self.toasts.len() > 3 {
+            self.toasts.remove(0);
+        }
+    }
+
+    /// A new request id.
+    pub fn next_req_id(&mut self) -> u64 {
+        self.last_req += 1;
+        self.last_req
+    }
+}

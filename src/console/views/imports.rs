@@ -1,0 +1,87 @@
+//! Provider OAuth token imports: status, connection, expiry, metadata. The token is never shown.
+use ratatui::layout::Constraint::{Fill, Length};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Cell;
+
+use super::{Column, Tone, ViewCtx, col};
+use crate::api::model::{ImportStatus, ProviderOauthImport};
+use crate::api::secret::mask;
+use crate::console::widgets::fields::Fields;
+
+/// List columns.
+pub const COLUMNS: &[Column] = &[
+    col("Status", Length(9), true),
+    col("Note", Fill(2), true),
+    col("Connection", Length(26), false),
+    col("Expires", Length(12), true),
+    col("Created", Length(11), true),
+    col("ID", Length(27), false),
+];
+
+fn status(i: &ProviderOauthImport, ctx: &ViewCtx) -> Span<'static> {
+    let tone = match i.status {
+        ImportStatus::Active => Tone::Good,
+        ImportStatus::Expired => Tone::Off,
+        ImportStatus::Other(_) => Tone::Unknown,
+    };
+    ctx.status(i.status.as_str(), tone)
+}
+
+/// Row cells.
+pub fn cells(i: &ProviderOauthImport, ctx: &ViewCtx) -> Vec<Cell<'static>> {
+    let expires = match &i.expires_at {
+        Some(t) => Cell::from(ctx.clock.relative(t)),
+        None => Cell::from(Span::styled("never", ctx.theme.muted)),
+    };
+    vec![
+        Cell::from(status(i, ctx)),
+        Cell::from(ctx.or_muted(i.note.as_deref(), &i.id)),
+        Cell::from(ctx.or_muted(i.connection_id.as_deref(), "—")),
+        expires,
+        ctx.ago(&i.created_at),
+        Cell::from(Span::styled(i.id.clone(), ctx.theme.muted)),
+    ]
+}
+
+/// Detail lines: every field, the id token masked, metadata as key = value.
+pub fn detail(i: &ProviderOauthImport, ctx: &ViewCtx) -> Vec<Line<'static>> {
+    let mut f = Fields::new(ctx.theme);
+    f.field("ID", i.id.clone())
+        .field_spans("Status", vec![status(i, ctx)])
+        .opt("Note", i.note.as_deref())
+        .opt("Connection", i.connection_id.as_deref())
+        .opt("Scope", i.scope.as_deref())
+        .opt("Token type", i.token_type.as_deref())
+        .opt("Identifier", i.identifier.as_deref());
+    match &i.id_token {
+        Some(t) => f.field("ID token", mask(t)),
+        None => f.opt("ID token", None),
+    };
+    f.field(
+        "Access token",
+        Span::styled("never returned by the API", ctx.theme.muted),
+    )
+    .field("Created", ctx.when(&i.created_at));
+    match &i.expires_at {
+        Some(t) => f.field("Expires", ctx.when(t)),
+        None => f.field("Expires", Span::styled("never", ctx.theme.muted)),
+    };
+    f.section(format!("Metadata ({})", i.metadata.len()));
+    if i.metadata.is_empty() {
+        f.line(2, vec![Span::styled("none", ctx.theme.muted)]);
+    }
+    for (k, v) in &i.metadata {
+        let v = match v {
+            serde_json::Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        f.line(
+            2,
+            vec![
+                Span::styled(format!("{k} = "), ctx.theme.muted),
+                Span::raw(v),
+            ],
+        );
+    }
+    f.finish()
+}

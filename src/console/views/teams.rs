@@ -1,0 +1,74 @@
+//! Teams: name, slug, projects with their roles.
+use ratatui::layout::Constraint::{Fill, Length};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Cell;
+
+use super::{Column, ViewCtx, col};
+use crate::api::model::Team;
+use crate::console::widgets::fields::Fields;
+
+/// List columns.
+pub const COLUMNS: &[Column] = &[
+    col("Name", Fill(2), true),
+    col("Slug", Fill(1), true),
+    col("Projects", Length(8), true),
+    col("Description", Fill(2), false),
+    col("Created", Length(11), true),
+    col("ID", Length(26), false),
+];
+
+/// Row cells.
+pub fn cells(t: &Team, ctx: &ViewCtx) -> Vec<Cell<'static>> {
+    vec![
+        Cell::from(t.name.clone()),
+        Cell::from(t.slug.clone()),
+        Cell::from(t.projects.len().to_string()),
+        Cell::from(ctx.or_muted(t.description.as_deref(), "—")),
+        ctx.ago(&t.created_at),
+        Cell::from(Span::styled(t.id.clone(), ctx.theme.muted)),
+    ]
+}
+
+/// Detail lines: fields, then each project with its roles and their permissions.
+pub fn detail(t: &Team, ctx: &ViewCtx) -> Vec<Line<'static>> {
+    let mut f = Fields::new(ctx.theme);
+    f.field("Name", t.name.clone())
+        .field("Slug", t.slug.clone())
+        .field("ID", t.id.clone())
+        .field("Organization", t.organization_id.clone())
+        .opt("Description", t.description.as_deref())
+        .field("Created", ctx.when(&t.created_at))
+        .field("Updated", ctx.when(&t.updated_at));
+    f.section(format!("Projects ({})", t.projects.len()));
+    if t.projects.is_empty() {
+        f.line(
+            2,
+            vec![Span::styled("no project assigned", ctx.theme.muted)],
+        );
+    }
+    for tp in &t.projects {
+        let p = &tp.project;
+        f.line(
+            2,
+            vec![
+                Span::styled(p.name.clone(), ctx.theme.header),
+                Span::styled(
+                    format!("  {} · {} · {}", p.slug, p.id, p.status),
+                    ctx.theme.muted,
+                ),
+            ],
+        );
+        if tp.roles.is_empty() {
+            f.line(4, vec![Span::styled("no roles", ctx.theme.muted)]);
+        }
+        for ra in &tp.roles {
+            let r = &ra.role;
+            f.line(4, vec![Span::raw(format!("{} ({})", r.name, r.slug))]);
+            // One per line: wrapped lists would lose their indentation.
+            for p in &r.permissions {
+                f.line(6, vec![Span::styled(p.clone(), ctx.theme.muted)]);
+            }
+        }
+    }
+    f.finish()
+}

@@ -1,0 +1,137 @@
+//! The list of one tab: a table of the loaded page with its paging line, load state and errors.
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Cell, Paragraph, Row, Table, TableState};
+
+use super::spinner;
+use crate::console::state::{ErrorView, ListPane, LoadState, PAGE_SIZE};
+use crate::console::theme::Theme;
+use crate::console::views::Column;
+
+/// Below this inner width only the columns marked `narrow` are shown.
+const FULL_COLUMNS_WIDTH: u16 = 100;
+
+/// Everything the paged table needs to draw.
+#[derive(Debug)]
+pub struct PagedTable<'a> {
+    /// Block title (tab name and order).
+    pub title: String,
+    /// Plural noun for the empty message.
+    pub noun: &'static str,
+    /// Column definitions.
+    pub columns: &'static [Column],
+    /// Cells of each row, one per column.
+    pub rows: Vec<Vec<Cell<'static>>>,
+    /// The pane's state.
+    pub list: &'a ListPane,
+    /// Whether the list has the keyboard focus.
+    pub focused: bool,
+    /// Animation frame for the spinner.
+    pub frame: u64,
+    /// Styles.
+    pub theme: &'a Theme,
+}
+
+/// Lines for an error: the message and, when there is one, the hint.
+pub fn error_lines(e: &ErrorView, theme: &Theme) -> Vec<Line<'static>> {
+    let mut out = vec![Line::from(Span::styled(
+        format!("✗ {}", e.message),
+        theme.error,
+    ))];
+    if let Some(h) = &e.hint {
+        out.push(Line::from(Span::styled(format!("  {h}"), theme.warn)));
+    }
+    out
+}
+
+/// `page 2 · 20 per page · more →`, with `← more` when earlier items exist.
+pub fn page_line(list: &ListPane) -> String {
+    let mut parts = Vec::new();
+    if list.pagination.has_more_before {
+        parts.push("← more".to_string());
+    }
+    parts.push(format!("page {}", list.page.max(1)));
+    parts.push(format!("{PAGE_SIZE} per page"));
+    if list.pagination.has_more_after {
+        parts.push("more →".to_string());
+    }
+    format!(" {} ", parts.join(" · "))
+}
+
+impl PagedTable<'_> {
+    /// Draws the table into `area`.
+    pub fn render(self, frame: &mut Frame, area: Rect) {
+        let t = self.theme;
+        let mut block = Block::bordered()
+            .title(Line::from(Span::styled(
+                format!(" {} ", self.title),
+                if self.focused { t.accent } else { t.text },
+            )))
+            .title_bottom(Line::from(Span::styled(page_line(self.list), t.muted)));
+        if self.list.load == LoadState::Loading {
+            block = block.title(
+                Line::from(Span::styled(
+                    format!(" {} loading ", spinner(self.frame)),
+                    t.warn,
+                ))
+                .right_aligned(),
+            );
+        }
+        if !self.focused {
+            block = block.border_style(t.muted);
+        }
+        let inner = block.inner(area);
+        frame.render_widget(block, area);
+
+        let errors = match &self.list.load {
+            LoadState::Error(e) => error_lines(e, t),
+            _ => Vec::new(),
+        };
+        let [err_area, table_area] =
+            Layout::vertical([Constraint::Length(errors.len() as u16), Constraint::Min(0)])
+                .areas(inner);
+        if !errors.is_empty() {
+            frame.render_widget(Paragraph::new(errors), err_area);
+        }
+
+        if self.rows.is_empty() {
+            let msg = match self.list.load {
+                LoadState::Idle | LoadState::Loading => format!("loading {}…", self.noun),
+                LoadState::Error(_) => String::new(),
+                LoadState::Loaded => format!("no {} on this page", self.noun),
+            };
+            frame.render_widget(Paragraph::new(Span::styled(msg, t.muted)), table_area);
+            return;
+        }
+
+        let full = inner.width >= FULL_COLUMNS_WIDTH;
+        let shown = |c: &Column| full || c.narrow;
+        let header = Row::new(
+            self.columns
+                .iter()
+                .filter(|c| shown(c))
+                .map(|c| Cell::from(c.title)),
+        )
+        .style(t.header);
+        let rows = self.rows.into_iter().map(|cells| {
+            Row::new(
+                cells
+                    .into_iter()
+                    .zip(self.columns)
+                    .filter(|(_, c)| shown(c))
+                    .map(|(cell, _)| cell),
+            )
+        });
+        let widths = self.columns.iter().filter(|c| shown(c)).map(|c| c.width);
+        let table = Table::new(rows, widths)
+            .header(header)
+            .column_spacing(1)
+            .row_highlight_style(if self.focused { t.selected } else { t.muted })
+            .highlight_symbol("▶ ");
+        let mut ts = TableState::default()
+            .with_offset(self.list.offset)
+            .with_selected(Some(self.list.cursor));
+        frame.render_stateful_widget(table, table_area, &mut ts);
+    }
+}

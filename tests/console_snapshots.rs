@@ -1,0 +1,95 @@
+//! Snapshots of every tab's list and detail at 120×40 and 80×24, fed from the golden fixtures
+//! through the real `update()`, on a fixed clock.
+mod console_support;
+
+use console_support::*;
+use crossterm::event::KeyCode;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use switchboard::api::{ApiError, Error};
+use switchboard::console::{App, Msg, Tab};
+
+/// Draws the app into a test terminal of its own size and returns the screen as text.
+fn screen(app: &App) -> String {
+    let (w, h) = app.state.size;
+    let mut term = Terminal::new(TestBackend::new(w, h)).expect("test terminal");
+    term.draw(|f| app.render(f)).expect("draw");
+    term.backend().to_string()
+}
+
+/// An app of the given size on `tab`, its list loaded from the fixture.
+fn app_on(tab: Tab, w: u16, h: u16) -> App {
+    let mut app = started_app(w, h);
+    answer_all(&mut app);
+    let digit = char::from_digit(tab.index() as u32 + 1, 10).expect("digit");
+    app.apply(ch(digit));
+    answer_all(&mut app);
+    app
+}
+
+fn snap_tab(tab: Tab, w: u16, h: u16) {
+    let mut app = app_on(tab, w, h);
+    let name = tab.title().to_lowercase();
+    let list = screen(&app);
+    assert!(list.contains(tab.title()), "tab title on screen");
+    insta::assert_snapshot!(format!("{name}_list_{w}x{h}"), list);
+    app.apply(key(KeyCode::Enter));
+    answer_all(&mut app);
+    insta::assert_snapshot!(format!("{name}_detail_{w}x{h}"), screen(&app));
+}
+
+#[test]
+fn every_tab_wide() {
+    for tab in Tab::ALL {
+        snap_tab(tab, 120, 40);
+    }
+}
+
+#[test]
+fn every_tab_narrow() {
+    for tab in Tab::ALL {
+        snap_tab(tab, 80, 24);
+    }
+}
+
+#[test]
+fn destination_secret_is_masked() {
+    let fixture_text = fixture("destination.json");
+    let v: serde_json::Value = serde_json::from_str(&fixture_text).expect("json");
+    let secret = v["webhook_destination"]["signing_secret"]
+        .as_str()
+        .expect("secret in fixture")
+        .to_string();
+    for (w, h) in [(120, 40), (80, 24)] {
+        let mut app = app_on(Tab::Destinations, w, h);
+        app.apply(key(KeyCode::Enter));
+        answer_all(&mut app);
+        let s = screen(&app);
+        assert!(s.contains("Signing secret"), "{s}");
+        assert!(!s.contains(&secret[..12]), "secret leaked:\n{s}");
+    }
+}
+
+#[test]
+fn error_help_and_too_small() {
+    let mut app = started_app(80, 24);
+    let reqs = app.take_requests();
+    let e: ApiError =
+        serde_json::from_str(&fixture("error-unauthorized.json")).expect("error fixture");
+    app.apply(Msg::Api {
+        req_id: reqs[0].req_id,
+        result: Err(Error::Api(Box::new(e))),
+    });
+    let s = screen(&app);
+    assert!(s.contains("organization key"), "{s}");
+    insta::assert_snapshot!("teams_unauthorized_80x24", s);
+
+    app.apply(ch('?'));
+    insta::assert_snapshot!("help_80x24", screen(&app));
+
+    app.apply(Msg::Resize(79, 24));
+    let s = screen(&app);
+    assert!(s.contains("terminal too small"), "{s}");
+    app.apply(Msg::Resize(80, 23));
+    assert!(screen(&app).contains("terminal too small"));
+}

@@ -1,0 +1,467 @@
+//! `update()` driven through the public `App`: navigation, paging, order, stale replies, errors.
+mod console_support;
+
+use console_support::*;
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use serde_json::{Value, json};
+use switchboard::api::{ApiError, Error, Order};
+use switchboard::console::record::decode_page_body;
+use switchboard::console::state::{Anchor, LoadState};
+use switchboard::console::{ApiCmd, ApiReply, App, Msg, Pane, Request, Tab};
+
+/// A teams page of `n` copies of the fixture team with ids `tm_page{start+i}`.
+fn teams_page(start: usize, n: usize, before: bool, after: bool) -> ApiReply {
+    let team: Value = serde_json::from_str(&fixture("team.json")).expect("json");
+    let items: Vec<Value> = (start..start + n)
+        .map(|i| {
+            let mut t = team.clone();
+            t["id"] = json!(format!("tm_page{i:04}"));
+            t["name"] = json!(format!("Team {i}"));
+            t
+        })
+        .collect();
+    let body =
+        json!({"items": items, "pagination": {"has_more_before": before, "has_more_after": after}});
+    ApiReply::Page(decode_page_body(Tab::Teams, 200, &body.to_string()).expect("page"))
+}
+
+fn only_request(app: &mut App) -> Request {
+    let mut reqs = app.take_requests();
+    assert_eq!(reqs.len(), 1, "expected exactly one request: {reqs:?}");
+    reqs.remove(0)
+}
+
+fn reply(app: &mut App, req: &Request, r: ApiReply) {
+    app.apply(Msg::Api {
+        req_id: req.req_id,
+        result: Ok(r),
+    });
+}
+
+fn list_query(req: &Request) -> &switchboard::api::ListQuery {
+    match &req.cmd {
+        ApiCmd::List { query, .. } => query,
+        other => panic!("not a list request: {other:?}"),
+    }
+}
+
+fn ids(app: &App) -> Vec<String> {
+    app.state
+        .current()
+        .list
+        .rows
+        .iter()
+        .map(|r| r.id().to_string())
+        .collect()
+}
+
+/// An app on the Teams tab showing page 1 of 20 teams with more after.
+fn app_with_teams() -> App {
+    let mut app = started_app(120, 40);
+    let req = only_request(&mut app);
+    reply(&mut app, &req, teams_page(0, 20, false, true));
+    app
+}
+
+#[test]
+fn start_asks_for_the_first_teams_page() {
+    let mut app = started_app(80, 24);
+    let req = only_request(&mut app);
+    assert_eq!(req.pane, Pane::List(Tab::Teams));
+    let q = list_query(&req);
+    assert_eq!(q.limit, Some(20));
+    assert_eq!(q.order, Some(Order::Asc));
+    assert_eq!((q.after.as_deref(), q.before.as_deref()), (None, None));
+    assert_eq!(app.state.current().list.load, LoadState::Loading);
+    reply(&mut app, &req, page_reply(Tab::Teams, "team-list.json"));
+    assert_eq!(app.state.current().list.load, LoadState::Loaded);
+    assert_eq!(app.state.current().list.rows.len(), 2);
+    assert_eq!(app.state.in_flight(), 0);
+}
+
+#[test]
+fn cursor_moves_and_clamps() {
+    let mut app = app_with_teams();
+    let cursor = |app: &App| app.state.current().list.cursor;
+    app.apply(ch('k'));
+    assert_eq!(cursor(&app), 0, "up at the top stays");
+    app.apply(ch('j'));
+    app.apply(key(KeyCode::Down));
+    assert_eq!(cursor(&app), 2);
+    app.apply(ch('G'));
+    assert_eq!(cursor(&app), 19);
+    app.apply(ch('j'));
+    assert_eq!(cursor(&app), 19, "down at the bottom stays");
+    app.apply(key(KeyCode::Up));
+    assert_eq!(cursor(&app), 18);
+    app.apply(ch('g'));
+    assert_eq!(cursor(&app), 0);
+}
+
+#[test]
+fn scrolling_keeps_the_cursor_visible_at_80x24() {
+    let mut app = started_app(80, 24);
+    let req = only_request(&mut app);
+    reply(&mut app, &req, teams_page(0, 20, false, false));
+    app.apply(ch('G'));
+    let list = &app.state.current().list;
+    // 24 rows: 2 header, 1 footer, 2 borders, 1 column header = 18 visible rows.
+    assert_eq!(list.cursor, 19);
+    assert_eq!(list.offset, 2);
+    app.apply(ch('g'));
+    assert_eq!(app.state.current().list.offset, 0);
+}
+
+#[test]
+fn tabs_switch_and_keep_their_own_state() {
+    let mut app = app_with_teams();
+    app.apply(ch('j'));
+    app.apply(ch('j'));
+    app.apply(ch('3'));
+    assert_eq!(app.state.tab, Tab::Callbacks);
+    let req = only_request(&mut app);
+    assert_eq!(req.pane, Pane::List(Tab::Callbacks));
+    reply(
+        &mut app,
+        &req,
+        page_reply(Tab::Callbacks, "callback-list.json"),
+    );
+    app.apply(ch('G'));
+    assert_eq!(app.state.current().list.cursor, 2);
+
+    app.apply(key(KeyCode::Tab));
+    assert_eq!(app.state.tab, Tab::Destinations);
+    app.apply(Msg::Key(KeyEvent::new(
+        KeyCode::BackTab,
+        KeyModifiers::SHIFT,
+    )));
+    app.apply(Msg::Key(KeyEvent::new(
+        KeyCode::BackTab,
+        KeyModifiers::SHIFT,
+    )));
+    assert_eq!(app.state.tab, Tab::Imports);
+    app.apply(ch('1'));
+    assert_eq!(app.state.tab, Tab::Teams);
+    assert_eq!(app.state.current().list.cursor, 2, "teams cursor kept");
+    app.apply(ch('3'));
+    assert_eq!(app.state.current().list.cursor, 2, "callbacks cursor kept");
+    // Destinations and imports were visited once each; loaded tabs are not fetched again.
+    let reqs = app.take_requests();
+    let panes: Vec<Pane> = reqs.iter().map(|r| r.pane).collect();
+    assert_eq!(
+        panes,
+        vec![Pane::List(Tab::Destinations), Pane::List(Tab::Imports)]
+    );
+    app.apply(key(KeyCode::Tab));
+    app.apply(key(KeyCode::Tab));
+    app.apply(key(KeyCode::Tab));
+    assert_eq!(app.state.tab, Tab::Teams, "Tab wraps around");
+}
+
+#[test]
+fn paging_uses_last_and_first_ids() {
+    let mut app = app_with_teams();
+    app.apply(ch('j'));
+    app.apply(ch(']'));
+    let req = only_request(&mut app);
+    assert_eq!(list_query(&req).after.as_deref(), Some("tm_page0019"));
+    assert_eq!(list_query(&req).before, None);
+    reply(&mut app, &req, teams_page(20, 20, true, true));
+    let list = &app.state.current().list;
+    assert_eq!(list.page, 2);
+    assert_eq!(list.cursor, 0, "a new page starts at the top");
+    assert_eq!(list.anchor, Anchor::After("tm_page0019".into()));
+    assert_eq!(ids(&app)[0], "tm_page0020");
+
+    app.apply(key(KeyCode::PageDown));
+    let req = only_request(&mut app);
+    assert_eq!(list_query(&req).after.as_deref(), Some("tm_page0039"));
+    reply(&mut app, &req, teams_page(40, 5, true, false));
+    assert_eq!(app.state.current().list.page, 3);
+
+    app.apply(ch(']'));
+    assert!(
+        app.take_requests().is_empty(),
+        "no request past the last page"
+    );
+    assert!(
+        app.state
+            .toasts
+            .iter()
+            .any(|t| t.text.contains("last page"))
+    );
+
+    app.apply(ch('['));
+    let req = only_request(&mut app);
+    assert_eq!(list_query(&req).before.as_deref(), Some("tm_page0040"));
+    assert_eq!(list_query(&req).after, None);
+    reply(&mut app, &req, teams_page(20, 20, true, true));
+    assert_eq!(app.state.current().list.page, 2);
+
+    app.apply(key(KeyCode::PageUp));
+    let req = only_request(&mut app);
+    assert_eq!(list_query(&req).before.as_deref(), Some("tm_page0020"));
+    reply(&mut app, &req, teams_page(0, 20, false, true));
+    assert_eq!(app.state.current().list.page, 1);
+    app.apply(ch('['));
+    assert!(
+        app.take_requests().is_empty(),
+        "no request before the first page"
+    );
+}
+
+#[test]
+fn paging_past_the_end_keeps_the_page() {
+    let mut app = app_with_teams();
+    app.apply(ch(']'));
+    let req = only_request(&mut app);
+    reply(&mut app, &req, teams_page(0, 0, false, false));
+    assert_eq!(ids(&app).len(), 20, "rows kept");
+    assert_eq!(app.state.current().list.page, 1);
+    assert!(!app.state.current().list.pagination.has_more_after);
+}
+
+#[test]
+fn order_toggle_reloads_from_the_first_page() {
+    let mut app = app_with_teams();
+    app.apply(ch(']'));
+    let req = only_request(&mut app);
+    reply(&mut app, &req, teams_page(20, 20, true, true));
+    app.apply(ch('o'));
+    let req = only_request(&mut app);
+    let q = list_query(&req);
+    assert_eq!(q.order, Some(Order::Desc));
+    assert_eq!((q.after.as_deref(), q.before.as_deref()), (None, None));
+    reply(&mut app, &req, teams_page(0, 20, false, true));
+    assert_eq!(app.state.current().list.page, 1);
+    app.apply(ch('o'));
+    assert_eq!(list_query(&only_request(&mut app)).order, Some(Order::Asc));
+}
+
+#[test]
+fn reload_keeps_the_page_and_the_selected_item() {
+    let mut app = app_with_teams();
+    app.apply(ch(']'));
+    let req = only_request(&mut app);
+    reply(&mut app, &req, teams_page(20, 20, true, true));
+    app.apply(ch('j'));
+    app.apply(ch('j'));
+    app.apply(ch('r'));
+    let req = only_request(&mut app);
+    assert_eq!(list_query(&req).after.as_deref(), Some("tm_page0019"));
+    // One item before the selection vanished: the cursor follows the item.
+    reply(&mut app, &req, teams_page(21, 19, true, true));
+    let list = &app.state.current().list;
+    assert_eq!(list.selected().map(|r| r.id()), Some("tm_page0022"));
+    assert_eq!(list.page, 2);
+}
+
+#[test]
+fn stale_replies_are_dropped() {
+    let mut app = app_with_teams();
+    app.apply(ch('r'));
+    let first = only_request(&mut app);
+    app.apply(ch('o'));
+    let second = only_request(&mut app);
+    assert_ne!(first.req_id, second.req_id);
+    app.take_dirty();
+    reply(&mut app, &first, teams_page(100, 3, false, false));
+    assert_eq!(ids(&app)[0], "tm_page0000", "stale page ignored");
+    assert!(!app.take_dirty(), "a stale reply does not redraw");
+    assert_eq!(app.state.in_flight(), 1, "still waiting for the newest");
+    reply(&mut app, &second, teams_page(200, 3, false, false));
+    assert_eq!(ids(&app)[0], "tm_page0200");
+    // A late duplicate of an answered request is stale too.
+    reply(&mut app, &second, teams_page(300, 3, false, false));
+    assert_eq!(ids(&app)[0], "tm_page0200");
+}
+
+#[test]
+fn a_reply_for_a_tab_left_behind_still_lands_in_that_tab() {
+    let mut app = started_app(120, 40);
+    let teams = only_request(&mut app);
+    app.apply(ch('2'));
+    let imports = only_request(&mut app);
+    reply(&mut app, &teams, page_reply(Tab::Teams, "team-list.json"));
+    assert_eq!(app.state.tab, Tab::Imports);
+    assert_eq!(app.state.tab_state(Tab::Teams).list.rows.len(), 2);
+    assert_eq!(app.state.current().list.load, LoadState::Loading);
+    reply(
+        &mut app,
+        &imports,
+        page_reply(Tab::Imports, "import-list.json"),
+    );
+    assert_eq!(app.state.current().list.rows.len(), 2);
+}
+
+fn api_error(file: &str) -> Error {
+    let e: ApiError = serde_json::from_str(&fixture(file)).expect("error fixture");
+    Error::Api(Box::new(e))
+}
+
+#[test]
+fn errors_keep_the_data_and_name_the_needed_key() {
+    let mut app = app_with_teams();
+    app.apply(ch('r'));
+    let req = only_request(&mut app);
+    app.apply(Msg::Api {
+        req_id: req.req_id,
+        result: Err(api_error("error-unauthorized.json")),
+    });
+    let list = &app.state.current().list;
+    assert_eq!(list.rows.len(), 20, "data kept on error");
+    let LoadState::Error(e) = &list.load else {
+        panic!("expected an error, got {:?}", list.load)
+    };
+    assert_eq!(e.status, Some(401));
+    assert!(e.message.contains("401"), "{e:?}");
+    assert!(e.hint.as_deref().unwrap_or("").contains("organization key"));
+
+    app.apply(ch('2'));
+    let req = only_request(&mut app);
+    app.apply(Msg::Api {
+        req_id: req.req_id,
+        result: Err(Error::Api(Box::new(ApiError::synthetic(403, "forbidden")))),
+    });
+    let LoadState::Error(e) = &app.state.current().list.load else {
+        panic!("expected an error")
+    };
+    assert!(
+        e.hint
+            .as_deref()
+            .unwrap_or("")
+            .contains("instance secret key"),
+        "{e:?}"
+    );
+
+    // A retry that succeeds clears the error.
+    app.apply(ch('r'));
+    let req = only_request(&mut app);
+    reply(&mut app, &req, page_reply(Tab::Imports, "import-list.json"));
+    assert_eq!(app.state.current().list.load, LoadState::Loaded);
+}
+
+#[test]
+fn server_messages_are_shown_for_other_errors() {
+    let mut app = app_with_teams();
+    app.apply(ch('r'));
+    let req = only_request(&mut app);
+    app.apply(Msg::Api {
+        req_id: req.req_id,
+        result: Err(api_error("error-rate-limited.json")),
+    });
+    let LoadState::Error(e) = &app.state.current().list.load else {
+        panic!("expected an error")
+    };
+    let expected: ApiError =
+        serde_json::from_str(&fixture("error-rate-limited.json")).expect("json");
+    assert!(e.message.contains(&expected.message), "{e:?}");
+    app.apply(ch('r'));
+    let req = only_request(&mut app);
+    app.apply(Msg::Api {
+        req_id: req.req_id,
+        result: Err(Error::Network("connection refused".into())),
+    });
+    let LoadState::Error(e) = &app.state.current().list.load else {
+        panic!("expected an error")
+    };
+    assert!(e.message.contains("connection refused"));
+    assert_eq!(e.status, None);
+}
+
+#[test]
+fn enter_opens_a_detail_that_refreshes_and_esc_goes_back() {
+    let mut app = started_app(80, 24);
+    answer_all(&mut app);
+    app.apply(ch('j'));
+    let selected = app
+        .state
+        .current()
+        .list
+        .selected()
+        .map(|r| r.id().to_string());
+    app.apply(key(KeyCode::Enter));
+    let detail = app.state.current().detail.clone().expect("detail open");
+    assert_eq!(Some(detail.id.clone()), selected);
+    assert!(detail.record.is_some(), "shown at once from the list row");
+    let req = only_request(&mut app);
+    assert_eq!(
+        req.cmd,
+        ApiCmd::Get {
+            tab: Tab::Teams,
+            id: detail.id.clone()
+        }
+    );
+    // j/k scroll the detail, not the list.
+    app.apply(ch('j'));
+    assert_eq!(
+        app.state.current().detail.as_ref().map(|d| d.scroll),
+        Some(1)
+    );
+    assert_eq!(app.state.current().list.cursor, 1);
+    // Paging keys do nothing while a detail is open.
+    app.apply(ch(']'));
+    assert!(app.take_requests().is_empty());
+
+    app.apply(Msg::Api {
+        req_id: req.req_id,
+        result: Err(api_error("error-not-found.json")),
+    });
+    let d = app.state.current().detail.as_ref().expect("detail");
+    assert!(matches!(d.load, LoadState::Error(_)));
+    assert!(d.record.is_some(), "old data kept on error");
+
+    app.apply(ch('r'));
+    let reqs = app.take_requests();
+    assert_eq!(reqs.len(), 2, "reload refreshes list and detail: {reqs:?}");
+    app.apply(key(KeyCode::Esc));
+    assert!(app.state.current().detail.is_none());
+    // The detail's reply arrives after it was closed: dropped.
+    for r in reqs.iter().filter(|r| r.pane == Pane::Detail(Tab::Teams)) {
+        reply(&mut app, r, item_reply(Tab::Teams, "team.json"));
+    }
+    assert!(app.state.current().detail.is_none());
+    assert_eq!(app.state.in_flight(), 1, "the list reload is still awaited");
+}
+
+#[test]
+fn help_overlay_swallows_keys_and_quit_keys_work() {
+    let mut app = app_with_teams();
+    app.apply(ch('?'));
+    assert!(app.state.help);
+    app.apply(ch('j'));
+    app.apply(ch('2'));
+    assert_eq!(app.state.tab, Tab::Teams);
+    assert_eq!(app.state.current().list.cursor, 0);
+    app.apply(key(KeyCode::Esc));
+    assert!(!app.state.help);
+    app.apply(ch('q'));
+    assert!(app.should_quit());
+
+    let mut app = app_with_teams();
+    app.apply(ch('?'));
+    app.apply(Msg::Key(KeyEvent::new(
+        KeyCode::Char('c'),
+        KeyModifiers::CONTROL,
+    )));
+    assert!(app.should_quit(), "Ctrl-C quits even from the help");
+}
+
+#[test]
+fn ticks_run_only_while_something_animates() {
+    let mut app = started_app(80, 24);
+    assert!(app.state.animating(), "a request is in flight");
+    answer_all(&mut app);
+    assert!(!app.state.animating());
+    app.take_dirty();
+    app.apply(Msg::Tick);
+    assert!(!app.take_dirty(), "an idle tick changes nothing");
+    app.apply(ch('['));
+    assert!(app.take_requests().is_empty());
+    assert!(app.state.animating(), "the first-page toast animates");
+    for _ in 0..switchboard::console::state::TOAST_TICKS {
+        app.apply(Msg::Tick);
+    }
+    assert!(app.state.toasts.is_empty(), "toasts clear themselves");
+    assert!(!app.state.animating());
+}
