@@ -665,14 +665,17 @@ fn a_broken_config_names_file_line_and_problem() {
 #[test]
 fn an_inline_key_in_a_file_others_can_read_is_warned_about() {
     use std::os::unix::fs::PermissionsExt;
-    let sb = Sb::new();
-    let path = sb.config(
-        "inline.toml",
+    // The file lives outside the run's home, which goes away with each run.
+    let dir = tempfile::tempdir().expect("dir");
+    let path = dir.path().join("inline.toml");
+    std::fs::write(
+        &path,
         "[profiles.default]\napi_key = \"sk_inline_key_0123456789\"\n",
-    );
+    )
+    .expect("config");
     let arg = path.to_str().expect("path").to_string();
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).expect("chmod");
-    let out = sb.run(&["--config", &arg, "info"]);
+    let out = Sb::new().run(&["--config", &arg, "info"]);
     assert_eq!(out.code, 0, "{out:?}");
     assert!(out.stderr.contains("chmod 600"), "{}", out.stderr);
     assert!(!out.stderr.contains("sk_inline_key_0123456789"));
