@@ -186,6 +186,19 @@ mod tests {
         assert!(w.iter().any(|w| w.contains("api_kye")), "{w:?}");
     }
 
+    #[test]
+    fn the_example_config_parses_without_warnings() {
+        let path = Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/assets/config.example.toml"
+        ));
+        let text = std::fs::read_to_string(path).expect("example exists");
+        let f = ConfigFile::parse(path, &text).expect("example parses");
+        assert_eq!(f.default_profile.as_deref(), Some("work"));
+        assert!(f.profiles.contains_key("work") && f.profiles.contains_key("audit"));
+        assert!(f.profiles.values().all(|p| p.unknown.is_empty()));
+    }
+
     #[cfg(unix)]
     #[test]
     fn private_files_are_0600_and_inline_keys_warn_when_open() {

@@ -77,13 +77,20 @@ impl std::fmt::Display for KeySource {
         match self {
             KeySource::Env(v) => write!(f, "environment {v}"),
             KeySource::ProfileEnv(v) => write!(f, "profile, environment {v}"),
-            KeySource::Command(_) => f.write_str("profile, command"),
+            KeySource::Command(c) => write!(f, "profile, command `{c}`"),
             KeySource::Inline => f.write_str("profile, inline api_key"),
         }
     }
 }
 
-/// A key's source and, unless it comes from a command not run yet, its value.
+/// A key's value, or the command that prints it (run only when the key is needed).
+#[derive(Debug, Clone)]
+enum KeyValue {
+    Ready(Secret),
+    Command(String),
+}
+
+/// A key's source and how to get its value.
 #[derive(Debug, Clone)]
 pub struct KeySpec {
     /// Where it comes from.
@@ -92,28 +99,22 @@ pub struct KeySpec {
     profile: String,
     /// The field that named it (for error messages).
     field: &'static str,
-    /// The value, when known without running anything.
-    value: Option<Secret>,
+    value: KeyValue,
 }
 
 impl KeySpec {
     /// The key; runs the command for a command source (`sh -c`, standard output trimmed).
     pub fn read(&self) -> Result<Secret, ConfigError> {
-        if let Some(v) = &self.value {
-            return Ok(v.clone());
+        match &self.value {
+            KeyValue::Ready(v) => Ok(v.clone()),
+            KeyValue::Command(cmd) => {
+                run_key_command(cmd).map_err(|detail| ConfigError::KeyCommand {
+                    profile: self.profile.clone(),
+                    field: self.field,
+                    detail,
+                })
+            }
         }
-        let KeySource::Command(cmd) = &self.source else {
-            return Err(ConfigError::EnvKeyMissing {
-                profile: self.profile.clone(),
-                field: self.field,
-                var: String::new(),
-            });
-        };
-        run_key_command(cmd).map_err(|detail| ConfigError::KeyCommand {
-            profile: self.profile.clone(),
-            field: self.field,
-            detail,
-        })
     }
 }
 
@@ -259,7 +260,7 @@ impl Settings {
                 source: KeySource::Env(var.into()),
                 profile: profile.clone(),
                 field: "environment",
-                value: Some(Secret::new(v)),
+                value: KeyValue::Ready(Secret::new(v)),
             }),
             None => profile_key(
                 &profile,
@@ -376,11 +377,20 @@ fn profile_key(
             field,
             var: value.into(),
         })?;
-        spec(KeySource::ProfileEnv(value.into()), Some(Secret::new(v)))
+        spec(
+            KeySource::ProfileEnv(value.into()),
+            KeyValue::Ready(Secret::new(v)),
+        )
     } else if field.ends_with("_cmd") {
-        spec(KeySource::Command(value.into()), None)
+        spec(
+            KeySource::Command(value.into()),
+            KeyValue::Command(value.into()),
+        )
     } else {
-        spec(KeySource::Inline, Some(Secret::new(value.trim())))
+        spec(
+            KeySource::Inline,
+            KeyValue::Ready(Secret::new(value.trim())),
+        )
     }))
 }
 
