@@ -18,7 +18,9 @@ pub mod worker;
 use std::time::Duration;
 
 use crossterm::event::{Event, EventStream, KeyEventKind};
-use futures::{FutureExt, StreamExt};
+use std::task::Poll;
+
+use futures::StreamExt;
 use tokio::signal::unix::{SignalKind, signal};
 
 pub use app::{App, Request};
@@ -121,7 +123,9 @@ async fn event_loop(terminal: &mut ratatui::DefaultTerminal, mut app: App) -> st
         while let Some(m) = app.try_reply() {
             app.apply(m);
         }
-        while let Some(Some(Ok(ev))) = events.next().now_or_never() {
+        // Polled within this task (never with a no-op waker: crossterm keeps the first waker
+        // it is given, and a no-op one would leave the loop deaf to the keyboard).
+        while let Poll::Ready(Some(Ok(ev))) = futures::poll!(events.next()) {
             if let Some(m) = event_msg(ev) {
                 app.apply(m);
             }

@@ -113,6 +113,8 @@ pub fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
             load_list(state, tab, Anchor::First, 1, true)
         }
         Action::Reload => reload(state, tab),
+        // Inside a detail, Enter belongs to the view (attempts, later); nothing to open yet.
+        Action::Open if detail_open => Vec::new(),
         Action::Open => open_detail(state, tab),
     }
 }
