@@ -73,6 +73,9 @@ fn destination_secret_is_masked() {
 #[test]
 fn error_help_and_too_small() {
     let mut app = started_app(80, 24);
+    let loading = screen(&app);
+    assert!(loading.contains("1 in flight"), "{loading}");
+    insta::assert_snapshot!("teams_loading_80x24", loading);
     let reqs = app.take_requests();
     let e: ApiError =
         serde_json::from_str(&fixture("error-unauthorized.json")).expect("error fixture");
