@@ -52,6 +52,8 @@ fn on_key(state: &mut State, key: KeyEvent) -> Vec<Effect> {
     if is_ctrl_c(&key) {
         return quit(state);
     }
+    // Layers, outermost first: Ctrl-C, then an open dialog (forms take every key but their own
+    // controls), then the help overlay, then the keymap.
     let Some(action) = state.keymap.action_for(&key) else {
         return Vec::new();
     };
