@@ -73,6 +73,9 @@ fn destination_secret_is_masked() {
 #[test]
 fn error_help_and_too_small() {
     let mut app = started_app(80, 24);
+    let loading = screen(&app);
+    assert!(loading.contains("1 in flight"), "{loading}");
+    insta::assert_snapshot!("teams_loading_80x24", loading);
     let reqs = app.take_requests();
     let e: ApiError =
         serde_json::from_str(&fixture("error-unauthorized.json")).expect("error fixture");
@@ -92,4 +95,57 @@ fn error_help_and_too_small() {
     assert!(s.contains("terminal too small"), "{s}");
     app.apply(Msg::Resize(80, 23));
     assert!(screen(&app).contains("terminal too small"));
+}
+
+#[test]
+fn unknown_enum_values_show_as_text() {
+    let mut v: serde_json::Value =
+        serde_json::from_str(&fixture("notification-list.json")).expect("json");
+    v["items"][0]["status"] = serde_json::json!("bouncing");
+    let page =
+        switchboard::console::record::decode_page_body(Tab::Notifications, 200, &v.to_string())
+            .expect("unknown values decode");
+    let mut app = app_on(Tab::Notifications, 80, 24);
+    app.apply(ch('r'));
+    let reqs = app.take_requests();
+    app.apply(Msg::Api {
+        req_id: reqs[0].req_id,
+        result: Ok(switchboard::console::ApiReply::Page(page)),
+    });
+    let s = screen(&app);
+    assert!(s.contains("? bouncing"), "{s}");
+}
+
+#[test]
+fn an_import_id_token_is_masked() {
+    let body = fixture("import-created.json");
+    let v: serde_json::Value = serde_json::from_str(&body).expect("json");
+    let token = v["id_token"].as_str().expect("fixture has an id token");
+    let mut app = app_on(Tab::Imports, 120, 40);
+    app.apply(key(KeyCode::Enter));
+    let reqs = app.take_requests();
+    let record =
+        switchboard::console::record::decode_item_body(Tab::Imports, 200, &body).expect("decodes");
+    app.apply(Msg::Api {
+        req_id: reqs[0].req_id,
+        result: Ok(switchboard::console::ApiReply::Item(record)),
+    });
+    let s = screen(&app);
+    assert!(s.contains("ID token"), "{s}");
+    assert!(
+        !s.contains(&token[..token.len().min(12)]),
+        "id token leaked:\n{s}"
+    );
+}
+
+#[test]
+fn a_malformed_body_is_an_error_not_a_panic() {
+    for body in ["", "{", "[]", r#"{"items":[{"id":1}]}"#, r#"{"items":"x"}"#] {
+        for tab in Tab::ALL {
+            assert!(
+                switchboard::console::record::decode_page_body(tab, 200, body).is_err(),
+                "{tab:?} {body}"
+            );
+        }
+    }
 }

@@ -465,3 +465,85 @@ fn ticks_run_only_while_something_animates() {
     assert!(app.state.toasts.is_empty(), "toasts clear themselves");
     assert!(!app.state.animating());
 }
+
+#[test]
+fn filtered_navigation_returns_with_esc_and_restores_both_tabs() {
+    use switchboard::api::NotificationFilter;
+    use switchboard::console::update::open_filtered;
+    let mut app = started_app(120, 40);
+    answer_all(&mut app);
+    app.apply(ch('4'));
+    answer_all(&mut app);
+    app.apply(ch('j'));
+    app.apply(ch('3'));
+    answer_all(&mut app);
+    app.apply(ch('G'));
+    let filter = NotificationFilter {
+        callback_ids: vec!["clb_x".into()],
+        ..NotificationFilter::default()
+    };
+    let effects = open_filtered(&mut app.state, Tab::Destinations, filter.clone());
+    assert_eq!(app.state.tab, Tab::Destinations);
+    let [switchboard::console::Effect::Api { req_id, cmd, .. }] = effects.as_slice() else {
+        panic!("one request expected: {effects:?}")
+    };
+    let ApiCmd::List { filter: sent, .. } = cmd else {
+        panic!("list expected")
+    };
+    assert_eq!(sent, &filter);
+    assert_eq!(app.state.current().list.cursor, 0);
+    let req_id = *req_id;
+    app.apply(key(KeyCode::Esc));
+    assert_eq!(app.state.tab, Tab::Callbacks);
+    assert_eq!(app.state.current().list.cursor, 2, "origin cursor restored");
+    let dest = &app.state.tab_state(Tab::Destinations).list;
+    assert!(dest.filter.is_empty(), "destinations unfiltered again");
+    assert_eq!(dest.cursor, 1, "destinations cursor restored");
+    // The filtered list's reply arrives after going back: dropped.
+    reply(
+        &mut app,
+        &Request {
+            req_id,
+            pane: Pane::List(Tab::Destinations),
+            cmd: cmd.clone(),
+        },
+        page_reply(Tab::Destinations, "destination-list.json"),
+    );
+    assert_eq!(app.state.tab_state(Tab::Destinations).list.cursor, 1);
+}
+
+#[test]
+fn going_back_asks_again_for_what_the_restored_list_was_waiting_for() {
+    use switchboard::api::NotificationFilter;
+    use switchboard::console::update::open_filtered;
+    let mut app = started_app(120, 40);
+    answer_all(&mut app);
+    app.apply(ch('4'));
+    let first = only_request(&mut app);
+    let filter = NotificationFilter {
+        callback_ids: vec!["clb_x".into()],
+        ..NotificationFilter::default()
+    };
+    let _ = open_filtered(&mut app.state, Tab::Destinations, filter);
+    app.apply(key(KeyCode::Esc));
+    let again = only_request(&mut app);
+    assert_eq!(again.pane, Pane::List(Tab::Destinations));
+    assert_ne!(again.req_id, first.req_id);
+    assert_eq!(again.cmd, first.cmd, "same query as the superseded one");
+    reply(
+        &mut app,
+        &first,
+        page_reply(Tab::Destinations, "destination-list.json"),
+    );
+    assert_eq!(
+        app.state.current().list.load,
+        LoadState::Loading,
+        "old id is stale"
+    );
+    reply(
+        &mut app,
+        &again,
+        page_reply(Tab::Destinations, "destination-list.json"),
+    );
+    assert_eq!(app.state.current().list.load, LoadState::Loaded);
+}

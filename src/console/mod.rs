@@ -18,7 +18,11 @@ pub mod worker;
 use std::time::Duration;
 
 use crossterm::event::{Event, EventStream, KeyEventKind};
-use futures::{FutureExt, StreamExt};
+use std::task::Poll;
+
+use futures::{Stream, StreamExt};
+use ratatui::Terminal;
+use ratatui::backend::Backend;
 use tokio::signal::unix::{SignalKind, signal};
 
 pub use app::{App, Request};
@@ -68,10 +72,27 @@ impl Drop for RestoreOnDrop {
 /// Runs the console until the user quits; the terminal is restored on every exit path
 /// (ratatui's panic hook covers panics).
 pub async fn run(setup: ConsoleSetup) -> std::io::Result<()> {
+    let shutdown = shutdown_signals()?;
     let mut terminal = ratatui::try_init()?;
     let _restore = RestoreOnDrop;
     let app = App::with_client(setup.initial_state(), setup.client);
-    event_loop(&mut terminal, app).await
+    drive(&mut terminal, EventStream::new(), app, shutdown)
+        .await
+        .map(|_| ())
+}
+
+/// Resolves on SIGTERM, SIGINT or SIGHUP.
+fn shutdown_signals() -> std::io::Result<impl Future<Output = ()>> {
+    let mut term = signal(SignalKind::terminate())?;
+    let mut int = signal(SignalKind::interrupt())?;
+    let mut hup = signal(SignalKind::hangup())?;
+    Ok(async move {
+        tokio::select! {
+            _ = term.recv() => {}
+            _ = int.recv() => {}
+            _ = hup.recv() => {}
+        }
+    })
 }
 
 /// Turns a terminal event into a message; mouse, focus and paste are ignored for now.
@@ -83,28 +104,41 @@ fn event_msg(ev: Event) -> Option<Msg> {
     }
 }
 
-async fn event_loop(terminal: &mut ratatui::DefaultTerminal, mut app: App) -> std::io::Result<()> {
-    let size = terminal.size()?;
+fn backend_err<E: std::error::Error + Send + Sync + 'static>(e: E) -> std::io::Error {
+    std::io::Error::other(e)
+}
+
+/// The event loop on any backend and event source (the real terminal, or a test's): starts the
+/// app, then waits on terminal events, worker replies, `shutdown` and (only while something
+/// animates) a tick; applies every pending message, then draws once if anything changed.
+/// Returns the app when the user quits, `shutdown` resolves or the events end.
+pub async fn drive<B, S>(
+    terminal: &mut Terminal<B>,
+    mut events: S,
+    mut app: App,
+    shutdown: impl Future<Output = ()>,
+) -> std::io::Result<App>
+where
+    B: Backend,
+    B::Error: Send + Sync + 'static,
+    S: Stream<Item = std::io::Result<Event>> + Unpin,
+{
+    tokio::pin!(shutdown);
+    let size = terminal.size().map_err(backend_err)?;
     app.apply(Msg::Resize(size.width, size.height));
     app.start();
-    let mut events = EventStream::new();
-    let mut term = signal(SignalKind::terminate())?;
-    let mut int = signal(SignalKind::interrupt())?;
-    let mut hup = signal(SignalKind::hangup())?;
     let mut tick = tokio::time::interval(TICK);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     loop {
         if app.take_dirty() {
-            terminal.draw(|f| app.render(f))?;
+            terminal.draw(|f| app.render(f)).map_err(backend_err)?;
         }
         if app.should_quit() {
-            return Ok(());
+            return Ok(app);
         }
         let animating = app.state.animating();
         let msg = tokio::select! {
-            _ = term.recv() => return Ok(()),
-            _ = int.recv() => return Ok(()),
-            _ = hup.recv() => return Ok(()),
+            _ = &mut shutdown => return Ok(app),
             Some(m) = app.next_reply() => m,
             ev = events.next() => match ev {
                 Some(Ok(ev)) => match event_msg(ev) {
@@ -112,7 +146,7 @@ async fn event_loop(terminal: &mut ratatui::DefaultTerminal, mut app: App) -> st
                     None => continue,
                 },
                 Some(Err(e)) => return Err(e),
-                None => return Ok(()),
+                None => return Ok(app),
             },
             _ = tick.tick(), if animating => Msg::Tick,
         };
@@ -121,9 +155,18 @@ async fn event_loop(terminal: &mut ratatui::DefaultTerminal, mut app: App) -> st
         while let Some(m) = app.try_reply() {
             app.apply(m);
         }
-        while let Some(Some(Ok(ev))) = events.next().now_or_never() {
-            if let Some(m) = event_msg(ev) {
-                app.apply(m);
+        // Polled within this task (never with a no-op waker: crossterm keeps the first waker
+        // it is given, and a no-op one would leave the loop deaf to the keyboard).
+        loop {
+            match futures::poll!(events.next()) {
+                Poll::Ready(Some(Ok(ev))) => {
+                    if let Some(m) = event_msg(ev) {
+                        app.apply(m);
+                    }
+                }
+                Poll::Ready(Some(Err(e))) => return Err(e),
+                Poll::Ready(None) => return Ok(app),
+                Poll::Pending => break,
             }
         }
     }

@@ -148,9 +148,11 @@ pub struct TabState {
 #[derive(Debug, Clone, PartialEq)]
 pub struct NavFrame {
     /// The tab that was active.
-    pub tab: Tab,
-    /// Its state at the time.
-    pub state: TabState,
+    pub return_to: Tab,
+    /// The tab whose state the navigation replaced.
+    pub replaced: Tab,
+    /// That tab's state before, restored on the way back.
+    pub saved: TabState,
 }
 
 /// Severity of a toast.

@@ -6,10 +6,11 @@ use super::layout;
 use super::msg::{ApiCmd, ApiReply, Effect, Msg, Pane};
 use super::record::{PageData, Record};
 use super::state::{
-    Anchor, DetailPane, ErrorView, ListPane, LoadState, PAGE_SIZE, PendingPage, State, ToastKind,
+    Anchor, DetailPane, ErrorView, ListPane, LoadState, NavFrame, PAGE_SIZE, PendingPage, State,
+    ToastKind,
 };
 use super::tab::Tab;
-use crate::api::{Error, ListQuery};
+use crate::api::{Error, ListQuery, NotificationFilter};
 
 /// Applies one message and returns what must be done outside.
 pub fn update(state: &mut State, msg: Msg) -> Vec<Effect> {
@@ -51,6 +52,8 @@ fn on_key(state: &mut State, key: KeyEvent) -> Vec<Effect> {
     if is_ctrl_c(&key) {
         return quit(state);
     }
+    // Layers, outermost first: Ctrl-C, then an open dialog (forms take every key but their own
+    // controls), then the help overlay, then the keymap.
     let Some(action) = state.keymap.action_for(&key) else {
         return Vec::new();
     };
@@ -84,10 +87,7 @@ pub fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
             state.help = !state.help;
             Vec::new()
         }
-        Action::Back => {
-            back(state);
-            Vec::new()
-        }
+        Action::Back => back(state),
         Action::GoTab(t) => switch_tab(state, t),
         Action::NextTab => switch_tab(state, tab.next()),
         Action::PrevTab => switch_tab(state, tab.prev()),
@@ -113,6 +113,8 @@ pub fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
             load_list(state, tab, Anchor::First, 1, true)
         }
         Action::Reload => reload(state, tab),
+        // Inside a detail, Enter belongs to the view (attempts, later); nothing to open yet.
+        Action::Open if detail_open => Vec::new(),
         Action::Open => open_detail(state, tab),
     }
 }
@@ -129,16 +131,55 @@ fn on_tick(state: &mut State) {
     state.dirty = true;
 }
 
-fn back(state: &mut State) {
+fn back(state: &mut State) -> Vec<Effect> {
     if state.current_mut().detail.take().is_some() {
         keep_cursor_visible(state, state.tab);
-        return;
+        return Vec::new();
     }
-    if let Some(frame) = state.nav.pop() {
-        // Requests still in flight for the replaced state are now stale and will be dropped.
-        state.tab = frame.tab;
-        *state.tab_state_mut(frame.tab) = frame.state;
+    let Some(frame) = state.nav.pop() else {
+        return Vec::new();
+    };
+    // Requests in flight for the replaced state are now stale and will be dropped; what the
+    // restored state was still waiting for was superseded, so ask again.
+    let tab = frame.replaced;
+    let mut saved = frame.saved;
+    let list_waiting = saved.list.pending.take();
+    let detail_waiting = saved
+        .detail
+        .as_mut()
+        .and_then(|d| d.pending.take().map(|_| d.id.clone()));
+    *state.tab_state_mut(tab) = saved;
+    state.tab = frame.return_to;
+    keep_cursor_visible(state, frame.return_to);
+    let mut effects = Vec::new();
+    if let Some(p) = list_waiting {
+        effects.extend(load_list(state, tab, p.anchor, p.page, p.new_page));
     }
+    if let Some(id) = detail_waiting {
+        effects.extend(load_detail(state, tab, id));
+    }
+    effects
+}
+
+/// Opens a tab's list with server-side filters, remembering where to come back to with Esc
+/// (cross-navigation: a callback's destinations or notifications, a destination's notifications).
+pub fn open_filtered(state: &mut State, to: Tab, filter: NotificationFilter) -> Vec<Effect> {
+    let saved = std::mem::take(state.tab_state_mut(to));
+    state.nav.push(NavFrame {
+        return_to: state.tab,
+        replaced: to,
+        saved,
+    });
+    state.tab = to;
+    let order = state
+        .nav
+        .last()
+        .map(|f| f.saved.list.order)
+        .unwrap_or_default();
+    let list = &mut state.tab_state_mut(to).list;
+    list.filter = filter;
+    list.order = order;
+    load_list(state, to, Anchor::First, 1, true)
 }
 
 fn switch_tab(state: &mut State, tab: Tab) -> Vec<Effect> {

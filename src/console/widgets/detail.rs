@@ -53,6 +53,24 @@ impl DetailView<'_> {
                 .right_aligned(),
             );
         }
+        // Lines are counted before wrapping, so this is a guide rather than an exact position.
+        let total = self.lines.len() as u16;
+        let visible = block.inner(area).height;
+        if total > visible {
+            let first = self.scroll.min(total.saturating_sub(visible));
+            block = block.title_bottom(
+                Line::from(Span::styled(
+                    format!(
+                        " {}–{} of {} ",
+                        first + 1,
+                        (first + visible).min(total),
+                        total
+                    ),
+                    t.muted,
+                ))
+                .right_aligned(),
+            );
+        }
         let inner = block.inner(area);
         frame.render_widget(block, area);
         let errors = match self.load {
