@@ -15,11 +15,19 @@ struct Screen {
 fn wait_for(screen: &Arc<Mutex<Screen>>, what: &str, pred: impl Fn(&str) -> bool) -> String {
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
-        let text = screen.lock().expect("screen lock").parser.screen().contents();
+        let text = screen
+            .lock()
+            .expect("screen lock")
+            .parser
+            .screen()
+            .contents();
         if pred(&text) {
             return text;
         }
-        assert!(Instant::now() < deadline, "timed out waiting for {what}; screen:\n{text}");
+        assert!(
+            Instant::now() < deadline,
+            "timed out waiting for {what}; screen:\n{text}"
+        );
         std::thread::yield_now();
         std::thread::sleep(Duration::from_millis(20)); // polling interval, not synchronisation
     }
@@ -30,7 +38,12 @@ fn demo_in_a_pty_switches_tabs_opens_detail_quits_and_restores_terminal() {
     let dirs = tempfile::tempdir().expect("tempdir");
     let pty = native_pty_system();
     let pair = pty
-        .openpty(PtySize { rows: 40, cols: 120, pixel_width: 0, pixel_height: 0 })
+        .openpty(PtySize {
+            rows: 40,
+            cols: 120,
+            pixel_width: 0,
+            pixel_height: 0,
+        })
         .expect("openpty");
     let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_switchboard"));
     cmd.arg("demo");
@@ -41,10 +54,16 @@ fn demo_in_a_pty_switches_tabs_opens_detail_quits_and_restores_terminal() {
     cmd.env("XDG_STATE_HOME", dirs.path().join("state"));
     cmd.env_remove("SWITCHBOARD_API_KEY");
     cmd.env_remove("METORIAL_API_KEY");
-    let mut child = pair.slave.spawn_command(cmd).expect("spawn switchboard demo");
+    let mut child = pair
+        .slave
+        .spawn_command(cmd)
+        .expect("spawn switchboard demo");
     drop(pair.slave);
 
-    let screen = Arc::new(Mutex::new(Screen { parser: vt100::Parser::new(40, 120, 0), raw: Vec::new() }));
+    let screen = Arc::new(Mutex::new(Screen {
+        parser: vt100::Parser::new(40, 120, 0),
+        raw: Vec::new(),
+    }));
     let mut reader = pair.master.try_clone_reader().expect("pty reader");
     let feed = Arc::clone(&screen);
     // Drain the PTY on a thread, or the child blocks on a full buffer.
@@ -68,15 +87,23 @@ fn demo_in_a_pty_switches_tabs_opens_detail_quits_and_restores_terminal() {
     let first = wait_for(&screen, "the teams list with data", |t| {
         t.contains("Teams") && t.contains("Platform") && t.contains("page 1")
     });
-    assert!(first.contains("profile demo"), "header names the profile:\n{first}");
+    assert!(
+        first.contains("profile demo"),
+        "header names the profile:\n{first}"
+    );
 
     press(b"3");
-    wait_for(&screen, "the callbacks tab", |t| t.contains("Callbacks ·") && t.contains("webhook_"));
+    wait_for(&screen, "the callbacks tab", |t| {
+        t.contains("Callbacks ·") && t.contains("webhook_")
+    });
     press(b"5");
     let notifications = wait_for(&screen, "the notifications tab", |t| {
         t.contains("Notifications ·") && (t.contains("succeeded") || t.contains("failed"))
     });
-    assert!(notifications.contains("Attempts"), "detail preview beside the list:\n{notifications}");
+    assert!(
+        notifications.contains("Attempts"),
+        "detail preview beside the list:\n{notifications}"
+    );
     press(b"\r");
     wait_for(&screen, "the opened notification detail", |t| {
         t.contains("Notification cbn_") && t.contains("Esc back")
@@ -92,7 +119,12 @@ fn demo_in_a_pty_switches_tabs_opens_detail_quits_and_restores_terminal() {
             break s;
         }
         if Instant::now() >= deadline {
-            let text = screen.lock().expect("screen lock").parser.screen().contents();
+            let text = screen
+                .lock()
+                .expect("screen lock")
+                .parser
+                .screen()
+                .contents();
             let _ = child.kill();
             panic!("switchboard did not exit after q; screen:\n{text}");
         }
@@ -104,11 +136,21 @@ fn demo_in_a_pty_switches_tabs_opens_detail_quits_and_restores_terminal() {
 
     let raw = screen.lock().expect("screen lock").raw.clone();
     let text = String::from_utf8_lossy(&raw);
-    let entered = text.rfind("\x1b[?1049h").expect("entered the alternate screen");
-    let left = text.rfind("\x1b[?1049l").expect("left the alternate screen");
+    let entered = text
+        .rfind("\x1b[?1049h")
+        .expect("entered the alternate screen");
+    let left = text
+        .rfind("\x1b[?1049l")
+        .expect("left the alternate screen");
     assert!(left > entered, "alternate screen left after it was entered");
-    assert!(text[left..].contains("\x1b[?25h") || text[..left].rfind("\x1b[?25h") > text[..left].rfind("\x1b[?25l"),
-        "cursor shown again");
+    assert!(
+        text[left..].contains("\x1b[?25h")
+            || text[..left].rfind("\x1b[?25h") > text[..left].rfind("\x1b[?25l"),
+        "cursor shown again"
+    );
     let s = screen.lock().expect("screen lock");
-    assert!(!s.parser.screen().alternate_screen(), "back on the main screen");
+    assert!(
+        !s.parser.screen().alternate_screen(),
+        "back on the main screen"
+    );
 }
