@@ -12,6 +12,17 @@ struct Screen {
     raw: Vec<u8>,
 }
 
+/// Kills the child if the test fails half way, so no console outlives its test.
+struct KillOnDrop(Box<dyn portable_pty::Child + Send + Sync>);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        if let Ok(None) = self.0.try_wait() {
+            let _ = self.0.kill();
+        }
+    }
+}
+
 fn wait_for(screen: &Arc<Mutex<Screen>>, what: &str, pred: impl Fn(&str) -> bool) -> String {
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
@@ -54,10 +65,11 @@ fn demo_in_a_pty_switches_tabs_opens_detail_quits_and_restores_terminal() {
     cmd.env("XDG_STATE_HOME", dirs.path().join("state"));
     cmd.env_remove("SWITCHBOARD_API_KEY");
     cmd.env_remove("METORIAL_API_KEY");
-    let mut child = pair
-        .slave
-        .spawn_command(cmd)
-        .expect("spawn switchboard demo");
+    let mut child = KillOnDrop(
+        pair.slave
+            .spawn_command(cmd)
+            .expect("spawn switchboard demo"),
+    );
     drop(pair.slave);
 
     let screen = Arc::new(Mutex::new(Screen {
@@ -115,7 +127,7 @@ fn demo_in_a_pty_switches_tabs_opens_detail_quits_and_restores_terminal() {
 
     let deadline = Instant::now() + Duration::from_secs(15);
     let status = loop {
-        if let Some(s) = child.try_wait().expect("wait child") {
+        if let Some(s) = child.0.try_wait().expect("wait child") {
             break s;
         }
         if Instant::now() >= deadline {
@@ -125,7 +137,7 @@ fn demo_in_a_pty_switches_tabs_opens_detail_quits_and_restores_terminal() {
                 .parser
                 .screen()
                 .contents();
-            let _ = child.kill();
+            let _ = child.0.kill();
             panic!("switchboard did not exit after q; screen:\n{text}");
         }
         std::thread::sleep(Duration::from_millis(20));
