@@ -97,7 +97,10 @@ where
         if let Some(v) = check().await {
             return v;
         }
-        assert!(Instant::now() < deadline, "condition not met within {limit:?}");
+        assert!(
+            Instant::now() < deadline,
+            "condition not met within {limit:?}"
+        );
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
 }
