@@ -217,14 +217,21 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 async fn attempt(inner: &Inner, due: DueNotification) {
     let store = inner.store.clone();
-    let dest_id = due.destination_id.clone();
+    let (dest_id, id, due_at) = (due.destination_id.clone(), due.id.clone(), due.due_at);
     let dest = tokio::task::spawn_blocking(move || {
-        store.with(|db| db.get::<DestinationRec>(kind::DESTINATION, &dest_id))
+        store.with(|db| -> Result<Option<Option<DestinationRec>>, StoreError> {
+            // The worker may have read this row before the previous attempt was recorded.
+            if !db.still_due(&id, due_at)? {
+                return Ok(None);
+            }
+            Ok(Some(db.get::<DestinationRec>(kind::DESTINATION, &dest_id)?))
+        })
     })
     .await;
     let target = match dest {
-        Ok(Ok(Some(d))) if d.active => d.destination.webhook_destination,
-        Ok(Ok(_)) => None,
+        Ok(Ok(None)) => return,
+        Ok(Ok(Some(Some(d)))) if d.active => d.destination.webhook_destination,
+        Ok(Ok(Some(_))) => None,
         Ok(Err(e)) => {
             tracing::error!("delivery: {e}");
             return;

@@ -274,6 +274,16 @@ impl Db<'_> {
         Ok(out)
     }
 
+    /// Whether a notification is still due at `due_at` (a stale read of the worker is not).
+    pub fn still_due(&self, id: &str, due_at: i64) -> Result<bool, StoreError> {
+        let n: i64 = self.0.query_row(
+            "SELECT COUNT(*) FROM notifications WHERE id = ?1 AND next_attempt_at = ?2",
+            params![id, due_at],
+            |r| r.get(0),
+        )?;
+        Ok(n > 0)
+    }
+
     /// Notifications still to be sent, soonest first, with when each falls due.
     pub fn upcoming(&self, limit: usize) -> Result<Vec<DueNotification>, StoreError> {
         let mut stmt = self.0.prepare_cached(
