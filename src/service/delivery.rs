@@ -9,7 +9,7 @@ use chrono::Utc;
 use hmac::{Hmac, KeyInit, Mac};
 use serde_json::Value;
 use sha2::Sha256;
-use tokio::sync::{Notify, Semaphore, watch};
+use tokio::sync::{Notify, OnceCell, Semaphore, watch};
 use tokio::task::JoinHandle;
 
 use super::ids::new_id;
@@ -87,7 +87,8 @@ pub fn backoff(attempts: usize, base: Duration) -> Duration {
 
 struct Inner {
     store: Arc<Store>,
-    http: reqwest::Client,
+    /// Built on first use: building one loads the TLS roots, which makes start-up slow.
+    http: OnceCell<reqwest::Client>,
     retry_base: Duration,
     api_host: String,
     wake: Notify,
@@ -110,21 +111,12 @@ struct Outcome {
 
 impl Delivery {
     /// A worker over `store`; `api_host` goes into signatures.
-    pub fn new(
-        store: Arc<Store>,
-        retry_base: Duration,
-        api_host: String,
-    ) -> Result<Self, reqwest::Error> {
-        let http = reqwest::Client::builder()
-            .no_proxy()
-            .redirect(reqwest::redirect::Policy::none())
-            .timeout(ATTEMPT_TIMEOUT)
-            .build()?;
+    pub fn new(store: Arc<Store>, retry_base: Duration, api_host: String) -> Self {
         let (stop, _) = watch::channel(false);
-        Ok(Self {
+        Self {
             inner: Arc::new(Inner {
                 store,
-                http,
+                http: OnceCell::new(),
                 retry_base,
                 api_host,
                 wake: Notify::new(),
@@ -132,7 +124,7 @@ impl Delivery {
                 permits: Arc::new(Semaphore::new(CONCURRENCY)),
                 stop,
             }),
-        })
+        }
     }
 
     /// Tells the worker that something new may be due.
@@ -266,7 +258,20 @@ async fn send(inner: &Inner, due: &DueNotification, url: &str, secret: &str) -> 
     );
     let started_at = Utc::now();
     let clock = Instant::now();
-    let mut req = inner.http.post(url).body(due.body.clone());
+    let http = inner
+        .http
+        .get_or_try_init(|| async {
+            reqwest::Client::builder()
+                .no_proxy()
+                .redirect(reqwest::redirect::Policy::none())
+                .timeout(ATTEMPT_TIMEOUT)
+                .build()
+        })
+        .await;
+    let mut req = match http {
+        Ok(h) => h.post(url).body(due.body.clone()),
+        Err(e) => return failed_before_sending(url, &due.body, headers, describe(&e)),
+    };
     for (k, v) in &headers {
         req = req.header(*k, v);
     }
@@ -310,6 +315,35 @@ async fn send(inner: &Inner, due: &DueNotification, url: &str, secret: &str) -> 
             request_error: error,
             duration,
             created_at: started_at,
+        },
+    }
+}
+
+/// An attempt that never left: recorded as a failure with the error.
+fn failed_before_sending(
+    url: &str,
+    body: &str,
+    headers: Vec<(&str, String)>,
+    error: String,
+) -> Outcome {
+    Outcome {
+        ok: false,
+        request: WebhookRequest {
+            object: "callback.notification.attempt.webhook_request".into(),
+            id: String::new(),
+            url: url.into(),
+            request_method: "POST".into(),
+            request_body: Some(body.into()),
+            request_headers: headers
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v))
+                .collect(),
+            response_headers: BTreeMap::new(),
+            response_status: -1,
+            response_body: None,
+            request_error: Some(error),
+            duration: 0,
+            created_at: Utc::now(),
         },
     }
 }

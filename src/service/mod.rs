@@ -158,9 +158,6 @@ pub enum ServiceError {
     /// The database failed.
     #[error("{0}")]
     Store(#[from] store::StoreError),
-    /// The HTTP client for deliveries could not be built.
-    #[error("delivery client: {0}")]
-    Http(#[from] reqwest::Error),
     /// A bad option.
     #[error("{0}")]
     Config(String),
@@ -196,7 +193,7 @@ pub async fn start(cfg: ServiceConfig) -> Result<RunningService, ServiceError> {
         .api_key
         .clone()
         .unwrap_or_else(|| Secret::new(format!("sk_local_{}", ids::random_alnum(40))));
-    let delivery = delivery::Delivery::new(store.clone(), cfg.retry_base, local.to_string())?;
+    let delivery = delivery::Delivery::new(store.clone(), cfg.retry_base, local.to_string());
     let app = app::App {
         store,
         base_url: base_url.clone(),
