@@ -34,9 +34,13 @@ struct Receiver {
     seen: mpsc::UnboundedSender<Received>,
 }
 
+/// Answers the next scripted status; `0` means "hang longer than any delivery timeout".
 async fn receive(State(r): State<Receiver>, headers: HeaderMap, body: String) -> StatusCode {
     let _ = r.seen.send(Received { headers, body });
     let code = r.script.lock().expect("script").pop_front().unwrap_or(200);
+    if code == 0 {
+        std::future::pending::<()>().await;
+    }
     StatusCode::from_u16(code).unwrap_or(StatusCode::OK)
 }
 
@@ -239,4 +243,76 @@ async fn a_restart_resumes_retrying_deliveries() {
     assert_eq!(n.attempts.len(), 2, "the retry happened after the restart");
     assert_eq!(n.attempts[1].index, 1);
     second.svc.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_slow_receiver_times_out_and_the_retry_succeeds() {
+    let mut cfg = config(Duration::from_millis(5));
+    cfg.delivery_timeout = Duration::from_millis(300);
+    let t = start_with(cfg).await;
+    let (url, _seen) = receiver(&[0]).await;
+    let (dest, _, hook) = destination_for_manual(&t, &url).await;
+    let id = fire(&t, &hook, &dest).await;
+    let n = wait_status(&t, &id, NotificationStatus::Succeeded).await;
+    assert_eq!(n.attempts.len(), 2);
+    let first = n.attempts[0].webhook_request.as_ref().expect("request");
+    assert_eq!(first.response_status, -1);
+    assert!(
+        first
+            .request_error
+            .as_deref()
+            .unwrap_or("")
+            .contains("timeout"),
+        "{:?}",
+        first.request_error
+    );
+    assert!(first.duration >= 300, "duration {}", first.duration);
+    t.svc.shutdown().await;
+}
+
+#[tokio::test]
+async fn unknown_hook_keys_are_404_and_hooks_need_no_bearer() {
+    let t = start_with(config(Duration::from_millis(5))).await;
+    let r = reqwest::Client::new()
+        .post(format!("{}/hooks/not-a-key", t.svc.base_url))
+        .json(&json!({"a": 1}))
+        .send()
+        .await
+        .expect("send");
+    assert_eq!(r.status(), 404);
+    t.svc.shutdown().await;
+}
+
+#[tokio::test]
+async fn simulation_generates_live_deliveries() {
+    let mut cfg = config(Duration::from_millis(5));
+    cfg.simulate_events = Some(Duration::from_millis(30));
+    let t = start_with(cfg).await;
+    let q = ListQuery {
+        limit: Some(5),
+        order: Some(switchboard::api::Order::Desc),
+        ..Default::default()
+    };
+    let before = t
+        .client
+        .list_notifications(&q, &NotificationFilter::default())
+        .await
+        .expect("list")
+        .items[0]
+        .id
+        .clone();
+    // New notifications appear and the built-in receiver answers them.
+    eventually(Duration::from_secs(10), || async {
+        let page = t
+            .client
+            .list_notifications(&q, &NotificationFilter::default())
+            .await
+            .ok()?;
+        page.items
+            .iter()
+            .any(|n| n.id > before && !n.attempts.is_empty())
+            .then_some(())
+    })
+    .await;
+    t.svc.shutdown().await;
 }

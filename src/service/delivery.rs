@@ -19,7 +19,7 @@ use crate::api::model::{Attempt, AttemptStatus, NotificationStatus, WebhookReque
 
 /// Attempts before a notification is `failed`.
 pub const MAX_ATTEMPTS: usize = 20;
-/// Per-attempt timeout.
+/// Per-attempt timeout of the real service (the default).
 pub const ATTEMPT_TIMEOUT: Duration = Duration::from_secs(10);
 /// Longest wait between attempts, before scaling by `retry_base`.
 const MAX_BACKOFF_UNITS: u64 = 30 * 60;
@@ -90,6 +90,7 @@ struct Inner {
     /// Built on first use: building one loads the TLS roots, which makes start-up slow.
     http: OnceCell<reqwest::Client>,
     retry_base: Duration,
+    timeout: Duration,
     api_host: String,
     wake: Notify,
     in_flight: Mutex<HashSet<String>>,
@@ -110,14 +111,20 @@ struct Outcome {
 }
 
 impl Delivery {
-    /// A worker over `store`; `api_host` goes into signatures.
-    pub fn new(store: Arc<Store>, retry_base: Duration, api_host: String) -> Self {
+    /// A worker over `store`; `api_host` goes into signatures; `timeout` bounds each attempt.
+    pub fn new(
+        store: Arc<Store>,
+        retry_base: Duration,
+        timeout: Duration,
+        api_host: String,
+    ) -> Self {
         let (stop, _) = watch::channel(false);
         Self {
             inner: Arc::new(Inner {
                 store,
                 http: OnceCell::new(),
                 retry_base,
+                timeout,
                 api_host,
                 wake: Notify::new(),
                 in_flight: Mutex::new(HashSet::new()),
@@ -142,7 +149,7 @@ impl Delivery {
         self.inner.stop.send_replace(true);
         let all = u32::try_from(CONCURRENCY).unwrap_or(u32::MAX);
         let _ = tokio::time::timeout(
-            ATTEMPT_TIMEOUT + Duration::from_secs(1),
+            self.inner.timeout + Duration::from_secs(1),
             self.inner.permits.acquire_many(all),
         )
         .await;
@@ -264,13 +271,14 @@ async fn send(inner: &Inner, due: &DueNotification, url: &str, secret: &str) -> 
             reqwest::Client::builder()
                 .no_proxy()
                 .redirect(reqwest::redirect::Policy::none())
-                .timeout(ATTEMPT_TIMEOUT)
                 .build()
         })
         .await;
     let mut req = match http {
-        Ok(h) => h.post(url).body(due.body.clone()),
-        Err(e) => return failed_before_sending(url, &due.body, headers, describe(&e)),
+        Ok(h) => h.post(url).timeout(inner.timeout).body(due.body.clone()),
+        Err(e) => {
+            return failed_before_sending(url, &due.body, headers, describe(&e, inner.timeout));
+        }
     };
     for (k, v) in &headers {
         req = req.header(*k, v);
@@ -293,7 +301,7 @@ async fn send(inner: &Inner, due: &DueNotification, url: &str, secret: &str) -> 
                 Err(e) => (status, hdrs, None, Some(e.to_string())),
             }
         }
-        Err(e) => (-1, BTreeMap::new(), None, Some(describe(&e))),
+        Err(e) => (-1, BTreeMap::new(), None, Some(describe(&e, inner.timeout))),
     };
     let duration = i64::try_from(clock.elapsed().as_millis()).unwrap_or(i64::MAX);
     let ok = (200..300).contains(&status);
@@ -348,9 +356,9 @@ fn failed_before_sending(
     }
 }
 
-fn describe(e: &reqwest::Error) -> String {
+fn describe(e: &reqwest::Error, timeout: Duration) -> String {
     if e.is_timeout() {
-        format!("timeout after {} ms", ATTEMPT_TIMEOUT.as_millis())
+        format!("timeout after {} ms", timeout.as_millis())
     } else if e.is_connect() {
         format!("connect error: {e}")
     } else {

@@ -59,6 +59,8 @@ pub struct ServiceConfig {
     pub retry_base: Duration,
     /// Requests per window before 429.
     pub rate_limit: Option<(u32, Duration)>,
+    /// Timeout of one delivery attempt (10 s, as the real service).
+    pub delivery_timeout: Duration,
     /// Remove the database's directory on shutdown (the demo's throwaway database).
     pub remove_db_dir_on_shutdown: bool,
 }
@@ -78,6 +80,7 @@ impl ServiceConfig {
             simulate_events: None,
             retry_base: Duration::from_secs(1),
             rate_limit: None,
+            delivery_timeout: delivery::ATTEMPT_TIMEOUT,
             remove_db_dir_on_shutdown: false,
         }
     }
@@ -193,7 +196,12 @@ pub async fn start(cfg: ServiceConfig) -> Result<RunningService, ServiceError> {
         .api_key
         .clone()
         .unwrap_or_else(|| Secret::new(format!("sk_local_{}", ids::random_alnum(40))));
-    let delivery = delivery::Delivery::new(store.clone(), cfg.retry_base, local.to_string());
+    let delivery = delivery::Delivery::new(
+        store.clone(),
+        cfg.retry_base,
+        cfg.delivery_timeout,
+        local.to_string(),
+    );
     let app = app::App {
         store,
         base_url: base_url.clone(),
