@@ -1,9 +1,12 @@
 //! The embedded local service: the whole API on SQLite with real webhook delivery.
 mod app;
+/// The webhook delivery worker and its signature.
 pub mod delivery;
 mod errors;
 mod events;
+/// Time-sortable ids.
 pub mod ids;
+/// List query parsing and pagination.
 pub mod paging;
 mod records;
 mod routes;
