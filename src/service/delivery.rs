@@ -7,7 +7,6 @@ use std::time::{Duration, Instant};
 
 use chrono::Utc;
 use hmac::{Hmac, KeyInit, Mac};
-use serde_json::Value;
 use sha2::Sha256;
 use tokio::sync::{Notify, OnceCell, Semaphore, watch};
 use tokio::task::JoinHandle;
@@ -46,31 +45,34 @@ pub fn sign_hex(secret: &str, host: &str, t: i64, body: &str) -> String {
     hex::encode(mac.finalize().into_bytes())
 }
 
+/// The ids a delivery's headers carry.
+#[derive(Debug, Clone, Copy)]
+pub struct HeaderIds<'a> {
+    /// `cbn_…`.
+    pub notification: &'a str,
+    /// `cbe_…`.
+    pub event: &'a str,
+    /// `clb_…`.
+    pub callback: &'a str,
+}
+
 /// The headers of a delivery, in the order they are sent.
 pub fn request_headers(
-    notification_id: &str,
+    ids: HeaderIds,
     body: &str,
     secret: &str,
     host: &str,
     t: i64,
 ) -> Vec<(&'static str, String)> {
-    let body_json: Value = serde_json::from_str(body).unwrap_or(Value::Null);
-    let field = |k: &str| {
-        body_json
-            .get(k)
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_string()
-    };
     vec![
         ("content-type", "application/json".into()),
         (
             "user-agent",
             "Metorial Callbacks (https://metorial.com)".into(),
         ),
-        ("metorial-notification-id", notification_id.into()),
-        ("metorial-event-id", field("eventId")),
-        ("metorial-callback-id", field("callbackId")),
+        ("metorial-notification-id", ids.notification.into()),
+        ("metorial-event-id", ids.event.into()),
+        ("metorial-callback-id", ids.callback.into()),
         ("metorial-version", "2025-01-01".into()),
         ("metorial-signature", signature(secret, host, t, body)),
     ]
@@ -256,8 +258,13 @@ async fn attempt(inner: &Inner, due: DueNotification) {
 
 /// Sends one attempt and captures the exchange.
 async fn send(inner: &Inner, due: &DueNotification, url: &str, secret: &str) -> Outcome {
+    let ids = HeaderIds {
+        notification: &due.id,
+        event: &due.event_id,
+        callback: &due.callback_id,
+    };
     let headers = request_headers(
-        &due.id,
+        ids,
         &due.body,
         secret,
         &inner.api_host,

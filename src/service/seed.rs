@@ -7,7 +7,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::Seed;
-use super::delivery::{MAX_ATTEMPTS, backoff, request_headers};
+use super::delivery::{HeaderIds, MAX_ATTEMPTS, backoff, request_headers};
 use super::events::{pending_notification, sample_payload};
 use super::ids::{id_at, new_id, random_alnum};
 use super::records::{
@@ -15,7 +15,7 @@ use super::records::{
     TeamRec, kind, organization_id, slugify, token_identifier,
 };
 use super::routes::signing_secret;
-use super::store::{Db, StoreError};
+use super::store::{Db, NotificationKeys, StoreError};
 use crate::api::model::{
     Attempt, AttemptStatus, Callback, CallbackSchedule, CallbackSelection, CallbackType,
     Destination, DestinationType, ImportStatus, Member, MemberRole, Notification,
@@ -368,7 +368,7 @@ fn demo(db: &Db, base_url: &str) -> Result<(), StoreError> {
                 .as_ref()
                 .map(|w| w.signing_secret.clone())
                 .unwrap_or_default();
-            let next = history(&mut n, &keys.body, &secret, &host, receiver, now, &mut rng);
+            let next = history(&mut n, &keys, &secret, &host, receiver, now, &mut rng);
             db.save_notification(&n, &keys, next)?;
         }
     }
@@ -379,7 +379,7 @@ fn demo(db: &Db, base_url: &str) -> Result<(), StoreError> {
 /// attempt is due (unix ms) for one still retrying.
 fn history(
     n: &mut Notification,
-    body: &str,
+    keys: &NotificationKeys,
     secret: &str,
     host: &str,
     receiver: &str,
@@ -393,6 +393,12 @@ fn history(
     };
     let mut at = n.created_at + TimeDelta::milliseconds(rng.random_range(5..40));
     let url = n.url.clone().unwrap_or_default();
+    let id = n.id.clone();
+    let ids = HeaderIds {
+        notification: &id,
+        event: &keys.event_id,
+        callback: &keys.callback_id,
+    };
     for index in 0..MAX_ATTEMPTS {
         if at > now {
             n.status = NotificationStatus::Retrying;
@@ -424,8 +430,8 @@ fn history(
                 id: attempt_id.replacen("cbna_", "cbnwr_", 1),
                 url: url.clone(),
                 request_method: "POST".into(),
-                request_body: Some(body.into()),
-                request_headers: request_headers(&n.id, body, secret, host, at.timestamp())
+                request_body: Some(keys.body.clone()),
+                request_headers: request_headers(ids, &keys.body, secret, host, at.timestamp())
                     .into_iter()
                     .map(|(k, v)| (k.to_string(), v))
                     .collect(),

@@ -97,6 +97,10 @@ pub struct DueNotification {
     pub body: String,
     /// When it falls due (unix ms).
     pub due_at: i64,
+    /// `cbe_…`.
+    pub event_id: String,
+    /// `clb_…`.
+    pub callback_id: String,
 }
 
 /// Column values of a notification row besides its JSON.
@@ -287,7 +291,8 @@ impl Db<'_> {
     /// Notifications still to be sent, soonest first, with when each falls due.
     pub fn upcoming(&self, limit: usize) -> Result<Vec<DueNotification>, StoreError> {
         let mut stmt = self.0.prepare_cached(
-            "SELECT id, destination_id, body, next_attempt_at FROM notifications
+            "SELECT id, destination_id, body, next_attempt_at, event_id, callback_id
+             FROM notifications
              WHERE next_attempt_at IS NOT NULL
              ORDER BY next_attempt_at, id LIMIT ?1",
         )?;
@@ -297,6 +302,8 @@ impl Db<'_> {
                 destination_id: r.get(1)?,
                 body: r.get(2)?,
                 due_at: r.get(3)?,
+                event_id: r.get(4)?,
+                callback_id: r.get(5)?,
             })
         })?;
         Ok(rows.collect::<Result<_, _>>()?)
