@@ -96,6 +96,8 @@ struct DestinationSeed {
     description: String,
     receiver: String,
     callbacks: Value,
+    /// Created this many hours ago (else weeks ago): it only got the events since.
+    age_hours: Option<i64>,
 }
 
 const DEMO: &str = include_str!("../../assets/seed/demo.json");
@@ -307,7 +309,8 @@ fn demo(db: &Db, base_url: &str) -> Result<(), StoreError> {
 
     let dest_times = spread(world.destinations.len(), 2, now - TimeDelta::days(40));
     let mut destinations = Vec::new();
-    for (d, at) in world.destinations.iter().zip(dest_times) {
+    for (d, spread_at) in world.destinations.iter().zip(dest_times) {
+        let at = d.age_hours.map_or(spread_at, |h| now - TimeDelta::hours(h));
         let selection = match &d.callbacks {
             Value::Array(idx) => CallbackSelection::selected(
                 idx.iter()
@@ -350,7 +353,9 @@ fn demo(db: &Db, base_url: &str) -> Result<(), StoreError> {
         let payload = sample_payload(&event_type, &mut rng);
         let event_id = id_at("cbe", at);
         for (dest, receiver) in &destinations {
-            if !dest.destination.callbacks.includes(&cb.callback.id) {
+            if at < dest.destination.created_at
+                || !dest.destination.callbacks.includes(&cb.callback.id)
+            {
                 continue;
             }
             let (mut n, keys) = pending_notification(

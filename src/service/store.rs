@@ -133,11 +133,12 @@ impl Db<'_> {
     /// Inserts or replaces a record.
     pub fn put<T: Serialize>(&self, kind: &str, id: &str, value: &T) -> Result<(), StoreError> {
         let data = serde_json::to_string(value)?;
-        self.0.execute(
-            "INSERT INTO records (kind, id, data) VALUES (?1, ?2, ?3)
+        self.0
+            .prepare_cached(
+                "INSERT INTO records (kind, id, data) VALUES (?1, ?2, ?3)
              ON CONFLICT (kind, id) DO UPDATE SET data = excluded.data",
-            params![kind, id, data],
-        )?;
+            )?
+            .execute(params![kind, id, data])?;
         Ok(())
     }
 
@@ -166,11 +167,12 @@ impl Db<'_> {
 
     /// Sets a value of the meta table.
     pub fn set_meta(&self, key: &str, value: &str) -> Result<(), StoreError> {
-        self.0.execute(
-            "INSERT INTO meta (key, value) VALUES (?1, ?2)
+        self.0
+            .prepare_cached(
+                "INSERT INTO meta (key, value) VALUES (?1, ?2)
              ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-            params![key, value],
-        )?;
+            )?
+            .execute(params![key, value])?;
         Ok(())
     }
 
@@ -200,13 +202,15 @@ impl Db<'_> {
         next_attempt_at: Option<i64>,
     ) -> Result<(), StoreError> {
         let data = serde_json::to_string(n)?;
-        self.0.execute(
-            "INSERT INTO notifications
+        self.0
+            .prepare_cached(
+                "INSERT INTO notifications
                  (id, event_id, callback_id, destination_id, status, next_attempt_at, body, data)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
              ON CONFLICT (id) DO UPDATE SET status = excluded.status,
                  next_attempt_at = excluded.next_attempt_at, data = excluded.data",
-            params![
+            )?
+            .execute(params![
                 n.id,
                 keys.event_id,
                 keys.callback_id,
@@ -215,8 +219,7 @@ impl Db<'_> {
                 next_attempt_at,
                 keys.body,
                 data
-            ],
-        )?;
+            ])?;
         Ok(())
     }
 
@@ -227,8 +230,9 @@ impl Db<'_> {
         next_attempt_at: Option<i64>,
     ) -> Result<(), StoreError> {
         let data = serde_json::to_string(n)?;
-        self.0.execute(
+        self.0.prepare_cached(
             "UPDATE notifications SET status = ?2, next_attempt_at = ?3, data = ?4 WHERE id = ?1",
+        )?.execute(
             params![n.id, n.status.as_str(), next_attempt_at, data],
         )?;
         Ok(())
