@@ -9,9 +9,14 @@ use serde_json::json;
 use support_service::{demo, start_with};
 use switchboard::service::ServiceConfig;
 
+/// An empty world: enough for rules that need no data.
+async fn bare() -> support_service::TestService {
+    start_with(ServiceConfig::ephemeral()).await
+}
+
 #[tokio::test]
 async fn auth_failures_have_their_messages() {
-    let t = demo().await;
+    let t = bare().await;
     let cases = [
         (None, "Missing Authorization header"),
         (Some("Basic abc"), "Malformed Authorization header"),
@@ -39,7 +44,7 @@ async fn auth_failures_have_their_messages() {
 
 #[tokio::test]
 async fn unknown_routes_are_404_endpoint_after_auth() {
-    let t = demo().await;
+    let t = bare().await;
     let r = t.get("/nothing/here").await;
     assert_eq!(
         (r.status, r.body["entity"].clone()),
@@ -54,7 +59,7 @@ async fn unknown_routes_are_404_endpoint_after_auth() {
 
 #[tokio::test]
 async fn validation_comes_before_lookup() {
-    let t = demo().await;
+    let t = bare().await;
     let r = t
         .raw(
             Method::PATCH,
@@ -82,7 +87,7 @@ async fn validation_comes_before_lookup() {
 
 #[tokio::test]
 async fn bad_bodies_are_400_not_crashes() {
-    let t = demo().await;
+    let t = bare().await;
     let r = t
         .raw(Method::POST, "/organization/teams", Some("{not json"), None)
         .await;

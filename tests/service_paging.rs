@@ -124,7 +124,7 @@ async fn walk(n: usize, limit: u32, desc: bool, insert: bool) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 16, ..ProptestConfig::default() })]
 
     #[test]
     fn walking_visits_every_item_once_in_order(
