@@ -99,7 +99,7 @@ async fn destination_for_manual(t: &TestService, url: &str) -> (String, String, 
 
 /// Posts an event to a hook URL (no bearer key) and returns the notification for `dest`.
 async fn fire(t: &TestService, hook: &str, dest: &str) -> String {
-    let r = reqwest::Client::new()
+    let r = support_service::http()
         .post(hook)
         .json(&json!({"type": "build.failed", "build": 42}))
         .send()
@@ -273,7 +273,7 @@ async fn a_slow_receiver_times_out_and_the_retry_succeeds() {
 #[tokio::test]
 async fn unknown_hook_keys_are_404_and_hooks_need_no_bearer() {
     let t = start_with(config(Duration::from_millis(5))).await;
-    let r = reqwest::Client::new()
+    let r = support_service::http()
         .post(format!("{}/hooks/not-a-key", t.svc.base_url))
         .json(&json!({"a": 1}))
         .send()

@@ -116,7 +116,7 @@ async fn bad_bodies_are_400_not_crashes() {
         .await;
     assert_eq!(r.status, 400);
     assert_eq!(r.body["errors"][0]["code"], "max_length");
-    let http = reqwest::Client::new();
+    let http = support_service::http();
     let r = http
         .post(format!("{}/organization/teams", t.svc.base_url))
         .bearer_auth(t.svc.api_key.expose())
