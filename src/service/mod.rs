@@ -25,7 +25,7 @@ use tokio::task::JoinHandle;
 
 use crate::api::Secret;
 
-pub use serve::{ServeArgs, serve};
+pub use serve::{ServeArgs, default_db_path, serve, serve_config};
 
 /// Where the database lives.
 #[derive(Debug, Clone)]

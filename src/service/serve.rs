@@ -107,7 +107,12 @@ impl ServeArgs {
 /// Starts the service, prints its base URL (and a generated key, once), and serves until Ctrl-C
 /// or SIGTERM.
 pub async fn serve(args: ServeArgs) -> Result<(), ServiceError> {
-    let cfg = args.to_config()?;
+    serve_config(args.to_config()?).await
+}
+
+/// Starts a service from a configuration (e.g. [`ServiceConfig::demo`]), prints its base URL and
+/// a generated key once, and serves until Ctrl-C or SIGTERM.
+pub async fn serve_config(cfg: ServiceConfig) -> Result<(), ServiceError> {
     let generated = cfg.api_key.is_none();
     let svc = start(cfg).await?;
     println!("Switchboard local service listening on {}", svc.base_url);
