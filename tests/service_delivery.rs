@@ -316,3 +316,42 @@ async fn simulation_generates_live_deliveries() {
     .await;
     t.svc.shutdown().await;
 }
+
+/// A process that dies mid-delivery: the notification was still pending, and the next run sends it.
+#[test]
+fn a_crash_mid_delivery_loses_nothing() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut cfg = config(Duration::from_millis(5));
+    cfg.db = DbLocation::Path(dir.path().join("service.db"));
+    cfg.delivery_timeout = Duration::from_secs(30);
+    let main = tokio::runtime::Runtime::new().expect("runtime");
+    // The first request hangs; later ones succeed.
+    let (url, mut seen) = main.block_on(receiver(&[0]));
+    let doomed = tokio::runtime::Runtime::new().expect("runtime");
+    let first_cfg = cfg.clone();
+    let id = doomed.block_on(async {
+        let t = start_with(first_cfg).await;
+        let (dest, _, hook) = destination_for_manual(&t, &url).await;
+        let id = fire(&t, &hook, &dest).await;
+        tokio::time::timeout(Duration::from_secs(10), seen.recv())
+            .await
+            .expect("first attempt in flight")
+            .expect("request");
+        // Leak the handle: the crash below must not run any graceful shutdown.
+        std::mem::forget(t);
+        id
+    });
+    // The crash: every task of the first service stops where it is.
+    doomed.shutdown_background();
+    main.block_on(async {
+        cfg.api_key = None;
+        let t = start_with(cfg).await;
+        let n = wait_status(&t, &id, NotificationStatus::Succeeded).await;
+        assert_eq!(n.attempts.len(), 1, "the unrecorded attempt is redone once");
+        assert!(
+            seen.recv().await.is_some(),
+            "delivered again after the crash"
+        );
+        t.svc.shutdown().await;
+    });
+}
