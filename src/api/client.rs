@@ -113,7 +113,14 @@ impl Client {
                 ));
             }
         }
-        let http = reqwest::Client::builder()
+        let mut builder = reqwest::Client::builder();
+        if base.scheme() == "http" {
+            // Plain HTTP (a local service) never needs TLS roots, and loading the system's costs
+            // a noticeable part of a headless command's run time. Redirects are off, so no
+            // request can move to an https URL.
+            builder = builder.tls_certs_only(Vec::new());
+        }
+        let http = builder
             // A redirect would turn a POST into a GET and could carry the key elsewhere: surface it.
             .redirect(reqwest::redirect::Policy::none())
             .user_agent(concat!("switchboard/", env!("CARGO_PKG_VERSION")))
