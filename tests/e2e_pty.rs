@@ -97,11 +97,14 @@ fn demo_in_a_pty_switches_tabs_opens_detail_quits_and_restores_terminal() {
     };
 
     let first = wait_for(&screen, "the teams list with data", |t| {
-        t.contains("Teams") && t.contains("Platform") && t.contains("page 1")
+        t.contains("Teams")
+            && t.contains("Platform")
+            && t.contains("page 1")
+            && t.contains("profile demo")
     });
     assert!(
-        first.contains("profile demo"),
-        "header names the profile:\n{first}"
+        first.contains("1 Teams") && first.contains("5 Notifications"),
+        "every tab in the header:\n{first}"
     );
 
     press(b"3");
@@ -110,11 +113,12 @@ fn demo_in_a_pty_switches_tabs_opens_detail_quits_and_restores_terminal() {
     });
     press(b"5");
     let notifications = wait_for(&screen, "the notifications tab", |t| {
-        t.contains("Notifications ·") && (t.contains("succeeded") || t.contains("failed"))
+        // Frames arrive in pieces: wait for the whole of it, detail preview included.
+        t.contains("Notifications ·") && t.contains("Attempts (") && t.contains("q quit")
     });
     assert!(
-        notifications.contains("Attempts"),
-        "detail preview beside the list:\n{notifications}"
+        notifications.contains("✓ succeeded") || notifications.contains("✗ failed"),
+        "statuses carry a symbol, not only a colour:\n{notifications}"
     );
     press(b"\r");
     wait_for(&screen, "the opened notification detail", |t| {
