@@ -63,6 +63,9 @@ fn demo_in_a_pty_switches_tabs_opens_detail_quits_and_restores_terminal() {
     cmd.env("XDG_CONFIG_HOME", dirs.path().join("config"));
     cmd.env("XDG_DATA_HOME", dirs.path().join("data"));
     cmd.env("XDG_STATE_HOME", dirs.path().join("state"));
+    let tmp = dirs.path().join("tmp");
+    std::fs::create_dir_all(&tmp).expect("tmp dir");
+    cmd.env("TMPDIR", &tmp);
     cmd.env_remove("SWITCHBOARD_API_KEY");
     cmd.env_remove("METORIAL_API_KEY");
     let mut child = KillOnDrop(
@@ -168,5 +171,14 @@ fn demo_in_a_pty_switches_tabs_opens_detail_quits_and_restores_terminal() {
     assert!(
         !s.parser.screen().alternate_screen(),
         "back on the main screen"
+    );
+    let left_behind: Vec<_> = std::fs::read_dir(&tmp)
+        .expect("read tmp")
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    assert!(
+        left_behind.is_empty(),
+        "the demo's throwaway database was not removed: {left_behind:?}"
     );
 }
