@@ -36,6 +36,20 @@ pub enum Action {
     PrevTab,
     /// Jump to a tab.
     GoTab(Tab),
+    /// New item (form).
+    Create,
+    /// Edit the item (form).
+    Edit,
+    /// Delete the item (confirmation).
+    Delete,
+    /// Team: set a project's roles.
+    SetProject,
+    /// Team: remove a project.
+    RemoveProject,
+    /// Team: add a member.
+    AddMember,
+    /// Team: remove a member.
+    RemoveMember,
 }
 
 impl Action {
@@ -61,6 +75,13 @@ impl Action {
             Action::GoTab(Tab::Callbacks) => "Callbacks tab",
             Action::GoTab(Tab::Destinations) => "Destinations tab",
             Action::GoTab(Tab::Notifications) => "Notifications tab",
+            Action::Create => "create",
+            Action::Edit => "edit",
+            Action::Delete => "delete",
+            Action::SetProject => "team: set a project's roles",
+            Action::RemoveProject => "team: remove a project",
+            Action::AddMember => "team: add a member",
+            Action::RemoveMember => "team: remove a member",
         }
     }
 
@@ -77,7 +98,30 @@ impl Action {
             Action::ToggleOrder => "order",
             Action::Reload => "reload",
             Action::NextTab | Action::PrevTab | Action::GoTab(_) => "tabs",
+            Action::Create => "new",
+            Action::Edit => "edit",
+            Action::Delete => "delete",
+            Action::SetProject | Action::RemoveProject => "project",
+            Action::AddMember | Action::RemoveMember => "member",
         }
+    }
+}
+
+/// The help row a write action shares with its kin: (the group, its description).
+fn write_group(a: Action) -> Option<(&'static [Action], &'static str)> {
+    const ITEM: &[Action] = &[Action::Create, Action::Edit, Action::Delete];
+    const TEAM: &[Action] = &[
+        Action::SetProject,
+        Action::RemoveProject,
+        Action::AddMember,
+        Action::RemoveMember,
+    ];
+    if ITEM.contains(&a) {
+        Some((ITEM, "create, edit, delete"))
+    } else if TEAM.contains(&a) {
+        Some((TEAM, "team: set/remove project, add/remove member"))
+    } else {
+        None
     }
 }
 
@@ -185,6 +229,13 @@ impl Default for Keymap {
             (KeySpec::ch('r'), Action::Reload),
             (KeySpec::plain(Tab), Action::NextTab),
             (KeySpec::plain(BackTab), Action::PrevTab),
+            (KeySpec::ch('c'), Action::Create),
+            (KeySpec::ch('e'), Action::Edit),
+            (KeySpec::ch('d'), Action::Delete),
+            (KeySpec::ch('p'), Action::SetProject),
+            (KeySpec::ch('x'), Action::RemoveProject),
+            (KeySpec::ch('m'), Action::AddMember),
+            (KeySpec::ch('M'), Action::RemoveMember),
         ];
         for (i, tab) in super::tab::Tab::ALL.iter().enumerate() {
             let digit = char::from_digit(i as u32 + 1, 10).unwrap_or('?');
@@ -243,6 +294,12 @@ impl Keymap {
                         .map(|t| self.label_for(Action::GoTab(*t)))
                         .collect();
                     rows.push((keys.join("/"), "jump to a tab"));
+                }
+            } else if let Some((group, text)) = write_group(*a) {
+                // Write keys share rows too, for the same reason.
+                if !seen.iter().any(|s| group.contains(s)) {
+                    let keys: Vec<String> = group.iter().map(|g| self.label_for(*g)).collect();
+                    rows.push((keys.join("/"), text));
                 }
             } else if !seen.contains(a) {
                 rows.push((self.label_for(*a), a.describe()));

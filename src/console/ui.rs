@@ -56,6 +56,9 @@ pub fn render(state: &State, frame: &mut Frame) {
         render_detail(state, &ctx, frame, area);
     }
     render_footer(state, frame, areas.footer);
+    if let Some(d) = &state.forms.dialog {
+        super::widgets::form::render(frame, screen, d, &state.theme);
+    }
     let toast_area = Rect::new(screen.x, areas.footer.y.saturating_sub(4), screen.width, 3);
     toast::render(frame, toast_area, &state.toasts, &state.theme);
     if state.help {

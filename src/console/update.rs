@@ -27,6 +27,9 @@ pub fn update(state: &mut State, msg: Msg) -> Vec<Effect> {
             Vec::new()
         }
         Msg::Api { req_id, result } => {
+            if super::forms::awaits(state, req_id) {
+                return super::forms::on_reply(state, req_id, result);
+            }
             on_reply(state, req_id, result);
             Vec::new()
         }
@@ -54,6 +57,9 @@ fn on_key(state: &mut State, key: KeyEvent) -> Vec<Effect> {
     }
     // Layers, outermost first: Ctrl-C, then an open dialog (forms take every key but their own
     // controls), then the help overlay, then the keymap.
+    if state.forms.dialog.is_some() {
+        return super::forms::on_key(state, key);
+    }
     let Some(action) = state.keymap.action_for(&key) else {
         return Vec::new();
     };
@@ -116,6 +122,13 @@ pub fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
         // Inside a detail, Enter belongs to the view (attempts, later); nothing to open yet.
         Action::Open if detail_open => Vec::new(),
         Action::Open => open_detail(state, tab),
+        Action::Create
+        | Action::Edit
+        | Action::Delete
+        | Action::SetProject
+        | Action::RemoveProject
+        | Action::AddMember
+        | Action::RemoveMember => super::forms::on_action(state, action),
     }
 }
 
@@ -373,6 +386,16 @@ fn on_reply(state: &mut State, req_id: u64, result: Result<ApiReply, Error>) {
             let e = Error::Invalid("expected a single item".into());
             detail_failed(state, tab, &e)
         }
+        // Only dialogs ask for picker items, and their replies are routed before this.
+        (Pane::List(tab), Ok(ApiReply::Options(_))) => {
+            let e = Error::Invalid("expected a list reply".into());
+            list_failed(state, tab, &e)
+        }
+        (Pane::Detail(tab), Ok(ApiReply::Options(_))) => {
+            let e = Error::Invalid("expected a single item".into());
+            detail_failed(state, tab, &e)
+        }
+        (Pane::Form(_), _) => {}
         (Pane::List(tab), Err(e)) => list_failed(state, tab, &e),
         (Pane::Detail(tab), Err(e)) => detail_failed(state, tab, &e),
     }
@@ -416,6 +439,7 @@ fn page_arrived(state: &mut State, tab: Tab, data: PageData) {
     if p.new_page {
         list.offset = 0;
     }
+    super::forms::land_cursor(state, tab);
     keep_cursor_visible(state, tab);
 }
 
