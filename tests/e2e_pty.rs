@@ -12,6 +12,17 @@ struct Screen {
     raw: Vec<u8>,
 }
 
+/// Kills the child if the test fails half way, so no console outlives its test.
+struct KillOnDrop(Box<dyn portable_pty::Child + Send + Sync>);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        if let Ok(None) = self.0.try_wait() {
+            let _ = self.0.kill();
+        }
+    }
+}
+
 fn wait_for(screen: &Arc<Mutex<Screen>>, what: &str, pred: impl Fn(&str) -> bool) -> String {
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
@@ -52,12 +63,16 @@ fn demo_in_a_pty_switches_tabs_opens_detail_quits_and_restores_terminal() {
     cmd.env("XDG_CONFIG_HOME", dirs.path().join("config"));
     cmd.env("XDG_DATA_HOME", dirs.path().join("data"));
     cmd.env("XDG_STATE_HOME", dirs.path().join("state"));
+    let tmp = dirs.path().join("tmp");
+    std::fs::create_dir_all(&tmp).expect("tmp dir");
+    cmd.env("TMPDIR", &tmp);
     cmd.env_remove("SWITCHBOARD_API_KEY");
     cmd.env_remove("METORIAL_API_KEY");
-    let mut child = pair
-        .slave
-        .spawn_command(cmd)
-        .expect("spawn switchboard demo");
+    let mut child = KillOnDrop(
+        pair.slave
+            .spawn_command(cmd)
+            .expect("spawn switchboard demo"),
+    );
     drop(pair.slave);
 
     let screen = Arc::new(Mutex::new(Screen {
@@ -85,11 +100,14 @@ fn demo_in_a_pty_switches_tabs_opens_detail_quits_and_restores_terminal() {
     };
 
     let first = wait_for(&screen, "the teams list with data", |t| {
-        t.contains("Teams") && t.contains("Platform") && t.contains("page 1")
+        t.contains("Teams")
+            && t.contains("Platform")
+            && t.contains("page 1")
+            && t.contains("profile demo")
     });
     assert!(
-        first.contains("profile demo"),
-        "header names the profile:\n{first}"
+        first.contains("1 Teams") && first.contains("5 Notifications"),
+        "every tab in the header:\n{first}"
     );
 
     press(b"3");
@@ -98,11 +116,12 @@ fn demo_in_a_pty_switches_tabs_opens_detail_quits_and_restores_terminal() {
     });
     press(b"5");
     let notifications = wait_for(&screen, "the notifications tab", |t| {
-        t.contains("Notifications ·") && (t.contains("succeeded") || t.contains("failed"))
+        // Frames arrive in pieces: wait for the whole of it, detail preview included.
+        t.contains("Notifications ·") && t.contains("Attempts (") && t.contains("q quit")
     });
     assert!(
-        notifications.contains("Attempts"),
-        "detail preview beside the list:\n{notifications}"
+        notifications.contains("✓ succeeded") || notifications.contains("✗ failed"),
+        "statuses carry a symbol, not only a colour:\n{notifications}"
     );
     press(b"\r");
     wait_for(&screen, "the opened notification detail", |t| {
@@ -115,7 +134,7 @@ fn demo_in_a_pty_switches_tabs_opens_detail_quits_and_restores_terminal() {
 
     let deadline = Instant::now() + Duration::from_secs(15);
     let status = loop {
-        if let Some(s) = child.try_wait().expect("wait child") {
+        if let Some(s) = child.0.try_wait().expect("wait child") {
             break s;
         }
         if Instant::now() >= deadline {
@@ -125,7 +144,7 @@ fn demo_in_a_pty_switches_tabs_opens_detail_quits_and_restores_terminal() {
                 .parser
                 .screen()
                 .contents();
-            let _ = child.kill();
+            let _ = child.0.kill();
             panic!("switchboard did not exit after q; screen:\n{text}");
         }
         std::thread::sleep(Duration::from_millis(20));
@@ -152,5 +171,14 @@ fn demo_in_a_pty_switches_tabs_opens_detail_quits_and_restores_terminal() {
     assert!(
         !s.parser.screen().alternate_screen(),
         "back on the main screen"
+    );
+    let left_behind: Vec<_> = std::fs::read_dir(&tmp)
+        .expect("read tmp")
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    assert!(
+        left_behind.is_empty(),
+        "the demo's throwaway database was not removed: {left_behind:?}"
     );
 }

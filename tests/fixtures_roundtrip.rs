@@ -89,6 +89,14 @@ fn lists_roundtrip() {
 }
 
 #[test]
+fn lists_are_written_with_the_list_typename() {
+    let p: Page<Team> = serde_json::from_value(fixture("team-list.json")).expect("decode");
+    let v = serde_json::to_value(&p).expect("encode");
+    assert_eq!(v["__typename"], "list");
+    assert_eq!(v, fixture("team-list.json"));
+}
+
+#[test]
 fn errors_decode() {
     let e: ApiError = roundtrip("error-invalid-data.json");
     assert_eq!(e.errors.len(), 2);
@@ -124,4 +132,31 @@ fn timestamps_keep_milliseconds() {
     let cb: Callback = serde_json::from_value(fixture("callback.json")).expect("decode");
     let back = serde_json::to_value(&cb).expect("encode");
     assert_eq!(back["created_at"], "2025-10-24T15:41:45.140Z");
+}
+
+#[test]
+fn debug_output_masks_secrets() {
+    let d: Destination = serde_json::from_value(fixture("destination.json")).expect("decode");
+    let secret = d
+        .webhook_destination
+        .as_ref()
+        .expect("webhook")
+        .signing_secret
+        .clone();
+    assert!(
+        !format!("{d:?}").contains(&secret),
+        "signing secret in Debug output"
+    );
+    let i: ProviderOauthImport =
+        serde_json::from_value(fixture("import-created.json")).expect("decode");
+    let token = i.id_token.clone().expect("id token");
+    assert!(
+        !format!("{i:?}").contains(&token),
+        "id token in Debug output"
+    );
+    let body = CreateImport {
+        access_token: "tok_supersecret_value".into(),
+        ..Default::default()
+    };
+    assert!(!format!("{body:?}").contains("supersecret"));
 }
