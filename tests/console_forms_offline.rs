@@ -478,3 +478,101 @@ fn member_lookup_refused_falls_back_to_typing_the_id() {
         "{sent:?}"
     );
 }
+
+#[test]
+fn edit_forms_prefilled_and_with_errors() {
+    // Teams: the name is required even when editing.
+    let mut app = app_on(Tab::Teams);
+    app.apply(ch('e'));
+    insta::assert_snapshot!("team_edit_filled", screen(&app));
+    app.apply(ctrl('u'));
+    app.apply(ctrl('s'));
+    assert!(writes(&mut app).is_empty());
+    insta::assert_snapshot!("team_edit_errors", screen(&app));
+
+    // Destinations: name and description only.
+    let mut app = app_on(Tab::Destinations);
+    app.apply(ch('e'));
+    insta::assert_snapshot!("destination_edit_filled", screen(&app));
+    app.apply(ctrl('s'));
+    assert!(writes(&mut app).is_empty(), "nothing changed, nothing sent");
+    assert!(screen(&app).contains("Nothing changed"));
+}
+
+#[test]
+fn import_edit_sends_only_changes_and_keeps_tokens_unless_typed() {
+    let mut app = app_on(Tab::Imports);
+    app.apply(ch('e'));
+    let s = screen(&app);
+    assert!(s.contains("empty keeps the current token"));
+    insta::assert_snapshot!("import_edit_filled", s);
+    // Fields: access token, id token, note, metadata, expires, scope, token type.
+    for _ in 0..4 {
+        app.apply(key(KeyCode::Tab));
+    }
+    app.apply(ctrl('u'));
+    app.apply(ctrl('s'));
+    assert!(writes(&mut app).is_empty(), "an expiry cannot be removed");
+    insta::assert_snapshot!("import_edit_errors", screen(&app));
+    typed(&mut app, "+30d");
+    app.apply(ctrl('s'));
+    let sent = writes(&mut app);
+    let [(_, WriteOp::UpdateImport(_, body))] = sent.as_slice() else {
+        panic!("one update expected");
+    };
+    assert!(body.expires_at.is_some());
+    assert!(
+        body.access_token.is_none() && body.id_token.is_none(),
+        "tokens unchanged"
+    );
+    assert!(
+        body.note.is_none() && body.metadata.is_none(),
+        "untouched fields not sent"
+    );
+}
+
+#[test]
+fn add_member_and_remove_project_forms() {
+    let mut app = app_on(Tab::Teams);
+    app.apply(key(KeyCode::Enter));
+    answer_all(&mut app);
+    app.apply(ch('m'));
+    answer_lookups(&mut app, |what| {
+        assert_eq!(what, Lookup::Members);
+        Ok(vec![
+            item("oac_1", "Ada Lovelace", "ada@example.com"),
+            item("oac_2", "Grace Hopper", "grace@example.com"),
+        ])
+    });
+    insta::assert_snapshot!("team_add_member_empty", screen(&app));
+    typed(&mut app, "grace");
+    insta::assert_snapshot!("team_add_member_filled", screen(&app));
+    app.apply(key(KeyCode::Enter));
+    let sent = writes(&mut app);
+    assert!(
+        matches!(sent.as_slice(), [(_, WriteOp::AddMember(_, a))] if a == "oac_2"),
+        "{sent:?}"
+    );
+    // A second add of the same actor: the server's 400 message stays in the dialog.
+    let (req_id, _) = sent.into_iter().next().expect("sent");
+    let err = api_error(json!({
+        "ok": false, "status": 400, "code": "bad_request",
+        "message": "The actor is already a member of the specified team"
+    }));
+    app.apply(Msg::Api {
+        req_id,
+        result: Err(err),
+    });
+    let s = screen(&app);
+    assert!(s.contains("already a member") && s.contains("grace"));
+    insta::assert_snapshot!("team_add_member_server_error", s);
+    app.apply(key(KeyCode::Esc));
+    app.apply(ch('y'));
+
+    app.apply(ch('x'));
+    insta::assert_snapshot!("team_remove_project_empty", screen(&app));
+    app.apply(ctrl('s'));
+    let s = screen(&app);
+    assert!(s.contains("Remove project"));
+    insta::assert_snapshot!("team_remove_project_confirm", s);
+}
