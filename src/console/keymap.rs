@@ -36,6 +36,8 @@ pub enum Action {
     PrevTab,
     /// Jump to a tab.
     GoTab(Tab),
+    /// Follow a webhook: cross-navigation, filter, watch, reveal.
+    Deliver(super::deliveries::DeliveryKey),
 }
 
 impl Action {
@@ -61,6 +63,7 @@ impl Action {
             Action::GoTab(Tab::Callbacks) => "Callbacks tab",
             Action::GoTab(Tab::Destinations) => "Destinations tab",
             Action::GoTab(Tab::Notifications) => "Notifications tab",
+            Action::Deliver(k) => k.describe(),
         }
     }
 
@@ -77,6 +80,7 @@ impl Action {
             Action::ToggleOrder => "order",
             Action::Reload => "reload",
             Action::NextTab | Action::PrevTab | Action::GoTab(_) => "tabs",
+            Action::Deliver(k) => k.hint(),
         }
     }
 }
@@ -190,6 +194,9 @@ impl Default for Keymap {
             let digit = char::from_digit(i as u32 + 1, 10).unwrap_or('?');
             b.push((KeySpec::ch(digit), Action::GoTab(*tab)));
         }
+        for k in super::deliveries::DeliveryKey::ALL {
+            b.push((KeySpec::ch(k.default_char()), Action::Deliver(k)));
+        }
         Self { bindings: b }
     }
 }
@@ -243,6 +250,14 @@ impl Keymap {
                         .map(|t| self.label_for(Action::GoTab(*t)))
                         .collect();
                     rows.push((keys.join("/"), "jump to a tab"));
+                }
+            } else if let Action::Deliver(_) = a {
+                // Likewise one row for the delivery keys.
+                if !seen.iter().any(|s| matches!(s, Action::Deliver(_))) {
+                    rows.push((
+                        super::deliveries::keys::help_keys(self),
+                        super::deliveries::keys::HELP,
+                    ));
                 }
             } else if !seen.contains(a) {
                 rows.push((self.label_for(*a), a.describe()));

@@ -2,6 +2,7 @@
 //! `ui` draws from the state. Entry point: [`run`]; tests drive [`App`].
 pub mod app;
 pub mod clock;
+pub mod deliveries;
 pub mod keymap;
 pub mod layout;
 pub mod msg;

@@ -39,6 +39,10 @@ pub enum Pane {
     List(Tab),
     /// The tab's detail pane.
     Detail(Tab),
+    /// A destination's health (its latest notifications).
+    Health,
+    /// Destinations fetched to check a signature.
+    Lookup,
 }
 
 /// A call for the worker to make.

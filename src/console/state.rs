@@ -210,6 +210,8 @@ pub struct State {
     pub dirty: bool,
     /// The user asked to leave.
     pub quit: bool,
+    /// Deliveries: attempt view, watch, filter dialog, health.
+    pub deliveries: super::deliveries::DeliveriesState,
 }
 
 impl State {
@@ -232,6 +234,7 @@ impl State {
             last_req: 0,
             dirty: true,
             quit: false,
+            deliveries: Default::default(),
         }
     }
 
@@ -264,12 +267,15 @@ impl State {
                 usize::from(t.list.pending.is_some())
                     + usize::from(t.detail.as_ref().is_some_and(|d| d.pending.is_some()))
             })
-            .sum()
+            .sum::<usize>()
+            + self.deliveries.in_flight()
     }
 
     /// Whether something moves on screen, so that ticks are needed.
     pub fn animating(&self) -> bool {
-        self.in_flight() > 0 || !self.toasts.is_empty()
+        self.in_flight() > 0
+            || !self.toasts.is_empty()
+            || super::deliveries::watch::needs_ticks(self)
     }
 
     /// Where the keyboard focus is.

@@ -2,6 +2,7 @@
 pub mod detail;
 pub mod fields;
 pub mod help;
+pub mod json;
 pub mod paged_table;
 pub mod toast;
 
