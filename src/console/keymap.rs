@@ -50,6 +50,8 @@ pub enum Action {
     AddMember,
     /// Team: remove a member.
     RemoveMember,
+    /// Follow a webhook: cross-navigation, filter, watch, reveal.
+    Deliver(super::deliveries::DeliveryKey),
 }
 
 impl Action {
@@ -82,6 +84,7 @@ impl Action {
             Action::RemoveProject => "team: remove a project",
             Action::AddMember => "team: add a member",
             Action::RemoveMember => "team: remove a member",
+            Action::Deliver(k) => k.describe(),
         }
     }
 
@@ -103,6 +106,7 @@ impl Action {
             Action::Delete => "delete",
             Action::SetProject | Action::RemoveProject => "project",
             Action::AddMember | Action::RemoveMember => "member",
+            Action::Deliver(k) => k.hint(),
         }
     }
 }
@@ -241,6 +245,9 @@ impl Default for Keymap {
             let digit = char::from_digit(i as u32 + 1, 10).unwrap_or('?');
             b.push((KeySpec::ch(digit), Action::GoTab(*tab)));
         }
+        for k in super::deliveries::DeliveryKey::ALL {
+            b.push((KeySpec::ch(k.default_char()), Action::Deliver(k)));
+        }
         Self { bindings: b }
     }
 }
@@ -300,6 +307,14 @@ impl Keymap {
                 if !seen.iter().any(|s| group.contains(s)) {
                     let keys: Vec<String> = group.iter().map(|g| self.label_for(*g)).collect();
                     rows.push((keys.join("/"), text));
+                }
+            } else if let Action::Deliver(_) = a {
+                // Likewise one row for the delivery keys.
+                if !seen.iter().any(|s| matches!(s, Action::Deliver(_))) {
+                    rows.push((
+                        super::deliveries::keys::help_keys(self),
+                        super::deliveries::keys::HELP,
+                    ));
                 }
             } else if !seen.contains(a) {
                 rows.push((self.label_for(*a), a.describe()));

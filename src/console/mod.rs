@@ -3,6 +3,7 @@
 pub mod app;
 pub mod clock;
 pub mod forms;
+pub mod deliveries;
 pub mod keymap;
 pub mod layout;
 pub mod msg;

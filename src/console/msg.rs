@@ -43,6 +43,10 @@ pub enum Pane {
     Detail(Tab),
     /// The open form dialog: 0 for its write, n for the lookup of field n-1.
     Form(u8),
+    /// A destination's health (its latest notifications).
+    Health,
+    /// Destinations fetched to check a signature.
+    Lookup,
 }
 
 /// A call for the worker to make.

@@ -1,6 +1,7 @@
 //! `update`: the only place state changes. It never awaits; I/O is returned as [`Effect`]s.
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
+use super::deliveries;
 use super::keymap::Action;
 use super::layout;
 use super::msg::{ApiCmd, ApiReply, Effect, Msg, Pane};
@@ -24,12 +25,16 @@ pub fn update(state: &mut State, msg: Msg) -> Vec<Effect> {
         }
         Msg::Tick => {
             on_tick(state);
-            Vec::new()
+            deliveries::actions::on_tick(state)
         }
         Msg::Api { req_id, result } => {
             if super::forms::awaits(state, req_id) {
                 return super::forms::on_reply(state, req_id, result);
             }
+            let result = match deliveries::actions::on_reply(state, req_id, result) {
+                deliveries::actions::Handled::Mine(effects) => return effects,
+                deliveries::actions::Handled::NotMine(r) => r,
+            };
             on_reply(state, req_id, result);
             Vec::new()
         }
@@ -59,6 +64,9 @@ fn on_key(state: &mut State, key: KeyEvent) -> Vec<Effect> {
     // controls), then the help overlay, then the keymap.
     if state.forms.dialog.is_some() {
         return super::forms::on_key(state, key);
+    }
+    if let Some(effects) = deliveries::actions::on_key(state, &key) {
+        return effects;
     }
     let Some(action) = state.keymap.action_for(&key) else {
         return Vec::new();
@@ -121,7 +129,12 @@ pub fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
         Action::Reload => reload(state, tab),
         // Inside a detail, Enter belongs to the view (attempts, later); nothing to open yet.
         Action::Open if detail_open => Vec::new(),
-        Action::Open => open_detail(state, tab),
+        Action::Open => {
+            let mut effects = open_detail(state, tab);
+            effects.extend(deliveries::actions::after_open(state, tab));
+            effects
+        }
+        Action::Deliver(k) => deliveries::actions::on_action(state, k),
         Action::Create
         | Action::Edit
         | Action::Delete
@@ -398,6 +411,8 @@ fn on_reply(state: &mut State, req_id: u64, result: Result<ApiReply, Error>) {
         (Pane::Form(_), _) => {}
         (Pane::List(tab), Err(e)) => list_failed(state, tab, &e),
         (Pane::Detail(tab), Err(e)) => detail_failed(state, tab, &e),
+        // Handled by `deliveries` before this point.
+        (Pane::Health | Pane::Lookup, _) => {}
     }
 }
 
