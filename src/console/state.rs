@@ -210,6 +210,8 @@ pub struct State {
     pub dirty: bool,
     /// The user asked to leave.
     pub quit: bool,
+    /// Command line, filters, sorts, raw view and the like.
+    pub power: super::power::PowerState,
 }
 
 impl State {
@@ -232,6 +234,7 @@ impl State {
             last_req: 0,
             dirty: true,
             quit: false,
+            power: Default::default(),
         }
     }
 

@@ -41,7 +41,11 @@ pub fn render(state: &State, frame: &mut Frame) {
             crate::api::Order::Desc => "newest first",
         };
         PagedTable {
-            title: format!("{} · {order}", state.tab.title()),
+            title: format!(
+                "{} · {order}{}",
+                state.tab.title(),
+                super::power::sort_suffix(state)
+            ),
             noun: state.tab.noun(),
             columns: views::columns(state.tab),
             rows: list.rows.iter().map(|r| views::cells(r, &ctx)).collect(),
@@ -51,11 +55,15 @@ pub fn render(state: &State, frame: &mut Frame) {
             theme: &state.theme,
         }
         .render(frame, area);
+        super::power::render_list_extras(state, frame, area);
     }
     if let Some(area) = areas.detail {
         render_detail(state, &ctx, frame, area);
     }
-    render_footer(state, frame, areas.footer);
+    super::power::render_overlay(state, frame, screen);
+    if !super::power::render_footer(state, frame, areas.footer) {
+        render_footer(state, frame, areas.footer);
+    }
     let toast_area = Rect::new(screen.x, areas.footer.y.saturating_sub(4), screen.width, 3);
     toast::render(frame, toast_area, &state.toasts, &state.theme);
     if state.help {
