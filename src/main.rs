@@ -146,18 +146,13 @@ async fn demo(g: &GlobalArgs, db: Option<std::path::PathBuf>) -> u8 {
             ..Default::default()
         },
     };
-    if let Err(e) = console::run(setup).await {
-        // Until the console exists the service stays up for headless use from another shell.
-        eprintln!("console: {e}");
-        eprintln!(
-            "the local service keeps running at {}; press Ctrl-C to stop",
-            svc.base_url
-        );
-        if let Err(e) = tokio::signal::ctrl_c().await {
-            return fail(&e);
-        }
+    let result = console::run(setup).await;
+    // Stop deliveries and remove the throwaway database before reporting.
+    svc.shutdown().await;
+    match result {
+        Ok(()) => 0,
+        Err(e) => fail(&format!("console: {e}")),
     }
-    0
 }
 
 /// The console's settings from the config, and a switcher that resolves other profiles quietly

@@ -125,3 +125,30 @@ fn timestamps_keep_milliseconds() {
     let back = serde_json::to_value(&cb).expect("encode");
     assert_eq!(back["created_at"], "2025-10-24T15:41:45.140Z");
 }
+
+#[test]
+fn debug_output_masks_secrets() {
+    let d: Destination = serde_json::from_value(fixture("destination.json")).expect("decode");
+    let secret = d
+        .webhook_destination
+        .as_ref()
+        .expect("webhook")
+        .signing_secret
+        .clone();
+    assert!(
+        !format!("{d:?}").contains(&secret),
+        "signing secret in Debug output"
+    );
+    let i: ProviderOauthImport =
+        serde_json::from_value(fixture("import-created.json")).expect("decode");
+    let token = i.id_token.clone().expect("id token");
+    assert!(
+        !format!("{i:?}").contains(&token),
+        "id token in Debug output"
+    );
+    let body = CreateImport {
+        access_token: "tok_supersecret_value".into(),
+        ..Default::default()
+    };
+    assert!(!format!("{body:?}").contains("supersecret"));
+}

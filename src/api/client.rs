@@ -105,7 +105,24 @@ impl Client {
             })?;
             headers.insert("metorial-instance-id", v);
         }
-        let http = reqwest::Client::builder()
+        for key in std::iter::once(&opts.api_key).chain(opts.organization_key.as_ref()) {
+            if HeaderValue::from_str(key.expose()).is_err() {
+                return Err(Error::Invalid(
+                    "the API key has characters an HTTP header cannot carry (a stray newline?)"
+                        .into(),
+                ));
+            }
+        }
+        let mut builder = reqwest::Client::builder();
+        if base.scheme() == "http" {
+            // Plain HTTP (a local service) never needs TLS roots, and loading the system's costs
+            // a noticeable part of a headless command's run time. Redirects are off, so no
+            // request can move to an https URL.
+            builder = builder.tls_certs_only(Vec::new());
+        }
+        let http = builder
+            // A redirect would turn a POST into a GET and could carry the key elsewhere: surface it.
+            .redirect(reqwest::redirect::Policy::none())
             .user_agent(concat!("switchboard/", env!("CARGO_PKG_VERSION")))
             .default_headers(headers)
             .connect_timeout(opts.connect_timeout)
@@ -430,4 +447,41 @@ fn retry_after(h: &HeaderMap) -> Option<Duration> {
         let secs: f64 = v.trim().parse().ok()?;
         (secs.is_finite() && secs >= 0.0).then(|| Duration::from_secs_f64(secs.min(3600.0)))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_key_that_cannot_be_a_header_is_a_clear_error() {
+        let opts = ClientOptions {
+            api_key: Secret::new("sk_abc\n"),
+            ..Default::default()
+        };
+        match Client::new(opts) {
+            Err(Error::Invalid(m)) => assert!(m.contains("API key"), "{m}"),
+            other => panic!("expected Invalid, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn base_url_must_be_http() {
+        let opts = ClientOptions {
+            base_url: "ftp://x".into(),
+            ..Default::default()
+        };
+        assert!(matches!(Client::new(opts), Err(Error::Invalid(_))));
+    }
+
+    #[test]
+    fn retry_after_prefers_retry_after_then_reset() {
+        let mut h = HeaderMap::new();
+        h.insert("ratelimit-reset", HeaderValue::from_static("7"));
+        assert_eq!(retry_after(&h), Some(Duration::from_secs(7)));
+        h.insert("retry-after", HeaderValue::from_static("2"));
+        assert_eq!(retry_after(&h), Some(Duration::from_secs(2)));
+        h.insert("retry-after", HeaderValue::from_static("soon"));
+        assert_eq!(retry_after(&h), Some(Duration::from_secs(7)));
+    }
 }

@@ -7,9 +7,8 @@ use std::time::{Duration, Instant};
 
 use chrono::Utc;
 use hmac::{Hmac, KeyInit, Mac};
-use serde_json::Value;
 use sha2::Sha256;
-use tokio::sync::{Notify, Semaphore, watch};
+use tokio::sync::{Notify, OnceCell, Semaphore, watch};
 use tokio::task::JoinHandle;
 
 use super::ids::new_id;
@@ -19,7 +18,7 @@ use crate::api::model::{Attempt, AttemptStatus, NotificationStatus, WebhookReque
 
 /// Attempts before a notification is `failed`.
 pub const MAX_ATTEMPTS: usize = 20;
-/// Per-attempt timeout.
+/// Per-attempt timeout of the real service (the default).
 pub const ATTEMPT_TIMEOUT: Duration = Duration::from_secs(10);
 /// Longest wait between attempts, before scaling by `retry_base`.
 const MAX_BACKOFF_UNITS: u64 = 30 * 60;
@@ -46,31 +45,34 @@ pub fn sign_hex(secret: &str, host: &str, t: i64, body: &str) -> String {
     hex::encode(mac.finalize().into_bytes())
 }
 
+/// The ids a delivery's headers carry.
+#[derive(Debug, Clone, Copy)]
+pub struct HeaderIds<'a> {
+    /// `cbn_…`.
+    pub notification: &'a str,
+    /// `cbe_…`.
+    pub event: &'a str,
+    /// `clb_…`.
+    pub callback: &'a str,
+}
+
 /// The headers of a delivery, in the order they are sent.
 pub fn request_headers(
-    notification_id: &str,
+    ids: HeaderIds,
     body: &str,
     secret: &str,
     host: &str,
     t: i64,
 ) -> Vec<(&'static str, String)> {
-    let body_json: Value = serde_json::from_str(body).unwrap_or(Value::Null);
-    let field = |k: &str| {
-        body_json
-            .get(k)
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_string()
-    };
     vec![
         ("content-type", "application/json".into()),
         (
             "user-agent",
             "Metorial Callbacks (https://metorial.com)".into(),
         ),
-        ("metorial-notification-id", notification_id.into()),
-        ("metorial-event-id", field("eventId")),
-        ("metorial-callback-id", field("callbackId")),
+        ("metorial-notification-id", ids.notification.into()),
+        ("metorial-event-id", ids.event.into()),
+        ("metorial-callback-id", ids.callback.into()),
         ("metorial-version", "2025-01-01".into()),
         ("metorial-signature", signature(secret, host, t, body)),
     ]
@@ -87,8 +89,10 @@ pub fn backoff(attempts: usize, base: Duration) -> Duration {
 
 struct Inner {
     store: Arc<Store>,
-    http: reqwest::Client,
+    /// Built on first use: building one loads the TLS roots, which makes start-up slow.
+    http: OnceCell<reqwest::Client>,
     retry_base: Duration,
+    timeout: Duration,
     api_host: String,
     wake: Notify,
     in_flight: Mutex<HashSet<String>>,
@@ -109,30 +113,27 @@ struct Outcome {
 }
 
 impl Delivery {
-    /// A worker over `store`; `api_host` goes into signatures.
+    /// A worker over `store`; `api_host` goes into signatures; `timeout` bounds each attempt.
     pub fn new(
         store: Arc<Store>,
         retry_base: Duration,
+        timeout: Duration,
         api_host: String,
-    ) -> Result<Self, reqwest::Error> {
-        let http = reqwest::Client::builder()
-            .no_proxy()
-            .redirect(reqwest::redirect::Policy::none())
-            .timeout(ATTEMPT_TIMEOUT)
-            .build()?;
+    ) -> Self {
         let (stop, _) = watch::channel(false);
-        Ok(Self {
+        Self {
             inner: Arc::new(Inner {
                 store,
-                http,
+                http: OnceCell::new(),
                 retry_base,
+                timeout,
                 api_host,
                 wake: Notify::new(),
                 in_flight: Mutex::new(HashSet::new()),
                 permits: Arc::new(Semaphore::new(CONCURRENCY)),
                 stop,
             }),
-        })
+        }
     }
 
     /// Tells the worker that something new may be due.
@@ -150,7 +151,7 @@ impl Delivery {
         self.inner.stop.send_replace(true);
         let all = u32::try_from(CONCURRENCY).unwrap_or(u32::MAX);
         let _ = tokio::time::timeout(
-            ATTEMPT_TIMEOUT + Duration::from_secs(1),
+            self.inner.timeout + Duration::from_secs(1),
             self.inner.permits.acquire_many(all),
         )
         .await;
@@ -217,14 +218,21 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 async fn attempt(inner: &Inner, due: DueNotification) {
     let store = inner.store.clone();
-    let dest_id = due.destination_id.clone();
+    let (dest_id, id, due_at) = (due.destination_id.clone(), due.id.clone(), due.due_at);
     let dest = tokio::task::spawn_blocking(move || {
-        store.with(|db| db.get::<DestinationRec>(kind::DESTINATION, &dest_id))
+        store.with(|db| -> Result<Option<Option<DestinationRec>>, StoreError> {
+            // The worker may have read this row before the previous attempt was recorded.
+            if !db.still_due(&id, due_at)? {
+                return Ok(None);
+            }
+            Ok(Some(db.get::<DestinationRec>(kind::DESTINATION, &dest_id)?))
+        })
     })
     .await;
     let target = match dest {
-        Ok(Ok(Some(d))) if d.active => d.destination.webhook_destination,
-        Ok(Ok(_)) => None,
+        Ok(Ok(None)) => return,
+        Ok(Ok(Some(Some(d)))) if d.active => d.destination.webhook_destination,
+        Ok(Ok(Some(_))) => None,
         Ok(Err(e)) => {
             tracing::error!("delivery: {e}");
             return;
@@ -250,8 +258,13 @@ async fn attempt(inner: &Inner, due: DueNotification) {
 
 /// Sends one attempt and captures the exchange.
 async fn send(inner: &Inner, due: &DueNotification, url: &str, secret: &str) -> Outcome {
+    let ids = HeaderIds {
+        notification: &due.id,
+        event: &due.event_id,
+        callback: &due.callback_id,
+    };
     let headers = request_headers(
-        &due.id,
+        ids,
         &due.body,
         secret,
         &inner.api_host,
@@ -259,7 +272,21 @@ async fn send(inner: &Inner, due: &DueNotification, url: &str, secret: &str) -> 
     );
     let started_at = Utc::now();
     let clock = Instant::now();
-    let mut req = inner.http.post(url).body(due.body.clone());
+    let http = inner
+        .http
+        .get_or_try_init(|| async {
+            reqwest::Client::builder()
+                .no_proxy()
+                .redirect(reqwest::redirect::Policy::none())
+                .build()
+        })
+        .await;
+    let mut req = match http {
+        Ok(h) => h.post(url).timeout(inner.timeout).body(due.body.clone()),
+        Err(e) => {
+            return failed_before_sending(url, &due.body, headers, describe(&e, inner.timeout));
+        }
+    };
     for (k, v) in &headers {
         req = req.header(*k, v);
     }
@@ -281,7 +308,7 @@ async fn send(inner: &Inner, due: &DueNotification, url: &str, secret: &str) -> 
                 Err(e) => (status, hdrs, None, Some(e.to_string())),
             }
         }
-        Err(e) => (-1, BTreeMap::new(), None, Some(describe(&e))),
+        Err(e) => (-1, BTreeMap::new(), None, Some(describe(&e, inner.timeout))),
     };
     let duration = i64::try_from(clock.elapsed().as_millis()).unwrap_or(i64::MAX);
     let ok = (200..300).contains(&status);
@@ -307,9 +334,38 @@ async fn send(inner: &Inner, due: &DueNotification, url: &str, secret: &str) -> 
     }
 }
 
-fn describe(e: &reqwest::Error) -> String {
+/// An attempt that never left: recorded as a failure with the error.
+fn failed_before_sending(
+    url: &str,
+    body: &str,
+    headers: Vec<(&str, String)>,
+    error: String,
+) -> Outcome {
+    Outcome {
+        ok: false,
+        request: WebhookRequest {
+            object: "callback.notification.attempt.webhook_request".into(),
+            id: String::new(),
+            url: url.into(),
+            request_method: "POST".into(),
+            request_body: Some(body.into()),
+            request_headers: headers
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v))
+                .collect(),
+            response_headers: BTreeMap::new(),
+            response_status: -1,
+            response_body: None,
+            request_error: Some(error),
+            duration: 0,
+            created_at: Utc::now(),
+        },
+    }
+}
+
+fn describe(e: &reqwest::Error, timeout: Duration) -> String {
     if e.is_timeout() {
-        format!("timeout after {} ms", ATTEMPT_TIMEOUT.as_millis())
+        format!("timeout after {} ms", timeout.as_millis())
     } else if e.is_connect() {
         format!("connect error: {e}")
     } else {

@@ -1,9 +1,12 @@
 //! The embedded local service: the whole API on SQLite with real webhook delivery.
 mod app;
+/// The webhook delivery worker and its signature.
 pub mod delivery;
 mod errors;
 mod events;
+/// Time-sortable ids.
 pub mod ids;
+/// List query parsing and pagination.
 pub mod paging;
 mod records;
 mod routes;
@@ -22,7 +25,7 @@ use tokio::task::JoinHandle;
 
 use crate::api::Secret;
 
-pub use serve::{ServeArgs, serve};
+pub use serve::{ServeArgs, default_db_path, serve, serve_config};
 
 /// Where the database lives.
 #[derive(Debug, Clone)]
@@ -59,6 +62,8 @@ pub struct ServiceConfig {
     pub retry_base: Duration,
     /// Requests per window before 429.
     pub rate_limit: Option<(u32, Duration)>,
+    /// Timeout of one delivery attempt (10 s, as the real service).
+    pub delivery_timeout: Duration,
     /// Remove the database's directory on shutdown (the demo's throwaway database).
     pub remove_db_dir_on_shutdown: bool,
 }
@@ -78,6 +83,7 @@ impl ServiceConfig {
             simulate_events: None,
             retry_base: Duration::from_secs(1),
             rate_limit: None,
+            delivery_timeout: delivery::ATTEMPT_TIMEOUT,
             remove_db_dir_on_shutdown: false,
         }
     }
@@ -158,9 +164,6 @@ pub enum ServiceError {
     /// The database failed.
     #[error("{0}")]
     Store(#[from] store::StoreError),
-    /// The HTTP client for deliveries could not be built.
-    #[error("delivery client: {0}")]
-    Http(#[from] reqwest::Error),
     /// A bad option.
     #[error("{0}")]
     Config(String),
@@ -196,7 +199,12 @@ pub async fn start(cfg: ServiceConfig) -> Result<RunningService, ServiceError> {
         .api_key
         .clone()
         .unwrap_or_else(|| Secret::new(format!("sk_local_{}", ids::random_alnum(40))));
-    let delivery = delivery::Delivery::new(store.clone(), cfg.retry_base, local.to_string())?;
+    let delivery = delivery::Delivery::new(
+        store.clone(),
+        cfg.retry_base,
+        cfg.delivery_timeout,
+        local.to_string(),
+    );
     let app = app::App {
         store,
         base_url: base_url.clone(),

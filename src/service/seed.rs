@@ -7,7 +7,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::Seed;
-use super::delivery::{MAX_ATTEMPTS, backoff, request_headers};
+use super::delivery::{HeaderIds, MAX_ATTEMPTS, backoff, request_headers};
 use super::events::{pending_notification, sample_payload};
 use super::ids::{id_at, new_id, random_alnum};
 use super::records::{
@@ -15,7 +15,7 @@ use super::records::{
     TeamRec, kind, organization_id, slugify, token_identifier,
 };
 use super::routes::signing_secret;
-use super::store::{Db, StoreError};
+use super::store::{Db, NotificationKeys, StoreError};
 use crate::api::model::{
     Attempt, AttemptStatus, Callback, CallbackSchedule, CallbackSelection, CallbackType,
     Destination, DestinationType, ImportStatus, Member, MemberRole, Notification,
@@ -96,6 +96,8 @@ struct DestinationSeed {
     description: String,
     receiver: String,
     callbacks: Value,
+    /// Created this many hours ago (else weeks ago): it only got the events since.
+    age_hours: Option<i64>,
 }
 
 const DEMO: &str = include_str!("../../assets/seed/demo.json");
@@ -307,7 +309,8 @@ fn demo(db: &Db, base_url: &str) -> Result<(), StoreError> {
 
     let dest_times = spread(world.destinations.len(), 2, now - TimeDelta::days(40));
     let mut destinations = Vec::new();
-    for (d, at) in world.destinations.iter().zip(dest_times) {
+    for (d, spread_at) in world.destinations.iter().zip(dest_times) {
+        let at = d.age_hours.map_or(spread_at, |h| now - TimeDelta::hours(h));
         let selection = match &d.callbacks {
             Value::Array(idx) => CallbackSelection::selected(
                 idx.iter()
@@ -350,7 +353,9 @@ fn demo(db: &Db, base_url: &str) -> Result<(), StoreError> {
         let payload = sample_payload(&event_type, &mut rng);
         let event_id = id_at("cbe", at);
         for (dest, receiver) in &destinations {
-            if !dest.destination.callbacks.includes(&cb.callback.id) {
+            if at < dest.destination.created_at
+                || !dest.destination.callbacks.includes(&cb.callback.id)
+            {
                 continue;
             }
             let (mut n, keys) = pending_notification(
@@ -368,7 +373,7 @@ fn demo(db: &Db, base_url: &str) -> Result<(), StoreError> {
                 .as_ref()
                 .map(|w| w.signing_secret.clone())
                 .unwrap_or_default();
-            let next = history(&mut n, &keys.body, &secret, &host, receiver, now, &mut rng);
+            let next = history(&mut n, &keys, &secret, &host, receiver, now, &mut rng);
             db.save_notification(&n, &keys, next)?;
         }
     }
@@ -379,7 +384,7 @@ fn demo(db: &Db, base_url: &str) -> Result<(), StoreError> {
 /// attempt is due (unix ms) for one still retrying.
 fn history(
     n: &mut Notification,
-    body: &str,
+    keys: &NotificationKeys,
     secret: &str,
     host: &str,
     receiver: &str,
@@ -393,6 +398,12 @@ fn history(
     };
     let mut at = n.created_at + TimeDelta::milliseconds(rng.random_range(5..40));
     let url = n.url.clone().unwrap_or_default();
+    let id = n.id.clone();
+    let ids = HeaderIds {
+        notification: &id,
+        event: &keys.event_id,
+        callback: &keys.callback_id,
+    };
     for index in 0..MAX_ATTEMPTS {
         if at > now {
             n.status = NotificationStatus::Retrying;
@@ -424,8 +435,8 @@ fn history(
                 id: attempt_id.replacen("cbna_", "cbnwr_", 1),
                 url: url.clone(),
                 request_method: "POST".into(),
-                request_body: Some(body.into()),
-                request_headers: request_headers(&n.id, body, secret, host, at.timestamp())
+                request_body: Some(keys.body.clone()),
+                request_headers: request_headers(ids, &keys.body, secret, host, at.timestamp())
                     .into_iter()
                     .map(|(k, v)| (k.to_string(), v))
                     .collect(),

@@ -99,7 +99,7 @@ impl ServeArgs {
             simulate_events: self.simulate_events.map(Duration::from_secs),
             retry_base: Duration::from_millis(self.retry_base_ms.max(1)),
             rate_limit: self.rate_limit,
-            remove_db_dir_on_shutdown: false,
+            ..ServiceConfig::ephemeral()
         })
     }
 }
@@ -107,7 +107,12 @@ impl ServeArgs {
 /// Starts the service, prints its base URL (and a generated key, once), and serves until Ctrl-C
 /// or SIGTERM.
 pub async fn serve(args: ServeArgs) -> Result<(), ServiceError> {
-    let cfg = args.to_config()?;
+    serve_config(args.to_config()?).await
+}
+
+/// Starts a service from a configuration (e.g. [`ServiceConfig::demo`]), prints its base URL and
+/// a generated key once, and serves until Ctrl-C or SIGTERM.
+pub async fn serve_config(cfg: ServiceConfig) -> Result<(), ServiceError> {
     let generated = cfg.api_key.is_none();
     let svc = start(cfg).await?;
     println!("Switchboard local service listening on {}", svc.base_url);
@@ -129,4 +134,41 @@ async fn wait_for_signal() -> Result<(), ServiceError> {
         _ = term.recv() => {}
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rate_limits_parse_with_units() {
+        assert_eq!(
+            parse_rate_limit("100/60s"),
+            Ok((100, Duration::from_secs(60)))
+        );
+        assert_eq!(parse_rate_limit("5/2m"), Ok((5, Duration::from_secs(120))));
+        assert_eq!(parse_rate_limit("7/30"), Ok((7, Duration::from_secs(30))));
+        for bad in ["100", "0/60s", "10/0s", "x/60s", "10/5d"] {
+            assert!(parse_rate_limit(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn memory_db_and_missing_key_variable() {
+        use clap::Parser;
+        #[derive(clap::Parser)]
+        struct Cli {
+            #[command(flatten)]
+            serve: ServeArgs,
+        }
+        let cli = Cli::try_parse_from(["x", "--db", ":memory:", "--seed", "demo"]).expect("parse");
+        let cfg = cli.serve.to_config().expect("config");
+        assert!(matches!(cfg.db, DbLocation::Memory));
+        assert_eq!(cfg.seed, Seed::Demo);
+        assert_eq!(cfg.addr.to_string(), "127.0.0.1:8787");
+        let cli = Cli::try_parse_from(["x", "--api-key-env", "SWITCHBOARD_SURELY_UNSET_VAR"])
+            .expect("parse");
+        assert!(cli.serve.to_config().is_err());
+        assert!(Cli::try_parse_from(["x", "--seed", "lots"]).is_err());
+    }
 }

@@ -97,6 +97,10 @@ pub struct DueNotification {
     pub body: String,
     /// When it falls due (unix ms).
     pub due_at: i64,
+    /// `cbe_…`.
+    pub event_id: String,
+    /// `clb_…`.
+    pub callback_id: String,
 }
 
 /// Column values of a notification row besides its JSON.
@@ -129,11 +133,12 @@ impl Db<'_> {
     /// Inserts or replaces a record.
     pub fn put<T: Serialize>(&self, kind: &str, id: &str, value: &T) -> Result<(), StoreError> {
         let data = serde_json::to_string(value)?;
-        self.0.execute(
-            "INSERT INTO records (kind, id, data) VALUES (?1, ?2, ?3)
+        self.0
+            .prepare_cached(
+                "INSERT INTO records (kind, id, data) VALUES (?1, ?2, ?3)
              ON CONFLICT (kind, id) DO UPDATE SET data = excluded.data",
-            params![kind, id, data],
-        )?;
+            )?
+            .execute(params![kind, id, data])?;
         Ok(())
     }
 
@@ -162,11 +167,12 @@ impl Db<'_> {
 
     /// Sets a value of the meta table.
     pub fn set_meta(&self, key: &str, value: &str) -> Result<(), StoreError> {
-        self.0.execute(
-            "INSERT INTO meta (key, value) VALUES (?1, ?2)
+        self.0
+            .prepare_cached(
+                "INSERT INTO meta (key, value) VALUES (?1, ?2)
              ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-            params![key, value],
-        )?;
+            )?
+            .execute(params![key, value])?;
         Ok(())
     }
 
@@ -196,13 +202,15 @@ impl Db<'_> {
         next_attempt_at: Option<i64>,
     ) -> Result<(), StoreError> {
         let data = serde_json::to_string(n)?;
-        self.0.execute(
-            "INSERT INTO notifications
+        self.0
+            .prepare_cached(
+                "INSERT INTO notifications
                  (id, event_id, callback_id, destination_id, status, next_attempt_at, body, data)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
              ON CONFLICT (id) DO UPDATE SET status = excluded.status,
                  next_attempt_at = excluded.next_attempt_at, data = excluded.data",
-            params![
+            )?
+            .execute(params![
                 n.id,
                 keys.event_id,
                 keys.callback_id,
@@ -211,8 +219,7 @@ impl Db<'_> {
                 next_attempt_at,
                 keys.body,
                 data
-            ],
-        )?;
+            ])?;
         Ok(())
     }
 
@@ -223,8 +230,9 @@ impl Db<'_> {
         next_attempt_at: Option<i64>,
     ) -> Result<(), StoreError> {
         let data = serde_json::to_string(n)?;
-        self.0.execute(
+        self.0.prepare_cached(
             "UPDATE notifications SET status = ?2, next_attempt_at = ?3, data = ?4 WHERE id = ?1",
+        )?.execute(
             params![n.id, n.status.as_str(), next_attempt_at, data],
         )?;
         Ok(())
@@ -274,10 +282,21 @@ impl Db<'_> {
         Ok(out)
     }
 
+    /// Whether a notification is still due at `due_at` (a stale read of the worker is not).
+    pub fn still_due(&self, id: &str, due_at: i64) -> Result<bool, StoreError> {
+        let n: i64 = self.0.query_row(
+            "SELECT COUNT(*) FROM notifications WHERE id = ?1 AND next_attempt_at = ?2",
+            params![id, due_at],
+            |r| r.get(0),
+        )?;
+        Ok(n > 0)
+    }
+
     /// Notifications still to be sent, soonest first, with when each falls due.
     pub fn upcoming(&self, limit: usize) -> Result<Vec<DueNotification>, StoreError> {
         let mut stmt = self.0.prepare_cached(
-            "SELECT id, destination_id, body, next_attempt_at FROM notifications
+            "SELECT id, destination_id, body, next_attempt_at, event_id, callback_id
+             FROM notifications
              WHERE next_attempt_at IS NOT NULL
              ORDER BY next_attempt_at, id LIMIT ?1",
         )?;
@@ -287,6 +306,8 @@ impl Db<'_> {
                 destination_id: r.get(1)?,
                 body: r.get(2)?,
                 due_at: r.get(3)?,
+                event_id: r.get(4)?,
+                callback_id: r.get(5)?,
             })
         })?;
         Ok(rows.collect::<Result<_, _>>()?)

@@ -57,8 +57,7 @@ impl TestService {
         body: Option<&str>,
         auth: Option<Option<&str>>,
     ) -> Raw {
-        let http = reqwest::Client::new();
-        let mut rb = http.request(method, format!("{}{path}", self.svc.base_url));
+        let mut rb = http().request(method, format!("{}{path}", self.svc.base_url));
         match auth {
             None => rb = rb.bearer_auth(self.svc.api_key.expose()),
             Some(Some(h)) => rb = rb.header("authorization", h),
@@ -86,6 +85,18 @@ impl TestService {
     }
 }
 
+/// One plain HTTP client for the whole test binary (building one loads TLS roots, which is slow).
+/// No pooled connections, so no connection outlives the runtime of the test that opened it.
+pub fn http() -> &'static reqwest::Client {
+    static HTTP: std::sync::OnceLock<reqwest::Client> = std::sync::OnceLock::new();
+    HTTP.get_or_init(|| {
+        reqwest::Client::builder()
+            .pool_max_idle_per_host(0)
+            .build()
+            .expect("http client")
+    })
+}
+
 /// Polls `check` until it returns `Some`, for at most `limit`.
 pub async fn eventually<T, F, Fut>(limit: Duration, mut check: F) -> T
 where
@@ -97,7 +108,10 @@ where
         if let Some(v) = check().await {
             return v;
         }
-        assert!(Instant::now() < deadline, "condition not met within {limit:?}");
+        assert!(
+            Instant::now() < deadline,
+            "condition not met within {limit:?}"
+        );
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
 }

@@ -43,8 +43,8 @@ fn destination_object() -> String {
     "callback.destination".into()
 }
 
-/// URL and signing secret of a webhook destination.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// URL and signing secret of a webhook destination. `Debug` masks the secret.
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
 pub struct WebhookDestination {
     /// Where deliveries go.
     pub url: String,
@@ -89,5 +89,17 @@ impl CallbackSelection {
                 .as_ref()
                 .is_some_and(|ids| ids.iter().any(|i| i == callback_id)),
         }
+    }
+}
+
+impl std::fmt::Debug for WebhookDestination {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WebhookDestination")
+            .field("url", &self.url)
+            .field(
+                "signing_secret",
+                &crate::api::secret::mask(&self.signing_secret),
+            )
+            .finish()
     }
 }

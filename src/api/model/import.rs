@@ -9,8 +9,8 @@ open_enum!(
     ImportStatus { Active => "active", Expired => "expired" }
 );
 
-/// `provider_oauth.import`. The access token itself is never returned.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// `provider_oauth.import`. The access token itself is never returned; `Debug` masks the id token.
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
 pub struct ProviderOauthImport {
     /// Always `provider_oauth.import`.
     #[serde(default = "import_object")]
@@ -48,4 +48,25 @@ pub struct ProviderOauthImport {
 
 fn import_object() -> String {
     "provider_oauth.import".into()
+}
+
+impl std::fmt::Debug for ProviderOauthImport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ProviderOauthImport")
+            .field("id", &self.id)
+            .field("status", &self.status)
+            .field("note", &self.note)
+            .field("metadata", &self.metadata)
+            .field("connection_id", &self.connection_id)
+            .field(
+                "id_token",
+                &self.id_token.as_deref().map(crate::api::secret::mask),
+            )
+            .field("scope", &self.scope)
+            .field("token_type", &self.token_type)
+            .field("identifier", &self.identifier)
+            .field("created_at", &self.created_at)
+            .field("expires_at", &self.expires_at)
+            .finish()
+    }
 }
