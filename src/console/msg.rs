@@ -21,6 +21,8 @@ pub enum Msg {
         /// What came back.
         result: Result<ApiReply, Error>,
     },
+    /// Mouse, clipboard and profile news for the power tools.
+    Power(super::power::PowerMsg),
 }
 
 /// A successful worker reply.
@@ -88,4 +90,6 @@ pub enum Effect {
     },
     /// Leave the console.
     Quit,
+    /// Clipboard, history file or profile switch.
+    Power(super::power::PowerEffect),
 }

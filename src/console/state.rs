@@ -214,6 +214,8 @@ pub struct State {
     pub forms: super::forms::FormsState,
     /// Deliveries: attempt view, watch, filter dialog, health.
     pub deliveries: super::deliveries::DeliveriesState,
+    /// Command line, filters, sorts, raw view and the like.
+    pub power: super::power::PowerState,
 }
 
 impl State {
@@ -238,6 +240,7 @@ impl State {
             quit: false,
             forms: Default::default(),
             deliveries: Default::default(),
+            power: Default::default(),
         }
     }
 

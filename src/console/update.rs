@@ -15,6 +15,22 @@ use crate::api::{Error, ListQuery, NotificationFilter};
 
 /// Applies one message and returns what must be done outside.
 pub fn update(state: &mut State, msg: Msg) -> Vec<Effect> {
+    if let Some(effects) = super::power::intercept(state, &msg) {
+        return effects;
+    }
+    // Filtered and sorted rows go back to server order for everything but cursor moves.
+    let keep_view = super::power::keeps_view(state, &msg);
+    if !keep_view {
+        super::power::unapply(state);
+    }
+    let effects = update_inner(state, msg);
+    if !keep_view {
+        super::power::apply(state);
+    }
+    effects
+}
+
+fn update_inner(state: &mut State, msg: Msg) -> Vec<Effect> {
     match msg {
         Msg::Key(key) => on_key(state, key),
         Msg::Resize(w, h) => {
@@ -38,6 +54,8 @@ pub fn update(state: &mut State, msg: Msg) -> Vec<Effect> {
             on_reply(state, req_id, result);
             Vec::new()
         }
+        // Handled by `power::intercept`.
+        Msg::Power(_) => Vec::new(),
     }
 }
 
@@ -95,12 +113,16 @@ pub fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
     state.dirty = true;
     let tab = state.tab;
     let detail_open = state.current().detail.is_some();
+    if state.read_only && action.is_write() {
+        return super::power::refuse(state, action);
+    }
     match action {
         Action::Quit => quit(state),
         Action::Help => {
             state.help = !state.help;
             Vec::new()
         }
+        Action::Back if super::power::filter_active(state) => super::power::clear_filter(state),
         Action::Back => back(state),
         Action::GoTab(t) => switch_tab(state, t),
         Action::NextTab => switch_tab(state, tab.next()),
@@ -142,6 +164,15 @@ pub fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
         | Action::RemoveProject
         | Action::AddMember
         | Action::RemoveMember => super::forms::on_action(state, action),
+        Action::Command
+        | Action::Filter
+        | Action::Sort
+        | Action::SortFlip
+        | Action::RawJson
+        | Action::CopyId
+        | Action::CopyJson
+        | Action::NextMatch
+        | Action::PrevMatch => super::power::on_action(state, action),
     }
 }
 
@@ -241,7 +272,7 @@ fn scroll_detail(state: &mut State, action: Action) {
 }
 
 /// Keeps the selected row inside the visible window of the tab's list.
-fn keep_cursor_visible(state: &mut State, tab: Tab) {
+pub fn keep_cursor_visible(state: &mut State, tab: Tab) {
     let size = state.size;
     let ts = state.tab_state_mut(tab);
     let error_lines = match &ts.list.load {
