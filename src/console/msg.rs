@@ -21,6 +21,8 @@ pub enum Msg {
         /// What came back.
         result: Result<ApiReply, Error>,
     },
+    /// Mouse, clipboard and profile news for the power tools.
+    Power(super::power::PowerMsg),
 }
 
 /// A successful worker reply.
@@ -43,6 +45,10 @@ pub enum Pane {
     Detail(Tab),
     /// The open form dialog: 0 for its write, n for the lookup of field n-1.
     Form(u8),
+    /// A destination's health (its latest notifications).
+    Health,
+    /// Destinations fetched to check a signature.
+    Lookup,
 }
 
 /// A call for the worker to make.
@@ -84,4 +90,6 @@ pub enum Effect {
     },
     /// Leave the console.
     Quit,
+    /// Clipboard, history file or profile switch.
+    Power(super::power::PowerEffect),
 }

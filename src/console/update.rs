@@ -1,6 +1,7 @@
 //! `update`: the only place state changes. It never awaits; I/O is returned as [`Effect`]s.
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
+use super::deliveries;
 use super::keymap::Action;
 use super::layout;
 use super::msg::{ApiCmd, ApiReply, Effect, Msg, Pane};
@@ -14,6 +15,22 @@ use crate::api::{Error, ListQuery, NotificationFilter};
 
 /// Applies one message and returns what must be done outside.
 pub fn update(state: &mut State, msg: Msg) -> Vec<Effect> {
+    if let Some(effects) = super::power::intercept(state, &msg) {
+        return effects;
+    }
+    // Filtered and sorted rows go back to server order for everything but cursor moves.
+    let keep_view = super::power::keeps_view(state, &msg);
+    if !keep_view {
+        super::power::unapply(state);
+    }
+    let effects = update_inner(state, msg);
+    if !keep_view {
+        super::power::apply(state);
+    }
+    effects
+}
+
+fn update_inner(state: &mut State, msg: Msg) -> Vec<Effect> {
     match msg {
         Msg::Key(key) => on_key(state, key),
         Msg::Resize(w, h) => {
@@ -24,15 +41,21 @@ pub fn update(state: &mut State, msg: Msg) -> Vec<Effect> {
         }
         Msg::Tick => {
             on_tick(state);
-            Vec::new()
+            deliveries::actions::on_tick(state)
         }
         Msg::Api { req_id, result } => {
             if super::forms::awaits(state, req_id) {
                 return super::forms::on_reply(state, req_id, result);
             }
+            let result = match deliveries::actions::on_reply(state, req_id, result) {
+                deliveries::actions::Handled::Mine(effects) => return effects,
+                deliveries::actions::Handled::NotMine(r) => r,
+            };
             on_reply(state, req_id, result);
             Vec::new()
         }
+        // Handled by `power::intercept`.
+        Msg::Power(_) => Vec::new(),
     }
 }
 
@@ -59,6 +82,9 @@ fn on_key(state: &mut State, key: KeyEvent) -> Vec<Effect> {
     // controls), then the help overlay, then the keymap.
     if state.forms.dialog.is_some() {
         return super::forms::on_key(state, key);
+    }
+    if let Some(effects) = deliveries::actions::on_key(state, &key) {
+        return effects;
     }
     let Some(action) = state.keymap.action_for(&key) else {
         return Vec::new();
@@ -87,12 +113,16 @@ pub fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
     state.dirty = true;
     let tab = state.tab;
     let detail_open = state.current().detail.is_some();
+    if state.read_only && action.is_write() {
+        return super::power::refuse(state, action);
+    }
     match action {
         Action::Quit => quit(state),
         Action::Help => {
             state.help = !state.help;
             Vec::new()
         }
+        Action::Back if super::power::filter_active(state) => super::power::clear_filter(state),
         Action::Back => back(state),
         Action::GoTab(t) => switch_tab(state, t),
         Action::NextTab => switch_tab(state, tab.next()),
@@ -121,7 +151,12 @@ pub fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
         Action::Reload => reload(state, tab),
         // Inside a detail, Enter belongs to the view (attempts, later); nothing to open yet.
         Action::Open if detail_open => Vec::new(),
-        Action::Open => open_detail(state, tab),
+        Action::Open => {
+            let mut effects = open_detail(state, tab);
+            effects.extend(deliveries::actions::after_open(state, tab));
+            effects
+        }
+        Action::Deliver(k) => deliveries::actions::on_action(state, k),
         Action::Create
         | Action::Edit
         | Action::Delete
@@ -129,6 +164,15 @@ pub fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
         | Action::RemoveProject
         | Action::AddMember
         | Action::RemoveMember => super::forms::on_action(state, action),
+        Action::Command
+        | Action::Filter
+        | Action::Sort
+        | Action::SortFlip
+        | Action::RawJson
+        | Action::CopyId
+        | Action::CopyJson
+        | Action::NextMatch
+        | Action::PrevMatch => super::power::on_action(state, action),
     }
 }
 
@@ -228,7 +272,7 @@ fn scroll_detail(state: &mut State, action: Action) {
 }
 
 /// Keeps the selected row inside the visible window of the tab's list.
-fn keep_cursor_visible(state: &mut State, tab: Tab) {
+pub fn keep_cursor_visible(state: &mut State, tab: Tab) {
     let size = state.size;
     let ts = state.tab_state_mut(tab);
     let error_lines = match &ts.list.load {
@@ -398,6 +442,8 @@ fn on_reply(state: &mut State, req_id: u64, result: Result<ApiReply, Error>) {
         (Pane::Form(_), _) => {}
         (Pane::List(tab), Err(e)) => list_failed(state, tab, &e),
         (Pane::Detail(tab), Err(e)) => detail_failed(state, tab, &e),
+        // Handled by `deliveries` before this point.
+        (Pane::Health | Pane::Lookup, _) => {}
     }
 }
 

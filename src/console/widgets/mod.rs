@@ -4,6 +4,7 @@ pub mod detail;
 pub mod fields;
 pub mod form;
 pub mod help;
+pub mod json;
 pub mod paged_table;
 pub mod toast;
 
