@@ -138,7 +138,10 @@ fn read_only_refuses_write_keys() {
         app.apply(ch(c));
         assert!(!dialog_open(&app));
     }
-    assert!(screen(&app).to_lowercase().contains("read-only"), "a message says why");
+    assert!(
+        screen(&app).to_lowercase().contains("read-only"),
+        "a message says why"
+    );
 }
 
 /// Fills the import form: deployment chosen, tokens, metadata lines, an ISO expiry.
