@@ -579,3 +579,22 @@ fn add_member_and_remove_project_forms() {
     assert!(s.contains("Remove project"));
     insta::assert_snapshot!("team_remove_project_confirm", s);
 }
+
+#[test]
+fn import_form_fits_the_smallest_terminal() {
+    let mut app = app_on(Tab::Imports);
+    app.apply(Msg::Resize(80, 24));
+    app.apply(ch('c'));
+    fill_import(&mut app);
+    let s = screen(&app);
+    for label in [
+        "Belongs to",
+        "Access token",
+        "Metadata",
+        "Token type",
+        "Ctrl-S",
+    ] {
+        assert!(s.contains(label), "{label} visible at 80x24:\n{s}");
+    }
+    insta::assert_snapshot!("import_create_filled_80x24", s);
+}
