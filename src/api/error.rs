@@ -2,7 +2,7 @@
 use serde::{Deserialize, Serialize};
 
 /// The flat error body the API sends with every non-2xx status.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct ApiError {
     /// Always false.
     #[serde(default)]
@@ -34,7 +34,7 @@ pub struct ApiError {
 }
 
 /// One validation problem; `path` is the array of keys leading to the field.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct ValidationIssue {
     /// `invalid_type`, `invalid_enum`, `invalid_min`, …
     pub code: String,

@@ -2,7 +2,7 @@
 use serde::{Deserialize, Serialize};
 
 /// Sort order by id, i.e. by creation time.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Order {
     /// Oldest first (the API's default).
@@ -80,7 +80,7 @@ impl ListQuery {
 }
 
 /// Paging flags of a list reply. There is no total and no cursor.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Pagination {
     /// More items come before the first one.
     #[serde(default)]
@@ -92,7 +92,7 @@ pub struct Pagination {
 
 /// `{ "items": [...], "pagination": {...} }`. `__typename` is ignored when read and written as
 /// `"list"`, as the real service sends it.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, utoipa::ToSchema)]
 pub struct Page<T> {
     /// The page's items in the requested order.
     pub items: Vec<T>,

@@ -102,9 +102,10 @@ impl Limiter {
     }
 }
 
-/// Paths that take no bearer key: incoming hooks (the key is in the path) and the demo receiver.
-fn is_public(path: &str) -> bool {
-    path.starts_with("/hooks/") || path.starts_with("/_receiver/")
+/// Paths that take no bearer key: incoming hooks (the key is in the path), the demo receiver and
+/// the OpenAPI document.
+pub(super) fn is_public(path: &str) -> bool {
+    path.starts_with("/hooks/") || path.starts_with("/_receiver/") || path == "/openapi.json"
 }
 
 fn bearer(headers: &HeaderMap, uri: &Uri) -> Result<String, Failure> {

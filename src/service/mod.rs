@@ -6,6 +6,8 @@ mod errors;
 mod events;
 /// Time-sortable ids.
 pub mod ids;
+/// The generated OpenAPI document.
+pub mod openapi;
 /// List query parsing and pagination.
 pub mod paging;
 mod records;

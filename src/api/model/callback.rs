@@ -14,7 +14,7 @@ open_enum!(
 );
 
 /// `callback`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Callback {
     /// Always `callback`.
     #[serde(default = "callback_object")]
@@ -45,7 +45,7 @@ fn callback_object() -> String {
 }
 
 /// `callback.schedule`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct CallbackSchedule {
     /// Always `callback.schedule`.
     #[serde(default = "schedule_object")]

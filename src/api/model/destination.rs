@@ -15,7 +15,7 @@ open_enum!(
 );
 
 /// `callback.destination`. No `updated_at`, no status: deleted ones vanish from lists.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Destination {
     /// Always `callback.destination`.
     #[serde(default = "destination_object")]
@@ -44,7 +44,7 @@ fn destination_object() -> String {
 }
 
 /// URL and signing secret of a webhook destination. `Debug` masks the secret.
-#[derive(Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct WebhookDestination {
     /// Where deliveries go.
     pub url: String,
@@ -53,7 +53,7 @@ pub struct WebhookDestination {
 }
 
 /// `{"type":"all"}` or `{"type":"selected","callback_ids":[…]}`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct CallbackSelection {
     /// All or selected.
     #[serde(rename = "type")]

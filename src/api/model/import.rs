@@ -10,7 +10,7 @@ open_enum!(
 );
 
 /// `provider_oauth.import`. The access token itself is never returned; `Debug` masks the id token.
-#[derive(Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct ProviderOauthImport {
     /// Always `provider_oauth.import`.
     #[serde(default = "import_object")]
@@ -23,6 +23,7 @@ pub struct ProviderOauthImport {
     pub note: Option<String>,
     /// Key-value metadata, `{}` by default.
     #[serde(default)]
+    #[schema(value_type = Object)]
     pub metadata: serde_json::Map<String, serde_json::Value>,
     /// `poc_…`, nullable.
     pub connection_id: Option<String>,

@@ -51,6 +51,21 @@ macro_rules! open_enum {
             }
         }
 
+        // A string schema listing the known values, for the service's OpenAPI document.
+        impl utoipa::PartialSchema for $name {
+            fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+                utoipa::openapi::schema::ObjectBuilder::new()
+                    .schema_type(utoipa::openapi::schema::Type::String)
+                    .enum_values(Some([$($text),+]))
+                    .description(Some(
+                        "Known values; clients should keep unknown ones as text.",
+                    ))
+                    .into()
+            }
+        }
+
+        impl utoipa::ToSchema for $name {}
+
         impl From<&str> for $name {
             fn from(s: &str) -> Self {
                 match s {

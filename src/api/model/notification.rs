@@ -27,7 +27,7 @@ open_enum!(
 );
 
 /// `callback.notification`. It holds no event, callback or destination id: those are in the body.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Notification {
     /// Always `callback.notification`.
     #[serde(default = "notification_object")]
@@ -77,7 +77,7 @@ impl Notification {
 }
 
 /// `callback.notification.attempt`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Attempt {
     /// Always `callback.notification.attempt`.
     #[serde(default = "attempt_object")]
@@ -100,7 +100,7 @@ fn attempt_object() -> String {
 }
 
 /// `callback.notification.attempt.webhook_request`: the exact request sent and what came back.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct WebhookRequest {
     /// Always `callback.notification.attempt.webhook_request`.
     #[serde(default = "request_object")]

@@ -15,7 +15,7 @@ open_enum!(
 );
 
 /// `organization.project`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Project {
     /// Always `organization.project`.
     #[serde(default = "project_object")]
@@ -43,7 +43,7 @@ fn project_object() -> String {
 }
 
 /// `management.team.role`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct TeamRole {
     /// Always `management.team.role`.
     #[serde(default = "role_object")]
@@ -74,7 +74,7 @@ fn role_object() -> String {
 }
 
 /// `organization.member`: a person in the organization; `actor_id` is what team membership takes.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Member {
     /// Always `organization.member`.
     #[serde(default = "member_object")]

@@ -2,7 +2,7 @@
 use serde::{Deserialize, Serialize};
 
 /// Body of `POST /organization/teams`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct CreateTeam {
     /// Required.
     pub name: String,
@@ -12,7 +12,7 @@ pub struct CreateTeam {
 }
 
 /// Body of `POST /organization/teams/{id}` (update).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct UpdateTeam {
     /// New name.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -23,7 +23,7 @@ pub struct UpdateTeam {
 }
 
 /// Body of `POST /organization/teams/{id}/projects`: replaces that project's role set.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct SetTeamProject {
     /// Project id or slug.
     pub project_id: String,
@@ -32,14 +32,14 @@ pub struct SetTeamProject {
 }
 
 /// Body of `POST /organization/teams/{id}/members`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct TeamMemberInput {
     /// `oac_…`.
     pub actor_id: String,
 }
 
 /// Body of `POST /provider-oauth/token-imports`. Exactly one of deployment and connection.
-#[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct CreateImport {
     /// The token; never echoed back.
     pub access_token: String,
@@ -54,6 +54,7 @@ pub struct CreateImport {
     pub note: Option<String>,
     /// Key-value metadata.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Object>)]
     pub metadata: Option<serde_json::Map<String, serde_json::Value>>,
     /// ISO 8601.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -70,13 +71,14 @@ pub struct CreateImport {
 }
 
 /// Body of `PATCH /provider-oauth/token-imports/{id}`; every field optional.
-#[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct UpdateImport {
     /// Free text.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
     /// Key-value metadata.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Object>)]
     pub metadata: Option<serde_json::Map<String, serde_json::Value>>,
     /// A new token (recomputes `identifier`).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -121,7 +123,7 @@ redacted_debug!(UpdateImport, note, expires_at, scope, token_type);
 
 /// The `callbacks` of a create-destination request: `{"type":"all"}` or
 /// `{"type":"selected","callback_id":[…]}` (the request spelling; replies say `callback_ids`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct CallbacksInput {
     /// `all` or `selected`.
     #[serde(rename = "type")]
@@ -154,7 +156,7 @@ impl CallbacksInput {
 }
 
 /// Body of `POST /callbacks-destinations`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct CreateDestination {
     /// Required.
     pub name: String,
@@ -168,7 +170,7 @@ pub struct CreateDestination {
 }
 
 /// Body of `PATCH /callbacks-destinations/{id}`: `description: Some(None)` sends null (clears it).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct UpdateDestination {
     /// New name.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -179,6 +181,7 @@ pub struct UpdateDestination {
         skip_serializing_if = "Option::is_none",
         with = "double_option"
     )]
+    #[schema(value_type = Option<String>)]
     pub description: Option<Option<String>>,
 }
 

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use super::{Project, TeamRole};
 
 /// `management.team`. A team has no members field: membership is written through member operations.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Team {
     /// Always `management.team`.
     #[serde(default = "team_object")]
@@ -36,7 +36,7 @@ fn team_object() -> String {
 }
 
 /// One project a team has access to, with the roles it holds there.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct TeamProject {
     /// `tmp_…`.
     pub id: String,
@@ -54,7 +54,7 @@ pub struct TeamProject {
 }
 
 /// A role held by a team on one project.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct TeamRoleAssignment {
     /// `tmra_…`.
     pub id: String,

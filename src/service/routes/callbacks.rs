@@ -11,6 +11,14 @@ use crate::service::paging::paginate;
 use crate::service::records::{CallbackRec, kind, render_callback};
 
 /// `GET /callbacks`.
+#[utoipa::path(
+    get,
+    path = "/callbacks",
+    operation_id = "list_callbacks",
+    tag = "callbacks",
+    params(crate::service::openapi::ListParamsDoc),
+    responses((status = 200, description = "OK", body = crate::api::Page<crate::api::model::Callback>))
+)]
 pub async fn list(State(app): State<App>, RawQuery(q): RawQuery) -> Reply<Json<Page<Callback>>> {
     let (_, params) = list_query(q)?;
     let recs = app
@@ -24,6 +32,14 @@ pub async fn list(State(app): State<App>, RawQuery(q): RawQuery) -> Reply<Json<P
 }
 
 /// `GET /callbacks/{callback_id}`.
+#[utoipa::path(
+    get,
+    path = "/callbacks/{callback_id}",
+    operation_id = "get_callback",
+    tag = "callbacks",
+    params(("callback_id" = String, Path, description = "`cb_…` id")),
+    responses((status = 200, description = "OK", body = crate::api::model::Callback))
+)]
 pub async fn show(State(app): State<App>, Path(id): Path<String>) -> Reply<Json<Callback>> {
     let rec = app
         .db(move |db| {

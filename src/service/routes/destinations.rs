@@ -25,6 +25,14 @@ pub fn signing_secret() -> String {
 }
 
 /// `GET /callbacks-destinations`: active ones; `callback_id` (Union) keeps those that select any.
+#[utoipa::path(
+    get,
+    path = "/callbacks-destinations",
+    operation_id = "list_destinations",
+    tag = "destinations",
+    params(crate::service::openapi::ListParamsDoc, crate::service::openapi::DestinationFilterDoc),
+    responses((status = 200, description = "OK", body = crate::api::Page<crate::api::model::Destination>))
+)]
 pub async fn list(State(app): State<App>, RawQuery(q): RawQuery) -> Reply<Json<Page<Destination>>> {
     let (pairs, params) = list_query(q)?;
     let wanted = union(&pairs, "callback_id");
@@ -41,6 +49,14 @@ pub async fn list(State(app): State<App>, RawQuery(q): RawQuery) -> Reply<Json<P
 }
 
 /// `GET /callbacks-destinations/{id}`: deleted ones too.
+#[utoipa::path(
+    get,
+    path = "/callbacks-destinations/{destination_id}",
+    operation_id = "get_destination",
+    tag = "destinations",
+    params(("destination_id" = String, Path, description = "`cld_…` id")),
+    responses((status = 200, description = "OK", body = crate::api::model::Destination))
+)]
 pub async fn show(State(app): State<App>, Path(id): Path<String>) -> Reply<Json<Destination>> {
     let rec = app.db(move |db| load(db, &id)).await?;
     Ok(Json(rec.destination))
@@ -52,6 +68,14 @@ fn is_http_url(url: &str) -> bool {
 }
 
 /// `POST /callbacks-destinations`.
+#[utoipa::path(
+    post,
+    path = "/callbacks-destinations",
+    operation_id = "create_destination",
+    tag = "destinations",
+    request_body = crate::api::model::CreateDestination,
+    responses((status = 200, description = "OK", body = crate::api::model::Destination))
+)]
 pub async fn create(State(app): State<App>, Body(body): Body) -> Reply<Json<Destination>> {
     let mut c = Check::body(body)?;
     let name = c.required("name", 1);
@@ -133,6 +157,15 @@ pub async fn create(State(app): State<App>, Body(body): Body) -> Reply<Json<Dest
 }
 
 /// `PATCH /callbacks-destinations/{id}`: name and description only.
+#[utoipa::path(
+    patch,
+    path = "/callbacks-destinations/{destination_id}",
+    operation_id = "update_destination",
+    tag = "destinations",
+    params(("destination_id" = String, Path, description = "`cld_…` id")),
+    request_body = crate::api::model::UpdateDestination,
+    responses((status = 200, description = "OK", body = crate::api::model::Destination))
+)]
 pub async fn update(
     State(app): State<App>,
     Path(id): Path<String>,
@@ -168,6 +201,14 @@ pub async fn update(
 }
 
 /// `DELETE /callbacks-destinations/{id}`: a soft delete.
+#[utoipa::path(
+    delete,
+    path = "/callbacks-destinations/{destination_id}",
+    operation_id = "delete_destination",
+    tag = "destinations",
+    params(("destination_id" = String, Path, description = "`cld_…` id")),
+    responses((status = 200, description = "OK", body = crate::api::model::Destination))
+)]
 pub async fn remove(State(app): State<App>, Path(id): Path<String>) -> Reply<Json<Destination>> {
     let dest = app
         .db(move |db| {

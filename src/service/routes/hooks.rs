@@ -14,6 +14,18 @@ use crate::service::events::fan_out;
 use crate::service::records::{CallbackRec, kind};
 
 /// `POST /hooks/{key}`: any JSON is an event of that callback, fanned out to its destinations.
+#[utoipa::path(
+    post,
+    path = "/hooks/{key}",
+    operation_id = "incoming_hook",
+    tag = "hooks",
+    params(("key" = String, Path, description = "The hook key of a `webhook_manual` callback")),
+    request_body(content = Object, description = "Any JSON; `type` or `event` names the event"),
+    responses(
+        (status = 200, description = "Fanned out", body = crate::service::openapi::HookAccepted),
+        (status = 404, description = "Unknown key", body = crate::api::ApiError)
+    )
+)]
 pub async fn incoming(
     State(app): State<App>,
     Path(key): Path<String>,
@@ -49,6 +61,18 @@ pub async fn incoming(
 }
 
 /// `POST /_receiver/{mode}`: `healthy` accepts, `flaky` fails about half the time, `down` fails.
+#[utoipa::path(
+    post,
+    path = "/_receiver/{mode}",
+    operation_id = "demo_receiver",
+    tag = "hooks",
+    params(("mode" = String, Path, description = "`healthy`, `flaky` or `down`")),
+    request_body(content = Object, description = "A delivery"),
+    responses(
+        (status = 200, description = "Accepted", body = crate::service::openapi::ReceiverReply),
+        (status = 503, description = "Refused", body = crate::service::openapi::ReceiverReply)
+    )
+)]
 pub async fn receiver(Path(mode): Path<String>) -> (StatusCode, Json<Value>) {
     let ok = match mode.as_str() {
         "healthy" => true,

@@ -17,6 +17,14 @@ use crate::service::records::{
 use crate::service::validate::Check;
 
 /// `GET /provider-oauth/token-imports`.
+#[utoipa::path(
+    get,
+    path = "/provider-oauth/token-imports",
+    operation_id = "list_imports",
+    tag = "imports",
+    params(crate::service::openapi::ListParamsDoc),
+    responses((status = 200, description = "OK", body = crate::api::Page<crate::api::model::ProviderOauthImport>))
+)]
 pub async fn list(
     State(app): State<App>,
     RawQuery(q): RawQuery,
@@ -34,6 +42,14 @@ pub async fn list(
 }
 
 /// `GET /provider-oauth/token-imports/{take_in_id}`; a missing one is entity `connection`.
+#[utoipa::path(
+    get,
+    path = "/provider-oauth/token-imports/{take_in_id}",
+    operation_id = "get_import",
+    tag = "imports",
+    params(("take_in_id" = String, Path, description = "`poti_…` id")),
+    responses((status = 200, description = "OK", body = crate::api::model::ProviderOauthImport))
+)]
 pub async fn show(
     State(app): State<App>,
     Path(id): Path<String>,
@@ -92,6 +108,14 @@ impl Fields {
 }
 
 /// `POST /provider-oauth/token-imports`: exactly one of deployment and connection.
+#[utoipa::path(
+    post,
+    path = "/provider-oauth/token-imports",
+    operation_id = "create_import",
+    tag = "imports",
+    request_body = crate::api::model::CreateImport,
+    responses((status = 200, description = "OK", body = crate::api::model::ProviderOauthImport))
+)]
 pub async fn create(State(app): State<App>, Body(body): Body) -> Reply<Json<ProviderOauthImport>> {
     let mut c = Check::body(body)?;
     let token = c.required("access_token", 1);
@@ -160,6 +184,15 @@ pub async fn create(State(app): State<App>, Body(body): Body) -> Reply<Json<Prov
 }
 
 /// `PATCH /provider-oauth/token-imports/{take_in_id}`: a new token recomputes `identifier`.
+#[utoipa::path(
+    patch,
+    path = "/provider-oauth/token-imports/{take_in_id}",
+    operation_id = "update_import",
+    tag = "imports",
+    params(("take_in_id" = String, Path, description = "`poti_…` id")),
+    request_body = crate::api::model::UpdateImport,
+    responses((status = 200, description = "OK", body = crate::api::model::ProviderOauthImport))
+)]
 pub async fn update(
     State(app): State<App>,
     Path(id): Path<String>,

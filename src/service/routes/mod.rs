@@ -1,11 +1,11 @@
 //! HTTP routes, one file per area of the API.
-mod callbacks;
-mod destinations;
-mod hooks;
-mod imports;
-mod notifications;
-mod organization;
-mod teams;
+pub(super) mod callbacks;
+pub(super) mod destinations;
+pub(super) mod hooks;
+pub(super) mod imports;
+pub(super) mod notifications;
+pub(super) mod organization;
+pub(super) mod teams;
 
 use axum::Router;
 use axum::routing::{get, post};
@@ -70,6 +70,7 @@ pub fn routes() -> Router<App> {
         )
         .route("/hooks/{key}", post(hooks::incoming))
         .route("/_receiver/{mode}", post(hooks::receiver))
+        .route("/openapi.json", get(super::openapi::openapi_json))
 }
 
 /// The raw query's pairs and its validated list parameters.

@@ -10,6 +10,14 @@ use crate::service::errors::{Failure, Reply};
 use crate::service::paging::{paginate, union};
 
 /// `GET /callbacks-notifications`.
+#[utoipa::path(
+    get,
+    path = "/callbacks-notifications",
+    operation_id = "list_notifications",
+    tag = "notifications",
+    params(crate::service::openapi::ListParamsDoc, crate::service::openapi::NotificationFilterDoc),
+    responses((status = 200, description = "OK", body = crate::api::Page<crate::api::model::Notification>))
+)]
 pub async fn list(
     State(app): State<App>,
     RawQuery(q): RawQuery,
@@ -25,6 +33,14 @@ pub async fn list(
 }
 
 /// `GET /callbacks-notifications/{notification_id}`.
+#[utoipa::path(
+    get,
+    path = "/callbacks-notifications/{notification_id}",
+    operation_id = "get_notification",
+    tag = "notifications",
+    params(("notification_id" = String, Path, description = "Notification id")),
+    responses((status = 200, description = "OK", body = crate::api::model::Notification))
+)]
 pub async fn show(State(app): State<App>, Path(id): Path<String>) -> Reply<Json<Notification>> {
     let n = app
         .db(move |db| {

@@ -26,16 +26,40 @@ where
 }
 
 /// `GET /organization/projects`.
+#[utoipa::path(
+    get,
+    path = "/organization/projects",
+    operation_id = "list_projects",
+    tag = "organization",
+    params(crate::service::openapi::ListParamsDoc),
+    responses((status = 200, description = "OK", body = crate::api::Page<crate::api::model::Project>))
+)]
 pub async fn projects(State(app): State<App>, RawQuery(q): RawQuery) -> Reply<Json<Page<Project>>> {
     list_kind(app, q, kind::PROJECT, |p: &Project| &p.id).await
 }
 
 /// `GET /organization/team-roles`.
+#[utoipa::path(
+    get,
+    path = "/organization/team-roles",
+    operation_id = "list_team_roles",
+    tag = "organization",
+    params(crate::service::openapi::ListParamsDoc),
+    responses((status = 200, description = "OK", body = crate::api::Page<crate::api::model::TeamRole>))
+)]
 pub async fn roles(State(app): State<App>, RawQuery(q): RawQuery) -> Reply<Json<Page<TeamRole>>> {
     list_kind(app, q, kind::ROLE, |r: &TeamRole| &r.id).await
 }
 
 /// `GET /organization/members`.
+#[utoipa::path(
+    get,
+    path = "/organization/members",
+    operation_id = "list_members",
+    tag = "organization",
+    params(crate::service::openapi::ListParamsDoc),
+    responses((status = 200, description = "OK", body = crate::api::Page<crate::api::model::Member>))
+)]
 pub async fn members(State(app): State<App>, RawQuery(q): RawQuery) -> Reply<Json<Page<Member>>> {
     list_kind(app, q, kind::MEMBER, |m: &Member| &m.id).await
 }

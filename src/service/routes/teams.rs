@@ -59,6 +59,14 @@ where
 }
 
 /// `GET /organization/teams`.
+#[utoipa::path(
+    get,
+    path = "/organization/teams",
+    operation_id = "list_teams",
+    tag = "teams",
+    params(crate::service::openapi::ListParamsDoc),
+    responses((status = 200, description = "OK", body = crate::api::Page<crate::api::model::Team>))
+)]
 pub async fn list(State(app): State<App>, RawQuery(q): RawQuery) -> Reply<Json<Page<Team>>> {
     let (_, params) = list_query(q)?;
     let page = app
@@ -80,6 +88,14 @@ pub async fn list(State(app): State<App>, RawQuery(q): RawQuery) -> Reply<Json<P
 }
 
 /// `GET /organization/teams/{team_id}` (id or slug).
+#[utoipa::path(
+    get,
+    path = "/organization/teams/{team_id}",
+    operation_id = "get_team",
+    tag = "teams",
+    params(("team_id" = String, Path, description = "`tm_…` id or slug")),
+    responses((status = 200, description = "OK", body = crate::api::model::Team))
+)]
 pub async fn show(State(app): State<App>, Path(id): Path<String>) -> Reply<Json<Team>> {
     let team = app
         .db(move |db| render_team(db, &find_team(db, &id)?))
@@ -88,6 +104,14 @@ pub async fn show(State(app): State<App>, Path(id): Path<String>) -> Reply<Json<
 }
 
 /// `POST /organization/teams`.
+#[utoipa::path(
+    post,
+    path = "/organization/teams",
+    operation_id = "create_team",
+    tag = "teams",
+    request_body = crate::api::model::CreateTeam,
+    responses((status = 200, description = "OK", body = crate::api::model::Team))
+)]
 pub async fn create(State(app): State<App>, Body(body): Body) -> Reply<Json<Team>> {
     let mut c = Check::body(body)?;
     let name = c.required("name", 1);
@@ -115,6 +139,15 @@ pub async fn create(State(app): State<App>, Body(body): Body) -> Reply<Json<Team
 }
 
 /// `POST /organization/teams/{team_id}`: `null` for a field is a 400.
+#[utoipa::path(
+    post,
+    path = "/organization/teams/{team_id}",
+    operation_id = "update_team",
+    tag = "teams",
+    params(("team_id" = String, Path, description = "`tm_…` id or slug")),
+    request_body = crate::api::model::UpdateTeam,
+    responses((status = 200, description = "OK", body = crate::api::model::Team))
+)]
 pub async fn update(
     State(app): State<App>,
     Path(id): Path<String>,
@@ -142,6 +175,15 @@ pub async fn update(
 }
 
 /// `POST /organization/teams/{team_id}/projects`: replaces that project's role set.
+#[utoipa::path(
+    post,
+    path = "/organization/teams/{team_id}/projects",
+    operation_id = "set_team_project",
+    tag = "teams",
+    params(("team_id" = String, Path, description = "`tm_…` id or slug")),
+    request_body = crate::api::model::SetTeamProject,
+    responses((status = 200, description = "OK", body = crate::api::model::Team))
+)]
 pub async fn set_project(
     State(app): State<App>,
     Path(id): Path<String>,
@@ -212,6 +254,14 @@ pub async fn set_project(
 }
 
 /// `DELETE /organization/teams/{team_id}/projects/{project_id}`.
+#[utoipa::path(
+    delete,
+    path = "/organization/teams/{team_id}/projects/{project_id}",
+    operation_id = "remove_team_project",
+    tag = "teams",
+    params(("team_id" = String, Path, description = "`tm_…` id or slug"), ("project_id" = String, Path, description = "`pr_…` id")),
+    responses((status = 200, description = "OK", body = crate::api::model::Team))
+)]
 pub async fn remove_project(
     State(app): State<App>,
     Path((id, project_key)): Path<(String, String)>,
@@ -245,6 +295,15 @@ fn require_actor(db: &Db, actor_id: &str) -> Reply<()> {
 }
 
 /// `POST /organization/teams/{team_id}/members`.
+#[utoipa::path(
+    post,
+    path = "/organization/teams/{team_id}/members",
+    operation_id = "add_team_member",
+    tag = "teams",
+    params(("team_id" = String, Path, description = "`tm_…` id or slug")),
+    request_body = crate::api::model::TeamMemberInput,
+    responses((status = 200, description = "OK", body = crate::api::model::Team))
+)]
 pub async fn add_member(
     State(app): State<App>,
     Path(id): Path<String>,
@@ -268,6 +327,14 @@ pub async fn add_member(
 }
 
 /// `DELETE /organization/teams/{team_id}/members/{actor_id}`.
+#[utoipa::path(
+    delete,
+    path = "/organization/teams/{team_id}/members/{actor_id}",
+    operation_id = "remove_team_member",
+    tag = "teams",
+    params(("team_id" = String, Path, description = "`tm_…` id or slug"), ("actor_id" = String, Path, description = "Member actor id")),
+    responses((status = 200, description = "OK", body = crate::api::model::Team))
+)]
 pub async fn remove_member(
     State(app): State<App>,
     Path((id, actor)): Path<(String, String)>,
