@@ -54,6 +54,22 @@ pub enum Action {
     NextMatch,
     /// Previous search match (raw JSON view).
     PrevMatch,
+    /// New item (form).
+    Create,
+    /// Edit the item (form).
+    Edit,
+    /// Delete the item (confirmation).
+    Delete,
+    /// Team: set a project's roles.
+    SetProject,
+    /// Team: remove a project.
+    RemoveProject,
+    /// Team: add a member.
+    AddMember,
+    /// Team: remove a member.
+    RemoveMember,
+    /// Follow a webhook: cross-navigation, filter, watch, reveal.
+    Deliver(super::deliveries::DeliveryKey),
 }
 
 impl Action {
@@ -79,6 +95,14 @@ impl Action {
             Action::GoTab(Tab::Callbacks) => "Callbacks tab",
             Action::GoTab(Tab::Destinations) => "Destinations tab",
             Action::GoTab(Tab::Notifications) => "Notifications tab",
+            Action::Create => "create",
+            Action::Edit => "edit",
+            Action::Delete => "delete",
+            Action::SetProject => "team: set a project's roles",
+            Action::RemoveProject => "team: remove a project",
+            Action::AddMember => "team: add a member",
+            Action::RemoveMember => "team: remove a member",
+            Action::Deliver(k) => k.describe(),
             Action::Command => "command line (:teams, :goto ID, :profile NAME, :q)",
             Action::Filter => "filter rows of this page / search",
             Action::Sort | Action::SortFlip => "sort column / flip direction",
@@ -101,6 +125,12 @@ impl Action {
             Action::ToggleOrder => "order",
             Action::Reload => "reload",
             Action::NextTab | Action::PrevTab | Action::GoTab(_) => "tabs",
+            Action::Create => "new",
+            Action::Edit => "edit",
+            Action::Delete => "delete",
+            Action::SetProject | Action::RemoveProject => "project",
+            Action::AddMember | Action::RemoveMember => "member",
+            Action::Deliver(k) => k.hint(),
             Action::Command => "cmd",
             Action::Filter => "filter",
             Action::Sort | Action::SortFlip => "sort",
@@ -113,25 +143,36 @@ impl Action {
     /// Whether the action changes something on the server: refused and hidden in read-only mode.
     /// Write actions (forms) add their arm here.
     pub fn is_write(self) -> bool {
-        false
-    }
-
-    /// The partner shown on the same help line (`s/S sort column / flip direction`).
-    fn partner(self) -> Option<Action> {
-        match self {
-            Action::Sort => Some(Action::SortFlip),
-            Action::CopyId => Some(Action::CopyJson),
-            Action::NextMatch => Some(Action::PrevMatch),
-            _ => None,
-        }
-    }
-
-    /// Whether the action is the second of a help pair.
-    fn is_partner(self) -> bool {
         matches!(
             self,
-            Action::SortFlip | Action::CopyJson | Action::PrevMatch
+            Action::Create
+                | Action::Edit
+                | Action::Delete
+                | Action::SetProject
+                | Action::RemoveProject
+                | Action::AddMember
+                | Action::RemoveMember
         )
+    }
+
+    /// The help line a power action shares with others (keys joined by spaces), so that help
+    /// fits 24 lines; `None` for match keys, which the raw view's footer shows instead.
+    fn power_group(self) -> Option<Option<(&'static [Action], &'static str)>> {
+        const CMD: &[Action] = &[Action::Command, Action::Filter];
+        const SORT: &[Action] = &[Action::Sort, Action::SortFlip];
+        const RAW: &[Action] = &[Action::RawJson, Action::CopyId, Action::CopyJson];
+        match self {
+            Action::Command | Action::Filter => Some(Some((
+                CMD,
+                "command line (:teams, :goto ID, :profile NAME) · filter",
+            ))),
+            Action::Sort | Action::SortFlip => Some(Some((SORT, "sort column · flip direction"))),
+            Action::RawJson | Action::CopyId | Action::CopyJson => {
+                Some(Some((RAW, "raw JSON · copy id · copy JSON")))
+            }
+            Action::NextMatch | Action::PrevMatch => Some(None),
+            _ => None,
+        }
     }
 
     /// The name used in the `[keys]` table of the config.
@@ -165,7 +206,41 @@ impl Action {
             Action::CopyJson => "copy_json",
             Action::NextMatch => "next_match",
             Action::PrevMatch => "prev_match",
+            Action::Create => "create",
+            Action::Edit => "edit",
+            Action::Delete => "delete",
+            Action::SetProject => "set_project",
+            Action::RemoveProject => "remove_project",
+            Action::AddMember => "add_member",
+            Action::RemoveMember => "remove_member",
+            Action::Deliver(super::deliveries::DeliveryKey::Destinations) => {
+                "deliveries_destinations"
+            }
+            Action::Deliver(super::deliveries::DeliveryKey::Notifications) => {
+                "deliveries_notifications"
+            }
+            Action::Deliver(super::deliveries::DeliveryKey::Filter) => "deliveries_filter",
+            Action::Deliver(super::deliveries::DeliveryKey::Watch) => "deliveries_watch",
+            Action::Deliver(super::deliveries::DeliveryKey::Reveal) => "deliveries_reveal",
         }
+    }
+}
+
+/// The help row a write action shares with its kin: (the group, its description).
+fn write_group(a: Action) -> Option<(&'static [Action], &'static str)> {
+    const ITEM: &[Action] = &[Action::Create, Action::Edit, Action::Delete];
+    const TEAM: &[Action] = &[
+        Action::SetProject,
+        Action::RemoveProject,
+        Action::AddMember,
+        Action::RemoveMember,
+    ];
+    if ITEM.contains(&a) {
+        Some((ITEM, "create, edit, delete"))
+    } else if TEAM.contains(&a) {
+        Some((TEAM, "team: set/remove project, add/remove member"))
+    } else {
+        None
     }
 }
 
@@ -277,6 +352,13 @@ impl Default for Keymap {
             (KeySpec::ch('r'), Action::Reload),
             (KeySpec::plain(Tab), Action::NextTab),
             (KeySpec::plain(BackTab), Action::PrevTab),
+            (KeySpec::ch('c'), Action::Create),
+            (KeySpec::ch('e'), Action::Edit),
+            (KeySpec::ch('d'), Action::Delete),
+            (KeySpec::ch('p'), Action::SetProject),
+            (KeySpec::ch('x'), Action::RemoveProject),
+            (KeySpec::ch('m'), Action::AddMember),
+            (KeySpec::ch('M'), Action::RemoveMember),
             (KeySpec::ch(':'), Action::Command),
             (KeySpec::ch('/'), Action::Filter),
             (KeySpec::ch('s'), Action::Sort),
@@ -284,13 +366,18 @@ impl Default for Keymap {
             (KeySpec::ch('v'), Action::RawJson),
             (KeySpec::ch('y'), Action::CopyId),
             (KeySpec::ch('Y'), Action::CopyJson),
-            (KeySpec::ch('n'), Action::NextMatch),
-            (KeySpec::ch('N'), Action::PrevMatch),
         ];
         for (i, tab) in super::tab::Tab::ALL.iter().enumerate() {
             let digit = char::from_digit(i as u32 + 1, 10).unwrap_or('?');
             b.push((KeySpec::ch(digit), Action::GoTab(*tab)));
         }
+        for k in super::deliveries::DeliveryKey::ALL {
+            b.push((KeySpec::ch(k.default_char()), Action::Deliver(k)));
+        }
+        // After the delivery keys: `N` there means notifications; here only inside the raw
+        // JSON view, which looks its keys up among its own actions.
+        b.push((KeySpec::ch('n'), Action::NextMatch));
+        b.push((KeySpec::ch('N'), Action::PrevMatch));
         Self {
             bindings: b,
             hide_writes: false,
@@ -351,14 +438,29 @@ impl Keymap {
                         .collect();
                     rows.push((keys.join("/"), "jump to a tab"));
                 }
-            } else if a.is_partner() {
-                // Shown on its partner's line.
-            } else if !seen.contains(a) {
-                let mut keys = self.label_for(*a);
-                if let Some(p) = a.partner() {
-                    keys = format!("{keys}/{}", self.label_for(p));
+            } else if let Some(group) = a.power_group() {
+                if let Some((group, text)) = group
+                    && !seen.iter().any(|s| group.contains(s))
+                {
+                    let keys: Vec<String> = group.iter().map(|g| self.label_for(*g)).collect();
+                    rows.push((keys.join(" "), text));
                 }
-                rows.push((keys, a.describe()));
+            } else if let Some((group, text)) = write_group(*a) {
+                // Write keys share rows too, for the same reason.
+                if !seen.iter().any(|s| group.contains(s)) {
+                    let keys: Vec<String> = group.iter().map(|g| self.label_for(*g)).collect();
+                    rows.push((keys.join("/"), text));
+                }
+            } else if let Action::Deliver(_) = a {
+                // Likewise one row for the delivery keys.
+                if !seen.iter().any(|s| matches!(s, Action::Deliver(_))) {
+                    rows.push((
+                        super::deliveries::keys::help_keys(self),
+                        super::deliveries::keys::HELP,
+                    ));
+                }
+            } else if !seen.contains(a) {
+                rows.push((self.label_for(*a), a.describe()));
             }
             seen.push(*a);
         }
@@ -436,6 +538,18 @@ pub const ALL_ACTIONS: &[Action] = &[
     Action::CopyJson,
     Action::NextMatch,
     Action::PrevMatch,
+    Action::Create,
+    Action::Edit,
+    Action::Delete,
+    Action::SetProject,
+    Action::RemoveProject,
+    Action::AddMember,
+    Action::RemoveMember,
+    Action::Deliver(super::deliveries::DeliveryKey::Destinations),
+    Action::Deliver(super::deliveries::DeliveryKey::Notifications),
+    Action::Deliver(super::deliveries::DeliveryKey::Filter),
+    Action::Deliver(super::deliveries::DeliveryKey::Watch),
+    Action::Deliver(super::deliveries::DeliveryKey::Reveal),
 ];
 
 impl Action {

@@ -32,6 +32,8 @@ pub enum ApiReply {
     Page(PageData),
     /// One item.
     Item(Record),
+    /// Items for a form's picker.
+    Options(Vec<super::forms::picker::PickItem>),
 }
 
 /// The pane a request feeds; a newer request for the same pane supersedes older ones.
@@ -41,6 +43,12 @@ pub enum Pane {
     List(Tab),
     /// The tab's detail pane.
     Detail(Tab),
+    /// The open form dialog: 0 for its write, n for the lookup of field n-1.
+    Form(u8),
+    /// A destination's health (its latest notifications).
+    Health,
+    /// Destinations fetched to check a signature.
+    Lookup,
 }
 
 /// A call for the worker to make.
@@ -62,6 +70,10 @@ pub enum ApiCmd {
         /// Its id.
         id: String,
     },
+    /// A write from a form dialog.
+    Write(Box<super::forms::ops::WriteOp>),
+    /// A lookup filling a form's picker.
+    Lookup(super::forms::ops::Lookup),
 }
 
 /// Something `update` wants done outside the state.

@@ -212,6 +212,10 @@ pub struct State {
     pub quit: bool,
     /// Command line, filters, sorts, raw view and the like.
     pub power: super::power::PowerState,
+    /// Form dialogs.
+    pub forms: super::forms::FormsState,
+    /// Deliveries: attempt view, watch, filter dialog, health.
+    pub deliveries: super::deliveries::DeliveriesState,
 }
 
 impl State {
@@ -235,6 +239,8 @@ impl State {
             dirty: true,
             quit: false,
             power: Default::default(),
+            forms: Default::default(),
+            deliveries: Default::default(),
         }
     }
 
@@ -267,12 +273,15 @@ impl State {
                 usize::from(t.list.pending.is_some())
                     + usize::from(t.detail.as_ref().is_some_and(|d| d.pending.is_some()))
             })
-            .sum()
+            .sum::<usize>()
+            + self.deliveries.in_flight()
     }
 
     /// Whether something moves on screen, so that ticks are needed.
     pub fn animating(&self) -> bool {
-        self.in_flight() > 0 || !self.toasts.is_empty()
+        self.in_flight() > 0
+            || !self.toasts.is_empty()
+            || super::deliveries::watch::needs_ticks(self)
     }
 
     /// Where the keyboard focus is.

@@ -42,13 +42,18 @@ pub fn render(state: &State, frame: &mut Frame) {
         };
         PagedTable {
             title: format!(
-                "{} · {order}{}",
+                "{} · {order}{}{}",
                 state.tab.title(),
+                views::notifications::title_suffix(state, state.tab),
                 super::power::sort_suffix(state)
             ),
             noun: state.tab.noun(),
             columns: views::columns(state.tab),
-            rows: list.rows.iter().map(|r| views::cells(r, &ctx)).collect(),
+            rows: list
+                .rows
+                .iter()
+                .map(|r| views::notifications::decorate(state, r, views::cells(r, &ctx)))
+                .collect(),
             list,
             focused: ts.detail.is_none() && !state.help,
             frame: state.frame,
@@ -60,9 +65,19 @@ pub fn render(state: &State, frame: &mut Frame) {
     if let Some(area) = areas.detail {
         render_detail(state, &ctx, frame, area);
     }
+    let body = Rect::new(
+        screen.x,
+        areas.header.bottom(),
+        screen.width,
+        areas.footer.y.saturating_sub(areas.header.bottom()),
+    );
+    views::notifications::overlays(state, frame, body);
     super::power::render_overlay(state, frame, screen);
     if !super::power::render_footer(state, frame, areas.footer) {
         render_footer(state, frame, areas.footer);
+    }
+    if let Some(d) = &state.forms.dialog {
+        super::widgets::form::render(frame, screen, d, &state.theme);
     }
     let toast_area = Rect::new(screen.x, areas.footer.y.saturating_sub(4), screen.width, 3);
     toast::render(frame, toast_area, &state.toasts, &state.theme);
@@ -79,7 +94,10 @@ fn render_detail(state: &State, ctx: &ViewCtx, frame: &mut Frame, area: Rect) {
         None => (ts.list.selected(), &idle, 0, false),
     };
     let (title, lines) = match record {
-        Some(r) => (views::title(r), views::detail(r, ctx)),
+        Some(r) => (
+            views::title(r),
+            views::notifications::detail_lines(state, r, ctx),
+        ),
         None => (
             "Detail".to_string(),
             vec![Line::from(Span::styled(
@@ -121,6 +139,12 @@ fn render_header(state: &State, frame: &mut Frame, area: Rect) {
     ];
     if state.read_only {
         info.push(Span::styled(" · read-only", t.warn));
+    }
+    if let Some(crumb) = views::notifications::breadcrumb(state) {
+        // While following a webhook, the path matters more than the address.
+        info.retain(|s| s.content != state.base_url.as_str());
+        info.push(Span::styled(" · ", t.muted));
+        info.push(Span::styled(crumb, t.accent));
     }
     let n = state.in_flight();
     let activity = if n > 0 {

@@ -1,6 +1,7 @@
 //! `update`: the only place state changes. It never awaits; I/O is returned as [`Effect`]s.
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
+use super::deliveries;
 use super::keymap::Action;
 use super::layout;
 use super::msg::{ApiCmd, ApiReply, Effect, Msg, Pane};
@@ -40,9 +41,16 @@ fn update_inner(state: &mut State, msg: Msg) -> Vec<Effect> {
         }
         Msg::Tick => {
             on_tick(state);
-            Vec::new()
+            deliveries::actions::on_tick(state)
         }
         Msg::Api { req_id, result } => {
+            if super::forms::awaits(state, req_id) {
+                return super::forms::on_reply(state, req_id, result);
+            }
+            let result = match deliveries::actions::on_reply(state, req_id, result) {
+                deliveries::actions::Handled::Mine(effects) => return effects,
+                deliveries::actions::Handled::NotMine(r) => r,
+            };
             on_reply(state, req_id, result);
             Vec::new()
         }
@@ -72,6 +80,12 @@ fn on_key(state: &mut State, key: KeyEvent) -> Vec<Effect> {
     }
     // Layers, outermost first: Ctrl-C, then an open dialog (forms take every key but their own
     // controls), then the help overlay, then the keymap.
+    if state.forms.dialog.is_some() {
+        return super::forms::on_key(state, key);
+    }
+    if let Some(effects) = deliveries::actions::on_key(state, &key) {
+        return effects;
+    }
     let Some(action) = state.keymap.action_for(&key) else {
         return Vec::new();
     };
@@ -137,7 +151,19 @@ pub fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
         Action::Reload => reload(state, tab),
         // Inside a detail, Enter belongs to the view (attempts, later); nothing to open yet.
         Action::Open if detail_open => Vec::new(),
-        Action::Open => open_detail(state, tab),
+        Action::Open => {
+            let mut effects = open_detail(state, tab);
+            effects.extend(deliveries::actions::after_open(state, tab));
+            effects
+        }
+        Action::Deliver(k) => deliveries::actions::on_action(state, k),
+        Action::Create
+        | Action::Edit
+        | Action::Delete
+        | Action::SetProject
+        | Action::RemoveProject
+        | Action::AddMember
+        | Action::RemoveMember => super::forms::on_action(state, action),
         Action::Command
         | Action::Filter
         | Action::Sort
@@ -404,8 +430,20 @@ fn on_reply(state: &mut State, req_id: u64, result: Result<ApiReply, Error>) {
             let e = Error::Invalid("expected a single item".into());
             detail_failed(state, tab, &e)
         }
+        // Only dialogs ask for picker items, and their replies are routed before this.
+        (Pane::List(tab), Ok(ApiReply::Options(_))) => {
+            let e = Error::Invalid("expected a list reply".into());
+            list_failed(state, tab, &e)
+        }
+        (Pane::Detail(tab), Ok(ApiReply::Options(_))) => {
+            let e = Error::Invalid("expected a single item".into());
+            detail_failed(state, tab, &e)
+        }
+        (Pane::Form(_), _) => {}
         (Pane::List(tab), Err(e)) => list_failed(state, tab, &e),
         (Pane::Detail(tab), Err(e)) => detail_failed(state, tab, &e),
+        // Handled by `deliveries` before this point.
+        (Pane::Health | Pane::Lookup, _) => {}
     }
 }
 
@@ -447,6 +485,7 @@ fn page_arrived(state: &mut State, tab: Tab, data: PageData) {
     if p.new_page {
         list.offset = 0;
     }
+    super::forms::land_cursor(state, tab);
     keep_cursor_visible(state, tab);
 }
 

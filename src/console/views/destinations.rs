@@ -3,9 +3,11 @@ use ratatui::layout::Constraint::{Fill, Length};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Cell;
 
-use super::{Column, ViewCtx, col};
+use super::{Column, Tone, ViewCtx, col, duration_ms};
 use crate::api::model::{CallbackSelection, Destination, SelectionType};
 use crate::api::secret::mask;
+use crate::console::deliveries::HealthPane;
+use crate::console::deliveries::health::{HEALTH_SAMPLE, compute};
 use crate::console::widgets::fields::Fields;
 
 /// List columns.
@@ -81,5 +83,55 @@ pub fn detail(d: &Destination, ctx: &ViewCtx) -> Vec<Line<'static>> {
             );
         }
     }
+    f.finish()
+}
+
+/// The health section of a destination's detail, computed from the notifications loaded.
+pub fn health_lines(h: &HealthPane, ctx: &ViewCtx) -> Vec<Line<'static>> {
+    let stats = compute(&h.items);
+    let mut f = Fields::new(ctx.theme);
+    f.section(format!(
+        "Health (computed from the {} latest notifications loaded, up to {HEALTH_SAMPLE})",
+        stats.total
+    ));
+    if h.pending.is_some() {
+        f.line(
+            2,
+            vec![Span::styled("loading notifications…", ctx.theme.warn)],
+        );
+    }
+    if let Some(e) = &h.error {
+        f.line(
+            2,
+            vec![Span::styled(format!("stopped: {e}"), ctx.theme.error)],
+        );
+    }
+    if stats.total == 0 && h.pending.is_none() {
+        f.line(
+            2,
+            vec![Span::styled("no notifications yet", ctx.theme.muted)],
+        );
+        return f.finish();
+    }
+    let mut counts = vec![
+        ctx.status(&format!("{} succeeded", stats.succeeded), Tone::Good),
+        Span::raw("  "),
+        ctx.status(&format!("{} retrying", stats.retrying), Tone::Busy),
+        Span::raw("  "),
+        ctx.status(&format!("{} pending", stats.pending), Tone::Waiting),
+        Span::raw("  "),
+        ctx.status(&format!("{} failed", stats.failed), Tone::Bad),
+    ];
+    if stats.other > 0 {
+        counts.push(Span::raw(format!("  {} other", stats.other)));
+    }
+    f.line(2, counts);
+    let rate = stats
+        .success_rate()
+        .map_or("— (none finished)".to_string(), |r| format!("{r:.1} %"));
+    let ms = |v: Option<i64>| v.map_or("—".to_string(), duration_ms);
+    f.field("Success rate", rate)
+        .field("Median took", ms(stats.median_ms))
+        .field("p95 took", ms(stats.p95_ms));
     f.finish()
 }

@@ -1,4 +1,5 @@
 //! One module per resource: its columns, row cells and detail pane. Dispatch on the item kind.
+pub mod attempt;
 pub mod callbacks;
 pub mod destinations;
 pub mod imports;

@@ -5,6 +5,7 @@ use ratatui::widgets::Cell;
 
 use super::{Column, Tone, ViewCtx, col, duration_ms};
 use crate::api::model::{Attempt, AttemptStatus, Notification, NotificationStatus};
+use crate::console::deliveries::sorted_attempts;
 use crate::console::widgets::fields::Fields;
 
 /// List columns.
@@ -68,8 +69,25 @@ pub fn cells(n: &Notification, ctx: &ViewCtx) -> Vec<Cell<'static>> {
     ]
 }
 
-/// Detail lines: fields, ids read from the delivered body, and one line per attempt.
+/// At most `n` characters, with `…` when cut.
+fn clip(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_string()
+    } else {
+        let mut out: String = s.chars().take(n.saturating_sub(1)).collect();
+        out.push('…');
+        out
+    }
+}
+
+/// Detail lines without a selected attempt.
 pub fn detail(n: &Notification, ctx: &ViewCtx) -> Vec<Line<'static>> {
+    detail_with(n, ctx, None)
+}
+
+/// Detail lines: fields, ids read from the delivered body, and the attempts as a table with
+/// `cursor` (a position among the attempts by index) selected.
+pub fn detail_with(n: &Notification, ctx: &ViewCtx, cursor: Option<usize>) -> Vec<Line<'static>> {
     let mut f = Fields::new(ctx.theme);
     f.field("ID", n.id.clone())
         .field_spans("Status", vec![status(n, ctx)])
@@ -79,55 +97,215 @@ pub fn detail(n: &Notification, ctx: &ViewCtx) -> Vec<Line<'static>> {
         .opt("Event", n.body_field("eventId").as_deref())
         .opt("Callback", n.body_field("callbackId").as_deref())
         .field("Created", ctx.when(&n.created_at));
-    let ok = n
-        .attempts
-        .iter()
-        .filter(|a| a.status == AttemptStatus::Succeeded)
-        .count();
-    let failed = n
-        .attempts
-        .iter()
-        .filter(|a| a.status == AttemptStatus::Failed)
-        .count();
+    let count = |s: AttemptStatus| n.attempts.iter().filter(|a| a.status == s).count();
+    let (ok, failed) = (
+        count(AttemptStatus::Succeeded),
+        count(AttemptStatus::Failed),
+    );
     f.section(format!(
         "Attempts ({}: {ok} succeeded, {failed} failed)",
         n.attempts.len()
     ));
     if n.attempts.is_empty() {
         f.line(2, vec![Span::styled("no attempt yet", ctx.theme.muted)]);
+    } else {
+        f.line(
+            1,
+            vec![Span::styled(
+                format!(
+                    "{:<3}{:<12}{:<14}{:>7}  {}",
+                    "#", "Status", "Response", "Took", "When"
+                ),
+                ctx.theme.header,
+            )],
+        );
     }
-    let mut attempts: Vec<&Attempt> = n.attempts.iter().collect();
-    attempts.sort_by_key(|a| a.index);
-    for a in attempts {
-        let mut spans = vec![
-            Span::raw(format!("#{:<2} ", a.index)),
-            attempt_status(a, ctx),
-        ];
-        match &a.webhook_request {
-            Some(r) if r.has_response() => {
-                spans.push(Span::raw(format!("  HTTP {}", r.response_status)));
-                spans.push(Span::raw(format!("  {}", duration_ms(r.duration))));
-            }
-            Some(r) => {
-                spans.push(Span::raw(format!(
-                    "  no response, {}",
-                    duration_ms(r.duration)
-                )));
-            }
-            None => spans.push(Span::styled("  no request (no url)", ctx.theme.muted)),
+    let mut lines = f.finish();
+    for (pos, a) in sorted_attempts(n).into_iter().enumerate() {
+        let mut st = attempt_status(a, ctx);
+        st.content = format!("{:<12}", st.content).into();
+        let (resp, took) = match &a.webhook_request {
+            Some(r) if r.has_response() => (
+                format!("HTTP {}", r.response_status),
+                duration_ms(r.duration),
+            ),
+            Some(r) => (
+                r.request_error
+                    .clone()
+                    .unwrap_or_else(|| "no response".into()),
+                duration_ms(r.duration),
+            ),
+            None => ("no request (no url)".into(), "—".into()),
+        };
+        let mut line = Line::from(vec![
+            Span::raw(format!(" {:<3}", a.index)),
+            st,
+            Span::raw(format!("{:<14}{took:>7}  ", clip(&resp, 13))),
+            Span::styled(ctx.clock.relative(&a.created_at), ctx.theme.muted),
+        ]);
+        if cursor == Some(pos) {
+            line = line.style(ctx.theme.selected);
         }
-        spans.push(Span::styled(
-            format!("  {}", ctx.clock.relative(&a.created_at)),
+        lines.push(line);
+    }
+    if cursor.is_some() && !n.attempts.is_empty() {
+        lines.push(Line::from(Span::styled(
+            "  j/k select · Enter opens the attempt",
             ctx.theme.muted,
-        ));
-        f.line(2, spans);
-        if let Some(err) = a
-            .webhook_request
-            .as_ref()
-            .and_then(|r| r.request_error.as_ref())
-        {
-            f.line(6, vec![Span::styled(err.clone(), ctx.theme.error)]);
+        )));
+    }
+    lines
+}
+
+/// The filter chips of a list: `callback cb_… · event … · destination …`.
+pub fn chips(f: &crate::api::NotificationFilter) -> Vec<String> {
+    let mut out = Vec::new();
+    for (label, ids) in [
+        ("callback", &f.callback_ids),
+        ("event", &f.event_ids),
+        ("destination", &f.destination_ids),
+    ] {
+        if !ids.is_empty() {
+            out.push(format!("{label}: {}", ids.join(" | ")));
         }
     }
-    f.finish()
+    out
+}
+
+/// Draws the notification filter dialog.
+pub fn render_filter(
+    d: &crate::console::deliveries::FilterDialog,
+    theme: &crate::console::theme::Theme,
+    frame: &mut ratatui::Frame,
+    area: ratatui::layout::Rect,
+) {
+    use crate::console::deliveries::filter::FIELDS;
+    use ratatui::widgets::{Block, Clear, Paragraph};
+    let b = crate::console::widgets::centered(area, 70, 10);
+    let mut lines = Vec::new();
+    for (i, (label, text)) in FIELDS.iter().zip(d.texts.iter()).enumerate() {
+        let focused = i == d.focus;
+        let cursor = if focused { "▏" } else { "" };
+        lines.push(Line::from(vec![
+            Span::styled(
+                format!("{label:>16}: "),
+                if focused { theme.accent } else { theme.muted },
+            ),
+            Span::raw(format!("{text}{cursor}")),
+        ]));
+    }
+    lines.push(Line::raw(""));
+    lines.push(Line::from(Span::styled(
+        "Several ids each, separated by commas or spaces (any of them matches).",
+        theme.muted,
+    )));
+    lines.push(Line::from(vec![
+        Span::styled("Tab", theme.key),
+        Span::raw(" next field  "),
+        Span::styled("Enter", theme.key),
+        Span::raw(" apply  "),
+        Span::styled("Esc", theme.key),
+        Span::raw(" cancel"),
+    ]));
+    frame.render_widget(Clear, b);
+    frame.render_widget(
+        Paragraph::new(lines).block(Block::bordered().title(Span::styled(
+            " Filter notifications (server-side) ",
+            theme.accent,
+        ))),
+        b,
+    );
+}
+
+/// What follows the list title: filter chips, a local-only note, and the live marker.
+pub fn title_suffix(state: &crate::console::State, tab: crate::console::Tab) -> String {
+    let list = &state.tab_state(tab).list;
+    let mut s = String::new();
+    for chip in chips(&list.filter) {
+        s.push_str(&format!(" · [{chip}]"));
+    }
+    if tab == crate::console::Tab::Notifications && state.deliveries.watch.on {
+        let paused = crate::console::deliveries::watch::paused(state);
+        s.push_str(if paused {
+            " · ● live (paused)"
+        } else {
+            " · ● live"
+        });
+    }
+    s
+}
+
+/// The breadcrumb of cross-navigation (`Callbacks › Destinations › Notifications`), if any.
+pub fn breadcrumb(state: &crate::console::State) -> Option<String> {
+    if state.nav.is_empty() {
+        return None;
+    }
+    let mut parts: Vec<&str> = state.nav.iter().map(|f| f.return_to.title()).collect();
+    parts.push(state.tab.title());
+    Some(format!("{}   Esc back", parts.join(" › ")))
+}
+
+/// Row cells, highlighted while watch mode marks the row new or changed.
+pub fn decorate(
+    state: &crate::console::State,
+    record: &crate::console::record::Record,
+    cells: Vec<Cell<'static>>,
+) -> Vec<Cell<'static>> {
+    if !state.deliveries.watch.flash.contains_key(record.id()) {
+        return cells;
+    }
+    let style = state
+        .theme
+        .warn
+        .add_modifier(ratatui::style::Modifier::BOLD);
+    cells.into_iter().map(|c| c.style(style)).collect()
+}
+
+/// Detail lines with this module's additions: the attempt cursor, a destination's health.
+pub fn detail_lines(
+    state: &crate::console::State,
+    record: &crate::console::record::Record,
+    ctx: &ViewCtx,
+) -> Vec<Line<'static>> {
+    use crate::console::record::Item;
+    let ts = state.current();
+    let open = ts.detail.as_ref().is_some_and(|d| d.id == record.id());
+    match &record.item {
+        Item::Notification(n) if open => {
+            let d = &state.deliveries;
+            let cursor = if d.cursor_of == n.id {
+                d.attempt_cursor
+            } else {
+                0
+            };
+            detail_with(n, ctx, Some(cursor))
+        }
+        Item::Destination(dest) => {
+            let mut lines = super::destinations::detail(dest, ctx);
+            if let Some(h) = state
+                .deliveries
+                .health
+                .as_ref()
+                .filter(|h| open && h.destination_id == dest.id)
+            {
+                lines.extend(super::destinations::health_lines(h, ctx));
+            }
+            lines
+        }
+        _ => super::detail(record, ctx),
+    }
+}
+
+/// Draws this module's overlays over the body: the attempt view and the filter dialog.
+pub fn overlays(
+    state: &crate::console::State,
+    frame: &mut ratatui::Frame,
+    body: ratatui::layout::Rect,
+) {
+    if let Some(v) = &state.deliveries.attempt {
+        super::attempt::render(state, v, frame, body);
+    }
+    if let Some(d) = &state.deliveries.filter {
+        render_filter(d, &state.theme, frame, body);
+    }
 }

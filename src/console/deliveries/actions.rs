@@ -1,0 +1,315 @@
+//! This module's part of `update`: keys while its panes are open, its actions, its replies.
+use crossterm::event::{KeyCode, KeyEvent};
+
+use super::filter::FilterDialog;
+use super::health::HEALTH_SAMPLE;
+use super::keys::DeliveryKey;
+use super::{AttemptView, HealthPane, lookup, sorted_attempts, watch};
+use crate::api::{Error, ListQuery, NotificationFilter, Order};
+use crate::console::keymap::Action;
+use crate::console::msg::{ApiCmd, ApiReply, Effect, Pane};
+use crate::console::record::Item;
+use crate::console::state::{Anchor, State, ToastKind};
+use crate::console::tab::Tab;
+use crate::console::update::{load_list, open_filtered};
+
+/// The record under the user's eye: the open detail's, else the selected row.
+fn focused_item(state: &State) -> Option<Item> {
+    let ts = state.current();
+    ts.detail
+        .as_ref()
+        .and_then(|d| d.record.as_ref())
+        .or_else(|| ts.list.selected())
+        .map(|r| r.item.clone())
+}
+
+/// The open notification detail's notification.
+fn open_notification(state: &State) -> Option<crate::api::model::Notification> {
+    if state.tab != Tab::Notifications {
+        return None;
+    }
+    match state.current().detail.as_ref()?.record.as_ref()?.item {
+        Item::Notification(ref n) => Some((**n).clone()),
+        _ => None,
+    }
+}
+
+/// Applies one of this module's actions.
+pub fn on_action(state: &mut State, key: DeliveryKey) -> Vec<Effect> {
+    match (key, focused_item(state)) {
+        (DeliveryKey::Destinations, Some(Item::Callback(c))) => {
+            let filter = NotificationFilter {
+                callback_ids: vec![c.id.clone()],
+                ..NotificationFilter::default()
+            };
+            open_filtered(state, Tab::Destinations, filter)
+        }
+        (DeliveryKey::Notifications, Some(Item::Callback(c))) => {
+            let filter = NotificationFilter {
+                callback_ids: vec![c.id.clone()],
+                ..NotificationFilter::default()
+            };
+            open_filtered(state, Tab::Notifications, filter)
+        }
+        (DeliveryKey::Notifications, Some(Item::Destination(d))) => {
+            // The destination is known now: keep it for signature checks.
+            state
+                .deliveries
+                .destinations
+                .insert(d.id.clone(), (*d).clone());
+            let filter = NotificationFilter {
+                destination_ids: vec![d.id.clone()],
+                ..NotificationFilter::default()
+            };
+            open_filtered(state, Tab::Notifications, filter)
+        }
+        (DeliveryKey::Destinations | DeliveryKey::Notifications, _) => {
+            state.toast(
+                ToastKind::Info,
+                "D and N follow a callback (D, N) or a destination (N)",
+            );
+            Vec::new()
+        }
+        (DeliveryKey::Filter, _) if state.tab == Tab::Notifications => {
+            let current = state.current().list.filter.clone();
+            state.deliveries.filter = Some(FilterDialog::from_filter(&current));
+            Vec::new()
+        }
+        (DeliveryKey::Watch, _) if state.tab == Tab::Notifications => {
+            watch::toggle(state);
+            let word = if state.deliveries.watch.on {
+                "Watching: refresh every 2 s"
+            } else {
+                "Watch off"
+            };
+            state.toast(ToastKind::Info, word);
+            Vec::new()
+        }
+        (DeliveryKey::Filter | DeliveryKey::Watch, _) => {
+            state.toast(
+                ToastKind::Info,
+                "Filter and watch work on the Notifications tab",
+            );
+            Vec::new()
+        }
+        (DeliveryKey::Reveal, _) => {
+            match state.deliveries.attempt.as_mut() {
+                Some(v) if !v.revealed => v.confirm = true,
+                _ => state.toast(ToastKind::Info, "Open an attempt to reveal its headers"),
+            }
+            Vec::new()
+        }
+    }
+}
+
+/// Keys taken before the keymap: the dialogs, the attempt view and the attempt cursor of a
+/// notification detail. `None` lets the keymap have the key.
+pub fn on_key(state: &mut State, key: &KeyEvent) -> Option<Vec<Effect>> {
+    if state.deliveries.filter.is_some() {
+        state.dirty = true;
+        return Some(filter_key(state, key));
+    }
+    if let Some(v) = state.deliveries.attempt.as_mut().filter(|v| v.confirm) {
+        state.dirty = true;
+        match key.code {
+            KeyCode::Char('y') | KeyCode::Char('Y') => {
+                v.revealed = true;
+                v.confirm = false;
+            }
+            _ => v.confirm = false,
+        }
+        return Some(Vec::new());
+    }
+    let action = state.keymap.action_for(key);
+    if state.deliveries.attempt.is_some() && !state.help {
+        let v = state.deliveries.attempt.as_mut()?;
+        let handled = match action {
+            Some(Action::Back) => {
+                state.deliveries.attempt = None;
+                true
+            }
+            Some(Action::Down) => {
+                v.scroll = v.scroll.saturating_add(1);
+                true
+            }
+            Some(Action::Up) => {
+                v.scroll = v.scroll.saturating_sub(1);
+                true
+            }
+            Some(Action::First) => {
+                v.scroll = 0;
+                true
+            }
+            Some(Action::Last) => {
+                v.scroll = u16::MAX / 2;
+                true
+            }
+            Some(Action::NextPage) => {
+                v.scroll = v.scroll.saturating_add(10);
+                true
+            }
+            Some(Action::PrevPage) => {
+                v.scroll = v.scroll.saturating_sub(10);
+                true
+            }
+            // Quit, help and reveal go on; nothing else acts behind the attempt view.
+            Some(Action::Quit | Action::Help | Action::Deliver(_)) => false,
+            _ => true,
+        };
+        if handled {
+            state.dirty = true;
+            return Some(Vec::new());
+        }
+        return None;
+    }
+    let n = open_notification(state).filter(|_| !state.help)?;
+    if state.deliveries.cursor_of != n.id {
+        state.deliveries.cursor_of = n.id.clone();
+        state.deliveries.attempt_cursor = 0;
+    }
+    let count = n.attempts.len();
+    let cur = &mut state.deliveries.attempt_cursor;
+    match action {
+        Some(Action::Down) => *cur = (*cur + 1).min(count.saturating_sub(1)),
+        Some(Action::Up) => *cur = cur.saturating_sub(1),
+        Some(Action::First) => *cur = 0,
+        Some(Action::Last) => *cur = count.saturating_sub(1),
+        Some(Action::Open) => return Some(open_attempt(state, n)),
+        _ => return None,
+    }
+    state.dirty = true;
+    Some(Vec::new())
+}
+
+fn open_attempt(state: &mut State, n: crate::api::model::Notification) -> Vec<Effect> {
+    state.dirty = true;
+    let position = state.deliveries.attempt_cursor;
+    if sorted_attempts(&n).get(position).is_none() {
+        state.toast(ToastKind::Info, "No attempt yet");
+        return Vec::new();
+    }
+    let effects = lookup::fetch_if_needed(state, &n);
+    state.deliveries.attempt = Some(AttemptView {
+        notification: Box::new(n),
+        position,
+        revealed: false,
+        confirm: false,
+        scroll: 0,
+    });
+    effects
+}
+
+fn filter_key(state: &mut State, key: &KeyEvent) -> Vec<Effect> {
+    let Some(d) = state.deliveries.filter.as_mut() else {
+        return Vec::new();
+    };
+    match key.code {
+        KeyCode::Esc => state.deliveries.filter = None,
+        KeyCode::Tab | KeyCode::Down => d.move_focus(true),
+        KeyCode::BackTab | KeyCode::Up => d.move_focus(false),
+        KeyCode::Backspace => d.backspace(),
+        KeyCode::Char(c) => d.type_char(c),
+        KeyCode::Enter => {
+            let filter = d.to_filter();
+            state.deliveries.filter = None;
+            state.tab_state_mut(Tab::Notifications).list.filter = filter;
+            return load_list(state, Tab::Notifications, Anchor::First, 1, true);
+        }
+        _ => {}
+    }
+    Vec::new()
+}
+
+/// After a detail opened: a destination's health is fetched.
+pub fn after_open(state: &mut State, tab: Tab) -> Vec<Effect> {
+    let id = match (tab, state.tab_state(tab).detail.as_ref()) {
+        (Tab::Destinations, Some(d)) => d.id.clone(),
+        _ => return Vec::new(),
+    };
+    state.deliveries.health = Some(HealthPane {
+        destination_id: id,
+        ..HealthPane::default()
+    });
+    health_page(state, None)
+}
+
+fn health_page(state: &mut State, after: Option<String>) -> Vec<Effect> {
+    let req_id = state.next_req_id();
+    let Some(h) = state.deliveries.health.as_mut() else {
+        return Vec::new();
+    };
+    h.pending = Some(req_id);
+    let query = ListQuery {
+        limit: Some(100),
+        order: Some(Order::Desc),
+        after,
+        ..ListQuery::default()
+    };
+    let filter = NotificationFilter {
+        destination_ids: vec![h.destination_id.clone()],
+        ..NotificationFilter::default()
+    };
+    vec![Effect::Api {
+        req_id,
+        pane: Pane::Health,
+        cmd: ApiCmd::List {
+            tab: Tab::Notifications,
+            query,
+            filter,
+        },
+    }]
+}
+
+/// What became of a worker reply.
+#[derive(Debug)]
+pub enum Handled {
+    /// It answered this module's request; these effects follow.
+    Mine(Vec<Effect>),
+    /// Someone else's, given back untouched.
+    NotMine(Result<ApiReply, Error>),
+}
+
+/// A worker reply: this module's requests are handled here, others given back.
+pub fn on_reply(state: &mut State, req_id: u64, result: Result<ApiReply, Error>) -> Handled {
+    let d = &mut state.deliveries;
+    if d.lookup_pending == Some(req_id) {
+        d.lookup_pending = None;
+        state.dirty = true;
+        if let Ok(ApiReply::Page(p)) = result {
+            for r in p.records {
+                if let Item::Destination(dest) = r.item {
+                    d.destinations.insert(dest.id.clone(), *dest);
+                }
+            }
+        }
+        return Handled::Mine(Vec::new());
+    }
+    let Some(h) = d.health.as_mut().filter(|h| h.pending == Some(req_id)) else {
+        return Handled::NotMine(result);
+    };
+    h.pending = None;
+    state.dirty = true;
+    match result {
+        Ok(ApiReply::Page(p)) => {
+            let more = p.pagination.has_more_after;
+            h.items
+                .extend(p.records.into_iter().filter_map(|r| match r.item {
+                    Item::Notification(n) => Some(*n),
+                    _ => None,
+                }));
+            h.items.truncate(HEALTH_SAMPLE);
+            let last = h.items.last().map(|n| n.id.clone());
+            if more && h.items.len() < HEALTH_SAMPLE {
+                return Handled::Mine(health_page(state, last));
+            }
+        }
+        Ok(ApiReply::Item(_) | ApiReply::Options(_)) => h.error = Some("unexpected reply".into()),
+        Err(e) => h.error = Some(e.to_string()),
+    }
+    Handled::Mine(Vec::new())
+}
+
+/// One animation step of this module (watch mode).
+pub fn on_tick(state: &mut State) -> Vec<Effect> {
+    watch::on_tick(state)
+}

@@ -1,0 +1,72 @@
+//! The actions this module adds to the keymap.
+
+/// A delivery-related action, wrapped in `keymap::Action::Deliver`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DeliveryKey {
+    /// On a callback: the destinations that receive it.
+    Destinations,
+    /// On a callback or destination: its notifications.
+    Notifications,
+    /// The notification filter dialog.
+    Filter,
+    /// Toggle auto-refresh of the notifications list.
+    Watch,
+    /// Reveal masked headers of the open attempt (asks first).
+    Reveal,
+}
+
+impl DeliveryKey {
+    /// One line for the help screen.
+    pub fn describe(self) -> &'static str {
+        match self {
+            DeliveryKey::Destinations => "callback → its destinations",
+            DeliveryKey::Notifications => "callback / destination → its notifications",
+            DeliveryKey::Filter => "filter notifications by callback, event, destination",
+            DeliveryKey::Watch => "watch: refresh notifications every 2 s",
+            DeliveryKey::Reveal => "reveal masked headers of the open attempt",
+        }
+    }
+
+    /// A word for the footer.
+    pub fn hint(self) -> &'static str {
+        match self {
+            DeliveryKey::Destinations => "destinations",
+            DeliveryKey::Notifications => "notifications",
+            DeliveryKey::Filter => "filter",
+            DeliveryKey::Watch => "watch",
+            DeliveryKey::Reveal => "reveal",
+        }
+    }
+
+    /// The default key.
+    pub fn default_char(self) -> char {
+        match self {
+            DeliveryKey::Destinations => 'D',
+            DeliveryKey::Notifications => 'N',
+            DeliveryKey::Filter => 'f',
+            DeliveryKey::Watch => 'w',
+            DeliveryKey::Reveal => 'R',
+        }
+    }
+
+    /// Every action, in help order.
+    pub const ALL: [DeliveryKey; 5] = [
+        DeliveryKey::Destinations,
+        DeliveryKey::Notifications,
+        DeliveryKey::Filter,
+        DeliveryKey::Watch,
+        DeliveryKey::Reveal,
+    ];
+}
+
+/// The help row's description of all delivery keys, in [`DeliveryKey::ALL`] order.
+pub const HELP: &str = "follow, filter, watch, reveal";
+
+/// The help row's keys: `D/N/f/w/R`.
+pub fn help_keys(km: &crate::console::keymap::Keymap) -> String {
+    DeliveryKey::ALL
+        .iter()
+        .map(|k| km.label_for(crate::console::keymap::Action::Deliver(*k)))
+        .collect::<Vec<_>>()
+        .join("/")
+}

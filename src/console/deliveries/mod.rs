@@ -1,0 +1,92 @@
+//! Following a webhook: callback → destinations → notifications → attempts. Holds the state and
+//! logic behind cross-navigation, the attempt view (masking, reveal, signature check), watch mode,
+//! the notification filter dialog and destination health.
+pub mod actions;
+pub mod filter;
+pub mod health;
+pub mod keys;
+pub mod lookup;
+pub mod mask;
+pub mod signature;
+pub mod watch;
+
+use std::collections::BTreeMap;
+
+use crate::api::model::{Attempt, Destination, Notification};
+
+pub use filter::FilterDialog;
+pub use keys::DeliveryKey;
+pub use watch::Watch;
+
+/// The attempt open in the attempt view.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AttemptView {
+    /// The notification it belongs to.
+    pub notification: Box<Notification>,
+    /// Position among the attempts sorted by index.
+    pub position: usize,
+    /// Masked header values are shown (after a confirmation), for this attempt only.
+    pub revealed: bool,
+    /// The reveal confirmation is on screen.
+    pub confirm: bool,
+    /// Lines scrolled.
+    pub scroll: u16,
+}
+
+impl AttemptView {
+    /// The attempt shown.
+    pub fn attempt(&self) -> Option<&Attempt> {
+        sorted_attempts(&self.notification)
+            .get(self.position)
+            .copied()
+    }
+}
+
+/// A destination's health, fetched when its detail opens.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct HealthPane {
+    /// The destination.
+    pub destination_id: String,
+    /// Notifications loaded so far, newest first.
+    pub items: Vec<Notification>,
+    /// The page request in flight.
+    pub pending: Option<u64>,
+    /// Why loading stopped early.
+    pub error: Option<String>,
+}
+
+/// Everything this module remembers.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct DeliveriesState {
+    /// Selected attempt in the open notification's detail.
+    pub attempt_cursor: usize,
+    /// The notification the cursor belongs to.
+    pub cursor_of: String,
+    /// The open attempt view.
+    pub attempt: Option<AttemptView>,
+    /// Watch mode of the notifications list.
+    pub watch: Watch,
+    /// The open filter dialog.
+    pub filter: Option<FilterDialog>,
+    /// Health of the open destination.
+    pub health: Option<HealthPane>,
+    /// Destinations fetched to find signing secrets, by id.
+    pub destinations: BTreeMap<String, Destination>,
+    /// The destination lookup in flight.
+    pub lookup_pending: Option<u64>,
+}
+
+impl DeliveriesState {
+    /// Whether a request of this module awaits a reply.
+    pub fn in_flight(&self) -> usize {
+        usize::from(self.lookup_pending.is_some())
+            + usize::from(self.health.as_ref().is_some_and(|h| h.pending.is_some()))
+    }
+}
+
+/// A notification's attempts ordered by their index.
+pub fn sorted_attempts(n: &Notification) -> Vec<&Attempt> {
+    let mut v: Vec<&Attempt> = n.attempts.iter().collect();
+    v.sort_by_key(|a| a.index);
+    v
+}

@@ -1,0 +1,194 @@
+//! The attempt view: one delivery attempt's request and response, headers masked unless safe or
+//! revealed, bodies pretty-printed, and the signature check.
+use std::collections::BTreeMap;
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Clear, Paragraph, Wrap};
+
+use super::{ViewCtx, duration_ms};
+use crate::api::model::AttemptStatus;
+use crate::console::deliveries::lookup::{SigStatus, check};
+use crate::console::deliveries::mask::{any_masked, is_safe, shown};
+use crate::console::deliveries::{AttemptView, sorted_attempts};
+use crate::console::state::State;
+use crate::console::widgets::centered;
+use crate::console::widgets::json::{JsonView, text_lines};
+
+fn section(out: &mut Vec<Line<'static>>, title: String, ctx: &ViewCtx) {
+    out.push(Line::raw(""));
+    out.push(Line::from(Span::styled(title, ctx.theme.section)));
+}
+
+fn headers(
+    out: &mut Vec<Line<'static>>,
+    h: &BTreeMap<String, String>,
+    revealed: bool,
+    ctx: &ViewCtx,
+) {
+    if h.is_empty() {
+        out.push(Line::from(Span::styled("  none", ctx.theme.muted)));
+    }
+    for (k, v) in h {
+        let value = shown(k, v, revealed);
+        let style = if is_safe(k) {
+            ctx.theme.text
+        } else if revealed {
+            ctx.theme.warn
+        } else {
+            ctx.theme.muted
+        };
+        out.push(Line::from(vec![
+            Span::styled(format!("  {k}: "), ctx.theme.key),
+            Span::styled(value.to_string(), style),
+        ]));
+    }
+}
+
+fn body(out: &mut Vec<Line<'static>>, b: Option<&str>, ctx: &ViewCtx) {
+    match b {
+        Some(b) if !b.is_empty() => {
+            for l in text_lines(b, ctx.theme) {
+                let mut spans = vec![Span::raw("  ")];
+                spans.extend(l.spans);
+                out.push(Line::from(spans));
+            }
+        }
+        _ => out.push(Line::from(Span::styled("  empty", ctx.theme.muted))),
+    }
+}
+
+/// The signature line.
+fn signature(status: SigStatus, ctx: &ViewCtx) -> Line<'static> {
+    let label = Span::styled("Signature  ", ctx.theme.muted);
+    match status {
+        SigStatus::Verified(name) => Line::from(vec![
+            label,
+            Span::styled("✓ verified", ctx.theme.ok),
+            Span::raw(format!(" with the signing secret of {name}")),
+        ]),
+        SigStatus::Failed(e) => Line::from(vec![
+            label,
+            Span::styled("✗ does not verify", ctx.theme.error),
+            Span::raw(format!(": {e}")),
+        ]),
+        SigStatus::Unknown(why) => Line::from(vec![
+            label,
+            Span::styled(format!("? not checked: {why}"), ctx.theme.warn),
+        ]),
+    }
+}
+
+/// Every line of the attempt view.
+pub fn lines(state: &State, v: &AttemptView, ctx: &ViewCtx) -> Vec<Line<'static>> {
+    let n = &v.notification;
+    let mut out = Vec::new();
+    let Some(a) = sorted_attempts(n).get(v.position).copied() else {
+        out.push(Line::from(Span::styled(
+            "attempt not found",
+            ctx.theme.muted,
+        )));
+        return out;
+    };
+    let tone = match a.status {
+        AttemptStatus::Succeeded => super::Tone::Good,
+        AttemptStatus::Failed => super::Tone::Bad,
+        AttemptStatus::Other(_) => super::Tone::Unknown,
+    };
+    out.push(Line::from(vec![
+        Span::styled(format!("Attempt #{}  ", a.index), ctx.theme.header),
+        ctx.status(a.status.as_str(), tone),
+        Span::styled(
+            format!("  {}", ctx.clock.local_and_relative(&a.created_at)),
+            ctx.theme.muted,
+        ),
+    ]));
+    let Some(r) = &a.webhook_request else {
+        out.push(Line::from(Span::styled(
+            "no request was sent (no url)",
+            ctx.theme.muted,
+        )));
+        return out;
+    };
+    out.push(Line::from(vec![
+        Span::styled(r.request_method.clone(), ctx.theme.accent),
+        Span::raw(format!(" {}", r.url)),
+        Span::styled(format!("  {}", duration_ms(r.duration)), ctx.theme.muted),
+    ]));
+    out.push(signature(check(state, n, v.position), ctx));
+    let masked = any_masked(r.request_headers.keys().chain(r.response_headers.keys()));
+    let note = match (masked, v.revealed) {
+        (true, false) => " (secret values masked · R reveals)",
+        (true, true) => " (REVEALED for this attempt)",
+        _ => "",
+    };
+    section(&mut out, format!("Request headers{note}"), ctx);
+    headers(&mut out, &r.request_headers, v.revealed, ctx);
+    section(&mut out, "Request body".into(), ctx);
+    body(&mut out, r.request_body.as_deref(), ctx);
+    section(&mut out, "Response".into(), ctx);
+    if r.has_response() {
+        let style = if (200..300).contains(&r.response_status) {
+            ctx.theme.ok
+        } else {
+            ctx.theme.error
+        };
+        out.push(Line::from(vec![
+            Span::styled("  status ", ctx.theme.muted),
+            Span::styled(r.response_status.to_string(), style),
+        ]));
+    } else {
+        out.push(Line::from(Span::styled("  no response", ctx.theme.error)));
+    }
+    if let Some(e) = &r.request_error {
+        out.push(Line::from(vec![
+            Span::styled("  error ", ctx.theme.muted),
+            Span::styled(e.clone(), ctx.theme.error),
+        ]));
+    }
+    section(&mut out, "Response headers".into(), ctx);
+    headers(&mut out, &r.response_headers, v.revealed, ctx);
+    section(&mut out, "Response body".into(), ctx);
+    body(&mut out, r.response_body.as_deref(), ctx);
+    out
+}
+
+/// Draws the attempt view over `area`, and the reveal confirmation when asked.
+pub fn render(state: &State, v: &AttemptView, frame: &mut Frame, area: Rect) {
+    let ctx = ViewCtx {
+        clock: &state.clock,
+        theme: &state.theme,
+    };
+    frame.render_widget(Clear, area);
+    JsonView {
+        title: format!(
+            "Notification {} · attempt {}",
+            v.notification.id,
+            v.position + 1
+        ),
+        lines: lines(state, v, &ctx),
+        scroll: v.scroll,
+        theme: &state.theme,
+    }
+    .render(frame, area);
+    if v.confirm {
+        let t = &state.theme;
+        let b = centered(area, 56, 5);
+        frame.render_widget(Clear, b);
+        frame.render_widget(
+            Paragraph::new(vec![
+                Line::raw("Show the masked header values of this attempt?"),
+                Line::from(vec![
+                    Span::styled("y", t.key),
+                    Span::raw(" reveal   "),
+                    Span::styled("any other key", t.key),
+                    Span::raw(" cancel"),
+                ]),
+            ])
+            .wrap(Wrap { trim: false })
+            .block(Block::bordered().title(Span::styled(" Reveal secrets ", t.warn))),
+            b,
+        );
+    }
+}
