@@ -189,6 +189,14 @@ fn raw_json_view_scrolls_searches_and_masks_secrets() {
     app.apply(key(KeyCode::Enter));
     let s = screen(&app);
     assert!(s.contains("match 1 of 1 for \"created\""), "{s}");
+    // Below the header (whose active tab is reversed too).
+    let buf = buffer(&app);
+    let reversed = (2..24u16)
+        .flat_map(|y| (0..80u16).map(move |x| (x, y)))
+        .filter_map(|p| buf.cell(p))
+        .filter(|c| c.modifier.contains(ratatui::style::Modifier::REVERSED))
+        .count();
+    assert_eq!(reversed, "created".len(), "the match is marked");
     app.apply(key(KeyCode::Esc));
     assert!(app.state.power.raw.is_none());
     assert!(
