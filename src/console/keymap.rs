@@ -36,6 +36,22 @@ pub enum Action {
     PrevTab,
     /// Jump to a tab.
     GoTab(Tab),
+    /// New item (form).
+    Create,
+    /// Edit the item (form).
+    Edit,
+    /// Delete the item (confirmation).
+    Delete,
+    /// Team: set a project's roles.
+    SetProject,
+    /// Team: remove a project.
+    RemoveProject,
+    /// Team: add a member.
+    AddMember,
+    /// Team: remove a member.
+    RemoveMember,
+    /// Follow a webhook: cross-navigation, filter, watch, reveal.
+    Deliver(super::deliveries::DeliveryKey),
     /// Open the `:` command line.
     Command,
     /// Fuzzy-filter the loaded rows (`/`); inside the raw JSON view, search.
@@ -54,22 +70,6 @@ pub enum Action {
     NextMatch,
     /// Previous search match (raw JSON view).
     PrevMatch,
-    /// New item (form).
-    Create,
-    /// Edit the item (form).
-    Edit,
-    /// Delete the item (confirmation).
-    Delete,
-    /// Team: set a project's roles.
-    SetProject,
-    /// Team: remove a project.
-    RemoveProject,
-    /// Team: add a member.
-    AddMember,
-    /// Team: remove a member.
-    RemoveMember,
-    /// Follow a webhook: cross-navigation, filter, watch, reveal.
-    Deliver(super::deliveries::DeliveryKey),
 }
 
 impl Action {
@@ -155,24 +155,22 @@ impl Action {
         )
     }
 
-    /// The help line a power action shares with others (keys joined by spaces), so that help
-    /// fits 24 lines; `None` for match keys, which the raw view's footer shows instead.
-    fn power_group(self) -> Option<Option<(&'static [Action], &'static str)>> {
-        const CMD: &[Action] = &[Action::Command, Action::Filter];
-        const SORT: &[Action] = &[Action::Sort, Action::SortFlip];
-        const RAW: &[Action] = &[Action::RawJson, Action::CopyId, Action::CopyJson];
+    /// The partner shown on the same help line (`s/S sort column / flip direction`).
+    fn partner(self) -> Option<Action> {
         match self {
-            Action::Command | Action::Filter => Some(Some((
-                CMD,
-                "command line (:teams, :goto ID, :profile NAME) · filter",
-            ))),
-            Action::Sort | Action::SortFlip => Some(Some((SORT, "sort column · flip direction"))),
-            Action::RawJson | Action::CopyId | Action::CopyJson => {
-                Some(Some((RAW, "raw JSON · copy id · copy JSON")))
-            }
-            Action::NextMatch | Action::PrevMatch => Some(None),
+            Action::Sort => Some(Action::SortFlip),
+            Action::CopyId => Some(Action::CopyJson),
+            Action::NextMatch => Some(Action::PrevMatch),
             _ => None,
         }
+    }
+
+    /// Whether the action is the second of a help pair.
+    fn is_partner(self) -> bool {
+        matches!(
+            self,
+            Action::SortFlip | Action::CopyJson | Action::PrevMatch
+        )
     }
 
     /// The name used in the `[keys]` table of the config.
@@ -213,15 +211,7 @@ impl Action {
             Action::RemoveProject => "remove_project",
             Action::AddMember => "add_member",
             Action::RemoveMember => "remove_member",
-            Action::Deliver(super::deliveries::DeliveryKey::Destinations) => {
-                "deliveries_destinations"
-            }
-            Action::Deliver(super::deliveries::DeliveryKey::Notifications) => {
-                "deliveries_notifications"
-            }
-            Action::Deliver(super::deliveries::DeliveryKey::Filter) => "deliveries_filter",
-            Action::Deliver(super::deliveries::DeliveryKey::Watch) => "deliveries_watch",
-            Action::Deliver(super::deliveries::DeliveryKey::Reveal) => "deliveries_reveal",
+            Action::Deliver(k) => k.config_name(),
         }
     }
 }
@@ -374,8 +364,8 @@ impl Default for Keymap {
         for k in super::deliveries::DeliveryKey::ALL {
             b.push((KeySpec::ch(k.default_char()), Action::Deliver(k)));
         }
-        // After the delivery keys: `N` there means notifications; here only inside the raw
-        // JSON view, which looks its keys up among its own actions.
+        // Last, so that elsewhere `N` means a delivery key; views that search ask for these
+        // first through `action_among`.
         b.push((KeySpec::ch('n'), Action::NextMatch));
         b.push((KeySpec::ch('N'), Action::PrevMatch));
         Self {
@@ -401,6 +391,24 @@ impl Keymap {
             .iter()
             .find(|(k, _)| k.matches(ev))
             .map(|(_, a)| *a)
+    }
+
+    /// The first action bound to the key that `wanted` accepts, else the first bound at all: lets a
+    /// view give its own actions priority where a key means two things.
+    pub fn action_among(&self, ev: &KeyEvent, wanted: impl Fn(Action) -> bool) -> Option<Action> {
+        if ev.kind == KeyEventKind::Release {
+            return None;
+        }
+        let mut bound = self
+            .bindings
+            .iter()
+            .filter(|(k, _)| k.matches(ev))
+            .map(|(_, a)| *a);
+        let first = bound.next()?;
+        if wanted(first) {
+            return Some(first);
+        }
+        bound.find(|a| wanted(*a)).or(Some(first))
     }
 
     /// Every key bound to an action, in table order.
@@ -438,13 +446,6 @@ impl Keymap {
                         .collect();
                     rows.push((keys.join("/"), "jump to a tab"));
                 }
-            } else if let Some(group) = a.power_group() {
-                if let Some((group, text)) = group
-                    && !seen.iter().any(|s| group.contains(s))
-                {
-                    let keys: Vec<String> = group.iter().map(|g| self.label_for(*g)).collect();
-                    rows.push((keys.join(" "), text));
-                }
             } else if let Some((group, text)) = write_group(*a) {
                 // Write keys share rows too, for the same reason.
                 if !seen.iter().any(|s| group.contains(s)) {
@@ -459,8 +460,14 @@ impl Keymap {
                         super::deliveries::keys::HELP,
                     ));
                 }
+            } else if a.is_partner() {
+                // Shown on its partner's line.
             } else if !seen.contains(a) {
-                rows.push((self.label_for(*a), a.describe()));
+                let mut keys = self.label_for(*a);
+                if let Some(p) = a.partner() {
+                    keys = format!("{keys}/{}", self.label_for(p));
+                }
+                rows.push((keys, a.describe()));
             }
             seen.push(*a);
         }

@@ -493,27 +493,9 @@ fn raw_height(state: &State) -> usize {
 
 fn raw_key(state: &mut State, key: &KeyEvent) -> Vec<Effect> {
     let height = raw_height(state);
-    // The view's own actions, so that a key bound elsewhere too (`N`) means what it means here.
-    const RAW_ACTIONS: &[Action] = &[
-        Action::Back,
-        Action::RawJson,
-        Action::Quit,
-        Action::Down,
-        Action::Up,
-        Action::First,
-        Action::Last,
-        Action::NextPage,
-        Action::PrevPage,
-        Action::Filter,
-        Action::NextMatch,
-        Action::PrevMatch,
-        Action::CopyId,
-        Action::CopyJson,
-    ];
-    let action = RAW_ACTIONS
-        .iter()
-        .copied()
-        .find(|a| state.keymap.keys_for(*a).iter().any(|k| k.matches(key)));
+    let action = state
+        .keymap
+        .action_among(key, |a| matches!(a, Action::NextMatch | Action::PrevMatch));
     let Some(view) = state.power.raw.as_mut() else {
         return Vec::new();
     };
