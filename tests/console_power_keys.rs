@@ -514,3 +514,49 @@ fn themes_light_and_no_color() {
     assert!(s.contains("✓ succeeded"), "{s}");
     insta::assert_snapshot!("console_power_no_color_notifications_120x40", s);
 }
+
+#[test]
+fn profile_confirm_type_name_read_only_and_console_tables_reach_the_console() {
+    use switchboard::config::{Env, Flags, Settings};
+    use switchboard::console::power::ConfirmMode;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("config.toml");
+    std::fs::write(
+        &path,
+        "default_profile = \"audit\"\n\
+         [console]\ntheme = \"light\"\nmouse = false\n\
+         [keys]\nreload = \"x\"\n\
+         [profiles.audit]\nbase_url = \"http://127.0.0.1:9\"\napi_key_env = \"K\"\n\
+         read_only = true\nconfirm = \"type-name\"\n\
+         [profiles.work]\nbase_url = \"http://127.0.0.1:9\"\napi_key_env = \"K\"\nconfirm = false\n",
+    )
+    .expect("write config");
+    let flags = |profile: &str| Flags {
+        config: Some(path.clone()),
+        profile: Some(profile.into()),
+        ..Flags::default()
+    };
+    let env = Env::from_pairs([("K", "sk_test_power_0123456789")]);
+    let audit = Settings::load(&flags("audit"), &env).expect("loads");
+    assert!(audit.read_only && audit.confirm_type_name);
+    assert!(audit.warnings.is_empty(), "{:?}", audit.warnings);
+    assert_eq!(
+        ConfirmMode::from_settings(audit.confirm, audit.confirm_type_name),
+        ConfirmMode::TypeName
+    );
+    let work = Settings::load(&flags("work"), &env).expect("loads");
+    assert_eq!(
+        ConfirmMode::from_settings(work.confirm, work.confirm_type_name),
+        ConfirmMode::Off
+    );
+    let setup = PowerSetup {
+        keys: audit.keys.clone(),
+        console: audit.console.clone(),
+        ..Default::default()
+    };
+    let mut state = State::new("audit", "http://127.0.0.1:9", fixed_clock());
+    setup.configure(&mut state);
+    assert_eq!(state.theme, switchboard::console::theme::Theme::light());
+    assert!(!state.power.mouse);
+    assert!(state.toasts.is_empty(), "a valid config says nothing");
+}
