@@ -57,7 +57,8 @@ impl App {
             worker: None,
             replies,
             outbox: Vec::new(),
-            clipboard: Default::default(),
+            // Offline apps never write to the terminal; tests inject a buffer to see copies.
+            clipboard: super::clipboard::Clipboard::to_writer(std::io::sink()),
             switcher: None,
         }
     }

@@ -66,26 +66,20 @@ impl FuzzyQuery {
     }
 }
 
-/// The text a row is matched against: its scalar values (nested ones too), secrets left out.
-pub fn haystack(record: &Record) -> String {
-    let mut out = String::new();
+/// The texts a row is matched against: its scalar values (nested ones too), secrets left out.
+/// Each word of the query must match one of them, so that letters scattered over unrelated
+/// fields do not make a match.
+pub fn haystack(record: &Record) -> Vec<String> {
+    let mut out = Vec::new();
     collect(&record.raw, &mut out, 0);
     out
 }
 
-fn collect(v: &Value, out: &mut String, depth: u8) {
+fn collect(v: &Value, out: &mut Vec<String>, depth: u8) {
     match v {
-        Value::String(s) => {
-            out.push_str(s);
-            out.push(' ');
-        }
-        Value::Number(n) => {
-            out.push_str(&n.to_string());
-            out.push(' ');
-        }
-        Value::Bool(b) => {
-            out.push_str(if *b { "true " } else { "false " });
-        }
+        Value::String(s) => out.push(s.clone()),
+        Value::Number(n) => out.push(n.to_string()),
+        Value::Bool(b) => out.push(b.to_string()),
         Value::Array(a) if depth < 3 => a.iter().for_each(|x| collect(x, out, depth + 1)),
         Value::Object(o) if depth < 3 => o
             .iter()
@@ -95,11 +89,16 @@ fn collect(v: &Value, out: &mut String, depth: u8) {
     }
 }
 
-/// The rows that match `query`, in their order.
+/// The rows that match `query` (every word of it matching some field), in their order.
 pub fn apply(query: &str, rows: Vec<Record>) -> Vec<Record> {
-    let mut q = FuzzyQuery::new(query);
+    let mut words: Vec<FuzzyQuery> = query.split_whitespace().map(FuzzyQuery::new).collect();
     rows.into_iter()
-        .filter(|r| q.matches(&haystack(r)))
+        .filter(|r| {
+            let fields = haystack(r);
+            words
+                .iter_mut()
+                .all(|w| fields.iter().any(|f| w.matches(f)))
+        })
         .collect()
 }
 

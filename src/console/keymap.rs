@@ -285,6 +285,7 @@ impl KeySpec {
             KeyCode::Esc => "Esc".into(),
             KeyCode::Tab => "Tab".into(),
             KeyCode::BackTab => "Shift-Tab".into(),
+            KeyCode::F(n) => format!("F{n}"),
             other => format!("{other:?}"),
         };
         if self.mods.contains(KeyModifiers::CONTROL) {

@@ -25,7 +25,12 @@ pub fn tab_at(x: u16) -> Option<Tab> {
 
 /// Applies a mouse event.
 pub fn on_mouse(state: &mut State, ev: MouseEvent) -> Vec<Effect> {
-    if !state.power.mouse || state.help || state.power.command.is_some() {
+    // Dialogs own the screen while open; clicks must not move what is behind them.
+    if !state.power.mouse
+        || state.help
+        || state.power.command.is_some()
+        || state.forms.dialog.is_some()
+    {
         return Vec::new();
     }
     match ev.kind {

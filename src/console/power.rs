@@ -331,6 +331,9 @@ fn switched(state: &mut State, info: ProfileInfo) -> Vec<Effect> {
     state.tabs = Default::default();
     state.nav.clear();
     state.help = false;
+    // Dialogs, attempt views and watches belong to the old profile too.
+    state.forms = Default::default();
+    state.deliveries = Default::default();
     let p = &mut state.power;
     p.filters = Default::default();
     p.sorts = Default::default();

@@ -2,12 +2,13 @@
 //! with `/` search. Signing secrets and tokens are masked, never shown.
 use ratatui::Frame;
 use ratatui::layout::Rect;
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph};
 use serde_json::Value;
 
 use super::theme::Theme;
+use super::widgets::json;
 
 /// Whether a field holds a secret (masked in the view, the copy and the filter).
 pub fn is_secret_key(key: &str) -> bool {
@@ -45,11 +46,13 @@ pub fn pretty(v: &Value) -> String {
 }
 
 /// The open raw view.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct RawView {
     /// Title (the item's id).
     pub id: String,
-    /// Pretty-printed lines.
+    /// The item, secrets masked.
+    pub value: Value,
+    /// Pretty-printed lines (as drawn), for search and scrolling.
     pub lines: Vec<String>,
     /// First line shown.
     pub scroll: usize,
@@ -64,9 +67,15 @@ pub struct RawView {
 impl RawView {
     /// A view of an item's JSON.
     pub fn new(id: &str, raw: &Value) -> Self {
+        let value = masked(raw);
+        let lines = json::lines(&value, &Theme::plain())
+            .iter()
+            .map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect())
+            .collect();
         Self {
             id: id.to_string(),
-            lines: pretty(raw).lines().map(str::to_string).collect(),
+            value,
+            lines,
             ..Self::default()
         }
     }
@@ -119,90 +128,56 @@ impl RawView {
     }
 }
 
-/// Styles of the JSON tokens (a local renderer until a shared JSON widget exists).
-fn token_styles(theme: &Theme) -> [Style; 5] {
-    let plain = theme.muted == Style::new().add_modifier(Modifier::DIM);
-    if plain {
-        let s = Style::new();
-        return [s.add_modifier(Modifier::BOLD), s, s, s, theme.muted];
+/// Reverses every occurrence of `search` (ignoring case) in a coloured line, keeping the colours.
+pub fn highlight(line: Line<'static>, search: &str) -> Line<'static> {
+    if search.is_empty() {
+        return line;
     }
-    [
-        Style::new().fg(Color::Cyan),    // key
-        Style::new().fg(Color::Green),   // string
-        Style::new().fg(Color::Yellow),  // number
-        Style::new().fg(Color::Magenta), // true, false, null
-        theme.muted,                     // punctuation
-    ]
-}
-
-/// One coloured line, with the search occurrences reversed.
-pub fn line(text: &str, search: &str, theme: &Theme) -> Line<'static> {
-    let [key, string, number, keyword, punct] = token_styles(theme);
+    let text: String = line.spans.iter().map(|s| s.content.as_ref()).collect();
     let chars: Vec<char> = text.chars().collect();
-    let mut styles = vec![punct; chars.len()];
-    let mut i = 0;
-    while i < chars.len() {
-        match chars.get(i).copied() {
-            Some('"') => {
-                let start = i;
-                i += 1;
-                while i < chars.len() && chars.get(i) != Some(&'"') {
-                    i += if chars.get(i) == Some(&'\\') { 2 } else { 1 };
-                }
-                i = (i + 1).min(chars.len());
-                let is_key = chars.get(i) == Some(&':');
-                styles[start..i].fill(if is_key { key } else { string });
-            }
-            Some(c) if c == '-' || c.is_ascii_digit() => {
-                let start = i;
-                while i < chars.len()
-                    && chars
-                        .get(i)
-                        .is_some_and(|c| c.is_ascii_alphanumeric() || "+-.".contains(*c))
-                {
-                    i += 1;
-                }
-                styles[start..i].fill(number);
-            }
-            Some(c) if c.is_ascii_alphabetic() => {
-                let start = i;
-                while i < chars.len() && chars.get(i).is_some_and(char::is_ascii_alphabetic) {
-                    i += 1;
-                }
-                styles[start..i].fill(keyword);
-            }
-            _ => i += 1,
+    let lower: Vec<char> = chars.iter().flat_map(|c| c.to_lowercase()).collect();
+    let q: Vec<char> = search.to_lowercase().chars().collect();
+    // Case folding that changes lengths would misplace marks: leave such lines plain.
+    if lower.len() != chars.len() || q.is_empty() {
+        return line;
+    }
+    let mut hit = vec![false; chars.len()];
+    let mut j = 0;
+    while j + q.len() <= lower.len() {
+        if lower.get(j..j + q.len()) == Some(&q[..]) {
+            hit[j..j + q.len()].fill(true);
+            j += q.len();
+        } else {
+            j += 1;
         }
     }
-    if !search.is_empty() {
-        let lower: Vec<char> = text.to_lowercase().chars().collect();
-        let q: Vec<char> = search.to_lowercase().chars().collect();
-        if lower.len() == chars.len() {
-            let mut j = 0;
-            while j + q.len() <= lower.len() {
-                if lower.get(j..j + q.len()) == Some(&q[..]) {
-                    for s in styles.iter_mut().skip(j).take(q.len()) {
-                        *s = s.add_modifier(Modifier::REVERSED);
-                    }
-                    j += q.len();
+    let mut spans = Vec::new();
+    let mut pos = 0;
+    for span in line.spans {
+        let mut run = String::new();
+        let mut run_hit = false;
+        for c in span.content.chars() {
+            let h = hit.get(pos).copied().unwrap_or(false);
+            if h != run_hit && !run.is_empty() {
+                let style = if run_hit {
+                    span.style.add_modifier(Modifier::REVERSED)
                 } else {
-                    j += 1;
-                }
+                    span.style
+                };
+                spans.push(Span::styled(std::mem::take(&mut run), style));
             }
+            run_hit = h;
+            run.push(c);
+            pos += 1;
         }
-    }
-    let mut spans: Vec<Span<'static>> = Vec::new();
-    let mut run = String::new();
-    let mut style = styles.first().copied().unwrap_or_default();
-    for (c, s) in chars.iter().zip(&styles) {
-        if *s != style && !run.is_empty() {
-            spans.push(Span::styled(std::mem::take(&mut run), style));
+        if !run.is_empty() {
+            let style = if run_hit {
+                span.style.add_modifier(Modifier::REVERSED)
+            } else {
+                span.style
+            };
+            spans.push(Span::styled(run, style));
         }
-        style = *s;
-        run.push(*c);
-    }
-    if !run.is_empty() {
-        spans.push(Span::styled(run, style));
     }
     Line::from(spans)
 }
@@ -210,12 +185,12 @@ pub fn line(text: &str, search: &str, theme: &Theme) -> Line<'static> {
 /// Draws the view over `area`.
 pub fn render(view: &RawView, frame: &mut Frame, area: Rect, theme: &Theme) {
     let height = usize::from(area.height.saturating_sub(2));
-    let lines: Vec<Line> = view
-        .lines
-        .iter()
+    // Colours from the shared JSON widget; the plain lines serve the search.
+    let lines: Vec<Line> = json::lines(&view.value, theme)
+        .into_iter()
         .skip(view.scroll)
         .take(height)
-        .map(|l| line(l, &view.search, theme))
+        .map(|l| highlight(l, &view.search))
         .collect();
     let matches = view.matches();
     let status = if view.search.is_empty() {

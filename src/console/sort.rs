@@ -77,21 +77,26 @@ impl Sort {
             return;
         };
         rows.sort_by(|a, b| {
-            let o = compare(a.raw.pointer(pointer), b.raw.pointer(pointer));
-            if self.desc { o.reverse() } else { o }
+            let (x, y) = (a.raw.pointer(pointer), b.raw.pointer(pointer));
+            // Missing values stay last whichever the direction.
+            rank(x).cmp(&rank(y)).then_with(|| {
+                let o = compare(x, y);
+                if self.desc { o.reverse() } else { o }
+            })
         });
     }
 }
 
-/// Orders two JSON values: missing and null last, numbers by value, text ignoring case,
-/// arrays by length.
-fn compare(a: Option<&Value>, b: Option<&Value>) -> Ordering {
-    fn rank(v: Option<&Value>) -> u8 {
-        match v {
-            None | Some(Value::Null) => 1,
-            _ => 0,
-        }
+/// 1 for a missing or null value, which sorts last.
+fn rank(v: Option<&Value>) -> u8 {
+    match v {
+        None | Some(Value::Null) => 1,
+        _ => 0,
     }
+}
+
+/// Orders two present JSON values: numbers by value, text ignoring case, arrays by length.
+fn compare(a: Option<&Value>, b: Option<&Value>) -> Ordering {
     match (a, b) {
         (Some(Value::Number(x)), Some(Value::Number(y))) => x
             .as_f64()
@@ -100,6 +105,6 @@ fn compare(a: Option<&Value>, b: Option<&Value>) -> Ordering {
         (Some(Value::String(x)), Some(Value::String(y))) => x.to_lowercase().cmp(&y.to_lowercase()),
         (Some(Value::Array(x)), Some(Value::Array(y))) => x.len().cmp(&y.len()),
         (Some(Value::Bool(x)), Some(Value::Bool(y))) => x.cmp(y),
-        _ => rank(a).cmp(&rank(b)),
+        _ => Ordering::Equal,
     }
 }

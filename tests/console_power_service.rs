@@ -1,0 +1,201 @@
+//! Power tools against real local services over loopback HTTP: `:goto` for every id prefix, and
+//! `:profile NAME` switching at runtime with the old profile's request in flight ignored.
+mod console_support;
+mod support_service;
+
+use console_support::*;
+use crossterm::event::KeyCode;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use switchboard::api::{ListQuery, NotificationFilter};
+use switchboard::console::power::{ConfirmMode, ProfileInfo, ProfileSwitcher};
+use switchboard::console::state::LoadState;
+use switchboard::console::{App, Msg, State, Tab};
+
+fn screen(app: &App) -> String {
+    let (w, h) = app.state.size;
+    let mut term = Terminal::new(TestBackend::new(w, h)).expect("test terminal");
+    term.draw(|f| app.render(f)).expect("draw");
+    term.backend().to_string()
+}
+
+fn command(app: &mut App, line: &str) {
+    app.apply(ch(':'));
+    for c in line.chars() {
+        app.apply(ch(c));
+    }
+    app.apply(key(KeyCode::Enter));
+}
+
+/// Applies worker replies until `done` holds (bounded by the deadline of `next_reply`).
+async fn until(app: &mut App, done: impl Fn(&App) -> bool) {
+    while !done(app) {
+        let m = next_reply(app).await;
+        app.apply(m);
+    }
+}
+
+#[tokio::test]
+async fn goto_opens_every_kind_of_id_from_the_local_service() {
+    let t = support_service::demo().await;
+    let q = ListQuery::default();
+    let c = &t.client;
+    let first = |ids: Vec<String>| ids.into_iter().next().expect("the demo has one");
+    let cases = [
+        (
+            first(
+                c.list_teams(&q)
+                    .await
+                    .expect("teams")
+                    .items
+                    .into_iter()
+                    .map(|x| x.id)
+                    .collect(),
+            ),
+            Tab::Teams,
+        ),
+        (
+            first(
+                c.list_imports(&q)
+                    .await
+                    .expect("imports")
+                    .items
+                    .into_iter()
+                    .map(|x| x.id)
+                    .collect(),
+            ),
+            Tab::Imports,
+        ),
+        (
+            first(
+                c.list_callbacks(&q)
+                    .await
+                    .expect("callbacks")
+                    .items
+                    .into_iter()
+                    .map(|x| x.id)
+                    .collect(),
+            ),
+            Tab::Callbacks,
+        ),
+        (
+            first(
+                c.list_destinations(&q, &[])
+                    .await
+                    .expect("destinations")
+                    .items
+                    .into_iter()
+                    .map(|x| x.id)
+                    .collect(),
+            ),
+            Tab::Destinations,
+        ),
+        (
+            first(
+                c.list_notifications(&q, &NotificationFilter::default())
+                    .await
+                    .expect("notifications")
+                    .items
+                    .into_iter()
+                    .map(|x| x.id)
+                    .collect(),
+            ),
+            Tab::Notifications,
+        ),
+    ];
+    let mut app = App::with_client(
+        State::new("demo", t.svc.base_url.clone(), fixed_clock()),
+        t.client.clone(),
+    );
+    app.apply(Msg::Resize(120, 40));
+    app.start();
+    for (id, tab) in cases {
+        command(&mut app, &format!("goto {id}"));
+        assert_eq!(app.state.tab, tab);
+        until(&mut app, |a| {
+            a.state.tab_state(tab).detail.as_ref().is_some_and(|d| {
+                d.load == LoadState::Loaded && d.record.as_ref().is_some_and(|r| r.id() == id)
+            })
+        })
+        .await;
+        assert!(screen(&app).contains(&id), "{id} on screen");
+    }
+}
+
+#[tokio::test]
+async fn profile_switch_drops_the_old_state_and_ignores_its_request_in_flight() {
+    let mut held = start_server().await;
+    let demo = support_service::demo().await;
+    let demo_url = demo.svc.base_url.clone();
+    let demo_client = demo.client.clone();
+    let url = demo_url.clone();
+    let switcher = ProfileSwitcher::new(move |name| match name {
+        "audit" => Ok((
+            demo_client.clone(),
+            ProfileInfo {
+                profile: "audit".into(),
+                base_url: url.clone(),
+                read_only: true,
+                confirm: ConfirmMode::TypeName,
+            },
+        )),
+        other => Err(format!("profile {other:?} is not defined")),
+    });
+    let mut app = app_for(&held);
+    app.switcher = Some(switcher);
+    app.start();
+    // The held server has the teams request and will not answer until the gate opens.
+    arrived(&mut held).await;
+    assert_eq!(app.state.in_flight(), 1);
+
+    command(&mut app, "profile nosuch");
+    assert!(screen(&app).contains("is not defined"));
+    assert_eq!(app.state.profile, "test");
+
+    command(&mut app, "profile audit");
+    assert_eq!(app.state.profile, "audit");
+    assert!(app.state.read_only);
+    assert_eq!(app.state.power.confirm, ConfirmMode::TypeName);
+    until(&mut app, |a| {
+        a.state.current().list.load == LoadState::Loaded
+    })
+    .await;
+    let demo_ids: Vec<String> = demo
+        .client
+        .list_teams(&ListQuery {
+            limit: Some(20),
+            order: Some(app.state.current().list.order),
+            ..ListQuery::default()
+        })
+        .await
+        .expect("teams")
+        .items
+        .into_iter()
+        .map(|t| t.id)
+        .collect();
+    let shown = |a: &App| -> Vec<String> {
+        a.state
+            .current()
+            .list
+            .rows
+            .iter()
+            .map(|r| r.id().to_string())
+            .collect()
+    };
+    assert_eq!(shown(&app), demo_ids);
+    let s = screen(&app);
+    assert!(
+        s.contains("profile audit") && s.contains(&demo_url) && s.contains("read-only"),
+        "{s}"
+    );
+
+    // The old server may answer now: its reply has nowhere to go. A reload from the new
+    // profile is the next (and only) thing to arrive.
+    held.gate.send(true).expect("gate");
+    app.apply(ch('r'));
+    let m = next_reply(&mut app).await;
+    app.apply(m);
+    assert_eq!(app.state.current().list.load, LoadState::Loaded);
+    assert_eq!(shown(&app), demo_ids);
+    assert!(app.try_reply().is_none());
+}
