@@ -166,7 +166,8 @@ pub fn chips(f: &crate::api::NotificationFilter) -> Vec<String> {
         ("destination", &f.destination_ids),
     ] {
         if !ids.is_empty() {
-            out.push(format!("{label}: {}", ids.join(" | ")));
+            let short: Vec<String> = ids.iter().map(|id| clip(id, 13)).collect();
+            out.push(format!("{label}: {}", short.join(" | ")));
         }
     }
     out
