@@ -105,10 +105,12 @@ async fn open_console(g: &GlobalArgs) -> u8 {
         Ok(c) => c,
         Err(code) => return code,
     };
+    let power = power_setup(g, &resolved);
     let setup = ConsoleSetup {
         client,
         profile: resolved.profile,
         read_only: resolved.read_only,
+        power,
     };
     match console::run(setup).await {
         Ok(()) => 0,
@@ -138,6 +140,11 @@ async fn demo(g: &GlobalArgs, db: Option<std::path::PathBuf>) -> u8 {
         client,
         profile: "demo".into(),
         read_only: g.read_only,
+        power: console::power::PowerSetup {
+            data_dir: Paths::with_config(None).data_dir,
+            no_color: console::theme::Theme::no_color_env(),
+            ..Default::default()
+        },
     };
     let result = console::run(setup).await;
     // Stop deliveries and remove the throwaway database before reporting.
@@ -145,6 +152,41 @@ async fn demo(g: &GlobalArgs, db: Option<std::path::PathBuf>) -> u8 {
     match result {
         Ok(()) => 0,
         Err(e) => fail(&format!("console: {e}")),
+    }
+}
+
+/// The console's settings from the config, and a switcher that resolves other profiles quietly
+/// (the terminal belongs to the console by then).
+fn power_setup(g: &GlobalArgs, resolved: &config::Resolved) -> console::power::PowerSetup {
+    use console::power::{ConfirmMode, PowerSetup, ProfileInfo, ProfileSwitcher};
+    let profiles = Settings::load(&flags(g), &Env::from_process())
+        .ok()
+        .and_then(|s| s.config_path)
+        .and_then(|p| config::ConfigFile::load(&p).ok().flatten())
+        .map(|f| f.profiles.into_keys().collect())
+        .unwrap_or_default();
+    let base = flags(g);
+    let switcher = ProfileSwitcher::new(move |name| {
+        let mut f = base.clone();
+        f.profile = Some(name.to_string());
+        let r = config::resolve(&f, &Env::from_process()).map_err(|e| e.to_string())?;
+        let client = Client::new(r.options.clone()).map_err(|e| e.to_string())?;
+        let info = ProfileInfo {
+            profile: r.profile,
+            base_url: r.options.base_url.trim_end_matches('/').to_string(),
+            read_only: r.read_only,
+            confirm: ConfirmMode::from_settings(r.confirm, r.confirm_type_name),
+        };
+        Ok((client, info))
+    });
+    PowerSetup {
+        confirm: ConfirmMode::from_settings(resolved.confirm, resolved.confirm_type_name),
+        keys: resolved.keys.clone(),
+        console: resolved.console.clone(),
+        data_dir: Paths::with_config(None).data_dir,
+        profiles,
+        switcher: Some(switcher),
+        no_color: console::theme::Theme::no_color_env(),
     }
 }
 

@@ -89,6 +89,14 @@ fn lists_roundtrip() {
 }
 
 #[test]
+fn lists_are_written_with_the_list_typename() {
+    let p: Page<Team> = serde_json::from_value(fixture("team-list.json")).expect("decode");
+    let v = serde_json::to_value(&p).expect("encode");
+    assert_eq!(v["__typename"], "list");
+    assert_eq!(v, fixture("team-list.json"));
+}
+
+#[test]
 fn errors_decode() {
     let e: ApiError = roundtrip("error-invalid-data.json");
     assert_eq!(e.errors.len(), 2);

@@ -90,8 +90,9 @@ pub struct Pagination {
     pub has_more_after: bool,
 }
 
-/// `{ "items": [...], "pagination": {...} }`; the real service's `__typename` is ignored.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// `{ "items": [...], "pagination": {...} }`. `__typename` is ignored when read and written as
+/// `"list"`, as the real service sends it.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct Page<T> {
     /// The page's items in the requested order.
     pub items: Vec<T>,
@@ -106,5 +107,16 @@ impl<T> Default for Page<T> {
             items: Vec::new(),
             pagination: Pagination::default(),
         }
+    }
+}
+
+impl<T: Serialize> Serialize for Page<T> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("Page", 3)?;
+        st.serialize_field("__typename", "list")?;
+        st.serialize_field("items", &self.items)?;
+        st.serialize_field("pagination", &self.pagination)?;
+        st.end()
     }
 }

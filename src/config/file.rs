@@ -25,6 +25,22 @@ pub struct ConfigFile {
     /// Profiles by name.
     #[serde(default)]
     pub profiles: BTreeMap<String, Profile>,
+    /// Console settings (`theme`, `mouse`), read leniently by the console.
+    #[serde(default)]
+    pub console: Option<toml::Table>,
+    /// Console key bindings (action name = key or list of keys), checked by the console.
+    #[serde(default)]
+    pub keys: Option<toml::Table>,
+}
+
+/// `confirm` of a profile: `true`/`false`, or `"type-name"` (type the item's name to confirm).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(untagged)]
+pub enum ConfirmSetting {
+    /// Ask (`true`) or not (`false`).
+    Ask(bool),
+    /// A mode by name; `"type-name"` is the one known.
+    Mode(String),
 }
 
 /// One profile: where to connect and as whom.
@@ -46,8 +62,8 @@ pub struct Profile {
     pub organization_key_cmd: Option<String>,
     /// Refuse every write.
     pub read_only: Option<bool>,
-    /// Ask before destructive actions in the console.
-    pub confirm: Option<bool>,
+    /// Ask before destructive actions in the console (`true`, `false` or `"type-name"`).
+    pub confirm: Option<ConfirmSetting>,
     /// Whole-request timeout in seconds.
     pub timeout: Option<f64>,
     /// Connect timeout in seconds.

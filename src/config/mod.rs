@@ -8,6 +8,6 @@ mod paths;
 mod resolve;
 
 pub use error::ConfigError;
-pub use file::{ConfigFile, Profile, write_private};
+pub use file::{ConfigFile, ConfirmSetting, Profile, write_private};
 pub use paths::{Paths, default_config_file};
 pub use resolve::{Env, Flags, KeySource, KeySpec, Resolved, Settings, resolve};

@@ -5,7 +5,7 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use super::ConfigError;
-use super::file::{ConfigFile, Profile};
+use super::file::{ConfigFile, ConfirmSetting, Profile};
 use super::paths::default_config_file;
 use crate::api::{ClientOptions, DEFAULT_BASE_URL, Secret};
 
@@ -166,6 +166,12 @@ pub struct Settings {
     pub read_only: bool,
     /// Ask before destructive console actions (default true).
     pub confirm: bool,
+    /// A destructive action needs the item's name typed (`confirm = "type-name"`).
+    pub confirm_type_name: bool,
+    /// The file's `[console]` table.
+    pub console: Option<toml::Table>,
+    /// The file's `[keys]` table.
+    pub keys: Option<toml::Table>,
     /// Request timeout.
     pub timeout: Option<Duration>,
     /// Connect timeout.
@@ -187,6 +193,12 @@ pub struct Resolved {
     pub read_only: bool,
     /// Ask before destructive console actions.
     pub confirm: bool,
+    /// A destructive action needs the item's name typed.
+    pub confirm_type_name: bool,
+    /// The file's `[console]` table.
+    pub console: Option<toml::Table>,
+    /// The file's `[keys]` table.
+    pub keys: Option<toml::Table>,
     /// Warnings to show the user.
     pub warnings: Vec<String>,
 }
@@ -286,6 +298,13 @@ impl Settings {
         if !profile_defined && named {
             warnings.push(format!("profile {profile:?} is not defined"));
         }
+        if let Some(ConfirmSetting::Mode(m)) = &p.confirm
+            && m != "type-name"
+        {
+            warnings.push(format!(
+                "profile {profile:?}: confirm = {m:?} is unknown (true, false or \"type-name\"); asking"
+            ));
+        }
         Ok(Self {
             config_path,
             config_exists,
@@ -296,7 +315,10 @@ impl Settings {
             api_key,
             organization_key,
             read_only: flags.read_only || p.read_only.unwrap_or(false),
-            confirm: p.confirm.unwrap_or(true),
+            confirm: !matches!(p.confirm, Some(ConfirmSetting::Ask(false))),
+            confirm_type_name: matches!(&p.confirm, Some(ConfirmSetting::Mode(m)) if m == "type-name"),
+            console: file.console.clone(),
+            keys: file.keys.clone(),
             timeout: seconds("timeout", p.timeout)?,
             connect_timeout: seconds("connect_timeout", p.connect_timeout)?,
             retries: p.retries,
@@ -338,6 +360,9 @@ impl Settings {
             profile: self.profile,
             read_only: self.read_only,
             confirm: self.confirm,
+            confirm_type_name: self.confirm_type_name,
+            console: self.console,
+            keys: self.keys,
             warnings: self.warnings,
         })
     }

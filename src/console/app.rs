@@ -28,6 +28,10 @@ pub struct App {
     worker: Option<Worker>,
     replies: mpsc::UnboundedReceiver<Msg>,
     outbox: Vec<Request>,
+    /// Where copies go (the terminal by default; tests inject a buffer).
+    pub clipboard: super::clipboard::Clipboard,
+    /// How `:profile NAME` gets a client; none refuses the switch.
+    pub switcher: Option<super::power::ProfileSwitcher>,
 }
 
 impl App {
@@ -39,6 +43,8 @@ impl App {
             worker: Some(Worker::spawn(client, tx)),
             replies,
             outbox: Vec::new(),
+            clipboard: Default::default(),
+            switcher: None,
         }
     }
 
@@ -51,6 +57,8 @@ impl App {
             worker: None,
             replies,
             outbox: Vec::new(),
+            clipboard: Default::default(),
+            switcher: None,
         }
     }
 
@@ -85,6 +93,44 @@ impl App {
                 },
                 // `update` already set `state.quit`; the loop reads it.
                 Effect::Quit => {}
+                Effect::Power(p) => self.run_power(p),
+            }
+        }
+    }
+
+    fn run_power(&mut self, effect: super::power::PowerEffect) {
+        use super::power::{PowerEffect, PowerMsg};
+        match effect {
+            PowerEffect::Copy { text, what } => {
+                let result = self.clipboard.copy(&text).map_err(|e| e.to_string());
+                self.apply(Msg::Power(PowerMsg::Copied { what, result }));
+            }
+            PowerEffect::SaveHistory(dir, lines) => {
+                if let Err(e) = super::command::save_history(&dir, &lines) {
+                    tracing::warn!("command history not saved in {}: {e}", dir.display());
+                }
+            }
+            PowerEffect::SwitchProfile(name) => {
+                let Some(switch) = self.switcher.clone() else {
+                    let msg = "profiles cannot be switched here".to_string();
+                    return self.apply(Msg::Power(PowerMsg::SwitchFailed(msg)));
+                };
+                match (switch.0)(&name) {
+                    Ok((client, info)) => {
+                        // A new worker and reply channel: whatever the old profile still had
+                        // in flight is aborted and can never arrive.
+                        if self.worker.is_some() {
+                            let (tx, replies) = mpsc::unbounded_channel();
+                            self.worker = Some(Worker::spawn(client, tx));
+                            self.replies = replies;
+                        }
+                        tracing::info!("switched to profile {}", info.profile);
+                        self.apply(Msg::Power(PowerMsg::Switched(info)));
+                    }
+                    Err(e) => self.apply(Msg::Power(PowerMsg::SwitchFailed(format!(
+                        "profile {name}: {e}"
+                    )))),
+                }
             }
         }
     }

@@ -36,8 +36,40 @@ pub enum Action {
     PrevTab,
     /// Jump to a tab.
     GoTab(Tab),
+    /// New item (form).
+    Create,
+    /// Edit the item (form).
+    Edit,
+    /// Delete the item (confirmation).
+    Delete,
+    /// Team: set a project's roles.
+    SetProject,
+    /// Team: remove a project.
+    RemoveProject,
+    /// Team: add a member.
+    AddMember,
+    /// Team: remove a member.
+    RemoveMember,
     /// Follow a webhook: cross-navigation, filter, watch, reveal.
     Deliver(super::deliveries::DeliveryKey),
+    /// Open the `:` command line.
+    Command,
+    /// Fuzzy-filter the loaded rows (`/`); inside the raw JSON view, search.
+    Filter,
+    /// Sort the loaded rows by the next column.
+    Sort,
+    /// Flip the sort direction.
+    SortFlip,
+    /// Show the selected item's JSON as received.
+    RawJson,
+    /// Copy the selected id.
+    CopyId,
+    /// Copy the selected item's JSON.
+    CopyJson,
+    /// Next search match (raw JSON view).
+    NextMatch,
+    /// Previous search match (raw JSON view).
+    PrevMatch,
 }
 
 impl Action {
@@ -63,7 +95,20 @@ impl Action {
             Action::GoTab(Tab::Callbacks) => "Callbacks tab",
             Action::GoTab(Tab::Destinations) => "Destinations tab",
             Action::GoTab(Tab::Notifications) => "Notifications tab",
+            Action::Create => "create",
+            Action::Edit => "edit",
+            Action::Delete => "delete",
+            Action::SetProject => "team: set a project's roles",
+            Action::RemoveProject => "team: remove a project",
+            Action::AddMember => "team: add a member",
+            Action::RemoveMember => "team: remove a member",
             Action::Deliver(k) => k.describe(),
+            Action::Command => "command line (:teams, :goto ID, :profile NAME, :q)",
+            Action::Filter => "filter rows of this page / search",
+            Action::Sort | Action::SortFlip => "sort column / flip direction",
+            Action::RawJson => "raw JSON as received",
+            Action::CopyId | Action::CopyJson => "copy id / JSON",
+            Action::NextMatch | Action::PrevMatch => "next / previous match",
         }
     }
 
@@ -80,8 +125,112 @@ impl Action {
             Action::ToggleOrder => "order",
             Action::Reload => "reload",
             Action::NextTab | Action::PrevTab | Action::GoTab(_) => "tabs",
+            Action::Create => "new",
+            Action::Edit => "edit",
+            Action::Delete => "delete",
+            Action::SetProject | Action::RemoveProject => "project",
+            Action::AddMember | Action::RemoveMember => "member",
             Action::Deliver(k) => k.hint(),
+            Action::Command => "cmd",
+            Action::Filter => "filter",
+            Action::Sort | Action::SortFlip => "sort",
+            Action::RawJson => "json",
+            Action::CopyId | Action::CopyJson => "copy",
+            Action::NextMatch | Action::PrevMatch => "match",
         }
+    }
+
+    /// Whether the action changes something on the server: refused and hidden in read-only mode.
+    /// Write actions (forms) add their arm here.
+    pub fn is_write(self) -> bool {
+        matches!(
+            self,
+            Action::Create
+                | Action::Edit
+                | Action::Delete
+                | Action::SetProject
+                | Action::RemoveProject
+                | Action::AddMember
+                | Action::RemoveMember
+        )
+    }
+
+    /// The partner shown on the same help line (`s/S sort column / flip direction`).
+    fn partner(self) -> Option<Action> {
+        match self {
+            Action::Sort => Some(Action::SortFlip),
+            Action::CopyId => Some(Action::CopyJson),
+            Action::NextMatch => Some(Action::PrevMatch),
+            _ => None,
+        }
+    }
+
+    /// Whether the action is the second of a help pair.
+    fn is_partner(self) -> bool {
+        matches!(
+            self,
+            Action::SortFlip | Action::CopyJson | Action::PrevMatch
+        )
+    }
+
+    /// The name used in the `[keys]` table of the config.
+    pub fn config_name(self) -> &'static str {
+        match self {
+            Action::Quit => "quit",
+            Action::Help => "help",
+            Action::Back => "back",
+            Action::Open => "open",
+            Action::Down => "down",
+            Action::Up => "up",
+            Action::First => "first",
+            Action::Last => "last",
+            Action::NextPage => "next_page",
+            Action::PrevPage => "prev_page",
+            Action::ToggleOrder => "toggle_order",
+            Action::Reload => "reload",
+            Action::NextTab => "next_tab",
+            Action::PrevTab => "prev_tab",
+            Action::GoTab(Tab::Teams) => "tab_teams",
+            Action::GoTab(Tab::Imports) => "tab_imports",
+            Action::GoTab(Tab::Callbacks) => "tab_callbacks",
+            Action::GoTab(Tab::Destinations) => "tab_destinations",
+            Action::GoTab(Tab::Notifications) => "tab_notifications",
+            Action::Command => "command",
+            Action::Filter => "filter",
+            Action::Sort => "sort",
+            Action::SortFlip => "sort_flip",
+            Action::RawJson => "raw_json",
+            Action::CopyId => "copy_id",
+            Action::CopyJson => "copy_json",
+            Action::NextMatch => "next_match",
+            Action::PrevMatch => "prev_match",
+            Action::Create => "create",
+            Action::Edit => "edit",
+            Action::Delete => "delete",
+            Action::SetProject => "set_project",
+            Action::RemoveProject => "remove_project",
+            Action::AddMember => "add_member",
+            Action::RemoveMember => "remove_member",
+            Action::Deliver(k) => k.config_name(),
+        }
+    }
+}
+
+/// The help row a write action shares with its kin: (the group, its description).
+fn write_group(a: Action) -> Option<(&'static [Action], &'static str)> {
+    const ITEM: &[Action] = &[Action::Create, Action::Edit, Action::Delete];
+    const TEAM: &[Action] = &[
+        Action::SetProject,
+        Action::RemoveProject,
+        Action::AddMember,
+        Action::RemoveMember,
+    ];
+    if ITEM.contains(&a) {
+        Some((ITEM, "create, edit, delete"))
+    } else if TEAM.contains(&a) {
+        Some((TEAM, "team: set/remove project, add/remove member"))
+    } else {
+        None
     }
 }
 
@@ -163,6 +312,9 @@ pub enum Context {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Keymap {
     bindings: Vec<(KeySpec, Action)>,
+    /// Leave write actions out of help and footer (read-only mode); their keys still answer
+    /// with a refusal.
+    pub hide_writes: bool,
 }
 
 impl Default for Keymap {
@@ -189,6 +341,20 @@ impl Default for Keymap {
             (KeySpec::ch('r'), Action::Reload),
             (KeySpec::plain(Tab), Action::NextTab),
             (KeySpec::plain(BackTab), Action::PrevTab),
+            (KeySpec::ch('c'), Action::Create),
+            (KeySpec::ch('e'), Action::Edit),
+            (KeySpec::ch('d'), Action::Delete),
+            (KeySpec::ch('p'), Action::SetProject),
+            (KeySpec::ch('x'), Action::RemoveProject),
+            (KeySpec::ch('m'), Action::AddMember),
+            (KeySpec::ch('M'), Action::RemoveMember),
+            (KeySpec::ch(':'), Action::Command),
+            (KeySpec::ch('/'), Action::Filter),
+            (KeySpec::ch('s'), Action::Sort),
+            (KeySpec::ch('S'), Action::SortFlip),
+            (KeySpec::ch('v'), Action::RawJson),
+            (KeySpec::ch('y'), Action::CopyId),
+            (KeySpec::ch('Y'), Action::CopyJson),
         ];
         for (i, tab) in super::tab::Tab::ALL.iter().enumerate() {
             let digit = char::from_digit(i as u32 + 1, 10).unwrap_or('?');
@@ -197,7 +363,14 @@ impl Default for Keymap {
         for k in super::deliveries::DeliveryKey::ALL {
             b.push((KeySpec::ch(k.default_char()), Action::Deliver(k)));
         }
-        Self { bindings: b }
+        // Last, so that elsewhere `N` means a delivery key; views that search ask for these
+        // first through `action_among`.
+        b.push((KeySpec::ch('n'), Action::NextMatch));
+        b.push((KeySpec::ch('N'), Action::PrevMatch));
+        Self {
+            bindings: b,
+            hide_writes: false,
+        }
     }
 }
 
@@ -217,6 +390,20 @@ impl Keymap {
             .iter()
             .find(|(k, _)| k.matches(ev))
             .map(|(_, a)| *a)
+    }
+
+    /// The first action bound to the key that `wanted` accepts, else the first bound at all: lets a
+    /// view give its own actions priority where a key means two things.
+    pub fn action_among(&self, ev: &KeyEvent, wanted: impl Fn(Action) -> bool) -> Option<Action> {
+        if ev.kind == KeyEventKind::Release {
+            return None;
+        }
+        let mut bound = self.bindings.iter().filter(|(k, _)| k.matches(ev)).map(|(_, a)| *a);
+        let first = bound.next()?;
+        if wanted(first) {
+            return Some(first);
+        }
+        bound.find(|a| wanted(*a)).or(Some(first))
     }
 
     /// Every key bound to an action, in table order.
@@ -242,6 +429,9 @@ impl Keymap {
         let mut seen: Vec<Action> = Vec::new();
         let mut rows = Vec::new();
         for (_, a) in &self.bindings {
+            if self.hide_writes && a.is_write() {
+                continue;
+            }
             if let Action::GoTab(_) = a {
                 // One row for all tab jumps keeps the help within 24 lines.
                 if !seen.iter().any(|s| matches!(s, Action::GoTab(_))) {
@@ -251,6 +441,12 @@ impl Keymap {
                         .collect();
                     rows.push((keys.join("/"), "jump to a tab"));
                 }
+            } else if let Some((group, text)) = write_group(*a) {
+                // Write keys share rows too, for the same reason.
+                if !seen.iter().any(|s| group.contains(s)) {
+                    let keys: Vec<String> = group.iter().map(|g| self.label_for(*g)).collect();
+                    rows.push((keys.join("/"), text));
+                }
             } else if let Action::Deliver(_) = a {
                 // Likewise one row for the delivery keys.
                 if !seen.iter().any(|s| matches!(s, Action::Deliver(_))) {
@@ -259,8 +455,14 @@ impl Keymap {
                         super::deliveries::keys::HELP,
                     ));
                 }
+            } else if a.is_partner() {
+                // Shown on its partner's line.
             } else if !seen.contains(a) {
-                rows.push((self.label_for(*a), a.describe()));
+                let mut keys = self.label_for(*a);
+                if let Some(p) = a.partner() {
+                    keys = format!("{keys}/{}", self.label_for(p));
+                }
+                rows.push((keys, a.describe()));
             }
             seen.push(*a);
         }
@@ -294,6 +496,9 @@ impl Keymap {
             .iter()
             .filter_map(|g| {
                 let first = g.first()?;
+                if self.hide_writes && first.is_write() {
+                    return None;
+                }
                 // Only the first key of each action keeps the footer short.
                 let keys: Vec<String> = g
                     .iter()
@@ -302,6 +507,154 @@ impl Keymap {
                 (!keys.is_empty()).then(|| (keys.join("/"), first.hint()))
             })
             .collect()
+    }
+}
+
+/// Every action, for config names and checks.
+pub const ALL_ACTIONS: &[Action] = &[
+    Action::Quit,
+    Action::Help,
+    Action::Back,
+    Action::Open,
+    Action::Down,
+    Action::Up,
+    Action::First,
+    Action::Last,
+    Action::NextPage,
+    Action::PrevPage,
+    Action::ToggleOrder,
+    Action::Reload,
+    Action::NextTab,
+    Action::PrevTab,
+    Action::GoTab(Tab::Teams),
+    Action::GoTab(Tab::Imports),
+    Action::GoTab(Tab::Callbacks),
+    Action::GoTab(Tab::Destinations),
+    Action::GoTab(Tab::Notifications),
+    Action::Command,
+    Action::Filter,
+    Action::Sort,
+    Action::SortFlip,
+    Action::RawJson,
+    Action::CopyId,
+    Action::CopyJson,
+    Action::NextMatch,
+    Action::PrevMatch,
+    Action::Create,
+    Action::Edit,
+    Action::Delete,
+    Action::SetProject,
+    Action::RemoveProject,
+    Action::AddMember,
+    Action::RemoveMember,
+    Action::Deliver(super::deliveries::DeliveryKey::Destinations),
+    Action::Deliver(super::deliveries::DeliveryKey::Notifications),
+    Action::Deliver(super::deliveries::DeliveryKey::Filter),
+    Action::Deliver(super::deliveries::DeliveryKey::Watch),
+    Action::Deliver(super::deliveries::DeliveryKey::Reveal),
+];
+
+impl Action {
+    /// The action of a `[keys]` name.
+    pub fn from_config_name(name: &str) -> Option<Action> {
+        ALL_ACTIONS
+            .iter()
+            .copied()
+            .find(|a| a.config_name() == name)
+    }
+}
+
+impl KeySpec {
+    /// Parses `x`, `X`, `Ctrl-x`, `Alt-x`, `Enter`, `Esc`, `Tab`, `Shift-Tab`, `Space`, `Up`,
+    /// `Down`, `Left`, `Right`, `PgUp`, `PgDn`, `Home`, `End`, `F1`…`F12`, `Del`, `Backspace`.
+    pub fn parse(text: &str) -> Result<KeySpec, String> {
+        let t = text.trim();
+        let (mods, rest) = if let Some(r) = strip_prefix_ci(t, "ctrl-") {
+            (KeyModifiers::CONTROL, r)
+        } else if let Some(r) = strip_prefix_ci(t, "alt-") {
+            (KeyModifiers::ALT, r)
+        } else {
+            (KeyModifiers::NONE, t)
+        };
+        let mut chars = rest.chars();
+        let code = match (chars.next(), chars.next()) {
+            (Some(c), None) => KeyCode::Char(if mods.is_empty() {
+                c
+            } else {
+                c.to_ascii_lowercase()
+            }),
+            _ => match rest.to_ascii_lowercase().as_str() {
+                "enter" | "return" => KeyCode::Enter,
+                "esc" | "escape" => KeyCode::Esc,
+                "tab" => KeyCode::Tab,
+                "shift-tab" | "backtab" => KeyCode::BackTab,
+                "space" => KeyCode::Char(' '),
+                "up" => KeyCode::Up,
+                "down" => KeyCode::Down,
+                "left" => KeyCode::Left,
+                "right" => KeyCode::Right,
+                "pgup" | "pageup" => KeyCode::PageUp,
+                "pgdn" | "pagedown" => KeyCode::PageDown,
+                "home" => KeyCode::Home,
+                "end" => KeyCode::End,
+                "del" | "delete" => KeyCode::Delete,
+                "backspace" => KeyCode::Backspace,
+                f if f.starts_with('f') => match f[1..].parse::<u8>() {
+                    Ok(n @ 1..=12) => KeyCode::F(n),
+                    _ => return Err(format!("unknown key {text:?}")),
+                },
+                _ => return Err(format!("unknown key {text:?}")),
+            },
+        };
+        Ok(KeySpec { code, mods })
+    }
+}
+
+fn strip_prefix_ci<'a>(s: &'a str, prefix: &str) -> Option<&'a str> {
+    let head = s.get(..prefix.len())?;
+    head.eq_ignore_ascii_case(prefix)
+        .then(|| s.get(prefix.len()..))
+        .flatten()
+        .filter(|r| !r.is_empty())
+}
+
+impl Keymap {
+    /// The default table with the `[keys]` table of the config applied: each named action gets
+    /// exactly the keys given (a string or a list of strings), taking them from other actions.
+    /// Any mistake rejects the whole table, so that a typo never leaves a half-changed keymap.
+    pub fn from_config(keys: &toml::Table) -> Result<Keymap, String> {
+        let mut km = Keymap::default();
+        for (name, value) in keys {
+            let action = Action::from_config_name(name)
+                .ok_or_else(|| format!("[keys]: unknown action {name:?}"))?;
+            let texts: Vec<&str> = match value {
+                toml::Value::String(s) => vec![s.as_str()],
+                toml::Value::Array(a) => a
+                    .iter()
+                    .map(|v| {
+                        v.as_str()
+                            .ok_or_else(|| format!("[keys] {name}: keys must be strings"))
+                    })
+                    .collect::<Result<_, _>>()?,
+                _ => return Err(format!("[keys] {name}: a key or a list of keys")),
+            };
+            let specs = texts
+                .iter()
+                .map(|t| KeySpec::parse(t).map_err(|e| format!("[keys] {name}: {e}")))
+                .collect::<Result<Vec<_>, _>>()?;
+            if specs
+                .iter()
+                .any(|k| k.code == KeyCode::Char('c') && k.mods == KeyModifiers::CONTROL)
+            {
+                return Err(format!("[keys] {name}: Ctrl-C always quits"));
+            }
+            km.bindings.retain(|(_, a)| *a != action);
+            // Reverse so that the first key given stays first (shown in the footer).
+            for k in specs.into_iter().rev() {
+                km.bind(k, action);
+            }
+        }
+        Ok(km)
     }
 }
 

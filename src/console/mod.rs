@@ -1,12 +1,20 @@
 //! The terminal console (ratatui, Elm shape): `msg` → `update` → effects → `worker` → `msg`;
 //! `ui` draws from the state. Entry point: [`run`]; tests drive [`App`].
 pub mod app;
+pub mod clipboard;
 pub mod clock;
+pub mod forms;
 pub mod deliveries;
+pub mod command;
+pub mod filter;
 pub mod keymap;
 pub mod layout;
+pub mod mouse;
 pub mod msg;
+pub mod power;
+pub mod raw_json;
 pub mod record;
+pub mod sort;
 pub mod state;
 pub mod tab;
 pub mod theme;
@@ -46,6 +54,8 @@ pub struct ConsoleSetup {
     pub profile: String,
     /// Refuse and hide every write action.
     pub read_only: bool,
+    /// Keys, theme, mouse, confirmation, history and profile switching.
+    pub power: power::PowerSetup,
 }
 
 impl ConsoleSetup {
@@ -57,7 +67,15 @@ impl ConsoleSetup {
             Clock::System,
         );
         s.read_only = self.read_only;
+        self.power.configure(&mut s);
         s
+    }
+
+    /// The app for this setup on its client, with the profile switcher in place.
+    pub fn app(&self) -> App {
+        let mut app = App::with_client(self.initial_state(), self.client.clone());
+        app.switcher = self.power.switcher.clone();
+        app
     }
 }
 
@@ -66,6 +84,7 @@ struct RestoreOnDrop;
 
 impl Drop for RestoreOnDrop {
     fn drop(&mut self) {
+        let _ = crossterm::execute!(std::io::stdout(), crossterm::event::DisableMouseCapture);
         ratatui::restore();
     }
 }
@@ -76,7 +95,10 @@ pub async fn run(setup: ConsoleSetup) -> std::io::Result<()> {
     let shutdown = shutdown_signals()?;
     let mut terminal = ratatui::try_init()?;
     let _restore = RestoreOnDrop;
-    let app = App::with_client(setup.initial_state(), setup.client);
+    let app = setup.app();
+    if app.state.power.mouse {
+        crossterm::execute!(std::io::stdout(), crossterm::event::EnableMouseCapture)?;
+    }
     drive(&mut terminal, EventStream::new(), app, shutdown)
         .await
         .map(|_| ())
@@ -101,6 +123,7 @@ fn event_msg(ev: Event) -> Option<Msg> {
     match ev {
         Event::Key(k) if k.kind != KeyEventKind::Release => Some(Msg::Key(k)),
         Event::Resize(w, h) => Some(Msg::Resize(w, h)),
+        Event::Mouse(m) => Some(Msg::Power(power::PowerMsg::Mouse(m))),
         _ => None,
     }
 }

@@ -21,6 +21,8 @@ pub enum Msg {
         /// What came back.
         result: Result<ApiReply, Error>,
     },
+    /// Mouse, clipboard and profile news for the power tools.
+    Power(super::power::PowerMsg),
 }
 
 /// A successful worker reply.
@@ -30,6 +32,8 @@ pub enum ApiReply {
     Page(PageData),
     /// One item.
     Item(Record),
+    /// Items for a form's picker.
+    Options(Vec<super::forms::picker::PickItem>),
 }
 
 /// The pane a request feeds; a newer request for the same pane supersedes older ones.
@@ -39,6 +43,8 @@ pub enum Pane {
     List(Tab),
     /// The tab's detail pane.
     Detail(Tab),
+    /// The open form dialog: 0 for its write, n for the lookup of field n-1.
+    Form(u8),
     /// A destination's health (its latest notifications).
     Health,
     /// Destinations fetched to check a signature.
@@ -64,6 +70,10 @@ pub enum ApiCmd {
         /// Its id.
         id: String,
     },
+    /// A write from a form dialog.
+    Write(Box<super::forms::ops::WriteOp>),
+    /// A lookup filling a form's picker.
+    Lookup(super::forms::ops::Lookup),
 }
 
 /// Something `update` wants done outside the state.
@@ -80,4 +90,6 @@ pub enum Effect {
     },
     /// Leave the console.
     Quit,
+    /// Clipboard, history file or profile switch.
+    Power(super::power::PowerEffect),
 }

@@ -210,8 +210,12 @@ pub struct State {
     pub dirty: bool,
     /// The user asked to leave.
     pub quit: bool,
+    /// Form dialogs.
+    pub forms: super::forms::FormsState,
     /// Deliveries: attempt view, watch, filter dialog, health.
     pub deliveries: super::deliveries::DeliveriesState,
+    /// Command line, filters, sorts, raw view and the like.
+    pub power: super::power::PowerState,
 }
 
 impl State {
@@ -234,7 +238,9 @@ impl State {
             last_req: 0,
             dirty: true,
             quit: false,
+            forms: Default::default(),
             deliveries: Default::default(),
+            power: Default::default(),
         }
     }
 

@@ -42,9 +42,10 @@ pub fn render(state: &State, frame: &mut Frame) {
         };
         PagedTable {
             title: format!(
-                "{} · {order}{}",
+                "{} · {order}{}{}",
                 state.tab.title(),
-                views::notifications::title_suffix(state, state.tab)
+                views::notifications::title_suffix(state, state.tab),
+                super::power::sort_suffix(state)
             ),
             noun: state.tab.noun(),
             columns: views::columns(state.tab),
@@ -59,6 +60,7 @@ pub fn render(state: &State, frame: &mut Frame) {
             theme: &state.theme,
         }
         .render(frame, area);
+        super::power::render_list_extras(state, frame, area);
     }
     if let Some(area) = areas.detail {
         render_detail(state, &ctx, frame, area);
@@ -70,7 +72,13 @@ pub fn render(state: &State, frame: &mut Frame) {
         areas.footer.y.saturating_sub(areas.header.bottom()),
     );
     views::notifications::overlays(state, frame, body);
-    render_footer(state, frame, areas.footer);
+    super::power::render_overlay(state, frame, screen);
+    if !super::power::render_footer(state, frame, areas.footer) {
+        render_footer(state, frame, areas.footer);
+    }
+    if let Some(d) = &state.forms.dialog {
+        super::widgets::form::render(frame, screen, d, &state.theme);
+    }
     let toast_area = Rect::new(screen.x, areas.footer.y.saturating_sub(4), screen.width, 3);
     toast::render(frame, toast_area, &state.toasts, &state.theme);
     if state.help {

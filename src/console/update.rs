@@ -15,6 +15,22 @@ use crate::api::{Error, ListQuery, NotificationFilter};
 
 /// Applies one message and returns what must be done outside.
 pub fn update(state: &mut State, msg: Msg) -> Vec<Effect> {
+    if let Some(effects) = super::power::intercept(state, &msg) {
+        return effects;
+    }
+    // Filtered and sorted rows go back to server order for everything but cursor moves.
+    let keep_view = super::power::keeps_view(state, &msg);
+    if !keep_view {
+        super::power::unapply(state);
+    }
+    let effects = update_inner(state, msg);
+    if !keep_view {
+        super::power::apply(state);
+    }
+    effects
+}
+
+fn update_inner(state: &mut State, msg: Msg) -> Vec<Effect> {
     match msg {
         Msg::Key(key) => on_key(state, key),
         Msg::Resize(w, h) => {
@@ -28,6 +44,9 @@ pub fn update(state: &mut State, msg: Msg) -> Vec<Effect> {
             deliveries::actions::on_tick(state)
         }
         Msg::Api { req_id, result } => {
+            if super::forms::awaits(state, req_id) {
+                return super::forms::on_reply(state, req_id, result);
+            }
             let result = match deliveries::actions::on_reply(state, req_id, result) {
                 deliveries::actions::Handled::Mine(effects) => return effects,
                 deliveries::actions::Handled::NotMine(r) => r,
@@ -35,6 +54,8 @@ pub fn update(state: &mut State, msg: Msg) -> Vec<Effect> {
             on_reply(state, req_id, result);
             Vec::new()
         }
+        // Handled by `power::intercept`.
+        Msg::Power(_) => Vec::new(),
     }
 }
 
@@ -59,6 +80,9 @@ fn on_key(state: &mut State, key: KeyEvent) -> Vec<Effect> {
     }
     // Layers, outermost first: Ctrl-C, then an open dialog (forms take every key but their own
     // controls), then the help overlay, then the keymap.
+    if state.forms.dialog.is_some() {
+        return super::forms::on_key(state, key);
+    }
     if let Some(effects) = deliveries::actions::on_key(state, &key) {
         return effects;
     }
@@ -89,12 +113,16 @@ pub fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
     state.dirty = true;
     let tab = state.tab;
     let detail_open = state.current().detail.is_some();
+    if state.read_only && action.is_write() {
+        return super::power::refuse(state, action);
+    }
     match action {
         Action::Quit => quit(state),
         Action::Help => {
             state.help = !state.help;
             Vec::new()
         }
+        Action::Back if super::power::filter_active(state) => super::power::clear_filter(state),
         Action::Back => back(state),
         Action::GoTab(t) => switch_tab(state, t),
         Action::NextTab => switch_tab(state, tab.next()),
@@ -129,6 +157,22 @@ pub fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
             effects
         }
         Action::Deliver(k) => deliveries::actions::on_action(state, k),
+        Action::Create
+        | Action::Edit
+        | Action::Delete
+        | Action::SetProject
+        | Action::RemoveProject
+        | Action::AddMember
+        | Action::RemoveMember => super::forms::on_action(state, action),
+        Action::Command
+        | Action::Filter
+        | Action::Sort
+        | Action::SortFlip
+        | Action::RawJson
+        | Action::CopyId
+        | Action::CopyJson
+        | Action::NextMatch
+        | Action::PrevMatch => super::power::on_action(state, action),
     }
 }
 
@@ -228,7 +272,7 @@ fn scroll_detail(state: &mut State, action: Action) {
 }
 
 /// Keeps the selected row inside the visible window of the tab's list.
-fn keep_cursor_visible(state: &mut State, tab: Tab) {
+pub fn keep_cursor_visible(state: &mut State, tab: Tab) {
     let size = state.size;
     let ts = state.tab_state_mut(tab);
     let error_lines = match &ts.list.load {
@@ -386,6 +430,16 @@ fn on_reply(state: &mut State, req_id: u64, result: Result<ApiReply, Error>) {
             let e = Error::Invalid("expected a single item".into());
             detail_failed(state, tab, &e)
         }
+        // Only dialogs ask for picker items, and their replies are routed before this.
+        (Pane::List(tab), Ok(ApiReply::Options(_))) => {
+            let e = Error::Invalid("expected a list reply".into());
+            list_failed(state, tab, &e)
+        }
+        (Pane::Detail(tab), Ok(ApiReply::Options(_))) => {
+            let e = Error::Invalid("expected a single item".into());
+            detail_failed(state, tab, &e)
+        }
+        (Pane::Form(_), _) => {}
         (Pane::List(tab), Err(e)) => list_failed(state, tab, &e),
         (Pane::Detail(tab), Err(e)) => detail_failed(state, tab, &e),
         // Handled by `deliveries` before this point.
@@ -431,6 +485,7 @@ fn page_arrived(state: &mut State, tab: Tab, data: PageData) {
     if p.new_page {
         list.offset = 0;
     }
+    super::forms::land_cursor(state, tab);
     keep_cursor_visible(state, tab);
 }
 

@@ -107,5 +107,7 @@ pub async fn execute(client: &Client, cmd: &ApiCmd) -> Result<ApiReply, Error> {
             let raw = client.send(&get_request(*tab, id)).await?;
             decode_item_body(*tab, raw.status, &raw.body).map(ApiReply::Item)
         }
+        ApiCmd::Write(op) => super::forms::ops::execute_write(client, op).await,
+        ApiCmd::Lookup(what) => super::forms::ops::execute_lookup(client, *what).await,
     }
 }

@@ -38,6 +38,17 @@ impl DeliveryKey {
         }
     }
 
+    /// The name used in the `[keys]` table of the config.
+    pub fn config_name(self) -> &'static str {
+        match self {
+            DeliveryKey::Destinations => "follow_destinations",
+            DeliveryKey::Notifications => "follow_notifications",
+            DeliveryKey::Filter => "notification_filter",
+            DeliveryKey::Watch => "watch",
+            DeliveryKey::Reveal => "reveal",
+        }
+    }
+
     /// The default key.
     pub fn default_char(self) -> char {
         match self {

@@ -1,0 +1,238 @@
+//! The `:` command line: parsing, completion and the history kept between runs.
+use std::path::{Path, PathBuf};
+
+use super::tab::Tab;
+
+/// Most history entries kept.
+pub const HISTORY_MAX: usize = 200;
+
+/// The command line while it is open.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct CommandLine {
+    /// What was typed.
+    pub input: String,
+    /// Position in the history while browsing with ↑/↓ (0 = newest).
+    pub history_pos: Option<usize>,
+    /// Completion candidates of the last Tab, and which one is shown.
+    pub completion: Option<(Vec<String>, usize, String)>,
+}
+
+/// A parsed command.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Command {
+    /// Show a tab.
+    Tab(Tab),
+    /// Switch to a profile.
+    Profile(String),
+    /// Open a resource by id.
+    Goto(String),
+    /// Leave.
+    Quit,
+    /// Open the help.
+    Help,
+}
+
+/// Command words with their aliases; the first of each is what completion offers.
+const TAB_WORDS: &[(Tab, &[&str])] = &[
+    (Tab::Teams, &["teams", "team", "tm"]),
+    (Tab::Imports, &["imports", "import", "imp", "im", "poti"]),
+    (Tab::Callbacks, &["callbacks", "callback", "cb", "clb"]),
+    (
+        Tab::Destinations,
+        &["destinations", "destination", "dest", "ds", "cld"],
+    ),
+    (
+        Tab::Notifications,
+        &["notifications", "notification", "notif", "ns", "cbn"],
+    ),
+];
+
+/// Words offered by completion.
+const WORDS: &[&str] = &[
+    "teams",
+    "imports",
+    "callbacks",
+    "destinations",
+    "notifications",
+    "profile",
+    "goto",
+    "help",
+    "quit",
+];
+
+/// Parses a command line (without the `:`).
+pub fn parse(line: &str) -> Result<Command, String> {
+    let mut parts = line.split_whitespace();
+    let Some(word) = parts.next() else {
+        return Err("empty command".into());
+    };
+    let arg = parts.next();
+    let word = word.to_ascii_lowercase();
+    if let Some((tab, _)) = TAB_WORDS.iter().find(|(_, w)| w.contains(&word.as_str())) {
+        return Ok(Command::Tab(*tab));
+    }
+    match (word.as_str(), arg) {
+        ("q" | "quit" | "q!" | "exit", _) => Ok(Command::Quit),
+        ("help" | "h", _) => Ok(Command::Help),
+        ("profile" | "ctx" | "p", Some(name)) => Ok(Command::Profile(name.to_string())),
+        ("profile" | "ctx" | "p", None) => Err("usage: :profile NAME".into()),
+        ("goto" | "go" | "g", Some(id)) => Ok(Command::Goto(id.to_string())),
+        ("goto" | "go" | "g", None) => Err("usage: :goto ID".into()),
+        _ => Err(format!(
+            "unknown command :{word} (try :teams, :goto ID, :profile NAME, :q)"
+        )),
+    }
+}
+
+/// The tab a resource id belongs to, from its prefix.
+pub fn tab_of_id(id: &str) -> Option<Tab> {
+    const PREFIXES: &[(&str, Tab)] = &[
+        ("tm_", Tab::Teams),
+        ("poti_", Tab::Imports),
+        ("clb_", Tab::Callbacks),
+        ("cld_", Tab::Destinations),
+        ("cbn_", Tab::Notifications),
+    ];
+    PREFIXES
+        .iter()
+        .find(|(p, _)| id.starts_with(p) && id.len() > p.len())
+        .map(|(_, t)| *t)
+}
+
+/// Completions of a line: command words, or profile names after `profile `.
+pub fn complete(line: &str, profiles: &[String]) -> Vec<String> {
+    match line.split_once(' ') {
+        None => WORDS
+            .iter()
+            .filter(|w| w.starts_with(&line.to_ascii_lowercase()))
+            .map(|w| w.to_string())
+            .collect(),
+        Some((word, rest)) if matches!(word, "profile" | "ctx" | "p") => profiles
+            .iter()
+            .filter(|p| p.starts_with(rest.trim_start()))
+            .map(|p| format!("{word} {p}"))
+            .collect(),
+        Some(_) => Vec::new(),
+    }
+}
+
+impl CommandLine {
+    /// Tab: the next completion of what was typed before the first Tab.
+    pub fn complete(&mut self, profiles: &[String]) {
+        let (cands, i, base) = match self.completion.take() {
+            Some((c, i, base)) if !c.is_empty() => {
+                let next = (i + 1) % c.len();
+                (c, next, base)
+            }
+            _ => {
+                let base = self.input.clone();
+                (complete(&base, profiles), 0, base)
+            }
+        };
+        if let Some(c) = cands.get(i) {
+            self.input = c.clone();
+        }
+        self.completion = Some((cands, i, base));
+    }
+
+    /// ↑ / ↓ through the history (`older` = ↑).
+    pub fn browse(&mut self, history: &[String], older: bool) {
+        if history.is_empty() {
+            return;
+        }
+        let pos = match (self.history_pos, older) {
+            (None, true) => Some(0),
+            (None, false) => None,
+            (Some(p), true) => Some((p + 1).min(history.len() - 1)),
+            (Some(0), false) => None,
+            (Some(p), false) => Some(p - 1),
+        };
+        self.history_pos = pos;
+        self.input = match pos {
+            // Newest last in the file, newest first here.
+            Some(p) => history
+                .get(history.len() - 1 - p)
+                .cloned()
+                .unwrap_or_default(),
+            None => String::new(),
+        };
+        self.completion = None;
+    }
+}
+
+/// Adds a line to the history (no immediate repeats, bounded).
+pub fn remember(history: &mut Vec<String>, line: &str) {
+    let line = line.trim();
+    if line.is_empty() || history.last().is_some_and(|l| l == line) {
+        return;
+    }
+    history.push(line.to_string());
+    let excess = history.len().saturating_sub(HISTORY_MAX);
+    history.drain(..excess);
+}
+
+/// Where the history lives in the data dir.
+pub fn history_path(data_dir: &Path) -> PathBuf {
+    data_dir.join("command_history")
+}
+
+/// Reads the history (oldest first); nothing when the file is missing or unreadable.
+pub fn load_history(data_dir: Option<&Path>) -> Vec<String> {
+    let Some(dir) = data_dir else {
+        return Vec::new();
+    };
+    std::fs::read_to_string(history_path(dir))
+        .map(|t| {
+            t.lines()
+                .map(str::to_string)
+                .filter(|l| !l.is_empty())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Writes the history (one command per line).
+pub fn save_history(data_dir: &Path, history: &[String]) -> std::io::Result<()> {
+    std::fs::create_dir_all(data_dir)?;
+    let mut text = history.join("\n");
+    text.push('\n');
+    std::fs::write(history_path(data_dir), text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn aliases_and_arguments_parse() {
+        assert_eq!(parse("ns"), Ok(Command::Tab(Tab::Notifications)));
+        assert_eq!(parse("  dest "), Ok(Command::Tab(Tab::Destinations)));
+        assert_eq!(parse("q"), Ok(Command::Quit));
+        assert_eq!(parse("profile work"), Ok(Command::Profile("work".into())));
+        assert_eq!(parse("goto clb_1"), Ok(Command::Goto("clb_1".into())));
+        assert!(parse("goto").is_err() && parse("frobnicate").is_err());
+    }
+
+    #[test]
+    fn completion_cycles_and_knows_profiles() {
+        let mut c = CommandLine {
+            input: "no".into(),
+            ..Default::default()
+        };
+        c.complete(&[]);
+        assert_eq!(c.input, "notifications");
+        let profiles = vec!["work".to_string(), "audit".to_string()];
+        assert_eq!(complete("profile a", &profiles), vec!["profile audit"]);
+    }
+
+    #[test]
+    fn history_is_bounded_and_skips_repeats() {
+        let mut h = Vec::new();
+        for i in 0..(HISTORY_MAX + 5) {
+            remember(&mut h, &format!("goto tm_{i}"));
+            remember(&mut h, &format!("goto tm_{i}"));
+        }
+        assert_eq!(h.len(), HISTORY_MAX);
+        assert_eq!(h.last().map(String::as_str), Some("goto tm_204"));
+    }
+}

@@ -1,0 +1,128 @@
+//! Fuzzy filter of a tab's loaded rows (`/`), with the matched characters highlighted on screen.
+use nucleo_matcher::pattern::{CaseMatching, Normalization, Pattern};
+use nucleo_matcher::{Config, Matcher, Utf32Str};
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::{Modifier, Style};
+use serde_json::Value;
+
+use super::raw_json::is_secret_key;
+use super::record::Record;
+
+/// One tab's filter.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Filter {
+    /// The query; empty means no filter.
+    pub query: String,
+    /// Whether keys are typed into the query.
+    pub editing: bool,
+}
+
+impl Filter {
+    /// Whether rows are being filtered.
+    pub fn active(&self) -> bool {
+        !self.query.trim().is_empty()
+    }
+}
+
+/// A compiled query.
+pub struct FuzzyQuery {
+    pattern: Pattern,
+    matcher: Matcher,
+}
+
+impl FuzzyQuery {
+    /// Compiles a query (smart case: case matters once it has a capital).
+    pub fn new(query: &str) -> Self {
+        Self {
+            pattern: Pattern::parse(query, CaseMatching::Smart, Normalization::Smart),
+            matcher: Matcher::new(Config::DEFAULT),
+        }
+    }
+
+    /// Whether `text` matches.
+    pub fn matches(&mut self, text: &str) -> bool {
+        let mut buf = Vec::new();
+        self.pattern
+            .score(Utf32Str::new(text, &mut buf), &mut self.matcher)
+            .is_some()
+    }
+
+    /// Character positions of the match in `text`, sorted; empty when it does not match.
+    pub fn positions(&mut self, text: &str) -> Vec<usize> {
+        let mut buf = Vec::new();
+        let mut idx = Vec::new();
+        if self
+            .pattern
+            .indices(Utf32Str::new(text, &mut buf), &mut self.matcher, &mut idx)
+            .is_none()
+        {
+            return Vec::new();
+        }
+        let mut out: Vec<usize> = idx.into_iter().map(|i| i as usize).collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+}
+
+/// The text a row is matched against: its scalar values (nested ones too), secrets left out.
+pub fn haystack(record: &Record) -> String {
+    let mut out = String::new();
+    collect(&record.raw, &mut out, 0);
+    out
+}
+
+fn collect(v: &Value, out: &mut String, depth: u8) {
+    match v {
+        Value::String(s) => {
+            out.push_str(s);
+            out.push(' ');
+        }
+        Value::Number(n) => {
+            out.push_str(&n.to_string());
+            out.push(' ');
+        }
+        Value::Bool(b) => {
+            out.push_str(if *b { "true " } else { "false " });
+        }
+        Value::Array(a) if depth < 3 => a.iter().for_each(|x| collect(x, out, depth + 1)),
+        Value::Object(o) if depth < 3 => o
+            .iter()
+            .filter(|(k, _)| !is_secret_key(k))
+            .for_each(|(_, x)| collect(x, out, depth + 1)),
+        _ => {}
+    }
+}
+
+/// The rows that match `query`, in their order.
+pub fn apply(query: &str, rows: Vec<Record>) -> Vec<Record> {
+    let mut q = FuzzyQuery::new(query);
+    rows.into_iter()
+        .filter(|r| q.matches(&haystack(r)))
+        .collect()
+}
+
+/// Marks the characters of each screen line in `area` that match `query` (bold, underlined:
+/// visible without colour too).
+pub fn highlight(buf: &mut Buffer, area: Rect, query: &str) {
+    let mut q = FuzzyQuery::new(query);
+    let area = area.intersection(buf.area);
+    for y in area.top()..area.bottom() {
+        // (column, first char) of each visible cell; wide characters leave empty cells.
+        let cells: Vec<(u16, char)> = (area.left()..area.right())
+            .filter_map(|x| {
+                let c = buf.cell((x, y))?.symbol().chars().next()?;
+                Some((x, c))
+            })
+            .collect();
+        let line: String = cells.iter().map(|(_, c)| *c).collect();
+        for i in q.positions(&line) {
+            if let Some((x, _)) = cells.get(i)
+                && let Some(cell) = buf.cell_mut((*x, y))
+            {
+                cell.set_style(Style::new().add_modifier(Modifier::BOLD | Modifier::UNDERLINED));
+            }
+        }
+    }
+}

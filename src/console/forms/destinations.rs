@@ -1,0 +1,107 @@
+//! Destination forms: create (http/https URL, all or selected callbacks), edit (name and
+//! description; clearing the description sends null), delete (a confirmation naming it).
+use super::field::Field;
+use super::ops::{Lookup, WriteOp};
+use super::picker::Picker;
+use super::{Dialog, Kind, Phase};
+use crate::api::model::{CallbacksInput, CreateDestination, Destination, UpdateDestination};
+
+/// The URL must be absolute http or https.
+fn check_url(s: &str) -> Result<Option<String>, String> {
+    match url::Url::parse(s) {
+        Ok(u) if matches!(u.scheme(), "http" | "https") && u.has_host() => Ok(None),
+        Ok(u) => Err(format!("must be http or https, not {}", u.scheme())),
+        Err(e) => Err(format!("not a URL: {e}")),
+    }
+}
+
+/// `c` on Destinations.
+pub fn create() -> Dialog {
+    let fields = vec![
+        Field::text("Name", "name", "").required(),
+        Field::text("Description", "description", ""),
+        Field::text("URL", "url", "")
+            .required()
+            .checked(check_url)
+            .noted("https://…"),
+        Field::choice("Callbacks", "callbacks", vec!["all", "selected"]),
+        Field::picker("Selected", "callback_id", Picker::loading(true))
+            .entities(&["callback"])
+            .noted("Space toggles; used when Callbacks is “selected”"),
+    ];
+    Dialog::new("New destination", Kind::CreateDestination, fields).lookup(Lookup::Callbacks, 4)
+}
+
+/// `e` on a destination.
+pub fn edit(dest: &Destination) -> Dialog {
+    let fields = vec![
+        Field::text("Name", "name", &dest.name).required(),
+        Field::text("Description", "description", &dest.description).noted("empty clears it"),
+    ];
+    Dialog::new(
+        format!("Edit destination {}", dest.name),
+        Kind::EditDestination(dest.id.clone()),
+        fields,
+    )
+}
+
+/// `d` on a destination: straight to a confirmation that defaults to No.
+pub fn delete(dest: &Destination) -> Dialog {
+    let mut d = Dialog::new(
+        "Delete destination",
+        Kind::DeleteDestination(dest.id.clone()),
+        Vec::new(),
+    );
+    d.confirm = format!(
+        "Delete destination “{}” ({})? It stops receiving deliveries.",
+        dest.name, dest.id
+    );
+    d.phase = Phase::Confirm { yes: false };
+    d
+}
+
+/// The write a destination form describes.
+pub fn build(d: &mut Dialog) -> Option<WriteOp> {
+    match d.kind.clone() {
+        Kind::CreateDestination => {
+            let selected = d.field("callbacks").map(Field::choice_index) == Some(1);
+            let callbacks = if selected {
+                let ids = d
+                    .field("callback_id")
+                    .and_then(Field::picker_ref)
+                    .map(Picker::values)
+                    .unwrap_or_default();
+                if ids.is_empty() {
+                    d.fail("callback_id", "choose at least one callback (Space)");
+                    return None;
+                }
+                CallbacksInput::selected(ids)
+            } else {
+                CallbacksInput::all()
+            };
+            let description = d.text("description");
+            Some(WriteOp::CreateDestination(CreateDestination {
+                name: d.text("name"),
+                description: (!description.is_empty()).then_some(description),
+                url: d.text("url"),
+                callbacks,
+            }))
+        }
+        Kind::EditDestination(id) => {
+            let changed = |k: &str| d.field(k).is_some_and(Field::is_dirty);
+            let description = d.text("description");
+            let body = UpdateDestination {
+                name: changed("name").then(|| d.text("name")),
+                description: changed("description")
+                    .then(|| (!description.is_empty()).then_some(description)),
+            };
+            if body == UpdateDestination::default() {
+                d.message = Some("Nothing changed".into());
+                return None;
+            }
+            Some(WriteOp::UpdateDestination(id, body))
+        }
+        Kind::DeleteDestination(id) => Some(WriteOp::DeleteDestination(id)),
+        _ => None,
+    }
+}

@@ -1,0 +1,180 @@
+//! Token import forms: create (exactly one of deployment or connection, masked tokens) and edit
+//! (every field optional; an empty token keeps the current one).
+use serde_json::{Map, Value};
+
+use super::field::Field;
+use super::ops::WriteOp;
+use super::{Dialog, Kind};
+use crate::api::model::{CreateImport, ProviderOauthImport, UpdateImport, time};
+use crate::headless::parse_expires_at;
+
+/// The choice of what the token belongs to.
+const TARGETS: [&str; 2] = ["connection", "server deployment"];
+
+/// `expires_at` as typed: ISO 8601 or `+90d`; the note shows the resolved time.
+fn check_expiry(s: &str) -> Result<Option<String>, String> {
+    parse_expires_at(s).map(|t| Some(format!("→ {t}")))
+}
+
+/// Metadata: one `key=value` per line.
+fn check_metadata(s: &str) -> Result<Option<String>, String> {
+    parse_metadata(s).map(|_| None)
+}
+
+fn parse_metadata(s: &str) -> Result<Map<String, Value>, String> {
+    let mut map = Map::new();
+    for (n, line) in s
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .enumerate()
+    {
+        match line.split_once('=') {
+            Some((k, v)) if !k.trim().is_empty() => {
+                map.insert(k.trim().to_string(), Value::String(v.trim().to_string()));
+            }
+            _ => return Err(format!("line {}: not key=value", n + 1)),
+        }
+    }
+    Ok(map)
+}
+
+fn common_fields(
+    note: &str,
+    metadata: Vec<String>,
+    expires: &str,
+    scope: &str,
+    tt: &str,
+) -> Vec<Field> {
+    vec![
+        Field::text("Note", "note", note),
+        Field::lines("Metadata", "metadata", metadata)
+            .checked(check_metadata)
+            .noted("key=value, Enter for another line"),
+        Field::text("Expires at", "expires_at", expires)
+            .checked(check_expiry)
+            .noted("ISO 8601 or +90d"),
+        Field::text("Scope", "scope", scope),
+        Field::text("Token type", "token_type", tt),
+    ]
+}
+
+/// `c` on Imports.
+pub fn create() -> Dialog {
+    let mut fields = vec![
+        Field::choice("Belongs to", "target", TARGETS.to_vec()),
+        Field::text("Id", "connection_id", "")
+            .required()
+            .entities(&["server_deployment_id", "connection", "server-deployment"])
+            .noted("poc_… or svd_…"),
+        Field::secret("Access token", "access_token").required(),
+        Field::secret("ID token", "id_token"),
+    ];
+    fields.extend(common_fields("", Vec::new(), "", "", ""));
+    Dialog::new("New token import", Kind::CreateImport, fields)
+}
+
+/// `e` on an import: tokens start empty (never shown again) and mean "unchanged" when left so.
+pub fn edit(i: &ProviderOauthImport) -> Dialog {
+    let metadata = i
+        .metadata
+        .iter()
+        .map(|(k, v)| match v {
+            Value::String(s) => format!("{k}={s}"),
+            other => format!("{k}={other}"),
+        })
+        .collect();
+    let expires = i.expires_at.as_ref().map(time::format).unwrap_or_default();
+    let mut fields = vec![
+        Field::secret("Access token", "access_token").noted("empty keeps the current token"),
+        Field::secret("ID token", "id_token").noted("empty keeps the current one"),
+    ];
+    fields.extend(common_fields(
+        i.note.as_deref().unwrap_or_default(),
+        metadata,
+        &expires,
+        i.scope.as_deref().unwrap_or_default(),
+        i.token_type.as_deref().unwrap_or_default(),
+    ));
+    Dialog::new(
+        format!("Edit token import {}", i.id),
+        Kind::EditImport(i.id.clone()),
+        fields,
+    )
+}
+
+/// The write an import form describes.
+pub fn build(d: &mut Dialog) -> Option<WriteOp> {
+    let opt = |s: String| (!s.is_empty()).then_some(s);
+    let metadata = match parse_metadata(&d.text("metadata")) {
+        Ok(m) => m,
+        Err(e) => {
+            d.fail("metadata", e);
+            return None;
+        }
+    };
+    let expires = d.text("expires_at");
+    let expires_at = match expires.is_empty() {
+        true => None,
+        false => match parse_expires_at(&expires) {
+            Ok(t) => Some(t),
+            Err(e) => {
+                d.fail("expires_at", e);
+                return None;
+            }
+        },
+    };
+    match d.kind.clone() {
+        Kind::CreateImport => {
+            let deployment = d.field("target").map(Field::choice_index) == Some(1);
+            let id = d.text("connection_id");
+            // The form holds one id; a prefix of the other kind means the wrong choice.
+            let wrong = if deployment { "poc_" } else { "svd_" };
+            if id.starts_with(wrong) {
+                let other = if deployment { TARGETS[0] } else { TARGETS[1] };
+                d.fail(
+                    "connection_id",
+                    format!("this is a {other} id: change “Belongs to”"),
+                );
+                return None;
+            }
+            let (server_deployment_id, connection_id) = match deployment {
+                true => (Some(id), None),
+                false => (None, Some(id)),
+            };
+            Some(WriteOp::CreateImport(CreateImport {
+                access_token: d.text("access_token"),
+                server_deployment_id,
+                connection_id,
+                note: opt(d.text("note")),
+                metadata: (!metadata.is_empty()).then_some(metadata),
+                expires_at,
+                id_token: opt(d.text("id_token")),
+                scope: opt(d.text("scope")),
+                token_type: opt(d.text("token_type")),
+            }))
+        }
+        Kind::EditImport(id) => {
+            let changed = |k: &str| d.field(k).is_some_and(Field::is_dirty);
+            let body = UpdateImport {
+                note: changed("note").then(|| d.text("note")),
+                metadata: changed("metadata").then_some(metadata),
+                access_token: opt(d.text("access_token")),
+                expires_at: if changed("expires_at") {
+                    expires_at
+                } else {
+                    None
+                },
+                id_token: opt(d.text("id_token")),
+                scope: changed("scope").then(|| d.text("scope")),
+                token_type: changed("token_type").then(|| d.text("token_type")),
+            };
+            if body == UpdateImport::default() {
+                d.message = Some("Nothing changed".into());
+                return None;
+            }
+            Some(WriteOp::UpdateImport(id, body))
+        }
+        _ => None,
+    }
+}

@@ -1,0 +1,553 @@
+//! Form dialogs for every write: the dialog model (fields, focus, phases), its keys, and what
+//! happens when the server answers. Resource-specific forms live in `teams`, `imports` and
+//! `destinations`; drawing is in `widgets::form` and `widgets::confirm`.
+pub mod destinations;
+pub mod field;
+pub mod imports;
+pub mod ops;
+pub mod picker;
+pub mod teams;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+use self::field::{Field, new_line};
+use self::ops::{Lookup, WriteOp};
+use self::picker::Items;
+use super::keymap::Action;
+use super::msg::{ApiCmd, ApiReply, Effect, Pane};
+use super::record::{Item, Record};
+use super::state::{State, ToastKind};
+use super::tab::Tab;
+use super::update::{load_detail, load_list};
+use crate::api::Error;
+
+/// What the forms add to the console state.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct FormsState {
+    /// The open dialog, which takes the keyboard.
+    pub dialog: Option<Dialog>,
+    /// An item the cursor should land on when its tab's list arrives (after a write).
+    pub land_on: Option<(Tab, String)>,
+}
+
+/// Which write a dialog makes, with the ids it concerns.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Kind {
+    /// New team.
+    CreateTeam,
+    /// Edit a team.
+    EditTeam(String),
+    /// Set a project's roles for a team; carries the team's current assignments
+    /// (project id, role ids) for pre-selection.
+    SetProject(String, Vec<(String, Vec<String>)>),
+    /// Take a project away from a team.
+    RemoveProject(String),
+    /// Add a member to a team.
+    AddMember(String),
+    /// Remove a member from a team.
+    RemoveMember(String),
+    /// New token import.
+    CreateImport,
+    /// Edit a token import.
+    EditImport(String),
+    /// New destination.
+    CreateDestination,
+    /// Edit a destination.
+    EditDestination(String),
+    /// Delete a destination.
+    DeleteDestination(String),
+}
+
+impl Kind {
+    /// Whether the write is asked about once more before it is sent.
+    fn needs_confirm(&self) -> bool {
+        matches!(
+            self,
+            Kind::RemoveProject(_) | Kind::RemoveMember(_) | Kind::DeleteDestination(_)
+        )
+    }
+
+    /// Past-tense word for the success toast.
+    fn done_word(&self) -> &'static str {
+        match self {
+            Kind::CreateTeam | Kind::CreateImport | Kind::CreateDestination => "created",
+            Kind::EditTeam(_) | Kind::EditImport(_) | Kind::EditDestination(_) => "saved",
+            Kind::SetProject(..) => "project roles set",
+            Kind::RemoveProject(_) => "project removed",
+            Kind::AddMember(_) => "member added",
+            Kind::RemoveMember(_) => "member removed",
+            Kind::DeleteDestination(_) => "deleted",
+        }
+    }
+}
+
+/// Where a dialog stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    /// Fields take keys.
+    Editing,
+    /// "Discard what was typed?" after Esc.
+    Discard,
+    /// "Are you sure?"; `yes` is the highlighted answer (No at first).
+    Confirm {
+        /// Yes is highlighted.
+        yes: bool,
+    },
+    /// The write is in flight (its request id).
+    Submitting(u64),
+}
+
+/// An open form dialog.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Dialog {
+    /// Title of the box.
+    pub title: String,
+    /// The write it makes.
+    pub kind: Kind,
+    /// The fields, top to bottom.
+    pub fields: Vec<Field>,
+    /// The focused field.
+    pub focus: usize,
+    /// Where it stands.
+    pub phase: Phase,
+    /// The question asked in the confirm phase.
+    pub confirm: String,
+    /// The server's (or the form's) message about the last attempt.
+    pub message: Option<String>,
+    /// Lookups to start when the dialog opens: (what, field index).
+    pub wanted: Vec<(Lookup, usize)>,
+    /// Lookups in flight: (request id, field index).
+    pub lookups: Vec<(u64, usize)>,
+    /// The project last seen in a set-project form, to pre-select its roles on change.
+    pub last_project: Option<String>,
+}
+
+impl Dialog {
+    /// A dialog for `kind` with these fields.
+    pub fn new(title: impl Into<String>, kind: Kind, fields: Vec<Field>) -> Self {
+        Self {
+            title: title.into(),
+            kind,
+            fields,
+            focus: 0,
+            phase: Phase::Editing,
+            confirm: String::new(),
+            message: None,
+            wanted: Vec::new(),
+            lookups: Vec::new(),
+            last_project: None,
+        }
+    }
+
+    /// Fills the picker of field `at` from a lookup when the dialog opens.
+    pub fn lookup(mut self, what: Lookup, at: usize) -> Self {
+        self.wanted.push((what, at));
+        self
+    }
+
+    /// Whether anything was typed or chosen.
+    pub fn is_dirty(&self) -> bool {
+        self.fields.iter().any(Field::is_dirty)
+    }
+
+    /// The field with a body key.
+    pub fn field(&self, key: &str) -> Option<&Field> {
+        self.fields.iter().find(|f| f.key == key)
+    }
+
+    /// The trimmed text of the field with a body key (empty when missing).
+    pub fn text(&self, key: &str) -> String {
+        self.field(key).map(Field::value).unwrap_or_default()
+    }
+
+    /// Sets a problem beside the field with a body key.
+    pub fn fail(&mut self, key: &str, msg: impl Into<String>) {
+        if let Some(f) = self.fields.iter_mut().find(|f| f.key == key) {
+            f.error = Some(msg.into());
+        }
+    }
+
+    /// Marks empty required fields; true when every field is fine.
+    fn check_fields(&mut self) -> bool {
+        for f in &mut self.fields {
+            if f.required && f.is_empty() {
+                f.error = Some("required".into());
+            }
+        }
+        self.fields.iter().all(|f| f.error.is_none())
+    }
+
+    /// Moves the focus to the first field with a problem.
+    fn focus_first_error(&mut self) {
+        if let Some(i) = self.fields.iter().position(|f| f.error.is_some()) {
+            self.focus = i;
+        }
+    }
+
+    /// Shows the server's answer: field problems beside their fields, the rest as the message.
+    pub fn show_error(&mut self, e: &Error) {
+        let Some(api) = e.api() else {
+            self.message = Some(e.to_string());
+            return;
+        };
+        let mut rest = Vec::new();
+        for issue in &api.errors {
+            let key = issue.field().unwrap_or_default();
+            match self
+                .fields
+                .iter_mut()
+                .find(|f| f.key == key || f.entities.contains(&key))
+            {
+                Some(f) => f.error = Some(issue.message.clone()),
+                None => rest.push(format!("{}: {}", issue.path_string(), issue.message)),
+            }
+        }
+        if let Some(entity) = api.entity.as_deref()
+            && let Some(f) = self
+                .fields
+                .iter_mut()
+                .find(|f| f.entities.contains(&entity))
+        {
+            f.error = Some(api.message.clone());
+        }
+        let mut msg = format!("{} {}: {}", api.status, api.code, api.message);
+        if !rest.is_empty() {
+            msg.push_str(&format!(" ({})", rest.join("; ")));
+        }
+        if let Some(h) = &api.hint {
+            msg.push_str(&format!(" — {h}"));
+        }
+        self.message = Some(msg);
+        self.focus_first_error();
+    }
+}
+
+/// Opens a dialog, starting its lookups.
+fn open(state: &mut State, mut dialog: Dialog) -> Vec<Effect> {
+    let mut effects = Vec::new();
+    for (what, at) in std::mem::take(&mut dialog.wanted) {
+        let req_id = state.next_req_id();
+        dialog.lookups.push((req_id, at));
+        effects.push(Effect::Api {
+            req_id,
+            pane: Pane::Form(u8::try_from(at + 1).unwrap_or(u8::MAX)),
+            cmd: ApiCmd::Lookup(what),
+        });
+    }
+    state.forms.dialog = Some(dialog);
+    state.dirty = true;
+    effects
+}
+
+/// The item a write key acts on: the open detail's, else the selected row.
+fn subject(state: &State) -> Option<Record> {
+    let ts = state.current();
+    match &ts.detail {
+        Some(d) => d.record.clone(),
+        None => ts.list.selected().cloned(),
+    }
+}
+
+/// A write key (`c`, `e`, `d`, `p`, `x`, `m`, `M`) outside any dialog.
+pub fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
+    state.dirty = true;
+    if state.read_only {
+        state.toast(
+            ToastKind::Error,
+            "Read-only profile: changes are turned off",
+        );
+        return Vec::new();
+    }
+    let tab = state.tab;
+    let needs_item = !matches!(action, Action::Create);
+    let item = subject(state);
+    if needs_item && item.is_none() {
+        state.toast(ToastKind::Info, "Select an item first");
+        return Vec::new();
+    }
+    let dialog = match (tab, action, item.map(|r| r.item)) {
+        (Tab::Teams, Action::Create, _) => Some(teams::create()),
+        (Tab::Imports, Action::Create, _) => Some(imports::create()),
+        (Tab::Destinations, Action::Create, _) => Some(destinations::create()),
+        (_, Action::Edit, Some(Item::Team(t))) => Some(teams::edit(&t)),
+        (_, Action::Edit, Some(Item::Import(i))) => Some(imports::edit(&i)),
+        (_, Action::Edit, Some(Item::Destination(d))) => Some(destinations::edit(&d)),
+        (_, Action::Delete, Some(Item::Destination(d))) => Some(destinations::delete(&d)),
+        (_, Action::SetProject, Some(Item::Team(t))) => Some(teams::set_project(&t)),
+        (_, Action::RemoveProject, Some(Item::Team(t))) => Some(teams::remove_project(&t)),
+        (_, Action::AddMember, Some(Item::Team(t))) => Some(teams::add_member(&t)),
+        (_, Action::RemoveMember, Some(Item::Team(t))) => Some(teams::remove_member(&t)),
+        _ => None,
+    };
+    match dialog {
+        Some(d) => open(state, d),
+        None => {
+            let what = action.describe();
+            state.toast(
+                ToastKind::Info,
+                format!("The {} tab has no “{what}”", tab.title()),
+            );
+            Vec::new()
+        }
+    }
+}
+
+fn is_ctrl(key: &KeyEvent, c: char) -> bool {
+    key.modifiers.contains(KeyModifiers::CONTROL)
+        && matches!(key.code, KeyCode::Char(k) if k.eq_ignore_ascii_case(&c))
+}
+
+/// A key while a dialog is open: the dialog takes every key (Ctrl-C is handled before).
+pub fn on_key(state: &mut State, key: KeyEvent) -> Vec<Effect> {
+    let Some(d) = state.forms.dialog.as_mut() else {
+        return Vec::new();
+    };
+    state.dirty = true;
+    match d.phase {
+        Phase::Submitting(_) => Vec::new(),
+        Phase::Discard => {
+            match key.code {
+                KeyCode::Char('y' | 'Y') => state.forms.dialog = None,
+                KeyCode::Char('n' | 'N') | KeyCode::Esc => d.phase = Phase::Editing,
+                _ => {}
+            }
+            Vec::new()
+        }
+        Phase::Confirm { yes } => match key.code {
+            KeyCode::Char('y' | 'Y') => send(state),
+            KeyCode::Enter if yes => send(state),
+            KeyCode::Char('n' | 'N') | KeyCode::Esc | KeyCode::Enter => {
+                // A delete has nothing to go back to.
+                if d.fields.is_empty() {
+                    state.forms.dialog = None;
+                } else {
+                    d.phase = Phase::Editing;
+                }
+                Vec::new()
+            }
+            KeyCode::Left | KeyCode::Right | KeyCode::Tab | KeyCode::BackTab => {
+                d.phase = Phase::Confirm { yes: !yes };
+                Vec::new()
+            }
+            _ => Vec::new(),
+        },
+        Phase::Editing => editing_key(state, key),
+    }
+}
+
+fn editing_key(state: &mut State, key: KeyEvent) -> Vec<Effect> {
+    let Some(d) = state.forms.dialog.as_mut() else {
+        return Vec::new();
+    };
+    let n = d.fields.len();
+    match key.code {
+        KeyCode::Esc => {
+            if d.is_dirty() {
+                d.phase = Phase::Discard;
+            } else {
+                state.forms.dialog = None;
+            }
+            Vec::new()
+        }
+        _ if is_ctrl(&key, 's') => submit(state),
+        KeyCode::Tab => {
+            d.focus = (d.focus + 1) % n.max(1);
+            Vec::new()
+        }
+        KeyCode::BackTab => {
+            d.focus = (d.focus + n.max(1) - 1) % n.max(1);
+            Vec::new()
+        }
+        KeyCode::Enter => {
+            let at = d.focus;
+            if let Some(f) = d.fields.get_mut(at)
+                && new_line(f)
+            {
+                return Vec::new();
+            }
+            if at + 1 >= n {
+                submit(state)
+            } else {
+                d.focus = at + 1;
+                Vec::new()
+            }
+        }
+        _ => {
+            let at = d.focus;
+            if let Some(f) = d.fields.get_mut(at) {
+                f.handle_key(&key);
+            }
+            teams::after_change(d);
+            Vec::new()
+        }
+    }
+}
+
+/// Validates the form; asks to confirm, or sends the write.
+fn submit(state: &mut State) -> Vec<Effect> {
+    let Some(d) = state.forms.dialog.as_mut() else {
+        return Vec::new();
+    };
+    d.message = None;
+    let fine = d.check_fields();
+    let op = if fine { build(d) } else { None };
+    if op.is_none() {
+        if d.message.is_none() {
+            d.message = Some("Please fix the marked fields".into());
+        }
+        d.focus_first_error();
+        return Vec::new();
+    }
+    if d.kind.needs_confirm() {
+        d.confirm = confirm_text(d);
+        d.phase = Phase::Confirm { yes: false };
+        return Vec::new();
+    }
+    send(state)
+}
+
+/// The write the dialog's fields describe, or `None` with problems marked.
+fn build(d: &mut Dialog) -> Option<WriteOp> {
+    match d.kind.clone() {
+        Kind::CreateImport | Kind::EditImport(_) => imports::build(d),
+        Kind::CreateDestination | Kind::EditDestination(_) | Kind::DeleteDestination(_) => {
+            destinations::build(d)
+        }
+        _ => teams::build(d),
+    }
+}
+
+fn confirm_text(d: &Dialog) -> String {
+    match &d.kind {
+        Kind::RemoveProject(_) | Kind::RemoveMember(_) => teams::confirm_text(d),
+        _ => d.confirm.clone(),
+    }
+}
+
+/// Sends the write (validated again, since confirm may follow an earlier check).
+fn send(state: &mut State) -> Vec<Effect> {
+    let req_id = state.next_req_id();
+    let Some(d) = state.forms.dialog.as_mut() else {
+        return Vec::new();
+    };
+    let Some(op) = build(d) else {
+        d.phase = Phase::Editing;
+        return Vec::new();
+    };
+    d.phase = Phase::Submitting(req_id);
+    d.message = None;
+    vec![Effect::Api {
+        req_id,
+        pane: Pane::Form(0),
+        cmd: ApiCmd::Write(Box::new(op)),
+    }]
+}
+
+/// Whether an open dialog waits for this request.
+pub fn awaits(state: &State, req_id: u64) -> bool {
+    state.forms.dialog.as_ref().is_some_and(|d| {
+        d.phase == Phase::Submitting(req_id) || d.lookups.iter().any(|(r, _)| *r == req_id)
+    })
+}
+
+/// A reply for the open dialog.
+pub fn on_reply(state: &mut State, req_id: u64, result: Result<ApiReply, Error>) -> Vec<Effect> {
+    state.dirty = true;
+    let Some(d) = state.forms.dialog.as_mut() else {
+        return Vec::new();
+    };
+    if let Some(pos) = d.lookups.iter().position(|(r, _)| *r == req_id) {
+        let (_, at) = d.lookups.remove(pos);
+        lookup_arrived(d, at, result);
+        return Vec::new();
+    }
+    match result {
+        Ok(ApiReply::Item(record)) => write_done(state, record),
+        Ok(_) => {
+            d.phase = Phase::Editing;
+            d.message = Some("Unexpected reply from the server".into());
+            Vec::new()
+        }
+        Err(e) => {
+            d.phase = Phase::Editing;
+            d.show_error(&e);
+            Vec::new()
+        }
+    }
+}
+
+fn lookup_arrived(d: &mut Dialog, at: usize, result: Result<ApiReply, Error>) {
+    let before: Vec<bool> = d.fields.iter().map(Field::is_dirty).collect();
+    let Some(p) = d.fields.get_mut(at).and_then(Field::picker_mut) else {
+        return;
+    };
+    p.items = match result {
+        Ok(ApiReply::Options(items)) => Items::Ready(items),
+        Ok(_) => Items::Typed("unexpected reply; type the id".into()),
+        Err(e) => Items::Typed(match e.status() {
+            Some(s @ (403 | 404)) => format!("list not available ({s}); type the id"),
+            _ => format!("list failed ({e}); type the id"),
+        }),
+    };
+    teams::after_change(d);
+    // Items arriving and pre-selection are not the user's doing.
+    for (f, was) in d.fields.iter_mut().zip(before) {
+        if !was {
+            f.settle();
+        }
+    }
+}
+
+/// Closes the dialog, shows the new copy, reloads the list and detail, lands the cursor.
+fn write_done(state: &mut State, record: Record) -> Vec<Effect> {
+    let Some(d) = state.forms.dialog.take() else {
+        return Vec::new();
+    };
+    let tab = match record.item {
+        Item::Team(_) => Tab::Teams,
+        Item::Import(_) => Tab::Imports,
+        Item::Destination(_) => Tab::Destinations,
+        Item::Callback(_) => Tab::Callbacks,
+        Item::Notification(_) => Tab::Notifications,
+    };
+    let id = record.id().to_string();
+    let name = super::views::title(&record);
+    state.toast(ToastKind::Info, format!("{name}: {}", d.kind.done_word()));
+    let deleted = matches!(d.kind, Kind::DeleteDestination(_));
+    let ts = state.tab_state_mut(tab);
+    if let Some(row) = ts.list.rows.iter_mut().find(|r| r.id() == id) {
+        *row = record.clone();
+    }
+    let detail_here = ts.detail.as_ref().is_some_and(|dp| dp.id == id);
+    if deleted && detail_here {
+        ts.detail = None;
+    } else if let Some(dp) = ts.detail.as_mut().filter(|dp| dp.id == id) {
+        dp.record = Some(record);
+    }
+    if !deleted {
+        state.forms.land_on = Some((tab, id.clone()));
+    }
+    let list = &state.tab_state(tab).list;
+    let (anchor, page) = (list.anchor.clone(), list.page.max(1));
+    let mut effects = load_list(state, tab, anchor, page, false);
+    if detail_here && !deleted {
+        effects.extend(load_detail(state, tab, id));
+    }
+    effects
+}
+
+/// After a list page arrives: puts the cursor on the item a write just touched.
+pub fn land_cursor(state: &mut State, tab: Tab) {
+    let Some((t, id)) = state.forms.land_on.clone() else {
+        return;
+    };
+    if t != tab {
+        return;
+    }
+    state.forms.land_on = None;
+    let list = &mut state.tab_state_mut(tab).list;
+    match list.rows.iter().position(|r| r.id() == id) {
+        Some(i) => list.cursor = i,
+        None => state.toast(ToastKind::Info, format!("{id} is on another page")),
+    }
+}

@@ -1,0 +1,155 @@
+//! The calls forms make: writes (answered with the changed item) and lookups for pickers.
+use serde::de::DeserializeOwned;
+
+use super::picker::PickItem;
+use crate::api::model::{
+    Callback, CreateDestination, CreateImport, CreateTeam, Member, Project, SetTeamProject,
+    TeamRole, UpdateDestination, UpdateImport, UpdateTeam,
+};
+use crate::api::{ApiRequest, Client, Error, ListQuery, Page};
+use crate::console::msg::ApiReply;
+use crate::console::record::decode_item_body;
+use crate::console::tab::Tab;
+
+/// One write operation of the API, with its body.
+#[derive(Debug, Clone, PartialEq)]
+pub enum WriteOp {
+    /// `POST /organization/teams`.
+    CreateTeam(CreateTeam),
+    /// `POST /organization/teams/{id}`.
+    UpdateTeam(String, UpdateTeam),
+    /// `POST /organization/teams/{id}/projects`.
+    SetProject(String, SetTeamProject),
+    /// `DELETE /organization/teams/{id}/projects/{project_id}`: (team, project).
+    RemoveProject(String, String),
+    /// `POST /organization/teams/{id}/members`: (team, actor).
+    AddMember(String, String),
+    /// `DELETE /organization/teams/{id}/members/{actor_id}`: (team, actor).
+    RemoveMember(String, String),
+    /// `POST /provider-oauth/token-imports`.
+    CreateImport(CreateImport),
+    /// `PATCH /provider-oauth/token-imports/{id}`.
+    UpdateImport(String, UpdateImport),
+    /// `POST /callbacks-destinations`.
+    CreateDestination(CreateDestination),
+    /// `PATCH /callbacks-destinations/{id}`.
+    UpdateDestination(String, UpdateDestination),
+    /// `DELETE /callbacks-destinations/{id}`.
+    DeleteDestination(String),
+}
+
+impl WriteOp {
+    /// The tab whose resource the reply is.
+    pub fn tab(&self) -> Tab {
+        match self {
+            WriteOp::CreateTeam(_)
+            | WriteOp::UpdateTeam(..)
+            | WriteOp::SetProject(..)
+            | WriteOp::RemoveProject(..)
+            | WriteOp::AddMember(..)
+            | WriteOp::RemoveMember(..) => Tab::Teams,
+            WriteOp::CreateImport(_) | WriteOp::UpdateImport(..) => Tab::Imports,
+            WriteOp::CreateDestination(_)
+            | WriteOp::UpdateDestination(..)
+            | WriteOp::DeleteDestination(_) => Tab::Destinations,
+        }
+    }
+
+    /// The HTTP request.
+    pub fn request(&self) -> ApiRequest {
+        match self {
+            WriteOp::CreateTeam(b) => ApiRequest::create_team(b),
+            WriteOp::UpdateTeam(id, b) => ApiRequest::update_team(id, b),
+            WriteOp::SetProject(id, b) => ApiRequest::set_team_project(id, b),
+            WriteOp::RemoveProject(id, p) => ApiRequest::remove_team_project(id, p),
+            WriteOp::AddMember(id, a) => ApiRequest::add_team_member(id, a),
+            WriteOp::RemoveMember(id, a) => ApiRequest::remove_team_member(id, a),
+            WriteOp::CreateImport(b) => ApiRequest::create_import(b),
+            WriteOp::UpdateImport(id, b) => ApiRequest::update_import(id, b),
+            WriteOp::CreateDestination(b) => ApiRequest::create_destination(b),
+            WriteOp::UpdateDestination(id, b) => ApiRequest::update_destination(id, b),
+            WriteOp::DeleteDestination(id) => ApiRequest::delete_destination(id),
+        }
+    }
+}
+
+/// A list a picker is filled from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Lookup {
+    /// `/organization/projects`.
+    Projects,
+    /// `/organization/team-roles`.
+    TeamRoles,
+    /// `/organization/members`.
+    Members,
+    /// `/callbacks`.
+    Callbacks,
+}
+
+/// Items fetched per lookup (the API's largest page).
+const LOOKUP_LIMIT: u32 = 100;
+
+fn page<T: DeserializeOwned>(raw: &crate::api::client::RawResponse) -> Result<Vec<T>, Error> {
+    crate::api::client::decode::<Page<T>>(raw.status, &raw.body).map(|p| p.items)
+}
+
+/// Runs a write; the reply is the changed item.
+pub async fn execute_write(client: &Client, op: &WriteOp) -> Result<ApiReply, Error> {
+    let raw = client.send(&op.request()).await?;
+    decode_item_body(op.tab(), raw.status, &raw.body).map(ApiReply::Item)
+}
+
+/// Runs a lookup; the reply is the picker's items.
+pub async fn execute_lookup(client: &Client, what: Lookup) -> Result<ApiReply, Error> {
+    let q = ListQuery {
+        limit: Some(LOOKUP_LIMIT),
+        ..ListQuery::default()
+    };
+    let items = match what {
+        Lookup::Projects => {
+            let raw = client.send(&ApiRequest::list_projects(&q)).await?;
+            page::<Project>(&raw)?
+                .into_iter()
+                .map(|p| PickItem {
+                    label: p.name,
+                    detail: p.slug,
+                    id: p.id,
+                })
+                .collect()
+        }
+        Lookup::TeamRoles => {
+            let raw = client.send(&ApiRequest::list_team_roles(&q)).await?;
+            page::<TeamRole>(&raw)?
+                .into_iter()
+                .map(|r| PickItem {
+                    label: r.name,
+                    detail: r.permissions.join(", "),
+                    id: r.id,
+                })
+                .collect()
+        }
+        Lookup::Members => {
+            let raw = client.send(&ApiRequest::list_members(&q)).await?;
+            page::<Member>(&raw)?
+                .into_iter()
+                .map(|m| PickItem {
+                    label: m.name,
+                    detail: m.email,
+                    id: m.actor_id,
+                })
+                .collect()
+        }
+        Lookup::Callbacks => {
+            let raw = client.send(&ApiRequest::list_callbacks(&q)).await?;
+            page::<Callback>(&raw)?
+                .into_iter()
+                .map(|c| PickItem {
+                    label: c.name.unwrap_or_else(|| c.id.clone()),
+                    detail: c.description.unwrap_or_default(),
+                    id: c.id,
+                })
+                .collect()
+        }
+    };
+    Ok(ApiReply::Options(items))
+}

@@ -1,0 +1,189 @@
+//! Team forms: create, edit, set a project's roles, remove a project, add and remove members.
+use super::field::Field;
+use super::ops::{Lookup, WriteOp};
+use super::picker::{PickItem, Picker};
+use super::{Dialog, Kind};
+use crate::api::model::{CreateTeam, SetTeamProject, Team, UpdateTeam};
+
+fn name_fields(name: &str, description: &str) -> Vec<Field> {
+    vec![
+        Field::text("Name", "name", name).required(),
+        Field::text("Description", "description", description),
+    ]
+}
+
+/// `c` on Teams.
+pub fn create() -> Dialog {
+    Dialog::new("New team", Kind::CreateTeam, name_fields("", ""))
+}
+
+/// `e` on a team.
+pub fn edit(t: &Team) -> Dialog {
+    let fields = name_fields(&t.name, t.description.as_deref().unwrap_or_default());
+    Dialog::new(
+        format!("Edit team {}", t.name),
+        Kind::EditTeam(t.id.clone()),
+        fields,
+    )
+}
+
+/// `p` in a team: a project and the team's roles on it.
+pub fn set_project(t: &Team) -> Dialog {
+    let assigned = t
+        .projects
+        .iter()
+        .map(|p| {
+            let roles = p.roles.iter().map(|r| r.role.id.clone()).collect();
+            (p.project.id.clone(), roles)
+        })
+        .collect();
+    let fields = vec![
+        Field::picker("Project", "project_id", Picker::loading(false))
+            .required()
+            .entities(&["project"]),
+        Field::picker("Roles", "team_role_ids", Picker::loading(true))
+            .entities(&["team-roles"])
+            .noted("Space toggles; the chosen set replaces the current one"),
+    ];
+    Dialog::new(
+        format!("Set project roles · {}", t.name),
+        Kind::SetProject(t.id.clone(), assigned),
+        fields,
+    )
+    .lookup(Lookup::Projects, 0)
+    .lookup(Lookup::TeamRoles, 1)
+}
+
+/// `x` in a team: pick one of its projects.
+pub fn remove_project(t: &Team) -> Dialog {
+    let items = t
+        .projects
+        .iter()
+        .map(|p| PickItem {
+            id: p.project.id.clone(),
+            label: p.project.name.clone(),
+            detail: p
+                .roles
+                .iter()
+                .map(|r| r.role.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+        })
+        .collect();
+    let fields = vec![
+        Field::picker("Project", "project_id", Picker::ready(false, items))
+            .required()
+            .entities(&["project"]),
+    ];
+    Dialog::new(
+        format!("Remove a project · {}", t.name),
+        Kind::RemoveProject(t.id.clone()),
+        fields,
+    )
+}
+
+fn member_dialog(title: String, kind: Kind) -> Dialog {
+    let fields = vec![
+        Field::picker("Member", "actor_id", Picker::loading(false))
+            .required()
+            .entities(&["organization-actor", "actor"])
+            .noted("type to search, or type an actor id (oac_…)"),
+    ];
+    Dialog::new(title, kind, fields).lookup(Lookup::Members, 0)
+}
+
+/// `m` in a team.
+pub fn add_member(t: &Team) -> Dialog {
+    member_dialog(
+        format!("Add a member · {}", t.name),
+        Kind::AddMember(t.id.clone()),
+    )
+}
+
+/// `M` in a team.
+pub fn remove_member(t: &Team) -> Dialog {
+    member_dialog(
+        format!("Remove a member · {}", t.name),
+        Kind::RemoveMember(t.id.clone()),
+    )
+}
+
+/// Keeps a set-project form's roles in step with its project: choosing a project the team has
+/// pre-selects the roles it holds there.
+pub fn after_change(d: &mut Dialog) {
+    let Kind::SetProject(_, assigned) = &d.kind else {
+        return;
+    };
+    let project = d.fields.first().and_then(|f| f.picker_ref()?.value());
+    if project == d.last_project {
+        return;
+    }
+    let roles = project
+        .as_ref()
+        .and_then(|p| assigned.iter().find(|(id, _)| id == p))
+        .map(|(_, r)| r.clone())
+        .unwrap_or_default();
+    if let Some(p) = d.fields.get_mut(1).and_then(Field::picker_mut) {
+        p.chosen = roles;
+    }
+    d.last_project = project;
+}
+
+/// The write a team form describes.
+pub fn build(d: &mut Dialog) -> Option<WriteOp> {
+    let opt = |s: String| (!s.is_empty()).then_some(s);
+    match d.kind.clone() {
+        Kind::CreateTeam => Some(WriteOp::CreateTeam(CreateTeam {
+            name: d.text("name"),
+            description: opt(d.text("description")),
+        })),
+        Kind::EditTeam(id) => {
+            let changed = |k: &str| d.field(k).is_some_and(Field::is_dirty);
+            let body = UpdateTeam {
+                name: changed("name").then(|| d.text("name")),
+                // The API refuses null: clearing sends an empty description.
+                description: changed("description").then(|| d.text("description")),
+            };
+            if body == UpdateTeam::default() {
+                d.message = Some("Nothing changed".into());
+                return None;
+            }
+            Some(WriteOp::UpdateTeam(id, body))
+        }
+        Kind::SetProject(id, _) => {
+            let roles = d
+                .field("team_role_ids")
+                .and_then(Field::picker_ref)
+                .map(Picker::values)
+                .unwrap_or_default();
+            Some(WriteOp::SetProject(
+                id,
+                SetTeamProject {
+                    project_id: d.text("project_id"),
+                    team_role_ids: roles,
+                },
+            ))
+        }
+        Kind::RemoveProject(id) => Some(WriteOp::RemoveProject(id, d.text("project_id"))),
+        Kind::AddMember(id) => Some(WriteOp::AddMember(id, d.text("actor_id"))),
+        Kind::RemoveMember(id) => Some(WriteOp::RemoveMember(id, d.text("actor_id"))),
+        _ => None,
+    }
+}
+
+/// The question before a removal, naming what goes.
+pub fn confirm_text(d: &Dialog) -> String {
+    let Some(f) = d.fields.first() else {
+        return String::new();
+    };
+    let id = f.value();
+    let label = f
+        .picker_ref()
+        .and_then(|p| p.label_of(&id))
+        .map(|l| format!("{l} ({id})"))
+        .unwrap_or_else(|| id.clone());
+    match d.kind {
+        Kind::RemoveProject(_) => format!("Remove project {label} from this team?"),
+        _ => format!("Remove member {label} from this team?"),
+    }
+}

@@ -1,0 +1,73 @@
+//! Mouse: a click on a tab opens it, a click on a row selects it (a second click opens it), the
+//! wheel scrolls. Off when the config says `mouse = false`.
+use crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
+use ratatui::layout::{Position, Rect};
+
+use super::keymap::Action;
+use super::layout;
+use super::msg::Effect;
+use super::state::State;
+use super::tab::Tab;
+use super::update;
+
+/// The tab whose header label is at column `x` (labels are ` N Title ` after one space).
+pub fn tab_at(x: u16) -> Option<Tab> {
+    let mut left = 1u16;
+    for tab in Tab::ALL {
+        let width = tab.title().chars().count() as u16 + 4;
+        if (left..left + width).contains(&x) {
+            return Some(tab);
+        }
+        left += width;
+    }
+    None
+}
+
+/// Applies a mouse event.
+pub fn on_mouse(state: &mut State, ev: MouseEvent) -> Vec<Effect> {
+    if !state.power.mouse || state.help || state.power.command.is_some() {
+        return Vec::new();
+    }
+    match ev.kind {
+        MouseEventKind::ScrollDown | MouseEventKind::ScrollUp => {
+            let down = ev.kind == MouseEventKind::ScrollDown;
+            if super::power::scroll_raw(state, down) {
+                return Vec::new();
+            }
+            update::on_action(state, if down { Action::Down } else { Action::Up })
+        }
+        MouseEventKind::Down(MouseButton::Left) => click(state, ev.column, ev.row),
+        _ => Vec::new(),
+    }
+}
+
+fn click(state: &mut State, x: u16, y: u16) -> Vec<Effect> {
+    if y == 0
+        && let Some(tab) = tab_at(x)
+    {
+        state.power.raw = None;
+        return update::on_action(state, Action::GoTab(tab));
+    }
+    if state.power.raw.is_some() {
+        return Vec::new();
+    }
+    let screen = Rect::new(0, 0, state.size.0, state.size.1);
+    let Some(list_area) = layout::areas(screen, state.current().detail.is_some()).list else {
+        return Vec::new();
+    };
+    let rows = super::power::data_rows_area(state, list_area);
+    if !rows.contains(Position::new(x, y)) {
+        return Vec::new();
+    }
+    let list = &state.current().list;
+    let index = list.offset + usize::from(y - rows.y);
+    if index >= list.rows.len() {
+        return Vec::new();
+    }
+    if index == list.cursor && state.current().detail.is_none() {
+        return update::on_action(state, Action::Open);
+    }
+    state.current_mut().list.cursor = index;
+    state.dirty = true;
+    Vec::new()
+}

@@ -1,0 +1,300 @@
+//! Draws a form dialog: labelled fields (required ones starred), each field's problem or note
+//! beside it, pickers with their items, the server's message, and the keys.
+use ratatui::Frame;
+use ratatui::layout::{Position, Rect};
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Clear, Paragraph, Wrap};
+
+use super::centered;
+use crate::console::forms::field::{Field, FieldKind};
+use crate::console::forms::picker::{Items, Picker};
+use crate::console::forms::{Dialog, Phase};
+use crate::console::theme::Theme;
+use tui_input::Input;
+
+/// Width of the label column.
+const LABEL: usize = 14;
+/// Width given to a value before its message.
+const VALUE: usize = 30;
+/// Picker rows shown at once.
+const PICKER_ROWS: usize = 6;
+
+/// Draws the dialog centred in `area`.
+pub fn render(frame: &mut Frame, area: Rect, d: &Dialog, theme: &Theme) {
+    if d.fields.is_empty() {
+        super::confirm::render(
+            frame,
+            area,
+            &d.title,
+            &d.confirm,
+            d.phase,
+            d.message.as_deref(),
+            theme,
+        );
+        return;
+    }
+    let width = area.width.saturating_sub(4).min(90);
+    let inner_w = usize::from(width.saturating_sub(2));
+    let mut lines: Vec<Line<'static>> = Vec::new();
+    let mut focus_line = 0;
+    let mut cursor: Option<(usize, u16)> = None;
+    for (i, f) in d.fields.iter().enumerate() {
+        let focused = i == d.focus && d.phase == Phase::Editing;
+        if focused {
+            focus_line = lines.len();
+        }
+        let (first, col) = field_lines(f, focused, inner_w, theme, &mut lines);
+        if focused && let Some(col) = col {
+            cursor = Some((first, col));
+        }
+    }
+    lines.push(Line::default());
+    if let Some(m) = &d.message {
+        lines.push(Line::from(Span::styled(m.clone(), theme.error)));
+    }
+    lines.push(footer(d, theme));
+    let wanted = u16::try_from(lines.len() + 2).unwrap_or(u16::MAX);
+    let r = centered(area, width, wanted);
+    let inner_h = usize::from(r.height.saturating_sub(2));
+    // Keep the focused field in view when the form is taller than the screen; the footer lines
+    // at the end are what scrolls away last.
+    let scroll = focus_line.saturating_sub(inner_h.saturating_sub(PICKER_ROWS + 3));
+    let scroll = scroll.min(lines.len().saturating_sub(inner_h));
+    let title = Line::from(Span::styled(format!(" {} ", d.title), theme.accent));
+    let block = Block::bordered().title(title);
+    frame.render_widget(Clear, r);
+    frame.render_widget(
+        Paragraph::new(lines)
+            .block(block)
+            .wrap(Wrap { trim: false })
+            .scroll((u16::try_from(scroll).unwrap_or(0), 0)),
+        r,
+    );
+    if let Some((line, col)) = cursor
+        && line >= scroll
+        && line - scroll < inner_h
+    {
+        let y = r.y + 1 + u16::try_from(line - scroll).unwrap_or(0);
+        frame.set_cursor_position(Position::new(r.x + 1 + col, y));
+    }
+    match d.phase {
+        Phase::Confirm { .. } => super::confirm::render(
+            frame,
+            area,
+            &d.title,
+            &d.confirm,
+            d.phase,
+            d.message.as_deref(),
+            theme,
+        ),
+        Phase::Discard => super::confirm::ask(frame, area, "Discard what you typed?", theme),
+        _ => {}
+    }
+}
+
+fn footer(d: &Dialog, theme: &Theme) -> Line<'static> {
+    let keys: &[(&str, &str)] = match d.phase {
+        Phase::Submitting(_) => &[("", "Saving…")],
+        _ => &[
+            ("Tab", "next"),
+            ("Shift-Tab", "back"),
+            ("Ctrl-S", "save"),
+            ("Esc", "cancel"),
+        ],
+    };
+    let mut spans = Vec::new();
+    for (k, w) in keys {
+        spans.push(Span::styled(k.to_string(), theme.key));
+        spans.push(Span::styled(format!(" {w}  "), theme.muted));
+    }
+    Line::from(spans)
+}
+
+/// The text of a one-line input that fits in `w`, and the cursor column within it.
+fn visible(input: &Input, masked: bool, w: usize) -> (String, usize) {
+    let scroll = input.visual_scroll(w);
+    let text: String = if masked {
+        "•".repeat(input.value().chars().count())
+    } else {
+        input.value().to_string()
+    };
+    let shown: String = text.chars().skip(scroll).take(w).collect();
+    (shown, input.visual_cursor().saturating_sub(scroll))
+}
+
+/// Appends a field's lines; returns the index of its first line and the cursor column there.
+fn field_lines(
+    f: &Field,
+    focused: bool,
+    inner_w: usize,
+    theme: &Theme,
+    out: &mut Vec<Line<'static>>,
+) -> (usize, Option<u16>) {
+    let first = out.len();
+    let star = if f.required { "*" } else { " " };
+    let label_style = if focused { theme.accent } else { theme.muted };
+    let label = Span::styled(
+        format!("{:<w$}{star} ", f.label, w = LABEL - 2),
+        label_style,
+    );
+    let value_style = theme.text;
+    let mut cursor = None;
+    let mut value: Vec<Span<'static>> = Vec::new();
+    let mut extra: Vec<Line<'static>> = Vec::new();
+    match &f.kind {
+        FieldKind::Text { input, masked } => {
+            let (text, col) = visible(input, *masked, VALUE);
+            cursor = Some(col);
+            value.push(Span::styled(text, value_style));
+        }
+        FieldKind::Lines { done, input } => {
+            // Finished lines first, then the line being typed.
+            let mut rows: Vec<String> = done.clone();
+            let (text, col) = visible(input, false, VALUE);
+            rows.push(text);
+            let last = rows.len().saturating_sub(1);
+            for (i, row) in rows.into_iter().enumerate() {
+                if i == 0 {
+                    value.push(Span::raw(row));
+                } else {
+                    extra.push(Line::from(vec![
+                        Span::raw(" ".repeat(LABEL)),
+                        Span::raw(row),
+                    ]));
+                }
+            }
+            if focused {
+                cursor = Some(col);
+                // The cursor is on the last row.
+                if last > 0 {
+                    cursor = None;
+                }
+            }
+        }
+        FieldKind::Choice { options, index } => {
+            for (i, o) in options.iter().enumerate() {
+                let mark = if i == *index { "(•) " } else { "( ) " };
+                let style = if i == *index { theme.text } else { theme.muted };
+                value.push(Span::styled(format!("{mark}{o}  "), style));
+            }
+        }
+        FieldKind::Picker(p) => {
+            let (text, col) = visible(&p.search, false, VALUE);
+            cursor = Some(col);
+            if text.is_empty() && !focused {
+                value.push(Span::styled(picker_summary(p), theme.text));
+            } else {
+                value.push(Span::styled(text, value_style));
+            }
+            picker_rows(p, focused, inner_w, theme, &mut extra);
+        }
+    }
+    let used: usize = LABEL
+        + value
+            .iter()
+            .map(|s| s.content.chars().count())
+            .sum::<usize>();
+    let pad = VALUE.saturating_add(LABEL).saturating_sub(used).max(1);
+    let msg = match (&f.error, &f.note) {
+        (Some(e), _) => Some(Span::styled(format!("✗ {e}"), theme.error)),
+        (None, Some(n)) => Some(Span::styled(n.clone(), theme.muted)),
+        _ => None,
+    };
+    let mut spans = vec![label];
+    spans.extend(value);
+    match msg {
+        Some(m) if used + pad + m.content.chars().count() <= inner_w => {
+            spans.push(Span::raw(" ".repeat(pad)));
+            spans.push(m);
+            out.push(Line::from(spans));
+        }
+        Some(m) => {
+            out.push(Line::from(spans));
+            out.push(Line::from(vec![Span::raw(" ".repeat(LABEL)), m]));
+        }
+        None => out.push(Line::from(spans)),
+    }
+    out.extend(extra);
+    let col = cursor.map(|c| u16::try_from(LABEL + c).unwrap_or(0));
+    (first, col)
+}
+
+fn picker_summary(p: &Picker) -> String {
+    if p.multi {
+        let chosen: Vec<&str> = p
+            .chosen
+            .iter()
+            .map(|id| p.label_of(id).unwrap_or(id))
+            .collect();
+        if chosen.is_empty() {
+            "none chosen".into()
+        } else {
+            chosen.join(", ")
+        }
+    } else {
+        match p.value() {
+            Some(id) => p.label_of(&id).map(str::to_string).unwrap_or(id),
+            None => "none".into(),
+        }
+    }
+}
+
+fn picker_rows(
+    p: &Picker,
+    focused: bool,
+    inner_w: usize,
+    theme: &Theme,
+    out: &mut Vec<Line<'static>>,
+) {
+    let indent = Span::raw(" ".repeat(LABEL));
+    match &p.items {
+        Items::Loading => out.push(Line::from(vec![
+            indent,
+            Span::styled("loading…", theme.muted),
+        ])),
+        Items::Typed(reason) => out.push(Line::from(vec![
+            indent,
+            Span::styled(reason.clone(), theme.warn),
+        ])),
+        Items::Ready(_) if !focused => {}
+        Items::Ready(_) => {
+            let items = p.filtered();
+            if items.is_empty() {
+                out.push(Line::from(vec![
+                    indent,
+                    Span::styled("no match: the typed text is used as the id", theme.muted),
+                ]));
+                return;
+            }
+            let start = p.cursor.saturating_sub(PICKER_ROWS - 1);
+            for (i, item) in items.iter().enumerate().skip(start).take(PICKER_ROWS) {
+                let here = i == p.cursor;
+                let mark = match (p.multi, p.chosen.contains(&item.id)) {
+                    (true, true) => "[x] ",
+                    (true, false) => "[ ] ",
+                    (false, _) if here => "(•) ",
+                    (false, _) => "( ) ",
+                };
+                let style: Style = if here { theme.selected } else { theme.text };
+                let text = format!("{mark}{}", item.label);
+                let room = inner_w.saturating_sub(LABEL + text.chars().count() + 2);
+                let detail: String = item.detail.chars().take(room).collect();
+                out.push(Line::from(vec![
+                    indent.clone(),
+                    Span::styled(text, style),
+                    Span::styled(format!("  {detail}"), theme.muted),
+                ]));
+            }
+            if items.len() > start + PICKER_ROWS {
+                out.push(Line::from(vec![
+                    indent,
+                    Span::styled(
+                        format!("… {} more", items.len() - start - PICKER_ROWS),
+                        theme.muted,
+                    ),
+                ]));
+            }
+        }
+    }
+}

@@ -1,0 +1,276 @@
+//! The security pass (SECURITY.md): the key never shows in `info`, in the binary's output at any
+//! log level, or on a console frame; key files are written 0600 and looser ones warned about; the
+//! local service binds loopback by default, rejects wrong keys, limits body and field sizes and
+//! stores hostile text verbatim (parameterised SQL).
+mod console_support;
+
+use std::path::Path;
+use std::process::{Command, Output};
+use std::time::Duration;
+
+use console_support::{ch, fixed_clock};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use switchboard::api::model::CreateTeam;
+use switchboard::api::{Client, ClientOptions, ListQuery, Secret};
+use switchboard::console::{App, Msg, State, Tab};
+use switchboard::service::{ServiceConfig, start};
+
+const KEY: &str = "sk_live_security_pass_0123456789abcdef";
+
+/// No run of anything may show the key or a long piece of it.
+fn assert_no_key(what: &str, text: &str) {
+    for piece in [KEY, &KEY[6..], &KEY[KEY.len() - 12..]] {
+        assert!(!text.contains(piece), "{what} shows the key: {text}");
+    }
+}
+
+fn run(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_switchboard"))
+        .args(args)
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", dir)
+        .env("XDG_CONFIG_HOME", dir.join("config"))
+        .env("XDG_DATA_HOME", dir.join("data"))
+        .env("XDG_STATE_HOME", dir.join("state"))
+        .env("SWITCHBOARD_API_KEY", KEY)
+        .output()
+        .expect("run switchboard")
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+#[test]
+fn info_shows_the_key_masked_only() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for args in [&["info"][..], &["info", "-o", "json"]] {
+        let out = run(dir.path(), args);
+        assert!(out.status.success(), "{}", text(&out));
+        let t = text(&out);
+        assert_no_key("info", &t);
+        // The masked form is there: the user can tell which key is in use.
+        assert!(t.contains(&Secret::new(KEY).masked()), "{t}");
+    }
+}
+
+#[test]
+fn inline_key_in_a_readable_config_is_warned_about_and_never_shown() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cfg = dir.path().join("config.toml");
+    std::fs::write(
+        &cfg,
+        format!("default_profile = \"p\"\n[profiles.p]\napi_key = \"{KEY}\"\n"),
+    )
+    .expect("write");
+    std::fs::set_permissions(&cfg, std::fs::Permissions::from_mode(0o644)).expect("chmod");
+    let cfg_s = cfg.to_str().expect("utf-8 path");
+    let out = run(dir.path(), &["--config", cfg_s, "info"]);
+    let t = text(&out);
+    assert!(t.contains("chmod 600"), "warning expected: {t}");
+    assert_no_key("info with an inline key", &t);
+
+    std::fs::set_permissions(&cfg, std::fs::Permissions::from_mode(0o600)).expect("chmod");
+    let t = text(&run(dir.path(), &["--config", cfg_s, "info"]));
+    assert!(!t.contains("chmod 600"), "no warning for 0600: {t}");
+}
+
+#[test]
+fn key_files_are_created_owner_only() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("new/dir/config.toml");
+    switchboard::config::write_private(&path, "x = 1\n").expect("write");
+    let mode = std::fs::metadata(&path).expect("meta").permissions().mode();
+    assert_eq!(mode & 0o777, 0o600);
+    // An existing, looser file is tightened before it is written.
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o666)).expect("chmod");
+    switchboard::config::write_private(&path, "y = 2\n").expect("rewrite");
+    let mode = std::fs::metadata(&path).expect("meta").permissions().mode();
+    assert_eq!(mode & 0o777, 0o600);
+}
+
+#[test]
+fn errors_at_every_log_level_never_show_the_key() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    // A closed port: a network error, and a 401 from the local service for a wrong key.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("port")
+        .port();
+    let url = format!("http://127.0.0.1:{port}");
+    for level in ["warn", "debug", "trace"] {
+        let out = run(
+            dir.path(),
+            &[
+                "--base-url",
+                &url,
+                "--log-level",
+                level,
+                "teams",
+                "list",
+                "-o",
+                "json",
+            ],
+        );
+        assert_eq!(out.status.code(), Some(4), "{}", text(&out));
+        assert_no_key(&format!("stderr at {level}"), &text(&out));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn wrong_key_is_refused_and_not_echoed() {
+    let svc = start(ServiceConfig::ephemeral()).await.expect("service");
+    let url = svc.base_url.clone();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = tokio::task::spawn_blocking({
+        let dir = dir.path().to_path_buf();
+        move || {
+            run(
+                &dir,
+                &["--base-url", &url, "--log-level", "trace", "teams", "list"],
+            )
+        }
+    })
+    .await
+    .expect("join");
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out));
+    assert!(text(&out).contains("401"), "{}", text(&out));
+    assert_no_key("401 reply", &text(&out));
+    svc.shutdown().await;
+}
+
+#[test]
+fn the_service_binds_loopback_by_default() {
+    assert!(ServiceConfig::ephemeral().addr.ip().is_loopback());
+    assert!(ServiceConfig::demo(None).addr.ip().is_loopback());
+    // `switchboard serve` without --addr.
+    use clap::Parser;
+    #[derive(clap::Parser)]
+    struct Wrap {
+        #[command(flatten)]
+        serve: switchboard::service::ServeArgs,
+    }
+    let w = Wrap::try_parse_from(["serve"]).expect("defaults parse");
+    assert!(w.serve.addr.ip().is_loopback(), "{}", w.serve.addr);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_service_limits_sizes_and_stores_hostile_text_verbatim() {
+    let svc = start(ServiceConfig::ephemeral()).await.expect("service");
+    let client = Client::new(ClientOptions {
+        base_url: svc.base_url.clone(),
+        api_key: svc.api_key.clone(),
+        max_retries: 0,
+        request_timeout: Duration::from_secs(10),
+        ..ClientOptions::default()
+    })
+    .expect("client");
+
+    // A body over 1 MiB is refused with a 4xx, and the service still answers afterwards.
+    let big = CreateTeam {
+        name: "x".repeat(2 * 1024 * 1024),
+        description: None,
+    };
+    let e = client.create_team(&big).await.expect_err("too large");
+    let status = e.status().expect("a reply");
+    assert!(status == 413 || status == 400, "{e}");
+
+    // A field over the string limit is a validation error.
+    let long = CreateTeam {
+        name: "y".repeat(100_001),
+        description: None,
+    };
+    let e = client.create_team(&long).await.expect_err("too long");
+    assert_eq!(e.status(), Some(400), "{e}");
+
+    // SQL metacharacters are data, not code.
+    let hostile = "'); DROP TABLE teams; -- \" OR 1=1 \\ %_";
+    let t = client
+        .create_team(&CreateTeam {
+            name: hostile.into(),
+            description: Some("' OR '1'='1".into()),
+        })
+        .await
+        .expect("created");
+    assert_eq!(t.name, hostile);
+    let page = client
+        .list_teams(&ListQuery::default())
+        .await
+        .expect("still lists");
+    assert!(page.items.iter().any(|x| x.name == hostile));
+    let e = client
+        .get_team("tem_' OR '1'='1")
+        .await
+        .expect_err("no such team");
+    assert_eq!(e.status(), Some(404), "{e}");
+
+    // The wrong key is refused.
+    let wrong = Client::new(ClientOptions {
+        api_key: Secret::new(format!("{}x", svc.api_key.expose())),
+        ..client.options().clone()
+    })
+    .expect("client");
+    let e = wrong
+        .list_teams(&ListQuery::default())
+        .await
+        .expect_err("401");
+    assert_eq!(e.status(), Some(401));
+    svc.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn console_frames_never_show_the_key() {
+    let svc = start(ServiceConfig {
+        seed: switchboard::service::Seed::Demo,
+        ..ServiceConfig::ephemeral()
+    })
+    .await
+    .expect("service");
+    let key = svc.api_key.expose().to_string();
+    for api_key in [svc.api_key.clone(), Secret::new(KEY)] {
+        let client = Client::new(ClientOptions {
+            base_url: svc.base_url.clone(),
+            api_key,
+            max_retries: 0,
+            ..ClientOptions::default()
+        })
+        .expect("client");
+        let mut app = App::with_client(
+            State::new("sec", svc.base_url.clone(), fixed_clock()),
+            client,
+        );
+        app.apply(Msg::Resize(120, 40));
+        app.start();
+        let mut term = Terminal::new(TestBackend::new(120, 40)).expect("terminal");
+        for tab in Tab::ALL {
+            let digit = char::from_digit(tab.index() as u32 + 1, 10).expect("digit");
+            app.apply(ch(digit));
+            while app.state.in_flight() > 0 {
+                let msg = tokio::time::timeout(Duration::from_secs(10), app.next_reply())
+                    .await
+                    .expect("reply")
+                    .expect("worker");
+                app.apply(msg);
+            }
+            for keys in [&[][..], &['?'][..], &['?'][..]] {
+                for k in keys {
+                    app.apply(ch(*k));
+                }
+                term.draw(|f| app.render(f)).expect("draw");
+                let screen = term.backend().to_string();
+                assert_no_key("console", &screen);
+                assert!(!screen.contains(&key[4..]), "service key on screen");
+            }
+        }
+        assert_no_key("console state", &format!("{:?}", app.state));
+    }
+    svc.shutdown().await;
+}
