@@ -28,7 +28,7 @@ fn list_request(app: &mut App) -> (Tab, NotificationFilter) {
         })
         .collect();
     assert_eq!(lists.len(), 1, "one list request: {reqs:?}");
-    // Put them back for the fixture answers.
+    // Answer them from the fixtures.
     for r in reqs {
         let reply = match &r.cmd {
             ApiCmd::List { tab, .. } => {
@@ -37,6 +37,7 @@ fn list_request(app: &mut App) -> (Tab, NotificationFilter) {
             ApiCmd::Get { tab, .. } => {
                 console_support::item_reply(*tab, console_support::fixtures_of(*tab).1)
             }
+            _ => continue,
         };
         app.apply(switchboard::console::Msg::Api {
             req_id: r.req_id,
@@ -148,4 +149,49 @@ fn filter_dialog_sends_union_filters() {
     app.apply(key(KeyCode::Esc));
     assert!(app.take_requests().is_empty());
     assert_eq!(app.state.current().list.filter.callback_ids.len(), 2);
+}
+
+#[test]
+fn local_status_filter_hides_other_rows_and_says_so() {
+    use switchboard::console::deliveries::local::CYCLE;
+    use switchboard::console::record::Item;
+    let mut app = on('5');
+    let loaded = app.state.current().list.rows.len();
+    let count = |app: &App, st: &str| {
+        app.state
+            .current()
+            .list
+            .rows
+            .iter()
+            .filter(|r| matches!(&r.item, Item::Notification(n) if n.status.as_str() == st))
+            .count()
+    };
+    // A status that some but not all fixture rows have.
+    let (presses, status) = CYCLE
+        .iter()
+        .enumerate()
+        .find(|(_, st)| (1..loaded).contains(&count(&app, st)))
+        .map(|(i, st)| (i + 1, st.to_string()))
+        .expect("fixture mixes statuses");
+    let want = count(&app, &status);
+    for _ in 0..presses {
+        app.apply(ch('l'));
+        let (tab, f) = list_request(&mut app);
+        assert_eq!(tab, Tab::Notifications);
+        assert!(f.is_empty(), "the status filter is not sent to the server");
+    }
+    assert_eq!(app.state.current().list.rows.len(), want);
+    assert_eq!(count(&app, &status), want);
+    let s = screen(&app);
+    assert!(
+        s.contains(&format!("[LOCAL {status} {want}/{loaded} loaded]")),
+        "{s}"
+    );
+    // Cycling back to "all" brings every row back.
+    for _ in presses..=CYCLE.len() {
+        app.apply(ch('l'));
+        list_request(&mut app);
+    }
+    assert_eq!(app.state.current().list.rows.len(), loaded);
+    assert!(!screen(&app).contains("LOCAL"));
 }

@@ -398,7 +398,11 @@ impl Keymap {
         if ev.kind == KeyEventKind::Release {
             return None;
         }
-        let mut bound = self.bindings.iter().filter(|(k, _)| k.matches(ev)).map(|(_, a)| *a);
+        let mut bound = self
+            .bindings
+            .iter()
+            .filter(|(k, _)| k.matches(ev))
+            .map(|(_, a)| *a);
         let first = bound.next()?;
         if wanted(first) {
             return Some(first);

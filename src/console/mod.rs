@@ -3,10 +3,10 @@
 pub mod app;
 pub mod clipboard;
 pub mod clock;
-pub mod forms;
-pub mod deliveries;
 pub mod command;
+pub mod deliveries;
 pub mod filter;
+pub mod forms;
 pub mod keymap;
 pub mod layout;
 pub mod mouse;

@@ -85,7 +85,10 @@ pub fn on_action(state: &mut State, key: DeliveryKey) -> Vec<Effect> {
             state.toast(ToastKind::Info, word);
             Vec::new()
         }
-        (DeliveryKey::Filter | DeliveryKey::Watch, _) => {
+        (DeliveryKey::LocalStatus, _) if state.tab == Tab::Notifications => {
+            super::local::cycle(state)
+        }
+        (DeliveryKey::Filter | DeliveryKey::Watch | DeliveryKey::LocalStatus, _) => {
             state.toast(
                 ToastKind::Info,
                 "Filter and watch work on the Notifications tab",
@@ -285,6 +288,7 @@ pub fn on_reply(state: &mut State, req_id: u64, result: Result<ApiReply, Error>)
         return Handled::Mine(Vec::new());
     }
     let Some(h) = d.health.as_mut().filter(|h| h.pending == Some(req_id)) else {
+        super::local::before_reply(state, req_id);
         return Handled::NotMine(result);
     };
     h.pending = None;
@@ -307,6 +311,11 @@ pub fn on_reply(state: &mut State, req_id: u64, result: Result<ApiReply, Error>)
         Err(e) => h.error = Some(e.to_string()),
     }
     Handled::Mine(Vec::new())
+}
+
+/// After the shell applied a reply: the local status filter runs on a new page.
+pub fn after_reply(state: &mut State) {
+    super::local::after_reply(state);
 }
 
 /// One animation step of this module (watch mode).

@@ -5,6 +5,7 @@ pub mod actions;
 pub mod filter;
 pub mod health;
 pub mod keys;
+pub mod local;
 pub mod lookup;
 pub mod mask;
 pub mod signature;
@@ -74,6 +75,8 @@ pub struct DeliveriesState {
     pub destinations: BTreeMap<String, Destination>,
     /// The destination lookup in flight.
     pub lookup_pending: Option<u64>,
+    /// The local status filter of the notifications list.
+    pub local: local::LocalFilter,
 }
 
 impl DeliveriesState {

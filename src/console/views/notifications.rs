@@ -230,6 +230,11 @@ pub fn title_suffix(state: &crate::console::State, tab: crate::console::Tab) -> 
             " · ● live"
         });
     }
+    if tab == crate::console::Tab::Notifications
+        && let Some(chip) = crate::console::deliveries::local::chip(state)
+    {
+        s.push_str(&format!(" · [{chip}]"));
+    }
     for chip in chips(&list.filter) {
         s.push_str(&format!(" · [{chip}]"));
     }
