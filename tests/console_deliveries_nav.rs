@@ -195,3 +195,35 @@ fn local_status_filter_hides_other_rows_and_says_so() {
     assert_eq!(app.state.current().list.rows.len(), loaded);
     assert!(!screen(&app).contains("LOCAL"));
 }
+
+#[test]
+fn attempt_cursor_stays_on_screen_in_a_long_history() {
+    use switchboard::console::record::Item;
+    let mut app = started_app(80, 24);
+    answer_all(&mut app);
+    app.apply(ch('5'));
+    answer_all(&mut app);
+    app.apply(key(KeyCode::Enter));
+    answer_all(&mut app);
+    let d = app.state.current_mut().detail.as_mut().expect("detail");
+    let Some(Item::Notification(n)) = d.record.as_mut().map(|r| &mut r.item) else {
+        panic!("notification detail");
+    };
+    let first = n.attempts[0].clone();
+    n.attempts = (0..30)
+        .map(|i| {
+            let mut a = first.clone();
+            a.index = i;
+            a.id = format!("cbna_{i}");
+            a
+        })
+        .collect();
+    app.apply(ch('G'));
+    assert_eq!(app.state.deliveries.attempt_cursor, 29);
+    let s = screen(&app);
+    assert!(s.contains(" 29 "), "last attempt visible:\n{s}");
+    app.apply(ch('g'));
+    assert!(screen(&app).contains(" 0  "), "first attempt visible again");
+    app.apply(key(KeyCode::Enter));
+    assert!(screen(&app).contains("Attempt #0"));
+}

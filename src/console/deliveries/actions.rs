@@ -181,7 +181,36 @@ pub fn on_key(state: &mut State, key: &KeyEvent) -> Option<Vec<Effect>> {
         _ => return None,
     }
     state.dirty = true;
+    keep_attempt_visible(state, &n);
     Some(Vec::new())
+}
+
+/// Scrolls the notification detail so that the selected attempt's row is on screen.
+fn keep_attempt_visible(state: &mut State, n: &crate::api::model::Notification) {
+    let ctx = crate::console::views::ViewCtx {
+        clock: &state.clock,
+        theme: &state.theme,
+    };
+    // Lines above the first attempt row: everything the table-less detail has before them.
+    let above = crate::console::views::notifications::detail(n, &ctx)
+        .len()
+        .saturating_sub(n.attempts.len());
+    let screen = ratatui::layout::Rect::new(0, 0, state.size.0, state.size.1);
+    let height = crate::console::layout::areas(screen, true)
+        .detail
+        .map_or(1, |r| usize::from(r.height.saturating_sub(2)).max(1));
+    let row = above + state.deliveries.attempt_cursor;
+    if let Some(d) = state.current_mut().detail.as_mut() {
+        let scroll = usize::from(d.scroll);
+        let scroll = if row < scroll {
+            row
+        } else if row >= scroll + height {
+            row + 1 - height
+        } else {
+            scroll
+        };
+        d.scroll = u16::try_from(scroll).unwrap_or(u16::MAX);
+    }
 }
 
 fn open_attempt(state: &mut State, n: crate::api::model::Notification) -> Vec<Effect> {
