@@ -229,3 +229,43 @@ async fn signatures_verify_and_tampering_is_caught() {
         panic!("notification detail open");
     };
 }
+
+#[tokio::test]
+async fn health_of_the_demo_flaky_receiver_counts_what_was_loaded() {
+    let w = world().await;
+    let flaky =
+        w.t.client
+            .list_destinations(&Default::default(), &[])
+            .await
+            .expect("destinations")
+            .items
+            .into_iter()
+            .find(|d| {
+                d.webhook_destination
+                    .as_ref()
+                    .is_some_and(|h| h.url.ends_with("/_receiver/flaky"))
+            })
+            .expect("the demo has a flaky receiver");
+    let mut app = w.app().await;
+    select_destination(&mut app, &flaky.id).await;
+    press(&mut app, KeyCode::Enter).await;
+    let h = app.state.deliveries.health.clone().expect("health loaded");
+    assert!(h.pending.is_none() && h.error.is_none());
+    let total = w.notifications_of(&flaky.id).await.len();
+    assert!(total > 0);
+    let stats = switchboard::console::deliveries::health::compute(&h.items);
+    assert!(stats.total >= total.min(20), "loaded its notifications");
+    assert_eq!(
+        stats.succeeded + stats.failed + stats.retrying + stats.pending + stats.other,
+        stats.total
+    );
+    let s = screen(&app);
+    assert!(
+        s.contains(&format!(
+            "from the {} latest notifications loaded",
+            stats.total
+        )),
+        "{s}"
+    );
+    assert!(s.contains("Success rate") && s.contains("p95 took"), "{s}");
+}
