@@ -1,7 +1,7 @@
 //! What headless commands read from the user: times, `k=v` pairs, tokens and confirmations.
 use std::io::{BufRead, IsTerminal, Read, Write};
 
-use chrono::{DateTime, Duration, Utc};
+use chrono::{DateTime, Datelike, Duration, Utc};
 
 use super::HeadlessError;
 use crate::api::model::time;
@@ -30,9 +30,12 @@ fn expires_at_from(s: &str, now: DateTime<Utc>) -> Result<String, String> {
         _ => None,
     }
     .ok_or_else(bad)?;
-    now.checked_add_signed(d)
-        .map(|t| time::format(&t))
-        .ok_or_else(bad)
+    let t = now.checked_add_signed(d).ok_or_else(bad)?;
+    // ISO 8601 has four-digit years; later ones would not read back anywhere.
+    if t.year() > 9999 {
+        return Err(format!("{s:?} lands after the year 9999"));
+    }
+    Ok(time::format(&t))
 }
 
 /// `--metadata k=v`.

@@ -120,7 +120,16 @@ impl IntoResponse for Failure {
             tagged.extend(std::mem::take(map));
             *map = tagged;
         }
-        (status, axum::Json(body)).into_response()
+        let mut resp = (status, axum::Json(body)).into_response();
+        if self.0.reason.as_deref() == Some("body_too_large") {
+            // The rest of the body was never read: the connection cannot carry another request,
+            // so tell the client not to reuse it.
+            resp.headers_mut().insert(
+                axum::http::header::CONNECTION,
+                axum::http::HeaderValue::from_static("close"),
+            );
+        }
+        resp
     }
 }
 

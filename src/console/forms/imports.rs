@@ -156,6 +156,11 @@ pub fn build(d: &mut Dialog) -> Option<WriteOp> {
         }
         Kind::EditImport(id) => {
             let changed = |k: &str| d.field(k).is_some_and(Field::is_dirty);
+            if changed("expires_at") && expires_at.is_none() {
+                // The API takes no null here: an expiry can be moved, not removed.
+                d.fail("expires_at", "cannot be removed, only changed");
+                return None;
+            }
             let body = UpdateImport {
                 note: changed("note").then(|| d.text("note")),
                 metadata: changed("metadata").then_some(metadata),

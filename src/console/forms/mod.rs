@@ -21,6 +21,9 @@ use super::tab::Tab;
 use super::update::{load_detail, load_list};
 use crate::api::Error;
 
+/// The form's own message when fields are marked (cleared by the next edit).
+const FIX_FIELDS: &str = "Please fix the marked fields";
+
 /// What the forms add to the console state.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct FormsState {
@@ -374,8 +377,11 @@ fn editing_key(state: &mut State, key: KeyEvent) -> Vec<Effect> {
         }
         _ => {
             let at = d.focus;
-            if let Some(f) = d.fields.get_mut(at) {
-                f.handle_key(&key);
+            if let Some(f) = d.fields.get_mut(at)
+                && f.handle_key(&key)
+                && d.message.as_deref() == Some(FIX_FIELDS)
+            {
+                d.message = None;
             }
             teams::after_change(d);
             Vec::new()
@@ -389,11 +395,15 @@ fn submit(state: &mut State) -> Vec<Effect> {
         return Vec::new();
     };
     d.message = None;
+    // Fresh checks: a problem shown earlier may be fixed by a change elsewhere (the choice).
+    for f in &mut d.fields {
+        f.revalidate();
+    }
     let fine = d.check_fields();
-    let op = if fine { build(d) } else { None };
+    let op = build(d).filter(|_| fine && d.fields.iter().all(|f| f.error.is_none()));
     if op.is_none() {
         if d.message.is_none() {
-            d.message = Some("Please fix the marked fields".into());
+            d.message = Some(FIX_FIELDS.into());
         }
         d.focus_first_error();
         return Vec::new();

@@ -123,7 +123,7 @@ fn visible(input: &Input, masked: bool, w: usize) -> (String, usize) {
     (shown, input.visual_cursor().saturating_sub(scroll))
 }
 
-/// Appends a field's lines; returns the index of its first line and the cursor column there.
+/// Appends a field's lines; returns the index of the cursor's line and its column there.
 fn field_lines(
     f: &Field,
     focused: bool,
@@ -140,6 +140,8 @@ fn field_lines(
     );
     let value_style = theme.text;
     let mut cursor = None;
+    // Rows below the field's first line where the cursor sits (the typed line of a lines field).
+    let mut cursor_row = 0;
     let mut value: Vec<Span<'static>> = Vec::new();
     let mut extra: Vec<Line<'static>> = Vec::new();
     match &f.kind {
@@ -164,13 +166,8 @@ fn field_lines(
                     ]));
                 }
             }
-            if focused {
-                cursor = Some(col);
-                // The cursor is on the last row.
-                if last > 0 {
-                    cursor = None;
-                }
-            }
+            cursor = Some(col);
+            cursor_row = last;
         }
         FieldKind::Choice { options, index } => {
             for (i, o) in options.iter().enumerate() {
@@ -212,12 +209,15 @@ fn field_lines(
         Some(m) => {
             out.push(Line::from(spans));
             out.push(Line::from(vec![Span::raw(" ".repeat(LABEL)), m]));
+            if cursor_row > 0 {
+                cursor_row += 1;
+            }
         }
         None => out.push(Line::from(spans)),
     }
     out.extend(extra);
     let col = cursor.map(|c| u16::try_from(LABEL + c).unwrap_or(0));
-    (first, col)
+    (first + cursor_row, col)
 }
 
 fn picker_summary(p: &Picker) -> String {
