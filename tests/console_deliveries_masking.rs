@@ -133,3 +133,14 @@ fn reveal_shows_values_only_after_yes() {
     app.apply(ch('y'));
     assert!(screen(&app).contains(app_value));
 }
+
+#[test]
+fn debug_output_of_the_state_hides_recorded_headers() {
+    let value = "zqDEBUGSECRET987654";
+    let mut app = attempt_with_header("x-api-key", value);
+    app.apply(ch('R'));
+    app.apply(ch('y'));
+    assert!(screen(&app).contains(value), "revealed on screen");
+    let debug = format!("{:?}", app.state);
+    assert!(!debug.contains(value), "Debug must not carry header values");
+}
