@@ -142,9 +142,12 @@ fn render_header(state: &State, frame: &mut Frame, area: Rect) {
     }
     if let Some(crumb) = views::notifications::breadcrumb(state) {
         // While following a webhook, the path matters more than the address.
-        info.retain(|s| s.content != state.base_url.as_str());
-        info.push(Span::styled(" · ", t.muted));
-        info.push(Span::styled(crumb, t.accent));
+        if let Some(s) = info
+            .iter_mut()
+            .find(|s| s.content == state.base_url.as_str())
+        {
+            *s = Span::styled(crumb, t.accent);
+        }
     }
     let n = state.in_flight();
     let activity = if n > 0 {

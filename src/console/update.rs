@@ -52,6 +52,7 @@ fn update_inner(state: &mut State, msg: Msg) -> Vec<Effect> {
                 deliveries::actions::Handled::NotMine(r) => r,
             };
             on_reply(state, req_id, result);
+            deliveries::actions::after_reply(state);
             Vec::new()
         }
         // Handled by `power::intercept`.

@@ -85,7 +85,10 @@ pub fn on_action(state: &mut State, key: DeliveryKey) -> Vec<Effect> {
             state.toast(ToastKind::Info, word);
             Vec::new()
         }
-        (DeliveryKey::Filter | DeliveryKey::Watch, _) => {
+        (DeliveryKey::LocalStatus, _) if state.tab == Tab::Notifications => {
+            super::local::cycle(state)
+        }
+        (DeliveryKey::Filter | DeliveryKey::Watch | DeliveryKey::LocalStatus, _) => {
             state.toast(
                 ToastKind::Info,
                 "Filter and watch work on the Notifications tab",
@@ -178,7 +181,36 @@ pub fn on_key(state: &mut State, key: &KeyEvent) -> Option<Vec<Effect>> {
         _ => return None,
     }
     state.dirty = true;
+    keep_attempt_visible(state, &n);
     Some(Vec::new())
+}
+
+/// Scrolls the notification detail so that the selected attempt's row is on screen.
+fn keep_attempt_visible(state: &mut State, n: &crate::api::model::Notification) {
+    let ctx = crate::console::views::ViewCtx {
+        clock: &state.clock,
+        theme: &state.theme,
+    };
+    // Lines above the first attempt row: everything the table-less detail has before them.
+    let above = crate::console::views::notifications::detail(n, &ctx)
+        .len()
+        .saturating_sub(n.attempts.len());
+    let screen = ratatui::layout::Rect::new(0, 0, state.size.0, state.size.1);
+    let height = crate::console::layout::areas(screen, true)
+        .detail
+        .map_or(1, |r| usize::from(r.height.saturating_sub(2)).max(1));
+    let row = above + state.deliveries.attempt_cursor;
+    if let Some(d) = state.current_mut().detail.as_mut() {
+        let scroll = usize::from(d.scroll);
+        let scroll = if row < scroll {
+            row
+        } else if row >= scroll + height {
+            row + 1 - height
+        } else {
+            scroll
+        };
+        d.scroll = u16::try_from(scroll).unwrap_or(u16::MAX);
+    }
 }
 
 fn open_attempt(state: &mut State, n: crate::api::model::Notification) -> Vec<Effect> {
@@ -285,6 +317,7 @@ pub fn on_reply(state: &mut State, req_id: u64, result: Result<ApiReply, Error>)
         return Handled::Mine(Vec::new());
     }
     let Some(h) = d.health.as_mut().filter(|h| h.pending == Some(req_id)) else {
+        super::local::before_reply(state, req_id);
         return Handled::NotMine(result);
     };
     h.pending = None;
@@ -307,6 +340,11 @@ pub fn on_reply(state: &mut State, req_id: u64, result: Result<ApiReply, Error>)
         Err(e) => h.error = Some(e.to_string()),
     }
     Handled::Mine(Vec::new())
+}
+
+/// After the shell applied a reply: the local status filter runs on a new page.
+pub fn after_reply(state: &mut State) {
+    super::local::after_reply(state);
 }
 
 /// One animation step of this module (watch mode).

@@ -13,6 +13,8 @@ pub enum DeliveryKey {
     Watch,
     /// Reveal masked headers of the open attempt (asks first).
     Reveal,
+    /// Cycle the local status filter of the loaded notifications.
+    LocalStatus,
 }
 
 impl DeliveryKey {
@@ -24,6 +26,7 @@ impl DeliveryKey {
             DeliveryKey::Filter => "filter notifications by callback, event, destination",
             DeliveryKey::Watch => "watch: refresh notifications every 2 s",
             DeliveryKey::Reveal => "reveal masked headers of the open attempt",
+            DeliveryKey::LocalStatus => "status filter on the loaded rows (local)",
         }
     }
 
@@ -35,6 +38,7 @@ impl DeliveryKey {
             DeliveryKey::Filter => "filter",
             DeliveryKey::Watch => "watch",
             DeliveryKey::Reveal => "reveal",
+            DeliveryKey::LocalStatus => "status",
         }
     }
 
@@ -46,6 +50,7 @@ impl DeliveryKey {
             DeliveryKey::Filter => "notification_filter",
             DeliveryKey::Watch => "watch",
             DeliveryKey::Reveal => "reveal",
+            DeliveryKey::LocalStatus => "local_status",
         }
     }
 
@@ -57,21 +62,23 @@ impl DeliveryKey {
             DeliveryKey::Filter => 'f',
             DeliveryKey::Watch => 'w',
             DeliveryKey::Reveal => 'R',
+            DeliveryKey::LocalStatus => 'l',
         }
     }
 
     /// Every action, in help order.
-    pub const ALL: [DeliveryKey; 5] = [
+    pub const ALL: [DeliveryKey; 6] = [
         DeliveryKey::Destinations,
         DeliveryKey::Notifications,
         DeliveryKey::Filter,
         DeliveryKey::Watch,
         DeliveryKey::Reveal,
+        DeliveryKey::LocalStatus,
     ];
 }
 
 /// The help row's description of all delivery keys, in [`DeliveryKey::ALL`] order.
-pub const HELP: &str = "follow, filter, watch, reveal";
+pub const HELP: &str = "follow, filter, watch, reveal, status";
 
 /// The help row's keys: `D/N/f/w/R`.
 pub fn help_keys(km: &crate::console::keymap::Keymap) -> String {

@@ -5,6 +5,7 @@ pub mod actions;
 pub mod filter;
 pub mod health;
 pub mod keys;
+pub mod local;
 pub mod lookup;
 pub mod mask;
 pub mod signature;
@@ -19,7 +20,7 @@ pub use keys::DeliveryKey;
 pub use watch::Watch;
 
 /// The attempt open in the attempt view.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct AttemptView {
     /// The notification it belongs to.
     pub notification: Box<Notification>,
@@ -43,7 +44,7 @@ impl AttemptView {
 }
 
 /// A destination's health, fetched when its detail opens.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Clone, PartialEq, Default)]
 pub struct HealthPane {
     /// The destination.
     pub destination_id: String,
@@ -53,6 +54,29 @@ pub struct HealthPane {
     pub pending: Option<u64>,
     /// Why loading stopped early.
     pub error: Option<String>,
+}
+
+// Recorded headers may carry receivers' secrets: Debug shows ids and counts only.
+impl std::fmt::Debug for AttemptView {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AttemptView")
+            .field("notification", &self.notification.id)
+            .field("position", &self.position)
+            .field("revealed", &self.revealed)
+            .field("confirm", &self.confirm)
+            .finish_non_exhaustive()
+    }
+}
+
+impl std::fmt::Debug for HealthPane {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HealthPane")
+            .field("destination_id", &self.destination_id)
+            .field("items", &self.items.len())
+            .field("pending", &self.pending)
+            .field("error", &self.error)
+            .finish()
+    }
 }
 
 /// Everything this module remembers.
@@ -74,6 +98,8 @@ pub struct DeliveriesState {
     pub destinations: BTreeMap<String, Destination>,
     /// The destination lookup in flight.
     pub lookup_pending: Option<u64>,
+    /// The local status filter of the notifications list.
+    pub local: local::LocalFilter,
 }
 
 impl DeliveriesState {

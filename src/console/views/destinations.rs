@@ -91,9 +91,16 @@ pub fn health_lines(h: &HealthPane, ctx: &ViewCtx) -> Vec<Line<'static>> {
     let stats = compute(&h.items);
     let mut f = Fields::new(ctx.theme);
     f.section(format!(
-        "Health (computed from the {} latest notifications loaded, up to {HEALTH_SAMPLE})",
+        "Health (from the {} latest notifications loaded)",
         stats.total
     ));
+    f.line(
+        2,
+        vec![Span::styled(
+            format!("computed by the console from what it loaded, at most {HEALTH_SAMPLE}"),
+            ctx.theme.muted,
+        )],
+    );
     if h.pending.is_some() {
         f.line(
             2,
@@ -113,19 +120,23 @@ pub fn health_lines(h: &HealthPane, ctx: &ViewCtx) -> Vec<Line<'static>> {
         );
         return f.finish();
     }
-    let mut counts = vec![
-        ctx.status(&format!("{} succeeded", stats.succeeded), Tone::Good),
-        Span::raw("  "),
+    f.line(
+        2,
+        vec![
+            ctx.status(&format!("{} succeeded", stats.succeeded), Tone::Good),
+            Span::raw("  "),
+            ctx.status(&format!("{} failed", stats.failed), Tone::Bad),
+        ],
+    );
+    let mut waiting = vec![
         ctx.status(&format!("{} retrying", stats.retrying), Tone::Busy),
         Span::raw("  "),
         ctx.status(&format!("{} pending", stats.pending), Tone::Waiting),
-        Span::raw("  "),
-        ctx.status(&format!("{} failed", stats.failed), Tone::Bad),
     ];
     if stats.other > 0 {
-        counts.push(Span::raw(format!("  {} other", stats.other)));
+        waiting.push(Span::raw(format!("  {} other", stats.other)));
     }
-    f.line(2, counts);
+    f.line(2, waiting);
     let rate = stats
         .success_rate()
         .map_or("— (none finished)".to_string(), |r| format!("{r:.1} %"));

@@ -166,7 +166,8 @@ pub fn chips(f: &crate::api::NotificationFilter) -> Vec<String> {
         ("destination", &f.destination_ids),
     ] {
         if !ids.is_empty() {
-            out.push(format!("{label}: {}", ids.join(" | ")));
+            let short: Vec<String> = ids.iter().map(|id| clip(id, 13)).collect();
+            out.push(format!("{label}: {}", short.join(" | ")));
         }
     }
     out
@@ -217,13 +218,10 @@ pub fn render_filter(
     );
 }
 
-/// What follows the list title: filter chips, a local-only note, and the live marker.
+/// What follows the list title: the live marker, then filter chips.
 pub fn title_suffix(state: &crate::console::State, tab: crate::console::Tab) -> String {
     let list = &state.tab_state(tab).list;
     let mut s = String::new();
-    for chip in chips(&list.filter) {
-        s.push_str(&format!(" · [{chip}]"));
-    }
     if tab == crate::console::Tab::Notifications && state.deliveries.watch.on {
         let paused = crate::console::deliveries::watch::paused(state);
         s.push_str(if paused {
@@ -231,6 +229,14 @@ pub fn title_suffix(state: &crate::console::State, tab: crate::console::Tab) -> 
         } else {
             " · ● live"
         });
+    }
+    if tab == crate::console::Tab::Notifications
+        && let Some(chip) = crate::console::deliveries::local::chip(state)
+    {
+        s.push_str(&format!(" · [{chip}]"));
+    }
+    for chip in chips(&list.filter) {
+        s.push_str(&format!(" · [{chip}]"));
     }
     s
 }

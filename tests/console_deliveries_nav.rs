@@ -1,0 +1,229 @@
+//! Cross-navigation and the filter dialog on an offline app: which requests go out, chips,
+//! breadcrumb, and Esc restoring cursor and page.
+mod console_support;
+
+use console_support::{answer_all, ch, key, started_app};
+use crossterm::event::KeyCode;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use switchboard::api::NotificationFilter;
+use switchboard::console::{ApiCmd, App, Pane, Tab};
+
+fn screen(app: &App) -> String {
+    let (w, h) = app.state.size;
+    let mut term = Terminal::new(TestBackend::new(w, h)).expect("terminal");
+    term.draw(|f| app.render(f)).expect("draw");
+    term.backend().to_string()
+}
+
+/// The single list request made since the last look: (tab, filter).
+fn list_request(app: &mut App) -> (Tab, NotificationFilter) {
+    let reqs = app.take_requests();
+    let lists: Vec<_> = reqs
+        .iter()
+        .filter(|r| matches!(r.pane, Pane::List(_)))
+        .filter_map(|r| match &r.cmd {
+            ApiCmd::List { tab, filter, .. } => Some((*tab, filter.clone())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(lists.len(), 1, "one list request: {reqs:?}");
+    // Answer them from the fixtures.
+    for r in reqs {
+        let reply = match &r.cmd {
+            ApiCmd::List { tab, .. } => {
+                console_support::page_reply(*tab, console_support::fixtures_of(*tab).0)
+            }
+            ApiCmd::Get { tab, .. } => {
+                console_support::item_reply(*tab, console_support::fixtures_of(*tab).1)
+            }
+            _ => continue,
+        };
+        app.apply(switchboard::console::Msg::Api {
+            req_id: r.req_id,
+            result: Ok(reply),
+        });
+    }
+    lists[0].clone()
+}
+
+fn on(tab_key: char) -> App {
+    let mut app = started_app(120, 40);
+    answer_all(&mut app);
+    app.apply(ch(tab_key));
+    answer_all(&mut app);
+    app
+}
+
+#[test]
+fn callback_to_destinations_and_back() {
+    let mut app = on('3');
+    app.apply(ch('j'));
+    let cursor = app.state.current().list.cursor;
+    let cb = app
+        .state
+        .current()
+        .list
+        .selected()
+        .expect("row")
+        .id()
+        .to_string();
+    app.apply(ch('D'));
+    let (tab, f) = list_request(&mut app);
+    assert_eq!(tab, Tab::Destinations);
+    assert_eq!(f.callback_ids, vec![cb.clone()]);
+    assert_eq!(app.state.tab, Tab::Destinations);
+    let s = screen(&app);
+    assert!(s.contains("Callbacks › Destinations"), "{s}");
+    assert!(s.contains("[callback: "), "{s}");
+    app.apply(key(KeyCode::Esc));
+    assert_eq!(app.state.tab, Tab::Callbacks);
+    assert_eq!(app.state.current().list.cursor, cursor, "cursor restored");
+    assert!(!screen(&app).contains("›"), "breadcrumb gone");
+}
+
+#[test]
+fn callback_and_destination_to_notifications() {
+    let mut app = on('3');
+    let cb = app
+        .state
+        .current()
+        .list
+        .selected()
+        .expect("row")
+        .id()
+        .to_string();
+    app.apply(ch('N'));
+    let (tab, f) = list_request(&mut app);
+    assert_eq!((tab, f.callback_ids), (Tab::Notifications, vec![cb]));
+
+    let mut app = on('4');
+    // From the open detail too (the detail's item is the one followed).
+    app.apply(key(KeyCode::Enter));
+    answer_all(&mut app);
+    let detail = app
+        .state
+        .current()
+        .detail
+        .as_ref()
+        .and_then(|d| d.record.as_ref());
+    let dest = detail.expect("detail").id().to_string();
+    app.apply(ch('N'));
+    let (tab, f) = list_request(&mut app);
+    assert_eq!((tab, f.destination_ids), (Tab::Notifications, vec![dest]));
+    app.apply(key(KeyCode::Esc));
+    assert_eq!(app.state.tab, Tab::Destinations);
+    assert!(
+        app.state.current().detail.is_some(),
+        "the detail is where it was"
+    );
+}
+
+#[test]
+fn filter_dialog_sends_union_filters() {
+    let mut app = on('5');
+    app.apply(ch('f'));
+    assert!(screen(&app).contains("Filter notifications"));
+    for c in "clb_a, clb_b".chars() {
+        app.apply(ch(c));
+    }
+    app.apply(key(KeyCode::Tab));
+    for c in "cbe_1".chars() {
+        app.apply(ch(c));
+    }
+    app.apply(key(KeyCode::Tab));
+    for c in "cld_x cld_y".chars() {
+        app.apply(ch(c));
+    }
+    app.apply(key(KeyCode::Enter));
+    let (tab, f) = list_request(&mut app);
+    assert_eq!(tab, Tab::Notifications);
+    assert_eq!(f.callback_ids, vec!["clb_a", "clb_b"]);
+    assert_eq!(f.event_ids, vec!["cbe_1"]);
+    assert_eq!(f.destination_ids, vec!["cld_x", "cld_y"]);
+    let s = screen(&app);
+    assert!(s.contains("[callback: clb_a | clb_b]"), "{s}");
+    // Esc cancels without a request.
+    app.apply(ch('f'));
+    app.apply(ch('z'));
+    app.apply(key(KeyCode::Esc));
+    assert!(app.take_requests().is_empty());
+    assert_eq!(app.state.current().list.filter.callback_ids.len(), 2);
+}
+
+#[test]
+fn local_status_filter_hides_other_rows_and_says_so() {
+    use switchboard::console::deliveries::local::CYCLE;
+    use switchboard::console::record::Item;
+    let mut app = on('5');
+    let loaded = app.state.current().list.rows.len();
+    let count = |app: &App, st: &str| {
+        app.state
+            .current()
+            .list
+            .rows
+            .iter()
+            .filter(|r| matches!(&r.item, Item::Notification(n) if n.status.as_str() == st))
+            .count()
+    };
+    // A status that some but not all fixture rows have.
+    let (presses, status) = CYCLE
+        .iter()
+        .enumerate()
+        .find(|(_, st)| (1..loaded).contains(&count(&app, st)))
+        .map(|(i, st)| (i + 1, st.to_string()))
+        .expect("fixture mixes statuses");
+    let want = count(&app, &status);
+    for _ in 0..presses {
+        app.apply(ch('l'));
+        let (tab, f) = list_request(&mut app);
+        assert_eq!(tab, Tab::Notifications);
+        assert!(f.is_empty(), "the status filter is not sent to the server");
+    }
+    assert_eq!(app.state.current().list.rows.len(), want);
+    assert_eq!(count(&app, &status), want);
+    let s = screen(&app);
+    assert!(
+        s.contains(&format!("[LOCAL {status} {want}/{loaded} loaded]")),
+        "{s}"
+    );
+    // Cycling back to "all" brings every row back.
+    for _ in presses..=CYCLE.len() {
+        app.apply(ch('l'));
+        list_request(&mut app);
+    }
+    assert_eq!(app.state.current().list.rows.len(), loaded);
+    assert!(!screen(&app).contains("LOCAL"));
+}
+
+#[test]
+fn attempt_cursor_stays_on_screen_in_a_long_history() {
+    use switchboard::console::record::Item;
+    let mut app = started_app(80, 24);
+    answer_all(&mut app);
+    app.apply(ch('5'));
+    answer_all(&mut app);
+    app.apply(key(KeyCode::Enter));
+    answer_all(&mut app);
+    let d = app.state.current_mut().detail.as_mut().expect("detail");
+    let Some(Item::Notification(n)) = d.record.as_mut().map(|r| &mut r.item) else {
+        panic!("notification detail");
+    };
+    let first = n.attempts[0].clone();
+    n.attempts = (0..30)
+        .map(|i| {
+            let mut a = first.clone();
+            a.index = i;
+            a.id = format!("cbna_{i}");
+            a
+        })
+        .collect();
+    app.apply(ch('G'));
+    assert_eq!(app.state.deliveries.attempt_cursor, 29);
+    let s = screen(&app);
+    assert!(s.contains(" 29 "), "last attempt visible:\n{s}");
+    app.apply(ch('g'));
+    assert!(screen(&app).contains(" 0  "), "first attempt visible again");
+    app.apply(key(KeyCode::Enter));
+    assert!(screen(&app).contains("Attempt #0"));
+}

@@ -1,0 +1,272 @@
+//! Shared helpers of the deliveries console tests: a receiver with secret response headers, a
+//! demo service with two test destinations and real deliveries, and screen helpers.
+#![allow(dead_code)]
+use std::time::Duration;
+
+use axum::Router;
+use axum::http::StatusCode;
+use axum::routing::post;
+use chrono::TimeZone;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use serde_json::{Value, json};
+use switchboard::api::model::{
+    CallbackType, CallbacksInput, CreateDestination, Notification, NotificationStatus,
+};
+use switchboard::api::{ListQuery, NotificationFilter};
+use switchboard::console::record::Item;
+use switchboard::console::{App, Clock, State};
+use switchboard::service::{Seed, ServiceConfig};
+
+use crate::support_service::{TestService, eventually, http, start_with};
+
+/// The secret a test receiver puts in its response headers.
+pub const RECEIVER_KEY: &str = "rk_live_do_not_show_me";
+
+/// A loopback receiver: `/ok` answers 200 with secret-bearing headers, `/down` 503.
+pub async fn receiver() -> String {
+    let ok = || async {
+        (
+            StatusCode::OK,
+            [
+                ("set-cookie", "session=abc123; HttpOnly"),
+                ("x-api-key", RECEIVER_KEY),
+                ("content-type", "application/json"),
+            ],
+            r#"{"received":true,"queue":"orders"}"#,
+        )
+    };
+    let down = || async { (StatusCode::SERVICE_UNAVAILABLE, "maintenance") };
+    let app = Router::new()
+        .route("/ok", post(ok))
+        .route("/down", post(down));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, app).await;
+    });
+    format!("http://{addr}")
+}
+
+/// A demo service with two destinations of the first `webhook_manual` callback.
+pub struct World {
+    /// The service.
+    pub t: TestService,
+    /// The receiver's base URL.
+    pub receiver: String,
+    /// The callback.
+    pub callback: String,
+    /// Its hook URL.
+    pub hook: String,
+    /// The healthy destination's id.
+    pub healthy: String,
+    /// The down destination's id.
+    pub down: String,
+}
+
+/// Starts the world; retries wait long, so that failed deliveries stay `retrying`.
+pub async fn world() -> World {
+    let mut cfg = ServiceConfig::ephemeral();
+    cfg.seed = Seed::Demo;
+    cfg.retry_base = Duration::from_secs(600);
+    let t = start_with(cfg).await;
+    let receiver = receiver().await;
+    let q = ListQuery {
+        limit: Some(100),
+        ..Default::default()
+    };
+    let cb = t
+        .client
+        .list_callbacks(&q)
+        .await
+        .expect("callbacks")
+        .items
+        .into_iter()
+        .find(|c| c.kind == CallbackType::WebhookManual)
+        .expect("a webhook_manual callback");
+    let mut ids = Vec::new();
+    for (name, path) in [("Orders healthy", "ok"), ("Orders down", "down")] {
+        let d = t
+            .client
+            .create_destination(&CreateDestination {
+                name: name.into(),
+                description: None,
+                url: format!("{receiver}/{path}"),
+                callbacks: CallbacksInput::selected(vec![cb.id.clone()]),
+            })
+            .await
+            .expect("destination");
+        ids.push(d.id);
+    }
+    World {
+        hook: cb.url.clone().expect("hook url"),
+        callback: cb.id,
+        healthy: ids[0].clone(),
+        down: ids[1].clone(),
+        receiver,
+        t,
+    }
+}
+
+impl World {
+    /// Posts one event and waits until both test destinations have tried it once.
+    pub async fn fire(&self, n: u32) -> String {
+        let r = http()
+            .post(&self.hook)
+            .json(&json!({"type": "order.created", "order": n}))
+            .send()
+            .await
+            .expect("hook");
+        assert_eq!(r.status(), 200);
+        let body: Value = r.json().await.expect("json");
+        let event = body["event_id"].as_str().expect("event id").to_string();
+        for dest in [&self.healthy, &self.down] {
+            let f = NotificationFilter {
+                event_ids: vec![event.clone()],
+                destination_ids: vec![dest.clone()],
+                ..Default::default()
+            };
+            eventually(Duration::from_secs(10), || async {
+                let p = self
+                    .t
+                    .client
+                    .list_notifications(&ListQuery::default(), &f)
+                    .await
+                    .ok()?;
+                p.items
+                    .first()
+                    .filter(|n| !n.attempts.is_empty() && n.status != NotificationStatus::Pending)
+                    .map(|_| ())
+            })
+            .await;
+        }
+        event
+    }
+
+    /// The notifications of a destination, newest first.
+    pub async fn notifications_of(&self, dest: &str) -> Vec<Notification> {
+        let f = NotificationFilter {
+            destination_ids: vec![dest.into()],
+            ..Default::default()
+        };
+        self.t
+            .client
+            .list_notifications(&ListQuery::default(), &f)
+            .await
+            .expect("notifications")
+            .items
+    }
+
+    /// A console on this service, its first list loaded.
+    pub async fn app(&self) -> App {
+        let state = State::new("test", self.t.svc.base_url.clone(), fixed_clock());
+        let mut app = App::with_client(state, self.t.client.clone());
+        app.apply(switchboard::console::Msg::Resize(120, 40));
+        app.start();
+        settle(&mut app).await;
+        app
+    }
+}
+
+/// 2030-01-01 12:00 UTC, shown at UTC.
+pub fn fixed_clock() -> Clock {
+    Clock::Fixed {
+        now: chrono::Utc
+            .with_ymd_and_hms(2030, 1, 1, 12, 0, 0)
+            .single()
+            .expect("time"),
+        offset: chrono::FixedOffset::east_opt(0).expect("offset"),
+    }
+}
+
+/// Applies worker replies until nothing is in flight.
+pub async fn settle(app: &mut App) {
+    while app.state.in_flight() > 0 {
+        let msg = tokio::time::timeout(Duration::from_secs(10), app.next_reply())
+            .await
+            .expect("a reply within 10 s")
+            .expect("worker running");
+        app.apply(msg);
+    }
+}
+
+/// Pins times and durations of every loaded notification, so that screens are comparable.
+pub fn normalize(state: &mut State) {
+    let at = chrono::Utc
+        .with_ymd_and_hms(2030, 1, 1, 11, 58, 0)
+        .single()
+        .expect("time");
+    let fix = |n: &mut Notification| {
+        n.created_at = at;
+        for a in &mut n.attempts {
+            a.created_at = at;
+            if let Some(r) = a.webhook_request.as_mut() {
+                r.created_at = at;
+                r.duration = 7;
+            }
+        }
+    };
+    for ts in &mut state.tabs {
+        let detail = ts.detail.as_mut().and_then(|d| d.record.as_mut());
+        for r in ts.list.rows.iter_mut().chain(detail) {
+            match &mut r.item {
+                Item::Notification(n) => fix(n),
+                Item::Destination(d) => d.created_at = at,
+                _ => {}
+            }
+        }
+    }
+    if let Some(v) = state.deliveries.attempt.as_mut() {
+        fix(&mut v.notification);
+    }
+    if let Some(h) = state.deliveries.health.as_mut() {
+        h.items.iter_mut().for_each(fix);
+    }
+}
+
+/// The screen as text.
+pub fn screen(app: &App) -> String {
+    let (w, h) = app.state.size;
+    let mut term = Terminal::new(TestBackend::new(w, h)).expect("terminal");
+    term.draw(|f| app.render(f)).expect("draw");
+    term.backend().to_string()
+}
+
+/// Replaces each `secret` by a same-length placeholder, and blanks values after `date: ` and
+/// `metorial-signature: ` (they change with every run) up to the pane border.
+pub fn redact(text: &str, volatile: &[String]) -> String {
+    let mut s = text.to_string();
+    // Chips show ids cut to 12 characters and `…`.
+    let cut: Vec<String> = volatile
+        .iter()
+        .filter(|v| v.chars().count() > 13)
+        .map(|v| v.chars().take(12).collect())
+        .collect();
+    for v in volatile.iter().chain(&cut).filter(|v| !v.is_empty()) {
+        let keep = v.find('_').map_or(0, |i| i + 1);
+        let placeholder: String = v
+            .chars()
+            .enumerate()
+            .map(|(i, c)| if i < keep { c } else { '•' })
+            .collect();
+        s = s.replace(v.as_str(), &placeholder);
+    }
+    s.lines()
+        .map(|line| {
+            let mut line = line.to_string();
+            for label in ["date: ", "metorial-signature: ", "Date: "] {
+                if let Some(i) = line.find(label) {
+                    let start = i + label.len();
+                    let rest = &line[start..];
+                    let end = rest.find(['│', '"']).unwrap_or(rest.len());
+                    let blank = "*".repeat(rest[..end].chars().count());
+                    line = format!("{}{}{}", &line[..start], blank, &rest[end..]);
+                }
+            }
+            line
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
