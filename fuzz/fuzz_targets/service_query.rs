@@ -8,7 +8,13 @@ use switchboard::service::paging::{ListParams, parse_pairs, union};
 fuzz_target!(|data: &[u8]| {
     let raw = String::from_utf8_lossy(data);
     let pairs = parse_pairs(Some(&raw));
-    for key in ["status", "callback_id", "event_type", "destination_id", "limit"] {
+    for key in [
+        "status",
+        "callback_id",
+        "event_type",
+        "destination_id",
+        "limit",
+    ] {
         for v in union(&pairs, key) {
             assert!(!v.is_empty(), "empty Union values are dropped");
         }
