@@ -1,0 +1,250 @@
+//! Criterion benchmarks: console frames per tab (100 rows, and 10,000 rows loaded), `update()` on
+//! a key, decoding 100-item pages of every resource, and the local service's list latency on
+//! loopback (mean from criterion, p50/p99 and throughput printed by a closed loop).
+#[path = "../tests/console_support/mod.rs"]
+mod console_support;
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use console_support::{ch, fixed_clock, fixture, fixtures_of};
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use switchboard::api::model::*;
+use switchboard::api::{Client, ClientOptions, ListQuery, Page};
+use switchboard::console::record::decode_page_body;
+use switchboard::console::update::update;
+use switchboard::console::{ApiCmd, ApiReply, App, Msg, State, Tab};
+use switchboard::service::{ServiceConfig, start};
+
+/// A list body of `n` items made from the fixture's items, each with a distinct id.
+fn page_body(file: &str, n: usize) -> String {
+    let v: Value = serde_json::from_str(&fixture(file)).expect("fixture json");
+    let items = v["items"].as_array().expect("items");
+    let out: Vec<Value> = (0..n)
+        .map(|i| {
+            let mut it = items[i % items.len()].clone();
+            if let Some(id) = it["id"].as_str() {
+                it["id"] = Value::String(format!("{id}{i:05}"));
+            }
+            it
+        })
+        .collect();
+    serde_json::json!({ "items": out, "pagination": v["pagination"] }).to_string()
+}
+
+/// An offline app of the given size on `tab`, its list answered with `rows` rows.
+fn app_with(tab: Tab, rows: usize, w: u16, h: u16) -> App {
+    let mut app = App::offline(State::new("bench", "http://127.0.0.1:9", fixed_clock()));
+    app.apply(Msg::Resize(w, h));
+    app.start();
+    let digit = char::from_digit(tab.index() as u32 + 1, 10).expect("digit");
+    app.apply(ch(digit));
+    for r in app.take_requests() {
+        if let ApiCmd::List { tab: t, .. } = r.cmd {
+            let body = page_body(fixtures_of(t).0, rows);
+            let page = decode_page_body(t, 200, &body).expect("page decodes");
+            app.apply(Msg::Api {
+                req_id: r.req_id,
+                result: Ok(ApiReply::Page(page)),
+            });
+        }
+    }
+    assert_eq!(app.state.tab, tab);
+    assert_eq!(app.state.tab_state(tab).list.rows.len(), rows);
+    app
+}
+
+fn frames(c: &mut Criterion) {
+    let mut g = c.benchmark_group("frame");
+    for (w, h) in [(250u16, 80u16), (80, 24)] {
+        for rows in [100usize, 10_000] {
+            for tab in Tab::ALL {
+                let id = format!("{}/{rows}rows/{w}x{h}", tab.title().to_lowercase());
+                // Set up inside the closure: it only runs when the filter selects the bench.
+                g.bench_function(BenchmarkId::from_parameter(id), |b| {
+                    let app = app_with(tab, rows, w, h);
+                    let mut term = Terminal::new(TestBackend::new(w, h)).expect("terminal");
+                    b.iter(|| {
+                        term.draw(|f| app.render(f)).expect("draw");
+                    })
+                });
+            }
+        }
+    }
+    g.finish();
+}
+
+fn key_update(c: &mut Criterion) {
+    let mut g = c.benchmark_group("update");
+    for rows in [100usize, 10_000] {
+        let (down, up) = (ch('j'), ch('k'));
+        g.bench_function(format!("key_j_k/{rows}rows"), |b| {
+            let mut state = app_with(Tab::Teams, rows, 250, 80).state;
+            b.iter(|| {
+                black_box(update(&mut state, down.clone()));
+                black_box(update(&mut state, up.clone()));
+            })
+        });
+        g.bench_function(format!("tab_switch/{rows}rows"), |b| {
+            let mut state = app_with(Tab::Teams, rows, 250, 80).state;
+            b.iter(|| {
+                black_box(update(&mut state, ch('2')));
+                black_box(update(&mut state, ch('1')));
+            })
+        });
+    }
+    g.finish();
+}
+
+fn decode_one<T: DeserializeOwned>(
+    g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    file: &str,
+) {
+    let body = page_body(file, 100);
+    g.throughput(Throughput::Bytes(body.len() as u64));
+    g.bench_function(file.trim_end_matches("-list.json"), |b| {
+        b.iter(|| {
+            let p: Page<T> = serde_json::from_str(black_box(&body)).expect("decodes");
+            black_box(p)
+        })
+    });
+}
+
+fn decoding(c: &mut Criterion) {
+    let mut g = c.benchmark_group("decode_100");
+    decode_one::<Team>(&mut g, "team-list.json");
+    decode_one::<ProviderOauthImport>(&mut g, "import-list.json");
+    decode_one::<Callback>(&mut g, "callback-list.json");
+    decode_one::<Destination>(&mut g, "destination-list.json");
+    decode_one::<Notification>(&mut g, "notification-list.json");
+    decode_one::<Member>(&mut g, "member-list.json");
+    decode_one::<Project>(&mut g, "project-list.json");
+    decode_one::<TeamRole>(&mut g, "team-role-list.json");
+    g.finish();
+    // The console's own decode (envelope + per-tab records, raw JSON kept).
+    let mut g = c.benchmark_group("console_decode_100");
+    for tab in Tab::ALL {
+        let body = page_body(fixtures_of(tab).0, 100);
+        g.bench_function(tab.title().to_lowercase(), |b| {
+            b.iter(|| black_box(decode_page_body(tab, 200, black_box(&body)).expect("decodes")))
+        });
+    }
+    g.finish();
+}
+
+/// A seeded local service on loopback and a client for it.
+fn service(rt: &tokio::runtime::Runtime) -> (switchboard::service::RunningService, Client) {
+    rt.block_on(async {
+        let mut cfg = ServiceConfig::ephemeral();
+        cfg.seed = switchboard::service::Seed::Demo;
+        let svc = start(cfg).await.expect("service starts");
+        let client = Client::new(ClientOptions {
+            base_url: svc.base_url.clone(),
+            api_key: svc.api_key.clone(),
+            max_retries: 0,
+            ..ClientOptions::default()
+        })
+        .expect("client");
+        (svc, client)
+    })
+}
+
+fn service_list(c: &mut Criterion) {
+    let rt = tokio::runtime::Runtime::new().expect("runtime");
+    let (svc, client) = service(&rt);
+    let q = ListQuery {
+        limit: Some(100),
+        ..ListQuery::default()
+    };
+    let mut g = c.benchmark_group("service");
+    g.bench_function("list_teams_limit100", |b| {
+        b.to_async(&rt).iter(|| async {
+            black_box(client.list_teams(&q).await.expect("list"));
+        })
+    });
+    g.bench_function("list_notifications_limit100", |b| {
+        b.to_async(&rt).iter(|| async {
+            black_box(
+                client
+                    .list_notifications(&q, &Default::default())
+                    .await
+                    .expect("list"),
+            );
+        })
+    });
+    g.finish();
+    rt.block_on(svc.shutdown());
+}
+
+/// Closed-loop latency distribution and throughput of list calls, 1 and 8 at a time.
+fn service_percentiles() {
+    let rt = tokio::runtime::Runtime::new().expect("runtime");
+    let (svc, client) = service(&rt);
+    let q = ListQuery {
+        limit: Some(100),
+        ..ListQuery::default()
+    };
+    for concurrency in [1usize, 8] {
+        let per_task = 2000 / concurrency;
+        let (mut lat, wall) = rt.block_on(async {
+            let started = Instant::now();
+            let tasks: Vec<_> = (0..concurrency)
+                .map(|_| {
+                    let client = client.clone();
+                    let q = q.clone();
+                    tokio::spawn(async move {
+                        let mut v = Vec::with_capacity(per_task);
+                        for _ in 0..per_task {
+                            let t = Instant::now();
+                            client.list_teams(&q).await.expect("list");
+                            v.push(t.elapsed());
+                        }
+                        v
+                    })
+                })
+                .collect();
+            let mut all = Vec::new();
+            for t in tasks {
+                all.extend(t.await.expect("task"));
+            }
+            (all, started.elapsed())
+        });
+        lat.sort();
+        let pct = |p: f64| lat[((lat.len() as f64 * p) as usize).min(lat.len() - 1)];
+        println!(
+            "service list_teams limit=100 concurrency={concurrency}: {} req in {:.2?} = {:.0} req/s; p50 {:?} p99 {:?} max {:?}",
+            lat.len(),
+            wall,
+            lat.len() as f64 / wall.as_secs_f64(),
+            pct(0.50),
+            pct(0.99),
+            lat.last().copied().unwrap_or(Duration::ZERO),
+        );
+    }
+    rt.block_on(svc.shutdown());
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default()
+        .sample_size(20)
+        .warm_up_time(Duration::from_millis(300))
+        .measurement_time(Duration::from_secs(1));
+    targets = frames, key_update, decoding, service_list
+}
+
+fn main() {
+    benches();
+    // Skipped under `cargo bench -- <filter>` unless the filter names it.
+    let filter = std::env::args().skip(1).find(|a| !a.starts_with('-'));
+    if filter.as_deref().is_none_or(|f| "service_p99".contains(f)) {
+        service_percentiles();
+    }
+    criterion::Criterion::default()
+        .configure_from_args()
+        .final_summary();
+}
