@@ -449,7 +449,12 @@ impl Keymap {
             } else if let Some((group, text)) = write_group(*a) {
                 // Write keys share rows too, for the same reason.
                 if !seen.iter().any(|s| group.contains(s)) {
-                    let keys: Vec<String> = group.iter().map(|g| self.label_for(*g)).collect();
+                    // An action rebound elsewhere (or unbound) leaves no empty slot.
+                    let keys: Vec<String> = group
+                        .iter()
+                        .map(|g| self.label_for(*g))
+                        .filter(|l| !l.is_empty())
+                        .collect();
                     rows.push((keys.join("/"), text));
                 }
             } else if let Action::Deliver(_) = a {

@@ -85,6 +85,7 @@ pub fn help_keys(km: &crate::console::keymap::Keymap) -> String {
     DeliveryKey::ALL
         .iter()
         .map(|k| km.label_for(crate::console::keymap::Action::Deliver(*k)))
+        .filter(|l| !l.is_empty())
         .collect::<Vec<_>>()
         .join("/")
 }
