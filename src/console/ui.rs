@@ -40,6 +40,7 @@ pub fn render(state: &State, frame: &mut Frame) {
             crate::api::Order::Asc => "oldest first",
             crate::api::Order::Desc => "newest first",
         };
+        let window = super::widgets::paged_table::visible_window(list, area);
         PagedTable {
             title: format!(
                 "{} · {order}{}{}",
@@ -49,11 +50,11 @@ pub fn render(state: &State, frame: &mut Frame) {
             ),
             noun: state.tab.noun(),
             columns: views::columns(state.tab),
-            rows: list
-                .rows
+            rows: list.rows[window.clone()]
                 .iter()
                 .map(|r| views::notifications::decorate(state, r, views::cells(r, &ctx)))
                 .collect(),
+            first: window.start,
             list,
             focused: ts.detail.is_none() && !state.help,
             frame: state.frame,

@@ -21,8 +21,10 @@ pub struct PagedTable<'a> {
     pub noun: &'static str,
     /// Column definitions.
     pub columns: &'static [Column],
-    /// Cells of each row, one per column.
+    /// Cells of the rows from `first` on, one per column: only the rows that can show.
     pub rows: Vec<Vec<Cell<'static>>>,
+    /// Index in the page of the first row in `rows`.
+    pub first: usize,
     /// The pane's state.
     pub list: &'a ListPane,
     /// Whether the list has the keyboard focus.
@@ -95,7 +97,7 @@ impl PagedTable<'_> {
             frame.render_widget(Paragraph::new(errors), err_area);
         }
 
-        if self.rows.is_empty() {
+        if self.list.rows.is_empty() {
             let msg = match self.list.load {
                 LoadState::Idle | LoadState::Loading => format!("loading {}…", self.noun),
                 LoadState::Error(_) => String::new(),
@@ -130,8 +132,60 @@ impl PagedTable<'_> {
             .row_highlight_style(if self.focused { t.selected } else { t.muted })
             .highlight_symbol("▶ ");
         let mut ts = TableState::default()
-            .with_offset(self.list.offset)
-            .with_selected(Some(self.list.cursor));
+            .with_offset(0)
+            .with_selected(self.list.cursor.checked_sub(self.first));
         frame.render_stateful_widget(table, table_area, &mut ts);
+    }
+}
+
+/// The rows of a page worth formatting for a list drawn in `area`: from the scroll offset (moved
+/// so the cursor shows) for one screenful. Formatting only these keeps a frame's cost independent
+/// of how many rows are loaded.
+pub fn visible_window(list: &ListPane, area: Rect) -> std::ops::Range<usize> {
+    let len = list.rows.len();
+    let height = usize::from(area.height).max(1);
+    let mut start = list.offset.min(len);
+    if list.cursor < start {
+        start = list.cursor;
+    } else if list.cursor >= start + height {
+        start = list.cursor + 1 - height;
+    }
+    let start = start.min(len);
+    start..(start + height).min(len)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::console::record::decode_item_body;
+    use crate::console::tab::Tab;
+
+    fn pane(rows: usize, cursor: usize, offset: usize) -> ListPane {
+        let body = include_str!("../../../tests/fixtures/callback.json");
+        let rec = decode_item_body(Tab::Callbacks, 200, body).expect("fixture decodes");
+        ListPane {
+            rows: vec![rec; rows],
+            cursor,
+            offset,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn window_is_one_screenful_from_the_offset() {
+        let area = Rect::new(0, 0, 80, 20);
+        assert_eq!(
+            visible_window(&pane(10_000, 5_000, 4_990), area),
+            4_990..5_010
+        );
+        assert_eq!(visible_window(&pane(3, 0, 0), area), 0..3);
+        assert_eq!(visible_window(&pane(0, 0, 0), area), 0..0);
+    }
+
+    #[test]
+    fn window_moves_to_keep_the_cursor_visible() {
+        let area = Rect::new(0, 0, 80, 20);
+        assert_eq!(visible_window(&pane(10_000, 9_999, 0), area), 9_980..10_000);
+        assert_eq!(visible_window(&pane(100, 3, 50), area), 3..23);
     }
 }
