@@ -23,15 +23,7 @@ const PICKER_ROWS: usize = 6;
 /// Draws the dialog centred in `area`.
 pub fn render(frame: &mut Frame, area: Rect, d: &Dialog, theme: &Theme) {
     if d.fields.is_empty() {
-        super::confirm::render(
-            frame,
-            area,
-            &d.title,
-            &d.confirm,
-            d.phase,
-            d.message.as_deref(),
-            theme,
-        );
+        render_confirm(frame, area, d, theme);
         return;
     }
     let width = area.width.saturating_sub(4).min(90);
@@ -79,18 +71,23 @@ pub fn render(frame: &mut Frame, area: Rect, d: &Dialog, theme: &Theme) {
         frame.set_cursor_position(Position::new(r.x + 1 + col, y));
     }
     match d.phase {
-        Phase::Confirm { .. } => super::confirm::render(
-            frame,
-            area,
-            &d.title,
-            &d.confirm,
-            d.phase,
-            d.message.as_deref(),
-            theme,
-        ),
+        Phase::Confirm { .. } => render_confirm(frame, area, d, theme),
         Phase::Discard => super::confirm::ask(frame, area, "Discard what you typed?", theme),
         _ => {}
     }
+}
+
+/// A dialog's confirmation step (or a dialog that is only a confirmation).
+fn render_confirm(frame: &mut Frame, area: Rect, d: &Dialog, theme: &Theme) {
+    super::confirm::render(
+        frame,
+        area,
+        &d.title,
+        &d.confirm,
+        d.phase,
+        d.message.as_deref(),
+        theme,
+    );
 }
 
 fn footer(d: &Dialog, theme: &Theme) -> Line<'static> {
