@@ -489,6 +489,38 @@ fn mouse_clicks_tabs_and_rows_and_the_wheel_scrolls_unless_turned_off() {
 }
 
 #[test]
+fn watch_interval_comes_from_the_config() {
+    let default = configured(&PowerSetup::default(), Tab::Notifications, 80, 24);
+    let every_default = default.state.deliveries.watch.every_ticks;
+    let slow = PowerSetup {
+        console: Some(keys_table("watch_interval = 10\n")),
+        ..Default::default()
+    };
+    let app = configured(&slow, Tab::Notifications, 80, 24);
+    assert_eq!(
+        app.state.deliveries.watch.every_ticks,
+        every_default * 5,
+        "10 s is 5x the 2 s default"
+    );
+    let bad = PowerSetup {
+        console: Some(keys_table("watch_interval = \"fast\"\n")),
+        ..Default::default()
+    };
+    let app = configured(&bad, Tab::Notifications, 80, 24);
+    assert_eq!(
+        app.state.deliveries.watch.every_ticks, every_default,
+        "a bad value keeps the default"
+    );
+    assert!(
+        app.state
+            .toasts
+            .iter()
+            .any(|t| t.text.contains("watch_interval")),
+        "and says why"
+    );
+}
+
+#[test]
 fn themes_light_and_no_color() {
     let light = PowerSetup {
         console: Some(keys_table("theme = \"light\"\n")),

@@ -747,9 +747,24 @@ impl PowerSetup {
                 true
             }
         };
+        match console.get("watch_interval") {
+            None => {}
+            Some(v) => match v.as_float().or_else(|| v.as_integer().map(|i| i as f64)) {
+                Some(secs) if (0.2..=3600.0).contains(&secs) => {
+                    super::deliveries::watch::set_interval(
+                        &mut state.deliveries.watch,
+                        std::time::Duration::from_secs_f64(secs),
+                    )
+                }
+                _ => problems.push(
+                    "[console] watch_interval must be seconds between 0.2 and 3600; 2 s in use"
+                        .into(),
+                ),
+            },
+        }
         for key in console
             .keys()
-            .filter(|k| !matches!(k.as_str(), "theme" | "mouse"))
+            .filter(|k| !matches!(k.as_str(), "theme" | "mouse" | "watch_interval"))
         {
             problems.push(format!("[console] unknown setting {key:?} (ignored)"));
         }

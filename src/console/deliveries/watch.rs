@@ -49,6 +49,12 @@ impl Default for Watch {
     }
 }
 
+/// Sets the refresh interval (`watch_interval` of `[console]` in the config), in whole ticks.
+pub fn set_interval(w: &mut Watch, every: Duration) {
+    let ticks = (every.as_millis() / TICK.as_millis()).max(1);
+    w.every_ticks = u32::try_from(ticks).unwrap_or(u32::MAX);
+}
+
 /// What a row looks like to watch mode.
 fn fingerprint(r: &Record) -> (String, usize) {
     match &r.item {
