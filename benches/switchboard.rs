@@ -1,6 +1,7 @@
 //! Criterion benchmarks: console frames per tab (100 rows, and 10,000 rows loaded), `update()` on
 //! a key, decoding 100-item pages of every resource, and the local service's list latency on
-//! loopback (mean from criterion, p50/p99 and throughput printed by a closed loop).
+//! loopback (mean from criterion, p50/p99 and throughput printed by a closed loop), and the
+//! service's event-to-first-attempt latency (printed).
 #[path = "../tests/console_support/mod.rs"]
 mod console_support;
 
@@ -228,6 +229,75 @@ fn service_percentiles() {
     rt.block_on(svc.shutdown());
 }
 
+/// From `POST` of an event to a `webhook_manual` callback's URL until a loopback receiver behind a
+/// destination gets the signed delivery: p50 / p99 over a few hundred events, one at a time.
+fn event_to_first_attempt() {
+    let rt = tokio::runtime::Runtime::new().expect("runtime");
+    let (svc, client) = service(&rt);
+    let (arrived, mut arrivals) = tokio::sync::mpsc::unbounded_channel::<Instant>();
+    let receiver = axum::Router::new().route(
+        "/in",
+        axum::routing::post(move || {
+            let arrived = arrived.clone();
+            async move {
+                let _ = arrived.send(Instant::now());
+                "ok"
+            }
+        }),
+    );
+    let lat = rt.block_on(async {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
+        let addr = listener.local_addr().expect("addr");
+        tokio::spawn(async move { axum::serve(listener, receiver).await });
+        let q = ListQuery {
+            limit: Some(100),
+            ..ListQuery::default()
+        };
+        let callbacks = client.list_callbacks(&q).await.expect("callbacks");
+        let manual = callbacks
+            .items
+            .iter()
+            .find(|c| c.kind == CallbackType::WebhookManual && c.url.is_some())
+            .expect("the demo seed has a webhook_manual callback");
+        client
+            .create_destination(&CreateDestination {
+                name: "bench receiver".into(),
+                description: None,
+                url: format!("http://{addr}/in"),
+                callbacks: CallbacksInput::selected(vec![manual.id.clone()]),
+            })
+            .await
+            .expect("destination");
+        let hook = manual.url.clone().expect("hook url");
+        let http = reqwest::Client::new();
+        let mut lat = Vec::new();
+        for i in 0..300 {
+            let sent = Instant::now();
+            http.post(&hook)
+                .json(&serde_json::json!({"type": "bench.event", "n": i}))
+                .send()
+                .await
+                .expect("event accepted");
+            let got = arrivals.recv().await.expect("delivery");
+            lat.push(got.saturating_duration_since(sent));
+        }
+        lat
+    });
+    let mut lat = lat;
+    lat.sort();
+    let pct = |p: f64| lat[((lat.len() as f64 * p) as usize).min(lat.len() - 1)];
+    println!(
+        "service event -> first delivery attempt: {} events; p50 {:?} p99 {:?} max {:?}",
+        lat.len(),
+        pct(0.50),
+        pct(0.99),
+        lat.last().copied().unwrap_or(Duration::ZERO),
+    );
+    rt.block_on(svc.shutdown());
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default()
@@ -243,6 +313,12 @@ fn main() {
     let filter = std::env::args().skip(1).find(|a| !a.starts_with('-'));
     if filter.as_deref().is_none_or(|f| "service_p99".contains(f)) {
         service_percentiles();
+    }
+    if filter
+        .as_deref()
+        .is_none_or(|f| "service_event".contains(f))
+    {
+        event_to_first_attempt();
     }
     criterion::Criterion::default()
         .configure_from_args()
