@@ -373,6 +373,35 @@ fn destination_delete_confirmation_defaults_to_no() {
 }
 
 #[test]
+fn type_name_confirmation_needs_the_exact_name() {
+    let mut app = app_on(Tab::Destinations);
+    app.state.power.confirm = switchboard::console::power::ConfirmMode::TypeName;
+    let (id, name) = match app.state.current().list.selected().map(|r| &r.item) {
+        Some(switchboard::console::record::Item::Destination(d)) => (d.id.clone(), d.name.clone()),
+        _ => panic!("a destination row"),
+    };
+    app.apply(ch('d'));
+    assert!(screen(&app).contains(&format!("Type “{name}” to confirm")));
+    app.apply(ch('y'));
+    app.apply(key(KeyCode::Enter));
+    assert!(
+        writes(&mut app).is_empty(),
+        "y is text here, not yes; a wrong name sends nothing"
+    );
+    assert!(screen(&app).contains("exactly to confirm"), "says why");
+    app.apply(key(KeyCode::Backspace));
+    typed(&mut app, &name);
+    app.apply(key(KeyCode::Enter));
+    assert_eq!(
+        writes(&mut app)
+            .into_iter()
+            .map(|w| w.1)
+            .collect::<Vec<_>>(),
+        vec![WriteOp::DeleteDestination(id)]
+    );
+}
+
+#[test]
 fn destination_edit_clearing_description_sends_null() {
     let mut app = app_on(Tab::Destinations);
     app.apply(ch('j')); // the second one has a description

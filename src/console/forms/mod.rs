@@ -123,6 +123,19 @@ pub struct Dialog {
     pub lookups: Vec<(u64, usize)>,
     /// The project last seen in a set-project form, to pre-select its roles on change.
     pub last_project: Option<String>,
+    /// The item's name, typed to confirm under `confirm = "type-name"`.
+    pub confirm_name: String,
+    /// With `confirm = "type-name"`: the name that must be typed to confirm, and what was typed.
+    pub type_name: Option<TypeName>,
+}
+
+/// A confirmation that needs the item's name typed (`confirm = "type-name"` in the profile).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct TypeName {
+    /// The name to type.
+    pub expected: String,
+    /// What was typed so far.
+    pub typed: String,
 }
 
 impl Dialog {
@@ -139,6 +152,8 @@ impl Dialog {
             wanted: Vec::new(),
             lookups: Vec::new(),
             last_project: None,
+            confirm_name: String::new(),
+            type_name: None,
         }
     }
 
@@ -237,9 +252,25 @@ fn open(state: &mut State, mut dialog: Dialog) -> Vec<Effect> {
             cmd: ApiCmd::Lookup(what),
         });
     }
+    arm_type_name(state.power.confirm, &mut dialog);
     state.forms.dialog = Some(dialog);
     state.dirty = true;
     effects
+}
+
+/// In the confirm phase under `confirm = "type-name"`, asks for the item's name instead of y/n.
+fn arm_type_name(mode: super::power::ConfirmMode, d: &mut Dialog) {
+    if mode != super::power::ConfirmMode::TypeName || !matches!(d.phase, Phase::Confirm { .. }) {
+        return;
+    }
+    let expected = match &d.kind {
+        Kind::RemoveProject(_) | Kind::RemoveMember(_) => teams::confirm_name(d),
+        _ => d.confirm_name.clone(),
+    };
+    d.type_name = Some(TypeName {
+        expected,
+        typed: String::new(),
+    });
 }
 
 /// The item a write key acts on: the open detail's, else the selected row.
@@ -316,6 +347,12 @@ pub fn on_key(state: &mut State, key: KeyEvent) -> Vec<Effect> {
             }
             Vec::new()
         }
+        Phase::Confirm { .. } if d.type_name.is_some() => {
+            if type_name_key(state, key) {
+                return send(state);
+            }
+            Vec::new()
+        }
         Phase::Confirm { yes } => match key.code {
             KeyCode::Char('y' | 'Y') => send(state),
             KeyCode::Enter if yes => send(state),
@@ -336,6 +373,37 @@ pub fn on_key(state: &mut State, key: KeyEvent) -> Vec<Effect> {
         },
         Phase::Editing => editing_key(state, key),
     }
+}
+
+/// A key while the item's name is being typed: text edits, Esc backs out; true when Enter
+/// confirms with the name typed exactly.
+fn type_name_key(state: &mut State, key: KeyEvent) -> bool {
+    let Some(d) = state.forms.dialog.as_mut() else {
+        return false;
+    };
+    let Some(t) = d.type_name.as_mut() else {
+        return false;
+    };
+    match key.code {
+        KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => t.typed.push(c),
+        KeyCode::Backspace => {
+            t.typed.pop();
+        }
+        KeyCode::Enter if t.typed == t.expected => return true,
+        KeyCode::Enter => {
+            d.message = Some(format!("Type “{}” exactly to confirm", t.expected));
+        }
+        KeyCode::Esc => {
+            d.type_name = None;
+            if d.fields.is_empty() {
+                state.forms.dialog = None;
+            } else {
+                d.phase = Phase::Editing;
+            }
+        }
+        _ => {}
+    }
+    false
 }
 
 fn editing_key(state: &mut State, key: KeyEvent) -> Vec<Effect> {
@@ -411,6 +479,7 @@ fn submit(state: &mut State) -> Vec<Effect> {
     if d.kind.needs_confirm() {
         d.confirm = confirm_text(d);
         d.phase = Phase::Confirm { yes: false };
+        arm_type_name(state.power.confirm, d);
         return Vec::new();
     }
     send(state)

@@ -171,6 +171,18 @@ pub fn build(d: &mut Dialog) -> Option<WriteOp> {
     }
 }
 
+/// The name typed to confirm a removal: the picked item's label, else its id.
+pub fn confirm_name(d: &Dialog) -> String {
+    let Some(f) = d.fields.first() else {
+        return String::new();
+    };
+    let id = f.value();
+    f.picker_ref()
+        .and_then(|p| p.label_of(&id))
+        .map(str::to_string)
+        .unwrap_or(id)
+}
+
 /// The question before a removal, naming what goes.
 pub fn confirm_text(d: &Dialog) -> String {
     let Some(f) = d.fields.first() else {

@@ -6,22 +6,17 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph, Wrap};
 
 use super::centered;
-use crate::console::forms::Phase;
+use crate::console::forms::{Dialog, Phase};
 use crate::console::theme::Theme;
 
 /// Width of a confirmation box.
 const WIDTH: u16 = 64;
 
-/// Draws a confirmation box for `question`; the buttons follow `phase`.
-pub fn render(
-    frame: &mut Frame,
-    area: Rect,
-    title: &str,
-    question: &str,
-    phase: Phase,
-    message: Option<&str>,
-    theme: &Theme,
-) {
+/// Draws a confirmation box for `question`; the buttons follow `phase`, or, under
+/// `confirm = "type-name"`, a line where the item's name is typed.
+pub fn render(frame: &mut Frame, area: Rect, d: &Dialog, theme: &Theme) {
+    let (title, question, phase) = (d.title.as_str(), d.confirm.as_str(), d.phase);
+    let (message, type_name) = (d.message.as_deref(), d.type_name.as_ref());
     let yes = matches!(phase, Phase::Confirm { yes: true });
     let button = |label: &str, on: bool| {
         let style = if on { theme.selected } else { theme.muted };
@@ -34,6 +29,15 @@ pub fn render(
     }
     lines.push(match phase {
         Phase::Submitting(_) => Line::from(Span::styled("Working…", theme.warn)),
+        Phase::Confirm { .. } if type_name.is_some() => {
+            let t = type_name.map(|t| (t.expected.as_str(), t.typed.as_str()));
+            let (expected, typed) = t.unwrap_or_default();
+            Line::from(vec![
+                Span::raw(format!("Type “{expected}” to confirm: ")),
+                Span::styled(format!("{typed}▏"), theme.key),
+                Span::styled("   Enter confirm · Esc cancel", theme.muted),
+            ])
+        }
         Phase::Confirm { .. } => Line::from(vec![
             button("No", !yes),
             Span::raw("  "),

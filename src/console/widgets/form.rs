@@ -79,15 +79,7 @@ pub fn render(frame: &mut Frame, area: Rect, d: &Dialog, theme: &Theme) {
 
 /// A dialog's confirmation step (or a dialog that is only a confirmation).
 fn render_confirm(frame: &mut Frame, area: Rect, d: &Dialog, theme: &Theme) {
-    super::confirm::render(
-        frame,
-        area,
-        &d.title,
-        &d.confirm,
-        d.phase,
-        d.message.as_deref(),
-        theme,
-    );
+    super::confirm::render(frame, area, d, theme);
 }
 
 fn footer(d: &Dialog, theme: &Theme) -> Line<'static> {
