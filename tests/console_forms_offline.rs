@@ -372,6 +372,50 @@ fn destination_delete_confirmation_defaults_to_no() {
     );
 }
 
+/// A left click at the first cell of `label` on screen (as the user sees it).
+fn click_on(app: &mut App, label: &str) {
+    let (w, h) = app.state.size;
+    let mut term = Terminal::new(TestBackend::new(w, h)).expect("test terminal");
+    term.draw(|f| app.render(f)).expect("draw");
+    let buf = term.backend().buffer().clone();
+    let chars: Vec<char> = label.chars().collect();
+    for y in 0..h {
+        for x in 0..w.saturating_sub(chars.len() as u16) {
+            if chars
+                .iter()
+                .enumerate()
+                .all(|(i, c)| buf[(x + i as u16, y)].symbol() == c.to_string())
+            {
+                app.apply(Msg::Power(switchboard::console::power::PowerMsg::Mouse(
+                    crossterm::event::MouseEvent {
+                        kind: crossterm::event::MouseEventKind::Down(
+                            crossterm::event::MouseButton::Left,
+                        ),
+                        column: x,
+                        row: y,
+                        modifiers: crossterm::event::KeyModifiers::NONE,
+                    },
+                )));
+                return;
+            }
+        }
+    }
+    panic!("{label:?} not on screen");
+}
+
+#[test]
+fn confirmation_buttons_answer_mouse_clicks() {
+    let mut app = app_on(Tab::Destinations);
+    app.state.power.mouse = true; // as configured by default; the offline app starts bare
+    app.apply(ch('d'));
+    click_on(&mut app, " No ");
+    assert!(!dialog_open(&app), "No closes the confirmation");
+    assert!(writes(&mut app).is_empty());
+    app.apply(ch('d'));
+    click_on(&mut app, " Yes ");
+    assert_eq!(writes(&mut app).len(), 1, "Yes sends the delete");
+}
+
 #[test]
 fn type_name_confirmation_needs_the_exact_name() {
     let mut app = app_on(Tab::Destinations);

@@ -1,6 +1,6 @@
-//! Mouse: a click on a tab opens it, a click on a row selects it (a second click opens it), the
-//! wheel scrolls. Off when the config says `mouse = false`.
-use crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
+//! Mouse: a click on a tab opens it, a click on a row selects it (a second click opens it), a
+//! click on a confirmation's No / Yes answers it, the wheel scrolls. Off when the config says `mouse = false`.
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
 use ratatui::layout::{Position, Rect};
 
 use super::keymap::Action;
@@ -25,12 +25,14 @@ pub fn tab_at(x: u16) -> Option<Tab> {
 
 /// Applies a mouse event.
 pub fn on_mouse(state: &mut State, ev: MouseEvent) -> Vec<Effect> {
+    if !state.power.mouse {
+        return Vec::new();
+    }
+    if state.forms.dialog.is_some() {
+        return dialog_click(state, ev);
+    }
     // Dialogs own the screen while open; clicks must not move what is behind them.
-    if !state.power.mouse
-        || state.help
-        || state.power.command.is_some()
-        || state.forms.dialog.is_some()
-    {
+    if state.help || state.power.command.is_some() {
         return Vec::new();
     }
     match ev.kind {
@@ -44,6 +46,32 @@ pub fn on_mouse(state: &mut State, ev: MouseEvent) -> Vec<Effect> {
         MouseEventKind::Down(MouseButton::Left) => click(state, ev.column, ev.row),
         _ => Vec::new(),
     }
+}
+
+/// A click on a confirmation's No or Yes button answers it as the keys `n` and `y` would.
+fn dialog_click(state: &mut State, ev: MouseEvent) -> Vec<Effect> {
+    if ev.kind != MouseEventKind::Down(MouseButton::Left) {
+        return Vec::new();
+    }
+    let screen = Rect::new(0, 0, state.size.0, state.size.1);
+    let Some((no, yes)) = state
+        .forms
+        .dialog
+        .as_ref()
+        .and_then(|d| super::widgets::confirm::buttons(screen, d, &state.theme))
+    else {
+        return Vec::new();
+    };
+    let at = Position::new(ev.column, ev.row);
+    let answer = if yes.contains(at) {
+        'y'
+    } else if no.contains(at) {
+        'n'
+    } else {
+        return Vec::new();
+    };
+    let key = KeyEvent::new(KeyCode::Char(answer), KeyModifiers::NONE);
+    super::forms::on_key(state, key)
 }
 
 fn click(state: &mut State, x: u16, y: u16) -> Vec<Effect> {

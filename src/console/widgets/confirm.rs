@@ -15,47 +15,14 @@ const WIDTH: u16 = 64;
 /// Draws a confirmation box for `question`; the buttons follow `phase`, or, under
 /// `confirm = "type-name"`, a line where the item's name is typed.
 pub fn render(frame: &mut Frame, area: Rect, d: &Dialog, theme: &Theme) {
-    let (title, question, phase) = (d.title.as_str(), d.confirm.as_str(), d.phase);
-    let (message, type_name) = (d.message.as_deref(), d.type_name.as_ref());
-    let yes = matches!(phase, Phase::Confirm { yes: true });
-    let button = |label: &str, on: bool| {
-        let style = if on { theme.selected } else { theme.muted };
-        Span::styled(format!(" {label} "), style)
-    };
-    let mut lines = vec![Line::from(question.to_string()), Line::default()];
-    if let Some(m) = message {
-        lines.push(Line::from(Span::styled(m.to_string(), theme.error)));
-        lines.push(Line::default());
-    }
-    lines.push(match phase {
-        Phase::Submitting(_) => Line::from(Span::styled("Working…", theme.warn)),
-        Phase::Confirm { .. } if type_name.is_some() => {
-            let t = type_name.map(|t| (t.expected.as_str(), t.typed.as_str()));
-            let (expected, typed) = t.unwrap_or_default();
-            Line::from(vec![
-                Span::raw(format!("Type “{expected}” to confirm: ")),
-                Span::styled(format!("{typed}▏"), theme.key),
-                Span::styled("   Enter confirm · Esc cancel", theme.muted),
-            ])
-        }
-        Phase::Confirm { .. } => Line::from(vec![
-            button("No", !yes),
-            Span::raw("  "),
-            button("Yes", yes),
-            Span::styled("   y yes · n/Esc no · ←/→ choose · Enter", theme.muted),
-        ]),
-        _ => Line::from(Span::styled("Esc close", theme.muted)),
-    });
-    let text_w = usize::from(WIDTH.saturating_sub(2)).max(1);
-    let wrapped: usize = lines
-        .iter()
-        .map(|l| l.width().div_ceil(text_w).max(1))
-        .sum();
-    let h = u16::try_from(wrapped + 2).unwrap_or(u16::MAX);
-    let r = centered(area, WIDTH, h);
+    let lines = lines(d, theme);
+    let r = box_rect(area, &lines);
     let block = Block::bordered()
         .border_style(theme.warn)
-        .title(Line::from(Span::styled(format!(" {title} "), theme.warn)));
+        .title(Line::from(Span::styled(
+            format!(" {} ", d.title),
+            theme.warn,
+        )));
     frame.render_widget(Clear, r);
     frame.render_widget(
         Paragraph::new(lines)
@@ -63,6 +30,59 @@ pub fn render(frame: &mut Frame, area: Rect, d: &Dialog, theme: &Theme) {
             .wrap(Wrap { trim: false }),
         r,
     );
+}
+
+/// Where the No and Yes buttons of a yes/no confirmation are drawn, for mouse clicks.
+pub fn buttons(area: Rect, d: &Dialog, theme: &Theme) -> Option<(Rect, Rect)> {
+    if !matches!(d.phase, Phase::Confirm { .. }) || d.type_name.is_some() {
+        return None;
+    }
+    let r = box_rect(area, &lines(d, theme));
+    // The buttons are the last line inside the border: ` No `, two spaces, ` Yes `.
+    let y = (r.y + r.height).checked_sub(2)?;
+    let no = Rect::new(r.x + 1, y, 4, 1);
+    let yes = Rect::new(r.x + 1 + 4 + 2, y, 5, 1);
+    Some((no, yes))
+}
+
+fn box_rect(area: Rect, lines: &[Line]) -> Rect {
+    let text_w = usize::from(WIDTH.saturating_sub(2)).max(1);
+    let wrapped: usize = lines
+        .iter()
+        .map(|l| l.width().div_ceil(text_w).max(1))
+        .sum();
+    let h = u16::try_from(wrapped + 2).unwrap_or(u16::MAX);
+    centered(area, WIDTH, h)
+}
+
+fn lines(d: &Dialog, theme: &Theme) -> Vec<Line<'static>> {
+    let phase = d.phase;
+    let yes = matches!(phase, Phase::Confirm { yes: true });
+    let button = |label: &str, on: bool| {
+        let style = if on { theme.selected } else { theme.muted };
+        Span::styled(format!(" {label} "), style)
+    };
+    let mut lines = vec![Line::from(d.confirm.clone()), Line::default()];
+    if let Some(m) = &d.message {
+        lines.push(Line::from(Span::styled(m.clone(), theme.error)));
+        lines.push(Line::default());
+    }
+    lines.push(match (phase, &d.type_name) {
+        (Phase::Submitting(_), _) => Line::from(Span::styled("Working…", theme.warn)),
+        (Phase::Confirm { .. }, Some(t)) => Line::from(vec![
+            Span::raw(format!("Type “{}” to confirm: ", t.expected)),
+            Span::styled(format!("{}▏", t.typed), theme.key),
+            Span::styled("   Enter confirm · Esc cancel", theme.muted),
+        ]),
+        (Phase::Confirm { .. }, None) => Line::from(vec![
+            button("No", !yes),
+            Span::raw("  "),
+            button("Yes", yes),
+            Span::styled("   y yes · n/Esc no · ←/→ choose · Enter", theme.muted),
+        ]),
+        _ => Line::from(Span::styled("Esc close", theme.muted)),
+    });
+    lines
 }
 
 /// Draws a one-line yes/no question over the dialog.
