@@ -10,7 +10,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent,
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::style::Color;
-use switchboard::console::clipboard::{Clipboard, osc52};
+use switchboard::console::clipboard::{Clipboard, SystemClipboard, osc52};
 use switchboard::console::keymap::ALL_ACTIONS;
 use switchboard::console::power::{PowerMsg, PowerSetup};
 use switchboard::console::{ApiCmd, App, Msg, State, Tab};
@@ -240,6 +240,79 @@ fn copy_sends_osc52_with_the_id_and_the_json_and_says_so() {
     let v: serde_json::Value = serde_json::from_slice(&json).expect("copied JSON parses");
     assert_eq!(v["id"], id);
     assert!(screen(&app).contains(&format!("Copied JSON of {id}")));
+}
+
+/// A system clipboard that records what it was given, or refuses.
+#[derive(Clone)]
+struct Desktop {
+    got: Arc<Mutex<Vec<String>>>,
+    works: bool,
+}
+
+impl SystemClipboard for Desktop {
+    fn set_text(&mut self, text: &str) -> Result<(), String> {
+        if !self.works {
+            return Err("no display".into());
+        }
+        self.got
+            .lock()
+            .map_err(|e| e.to_string())?
+            .push(text.into());
+        Ok(())
+    }
+}
+
+/// A terminal that cannot be written to.
+struct Closed;
+
+impl std::io::Write for Closed {
+    fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+        Err(std::io::Error::other("terminal closed"))
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn copy_also_sets_the_system_clipboard_and_falls_back_to_it() {
+    let id = "tm_0mh50j7p0FfQzjnqvJ7a7X";
+    let got = Arc::new(Mutex::new(Vec::new()));
+    let desktop = Desktop {
+        got: got.clone(),
+        works: true,
+    };
+    // Both ways take it, and the toast says so.
+    let mut app = loaded(Tab::Teams, 120, 30);
+    let out = Arc::new(Mutex::new(Vec::new()));
+    app.clipboard = Clipboard::to_buffer(out.clone()).with_system(desktop.clone());
+    app.apply(ch('y'));
+    assert_eq!(*out.lock().expect("lock"), osc52(id));
+    assert_eq!(*got.lock().expect("lock"), vec![id.to_string()]);
+    let s = screen(&app);
+    assert!(s.contains("(OSC 52 + system clipboard)"), "{s}");
+
+    // The terminal refuses the sequence: the system clipboard still has it.
+    let mut app = loaded(Tab::Teams, 120, 30);
+    app.clipboard = Clipboard::to_writer(Closed).with_system(desktop);
+    app.apply(ch('y'));
+    assert_eq!(got.lock().expect("lock").len(), 2);
+    let s = screen(&app);
+    assert!(
+        s.contains(&format!("Copied id {id} (system clipboard)")),
+        "{s}"
+    );
+
+    // Neither takes it: an error naming both reasons, nothing claimed.
+    let mut app = loaded(Tab::Teams, 120, 30);
+    app.clipboard = Clipboard::to_writer(Closed).with_system(Desktop {
+        got: got.clone(),
+        works: false,
+    });
+    app.apply(ch('y'));
+    let s = screen(&app);
+    assert!(s.contains("Copy failed") && s.contains("no display"), "{s}");
+    assert!(!s.contains("Copied"), "{s}");
 }
 
 #[test]
@@ -517,6 +590,32 @@ fn watch_interval_comes_from_the_config() {
             .iter()
             .any(|t| t.text.contains("watch_interval")),
         "and says why"
+    );
+}
+
+#[test]
+fn clipboard_mode_comes_from_the_config() {
+    use switchboard::console::clipboard::ClipboardMode;
+    let app = configured(&PowerSetup::default(), Tab::Teams, 80, 24);
+    assert_eq!(app.state.power.clipboard, ClipboardMode::Auto);
+    let osc = PowerSetup {
+        console: Some(keys_table("clipboard = \"osc52\"\n")),
+        ..Default::default()
+    };
+    let app = configured(&osc, Tab::Teams, 80, 24);
+    assert_eq!(app.state.power.clipboard, ClipboardMode::Osc52);
+    let bad = PowerSetup {
+        console: Some(keys_table("clipboard = \"xclip\"\n")),
+        ..Default::default()
+    };
+    let app = configured(&bad, Tab::Teams, 80, 24);
+    assert_eq!(app.state.power.clipboard, ClipboardMode::Auto);
+    assert!(
+        app.state
+            .toasts
+            .iter()
+            .any(|t| t.text.contains("clipboard")),
+        "says why"
     );
 }
 

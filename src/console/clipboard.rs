@@ -1,5 +1,7 @@
-//! Copying through OSC 52: the terminal puts the text on the system clipboard, which works over
-//! SSH and inside tmux (with `set-clipboard on`). The writer is injectable for tests.
+//! Copying. OSC 52 asks the terminal to set the clipboard, which works over SSH and inside tmux
+//! (with `set-clipboard on`) but is silently ignored by some terminals (VTE-based ones among
+//! them), so on a local desktop session the system clipboard is set as well, as the fallback.
+//! Both ends are injectable for tests.
 use std::io::Write;
 use std::sync::{Arc, Mutex};
 
@@ -11,47 +13,171 @@ pub fn osc52(text: &str) -> Vec<u8> {
     format!("\x1b]52;c;{b64}\x07").into_bytes()
 }
 
-/// Where OSC 52 sequences are written: the terminal, or a test's buffer.
+/// Which ways of copying are used (`[console] clipboard`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ClipboardMode {
+    /// OSC 52, plus the system clipboard when this is a local desktop session.
+    #[default]
+    Auto,
+    /// OSC 52 only.
+    Osc52,
+    /// The system clipboard only (for terminals that show OSC 52 as garbage).
+    System,
+}
+
+impl ClipboardMode {
+    /// The mode named in the config, or why the name is wrong.
+    pub fn parse(name: &str) -> Result<Self, String> {
+        match name {
+            "auto" => Ok(Self::Auto),
+            "osc52" => Ok(Self::Osc52),
+            "system" => Ok(Self::System),
+            other => Err(format!(
+                "[console] clipboard {other:?} must be \"auto\", \"osc52\" or \"system\"; auto in use"
+            )),
+        }
+    }
+}
+
+/// Whether the environment describes a local graphical session, where a system clipboard
+/// exists and is the user's (over SSH it would be the remote machine's, or none).
+pub fn local_desktop(var: impl Fn(&str) -> Option<String>) -> bool {
+    let set = |name: &str| var(name).is_some_and(|v| !v.is_empty());
+    let remote = set("SSH_CONNECTION") || set("SSH_TTY");
+    let display = set("DISPLAY") || set("WAYLAND_DISPLAY") || cfg!(target_os = "macos");
+    display && !remote
+}
+
+/// A system clipboard (the desktop's; tests use a recording one).
+pub trait SystemClipboard: Send {
+    /// Replaces the clipboard's text.
+    fn set_text(&mut self, text: &str) -> Result<(), String>;
+}
+
+/// The desktop's clipboard through arboard, opened on first use and kept open: on X11 the
+/// owner must stay alive for the text to stay pasteable (it is handed to a clipboard manager
+/// when the console exits).
+#[derive(Default)]
+struct Arboard(Option<arboard::Clipboard>);
+
+impl SystemClipboard for Arboard {
+    fn set_text(&mut self, text: &str) -> Result<(), String> {
+        if self.0.is_none() {
+            self.0 = Some(arboard::Clipboard::new().map_err(|e| e.to_string())?);
+        }
+        match self.0.as_mut() {
+            Some(c) => c.set_text(text).map_err(|e| e.to_string()),
+            None => Err("no system clipboard".into()),
+        }
+    }
+}
+
+type Shared<T> = Arc<Mutex<T>>;
+
+/// Where copies go: OSC 52 to the terminal, the system clipboard, or both.
 #[derive(Clone)]
 pub struct Clipboard {
-    out: Arc<Mutex<dyn Write + Send>>,
+    terminal: Option<Shared<dyn Write + Send>>,
+    system: Option<Shared<dyn SystemClipboard>>,
 }
 
 impl std::fmt::Debug for Clipboard {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Clipboard")
+        f.debug_struct("Clipboard")
+            .field("osc52", &self.terminal.is_some())
+            .field("system", &self.system.is_some())
+            .finish()
     }
 }
 
 impl Default for Clipboard {
-    /// The terminal (standard output, which the console draws on).
+    /// OSC 52 on standard output (which the console draws on) only.
     fn default() -> Self {
         Self::to_writer(std::io::stdout())
     }
 }
 
 impl Clipboard {
-    /// A clipboard writing its sequences to `w`.
-    pub fn to_writer(w: impl Write + Send + 'static) -> Self {
-        Self {
-            out: Arc::new(Mutex::new(w)),
+    /// The clipboard for `mode` in this process's environment.
+    pub fn for_mode(mode: ClipboardMode) -> Self {
+        let local = local_desktop(|k| std::env::var(k).ok());
+        let system =
+            || Some(Arc::new(Mutex::new(Arboard::default())) as Shared<dyn SystemClipboard>);
+        let terminal = || Some(Arc::new(Mutex::new(std::io::stdout())) as Shared<dyn Write + Send>);
+        match mode {
+            ClipboardMode::Auto => Self {
+                terminal: terminal(),
+                system: if local { system() } else { None },
+            },
+            ClipboardMode::Osc52 => Self {
+                terminal: terminal(),
+                system: None,
+            },
+            ClipboardMode::System => Self {
+                terminal: None,
+                system: system(),
+            },
         }
     }
 
-    /// A clipboard writing into a shared buffer (tests read what was sent).
+    /// A clipboard writing OSC 52 sequences to `w` only.
+    pub fn to_writer(w: impl Write + Send + 'static) -> Self {
+        Self {
+            terminal: Some(Arc::new(Mutex::new(w))),
+            system: None,
+        }
+    }
+
+    /// A clipboard writing OSC 52 into a shared buffer only (tests read what was sent).
     pub fn to_buffer(buf: Arc<Mutex<Vec<u8>>>) -> Self {
         Self::to_writer(SharedBuf(buf))
     }
 
-    /// Sends `text` to the clipboard.
-    pub fn copy(&self, text: &str) -> std::io::Result<()> {
-        let mut out = self
-            .out
-            .lock()
-            .map_err(|_| std::io::Error::other("clipboard writer poisoned"))?;
-        out.write_all(&osc52(text))?;
-        out.flush()
+    /// This clipboard with `system` as its system clipboard too.
+    pub fn with_system(mut self, system: impl SystemClipboard + 'static) -> Self {
+        self.system = Some(Arc::new(Mutex::new(system)));
+        self
     }
+
+    /// Sends `text` every configured way; `Ok` names the ways that took it, `Err` says why
+    /// none did.
+    pub fn copy(&self, text: &str) -> Result<String, String> {
+        let mut took = Vec::new();
+        let mut failed = Vec::new();
+        if let Some(out) = &self.terminal {
+            match write_osc52(out, text) {
+                Ok(()) => took.push("OSC 52"),
+                Err(e) => failed.push(format!("terminal: {e}")),
+            }
+        }
+        if let Some(system) = &self.system {
+            let result = system
+                .lock()
+                .map_err(|_| "system clipboard poisoned".to_string())
+                .and_then(|mut c| c.set_text(text));
+            match result {
+                Ok(()) => took.push("system clipboard"),
+                Err(e) => failed.push(format!("system clipboard: {e}")),
+            }
+        }
+        if took.is_empty() {
+            Err(if failed.is_empty() {
+                "no clipboard configured".into()
+            } else {
+                failed.join("; ")
+            })
+        } else {
+            Ok(took.join(" + "))
+        }
+    }
+}
+
+fn write_osc52(out: &Shared<dyn Write + Send>, text: &str) -> std::io::Result<()> {
+    let mut out = out
+        .lock()
+        .map_err(|_| std::io::Error::other("clipboard writer poisoned"))?;
+    out.write_all(&osc52(text))?;
+    out.flush()
 }
 
 /// A `Write` into a shared byte buffer.
@@ -78,5 +204,31 @@ mod tests {
     #[test]
     fn osc52_is_base64_between_the_markers() {
         assert_eq!(osc52("hi"), b"\x1b]52;c;aGk=\x07".to_vec());
+    }
+
+    #[test]
+    fn a_local_display_without_ssh_is_a_desktop() {
+        let env = |pairs: &'static [(&'static str, &'static str)]| {
+            move |k: &str| {
+                pairs
+                    .iter()
+                    .find(|(n, _)| *n == k)
+                    .map(|(_, v)| v.to_string())
+            }
+        };
+        assert!(local_desktop(env(&[("DISPLAY", ":0")])));
+        assert!(local_desktop(env(&[("WAYLAND_DISPLAY", "wayland-0")])));
+        assert!(!local_desktop(env(&[
+            ("DISPLAY", ":0"),
+            ("SSH_CONNECTION", "10.0.0.1 5 10.0.0.2 22")
+        ])));
+        assert!(!local_desktop(env(&[("DISPLAY", "")])) || cfg!(target_os = "macos"));
+    }
+
+    #[test]
+    fn modes_parse_by_name() {
+        assert_eq!(ClipboardMode::parse("osc52"), Ok(ClipboardMode::Osc52));
+        assert_eq!(ClipboardMode::parse("system"), Ok(ClipboardMode::System));
+        assert!(ClipboardMode::parse("xclip").unwrap_err().contains("auto"));
     }
 }

@@ -74,6 +74,7 @@ impl ConsoleSetup {
     /// The app for this setup on its client, with the profile switcher in place.
     pub fn app(&self) -> App {
         let mut app = App::with_client(self.initial_state(), self.client.clone());
+        app.clipboard = clipboard::Clipboard::for_mode(app.state.power.clipboard);
         app.switcher = self.power.switcher.clone();
         app
     }

@@ -67,6 +67,8 @@ pub struct PowerState {
     pub data_dir: Option<PathBuf>,
     /// Profile names offered by completion.
     pub profiles: Vec<String>,
+    /// How copies are made (`[console] clipboard`).
+    pub clipboard: super::clipboard::ClipboardMode,
 }
 
 /// What the app tells the power tools.
@@ -82,8 +84,8 @@ pub enum PowerMsg {
     Copied {
         /// What was copied, for the toast.
         what: String,
-        /// Whether it was written.
-        result: Result<(), String>,
+        /// The ways that took it (`OSC 52 + system clipboard`), or why none did.
+        result: Result<String, String>,
     },
 }
 
@@ -312,7 +314,7 @@ fn on_msg(state: &mut State, msg: PowerMsg) -> Vec<Effect> {
         PowerMsg::Mouse(ev) => super::mouse::on_mouse(state, ev),
         PowerMsg::Copied { what, result } => {
             match result {
-                Ok(()) => state.toast(ToastKind::Info, format!("Copied {what}")),
+                Ok(via) => state.toast(ToastKind::Info, format!("Copied {what} ({via})")),
                 Err(e) => state.toast(ToastKind::Error, format!("Copy failed: {e}")),
             }
             Vec::new()
@@ -438,7 +440,10 @@ pub fn run_command(state: &mut State, line: &str) -> Vec<Effect> {
             state.toast(ToastKind::Info, format!("Already on profile {name}"));
             Vec::new()
         }
-        Command::Profile(name) => fx(PowerEffect::SwitchProfile(name)),
+        Command::Profile(name) => {
+            state.toast(ToastKind::Info, format!("Switching to profile {name}…"));
+            fx(PowerEffect::SwitchProfile(name))
+        }
     });
     effects
 }
@@ -762,10 +767,26 @@ impl PowerSetup {
                 ),
             },
         }
-        for key in console
-            .keys()
-            .filter(|k| !matches!(k.as_str(), "theme" | "mouse" | "watch_interval"))
-        {
+        state.power.clipboard = match console.get("clipboard") {
+            None => Default::default(),
+            Some(v) => match v.as_str().map(super::clipboard::ClipboardMode::parse) {
+                Some(Ok(mode)) => mode,
+                Some(Err(e)) => {
+                    problems.push(e);
+                    Default::default()
+                }
+                None => {
+                    problems.push("[console] clipboard must be a string; auto in use".into());
+                    Default::default()
+                }
+            },
+        };
+        for key in console.keys().filter(|k| {
+            !matches!(
+                k.as_str(),
+                "theme" | "mouse" | "watch_interval" | "clipboard"
+            )
+        }) {
             problems.push(format!("[console] unknown setting {key:?} (ignored)"));
         }
         state.keymap.hide_writes = state.read_only;
