@@ -27,6 +27,20 @@ fn command(app: &mut App, line: &str) {
     app.apply(key(KeyCode::Enter));
 }
 
+fn toasted(app: &App, text: &str) -> bool {
+    app.state.toasts.iter().any(|t| t.text.contains(text))
+}
+
+/// A profile named `name` on `client`, read-only.
+fn info(name: &str, url: &str) -> ProfileInfo {
+    ProfileInfo {
+        profile: name.into(),
+        base_url: url.into(),
+        read_only: true,
+        confirm: ConfirmMode::Ask,
+    }
+}
+
 /// Applies worker replies until `done` holds (bounded by the deadline of `next_reply`).
 async fn until(app: &mut App, done: impl Fn(&App) -> bool) {
     while !done(app) {
@@ -149,11 +163,12 @@ async fn profile_switch_drops_the_old_state_and_ignores_its_request_in_flight() 
     assert_eq!(app.state.in_flight(), 1);
 
     command(&mut app, "profile nosuch");
+    until(&mut app, |a| toasted(a, "is not defined")).await;
     assert!(screen(&app).contains("is not defined"));
     assert_eq!(app.state.profile, "test");
 
     command(&mut app, "profile audit");
-    assert_eq!(app.state.profile, "audit");
+    until(&mut app, |a| a.state.profile == "audit").await;
     assert!(app.state.read_only);
     assert_eq!(app.state.power.confirm, ConfirmMode::TypeName);
     until(&mut app, |a| {
@@ -198,4 +213,93 @@ async fn profile_switch_drops_the_old_state_and_ignores_its_request_in_flight() 
     assert_eq!(app.state.current().list.load, LoadState::Loaded);
     assert_eq!(shown(&app), demo_ids);
     assert!(app.try_reply().is_none());
+}
+
+/// A switcher whose `slow` profile resolves only when the test says so (as a password manager
+/// waiting for its user would), every other name at once; both on `client`.
+fn gated_switcher(
+    client: switchboard::api::Client,
+    url: String,
+) -> (ProfileSwitcher, std::sync::mpsc::Sender<()>) {
+    let (open, gate) = std::sync::mpsc::channel::<()>();
+    let gate = std::sync::Mutex::new(gate);
+    let switcher = ProfileSwitcher::new(move |name| {
+        if name == "slow" {
+            let gate = gate.lock().map_err(|_| "gate poisoned".to_string())?;
+            gate.recv_timeout(DEADLINE)
+                .map_err(|_| "the gate never opened".to_string())?;
+        }
+        Ok((client.clone(), info(name, &url)))
+    });
+    (switcher, open)
+}
+
+#[tokio::test]
+async fn keys_keep_working_while_a_profile_resolves() {
+    let demo = support_service::demo().await;
+    let (switcher, open) = gated_switcher(demo.client.clone(), demo.svc.base_url.clone());
+    let mut app = App::with_client(
+        State::new("test", &demo.svc.base_url, fixed_clock()),
+        demo.client.clone(),
+    );
+    app.switcher = Some(switcher);
+    app.apply(Msg::Resize(120, 40));
+    app.start();
+
+    // Resolving `slow` waits on the gate; the console must not.
+    command(&mut app, "profile slow");
+    assert!(screen(&app).contains("Switching to profile slow"));
+    app.apply(ch('2'));
+    assert_eq!(app.state.tab, Tab::Imports, "keys still handled");
+    assert_eq!(app.state.profile, "test", "not switched yet");
+
+    open.send(()).expect("gate");
+    until(&mut app, |a| a.state.profile == "slow").await;
+    until(&mut app, |a| {
+        a.state.current().list.load == LoadState::Loaded
+    })
+    .await;
+    assert!(screen(&app).contains("profile slow"));
+}
+
+#[tokio::test]
+async fn the_newest_profile_switch_wins() {
+    let demo = support_service::demo().await;
+    let (switcher, open) = gated_switcher(demo.client.clone(), demo.svc.base_url.clone());
+    let mut app = App::with_client(
+        State::new("test", &demo.svc.base_url, fixed_clock()),
+        demo.client.clone(),
+    );
+    app.switcher = Some(switcher);
+    app.apply(Msg::Resize(120, 40));
+    app.start();
+
+    command(&mut app, "profile slow");
+    command(&mut app, "profile quick");
+    until(&mut app, |a| a.state.profile == "quick").await;
+    // `slow` resolves after `quick` was asked for: it must not take over.
+    open.send(()).expect("gate");
+    app.apply(ch('r'));
+    until(&mut app, |a| {
+        a.state.current().list.load == LoadState::Loaded
+    })
+    .await;
+    // Take in the stale result (the app drains it among the replies), then check it was ignored.
+    let deadline = tokio::time::Instant::now() + DEADLINE;
+    while app.switches_pending() > 0 {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "slow never resolved"
+        );
+        match app.try_reply() {
+            Some(m) => app.apply(m),
+            None => tokio::task::yield_now().await,
+        }
+    }
+    assert_eq!(app.state.profile, "quick");
+    assert!(
+        !toasted(&app, "Profile slow"),
+        "no switch to slow announced"
+    );
+    assert!(screen(&app).contains("profile quick"));
 }

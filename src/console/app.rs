@@ -4,6 +4,7 @@ use ratatui::Frame;
 use tokio::sync::mpsc;
 
 use super::msg::{ApiCmd, Effect, Msg, Pane};
+use super::power::{PowerMsg, ProfileInfo};
 use super::state::State;
 use super::update::{init, update};
 use super::worker::Worker;
@@ -20,6 +21,9 @@ pub struct Request {
     pub cmd: ApiCmd,
 }
 
+/// A profile resolved off the UI task: its tag, name, and client and settings (or why not).
+type SwitchResult = (u64, String, Result<(Client, ProfileInfo), String>);
+
 /// The console's state and its connection to the API worker.
 #[derive(Debug)]
 pub struct App {
@@ -28,6 +32,14 @@ pub struct App {
     worker: Option<Worker>,
     replies: mpsc::UnboundedReceiver<Msg>,
     outbox: Vec<Request>,
+    /// Profiles being resolved (a key command may take its time): newest switch wins.
+    switches: (
+        mpsc::UnboundedSender<SwitchResult>,
+        mpsc::UnboundedReceiver<SwitchResult>,
+    ),
+    switch_seq: u64,
+    /// Switches resolving on blocking tasks whose result has not come back yet.
+    switches_out: usize,
     /// Where copies go (the terminal by default; tests inject a buffer).
     pub clipboard: super::clipboard::Clipboard,
     /// How `:profile NAME` gets a client; none refuses the switch.
@@ -43,6 +55,9 @@ impl App {
             worker: Some(Worker::spawn(client, tx)),
             replies,
             outbox: Vec::new(),
+            switches: mpsc::unbounded_channel(),
+            switch_seq: 0,
+            switches_out: 0,
             clipboard: Default::default(),
             switcher: None,
         }
@@ -57,6 +72,9 @@ impl App {
             worker: None,
             replies,
             outbox: Vec::new(),
+            switches: mpsc::unbounded_channel(),
+            switch_seq: 0,
+            switches_out: 0,
             // Offline apps never write to the terminal; tests inject a buffer to see copies.
             clipboard: super::clipboard::Clipboard::to_writer(std::io::sink()),
             switcher: None,
@@ -100,10 +118,10 @@ impl App {
     }
 
     fn run_power(&mut self, effect: super::power::PowerEffect) {
-        use super::power::{PowerEffect, PowerMsg};
+        use super::power::PowerEffect;
         match effect {
             PowerEffect::Copy { text, what } => {
-                let result = self.clipboard.copy(&text).map_err(|e| e.to_string());
+                let result = self.clipboard.copy(&text);
                 self.apply(Msg::Power(PowerMsg::Copied { what, result }));
             }
             PowerEffect::SaveHistory(dir, lines) => {
@@ -116,24 +134,55 @@ impl App {
                     let msg = "profiles cannot be switched here".to_string();
                     return self.apply(Msg::Power(PowerMsg::SwitchFailed(msg)));
                 };
-                match (switch.0)(&name) {
-                    Ok((client, info)) => {
-                        // A new worker and reply channel: whatever the old profile still had
-                        // in flight is aborted and can never arrive.
-                        if self.worker.is_some() {
-                            let (tx, replies) = mpsc::unbounded_channel();
-                            self.worker = Some(Worker::spawn(client, tx));
-                            self.replies = replies;
-                        }
-                        tracing::info!("switched to profile {}", info.profile);
-                        self.apply(Msg::Power(PowerMsg::Switched(info)));
+                self.switch_seq += 1;
+                self.switches_out += 1;
+                let seq = self.switch_seq;
+                if self.worker.is_none() {
+                    // Offline apps have no runtime to lean on: resolve in place.
+                    let result = (switch.0)(&name);
+                    if let Some(m) = self.finish_switch((seq, name, result)) {
+                        self.apply(m);
                     }
-                    Err(e) => self.apply(Msg::Power(PowerMsg::SwitchFailed(format!(
-                        "profile {name}: {e}"
-                    )))),
+                    return;
                 }
+                // Resolving may run the profile's key command (a password manager that asks):
+                // off the UI task, so keys and replies keep flowing meanwhile.
+                let tx = self.switches.0.clone();
+                tokio::task::spawn_blocking(move || {
+                    let result = (switch.0)(&name);
+                    // The app may have gone: nobody to tell.
+                    let _ = tx.send((seq, name, result));
+                });
             }
         }
+    }
+
+    /// Puts a resolved profile's client in place and returns the news for `update`, unless a
+    /// newer switch was asked for since.
+    fn finish_switch(&mut self, (seq, name, result): SwitchResult) -> Option<Msg> {
+        self.switches_out = self.switches_out.saturating_sub(1);
+        if seq != self.switch_seq {
+            return None;
+        }
+        Some(Msg::Power(match result {
+            Ok((client, info)) => {
+                // A new worker and reply channel: whatever the old profile still had in flight
+                // is aborted and can never arrive.
+                if self.worker.is_some() {
+                    let (tx, replies) = mpsc::unbounded_channel();
+                    self.worker = Some(Worker::spawn(client, tx));
+                    self.replies = replies;
+                }
+                tracing::info!("switched to profile {}", info.profile);
+                PowerMsg::Switched(info)
+            }
+            Err(e) => PowerMsg::SwitchFailed(format!("profile {name}: {e}")),
+        }))
+    }
+
+    /// Profile switches still resolving (their results, newest or stale, not yet taken in).
+    pub fn switches_pending(&self) -> usize {
+        self.switches_out
     }
 
     /// Requests made since the last call (offline apps only).
@@ -141,14 +190,29 @@ impl App {
         std::mem::take(&mut self.outbox)
     }
 
-    /// Waits for the next worker reply; `None` when there is no worker.
+    /// Waits for the next worker reply, or a profile resolved meanwhile (put in place, its
+    /// news being the reply); `None` when there is no worker.
     pub async fn next_reply(&mut self) -> Option<Msg> {
         self.worker.as_ref()?;
-        self.replies.recv().await
+        loop {
+            tokio::select! {
+                m = self.replies.recv() => return m,
+                Some(done) = self.switches.1.recv() => {
+                    if let Some(m) = self.finish_switch(done) {
+                        return Some(m);
+                    }
+                }
+            }
+        }
     }
 
-    /// A worker reply that is already waiting, if any.
+    /// A reply (or resolved profile) that is already waiting, if any.
     pub fn try_reply(&mut self) -> Option<Msg> {
+        while let Ok(done) = self.switches.1.try_recv() {
+            if let Some(m) = self.finish_switch(done) {
+                return Some(m);
+            }
+        }
         self.replies.try_recv().ok()
     }
 
