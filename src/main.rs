@@ -278,15 +278,7 @@ fn init_logging(level: &str, to_file: bool) -> Result<(), String> {
     let builder = tracing_subscriber::fmt().with_env_filter(filter);
     let log_file = Paths::with_config(None).log_file;
     if to_file && let Some(path) = log_file {
-        let opened = path
-            .parent()
-            .map_or(Ok(()), std::fs::create_dir_all)
-            .and_then(|()| {
-                std::fs::OpenOptions::new()
-                    .create(true)
-                    .append(true)
-                    .open(&path)
-            });
+        let opened = config::open_log(&path);
         // No log file is no reason to refuse to start: log nothing then.
         if let Ok(f) = opened {
             builder

@@ -9,5 +9,5 @@ mod resolve;
 
 pub use error::ConfigError;
 pub use file::{ConfigFile, ConfirmSetting, Profile, write_private};
-pub use paths::{Paths, default_config_file};
+pub use paths::{Paths, default_config_file, open_log};
 pub use resolve::{Env, Flags, KeySource, KeySpec, Resolved, Settings, resolve};

@@ -1,5 +1,6 @@
 //! Where Switchboard keeps its config, data and log files (XDG directories on Linux).
-use std::path::PathBuf;
+use std::fs::{File, OpenOptions};
+use std::path::{Path, PathBuf};
 
 const APP: &str = "switchboard";
 
@@ -15,18 +16,79 @@ pub struct Paths {
     pub config_file: Option<PathBuf>,
     /// Where the local service keeps its database by default.
     pub data_dir: Option<PathBuf>,
-    /// Where the console writes its log.
+    /// Where the console writes its log (in the data dir).
     pub log_file: Option<PathBuf>,
 }
 
 impl Paths {
     /// The standard locations, with the given config file.
     pub fn with_config(config_file: Option<PathBuf>) -> Self {
-        let log_dir = dirs::state_dir().or_else(dirs::cache_dir);
+        let data_dir = dirs::data_dir().map(|d| d.join(APP));
         Self {
             config_file,
-            data_dir: dirs::data_dir().map(|d| d.join(APP)),
-            log_file: log_dir.map(|d| d.join(APP).join("switchboard.log")),
+            log_file: data_dir.as_ref().map(|d| d.join("switchboard.log")),
+            data_dir,
         }
+    }
+}
+
+/// A log past this size is moved aside (to `….log.1`, replacing the previous one) at start-up.
+pub const LOG_ROTATE_BYTES: u64 = 5 * 1024 * 1024;
+
+/// Opens the log for appending: its folder is created, a log grown past [`LOG_ROTATE_BYTES`] is
+/// moved aside first, and a new file is readable by its owner only (logs name hosts and ids).
+pub fn open_log(path: &Path) -> std::io::Result<File> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    if std::fs::metadata(path).is_ok_and(|m| m.len() > LOG_ROTATE_BYTES) {
+        let mut old = path.as_os_str().to_owned();
+        old.push(".1");
+        std::fs::rename(path, PathBuf::from(old))?;
+    }
+    let mut opts = OpenOptions::new();
+    opts.create(true).append(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut opts, 0o600);
+    opts.open(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    #[test]
+    fn the_log_lives_in_the_data_dir() {
+        let p = Paths::with_config(None);
+        if let (Some(data), Some(log)) = (p.data_dir, p.log_file) {
+            assert_eq!(log.parent(), Some(data.as_path()));
+        }
+    }
+
+    #[test]
+    fn a_new_log_is_owner_only_and_a_big_one_is_moved_aside() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("nested").join("switchboard.log");
+        open_log(&path)
+            .and_then(|mut f| f.write_all(b"first\n"))
+            .expect("log");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(&path).expect("meta").permissions().mode();
+            assert_eq!(mode & 0o777, 0o600);
+        }
+        let big = vec![b'x'; LOG_ROTATE_BYTES as usize + 1];
+        std::fs::write(&path, &big).expect("grow");
+        open_log(&path)
+            .and_then(|mut f| f.write_all(b"fresh\n"))
+            .expect("reopen");
+        assert_eq!(std::fs::read(&path).expect("read"), b"fresh\n");
+        let aside = dir.path().join("nested").join("switchboard.log.1");
+        assert_eq!(
+            std::fs::metadata(aside).expect("aside").len(),
+            big.len() as u64
+        );
     }
 }
