@@ -71,6 +71,37 @@ fn destination_secret_is_masked() {
 }
 
 #[test]
+fn callback_hook_key_is_masked_in_preview_raw_view_and_copy() {
+    let v: serde_json::Value = serde_json::from_str(&fixture("callback-list.json")).expect("json");
+    let (row, url) = v["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .enumerate()
+        .find_map(|(i, c)| c["url"].as_str().map(|u| (i, u.to_string())))
+        .expect("a webhook_manual callback in the fixture");
+    let key = url.rsplit('/').next().expect("key segment");
+    let mut app = app_on(Tab::Callbacks, 160, 40);
+    for _ in 0..row {
+        app.apply(ch('j'));
+    }
+    let s = screen(&app);
+    assert!(s.contains("Webhook URL"), "{s}");
+    assert!(
+        s.contains(&url[..url.len() - key.len()]),
+        "address shown:\n{s}"
+    );
+    assert!(!s.contains(&key[..8]), "hook key leaked:\n{s}");
+    app.apply(ch('v'));
+    let raw = screen(&app);
+    assert!(raw.contains("\"url\""), "{raw}");
+    assert!(
+        !raw.contains(&key[..8]),
+        "hook key leaked in the raw view:\n{raw}"
+    );
+}
+
+#[test]
 fn error_help_and_too_small() {
     let mut app = started_app(80, 24);
     let loading = screen(&app);

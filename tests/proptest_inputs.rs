@@ -8,7 +8,7 @@ use proptest::prelude::*;
 use serde::de::DeserializeOwned;
 use switchboard::api::client::{decode, parse_error_body};
 use switchboard::api::model::*;
-use switchboard::api::secret::mask;
+use switchboard::api::secret::{mask, mask_url_key};
 use switchboard::api::{ApiError, Page, Secret};
 use switchboard::console::Tab;
 use switchboard::console::record::{decode_item_body, decode_page_body};
@@ -212,6 +212,21 @@ proptest! {
         prop_assert!(s.starts_with(shown));
         let kept = shown.chars().count();
         prop_assert!(kept <= 5.min(n * 5 / 16), "{kept} of {n}");
+    }
+
+    #[test]
+    fn hook_url_keys_never_print_whole(
+        host in "[a-z0-9.]{1,20}(:[0-9]{1,5})?",
+        path in "(/[a-z_]{1,8}){0,3}",
+        key in "[A-Za-z0-9]{8,64}",
+        slash in any::<bool>(),
+    ) {
+        let url = format!("https://{host}{path}/{key}{}", if slash { "/" } else { "" });
+        let shown = mask_url_key(&url);
+        // The address stays recognisable; the key shows at most its first 5 characters.
+        prop_assert!(shown.starts_with(&format!("https://{host}{path}/")), "{shown}");
+        prop_assert!(!shown.contains(&key), "{shown}");
+        prop_assert_eq!(shown, format!("https://{host}{path}/{}", mask(&key)));
     }
 
     #[test]

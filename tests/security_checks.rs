@@ -274,3 +274,45 @@ async fn console_frames_never_show_the_key() {
     }
     svc.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hook_keys_are_masked_in_tables_and_whole_in_json() {
+    let svc = start(ServiceConfig {
+        seed: switchboard::service::Seed::Demo,
+        api_key: Some(Secret::new(KEY)),
+        ..ServiceConfig::ephemeral()
+    })
+    .await
+    .expect("service");
+    let url = svc.base_url.clone();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (json, table) = tokio::task::spawn_blocking({
+        let dir = dir.path().to_path_buf();
+        move || {
+            let list = |o: &str| run(&dir, &["--base-url", &url, "callbacks", "list", "-o", o]);
+            (list("json"), list("table"))
+        }
+    })
+    .await
+    .expect("join");
+    assert!(
+        json.status.success() && table.status.success(),
+        "{}",
+        text(&table)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).expect("json");
+    let hooks: Vec<String> = v["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .filter_map(|c| c["url"].as_str().map(String::from))
+        .collect();
+    assert!(!hooks.is_empty(), "the demo has webhook_manual callbacks");
+    let table = text(&table);
+    for hook in hooks {
+        let (base, key) = hook.rsplit_once('/').expect("a key segment");
+        assert!(table.contains(base), "address shown: {table}");
+        assert!(!table.contains(&key[5..]), "hook key in the table: {table}");
+    }
+    svc.shutdown().await;
+}

@@ -44,6 +44,17 @@ pub fn mask(s: &str) -> String {
     format!("{prefix}…")
 }
 
+/// A hook address whose last path segment is its key (a callback's `url`): that segment masked,
+/// the host and path kept so the address can still be recognised.
+pub fn mask_url_key(url: &str) -> String {
+    match url.trim_end_matches('/').rsplit_once('/') {
+        Some((base, key)) if !key.is_empty() && !base.ends_with('/') => {
+            format!("{base}/{}", mask(key))
+        }
+        _ => mask(url),
+    }
+}
+
 impl fmt::Debug for Secret {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "Secret({})", self.masked())

@@ -24,6 +24,13 @@ pub fn masked(v: &Value) -> Value {
                 .map(|(k, x)| {
                     let x = match x {
                         Value::String(s) if is_secret_key(k) => Value::String(mask(s)),
+                        // A callback's url ends in its hook key.
+                        Value::String(s)
+                            if k == "url"
+                                && o.get("object").and_then(Value::as_str) == Some("callback") =>
+                        {
+                            Value::String(crate::api::secret::mask_url_key(s))
+                        }
                         other => masked(other),
                     };
                     (k.clone(), x)

@@ -4,7 +4,7 @@ use serde::de::DeserializeOwned;
 
 use super::output::Column;
 use crate::api::model::*;
-use crate::api::secret::mask;
+use crate::api::secret::{mask, mask_url_key};
 
 /// A resource that can be shown as a table row and as a detail view.
 pub trait Tabular: DeserializeOwned {
@@ -152,7 +152,10 @@ impl Tabular for Callback {
             col("ID", |c| c.id.clone()),
             col("TYPE", |c| c.kind.to_string()),
             col("NAME", |c| opt(&c.name)),
-            col("URL", |c| opt(&c.url)),
+            // The last segment is the hook's key: masked; `-o json` gives it in full.
+            col("URL", |c| {
+                c.url.as_deref().map(mask_url_key).unwrap_or_default()
+            }),
             col("INTERVAL", |c| format!("{}s", c.schedule.interval_seconds)),
             col("CREATED", |c| when(&c.created_at)),
         ]

@@ -5,6 +5,7 @@ use ratatui::widgets::Cell;
 
 use super::{Column, ViewCtx, col, interval};
 use crate::api::model::Callback;
+use crate::api::secret::mask_url_key;
 use crate::console::widgets::fields::Fields;
 
 /// List columns.
@@ -40,7 +41,8 @@ pub fn detail(c: &Callback, ctx: &ViewCtx) -> Vec<Line<'static>> {
         .field("ID", c.id.clone())
         .field("Type", c.kind.to_string())
         .opt("Description", c.description.as_deref())
-        .opt("Webhook URL", c.url.as_deref())
+        // The last segment is the hook's key: anyone holding it can post events.
+        .opt("Webhook URL", c.url.as_deref().map(mask_url_key).as_deref())
         .field("Created", ctx.when(&c.created_at))
         .field("Updated", ctx.when(&c.updated_at));
     f.section("Schedule");
