@@ -671,3 +671,42 @@ fn import_form_fits_the_smallest_terminal() {
     }
     insta::assert_snapshot!("import_create_filled_80x24", s);
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+    /// Whatever is typed as a destination URL: a valid http(s) address is sent as typed, anything
+    /// else is refused beside the field, nothing is sent, and the text stays in the field.
+    #[test]
+    fn destination_url_validation_keeps_what_was_typed(
+        typed_url in "(https?|ftp|HTTP|)(:|://)?[a-zA-Z0-9.:/?#@%_ -]{0,30}",
+    ) {
+        let mut app = app_on(Tab::Destinations);
+        app.apply(ch('c'));
+        answer_lookups(&mut app, callbacks_answer);
+        typed(&mut app, "Prop hook");
+        app.apply(key(KeyCode::Tab));
+        app.apply(key(KeyCode::Tab));
+        typed(&mut app, &typed_url);
+        app.apply(ctrl('s'));
+        let expect_ok = url::Url::parse(typed_url.trim())
+            .is_ok_and(|u| matches!(u.scheme(), "http" | "https") && u.has_host());
+        let sent = writes(&mut app);
+        if expect_ok {
+            let [(_, WriteOp::CreateDestination(body))] = sent.as_slice() else {
+                panic!("one create expected for {typed_url:?}, got {sent:?}");
+            };
+            proptest::prop_assert_eq!(body.url.as_str(), typed_url.trim());
+        } else {
+            proptest::prop_assert!(sent.is_empty(), "{typed_url:?} was sent");
+            let d = app.state.forms.dialog.as_ref().expect("the form stays open");
+            let url_field = d.field("url").expect("url field");
+            proptest::prop_assert!(url_field.error.is_some(), "no error for {typed_url:?}");
+            proptest::prop_assert_eq!(url_field.value(), typed_url.trim().to_string());
+            proptest::prop_assert_eq!(
+                d.field("name").map(|f| f.value()),
+                Some("Prop hook".to_string())
+            );
+        }
+    }
+}
