@@ -8,7 +8,7 @@ mod console_support;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use console_support::{ch, fixed_clock, fixture, fixtures_of};
+use console_support::{ch, fixed_clock, fixture, fixtures_of, key as key_msg};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -88,6 +88,30 @@ fn key_update(c: &mut Criterion) {
             b.iter(|| {
                 black_box(update(&mut state, down.clone()));
                 black_box(update(&mut state, up.clone()));
+            })
+        });
+        // With a filter and a sort on, every message but a cursor move re-derives the shown
+        // rows (server order back, then filter and sort again): the worst case per message.
+        g.bench_function(format!("resize_filtered_sorted/{rows}rows"), |b| {
+            let mut app = app_with(Tab::Teams, rows, 250, 80);
+            app.apply(ch('/'));
+            app.apply(ch('a'));
+            app.apply(key_msg(crossterm::event::KeyCode::Enter));
+            app.apply(ch('s'));
+            let mut state = app.state;
+            assert!(state.power.filters[Tab::Teams.index()].active());
+            b.iter(|| black_box(update(&mut state, Msg::Resize(250, 80))))
+        });
+        // Typing into the filter re-matches every loaded row: the cost of a real re-derive.
+        g.bench_function(format!("filter_typing/{rows}rows"), |b| {
+            let mut app = app_with(Tab::Teams, rows, 250, 80);
+            app.apply(ch('/'));
+            app.apply(ch('a'));
+            let mut state = app.state;
+            let back = key_msg(crossterm::event::KeyCode::Backspace);
+            b.iter(|| {
+                black_box(update(&mut state, ch('e')));
+                black_box(update(&mut state, back.clone()));
             })
         });
         g.bench_function(format!("tab_switch/{rows}rows"), |b| {

@@ -87,7 +87,7 @@ fn attempt_with_header(name: &str, value: &str) -> App {
     let detail = app.state.tab_state_mut(Tab::Notifications).detail.as_mut();
     let record = detail.and_then(|d| d.record.as_mut()).expect("detail open");
     if let Item::Notification(n) = &mut record.item {
-        for a in &mut n.attempts {
+        for a in &mut std::sync::Arc::make_mut(n).attempts {
             if let Some(r) = a.webhook_request.as_mut() {
                 r.response_headers.insert(name.into(), value.into());
                 r.request_headers.insert(name.into(), value.into());

@@ -209,6 +209,7 @@ fn attempt_cursor_stays_on_screen_in_a_long_history() {
     let Some(Item::Notification(n)) = d.record.as_mut().map(|r| &mut r.item) else {
         panic!("notification detail");
     };
+    let n = std::sync::Arc::make_mut(n);
     let first = n.attempts[0].clone();
     n.attempts = (0..30)
         .map(|i| {

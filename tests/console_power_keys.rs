@@ -127,6 +127,40 @@ fn filter_survives_a_reload_and_paging_uses_server_order() {
 }
 
 #[test]
+fn filtered_rows_follow_every_change_of_the_page_beneath() {
+    use switchboard::console::ApiReply;
+    use switchboard::console::record::decode_page_body;
+    let mut app = loaded(Tab::Teams, 120, 40);
+    app.apply(ch('/'));
+    typed(&mut app, "supp");
+    app.apply(key(KeyCode::Enter));
+    app.apply(ch('s'));
+    assert_eq!(ids(&app), vec!["tm_0mh50kkb0s0obMN9YQLNsw"]);
+    // Messages that change nothing keep the view as it is.
+    app.apply(Msg::Resize(120, 40));
+    assert_eq!(ids(&app), vec!["tm_0mh50kkb0s0obMN9YQLNsw"]);
+    // A reload brings a page where the other team matches: the view follows it.
+    app.apply(ch('r'));
+    let renamed = fixture("team-list.json")
+        .replace("\"Support\"", "\"Helpdesk\"")
+        .replace("\"support\"", "\"helpdesk\"")
+        .replace("\"Platform\"", "\"Support platform\"");
+    for r in app.take_requests() {
+        if let ApiCmd::List { tab, .. } = r.cmd {
+            let page = decode_page_body(tab, 200, &renamed).expect("page");
+            app.apply(Msg::Api {
+                req_id: r.req_id,
+                result: Ok(ApiReply::Page(page)),
+            });
+        }
+    }
+    let s = screen(&app);
+    assert!(s.contains("Support platform"), "{s}");
+    assert!(!s.contains("Helpdesk"), "{s}");
+    assert_eq!(ids(&app), vec!["tm_0mh50j7p0FfQzjnqvJ7a7X"]);
+}
+
+#[test]
 fn sort_cycles_columns_flips_and_shows_in_the_header() {
     let mut app = loaded(Tab::Callbacks, 120, 40);
     let server = ids(&app);

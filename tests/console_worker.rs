@@ -36,7 +36,7 @@ async fn keys_are_handled_while_a_request_hangs() {
     assert_eq!(imports.rows.len(), 2);
     let raw: serde_json::Value = serde_json::from_str(&fixture("import-list.json")).expect("json");
     assert_eq!(
-        imports.rows[0].raw, raw["items"][0],
+        *imports.rows[0].raw, raw["items"][0],
         "raw JSON kept as received"
     );
     assert_eq!(app.state.in_flight(), 1);

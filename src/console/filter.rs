@@ -66,39 +66,34 @@ impl FuzzyQuery {
     }
 }
 
-/// The texts a row is matched against: its scalar values (nested ones too), secrets left out.
-/// Each word of the query must match one of them, so that letters scattered over unrelated
-/// fields do not make a match.
-pub fn haystack(record: &Record) -> Vec<String> {
-    let mut out = Vec::new();
-    collect(&record.raw, &mut out, 0);
-    out
-}
-
-fn collect(v: &Value, out: &mut Vec<String>, depth: u8) {
+/// Calls `f` on each text a row is matched against until it returns true; whether it did.
+/// The texts are the scalar values (nested ones too), secrets left out; each word of a query
+/// must match one of them, so that letters scattered over unrelated fields do not make a match.
+fn each_text(v: &Value, depth: u8, f: &mut impl FnMut(&str) -> bool) -> bool {
     match v {
-        Value::String(s) => out.push(s.clone()),
-        Value::Number(n) => out.push(n.to_string()),
-        Value::Bool(b) => out.push(b.to_string()),
-        Value::Array(a) if depth < 3 => a.iter().for_each(|x| collect(x, out, depth + 1)),
+        Value::String(s) => f(s),
+        Value::Number(n) => f(&n.to_string()),
+        Value::Bool(b) => f(if *b { "true" } else { "false" }),
+        Value::Array(a) if depth < 3 => a.iter().any(|x| each_text(x, depth + 1, f)),
         Value::Object(o) if depth < 3 => o
             .iter()
             .filter(|(k, _)| !is_secret_key(k))
-            .for_each(|(_, x)| collect(x, out, depth + 1)),
-        _ => {}
+            .any(|(_, x)| each_text(x, depth + 1, f)),
+        _ => false,
     }
 }
 
-/// The rows that match `query` (every word of it matching some field), in their order.
-pub fn apply(query: &str, rows: Vec<Record>) -> Vec<Record> {
+/// Copies of the rows that match `query` (every word of it matching some field), in their
+/// order; the texts are matched where they lie, nothing is copied for rows that do not match.
+pub fn apply(query: &str, rows: &[Record]) -> Vec<Record> {
     let mut words: Vec<FuzzyQuery> = query.split_whitespace().map(FuzzyQuery::new).collect();
-    rows.into_iter()
+    rows.iter()
         .filter(|r| {
-            let fields = haystack(r);
             words
                 .iter_mut()
-                .all(|w| fields.iter().any(|f| w.matches(f)))
+                .all(|w| each_text(&r.raw, 0, &mut |t| w.matches(t)))
         })
+        .cloned()
         .collect()
 }
 

@@ -57,6 +57,9 @@ pub struct PowerState {
     pub sorts: [Sort; 5],
     /// Server-order rows of each tab while a filter or sort rearranges what is shown.
     pub stash: [Option<Vec<Record>>; 5],
+    /// What each tab showed filtered or sorted, kept while the rows are back in server order
+    /// so that a message that changes neither rows, filter nor sort does not redo the work.
+    pub derived: [Option<Derived>; 5],
     /// The open raw JSON view.
     pub raw: Option<RawView>,
     /// Confirmation mode of the active profile.
@@ -69,6 +72,15 @@ pub struct PowerState {
     pub profiles: Vec<String>,
     /// How copies are made (`[console] clipboard`).
     pub clipboard: super::clipboard::ClipboardMode,
+}
+
+/// Rows as a filter and sort showed them, and what they were derived from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Derived {
+    rev: u64,
+    query: String,
+    sort: Sort,
+    rows: Vec<Record>,
 }
 
 /// What the app tells the power tools.
@@ -158,25 +170,39 @@ pub fn keeps_view(state: &State, msg: &Msg) -> bool {
         )
 }
 
-/// Puts every tab's rows back in server order (the rest of `update` expects it).
+/// Puts every tab's rows back in server order (the rest of `update` expects it), keeping what
+/// was shown for [`apply`] to reuse.
 pub fn unapply(state: &mut State) {
     for tab in Tab::ALL {
-        let Some(original) = state.power.stash[tab.index()].take() else {
+        let i = tab.index();
+        let Some(original) = state.power.stash[i].take() else {
             continue;
         };
+        let query = state.power.filters[i].query.clone();
+        let sort = state.power.sorts[i];
         let list = &mut state.tab_state_mut(tab).list;
         let selected = list.selected().map(|r| r.id().to_string());
-        list.rows = original;
+        let shown = std::mem::replace(&mut list.rows, original);
         list.cursor = selected
             .and_then(|id| list.rows.iter().position(|r| r.id() == id))
             .unwrap_or(0);
+        let rev = list.rev;
+        state.power.derived[i] = Some(Derived {
+            rev,
+            query,
+            sort,
+            rows: shown,
+        });
     }
 }
 
-/// Filters and sorts every tab's rows as asked, keeping the selected row when it stays.
+/// Filters and sorts every tab's rows as asked, keeping the selected row when it stays. When
+/// rows, filter and sort are what they were at [`unapply`], the rows shown then come back as
+/// they were, without matching or copying anything.
 pub fn apply(state: &mut State) {
     for tab in Tab::ALL {
         let i = tab.index();
+        let cached = state.power.derived[i].take();
         let f = &state.power.filters[i];
         let sort = state.power.sorts[i];
         if !f.active() && sort.column.is_none() {
@@ -184,15 +210,23 @@ pub fn apply(state: &mut State) {
         }
         let query = f.query.clone();
         let list = &mut state.tab_state_mut(tab).list;
-        let original = list.rows.clone();
-        let selected = list.selected().map(|r| r.id().to_string());
-        let mut rows = if query.trim().is_empty() {
-            list.rows.clone()
-        } else {
-            filter::apply(&query, list.rows.clone())
+        // Rev 0 is a list never touched: nothing is known of its rows.
+        let reuse = cached
+            .filter(|d| d.rev != 0 && d.rev == list.rev && d.query == query && d.sort == sort);
+        let rows = match reuse {
+            Some(d) => d.rows,
+            None => {
+                let mut rows = if query.trim().is_empty() {
+                    list.rows.clone()
+                } else {
+                    filter::apply(&query, &list.rows)
+                };
+                sort.apply(tab, &mut rows);
+                rows
+            }
         };
-        sort.apply(tab, &mut rows);
-        list.rows = rows;
+        let selected = list.selected().map(|r| r.id().to_string());
+        let original = std::mem::replace(&mut list.rows, rows);
         list.cursor = selected
             .and_then(|id| list.rows.iter().position(|r| r.id() == id))
             .unwrap_or(0);
@@ -340,6 +374,7 @@ fn switched(state: &mut State, info: ProfileInfo) -> Vec<Effect> {
     p.filters = Default::default();
     p.sorts = Default::default();
     p.stash = Default::default();
+    p.derived = Default::default();
     p.raw = None;
     p.command = None;
     p.confirm = info.confirm;

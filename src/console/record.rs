@@ -1,4 +1,8 @@
 //! A loaded resource: the typed item beside the JSON exactly as received (for the raw view).
+//! Both are shared (`Arc`): filtered and sorted views copy rows, and a copy must cost a pointer,
+//! not a deep clone of the JSON.
+use std::sync::Arc;
+
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
@@ -11,15 +15,15 @@ use crate::api::page::Pagination;
 #[derive(Clone, PartialEq)]
 pub enum Item {
     /// A team.
-    Team(Box<Team>),
+    Team(Arc<Team>),
     /// A token import.
-    Import(Box<ProviderOauthImport>),
+    Import(Arc<ProviderOauthImport>),
     /// A callback.
-    Callback(Box<Callback>),
+    Callback(Arc<Callback>),
     /// A destination.
-    Destination(Box<Destination>),
+    Destination(Arc<Destination>),
     /// A notification.
-    Notification(Box<Notification>),
+    Notification(Arc<Notification>),
 }
 
 impl Item {
@@ -41,7 +45,7 @@ pub struct Record {
     /// Typed view of the item.
     pub item: Item,
     /// The item's JSON as received (key order kept).
-    pub raw: Value,
+    pub raw: Arc<Value>,
 }
 
 impl Record {
@@ -68,13 +72,16 @@ fn typed<T: DeserializeOwned>(raw: &Value, status: u16) -> Result<T, Error> {
 /// Decodes one item of the tab's resource from its JSON.
 pub fn decode_item(tab: Tab, raw: Value, status: u16) -> Result<Record, Error> {
     let item = match tab {
-        Tab::Teams => Item::Team(Box::new(typed(&raw, status)?)),
-        Tab::Imports => Item::Import(Box::new(typed(&raw, status)?)),
-        Tab::Callbacks => Item::Callback(Box::new(typed(&raw, status)?)),
-        Tab::Destinations => Item::Destination(Box::new(typed(&raw, status)?)),
-        Tab::Notifications => Item::Notification(Box::new(typed(&raw, status)?)),
+        Tab::Teams => Item::Team(Arc::new(typed(&raw, status)?)),
+        Tab::Imports => Item::Import(Arc::new(typed(&raw, status)?)),
+        Tab::Callbacks => Item::Callback(Arc::new(typed(&raw, status)?)),
+        Tab::Destinations => Item::Destination(Arc::new(typed(&raw, status)?)),
+        Tab::Notifications => Item::Notification(Arc::new(typed(&raw, status)?)),
     };
-    Ok(Record { item, raw })
+    Ok(Record {
+        item,
+        raw: Arc::new(raw),
+    })
 }
 
 /// Decodes a single-item reply body.

@@ -111,9 +111,21 @@ pub struct ListPane {
     pub pending: Option<PendingPage>,
     /// Server-side filters (cross-navigation).
     pub filter: NotificationFilter,
+    /// Changes whenever `rows` change (see [`ListPane::touch`]): views derived from the rows
+    /// are reused while it stays.
+    pub rev: u64,
 }
 
+/// Source of [`ListPane::rev`] values: unique for the process, so that no two different row sets
+/// ever carry the same one.
+static NEXT_REV: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
 impl ListPane {
+    /// Marks the rows as changed; call after any change to `rows`.
+    pub fn touch(&mut self) {
+        self.rev = NEXT_REV.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+
     /// The selected row.
     pub fn selected(&self) -> Option<&Record> {
         self.rows.get(self.cursor)

@@ -467,6 +467,7 @@ fn page_arrived(state: &mut State, tab: Tab, data: PageData) {
         .then(|| list.selected().map(|r| r.id().to_string()))
         .flatten();
     list.rows = data.records;
+    list.touch();
     list.pagination = data.pagination;
     // Without items before this page, it is the first one, whatever was counted.
     list.page = if list.pagination.has_more_before {
@@ -502,6 +503,7 @@ fn item_arrived(state: &mut State, tab: Tab, record: Record) {
     // Keep the list row in step with the fresher copy.
     if let Some(row) = ts.list.rows.iter_mut().find(|r| r.id() == record.id()) {
         *row = record.clone();
+        ts.list.touch();
     }
     if let Some(d) = ts.detail.as_mut() {
         d.pending = None;

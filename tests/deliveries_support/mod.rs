@@ -212,8 +212,8 @@ pub fn normalize(state: &mut State) {
         let detail = ts.detail.as_mut().and_then(|d| d.record.as_mut());
         for r in ts.list.rows.iter_mut().chain(detail) {
             match &mut r.item {
-                Item::Notification(n) => fix(n),
-                Item::Destination(d) => d.created_at = at,
+                Item::Notification(n) => fix(std::sync::Arc::make_mut(n)),
+                Item::Destination(d) => std::sync::Arc::make_mut(d).created_at = at,
                 _ => {}
             }
         }

@@ -1,4 +1,6 @@
 //! This module's part of `update`: keys while its panes are open, its actions, its replies.
+use std::sync::Arc;
+
 use crossterm::event::{KeyCode, KeyEvent};
 
 use super::filter::FilterDialog;
@@ -310,7 +312,8 @@ pub fn on_reply(state: &mut State, req_id: u64, result: Result<ApiReply, Error>)
         if let Ok(ApiReply::Page(p)) = result {
             for r in p.records {
                 if let Item::Destination(dest) = r.item {
-                    d.destinations.insert(dest.id.clone(), *dest);
+                    d.destinations
+                        .insert(dest.id.clone(), Arc::unwrap_or_clone(dest));
                 }
             }
         }
@@ -327,7 +330,7 @@ pub fn on_reply(state: &mut State, req_id: u64, result: Result<ApiReply, Error>)
             let more = p.pagination.has_more_after;
             h.items
                 .extend(p.records.into_iter().filter_map(|r| match r.item {
-                    Item::Notification(n) => Some(*n),
+                    Item::Notification(n) => Some(Arc::unwrap_or_clone(n)),
                     _ => None,
                 }));
             h.items.truncate(HEALTH_SAMPLE);

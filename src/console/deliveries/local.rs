@@ -67,6 +67,7 @@ pub fn after_reply(state: &mut State) {
         Item::Notification(n) => n.status.as_str() == status,
         _ => true,
     });
+    list.touch();
     list.cursor = list.cursor.min(list.rows.len().saturating_sub(1));
     list.offset = list.offset.min(list.cursor);
 }

@@ -596,6 +596,7 @@ fn write_done(state: &mut State, record: Record) -> Vec<Effect> {
     let ts = state.tab_state_mut(tab);
     if let Some(row) = ts.list.rows.iter_mut().find(|r| r.id() == id) {
         *row = record.clone();
+        ts.list.touch();
     }
     let detail_here = ts.detail.as_ref().is_some_and(|dp| dp.id == id);
     if deleted && detail_here {
