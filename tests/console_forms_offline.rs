@@ -710,3 +710,50 @@ proptest::proptest! {
         }
     }
 }
+
+#[test]
+fn mouse_focuses_fields_picks_options_saves_and_cancels_a_form() {
+    let mut app = app_on(Tab::Destinations);
+    app.state.power.mouse = true; // as configured by default; the offline app starts bare
+    app.apply(ch('c'));
+    answer_lookups(&mut app, callbacks_answer);
+    let focus = |app: &App| app.state.forms.dialog.as_ref().map(|d| d.focus);
+    assert_eq!(focus(&app), Some(0));
+    // A click on a label focuses its field; typing goes there.
+    click_on(&mut app, "URL         *");
+    assert_eq!(focus(&app), Some(2));
+    typed(&mut app, "https://hooks.example.com/m");
+    // A click on an option picks it.
+    click_on(&mut app, "( ) selected");
+    assert_eq!(focus(&app), Some(3));
+    assert!(screen(&app).contains("(•) selected"));
+    // Save: the empty name and selection are refused beside their fields, nothing is sent.
+    click_on(&mut app, "Ctrl-S save");
+    assert!(writes(&mut app).is_empty());
+    let d = app.state.forms.dialog.as_ref().expect("still open");
+    assert!(d.field("name").and_then(|f| f.error.as_ref()).is_some());
+    assert_eq!(
+        d.field("url").map(|f| f.value()),
+        Some("https://hooks.example.com/m".into()),
+        "what was typed stays"
+    );
+    // Name it, go back to "all", save: one create.
+    click_on(&mut app, "Name        *");
+    typed(&mut app, "Mouse hook");
+    click_on(&mut app, "( ) all");
+    click_on(&mut app, "Ctrl-S save");
+    let sent = writes(&mut app);
+    let [(_, WriteOp::CreateDestination(body))] = sent.as_slice() else {
+        panic!("one create expected, got {sent:?}");
+    };
+    assert_eq!(body.name, "Mouse hook");
+    assert_eq!(body.callbacks.kind, "all");
+
+    // Cancel on a form with typing asks first, as Esc does.
+    let mut app = app_on(Tab::Teams);
+    app.state.power.mouse = true;
+    app.apply(ch('c'));
+    typed(&mut app, "Half typed");
+    click_on(&mut app, "Esc cancel");
+    assert!(screen(&app).contains("Discard what you typed?"));
+}

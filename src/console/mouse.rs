@@ -1,5 +1,7 @@
 //! Mouse: a click on a tab opens it, a click on a row selects it (a second click opens it), a
-//! click on a confirmation's No / Yes answers it, the wheel scrolls. Off when the config says `mouse = false`.
+//! click on a confirmation's No / Yes answers it, a click in a form focuses a field (picks a
+//! choice's option) or saves or cancels through the keys shown at its foot, the wheel scrolls.
+//! Off when the config says `mouse = false`.
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
 use ratatui::layout::{Position, Rect};
 
@@ -48,21 +50,23 @@ pub fn on_mouse(state: &mut State, ev: MouseEvent) -> Vec<Effect> {
     }
 }
 
-/// A click on a confirmation's No or Yes button answers it as the keys `n` and `y` would.
+/// A click on a confirmation's No or Yes button answers it as the keys `n` and `y` would; one
+/// in a form goes to [`super::forms::click`].
 fn dialog_click(state: &mut State, ev: MouseEvent) -> Vec<Effect> {
     if ev.kind != MouseEventKind::Down(MouseButton::Left) {
         return Vec::new();
     }
     let screen = Rect::new(0, 0, state.size.0, state.size.1);
-    let Some((no, yes)) = state
-        .forms
-        .dialog
-        .as_ref()
-        .and_then(|d| super::widgets::confirm::buttons(screen, d, &state.theme))
-    else {
+    let at = Position::new(ev.column, ev.row);
+    let Some(d) = state.forms.dialog.as_ref() else {
         return Vec::new();
     };
-    let at = Position::new(ev.column, ev.row);
+    if let Some(hit) = super::widgets::form::hit(screen, d, &state.theme, at) {
+        return super::forms::click(state, hit);
+    }
+    let Some((no, yes)) = super::widgets::confirm::buttons(screen, d, &state.theme) else {
+        return Vec::new();
+    };
     let answer = if yes.contains(at) {
         'y'
     } else if no.contains(at) {

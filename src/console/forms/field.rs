@@ -254,6 +254,19 @@ impl Field {
         used
     }
 
+    /// Picks option `k` of a choice field; whether it was one (and `k` exists).
+    pub fn choose(&mut self, k: usize) -> bool {
+        let FieldKind::Choice { options, index } = &mut self.kind else {
+            return false;
+        };
+        if k >= options.len() {
+            return false;
+        }
+        *index = k;
+        self.revalidate();
+        true
+    }
+
     /// Runs the format check on the current value (clearing a previous server message).
     pub fn revalidate(&mut self) {
         self.error = None;

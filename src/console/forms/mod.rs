@@ -457,6 +457,28 @@ fn editing_key(state: &mut State, key: KeyEvent) -> Vec<Effect> {
     }
 }
 
+/// A click on an open form: focus a field (and pick a choice's option), save or cancel.
+pub fn click(state: &mut State, hit: crate::console::widgets::form::FormHit) -> Vec<Effect> {
+    use crate::console::widgets::form::FormHit;
+    let Some(d) = state.forms.dialog.as_mut() else {
+        return Vec::new();
+    };
+    match hit {
+        FormHit::Save => submit(state),
+        FormHit::Cancel => editing_key(state, KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE)),
+        FormHit::Field(i, option) => {
+            d.focus = i.min(d.fields.len().saturating_sub(1));
+            if let Some(k) = option
+                && let Some(f) = d.fields.get_mut(i)
+                && f.choose(k)
+            {
+                teams::after_change(d);
+            }
+            Vec::new()
+        }
+    }
+}
+
 /// Validates the form; asks to confirm, or sends the write.
 fn submit(state: &mut State) -> Vec<Effect> {
     let Some(d) = state.forms.dialog.as_mut() else {

@@ -4,7 +4,7 @@ use ratatui::Frame;
 use ratatui::layout::{Position, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Clear, Paragraph, Wrap};
+use ratatui::widgets::{Block, Clear, Paragraph};
 
 use super::centered;
 use crate::console::forms::field::{Field, FieldKind};
@@ -20,46 +20,128 @@ const VALUE: usize = 30;
 /// Picker rows shown at once.
 const PICKER_ROWS: usize = 6;
 
-/// Draws the dialog centred in `area`.
-pub fn render(frame: &mut Frame, area: Rect, d: &Dialog, theme: &Theme) {
-    if d.fields.is_empty() {
-        render_confirm(frame, area, d, theme);
-        return;
-    }
+/// A form laid out: its box, its lines (one screen row each) and where things are on them.
+struct Laid {
+    rect: Rect,
+    lines: Vec<Line<'static>>,
+    /// Lines scrolled off the top.
+    scroll: usize,
+    /// Each field's first line and one past its last.
+    fields: Vec<(usize, usize)>,
+    /// The line with the keys.
+    footer: usize,
+    /// The cursor's line and column, when the focused field has one.
+    cursor: Option<(usize, u16)>,
+}
+
+/// What a click on a form hits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FormHit {
+    /// A field (for a choice, the option under the pointer too).
+    Field(usize, Option<usize>),
+    /// The save key in the footer.
+    Save,
+    /// The cancel key in the footer.
+    Cancel,
+}
+
+/// The footer's keys: what is shown, and what a click on each does.
+const FOOTER_KEYS: &[(&str, &str, Option<FormHit>)] = &[
+    ("Tab", "next", None),
+    ("Shift-Tab", "back", None),
+    ("Ctrl-S", "save", Some(FormHit::Save)),
+    ("Esc", "cancel", Some(FormHit::Cancel)),
+];
+
+fn lay_out(area: Rect, d: &Dialog, theme: &Theme) -> Laid {
     let width = area.width.saturating_sub(4).min(90);
     let inner_w = usize::from(width.saturating_sub(2));
     let mut lines: Vec<Line<'static>> = Vec::new();
+    let mut fields = Vec::with_capacity(d.fields.len());
     let mut focus_line = 0;
     let mut cursor: Option<(usize, u16)> = None;
     for (i, f) in d.fields.iter().enumerate() {
         let focused = i == d.focus && d.phase == Phase::Editing;
+        let start = lines.len();
         if focused {
-            focus_line = lines.len();
+            focus_line = start;
         }
         let (first, col) = field_lines(f, focused, inner_w, theme, &mut lines);
+        fields.push((start, lines.len()));
         if focused && let Some(col) = col {
             cursor = Some((first, col));
         }
     }
     lines.push(Line::default());
     if let Some(m) = &d.message {
-        lines.push(Line::from(Span::styled(m.clone(), theme.error)));
+        // Wrapped here, not by the paragraph, so that a line is a screen row for the mouse.
+        for chunk in wrap(m, inner_w) {
+            lines.push(Line::from(Span::styled(chunk, theme.error)));
+        }
     }
-    lines.push(footer(d, theme));
+    let footer = lines.len();
+    lines.push(footer_line(d, theme));
     let wanted = u16::try_from(lines.len() + 2).unwrap_or(u16::MAX);
-    let r = centered(area, width, wanted);
-    let inner_h = usize::from(r.height.saturating_sub(2));
+    let rect = centered(area, width, wanted);
+    let inner_h = usize::from(rect.height.saturating_sub(2));
     // Keep the focused field in view when the form is taller than the screen; the footer lines
     // at the end are what scrolls away last.
     let scroll = focus_line.saturating_sub(inner_h.saturating_sub(PICKER_ROWS + 3));
     let scroll = scroll.min(lines.len().saturating_sub(inner_h));
+    Laid {
+        rect,
+        lines,
+        scroll,
+        fields,
+        footer,
+        cursor,
+    }
+}
+
+/// `text` cut into lines of at most `w` characters, at spaces where it can be.
+fn wrap(text: &str, w: usize) -> Vec<String> {
+    let w = w.max(1);
+    let mut out = Vec::new();
+    let mut line = String::new();
+    for word in text.split(' ') {
+        let len = line.chars().count();
+        if len > 0 && len + 1 + word.chars().count() > w {
+            out.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+        while line.chars().count() > w {
+            let rest: String = line.chars().skip(w).collect();
+            out.push(line.chars().take(w).collect());
+            line = rest;
+        }
+    }
+    out.push(line);
+    out
+}
+
+/// Draws the dialog centred in `area`.
+pub fn render(frame: &mut Frame, area: Rect, d: &Dialog, theme: &Theme) {
+    if d.fields.is_empty() {
+        render_confirm(frame, area, d, theme);
+        return;
+    }
+    let Laid {
+        rect: r,
+        lines,
+        scroll,
+        cursor,
+        ..
+    } = lay_out(area, d, theme);
+    let inner_h = usize::from(r.height.saturating_sub(2));
     let title = Line::from(Span::styled(format!(" {} ", d.title), theme.accent));
     let block = Block::bordered().title(title);
     frame.render_widget(Clear, r);
     frame.render_widget(
         Paragraph::new(lines)
             .block(block)
-            .wrap(Wrap { trim: false })
             .scroll((u16::try_from(scroll).unwrap_or(0), 0)),
         r,
     );
@@ -77,23 +159,66 @@ pub fn render(frame: &mut Frame, area: Rect, d: &Dialog, theme: &Theme) {
     }
 }
 
+/// What is under `at` in a form being edited in `area`, if anything that answers a click.
+pub fn hit(area: Rect, d: &Dialog, theme: &Theme, at: Position) -> Option<FormHit> {
+    if d.fields.is_empty() || d.phase != Phase::Editing {
+        return None;
+    }
+    let laid = lay_out(area, d, theme);
+    let r = laid.rect;
+    let inner = Rect::new(
+        r.x + 1,
+        r.y + 1,
+        r.width.saturating_sub(2),
+        r.height.saturating_sub(2),
+    );
+    if !inner.contains(at) {
+        return None;
+    }
+    let line = laid.scroll + usize::from(at.y - inner.y);
+    let col = usize::from(at.x - inner.x);
+    if line == laid.footer {
+        let mut x = 0;
+        for (k, w, what) in FOOTER_KEYS {
+            let width = k.chars().count() + 1 + w.chars().count();
+            if (x..x + width).contains(&col) {
+                return *what;
+            }
+            x += width + 2;
+        }
+        return None;
+    }
+    let i = laid
+        .fields
+        .iter()
+        .position(|(a, b)| (*a..*b).contains(&line))?;
+    let option = match &d.fields[i].kind {
+        FieldKind::Choice { options, .. } if line == laid.fields[i].0 && col >= LABEL => {
+            // Options are drawn as `( ) name  ` one after the other.
+            let mut x = LABEL;
+            options.iter().position(|o| {
+                let w = 4 + o.chars().count() + 2;
+                let here = (x..x + w).contains(&col);
+                x += w;
+                here
+            })
+        }
+        _ => None,
+    };
+    Some(FormHit::Field(i, option))
+}
+
 /// A dialog's confirmation step (or a dialog that is only a confirmation).
 fn render_confirm(frame: &mut Frame, area: Rect, d: &Dialog, theme: &Theme) {
     super::confirm::render(frame, area, d, theme);
 }
 
-fn footer(d: &Dialog, theme: &Theme) -> Line<'static> {
-    let keys: &[(&str, &str)] = match d.phase {
-        Phase::Submitting(_) => &[("", "Saving…")],
-        _ => &[
-            ("Tab", "next"),
-            ("Shift-Tab", "back"),
-            ("Ctrl-S", "save"),
-            ("Esc", "cancel"),
-        ],
-    };
+fn footer_line(d: &Dialog, theme: &Theme) -> Line<'static> {
+    if let Phase::Submitting(_) = d.phase {
+        return Line::from(Span::styled(" Saving…  ", theme.muted));
+    }
     let mut spans = Vec::new();
-    for (k, w) in keys {
+    for (k, w, _) in FOOTER_KEYS {
         spans.push(Span::styled(k.to_string(), theme.key));
         spans.push(Span::styled(format!(" {w}  "), theme.muted));
     }
