@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Start-up, memory and idle CPU of the console in a pseudo-terminal (BENCHMARKS.md).
 
-usage: pty_probe.py BINARY BASE_URL NEEDLE
-Runs BINARY --base-url BASE_URL in a 120x40 PTY (key from SWITCHBOARD_API_KEY), and prints:
+usage: pty_probe.py BINARY BASE_URL|demo NEEDLE
+Runs BINARY --base-url BASE_URL (key from SWITCHBOARD_API_KEY), or BINARY demo (which starts
+its own seeded local service first), in a 120x40 PTY, and prints:
   - ms from spawn until NEEDLE (text from the first data page) appears on the screen;
   - VmRSS after visiting all five tabs (keys 2..5, then 1) and letting them load;
   - CPU ticks (utime+stime from /proc/PID/stat) over 10 s of idling afterwards.
@@ -41,7 +42,8 @@ def rss_kb(pid):
 t0 = time.monotonic()
 pid, fd = pty.fork()
 if pid == 0:
-    os.execv(binary, [binary, "--base-url", base_url])
+    args = ["demo"] if base_url == "demo" else ["--base-url", base_url]
+    os.execv(binary, [binary, *args])
 fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
 os.kill(pid, signal.SIGWINCH)
 _, found = read_for(fd, 10, needle)
