@@ -25,7 +25,11 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    ExitCode::from(runtime.block_on(dispatch(cli)))
+    let code = runtime.block_on(dispatch(cli));
+    // A profile's key command may still be running on a blocking thread (a password manager
+    // waiting for its user): leave without waiting for it.
+    runtime.shutdown_timeout(std::time::Duration::from_millis(100));
+    ExitCode::from(code)
 }
 
 async fn dispatch(cli: Cli) -> u8 {

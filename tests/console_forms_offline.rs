@@ -757,3 +757,31 @@ fn mouse_focuses_fields_picks_options_saves_and_cancels_a_form() {
     click_on(&mut app, "Esc cancel");
     assert!(screen(&app).contains("Discard what you typed?"));
 }
+
+#[test]
+fn a_long_server_message_beside_a_field_wraps_and_keeps_its_end() {
+    let mut app = app_on(Tab::Teams);
+    app.apply(ch('c'));
+    typed(&mut app, "Platform");
+    app.apply(ctrl('s'));
+    let sent = writes(&mut app);
+    let [(req_id, _)] = sent.as_slice() else {
+        panic!("one create expected, got {sent:?}");
+    };
+    let long = "A team with this name already exists in the organization; team names must be \
+                unique across every project, so choose another one or rename the old team";
+    app.apply(Msg::Api {
+        req_id: *req_id,
+        result: Err(api_error(json!({
+            "ok": false, "status": 400, "code": "invalid_data", "message": "Invalid body",
+            "errors": [{"code": "taken", "message": long, "path": ["name"]}]
+        }))),
+    });
+    let s = screen(&app);
+    assert!(s.contains("old team"), "the end of the message shows:\n{s}");
+    assert!(s.contains("A team with this name"), "{s}");
+    assert_eq!(
+        app.state.forms.dialog.as_ref().map(|d| d.text("name")),
+        Some("Platform".to_string())
+    );
+}

@@ -333,7 +333,22 @@ fn copy_also_sets_the_system_clipboard_and_falls_back_to_it() {
     assert_eq!(got.lock().expect("lock").len(), 2);
     let s = screen(&app);
     assert!(
-        s.contains(&format!("Copied id {id} (system clipboard)")),
+        s.contains(&format!(
+            "Copied id {id} (system clipboard; failed: terminal"
+        )),
+        "{s}"
+    );
+
+    // The system clipboard refuses: the copy went by OSC 52, and the toast says what failed.
+    let mut app = loaded(Tab::Teams, 120, 30);
+    app.clipboard = Clipboard::to_buffer(Arc::new(Mutex::new(Vec::new()))).with_system(Desktop {
+        got: got.clone(),
+        works: false,
+    });
+    app.apply(ch('y'));
+    let s = screen(&app);
+    assert!(
+        s.contains("(OSC 52; failed: system clipboard: no display)"),
         "{s}"
     );
 

@@ -303,3 +303,81 @@ async fn the_newest_profile_switch_wins() {
     );
     assert!(screen(&app).contains("profile quick"));
 }
+
+#[tokio::test]
+async fn switching_back_drops_the_pending_switch_and_writes_wait_for_it() {
+    let demo = support_service::demo().await;
+    let (switcher, open) = gated_switcher(demo.client.clone(), demo.svc.base_url.clone());
+    let mut app = App::with_client(
+        State::new("test", &demo.svc.base_url, fixed_clock()),
+        demo.client.clone(),
+    );
+    app.switcher = Some(switcher);
+    app.apply(Msg::Resize(120, 40));
+    app.start();
+    until(&mut app, |a| {
+        a.state.current().list.load == LoadState::Loaded
+    })
+    .await;
+    let teams_before = demo
+        .client
+        .list_teams(&ListQuery::default())
+        .await
+        .expect("teams")
+        .items
+        .len();
+
+    command(&mut app, "profile slow");
+    // A write while the switch resolves is held back, with what was typed kept.
+    app.apply(ch('c'));
+    for c in "Held back".chars() {
+        app.apply(ch(c));
+    }
+    app.apply(Msg::Key(crossterm::event::KeyEvent::new(
+        KeyCode::Char('s'),
+        crossterm::event::KeyModifiers::CONTROL,
+    )));
+    let d = app
+        .state
+        .forms
+        .dialog
+        .as_ref()
+        .expect("the form stays open");
+    assert!(
+        d.message
+            .as_deref()
+            .is_some_and(|m| m.contains("Switching to profile slow")),
+        "{:?}",
+        d.message
+    );
+    assert_eq!(d.text("name"), "Held back");
+    app.apply(key(KeyCode::Esc));
+    app.apply(ch('y'));
+    assert!(app.state.forms.dialog.is_none());
+
+    // Back to the profile in use: the pending switch is dropped.
+    command(&mut app, "profile test");
+    assert!(toasted(&app, "Staying on profile test"));
+    open.send(()).expect("gate");
+    let deadline = tokio::time::Instant::now() + DEADLINE;
+    while app.switches_pending() > 0 {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "slow never resolved"
+        );
+        match app.try_reply() {
+            Some(m) => app.apply(m),
+            None => tokio::task::yield_now().await,
+        }
+    }
+    assert_eq!(app.state.profile, "test");
+    assert!(!toasted(&app, "Profile slow"));
+    let teams_after = demo
+        .client
+        .list_teams(&ListQuery::default())
+        .await
+        .expect("teams")
+        .items
+        .len();
+    assert_eq!(teams_after, teams_before, "nothing was created");
+}

@@ -80,7 +80,7 @@ fn callback_hook_key_is_masked_in_preview_raw_view_and_copy() {
         .enumerate()
         .find_map(|(i, c)| c["url"].as_str().map(|u| (i, u.to_string())))
         .expect("a webhook_manual callback in the fixture");
-    let key = url.rsplit('/').next().expect("key segment");
+    let hook_key = url.rsplit('/').next().expect("key segment");
     let mut app = app_on(Tab::Callbacks, 160, 40);
     for _ in 0..row {
         app.apply(ch('j'));
@@ -88,17 +88,25 @@ fn callback_hook_key_is_masked_in_preview_raw_view_and_copy() {
     let s = screen(&app);
     assert!(s.contains("Webhook URL"), "{s}");
     assert!(
-        s.contains(&url[..url.len() - key.len()]),
+        s.contains(&url[..url.len() - hook_key.len()]),
         "address shown:\n{s}"
     );
-    assert!(!s.contains(&key[..8]), "hook key leaked:\n{s}");
+    assert!(!s.contains(&hook_key[..8]), "hook key leaked:\n{s}");
     app.apply(ch('v'));
     let raw = screen(&app);
     assert!(raw.contains("\"url\""), "{raw}");
     assert!(
-        !raw.contains(&key[..8]),
+        !raw.contains(&hook_key[..8]),
         "hook key leaked in the raw view:\n{raw}"
     );
+    // The filter matches the address as shown, never the hidden key.
+    app.apply(key(KeyCode::Esc));
+    app.apply(ch('/'));
+    for c in hook_key[6..14].chars() {
+        app.apply(ch(c));
+    }
+    let s = screen(&app);
+    assert!(s.contains("0 of"), "the key is not searchable:\n{s}");
 }
 
 #[test]

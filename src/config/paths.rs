@@ -44,7 +44,8 @@ pub fn open_log(path: &Path) -> std::io::Result<File> {
     if std::fs::metadata(path).is_ok_and(|m| m.len() > LOG_ROTATE_BYTES) {
         let mut old = path.as_os_str().to_owned();
         old.push(".1");
-        std::fs::rename(path, PathBuf::from(old))?;
+        // A log that cannot be moved aside is still worth appending to.
+        let _ = std::fs::rename(path, PathBuf::from(old));
     }
     let mut opts = OpenOptions::new();
     opts.create(true).append(true);

@@ -129,6 +129,8 @@ impl App {
                     tracing::warn!("command history not saved in {}: {e}", dir.display());
                 }
             }
+            // A newer sequence number makes the pending result stale.
+            PowerEffect::CancelSwitch => self.switch_seq += 1,
             PowerEffect::SwitchProfile(name) => {
                 let Some(switch) = self.switcher.clone() else {
                     let msg = "profiles cannot be switched here".to_string();
@@ -167,7 +169,8 @@ impl App {
         Some(Msg::Power(match result {
             Ok((client, info)) => {
                 // A new worker and reply channel: whatever the old profile still had in flight
-                // is aborted and can never arrive.
+                // is aborted and can never arrive (writes are held back while a switch
+                // resolves, so only reads are lost).
                 if self.worker.is_some() {
                     let (tx, replies) = mpsc::unbounded_channel();
                     self.worker = Some(Worker::spawn(client, tx));

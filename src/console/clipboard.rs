@@ -40,11 +40,12 @@ impl ClipboardMode {
 }
 
 /// Whether the environment describes a local graphical session, where a system clipboard
-/// exists and is the user's (over SSH it would be the remote machine's, or none).
+/// exists and is the user's (over SSH it would be the remote machine's, or none). On Linux that
+/// takes an X display: Wayland sessions reach the clipboard through XWayland's `DISPLAY`.
 pub fn local_desktop(var: impl Fn(&str) -> Option<String>) -> bool {
     let set = |name: &str| var(name).is_some_and(|v| !v.is_empty());
     let remote = set("SSH_CONNECTION") || set("SSH_TTY");
-    let display = set("DISPLAY") || set("WAYLAND_DISPLAY") || cfg!(target_os = "macos");
+    let display = set("DISPLAY") || cfg!(any(target_os = "macos", target_os = "windows"));
     display && !remote
 }
 
@@ -101,22 +102,14 @@ impl Clipboard {
     /// The clipboard for `mode` in this process's environment.
     pub fn for_mode(mode: ClipboardMode) -> Self {
         let local = local_desktop(|k| std::env::var(k).ok());
-        let system =
-            || Some(Arc::new(Mutex::new(Arboard::default())) as Shared<dyn SystemClipboard>);
-        let terminal = || Some(Arc::new(Mutex::new(std::io::stdout())) as Shared<dyn Write + Send>);
         match mode {
-            ClipboardMode::Auto => Self {
-                terminal: terminal(),
-                system: if local { system() } else { None },
-            },
-            ClipboardMode::Osc52 => Self {
-                terminal: terminal(),
-                system: None,
-            },
+            ClipboardMode::Auto if local => Self::default().with_system(Arboard::default()),
+            ClipboardMode::Auto | ClipboardMode::Osc52 => Self::default(),
             ClipboardMode::System => Self {
                 terminal: None,
-                system: system(),
-            },
+                system: None,
+            }
+            .with_system(Arboard::default()),
         }
     }
 
@@ -139,8 +132,8 @@ impl Clipboard {
         self
     }
 
-    /// Sends `text` every configured way; `Ok` names the ways that took it, `Err` says why
-    /// none did.
+    /// Sends `text` every configured way; `Ok` names the ways that took it (and any that
+    /// failed, since a terminal's silence says nothing of OSC 52), `Err` says why none did.
     pub fn copy(&self, text: &str) -> Result<String, String> {
         let mut took = Vec::new();
         let mut failed = Vec::new();
@@ -160,14 +153,15 @@ impl Clipboard {
                 Err(e) => failed.push(format!("system clipboard: {e}")),
             }
         }
-        if took.is_empty() {
-            Err(if failed.is_empty() {
-                "no clipboard configured".into()
-            } else {
+        match (took.is_empty(), failed.is_empty()) {
+            (true, true) => Err("no clipboard configured".into()),
+            (true, false) => Err(failed.join("; ")),
+            (false, true) => Ok(took.join(" + ")),
+            (false, false) => Ok(format!(
+                "{}; failed: {}",
+                took.join(" + "),
                 failed.join("; ")
-            })
-        } else {
-            Ok(took.join(" + "))
+            )),
         }
     }
 }
@@ -217,7 +211,10 @@ mod tests {
             }
         };
         assert!(local_desktop(env(&[("DISPLAY", ":0")])));
-        assert!(local_desktop(env(&[("WAYLAND_DISPLAY", "wayland-0")])));
+        assert!(local_desktop(env(&[
+            ("DISPLAY", ":0"),
+            ("WAYLAND_DISPLAY", "wayland-0")
+        ])));
         assert!(!local_desktop(env(&[
             ("DISPLAY", ":0"),
             ("SSH_CONNECTION", "10.0.0.1 5 10.0.0.2 22")

@@ -6,7 +6,7 @@ use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 use serde_json::Value;
 
-use super::raw_json::is_secret_key;
+use super::raw_json::{is_secret_key, shown_field};
 use super::record::Record;
 
 /// One tab's filter.
@@ -75,10 +75,15 @@ fn each_text(v: &Value, depth: u8, f: &mut impl FnMut(&str) -> bool) -> bool {
         Value::Number(n) => f(&n.to_string()),
         Value::Bool(b) => f(if *b { "true" } else { "false" }),
         Value::Array(a) if depth < 3 => a.iter().any(|x| each_text(x, depth + 1, f)),
-        Value::Object(o) if depth < 3 => o
-            .iter()
-            .filter(|(k, _)| !is_secret_key(k))
-            .any(|(_, x)| each_text(x, depth + 1, f)),
+        // Secrets are not matched at all, a hook URL only as shown (its key masked).
+        Value::Object(o) if depth < 3 => {
+            o.iter()
+                .filter(|(k, _)| !is_secret_key(k))
+                .any(|(k, x)| match x {
+                    Value::String(s) => f(&shown_field(o, k, s)),
+                    other => each_text(other, depth + 1, f),
+                })
+        }
         _ => false,
     }
 }

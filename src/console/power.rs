@@ -72,6 +72,8 @@ pub struct PowerState {
     pub profiles: Vec<String>,
     /// How copies are made (`[console] clipboard`).
     pub clipboard: super::clipboard::ClipboardMode,
+    /// The profile being switched to, while it resolves.
+    pub switching: Option<String>,
 }
 
 /// Rows as a filter and sort showed them, and what they were derived from.
@@ -128,6 +130,8 @@ pub enum PowerEffect {
     SaveHistory(PathBuf, Vec<String>),
     /// Build a client for another profile.
     SwitchProfile(String),
+    /// Forget the switch still resolving (the user stays where they are).
+    CancelSwitch,
 }
 
 fn fx(e: PowerEffect) -> Vec<Effect> {
@@ -354,6 +358,7 @@ fn on_msg(state: &mut State, msg: PowerMsg) -> Vec<Effect> {
             Vec::new()
         }
         PowerMsg::SwitchFailed(e) => {
+            state.power.switching = None;
             state.toast(ToastKind::Error, e);
             Vec::new()
         }
@@ -375,6 +380,7 @@ fn switched(state: &mut State, info: ProfileInfo) -> Vec<Effect> {
     p.sorts = Default::default();
     p.stash = Default::default();
     p.derived = Default::default();
+    p.switching = None;
     p.raw = None;
     p.command = None;
     p.confirm = info.confirm;
@@ -471,12 +477,22 @@ pub fn run_command(state: &mut State, line: &str) -> Vec<Effect> {
             Vec::new()
         }
         Command::Goto(id) => goto(state, &id),
-        Command::Profile(name) if name == state.profile => {
-            state.toast(ToastKind::Info, format!("Already on profile {name}"));
-            Vec::new()
-        }
+        Command::Profile(name) if name == state.profile => match state.power.switching.take() {
+            Some(pending) => {
+                state.toast(
+                    ToastKind::Info,
+                    format!("Staying on profile {name} (switch to {pending} dropped)"),
+                );
+                fx(PowerEffect::CancelSwitch)
+            }
+            None => {
+                state.toast(ToastKind::Info, format!("Already on profile {name}"));
+                Vec::new()
+            }
+        },
         Command::Profile(name) => {
             state.toast(ToastKind::Info, format!("Switching to profile {name}…"));
+            state.power.switching = Some(name.clone());
             fx(PowerEffect::SwitchProfile(name))
         }
     });

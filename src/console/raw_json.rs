@@ -16,6 +16,22 @@ pub fn is_secret_key(key: &str) -> bool {
     k.contains("secret") || k.contains("password") || (k.ends_with("token") && k != "token_type")
 }
 
+/// How string field `key` of object `o` may be shown: masked when it holds a secret (a
+/// secret-named field, or a callback's url, which ends in its hook key), else as it is.
+pub fn shown_field<'a>(
+    o: &serde_json::Map<String, Value>,
+    key: &str,
+    s: &'a str,
+) -> std::borrow::Cow<'a, str> {
+    if is_secret_key(key) {
+        mask(s).into()
+    } else if key == "url" && o.get("object").and_then(Value::as_str) == Some("callback") {
+        crate::api::secret::mask_url_key(s).into()
+    } else {
+        s.into()
+    }
+}
+
 /// The value with every secret field replaced by its first characters and `…`.
 pub fn masked(v: &Value) -> Value {
     match v {
@@ -23,14 +39,7 @@ pub fn masked(v: &Value) -> Value {
             o.iter()
                 .map(|(k, x)| {
                     let x = match x {
-                        Value::String(s) if is_secret_key(k) => Value::String(mask(s)),
-                        // A callback's url ends in its hook key.
-                        Value::String(s)
-                            if k == "url"
-                                && o.get("object").and_then(Value::as_str) == Some("callback") =>
-                        {
-                            Value::String(crate::api::secret::mask_url_key(s))
-                        }
+                        Value::String(s) => Value::String(shown_field(o, k, s).into_owned()),
                         other => masked(other),
                     };
                     (k.clone(), x)

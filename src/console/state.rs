@@ -111,21 +111,12 @@ pub struct ListPane {
     pub pending: Option<PendingPage>,
     /// Server-side filters (cross-navigation).
     pub filter: NotificationFilter,
-    /// Changes whenever `rows` change (see [`ListPane::touch`]): views derived from the rows
-    /// are reused while it stays.
+    /// Changes whenever `rows` change (see [`State::touch_rows`]): views derived from the rows
+    /// are reused while it stays; 0 is a list never marked.
     pub rev: u64,
 }
 
-/// Source of [`ListPane::rev`] values: unique for the process, so that no two different row sets
-/// ever carry the same one.
-static NEXT_REV: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
-
 impl ListPane {
-    /// Marks the rows as changed; call after any change to `rows`.
-    pub fn touch(&mut self) {
-        self.rev = NEXT_REV.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    }
-
     /// The selected row.
     pub fn selected(&self) -> Option<&Record> {
         self.rows.get(self.cursor)
@@ -218,6 +209,8 @@ pub struct State {
     pub frame: u64,
     /// Last request id handed out.
     pub last_req: u64,
+    /// The last value given to a list's `rev`.
+    pub last_rev: u64,
     /// Something changed since the last draw.
     pub dirty: bool,
     /// The user asked to leave.
@@ -248,6 +241,7 @@ impl State {
             clock,
             frame: 0,
             last_req: 0,
+            last_rev: 0,
             dirty: true,
             quit: false,
             forms: Default::default(),
@@ -324,5 +318,22 @@ impl State {
     pub fn next_req_id(&mut self) -> u64 {
         self.last_req += 1;
         self.last_req
+    }
+
+    /// Marks a tab's rows as changed (a new value no other row set of this state has carried),
+    /// so that views derived from them are made anew. Call after any change to `rows`.
+    pub fn touch_rows(&mut self, tab: Tab) {
+        self.last_rev += 1;
+        let rev = self.last_rev;
+        self.tab_state_mut(tab).list.rev = rev;
+    }
+
+    /// Puts a fresher copy of a record in its row of the tab's list, when it is there.
+    pub fn replace_row(&mut self, tab: Tab, record: &Record) {
+        let list = &mut self.tab_state_mut(tab).list;
+        if let Some(row) = list.rows.iter_mut().find(|r| r.id() == record.id()) {
+            *row = record.clone();
+            self.touch_rows(tab);
+        }
     }
 }

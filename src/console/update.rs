@@ -467,7 +467,6 @@ fn page_arrived(state: &mut State, tab: Tab, data: PageData) {
         .then(|| list.selected().map(|r| r.id().to_string()))
         .flatten();
     list.rows = data.records;
-    list.touch();
     list.pagination = data.pagination;
     // Without items before this page, it is the first one, whatever was counted.
     list.page = if list.pagination.has_more_before {
@@ -487,6 +486,7 @@ fn page_arrived(state: &mut State, tab: Tab, data: PageData) {
     if p.new_page {
         list.offset = 0;
     }
+    state.touch_rows(tab);
     super::forms::land_cursor(state, tab);
     keep_cursor_visible(state, tab);
 }
@@ -499,13 +499,9 @@ fn list_failed(state: &mut State, tab: Tab, e: &Error) {
 }
 
 fn item_arrived(state: &mut State, tab: Tab, record: Record) {
-    let ts = state.tab_state_mut(tab);
     // Keep the list row in step with the fresher copy.
-    if let Some(row) = ts.list.rows.iter_mut().find(|r| r.id() == record.id()) {
-        *row = record.clone();
-        ts.list.touch();
-    }
-    if let Some(d) = ts.detail.as_mut() {
+    state.replace_row(tab, &record);
+    if let Some(d) = state.tab_state_mut(tab).detail.as_mut() {
         d.pending = None;
         d.load = LoadState::Loaded;
         d.record = Some(record);

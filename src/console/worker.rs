@@ -51,7 +51,8 @@ async fn run(
     mut jobs: mpsc::UnboundedReceiver<Job>,
     out: mpsc::UnboundedSender<Msg>,
 ) {
-    let mut running: HashMap<Pane, JoinHandle<()>> = HashMap::new();
+    let mut running = Running::default();
+    let running = &mut running.0;
     while let Some(job) = jobs.recv().await {
         // Newest request per pane wins: the older one's reply would be dropped anyway.
         if let Some(old) = running.remove(&job.pane) {
@@ -69,8 +70,18 @@ async fn run(
         });
         running.insert(job.pane, handle);
     }
-    for (_, h) in running {
-        h.abort();
+}
+
+/// The requests under way, aborted when the worker stops or is aborted itself (a profile
+/// switch, quitting): nothing of an old worker may go on talking to its server.
+#[derive(Default)]
+struct Running(HashMap<Pane, JoinHandle<()>>);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        for h in self.0.values() {
+            h.abort();
+        }
     }
 }
 

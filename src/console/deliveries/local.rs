@@ -67,9 +67,9 @@ pub fn after_reply(state: &mut State) {
         Item::Notification(n) => n.status.as_str() == status,
         _ => true,
     });
-    list.touch();
     list.cursor = list.cursor.min(list.rows.len().saturating_sub(1));
     list.offset = list.offset.min(list.cursor);
+    state.touch_rows(Tab::Notifications);
 }
 
 /// The title chip: `LOCAL failed 3/20 loaded` (kept short: list titles are narrow).

@@ -472,6 +472,9 @@ pub fn click(state: &mut State, hit: crate::console::widgets::form::FormHit) -> 
                 && let Some(f) = d.fields.get_mut(i)
                 && f.choose(k)
             {
+                if d.message.as_deref() == Some(FIX_FIELDS) {
+                    d.message = None;
+                }
                 teams::after_change(d);
             }
             Vec::new()
@@ -525,12 +528,21 @@ fn confirm_text(d: &Dialog) -> String {
     }
 }
 
-/// Sends the write (validated again, since confirm may follow an earlier check).
+/// Sends the write (validated again, since confirm may follow an earlier check). Not while a
+/// profile switch resolves: its reply would be lost with the old profile's connection.
 fn send(state: &mut State) -> Vec<Effect> {
+    let switching = state.power.switching.clone();
     let req_id = state.next_req_id();
     let Some(d) = state.forms.dialog.as_mut() else {
         return Vec::new();
     };
+    if let Some(p) = switching {
+        d.phase = Phase::Editing;
+        d.message = Some(format!(
+            "Switching to profile {p}: save again once it is done (nothing was sent)"
+        ));
+        return Vec::new();
+    }
     let Some(op) = build(d) else {
         d.phase = Phase::Editing;
         return Vec::new();
@@ -615,11 +627,8 @@ fn write_done(state: &mut State, record: Record) -> Vec<Effect> {
     let name = super::views::title(&record);
     state.toast(ToastKind::Info, format!("{name}: {}", d.kind.done_word()));
     let deleted = matches!(d.kind, Kind::DeleteDestination(_));
+    state.replace_row(tab, &record);
     let ts = state.tab_state_mut(tab);
-    if let Some(row) = ts.list.rows.iter_mut().find(|r| r.id() == id) {
-        *row = record.clone();
-        ts.list.touch();
-    }
     let detail_here = ts.detail.as_ref().is_some_and(|dp| dp.id == id);
     if deleted && detail_here {
         ts.detail = None;

@@ -321,11 +321,19 @@ fn field_lines(
             out.push(Line::from(spans));
         }
         Some(m) => {
+            // On lines of its own under the value, wrapped: a server's message can be long.
             out.push(Line::from(spans));
-            out.push(Line::from(vec![Span::raw(" ".repeat(LABEL)), m]));
+            let style = m.style;
+            let below = wrap(&m.content, inner_w.saturating_sub(LABEL));
             if cursor_row > 0 {
-                cursor_row += 1;
+                cursor_row += below.len();
             }
+            out.extend(below.into_iter().map(|chunk| {
+                Line::from(vec![
+                    Span::raw(" ".repeat(LABEL)),
+                    Span::styled(chunk, style),
+                ])
+            }));
         }
         None => out.push(Line::from(spans)),
     }
@@ -367,10 +375,11 @@ fn picker_rows(
             indent,
             Span::styled("loading…", theme.muted),
         ])),
-        Items::Typed(reason) => out.push(Line::from(vec![
-            indent,
-            Span::styled(reason.clone(), theme.warn),
-        ])),
+        Items::Typed(reason) => out.extend(
+            wrap(reason, inner_w.saturating_sub(LABEL))
+                .into_iter()
+                .map(|chunk| Line::from(vec![indent.clone(), Span::styled(chunk, theme.warn)])),
+        ),
         Items::Ready(_) if !focused => {}
         Items::Ready(_) => {
             let items = p.filtered();
