@@ -1,10 +1,12 @@
-//! End to end: the real binary in a pseudo-terminal runs `switchboard demo`, switches tabs, opens a
-//! detail and quits, and leaves the terminal restored.
+//! End to end: the real binary in a pseudo-terminal. `switchboard demo` switches tabs, opens a
+//! detail and quits, and leaves the terminal restored; a profile whose key command hangs does
+//! not freeze the console, nor keep it from quitting.
 use std::io::{Read, Write};
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use portable_pty::{CommandBuilder, PtySize, native_pty_system};
+use portable_pty::{CommandBuilder, MasterPty, PtySize, native_pty_system};
 
 /// Screen text plus every byte the program wrote, fed by a reader thread.
 struct Screen {
@@ -23,83 +25,139 @@ impl Drop for KillOnDrop {
     }
 }
 
-fn wait_for(screen: &Arc<Mutex<Screen>>, what: &str, pred: impl Fn(&str) -> bool) -> String {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        let text = screen
+/// The binary running in a 120×40 pseudo-terminal.
+struct Console {
+    screen: Arc<Mutex<Screen>>,
+    keys: Box<dyn Write + Send>,
+    child: KillOnDrop,
+    master: Box<dyn MasterPty + Send>,
+    drain: std::thread::JoinHandle<()>,
+}
+
+impl Console {
+    /// Starts the binary with `args`, its home and XDG folders (and `TMPDIR`) under `home`.
+    fn start(home: &Path, args: &[&str], env: &[(&str, &str)]) -> Self {
+        let pair = native_pty_system()
+            .openpty(PtySize {
+                rows: 40,
+                cols: 120,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .expect("openpty");
+        let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_switchboard"));
+        cmd.args(args);
+        cmd.env("TERM", "xterm-256color");
+        cmd.env("HOME", home);
+        cmd.env("XDG_CONFIG_HOME", home.join("config"));
+        cmd.env("XDG_DATA_HOME", home.join("data"));
+        cmd.env("XDG_STATE_HOME", home.join("state"));
+        let tmp = home.join("tmp");
+        std::fs::create_dir_all(&tmp).expect("tmp dir");
+        cmd.env("TMPDIR", &tmp);
+        cmd.env_remove("SWITCHBOARD_API_KEY");
+        cmd.env_remove("METORIAL_API_KEY");
+        cmd.env_remove("DISPLAY");
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let child = KillOnDrop(pair.slave.spawn_command(cmd).expect("spawn switchboard"));
+        drop(pair.slave);
+        let screen = Arc::new(Mutex::new(Screen {
+            parser: vt100::Parser::new(40, 120, 0),
+            raw: Vec::new(),
+        }));
+        let mut reader = pair.master.try_clone_reader().expect("pty reader");
+        let feed = Arc::clone(&screen);
+        // Drain the PTY on a thread, or the child blocks on a full buffer.
+        let drain = std::thread::spawn(move || {
+            let mut buf = [0u8; 8192];
+            while let Ok(n) = reader.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                let mut s = feed.lock().expect("screen lock");
+                s.parser.process(&buf[..n]);
+                s.raw.extend_from_slice(&buf[..n]);
+            }
+        });
+        let keys = pair.master.take_writer().expect("pty writer");
+        Self {
+            screen,
+            keys,
+            child,
+            master: pair.master,
+            drain,
+        }
+    }
+
+    fn press(&mut self, k: &[u8]) {
+        self.keys.write_all(k).expect("write key");
+        self.keys.flush().expect("flush key");
+    }
+
+    fn text(&self) -> String {
+        self.screen
             .lock()
             .expect("screen lock")
             .parser
             .screen()
-            .contents();
-        if pred(&text) {
-            return text;
+            .contents()
+    }
+
+    fn wait_for(&self, what: &str, pred: impl Fn(&str) -> bool) -> String {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            let text = self.text();
+            if pred(&text) {
+                return text;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "timed out waiting for {what}; screen:\n{text}"
+            );
+            std::thread::sleep(Duration::from_millis(20)); // polling interval, not synchronisation
         }
+    }
+
+    /// Waits for the process to end (at most `within`) and returns every byte it wrote.
+    fn exit(mut self, within: Duration) -> Vec<u8> {
+        let deadline = Instant::now() + within;
+        let status = loop {
+            if let Some(s) = self.child.0.try_wait().expect("wait child") {
+                break s;
+            }
+            if Instant::now() >= deadline {
+                let text = self.text();
+                let _ = self.child.0.kill();
+                panic!("switchboard did not exit within {within:?}; screen:\n{text}");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        assert!(status.success(), "exit status {status:?}");
+        drop(self.master);
+        let _ = self.drain.join();
+        let raw = self.screen.lock().expect("screen lock").raw.clone();
         assert!(
-            Instant::now() < deadline,
-            "timed out waiting for {what}; screen:\n{text}"
+            !self
+                .screen
+                .lock()
+                .expect("screen lock")
+                .parser
+                .screen()
+                .alternate_screen(),
+            "back on the main screen"
         );
-        std::thread::yield_now();
-        std::thread::sleep(Duration::from_millis(20)); // polling interval, not synchronisation
+        raw
     }
 }
 
 #[test]
 fn demo_in_a_pty_switches_tabs_opens_detail_quits_and_restores_terminal() {
     let dirs = tempfile::tempdir().expect("tempdir");
-    let pty = native_pty_system();
-    let pair = pty
-        .openpty(PtySize {
-            rows: 40,
-            cols: 120,
-            pixel_width: 0,
-            pixel_height: 0,
-        })
-        .expect("openpty");
-    let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_switchboard"));
-    cmd.arg("demo");
-    cmd.env("TERM", "xterm-256color");
-    cmd.env("HOME", dirs.path());
-    cmd.env("XDG_CONFIG_HOME", dirs.path().join("config"));
-    cmd.env("XDG_DATA_HOME", dirs.path().join("data"));
-    cmd.env("XDG_STATE_HOME", dirs.path().join("state"));
-    let tmp = dirs.path().join("tmp");
-    std::fs::create_dir_all(&tmp).expect("tmp dir");
-    cmd.env("TMPDIR", &tmp);
-    cmd.env_remove("SWITCHBOARD_API_KEY");
-    cmd.env_remove("METORIAL_API_KEY");
-    let mut child = KillOnDrop(
-        pair.slave
-            .spawn_command(cmd)
-            .expect("spawn switchboard demo"),
-    );
-    drop(pair.slave);
+    let mut c = Console::start(dirs.path(), &["demo"], &[]);
 
-    let screen = Arc::new(Mutex::new(Screen {
-        parser: vt100::Parser::new(40, 120, 0),
-        raw: Vec::new(),
-    }));
-    let mut reader = pair.master.try_clone_reader().expect("pty reader");
-    let feed = Arc::clone(&screen);
-    // Drain the PTY on a thread, or the child blocks on a full buffer.
-    let drain = std::thread::spawn(move || {
-        let mut buf = [0u8; 8192];
-        while let Ok(n) = reader.read(&mut buf) {
-            if n == 0 {
-                break;
-            }
-            let mut s = feed.lock().expect("screen lock");
-            s.parser.process(&buf[..n]);
-            s.raw.extend_from_slice(&buf[..n]);
-        }
-    });
-    let mut keys = pair.master.take_writer().expect("pty writer");
-    let mut press = |k: &[u8]| {
-        keys.write_all(k).expect("write key");
-        keys.flush().expect("flush key");
-    };
-
-    let first = wait_for(&screen, "the teams list with data", |t| {
+    let first = c.wait_for("the teams list with data", |t| {
         t.contains("Teams")
             && t.contains("Platform")
             && t.contains("page 1")
@@ -110,12 +168,12 @@ fn demo_in_a_pty_switches_tabs_opens_detail_quits_and_restores_terminal() {
         "every tab in the header:\n{first}"
     );
 
-    press(b"3");
-    wait_for(&screen, "the callbacks tab", |t| {
+    c.press(b"3");
+    c.wait_for("the callbacks tab", |t| {
         t.contains("Callbacks ·") && t.contains("webhook_")
     });
-    press(b"5");
-    let notifications = wait_for(&screen, "the notifications tab", |t| {
+    c.press(b"5");
+    let notifications = c.wait_for("the notifications tab", |t| {
         // Frames arrive in pieces: wait for the whole of it, detail preview included.
         t.contains("Notifications ·") && t.contains("Attempts (") && t.contains("q quit")
     });
@@ -123,37 +181,16 @@ fn demo_in_a_pty_switches_tabs_opens_detail_quits_and_restores_terminal() {
         notifications.contains("✓ succeeded") || notifications.contains("✗ failed"),
         "statuses carry a symbol, not only a colour:\n{notifications}"
     );
-    press(b"\r");
-    wait_for(&screen, "the opened notification detail", |t| {
+    c.press(b"\r");
+    c.wait_for("the opened notification detail", |t| {
         t.contains("Notification cbn_") && t.contains("Esc back")
     });
-    press(b"\x1b");
+    c.press(b"\x1b");
     // A key right after Esc would read as Alt+key: wait for the list to come back first.
-    wait_for(&screen, "the list again", |t| t.contains("Enter to open"));
-    press(b"q");
+    c.wait_for("the list again", |t| t.contains("Enter to open"));
+    c.press(b"q");
 
-    let deadline = Instant::now() + Duration::from_secs(15);
-    let status = loop {
-        if let Some(s) = child.0.try_wait().expect("wait child") {
-            break s;
-        }
-        if Instant::now() >= deadline {
-            let text = screen
-                .lock()
-                .expect("screen lock")
-                .parser
-                .screen()
-                .contents();
-            let _ = child.0.kill();
-            panic!("switchboard did not exit after q; screen:\n{text}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    assert!(status.success(), "exit status {status:?}");
-    drop(pair.master);
-    let _ = drain.join();
-
-    let raw = screen.lock().expect("screen lock").raw.clone();
+    let raw = c.exit(Duration::from_secs(15));
     let text = String::from_utf8_lossy(&raw);
     let entered = text
         .rfind("\x1b[?1049h")
@@ -167,11 +204,7 @@ fn demo_in_a_pty_switches_tabs_opens_detail_quits_and_restores_terminal() {
             || text[..left].rfind("\x1b[?25h") > text[..left].rfind("\x1b[?25l"),
         "cursor shown again"
     );
-    let s = screen.lock().expect("screen lock");
-    assert!(
-        !s.parser.screen().alternate_screen(),
-        "back on the main screen"
-    );
+    let tmp = dirs.path().join("tmp");
     let left_behind: Vec<_> = std::fs::read_dir(&tmp)
         .expect("read tmp")
         .flatten()
@@ -181,4 +214,41 @@ fn demo_in_a_pty_switches_tabs_opens_detail_quits_and_restores_terminal() {
         left_behind.is_empty(),
         "the demo's throwaway database was not removed: {left_behind:?}"
     );
+}
+
+#[test]
+fn a_hanging_key_command_neither_freezes_the_console_nor_keeps_it_from_quitting() {
+    let dirs = tempfile::tempdir().expect("tempdir");
+    // Nothing listens on the base URL: this test is about the console, not the data.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("port");
+    let cfg = dirs.path().join("config.toml");
+    std::fs::write(
+        &cfg,
+        format!(
+            "default_profile = \"main\"\n\
+             [profiles.main]\nbase_url = \"http://{closed}\"\napi_key_env = \"E2E_KEY\"\n\
+             [profiles.locked]\nbase_url = \"http://{closed}\"\napi_key_cmd = \"sleep 30; echo k\"\n"
+        ),
+    )
+    .expect("config");
+    let cfg = cfg.to_str().expect("utf-8 path");
+    let mut c = Console::start(
+        dirs.path(),
+        &["--config", cfg],
+        &[("E2E_KEY", "sk_e2e_0123456789abcdef")],
+    );
+    c.wait_for("the console on profile main", |t| {
+        t.contains("profile main")
+    });
+    c.press(b":profile locked\r");
+    c.wait_for("the switch under way", |t| {
+        t.contains("Switching to profile locked")
+    });
+    // The password manager never answers; the console still does.
+    c.press(b"2");
+    c.wait_for("the imports tab", |t| t.contains("Imports ·"));
+    c.press(b"q");
+    c.exit(Duration::from_secs(10));
 }
