@@ -234,8 +234,13 @@ fn gated_switcher(
     (switcher, open)
 }
 
-#[tokio::test]
-async fn keys_keep_working_while_a_profile_resolves() {
+/// An app on a seeded local service, started, whose `slow` profile resolves only when the
+/// returned sender says so.
+async fn gated_app() -> (
+    support_service::TestService,
+    App,
+    std::sync::mpsc::Sender<()>,
+) {
     let demo = support_service::demo().await;
     let (switcher, open) = gated_switcher(demo.client.clone(), demo.svc.base_url.clone());
     let mut app = App::with_client(
@@ -245,6 +250,32 @@ async fn keys_keep_working_while_a_profile_resolves() {
     app.switcher = Some(switcher);
     app.apply(Msg::Resize(120, 40));
     app.start();
+    (demo, app, open)
+}
+
+async fn team_count(demo: &support_service::TestService) -> usize {
+    let page = demo.client.list_teams(&ListQuery::default()).await;
+    page.expect("teams").items.len()
+}
+
+/// Takes in every profile switch still resolving, stale ones included (bounded by DEADLINE).
+async fn settle_switches(app: &mut App) {
+    let deadline = tokio::time::Instant::now() + DEADLINE;
+    while app.switches_pending() > 0 {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "a switch never resolved"
+        );
+        match app.try_reply() {
+            Some(m) => app.apply(m),
+            None => tokio::task::yield_now().await,
+        }
+    }
+}
+
+#[tokio::test]
+async fn keys_keep_working_while_a_profile_resolves() {
+    let (_demo, mut app, open) = gated_app().await;
 
     // Resolving `slow` waits on the gate; the console must not.
     command(&mut app, "profile slow");
@@ -264,15 +295,7 @@ async fn keys_keep_working_while_a_profile_resolves() {
 
 #[tokio::test]
 async fn the_newest_profile_switch_wins() {
-    let demo = support_service::demo().await;
-    let (switcher, open) = gated_switcher(demo.client.clone(), demo.svc.base_url.clone());
-    let mut app = App::with_client(
-        State::new("test", &demo.svc.base_url, fixed_clock()),
-        demo.client.clone(),
-    );
-    app.switcher = Some(switcher);
-    app.apply(Msg::Resize(120, 40));
-    app.start();
+    let (_demo, mut app, open) = gated_app().await;
 
     command(&mut app, "profile slow");
     command(&mut app, "profile quick");
@@ -285,17 +308,7 @@ async fn the_newest_profile_switch_wins() {
     })
     .await;
     // Take in the stale result (the app drains it among the replies), then check it was ignored.
-    let deadline = tokio::time::Instant::now() + DEADLINE;
-    while app.switches_pending() > 0 {
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "slow never resolved"
-        );
-        match app.try_reply() {
-            Some(m) => app.apply(m),
-            None => tokio::task::yield_now().await,
-        }
-    }
+    settle_switches(&mut app).await;
     assert_eq!(app.state.profile, "quick");
     assert!(
         !toasted(&app, "Profile slow"),
@@ -306,26 +319,12 @@ async fn the_newest_profile_switch_wins() {
 
 #[tokio::test]
 async fn switching_back_drops_the_pending_switch_and_writes_wait_for_it() {
-    let demo = support_service::demo().await;
-    let (switcher, open) = gated_switcher(demo.client.clone(), demo.svc.base_url.clone());
-    let mut app = App::with_client(
-        State::new("test", &demo.svc.base_url, fixed_clock()),
-        demo.client.clone(),
-    );
-    app.switcher = Some(switcher);
-    app.apply(Msg::Resize(120, 40));
-    app.start();
+    let (demo, mut app, open) = gated_app().await;
     until(&mut app, |a| {
         a.state.current().list.load == LoadState::Loaded
     })
     .await;
-    let teams_before = demo
-        .client
-        .list_teams(&ListQuery::default())
-        .await
-        .expect("teams")
-        .items
-        .len();
+    let teams = team_count(&demo).await;
 
     command(&mut app, "profile slow");
     // A write while the switch resolves is held back, with what was typed kept.
@@ -359,25 +358,8 @@ async fn switching_back_drops_the_pending_switch_and_writes_wait_for_it() {
     command(&mut app, "profile test");
     assert!(toasted(&app, "Staying on profile test"));
     open.send(()).expect("gate");
-    let deadline = tokio::time::Instant::now() + DEADLINE;
-    while app.switches_pending() > 0 {
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "slow never resolved"
-        );
-        match app.try_reply() {
-            Some(m) => app.apply(m),
-            None => tokio::task::yield_now().await,
-        }
-    }
+    settle_switches(&mut app).await;
     assert_eq!(app.state.profile, "test");
     assert!(!toasted(&app, "Profile slow"));
-    let teams_after = demo
-        .client
-        .list_teams(&ListQuery::default())
-        .await
-        .expect("teams")
-        .items
-        .len();
-    assert_eq!(teams_after, teams_before, "nothing was created");
+    assert_eq!(team_count(&demo).await, teams, "nothing was created");
 }
