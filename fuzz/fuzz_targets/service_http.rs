@@ -1,32 +1,48 @@
 //! Fuzz target: any bytes as a request body (POST/PATCH) or query string (GET) sent to a route of
 //! one running local service over loopback. The service must always answer, and never with 5xx.
+//! Paths carry the seeded world's real ids, and `$TEAM`, `$PROJECT`, `$ROLE`, `$ACTOR`,
+//! `$CONNECTION`, `$CALLBACK`, `$IMPORT` and `$DEST` in the input become real ids too, so that
+//! inputs (and the seed corpus in `seeds/service_http/`) get past the lookups into validation.
 #![no_main]
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
+use switchboard::api::{Client, ClientOptions, ListQuery};
 use switchboard::service::{RunningService, Seed, ServiceConfig, start};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::runtime::Runtime;
 
-const ROUTES: [(&str, &str); 12] = [
+/// Method and path; `{placeholder}`s are filled from the seeded world.
+const ROUTES: [(&str, &str); 16] = [
     ("POST", "/organization/teams"),
-    ("POST", "/organization/teams/tem_demo_platform"),
-    ("POST", "/organization/teams/tem_demo_platform/projects"),
-    ("POST", "/organization/teams/tem_demo_platform/members"),
+    ("POST", "/organization/teams/$TEAM"),
+    ("POST", "/organization/teams/$TEAM/projects"),
+    ("POST", "/organization/teams/$TEAM/members"),
     ("POST", "/provider-oauth/token-imports"),
-    ("PATCH", "/provider-oauth/token-imports/oai_x"),
+    ("PATCH", "/provider-oauth/token-imports/$IMPORT"),
     ("POST", "/callbacks-destinations"),
-    ("PATCH", "/callbacks-destinations/cld_x"),
+    ("PATCH", "/callbacks-destinations/$DEST"),
     ("GET", "/callbacks-notifications"),
     ("GET", "/organization/teams"),
     ("GET", "/callbacks-destinations"),
     ("GET", "/provider-oauth/token-imports"),
+    ("GET", "/callbacks"),
+    ("GET", "/organization/members"),
+    ("GET", "/organization/projects"),
+    ("POST", "/hooks/x"),
 ];
 
-fn service() -> &'static (Runtime, RunningService) {
-    static S: OnceLock<(Runtime, RunningService)> = OnceLock::new();
-    S.get_or_init(|| {
+/// The running service and the ids of its seeded world, by placeholder.
+struct World {
+    rt: Runtime,
+    svc: RunningService,
+    ids: Vec<(&'static str, String)>,
+}
+
+fn world() -> &'static World {
+    static W: OnceLock<World> = OnceLock::new();
+    W.get_or_init(|| {
         let rt = Runtime::new().expect("runtime");
         let svc = rt
             .block_on(start(ServiceConfig {
@@ -34,8 +50,66 @@ fn service() -> &'static (Runtime, RunningService) {
                 ..ServiceConfig::ephemeral()
             }))
             .expect("service");
-        (rt, svc)
+        let client = Client::new(ClientOptions {
+            base_url: svc.base_url.clone(),
+            api_key: svc.api_key.clone(),
+            ..ClientOptions::default()
+        })
+        .expect("client");
+        let q = ListQuery::default();
+        let ids = rt.block_on(async {
+            let first = |v: Vec<String>| v.into_iter().next().expect("the demo seeds one");
+            let teams = client.list_teams(&q).await.expect("teams").items;
+            let imports = client.list_imports(&q).await.expect("imports").items;
+            vec![
+                ("$TEAM", first(teams.iter().map(|t| t.id.clone()).collect())),
+                (
+                    "$PROJECT",
+                    first(client.list_projects(&q).await.expect("projects").items.into_iter().map(|p| p.id).collect()),
+                ),
+                (
+                    "$ROLE",
+                    first(client.list_team_roles(&q).await.expect("roles").items.into_iter().map(|r| r.id).collect()),
+                ),
+                (
+                    "$ACTOR",
+                    first(client.list_members(&q).await.expect("members").items.into_iter().map(|m| m.actor_id).collect()),
+                ),
+                (
+                    "$CONNECTION",
+                    first(imports.iter().filter_map(|i| i.connection_id.clone()).collect()),
+                ),
+                (
+                    "$CALLBACK",
+                    first(client.list_callbacks(&q).await.expect("callbacks").items.into_iter().map(|c| c.id).collect()),
+                ),
+                ("$IMPORT", first(imports.iter().map(|i| i.id.clone()).collect())),
+                (
+                    "$DEST",
+                    first(client.list_destinations(&q, &[]).await.expect("destinations").items.into_iter().map(|d| d.id).collect()),
+                ),
+            ]
+        });
+        World { rt, svc, ids }
     })
+}
+
+/// `bytes` with every placeholder replaced by its real id.
+fn filled(bytes: &[u8], ids: &[(&str, String)]) -> Vec<u8> {
+    let mut out = bytes.to_vec();
+    for (name, id) in ids {
+        let name = name.as_bytes();
+        let mut i = 0;
+        while i + name.len() <= out.len() {
+            if &out[i..i + name.len()] == name {
+                out.splice(i..i + name.len(), id.bytes());
+                i += id.len();
+            } else {
+                i += 1;
+            }
+        }
+    }
+    out
 }
 
 /// Percent-encodes what a request line cannot carry, keeping `=`, `&`, `[`, `]` and `%` as sent.
@@ -54,7 +128,9 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let (method, path) = ROUTES[usize::from(first) % ROUTES.len()];
-    let (rt, svc) = service();
+    let World { rt, svc, ids } = world();
+    let path = String::from_utf8_lossy(&filled(path.as_bytes(), ids)).into_owned();
+    let rest = &filled(rest, ids)[..];
     let addr = svc.base_url.trim_start_matches("http://").to_string();
     let key = svc.api_key.expose().to_string();
     let head = if method == "GET" {
