@@ -65,28 +65,81 @@ fn world() -> &'static World {
                 ("$TEAM", first(teams.iter().map(|t| t.id.clone()).collect())),
                 (
                     "$PROJECT",
-                    first(client.list_projects(&q).await.expect("projects").items.into_iter().map(|p| p.id).collect()),
+                    first(
+                        client
+                            .list_projects(&q)
+                            .await
+                            .expect("projects")
+                            .items
+                            .into_iter()
+                            .map(|p| p.id)
+                            .collect(),
+                    ),
                 ),
                 (
                     "$ROLE",
-                    first(client.list_team_roles(&q).await.expect("roles").items.into_iter().map(|r| r.id).collect()),
+                    first(
+                        client
+                            .list_team_roles(&q)
+                            .await
+                            .expect("roles")
+                            .items
+                            .into_iter()
+                            .map(|r| r.id)
+                            .collect(),
+                    ),
                 ),
                 (
                     "$ACTOR",
-                    first(client.list_members(&q).await.expect("members").items.into_iter().map(|m| m.actor_id).collect()),
+                    first(
+                        client
+                            .list_members(&q)
+                            .await
+                            .expect("members")
+                            .items
+                            .into_iter()
+                            .map(|m| m.actor_id)
+                            .collect(),
+                    ),
                 ),
                 (
                     "$CONNECTION",
-                    first(imports.iter().filter_map(|i| i.connection_id.clone()).collect()),
+                    first(
+                        imports
+                            .iter()
+                            .filter_map(|i| i.connection_id.clone())
+                            .collect(),
+                    ),
                 ),
                 (
                     "$CALLBACK",
-                    first(client.list_callbacks(&q).await.expect("callbacks").items.into_iter().map(|c| c.id).collect()),
+                    first(
+                        client
+                            .list_callbacks(&q)
+                            .await
+                            .expect("callbacks")
+                            .items
+                            .into_iter()
+                            .map(|c| c.id)
+                            .collect(),
+                    ),
                 ),
-                ("$IMPORT", first(imports.iter().map(|i| i.id.clone()).collect())),
+                (
+                    "$IMPORT",
+                    first(imports.iter().map(|i| i.id.clone()).collect()),
+                ),
                 (
                     "$DEST",
-                    first(client.list_destinations(&q, &[]).await.expect("destinations").items.into_iter().map(|d| d.id).collect()),
+                    first(
+                        client
+                            .list_destinations(&q, &[])
+                            .await
+                            .expect("destinations")
+                            .items
+                            .into_iter()
+                            .map(|d| d.id)
+                            .collect(),
+                    ),
                 ),
             ]
         });
