@@ -4,3 +4,4 @@ pub mod config;
 pub mod console;
 pub mod headless;
 pub mod service;
+pub mod text;

@@ -59,7 +59,8 @@ async fn dispatch(cli: Cli) -> u8 {
 }
 
 fn fail(e: &dyn std::fmt::Display) -> u8 {
-    eprintln!("error: {e}");
+    // An error may quote a server or a file: through the one sanitizer.
+    eprintln!("{}", switchboard::text::multiline(&format!("error: {e}")));
     1
 }
 
@@ -277,6 +278,8 @@ fn info(g: &GlobalArgs) -> u8 {
 
 /// Logs go to standard error, except for the console (whose screen they would spoil): a file.
 fn init_logging(level: &str, to_file: bool) -> Result<(), String> {
+    // Log lines quote servers' text: every event goes out as one sanitised line.
+    use switchboard::text::log::Sanitized;
     let filter = tracing_subscriber::EnvFilter::try_new(level)
         .map_err(|e| format!("--log-level {level:?}: {e}"))?;
     let builder = tracing_subscriber::fmt().with_env_filter(filter);
@@ -287,11 +290,15 @@ fn init_logging(level: &str, to_file: bool) -> Result<(), String> {
         if let Ok(f) = opened {
             builder
                 .with_ansi(false)
-                .with_writer(std::sync::Mutex::new(f))
+                .with_writer(Sanitized(std::sync::Mutex::new(f)))
                 .init();
         }
         return Ok(());
     }
-    builder.with_writer(std::io::stderr).init();
+    // Colour codes off: the sanitizer would show them as markers.
+    builder
+        .with_ansi(false)
+        .with_writer(Sanitized(std::io::stderr))
+        .init();
     Ok(())
 }

@@ -27,33 +27,7 @@ impl Secret {
     }
 }
 
-/// Masks any secret text: at most 5 leading characters, and none of a short one.
-pub fn mask(s: &str) -> String {
-    let n = s.chars().count();
-    if n == 0 {
-        return "(empty)".into();
-    }
-    let keep = if n >= 16 {
-        5
-    } else if n >= 8 {
-        2
-    } else {
-        0
-    };
-    let prefix: String = s.chars().take(keep).collect();
-    format!("{prefix}…")
-}
-
-/// A hook address whose last path segment is its key (a callback's `url`): that segment masked,
-/// the host and path kept so the address can still be recognised.
-pub fn mask_url_key(url: &str) -> String {
-    match url.trim_end_matches('/').rsplit_once('/') {
-        Some((base, key)) if !key.is_empty() && !base.ends_with('/') => {
-            format!("{base}/{}", mask(key))
-        }
-        _ => mask(url),
-    }
-}
+pub use crate::text::redact::{mask, mask_url_key};
 
 impl fmt::Debug for Secret {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -135,6 +135,11 @@ impl Clipboard {
     /// Sends `text` every configured way; `Ok` names the ways that took it (and any that
     /// failed, since a terminal's silence says nothing of OSC 52), `Err` says why none did.
     pub fn copy(&self, text: &str) -> Result<String, String> {
+        // The one entry point: whatever a caller built, nothing that could act when pasted
+        // (an escape ending a bracketed paste, a bidi override) reaches a clipboard.
+        if !crate::text::sanitize::is_inert(text, true) {
+            return Err("refused: the text holds control or invisible characters".into());
+        }
         let mut took = Vec::new();
         let mut failed = Vec::new();
         if let Some(out) = &self.terminal {

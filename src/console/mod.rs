@@ -94,7 +94,7 @@ impl Drop for RestoreOnDrop {
 /// (ratatui's panic hook covers panics).
 pub async fn run(setup: ConsoleSetup) -> std::io::Result<()> {
     let shutdown = shutdown_signals()?;
-    let mut terminal = ratatui::try_init()?;
+    let mut terminal = init_terminal()?;
     let _restore = RestoreOnDrop;
     let app = setup.app();
     if app.state.power.mouse {
@@ -104,6 +104,25 @@ pub async fn run(setup: ConsoleSetup) -> std::io::Result<()> {
         .await
         .map(|_| ())
 }
+
+/// The terminal as `ratatui::try_init` sets it up (raw mode, alternate screen, a panic hook
+/// that restores), but drawing through [`crate::text::tui::SafeBackend`], so no cell can write a
+/// control, bidi or invisible character whatever a view forgot.
+fn init_terminal() -> std::io::Result<Terminal<crate::text::tui::SafeBackend<CrosstermBackend>>> {
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        ratatui::restore();
+        hook(info);
+    }));
+    crossterm::terminal::enable_raw_mode()?;
+    crossterm::execute!(std::io::stdout(), crossterm::terminal::EnterAlternateScreen)?;
+    let backend =
+        crate::text::tui::SafeBackend(ratatui::backend::CrosstermBackend::new(std::io::stdout()));
+    Terminal::new(backend)
+}
+
+/// The real terminal's backend.
+type CrosstermBackend = ratatui::backend::CrosstermBackend<std::io::Stdout>;
 
 /// Resolves on SIGTERM, SIGINT or SIGHUP.
 fn shutdown_signals() -> std::io::Result<impl Future<Output = ()>> {

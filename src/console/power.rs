@@ -338,10 +338,17 @@ fn copy(state: &mut State, json: bool) -> Vec<Effect> {
     let Some(r) = focused_record(state) else {
         return nothing_selected(state);
     };
+    let shown_id = crate::text::line(r.id()).into_owned();
     let (text, what) = if json {
-        (raw_json::pretty(&r.raw), format!("JSON of {}", r.id()))
+        (raw_json::pretty(&r.raw), format!("JSON of {shown_id}"))
     } else {
-        (r.id().to_string(), format!("id {}", r.id()))
+        match crate::text::clip::id(r.id()) {
+            Ok(id) => (id.to_string(), format!("id {id}")),
+            Err(why) => {
+                state.toast(ToastKind::Error, format!("Not copied: {why}"));
+                return Vec::new();
+            }
+        }
     };
     fx(PowerEffect::Copy { text, what })
 }

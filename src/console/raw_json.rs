@@ -9,56 +9,31 @@ use serde_json::Value;
 
 use super::theme::Theme;
 use super::widgets::json;
+use crate::text::redact;
 
-/// Whether a field holds a secret (masked in the view, the copy and the filter).
+/// Whether a field holds a secret (masked in the view, the copy and the filter); the one
+/// policy of [`crate::text::redact`].
 pub fn is_secret_key(key: &str) -> bool {
-    let k = key.to_ascii_lowercase();
-    k.contains("secret") || k.contains("password") || (k.ends_with("token") && k != "token_type")
+    redact::is_secret_field(key)
 }
 
-/// How string field `key` of object `o` may be shown: masked when it holds a secret (a
-/// secret-named field, or a callback's url, which ends in its hook key), else as it is.
+/// How string field `key` of object `o` may be shown (see [`redact::field_value`]).
 pub fn shown_field<'a>(
     o: &serde_json::Map<String, Value>,
     key: &str,
     s: &'a str,
 ) -> std::borrow::Cow<'a, str> {
-    if is_secret_key(key) {
-        mask(s).into()
-    } else if key == "url" && o.get("object").and_then(Value::as_str) == Some("callback") {
-        crate::api::secret::mask_url_key(s).into()
-    } else {
-        s.into()
-    }
+    redact::field_value(o, key, s)
 }
 
-/// The value with every secret field replaced by its first characters and `…`.
+/// The value with every secret masked, recorded headers included (see [`redact::masked`]).
 pub fn masked(v: &Value) -> Value {
-    match v {
-        Value::Object(o) => Value::Object(
-            o.iter()
-                .map(|(k, x)| {
-                    let x = match x {
-                        Value::String(s) => Value::String(shown_field(o, k, s).into_owned()),
-                        other => masked(other),
-                    };
-                    (k.clone(), x)
-                })
-                .collect(),
-        ),
-        Value::Array(a) => Value::Array(a.iter().map(masked).collect()),
-        other => other.clone(),
-    }
+    redact::masked(v)
 }
 
-fn mask(s: &str) -> String {
-    let head: String = s.chars().take(6).collect();
-    format!("{head}…")
-}
-
-/// Pretty JSON of an item, secrets masked, key order as received.
+/// Pretty JSON of an item for the clipboard: secrets masked, hazards `\u`-escaped.
 pub fn pretty(v: &Value) -> String {
-    serde_json::to_string_pretty(&masked(v)).unwrap_or_default()
+    crate::text::clip::json(v)
 }
 
 /// The open raw view.
@@ -216,18 +191,18 @@ pub fn render(view: &RawView, frame: &mut Frame, area: Rect, theme: &Theme) {
             view.lines.len()
         )
     } else if matches.is_empty() {
-        format!(" no match for {:?} ", view.search)
+        format!(" no match for {:?} ", crate::text::line(&view.search))
     } else {
         format!(
             " match {} of {} for {:?} ",
             view.current.min(matches.len() - 1) + 1,
             matches.len(),
-            view.search
+            crate::text::line(&view.search)
         )
     };
     let block = Block::bordered()
         .title(Line::from(Span::styled(
-            format!(" JSON {} (as received) ", view.id),
+            format!(" JSON {} (as received) ", crate::text::line(&view.id)),
             theme.accent,
         )))
         .title_bottom(Line::from(Span::styled(status, theme.muted)));

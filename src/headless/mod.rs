@@ -49,35 +49,44 @@ impl HeadlessError {
     }
 
     /// The text for standard error: for an API error, the server's code and message, then its
-    /// hint, the entity and id concerned and each validation problem on lines of their own.
+    /// hint, the entity and id concerned and each validation problem on lines of their own. The
+    /// whole report goes through the one sanitizer line by line, so no field can be forgotten.
     pub fn report(&self) -> String {
+        crate::text::sanitize::multiline(&self.unsanitised_report())
+    }
+
+    fn unsanitised_report(&self) -> String {
+        use std::fmt::Write as _;
         let HeadlessError::Api(api::Error::Api(e)) = self else {
             return format!("error: {self}");
         };
+        // Each server string is made one-line first, so it cannot fake a report line.
+        let one = |s: &str| crate::text::line(s).into_owned();
         let mut out = format!(
             "error: {} (HTTP {}): {}",
-            e.code,
+            one(&e.code),
             e.status,
-            output::clean(&e.message)
+            one(&e.message)
         );
         if let Some(entity) = &e.entity {
-            out.push_str(&format!("\n  entity: {}", output::clean(entity)));
+            let _ = write!(out, "\n  entity: {}", one(entity));
         }
         if let Some(id) = e.id_text() {
-            out.push_str(&format!("\n  id: {}", output::clean(&id)));
+            let _ = write!(out, "\n  id: {}", one(&id));
         }
         for issue in &e.errors {
             let path = issue.path_string();
             let at = if path.is_empty() { "-" } else { path.as_str() };
-            out.push_str(&format!(
+            let _ = write!(
+                out,
                 "\n  {}: {} ({})",
-                output::clean(at),
-                output::clean(&issue.message),
-                output::clean(&issue.code)
-            ));
+                one(at),
+                one(&issue.message),
+                one(&issue.code)
+            );
         }
         if let Some(hint) = &e.hint {
-            out.push_str(&format!("\n  hint: {}", output::clean(hint)));
+            let _ = write!(out, "\n  hint: {}", one(hint));
         }
         out
     }

@@ -36,12 +36,10 @@ pub struct Column<T> {
 /// Cells longer than this are cut with an ellipsis in list tables.
 const MAX_CELL: usize = 60;
 
-/// Makes server text safe and one-line: control characters (escape sequences a hostile server
-/// could send to a terminal) become spaces.
+/// Makes server text safe and one-line: the one sanitizer ([`crate::text::line`]), so escape
+/// sequences a hostile server sends become visible `⟨U+001B⟩` markers, line breaks spaces.
 pub fn clean(s: &str) -> String {
-    s.chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect()
+    crate::text::line(s).into_owned()
 }
 
 fn cut(s: String) -> String {
@@ -101,8 +99,15 @@ pub fn write_detail<T>(out: &mut dyn Write, fields: &[Column<T>], item: &T) -> s
     Ok(())
 }
 
-/// Writes a JSON document exactly as received, ending with a newline.
-pub fn write_raw(out: &mut dyn Write, body: &str) -> std::io::Result<()> {
+/// Writes a JSON document exactly as received, ending with a newline. On a terminal
+/// (`terminal`), C1 controls, DEL, bidi and invisible characters are written as `\uXXXX`
+/// escapes instead: the same JSON value, but nothing a terminal would act on.
+pub fn write_raw(out: &mut dyn Write, body: &str, terminal: bool) -> std::io::Result<()> {
+    let body = if terminal {
+        crate::text::sanitize::json_for_terminal(body)
+    } else {
+        body.into()
+    };
     out.write_all(body.as_bytes())?;
     if !body.ends_with('\n') {
         out.write_all(b"\n")?;
@@ -110,10 +115,10 @@ pub fn write_raw(out: &mut dyn Write, body: &str) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Writes collected items as a pretty JSON array.
-pub fn write_array(out: &mut dyn Write, items: &[Value]) -> std::io::Result<()> {
+/// Writes collected items as a pretty JSON array (escaped on a terminal as by [`write_raw`]).
+pub fn write_array(out: &mut dyn Write, items: &[Value], terminal: bool) -> std::io::Result<()> {
     let text = serde_json::to_string_pretty(items).map_err(std::io::Error::other)?;
-    writeln!(out, "{text}")
+    write_raw(out, &text, terminal)
 }
 
 #[cfg(test)]
@@ -140,6 +145,9 @@ mod tests {
         )
         .expect("write");
         let text = String::from_utf8(out).expect("utf8");
-        assert_eq!(text, "ID         NAME\na_1        x [2J\nlonger_id  y\n");
+        assert_eq!(
+            text,
+            "ID         NAME\na_1        x⟨U+001B⟩[2J\nlonger_id  y\n"
+        );
     }
 }

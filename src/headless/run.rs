@@ -1,5 +1,5 @@
 //! Runs one parsed command: builds the request, sends it, prints the reply.
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 
 use serde_json::Value;
 
@@ -24,7 +24,11 @@ pub async fn run(
             "refused: read-only mode (--read-only or the profile's read_only)".into(),
         ));
     }
-    let p = Printer { client, format };
+    let p = Printer {
+        client,
+        format,
+        terminal: std::io::stdout().is_terminal(),
+    };
     match cmd {
         Resource::Teams(c) => teams(&p, c).await,
         Resource::Imports(c) => imports(&p, c).await,
@@ -221,6 +225,8 @@ async fn destinations(p: &Printer<'_>, c: DestinationsCmd) -> Result<(), Headles
 struct Printer<'a> {
     client: &'a Client,
     format: OutputFormat,
+    /// Standard output is a terminal: JSON is escaped for it (see [`output::write_raw`]).
+    terminal: bool,
 }
 
 impl Printer<'_> {
@@ -231,7 +237,7 @@ impl Printer<'_> {
             OutputFormat::Json => {
                 // Printed unchanged, but only if it is JSON at all.
                 decode::<Value>(raw.status, &raw.body)?;
-                emit(|out| output::write_raw(out, &raw.body))
+                emit(|out| output::write_raw(out, &raw.body, self.terminal))
             }
             OutputFormat::Table => {
                 let item: T = decode(raw.status, &raw.body)?;
@@ -249,7 +255,7 @@ impl Printer<'_> {
         if args.all {
             let items = fetch_all(self.client, args.query(), build).await?;
             return match self.format {
-                OutputFormat::Json => emit(|out| output::write_array(out, &items)),
+                OutputFormat::Json => emit(|out| output::write_array(out, &items, self.terminal)),
                 OutputFormat::Table => {
                     let typed = items
                         .into_iter()
@@ -263,7 +269,7 @@ impl Printer<'_> {
         match self.format {
             OutputFormat::Json => {
                 decode::<Page<Value>>(raw.status, &raw.body)?;
-                emit(|out| output::write_raw(out, &raw.body))
+                emit(|out| output::write_raw(out, &raw.body, self.terminal))
             }
             OutputFormat::Table => {
                 let page: Page<T> = decode(raw.status, &raw.body)?;

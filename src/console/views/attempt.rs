@@ -82,6 +82,11 @@ fn signature(status: SigStatus, ctx: &ViewCtx) -> Line<'static> {
 
 /// Every line of the attempt view.
 pub fn lines(state: &State, v: &AttemptView, ctx: &ViewCtx) -> Vec<Line<'static>> {
+    // The receiver wrote most of this: every line through the one sanitizer.
+    crate::text::tui::safe_lines(unsanitised_lines(state, v, ctx))
+}
+
+fn unsanitised_lines(state: &State, v: &AttemptView, ctx: &ViewCtx) -> Vec<Line<'static>> {
     let n = &v.notification;
     let mut out = Vec::new();
     let Some(a) = sorted_attempts(n).get(v.position).copied() else {

@@ -20,7 +20,9 @@ struct Printer<'t> {
 
 impl Printer<'_> {
     fn push(&mut self, text: impl Into<String>, style: Style) {
-        self.current.push(Span::styled(text.into(), style));
+        // Strings are JSON-escaped already; C1, bidi and invisible characters are escaped too.
+        let text = crate::text::sanitize::json_for_terminal(&text.into()).into_owned();
+        self.current.push(Span::styled(text, style));
     }
 
     fn newline(&mut self, depth: usize) {
@@ -95,7 +97,10 @@ pub fn lines(v: &Value, theme: &Theme) -> Vec<Line<'static>> {
 pub fn text_lines(body: &str, theme: &Theme) -> Vec<Line<'static>> {
     match serde_json::from_str::<Value>(body) {
         Ok(v) => lines(&v, theme),
-        Err(_) => body.lines().map(|l| Line::raw(l.to_string())).collect(),
+        Err(_) => crate::text::sanitize::lines(body)
+            .into_iter()
+            .map(Line::raw)
+            .collect(),
     }
 }
 

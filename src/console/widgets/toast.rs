@@ -10,7 +10,8 @@ use crate::console::theme::Theme;
 /// Draws the toasts stacked upwards from the bottom of `area`, newest lowest.
 pub fn render(frame: &mut Frame, area: Rect, toasts: &[Toast], theme: &Theme) {
     for (i, toast) in toasts.iter().rev().enumerate() {
-        let text = format!(" {} ", toast.text);
+        // Toasts often quote a server's error message.
+        let text = format!(" {} ", crate::text::line(&toast.text));
         let w = (text.chars().count() as u16).min(area.width);
         let y = area.bottom().saturating_sub(1 + i as u16);
         if y < area.y {

@@ -1,0 +1,242 @@
+//! The one redaction policy: which header values and which JSON fields are secret, and how a
+//! secret is shown. Every rendering of an item uses it: the console's detail, attempt and raw
+//! views and copies, headless tables, and logs. `R` in the console is the only way past it.
+use serde_json::{Map, Value};
+
+/// What replaces a masked header value.
+pub const MASKED: &str = "••••••••";
+
+/// Headers whose values are shown as they are (lower case).
+const SAFE_HEADERS: &[&str] = &[
+    "accept",
+    "accept-encoding",
+    "cache-control",
+    "connection",
+    "content-encoding",
+    "content-length",
+    "content-type",
+    "date",
+    "host",
+    "metorial-signature",
+    "metorial-version",
+    "server",
+    "transfer-encoding",
+    "user-agent",
+    "vary",
+];
+
+/// Words that make a header or field secret whatever else it says.
+const SECRET_WORDS: &[&str] = &[
+    "auth",
+    "cookie",
+    "token",
+    "secret",
+    "key",
+    "password",
+    "passwd",
+    "session",
+    "credential",
+];
+
+/// JSON keys holding recorded HTTP headers (a delivery attempt's request and response).
+const HEADER_OBJECTS: &[&str] = &["request_headers", "response_headers", "headers"];
+
+/// Whether a header's value may be shown, fail closed: only names on the safe list (compared
+/// case-insensitively) and `metorial-<word>-id`; anything naming a secret, and anything unknown,
+/// is masked.
+pub fn header_is_safe(name: &str) -> bool {
+    let n = name.trim().to_ascii_lowercase();
+    if n == "metorial-signature" {
+        // The signature proves the body; it reveals nothing of the secret.
+        return true;
+    }
+    if SECRET_WORDS.iter().any(|w| n.contains(w)) {
+        return false;
+    }
+    if SAFE_HEADERS.contains(&n.as_str()) {
+        return true;
+    }
+    n.strip_prefix("metorial-")
+        .and_then(|rest| rest.strip_suffix("-id"))
+        .is_some_and(|mid| !mid.is_empty() && mid.chars().all(|c| c.is_ascii_lowercase()))
+}
+
+/// The value to show for a header: as it is when safe or revealed, [`MASKED`] otherwise.
+pub fn header_value<'a>(name: &str, value: &'a str, revealed: bool) -> &'a str {
+    if revealed || header_is_safe(name) {
+        value
+    } else {
+        MASKED
+    }
+}
+
+/// Whether any of these headers would be masked (so that revealing means something).
+pub fn any_header_masked<'a>(names: impl IntoIterator<Item = &'a String>) -> bool {
+    names.into_iter().any(|n| !header_is_safe(n))
+}
+
+/// Whether a JSON field holds a secret: signing secrets, passwords, tokens (not `token_type`),
+/// API keys, credentials, cookies, authorization values.
+pub fn is_secret_field(key: &str) -> bool {
+    let k = key.to_ascii_lowercase();
+    let named = [
+        "secret",
+        "password",
+        "passwd",
+        "credential",
+        "authorization",
+        "cookie",
+        "api_key",
+        "apikey",
+        "private_key",
+    ];
+    named.iter().any(|w| k.contains(w)) || (k.ends_with("token") && k != "token_type")
+}
+
+/// Masks any secret text: at most 5 leading characters, and none of a short one.
+pub fn mask(s: &str) -> String {
+    let n = s.chars().count();
+    if n == 0 {
+        return "(empty)".into();
+    }
+    let keep = if n >= 16 {
+        5
+    } else if n >= 8 {
+        2
+    } else {
+        0
+    };
+    let prefix: String = s.chars().take(keep).collect();
+    format!("{prefix}…")
+}
+
+/// A hook address whose last path segment is its key (a callback's `url`): that segment masked,
+/// the host and path kept so the address can still be recognised.
+pub fn mask_url_key(url: &str) -> String {
+    match url.trim_end_matches('/').rsplit_once('/') {
+        Some((base, key)) if !key.is_empty() && !base.ends_with('/') => {
+            format!("{base}/{}", mask(key))
+        }
+        _ => mask(url),
+    }
+}
+
+/// How string field `key` of object `o` may be shown: masked when it holds a secret (a
+/// secret-named field, or a callback's url, which ends in its hook key), else as it is.
+pub fn field_value<'a>(o: &Map<String, Value>, key: &str, s: &'a str) -> std::borrow::Cow<'a, str> {
+    if is_secret_field(key) {
+        mask(s).into()
+    } else if key == "url" && o.get("object").and_then(Value::as_str) == Some("callback") {
+        mask_url_key(s).into()
+    } else {
+        s.into()
+    }
+}
+
+/// Recorded headers with every value the header rules hide replaced by [`MASKED`].
+fn masked_headers(h: &Map<String, Value>) -> Value {
+    Value::Object(
+        h.iter()
+            .map(|(name, v)| {
+                let v = if header_is_safe(name) {
+                    masked(v)
+                } else {
+                    Value::String(MASKED.into())
+                };
+                (name.clone(), v)
+            })
+            .collect(),
+    )
+}
+
+/// The value with every secret masked: secret fields (by [`is_secret_field`]), callback hook
+/// keys, and every value of recorded headers objects that the header rules hide.
+pub fn masked(v: &Value) -> Value {
+    match v {
+        Value::Object(o) => Value::Object(
+            o.iter()
+                .map(|(k, x)| {
+                    let x = match x {
+                        Value::String(s) => Value::String(field_value(o, k, s).into_owned()),
+                        Value::Object(h) if HEADER_OBJECTS.contains(&k.as_str()) => {
+                            masked_headers(h)
+                        }
+                        other if is_secret_field(k) && !other.is_null() => {
+                            Value::String(MASKED.into())
+                        }
+                        other => masked(other),
+                    };
+                    (k.clone(), x)
+                })
+                .collect(),
+        ),
+        Value::Array(a) => Value::Array(a.iter().map(masked).collect()),
+        other => other.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn safe_list_is_case_insensitive() {
+        for h in [
+            "Content-Type",
+            "USER-AGENT",
+            "Metorial-Notification-Id",
+            "metorial-version",
+            "Metorial-Signature",
+        ] {
+            assert!(header_is_safe(h), "{h}");
+        }
+    }
+
+    #[test]
+    fn secrets_and_unknown_headers_are_masked() {
+        for h in [
+            "Authorization",
+            "proxy-authorization",
+            "Cookie",
+            "set-cookie",
+            "X-Api-Key",
+            "x-access-token",
+            "x-client-secret",
+            "metorial-key-id",
+            "x-custom",
+            "",
+        ] {
+            assert!(!header_is_safe(h), "{h} must be masked");
+            assert_eq!(header_value(h, "value", false), MASKED);
+            assert_eq!(header_value(h, "value", true), "value");
+        }
+    }
+
+    #[test]
+    fn json_masks_fields_hook_keys_and_recorded_headers() {
+        let v = json!({
+            "object": "callback",
+            "url": "https://h.example/hooks/ABCDEFGHIJKLMNOPQRSTUVWXYZ012345",
+            "signing_secret": "whsec_0123456789abcdef",
+            "token_type": "Bearer",
+            "attempts": [{"response_headers": {
+                "content-type": "text/plain",
+                "set-cookie": "session=1",
+                "x-unknown": "v",
+                "authorization": "Bearer abc"
+            }}]
+        });
+        let m = masked(&v);
+        let text = m.to_string();
+        for leak in ["KLMNOP", "0123456789", "session=1", "\"v\"", "Bearer abc"] {
+            assert!(!text.contains(leak), "{leak} leaked: {text}");
+        }
+        assert_eq!(m["token_type"], "Bearer");
+        assert_eq!(
+            m["attempts"][0]["response_headers"]["content-type"],
+            "text/plain"
+        );
+        assert_eq!(m["attempts"][0]["response_headers"]["x-unknown"], MASKED);
+    }
+}
