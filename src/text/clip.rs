@@ -28,6 +28,9 @@ pub enum IdRefused {
 }
 
 /// The id when it looks like one (a known prefix, `_`, then `A-Z a-z 0-9 _ -`), else why not.
+///
+/// # Errors
+/// Why the text is not copied as an id.
 pub fn id(s: &str) -> Result<&str, IdRefused> {
     if !s
         .chars()
@@ -47,6 +50,7 @@ pub fn id(s: &str) -> Result<&str, IdRefused> {
 /// An item's JSON for the clipboard: pretty, every secret masked by [`redact::masked`], and
 /// every hazardous character `\u`-escaped, so the only control character left is the line break
 /// between JSON tokens.
+#[must_use]
 pub fn json(v: &Value) -> String {
     let pretty = serde_json::to_string_pretty(&redact::masked(v)).unwrap_or_default();
     sanitize::json_for_terminal(&pretty).into_owned()

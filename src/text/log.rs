@@ -23,6 +23,7 @@ impl<'a, M: MakeWriter<'a>> MakeWriter<'a> for Sanitized<M> {
 
 /// One formatted event as a single safe line: inner breaks and every hazard become visible,
 /// the trailing line break is kept.
+#[must_use]
 pub fn event_line(buf: &[u8]) -> Vec<u8> {
     let text = String::from_utf8_lossy(buf);
     let (body, end) = match text.strip_suffix('\n') {

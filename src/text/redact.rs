@@ -44,6 +44,7 @@ const HEADER_OBJECTS: &[&str] = &["request_headers", "response_headers", "header
 /// Whether a header's value may be shown, fail closed: only names on the safe list (compared
 /// case-insensitively) and `metorial-<word>-id`; anything naming a secret, and anything unknown,
 /// is masked.
+#[must_use]
 pub fn header_is_safe(name: &str) -> bool {
     let n = name.trim().to_ascii_lowercase();
     if n == "metorial-signature" {
@@ -62,6 +63,7 @@ pub fn header_is_safe(name: &str) -> bool {
 }
 
 /// The value to show for a header: as it is when safe or revealed, [`MASKED`] otherwise.
+#[must_use]
 pub fn header_value<'a>(name: &str, value: &'a str, revealed: bool) -> &'a str {
     if revealed || header_is_safe(name) {
         value
@@ -71,12 +73,14 @@ pub fn header_value<'a>(name: &str, value: &'a str, revealed: bool) -> &'a str {
 }
 
 /// Whether any of these headers would be masked (so that revealing means something).
+#[must_use]
 pub fn any_header_masked<'a>(names: impl IntoIterator<Item = &'a String>) -> bool {
     names.into_iter().any(|n| !header_is_safe(n))
 }
 
 /// Whether a JSON field holds a secret: signing secrets, passwords, tokens (not `token_type`),
 /// API keys, credentials, cookies, authorization values.
+#[must_use]
 pub fn is_secret_field(key: &str) -> bool {
     let k = key.to_ascii_lowercase();
     let named = [
@@ -94,6 +98,7 @@ pub fn is_secret_field(key: &str) -> bool {
 }
 
 /// Masks any secret text: at most 5 leading characters, and none of a short one.
+#[must_use]
 pub fn mask(s: &str) -> String {
     let n = s.chars().count();
     if n == 0 {
@@ -112,6 +117,7 @@ pub fn mask(s: &str) -> String {
 
 /// A hook address whose last path segment is its key (a callback's `url`): that segment masked,
 /// the host and path kept so the address can still be recognised.
+#[must_use]
 pub fn mask_url_key(url: &str) -> String {
     match url.trim_end_matches('/').rsplit_once('/') {
         Some((base, key)) if !key.is_empty() && !base.ends_with('/') => {
@@ -123,6 +129,7 @@ pub fn mask_url_key(url: &str) -> String {
 
 /// How string field `key` of object `o` may be shown: masked when it holds a secret (a
 /// secret-named field, or a callback's url, which ends in its hook key), else as it is.
+#[must_use]
 pub fn field_value<'a>(o: &Map<String, Value>, key: &str, s: &'a str) -> std::borrow::Cow<'a, str> {
     if is_secret_field(key) {
         mask(s).into()
@@ -151,6 +158,7 @@ fn masked_headers(h: &Map<String, Value>) -> Value {
 
 /// The value with every secret masked: secret fields (by [`is_secret_field`]), callback hook
 /// keys, and every value of recorded headers objects that the header rules hide.
+#[must_use]
 pub fn masked(v: &Value) -> Value {
     match v {
         Value::Object(o) => Value::Object(

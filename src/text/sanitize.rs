@@ -10,12 +10,14 @@ use std::fmt::Write as _;
 
 /// Whether `c` is a character that must never reach a terminal as it is: any control (C0, DEL,
 /// C1), a bidi control, or an invisible/zero-width formatting character.
+#[must_use]
 pub fn is_hazard(c: char) -> bool {
     c.is_control() || is_invisible(c)
 }
 
 /// Bidi controls, zero-width and other default-invisible formatting characters: they change how
 /// text reads without showing themselves.
+#[must_use]
 pub fn is_invisible(c: char) -> bool {
     matches!(
         c,
@@ -40,6 +42,7 @@ pub fn is_invisible(c: char) -> bool {
 }
 
 /// The visible stand-in for a hazardous character: `⟨U+001B⟩`.
+#[must_use]
 pub fn marker(c: char) -> String {
     format!("⟨U+{:04X}⟩", u32::from(c))
 }
@@ -52,6 +55,7 @@ fn push_marker(out: &mut String, c: char) {
 /// One-line text (a cell, a title, a toast, an error line): tabs, line breaks and other breaking
 /// whitespace become one space each, every other hazard becomes its `⟨U+XXXX⟩` marker. Borrowed
 /// when there is nothing to change.
+#[must_use]
 pub fn line(s: &str) -> Cow<'_, str> {
     if !s.chars().any(is_hazard) {
         return Cow::Borrowed(s);
@@ -69,6 +73,7 @@ pub fn line(s: &str) -> Cow<'_, str> {
 
 /// Multi-line text (a body, a JSON view): split into lines first (`\n`, `\r\n`, a lone `\r`),
 /// then each line sanitised as by [`line`].
+#[must_use]
 pub fn lines(s: &str) -> Vec<String> {
     s.split('\n')
         .map(|l| l.strip_suffix('\r').unwrap_or(l))
@@ -77,11 +82,13 @@ pub fn lines(s: &str) -> Vec<String> {
 }
 
 /// [`lines`] joined with `\n`: the only control character left is the line break itself.
+#[must_use]
 pub fn multiline(s: &str) -> String {
     lines(s).join("\n")
 }
 
 /// Whether text holds no hazard at all, line breaks aside when `newlines` allows them.
+#[must_use]
 pub fn is_inert(s: &str, newlines: bool) -> bool {
     s.chars().all(|c| !is_hazard(c) || (newlines && c == '\n'))
 }
@@ -90,6 +97,7 @@ pub fn is_inert(s: &str, newlines: bool) -> bool {
 /// written as a `\uXXXX` escape (a surrogate pair beyond the BMP). Such characters can only
 /// stand inside JSON strings, where the escape means the same character, so the document stays
 /// valid JSON with the same value. Borrowed when there is nothing to escape.
+#[must_use]
 pub fn json_for_terminal(s: &str) -> Cow<'_, str> {
     let needs = |c: char| is_hazard(c) && !matches!(c, '\t' | '\n' | '\r');
     if !s.chars().any(needs) {
@@ -110,6 +118,7 @@ pub fn json_for_terminal(s: &str) -> Cow<'_, str> {
 }
 
 /// Whether any string in a JSON value (keys included) holds a hazard.
+#[must_use]
 pub fn json_has_hazard(v: &serde_json::Value) -> bool {
     use serde_json::Value;
     match v {
@@ -124,6 +133,7 @@ pub fn json_has_hazard(v: &serde_json::Value) -> bool {
 
 /// A JSON value for display: every string through [`line`], except `*_body` fields, which are
 /// multi-line and go through [`multiline`].
+#[must_use]
 pub fn json_for_display(v: &serde_json::Value) -> serde_json::Value {
     use serde_json::Value;
     match v {

@@ -19,6 +19,7 @@ use super::sanitize::{is_hazard, line};
 pub struct SafeBackend<B>(pub B);
 
 /// The cell as it may be written: unchanged, or `�` in place of a symbol holding a hazard.
+#[must_use]
 pub fn safe_cell(cell: &Cell) -> Cow<'_, Cell> {
     if cell.symbol().chars().any(is_hazard) {
         let mut c = cell.clone();
@@ -84,6 +85,7 @@ impl<B: Backend> Backend for SafeBackend<B> {
 }
 
 /// A span with its text through [`line`].
+#[must_use]
 pub fn safe_span(s: Span<'static>) -> Span<'static> {
     match line(&s.content) {
         Cow::Borrowed(_) => s,
@@ -92,6 +94,7 @@ pub fn safe_span(s: Span<'static>) -> Span<'static> {
 }
 
 /// A line with every span through [`line`] (markers carry no hazard, so this is idempotent).
+#[must_use]
 pub fn safe_line(l: Line<'static>) -> Line<'static> {
     let Line {
         spans,
@@ -104,6 +107,7 @@ pub fn safe_line(l: Line<'static>) -> Line<'static> {
 }
 
 /// Every line through [`safe_line`].
+#[must_use]
 pub fn safe_lines(lines: Vec<Line<'static>>) -> Vec<Line<'static>> {
     lines.into_iter().map(safe_line).collect()
 }
