@@ -252,3 +252,144 @@ fn a_hanging_key_command_neither_freezes_the_console_nor_keeps_it_from_quitting(
     c.press(b"q");
     c.exit(Duration::from_secs(10));
 }
+
+#[path = "support_hostile/mod.rs"]
+mod support_hostile;
+
+/// The OSC 52 payloads in a byte stream, decoded, and the stream without them.
+fn split_osc52(raw: &[u8]) -> (Vec<String>, Vec<u8>) {
+    use base64::Engine;
+    let (start, end) = (b"\x1b]52;c;", 0x07u8);
+    let mut payloads = Vec::new();
+    let mut rest = Vec::new();
+    let mut i = 0;
+    while i < raw.len() {
+        if raw[i..].starts_with(start)
+            && let Some(len) = raw[i + start.len()..].iter().position(|&b| b == end)
+        {
+            let b64 = &raw[i + start.len()..i + start.len() + len];
+            let bytes = base64::engine::general_purpose::STANDARD
+                .decode(b64)
+                .expect("OSC 52 payload is base64");
+            payloads.push(String::from_utf8(bytes).expect("UTF-8 copy"));
+            i += start.len() + len + 1;
+        } else {
+            rest.push(raw[i]);
+            i += 1;
+        }
+    }
+    (payloads, rest)
+}
+
+#[test]
+fn a_hostile_api_cannot_drive_the_terminal_nor_the_clipboard() {
+    use support_hostile::{LEAKS, first_forbidden};
+    let dirs = tempfile::tempdir().expect("tempdir");
+    let base = support_hostile::start();
+    let cfg = dirs.path().join("config.toml");
+    std::fs::write(
+        &cfg,
+        format!(
+            "default_profile = \"h\"\n[profiles.h]\nbase_url = \"{base}\"\napi_key_env = \"E2E_KEY\"\n\
+             [console]\nclipboard = \"osc52\"\n"
+        ),
+    )
+    .expect("config");
+    let cfg = cfg.to_str().expect("utf-8 path");
+    let mut c = Console::start(
+        dirs.path(),
+        &["--config", cfg],
+        &[("E2E_KEY", "sk_e2e_0123456789abcdef")],
+    );
+    c.wait_for("the poisoned teams list", |t| {
+        t.contains("Teams ·") && t.contains("PWNED") && t.contains("q quit")
+    });
+    // The first team's id ends a bracketed paste: `y` refuses it, `Y` copies escaped JSON.
+    c.press(b"y");
+    c.wait_for("the refusal", |t| t.contains("Not copied"));
+    c.press(b"Y");
+    c.wait_for("the JSON copy", |t| t.contains("Copied JSON"));
+    c.press(b"v");
+    c.wait_for("the raw view", |t| t.contains("(as received)"));
+    c.press(b"\x1b");
+    c.wait_for("the list again", |t| !t.contains("(as received)"));
+    c.press(b"?");
+    c.wait_for("the help", |t| t.contains("show / hide this help"));
+    c.press(b"?");
+    c.wait_for("help closed", |t| !t.contains("show / hide this help"));
+    c.press(b"2");
+    c.wait_for("the imports error", |t| {
+        t.contains("Imports ·") && t.contains("PWNED")
+    });
+    c.press(b"3");
+    c.wait_for("callbacks", |t| {
+        t.contains("Callbacks ·") && t.contains("PWNED")
+    });
+    c.press(b"4");
+    c.wait_for("destinations", |t| {
+        t.contains("Destinations ·") && t.contains("PWNED")
+    });
+    c.press(b"5");
+    c.wait_for("notifications", |t| {
+        t.contains("Notifications ·") && t.contains("Attempts (")
+    });
+    c.press(b"\r");
+    c.wait_for("the notification detail", |t| {
+        t.contains("Notification cbn_")
+    });
+    c.press(b"\r");
+    let attempt = c.wait_for("the attempt view", |t| {
+        t.contains("Attempt #") && t.contains("authorization: ")
+    });
+    assert!(
+        attempt.contains("••••••••"),
+        "secret headers masked:\n{attempt}"
+    );
+    c.press(b"\x1b");
+    c.wait_for("the detail again", |t| !t.contains("Attempt #"));
+    c.press(b"v");
+    c.wait_for("the notification's raw view", |t| {
+        t.contains("(as received)")
+    });
+    c.press(b"\x1b");
+    c.wait_for("raw view closed", |t| !t.contains("(as received)"));
+    c.press(b"q");
+    let raw = c.exit(Duration::from_secs(15));
+
+    let (copies, rest) = split_osc52(&raw);
+    assert_eq!(copies.len(), 1, "only Y reached the clipboard: {copies:?}");
+    let copy = &copies[0];
+    assert!(
+        first_forbidden(copy).is_none(),
+        "the copy is inert: {copy:?}"
+    );
+    serde_json::from_str::<serde_json::Value>(copy).expect("the copy is JSON");
+    let text = String::from_utf8_lossy(&rest);
+    for leak in LEAKS {
+        assert!(
+            !text.contains(leak) && !copy.contains(leak),
+            "{leak} leaked"
+        );
+    }
+    // The console's own output is CSI only; nothing of the server's escapes got through.
+    for (i, _) in text.match_indices('\u{1b}') {
+        assert_eq!(
+            text.as_bytes().get(i + 1),
+            Some(&b'['),
+            "a non-CSI escape at {i}: {:?}",
+            &text[i..(i + 20).min(text.len())]
+        );
+    }
+    for bad in ["\u{1b}[201~", "\u{1b}[31mE", "\u{1b}[2JE", "]0;PWNED\u{7}"] {
+        assert!(!text.contains(bad), "{bad:?} written raw");
+    }
+    let others = text.replace(['\u{1b}', '\r', '\n'], "");
+    if let Some((at, ch)) = first_forbidden(&others) {
+        panic!(
+            "U+{:04X} written: {:?}",
+            u32::from(ch),
+            &others[at.saturating_sub(40)..(at + 40).min(others.len())]
+        );
+    }
+    assert!(text.contains("⟨U+202E⟩"), "bidi overrides shown as markers");
+}

@@ -87,14 +87,22 @@ fn headless_api_errors_sanitise_every_field_code_included() {
         err.starts_with("error: A⟨U+001B⟩]0;PWNED⟨U+0007⟩B⟨U+001B⟩]52;c;"),
         "the code is shown, sanitised:\n{err}"
     );
-    assert_eq!(err.lines().count(), 3, "code and message, entity, hint; no forged lines:\n{err}");
+    assert_eq!(
+        err.lines().count(),
+        3,
+        "code and message, entity, hint; no forged lines:\n{err}"
+    );
 }
 
 #[test]
 fn headless_json_to_a_pipe_is_the_reply_byte_for_byte() {
     let dir = tempfile::tempdir().expect("tempdir");
     let base = support_hostile::start();
-    let out = run(dir.path(), &base, &["notifications", "get", "cbn_x", "-o", "json"]);
+    let out = run(
+        dir.path(),
+        &base,
+        &["notifications", "get", "cbn_x", "-o", "json"],
+    );
     assert!(out.status.success(), "{out:?}");
     let (_, served) = support_hostile::reply("/callbacks-notifications/cbn_x");
     assert_eq!(String::from_utf8_lossy(&out.stdout), format!("{served}\n"));
@@ -136,7 +144,10 @@ fn headless_json_on_a_terminal_escapes_c1_bidi_and_invisibles() {
     let text = String::from_utf8(raw).expect("UTF-8").replace("\r\n", "\n");
     assert_inert("json on a terminal", text.as_bytes());
     let v: serde_json::Value = serde_json::from_str(&text).expect("still valid JSON");
-    assert!(v["name"].as_str().is_some_and(|n| n.ends_with(EVIL)), "same value");
+    assert!(
+        v["name"].as_str().is_some_and(|n| n.ends_with(EVIL)),
+        "same value"
+    );
     assert!(text.contains("\\u009b") && text.contains("\\u202e") && text.contains("\\u200b"));
 }
 

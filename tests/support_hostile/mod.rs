@@ -51,7 +51,10 @@ fn fixture(name: &str) -> Value {
 }
 
 fn headers_with_secrets(h: &mut serde_json::Map<String, Value>) {
-    h.insert("authorization".into(), json!(format!("Bearer {}", LEAKS[0])));
+    h.insert(
+        "authorization".into(),
+        json!(format!("Bearer {}", LEAKS[0])),
+    );
     h.insert("set-cookie".into(), json!(format!("session={}", LEAKS[1])));
     h.insert("x-api-key".into(), json!(LEAKS[2]));
     h.insert("x-unknown-thing".into(), json!(LEAKS[3]));
