@@ -318,8 +318,8 @@ fn a_hostile_api_cannot_drive_the_terminal_nor_the_clipboard() {
     c.press(b"?");
     c.wait_for("help closed", |t| !t.contains("show / hide this help"));
     c.press(b"2");
-    c.wait_for("the imports error", |t| {
-        t.contains("Imports ·") && t.contains("PWNED")
+    c.wait_for("the imports error, with markers", |t| {
+        t.contains("Imports ·") && t.contains("✗ 400 A⟨U+001B⟩]0;PWNED⟨U+0007⟩B")
     });
     c.press(b"3");
     c.wait_for("callbacks", |t| {

@@ -20,7 +20,7 @@ pub fn render(frame: &mut Frame, area: Rect, d: &Dialog, theme: &Theme) {
     let block = Block::bordered()
         .border_style(theme.warn)
         .title(Line::from(Span::styled(
-            format!(" {} ", d.title),
+            format!(" {} ", crate::text::line(&d.title)),
             theme.warn,
         )));
     frame.render_widget(Clear, r);
@@ -62,15 +62,24 @@ fn lines(d: &Dialog, theme: &Theme) -> Vec<Line<'static>> {
         let style = if on { theme.selected } else { theme.muted };
         Span::styled(format!(" {label} "), style)
     };
-    let mut lines = vec![Line::from(d.confirm.clone()), Line::default()];
+    let mut lines = vec![
+        Line::from(crate::text::line(&d.confirm).into_owned()),
+        Line::default(),
+    ];
     if let Some(m) = &d.message {
-        lines.push(Line::from(Span::styled(m.clone(), theme.error)));
+        lines.push(Line::from(Span::styled(
+            crate::text::line(m).into_owned(),
+            theme.error,
+        )));
         lines.push(Line::default());
     }
     lines.push(match (phase, &d.type_name) {
         (Phase::Submitting(_), _) => Line::from(Span::styled("Working…", theme.warn)),
         (Phase::Confirm { .. }, Some(t)) => Line::from(vec![
-            Span::raw(format!("Type “{}” to confirm: ", t.expected)),
+            Span::raw(format!(
+                "Type “{}” to confirm: ",
+                crate::text::line(&t.expected)
+            )),
             Span::styled(format!("{}▏", t.typed), theme.key),
             Span::styled("   Enter confirm · Esc cancel", theme.muted),
         ]),

@@ -136,7 +136,10 @@ pub fn render(frame: &mut Frame, area: Rect, d: &Dialog, theme: &Theme) {
         ..
     } = lay_out(area, d, theme);
     let inner_h = usize::from(r.height.saturating_sub(2));
-    let title = Line::from(Span::styled(format!(" {} ", d.title), theme.accent));
+    let title = Line::from(Span::styled(
+        format!(" {} ", crate::text::line(&d.title)),
+        theme.accent,
+    ));
     let block = Block::bordered().title(title);
     frame.render_widget(Clear, r);
     frame.render_widget(

@@ -44,7 +44,8 @@ pub fn error_lines(e: &ErrorView, theme: &Theme) -> Vec<Line<'static>> {
     if let Some(h) = &e.hint {
         out.push(Line::from(Span::styled(format!("  {h}"), theme.warn)));
     }
-    out
+    // The server wrote the message and hint.
+    crate::text::tui::safe_lines(out)
 }
 
 /// `page 2 · 20 per page · more →`, with `← more` when earlier items exist.
