@@ -333,6 +333,11 @@ fn a_hostile_api_cannot_drive_the_terminal_nor_the_clipboard() {
     c.wait_for("notifications", |t| {
         t.contains("Notifications ·") && t.contains("Attempts (")
     });
+    // A notification's JSON holds the receiver's recorded headers.
+    c.press(b"Y");
+    c.wait_for("the notification's JSON copy", |t| {
+        t.contains("Copied JSON of cbn_")
+    });
     c.press(b"\r");
     c.wait_for("the notification detail", |t| {
         t.contains("Notification cbn_")
@@ -357,19 +362,29 @@ fn a_hostile_api_cannot_drive_the_terminal_nor_the_clipboard() {
     let raw = c.exit(Duration::from_secs(15));
 
     let (copies, rest) = split_osc52(&raw);
-    assert_eq!(copies.len(), 1, "only Y reached the clipboard: {copies:?}");
-    let copy = &copies[0];
-    assert!(
-        first_forbidden(copy).is_none(),
-        "the copy is inert: {copy:?}"
+    assert_eq!(
+        copies.len(),
+        2,
+        "only the two Y reached the clipboard: {copies:?}"
     );
-    serde_json::from_str::<serde_json::Value>(copy).expect("the copy is JSON");
+    for copy in &copies {
+        assert!(
+            first_forbidden(copy).is_none(),
+            "the copy is inert: {copy:?}"
+        );
+        serde_json::from_str::<serde_json::Value>(copy).expect("the copy is JSON");
+        for leak in LEAKS {
+            assert!(!copy.contains(leak), "{leak} copied");
+        }
+    }
+    assert!(
+        copies[1].contains("\"x-unknown-thing\": \"••••••••\""),
+        "recorded headers masked in the copy: {}",
+        copies[1]
+    );
     let text = String::from_utf8_lossy(&rest);
     for leak in LEAKS {
-        assert!(
-            !text.contains(leak) && !copy.contains(leak),
-            "{leak} leaked"
-        );
+        assert!(!text.contains(leak), "{leak} shown");
     }
     // The console's own output is CSI only; nothing of the server's escapes got through.
     for (i, _) in text.match_indices('\u{1b}') {
