@@ -283,7 +283,6 @@ fn split_osc52(raw: &[u8]) -> (Vec<String>, Vec<u8>) {
 
 #[test]
 fn a_hostile_api_cannot_drive_the_terminal_nor_the_clipboard() {
-    use support_hostile::{LEAKS, first_forbidden};
     let dirs = tempfile::tempdir().expect("tempdir");
     let base = support_hostile::start();
     let cfg = dirs.path().join("config.toml");
@@ -361,13 +360,26 @@ fn a_hostile_api_cannot_drive_the_terminal_nor_the_clipboard() {
     c.press(b"q");
     let raw = c.exit(Duration::from_secs(15));
 
-    let (copies, rest) = split_osc52(&raw);
-    assert_eq!(
-        copies.len(),
-        2,
-        "only the two Y reached the clipboard: {copies:?}"
+    let copies = assert_inert_stream(&raw, 2);
+    assert!(
+        copies[1].contains("\"x-unknown-thing\": \"••••••••\""),
+        "recorded headers masked in the copy: {}",
+        copies[1]
     );
-    for copy in &copies {
+}
+
+/// Checks every byte a console wrote: exactly `copies` OSC 52 payloads, each valid JSON without
+/// a forbidden character or a leaked secret; besides them only the console's own CSI escapes,
+/// no forbidden character, no secret, and the bidi marker shown. Returns the payloads.
+fn assert_inert_stream(raw: &[u8], copies: usize) -> Vec<String> {
+    use support_hostile::{LEAKS, first_forbidden};
+    let (payloads, rest) = split_osc52(raw);
+    assert_eq!(
+        payloads.len(),
+        copies,
+        "only the Y copies reached the clipboard: {payloads:?}"
+    );
+    for copy in &payloads {
         assert!(
             first_forbidden(copy).is_none(),
             "the copy is inert: {copy:?}"
@@ -377,11 +389,6 @@ fn a_hostile_api_cannot_drive_the_terminal_nor_the_clipboard() {
             assert!(!copy.contains(leak), "{leak} copied");
         }
     }
-    assert!(
-        copies[1].contains("\"x-unknown-thing\": \"••••••••\""),
-        "recorded headers masked in the copy: {}",
-        copies[1]
-    );
     let text = String::from_utf8_lossy(&rest);
     for leak in LEAKS {
         assert!(!text.contains(leak), "{leak} shown");
@@ -407,4 +414,164 @@ fn a_hostile_api_cannot_drive_the_terminal_nor_the_clipboard() {
         );
     }
     assert!(text.contains("⟨U+202E⟩"), "bidi overrides shown as markers");
+    payloads
+}
+
+#[test]
+fn a_hostile_webhook_receiver_cannot_reach_the_terminal_through_recorded_attempts() {
+    use switchboard::api::model::{CallbackType, CallbacksInput, CreateDestination};
+    use switchboard::api::{Client, ClientOptions, ListQuery};
+    let rt = tokio::runtime::Runtime::new().expect("runtime");
+    let mut cfg = switchboard::service::ServiceConfig::ephemeral();
+    cfg.seed = switchboard::service::Seed::Demo;
+    let svc = rt
+        .block_on(switchboard::service::start(cfg))
+        .expect("service");
+    let key = svc.api_key.expose().to_string();
+    let client = Client::new(ClientOptions {
+        base_url: svc.base_url.clone(),
+        api_key: svc.api_key.clone(),
+        max_retries: 0,
+        ..ClientOptions::default()
+    })
+    .expect("client");
+    let receiver = support_hostile::start_receiver();
+    // A destination at the receiver, then one event through a manual callback's hook.
+    let notification = rt.block_on(async {
+        let q = ListQuery {
+            limit: Some(100),
+            ..Default::default()
+        };
+        let cb = client
+            .list_callbacks(&q)
+            .await
+            .expect("callbacks")
+            .items
+            .into_iter()
+            .find(|c| c.kind == CallbackType::WebhookManual)
+            .expect("a manual callback");
+        let dest = client
+            .create_destination(&CreateDestination {
+                name: "Hostile receiver".into(),
+                description: None,
+                url: receiver.clone(),
+                callbacks: CallbacksInput::selected(vec![cb.id.clone()]),
+            })
+            .await
+            .expect("destination");
+        let hook = cb.url.expect("hook url");
+        let r = reqwest::Client::new()
+            .post(&hook)
+            .json(&serde_json::json!({"type": "build.failed"}))
+            .send()
+            .await
+            .expect("hook");
+        assert_eq!(r.status(), 200);
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let f = switchboard::api::NotificationFilter {
+                destination_ids: vec![dest.id.clone()],
+                ..Default::default()
+            };
+            let page = client
+                .list_notifications(&ListQuery::default(), &f)
+                .await
+                .expect("notifications");
+            if let Some(n) = page.items.into_iter().find(|n| {
+                n.attempts.iter().any(|a| {
+                    a.webhook_request
+                        .as_ref()
+                        .is_some_and(|r| r.response_status == 200)
+                })
+            }) {
+                break n.id;
+            }
+            assert!(Instant::now() < deadline, "the receiver was never called");
+            tokio::time::sleep(Duration::from_millis(20)).await; // polling interval
+        }
+    });
+
+    let dirs = tempfile::tempdir().expect("tempdir");
+    let cfg = dirs.path().join("config.toml");
+    std::fs::write(
+        &cfg,
+        format!(
+            "default_profile = \"s\"\n[profiles.s]\nbase_url = \"{}\"\napi_key_env = \"E2E_KEY\"\n\
+             [console]\nclipboard = \"osc52\"\n",
+            svc.base_url
+        ),
+    )
+    .expect("config");
+    let cfg = cfg.to_str().expect("utf-8 path");
+
+    // Headless: the notification's detail table.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_switchboard"))
+        .args([
+            "--config",
+            cfg,
+            "notifications",
+            "get",
+            &notification,
+            "-o",
+            "table",
+        ])
+        .env("HOME", dirs.path())
+        .env("XDG_CONFIG_HOME", dirs.path().join("config"))
+        .env("E2E_KEY", &key)
+        .output()
+        .expect("run");
+    assert!(out.status.success(), "{out:?}");
+    let table = String::from_utf8(out.stdout).expect("UTF-8");
+    assert!(
+        support_hostile::first_forbidden(&table).is_none(),
+        "{table:?}"
+    );
+    assert!(table.contains(&notification));
+
+    // The console: the notification, its attempt, its raw view and a copy.
+    let mut c = Console::start(dirs.path(), &["--config", cfg], &[("E2E_KEY", &key)]);
+    c.wait_for("the console", |t| {
+        t.contains("Teams ·") && t.contains("q quit")
+    });
+    c.press(b"5");
+    c.wait_for("notifications", |t| {
+        t.contains("Notifications · oldest first") && t.contains("q quit")
+    });
+    // Newest first: the receiver's notification is the first row.
+    c.press(b"o");
+    c.wait_for("our notification selected", |t| {
+        !t.contains("oldest first") && t.contains(&format!("Notification {notification}"))
+    });
+    c.press(b"\r");
+    c.wait_for("its detail", |t| {
+        t.contains(&format!("Notification {notification}")) && t.contains("Esc back")
+    });
+    c.press(b"\r");
+    c.wait_for("the attempt view", |t| t.contains("Attempt #"));
+    // To the end: the response headers and body.
+    c.press(b"G");
+    let attempt = c.wait_for("the attempt view", |t| {
+        t.contains("Response body") && t.contains("x-unknown-thing: ••••••••")
+    });
+    assert!(
+        attempt.contains("evil⟨U+009B⟩2J⟨U+202E⟩txt.exe⟨U+200B⟩"),
+        "a safe header's value, with markers:\n{attempt}"
+    );
+    assert!(
+        attempt.contains("A⟨U+001B⟩]0;PWNED⟨U+0007⟩B"),
+        "the body, with markers:\n{attempt}"
+    );
+    c.press(b"\x1b");
+    c.wait_for("the detail again", |t| !t.contains("Attempt #"));
+    c.press(b"v");
+    c.wait_for("the raw view", |t| t.contains("(as received)"));
+    c.press(b"\x1b");
+    c.wait_for("raw view closed", |t| !t.contains("(as received)"));
+    c.press(b"Y");
+    c.wait_for("the copy", |t| t.contains("Copied JSON of cbn_"));
+    c.press(b"q");
+    let raw = c.exit(Duration::from_secs(15));
+    let copies = assert_inert_stream(&raw, 1);
+    assert!(copies[0].contains("\"authorization\": \"••••••••\""));
+    rt.block_on(svc.shutdown());
 }

@@ -160,3 +160,51 @@ pub fn start() -> String {
     });
     format!("http://{addr}")
 }
+
+/// The hostile webhook receiver's answer: secret-looking and unknown headers, a header value
+/// with C1 and bidi characters (raw UTF-8, which HTTP allows as obs-text), and [`EVIL`] as the
+/// body.
+fn receiver_answer(mut s: TcpStream) {
+    let mut r = BufReader::new(match s.try_clone() {
+        Ok(c) => c,
+        Err(_) => return,
+    });
+    let mut length = 0usize;
+    loop {
+        let mut l = String::new();
+        if r.read_line(&mut l).unwrap_or(0) == 0 || l == "\r\n" {
+            break;
+        }
+        if let Some((k, v)) = l.split_once(':')
+            && k.eq_ignore_ascii_case("content-length")
+        {
+            length = v.trim().parse().unwrap_or(0);
+        }
+    }
+    let mut body = vec![0u8; length];
+    let _ = r.read_exact(&mut body);
+    let head = format!(
+        "HTTP/1.1 200 OK\r\nauthorization: Bearer {}\r\nset-cookie: session={}\r\nx-api-key: {}\r\n\
+         x-unknown-thing: {}\r\nserver: evil\u{9b}2J\u{202e}txt.exe\u{200b}\r\n\
+         content-type: text/plain\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+        LEAKS[0],
+        LEAKS[1],
+        LEAKS[2],
+        LEAKS[3],
+        EVIL.len()
+    );
+    let _ = s.write_all(head.as_bytes());
+    let _ = s.write_all(EVIL.as_bytes());
+}
+
+/// Starts the hostile webhook receiver on a random loopback port; returns its URL.
+pub fn start_receiver() -> String {
+    let l = TcpListener::bind("127.0.0.1:0").expect("bind loopback");
+    let addr = l.local_addr().expect("addr");
+    std::thread::spawn(move || {
+        for s in l.incoming().flatten() {
+            std::thread::spawn(move || receiver_answer(s));
+        }
+    });
+    format!("http://{addr}/in")
+}
