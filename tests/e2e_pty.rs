@@ -350,7 +350,7 @@ fn a_hostile_api_cannot_drive_the_terminal_nor_the_clipboard() {
         "secret headers masked:\n{attempt}"
     );
     c.press(b"\x1b");
-    c.wait_for("the detail again", |t| !t.contains("Attempt #"));
+    c.wait_for("the detail again", |t| !t.contains("· attempt 1"));
     c.press(b"v");
     c.wait_for("the notification's raw view", |t| {
         t.contains("(as received)")
@@ -562,7 +562,7 @@ fn a_hostile_webhook_receiver_cannot_reach_the_terminal_through_recorded_attempt
         "the body, with markers:\n{attempt}"
     );
     c.press(b"\x1b");
-    c.wait_for("the detail again", |t| !t.contains("Attempt #"));
+    c.wait_for("the detail again", |t| !t.contains("· attempt 1"));
     c.press(b"v");
     c.wait_for("the raw view", |t| t.contains("(as received)"));
     c.press(b"\x1b");
