@@ -419,8 +419,7 @@ fn assert_inert_stream(raw: &[u8], copies: usize) -> Vec<String> {
 
 #[test]
 fn a_hostile_webhook_receiver_cannot_reach_the_terminal_through_recorded_attempts() {
-    use switchboard::api::model::{CallbackType, CallbacksInput, CreateDestination};
-    use switchboard::api::{Client, ClientOptions, ListQuery};
+    use switchboard::api::{Client, ClientOptions};
     let rt = tokio::runtime::Runtime::new().expect("runtime");
     let mut cfg = switchboard::service::ServiceConfig::ephemeral();
     cfg.seed = switchboard::service::Seed::Demo;
@@ -435,61 +434,7 @@ fn a_hostile_webhook_receiver_cannot_reach_the_terminal_through_recorded_attempt
         ..ClientOptions::default()
     })
     .expect("client");
-    let receiver = support_hostile::start_receiver();
-    // A destination at the receiver, then one event through a manual callback's hook.
-    let notification = rt.block_on(async {
-        let q = ListQuery {
-            limit: Some(100),
-            ..Default::default()
-        };
-        let cb = client
-            .list_callbacks(&q)
-            .await
-            .expect("callbacks")
-            .items
-            .into_iter()
-            .find(|c| c.kind == CallbackType::WebhookManual)
-            .expect("a manual callback");
-        let dest = client
-            .create_destination(&CreateDestination {
-                name: "Hostile receiver".into(),
-                description: None,
-                url: receiver.clone(),
-                callbacks: CallbacksInput::selected(vec![cb.id.clone()]),
-            })
-            .await
-            .expect("destination");
-        let hook = cb.url.expect("hook url");
-        let r = reqwest::Client::new()
-            .post(&hook)
-            .json(&serde_json::json!({"type": "build.failed"}))
-            .send()
-            .await
-            .expect("hook");
-        assert_eq!(r.status(), 200);
-        let deadline = Instant::now() + Duration::from_secs(10);
-        loop {
-            let f = switchboard::api::NotificationFilter {
-                destination_ids: vec![dest.id.clone()],
-                ..Default::default()
-            };
-            let page = client
-                .list_notifications(&ListQuery::default(), &f)
-                .await
-                .expect("notifications");
-            if let Some(n) = page.items.into_iter().find(|n| {
-                n.attempts.iter().any(|a| {
-                    a.webhook_request
-                        .as_ref()
-                        .is_some_and(|r| r.response_status == 200)
-                })
-            }) {
-                break n.id;
-            }
-            assert!(Instant::now() < deadline, "the receiver was never called");
-            tokio::time::sleep(Duration::from_millis(20)).await; // polling interval
-        }
-    });
+    let notification = rt.block_on(deliver_to_a_hostile_receiver(&client));
 
     let dirs = tempfile::tempdir().expect("tempdir");
     let cfg = dirs.path().join("config.toml");
@@ -574,4 +519,63 @@ fn a_hostile_webhook_receiver_cannot_reach_the_terminal_through_recorded_attempt
     let copies = assert_inert_stream(&raw, 1);
     assert!(copies[0].contains("\"authorization\": \"••••••••\""));
     rt.block_on(svc.shutdown());
+}
+
+/// Points a new destination at the hostile receiver, fires one event through a manual
+/// callback's hook, and returns the notification once the receiver has answered.
+async fn deliver_to_a_hostile_receiver(client: &switchboard::api::Client) -> String {
+    use switchboard::api::ListQuery;
+    use switchboard::api::model::{CallbackType, CallbacksInput, CreateDestination};
+    let receiver = support_hostile::start_receiver();
+    let q = ListQuery {
+        limit: Some(100),
+        ..Default::default()
+    };
+    let cb = client
+        .list_callbacks(&q)
+        .await
+        .expect("callbacks")
+        .items
+        .into_iter()
+        .find(|c| c.kind == CallbackType::WebhookManual)
+        .expect("a manual callback");
+    let dest = client
+        .create_destination(&CreateDestination {
+            name: "Hostile receiver".into(),
+            description: None,
+            url: receiver.clone(),
+            callbacks: CallbacksInput::selected(vec![cb.id.clone()]),
+        })
+        .await
+        .expect("destination");
+    let hook = cb.url.expect("hook url");
+    let r = reqwest::Client::new()
+        .post(&hook)
+        .json(&serde_json::json!({"type": "build.failed"}))
+        .send()
+        .await
+        .expect("hook");
+    assert_eq!(r.status(), 200);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let f = switchboard::api::NotificationFilter {
+            destination_ids: vec![dest.id.clone()],
+            ..Default::default()
+        };
+        let page = client
+            .list_notifications(&ListQuery::default(), &f)
+            .await
+            .expect("notifications");
+        if let Some(n) = page.items.into_iter().find(|n| {
+            n.attempts.iter().any(|a| {
+                a.webhook_request
+                    .as_ref()
+                    .is_some_and(|r| r.response_status == 200)
+            })
+        }) {
+            break n.id;
+        }
+        assert!(Instant::now() < deadline, "the receiver was never called");
+        tokio::time::sleep(Duration::from_millis(20)).await; // polling interval
+    }
 }
