@@ -3,11 +3,13 @@
 pub use crate::text::redact::MASKED;
 
 /// Whether a header's value may be shown (see [`crate::text::redact::header_is_safe`]).
+#[must_use]
 pub fn is_safe(name: &str) -> bool {
     crate::text::redact::header_is_safe(name)
 }
 
 /// The value to show for a header: as it is when safe or revealed, masked otherwise.
+#[must_use]
 pub fn shown<'a>(name: &str, value: &'a str, revealed: bool) -> &'a str {
     crate::text::redact::header_value(name, value, revealed)
 }
