@@ -6,7 +6,7 @@ mod support_service;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use deliveries_support::{RECEIVER_KEY, World, normalize, redact, screen, settle, world};
 use switchboard::api::model::Notification;
-use switchboard::console::deliveries::signature::{SigError, header_of, verify};
+use switchboard::api::signature::{SigError, header_of, verify};
 use switchboard::console::record::Item;
 use switchboard::console::{App, Tab};
 

@@ -5,6 +5,7 @@ pub mod model;
 pub mod page;
 pub mod request;
 pub mod secret;
+pub mod signature;
 
 pub use client::{Client, ClientOptions};
 pub use error::{ApiError, Error};

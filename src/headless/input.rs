@@ -1,42 +1,10 @@
 //! What headless commands read from the user: times, `k=v` pairs, tokens and confirmations.
 use std::io::{BufRead, IsTerminal, Read, Write};
 
-use chrono::{DateTime, Datelike, Duration, Utc};
-
 use super::HeadlessError;
-use crate::api::model::time;
 
-/// `--expires-at`: ISO 8601, or `+N` with a unit `m`, `h`, `d` or `w` from now; returns ISO 8601.
-pub fn parse_expires_at(s: &str) -> Result<String, String> {
-    expires_at_from(s, Utc::now())
-}
-
-fn expires_at_from(s: &str, now: DateTime<Utc>) -> Result<String, String> {
-    let s = s.trim();
-    let bad = || {
-        format!("{s:?} is neither ISO 8601 (2026-01-31T00:00:00Z) nor relative (+90d, +12h, +30m)")
-    };
-    let Some(rel) = s.strip_prefix('+') else {
-        return time::parse(s).map(|t| time::format(&t)).ok_or_else(bad);
-    };
-    let (unit_at, _) = rel.char_indices().last().ok_or_else(bad)?;
-    let (n, unit) = rel.split_at(unit_at);
-    let n: i64 = n.parse().ok().filter(|n| *n >= 0).ok_or_else(bad)?;
-    let d = match unit {
-        "m" => Duration::try_minutes(n),
-        "h" => Duration::try_hours(n),
-        "d" => Duration::try_days(n),
-        "w" => Duration::try_weeks(n),
-        _ => None,
-    }
-    .ok_or_else(bad)?;
-    let t = now.checked_add_signed(d).ok_or_else(bad)?;
-    // ISO 8601 has four-digit years; later ones would not read back anywhere.
-    if t.year() > 9999 {
-        return Err(format!("{s:?} lands after the year 9999"));
-    }
-    Ok(time::format(&t))
-}
+/// `--expires-at`: ISO 8601 or `+90d`; the parsing is the wire model's, shared with the console.
+pub use crate::api::model::time::parse_expires_at;
 
 /// `--metadata k=v`.
 pub fn parse_key_value(s: &str) -> Result<(String, String), String> {
@@ -128,39 +96,6 @@ pub fn confirm(question: &str) -> Result<bool, HeadlessError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn expiry_forms() {
-        let now = time::parse("2026-01-01T00:00:00Z").expect("time");
-        assert_eq!(
-            expires_at_from("+90d", now).as_deref(),
-            Ok("2026-04-01T00:00:00.000Z")
-        );
-        assert_eq!(
-            expires_at_from("+12h", now).as_deref(),
-            Ok("2026-01-01T12:00:00.000Z")
-        );
-        assert_eq!(
-            expires_at_from("2026-03-04T05:06:07+02:00", now).as_deref(),
-            Ok("2026-03-04T03:06:07.000Z")
-        );
-        assert_eq!(
-            expires_at_from("2026-03-04", now).as_deref(),
-            Ok("2026-03-04T00:00:00.000Z")
-        );
-        for bad in [
-            "+",
-            "+d",
-            "+5y",
-            "+99999999999999d",
-            "tomorrow",
-            "+-",
-            "+-5d",
-            "+5é",
-        ] {
-            assert!(expires_at_from(bad, now).is_err(), "{bad}");
-        }
-    }
 
     #[test]
     fn key_values() {

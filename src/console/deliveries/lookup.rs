@@ -10,7 +10,7 @@ use crate::console::record::Item;
 use crate::console::state::State;
 use crate::console::tab::Tab;
 
-use super::signature::{SigError, header_of, verify};
+use crate::api::signature::{SigError, header_of, verify};
 
 /// The outcome of a signature check, ready to show.
 #[derive(Debug, Clone, PartialEq, Eq)]

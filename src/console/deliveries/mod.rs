@@ -8,7 +8,6 @@ pub mod keys;
 pub mod local;
 pub mod lookup;
 pub mod mask;
-pub mod signature;
 pub mod watch;
 
 use std::collections::BTreeMap;

@@ -5,8 +5,8 @@ use serde_json::{Map, Value};
 use super::field::Field;
 use super::ops::WriteOp;
 use super::{Dialog, Kind};
+use crate::api::model::time::parse_expires_at;
 use crate::api::model::{CreateImport, ProviderOauthImport, UpdateImport, time};
-use crate::headless::parse_expires_at;
 
 /// The choice of what the token belongs to.
 const TARGETS: [&str; 2] = ["connection", "server deployment"];
