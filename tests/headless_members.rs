@@ -98,6 +98,12 @@ async fn members_are_named_by_email_or_name_fragment() {
     .await;
     assert_eq!(out.code, 0, "{out:?}");
     assert!(out.stdout.contains("Flow Crew"), "{}", out.stdout);
+    // The team's table lists its members, the new one included.
+    assert!(
+        line(&out.stdout, "MEMBERS").contains("Grace Hopper <grace@example.com> member (oac_"),
+        "{}",
+        out.stdout
+    );
     assert!(
         out.stderr.contains("Grace Hopper <grace@example.com>")
             && out.stderr.contains("added to team Flow Crew"),
@@ -228,6 +234,22 @@ async fn members_list_by_team_reads_actor_teams() {
         assert!(row.contains("Night Shift") || more, "{row}");
     }
     assert!(out.stderr.contains("3 members"), "{}", out.stderr);
+
+    let out = sb(&t, &["-o", "table", "teams", "get", "night-shift"]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let listed: Vec<&str> = out
+        .stdout
+        .lines()
+        .skip_while(|l| !l.starts_with("MEMBERS"))
+        .take_while(|l| !l.starts_with("CREATED"))
+        .collect();
+    assert_eq!(listed.len(), 3, "{}", out.stdout);
+    for (l, m) in listed.iter().zip(&picked) {
+        assert!(
+            l.contains(m.display_name()) && l.contains(&m.actor_id),
+            "{l}"
+        );
+    }
 
     let out = sb(&t, &["members", "list", "--team", "no-such-team"]).await;
     assert_eq!(out.code, 3, "{out:?}");

@@ -75,6 +75,45 @@ impl Tabular for Team {
     }
 }
 
+/// A team with its members (read from each member's `actor.teams[]`), for the detail view.
+pub struct TeamDetail {
+    /// The API's reply.
+    pub team: Team,
+    /// The team's members; `None` when they could not be read or the server does not say.
+    pub members: Option<Vec<Member>>,
+}
+
+/// Fields of a team's detail view: the team's own, and its members.
+pub fn team_detail() -> Vec<Column<TeamDetail>> {
+    vec![
+        col("ID", |v| v.team.id.clone()),
+        col("NAME", |v| v.team.name.clone()),
+        col("SLUG", |v| v.team.slug.clone()),
+        col("DESCRIPTION", |v| opt(&v.team.description)),
+        col("PROJECTS", |v| {
+            let s = team_projects(&v.team);
+            if s.is_empty() { "-".into() } else { s }
+        }),
+        col("MEMBERS", |v| match &v.members {
+            None => "? (not known)".into(),
+            Some(ms) if ms.is_empty() => "-".into(),
+            Some(ms) => ms
+                .iter()
+                .map(|m| {
+                    let who = match m.contact_email() {
+                        Some(e) => format!("{} <{e}>", m.display_name()),
+                        None => m.display_name().to_string(),
+                    };
+                    format!("{who} {} ({})", m.role, m.actor_id)
+                })
+                .collect::<Vec<_>>()
+                .join("\n"),
+        }),
+        col("CREATED", |v| when(&v.team.created_at)),
+        col("UPDATED", |v| when(&v.team.updated_at)),
+    ]
+}
+
 /// A member's team names, as many as fit a list cell and then `+N`; `-` for none, `?` when the
 /// server does not say (no `actor`).
 fn member_teams(m: &Member) -> String {

@@ -5,11 +5,11 @@ use std::fmt::Write as _;
 use serde_json::Value;
 
 use super::HeadlessError;
-use super::columns::{DestinationDetail, Tabular, destination_detail};
+use super::columns::{DestinationDetail, Tabular, TeamDetail, destination_detail, team_detail};
 use super::output::{self, OutputFormat, clean};
 use super::run::emit;
 use crate::api::client::decode;
-use crate::api::lookup::{destination_is_active, list_all};
+use crate::api::lookup::{all_members, destination_is_active, list_all};
 use crate::api::members::{
     MemberLookupError, is_actor_id, member_label, non_members, resolve_member, team_members,
 };
@@ -223,4 +223,29 @@ pub async fn show_destination(
         names,
     };
     emit(|out| output::write_detail(out, &destination_detail(), &view))
+}
+
+/// A team's detail table: the reply of `req` and, with `read_members`, the team's members (a
+/// failed or unsupported lookup shows them as not known rather than failing the command).
+pub async fn show_team(
+    client: &Client,
+    req: &ApiRequest,
+    read_members: bool,
+) -> Result<(), HeadlessError> {
+    let raw = client.send(req).await?;
+    let team: Team = decode(raw.status, &raw.body)?;
+    let members = if read_members {
+        match all_members(client).await {
+            Ok(ms) if ms.is_empty() || ms.iter().any(|m| m.actor.is_some()) => Some(
+                ms.into_iter()
+                    .filter(|m| m.in_team(&team.id))
+                    .collect::<Vec<_>>(),
+            ),
+            _ => None,
+        }
+    } else {
+        Some(Vec::new())
+    };
+    let view = TeamDetail { team, members };
+    emit(|out| output::write_detail(out, &team_detail(), &view))
 }

@@ -75,7 +75,9 @@ async fn teams(p: &Printer<'_>, c: TeamsCmd) -> Result<(), HeadlessError> {
         TeamsCmd::List(l) => return p.list::<Team>(&l, ApiRequest::list_teams).await,
         TeamsCmd::Get { id } => ApiRequest::get_team(&id),
         TeamsCmd::Create { name, description } => {
-            ApiRequest::create_team(&CreateTeam { name, description })
+            // A new team has no members: no need to look.
+            let req = ApiRequest::create_team(&CreateTeam { name, description });
+            return show_team(p, &req, false).await;
         }
         TeamsCmd::Update {
             id,
@@ -97,7 +99,15 @@ async fn teams(p: &Printer<'_>, c: TeamsCmd) -> Result<(), HeadlessError> {
             return member_change(p, &id, &member, Change::Remove).await;
         }
     };
-    p.one::<Team>(&req).await
+    show_team(p, &req, true).await
+}
+
+/// One team: the API's reply as JSON, or a detail table with its members.
+async fn show_team(p: &Printer<'_>, req: &ApiRequest, members: bool) -> Result<(), HeadlessError> {
+    match p.format {
+        OutputFormat::Json => p.one::<Team>(req).await,
+        OutputFormat::Table => lookups::show_team(p.client, req, members).await,
+    }
 }
 
 /// `teams add-member | remove-member`: the member may be named by id, email or name.
@@ -112,7 +122,7 @@ async fn member_change(
         Change::Add => ApiRequest::add_team_member(team, &picked.actor_id),
         Change::Remove => ApiRequest::remove_team_member(team, &picked.actor_id),
     };
-    p.one::<Team>(&req).await?;
+    show_team(p, &req, true).await?;
     if p.format == OutputFormat::Table
         && let (Some(who), Some(team)) = (picked.label, picked.team)
     {
