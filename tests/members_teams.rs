@@ -190,3 +190,50 @@ async fn the_active_check_reads_every_page() {
     assert_eq!(all.len(), 104);
     t.svc.shutdown().await;
 }
+
+#[tokio::test]
+async fn a_database_from_before_actors_gets_them_on_start() {
+    let dir = tempfile::tempdir().expect("dir");
+    let path = dir.path().join("service.db");
+    let mut cfg = ServiceConfig::ephemeral();
+    cfg.db = switchboard::service::DbLocation::Path(path.clone());
+    cfg.seed = switchboard::service::Seed::Demo;
+    let t = start_with(cfg.clone()).await;
+    let before = all_members(&t.client).await.expect("members");
+    t.svc.shutdown().await;
+
+    // Members as an older version stored them: no actor, no organization id.
+    {
+        let conn = rusqlite::Connection::open(&path).expect("open");
+        let rows: Vec<(String, String)> = conn
+            .prepare("SELECT id, data FROM records WHERE kind = 'member'")
+            .expect("select")
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .expect("rows")
+            .collect::<Result<_, _>>()
+            .expect("read");
+        assert_eq!(rows.len(), 12);
+        for (id, data) in rows {
+            let mut v: serde_json::Value = serde_json::from_str(&data).expect("json");
+            let obj = v.as_object_mut().expect("object");
+            obj.remove("actor");
+            obj.remove("organization_id");
+            conn.execute(
+                "UPDATE records SET data = ?1 WHERE kind = 'member' AND id = ?2",
+                rusqlite::params![v.to_string(), id],
+            )
+            .expect("update");
+        }
+    }
+
+    let t = start_with(cfg).await;
+    let after = all_members(&t.client).await.expect("members");
+    assert_eq!(after.len(), before.len());
+    for (a, b) in after.iter().zip(&before) {
+        assert!(a.organization_id.is_some());
+        let teams_now: Vec<&str> = a.teams().iter().map(|x| x.id.as_str()).collect();
+        let teams_then: Vec<&str> = b.teams().iter().map(|x| x.id.as_str()).collect();
+        assert_eq!(teams_now, teams_then, "{}", a.display_name());
+    }
+    t.svc.shutdown().await;
+}
