@@ -407,3 +407,88 @@ async fn attempts_are_counted_from_one() {
     assert!(!out.stdout.contains("#0 "), "{}", out.stdout);
     t.svc.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_destination_shows_its_recent_health() {
+    let t = demo().await;
+    let page = t
+        .client
+        .list_destinations(&ListQuery::default(), &[])
+        .await
+        .expect("destinations");
+    let flaky = page
+        .items
+        .iter()
+        .find(|d| d.name == "Flaky partner endpoint")
+        .expect("the demo's flaky destination");
+    // Counted here straight from the API: its 50 newest notifications.
+    let recent = t
+        .client
+        .list_notifications(
+            &ListQuery {
+                limit: Some(50),
+                order: Some(switchboard::api::Order::Desc),
+                ..ListQuery::default()
+            },
+            &switchboard::api::NotificationFilter {
+                destination_ids: vec![flaky.id.clone()],
+                ..Default::default()
+            },
+        )
+        .await
+        .expect("notifications");
+    let count = |s: &[&str]| {
+        recent
+            .items
+            .iter()
+            .filter(|n| s.contains(&n.status.as_str()))
+            .count()
+    };
+    let (ok, failed) = (count(&["succeeded"]), count(&["failed", "retrying"]));
+    assert!(
+        !recent.items.is_empty(),
+        "the demo's flaky one has deliveries"
+    );
+
+    let out = sb(&t, &["-o", "table", "destinations", "get", &flaky.id]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let health = line(&out.stdout, "HEALTH");
+    assert!(
+        health.contains(&format!(
+            "{} deliveries: {ok} succeeded, {failed} failed",
+            recent.items.len()
+        )),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("from 20"), "the window: {}", out.stdout);
+
+    let out = sb(
+        &t,
+        &[
+            "-o",
+            "table",
+            "destinations",
+            "create",
+            "--name",
+            "New",
+            "--url",
+            "http://127.0.0.1:9/n",
+            "--all-callbacks",
+        ],
+    )
+    .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let id = line(&out.stdout, "ID")
+        .split_whitespace()
+        .nth(1)
+        .unwrap_or_default()
+        .to_string();
+    let out = sb(&t, &["-o", "table", "destinations", "get", &id]).await;
+    assert!(
+        line(&out.stdout, "HEALTH").ends_with("no deliveries"),
+        "{}",
+        out.stdout
+    );
+    t.svc.shutdown().await;
+}

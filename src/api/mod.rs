@@ -1,6 +1,7 @@
 //! The management API: wire model, request descriptions and the async client. No UI, no server.
 pub mod client;
 pub mod error;
+pub mod health;
 pub mod lookup;
 pub mod members;
 pub mod model;

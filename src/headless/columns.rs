@@ -6,6 +6,7 @@ use serde::de::DeserializeOwned;
 
 use super::output::Column;
 use crate::api::NameCache;
+use crate::api::health::Health;
 use crate::api::model::*;
 use crate::api::secret::{mask, mask_url_key};
 
@@ -285,6 +286,8 @@ pub struct DestinationDetail {
     pub status: &'static str,
     /// Callback names by id, as far as known.
     pub names: NameCache,
+    /// Its recent deliveries, when they were read.
+    pub health: Option<Health>,
 }
 
 /// Fields of a destination's detail view.
@@ -316,6 +319,15 @@ pub fn destination_detail() -> Vec<Column<DestinationDetail>> {
             opt(&Some(v.destination.description.clone()))
         }),
         col("SIGNING SECRET", |v| signing_secret(&v.destination)),
+        col("HEALTH", |v| match &v.health {
+            None => "-".into(),
+            Some(h) => match h.window() {
+                Some((from, to)) => {
+                    format!("{}\nfrom {} to {}", h.summary(), when(&from), when(&to))
+                }
+                None => h.summary(),
+            },
+        }),
     ]
 }
 

@@ -9,12 +9,16 @@ use super::columns::{DestinationDetail, Tabular, TeamDetail, destination_detail,
 use super::output::{self, OutputFormat, clean};
 use super::run::emit;
 use crate::api::client::decode;
+use crate::api::health::destination_health;
 use crate::api::lookup::{all_members, destination_is_active, list_all};
 use crate::api::members::{
     MemberLookupError, is_actor_id, member_label, non_members, resolve_member, team_members,
 };
 use crate::api::model::{Callback, Destination, Member, SelectionType, Team};
 use crate::api::{ApiRequest, Client, Error, NameCache, Order};
+
+/// How many of a destination's newest deliveries its health covers.
+const RECENT: u32 = 50;
 
 /// At most this many candidates are listed when a name matches several members.
 const MAX_LISTED: usize = 20;
@@ -217,10 +221,19 @@ pub async fn show_destination(
     {
         names.learn_callbacks(&callbacks);
     }
+    // Health is worth a look when reading a destination, not right after changing it.
+    let health = if known == Known::Check {
+        destination_health(client, &destination.id, RECENT)
+            .await
+            .ok()
+    } else {
+        None
+    };
     let view = DestinationDetail {
         destination,
         status,
         names,
+        health,
     };
     emit(|out| output::write_detail(out, &destination_detail(), &view))
 }
