@@ -3,12 +3,13 @@
 mod args;
 mod columns;
 mod input;
+mod lookups;
 mod output;
 mod run;
 
 pub use args::{
-    CallbacksCmd, DestinationsCmd, ImportFields, ImportsCmd, ListArgs, LookupCmd, NotificationsCmd,
-    Resource, TeamsCmd, TokenArgs,
+    CallbacksCmd, DestinationsCmd, ImportFields, ImportsCmd, ListArgs, LookupCmd, MembersCmd,
+    NotificationsCmd, Resource, TeamsCmd, TokenArgs,
 };
 pub use input::parse_expires_at;
 pub use output::OutputFormat;

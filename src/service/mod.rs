@@ -6,6 +6,8 @@ mod errors;
 mod events;
 /// Time-sortable ids.
 pub mod ids;
+/// Members' embedded actors and their teams.
+mod membership;
 /// The generated OpenAPI document.
 pub mod openapi;
 /// List query parsing and pagination.
