@@ -1,6 +1,7 @@
 //! Headless commands that need a lookup first: members named by email or name, a team's members,
 //! and a destination's detail with its status and callback names.
 use std::fmt::Write as _;
+use std::io::IsTerminal;
 
 use serde_json::Value;
 
@@ -171,7 +172,7 @@ pub async fn list_team_members(
     match format {
         OutputFormat::Json => {
             let raw: Vec<Value> = members.into_iter().map(|(_, v)| v).collect();
-            emit(|out| output::write_array(out, &raw))
+            emit(|out| output::write_array(out, &raw, std::io::stdout().is_terminal()))
         }
         OutputFormat::Table => {
             let typed: Vec<Member> = members.into_iter().map(|(m, _)| m).collect();
