@@ -213,9 +213,10 @@ fn info(g: &GlobalArgs) -> u8 {
     }
     let paths = Paths::with_config(settings.config_path.clone());
     let shown = |p: &Option<std::path::PathBuf>| {
-        p.as_ref()
-            .map(|p| p.display().to_string())
-            .unwrap_or_else(|| "(unknown: no home directory)".into())
+        p.as_ref().map_or_else(
+            || "(unknown: no home directory)".into(),
+            |p| p.display().to_string(),
+        )
     };
     let key = |spec: &Option<config::KeySpec>| match spec {
         None => ("(none)".to_string(), None),
