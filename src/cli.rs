@@ -95,9 +95,9 @@ Examples:
   switchboard completion fish > ~/.config/fish/completions/switchboard.fish
   switchboard completion powershell >> $PROFILE
 
-Profile names are read from the config file when the script is generated: generate it again
-after `switchboard profile add` or `remove` (or source it from your shell's start-up file, e.g.
-`source <(switchboard completion bash)`, to pick them up in every new shell).";
+Profile names come from the config file when you press Tab (the bash, zsh and fish scripts run
+`switchboard profile list --names`), so new profiles complete without writing the script again.
+PowerShell's script completes subcommands and flags only.";
 
 const PROFILE_ADD_HELP: &str = "\
 The key is never a flag value (it would show in the process list and the shell history): name an
@@ -113,7 +113,11 @@ Examples:
 #[derive(Subcommand, Debug)]
 pub enum ProfileCmd {
     /// List the profiles; `*` marks the default.
-    List,
+    List {
+        /// Print only the names, one a line (for scripts and shell completion).
+        #[arg(long)]
+        names: bool,
+    },
     /// Show one profile (default: the active one), keys masked.
     Show {
         /// The profile.

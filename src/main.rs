@@ -48,7 +48,7 @@ async fn dispatch(cli: Cli) -> u8 {
     match cli.command {
         Some(Command::Resource(r)) => run_headless(&g, r).await,
         Some(Command::Info) => info(&g),
-        Some(Command::Completion { shell }) => setup::completion(&g, shell),
+        Some(Command::Completion { shell }) => setup::completion(shell),
         Some(Command::Man) => setup::man(),
         Some(Command::Profile(p)) => setup::profile(&g, p),
         // ---- service wiring: `serve` and `demo` use the service branch's API ----

@@ -42,21 +42,45 @@ fn enrich(cmd: ClapCommand, profiles: &[String]) -> ClapCommand {
     cmd
 }
 
-/// The profile names of the config file in effect; none when it is missing or broken (a
-/// completion script is still worth having).
-fn profile_names(g: &GlobalArgs) -> Vec<String> {
-    config::config_path(&crate::flags(g), &Env::from_process())
-        .and_then(|p| ConfigFile::load(&p).ok().flatten())
-        .map(|f| f.profiles.into_keys().collect())
-        .unwrap_or_default()
-}
+/// Stands for the profile names in a generated script until they are made dynamic.
+const PROFILES: &str = "SWITCHBOARD_PROFILE_NAMES";
+/// What the scripts run, when completing, to list the profile names of the config in effect.
+const LIST_PROFILES: &str = "switchboard profile list --names 2>/dev/null";
 
-/// `switchboard completion SHELL`.
-pub fn completion(g: &GlobalArgs, shell: Shell) -> u8 {
-    let mut cmd = documented_command(&profile_names(g));
+/// `switchboard completion SHELL`: clap's script, with the profile names read from the config
+/// at completion time (bash, zsh, fish), so a profile added later completes too.
+pub fn completion(shell: Shell) -> u8 {
+    let mut cmd = documented_command(&[PROFILES.to_string()]);
+    let mut buf = Vec::new();
+    clap_complete::generate(shell, &mut cmd, "switchboard", &mut buf);
+    let script = String::from_utf8_lossy(&buf);
+    let script = match shell {
+        // Inside double quotes (`compgen -W "…"`, `opts="…"`), run when completing.
+        Shell::Bash => script.replace(PROFILES, &format!("$({LIST_PROFILES})")),
+        // An action naming a function, defined before the script registers itself.
+        Shell::Zsh => script
+            .replace(&format!("({PROFILES})"), "_switchboard_profiles")
+            .replacen(
+                "if [ \"$funcstack[1]\" = \"_switchboard\" ]",
+                &format!(
+                    "(( $+functions[_switchboard_profiles] )) ||\n\
+                     _switchboard_profiles() {{\n    \
+                     local -a profiles\n    \
+                     profiles=(${{(f)\"$({LIST_PROFILES})\"}})\n    \
+                     _describe -t profiles 'profile' profiles\n}}\n\n\
+                     if [ \"$funcstack[1]\" = \"_switchboard\" ]"
+                ),
+                1,
+            ),
+        // A command substitution in `-a "…"`, run when completing.
+        Shell::Fish => script
+            .replace(&format!("{PROFILES}\\t''"), &format!("({LIST_PROFILES})"))
+            .replace(PROFILES, &format!("({LIST_PROFILES})")),
+        // PowerShell and Elvish scripts complete names only, no values.
+        _ => script.replace(PROFILES, ""),
+    };
     let mut out = std::io::stdout().lock();
-    clap_complete::generate(shell, &mut cmd, "switchboard", &mut out);
-    finish(out.flush())
+    finish(out.write_all(script.as_bytes()).and_then(|()| out.flush()))
 }
 
 /// `switchboard man`: the top-level page, then a section per subcommand, nested commands
@@ -194,9 +218,15 @@ fn run_profile(g: &GlobalArgs, cmd: ProfileCmd) -> Result<(), ProfileError> {
     let path = config::config_path(&flags, &env).ok_or(ProfileError::NoPath)?;
     let json = OutputFormat::choose(g.output) == OutputFormat::Json;
     match cmd {
-        ProfileCmd::List => {
+        ProfileCmd::List { names } => {
             let file = ConfigFile::load(&path)?.unwrap_or_default();
-            list(&file, json);
+            if names {
+                for n in file.profiles.keys() {
+                    println!("{}", clean(n));
+                }
+            } else {
+                list(&file, json);
+            }
         }
         ProfileCmd::Show { profile_name } => {
             let file = ConfigFile::load(&path)?.unwrap_or_default();

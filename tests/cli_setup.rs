@@ -122,12 +122,14 @@ fn completion_scripts_name_subcommands_flags_and_values() {
         ] {
             assert!(script.contains(word), "{shell} script lacks {word}");
         }
-        // PowerShell's generator completes names only; the others complete values too.
+        // PowerShell's generator completes names only; the others complete values too, the
+        // profile names read from the config when completing.
         if shell != "powershell" {
-            for value in ["json", "table", "asc", "desc", "staging"] {
+            for value in ["json", "table", "asc", "desc", "profile list --names"] {
                 assert!(script.contains(value), "{shell} script lacks value {value}");
             }
         }
+        assert!(!script.contains("SWITCHBOARD_PROFILE_NAMES"), "{shell}");
     }
     let bad = sb.run(&["completion", "tcsh"], None);
     assert_eq!(bad.status.code(), Some(2));
@@ -155,8 +157,19 @@ fn bash_completion_offers_the_values_in_bash() {
             words[words.len() - 1],
             words[words.len() - 2],
         );
+        // The script runs `switchboard profile list --names`: this binary, this config.
+        let bin_dir = Path::new(env!("CARGO_BIN_EXE_switchboard"))
+            .parent()
+            .expect("bin dir");
+        let path = format!(
+            "{}:{}",
+            bin_dir.display(),
+            std::env::var("PATH").unwrap_or_default()
+        );
         let out = Command::new("bash")
             .args(["--norc", "-c", &probe])
+            .env("PATH", path)
+            .env("SWITCHBOARD_CONFIG", sb.config())
             .output()
             .expect("bash");
         String::from_utf8_lossy(&out.stdout).into_owned()
@@ -168,6 +181,23 @@ fn bash_completion_offers_the_values_in_bash() {
         profiles.contains("work") && profiles.contains("staging"),
         "{profiles}"
     );
+    let used = complete("switchboard profile use ");
+    assert!(used.lines().any(|l| l == "staging"), "{used}");
+    // A profile added after the script was written completes too.
+    ok(&sb.run(
+        &[
+            "profile",
+            "add",
+            "later",
+            "--base-url",
+            "https://later.example",
+            "--api-key-env",
+            "K",
+        ],
+        None,
+    ));
+    let profiles = complete("switchboard --profile ");
+    assert!(profiles.lines().any(|l| l == "later"), "{profiles}");
     let verbs = complete("switchboard profile ");
     for v in ["list", "show", "add", "use", "remove"] {
         assert!(verbs.lines().any(|l| l == v), "{v} not in {verbs}");
@@ -268,7 +298,9 @@ fn profile_verbs_edit_in_place_keeping_comments_and_0600() {
     sb.write_config(TWO_PROFILES);
     std::fs::set_permissions(sb.config(), std::fs::Permissions::from_mode(0o600)).expect("chmod");
 
-    // list: both, the default marked; JSON when asked.
+    // list: both, the default marked; JSON when asked; names alone for scripts.
+    let names = ok(&sb.run(&["profile", "list", "--names"], None));
+    assert_eq!(names, "staging\nwork\n");
     let table = ok(&sb.run(&["profile", "list", "-o", "table"], None));
     assert!(
         table
