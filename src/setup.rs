@@ -254,37 +254,16 @@ fn run_profile(g: &GlobalArgs, cmd: ProfileCmd) -> Result<(), ProfileError> {
             api_key_stdin,
             instance_id,
         } => {
-            let mut edit = ConfigEdit::open(&path)?;
-            let Some(base_url) = g.base_url.clone() else {
-                return Err(ConfigError::Invalid {
-                    what: "profile add".into(),
-                    detail: "--base-url URL is required".into(),
+            let key = match (api_key_env, api_key_cmd) {
+                (Some(v), _) => Some(NewKey::Env(v)),
+                (None, Some(c)) => Some(NewKey::Command(c)),
+                // clap's required group leaves --api-key-stdin when neither is given.
+                (None, None) => {
+                    debug_assert!(api_key_stdin);
+                    None
                 }
-                .into());
             };
-            // clap's required group leaves --api-key-stdin when neither of the others is given.
-            let key = if let Some(v) = api_key_env {
-                NewKey::Env(v)
-            } else if let Some(c) = api_key_cmd {
-                NewKey::Command(c)
-            } else {
-                debug_assert!(api_key_stdin);
-                // Refuse a bad name or URL before asking for the key.
-                edit.check_new(&new_name, &base_url)?;
-                NewKey::Inline(Secret::new(headless::secret_from_stdin("API key")?))
-            };
-            let p = NewProfile {
-                base_url,
-                key,
-                instance_id,
-                read_only: g.read_only,
-            };
-            edit.add_profile(&new_name, &p)?;
-            edit.save()?;
-            eprintln!(
-                "Added profile {new_name:?} to {}. Make it the default with: switchboard profile use {new_name}",
-                path.display()
-            );
+            add(g, &path, &new_name, key, instance_id)?;
         }
         ProfileCmd::Use { profile_name } => {
             let mut edit = ConfigEdit::open(&path)?;
@@ -318,6 +297,44 @@ fn run_profile(g: &GlobalArgs, cmd: ProfileCmd) -> Result<(), ProfileError> {
             }
         }
     }
+    Ok(())
+}
+
+/// `profile add`; a `None` key is read from standard input, after the cheap checks.
+fn add(
+    g: &GlobalArgs,
+    path: &std::path::Path,
+    name: &str,
+    key: Option<NewKey>,
+    instance_id: Option<String>,
+) -> Result<(), ProfileError> {
+    let mut edit = ConfigEdit::open(path)?;
+    let Some(base_url) = g.base_url.clone() else {
+        return Err(ConfigError::Invalid {
+            what: "profile add".into(),
+            detail: "--base-url URL is required".into(),
+        }
+        .into());
+    };
+    let key = if let Some(k) = key {
+        k
+    } else {
+        // Refuse a bad name or URL before asking for the key.
+        edit.check_new(name, &base_url)?;
+        NewKey::Inline(Secret::new(headless::secret_from_stdin("API key")?))
+    };
+    let p = NewProfile {
+        base_url,
+        key,
+        instance_id,
+        read_only: g.read_only,
+    };
+    edit.add_profile(name, &p)?;
+    edit.save()?;
+    eprintln!(
+        "Added profile {name:?} to {}. Make it the default with: switchboard profile use {name}",
+        path.display()
+    );
     Ok(())
 }
 
