@@ -125,7 +125,12 @@ pub enum ProfileCmd {
         profile_name: Option<String>,
     },
     /// Add a profile (the --base-url and --read-only flags are stored in it).
-    #[command(after_help = PROFILE_ADD_HELP)]
+    #[command(
+        after_help = PROFILE_ADD_HELP,
+        override_usage = "switchboard profile add NAME --base-url URL \
+                          (--api-key-env VAR | --api-key-cmd CMD | --api-key-stdin) \
+                          [--instance-id ID] [--read-only]"
+    )]
     #[command(group(ArgGroup::new("key").required(true).args(["api_key_env", "api_key_cmd", "api_key_stdin"])))]
     Add {
         /// The new profile's name (letters, digits, '-', '_', '.').
