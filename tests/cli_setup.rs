@@ -322,6 +322,25 @@ fn profile_verbs_edit_in_place_keeping_comments_and_0600() {
     assert_eq!(shown["name"], "work");
     assert_eq!(shown["default"], true);
 
+    // info shows the active profile even when its key's variable is unset; a command that needs
+    // the key still refuses, naming the variable.
+    let info: serde_json::Value =
+        serde_json::from_str(&ok(&sb.run(&["info", "-o", "json"], None))).expect("info json");
+    assert_eq!(info["profile"], "work");
+    assert!(
+        info["api_key"]
+            .as_str()
+            .is_some_and(|k| k.contains("unreadable") && k.contains("WORK_KEY")),
+        "{info}"
+    );
+    let needs_key = sb.run(&["teams", "list"], None);
+    assert_eq!(needs_key.status.code(), Some(2));
+    assert!(
+        stderr(&needs_key).contains("WORK_KEY"),
+        "{}",
+        stderr(&needs_key)
+    );
+
     // add, use, remove: every comment and the console table survive.
     ok(&sb.run(
         &[

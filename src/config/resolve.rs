@@ -88,6 +88,9 @@ impl std::fmt::Display for KeySource {
 enum KeyValue {
     Ready(Secret),
     Command(String),
+    /// The variable the profile names is unset: an error when the key is read, so `info` can
+    /// still show everything else.
+    MissingEnv(String),
 }
 
 /// A key's source and how to get its value.
@@ -107,6 +110,11 @@ impl KeySpec {
     pub fn read(&self) -> Result<Secret, ConfigError> {
         match &self.value {
             KeyValue::Ready(v) => Ok(v.clone()),
+            KeyValue::MissingEnv(var) => Err(ConfigError::EnvKeyMissing {
+                profile: self.profile.clone(),
+                field: self.field,
+                var: var.clone(),
+            }),
             KeyValue::Command(cmd) => {
                 run_key_command(cmd).map_err(|detail| ConfigError::KeyCommand {
                     profile: self.profile.clone(),
@@ -417,14 +425,12 @@ fn profile_key(
         value,
     };
     Ok(Some(if field.ends_with("_env") {
-        let v = env.get(value).ok_or_else(|| ConfigError::EnvKeyMissing {
-            profile: profile.into(),
-            field,
-            var: value.into(),
-        })?;
         spec(
             KeySource::ProfileEnv(value.into()),
-            KeyValue::Ready(Secret::new(v)),
+            env.get(value).map_or_else(
+                || KeyValue::MissingEnv(value.into()),
+                |v| KeyValue::Ready(Secret::new(v)),
+            ),
         )
     } else if field.ends_with("_cmd") {
         spec(
