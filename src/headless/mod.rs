@@ -11,7 +11,7 @@ pub use args::{
     CallbacksCmd, DestinationsCmd, ImportFields, ImportsCmd, ListArgs, LookupCmd, MembersCmd,
     NotificationsCmd, Resource, TeamsCmd, TokenArgs,
 };
-pub use input::parse_expires_at;
+pub use input::{confirm, parse_expires_at, secret_from_stdin};
 pub use output::OutputFormat;
 pub use run::run;
 

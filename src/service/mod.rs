@@ -2,6 +2,8 @@
 mod app;
 /// The webhook delivery worker and its signature.
 pub mod delivery;
+/// Types that only describe the API in the OpenAPI document.
+mod doc_types;
 mod errors;
 mod events;
 /// Time-sortable ids.

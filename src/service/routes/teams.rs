@@ -65,7 +65,7 @@ where
     path = "/organization/teams",
     operation_id = "list_teams",
     tag = "teams",
-    params(crate::service::openapi::ListParamsDoc),
+    params(crate::service::doc_types::ListParamsDoc),
     responses((status = 200, description = "OK", body = crate::api::Page<crate::api::model::Team>))
 )]
 pub async fn list(State(app): State<App>, RawQuery(q): RawQuery) -> Reply<Json<Page<Team>>> {
