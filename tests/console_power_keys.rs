@@ -58,7 +58,18 @@ fn typed(app: &mut App, text: &str) {
     }
 }
 
+/// The ids shown, in the order shown (the derived view).
 fn ids(app: &App) -> Vec<String> {
+    app.state
+        .current()
+        .list
+        .shown()
+        .map(|r| r.id().to_string())
+        .collect()
+}
+
+/// The ids loaded, in server order.
+fn server_ids(app: &App) -> Vec<String> {
     app.state
         .current()
         .list
@@ -171,8 +182,7 @@ fn sort_cycles_columns_flips_and_shows_in_the_header() {
         .state
         .current()
         .list
-        .rows
-        .iter()
+        .shown()
         .map(|r| r.raw["name"].as_str().map(str::to_lowercase))
         .collect();
     let mut expected = names.clone();
@@ -183,6 +193,7 @@ fn sort_cycles_columns_flips_and_shows_in_the_header() {
         (None, None) => std::cmp::Ordering::Equal,
     });
     assert_eq!(names, expected, "ascending by name, unnamed last");
+    assert_eq!(server_ids(&app), server, "the rows stay in server order");
     app.apply(ch('S'));
     assert!(screen(&app).contains("sort name ↓ desc"));
     insta::assert_snapshot!("console_power_sort_desc_120x40", screen(&app));

@@ -469,7 +469,7 @@ fn ticks_run_only_while_something_animates() {
 #[test]
 fn filtered_navigation_returns_with_esc_and_restores_both_tabs() {
     use switchboard::api::NotificationFilter;
-    use switchboard::console::update::open_filtered;
+    use switchboard::console::pane::open_filtered;
     let mut app = started_app(120, 40);
     answer_all(&mut app);
     app.apply(ch('4'));
@@ -515,7 +515,7 @@ fn filtered_navigation_returns_with_esc_and_restores_both_tabs() {
 #[test]
 fn going_back_asks_again_for_what_the_restored_list_was_waiting_for() {
     use switchboard::api::NotificationFilter;
-    use switchboard::console::update::open_filtered;
+    use switchboard::console::pane::open_filtered;
     let mut app = started_app(120, 40);
     answer_all(&mut app);
     app.apply(ch('4'));

@@ -51,7 +51,7 @@ pub enum Action {
     /// Team: remove a member.
     RemoveMember,
     /// Follow a webhook: cross-navigation, filter, watch, reveal.
-    Deliver(super::deliveries::DeliveryKey),
+    Deliver(super::deliveries::keys::DeliveryKey),
     /// Open the `:` command line.
     Command,
     /// Fuzzy-filter the loaded rows (`/`); inside the raw JSON view, search.
@@ -216,6 +216,16 @@ impl Action {
     }
 }
 
+/// The help row's keys: `D/N/f/w/R`.
+fn delivery_help_keys(km: &Keymap) -> String {
+    super::deliveries::keys::DeliveryKey::ALL
+        .iter()
+        .map(|k| km.label_for(Action::Deliver(*k)))
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
 /// The help row a write action shares with its kin: (the group, its description).
 fn write_group(a: Action) -> Option<(&'static [Action], &'static str)> {
     const ITEM: &[Action] = &[Action::Create, Action::Edit, Action::Delete];
@@ -361,7 +371,7 @@ impl Default for Keymap {
             let digit = char::from_digit(i as u32 + 1, 10).unwrap_or('?');
             b.push((KeySpec::ch(digit), Action::GoTab(*tab)));
         }
-        for k in super::deliveries::DeliveryKey::ALL {
+        for k in super::deliveries::keys::DeliveryKey::ALL {
             b.push((KeySpec::ch(k.default_char()), Action::Deliver(k)));
         }
         // Last, so that elsewhere `N` means a delivery key; views that search ask for these
@@ -460,10 +470,7 @@ impl Keymap {
             } else if let Action::Deliver(_) = a {
                 // Likewise one row for the delivery keys.
                 if !seen.iter().any(|s| matches!(s, Action::Deliver(_))) {
-                    rows.push((
-                        super::deliveries::keys::help_keys(self),
-                        super::deliveries::keys::HELP,
-                    ));
+                    rows.push((delivery_help_keys(self), super::deliveries::keys::HELP));
                 }
             } else if a.is_partner() {
                 // Shown on its partner's line.
@@ -557,11 +564,11 @@ pub const ALL_ACTIONS: &[Action] = &[
     Action::RemoveProject,
     Action::AddMember,
     Action::RemoveMember,
-    Action::Deliver(super::deliveries::DeliveryKey::Destinations),
-    Action::Deliver(super::deliveries::DeliveryKey::Notifications),
-    Action::Deliver(super::deliveries::DeliveryKey::Filter),
-    Action::Deliver(super::deliveries::DeliveryKey::Watch),
-    Action::Deliver(super::deliveries::DeliveryKey::Reveal),
+    Action::Deliver(super::deliveries::keys::DeliveryKey::Destinations),
+    Action::Deliver(super::deliveries::keys::DeliveryKey::Notifications),
+    Action::Deliver(super::deliveries::keys::DeliveryKey::Filter),
+    Action::Deliver(super::deliveries::keys::DeliveryKey::Watch),
+    Action::Deliver(super::deliveries::keys::DeliveryKey::Reveal),
 ];
 
 impl Action {

@@ -1,6 +1,7 @@
-//! All UI state: plain data, changed only by [`super::update::update`].
+//! All UI state: plain data, changed only by `update`.
 use super::clock::Clock;
 use super::keymap::{Context, Keymap};
+use super::power::sort::Sort;
 use super::record::Record;
 use super::tab::Tab;
 use super::theme::Theme;
@@ -91,17 +92,21 @@ pub struct PendingPage {
 /// A tab's list: the loaded page and how the user looks at it.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ListPane {
-    /// Rows of the loaded page.
+    /// Rows of the loaded page, in server order (filter and sort never move them).
     pub rows: Vec<Record>,
+    /// What is shown: positions into `rows`, filtered and sorted (see `power::filter_sort`).
+    pub view: Vec<usize>,
+    /// What `view` was derived from; none when it must be derived again.
+    pub view_of: Option<ViewKey>,
     /// Paging flags of the loaded page.
     pub pagination: Pagination,
     /// 1-based page number (counted by the console; the API has no totals).
     pub page: u32,
     /// The query of the loaded page, for reloads.
     pub anchor: Anchor,
-    /// Selected row.
+    /// Selected row, a position in `view`.
     pub cursor: usize,
-    /// First visible row.
+    /// First visible row of `view`.
     pub offset: usize,
     /// Sort order asked of the server.
     pub order: Order,
@@ -116,10 +121,46 @@ pub struct ListPane {
     pub rev: u64,
 }
 
+/// What a list's view was derived from: the rows (by revision and length), the filter query
+/// and the sort.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ViewKey {
+    /// `ListPane::rev` at the time.
+    pub rev: u64,
+    /// Number of rows at the time.
+    pub len: usize,
+    /// The filter query.
+    pub query: String,
+    /// The sort.
+    pub sort: Sort,
+}
+
 impl ListPane {
     /// The selected row.
     pub fn selected(&self) -> Option<&Record> {
-        self.rows.get(self.cursor)
+        self.rows.get(*self.view.get(self.cursor)?)
+    }
+
+    /// The rows shown, in the order shown.
+    pub fn shown(&self) -> impl Iterator<Item = &Record> {
+        self.view.iter().filter_map(|&i| self.rows.get(i))
+    }
+
+    /// How many rows are shown.
+    pub fn shown_len(&self) -> usize {
+        self.view.len()
+    }
+
+    /// Replaces the rows; the view is every row in server order until it is derived again.
+    pub fn set_rows(&mut self, rows: Vec<Record>) {
+        self.rows = rows;
+        self.reset_view();
+    }
+
+    /// Shows every row in server order (after the rows changed in place), to be derived again.
+    pub fn reset_view(&mut self) {
+        self.view = (0..self.rows.len()).collect();
+        self.view_of = None;
     }
 }
 
@@ -287,7 +328,17 @@ impl State {
     pub fn animating(&self) -> bool {
         self.in_flight() > 0
             || !self.toasts.is_empty()
-            || super::deliveries::watch::needs_ticks(self)
+            || self.deliveries.watch.needs_ticks(self.watch_paused())
+    }
+
+    /// Whether watch mode is on but held back (another tab, a detail, a dialog).
+    pub fn watch_paused(&self) -> bool {
+        let d = &self.deliveries;
+        self.tab != Tab::Notifications
+            || self.current().detail.is_some()
+            || d.attempt.is_some()
+            || d.filter.is_some()
+            || self.help
     }
 
     /// Where the keyboard focus is.

@@ -118,7 +118,11 @@ pub async fn execute(client: &Client, cmd: &ApiCmd) -> Result<ApiReply, Error> {
             let raw = client.send(&get_request(*tab, id)).await?;
             decode_item_body(*tab, raw.status, &raw.body).map(ApiReply::Item)
         }
-        ApiCmd::Write(op) => super::forms::ops::execute_write(client, op).await,
-        ApiCmd::Lookup(what) => super::forms::ops::execute_lookup(client, *what).await,
+        ApiCmd::Write(op) => super::forms::ops::execute_write(client, op)
+            .await
+            .map(ApiReply::Item),
+        ApiCmd::Lookup(what) => super::forms::ops::execute_lookup(client, *what)
+            .await
+            .map(ApiReply::Options),
     }
 }

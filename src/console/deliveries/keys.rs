@@ -79,13 +79,3 @@ impl DeliveryKey {
 
 /// The help row's description of all delivery keys, in [`DeliveryKey::ALL`] order.
 pub const HELP: &str = "follow, filter, watch, reveal, status";
-
-/// The help row's keys: `D/N/f/w/R`.
-pub fn help_keys(km: &crate::console::keymap::Keymap) -> String {
-    DeliveryKey::ALL
-        .iter()
-        .map(|k| km.label_for(crate::console::keymap::Action::Deliver(*k)))
-        .filter(|l| !l.is_empty())
-        .collect::<Vec<_>>()
-        .join("/")
-}

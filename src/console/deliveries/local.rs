@@ -1,24 +1,12 @@
 //! The local status filter: hides loaded notification rows of other statuses. It filters only
 //! what the server returned for the page, and says so in the list title.
 use crate::console::msg::Effect;
+use crate::console::pane::load_list;
 use crate::console::record::Item;
 use crate::console::state::State;
 use crate::console::tab::Tab;
-use crate::console::update::load_list;
 
-/// The statuses `s` cycles through, after "all".
-pub const CYCLE: [&str; 4] = ["failed", "retrying", "pending", "succeeded"];
-
-/// The local filter's state.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct LocalFilter {
-    /// The status kept, when filtering.
-    pub status: Option<String>,
-    /// Rows of the last page the server returned.
-    pub loaded: usize,
-    /// The list request whose rows are to be filtered on arrival.
-    pub pending: Option<u64>,
-}
+pub use super::{CYCLE, LocalFilter};
 
 /// Next status in the cycle (all → failed → … → all).
 fn next(current: Option<&str>) -> Option<String> {
@@ -67,6 +55,7 @@ pub fn after_reply(state: &mut State) {
         Item::Notification(n) => n.status.as_str() == status,
         _ => true,
     });
+    list.reset_view();
     list.cursor = list.cursor.min(list.rows.len().saturating_sub(1));
     list.offset = list.offset.min(list.cursor);
     state.touch_rows(Tab::Notifications);

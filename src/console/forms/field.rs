@@ -1,7 +1,8 @@
 //! One form field: its kind (text, masked text, lines, choice, picker), value, and messages.
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use tui_input::{Input, InputRequest};
+use crossterm::event::{KeyCode, KeyEvent};
+use tui_input::Input;
 
+use super::edit::edit;
 use super::picker::Picker;
 
 /// Checks a text value as it is typed: `Ok(note)` shows a note (e.g. a resolved time), `Err` an
@@ -285,29 +286,6 @@ impl Field {
             }
         }
     }
-}
-
-/// Turns a key into an edit of a one-line input; every printable key is text here.
-pub fn edit(input: &mut Input, key: &KeyEvent) -> bool {
-    let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-    let req = match key.code {
-        KeyCode::Char('u') if ctrl => InputRequest::DeleteLine,
-        KeyCode::Char('w') if ctrl => InputRequest::DeletePrevWord,
-        KeyCode::Char('a') if ctrl => InputRequest::GoToStart,
-        KeyCode::Char('e') if ctrl => InputRequest::GoToEnd,
-        KeyCode::Char('k') if ctrl => InputRequest::DeleteTillEnd,
-        KeyCode::Char(_) if ctrl => return false,
-        KeyCode::Char(c) => InputRequest::InsertChar(c),
-        KeyCode::Backspace => InputRequest::DeletePrevChar,
-        KeyCode::Delete => InputRequest::DeleteNextChar,
-        KeyCode::Left => InputRequest::GoToPrevChar,
-        KeyCode::Right => InputRequest::GoToNextChar,
-        KeyCode::Home => InputRequest::GoToStart,
-        KeyCode::End => InputRequest::GoToEnd,
-        _ => return false,
-    };
-    input.handle(req);
-    true
 }
 
 /// Edits a lines field: Backspace at the start of a line joins it to the one above.

@@ -3,7 +3,7 @@
 use crossterm::event::{KeyCode, KeyEvent};
 use tui_input::Input;
 
-use super::field::edit;
+use super::edit::edit;
 
 /// One item to choose.
 #[derive(Debug, Clone, PartialEq, Eq)]

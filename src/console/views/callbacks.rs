@@ -3,7 +3,7 @@ use ratatui::layout::Constraint::{Fill, Length};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Cell;
 
-use super::{Column, ViewCtx, col, interval};
+use super::kit::{Column, ViewCtx, col, interval};
 use crate::api::model::Callback;
 use crate::api::secret::mask_url_key;
 use crate::console::widgets::fields::Fields;

@@ -3,7 +3,7 @@ use ratatui::layout::Constraint::{Fill, Length};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Cell;
 
-use super::{Column, Tone, ViewCtx, col, duration_ms};
+use super::kit::{Column, Tone, ViewCtx, col, duration_ms};
 use crate::api::model::{CallbackSelection, Destination, SelectionType};
 use crate::api::secret::mask;
 use crate::console::deliveries::HealthPane;

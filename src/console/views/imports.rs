@@ -3,7 +3,7 @@ use ratatui::layout::Constraint::{Fill, Length};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Cell;
 
-use super::{Column, Tone, ViewCtx, col};
+use super::kit::{Column, Tone, ViewCtx, col};
 use crate::api::model::{ImportStatus, ProviderOauthImport};
 use crate::api::secret::mask;
 use crate::console::widgets::fields::Fields;

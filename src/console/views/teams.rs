@@ -3,7 +3,7 @@ use ratatui::layout::Constraint::{Fill, Length};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Cell;
 
-use super::{Column, ViewCtx, col};
+use super::kit::{Column, ViewCtx, col};
 use crate::api::model::Team;
 use crate::console::widgets::fields::Fields;
 

@@ -1,8 +1,6 @@
 //! Pieces shared by every view: the paged table, the detail pane, toasts, help, the header.
-pub mod confirm;
 pub mod detail;
 pub mod fields;
-pub mod form;
 pub mod help;
 pub mod json;
 pub mod paged_table;

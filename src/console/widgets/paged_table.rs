@@ -97,7 +97,7 @@ impl PagedTable<'_> {
             frame.render_widget(Paragraph::new(errors), err_area);
         }
 
-        if self.list.rows.is_empty() {
+        if self.list.shown_len() == 0 {
             let msg = match self.list.load {
                 LoadState::Idle | LoadState::Loading => format!("loading {}…", self.noun),
                 LoadState::Error(_) => String::new(),
@@ -142,7 +142,7 @@ impl PagedTable<'_> {
 /// so the cursor shows) for one screenful. Formatting only these keeps a frame's cost independent
 /// of how many rows are loaded.
 pub fn visible_window(list: &ListPane, area: Rect) -> std::ops::Range<usize> {
-    let len = list.rows.len();
+    let len = list.shown_len();
     let height = usize::from(area.height).max(1);
     let mut start = list.offset.min(len);
     if list.cursor < start {
@@ -163,12 +163,13 @@ mod tests {
     fn pane(rows: usize, cursor: usize, offset: usize) -> ListPane {
         let body = include_str!("../../../tests/fixtures/callback.json");
         let rec = decode_item_body(Tab::Callbacks, 200, body).expect("fixture decodes");
-        ListPane {
-            rows: vec![rec; rows],
+        let mut list = ListPane {
             cursor,
             offset,
             ..Default::default()
-        }
+        };
+        list.set_rows(vec![rec; rows]);
+        list
     }
 
     #[test]

@@ -10,10 +10,10 @@ use super::{AttemptView, HealthPane, lookup, sorted_attempts, watch};
 use crate::api::{Error, ListQuery, NotificationFilter, Order};
 use crate::console::keymap::Action;
 use crate::console::msg::{ApiCmd, ApiReply, Effect, Pane};
+use crate::console::pane::{load_list, open_filtered};
 use crate::console::record::Item;
 use crate::console::state::{Anchor, State, ToastKind};
 use crate::console::tab::Tab;
-use crate::console::update::{load_list, open_filtered};
 
 /// The record under the user's eye: the open detail's, else the selected row.
 fn focused_item(state: &State) -> Option<Item> {
@@ -183,20 +183,13 @@ pub fn on_key(state: &mut State, key: &KeyEvent) -> Option<Vec<Effect>> {
         _ => return None,
     }
     state.dirty = true;
-    keep_attempt_visible(state, &n);
+    keep_attempt_visible(state);
     Some(Vec::new())
 }
 
 /// Scrolls the notification detail so that the selected attempt's row is on screen.
-fn keep_attempt_visible(state: &mut State, n: &crate::api::model::Notification) {
-    let ctx = crate::console::views::ViewCtx {
-        clock: &state.clock,
-        theme: &state.theme,
-    };
-    // Lines above the first attempt row: everything the table-less detail has before them.
-    let above = crate::console::views::notifications::detail(n, &ctx)
-        .len()
-        .saturating_sub(n.attempts.len());
+fn keep_attempt_visible(state: &mut State) {
+    let above = crate::console::views::notifications::LINES_ABOVE_ATTEMPTS;
     let screen = ratatui::layout::Rect::new(0, 0, state.size.0, state.size.1);
     let height = crate::console::layout::areas(screen, true)
         .detail

@@ -1,7 +1,7 @@
 //! The `:` command line: parsing, completion and the history kept between runs.
 use std::path::{Path, PathBuf};
 
-use super::tab::Tab;
+use crate::console::tab::Tab;
 
 /// Most history entries kept.
 pub const HISTORY_MAX: usize = 200;

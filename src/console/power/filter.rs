@@ -6,8 +6,8 @@ use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 use serde_json::Value;
 
-use super::raw_json::{is_secret_key, shown_field};
-use super::record::Record;
+use crate::console::raw_json::{is_secret_key, shown_field};
+use crate::console::record::Record;
 
 /// One tab's filter.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -88,17 +88,18 @@ fn each_text(v: &Value, depth: u8, f: &mut impl FnMut(&str) -> bool) -> bool {
     }
 }
 
-/// Copies of the rows that match `query` (every word of it matching some field), in their
-/// order; the texts are matched where they lie, nothing is copied for rows that do not match.
-pub fn apply(query: &str, rows: &[Record]) -> Vec<Record> {
+/// The positions of the rows that match `query` (every word of it matching some field), in
+/// their order; the texts are matched where they lie, nothing is copied.
+pub fn matching(query: &str, rows: &[Record]) -> Vec<usize> {
     let mut words: Vec<FuzzyQuery> = query.split_whitespace().map(FuzzyQuery::new).collect();
     rows.iter()
-        .filter(|r| {
+        .enumerate()
+        .filter(|(_, r)| {
             words
                 .iter_mut()
                 .all(|w| each_text(&r.raw, 0, &mut |t| w.matches(t)))
         })
-        .cloned()
+        .map(|(i, _)| i)
         .collect()
 }
 

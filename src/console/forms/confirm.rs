@@ -5,9 +5,9 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph, Wrap};
 
-use super::centered;
 use crate::console::forms::{Dialog, Phase};
 use crate::console::theme::Theme;
+use crate::console::widgets::centered;
 
 /// Width of a confirmation box.
 const WIDTH: u16 = 64;

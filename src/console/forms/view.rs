@@ -6,11 +6,11 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph};
 
-use super::centered;
 use crate::console::forms::field::{Field, FieldKind};
 use crate::console::forms::picker::{Items, Picker};
 use crate::console::forms::{Dialog, Phase};
 use crate::console::theme::Theme;
+use crate::console::widgets::centered;
 use tui_input::Input;
 
 /// Width of the label column.

@@ -1,0 +1,96 @@
+//! The derived view of each tab's list: the rows stay in server order and the filter and sort
+//! produce the positions shown (`ListPane::view`), derived again only when the rows, the query
+//! or the sort change. The cursor points into the view. Also the filter prompt's keys.
+use crossterm::event::{KeyCode, KeyEvent};
+
+use super::filter::{self, Filter};
+use super::typed;
+use crate::console::msg::Effect;
+use crate::console::pane;
+use crate::console::state::{State, ViewKey};
+use crate::console::tab::Tab;
+
+/// A key while the filter is typed.
+pub fn on_key(state: &mut State, key: &KeyEvent) -> Vec<Effect> {
+    let f = &mut state.power.filters[state.tab.index()];
+    match key.code {
+        KeyCode::Esc => *f = Filter::default(),
+        KeyCode::Enter => f.editing = false,
+        KeyCode::Backspace => {
+            f.query.pop();
+        }
+        _ => {
+            if let Some(c) = typed(key) {
+                f.query.push(c);
+            }
+        }
+    }
+    Vec::new()
+}
+
+/// Derives again the view of every tab whose rows, query or sort changed since, keeping the
+/// selected row when it stays in view.
+pub fn refresh(state: &mut State) {
+    for tab in Tab::ALL {
+        let i = tab.index();
+        let f = &state.power.filters[i];
+        let sort = state.power.sorts[i];
+        let shaped = f.active() || sort.column.is_some();
+        let query = if f.active() {
+            f.query.clone()
+        } else {
+            String::new()
+        };
+        let list = &mut state.tab_state_mut(tab).list;
+        let key = ViewKey {
+            rev: list.rev,
+            len: list.rows.len(),
+            query,
+            sort,
+        };
+        // Rev 0 is a list never marked: nothing is known of its rows.
+        let fresh = key.rev != 0 && list.view_of.as_ref() == Some(&key);
+        let mut changed = false;
+        if !fresh {
+            let mut view = if key.query.trim().is_empty() {
+                (0..list.rows.len()).collect()
+            } else {
+                filter::matching(&key.query, &list.rows)
+            };
+            sort.apply(tab, &list.rows, &mut view);
+            if view != list.view {
+                let selected = list.selected().map(|r| r.id().to_string());
+                list.view = view;
+                list.cursor = selected
+                    .and_then(|id| list.shown().position(|r| r.id() == id))
+                    .unwrap_or(0);
+                changed = true;
+            }
+            list.view_of = Some(key);
+        }
+        if shaped || changed {
+            pane::keep_cursor_visible(state, tab);
+        }
+    }
+}
+
+/// `12 of 20 on this page`, while the tab's rows are filtered.
+pub fn count_line(state: &State, tab: Tab) -> Option<String> {
+    if !state.power.filters[tab.index()].active() {
+        return None;
+    }
+    let list = &state.tab_state(tab).list;
+    Some(format!(
+        "{} of {} on this page",
+        list.shown_len(),
+        list.rows.len()
+    ))
+}
+
+/// ` · sort name ↑ asc` for the list title.
+pub fn sort_suffix(state: &State) -> String {
+    state.power.sorts[state.tab.index()]
+        .label(state.tab)
+        .map(|l| format!(" · {l}"))
+        .unwrap_or_default()
+}
