@@ -73,7 +73,7 @@ impl ConsoleSetup {
     pub fn app(&self) -> App {
         let mut app = App::with_client(self.initial_state(), self.client.clone());
         app.clipboard = clipboard::Clipboard::for_mode(app.state.power.clipboard);
-        app.switcher = self.power.switcher.clone();
+        app.switcher.clone_from(&self.power.switcher);
         app
     }
 }

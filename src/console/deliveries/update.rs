@@ -169,7 +169,7 @@ pub fn on_key(state: &mut State, key: &KeyEvent) -> Option<Vec<Effect>> {
     }
     let n = open_notification(state).filter(|_| !state.help)?;
     if state.deliveries.cursor_of != n.id {
-        state.deliveries.cursor_of = n.id.clone();
+        state.deliveries.cursor_of.clone_from(&n.id);
         state.deliveries.attempt_cursor = 0;
     }
     let count = n.attempts.len();

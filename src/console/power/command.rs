@@ -130,7 +130,7 @@ impl CommandLine {
             }
         };
         if let Some(c) = cands.get(i) {
-            self.input = c.clone();
+            self.input.clone_from(c);
         }
         self.completion = Some((cands, i, base));
     }

@@ -76,8 +76,8 @@ impl PowerSetup {
         }
         state.keymap.hide_writes = state.read_only;
         state.power.confirm = self.confirm;
-        state.power.data_dir = self.data_dir.clone();
-        state.power.profiles = self.profiles.clone();
+        state.power.data_dir.clone_from(&self.data_dir);
+        state.power.profiles.clone_from(&self.profiles);
         state.power.history = command::load_history(self.data_dir.as_deref());
         for p in problems {
             tracing::warn!("config: {p}");
