@@ -1,20 +1,13 @@
 //! Cross-navigation and the filter dialog on an offline app: which requests go out, chips,
 //! breadcrumb, and Esc restoring cursor and page.
-mod console_support;
+mod common;
 
-use console_support::{answer_all, ch, key, started_app};
+use common::screen;
+
+use common::{answer_all, ch, key, started_app};
 use crossterm::event::KeyCode;
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 use switchboard::api::NotificationFilter;
 use switchboard::console::{ApiCmd, App, Pane, Tab};
-
-fn screen(app: &App) -> String {
-    let (w, h) = app.state.size;
-    let mut term = Terminal::new(TestBackend::new(w, h)).expect("terminal");
-    term.draw(|f| app.render(f)).expect("draw");
-    term.backend().to_string()
-}
 
 /// The single list request made since the last look: (tab, filter).
 fn list_request(app: &mut App) -> (Tab, NotificationFilter) {
@@ -31,12 +24,8 @@ fn list_request(app: &mut App) -> (Tab, NotificationFilter) {
     // Answer them from the fixtures.
     for r in reqs {
         let reply = match &r.cmd {
-            ApiCmd::List { tab, .. } => {
-                console_support::page_reply(*tab, console_support::fixtures_of(*tab).0)
-            }
-            ApiCmd::Get { tab, .. } => {
-                console_support::item_reply(*tab, console_support::fixtures_of(*tab).1)
-            }
+            ApiCmd::List { tab, .. } => common::page_reply(*tab, common::fixtures_of(*tab).0),
+            ApiCmd::Get { tab, .. } => common::item_reply(*tab, common::fixtures_of(*tab).1),
             _ => continue,
         };
         app.apply(switchboard::console::Msg::Api {

@@ -1,33 +1,17 @@
 //! Power tools driven by keys on an offline app fed from the golden fixtures: filter, sort, raw
 //! JSON, copy (OSC 52 bytes), command line with history, rebound keys, read-only, mouse, themes.
-mod console_support;
+mod common;
 
 use std::sync::{Arc, Mutex};
 
 use base64::Engine;
-use console_support::*;
+use common::*;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 use ratatui::style::Color;
 use switchboard::console::clipboard::{Clipboard, SystemClipboard, osc52};
 use switchboard::console::keymap::ALL_ACTIONS;
 use switchboard::console::power::{PowerMsg, PowerSetup};
 use switchboard::console::{ApiCmd, App, Msg, State, Tab};
-
-fn screen(app: &App) -> String {
-    let (w, h) = app.state.size;
-    let mut term = Terminal::new(TestBackend::new(w, h)).expect("test terminal");
-    term.draw(|f| app.render(f)).expect("draw");
-    term.backend().to_string()
-}
-
-fn buffer(app: &App) -> ratatui::buffer::Buffer {
-    let (w, h) = app.state.size;
-    let mut term = Terminal::new(TestBackend::new(w, h)).expect("test terminal");
-    term.draw(|f| app.render(f)).expect("draw");
-    term.backend().buffer().clone()
-}
 
 /// An offline app configured through `PowerSetup` (keys, console table), on `tab`, loaded.
 fn configured(setup: &PowerSetup, tab: Tab, w: u16, h: u16) -> App {

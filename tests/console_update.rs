@@ -1,7 +1,7 @@
 //! `update()` driven through the public `App`: navigation, paging, order, stale replies, errors.
-mod console_support;
+mod common;
 
-use console_support::*;
+use common::*;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use serde_json::{Value, json};
 use switchboard::api::{ApiError, Error, Order};
