@@ -174,7 +174,7 @@ impl Action {
     }
 
     /// The name used in the `[keys]` table of the config.
-    pub fn config_name(self) -> &'static str {
+    pub(crate) fn config_name(self) -> &'static str {
         match self {
             Action::Quit => "quit",
             Action::Help => "help",
@@ -404,7 +404,11 @@ impl Keymap {
 
     /// The first action bound to the key that `wanted` accepts, else the first bound at all: lets a
     /// view give its own actions priority where a key means two things.
-    pub fn action_among(&self, ev: &KeyEvent, wanted: impl Fn(Action) -> bool) -> Option<Action> {
+    pub(crate) fn action_among(
+        &self,
+        ev: &KeyEvent,
+        wanted: impl Fn(Action) -> bool,
+    ) -> Option<Action> {
         if ev.kind == KeyEventKind::Release {
             return None;
         }
@@ -430,7 +434,7 @@ impl Keymap {
     }
 
     /// `j/↓` — all keys of an action joined with slashes.
-    pub fn label_for(&self, action: Action) -> String {
+    pub(crate) fn label_for(&self, action: Action) -> String {
         self.keys_for(action)
             .iter()
             .map(KeySpec::label)
@@ -572,7 +576,7 @@ pub const ALL_ACTIONS: &[Action] = &[
 
 impl Action {
     /// The action of a `[keys]` name.
-    pub fn from_config_name(name: &str) -> Option<Action> {
+    pub(crate) fn from_config_name(name: &str) -> Option<Action> {
         ALL_ACTIONS
             .iter()
             .copied()

@@ -58,7 +58,7 @@ pub struct ConsoleSetup {
 
 impl ConsoleSetup {
     /// The initial state for this setup, on the system clock.
-    pub fn initial_state(&self) -> State {
+    pub(crate) fn initial_state(&self) -> State {
         let mut s = State::new(
             self.profile.clone(),
             self.client.base_url().trim_end_matches('/'),

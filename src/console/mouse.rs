@@ -12,7 +12,7 @@ use super::state::State;
 use super::tab::Tab;
 
 /// The tab whose header label is at column `x` (labels are ` N Title ` after one space).
-pub fn tab_at(x: u16) -> Option<Tab> {
+pub(crate) fn tab_at(x: u16) -> Option<Tab> {
     let mut left = 1u16;
     for tab in Tab::ALL {
         let width = tab.title().chars().count() as u16 + 4;
@@ -25,7 +25,7 @@ pub fn tab_at(x: u16) -> Option<Tab> {
 }
 
 /// Applies a mouse event.
-pub fn on_mouse(state: &mut State, ev: MouseEvent) -> Step {
+pub(crate) fn on_mouse(state: &mut State, ev: MouseEvent) -> Step {
     if !state.power.mouse {
         return Step::default();
     }

@@ -71,7 +71,7 @@ pub fn open_filtered(state: &mut State, to: Tab, filter: NotificationFilter) -> 
 }
 
 /// Shows a tab, loading it the first time.
-pub fn switch_tab(state: &mut State, tab: Tab) -> Vec<Effect> {
+pub(crate) fn switch_tab(state: &mut State, tab: Tab) -> Vec<Effect> {
     state.tab = tab;
     let list = &state.tab_state(tab).list;
     if list.load == LoadState::Idle && list.pending.is_none() {
@@ -82,7 +82,7 @@ pub fn switch_tab(state: &mut State, tab: Tab) -> Vec<Effect> {
 }
 
 /// Moves the list cursor: `f(cursor, rows)` is the new position.
-pub fn move_cursor(state: &mut State, f: impl Fn(usize, usize) -> usize) -> Vec<Effect> {
+pub(crate) fn move_cursor(state: &mut State, f: impl Fn(usize, usize) -> usize) -> Vec<Effect> {
     let list = &mut state.current_mut().list;
     let n = list.shown_len();
     if n > 0 {
@@ -93,7 +93,7 @@ pub fn move_cursor(state: &mut State, f: impl Fn(usize, usize) -> usize) -> Vec<
 }
 
 /// Scrolls the open detail (Down, Up, First, Last).
-pub fn scroll_detail(state: &mut State, action: Action) {
+pub(crate) fn scroll_detail(state: &mut State, action: Action) {
     if let Some(d) = state.current_mut().detail.as_mut() {
         d.scroll = match action {
             Action::Down => d.scroll.saturating_add(1),
@@ -106,7 +106,7 @@ pub fn scroll_detail(state: &mut State, action: Action) {
 }
 
 /// Keeps the selected row inside the visible window of the tab's list.
-pub fn keep_cursor_visible(state: &mut State, tab: Tab) {
+pub(crate) fn keep_cursor_visible(state: &mut State, tab: Tab) {
     let size = state.size;
     let ts = state.tab_state_mut(tab);
     let error_lines = match &ts.list.load {
@@ -126,7 +126,7 @@ pub fn keep_cursor_visible(state: &mut State, tab: Tab) {
 }
 
 /// Asks for the page after the shown one.
-pub fn next_page(state: &mut State, tab: Tab) -> Vec<Effect> {
+pub(crate) fn next_page(state: &mut State, tab: Tab) -> Vec<Effect> {
     let list = &state.tab_state(tab).list;
     let (Some(last), true) = (list.rows.last(), list.pagination.has_more_after) else {
         state.toast(ToastKind::Info, "This is the last page");
@@ -138,7 +138,7 @@ pub fn next_page(state: &mut State, tab: Tab) -> Vec<Effect> {
 }
 
 /// Asks for the page before the shown one.
-pub fn prev_page(state: &mut State, tab: Tab) -> Vec<Effect> {
+pub(crate) fn prev_page(state: &mut State, tab: Tab) -> Vec<Effect> {
     let list = &state.tab_state(tab).list;
     let (Some(first), true) = (list.rows.first(), list.pagination.has_more_before) else {
         state.toast(ToastKind::Info, "This is the first page");
@@ -177,7 +177,7 @@ pub fn list_query(list: &ListPane, anchor: &Anchor) -> ListQuery {
 }
 
 /// Asks for a page of a tab's list; a newer request makes any older one stale.
-pub fn load_list(
+pub(crate) fn load_list(
     state: &mut State,
     tab: Tab,
     anchor: Anchor,
@@ -209,7 +209,7 @@ pub fn load_list(
 }
 
 /// Opens the selected row's detail and asks for a fresh copy.
-pub fn open_detail(state: &mut State, tab: Tab) -> Vec<Effect> {
+pub(crate) fn open_detail(state: &mut State, tab: Tab) -> Vec<Effect> {
     let Some(record) = state.tab_state(tab).list.selected().cloned() else {
         return Vec::new();
     };
@@ -223,7 +223,7 @@ pub fn open_detail(state: &mut State, tab: Tab) -> Vec<Effect> {
 }
 
 /// Asks for a fresh copy of the open detail's item.
-pub fn load_detail(state: &mut State, tab: Tab, id: String) -> Vec<Effect> {
+pub(crate) fn load_detail(state: &mut State, tab: Tab, id: String) -> Vec<Effect> {
     let req_id = state.next_req_id();
     let Some(d) = state.tab_state_mut(tab).detail.as_mut() else {
         return Vec::new();
@@ -253,7 +253,11 @@ fn pane_of(state: &State, req_id: u64) -> Option<Pane> {
 
 /// Applies a reply to the list or detail that asked for it; the tab whose page arrived, if one
 /// did (the router lands the cursor there).
-pub fn on_reply(state: &mut State, req_id: u64, result: Result<ApiReply, Error>) -> Option<Tab> {
+pub(crate) fn on_reply(
+    state: &mut State,
+    req_id: u64,
+    result: Result<ApiReply, Error>,
+) -> Option<Tab> {
     // A reply nobody waits for is stale (the user moved on): drop it without a redraw.
     let pane = pane_of(state, req_id)?;
     state.dirty = true;
@@ -359,7 +363,7 @@ pub fn quit(state: &mut State) -> Vec<Effect> {
 }
 
 /// Flips the list's order and loads its first page.
-pub fn toggle_order(state: &mut State, tab: Tab) -> Vec<Effect> {
+pub(crate) fn toggle_order(state: &mut State, tab: Tab) -> Vec<Effect> {
     let list = &mut state.tab_state_mut(tab).list;
     list.order = list.order.flipped();
     let word = match list.order {
@@ -371,7 +375,7 @@ pub fn toggle_order(state: &mut State, tab: Tab) -> Vec<Effect> {
 }
 
 /// The terminal's new size: the cursor stays in the window.
-pub fn resize(state: &mut State, w: u16, h: u16) {
+pub(crate) fn resize(state: &mut State, w: u16, h: u16) {
     state.size = (w, h);
     state.dirty = true;
     keep_cursor_visible(state, state.tab);

@@ -8,7 +8,7 @@ use super::theme::Theme;
 use crate::api::{NotificationFilter, Order, Pagination};
 
 /// Rows per server page.
-pub const PAGE_SIZE: u32 = 20;
+pub(crate) const PAGE_SIZE: u32 = 20;
 /// Ticks a toast stays on screen.
 pub const TOAST_TICKS: u16 = 20;
 
@@ -37,7 +37,7 @@ pub struct ErrorView {
 
 impl ErrorView {
     /// Builds the view of an API error for a tab.
-    pub fn from_error(tab: Tab, e: &crate::api::Error) -> Self {
+    pub(crate) fn from_error(tab: Tab, e: &crate::api::Error) -> Self {
         let status = e.status();
         let (message, server_hint) = match e.api() {
             Some(api) => (
@@ -147,18 +147,18 @@ impl ListPane {
     }
 
     /// How many rows are shown.
-    pub fn shown_len(&self) -> usize {
+    pub(crate) fn shown_len(&self) -> usize {
         self.view.len()
     }
 
     /// Replaces the rows; the view is every row in server order until it is derived again.
-    pub fn set_rows(&mut self, rows: Vec<Record>) {
+    pub(crate) fn set_rows(&mut self, rows: Vec<Record>) {
         self.rows = rows;
         self.reset_view();
     }
 
     /// Shows every row in server order (after the rows changed in place), to be derived again.
-    pub fn reset_view(&mut self) {
+    pub(crate) fn reset_view(&mut self) {
         self.view = (0..self.rows.len()).collect();
         self.view_of = None;
     }
@@ -332,7 +332,7 @@ impl State {
     }
 
     /// Whether watch mode is on but held back (another tab, a detail, a dialog).
-    pub fn watch_paused(&self) -> bool {
+    pub(crate) fn watch_paused(&self) -> bool {
         let d = &self.deliveries;
         self.tab != Tab::Notifications
             || self.current().detail.is_some()
@@ -342,7 +342,7 @@ impl State {
     }
 
     /// Where the keyboard focus is.
-    pub fn context(&self) -> Context {
+    pub(crate) fn context(&self) -> Context {
         if self.help {
             Context::Help
         } else if self.current().detail.is_some() {
@@ -366,21 +366,21 @@ impl State {
     }
 
     /// A new request id.
-    pub fn next_req_id(&mut self) -> u64 {
+    pub(crate) fn next_req_id(&mut self) -> u64 {
         self.last_req += 1;
         self.last_req
     }
 
     /// Marks a tab's rows as changed (a new value no other row set of this state has carried),
     /// so that views derived from them are made anew. Call after any change to `rows`.
-    pub fn touch_rows(&mut self, tab: Tab) {
+    pub(crate) fn touch_rows(&mut self, tab: Tab) {
         self.last_rev += 1;
         let rev = self.last_rev;
         self.tab_state_mut(tab).list.rev = rev;
     }
 
     /// Puts a fresher copy of a record in its row of the tab's list, when it is there.
-    pub fn replace_row(&mut self, tab: Tab, record: &Record) {
+    pub(crate) fn replace_row(&mut self, tab: Tab, record: &Record) {
         let list = &mut self.tab_state_mut(tab).list;
         if let Some(row) = list.rows.iter_mut().find(|r| r.id() == record.id()) {
             *row = record.clone();

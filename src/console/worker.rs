@@ -97,7 +97,7 @@ pub fn list_request(tab: Tab, q: &ListQuery, f: &NotificationFilter) -> ApiReque
 }
 
 /// The request for one item of a tab.
-pub fn get_request(tab: Tab, id: &str) -> ApiRequest {
+pub(crate) fn get_request(tab: Tab, id: &str) -> ApiRequest {
     match tab {
         Tab::Teams => ApiRequest::get_team(id),
         Tab::Imports => ApiRequest::get_import(id),

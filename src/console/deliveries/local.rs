@@ -21,7 +21,7 @@ fn next(current: Option<&str>) -> Option<String> {
 }
 
 /// Moves to the next status and reloads the page, so that hidden rows can come back.
-pub fn cycle(state: &mut State) -> Vec<Effect> {
+pub(crate) fn cycle(state: &mut State) -> Vec<Effect> {
     let f = &mut state.deliveries.local;
     f.status = next(f.status.as_deref());
     let list = &state.tab_state(Tab::Notifications).list;
@@ -30,7 +30,7 @@ pub fn cycle(state: &mut State) -> Vec<Effect> {
 }
 
 /// Notes a list reply that is about to be applied, so that its rows are filtered after.
-pub fn before_reply(state: &mut State, req_id: u64) {
+pub(crate) fn before_reply(state: &mut State, req_id: u64) {
     let list = &state.tab_state(Tab::Notifications).list;
     if list.pending.as_ref().is_some_and(|p| p.req_id == req_id) {
         state.deliveries.local.pending = Some(req_id);
@@ -38,7 +38,7 @@ pub fn before_reply(state: &mut State, req_id: u64) {
 }
 
 /// Filters the rows of a page that just arrived.
-pub fn after_reply(state: &mut State) {
+pub(crate) fn after_reply(state: &mut State) {
     if state.tab_state(Tab::Notifications).list.pending.is_some() {
         return;
     }

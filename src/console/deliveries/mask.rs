@@ -64,7 +64,7 @@ pub fn shown<'a>(name: &str, value: &'a str, revealed: bool) -> &'a str {
 }
 
 /// Whether any of these headers would be masked (so that revealing means something).
-pub fn any_masked<'a>(names: impl IntoIterator<Item = &'a String>) -> bool {
+pub(crate) fn any_masked<'a>(names: impl IntoIterator<Item = &'a String>) -> bool {
     names.into_iter().any(|n| !is_safe(n))
 }
 

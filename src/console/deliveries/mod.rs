@@ -69,7 +69,7 @@ pub fn set_interval(w: &mut Watch, every: Duration) {
 impl Watch {
     /// Whether watch mode needs animation ticks: only while it is watching unpaused, or a
     /// highlight is fading.
-    pub fn needs_ticks(&self, paused: bool) -> bool {
+    pub(crate) fn needs_ticks(&self, paused: bool) -> bool {
         (self.on && !paused) || !self.flash.is_empty()
     }
 }
@@ -180,7 +180,7 @@ impl DeliveriesState {
 }
 
 /// A notification's attempts ordered by their index.
-pub fn sorted_attempts(n: &Notification) -> Vec<&Attempt> {
+pub(crate) fn sorted_attempts(n: &Notification) -> Vec<&Attempt> {
     let mut v: Vec<&Attempt> = n.attempts.iter().collect();
     v.sort_by_key(|a| a.index);
     v

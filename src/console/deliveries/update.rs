@@ -109,7 +109,7 @@ pub fn on_action(state: &mut State, key: DeliveryKey) -> Vec<Effect> {
 
 /// Keys taken before the keymap: the dialogs, the attempt view and the attempt cursor of a
 /// notification detail. `None` lets the keymap have the key.
-pub fn on_key(state: &mut State, key: &KeyEvent) -> Option<Vec<Effect>> {
+pub(crate) fn on_key(state: &mut State, key: &KeyEvent) -> Option<Vec<Effect>> {
     if state.deliveries.filter.is_some() {
         state.dirty = true;
         return Some(filter_key(state, key));
@@ -248,7 +248,7 @@ fn filter_key(state: &mut State, key: &KeyEvent) -> Vec<Effect> {
 }
 
 /// After a detail opened: a destination's health is fetched.
-pub fn after_open(state: &mut State, tab: Tab) -> Vec<Effect> {
+pub(crate) fn after_open(state: &mut State, tab: Tab) -> Vec<Effect> {
     let id = match (tab, state.tab_state(tab).detail.as_ref()) {
         (Tab::Destinations, Some(d)) => d.id.clone(),
         _ => return Vec::new(),
@@ -297,7 +297,7 @@ pub enum Handled {
 }
 
 /// A worker reply: this module's requests are handled here, others given back.
-pub fn on_reply(state: &mut State, req_id: u64, result: Result<ApiReply, Error>) -> Handled {
+pub(crate) fn on_reply(state: &mut State, req_id: u64, result: Result<ApiReply, Error>) -> Handled {
     let d = &mut state.deliveries;
     if d.lookup_pending == Some(req_id) {
         d.lookup_pending = None;
@@ -339,11 +339,11 @@ pub fn on_reply(state: &mut State, req_id: u64, result: Result<ApiReply, Error>)
 }
 
 /// After the shell applied a reply: the local status filter runs on a new page.
-pub fn after_reply(state: &mut State) {
+pub(crate) fn after_reply(state: &mut State) {
     super::local::after_reply(state);
 }
 
 /// One animation step of this module (watch mode).
-pub fn on_tick(state: &mut State) -> Vec<Effect> {
+pub(crate) fn on_tick(state: &mut State) -> Vec<Effect> {
     watch::on_tick(state)
 }

@@ -36,7 +36,7 @@ pub fn chips(f: &crate::api::NotificationFilter) -> Vec<String> {
 }
 
 /// Draws the notification filter dialog.
-pub fn render_filter(d: &FilterDialog, theme: &Theme, frame: &mut Frame, area: Rect) {
+pub(crate) fn render_filter(d: &FilterDialog, theme: &Theme, frame: &mut Frame, area: Rect) {
     let b = centered(area, 70, 10);
     let mut lines = Vec::new();
     for (i, (label, text)) in FIELDS.iter().zip(d.texts.iter()).enumerate() {
@@ -74,7 +74,7 @@ pub fn render_filter(d: &FilterDialog, theme: &Theme, frame: &mut Frame, area: R
 }
 
 /// What follows the list title: the live marker, then filter chips.
-pub fn title_suffix(state: &State, tab: Tab) -> String {
+pub(crate) fn title_suffix(state: &State, tab: Tab) -> String {
     let list = &state.tab_state(tab).list;
     let mut s = String::new();
     if tab == Tab::Notifications && state.deliveries.watch.on {
@@ -107,7 +107,11 @@ pub fn breadcrumb(state: &State) -> Option<String> {
 }
 
 /// Row cells, highlighted while watch mode marks the row new or changed.
-pub fn decorate(state: &State, record: &Record, cells: Vec<Cell<'static>>) -> Vec<Cell<'static>> {
+pub(crate) fn decorate(
+    state: &State,
+    record: &Record,
+    cells: Vec<Cell<'static>>,
+) -> Vec<Cell<'static>> {
     if !state.deliveries.watch.flash.contains_key(record.id()) {
         return cells;
     }
@@ -116,7 +120,7 @@ pub fn decorate(state: &State, record: &Record, cells: Vec<Cell<'static>>) -> Ve
 }
 
 /// Detail lines with this module's additions: the attempt cursor, a destination's health.
-pub fn detail_lines(state: &State, record: &Record, ctx: &ViewCtx) -> Vec<Line<'static>> {
+pub(crate) fn detail_lines(state: &State, record: &Record, ctx: &ViewCtx) -> Vec<Line<'static>> {
     let ts = state.current();
     let open = ts.detail.as_ref().is_some_and(|d| d.id == record.id());
     match &record.item {
@@ -146,7 +150,7 @@ pub fn detail_lines(state: &State, record: &Record, ctx: &ViewCtx) -> Vec<Line<'
 }
 
 /// Draws this module's overlays over the body: the attempt view and the filter dialog.
-pub fn overlays(state: &State, frame: &mut Frame, body: Rect) {
+pub(crate) fn overlays(state: &State, frame: &mut Frame, body: Rect) {
     if let Some(v) = &state.deliveries.attempt {
         super::attempt::render(state, v, frame, body);
     }

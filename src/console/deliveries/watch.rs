@@ -24,7 +24,7 @@ pub fn paused(state: &State) -> bool {
 }
 
 /// Turns watching on or off.
-pub fn toggle(state: &mut State) {
+pub(crate) fn toggle(state: &mut State) {
     let rows = &state.tab_state(Tab::Notifications).list.rows;
     let seen = rows
         .iter()
@@ -39,7 +39,7 @@ pub fn toggle(state: &mut State) {
 }
 
 /// One animation step: fade highlights, spot new and changed rows, and reload when due.
-pub fn on_tick(state: &mut State) -> Vec<Effect> {
+pub(crate) fn on_tick(state: &mut State) -> Vec<Effect> {
     let w = &mut state.deliveries.watch;
     w.flash.values_mut().for_each(|t| *t = t.saturating_sub(1));
     w.flash.retain(|_, t| *t > 0);

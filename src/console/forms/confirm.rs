@@ -33,7 +33,7 @@ pub fn render(frame: &mut Frame, area: Rect, d: &Dialog, theme: &Theme) {
 }
 
 /// Where the No and Yes buttons of a yes/no confirmation are drawn, for mouse clicks.
-pub fn buttons(area: Rect, d: &Dialog, theme: &Theme) -> Option<(Rect, Rect)> {
+pub(crate) fn buttons(area: Rect, d: &Dialog, theme: &Theme) -> Option<(Rect, Rect)> {
     if !matches!(d.phase, Phase::Confirm { .. }) || d.type_name.is_some() {
         return None;
     }

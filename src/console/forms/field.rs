@@ -117,7 +117,11 @@ impl Field {
     }
 
     /// A choice between `options`, the first chosen.
-    pub fn choice(label: &'static str, key: &'static str, options: Vec<&'static str>) -> Self {
+    pub(crate) fn choice(
+        label: &'static str,
+        key: &'static str,
+        options: Vec<&'static str>,
+    ) -> Self {
         Self::with_kind(label, key, FieldKind::Choice { options, index: 0 })
     }
 
@@ -139,13 +143,13 @@ impl Field {
     }
 
     /// Sets the names of 404 entities that belong to this field.
-    pub fn entities(mut self, entities: &'static [&'static str]) -> Self {
+    pub(crate) fn entities(mut self, entities: &'static [&'static str]) -> Self {
         self.entities = entities;
         self
     }
 
     /// Sets a note.
-    pub fn noted(mut self, note: &str) -> Self {
+    pub(crate) fn noted(mut self, note: &str) -> Self {
         self.note = Some(note.to_string());
         self
     }
@@ -161,7 +165,7 @@ impl Field {
     }
 
     /// The non-blank lines of a lines field.
-    pub fn lines_value(&self) -> Vec<String> {
+    pub(crate) fn lines_value(&self) -> Vec<String> {
         match &self.kind {
             FieldKind::Lines { done, input } => done
                 .iter()
@@ -176,7 +180,7 @@ impl Field {
     }
 
     /// The chosen option of a choice field.
-    pub fn choice_index(&self) -> usize {
+    pub(crate) fn choice_index(&self) -> usize {
         match &self.kind {
             FieldKind::Choice { index, .. } => *index,
             _ => 0,
@@ -192,7 +196,7 @@ impl Field {
     }
 
     /// The picker of a picker field, mutably.
-    pub fn picker_mut(&mut self) -> Option<&mut Picker> {
+    pub(crate) fn picker_mut(&mut self) -> Option<&mut Picker> {
         match &mut self.kind {
             FieldKind::Picker(p) => Some(p),
             _ => None,
@@ -269,7 +273,7 @@ impl Field {
     }
 
     /// Runs the format check on the current value (clearing a previous server message).
-    pub fn revalidate(&mut self) {
+    pub(crate) fn revalidate(&mut self) {
         self.error = None;
         if let Some(check) = self.check {
             let v = self.value();
@@ -302,7 +306,7 @@ fn edit_lines(done: &mut Vec<String>, input: &mut Input, key: &KeyEvent) -> bool
 }
 
 /// Starts a new line in a lines field (Enter there); returns false for other kinds.
-pub fn new_line(field: &mut Field) -> bool {
+pub(crate) fn new_line(field: &mut Field) -> bool {
     match &mut field.kind {
         FieldKind::Lines { done, input } => {
             done.push(input.value().to_string());

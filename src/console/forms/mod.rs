@@ -195,7 +195,7 @@ impl Dialog {
     }
 
     /// Shows the server's answer: field problems beside their fields, the rest as the message.
-    pub fn show_error(&mut self, e: &Error) {
+    pub(crate) fn show_error(&mut self, e: &Error) {
         let Some(api) = e.api() else {
             self.message = Some(e.to_string());
             return;

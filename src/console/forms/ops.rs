@@ -93,13 +93,13 @@ fn page<T: DeserializeOwned>(raw: &crate::api::client::RawResponse) -> Result<Ve
 }
 
 /// Runs a write; the reply is the changed item.
-pub async fn execute_write(client: &Client, op: &WriteOp) -> Result<Record, Error> {
+pub(crate) async fn execute_write(client: &Client, op: &WriteOp) -> Result<Record, Error> {
     let raw = client.send(&op.request()).await?;
     decode_item_body(op.tab(), raw.status, &raw.body)
 }
 
 /// Runs a lookup; the reply is the picker's items.
-pub async fn execute_lookup(client: &Client, what: Lookup) -> Result<Vec<PickItem>, Error> {
+pub(crate) async fn execute_lookup(client: &Client, what: Lookup) -> Result<Vec<PickItem>, Error> {
     let q = ListQuery {
         limit: Some(LOOKUP_LIMIT),
         ..ListQuery::default()

@@ -111,7 +111,7 @@ fn is_ctrl(key: &KeyEvent, c: char) -> bool {
 }
 
 /// A key while a dialog is open: the dialog takes every key (Ctrl-C is handled before).
-pub fn on_key(state: &mut State, key: KeyEvent) -> Vec<Effect> {
+pub(crate) fn on_key(state: &mut State, key: KeyEvent) -> Vec<Effect> {
     let Some(d) = state.forms.dialog.as_mut() else {
         return Vec::new();
     };
@@ -335,14 +335,18 @@ fn send(state: &mut State) -> Vec<Effect> {
 }
 
 /// Whether an open dialog waits for this request.
-pub fn awaits(state: &State, req_id: u64) -> bool {
+pub(crate) fn awaits(state: &State, req_id: u64) -> bool {
     state.forms.dialog.as_ref().is_some_and(|d| {
         d.phase == Phase::Submitting(req_id) || d.lookups.iter().any(|(r, _)| *r == req_id)
     })
 }
 
 /// A reply for the open dialog.
-pub fn on_reply(state: &mut State, req_id: u64, result: Result<ApiReply, Error>) -> Vec<Effect> {
+pub(crate) fn on_reply(
+    state: &mut State,
+    req_id: u64,
+    result: Result<ApiReply, Error>,
+) -> Vec<Effect> {
     state.dirty = true;
     let Some(d) = state.forms.dialog.as_mut() else {
         return Vec::new();
@@ -426,7 +430,7 @@ fn write_done(state: &mut State, record: Record) -> Vec<Effect> {
 }
 
 /// After a list page arrives: puts the cursor on the item a write just touched.
-pub fn land_cursor(state: &mut State, tab: Tab) {
+pub(crate) fn land_cursor(state: &mut State, tab: Tab) {
     let Some((t, id)) = state.forms.land_on.clone() else {
         return;
     };

@@ -160,7 +160,7 @@ pub fn render(frame: &mut Frame, area: Rect, d: &Dialog, theme: &Theme) {
 }
 
 /// What is under `at` in a form being edited in `area`, if anything that answers a click.
-pub fn hit(area: Rect, d: &Dialog, theme: &Theme, at: Position) -> Option<FormHit> {
+pub(crate) fn hit(area: Rect, d: &Dialog, theme: &Theme, at: Position) -> Option<FormHit> {
     if d.fields.is_empty() || d.phase != Phase::Editing {
         return None;
     }

@@ -49,7 +49,7 @@ impl FuzzyQuery {
     }
 
     /// Character positions of the match in `text`, sorted; empty when it does not match.
-    pub fn positions(&mut self, text: &str) -> Vec<usize> {
+    pub(crate) fn positions(&mut self, text: &str) -> Vec<usize> {
         let mut buf = Vec::new();
         let mut idx = Vec::new();
         if self
@@ -105,7 +105,7 @@ pub fn matching(query: &str, rows: &[Record]) -> Vec<usize> {
 
 /// Marks the characters of each screen line in `area` that match `query` (bold, underlined:
 /// visible without colour too).
-pub fn highlight(buf: &mut Buffer, area: Rect, query: &str) {
+pub(crate) fn highlight(buf: &mut Buffer, area: Rect, query: &str) {
     let mut q = FuzzyQuery::new(query);
     let area = area.intersection(buf.area);
     for y in area.top()..area.bottom() {

@@ -11,7 +11,7 @@ use crate::console::state::{State, ViewKey};
 use crate::console::tab::Tab;
 
 /// A key while the filter is typed.
-pub fn on_key(state: &mut State, key: &KeyEvent) -> Vec<Effect> {
+pub(crate) fn on_key(state: &mut State, key: &KeyEvent) -> Vec<Effect> {
     let f = &mut state.power.filters[state.tab.index()];
     match key.code {
         KeyCode::Esc => *f = Filter::default(),
@@ -75,7 +75,7 @@ pub fn refresh(state: &mut State) {
 }
 
 /// `12 of 20 on this page`, while the tab's rows are filtered.
-pub fn count_line(state: &State, tab: Tab) -> Option<String> {
+pub(crate) fn count_line(state: &State, tab: Tab) -> Option<String> {
     if !state.power.filters[tab.index()].active() {
         return None;
     }
@@ -88,7 +88,7 @@ pub fn count_line(state: &State, tab: Tab) -> Option<String> {
 }
 
 /// ` · sort name ↑ asc` for the list title.
-pub fn sort_suffix(state: &State) -> String {
+pub(crate) fn sort_suffix(state: &State) -> String {
     state.power.sorts[state.tab.index()]
         .label(state.tab)
         .map(|l| format!(" · {l}"))

@@ -11,7 +11,7 @@ fn raw_height(state: &State) -> usize {
 }
 
 /// A key while the raw view is open.
-pub fn on_key(state: &mut State, key: &KeyEvent) -> Step {
+pub(crate) fn on_key(state: &mut State, key: &KeyEvent) -> Step {
     let height = raw_height(state);
     let action = state
         .keymap

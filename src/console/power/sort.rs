@@ -55,7 +55,7 @@ pub fn keys(tab: Tab) -> &'static [(&'static str, &'static str)] {
 
 impl Sort {
     /// The next column in the cycle: none → first → … → last → none.
-    pub fn cycle(&mut self, tab: Tab) {
+    pub(crate) fn cycle(&mut self, tab: Tab) {
         let n = keys(tab).len();
         self.column = match self.column {
             None if n > 0 => Some(0),

@@ -17,18 +17,18 @@ fn fx(e: PowerEffect) -> Vec<Effect> {
 }
 
 /// Whether the power tools own the keyboard.
-pub fn is_modal(state: &State) -> bool {
+pub(crate) fn is_modal(state: &State) -> bool {
     let p = &state.power;
     p.command.is_some() || p.raw.is_some() || p.filters[state.tab.index()].editing
 }
 
 /// Whether Esc should clear the list's filter (instead of going back).
-pub fn filter_active(state: &State) -> bool {
+pub(crate) fn filter_active(state: &State) -> bool {
     state.current().detail.is_none() && state.power.filters[state.tab.index()].active()
 }
 
 /// Clears the current tab's filter.
-pub fn clear_filter(state: &mut State) -> Vec<Effect> {
+pub(crate) fn clear_filter(state: &mut State) -> Vec<Effect> {
     state.power.filters[state.tab.index()] = Filter::default();
     Vec::new()
 }
@@ -112,7 +112,7 @@ fn copy(state: &mut State, json: bool) -> Vec<Effect> {
 }
 
 /// A message for the power tools (mouse, profile switch, copy result).
-pub fn on_msg(state: &mut State, msg: PowerMsg) -> Step {
+pub(crate) fn on_msg(state: &mut State, msg: PowerMsg) -> Step {
     state.dirty = true;
     match msg {
         // The router sends the mouse to `mouse`.
@@ -161,7 +161,7 @@ fn switched(state: &mut State, info: ProfileInfo) -> Vec<Effect> {
 }
 
 /// A key while the power tools own the keyboard (see [`is_modal`]).
-pub fn on_modal_key(state: &mut State, key: &KeyEvent) -> Step {
+pub(crate) fn on_modal_key(state: &mut State, key: &KeyEvent) -> Step {
     if state.power.command.is_some() {
         return command_key(state, key);
     }
@@ -202,7 +202,7 @@ fn command_key(state: &mut State, key: &KeyEvent) -> Step {
 }
 
 /// Runs a command line (without the `:`), remembering it.
-pub fn run_command(state: &mut State, line: &str) -> Step {
+pub(crate) fn run_command(state: &mut State, line: &str) -> Step {
     if line.is_empty() {
         return Step::default();
     }

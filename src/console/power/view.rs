@@ -11,7 +11,7 @@ use crate::console::layout;
 use crate::console::state::{LoadState, State};
 
 /// The rows of a list area that hold data: inside the border, below errors and the header.
-pub fn data_rows_area(state: &State, list_area: Rect) -> Rect {
+pub(crate) fn data_rows_area(state: &State, list_area: Rect) -> Rect {
     let list = &state.current().list;
     let errors = match &list.load {
         LoadState::Error(e) => 1 + u16::from(e.hint.is_some()),
@@ -25,7 +25,7 @@ pub fn data_rows_area(state: &State, list_area: Rect) -> Rect {
 }
 
 /// Draws the filter count on the list's bottom border and highlights the matches.
-pub fn render_list_extras(state: &State, frame: &mut Frame, area: Rect) {
+pub(crate) fn render_list_extras(state: &State, frame: &mut Frame, area: Rect) {
     let f = &state.power.filters[state.tab.index()];
     if !f.active() && !f.editing {
         return;
@@ -47,7 +47,7 @@ pub fn render_list_extras(state: &State, frame: &mut Frame, area: Rect) {
 
 /// Draws the command line, the filter prompt or the raw view's keys in the footer; false when
 /// the usual footer applies.
-pub fn render_footer(state: &State, frame: &mut Frame, area: Rect) -> bool {
+pub(crate) fn render_footer(state: &State, frame: &mut Frame, area: Rect) -> bool {
     let t = &state.theme;
     let km = &state.keymap;
     let line = if let Some(c) = &state.power.command {
@@ -99,7 +99,7 @@ pub fn render_footer(state: &State, frame: &mut Frame, area: Rect) -> bool {
 }
 
 /// Draws the raw view over the body.
-pub fn render_overlay(state: &State, frame: &mut Frame, screen: Rect) {
+pub(crate) fn render_overlay(state: &State, frame: &mut Frame, screen: Rect) {
     let Some(view) = &state.power.raw else {
         return;
     };

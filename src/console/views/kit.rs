@@ -50,7 +50,7 @@ impl ViewCtx<'_> {
     }
 
     /// Text, or a muted fallback when empty.
-    pub fn or_muted(&self, v: Option<&str>, fallback: &str) -> Span<'static> {
+    pub(crate) fn or_muted(&self, v: Option<&str>, fallback: &str) -> Span<'static> {
         match v {
             Some(s) if !s.is_empty() => Span::raw(s.to_string()),
             _ => Span::styled(fallback.to_string(), self.theme.muted),

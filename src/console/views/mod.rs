@@ -26,7 +26,7 @@ pub fn columns(tab: Tab) -> &'static [Column] {
 }
 
 /// The cells of one row, one per column.
-pub fn cells(record: &Record, ctx: &ViewCtx) -> Vec<Cell<'static>> {
+pub(crate) fn cells(record: &Record, ctx: &ViewCtx) -> Vec<Cell<'static>> {
     match &record.item {
         Item::Team(t) => teams::cells(t, ctx),
         Item::Import(i) => imports::cells(i, ctx),

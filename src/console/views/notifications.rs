@@ -9,7 +9,7 @@ use crate::console::deliveries::sorted_attempts;
 use crate::console::widgets::fields::Fields;
 
 /// List columns.
-pub const COLUMNS: &[Column] = &[
+pub(crate) const COLUMNS: &[Column] = &[
     col("Status", Length(11), true),
     col("Att", Length(3), true),
     col("Resp", Length(4), true),
@@ -51,7 +51,7 @@ fn response(a: Option<&Attempt>) -> String {
 }
 
 /// Row cells.
-pub fn cells(n: &Notification, ctx: &ViewCtx) -> Vec<Cell<'static>> {
+pub(crate) fn cells(n: &Notification, ctx: &ViewCtx) -> Vec<Cell<'static>> {
     let last = n.last_attempt();
     let took = last
         .and_then(|a| a.webhook_request.as_ref())
@@ -70,7 +70,7 @@ pub fn cells(n: &Notification, ctx: &ViewCtx) -> Vec<Cell<'static>> {
 }
 
 /// At most `n` characters, with `…` when cut.
-pub fn clip(s: &str, n: usize) -> String {
+pub(crate) fn clip(s: &str, n: usize) -> String {
     if s.chars().count() <= n {
         s.to_string()
     } else {
@@ -84,7 +84,7 @@ pub fn clip(s: &str, n: usize) -> String {
 const FIELD_LINES: usize = 8;
 /// Detail lines above the first attempt row: the fields, the attempts heading (a blank line
 /// and a title) and the table header (or "no attempt yet").
-pub const LINES_ABOVE_ATTEMPTS: usize = FIELD_LINES + 3;
+pub(crate) const LINES_ABOVE_ATTEMPTS: usize = FIELD_LINES + 3;
 
 /// Detail lines without a selected attempt.
 pub fn detail(n: &Notification, ctx: &ViewCtx) -> Vec<Line<'static>> {
@@ -93,7 +93,11 @@ pub fn detail(n: &Notification, ctx: &ViewCtx) -> Vec<Line<'static>> {
 
 /// Detail lines: fields, ids read from the delivered body, and the attempts as a table with
 /// `cursor` (a position among the attempts by index) selected.
-pub fn detail_with(n: &Notification, ctx: &ViewCtx, cursor: Option<usize>) -> Vec<Line<'static>> {
+pub(crate) fn detail_with(
+    n: &Notification,
+    ctx: &ViewCtx,
+    cursor: Option<usize>,
+) -> Vec<Line<'static>> {
     let mut f = Fields::new(ctx.theme);
     f.field("ID", n.id.clone())
         .field_spans("Status", vec![status(n, ctx)])

@@ -10,12 +10,12 @@ pub mod toast;
 const SPINNER: [char; 10] = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 
 /// The spinner character for an animation frame.
-pub fn spinner(frame: u64) -> char {
+pub(crate) fn spinner(frame: u64) -> char {
     SPINNER[(frame % SPINNER.len() as u64) as usize]
 }
 
 /// Centres a box of at most `w`×`h` in `area`.
-pub fn centered(area: ratatui::layout::Rect, w: u16, h: u16) -> ratatui::layout::Rect {
+pub(crate) fn centered(area: ratatui::layout::Rect, w: u16, h: u16) -> ratatui::layout::Rect {
     let w = w.min(area.width);
     let h = h.min(area.height);
     ratatui::layout::Rect::new(

@@ -36,7 +36,7 @@ pub struct PagedTable<'a> {
 }
 
 /// Lines for an error: the message and, when there is one, the hint.
-pub fn error_lines(e: &ErrorView, theme: &Theme) -> Vec<Line<'static>> {
+pub(crate) fn error_lines(e: &ErrorView, theme: &Theme) -> Vec<Line<'static>> {
     let mut out = vec![Line::from(Span::styled(
         format!("✗ {}", e.message),
         theme.error,
@@ -48,7 +48,7 @@ pub fn error_lines(e: &ErrorView, theme: &Theme) -> Vec<Line<'static>> {
 }
 
 /// `page 2 · 20 per page · more →`, with `← more` when earlier items exist.
-pub fn page_line(list: &ListPane) -> String {
+pub(crate) fn page_line(list: &ListPane) -> String {
     let mut parts = Vec::new();
     if list.pagination.has_more_before {
         parts.push("← more".to_string());
@@ -141,7 +141,7 @@ impl PagedTable<'_> {
 /// The rows of a page worth formatting for a list drawn in `area`: from the scroll offset (moved
 /// so the cursor shows) for one screenful. Formatting only these keeps a frame's cost independent
 /// of how many rows are loaded.
-pub fn visible_window(list: &ListPane, area: Rect) -> std::ops::Range<usize> {
+pub(crate) fn visible_window(list: &ListPane, area: Rect) -> std::ops::Range<usize> {
     let len = list.shown_len();
     let height = usize::from(area.height).max(1);
     let mut start = list.offset.min(len);
