@@ -42,27 +42,6 @@ fn typed(app: &mut App, text: &str) {
     }
 }
 
-/// The ids shown, in the order shown (the derived view).
-fn ids(app: &App) -> Vec<String> {
-    app.state
-        .current()
-        .list
-        .shown()
-        .map(|r| r.id().to_string())
-        .collect()
-}
-
-/// The ids loaded, in server order.
-fn server_ids(app: &App) -> Vec<String> {
-    app.state
-        .current()
-        .list
-        .rows
-        .iter()
-        .map(|r| r.id().to_string())
-        .collect()
-}
-
 fn keys_table(text: &str) -> toml::Table {
     toml::from_str(text).expect("toml")
 }
@@ -70,10 +49,10 @@ fn keys_table(text: &str) -> toml::Table {
 #[test]
 fn filter_narrows_highlights_counts_is_kept_per_tab_and_esc_clears() {
     let mut app = loaded(Tab::Teams, 80, 24);
-    assert_eq!(ids(&app).len(), 2);
+    assert_eq!(shown_ids(&app).len(), 2);
     app.apply(ch('/'));
     typed(&mut app, "supp");
-    assert_eq!(ids(&app), vec!["tm_0mh50kkb0s0obMN9YQLNsw"]);
+    assert_eq!(shown_ids(&app), vec!["tm_0mh50kkb0s0obMN9YQLNsw"]);
     let s = screen(&app);
     assert!(s.contains("filter /supp"), "prompt in footer:\n{s}");
     assert!(s.contains("1 of 2 on this page"), "count:\n{s}");
@@ -93,9 +72,9 @@ fn filter_narrows_highlights_counts_is_kept_per_tab_and_esc_clears() {
     // Kept per tab.
     app.apply(ch('2'));
     answer_all(&mut app);
-    assert_eq!(ids(&app).len(), 2, "imports are not filtered");
+    assert_eq!(shown_ids(&app).len(), 2, "imports are not filtered");
     app.apply(ch('1'));
-    assert_eq!(ids(&app).len(), 1, "the teams filter is still there");
+    assert_eq!(shown_ids(&app).len(), 1, "the teams filter is still there");
     // The selected row is the filtered one: Enter opens it.
     app.apply(key(KeyCode::Enter));
     let reqs = app.take_requests();
@@ -104,7 +83,7 @@ fn filter_narrows_highlights_counts_is_kept_per_tab_and_esc_clears() {
     );
     app.apply(key(KeyCode::Esc)); // close the detail
     app.apply(key(KeyCode::Esc)); // clear the filter
-    assert_eq!(ids(&app).len(), 2);
+    assert_eq!(shown_ids(&app).len(), 2);
     assert!(!screen(&app).contains("on this page"));
 }
 
@@ -114,10 +93,14 @@ fn filter_survives_a_reload_and_paging_uses_server_order() {
     app.apply(ch('/'));
     typed(&mut app, "calendar");
     app.apply(key(KeyCode::Enter));
-    assert_eq!(ids(&app).len(), 1);
+    assert_eq!(shown_ids(&app).len(), 1);
     app.apply(ch('r'));
     answer_all(&mut app);
-    assert_eq!(ids(&app).len(), 1, "filter re-applied to the reloaded page");
+    assert_eq!(
+        shown_ids(&app).len(),
+        1,
+        "filter re-applied to the reloaded page"
+    );
     assert!(screen(&app).contains("1 of 3 on this page"));
 }
 
@@ -130,10 +113,10 @@ fn filtered_rows_follow_every_change_of_the_page_beneath() {
     typed(&mut app, "supp");
     app.apply(key(KeyCode::Enter));
     app.apply(ch('s'));
-    assert_eq!(ids(&app), vec!["tm_0mh50kkb0s0obMN9YQLNsw"]);
+    assert_eq!(shown_ids(&app), vec!["tm_0mh50kkb0s0obMN9YQLNsw"]);
     // Messages that change nothing keep the view as it is.
     app.apply(Msg::Resize(120, 40));
-    assert_eq!(ids(&app), vec!["tm_0mh50kkb0s0obMN9YQLNsw"]);
+    assert_eq!(shown_ids(&app), vec!["tm_0mh50kkb0s0obMN9YQLNsw"]);
     // A reload brings a page where the other team matches: the view follows it.
     app.apply(ch('r'));
     let renamed = fixture("team-list.json")
@@ -152,13 +135,13 @@ fn filtered_rows_follow_every_change_of_the_page_beneath() {
     let s = screen(&app);
     assert!(s.contains("Support platform"), "{s}");
     assert!(!s.contains("Helpdesk"), "{s}");
-    assert_eq!(ids(&app), vec!["tm_0mh50j7p0FfQzjnqvJ7a7X"]);
+    assert_eq!(shown_ids(&app), vec!["tm_0mh50j7p0FfQzjnqvJ7a7X"]);
 }
 
 #[test]
 fn sort_cycles_columns_flips_and_shows_in_the_header() {
     let mut app = loaded(Tab::Callbacks, 120, 40);
-    let server = ids(&app);
+    let server = shown_ids(&app);
     app.apply(ch('s'));
     let s = screen(&app);
     assert!(s.contains("sort name ↑ asc"), "{s}");
@@ -177,12 +160,12 @@ fn sort_cycles_columns_flips_and_shows_in_the_header() {
         (None, None) => std::cmp::Ordering::Equal,
     });
     assert_eq!(names, expected, "ascending by name, unnamed last");
-    assert_eq!(server_ids(&app), server, "the rows stay in server order");
+    assert_eq!(row_ids(&app), server, "the rows stay in server order");
     app.apply(ch('S'));
     assert!(screen(&app).contains("sort name ↓ desc"));
     insta::assert_snapshot!("console_power_sort_desc_120x40", screen(&app));
     // j moves through the sorted order.
-    let first = ids(&app)[0].clone();
+    let first = shown_ids(&app)[0].clone();
     app.apply(ch('j'));
     assert_ne!(
         app.state
@@ -196,7 +179,7 @@ fn sort_cycles_columns_flips_and_shows_in_the_header() {
     for _ in 0..4 {
         app.apply(ch('s'));
     }
-    assert_eq!(ids(&app), server);
+    assert_eq!(shown_ids(&app), server);
     assert!(!screen(&app).contains("sort "));
 }
 

@@ -178,15 +178,7 @@ async fn profile_switch_drops_the_old_state_and_ignores_its_request_in_flight() 
         .into_iter()
         .map(|t| t.id)
         .collect();
-    let shown = |a: &App| -> Vec<String> {
-        a.state
-            .current()
-            .list
-            .rows
-            .iter()
-            .map(|r| r.id().to_string())
-            .collect()
-    };
+    let shown = row_ids;
     assert_eq!(shown(&app), demo_ids);
     let s = screen(&app);
     assert!(

@@ -45,16 +45,6 @@ fn list_query(req: &Request) -> &switchboard::api::ListQuery {
     }
 }
 
-fn ids(app: &App) -> Vec<String> {
-    app.state
-        .current()
-        .list
-        .rows
-        .iter()
-        .map(|r| r.id().to_string())
-        .collect()
-}
-
 /// An app on the Teams tab showing page 1 of 20 teams with more after.
 fn app_with_teams() -> App {
     let mut app = started_app(120, 40);
@@ -171,7 +161,7 @@ fn paging_uses_last_and_first_ids() {
     assert_eq!(list.page, 2);
     assert_eq!(list.cursor, 0, "a new page starts at the top");
     assert_eq!(list.anchor, Anchor::After("tm_page0019".into()));
-    assert_eq!(ids(&app)[0], "tm_page0020");
+    assert_eq!(row_ids(&app)[0], "tm_page0020");
 
     app.apply(key(KeyCode::PageDown));
     let req = only_request(&mut app);
@@ -216,7 +206,7 @@ fn paging_past_the_end_keeps_the_page() {
     app.apply(ch(']'));
     let req = only_request(&mut app);
     reply(&mut app, &req, teams_page(0, 0, false, false));
-    assert_eq!(ids(&app).len(), 20, "rows kept");
+    assert_eq!(row_ids(&app).len(), 20, "rows kept");
     assert_eq!(app.state.current().list.page, 1);
     assert!(!app.state.current().list.pagination.has_more_after);
 }
@@ -266,14 +256,14 @@ fn stale_replies_are_dropped() {
     assert_ne!(first.req_id, second.req_id);
     app.take_dirty();
     reply(&mut app, &first, teams_page(100, 3, false, false));
-    assert_eq!(ids(&app)[0], "tm_page0000", "stale page ignored");
+    assert_eq!(row_ids(&app)[0], "tm_page0000", "stale page ignored");
     assert!(!app.take_dirty(), "a stale reply does not redraw");
     assert_eq!(app.state.in_flight(), 1, "still waiting for the newest");
     reply(&mut app, &second, teams_page(200, 3, false, false));
-    assert_eq!(ids(&app)[0], "tm_page0200");
+    assert_eq!(row_ids(&app)[0], "tm_page0200");
     // A late duplicate of an answered request is stale too.
     reply(&mut app, &second, teams_page(300, 3, false, false));
-    assert_eq!(ids(&app)[0], "tm_page0200");
+    assert_eq!(row_ids(&app)[0], "tm_page0200");
 }
 
 #[test]

@@ -36,3 +36,15 @@ pub fn buffer(app: &App) -> Buffer {
     term.draw(|f| app.render(f)).expect("draw");
     term.backend().buffer().clone()
 }
+
+/// The ids of the current tab's rows as shown (the filtered and sorted view).
+pub fn shown_ids(app: &App) -> Vec<String> {
+    let list = &app.state.current().list;
+    list.shown().map(|r| r.id().to_string()).collect()
+}
+
+/// The ids of the current tab's rows as loaded (server order).
+pub fn row_ids(app: &App) -> Vec<String> {
+    let list = &app.state.current().list;
+    list.rows.iter().map(|r| r.id().to_string()).collect()
+}
