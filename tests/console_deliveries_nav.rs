@@ -169,8 +169,12 @@ fn local_status_filter_hides_other_rows_and_says_so() {
         assert_eq!(tab, Tab::Notifications);
         assert!(f.is_empty(), "the status filter is not sent to the server");
     }
-    assert_eq!(app.state.current().list.rows.len(), want);
-    assert_eq!(count(&app, &status), want);
+    assert_eq!(app.state.current().list.shown_len(), want);
+    assert_eq!(
+        app.state.current().list.rows.len(),
+        loaded,
+        "rows stay as the server sent them"
+    );
     let s = screen(&app);
     assert!(
         s.contains(&format!("[LOCAL {status} {want}/{loaded} loaded]")),
@@ -181,7 +185,7 @@ fn local_status_filter_hides_other_rows_and_says_so() {
         app.apply(ch('l'));
         list_request(&mut app);
     }
-    assert_eq!(app.state.current().list.rows.len(), loaded);
+    assert_eq!(app.state.current().list.shown_len(), loaded);
     assert!(!screen(&app).contains("LOCAL"));
 }
 

@@ -131,6 +131,8 @@ pub struct ViewKey {
     pub len: usize,
     /// The filter query.
     pub query: String,
+    /// The local status filter (notifications only).
+    pub status: Option<String>,
     /// The sort.
     pub sort: Sort,
 }
@@ -147,7 +149,7 @@ impl ListPane {
     }
 
     /// How many rows are shown.
-    pub(crate) fn shown_len(&self) -> usize {
+    pub fn shown_len(&self) -> usize {
         self.view.len()
     }
 

@@ -1,8 +1,8 @@
-//! The local status filter: hides loaded notification rows of other statuses. It filters only
-//! what the server returned for the page, and says so in the list title.
+//! The local status filter: hides loaded notification rows of other statuses from the derived
+//! view (`power::filter_sort`). It filters only what the server returned for the page, and says
+//! so in the list title.
 use crate::console::msg::Effect;
 use crate::console::pane::load_list;
-use crate::console::record::Item;
 use crate::console::state::State;
 use crate::console::tab::Tab;
 
@@ -37,7 +37,7 @@ pub(crate) fn before_reply(state: &mut State, req_id: u64) {
     }
 }
 
-/// Filters the rows of a page that just arrived.
+/// Applies the status to a page that just arrived.
 pub(crate) fn after_reply(state: &mut State) {
     if state.tab_state(Tab::Notifications).list.pending.is_some() {
         return;
@@ -45,26 +45,18 @@ pub(crate) fn after_reply(state: &mut State) {
     if state.deliveries.local.pending.take().is_none() {
         return;
     }
-    let status = state.deliveries.local.status.clone();
-    state.deliveries.local.loaded = state.tab_state(Tab::Notifications).list.rows.len();
-    let list = &mut state.tab_state_mut(Tab::Notifications).list;
-    let Some(status) = status else {
-        return;
-    };
-    list.rows.retain(|r| match &r.item {
-        Item::Notification(n) => n.status.as_str() == status,
-        _ => true,
-    });
-    list.reset_view();
-    list.cursor = list.cursor.min(list.rows.len().saturating_sub(1));
-    list.offset = list.offset.min(list.cursor);
-    state.touch_rows(Tab::Notifications);
+    // The rows stay as the server sent them; the derived view leaves the others out.
+    let loaded = state.tab_state(Tab::Notifications).list.rows.len();
+    let local = &mut state.deliveries.local;
+    local.applied.clone_from(&local.status);
+    local.loaded = loaded;
 }
 
 /// The title chip: `LOCAL failed 3/20 loaded` (kept short: list titles are narrow).
 pub fn chip(state: &State) -> Option<String> {
     let f = &state.deliveries.local;
     let status = f.status.as_ref()?;
-    let shown = state.tab_state(Tab::Notifications).list.rows.len();
+    let list = &state.tab_state(Tab::Notifications).list;
+    let shown = list.rows.iter().filter(|r| f.keeps(r)).count();
     Some(format!("LOCAL {status} {shown}/{} loaded", f.loaded))
 }

@@ -16,6 +16,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use crate::api::model::{Attempt, Destination, Notification};
+use crate::console::record::{Item, Record};
 
 pub use filter::FilterDialog;
 pub use keys::DeliveryKey;
@@ -86,6 +87,19 @@ pub struct LocalFilter {
     pub loaded: usize,
     /// The list request whose rows are to be filtered on arrival.
     pub pending: Option<u64>,
+    /// The status the shown page was filtered by (set when a page arrives, so that cycling
+    /// takes effect with the reloaded page).
+    pub applied: Option<String>,
+}
+
+impl LocalFilter {
+    /// Whether a row of the notifications list stays in view.
+    pub fn keeps(&self, r: &Record) -> bool {
+        match (&self.applied, &r.item) {
+            (Some(status), Item::Notification(n)) => n.status.as_str() == status,
+            _ => true,
+        }
+    }
 }
 
 /// The attempt open in the attempt view.

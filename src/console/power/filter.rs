@@ -88,19 +88,17 @@ fn each_text(v: &Value, depth: u8, f: &mut impl FnMut(&str) -> bool) -> bool {
     }
 }
 
-/// The positions of the rows that match `query` (every word of it matching some field), in
-/// their order; the texts are matched where they lie, nothing is copied.
-pub fn matching(query: &str, rows: &[Record]) -> Vec<usize> {
+/// Keeps the positions (into `rows`) of the rows that match `query`: every word of it matching
+/// some field. The texts are matched where they lie; nothing is copied.
+pub fn retain_matching(query: &str, rows: &[Record], view: &mut Vec<usize>) {
     let mut words: Vec<FuzzyQuery> = query.split_whitespace().map(FuzzyQuery::new).collect();
-    rows.iter()
-        .enumerate()
-        .filter(|(_, r)| {
+    view.retain(|&i| {
+        rows.get(i).is_some_and(|r| {
             words
                 .iter_mut()
                 .all(|w| each_text(&r.raw, 0, &mut |t| w.matches(t)))
         })
-        .map(|(i, _)| i)
-        .collect()
+    });
 }
 
 /// Marks the characters of each screen line in `area` that match `query` (bold, underlined:

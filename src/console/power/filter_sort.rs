@@ -28,8 +28,8 @@ pub(crate) fn on_key(state: &mut State, key: &KeyEvent) -> Vec<Effect> {
     Vec::new()
 }
 
-/// Derives again the view of every tab whose rows, query or sort changed since, keeping the
-/// selected row when it stays in view.
+/// Derives again the view of every tab whose rows, query, sort or local status filter changed
+/// since, keeping the selected row when it stays in view.
 pub fn refresh(state: &mut State) {
     for tab in Tab::ALL {
         let i = tab.index();
@@ -41,23 +41,35 @@ pub fn refresh(state: &mut State) {
         } else {
             String::new()
         };
-        let list = &mut state.tab_state_mut(tab).list;
+        let local = &state.deliveries.local;
+        let status = (tab == Tab::Notifications)
+            .then(|| local.applied.clone())
+            .flatten();
+        let shaped = shaped || status.is_some();
+        let keeps = |r: &_| tab != Tab::Notifications || local.keeps(r);
+        let list = &state.tabs[i].list;
         let key = ViewKey {
             rev: list.rev,
             len: list.rows.len(),
             query,
+            status,
             sort,
         };
         // Rev 0 is a list never marked: nothing is known of its rows.
         let fresh = key.rev != 0 && list.view_of.as_ref() == Some(&key);
         let mut changed = false;
-        if !fresh {
-            let mut view = if key.query.trim().is_empty() {
-                (0..list.rows.len()).collect()
-            } else {
-                filter::matching(&key.query, &list.rows)
-            };
+        let view = (!fresh).then(|| {
+            let mut view: Vec<usize> = (0..list.rows.len())
+                .filter(|&i| list.rows.get(i).is_some_and(keeps))
+                .collect();
+            if !key.query.trim().is_empty() {
+                filter::retain_matching(&key.query, &list.rows, &mut view);
+            }
             sort.apply(tab, &list.rows, &mut view);
+            view
+        });
+        let list = &mut state.tab_state_mut(tab).list;
+        if let Some(view) = view {
             if view != list.view {
                 let selected = list.selected().map(|r| r.id().to_string());
                 list.view = view;
@@ -80,11 +92,13 @@ pub(crate) fn count_line(state: &State, tab: Tab) -> Option<String> {
         return None;
     }
     let list = &state.tab_state(tab).list;
-    Some(format!(
-        "{} of {} on this page",
-        list.shown_len(),
-        list.rows.len()
-    ))
+    let local = &state.deliveries.local;
+    let total = list
+        .rows
+        .iter()
+        .filter(|r| tab != Tab::Notifications || local.keeps(r))
+        .count();
+    Some(format!("{} of {total} on this page", list.shown_len()))
 }
 
 /// ` · sort name ↑ asc` for the list title.
