@@ -479,21 +479,6 @@ fn an_invalid_keys_table_falls_back_to_defaults_with_a_toast() {
 }
 
 #[test]
-fn no_default_binding_on_tmux_and_shell_chords() {
-    let km = switchboard::console::keymap::Keymap::default();
-    for c in ['a', 'b', 'd', 'k'] {
-        let ev = KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL);
-        assert_eq!(
-            km.action_for(&ev),
-            None,
-            "Ctrl-{c} is left to tmux and the shell"
-        );
-    }
-    let table = keys_table("quit = \"Ctrl-c\"\n");
-    assert!(switchboard::console::keymap::Keymap::from_config(&table).is_err());
-}
-
-#[test]
 fn read_only_refuses_every_write_and_hides_it() {
     let mut state = State::new("audit", "http://127.0.0.1:9", fixed_clock());
     state.read_only = true;

@@ -723,4 +723,18 @@ mod tests {
                 .any(|(k, d)| k == "x/r" && *d == "reload")
         );
     }
+
+    #[test]
+    fn no_default_binding_on_tmux_and_shell_chords() {
+        let km = Keymap::default();
+        for c in ['a', 'b', 'd', 'k'] {
+            assert_eq!(
+                km.action_for(&key(KeyCode::Char(c), KeyModifiers::CONTROL)),
+                None,
+                "Ctrl-{c} is left to tmux and the shell"
+            );
+        }
+        let table: toml::Table = toml::from_str("quit = \"Ctrl-c\"\n").expect("toml");
+        assert!(Keymap::from_config(&table).is_err());
+    }
 }
