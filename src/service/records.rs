@@ -155,9 +155,7 @@ pub fn find_team(db: &Db, id_or_slug: &str) -> Reply<TeamRec> {
     if let Some(t) = db.get::<TeamRec>(kind::TEAM, id_or_slug)? {
         return Ok(t);
     }
-    db.all::<TeamRec>(kind::TEAM)?
-        .into_iter()
-        .find(|t| t.slug == id_or_slug)
+    db.find_by_field::<TeamRec>(kind::TEAM, "slug", id_or_slug)?
         .ok_or_else(|| Failure::not_found("team", id_or_slug))
 }
 

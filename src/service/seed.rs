@@ -373,7 +373,7 @@ fn demo(db: &Db, base_url: &str) -> Result<(), StoreError> {
                 .as_ref()
                 .map(|w| w.signing_secret.clone())
                 .unwrap_or_default();
-            let next = history(&mut n, &keys, &secret, &host, receiver, now, &mut rng);
+            let next = history_of(&mut n, &keys, &secret, &host, receiver, now, &mut rng);
             db.save_notification(&n, &keys, next)?;
         }
     }
@@ -382,7 +382,7 @@ fn demo(db: &Db, base_url: &str) -> Result<(), StoreError> {
 
 /// Fills in a plausible attempt history for a receiver's behaviour; returns when the next
 /// attempt is due (unix ms) for one still retrying.
-fn history(
+fn history_of(
     n: &mut Notification,
     keys: &NotificationKeys,
     secret: &str,
@@ -495,4 +495,107 @@ fn is_loopback(u: &str) -> bool {
             Some("127.0.0.1") | Some("localhost") | Some("[::1]")
         )
     })
+}
+
+/// Events per transaction while seeding a history: bounds the WAL between checkpoints.
+const HISTORY_BATCH: usize = 20_000;
+
+/// Seeds `events` synthetic past events, spread over the last four weeks, straight into the
+/// store: one notification per selecting active destination, mostly delivered at once, some
+/// after retries, a few failed after every attempt. A database with no destination gets the
+/// demo world first. Returns how many notifications were written.
+pub fn history(
+    store: &super::store::Store,
+    events: usize,
+    base_url: &str,
+) -> Result<usize, StoreError> {
+    let needs_world = store.with(|db| {
+        Ok::<_, StoreError>(
+            db.all::<DestinationRec>(kind::DESTINATION)?
+                .iter()
+                .all(|d| !d.active),
+        )
+    })?;
+    if needs_world {
+        store.with(|db| db.transaction(|db| demo(db, base_url)))?;
+    }
+    let (callbacks, destinations) = store.with(|db| {
+        let callbacks = db.all::<CallbackRec>(kind::CALLBACK)?;
+        let destinations: Vec<DestinationRec> = db
+            .all::<DestinationRec>(kind::DESTINATION)?
+            .into_iter()
+            .filter(|d| d.active)
+            .collect();
+        Ok::<_, StoreError>((callbacks, destinations))
+    })?;
+    // Which destinations each callback reaches, worked out once.
+    let fan: Vec<Vec<&DestinationRec>> = callbacks
+        .iter()
+        .map(|cb| {
+            destinations
+                .iter()
+                .filter(|d| d.destination.callbacks.includes(&cb.callback.id))
+                .collect()
+        })
+        .collect();
+    let host = base_url.trim_start_matches("http://").to_string();
+    let now = Utc::now();
+    let span = TimeDelta::days(28).num_milliseconds();
+    let step = span / i64::try_from(events.max(1)).unwrap_or(1);
+    let start = now - TimeDelta::milliseconds(span);
+    let mut rng = rand::rng();
+    let mut written = 0;
+    let mut done = 0;
+    while done < events {
+        let batch_end = (done + HISTORY_BATCH).min(events);
+        written += store.with(|db| {
+            db.transaction(|db| {
+                let mut written = 0;
+                for i in done..batch_end {
+                    let offset = step * i64::try_from(i).unwrap_or(0);
+                    let at =
+                        start + TimeDelta::milliseconds(offset + rng.random_range(0..step.max(1)));
+                    let which = (i * 7 + i / 3) % callbacks.len().max(1);
+                    let (Some(cb), Some(targets)) = (callbacks.get(which), fan.get(which)) else {
+                        continue;
+                    };
+                    let event_type = pick(&cb.event_types, i)
+                        .cloned()
+                        .unwrap_or_else(|| "event.created".into());
+                    let payload = sample_payload(&event_type, &mut rng);
+                    let event_id = id_at("cbe", at);
+                    for dest in targets {
+                        let (mut n, keys) = pending_notification(
+                            dest,
+                            &event_id,
+                            &cb.callback.id,
+                            &event_type,
+                            &payload,
+                            at,
+                            true,
+                        );
+                        let secret = dest
+                            .destination
+                            .webhook_destination
+                            .as_ref()
+                            .map(|w| w.signing_secret.as_str())
+                            .unwrap_or_default();
+                        // Most deliveries land at once; some need retries; a few never do.
+                        let receiver = match rng.random_range(0..100) {
+                            0..90 => "healthy",
+                            90..98 => "flaky",
+                            _ => "failing",
+                        };
+                        let next =
+                            history_of(&mut n, &keys, secret, &host, receiver, now, &mut rng);
+                        db.save_notification(&n, &keys, next)?;
+                        written += 1;
+                    }
+                }
+                Ok(written)
+            })
+        })?;
+        done = batch_end;
+    }
+    Ok(written)
 }

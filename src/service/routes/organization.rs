@@ -8,21 +8,17 @@ use crate::api::Page;
 use crate::api::model::{Member, Project, TeamRole};
 use crate::service::app::App;
 use crate::service::errors::Reply;
-use crate::service::paging::paginate;
 use crate::service::records::kind;
 
-async fn list_kind<T>(
-    app: App,
-    raw: Option<String>,
-    kind: &'static str,
-    id: fn(&T) -> &str,
-) -> Reply<Json<Page<T>>>
+async fn list_kind<T>(app: App, raw: Option<String>, kind: &'static str) -> Reply<Json<Page<T>>>
 where
     T: DeserializeOwned + Send + 'static,
 {
     let (_, params) = list_query(raw)?;
-    let items = app.db(move |db| Ok(db.all::<T>(kind)?)).await?;
-    Ok(Json(paginate(items, id, &params)))
+    Ok(Json(
+        app.read(move |db| Ok(db.records_page::<T>(kind, &params)?))
+            .await?,
+    ))
 }
 
 /// `GET /organization/projects`.
@@ -35,7 +31,7 @@ where
     responses((status = 200, description = "OK", body = crate::api::Page<crate::api::model::Project>))
 )]
 pub async fn projects(State(app): State<App>, RawQuery(q): RawQuery) -> Reply<Json<Page<Project>>> {
-    list_kind(app, q, kind::PROJECT, |p: &Project| &p.id).await
+    list_kind(app, q, kind::PROJECT).await
 }
 
 /// `GET /organization/team-roles`.
@@ -48,7 +44,7 @@ pub async fn projects(State(app): State<App>, RawQuery(q): RawQuery) -> Reply<Js
     responses((status = 200, description = "OK", body = crate::api::Page<crate::api::model::TeamRole>))
 )]
 pub async fn roles(State(app): State<App>, RawQuery(q): RawQuery) -> Reply<Json<Page<TeamRole>>> {
-    list_kind(app, q, kind::ROLE, |r: &TeamRole| &r.id).await
+    list_kind(app, q, kind::ROLE).await
 }
 
 /// `GET /organization/members`.
@@ -61,5 +57,5 @@ pub async fn roles(State(app): State<App>, RawQuery(q): RawQuery) -> Reply<Json<
     responses((status = 200, description = "OK", body = crate::api::Page<crate::api::model::Member>))
 )]
 pub async fn members(State(app): State<App>, RawQuery(q): RawQuery) -> Reply<Json<Page<Member>>> {
-    list_kind(app, q, kind::MEMBER, |m: &Member| &m.id).await
+    list_kind(app, q, kind::MEMBER).await
 }

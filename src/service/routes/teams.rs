@@ -10,7 +10,6 @@ use crate::api::model::{Member, Project, Team, TeamRole};
 use crate::service::app::{App, Body};
 use crate::service::errors::{Failure, Reply};
 use crate::service::ids::new_id;
-use crate::service::paging::paginate;
 use crate::service::records::{
     RoleAssignmentRec, TeamProjectRec, TeamRec, find_by_id_or_slug, find_team, kind, render_team,
     slugify,
@@ -70,9 +69,8 @@ where
 pub async fn list(State(app): State<App>, RawQuery(q): RawQuery) -> Reply<Json<Page<Team>>> {
     let (_, params) = list_query(q)?;
     let page = app
-        .db(move |db| {
-            let recs = db.all::<TeamRec>(kind::TEAM)?;
-            let page = paginate(recs, |t: &TeamRec| &t.id, &params);
+        .read(move |db| {
+            let page = db.records_page::<TeamRec>(kind::TEAM, &params)?;
             let items = page
                 .items
                 .iter()
