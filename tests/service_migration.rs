@@ -268,3 +268,34 @@ async fn a_new_database_and_its_wal_are_private() {
     }
     t.svc.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn history_seeds_past_events_straight_into_the_store() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("history.db");
+    let mut cfg = ServiceConfig::ephemeral();
+    cfg.db = DbLocation::Path(path.clone());
+    cfg.history = 600;
+    let t = support_service::start_with(cfg).await;
+    let all = walk(&t, "/callbacks-notifications", 100, "asc").await;
+    // The demo world comes first (there was no destination), then about three per event.
+    assert!(all.len() > 600 + 300, "{}", all.len());
+    let statuses: BTreeSet<&str> = all.iter().filter_map(|n| n["status"].as_str()).collect();
+    assert!(
+        statuses.contains("succeeded") && statuses.contains("failed"),
+        "{statuses:?}"
+    );
+    let retried = all.iter().any(|n| {
+        n["status"] == "succeeded" && n["attempts"].as_array().is_some_and(|a| a.len() > 1)
+    });
+    assert!(retried, "some were delivered after retries");
+    let oldest: chrono::DateTime<chrono::Utc> = all[0]["created_at"]
+        .as_str()
+        .and_then(|s| s.parse().ok())
+        .expect("created_at");
+    assert!(
+        chrono::Utc::now() - oldest > chrono::TimeDelta::weeks(3),
+        "spread over the past weeks"
+    );
+    t.svc.shutdown().await;
+}

@@ -510,6 +510,29 @@ mod tests {
     }
 
     #[test]
+    fn recorded_headers_are_capped_and_say_so() {
+        use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+        let mut h = HeaderMap::new();
+        let filler = HeaderValue::from_str(&"x".repeat(4000)).expect("value");
+        for i in 0..90 {
+            let name = HeaderName::from_bytes(format!("x-flood-{i:02}").as_bytes()).expect("name");
+            h.insert(name, filler.clone());
+        }
+        let kept = capped_headers(&h);
+        assert!(kept.len() <= MAX_RECORDED_HEADERS);
+        let bytes: usize = kept
+            .iter()
+            .filter(|(k, _)| k.as_str() != TRUNCATED_HEADER)
+            .map(|(k, v)| k.len() + v.len())
+            .sum();
+        assert!(bytes <= MAX_RECORDED_HEADER_BYTES, "{bytes}");
+        assert!(kept[TRUNCATED_HEADER].starts_with("86 headers"), "{kept:?}");
+        let mut small = HeaderMap::new();
+        small.insert("content-type", HeaderValue::from_static("text/plain"));
+        assert_eq!(capped_headers(&small).len(), 1);
+    }
+
+    #[test]
     fn signature_matches_a_known_hmac() {
         // HMAC-SHA256("key", "h.1.{}") computed independently with openssl.
         let sig = signature("key", "h", 1, "{}");

@@ -346,6 +346,47 @@ impl Db<'_> {
         Ok(())
     }
 
+    /// Bulk loading on or off: with it on, commits skip fsync and the page cache is large, so
+    /// the indexes of a million rows stay in memory (a crash mid-load loses only the load).
+    pub fn bulk_mode(&self, on: bool) -> Result<(), StoreError> {
+        let (sync, cache) = if on {
+            ("OFF", -262_144)
+        } else {
+            ("NORMAL", -2_000)
+        };
+        self.0.pragma_update(None, "synchronous", sync)?;
+        self.0.pragma_update(None, "cache_size", cache)?;
+        Ok(())
+    }
+
+    /// Inserts a notification whose JSON is already encoded (bulk seeding).
+    pub fn insert_notification_json(
+        &self,
+        keys: &NotificationKeys,
+        id: &str,
+        status: &str,
+        next_attempt_at: Option<i64>,
+        data: &str,
+    ) -> Result<(), StoreError> {
+        self.0
+            .prepare_cached(
+                "INSERT INTO notifications
+                 (id, event_id, callback_id, destination_id, status, next_attempt_at, body, data)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+            )?
+            .execute(params![
+                id,
+                keys.event_id,
+                keys.callback_id,
+                keys.destination_id,
+                status,
+                next_attempt_at,
+                keys.body,
+                data
+            ])?;
+        Ok(())
+    }
+
     /// Updates a notification after an attempt.
     pub fn update_notification(
         &self,

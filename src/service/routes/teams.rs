@@ -11,8 +11,8 @@ use crate::service::app::{App, Body};
 use crate::service::errors::{Failure, Reply};
 use crate::service::ids::new_id;
 use crate::service::records::{
-    RoleAssignmentRec, TeamProjectRec, TeamRec, find_by_id_or_slug, find_team, kind, render_team,
-    slugify,
+    RoleAssignmentRec, TeamProjectRec, TeamRec, TeamRenderer, find_by_id_or_slug, find_team, kind,
+    render_team, slugify,
 };
 use crate::service::store::Db;
 use crate::service::validate::Check;
@@ -71,10 +71,11 @@ pub async fn list(State(app): State<App>, RawQuery(q): RawQuery) -> Reply<Json<P
     let page = app
         .read(move |db| {
             let page = db.records_page::<TeamRec>(kind::TEAM, &params)?;
+            let mut renderer = TeamRenderer::new(db);
             let items = page
                 .items
                 .iter()
-                .map(|t| render_team(db, t))
+                .map(|t| renderer.render(t))
                 .collect::<Reply<Vec<_>>>()?;
             Ok(Page {
                 items,
