@@ -21,7 +21,7 @@ pub const MAX_CONNECTIONS: usize = 512;
 /// A request's headers must arrive in full within this time.
 pub const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
 /// A connection with no bytes moving either way for this long is closed.
-pub const IDLE_TIMEOUT: Duration = Duration::from_secs(60);
+pub const IDLE_TIMEOUT: Duration = Duration::from_mins(1);
 /// Largest request head hyper buffers; our own 431 answers come well before it.
 const MAX_BUF: usize = 256 * 1024;
 
@@ -119,7 +119,7 @@ impl Activity {
             if quiet >= idle {
                 return;
             }
-            tokio::time::sleep(idle - quiet).await;
+            tokio::time::sleep(idle.saturating_sub(quiet)).await;
         }
     }
 }

@@ -538,10 +538,11 @@ pub fn history(
         // The sender moves into the generator, so the writer's loop ends when it does.
         let producer =
             scope.spawn(move || generate_history(callbacks, destinations, events, host, &tx));
-        // On a write error `rx` is dropped here, which stops the generator at its next send.
         let written = store
             .with(|db| db.bulk_mode(true))
-            .and_then(|()| write_history(store, rx));
+            .and_then(|()| write_history(store, &rx));
+        // Dropping the receiver stops a generator still sending after a write error.
+        drop(rx);
         let restored = store.with(|db| db.bulk_mode(false));
         let generated = producer.join().map_err(|_| {
             StoreError::Json(serde::ser::Error::custom("history generator panicked"))
@@ -556,7 +557,7 @@ pub fn history(
 /// Writes generated rows in transactions of about [`HISTORY_COMMIT`] notifications.
 fn write_history(
     store: &super::store::Store,
-    rx: std::sync::mpsc::Receiver<Vec<HistoryRow>>,
+    rx: &std::sync::mpsc::Receiver<Vec<HistoryRow>>,
 ) -> Result<usize, StoreError> {
     let mut written = 0;
     let mut chunks = rx.iter().peekable();

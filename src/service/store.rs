@@ -1,5 +1,6 @@
 //! SQLite storage: versioned schema migrations, WAL with one writer and a few readers, a keyed
 //! record table, the notification table, and keyset paging of both in SQL.
+use std::fmt::Write as _;
 use std::path::Path;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -443,7 +444,7 @@ impl Db<'_> {
     ) -> Result<Page<T>, StoreError> {
         let mut src = Source::new("records", "id", "data");
         src.filter("kind = ?", [kind]);
-        decode_page(self.keyset(&src, p)?)
+        decode_page(&self.keyset(&src, p)?)
     }
 
     /// One page of active destinations; with `callback_ids`, those selecting any of them.
@@ -465,7 +466,7 @@ impl Db<'_> {
                 callback_ids.iter().map(String::as_str),
             );
         }
-        decode_page(self.keyset(&src, p)?)
+        decode_page(&self.keyset(&src, p)?)
     }
 
     /// Every active destination that selects `callback_id`, by ascending id.
@@ -540,10 +541,10 @@ impl Db<'_> {
         let mut args = src.args.clone();
         let mut sql = format!("SELECT {data} FROM {table} WHERE {filter}");
         if let Some(x) = anchor {
-            sql.push_str(&format!(" AND {id} {cmp} ?"));
+            let _ = write!(sql, " AND {id} {cmp} ?");
             args.push(SqlValue::Text(x.to_string()));
         }
-        sql.push_str(&format!(" ORDER BY {id} {dir} LIMIT ?"));
+        let _ = write!(sql, " ORDER BY {id} {dir} LIMIT ?");
         args.push(SqlValue::Integer(i64::try_from(p.limit).unwrap_or(100) + 1));
         let mut stmt = self.0.prepare_cached(&sql)?;
         let mut items = stmt
@@ -614,7 +615,7 @@ impl Db<'_> {
     }
 }
 
-/// The rows a list pages over: a table and conditions ANDed together, with their arguments.
+/// The rows a list pages over: a table and conditions joined with `AND`, with their arguments.
 struct Source {
     table: &'static str,
     id: &'static str,
@@ -661,7 +662,7 @@ impl Source {
     }
 }
 
-fn decode_page<T: DeserializeOwned>(page: Page<String>) -> Result<Page<T>, StoreError> {
+fn decode_page<T: DeserializeOwned>(page: &Page<String>) -> Result<Page<T>, StoreError> {
     Ok(Page {
         items: page
             .items
