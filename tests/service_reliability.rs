@@ -310,3 +310,37 @@ async fn odd_requests_get_json_errors() {
     assert_eq!(r.body["status"], r.status, "{}", r.body);
     t.svc.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_idle_kept_alive_connection_is_closed() {
+    let mut cfg = ServiceConfig::ephemeral();
+    cfg.limits = HttpLimits {
+        idle: Duration::from_millis(300),
+        ..HttpLimits::default()
+    };
+    let t = start_with(cfg).await;
+    let addr = t.svc.base_url.trim_start_matches("http://").to_string();
+    let mut s = TcpStream::connect(&addr).await.expect("connect");
+    s.write_all(b"GET /openapi.json HTTP/1.1\r\nhost: x\r\n\r\n")
+        .await
+        .expect("write");
+    // Reads the answer, then nothing more arrives until the server closes the connection.
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut got = Vec::new();
+    // Well under the 10 s header-read timeout, which would also end it.
+    let closed = tokio::time::timeout(Duration::from_secs(5), async {
+        loop {
+            match s.read(&mut buf).await {
+                Ok(0) | Err(_) => return,
+                Ok(n) => got.extend_from_slice(&buf[..n]),
+            }
+        }
+    })
+    .await;
+    assert!(closed.is_ok(), "the idle connection was closed");
+    assert!(
+        got.starts_with(b"HTTP/1.1 200"),
+        "the request was answered first"
+    );
+    t.svc.shutdown().await;
+}
