@@ -150,6 +150,37 @@ async fn a_version_1_database_migrates_with_nothing_lost() {
         }
     }
 
+    // `before` walks back: the page right before an item, in the asked order.
+    let mid = &want[150];
+    let back = t
+        .get(&format!("/callbacks-notifications?before={mid}&limit=10"))
+        .await;
+    assert_eq!(
+        ids(back.body["items"].as_array().expect("items")),
+        want[140..150]
+    );
+    assert_eq!(back.body["pagination"]["has_more_before"], true);
+    assert_eq!(back.body["pagination"]["has_more_after"], true);
+    let back = t
+        .get(&format!(
+            "/callbacks-notifications?before={mid}&limit=10&order=desc"
+        ))
+        .await;
+    let mut expect: Vec<String> = want[151..161].to_vec();
+    expect.reverse();
+    assert_eq!(ids(back.body["items"].as_array().expect("items")), expect);
+    // An anchor that is not in the (filtered) list gives an empty page, as the API does.
+    for q in [
+        "after=cbn_missing",
+        "before=cbn_missing",
+        &format!("after={mid}&callback_id=clb_none"),
+    ] {
+        let p = t.get(&format!("/callbacks-notifications?{q}")).await;
+        assert_eq!(p.status, 200);
+        assert_eq!(p.body["items"], Value::Array(Vec::new()), "{q}");
+        assert_eq!(p.body["pagination"]["has_more_after"], false, "{q}");
+    }
+
     // The Union filters in SQL agree with the stored columns.
     let (cb, dest) = {
         let first = stored.notifications.values().next().expect("one");

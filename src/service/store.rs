@@ -131,6 +131,8 @@ impl Store {
         conn.busy_timeout(BUSY_TIMEOUT)?;
         conn.pragma_update(None, "journal_mode", "WAL")?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
+        // A WAL grown by a big load or a long read is cut back after the next checkpoint.
+        conn.pragma_update(None, "journal_size_limit", 64 * 1024 * 1024)?;
         migrate(&conn)?;
         // SQLite gives -wal/-shm the main file's mode; files left by older versions are tightened.
         for suffix in ["-wal", "-shm"] {
