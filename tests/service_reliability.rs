@@ -344,3 +344,40 @@ async fn an_idle_kept_alive_connection_is_closed() {
     );
     t.svc.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_body_that_drips_gets_a_json_408() {
+    let mut cfg = ServiceConfig::ephemeral();
+    cfg.limits = HttpLimits {
+        body_read: Duration::from_millis(300),
+        ..HttpLimits::default()
+    };
+    let t = start_with(cfg).await;
+    let addr = t.svc.base_url.trim_start_matches("http://").to_string();
+    let mut s = TcpStream::connect(&addr).await.expect("connect");
+    let head = format!(
+        "POST /organization/teams HTTP/1.1\r\nhost: x\r\nauthorization: Bearer {}\r\n\
+         content-type: application/json\r\ncontent-length: 100\r\n\r\n{{\"name\":",
+        t.svc.api_key.expose()
+    );
+    s.write_all(head.as_bytes()).await.expect("write");
+    // The rest of the body never comes; the answer must, well within the header timeout.
+    let mut got = Vec::new();
+    let mut buf = vec![0u8; 16 * 1024];
+    let answered = tokio::time::timeout(Duration::from_secs(5), async {
+        while !got.windows(4).any(|w| w == b"\r\n\r\n") || !got.ends_with(b"}") {
+            match s.read(&mut buf).await {
+                Ok(0) | Err(_) => return,
+                Ok(n) => got.extend_from_slice(&buf[..n]),
+            }
+        }
+    })
+    .await;
+    assert!(answered.is_ok(), "answered in time");
+    let text = String::from_utf8_lossy(&got);
+    assert!(text.starts_with("HTTP/1.1 408"), "{text}");
+    let body = text.split("\r\n\r\n").nth(1).unwrap_or_default();
+    let json: Value = serde_json::from_str(body).expect("a JSON error body");
+    assert_eq!(json["status"], 408);
+    t.svc.shutdown().await;
+}

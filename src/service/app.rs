@@ -19,8 +19,6 @@ use super::store::{Db, Store};
 
 /// Largest accepted request body.
 pub const MAX_BODY: usize = 1024 * 1024;
-/// A request body must arrive in full within this time.
-pub const BODY_READ_TIMEOUT: Duration = Duration::from_secs(10);
 /// Longest accepted request target (path and query), in bytes.
 pub const MAX_URI: usize = 8 * 1024;
 /// Most request header bytes (names and values) accepted.
@@ -41,6 +39,8 @@ pub struct App {
     pub limiter: Arc<Limiter>,
     /// The delivery worker.
     pub delivery: Delivery,
+    /// A request body must arrive in full within this time.
+    pub body_read_timeout: Duration,
 }
 
 impl App {
@@ -255,10 +255,10 @@ impl Limiter {
 /// A JSON request body; malformed, oversized or non-JSON bodies are 400 `bad_request`.
 pub struct Body(pub Value);
 
-impl<S: Send + Sync> FromRequest<S> for Body {
+impl FromRequest<App> for Body {
     type Rejection = Failure;
 
-    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+    async fn from_request(req: Request, state: &App) -> Result<Self, Self::Rejection> {
         let json_type = req
             .headers()
             .get(header::CONTENT_TYPE)
@@ -270,13 +270,14 @@ impl<S: Send + Sync> FromRequest<S> for Body {
                 "unsupported_content_type",
             ));
         }
-        let read = tokio::time::timeout(BODY_READ_TIMEOUT, Bytes::from_request(req, state));
+        let limit = state.body_read_timeout;
+        let read = tokio::time::timeout(limit, Bytes::from_request(req, state));
         let Ok(read) = read.await else {
             return Err(Failure::http(
                 StatusCode::REQUEST_TIMEOUT,
                 format!(
-                    "The request body did not arrive within {} s",
-                    BODY_READ_TIMEOUT.as_secs()
+                    "The request body did not arrive within {} ms",
+                    limit.as_millis()
                 ),
             ));
         };

@@ -20,6 +20,8 @@ use tokio::sync::{Semaphore, oneshot};
 pub const MAX_CONNECTIONS: usize = 512;
 /// A request's headers must arrive in full within this time.
 pub const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+/// A request's body must arrive in full within this time (checked where bodies are read).
+pub const BODY_READ_TIMEOUT: Duration = Duration::from_secs(10);
 /// A connection with no bytes moving either way for this long is closed.
 pub const IDLE_TIMEOUT: Duration = Duration::from_mins(1);
 /// Largest request head hyper buffers; our own 431 answers come well before it.
@@ -32,6 +34,8 @@ pub struct Limits {
     pub connections: usize,
     /// Header-read timeout.
     pub header_read: Duration,
+    /// Body-read timeout.
+    pub body_read: Duration,
     /// Idle bound.
     pub idle: Duration,
 }
@@ -41,6 +45,7 @@ impl Default for Limits {
         Self {
             connections: MAX_CONNECTIONS,
             header_read: HEADER_READ_TIMEOUT,
+            body_read: BODY_READ_TIMEOUT,
             idle: IDLE_TIMEOUT,
         }
     }

@@ -233,6 +233,7 @@ pub async fn start(cfg: ServiceConfig) -> Result<RunningService, ServiceError> {
         key_hash: app::hash_key(api_key.expose()),
         limiter: Arc::new(app::Limiter::new(cfg.rate_limit)),
         delivery: delivery.clone(),
+        body_read_timeout: cfg.limits.body_read,
     };
     let worker = delivery.spawn();
     let simulation = cfg
