@@ -247,11 +247,8 @@ impl Db<'_> {
     pub fn get<T: DeserializeOwned>(&self, kind: &str, id: &str) -> Result<Option<T>, StoreError> {
         let data: Option<String> = self
             .0
-            .query_row(
-                "SELECT data FROM records WHERE kind = ?1 AND id = ?2",
-                params![kind, id],
-                |r| r.get(0),
-            )
+            .prepare_cached("SELECT data FROM records WHERE kind = ?1 AND id = ?2")?
+            .query_row(params![kind, id], |r| r.get(0))
             .optional()?;
         Ok(data.map(|d| serde_json::from_str(&d)).transpose()?)
     }
@@ -285,9 +282,8 @@ impl Db<'_> {
     pub fn meta(&self, key: &str) -> Result<Option<String>, StoreError> {
         Ok(self
             .0
-            .query_row("SELECT value FROM meta WHERE key = ?1", params![key], |r| {
-                r.get(0)
-            })
+            .prepare_cached("SELECT value FROM meta WHERE key = ?1")?
+            .query_row(params![key], |r| r.get(0))
             .optional()?)
     }
 
@@ -409,11 +405,8 @@ impl Db<'_> {
     pub fn notification(&self, id: &str) -> Result<Option<Notification>, StoreError> {
         let data: Option<String> = self
             .0
-            .query_row(
-                "SELECT data FROM notifications WHERE id = ?1",
-                params![id],
-                |r| r.get(0),
-            )
+            .prepare_cached("SELECT data FROM notifications WHERE id = ?1")?
+            .query_row(params![id], |r| r.get(0))
             .optional()?;
         Ok(data.map(|d| serde_json::from_str(&d)).transpose()?)
     }

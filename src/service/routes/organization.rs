@@ -1,21 +1,20 @@
 //! Read-only organization lookups: projects, team roles, members.
-use axum::Json;
 use axum::extract::{RawQuery, State};
 use serde::de::DeserializeOwned;
 
 use super::list_query;
 use crate::api::Page;
 use crate::api::model::{Member, Project, TeamRole};
-use crate::service::app::App;
+use crate::service::app::{App, BigJson};
 use crate::service::errors::Reply;
 use crate::service::records::kind;
 
-async fn list_kind<T>(app: App, raw: Option<String>, kind: &'static str) -> Reply<Json<Page<T>>>
+async fn list_kind<T>(app: App, raw: Option<String>, kind: &'static str) -> Reply<BigJson<Page<T>>>
 where
-    T: DeserializeOwned + Send + 'static,
+    T: DeserializeOwned + serde::Serialize + Send + 'static,
 {
     let (_, params) = list_query(raw)?;
-    Ok(Json(
+    Ok(BigJson(
         app.read(move |db| Ok(db.records_page::<T>(kind, &params)?))
             .await?,
     ))
@@ -30,7 +29,10 @@ where
     params(crate::service::openapi::ListParamsDoc),
     responses((status = 200, description = "OK", body = crate::api::Page<crate::api::model::Project>))
 )]
-pub async fn projects(State(app): State<App>, RawQuery(q): RawQuery) -> Reply<Json<Page<Project>>> {
+pub async fn projects(
+    State(app): State<App>,
+    RawQuery(q): RawQuery,
+) -> Reply<BigJson<Page<Project>>> {
     list_kind(app, q, kind::PROJECT).await
 }
 
@@ -43,7 +45,10 @@ pub async fn projects(State(app): State<App>, RawQuery(q): RawQuery) -> Reply<Js
     params(crate::service::openapi::ListParamsDoc),
     responses((status = 200, description = "OK", body = crate::api::Page<crate::api::model::TeamRole>))
 )]
-pub async fn roles(State(app): State<App>, RawQuery(q): RawQuery) -> Reply<Json<Page<TeamRole>>> {
+pub async fn roles(
+    State(app): State<App>,
+    RawQuery(q): RawQuery,
+) -> Reply<BigJson<Page<TeamRole>>> {
     list_kind(app, q, kind::ROLE).await
 }
 
@@ -56,6 +61,9 @@ pub async fn roles(State(app): State<App>, RawQuery(q): RawQuery) -> Reply<Json<
     params(crate::service::openapi::ListParamsDoc),
     responses((status = 200, description = "OK", body = crate::api::Page<crate::api::model::Member>))
 )]
-pub async fn members(State(app): State<App>, RawQuery(q): RawQuery) -> Reply<Json<Page<Member>>> {
+pub async fn members(
+    State(app): State<App>,
+    RawQuery(q): RawQuery,
+) -> Reply<BigJson<Page<Member>>> {
     list_kind(app, q, kind::MEMBER).await
 }

@@ -7,7 +7,7 @@ use serde_json::Value;
 use super::list_query;
 use crate::api::Page;
 use crate::api::model::{Member, Project, Team, TeamRole};
-use crate::service::app::{App, Body};
+use crate::service::app::{App, BigJson, Body};
 use crate::service::errors::{Failure, Reply};
 use crate::service::ids::new_id;
 use crate::service::records::{
@@ -66,7 +66,7 @@ where
     params(crate::service::openapi::ListParamsDoc),
     responses((status = 200, description = "OK", body = crate::api::Page<crate::api::model::Team>))
 )]
-pub async fn list(State(app): State<App>, RawQuery(q): RawQuery) -> Reply<Json<Page<Team>>> {
+pub async fn list(State(app): State<App>, RawQuery(q): RawQuery) -> Reply<BigJson<Page<Team>>> {
     let (_, params) = list_query(q)?;
     let page = app
         .read(move |db| {
@@ -83,7 +83,7 @@ pub async fn list(State(app): State<App>, RawQuery(q): RawQuery) -> Reply<Json<P
             })
         })
         .await?;
-    Ok(Json(page))
+    Ok(BigJson(page))
 }
 
 /// `GET /organization/teams/{team_id}` (id or slug).
