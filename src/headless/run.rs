@@ -369,6 +369,8 @@ async fn fetch_all(
     mut q: ListQuery,
     build: impl Fn(&ListQuery) -> ApiRequest,
 ) -> Result<Vec<Value>, Error> {
+    // The largest page the API allows, unless the user asked for another size.
+    q.limit = q.limit.or(Some(100));
     let mut items = Vec::new();
     loop {
         let raw = client.send(&build(&q)).await?;

@@ -19,6 +19,12 @@ use super::store::{Db, Store};
 
 /// Largest accepted request body.
 pub const MAX_BODY: usize = 1024 * 1024;
+/// Longest accepted request target (path and query), in bytes.
+pub const MAX_URI: usize = 8 * 1024;
+/// Most request header bytes (names and values) accepted.
+pub const MAX_HEADER_BYTES: usize = 32 * 1024;
+/// Most request headers accepted.
+pub const MAX_HEADERS: usize = 100;
 
 /// State shared by every handler.
 #[derive(Clone)]
@@ -33,10 +39,24 @@ pub struct App {
     pub limiter: Arc<Limiter>,
     /// The delivery worker.
     pub delivery: Delivery,
+    /// A request body must arrive in full within this time.
+    pub body_read_timeout: Duration,
 }
 
 impl App {
-    /// Runs a store closure off the async threads.
+    /// Runs a read-only store closure on a read connection, off the async threads.
+    pub async fn read<R, F>(&self, f: F) -> Reply<R>
+    where
+        R: Send + 'static,
+        F: FnOnce(&Db) -> Reply<R> + Send + 'static,
+    {
+        let store = self.store.clone();
+        tokio::task::spawn_blocking(move || store.read(f))
+            .await
+            .map_err(Failure::internal)?
+    }
+
+    /// Runs a store closure on the writer connection, off the async threads.
     pub async fn db<R, F>(&self, f: F) -> Reply<R>
     where
         R: Send + 'static,
@@ -129,11 +149,45 @@ fn bearer(headers: &HeaderMap, uri: &Uri) -> Result<String, Failure> {
         .ok_or_else(|| Failure::unauthorized("Missing Authorization header"))
 }
 
-/// Request id, auth, rate limit, and the headers every response carries.
+/// A 414 or 431 for a request target or header section past our limits.
+fn oversized(req: &Request) -> Option<Failure> {
+    let target = req.uri().path_and_query().map_or(0, |pq| pq.as_str().len());
+    if target > MAX_URI {
+        return Some(Failure::http(
+            StatusCode::URI_TOO_LONG,
+            format!("The request target is longer than {MAX_URI} bytes"),
+        ));
+    }
+    let bytes: usize = req
+        .headers()
+        .iter()
+        .map(|(k, v)| k.as_str().len() + v.len())
+        .sum();
+    if req.headers().len() > MAX_HEADERS || bytes > MAX_HEADER_BYTES {
+        return Some(Failure::http(
+            StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+            format!("At most {MAX_HEADERS} request headers and {MAX_HEADER_BYTES} bytes of them"),
+        ));
+    }
+    None
+}
+
+/// Whether a response already carries a JSON body.
+fn is_json(resp: &Response) -> bool {
+    resp.headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("application/json"))
+}
+
+/// Request id, auth, rate limit, and the headers every response carries; every 4xx leaves with
+/// a JSON error body, also those produced by extractors (e.g. a path that is not UTF-8).
 pub async fn frame(State(app): State<App>, req: Request, next: Next) -> Response {
     let req_id = format!("req_{}", super::ids::random_alnum(20));
     let mut quota = None;
-    let mut resp = if is_public(req.uri().path()) {
+    let mut resp = if let Some(f) = oversized(&req) {
+        f.into_response()
+    } else if is_public(req.uri().path()) {
         next.run(req).await
     } else {
         match bearer(req.headers(), req.uri()) {
@@ -157,6 +211,17 @@ pub async fn frame(State(app): State<App>, req: Request, next: Next) -> Response
             }
         }
     };
+    if resp.status().is_client_error() && !is_json(&resp) {
+        let status = resp.status();
+        let reason = status.canonical_reason().unwrap_or("Bad request");
+        let mut json = Failure::http(status, reason).into_response();
+        for name in [header::RETRY_AFTER, header::ALLOW, header::CONNECTION] {
+            if let Some(v) = resp.headers().get(&name) {
+                json.headers_mut().insert(name, v.clone());
+            }
+        }
+        resp = json;
+    }
     let q = quota.unwrap_or_else(|| app.limiter.peek());
     let h = resp.headers_mut();
     h.insert("metorial-version", HeaderValue::from_static("2025-01-01"));
@@ -190,10 +255,10 @@ impl Limiter {
 /// A JSON request body; malformed, oversized or non-JSON bodies are 400 `bad_request`.
 pub struct Body(pub Value);
 
-impl<S: Send + Sync> FromRequest<S> for Body {
+impl FromRequest<App> for Body {
     type Rejection = Failure;
 
-    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+    async fn from_request(req: Request, state: &App) -> Result<Self, Self::Rejection> {
         let json_type = req
             .headers()
             .get(header::CONTENT_TYPE)
@@ -205,7 +270,18 @@ impl<S: Send + Sync> FromRequest<S> for Body {
                 "unsupported_content_type",
             ));
         }
-        let bytes = Bytes::from_request(req, state).await.map_err(|e| {
+        let limit = state.body_read_timeout;
+        let read = tokio::time::timeout(limit, Bytes::from_request(req, state));
+        let Ok(read) = read.await else {
+            return Err(Failure::http(
+                StatusCode::REQUEST_TIMEOUT,
+                format!(
+                    "The request body did not arrive within {} ms",
+                    limit.as_millis()
+                ),
+            ));
+        };
+        let bytes = read.map_err(|e| {
             if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
                 Failure::bad_request_reason(
                     format!("The request body is larger than {MAX_BODY} bytes"),
@@ -233,4 +309,21 @@ pub fn router(app: App) -> Router {
         .layer(DefaultBodyLimit::max(MAX_BODY))
         .layer(axum::middleware::from_fn_with_state(app.clone(), frame))
         .with_state(app)
+}
+
+/// A JSON reply encoded into a buffer sized for a page up front: growing a small buffer by
+/// doubling showed up as a large share of a teams page's cost.
+pub struct BigJson<T>(pub T);
+
+/// Room reserved for a page before encoding it.
+const PAGE_BUFFER: usize = 64 * 1024;
+
+impl<T: serde::Serialize> IntoResponse for BigJson<T> {
+    fn into_response(self) -> Response {
+        let mut buf = Vec::with_capacity(PAGE_BUFFER);
+        match serde_json::to_writer(&mut buf, &self.0) {
+            Ok(()) => ([(header::CONTENT_TYPE, "application/json")], buf).into_response(),
+            Err(e) => Failure::internal(e).into_response(),
+        }
+    }
 }

@@ -1,7 +1,7 @@
 //! The delivery worker (api.md §5): signs and posts due notifications with bounded concurrency,
 //! records every attempt, and schedules retries `min(30 min, 2^n × retry_base)` up to 20 attempts.
 //! State lives in the database, so a restart resumes whatever was pending or retrying.
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -22,8 +22,19 @@ pub const ATTEMPT_TIMEOUT: Duration = Duration::from_secs(10);
 const MAX_BACKOFF_UNITS: u64 = 30 * 60;
 /// Response bodies are kept up to this size.
 pub const MAX_RECORDED_BODY: usize = 64 * 1024;
-/// Deliveries in flight at once.
-const CONCURRENCY: usize = 16;
+/// Response headers kept per attempt; the rest are dropped and the record says so.
+pub const MAX_RECORDED_HEADERS: usize = 64;
+/// Bytes of response header names and values kept per attempt.
+pub const MAX_RECORDED_HEADER_BYTES: usize = 16 * 1024;
+/// The response header entry that says how many headers were dropped from a record.
+pub const TRUNCATED_HEADER: &str = "x-switchboard-truncated";
+/// Deliveries in flight at once, over all destinations.
+const CONCURRENCY: usize = 128;
+/// Deliveries in flight at once to one destination: a slow or dead receiver holds at most this
+/// many slots, so the others keep being served.
+pub const PER_DESTINATION: usize = 2;
+/// Longest wait at shutdown for attempts in flight.
+const STOP_GRACE: Duration = Duration::from_secs(5);
 /// Longest idle sleep of the worker.
 const IDLE: Duration = Duration::from_secs(5);
 
@@ -81,6 +92,8 @@ struct Inner {
     api_host: String,
     wake: Notify,
     in_flight: Mutex<HashSet<String>>,
+    /// Attempts in flight per destination.
+    busy: Mutex<HashMap<String, usize>>,
     permits: Arc<Semaphore>,
     stop: watch::Sender<bool>,
 }
@@ -115,6 +128,7 @@ impl Delivery {
                 api_host,
                 wake: Notify::new(),
                 in_flight: Mutex::new(HashSet::new()),
+                busy: Mutex::new(HashMap::new()),
                 permits: Arc::new(Semaphore::new(CONCURRENCY)),
                 stop,
             }),
@@ -131,12 +145,13 @@ impl Delivery {
         self.inner.stop.subscribe()
     }
 
-    /// Stops the worker and waits (bounded) for attempts in flight to be recorded.
+    /// Stops the worker and waits (bounded) for attempts in flight to be recorded. One that
+    /// hangs longer stays due in the database and is attempted again at the next start.
     pub async fn stop(&self) {
         self.inner.stop.send_replace(true);
         let all = u32::try_from(CONCURRENCY).unwrap_or(u32::MAX);
         let _ = tokio::time::timeout(
-            self.inner.timeout + Duration::from_secs(1),
+            (self.inner.timeout + Duration::from_secs(1)).min(STOP_GRACE),
             self.inner.permits.acquire_many(all),
         )
         .await;
@@ -156,9 +171,10 @@ async fn run(inner: Arc<Inner>) {
             return;
         }
         let store = inner.store.clone();
-        let upcoming = tokio::task::spawn_blocking(move || store.with(|db| db.upcoming(256)))
-            .await
-            .unwrap_or_else(|e| Err(StoreError::Json(serde::de::Error::custom(e))));
+        let upcoming =
+            tokio::task::spawn_blocking(move || store.with(|db| db.upcoming(PER_DESTINATION, 512)))
+                .await
+                .unwrap_or_else(|e| Err(StoreError::Json(serde::de::Error::custom(e))));
         let mut wait = IDLE;
         match upcoming {
             Err(e) => tracing::error!("delivery worker: {e}"),
@@ -166,6 +182,13 @@ async fn run(inner: Arc<Inner>) {
                 let now = Utc::now().timestamp_millis();
                 for due in rows {
                     if lock(&inner.in_flight).contains(&due.id) {
+                        continue;
+                    }
+                    let busy = lock(&inner.busy)
+                        .get(&due.destination_id)
+                        .copied()
+                        .unwrap_or(0);
+                    if busy >= PER_DESTINATION {
                         continue;
                     }
                     if due.due_at > now {
@@ -178,11 +201,24 @@ async fn run(inner: Arc<Inner>) {
                         break;
                     };
                     lock(&inner.in_flight).insert(due.id.clone());
+                    *lock(&inner.busy)
+                        .entry(due.destination_id.clone())
+                        .or_insert(0) += 1;
                     let task_inner = inner.clone();
                     tokio::spawn(async move {
                         let id = due.id.clone();
+                        let dest = due.destination_id.clone();
                         attempt(&task_inner, due).await;
                         lock(&task_inner.in_flight).remove(&id);
+                        {
+                            let mut busy = lock(&task_inner.busy);
+                            if let Some(n) = busy.get_mut(&dest) {
+                                *n = n.saturating_sub(1);
+                                if *n == 0 {
+                                    busy.remove(&dest);
+                                }
+                            }
+                        }
                         drop(permit);
                         task_inner.wake.notify_one();
                     });
@@ -278,16 +314,7 @@ async fn send(inner: &Inner, due: &DueNotification, url: &str, secret: &str) -> 
     let (status, response_headers, response_body, error) = match req.send().await {
         Ok(resp) => {
             let status = i64::from(resp.status().as_u16());
-            let hdrs: BTreeMap<String, String> = resp
-                .headers()
-                .iter()
-                .map(|(k, v)| {
-                    (
-                        k.as_str().to_string(),
-                        String::from_utf8_lossy(v.as_bytes()).into_owned(),
-                    )
-                })
-                .collect();
+            let hdrs = capped_headers(resp.headers());
             match read_capped(resp).await {
                 Ok(body) => (status, hdrs, Some(body), None),
                 Err(e) => (status, hdrs, None, Some(e.to_string())),
@@ -296,7 +323,8 @@ async fn send(inner: &Inner, due: &DueNotification, url: &str, secret: &str) -> 
         Err(e) => (-1, BTreeMap::new(), None, Some(describe(&e, inner.timeout))),
     };
     let duration = i64::try_from(clock.elapsed().as_millis()).unwrap_or(i64::MAX);
-    let ok = (200..300).contains(&status);
+    // A body that did not arrive in full within the timeout is a failed attempt.
+    let ok = error.is_none() && (200..300).contains(&status);
     Outcome {
         ok,
         request: WebhookRequest {
@@ -356,6 +384,46 @@ fn describe(e: &reqwest::Error, timeout: Duration) -> String {
     } else {
         e.to_string()
     }
+}
+
+/// The response headers as recorded: at most [`MAX_RECORDED_HEADERS`] entries and
+/// [`MAX_RECORDED_HEADER_BYTES`] of names and values; what was dropped is counted in one
+/// [`TRUNCATED_HEADER`] entry. Repeated names are joined with `, `.
+pub fn capped_headers(headers: &reqwest::header::HeaderMap) -> BTreeMap<String, String> {
+    let mut out: BTreeMap<String, String> = BTreeMap::new();
+    let (mut bytes, mut dropped, mut dropped_bytes) = (0usize, 0usize, 0usize);
+    for (k, v) in headers {
+        let value = String::from_utf8_lossy(v.as_bytes());
+        let cost = k.as_str().len() + value.len();
+        let fits = bytes + cost <= MAX_RECORDED_HEADER_BYTES
+            && (out.contains_key(k.as_str()) || out.len() < MAX_RECORDED_HEADERS);
+        if !fits {
+            dropped += 1;
+            dropped_bytes += cost;
+            continue;
+        }
+        bytes += cost;
+        out.entry(k.as_str().to_string())
+            .and_modify(|e| {
+                e.push_str(", ");
+                e.push_str(&value);
+            })
+            .or_insert_with(|| value.into_owned());
+    }
+    if dropped > 0 {
+        // Keeps room for the marker itself within the entry cap.
+        if out.len() >= MAX_RECORDED_HEADERS
+            && let Some(last) = out.keys().next_back().cloned()
+        {
+            out.remove(&last);
+            dropped += 1;
+        }
+        out.insert(
+            TRUNCATED_HEADER.into(),
+            format!("{dropped} headers ({dropped_bytes} bytes) not recorded"),
+        );
+    }
+    out
 }
 
 async fn read_capped(mut resp: reqwest::Response) -> Result<String, reqwest::Error> {
@@ -424,5 +492,28 @@ mod tests {
             backoff(3, Duration::from_millis(1)),
             Duration::from_millis(8)
         );
+    }
+
+    #[test]
+    fn recorded_headers_are_capped_and_say_so() {
+        use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+        let mut h = HeaderMap::new();
+        let filler = HeaderValue::from_str(&"x".repeat(4000)).expect("value");
+        for i in 0..90 {
+            let name = HeaderName::from_bytes(format!("x-flood-{i:02}").as_bytes()).expect("name");
+            h.insert(name, filler.clone());
+        }
+        let kept = capped_headers(&h);
+        assert!(kept.len() <= MAX_RECORDED_HEADERS);
+        let bytes: usize = kept
+            .iter()
+            .filter(|(k, _)| k.as_str() != TRUNCATED_HEADER)
+            .map(|(k, v)| k.len() + v.len())
+            .sum();
+        assert!(bytes <= MAX_RECORDED_HEADER_BYTES, "{bytes}");
+        assert!(kept[TRUNCATED_HEADER].starts_with("86 headers"), "{kept:?}");
+        let mut small = HeaderMap::new();
+        small.insert("content-type", HeaderValue::from_static("text/plain"));
+        assert_eq!(capped_headers(&small).len(), 1);
     }
 }

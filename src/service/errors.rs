@@ -91,6 +91,18 @@ impl Failure {
         )
     }
 
+    /// Any other 4xx the HTTP layer produces (414, 431, 408, 405…), as a JSON error body.
+    pub fn http(status: StatusCode, message: impl Into<String>) -> Self {
+        let code = match status.as_u16() {
+            408 => "request_timeout",
+            413 => "payload_too_large",
+            414 => "uri_too_long",
+            431 => "request_header_fields_too_large",
+            _ => "bad_request",
+        };
+        Self::new(status.as_u16(), code, message)
+    }
+
     /// The HTTP status of this error.
     pub fn status(&self) -> StatusCode {
         StatusCode::from_u16(self.0.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR)

@@ -34,11 +34,7 @@ pub fn delivery_body(
 
 /// The active destinations that select a callback.
 pub fn destinations_for(db: &Db, callback_id: &str) -> Result<Vec<DestinationRec>, StoreError> {
-    Ok(db
-        .all::<DestinationRec>(kind::DESTINATION)?
-        .into_iter()
-        .filter(|d| d.active && d.destination.callbacks.includes(callback_id))
-        .collect())
+    db.destinations_selecting(callback_id)
 }
 
 /// A new, still-pending notification and its row keys.

@@ -6,6 +6,7 @@ pub mod delivery;
 mod doc_types;
 mod errors;
 mod events;
+mod http;
 /// Time-sortable ids.
 pub mod ids;
 /// Members' embedded actors and their teams.
@@ -31,6 +32,7 @@ use tokio::task::JoinHandle;
 
 use crate::api::Secret;
 
+pub use http::Limits as HttpLimits;
 pub use serve::{ServeArgs, default_db_path, serve, serve_config};
 
 /// Where the database lives.
@@ -72,6 +74,10 @@ pub struct ServiceConfig {
     pub delivery_timeout: Duration,
     /// Remove the database's directory on shutdown (the demo's throwaway database).
     pub remove_db_dir_on_shutdown: bool,
+    /// Synthetic past events to seed at start (`serve --history N`).
+    pub history: usize,
+    /// Connection limits of the HTTP server.
+    pub limits: HttpLimits,
 }
 
 fn loopback_any_port() -> SocketAddr {
@@ -91,6 +97,8 @@ impl ServiceConfig {
             rate_limit: None,
             delivery_timeout: delivery::ATTEMPT_TIMEOUT,
             remove_db_dir_on_shutdown: false,
+            history: 0,
+            limits: HttpLimits::default(),
         }
     }
 
@@ -201,6 +209,18 @@ pub async fn start(cfg: ServiceConfig) -> Result<RunningService, ServiceError> {
         seed_store.with(|db| seed::bootstrap(db, seed_kind, &seed_base))
     })
     .await??;
+    if cfg.history > 0 {
+        let (history_store, history_base, events) = (store.clone(), base_url.clone(), cfg.history);
+        let clock = std::time::Instant::now();
+        let written = tokio::task::spawn_blocking(move || {
+            seed::history(&history_store, events, &history_base)
+        })
+        .await??;
+        tracing::info!(
+            "seeded {events} past events ({written} notifications) in {:.1} s",
+            clock.elapsed().as_secs_f64()
+        );
+    }
     let api_key = cfg
         .api_key
         .clone()
@@ -217,19 +237,14 @@ pub async fn start(cfg: ServiceConfig) -> Result<RunningService, ServiceError> {
         key_hash: app::hash_key(api_key.expose()),
         limiter: Arc::new(app::Limiter::new(cfg.rate_limit)),
         delivery: delivery.clone(),
+        body_read_timeout: cfg.limits.body_read,
     };
     let worker = delivery.spawn();
     let simulation = cfg
         .simulate_events
         .map(|every| tokio::spawn(events::simulate(app.clone(), every)));
     let (stop, stopped) = oneshot::channel::<()>();
-    let server = tokio::spawn(
-        axum::serve(listener, app::router(app))
-            .with_graceful_shutdown(async move {
-                let _ = stopped.await;
-            })
-            .into_future(),
-    );
+    let server = tokio::spawn(http::serve(listener, app::router(app), stopped, cfg.limits));
     let remove_dir = cfg
         .remove_db_dir_on_shutdown
         .then(|| path.as_ref().and_then(|p| p.parent().map(PathBuf::from)))

@@ -1,11 +1,12 @@
 //! List queries (api.md §2): limit, order, after/before/cursor with their precedence, `cur_`
-//! cursors and the four Union filter forms, read from the raw query string.
+//! cursors and the four Union filter forms, read from the raw query string. The pages themselves
+//! are cut in SQL by the store.
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde_json::Value;
 
 use super::errors::{Failure, issue};
-use crate::api::{Order, Page, Pagination};
+use crate::api::Order;
 
 /// The query pairs of a raw query string, percent-decoded, in order.
 pub fn parse_pairs(raw: Option<&str>) -> Vec<(String, String)> {
@@ -166,56 +167,6 @@ fn decode_cursor(c: &str) -> Option<Anchor> {
         "b" => Some(Anchor::Before(id.into())),
         _ => None,
     }
-}
-
-/// Cuts one page out of `items` (sorted by ascending id).
-pub fn paginate<T>(mut items: Vec<T>, id: impl Fn(&T) -> &str, p: &ListParams) -> Page<T> {
-    if p.order == Order::Desc {
-        items.reverse();
-    }
-    let position = |x: &str| items.iter().position(|i| id(i) == x);
-    let (range, pagination) = match &p.anchor {
-        Anchor::Start => (
-            0..p.limit.min(items.len()),
-            Pagination {
-                has_more_before: false,
-                has_more_after: items.len() > p.limit,
-            },
-        ),
-        Anchor::After(x) => match position(x) {
-            None => return Page::default(),
-            Some(pos) => {
-                let start = pos + 1;
-                let end = (start + p.limit).min(items.len());
-                (
-                    start..end,
-                    Pagination {
-                        has_more_before: true,
-                        has_more_after: end < items.len(),
-                    },
-                )
-            }
-        },
-        Anchor::Before(x) => match position(x) {
-            None => return Page::default(),
-            Some(pos) => {
-                let start = pos.saturating_sub(p.limit);
-                (
-                    start..pos,
-                    Pagination {
-                        has_more_before: start > 0,
-                        has_more_after: true,
-                    },
-                )
-            }
-        },
-    };
-    let items = items
-        .into_iter()
-        .skip(range.start)
-        .take(range.end - range.start)
-        .collect();
-    Page { items, pagination }
 }
 
 #[cfg(test)]

@@ -1,4 +1,6 @@
 //! What the store keeps for each kind of record, and how records become wire shapes.
+use std::collections::HashMap;
+
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
@@ -155,9 +157,7 @@ pub fn find_team(db: &Db, id_or_slug: &str) -> Reply<TeamRec> {
     if let Some(t) = db.get::<TeamRec>(kind::TEAM, id_or_slug)? {
         return Ok(t);
     }
-    db.all::<TeamRec>(kind::TEAM)?
-        .into_iter()
-        .find(|t| t.slug == id_or_slug)
+    db.find_by_field::<TeamRec>(kind::TEAM, "slug", id_or_slug)?
         .ok_or_else(|| Failure::not_found("team", id_or_slug))
 }
 
@@ -179,42 +179,93 @@ where
 
 /// The wire shape of a team, with its projects and roles resolved.
 pub fn render_team(db: &Db, t: &TeamRec) -> Reply<Team> {
-    let organization_id = organization_id(db)?;
-    let mut projects = Vec::new();
-    for p in &t.projects {
-        let Some(project) = db.get::<Project>(kind::PROJECT, &p.project_id)? else {
-            continue;
-        };
-        let mut roles = Vec::new();
-        for r in &p.roles {
-            if let Some(role) = db.get::<TeamRole>(kind::ROLE, &r.role_id)? {
-                roles.push(TeamRoleAssignment {
-                    id: r.id.clone(),
-                    role,
-                    created_at: r.created_at,
-                    updated_at: r.created_at,
-                });
-            }
+    TeamRenderer::new(db).render(t)
+}
+
+/// Renders teams, looking each project, role and the organization up once per page: a page of
+/// teams shares most of them.
+pub struct TeamRenderer<'d, 'c> {
+    db: &'d Db<'c>,
+    organization_id: Option<String>,
+    projects: HashMap<String, Option<Project>>,
+    roles: HashMap<String, Option<TeamRole>>,
+}
+
+impl<'d, 'c> TeamRenderer<'d, 'c> {
+    /// A renderer with empty caches.
+    pub fn new(db: &'d Db<'c>) -> Self {
+        Self {
+            db,
+            organization_id: None,
+            projects: HashMap::new(),
+            roles: HashMap::new(),
         }
-        projects.push(TeamProject {
-            id: p.id.clone(),
-            project,
-            roles,
-            created_at: p.created_at,
-            updated_at: p.updated_at,
-        });
     }
-    Ok(Team {
-        object: "management.team".into(),
-        id: t.id.clone(),
-        organization_id,
-        name: t.name.clone(),
-        slug: t.slug.clone(),
-        description: t.description.clone(),
-        projects,
-        created_at: t.created_at,
-        updated_at: t.updated_at,
-    })
+
+    fn project(&mut self, id: &str) -> Reply<Option<Project>> {
+        if let Some(p) = self.projects.get(id) {
+            return Ok(p.clone());
+        }
+        let p = self.db.get::<Project>(kind::PROJECT, id)?;
+        self.projects.insert(id.to_string(), p.clone());
+        Ok(p)
+    }
+
+    fn role(&mut self, id: &str) -> Reply<Option<TeamRole>> {
+        if let Some(r) = self.roles.get(id) {
+            return Ok(r.clone());
+        }
+        let r = self.db.get::<TeamRole>(kind::ROLE, id)?;
+        self.roles.insert(id.to_string(), r.clone());
+        Ok(r)
+    }
+
+    /// The wire shape of one team.
+    pub fn render(&mut self, t: &TeamRec) -> Reply<Team> {
+        let organization_id = match &self.organization_id {
+            Some(o) => o.clone(),
+            None => {
+                let o = organization_id(self.db)?;
+                self.organization_id = Some(o.clone());
+                o
+            }
+        };
+        let mut projects = Vec::new();
+        for p in &t.projects {
+            let Some(project) = self.project(&p.project_id)? else {
+                continue;
+            };
+            let mut roles = Vec::new();
+            for r in &p.roles {
+                if let Some(role) = self.role(&r.role_id)? {
+                    roles.push(TeamRoleAssignment {
+                        id: r.id.clone(),
+                        role,
+                        created_at: r.created_at,
+                        updated_at: r.created_at,
+                    });
+                }
+            }
+            projects.push(TeamProject {
+                id: p.id.clone(),
+                project,
+                roles,
+                created_at: p.created_at,
+                updated_at: p.updated_at,
+            });
+        }
+        Ok(Team {
+            object: "management.team".into(),
+            id: t.id.clone(),
+            organization_id,
+            name: t.name.clone(),
+            slug: t.slug.clone(),
+            description: t.description.clone(),
+            projects,
+            created_at: t.created_at,
+            updated_at: t.updated_at,
+        })
+    }
 }
 
 /// An import as read: status from `expires_at`, `id_token` only when `with_id_token`.

@@ -379,7 +379,7 @@ fn demo(db: &Db, base_url: &str) -> Result<(), StoreError> {
                 .as_ref()
                 .map(|w| w.signing_secret.clone())
                 .unwrap_or_default();
-            let next = history(&mut n, &keys, &secret, &host, receiver, now, &mut rng);
+            let next = history_of(&mut n, &keys, &secret, &host, receiver, now, &mut rng);
             db.save_notification(&n, &keys, next)?;
         }
     }
@@ -388,7 +388,7 @@ fn demo(db: &Db, base_url: &str) -> Result<(), StoreError> {
 
 /// Fills in a plausible attempt history for a receiver's behaviour; returns when the next
 /// attempt is due (unix ms) for one still retrying.
-fn history(
+fn history_of(
     n: &mut Notification,
     keys: &NotificationKeys,
     secret: &str,
@@ -501,4 +501,183 @@ fn is_loopback(u: &str) -> bool {
             Some("127.0.0.1") | Some("localhost") | Some("[::1]")
         )
     })
+}
+
+/// Notifications per transaction while seeding a history: bounds the WAL between checkpoints.
+const HISTORY_COMMIT: usize = 50_000;
+/// Notifications handed from the generating thread to the writing one at a time.
+const HISTORY_CHUNK: usize = 1_000;
+
+/// Seeds `events` synthetic past events, spread over the last four weeks, straight into the
+/// store: one notification per selecting active destination, mostly delivered at once, some
+/// after retries, a few failed after every attempt. A database with no destination gets the
+/// demo world first. One thread builds the rows (JSON, signatures) while this one writes them
+/// with a prepared statement in large transactions. Returns how many notifications were written.
+pub fn history(
+    store: &super::store::Store,
+    events: usize,
+    base_url: &str,
+) -> Result<usize, StoreError> {
+    let needs_world = store.with(|db| {
+        Ok::<_, StoreError>(
+            db.all::<DestinationRec>(kind::DESTINATION)?
+                .iter()
+                .all(|d| !d.active),
+        )
+    })?;
+    if needs_world {
+        store.with(|db| db.transaction(|db| demo(db, base_url)))?;
+    }
+    let (callbacks, destinations) = store.with(|db| {
+        let callbacks = db.all::<CallbackRec>(kind::CALLBACK)?;
+        let destinations: Vec<DestinationRec> = db
+            .all::<DestinationRec>(kind::DESTINATION)?
+            .into_iter()
+            .filter(|d| d.active)
+            .collect();
+        Ok::<_, StoreError>((callbacks, destinations))
+    })?;
+    let host = base_url.trim_start_matches("http://").to_string();
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<HistoryRow>>(8);
+    let (callbacks, destinations, host) = (&callbacks, &destinations, host.as_str());
+    std::thread::scope(|scope| {
+        // The sender moves into the generator, so the writer's loop ends when it does.
+        let producer =
+            scope.spawn(move || generate_history(callbacks, destinations, events, host, &tx));
+        let written = store
+            .with(|db| db.bulk_mode(true))
+            .and_then(|()| write_history(store, &rx));
+        // Dropping the receiver stops a generator still sending after a write error.
+        drop(rx);
+        let restored = store.with(|db| db.bulk_mode(false));
+        let generated = producer.join().map_err(|_| {
+            StoreError::Json(serde::ser::Error::custom("history generator panicked"))
+        })?;
+        let written = written?;
+        generated?;
+        restored?;
+        Ok(written)
+    })
+}
+
+/// Writes generated rows in transactions of about [`HISTORY_COMMIT`] notifications.
+fn write_history(
+    store: &super::store::Store,
+    rx: &std::sync::mpsc::Receiver<Vec<HistoryRow>>,
+) -> Result<usize, StoreError> {
+    let mut written = 0;
+    let mut chunks = rx.iter().peekable();
+    while chunks.peek().is_some() {
+        written += store.with(|db| {
+            db.transaction(|db| {
+                let mut n = 0;
+                for chunk in chunks.by_ref() {
+                    for row in &chunk {
+                        db.insert_notification_json(
+                            &row.keys,
+                            &row.id,
+                            &row.status,
+                            row.next,
+                            &row.data,
+                        )?;
+                    }
+                    n += chunk.len();
+                    if n >= HISTORY_COMMIT {
+                        break;
+                    }
+                }
+                Ok(n)
+            })
+        })?;
+    }
+    Ok(written)
+}
+
+/// One generated notification row.
+struct HistoryRow {
+    id: String,
+    status: String,
+    next: Option<i64>,
+    keys: NotificationKeys,
+    data: String,
+}
+
+fn generate_history(
+    callbacks: &[CallbackRec],
+    destinations: &[DestinationRec],
+    events: usize,
+    host: &str,
+    tx: &std::sync::mpsc::SyncSender<Vec<HistoryRow>>,
+) -> Result<(), StoreError> {
+    // Which destinations each callback reaches, worked out once.
+    let fan: Vec<Vec<&DestinationRec>> = callbacks
+        .iter()
+        .map(|cb| {
+            destinations
+                .iter()
+                .filter(|d| d.destination.callbacks.includes(&cb.callback.id))
+                .collect()
+        })
+        .collect();
+    let now = Utc::now();
+    let span = TimeDelta::days(28).num_milliseconds();
+    let step = span / i64::try_from(events.max(1)).unwrap_or(1);
+    let start = now - TimeDelta::milliseconds(span);
+    let mut rng = rand::rng();
+    let mut chunk = Vec::with_capacity(HISTORY_CHUNK);
+    for i in 0..events {
+        let offset = step * i64::try_from(i).unwrap_or(0);
+        let at = start + TimeDelta::milliseconds(offset + rng.random_range(0..step.max(1)));
+        let which = (i * 7 + i / 3) % callbacks.len().max(1);
+        let (Some(cb), Some(targets)) = (callbacks.get(which), fan.get(which)) else {
+            continue;
+        };
+        let event_type = pick(&cb.event_types, i)
+            .cloned()
+            .unwrap_or_else(|| "event.created".into());
+        let payload = sample_payload(&event_type, &mut rng);
+        let event_id = id_at("cbe", at);
+        for dest in targets {
+            let (mut n, keys) = pending_notification(
+                dest,
+                &event_id,
+                &cb.callback.id,
+                &event_type,
+                &payload,
+                at,
+                true,
+            );
+            let secret = dest
+                .destination
+                .webhook_destination
+                .as_ref()
+                .map(|w| w.signing_secret.as_str())
+                .unwrap_or_default();
+            // Most deliveries land at once; some need retries; a few never do.
+            let receiver = match rng.random_range(0..100) {
+                0..90 => "healthy",
+                90..98 => "flaky",
+                _ => "failing",
+            };
+            let next = history_of(&mut n, &keys, secret, host, receiver, now, &mut rng);
+            chunk.push(HistoryRow {
+                data: serde_json::to_string(&n)?,
+                status: n.status.as_str().to_string(),
+                id: n.id,
+                next,
+                keys,
+            });
+            if chunk.len() >= HISTORY_CHUNK {
+                let full = std::mem::replace(&mut chunk, Vec::with_capacity(HISTORY_CHUNK));
+                if tx.send(full).is_err() {
+                    // The writer stopped (it failed); its error is the one reported.
+                    return Ok(());
+                }
+            }
+        }
+    }
+    if !chunk.is_empty() {
+        let _ = tx.send(chunk);
+    }
+    Ok(())
 }

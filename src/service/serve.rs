@@ -30,6 +30,9 @@ pub struct ServeArgs {
     /// Rate limit, e.g. `100/60s`.
     #[arg(long, value_name = "N/WINDOW", value_parser = parse_rate_limit)]
     pub rate_limit: Option<(u32, Duration)>,
+    /// Seed N synthetic past events (delivered, retried, failed) over the last four weeks.
+    #[arg(long, value_name = "N")]
+    pub history: Option<usize>,
 }
 
 /// Parses `demo` or `none`.
@@ -99,6 +102,7 @@ impl ServeArgs {
             simulate_events: self.simulate_events.map(Duration::from_secs),
             retry_base: Duration::from_millis(self.retry_base_ms.max(1)),
             rate_limit: self.rate_limit,
+            history: self.history.unwrap_or(0),
             ..ServiceConfig::ephemeral()
         })
     }

@@ -1,13 +1,24 @@
-//! SQLite storage: versioned schema migrations, WAL, a keyed record table and the notification
-//! table the delivery worker queries.
+//! SQLite storage: versioned schema migrations, WAL with one writer and a few readers, a keyed
+//! record table, the notification table, and keyset paging of both in SQL.
+use std::fmt::Write as _;
 use std::path::Path;
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
 
-use rusqlite::{Connection, OptionalExtension, params, params_from_iter};
+use rusqlite::types::Value as SqlValue;
+use rusqlite::{Connection, OpenFlags, OptionalExtension, params, params_from_iter};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+use super::paging::{Anchor, ListParams};
 use crate::api::model::Notification;
+use crate::api::{Order, Page, Pagination};
+
+/// Read connections beside the writer (file databases only).
+const READERS: usize = 4;
+/// How long a statement waits for a lock before failing (SQLite's busy handler).
+const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// Schema migrations, applied in order; `PRAGMA user_version` holds how many ran.
 const MIGRATIONS: &[&str] = &[
@@ -24,6 +35,54 @@ const MIGRATIONS: &[&str] = &[
      CREATE INDEX notifications_callback ON notifications (callback_id);
      CREATE INDEX notifications_event ON notifications (event_id);
      CREATE INDEX notifications_destination ON notifications (destination_id);",
+    // 2: keyset paging under the Union filters. Notification filters get (column, id) indexes so a
+    // filtered page walks the index in id order; which active destination selects which callback
+    // ('*' = all) lives in `destination_selects`, kept in step with the records by triggers.
+    "DROP INDEX notifications_callback;
+     DROP INDEX notifications_event;
+     DROP INDEX notifications_destination;
+     CREATE INDEX notifications_callback ON notifications (callback_id, id);
+     CREATE INDEX notifications_event ON notifications (event_id, id);
+     CREATE INDEX notifications_destination ON notifications (destination_id, id);
+     CREATE TABLE destination_selects (
+         callback_id TEXT NOT NULL, id TEXT NOT NULL,
+         PRIMARY KEY (callback_id, id)) WITHOUT ROWID;
+     CREATE INDEX destination_selects_id ON destination_selects (id);
+     CREATE TRIGGER destination_selects_insert AFTER INSERT ON records
+     WHEN new.kind = 'destination' BEGIN
+         DELETE FROM destination_selects WHERE id = new.id;
+         INSERT OR IGNORE INTO destination_selects (callback_id, id)
+             SELECT '*', new.id WHERE json_extract(new.data, '$.active')
+                 AND json_extract(new.data, '$.destination.callbacks.type') = 'all'
+             UNION ALL
+             SELECT j.value, new.id FROM json_each(new.data, '$.destination.callbacks.callback_ids') j
+             WHERE json_extract(new.data, '$.active')
+                 AND json_extract(new.data, '$.destination.callbacks.type') <> 'all';
+     END;
+     CREATE TRIGGER destination_selects_update AFTER UPDATE ON records
+     WHEN new.kind = 'destination' BEGIN
+         DELETE FROM destination_selects WHERE id = new.id;
+         INSERT OR IGNORE INTO destination_selects (callback_id, id)
+             SELECT '*', new.id WHERE json_extract(new.data, '$.active')
+                 AND json_extract(new.data, '$.destination.callbacks.type') = 'all'
+             UNION ALL
+             SELECT j.value, new.id FROM json_each(new.data, '$.destination.callbacks.callback_ids') j
+             WHERE json_extract(new.data, '$.active')
+                 AND json_extract(new.data, '$.destination.callbacks.type') <> 'all';
+     END;
+     CREATE TRIGGER destination_selects_delete AFTER DELETE ON records
+     WHEN old.kind = 'destination' BEGIN
+         DELETE FROM destination_selects WHERE id = old.id;
+     END;
+     INSERT OR IGNORE INTO destination_selects (callback_id, id)
+         SELECT '*', r.id FROM records r WHERE r.kind = 'destination'
+             AND json_extract(r.data, '$.active')
+             AND json_extract(r.data, '$.destination.callbacks.type') = 'all'
+         UNION ALL
+         SELECT j.value, r.id FROM records r,
+             json_each(r.data, '$.destination.callbacks.callback_ids') j
+         WHERE r.kind = 'destination' AND json_extract(r.data, '$.active')
+             AND json_extract(r.data, '$.destination.callbacks.type') <> 'all';",
 ];
 
 /// Errors of the storage layer.
@@ -35,6 +94,9 @@ pub enum StoreError {
     /// A stored record did not decode.
     #[error("stored record: {0}")]
     Json(#[from] serde_json::Error),
+    /// The database file could not be created or protected.
+    #[error("database file: {0}")]
+    Io(std::io::Error),
 }
 
 impl From<StoreError> for super::errors::Failure {
@@ -43,32 +105,96 @@ impl From<StoreError> for super::errors::Failure {
     }
 }
 
-/// The database behind one mutex; callers run short synchronous closures on it.
+/// One writer connection and, for file databases, a few read-only ones: in WAL mode readers
+/// never wait on the writer or on each other. An in-memory database has one connection only
+/// (separate connections would each see their own empty database).
 pub struct Store {
-    conn: Mutex<Connection>,
+    writer: Mutex<Connection>,
+    readers: Vec<Mutex<Connection>>,
+    next: AtomicUsize,
 }
 
 impl Store {
-    /// Opens (or creates) the database and brings its schema up to date.
+    /// Opens (or creates, 0600) the database and brings its schema up to date.
     pub fn open(path: Option<&Path>) -> Result<Self, StoreError> {
-        let conn = match path {
-            Some(p) => Connection::open(p)?,
-            None => Connection::open_in_memory()?,
+        let Some(path) = path else {
+            let conn = Connection::open_in_memory()?;
+            migrate(&conn)?;
+            return Ok(Self {
+                writer: Mutex::new(conn),
+                readers: Vec::new(),
+                next: AtomicUsize::new(0),
+            });
         };
+        private_file(path)?;
+        let conn = Connection::open(path)?;
+        conn.busy_timeout(BUSY_TIMEOUT)?;
         conn.pragma_update(None, "journal_mode", "WAL")?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
-        conn.busy_timeout(std::time::Duration::from_secs(5))?;
+        // A WAL grown by a big load or a long read is cut back after the next checkpoint.
+        conn.pragma_update(None, "journal_size_limit", 64 * 1024 * 1024)?;
         migrate(&conn)?;
+        // SQLite gives -wal/-shm the main file's mode; files left by older versions are tightened.
+        for suffix in ["-wal", "-shm"] {
+            let mut side = path.as_os_str().to_owned();
+            side.push(suffix);
+            let side = std::path::PathBuf::from(side);
+            if side.exists() {
+                private_file(&side)?;
+            }
+        }
+        let mut readers = Vec::with_capacity(READERS);
+        for _ in 0..READERS {
+            let r = Connection::open_with_flags(
+                path,
+                OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+            )?;
+            r.busy_timeout(BUSY_TIMEOUT)?;
+            readers.push(Mutex::new(r));
+        }
         Ok(Self {
-            conn: Mutex::new(conn),
+            writer: Mutex::new(conn),
+            readers,
+            next: AtomicUsize::new(0),
         })
     }
 
-    /// Runs `f` with the connection inside one transaction-free critical section.
+    /// Runs `f` on the writer connection (the only one that may write).
     pub fn with<R>(&self, f: impl FnOnce(&Db) -> R) -> R {
-        let guard = self.conn.lock().unwrap_or_else(|p| p.into_inner());
+        let guard = self.writer.lock().unwrap_or_else(|p| p.into_inner());
         f(&Db(&guard))
     }
+
+    /// Runs a read-only `f` on a free read connection (the writer for in-memory databases).
+    pub fn read<R>(&self, f: impl FnOnce(&Db) -> R) -> R {
+        if self.readers.is_empty() {
+            return self.with(f);
+        }
+        let n = self.readers.len();
+        let start = self.next.fetch_add(1, Ordering::Relaxed);
+        for i in 0..n {
+            if let Ok(guard) = self.readers[(start + i) % n].try_lock() {
+                return f(&Db(&guard));
+            }
+        }
+        let guard = self.readers[start % n]
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        f(&Db(&guard))
+    }
+}
+
+/// Creates `path` with mode 0600 when missing, and narrows it to 0600 when it exists: it holds
+/// signing secrets, hook keys and id tokens.
+fn private_file(path: &Path) -> Result<(), StoreError> {
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .mode(0o600)
+        .open(path)
+        .map_err(StoreError::Io)?;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600)).map_err(StoreError::Io)
 }
 
 fn migrate(conn: &Connection) -> Result<(), StoreError> {
@@ -121,11 +247,8 @@ impl Db<'_> {
     pub fn get<T: DeserializeOwned>(&self, kind: &str, id: &str) -> Result<Option<T>, StoreError> {
         let data: Option<String> = self
             .0
-            .query_row(
-                "SELECT data FROM records WHERE kind = ?1 AND id = ?2",
-                params![kind, id],
-                |r| r.get(0),
-            )
+            .prepare_cached("SELECT data FROM records WHERE kind = ?1 AND id = ?2")?
+            .query_row(params![kind, id], |r| r.get(0))
             .optional()?;
         Ok(data.map(|d| serde_json::from_str(&d)).transpose()?)
     }
@@ -159,9 +282,8 @@ impl Db<'_> {
     pub fn meta(&self, key: &str) -> Result<Option<String>, StoreError> {
         Ok(self
             .0
-            .query_row("SELECT value FROM meta WHERE key = ?1", params![key], |r| {
-                r.get(0)
-            })
+            .prepare_cached("SELECT value FROM meta WHERE key = ?1")?
+            .query_row(params![key], |r| r.get(0))
             .optional()?)
     }
 
@@ -223,6 +345,47 @@ impl Db<'_> {
         Ok(())
     }
 
+    /// Bulk loading on or off: with it on, commits skip fsync and the page cache is large, so
+    /// the indexes of a million rows stay in memory (a crash mid-load loses only the load).
+    pub fn bulk_mode(&self, on: bool) -> Result<(), StoreError> {
+        let (sync, cache) = if on {
+            ("OFF", -262_144)
+        } else {
+            ("NORMAL", -2_000)
+        };
+        self.0.pragma_update(None, "synchronous", sync)?;
+        self.0.pragma_update(None, "cache_size", cache)?;
+        Ok(())
+    }
+
+    /// Inserts a notification whose JSON is already encoded (bulk seeding).
+    pub fn insert_notification_json(
+        &self,
+        keys: &NotificationKeys,
+        id: &str,
+        status: &str,
+        next_attempt_at: Option<i64>,
+        data: &str,
+    ) -> Result<(), StoreError> {
+        self.0
+            .prepare_cached(
+                "INSERT INTO notifications
+                 (id, event_id, callback_id, destination_id, status, next_attempt_at, body, data)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+            )?
+            .execute(params![
+                id,
+                keys.event_id,
+                keys.callback_id,
+                keys.destination_id,
+                status,
+                next_attempt_at,
+                keys.body,
+                data
+            ])?;
+        Ok(())
+    }
+
     /// Updates a notification after an attempt.
     pub fn update_notification(
         &self,
@@ -242,44 +405,166 @@ impl Db<'_> {
     pub fn notification(&self, id: &str) -> Result<Option<Notification>, StoreError> {
         let data: Option<String> = self
             .0
-            .query_row(
-                "SELECT data FROM notifications WHERE id = ?1",
-                params![id],
-                |r| r.get(0),
-            )
+            .prepare_cached("SELECT data FROM notifications WHERE id = ?1")?
+            .query_row(params![id], |r| r.get(0))
             .optional()?;
         Ok(data.map(|d| serde_json::from_str(&d)).transpose()?)
     }
 
-    /// Notifications matching every non-empty filter (OR within one), by ascending id.
-    pub fn notifications(
+    /// One page of notifications matching every non-empty filter (OR within one), as their
+    /// stored JSON (the wire shape): rendering stays with the caller, outside the connection.
+    pub fn notifications_page(
         &self,
         callback_ids: &[String],
         event_ids: &[String],
         destination_ids: &[String],
-    ) -> Result<Vec<Notification>, StoreError> {
-        let mut sql = String::from("SELECT data FROM notifications WHERE 1 = 1");
-        let mut args: Vec<&String> = Vec::new();
+        p: &ListParams,
+    ) -> Result<Page<String>, StoreError> {
+        let mut src = Source::new("notifications", "id", "data");
         for (column, values) in [
             ("callback_id", callback_ids),
             ("event_id", event_ids),
             ("destination_id", destination_ids),
         ] {
-            if values.is_empty() {
-                continue;
-            }
-            let marks = vec!["?"; values.len()].join(", ");
-            sql.push_str(&format!(" AND {column} IN ({marks})"));
-            args.extend(values);
+            src.any_of(column, values);
         }
-        sql.push_str(" ORDER BY id");
-        let mut stmt = self.0.prepare(&sql)?;
-        let rows = stmt.query_map(params_from_iter(args), |r| r.get::<_, String>(0))?;
+        self.keyset(&src, p)
+    }
+
+    /// One page of records of a kind, decoded.
+    pub fn records_page<T: DeserializeOwned>(
+        &self,
+        kind: &str,
+        p: &ListParams,
+    ) -> Result<Page<T>, StoreError> {
+        let mut src = Source::new("records", "id", "data");
+        src.filter("kind = ?", [kind]);
+        decode_page(&self.keyset(&src, p)?)
+    }
+
+    /// One page of active destinations; with `callback_ids`, those selecting any of them.
+    pub fn destinations_page<T: DeserializeOwned>(
+        &self,
+        callback_ids: &[String],
+        p: &ListParams,
+    ) -> Result<Page<T>, StoreError> {
+        let mut src = Source::new("records", "id", "data");
+        src.filter("kind = ?", ["destination"]);
+        if callback_ids.is_empty() {
+            src.filter("id IN (SELECT id FROM destination_selects)", [""; 0]);
+        } else {
+            let marks = vec!["?"; callback_ids.len()].join(", ");
+            src.filter(
+                &format!(
+                    "id IN (SELECT id FROM destination_selects WHERE callback_id IN ('*', {marks}))"
+                ),
+                callback_ids.iter().map(String::as_str),
+            );
+        }
+        decode_page(&self.keyset(&src, p)?)
+    }
+
+    /// Every active destination that selects `callback_id`, by ascending id.
+    pub fn destinations_selecting<T: DeserializeOwned>(
+        &self,
+        callback_id: &str,
+    ) -> Result<Vec<T>, StoreError> {
+        let mut stmt = self.0.prepare_cached(
+            "SELECT data FROM records WHERE kind = 'destination' AND id IN
+                 (SELECT id FROM destination_selects WHERE callback_id IN ('*', ?1))
+             ORDER BY id",
+        )?;
+        let rows = stmt.query_map(params![callback_id], |r| r.get::<_, String>(0))?;
         let mut out = Vec::new();
         for row in rows {
             out.push(serde_json::from_str(&row?)?);
         }
         Ok(out)
+    }
+
+    /// The record of `kind` whose JSON has `field` equal to `value` (slugs).
+    pub fn find_by_field<T: DeserializeOwned>(
+        &self,
+        kind: &str,
+        field: &str,
+        value: &str,
+    ) -> Result<Option<T>, StoreError> {
+        let data: Option<String> = self
+            .0
+            .prepare_cached(
+                "SELECT data FROM records WHERE kind = ?1 AND json_extract(data, ?2) = ?3
+                 ORDER BY id LIMIT 1",
+            )?
+            .query_row(params![kind, format!("$.{field}"), value], |r| r.get(0))
+            .optional()?;
+        Ok(data.map(|d| serde_json::from_str(&d)).transpose()?)
+    }
+
+    /// Keyset paging by id: the anchor must be in the filtered set (else an empty page, as the
+    /// API does); one extra row tells whether more follow in the walking direction.
+    fn keyset(&self, src: &Source, p: &ListParams) -> Result<Page<String>, StoreError> {
+        let (table, id, data, filter) = (src.table, src.id, src.data, src.where_sql());
+        let anchor = match &p.anchor {
+            Anchor::Start => None,
+            Anchor::After(x) | Anchor::Before(x) => Some(x.as_str()),
+        };
+        if let Some(x) = anchor {
+            let mut args = src.args.clone();
+            args.push(SqlValue::Text(x.to_string()));
+            let found = self
+                .0
+                .prepare_cached(&format!(
+                    "SELECT 1 FROM {table} WHERE {filter} AND {id} = ?"
+                ))?
+                .query_row(params_from_iter(args), |_| Ok(()))
+                .optional()?;
+            if found.is_none() {
+                return Ok(Page::default());
+            }
+        }
+        // Walking backwards (`before`) reads the nearest rows in the opposite order.
+        let backwards = matches!(p.anchor, Anchor::Before(_));
+        let order = if backwards {
+            p.order.flipped()
+        } else {
+            p.order
+        };
+        let (cmp, dir) = match order {
+            Order::Asc => (">", "ASC"),
+            Order::Desc => ("<", "DESC"),
+        };
+        let mut args = src.args.clone();
+        let mut sql = format!("SELECT {data} FROM {table} WHERE {filter}");
+        if let Some(x) = anchor {
+            let _ = write!(sql, " AND {id} {cmp} ?");
+            args.push(SqlValue::Text(x.to_string()));
+        }
+        let _ = write!(sql, " ORDER BY {id} {dir} LIMIT ?");
+        args.push(SqlValue::Integer(i64::try_from(p.limit).unwrap_or(100) + 1));
+        let mut stmt = self.0.prepare_cached(&sql)?;
+        let mut items = stmt
+            .query_map(params_from_iter(args), |r| r.get::<_, String>(0))?
+            .collect::<Result<Vec<_>, _>>()?;
+        let more = items.len() > p.limit;
+        items.truncate(p.limit);
+        let pagination = match p.anchor {
+            Anchor::Start => Pagination {
+                has_more_before: false,
+                has_more_after: more,
+            },
+            Anchor::After(_) => Pagination {
+                has_more_before: true,
+                has_more_after: more,
+            },
+            Anchor::Before(_) => {
+                items.reverse();
+                Pagination {
+                    has_more_before: more,
+                    has_more_after: true,
+                }
+            }
+        };
+        Ok(Page { items, pagination })
     }
 
     /// Whether a notification is still due at `due_at` (a stale read of the worker is not).
@@ -292,15 +577,26 @@ impl Db<'_> {
         Ok(n > 0)
     }
 
-    /// Notifications still to be sent, soonest first, with when each falls due.
-    pub fn upcoming(&self, limit: usize) -> Result<Vec<DueNotification>, StoreError> {
+    /// Notifications still to be sent, soonest first, with when each falls due: at most
+    /// `per_destination` of each destination, so one destination's backlog cannot hide others.
+    pub fn upcoming(
+        &self,
+        per_destination: usize,
+        limit: usize,
+    ) -> Result<Vec<DueNotification>, StoreError> {
         let mut stmt = self.0.prepare_cached(
-            "SELECT id, destination_id, body, next_attempt_at, event_id, callback_id
-             FROM notifications
-             WHERE next_attempt_at IS NOT NULL
-             ORDER BY next_attempt_at, id LIMIT ?1",
+            "SELECT id, destination_id, body, next_attempt_at, event_id, callback_id FROM (
+                 SELECT id, destination_id, body, next_attempt_at, event_id, callback_id,
+                     ROW_NUMBER() OVER (PARTITION BY destination_id
+                                        ORDER BY next_attempt_at, id) AS nth
+                 FROM notifications
+                 WHERE next_attempt_at IS NOT NULL)
+             WHERE nth <= ?1
+             ORDER BY next_attempt_at, id LIMIT ?2",
         )?;
-        let rows = stmt.query_map(params![limit as i64], |r| {
+        let per = i64::try_from(per_destination).unwrap_or(i64::MAX);
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let rows = stmt.query_map(params![per, limit], |r| {
             Ok(DueNotification {
                 id: r.get(0)?,
                 destination_id: r.get(1)?,
@@ -312,4 +608,89 @@ impl Db<'_> {
         })?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
+}
+
+/// The rows a list pages over: a table and conditions joined with `AND`, with their arguments.
+struct Source {
+    table: &'static str,
+    id: &'static str,
+    data: &'static str,
+    conditions: Vec<String>,
+    args: Vec<SqlValue>,
+}
+
+impl Source {
+    fn new(table: &'static str, id: &'static str, data: &'static str) -> Self {
+        Self {
+            table,
+            id,
+            data,
+            conditions: Vec::new(),
+            args: Vec::new(),
+        }
+    }
+
+    fn filter<'a>(&mut self, sql: &str, args: impl IntoIterator<Item = &'a str>) {
+        self.conditions.push(sql.to_string());
+        self.args
+            .extend(args.into_iter().map(|a| SqlValue::Text(a.to_string())));
+    }
+
+    /// `column IN (…)` when `values` is not empty.
+    fn any_of(&mut self, column: &str, values: &[String]) {
+        if values.is_empty() {
+            return;
+        }
+        let marks = vec!["?"; values.len()].join(", ");
+        self.filter(
+            &format!("{column} IN ({marks})"),
+            values.iter().map(String::as_str),
+        );
+    }
+
+    fn where_sql(&self) -> String {
+        if self.conditions.is_empty() {
+            "1 = 1".into()
+        } else {
+            self.conditions.join(" AND ")
+        }
+    }
+}
+
+fn decode_page<T: DeserializeOwned>(page: &Page<String>) -> Result<Page<T>, StoreError> {
+    Ok(Page {
+        items: page
+            .items
+            .iter()
+            .map(|d| serde_json::from_str(d))
+            .collect::<Result<_, _>>()?,
+        pagination: page.pagination,
+    })
+}
+
+/// A page of stored JSON documents as the list envelope, without decoding them again.
+pub fn raw_page_json(page: &Page<String>) -> String {
+    let size: usize = page.items.iter().map(|i| i.len() + 1).sum();
+    let mut out = String::with_capacity(size + 96);
+    out.push_str("{\"__typename\":\"list\",\"items\":[");
+    for (n, item) in page.items.iter().enumerate() {
+        if n > 0 {
+            out.push(',');
+        }
+        out.push_str(item);
+    }
+    out.push_str("],\"pagination\":{\"has_more_before\":");
+    out.push_str(if page.pagination.has_more_before {
+        "true"
+    } else {
+        "false"
+    });
+    out.push_str(",\"has_more_after\":");
+    out.push_str(if page.pagination.has_more_after {
+        "true"
+    } else {
+        "false"
+    });
+    out.push_str("}}");
+    out
 }

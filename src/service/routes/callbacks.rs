@@ -7,7 +7,6 @@ use crate::api::Page;
 use crate::api::model::Callback;
 use crate::service::app::App;
 use crate::service::errors::{Failure, Reply};
-use crate::service::paging::paginate;
 use crate::service::records::{CallbackRec, kind, render_callback};
 
 /// `GET /callbacks`.
@@ -21,14 +20,17 @@ use crate::service::records::{CallbackRec, kind, render_callback};
 )]
 pub async fn list(State(app): State<App>, RawQuery(q): RawQuery) -> Reply<Json<Page<Callback>>> {
     let (_, params) = list_query(q)?;
-    let recs = app
-        .db(|db| Ok(db.all::<CallbackRec>(kind::CALLBACK)?))
+    let page = app
+        .read(move |db| Ok(db.records_page::<CallbackRec>(kind::CALLBACK, &params)?))
         .await?;
-    let items = recs
-        .into_iter()
-        .map(|r| render_callback(&app.base_url, r))
-        .collect();
-    Ok(Json(paginate(items, |c: &Callback| &c.id, &params)))
+    Ok(Json(Page {
+        items: page
+            .items
+            .into_iter()
+            .map(|r| render_callback(&app.base_url, r))
+            .collect(),
+        pagination: page.pagination,
+    }))
 }
 
 /// `GET /callbacks/{callback_id}`.

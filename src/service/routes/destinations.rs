@@ -9,7 +9,7 @@ use crate::api::model::{CallbackSelection, Destination, DestinationType, Webhook
 use crate::service::app::{App, Body};
 use crate::service::errors::{Failure, Reply, issue};
 use crate::service::ids::{new_id, random_alnum};
-use crate::service::paging::{paginate, union};
+use crate::service::paging::union;
 use crate::service::records::{CallbackRec, DestinationRec, kind};
 use crate::service::store::Db;
 use crate::service::validate::Check;
@@ -36,16 +36,13 @@ pub fn signing_secret() -> String {
 pub async fn list(State(app): State<App>, RawQuery(q): RawQuery) -> Reply<Json<Page<Destination>>> {
     let (pairs, params) = list_query(q)?;
     let wanted = union(&pairs, "callback_id");
-    let recs = app
-        .db(|db| Ok(db.all::<DestinationRec>(kind::DESTINATION)?))
+    let page = app
+        .read(move |db| Ok(db.destinations_page::<DestinationRec>(&wanted, &params)?))
         .await?;
-    let items = recs
-        .into_iter()
-        .filter(|r| r.active)
-        .map(|r| r.destination)
-        .filter(|d| wanted.is_empty() || wanted.iter().any(|c| d.callbacks.includes(c)))
-        .collect();
-    Ok(Json(paginate(items, |d: &Destination| &d.id, &params)))
+    Ok(Json(Page {
+        items: page.items.into_iter().map(|r| r.destination).collect(),
+        pagination: page.pagination,
+    }))
 }
 
 /// `GET /callbacks-destinations/{id}`: deleted ones too.

@@ -10,7 +10,6 @@ use crate::api::model::{ImportStatus, ProviderOauthImport};
 use crate::service::app::{App, Body};
 use crate::service::errors::{Failure, Reply, issue};
 use crate::service::ids::new_id;
-use crate::service::paging::paginate;
 use crate::service::records::{
     ConnectionRec, DeploymentRec, kind, render_import, token_identifier,
 };
@@ -30,15 +29,17 @@ pub async fn list(
     RawQuery(q): RawQuery,
 ) -> Reply<Json<Page<ProviderOauthImport>>> {
     let (_, params) = list_query(q)?;
-    let recs = app
-        .db(|db| Ok(db.all::<ProviderOauthImport>(kind::IMPORT)?))
+    let page = app
+        .read(move |db| Ok(db.records_page::<ProviderOauthImport>(kind::IMPORT, &params)?))
         .await?;
-    let items = recs.into_iter().map(|i| render_import(i, false)).collect();
-    Ok(Json(paginate(
-        items,
-        |i: &ProviderOauthImport| &i.id,
-        &params,
-    )))
+    Ok(Json(Page {
+        items: page
+            .items
+            .into_iter()
+            .map(|i| render_import(i, false))
+            .collect(),
+        pagination: page.pagination,
+    }))
 }
 
 /// `GET /provider-oauth/token-imports/{take_in_id}`; a missing one is entity `connection`.

@@ -1,13 +1,16 @@
 //! Callback notifications (read-only), with the three Union filters.
 use axum::Json;
 use axum::extract::{Path, RawQuery, State};
+use axum::http::header;
+use axum::response::{IntoResponse, Response};
 
 use super::list_query;
 use crate::api::Page;
 use crate::api::model::Notification;
 use crate::service::app::App;
 use crate::service::errors::{Failure, Reply};
-use crate::service::paging::{paginate, union};
+use crate::service::paging::union;
+use crate::service::store::raw_page_json;
 
 /// `GET /callbacks-notifications`.
 #[utoipa::path(
@@ -18,18 +21,17 @@ use crate::service::paging::{paginate, union};
     params(crate::service::doc_types::ListParamsDoc, crate::service::doc_types::NotificationFilterDoc),
     responses((status = 200, description = "OK", body = crate::api::Page<crate::api::model::Notification>))
 )]
-pub async fn list(
-    State(app): State<App>,
-    RawQuery(q): RawQuery,
-) -> Reply<Json<Page<Notification>>> {
+pub async fn list(State(app): State<App>, RawQuery(q): RawQuery) -> Reply<Response> {
     let (pairs, params) = list_query(q)?;
     let callbacks = union(&pairs, "callback_id");
     let events = union(&pairs, "event_id");
     let destinations = union(&pairs, "destination_id");
-    let items = app
-        .db(move |db| Ok(db.notifications(&callbacks, &events, &destinations)?))
+    let page: Page<String> = app
+        .read(move |db| Ok(db.notifications_page(&callbacks, &events, &destinations, &params)?))
         .await?;
-    Ok(Json(paginate(items, |n: &Notification| &n.id, &params)))
+    // The stored documents are the wire shape: spliced, not decoded and encoded again.
+    let body = raw_page_json(&page);
+    Ok(([(header::CONTENT_TYPE, "application/json")], body).into_response())
 }
 
 /// `GET /callbacks-notifications/{notification_id}`.
@@ -43,7 +45,7 @@ pub async fn list(
 )]
 pub async fn show(State(app): State<App>, Path(id): Path<String>) -> Reply<Json<Notification>> {
     let n = app
-        .db(move |db| {
+        .read(move |db| {
             db.notification(&id)?
                 .ok_or_else(|| Failure::not_found("callback.notification", id))
         })

@@ -1,28 +1,23 @@
 //! Read-only organization lookups: projects, team roles, members.
-use axum::Json;
 use axum::extract::{RawQuery, State};
 use serde::de::DeserializeOwned;
 
 use super::list_query;
 use crate::api::Page;
 use crate::api::model::{Member, Project, TeamRole};
-use crate::service::app::App;
+use crate::service::app::{App, BigJson};
 use crate::service::errors::Reply;
-use crate::service::paging::paginate;
 use crate::service::records::kind;
 
-async fn list_kind<T>(
-    app: App,
-    raw: Option<String>,
-    kind: &'static str,
-    id: fn(&T) -> &str,
-) -> Reply<Json<Page<T>>>
+async fn list_kind<T>(app: App, raw: Option<String>, kind: &'static str) -> Reply<BigJson<Page<T>>>
 where
-    T: DeserializeOwned + Send + 'static,
+    T: DeserializeOwned + serde::Serialize + Send + 'static,
 {
     let (_, params) = list_query(raw)?;
-    let items = app.db(move |db| Ok(db.all::<T>(kind)?)).await?;
-    Ok(Json(paginate(items, id, &params)))
+    Ok(BigJson(
+        app.read(move |db| Ok(db.records_page::<T>(kind, &params)?))
+            .await?,
+    ))
 }
 
 /// `GET /organization/projects`.
@@ -34,8 +29,11 @@ where
     params(crate::service::doc_types::ListParamsDoc),
     responses((status = 200, description = "OK", body = crate::api::Page<crate::api::model::Project>))
 )]
-pub async fn projects(State(app): State<App>, RawQuery(q): RawQuery) -> Reply<Json<Page<Project>>> {
-    list_kind(app, q, kind::PROJECT, |p: &Project| &p.id).await
+pub async fn projects(
+    State(app): State<App>,
+    RawQuery(q): RawQuery,
+) -> Reply<BigJson<Page<Project>>> {
+    list_kind(app, q, kind::PROJECT).await
 }
 
 /// `GET /organization/team-roles`.
@@ -47,8 +45,11 @@ pub async fn projects(State(app): State<App>, RawQuery(q): RawQuery) -> Reply<Js
     params(crate::service::doc_types::ListParamsDoc),
     responses((status = 200, description = "OK", body = crate::api::Page<crate::api::model::TeamRole>))
 )]
-pub async fn roles(State(app): State<App>, RawQuery(q): RawQuery) -> Reply<Json<Page<TeamRole>>> {
-    list_kind(app, q, kind::ROLE, |r: &TeamRole| &r.id).await
+pub async fn roles(
+    State(app): State<App>,
+    RawQuery(q): RawQuery,
+) -> Reply<BigJson<Page<TeamRole>>> {
+    list_kind(app, q, kind::ROLE).await
 }
 
 /// `GET /organization/members`.
@@ -60,6 +61,9 @@ pub async fn roles(State(app): State<App>, RawQuery(q): RawQuery) -> Reply<Json<
     params(crate::service::doc_types::ListParamsDoc),
     responses((status = 200, description = "OK", body = crate::api::Page<crate::api::model::Member>))
 )]
-pub async fn members(State(app): State<App>, RawQuery(q): RawQuery) -> Reply<Json<Page<Member>>> {
-    list_kind(app, q, kind::MEMBER, |m: &Member| &m.id).await
+pub async fn members(
+    State(app): State<App>,
+    RawQuery(q): RawQuery,
+) -> Reply<BigJson<Page<Member>>> {
+    list_kind(app, q, kind::MEMBER).await
 }

@@ -7,14 +7,13 @@ use serde_json::Value;
 use super::list_query;
 use crate::api::Page;
 use crate::api::model::{Member, Project, Team, TeamRole};
-use crate::service::app::{App, Body};
+use crate::service::app::{App, BigJson, Body};
 use crate::service::errors::{Failure, Reply};
 use crate::service::ids::new_id;
 use crate::service::membership::refresh_actors;
-use crate::service::paging::paginate;
 use crate::service::records::{
-    RoleAssignmentRec, TeamProjectRec, TeamRec, find_by_id_or_slug, find_team, kind, render_team,
-    slugify,
+    RoleAssignmentRec, TeamProjectRec, TeamRec, TeamRenderer, find_by_id_or_slug, find_team, kind,
+    render_team, slugify,
 };
 use crate::service::store::Db;
 use crate::service::validate::Check;
@@ -68,16 +67,16 @@ where
     params(crate::service::doc_types::ListParamsDoc),
     responses((status = 200, description = "OK", body = crate::api::Page<crate::api::model::Team>))
 )]
-pub async fn list(State(app): State<App>, RawQuery(q): RawQuery) -> Reply<Json<Page<Team>>> {
+pub async fn list(State(app): State<App>, RawQuery(q): RawQuery) -> Reply<BigJson<Page<Team>>> {
     let (_, params) = list_query(q)?;
     let page = app
-        .db(move |db| {
-            let recs = db.all::<TeamRec>(kind::TEAM)?;
-            let page = paginate(recs, |t: &TeamRec| &t.id, &params);
+        .read(move |db| {
+            let page = db.records_page::<TeamRec>(kind::TEAM, &params)?;
+            let mut renderer = TeamRenderer::new(db);
             let items = page
                 .items
                 .iter()
-                .map(|t| render_team(db, t))
+                .map(|t| renderer.render(t))
                 .collect::<Reply<Vec<_>>>()?;
             Ok(Page {
                 items,
@@ -85,7 +84,7 @@ pub async fn list(State(app): State<App>, RawQuery(q): RawQuery) -> Reply<Json<P
             })
         })
         .await?;
-    Ok(Json(page))
+    Ok(BigJson(page))
 }
 
 /// `GET /organization/teams/{team_id}` (id or slug).

@@ -1,0 +1,332 @@
+//! A database written at schema version 1 (tests/fixtures/db/service-v1.db) opens with the
+//! current code, migrates, and serves everything it held: every notification with its stored
+//! JSON, the active destinations under their callback filters, every team, in both orders.
+mod support_service;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+use switchboard::service::{DbLocation, Seed, ServiceConfig};
+
+/// What the fixture holds, read with plain SQL before the service touches it.
+struct Stored {
+    /// id → (callback id, destination id, status, JSON).
+    notifications: BTreeMap<String, (String, String, String, Value)>,
+    /// kind → id → JSON.
+    records: BTreeMap<String, BTreeMap<String, Value>>,
+}
+
+fn read_stored(path: &Path) -> Stored {
+    let conn = rusqlite::Connection::open(path).expect("open fixture");
+    let version: i64 = conn
+        .pragma_query_value(None, "user_version", |r| r.get(0))
+        .expect("version");
+    assert_eq!(version, 1, "the fixture is a schema-1 database");
+    let mut notifications = BTreeMap::new();
+    let mut stmt = conn
+        .prepare("SELECT id, callback_id, destination_id, status, data FROM notifications")
+        .expect("prepare");
+    let rows = stmt
+        .query_map([], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, String>(2)?,
+                r.get::<_, String>(3)?,
+                r.get::<_, String>(4)?,
+            ))
+        })
+        .expect("query");
+    for row in rows {
+        let (id, cb, dest, status, data) = row.expect("row");
+        let json: Value = serde_json::from_str(&data).expect("stored json");
+        notifications.insert(id, (cb, dest, status, json));
+    }
+    let mut records: BTreeMap<String, BTreeMap<String, Value>> = BTreeMap::new();
+    let mut stmt = conn
+        .prepare("SELECT kind, id, data FROM records")
+        .expect("prepare");
+    let rows = stmt
+        .query_map([], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, String>(2)?,
+            ))
+        })
+        .expect("query");
+    for row in rows {
+        let (kind, id, data) = row.expect("row");
+        let json: Value = serde_json::from_str(&data).expect("stored json");
+        records.entry(kind).or_default().insert(id, json);
+    }
+    Stored {
+        notifications,
+        records,
+    }
+}
+
+/// Copies the fixture into a fresh directory (the original stays untouched).
+fn fixture_copy(dir: &Path) -> PathBuf {
+    let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/db/service-v1.db");
+    let dst = dir.join("service.db");
+    std::fs::copy(&src, &dst).expect("copy fixture");
+    std::fs::set_permissions(&dst, std::fs::Permissions::from_mode(0o644)).expect("chmod");
+    dst
+}
+
+/// Every item of a list, walking forward with `after` in pages of `limit`.
+async fn walk(
+    t: &support_service::TestService,
+    path: &str,
+    limit: usize,
+    order: &str,
+) -> Vec<Value> {
+    let sep = if path.contains('?') { '&' } else { '?' };
+    let mut items: Vec<Value> = Vec::new();
+    let mut after: Option<String> = None;
+    loop {
+        let mut url = format!("{path}{sep}limit={limit}&order={order}");
+        if let Some(a) = &after {
+            url.push_str(&format!("&after={a}"));
+        }
+        let page = t.get(&url).await;
+        assert_eq!(page.status, 200, "{url}: {}", page.body);
+        let got = page.body["items"].as_array().expect("items").clone();
+        assert!(got.len() <= limit);
+        let more = page.body["pagination"]["has_more_after"] == Value::Bool(true);
+        assert_eq!(
+            page.body["pagination"]["has_more_before"],
+            Value::Bool(after.is_some()),
+            "{url}"
+        );
+        after = got
+            .last()
+            .and_then(|v| v["id"].as_str())
+            .map(str::to_string);
+        items.extend(got);
+        if !more {
+            return items;
+        }
+    }
+}
+
+fn ids(items: &[Value]) -> Vec<String> {
+    items
+        .iter()
+        .filter_map(|v| v["id"].as_str().map(str::to_string))
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_version_1_database_migrates_with_nothing_lost() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = fixture_copy(dir.path());
+    let stored = read_stored(&path);
+    assert!(stored.notifications.len() > 300);
+
+    let mut cfg = ServiceConfig::ephemeral();
+    cfg.db = DbLocation::Path(path.clone());
+    cfg.seed = Seed::None;
+    // Keeps the retrying notifications from being attempted again while we compare.
+    cfg.retry_base = std::time::Duration::from_secs(3600);
+    let t = support_service::start_with(cfg).await;
+
+    // Every notification, in both orders; finished ones exactly as stored.
+    let asc = walk(&t, "/callbacks-notifications", 100, "asc").await;
+    let want: Vec<String> = stored.notifications.keys().cloned().collect();
+    assert_eq!(ids(&asc), want);
+    let desc = walk(&t, "/callbacks-notifications", 37, "desc").await;
+    let mut reversed = want.clone();
+    reversed.reverse();
+    assert_eq!(ids(&desc), reversed);
+    for n in &asc {
+        let id = n["id"].as_str().expect("id");
+        let (_, _, status, json) = &stored.notifications[id];
+        if status != "retrying" && status != "pending" {
+            assert_eq!(n, json, "{id}");
+        }
+    }
+
+    // `before` walks back: the page right before an item, in the asked order.
+    let mid = &want[150];
+    let back = t
+        .get(&format!("/callbacks-notifications?before={mid}&limit=10"))
+        .await;
+    assert_eq!(
+        ids(back.body["items"].as_array().expect("items")),
+        want[140..150]
+    );
+    assert_eq!(back.body["pagination"]["has_more_before"], true);
+    assert_eq!(back.body["pagination"]["has_more_after"], true);
+    let back = t
+        .get(&format!(
+            "/callbacks-notifications?before={mid}&limit=10&order=desc"
+        ))
+        .await;
+    let mut expect: Vec<String> = want[151..161].to_vec();
+    expect.reverse();
+    assert_eq!(ids(back.body["items"].as_array().expect("items")), expect);
+    // An anchor that is not in the (filtered) list gives an empty page, as the API does.
+    for q in [
+        "after=cbn_missing",
+        "before=cbn_missing",
+        &format!("after={mid}&callback_id=clb_none"),
+    ] {
+        let p = t.get(&format!("/callbacks-notifications?{q}")).await;
+        assert_eq!(p.status, 200);
+        assert_eq!(p.body["items"], Value::Array(Vec::new()), "{q}");
+        assert_eq!(p.body["pagination"]["has_more_after"], false, "{q}");
+    }
+
+    // The Union filters in SQL agree with the stored columns.
+    let (cb, dest) = {
+        let first = stored.notifications.values().next().expect("one");
+        (first.0.clone(), first.1.clone())
+    };
+    let by_cb = walk(
+        &t,
+        &format!("/callbacks-notifications?callback_id={cb}"),
+        50,
+        "asc",
+    )
+    .await;
+    let want_cb: Vec<String> = stored
+        .notifications
+        .iter()
+        .filter(|(_, v)| v.0 == cb)
+        .map(|(k, _)| k.clone())
+        .collect();
+    assert_eq!(ids(&by_cb), want_cb);
+    let both = walk(
+        &t,
+        &format!("/callbacks-notifications?callback_id[]={cb}&destination_id[0]={dest}"),
+        20,
+        "desc",
+    )
+    .await;
+    let mut want_both: Vec<String> = stored
+        .notifications
+        .iter()
+        .filter(|(_, v)| v.0 == cb && v.1 == dest)
+        .map(|(k, _)| k.clone())
+        .collect();
+    want_both.reverse();
+    assert_eq!(ids(&both), want_both);
+
+    // Destinations: the active ones; with callback_id, those selecting it (or all).
+    let dests = &stored.records["destination"];
+    let active: Vec<String> = dests
+        .iter()
+        .filter(|(_, v)| v["active"] == Value::Bool(true))
+        .map(|(k, _)| k.clone())
+        .collect();
+    assert!(active.len() < dests.len(), "the fixture has a deleted one");
+    assert_eq!(
+        ids(&walk(&t, "/callbacks-destinations", 2, "asc").await),
+        active
+    );
+    for callback in stored.records["callback"].keys() {
+        let selecting: Vec<String> = dests
+            .iter()
+            .filter(|(_, v)| v["active"] == Value::Bool(true))
+            .filter(|(_, v)| {
+                let sel = &v["destination"]["callbacks"];
+                sel["type"] == "all"
+                    || sel["callback_ids"]
+                        .as_array()
+                        .is_some_and(|a| a.iter().any(|c| c == callback.as_str()))
+            })
+            .map(|(k, _)| k.clone())
+            .collect();
+        let got = walk(
+            &t,
+            &format!("/callbacks-destinations?callback_id={callback}"),
+            100,
+            "asc",
+        )
+        .await;
+        assert_eq!(ids(&got), selecting, "{callback}");
+    }
+
+    // Teams and the other record kinds are all still there.
+    let teams: BTreeSet<String> = stored.records["team"].keys().cloned().collect();
+    let got: BTreeSet<String> = ids(&walk(&t, "/organization/teams", 7, "desc").await)
+        .into_iter()
+        .collect();
+    assert_eq!(got, teams);
+    let imports = walk(&t, "/provider-oauth/token-imports", 100, "asc").await;
+    assert_eq!(imports.len(), stored.records["import"].len());
+
+    t.svc.shutdown().await;
+    let conn = rusqlite::Connection::open(&path).expect("reopen");
+    let version: i64 = conn
+        .pragma_query_value(None, "user_version", |r| r.get(0))
+        .expect("version");
+    assert_eq!(version, 2);
+    let mode = std::fs::metadata(&path).expect("meta").permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600, "the database holds secrets");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_new_database_and_its_wal_are_private() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("new.db");
+    let mut cfg = ServiceConfig::ephemeral();
+    cfg.db = DbLocation::Path(path.clone());
+    cfg.seed = Seed::Demo;
+    let t = support_service::start_with(cfg).await;
+    // A write leaves a -wal (and -shm) beside the database while it is open.
+    let created = t
+        .raw(
+            reqwest::Method::POST,
+            "/organization/teams",
+            Some(r#"{"name":"Private"}"#),
+            None,
+        )
+        .await;
+    assert_eq!(created.status, 200);
+    for suffix in ["", "-wal", "-shm"] {
+        let p = PathBuf::from(format!("{}{suffix}", path.display()));
+        let mode = std::fs::metadata(&p)
+            .unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+            .permissions()
+            .mode()
+            & 0o777;
+        assert_eq!(mode, 0o600, "{}", p.display());
+    }
+    t.svc.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn history_seeds_past_events_straight_into_the_store() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("history.db");
+    let mut cfg = ServiceConfig::ephemeral();
+    cfg.db = DbLocation::Path(path.clone());
+    cfg.history = 600;
+    let t = support_service::start_with(cfg).await;
+    let all = walk(&t, "/callbacks-notifications", 100, "asc").await;
+    // The demo world comes first (there was no destination), then about three per event.
+    assert!(all.len() > 600 + 300, "{}", all.len());
+    let statuses: BTreeSet<&str> = all.iter().filter_map(|n| n["status"].as_str()).collect();
+    assert!(
+        statuses.contains("succeeded") && statuses.contains("failed"),
+        "{statuses:?}"
+    );
+    let retried = all.iter().any(|n| {
+        n["status"] == "succeeded" && n["attempts"].as_array().is_some_and(|a| a.len() > 1)
+    });
+    assert!(retried, "some were delivered after retries");
+    let oldest: chrono::DateTime<chrono::Utc> = all[0]["created_at"]
+        .as_str()
+        .and_then(|s| s.parse().ok())
+        .expect("created_at");
+    assert!(
+        chrono::Utc::now() - oldest > chrono::TimeDelta::weeks(3),
+        "spread over the past weeks"
+    );
+    t.svc.shutdown().await;
+}
