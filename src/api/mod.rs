@@ -3,6 +3,7 @@ pub mod client;
 pub mod error;
 pub mod model;
 pub mod page;
+pub mod replay;
 pub mod request;
 pub mod secret;
 pub mod signature;
