@@ -4,6 +4,7 @@ mod args;
 mod columns;
 mod input;
 mod output;
+mod replay;
 mod run;
 
 pub use args::{
@@ -12,6 +13,7 @@ pub use args::{
 };
 pub use input::parse_expires_at;
 pub use output::OutputFormat;
+pub use replay::{ReplayArgs, TIMEOUT_ENV as REPLAY_TIMEOUT_ENV};
 pub use run::run;
 
 use crate::api;
@@ -31,6 +33,14 @@ pub enum HeadlessError {
     /// Writing the output or reading the terminal failed (exit 1).
     #[error("{0}")]
     Io(std::io::Error),
+    /// A replay's receiver answered other than 2xx (exit 3) or not at all (exit 4).
+    #[error("{message}")]
+    Replay {
+        /// The exit code.
+        code: i32,
+        /// What happened.
+        message: String,
+    },
 }
 
 impl HeadlessError {
@@ -40,6 +50,7 @@ impl HeadlessError {
             HeadlessError::Usage(_) => 2,
             HeadlessError::Api(e) => e.exit_code(),
             HeadlessError::Cancelled | HeadlessError::Io(_) => 1,
+            HeadlessError::Replay { code, .. } => *code,
         }
     }
 
