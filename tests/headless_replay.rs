@@ -422,3 +422,122 @@ async fn remote_targets_are_refused_before_anything_is_sent() {
     assert_eq!(one(&log, "ok-ro").path, "ok-ro");
     t.svc.shutdown().await;
 }
+
+/// Runs the binary in a pseudo-terminal, answers the confirmation prompt with `answer`, and
+/// returns its exit code and everything it wrote.
+fn run_in_pty(t_base: &str, key: &str, args: &[&str], answer: &str) -> (u32, String) {
+    use portable_pty::{CommandBuilder, PtySize, native_pty_system};
+    use std::io::{Read, Write};
+    use std::time::Instant;
+
+    let home = tempfile::tempdir().expect("home");
+    let pair = native_pty_system()
+        .openpty(PtySize {
+            rows: 40,
+            cols: 200,
+            pixel_width: 0,
+            pixel_height: 0,
+        })
+        .expect("openpty");
+    let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_switchboard"));
+    cmd.args(args);
+    cmd.env_clear();
+    cmd.env("PATH", std::env::var("PATH").unwrap_or_default());
+    cmd.env("TERM", "dumb");
+    cmd.env("HOME", home.path());
+    cmd.env("XDG_CONFIG_HOME", home.path().join("config"));
+    cmd.env("XDG_DATA_HOME", home.path().join("data"));
+    cmd.env("SWITCHBOARD_BASE_URL", t_base);
+    cmd.env("SWITCHBOARD_API_KEY", key);
+    let mut child = pair.slave.spawn_command(cmd).expect("spawn switchboard");
+    drop(pair.slave);
+    let seen = Arc::new(Mutex::new(Vec::<u8>::new()));
+    let mut reader = pair.master.try_clone_reader().expect("pty reader");
+    let feed = Arc::clone(&seen);
+    // Drain the PTY on a thread, or the child blocks on a full buffer.
+    let drain = std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        while let Ok(n) = reader.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            feed.lock().expect("seen").extend_from_slice(&buf[..n]);
+        }
+    });
+    let text = || String::from_utf8_lossy(&seen.lock().expect("seen")).into_owned();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !text().contains("Type the host name") {
+        assert!(Instant::now() < deadline, "no prompt: {}", text());
+        std::thread::sleep(Duration::from_millis(20)); // polling interval, not synchronisation
+    }
+    let mut keys = pair.master.take_writer().expect("pty writer");
+    keys.write_all(format!("{answer}\r").as_bytes())
+        .and_then(|()| keys.flush())
+        .expect("answer");
+    let status = loop {
+        if let Ok(Some(s)) = child.try_wait() {
+            break s;
+        }
+        if Instant::now() >= deadline {
+            let _ = child.kill();
+            panic!("did not finish: {}", text());
+        }
+        std::thread::sleep(Duration::from_millis(20)); // polling interval, not synchronisation
+    };
+    // The rest of the output: the drain thread ends at the PTY's end of file.
+    drop(pair.master);
+    let end = Instant::now() + Duration::from_secs(2);
+    while !drain.is_finished() && Instant::now() < end {
+        std::thread::sleep(Duration::from_millis(20)); // polling interval, not synchronisation
+    }
+    (status.exit_code(), text())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_remote_host_must_be_typed_back_on_a_terminal() {
+    let (rx, log) = receiver().await;
+    let (t, n, secret) = delivered(&rx).await;
+    let (base, key) = (t.svc.base_url.clone(), t.svc.api_key.expose().to_string());
+
+    // A wrong answer cancels: exit 1, nothing sent (the host does not exist anyway).
+    let id = n.id.clone();
+    let (b, k) = (base.clone(), key.clone());
+    let (code, text) = tokio::task::spawn_blocking(move || {
+        let args = [
+            "notifications",
+            "replay",
+            &id,
+            "--to",
+            "http://hooks.example.invalid/in",
+        ];
+        run_in_pty(&b, &k, &args, "yes")
+    })
+    .await
+    .expect("pty run");
+    assert_eq!(code, 1, "{text}");
+    assert!(text.contains("not this machine"), "{text}");
+    assert!(
+        text.contains("metorial-signature: i="),
+        "the preview shows what is sent: {text}"
+    );
+    assert!(!text.contains(&secret), "{text}");
+
+    // 0.0.0.0 is not a loopback address, yet Linux connects it to this machine: typing it back
+    // sends the replay without the test leaving loopback.
+    #[cfg(target_os = "linux")]
+    {
+        let port = rx.rsplit(':').next().expect("port").to_string();
+        let id = n.id.clone();
+        let (code, text) = tokio::task::spawn_blocking(move || {
+            let to = format!("http://0.0.0.0:{port}/ok-typed");
+            let args = ["notifications", "replay", &id, "--to", &to];
+            run_in_pty(&base, &key, &args, "0.0.0.0")
+        })
+        .await
+        .expect("pty run");
+        assert_eq!(code, 0, "{text}");
+        let got = one(&log, "ok-typed");
+        verify_independently(&secret, &got.headers, &got.body);
+    }
+    t.svc.shutdown().await;
+}
