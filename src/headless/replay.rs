@@ -12,7 +12,7 @@ use super::output::{self, OutputFormat};
 use crate::api::Client;
 use crate::api::replay::{
     self, MAX_RESPONSE_BODY, MAX_RESPONSE_HEADER_BYTES, MAX_RESPONSE_HEADERS, ReplayError,
-    ReplayPlan, ReplayResult, SendOptions, Signing,
+    ReplayPlan, ReplayResult, SendOptions,
 };
 use crate::text::redact::header_value;
 use crate::text::sanitize::{line, lines};
@@ -66,18 +66,9 @@ pub async fn run(
         )));
     }
     let n = client.get_notification(&args.id).await?;
-    let (_, recorded) = replay::recorded_request(&n, args.attempt).map_err(usage)?;
-    let (signing, destination) = if args.unsigned {
-        (None, None)
-    } else {
-        let d = replay::destination_for(client, &n, recorded)
-            .await
-            .map_err(usage)?;
-        let host = replay::signing_host(recorded, client.base_url()).unwrap_or_default();
-        (Signing::for_destination(&d, &host), Some(d))
-    };
-    let plan =
-        replay::plan(&n, args.attempt, target, signing, destination.as_ref()).map_err(usage)?;
+    let plan = replay::prepare(client, &n, args.attempt, target, args.unsigned)
+        .await
+        .map_err(usage)?;
     if !local && !args.yes {
         confirm_remote(&plan)?;
     }

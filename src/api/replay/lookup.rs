@@ -108,3 +108,87 @@ pub async fn destination_for(
     let found = matching(&all, Some(recorded.url.as_str()), callback.as_deref());
     choose_destination(&found, recorded).cloned()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::signature::signature;
+
+    fn dest(id: &str, url: &str, secret: &str, callbacks: Option<&[&str]>) -> Destination {
+        let callbacks = match callbacks {
+            None => serde_json::json!({"type": "all"}),
+            Some(ids) => serde_json::json!({"type": "selected", "callback_ids": ids}),
+        };
+        serde_json::from_value(serde_json::json!({
+            "id": id, "type": "webhook", "name": id, "description": "",
+            "webhook_destination": {"url": url, "signing_secret": secret},
+            "callbacks": callbacks, "created_at": "2026-01-01T00:00:00.000Z"
+        }))
+        .expect("destination")
+    }
+
+    fn recorded(sig: Option<String>) -> WebhookRequest {
+        let mut headers = std::collections::BTreeMap::new();
+        if let Some(s) = sig {
+            headers.insert("Metorial-Signature".to_string(), s);
+        }
+        WebhookRequest {
+            object: String::new(),
+            id: "r".into(),
+            url: "http://r/in".into(),
+            request_method: "POST".into(),
+            request_body: Some("{}".into()),
+            request_headers: headers,
+            response_headers: std::collections::BTreeMap::new(),
+            response_status: 500,
+            response_body: None,
+            request_error: None,
+            duration: 0,
+            created_at: chrono::Utc::now(),
+        }
+    }
+
+    #[test]
+    fn matches_by_url_and_callback_once_each() {
+        let a = dest("cld_a", "http://r/in", "s_a", Some(&["clb_1"]));
+        let b = dest("cld_b", "http://r/in", "s_b", None);
+        let c = dest("cld_c", "http://other/in", "s_c", None);
+        let d = dest("cld_d", "http://r/in", "s_d", Some(&["clb_2"]));
+        let all = [a.clone(), b, c, d, a];
+        let ids = |v: Vec<&Destination>| v.into_iter().map(|d| d.id.clone()).collect::<Vec<_>>();
+        assert_eq!(
+            ids(matching(&all, Some("http://r/in"), Some("clb_1"))),
+            ["cld_a", "cld_b"]
+        );
+        assert_eq!(
+            ids(matching(&all, Some("http://r/in"), None)),
+            ["cld_a", "cld_b", "cld_d"]
+        );
+        assert!(matching(&all, None, None).is_empty());
+    }
+
+    #[test]
+    fn the_recorded_signature_picks_among_several() {
+        let a = dest("cld_a", "http://r/in", "s_a", None);
+        let b = dest("cld_b", "http://r/in", "s_b", None);
+        let both = [&a, &b];
+        let by_b = recorded(Some(signature("s_b", "h", 1, "{}")));
+        assert_eq!(
+            choose_destination(&both, &by_b).ok().map(|d| &d.id),
+            Some(&b.id)
+        );
+        let unsigned = recorded(None);
+        assert!(matches!(
+            choose_destination(&both, &unsigned),
+            Err(ReplayError::Ambiguous(2))
+        ));
+        assert_eq!(
+            choose_destination(&[&a], &unsigned).ok().map(|d| &d.id),
+            Some(&a.id)
+        );
+        assert!(matches!(
+            choose_destination(&[], &unsigned),
+            Err(ReplayError::NoDestination)
+        ));
+    }
+}

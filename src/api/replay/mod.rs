@@ -341,6 +341,35 @@ pub fn plan(
     })
 }
 
+/// The whole preparation through the API, for a caller that holds no destinations: finds the
+/// destination whose secret signs (unless `unsigned`), then [`plan`]s. The console, which may
+/// already hold the destinations, can instead use [`matching`], [`choose_destination`],
+/// [`Signing::for_destination`] with [`signing_host`], and [`plan`].
+///
+/// # Errors
+/// Nothing to replay, no single signing destination, or the lookup's API error.
+pub async fn prepare(
+    client: &super::Client,
+    n: &Notification,
+    index: Option<i64>,
+    target: url::Url,
+    unsigned: bool,
+) -> Result<ReplayPlan, ReplayError> {
+    let (_, recorded) = recorded_request(n, index)?;
+    if unsigned {
+        return plan(n, index, target, None, None);
+    }
+    let d = destination_for(client, n, recorded).await?;
+    let host = signing_host(recorded, client.base_url()).unwrap_or_default();
+    plan(
+        n,
+        index,
+        target,
+        Signing::for_destination(&d, &host),
+        Some(&d),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
