@@ -13,7 +13,7 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::IntoResponse;
 use axum::routing::post;
 use hmac::{Hmac, KeyInit, Mac};
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 use sha2::Sha256;
 use support_service::{TestService, eventually, start_with};
 use switchboard::api::model::{CallbackType, CallbacksInput, CreateDestination, Notification};
@@ -30,7 +30,8 @@ struct Got {
 
 type Log = Arc<Mutex<Vec<Got>>>;
 
-/// `/ok…` answers 200, `/fail` 500 with a cookie and an escape sequence, `/hang` never answers.
+/// `/ok…` answers 200, `/fail` 500 with a cookie and an escape sequence, `/big` 200 with 80
+/// headers and 100 KiB, `/hang` never answers.
 async fn receive(
     State(log): State<Log>,
     Path(path): Path<String>,
@@ -49,6 +50,16 @@ async fn receive(
             "boom \u{1b}]0;PWNED\u{7} trace",
         )
             .into_response(),
+        "big" => {
+            let mut r = "x".repeat(100 * 1024).into_response();
+            for i in 0..80 {
+                r.headers_mut().insert(
+                    axum::http::HeaderName::try_from(format!("x-h{i}")).expect("name"),
+                    axum::http::HeaderValue::from_static("v"),
+                );
+            }
+            r
+        }
         "hang" => {
             std::future::pending::<()>().await;
             StatusCode::OK.into_response()
@@ -539,5 +550,26 @@ async fn a_remote_host_must_be_typed_back_on_a_terminal() {
         let got = one(&log, "ok-typed");
         verify_independently(&secret, &got.headers, &got.body);
     }
+    t.svc.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_large_answer_is_capped_as_the_delivery_engine_caps_it() {
+    let (rx, _log) = receiver().await;
+    let (t, n, _) = delivered(&rx).await;
+    let to = format!("{rx}/big");
+    let out = run(
+        &t,
+        &["notifications", "replay", &n.id, "--to", &to, "-o", "json"],
+        &[],
+    )
+    .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let v: Value = serde_json::from_str(&out.stdout).expect("json");
+    let r = &v["response"];
+    assert_eq!(r["body"].as_str().map(str::len), Some(64 * 1024));
+    assert_eq!(r["body_truncated"], true);
+    assert_eq!(r["headers_truncated"], true);
+    assert_eq!(r["headers"].as_object().map(Map::len), Some(64));
     t.svc.shutdown().await;
 }
