@@ -1,7 +1,8 @@
 //! Command-line definitions (clap): global flags and the subcommands of the binary.
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{ArgGroup, Args, Parser, Subcommand, ValueHint};
+use clap_complete::Shell;
 use switchboard::headless::{OutputFormat, Resource};
 use switchboard::service::ServeArgs;
 
@@ -35,10 +36,10 @@ pub struct GlobalArgs {
     #[arg(long, global = true, value_name = "P")]
     pub profile: Option<String>,
     /// API base URL.
-    #[arg(long, global = true, value_name = "URL")]
+    #[arg(long, global = true, value_name = "URL", value_hint = ValueHint::Url)]
     pub base_url: Option<String>,
     /// Config file.
-    #[arg(long, global = true, value_name = "FILE")]
+    #[arg(long, global = true, value_name = "FILE", value_hint = ValueHint::FilePath)]
     pub config: Option<PathBuf>,
     /// Output format (default: table on a terminal, json when piped).
     #[arg(
@@ -70,7 +71,97 @@ pub enum Command {
     Serve(ServeArgs),
     /// Show paths, the active profile, base URL, instance id and the key (masked).
     Info,
+    /// Print a shell completion script (see the README for where to put it).
+    #[command(after_help = COMPLETION_HELP)]
+    Completion {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: Shell,
+    },
+    /// Print the man page (roff) of every command: `switchboard man | man -l -`.
+    Man,
+    /// List, show, add, select and remove the config file's profiles.
+    #[command(subcommand)]
+    Profile(ProfileCmd),
     /// A resource command.
     #[command(flatten)]
     Resource(Resource),
+}
+
+const COMPLETION_HELP: &str = "\
+Examples:
+  switchboard completion bash > ~/.local/share/bash-completion/completions/switchboard
+  switchboard completion zsh > \"${fpath[1]}/_switchboard\"
+  switchboard completion fish > ~/.config/fish/completions/switchboard.fish
+  switchboard completion powershell >> $PROFILE
+
+Profile names come from the config file when you press Tab (the bash, zsh and fish scripts run
+`switchboard profile list --names`), so new profiles complete without writing the script again.
+PowerShell's script completes subcommands and flags only.";
+
+const PROFILE_ADD_HELP: &str = "\
+The key is never a flag value (it would show in the process list and the shell history): name an
+environment variable, a command that prints it, or pipe it in with --api-key-stdin, which stores
+it in the file (written owner-only, 0600).
+
+Examples:
+  switchboard profile add work --base-url https://api.metorial.com --api-key-cmd 'pass show metorial/work'
+  switchboard profile add ci --base-url https://api.metorial.com --api-key-env METORIAL_CI_KEY --read-only
+  printf %s \"$KEY\" | switchboard profile add local --base-url http://127.0.0.1:4100 --api-key-stdin";
+
+/// `profile …`: edits the config file (`--config`, `SWITCHBOARD_CONFIG` or the default) in place.
+#[derive(Subcommand, Debug)]
+pub enum ProfileCmd {
+    /// List the profiles; `*` marks the default.
+    List {
+        /// Print only the names, one a line (for scripts and shell completion).
+        #[arg(long)]
+        names: bool,
+    },
+    /// Show one profile (default: the active one), keys masked.
+    Show {
+        /// The profile.
+        #[arg(value_name = "NAME")]
+        profile_name: Option<String>,
+    },
+    /// Add a profile (the --base-url and --read-only flags are stored in it).
+    #[command(
+        after_help = PROFILE_ADD_HELP,
+        override_usage = "switchboard profile add NAME --base-url URL \
+                          (--api-key-env VAR | --api-key-cmd CMD | --api-key-stdin) \
+                          [--instance-id ID] [--read-only]"
+    )]
+    #[command(group(ArgGroup::new("key").required(true).args(["api_key_env", "api_key_cmd", "api_key_stdin"])))]
+    Add {
+        /// The new profile's name (letters, digits, '-', '_', '.').
+        #[arg(value_name = "NAME")]
+        new_name: String,
+        /// Environment variable holding the API key.
+        #[arg(long, value_name = "VAR")]
+        api_key_env: Option<String>,
+        /// Shell command printing the API key (e.g. a password manager).
+        #[arg(long, value_name = "CMD", value_hint = ValueHint::CommandString)]
+        api_key_cmd: Option<String>,
+        /// Read the key itself from standard input and store it in the file.
+        #[arg(long)]
+        api_key_stdin: bool,
+        /// Instance id, sent as metorial-instance-id.
+        #[arg(long, value_name = "ID")]
+        instance_id: Option<String>,
+    },
+    /// Make a profile the default that commands and the console open with.
+    Use {
+        /// The profile.
+        #[arg(value_name = "NAME")]
+        profile_name: String,
+    },
+    /// Remove a profile (asks on a terminal; --yes otherwise).
+    Remove {
+        /// The profile.
+        #[arg(value_name = "NAME")]
+        profile_name: String,
+        /// Do not ask.
+        #[arg(long, short = 'y')]
+        yes: bool,
+    },
 }

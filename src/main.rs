@@ -1,6 +1,7 @@
 //! The `switchboard` binary: parses the command line and hands over to the console, the local
 //! service or a headless command.
 mod cli;
+mod setup;
 
 use std::process::ExitCode;
 
@@ -47,6 +48,9 @@ async fn dispatch(cli: Cli) -> u8 {
     match cli.command {
         Some(Command::Resource(r)) => run_headless(&g, r).await,
         Some(Command::Info) => info(&g),
+        Some(Command::Completion { shell }) => setup::completion(shell),
+        Some(Command::Man) => setup::man(),
+        Some(Command::Profile(p)) => setup::profile(&g, p),
         // ---- service wiring: `serve` and `demo` use the service branch's API ----
         Some(Command::Serve(args)) => match service::serve(args).await {
             Ok(()) => 0,
@@ -64,7 +68,8 @@ fn fail(e: &dyn std::fmt::Display) -> u8 {
     1
 }
 
-fn flags(g: &GlobalArgs) -> Flags {
+/// The global flags that take part in resolving the configuration.
+pub(crate) fn flags(g: &GlobalArgs) -> Flags {
     Flags {
         config: g.config.clone(),
         profile: g.profile.clone(),
@@ -209,9 +214,10 @@ fn info(g: &GlobalArgs) -> u8 {
     }
     let paths = Paths::with_config(settings.config_path.clone());
     let shown = |p: &Option<std::path::PathBuf>| {
-        p.as_ref()
-            .map(|p| p.display().to_string())
-            .unwrap_or_else(|| "(unknown: no home directory)".into())
+        p.as_ref().map_or_else(
+            || "(unknown: no home directory)".into(),
+            |p| p.display().to_string(),
+        )
     };
     let key = |spec: &Option<config::KeySpec>| match spec {
         None => ("(none)".to_string(), None),

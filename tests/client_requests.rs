@@ -1,11 +1,11 @@
 //! The client against a recording loopback server: the exact wire form (method, path, query,
 //! body, headers) of every operation and every Union filter form.
-mod support_fake;
+mod common;
 
 use std::time::Duration;
 
+use common::fake::{FakeServer, KEY, Recorded};
 use serde_json::{Value, json};
-use support_fake::{FakeServer, KEY, Recorded};
 use switchboard::api::model::*;
 use switchboard::api::{Client, ClientOptions, ListQuery, NotificationFilter, Order, Secret};
 

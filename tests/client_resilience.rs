@@ -1,11 +1,11 @@
 //! The client against a recording loopback server: error bodies, bounded retries and `429`
 //! handling, and replies that are malformed, HTML, truncated or cut off.
-mod support_fake;
+mod common;
 
 use std::time::{Duration, Instant};
 
+use common::fake::{FakeServer, KEY, Reply, closed_port_url, fixture};
 use proptest::prelude::*;
-use support_fake::{FakeServer, KEY, Reply, closed_port_url, fixture};
 use switchboard::api::client::parse_error_body;
 use switchboard::api::model::*;
 use switchboard::api::{ApiError, Client, ClientOptions, Error, ListQuery, Secret};

@@ -1,10 +1,9 @@
 //! Following a webhook end to end on a real local service after real deliveries: destination →
 //! its notifications → detail → attempt (masked, revealed, signature) → back, and health.
-mod deliveries_support;
-mod support_service;
+mod common;
 
+use common::deliveries::{RECEIVER_KEY, World, normalize, redact, screen, settle, world};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use deliveries_support::{RECEIVER_KEY, World, normalize, redact, screen, settle, world};
 use switchboard::api::model::Notification;
 use switchboard::api::signature::{SigError, header_of, verify};
 use switchboard::console::record::Item;

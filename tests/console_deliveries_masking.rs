@@ -1,12 +1,10 @@
 //! Header masking fails closed: unit cases (name case, unknown headers, the safe list) and
 //! properties over the function and over the rendered attempt view.
-mod console_support;
+mod common;
 
-use console_support::{answer_all, ch, fixed_clock, key};
+use common::{answer_all, ch, fixed_clock, key};
 use crossterm::event::KeyCode;
 use proptest::prelude::*;
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 use switchboard::console::deliveries::mask::{MASKED, is_safe, shown};
 use switchboard::console::record::Item;
 use switchboard::console::{App, Msg, State, Tab};
@@ -99,9 +97,7 @@ fn attempt_with_header(name: &str, value: &str) -> App {
 }
 
 fn screen(app: &App) -> String {
-    let mut term = Terminal::new(TestBackend::new(160, 60)).expect("terminal");
-    term.draw(|f| app.render(f)).expect("draw");
-    term.backend().to_string()
+    common::screen_sized(app, 160, 60)
 }
 
 proptest! {

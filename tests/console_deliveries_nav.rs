@@ -1,20 +1,13 @@
 //! Cross-navigation and the filter dialog on an offline app: which requests go out, chips,
 //! breadcrumb, and Esc restoring cursor and page.
-mod console_support;
+mod common;
 
-use console_support::{answer_all, ch, key, started_app};
+use common::screen;
+
+use common::{answer_all, ch, key, started_app};
 use crossterm::event::KeyCode;
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 use switchboard::api::NotificationFilter;
 use switchboard::console::{ApiCmd, App, Pane, Tab};
-
-fn screen(app: &App) -> String {
-    let (w, h) = app.state.size;
-    let mut term = Terminal::new(TestBackend::new(w, h)).expect("terminal");
-    term.draw(|f| app.render(f)).expect("draw");
-    term.backend().to_string()
-}
 
 /// The single list request made since the last look: (tab, filter).
 fn list_request(app: &mut App) -> (Tab, NotificationFilter) {
@@ -31,12 +24,8 @@ fn list_request(app: &mut App) -> (Tab, NotificationFilter) {
     // Answer them from the fixtures.
     for r in reqs {
         let reply = match &r.cmd {
-            ApiCmd::List { tab, .. } => {
-                console_support::page_reply(*tab, console_support::fixtures_of(*tab).0)
-            }
-            ApiCmd::Get { tab, .. } => {
-                console_support::item_reply(*tab, console_support::fixtures_of(*tab).1)
-            }
+            ApiCmd::List { tab, .. } => common::page_reply(*tab, common::fixtures_of(*tab).0),
+            ApiCmd::Get { tab, .. } => common::item_reply(*tab, common::fixtures_of(*tab).1),
             _ => continue,
         };
         app.apply(switchboard::console::Msg::Api {
@@ -180,8 +169,12 @@ fn local_status_filter_hides_other_rows_and_says_so() {
         assert_eq!(tab, Tab::Notifications);
         assert!(f.is_empty(), "the status filter is not sent to the server");
     }
-    assert_eq!(app.state.current().list.rows.len(), want);
-    assert_eq!(count(&app, &status), want);
+    assert_eq!(app.state.current().list.shown_len(), want);
+    assert_eq!(
+        app.state.current().list.rows.len(),
+        loaded,
+        "rows stay as the server sent them"
+    );
     let s = screen(&app);
     assert!(
         s.contains(&format!("[LOCAL {status} {want}/{loaded} loaded]")),
@@ -192,7 +185,7 @@ fn local_status_filter_hides_other_rows_and_says_so() {
         app.apply(ch('l'));
         list_request(&mut app);
     }
-    assert_eq!(app.state.current().list.rows.len(), loaded);
+    assert_eq!(app.state.current().list.shown_len(), loaded);
     assert!(!screen(&app).contains("LOCAL"));
 }
 

@@ -1,12 +1,12 @@
 //! Watch mode: ticks reload the notifications list only while watching and not paused, errors
 //! back off, and on a real service new deliveries appear without a key press.
-mod console_support;
-mod deliveries_support;
-mod support_service;
+mod common;
+
+use common::screen;
 
 use std::time::Duration;
 
-use console_support::{answer_all, ch, key, page_reply, started_app};
+use common::{answer_all, ch, key, page_reply, started_app};
 use crossterm::event::KeyCode;
 use switchboard::api::Error;
 use switchboard::console::{ApiCmd, App, Msg, Tab};
@@ -118,18 +118,14 @@ fn errors_back_off() {
     assert_eq!(app.state.deliveries.watch.backoff, 4);
 }
 
-fn screen(app: &App) -> String {
-    deliveries_support::screen(app)
-}
-
 #[tokio::test]
 async fn new_deliveries_appear_without_a_key_press() {
-    let w = deliveries_support::world().await;
+    let w = common::deliveries::world().await;
     w.fire(1).await;
     let mut app = w.app().await;
     // Follow the healthy destination: a small list that this test controls.
     app.apply(ch('4'));
-    deliveries_support::settle(&mut app).await;
+    common::deliveries::settle(&mut app).await;
     let rows = &app.state.current().list.rows;
     let pos = rows
         .iter()
@@ -139,7 +135,7 @@ async fn new_deliveries_appear_without_a_key_press() {
         app.apply(ch('j'));
     }
     app.apply(ch('N'));
-    deliveries_support::settle(&mut app).await;
+    common::deliveries::settle(&mut app).await;
     assert_eq!(app.state.current().list.rows.len(), 1);
     app.apply(ch('w'));
     app.state.deliveries.watch.every_ticks = 1;

@@ -1,11 +1,10 @@
 //! Forms end to end: keys drive the console against a real local service (demo seed), then the
 //! service's state is checked through the client.
-mod console_support;
-mod support_service;
+mod common;
 
-use console_support::{ch, fixed_clock, key, next_reply};
+use common::service::{TestService, client_for, demo};
+use common::{ch, fixed_clock, key, next_reply};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use support_service::{TestService, client_for, demo};
 use switchboard::api::model::SelectionType;
 use switchboard::api::{ListQuery, Order};
 use switchboard::console::forms::Phase;

@@ -1,8 +1,8 @@
 //! Form dialogs driven by keys on an offline app: snapshots (empty, filled, with errors), the
 //! writes they ask for, and bad input (nothing typed is lost, nothing bad is sent).
-mod console_support;
+mod common;
 
-use console_support::*;
+use common::*;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -15,13 +15,6 @@ use switchboard::console::{ApiCmd, ApiReply, App, Msg, Tab};
 
 const W: u16 = 100;
 const H: u16 = 30;
-
-fn screen(app: &App) -> String {
-    let (w, h) = app.state.size;
-    let mut term = Terminal::new(TestBackend::new(w, h)).expect("test terminal");
-    term.draw(|f| app.render(f)).expect("draw");
-    term.backend().to_string()
-}
 
 fn ctrl(c: char) -> Msg {
     Msg::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL))

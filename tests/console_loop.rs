@@ -1,10 +1,10 @@
 //! The real event loop (`console::drive`) on a `TestBackend`, with key events from a channel,
 //! the real worker and a loopback server whose teams route hangs until released.
-mod console_support;
+mod common;
 
 use std::io;
 
-use console_support::*;
+use common::*;
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 use futures::channel::mpsc;
 use ratatui::Terminal;

@@ -1,33 +1,17 @@
 //! Power tools driven by keys on an offline app fed from the golden fixtures: filter, sort, raw
 //! JSON, copy (OSC 52 bytes), command line with history, rebound keys, read-only, mouse, themes.
-mod console_support;
+mod common;
 
 use std::sync::{Arc, Mutex};
 
 use base64::Engine;
-use console_support::*;
+use common::*;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 use ratatui::style::Color;
 use switchboard::console::clipboard::{Clipboard, SystemClipboard, osc52};
 use switchboard::console::keymap::ALL_ACTIONS;
 use switchboard::console::power::{PowerMsg, PowerSetup};
 use switchboard::console::{ApiCmd, App, Msg, State, Tab};
-
-fn screen(app: &App) -> String {
-    let (w, h) = app.state.size;
-    let mut term = Terminal::new(TestBackend::new(w, h)).expect("test terminal");
-    term.draw(|f| app.render(f)).expect("draw");
-    term.backend().to_string()
-}
-
-fn buffer(app: &App) -> ratatui::buffer::Buffer {
-    let (w, h) = app.state.size;
-    let mut term = Terminal::new(TestBackend::new(w, h)).expect("test terminal");
-    term.draw(|f| app.render(f)).expect("draw");
-    term.backend().buffer().clone()
-}
 
 /// An offline app configured through `PowerSetup` (keys, console table), on `tab`, loaded.
 fn configured(setup: &PowerSetup, tab: Tab, w: u16, h: u16) -> App {
@@ -58,16 +42,6 @@ fn typed(app: &mut App, text: &str) {
     }
 }
 
-fn ids(app: &App) -> Vec<String> {
-    app.state
-        .current()
-        .list
-        .rows
-        .iter()
-        .map(|r| r.id().to_string())
-        .collect()
-}
-
 fn keys_table(text: &str) -> toml::Table {
     toml::from_str(text).expect("toml")
 }
@@ -75,10 +49,10 @@ fn keys_table(text: &str) -> toml::Table {
 #[test]
 fn filter_narrows_highlights_counts_is_kept_per_tab_and_esc_clears() {
     let mut app = loaded(Tab::Teams, 80, 24);
-    assert_eq!(ids(&app).len(), 2);
+    assert_eq!(shown_ids(&app).len(), 2);
     app.apply(ch('/'));
     typed(&mut app, "supp");
-    assert_eq!(ids(&app), vec!["tm_0mh50kkb0s0obMN9YQLNsw"]);
+    assert_eq!(shown_ids(&app), vec!["tm_0mh50kkb0s0obMN9YQLNsw"]);
     let s = screen(&app);
     assert!(s.contains("filter /supp"), "prompt in footer:\n{s}");
     assert!(s.contains("1 of 2 on this page"), "count:\n{s}");
@@ -98,9 +72,9 @@ fn filter_narrows_highlights_counts_is_kept_per_tab_and_esc_clears() {
     // Kept per tab.
     app.apply(ch('2'));
     answer_all(&mut app);
-    assert_eq!(ids(&app).len(), 2, "imports are not filtered");
+    assert_eq!(shown_ids(&app).len(), 2, "imports are not filtered");
     app.apply(ch('1'));
-    assert_eq!(ids(&app).len(), 1, "the teams filter is still there");
+    assert_eq!(shown_ids(&app).len(), 1, "the teams filter is still there");
     // The selected row is the filtered one: Enter opens it.
     app.apply(key(KeyCode::Enter));
     let reqs = app.take_requests();
@@ -109,7 +83,7 @@ fn filter_narrows_highlights_counts_is_kept_per_tab_and_esc_clears() {
     );
     app.apply(key(KeyCode::Esc)); // close the detail
     app.apply(key(KeyCode::Esc)); // clear the filter
-    assert_eq!(ids(&app).len(), 2);
+    assert_eq!(shown_ids(&app).len(), 2);
     assert!(!screen(&app).contains("on this page"));
 }
 
@@ -119,10 +93,14 @@ fn filter_survives_a_reload_and_paging_uses_server_order() {
     app.apply(ch('/'));
     typed(&mut app, "calendar");
     app.apply(key(KeyCode::Enter));
-    assert_eq!(ids(&app).len(), 1);
+    assert_eq!(shown_ids(&app).len(), 1);
     app.apply(ch('r'));
     answer_all(&mut app);
-    assert_eq!(ids(&app).len(), 1, "filter re-applied to the reloaded page");
+    assert_eq!(
+        shown_ids(&app).len(),
+        1,
+        "filter re-applied to the reloaded page"
+    );
     assert!(screen(&app).contains("1 of 3 on this page"));
 }
 
@@ -135,10 +113,10 @@ fn filtered_rows_follow_every_change_of_the_page_beneath() {
     typed(&mut app, "supp");
     app.apply(key(KeyCode::Enter));
     app.apply(ch('s'));
-    assert_eq!(ids(&app), vec!["tm_0mh50kkb0s0obMN9YQLNsw"]);
+    assert_eq!(shown_ids(&app), vec!["tm_0mh50kkb0s0obMN9YQLNsw"]);
     // Messages that change nothing keep the view as it is.
     app.apply(Msg::Resize(120, 40));
-    assert_eq!(ids(&app), vec!["tm_0mh50kkb0s0obMN9YQLNsw"]);
+    assert_eq!(shown_ids(&app), vec!["tm_0mh50kkb0s0obMN9YQLNsw"]);
     // A reload brings a page where the other team matches: the view follows it.
     app.apply(ch('r'));
     let renamed = fixture("team-list.json")
@@ -157,13 +135,13 @@ fn filtered_rows_follow_every_change_of_the_page_beneath() {
     let s = screen(&app);
     assert!(s.contains("Support platform"), "{s}");
     assert!(!s.contains("Helpdesk"), "{s}");
-    assert_eq!(ids(&app), vec!["tm_0mh50j7p0FfQzjnqvJ7a7X"]);
+    assert_eq!(shown_ids(&app), vec!["tm_0mh50j7p0FfQzjnqvJ7a7X"]);
 }
 
 #[test]
 fn sort_cycles_columns_flips_and_shows_in_the_header() {
     let mut app = loaded(Tab::Callbacks, 120, 40);
-    let server = ids(&app);
+    let server = shown_ids(&app);
     app.apply(ch('s'));
     let s = screen(&app);
     assert!(s.contains("sort name ↑ asc"), "{s}");
@@ -171,8 +149,7 @@ fn sort_cycles_columns_flips_and_shows_in_the_header() {
         .state
         .current()
         .list
-        .rows
-        .iter()
+        .shown()
         .map(|r| r.raw["name"].as_str().map(str::to_lowercase))
         .collect();
     let mut expected = names.clone();
@@ -183,11 +160,12 @@ fn sort_cycles_columns_flips_and_shows_in_the_header() {
         (None, None) => std::cmp::Ordering::Equal,
     });
     assert_eq!(names, expected, "ascending by name, unnamed last");
+    assert_eq!(row_ids(&app), server, "the rows stay in server order");
     app.apply(ch('S'));
     assert!(screen(&app).contains("sort name ↓ desc"));
     insta::assert_snapshot!("console_power_sort_desc_120x40", screen(&app));
     // j moves through the sorted order.
-    let first = ids(&app)[0].clone();
+    let first = shown_ids(&app)[0].clone();
     app.apply(ch('j'));
     assert_ne!(
         app.state
@@ -201,7 +179,7 @@ fn sort_cycles_columns_flips_and_shows_in_the_header() {
     for _ in 0..4 {
         app.apply(ch('s'));
     }
-    assert_eq!(ids(&app), server);
+    assert_eq!(shown_ids(&app), server);
     assert!(!screen(&app).contains("sort "));
 }
 
@@ -501,21 +479,6 @@ fn an_invalid_keys_table_falls_back_to_defaults_with_a_toast() {
 }
 
 #[test]
-fn no_default_binding_on_tmux_and_shell_chords() {
-    let km = switchboard::console::keymap::Keymap::default();
-    for c in ['a', 'b', 'd', 'k'] {
-        let ev = KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL);
-        assert_eq!(
-            km.action_for(&ev),
-            None,
-            "Ctrl-{c} is left to tmux and the shell"
-        );
-    }
-    let table = keys_table("quit = \"Ctrl-c\"\n");
-    assert!(switchboard::console::keymap::Keymap::from_config(&table).is_err());
-}
-
-#[test]
 fn read_only_refuses_every_write_and_hides_it() {
     let mut state = State::new("audit", "http://127.0.0.1:9", fixed_clock());
     state.read_only = true;
@@ -564,7 +527,7 @@ fn read_only_refuses_every_write_and_hides_it() {
                     ApiCmd::Get { tab, .. } => item_reply(*tab, fixtures_of(*tab).1),
                     ApiCmd::Write(_) => panic!("a write in read-only mode: {r:?}"),
                     // Other reads (lookups) are left unanswered.
-                    _ => continue,
+                    ApiCmd::Lookup(_) => continue,
                 };
                 app.apply(Msg::Api {
                     req_id: r.req_id,

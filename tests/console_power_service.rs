@@ -1,23 +1,13 @@
 //! Power tools against real local services over loopback HTTP: `:goto` for every id prefix, and
 //! `:profile NAME` switching at runtime with the old profile's request in flight ignored.
-mod console_support;
-mod support_service;
+mod common;
 
-use console_support::*;
+use common::*;
 use crossterm::event::KeyCode;
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 use switchboard::api::{ListQuery, NotificationFilter};
 use switchboard::console::power::{ConfirmMode, ProfileInfo, ProfileSwitcher};
 use switchboard::console::state::LoadState;
 use switchboard::console::{App, Msg, State, Tab};
-
-fn screen(app: &App) -> String {
-    let (w, h) = app.state.size;
-    let mut term = Terminal::new(TestBackend::new(w, h)).expect("test terminal");
-    term.draw(|f| app.render(f)).expect("draw");
-    term.backend().to_string()
-}
 
 fn command(app: &mut App, line: &str) {
     app.apply(ch(':'));
@@ -51,7 +41,7 @@ async fn until(app: &mut App, done: impl Fn(&App) -> bool) {
 
 #[tokio::test]
 async fn goto_opens_every_kind_of_id_from_the_local_service() {
-    let t = support_service::demo().await;
+    let t = common::service::demo().await;
     let q = ListQuery::default();
     let c = &t.client;
     let first = |ids: Vec<String>| ids.into_iter().next().expect("the demo has one");
@@ -139,7 +129,7 @@ async fn goto_opens_every_kind_of_id_from_the_local_service() {
 #[tokio::test]
 async fn profile_switch_drops_the_old_state_and_ignores_its_request_in_flight() {
     let mut held = start_server().await;
-    let demo = support_service::demo().await;
+    let demo = common::service::demo().await;
     let demo_url = demo.svc.base_url.clone();
     let demo_client = demo.client.clone();
     let url = demo_url.clone();
@@ -188,15 +178,7 @@ async fn profile_switch_drops_the_old_state_and_ignores_its_request_in_flight() 
         .into_iter()
         .map(|t| t.id)
         .collect();
-    let shown = |a: &App| -> Vec<String> {
-        a.state
-            .current()
-            .list
-            .rows
-            .iter()
-            .map(|r| r.id().to_string())
-            .collect()
-    };
+    let shown = row_ids;
     assert_eq!(shown(&app), demo_ids);
     let s = screen(&app);
     assert!(
@@ -237,11 +219,11 @@ fn gated_switcher(
 /// An app on a seeded local service, started, whose `slow` profile resolves only when the
 /// returned sender says so.
 async fn gated_app() -> (
-    support_service::TestService,
+    common::service::TestService,
     App,
     std::sync::mpsc::Sender<()>,
 ) {
-    let demo = support_service::demo().await;
+    let demo = common::service::demo().await;
     let (switcher, open) = gated_switcher(demo.client.clone(), demo.svc.base_url.clone());
     let mut app = App::with_client(
         State::new("test", &demo.svc.base_url, fixed_clock()),
@@ -253,7 +235,7 @@ async fn gated_app() -> (
     (demo, app, open)
 }
 
-async fn team_count(demo: &support_service::TestService) -> usize {
+async fn team_count(demo: &common::service::TestService) -> usize {
     let page = demo.client.list_teams(&ListQuery::default()).await;
     page.expect("teams").items.len()
 }

@@ -1,21 +1,11 @@
 //! Snapshots of every tab's list and detail at 120×40 and 80×24, fed from the golden fixtures
 //! through the real `update()`, on a fixed clock.
-mod console_support;
+mod common;
 
-use console_support::*;
+use common::*;
 use crossterm::event::KeyCode;
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 use switchboard::api::{ApiError, Error};
 use switchboard::console::{App, Msg, Tab};
-
-/// Draws the app into a test terminal of its own size and returns the screen as text.
-fn screen(app: &App) -> String {
-    let (w, h) = app.state.size;
-    let mut term = Terminal::new(TestBackend::new(w, h)).expect("test terminal");
-    term.draw(|f| app.render(f)).expect("draw");
-    term.backend().to_string()
-}
 
 /// An app of the given size on `tab`, its list loaded from the fixture.
 fn app_on(tab: Tab, w: u16, h: u16) -> App {

@@ -1,7 +1,7 @@
 //! `update()` driven through the public `App`: navigation, paging, order, stale replies, errors.
-mod console_support;
+mod common;
 
-use console_support::*;
+use common::*;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use serde_json::{Value, json};
 use switchboard::api::{ApiError, Error, Order};
@@ -43,16 +43,6 @@ fn list_query(req: &Request) -> &switchboard::api::ListQuery {
         ApiCmd::List { query, .. } => query,
         other => panic!("not a list request: {other:?}"),
     }
-}
-
-fn ids(app: &App) -> Vec<String> {
-    app.state
-        .current()
-        .list
-        .rows
-        .iter()
-        .map(|r| r.id().to_string())
-        .collect()
 }
 
 /// An app on the Teams tab showing page 1 of 20 teams with more after.
@@ -171,7 +161,7 @@ fn paging_uses_last_and_first_ids() {
     assert_eq!(list.page, 2);
     assert_eq!(list.cursor, 0, "a new page starts at the top");
     assert_eq!(list.anchor, Anchor::After("tm_page0019".into()));
-    assert_eq!(ids(&app)[0], "tm_page0020");
+    assert_eq!(row_ids(&app)[0], "tm_page0020");
 
     app.apply(key(KeyCode::PageDown));
     let req = only_request(&mut app);
@@ -216,7 +206,7 @@ fn paging_past_the_end_keeps_the_page() {
     app.apply(ch(']'));
     let req = only_request(&mut app);
     reply(&mut app, &req, teams_page(0, 0, false, false));
-    assert_eq!(ids(&app).len(), 20, "rows kept");
+    assert_eq!(row_ids(&app).len(), 20, "rows kept");
     assert_eq!(app.state.current().list.page, 1);
     assert!(!app.state.current().list.pagination.has_more_after);
 }
@@ -266,14 +256,14 @@ fn stale_replies_are_dropped() {
     assert_ne!(first.req_id, second.req_id);
     app.take_dirty();
     reply(&mut app, &first, teams_page(100, 3, false, false));
-    assert_eq!(ids(&app)[0], "tm_page0000", "stale page ignored");
+    assert_eq!(row_ids(&app)[0], "tm_page0000", "stale page ignored");
     assert!(!app.take_dirty(), "a stale reply does not redraw");
     assert_eq!(app.state.in_flight(), 1, "still waiting for the newest");
     reply(&mut app, &second, teams_page(200, 3, false, false));
-    assert_eq!(ids(&app)[0], "tm_page0200");
+    assert_eq!(row_ids(&app)[0], "tm_page0200");
     // A late duplicate of an answered request is stale too.
     reply(&mut app, &second, teams_page(300, 3, false, false));
-    assert_eq!(ids(&app)[0], "tm_page0200");
+    assert_eq!(row_ids(&app)[0], "tm_page0200");
 }
 
 #[test]
@@ -469,7 +459,7 @@ fn ticks_run_only_while_something_animates() {
 #[test]
 fn filtered_navigation_returns_with_esc_and_restores_both_tabs() {
     use switchboard::api::NotificationFilter;
-    use switchboard::console::update::open_filtered;
+    use switchboard::console::pane::open_filtered;
     let mut app = started_app(120, 40);
     answer_all(&mut app);
     app.apply(ch('4'));
@@ -515,7 +505,7 @@ fn filtered_navigation_returns_with_esc_and_restores_both_tabs() {
 #[test]
 fn going_back_asks_again_for_what_the_restored_list_was_waiting_for() {
     use switchboard::api::NotificationFilter;
-    use switchboard::console::update::open_filtered;
+    use switchboard::console::pane::open_filtered;
     let mut app = started_app(120, 40);
     answer_all(&mut app);
     app.apply(ch('4'));

@@ -1,10 +1,10 @@
 //! The real worker over real HTTP: a loopback server that holds one route until released shows
 //! that keys are handled at once while a request hangs, and that errors name the needed key.
-mod console_support;
+mod common;
 
 use std::time::{Duration, Instant};
 
-use console_support::*;
+use common::*;
 use switchboard::console::state::LoadState;
 use switchboard::console::{Msg, Tab};
 

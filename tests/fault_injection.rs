@@ -2,7 +2,9 @@
 //! (with and without `Retry-After`), truncated JSON, HTML or a 10 MB body. Checked through the
 //! client (clear errors, bounded retries, no write retried), the real binary (exit codes 3/4 and a
 //! clear message on stderr) and the console (data kept, error shown).
-mod console_support;
+mod common;
+
+use common::screen;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -11,9 +13,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use console_support::fixture;
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
+use common::fixture;
 use switchboard::api::model::CreateTeam;
 use switchboard::api::{Client, ClientOptions, Error, ListQuery, Secret};
 use switchboard::console::state::LoadState;
@@ -454,13 +454,6 @@ async fn binary_network_error_on_a_closed_port() {
 
 // ---- the console ----
 
-fn screen(app: &App) -> String {
-    let (w, h) = app.state.size;
-    let mut term = Terminal::new(TestBackend::new(w, h)).expect("test terminal");
-    term.draw(|f| app.render(f)).expect("draw");
-    term.backend().to_string()
-}
-
 async fn next_reply(app: &mut App) -> Msg {
     tokio::time::timeout(DEADLINE, app.next_reply())
         .await
@@ -485,10 +478,7 @@ async fn console_keeps_its_data_when_a_reload_fails() {
             ..options(&s.url())
         })
         .expect("client");
-        let mut app = App::with_client(
-            State::new("test", s.url(), console_support::fixed_clock()),
-            c,
-        );
+        let mut app = App::with_client(State::new("test", s.url(), common::fixed_clock()), c);
         app.apply(Msg::Resize(120, 40));
         app.start();
         let msg = next_reply(&mut app).await;
@@ -497,10 +487,10 @@ async fn console_keeps_its_data_when_a_reload_fails() {
         assert_eq!(before.len(), 2, "{name}");
         let first_screen = screen(&app);
 
-        app.apply(console_support::ch('r'));
+        app.apply(common::ch('r'));
         // Keys are handled at once while the reload is in flight.
         let t = Instant::now();
-        app.apply(console_support::ch('j'));
+        app.apply(common::ch('j'));
         assert!(t.elapsed() < Duration::from_millis(50));
         let msg = next_reply(&mut app).await;
         app.apply(msg);

@@ -82,6 +82,10 @@ fn lists_roundtrip() {
     assert_eq!(p.items[1].status, NotificationStatus::Pending);
     let p: Page<Member> = roundtrip("member-list.json");
     assert_eq!(p.items[0].actor_id, "oac_0mh50lvdgOEHdkMux2rdQM");
+    assert_eq!(p.items[0].teams()[0].slug, "platform");
+    assert!(p.items[0].in_team("tm_0mh50j7p0FfQzjnqvJ7a7X"));
+    assert!(p.items[1].teams().is_empty());
+    assert_eq!(p.items[1].display_name(), "Grace Hopper");
     let p: Page<Project> = roundtrip("project-list.json");
     assert_eq!(p.items.len(), 2);
     let p: Page<TeamRole> = roundtrip("team-role-list.json");
@@ -125,6 +129,32 @@ fn unknown_enum_values_and_keys_survive() {
     assert_eq!(n.attempts[0].status.as_str(), "skipped");
     let back = serde_json::to_value(&n).expect("encode");
     assert_eq!(back["status"], "quarantined");
+}
+
+#[test]
+fn members_without_actor_or_top_level_names_still_decode() {
+    let mut v = fixture("member-list.json");
+    // An older server: no actor, so no teams; names from the top level.
+    v["items"][0]
+        .as_object_mut()
+        .expect("member")
+        .remove("actor");
+    // The platform itself: names only on the actor, a machine actor without email.
+    let second = v["items"][1].as_object_mut().expect("member");
+    second.remove("name");
+    second.insert("email".into(), Value::Null);
+    second["actor"]["email"] = Value::Null;
+    second["actor"]["type"] = Value::String("machine_access".into());
+    second["actor"]["name"] = Value::String("CI key".into());
+    let p: Page<Member> = serde_json::from_value(v).expect("tolerant decode");
+    assert!(p.items[0].actor.is_none());
+    assert!(p.items[0].teams().is_empty());
+    assert_eq!(p.items[0].display_name(), "Ada Lovelace");
+    assert_eq!(p.items[0].contact_email(), Some("ada@example.com"));
+    assert_eq!(p.items[1].display_name(), "CI key");
+    assert_eq!(p.items[1].contact_email(), None);
+    let actor = p.items[1].actor.as_ref().expect("actor");
+    assert_eq!(actor.kind, ActorType::MachineAccess);
 }
 
 #[test]

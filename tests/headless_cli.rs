@@ -1,14 +1,14 @@
 //! The `switchboard` binary as a process against the recording loopback server: output formats,
 //! exit codes, confirmation refusal, secrets never echoed, config precedence and config errors.
-mod support_fake;
+mod common;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
+use common::fake::{FakeServer, KEY, Reply, closed_port_url, fixture};
 use serde_json::{Value, json};
-use support_fake::{FakeServer, KEY, Reply, closed_port_url, fixture};
 
 /// What a run of the binary left behind.
 #[derive(Debug)]

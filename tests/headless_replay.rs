@@ -2,7 +2,7 @@
 //! on 127.0.0.1 is replayed to a loopback receiver that checks the signature with its own HMAC and
 //! records what it got; receivers that answer 500 or never answer give exit 3 and 4; read-only
 //! profiles and unconfirmed remote hosts are refused before anything is sent.
-mod support_service;
+mod common;
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -12,10 +12,10 @@ use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::IntoResponse;
 use axum::routing::post;
+use common::service::{TestService, eventually, http, start_with};
 use hmac::{Hmac, KeyInit, Mac};
 use serde_json::{Map, Value, json};
 use sha2::Sha256;
-use support_service::{TestService, eventually, start_with};
 use switchboard::api::model::{CallbackType, CallbacksInput, CreateDestination, Notification};
 use switchboard::api::{ListQuery, NotificationFilter};
 use switchboard::service::{Seed, ServiceConfig};
@@ -113,7 +113,7 @@ async fn delivered(rx: &str) -> (TestService, Notification, String) {
         .await
         .expect("destination");
     let secret = d.webhook_destination.expect("webhook").signing_secret;
-    let fired = support_service::http()
+    let fired = http()
         .post(cb.url.expect("hook url"))
         .json(&json!({"type": "build.failed", "build": 42, "note": "ünïcode ✓"}))
         .send()

@@ -1,9 +1,9 @@
 //! Property tests over everything that parses outside input: decoding every response type from
 //! arbitrary and mutated JSON, the client's error parsing, the console's page decoding, the
 //! service's query parsing (Union forms, paging, cursors), secret masking and the time parsers.
-mod console_support;
+mod common;
 
-use console_support::{fixture, fixtures_of};
+use common::{fixture, fixtures_of};
 use proptest::prelude::*;
 use serde::de::DeserializeOwned;
 use switchboard::api::client::{decode, parse_error_body};

@@ -2,13 +2,13 @@
 //! log level, or on a console frame; key files are written 0600 and looser ones warned about; the
 //! local service binds loopback by default, rejects wrong keys, limits body and field sizes and
 //! stores hostile text verbatim (parameterised SQL).
-mod console_support;
+mod common;
 
 use std::path::Path;
 use std::process::{Command, Output};
 use std::time::Duration;
 
-use console_support::{ch, fixed_clock};
+use common::{ch, fixed_clock};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use switchboard::api::model::CreateTeam;

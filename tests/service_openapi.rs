@@ -143,13 +143,28 @@ async fn document_lists_every_operation_with_the_model_schemas() {
             op.path()
         );
     }
-    // And nothing else but the public extras (the document itself, hooks and the receiver).
+    // And nothing else but the document itself: the demo's hook intake and receiver are set
+    // apart under `x-internal-paths`, marked `x-internal`, their deliberate failures described.
     let authenticated: Vec<_> = listed
         .iter()
         .filter(|(m, p)| doc["paths"][p][m]["security"] != Value::Array(vec![]))
         .collect();
     assert_eq!(authenticated.len(), ops.len(), "{authenticated:?}");
-    assert_eq!(listed.len(), ops.len() + 3, "{listed:?}");
+    assert_eq!(listed.len(), ops.len() + 1, "{listed:?}");
+    for (path, status) in [("/hooks/{key}", "400"), ("/_receiver/{mode}", "503")] {
+        let op = &doc["x-internal-paths"][path]["post"];
+        assert_eq!(op["x-internal"], true, "{path}");
+        assert!(
+            op["responses"][status].is_object(),
+            "{path} documents {status}"
+        );
+        assert!(
+            op["description"]
+                .as_str()
+                .is_some_and(|d| d.contains("Internal")),
+            "{path}"
+        );
+    }
 
     // The team reply's schema has exactly the fixture's keys.
     let team_op = &doc["paths"]["/organization/teams/{team_id}"]["get"];
@@ -188,6 +203,125 @@ async fn document_lists_every_operation_with_the_model_schemas() {
         "destination_id",
     ] {
         assert!(params.contains(&p), "missing {p} in {params:?}");
+    }
+    svc.shutdown().await;
+}
+
+#[tokio::test]
+async fn request_bodies_and_parameters_state_what_the_service_enforces() {
+    let svc = start(ServiceConfig::ephemeral()).await.expect("service");
+    let doc = fetch_doc(&svc).await;
+    let schema = |name: &str| doc["components"]["schemas"][name].clone();
+
+    // Required fields and lengths.
+    let team = schema("CreateTeam");
+    assert_eq!(team["required"], serde_json::json!(["name"]));
+    assert_eq!(team["properties"]["name"]["minLength"], 1);
+    // An update refuses null for the team's description, the destination's allows it.
+    assert_eq!(
+        schema("UpdateTeam")["properties"]["description"]["type"],
+        "string"
+    );
+    assert_eq!(
+        schema("UpdateDestination")["properties"]["description"]["type"],
+        serde_json::json!(["string", "null"])
+    );
+    // The destination URL: a URI, http(s) only.
+    let url = &schema("CreateDestination")["properties"]["url"];
+    assert_eq!(url["format"], "uri");
+    assert!(
+        url["pattern"]
+            .as_str()
+            .is_some_and(|p| p.contains("[Hh][Tt][Tt][Pp][Ss]?://"))
+    );
+    // The exactly-one rule of the import's deployment and connection.
+    let import = schema("CreateImport");
+    let branches = import["oneOf"].as_array().expect("oneOf");
+    assert_eq!(branches.len(), 2);
+    for (b, key, other) in [
+        (&branches[0], "server_deployment_id", "connection_id"),
+        (&branches[1], "connection_id", "server_deployment_id"),
+    ] {
+        assert!(
+            b["required"]
+                .as_array()
+                .is_some_and(|r| r.contains(&Value::from(key)))
+        );
+        assert_eq!(b["properties"][other], false);
+    }
+    // Paging: limit 1–100, order an enum.
+    let params = doc["paths"]["/organization/teams"]["get"]["parameters"]
+        .as_array()
+        .expect("parameters");
+    let param = |n: &str| {
+        params
+            .iter()
+            .find(|p| p["name"] == n)
+            .cloned()
+            .unwrap_or(Value::Null)
+    };
+    assert_eq!(param("limit")["schema"]["minimum"], 1);
+    assert_eq!(param("limit")["schema"]["maximum"], 100);
+    let order = serde_json::to_string(&param("order")).expect("json");
+    assert!(order.contains("asc") && order.contains("desc"), "{order}");
+
+    // Links from each create to what uses its id.
+    for (path, links) in [
+        ("/organization/teams", &["get_team", "update_team"][..]),
+        (
+            "/provider-oauth/token-imports",
+            &["get_import", "update_import"][..],
+        ),
+        (
+            "/callbacks-destinations",
+            &[
+                "get_destination",
+                "update_destination",
+                "delete_destination",
+            ][..],
+        ),
+    ] {
+        let found = &doc["paths"][path]["post"]["responses"]["200"]["links"];
+        for op in links {
+            let link = found
+                .as_object()
+                .and_then(|m| m.values().find(|l| l["operationId"] == *op))
+                .unwrap_or_else(|| panic!("{path} has no link to {op}: {found}"));
+            let params = link["parameters"].as_object().expect("parameters");
+            assert!(params.values().any(|v| v == "$response.body#/id"), "{link}");
+        }
+    }
+    // Every authenticated operation documents its 4xx replies with the error body.
+    for (method, path) in documented(&doc) {
+        let op = &doc["paths"][&path][&method];
+        if op["security"] == Value::Array(vec![]) {
+            continue;
+        }
+        for status in ["400", "401", "404"] {
+            assert_eq!(
+                op["responses"][status]["content"]["application/json"]["schema"]["$ref"],
+                "#/components/schemas/ApiError",
+                "{method} {path} {status}"
+            );
+        }
+    }
+    svc.shutdown().await;
+}
+
+#[tokio::test]
+async fn empty_limit_and_order_are_refused_like_other_bad_values() {
+    let svc = start(ServiceConfig::ephemeral()).await.expect("service");
+    let http = reqwest::Client::new();
+    for q in ["limit=", "order=", "order=up", "limit=0"] {
+        let r = http
+            .get(format!("{}/organization/teams?{q}", svc.base_url))
+            .bearer_auth(svc.api_key.expose())
+            .send()
+            .await
+            .expect("request");
+        assert_eq!(r.status(), 400, "{q}");
+        let body: Value = r.json().await.expect("json");
+        assert_eq!(body["code"], "invalid_data", "{q}: {body}");
     }
     svc.shutdown().await;
 }

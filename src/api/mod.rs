@@ -1,6 +1,9 @@
 //! The management API: wire model, request descriptions and the async client. No UI, no server.
 pub mod client;
 pub mod error;
+pub mod health;
+pub mod lookup;
+pub mod members;
 pub mod model;
 pub mod page;
 pub mod replay;
@@ -10,6 +13,8 @@ pub mod signature;
 
 pub use client::{Client, ClientOptions};
 pub use error::{ApiError, Error};
+pub use lookup::{NameCache, destination_is_active, list_all};
+pub use members::{MemberLookupError, resolve_member};
 pub use page::{ListQuery, Order, Page, Pagination};
 pub use request::{ApiRequest, NotificationFilter};
 pub use secret::Secret;

@@ -40,6 +40,14 @@ pub enum ConfigError {
         /// Names that do exist.
         available: String,
     },
+    /// `profile add` of a name that is already defined.
+    #[error("profile {name:?} already exists in {}; remove it first or pick another name", path.display())]
+    ProfileExists {
+        /// The profile.
+        name: String,
+        /// The file.
+        path: PathBuf,
+    },
     /// A profile sets more than one source for the same key.
     #[error("profile {profile:?} sets more than one source for {key}: {sources}; keep one")]
     ConflictingSources {

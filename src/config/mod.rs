@@ -2,12 +2,17 @@
 //!
 //! Precedence, highest first: command-line flags, environment variables, the selected profile,
 //! built-in defaults. [`resolve`] turns all of it into [`crate::api::ClientOptions`].
+mod edit;
 mod error;
 mod file;
 mod paths;
 mod resolve;
 
+pub use edit::{ConfigEdit, NewKey, NewProfile};
 pub use error::ConfigError;
 pub use file::{ConfigFile, ConfirmSetting, Profile, write_private};
 pub use paths::{Paths, default_config_file, open_log};
-pub use resolve::{Env, Flags, KeySource, KeySpec, Resolved, Settings, resolve};
+pub use resolve::{
+    Env, Flags, KeySource, KeySpec, Resolved, Settings, active_profile, config_path, named_profile,
+    resolve,
+};

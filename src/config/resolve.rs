@@ -88,6 +88,9 @@ impl std::fmt::Display for KeySource {
 enum KeyValue {
     Ready(Secret),
     Command(String),
+    /// The variable the profile names is unset: an error when the key is read, so `info` can
+    /// still show everything else.
+    MissingEnv(String),
 }
 
 /// A key's source and how to get its value.
@@ -107,6 +110,11 @@ impl KeySpec {
     pub fn read(&self) -> Result<Secret, ConfigError> {
         match &self.value {
             KeyValue::Ready(v) => Ok(v.clone()),
+            KeyValue::MissingEnv(var) => Err(ConfigError::EnvKeyMissing {
+                profile: self.profile.clone(),
+                field: self.field,
+                var: var.clone(),
+            }),
             KeyValue::Command(cmd) => {
                 run_key_command(cmd).map_err(|detail| ConfigError::KeyCommand {
                     profile: self.profile.clone(),
@@ -203,6 +211,35 @@ pub struct Resolved {
     pub warnings: Vec<String>,
 }
 
+/// The config file named by `--config` or `SWITCHBOARD_CONFIG`, if any.
+fn explicit_config(flags: &Flags, env: &Env) -> Option<PathBuf> {
+    flags
+        .config
+        .clone()
+        .or_else(|| env.get("SWITCHBOARD_CONFIG").map(PathBuf::from))
+}
+
+/// The config file in effect: `--config`, `SWITCHBOARD_CONFIG`, else the default location.
+pub fn config_path(flags: &Flags, env: &Env) -> Option<PathBuf> {
+    explicit_config(flags, env).or_else(default_config_file)
+}
+
+/// The profile named by `--profile` or `SWITCHBOARD_PROFILE`, if any.
+pub fn named_profile(flags: &Flags, env: &Env) -> Option<String> {
+    flags
+        .profile
+        .clone()
+        .or_else(|| env.get("SWITCHBOARD_PROFILE"))
+}
+
+/// The active profile's name: named by flag or environment, else the file's `default_profile`,
+/// else `default`. Commands, the console, `info` and `profile show` all choose it this way.
+pub fn active_profile(flags: &Flags, env: &Env, file: &ConfigFile) -> String {
+    named_profile(flags, env)
+        .or_else(|| file.default_profile.clone())
+        .unwrap_or_else(|| DEFAULT_PROFILE.into())
+}
+
 /// Resolves flags, environment and config file into client options, reading the keys.
 pub fn resolve(flags: &Flags, env: &Env) -> Result<Resolved, ConfigError> {
     Settings::load(flags, env)?.resolve()
@@ -211,10 +248,7 @@ pub fn resolve(flags: &Flags, env: &Env) -> Result<Resolved, ConfigError> {
 impl Settings {
     /// Loads the file and applies the precedence rules; runs no key command.
     pub fn load(flags: &Flags, env: &Env) -> Result<Self, ConfigError> {
-        let explicit = flags
-            .config
-            .clone()
-            .or_else(|| env.get("SWITCHBOARD_CONFIG").map(PathBuf::from));
+        let explicit = explicit_config(flags, env);
         let config_path = explicit.clone().or_else(default_config_file);
         let file = match &config_path {
             Some(p) => ConfigFile::load(p)?,
@@ -228,14 +262,8 @@ impl Settings {
         let shown_path = config_path.clone().unwrap_or_default();
         let mut warnings = file.warnings(&shown_path);
 
-        let chosen = flags
-            .profile
-            .clone()
-            .or_else(|| env.get("SWITCHBOARD_PROFILE"));
-        let named = chosen.is_some();
-        let profile = chosen
-            .or_else(|| file.default_profile.clone())
-            .unwrap_or_else(|| DEFAULT_PROFILE.into());
+        let named = named_profile(flags, env).is_some();
+        let profile = active_profile(flags, env, &file);
         let p = match file.profiles.get(&profile) {
             Some(p) => p.clone(),
             // A profile nobody named may be absent: env and defaults then suffice.
@@ -397,14 +425,12 @@ fn profile_key(
         value,
     };
     Ok(Some(if field.ends_with("_env") {
-        let v = env.get(value).ok_or_else(|| ConfigError::EnvKeyMissing {
-            profile: profile.into(),
-            field,
-            var: value.into(),
-        })?;
         spec(
             KeySource::ProfileEnv(value.into()),
-            KeyValue::Ready(Secret::new(v)),
+            env.get(value).map_or_else(
+                || KeyValue::MissingEnv(value.into()),
+                |v| KeyValue::Ready(Secret::new(v)),
+            ),
         )
     } else if field.ends_with("_cmd") {
         spec(

@@ -125,7 +125,7 @@ impl App {
                 self.apply(Msg::Power(PowerMsg::Copied { what, result }));
             }
             PowerEffect::SaveHistory(dir, lines) => {
-                if let Err(e) = super::command::save_history(&dir, &lines) {
+                if let Err(e) = super::power::command::save_history(&dir, &lines) {
                     tracing::warn!("command history not saved in {}: {e}", dir.display());
                 }
             }

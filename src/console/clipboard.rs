@@ -42,7 +42,7 @@ impl ClipboardMode {
 /// Whether the environment describes a local graphical session, where a system clipboard
 /// exists and is the user's (over SSH it would be the remote machine's, or none). On Linux that
 /// takes an X display: Wayland sessions reach the clipboard through XWayland's `DISPLAY`.
-pub fn local_desktop(var: impl Fn(&str) -> Option<String>) -> bool {
+pub(crate) fn local_desktop(var: impl Fn(&str) -> Option<String>) -> bool {
     let set = |name: &str| var(name).is_some_and(|v| !v.is_empty());
     let remote = set("SSH_CONNECTION") || set("SSH_TTY");
     let display = set("DISPLAY") || cfg!(any(target_os = "macos", target_os = "windows"));
@@ -100,7 +100,7 @@ impl Default for Clipboard {
 
 impl Clipboard {
     /// The clipboard for `mode` in this process's environment.
-    pub fn for_mode(mode: ClipboardMode) -> Self {
+    pub(crate) fn for_mode(mode: ClipboardMode) -> Self {
         let local = local_desktop(|k| std::env::var(k).ok());
         match mode {
             ClipboardMode::Auto if local => Self::default().with_system(Arboard::default()),

@@ -25,7 +25,7 @@ impl Clock {
     }
 
     /// The local offset at an instant.
-    pub fn offset_at(&self, t: &DateTime<Utc>) -> FixedOffset {
+    pub(crate) fn offset_at(&self, t: &DateTime<Utc>) -> FixedOffset {
         match self {
             Clock::System => chrono::Local.offset_from_utc_datetime(&t.naive_utc()).fix(),
             Clock::Fixed { offset, .. } => *offset,
@@ -40,7 +40,7 @@ impl Clock {
     }
 
     /// `2025-10-24 17:30 (3 min ago)`.
-    pub fn local_and_relative(&self, t: &DateTime<Utc>) -> String {
+    pub(crate) fn local_and_relative(&self, t: &DateTime<Utc>) -> String {
         format!("{} ({})", self.local(t), relative(self.now(), *t))
     }
 

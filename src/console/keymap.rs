@@ -51,7 +51,7 @@ pub enum Action {
     /// Team: remove a member.
     RemoveMember,
     /// Follow a webhook: cross-navigation, filter, watch, reveal.
-    Deliver(super::deliveries::DeliveryKey),
+    Deliver(super::deliveries::keys::DeliveryKey),
     /// Open the `:` command line.
     Command,
     /// Fuzzy-filter the loaded rows (`/`); inside the raw JSON view, search.
@@ -174,7 +174,7 @@ impl Action {
     }
 
     /// The name used in the `[keys]` table of the config.
-    pub fn config_name(self) -> &'static str {
+    pub(crate) fn config_name(self) -> &'static str {
         match self {
             Action::Quit => "quit",
             Action::Help => "help",
@@ -214,6 +214,16 @@ impl Action {
             Action::Deliver(k) => k.config_name(),
         }
     }
+}
+
+/// The help row's keys: `D/N/f/w/R`.
+fn delivery_help_keys(km: &Keymap) -> String {
+    super::deliveries::keys::DeliveryKey::ALL
+        .iter()
+        .map(|k| km.label_for(Action::Deliver(*k)))
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join("/")
 }
 
 /// The help row a write action shares with its kin: (the group, its description).
@@ -320,28 +330,27 @@ pub struct Keymap {
 
 impl Default for Keymap {
     fn default() -> Self {
-        use KeyCode::*;
         let mut b = vec![
             (KeySpec::ch('q'), Action::Quit),
             (KeySpec::ch('?'), Action::Help),
-            (KeySpec::plain(Esc), Action::Back),
-            (KeySpec::plain(Enter), Action::Open),
+            (KeySpec::plain(KeyCode::Esc), Action::Back),
+            (KeySpec::plain(KeyCode::Enter), Action::Open),
             (KeySpec::ch('j'), Action::Down),
-            (KeySpec::plain(Down), Action::Down),
+            (KeySpec::plain(KeyCode::Down), Action::Down),
             (KeySpec::ch('k'), Action::Up),
-            (KeySpec::plain(Up), Action::Up),
+            (KeySpec::plain(KeyCode::Up), Action::Up),
             (KeySpec::ch('g'), Action::First),
-            (KeySpec::plain(Home), Action::First),
+            (KeySpec::plain(KeyCode::Home), Action::First),
             (KeySpec::ch('G'), Action::Last),
-            (KeySpec::plain(End), Action::Last),
+            (KeySpec::plain(KeyCode::End), Action::Last),
             (KeySpec::ch(']'), Action::NextPage),
-            (KeySpec::plain(PageDown), Action::NextPage),
+            (KeySpec::plain(KeyCode::PageDown), Action::NextPage),
             (KeySpec::ch('['), Action::PrevPage),
-            (KeySpec::plain(PageUp), Action::PrevPage),
+            (KeySpec::plain(KeyCode::PageUp), Action::PrevPage),
             (KeySpec::ch('o'), Action::ToggleOrder),
             (KeySpec::ch('r'), Action::Reload),
-            (KeySpec::plain(Tab), Action::NextTab),
-            (KeySpec::plain(BackTab), Action::PrevTab),
+            (KeySpec::plain(KeyCode::Tab), Action::NextTab),
+            (KeySpec::plain(KeyCode::BackTab), Action::PrevTab),
             (KeySpec::ch('c'), Action::Create),
             (KeySpec::ch('e'), Action::Edit),
             (KeySpec::ch('d'), Action::Delete),
@@ -361,7 +370,7 @@ impl Default for Keymap {
             let digit = char::from_digit(i as u32 + 1, 10).unwrap_or('?');
             b.push((KeySpec::ch(digit), Action::GoTab(*tab)));
         }
-        for k in super::deliveries::DeliveryKey::ALL {
+        for k in super::deliveries::keys::DeliveryKey::ALL {
             b.push((KeySpec::ch(k.default_char()), Action::Deliver(k)));
         }
         // Last, so that elsewhere `N` means a delivery key; views that search ask for these
@@ -395,7 +404,11 @@ impl Keymap {
 
     /// The first action bound to the key that `wanted` accepts, else the first bound at all: lets a
     /// view give its own actions priority where a key means two things.
-    pub fn action_among(&self, ev: &KeyEvent, wanted: impl Fn(Action) -> bool) -> Option<Action> {
+    pub(crate) fn action_among(
+        &self,
+        ev: &KeyEvent,
+        wanted: impl Fn(Action) -> bool,
+    ) -> Option<Action> {
         if ev.kind == KeyEventKind::Release {
             return None;
         }
@@ -421,7 +434,7 @@ impl Keymap {
     }
 
     /// `j/↓` — all keys of an action joined with slashes.
-    pub fn label_for(&self, action: Action) -> String {
+    pub(crate) fn label_for(&self, action: Action) -> String {
         self.keys_for(action)
             .iter()
             .map(KeySpec::label)
@@ -460,10 +473,7 @@ impl Keymap {
             } else if let Action::Deliver(_) = a {
                 // Likewise one row for the delivery keys.
                 if !seen.iter().any(|s| matches!(s, Action::Deliver(_))) {
-                    rows.push((
-                        super::deliveries::keys::help_keys(self),
-                        super::deliveries::keys::HELP,
-                    ));
+                    rows.push((delivery_help_keys(self), super::deliveries::keys::HELP));
                 }
             } else if a.is_partner() {
                 // Shown on its partner's line.
@@ -557,16 +567,16 @@ pub const ALL_ACTIONS: &[Action] = &[
     Action::RemoveProject,
     Action::AddMember,
     Action::RemoveMember,
-    Action::Deliver(super::deliveries::DeliveryKey::Destinations),
-    Action::Deliver(super::deliveries::DeliveryKey::Notifications),
-    Action::Deliver(super::deliveries::DeliveryKey::Filter),
-    Action::Deliver(super::deliveries::DeliveryKey::Watch),
-    Action::Deliver(super::deliveries::DeliveryKey::Reveal),
+    Action::Deliver(super::deliveries::keys::DeliveryKey::Destinations),
+    Action::Deliver(super::deliveries::keys::DeliveryKey::Notifications),
+    Action::Deliver(super::deliveries::keys::DeliveryKey::Filter),
+    Action::Deliver(super::deliveries::keys::DeliveryKey::Watch),
+    Action::Deliver(super::deliveries::keys::DeliveryKey::Reveal),
 ];
 
 impl Action {
     /// The action of a `[keys]` name.
-    pub fn from_config_name(name: &str) -> Option<Action> {
+    pub(crate) fn from_config_name(name: &str) -> Option<Action> {
         ALL_ACTIONS
             .iter()
             .copied()
@@ -712,5 +722,19 @@ mod tests {
                 .iter()
                 .any(|(k, d)| k == "x/r" && *d == "reload")
         );
+    }
+
+    #[test]
+    fn no_default_binding_on_tmux_and_shell_chords() {
+        let km = Keymap::default();
+        for c in ['a', 'b', 'd', 'k'] {
+            assert_eq!(
+                km.action_for(&key(KeyCode::Char(c), KeyModifiers::CONTROL)),
+                None,
+                "Ctrl-{c} is left to tmux and the shell"
+            );
+        }
+        let table: toml::Table = toml::from_str("quit = \"Ctrl-c\"\n").expect("toml");
+        assert!(Keymap::from_config(&table).is_err());
     }
 }

@@ -2,9 +2,9 @@
 use ratatui::layout::{Constraint, Layout, Rect};
 
 /// Smallest usable terminal.
-pub const MIN_SIZE: (u16, u16) = (80, 24);
+pub(crate) const MIN_SIZE: (u16, u16) = (80, 24);
 /// From this width on, the detail pane sits beside the list.
-pub const WIDE: u16 = 120;
+pub(crate) const WIDE: u16 = 120;
 /// Lines of the header.
 const HEADER: u16 = 2;
 /// Lines of the footer.
@@ -24,18 +24,18 @@ pub struct Areas {
 }
 
 /// Whether the terminal is too small to draw the console.
-pub fn too_small(size: (u16, u16)) -> bool {
+pub(crate) fn too_small(size: (u16, u16)) -> bool {
     size.0 < MIN_SIZE.0 || size.1 < MIN_SIZE.1
 }
 
 /// Whether the detail pane goes beside the list.
-pub fn is_wide(width: u16) -> bool {
+pub(crate) fn is_wide(width: u16) -> bool {
     width >= WIDE
 }
 
 /// Splits the screen. On wide terminals the detail pane is always beside the list (previewing the
 /// selected row); on narrow ones it replaces the list while a detail is open.
-pub fn areas(screen: Rect, detail_open: bool) -> Areas {
+pub(crate) fn areas(screen: Rect, detail_open: bool) -> Areas {
     let [header, body, footer] = Layout::vertical([
         Constraint::Length(HEADER),
         Constraint::Min(1),
@@ -61,7 +61,7 @@ pub fn areas(screen: Rect, detail_open: bool) -> Areas {
 
 /// Rows of data the list shows at this size: the block's borders, the column header and an error
 /// line (when there is one) take the rest.
-pub fn list_rows(size: (u16, u16), detail_open: bool, error_lines: u16) -> usize {
+pub(crate) fn list_rows(size: (u16, u16), detail_open: bool, error_lines: u16) -> usize {
     let screen = Rect::new(0, 0, size.0, size.1);
     areas(screen, detail_open)
         .list

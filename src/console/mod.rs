@@ -3,18 +3,16 @@
 pub mod app;
 pub mod clipboard;
 pub mod clock;
-pub mod command;
 pub mod deliveries;
-pub mod filter;
 pub mod forms;
 pub mod keymap;
 pub mod layout;
 pub mod mouse;
 pub mod msg;
+pub mod pane;
 pub mod power;
 pub mod raw_json;
 pub mod record;
-pub mod sort;
 pub mod state;
 pub mod tab;
 pub mod theme;
@@ -60,7 +58,7 @@ pub struct ConsoleSetup {
 
 impl ConsoleSetup {
     /// The initial state for this setup, on the system clock.
-    pub fn initial_state(&self) -> State {
+    pub(crate) fn initial_state(&self) -> State {
         let mut s = State::new(
             self.profile.clone(),
             self.client.base_url().trim_end_matches('/'),
@@ -75,7 +73,7 @@ impl ConsoleSetup {
     pub fn app(&self) -> App {
         let mut app = App::with_client(self.initial_state(), self.client.clone());
         app.clipboard = clipboard::Clipboard::for_mode(app.state.power.clipboard);
-        app.switcher = self.power.switcher.clone();
+        app.switcher.clone_from(&self.power.switcher);
         app
     }
 }

@@ -7,13 +7,12 @@ use ratatui::layout::{Position, Rect};
 
 use super::keymap::Action;
 use super::layout;
-use super::msg::Effect;
+use super::msg::{Effect, Step};
 use super::state::State;
 use super::tab::Tab;
-use super::update;
 
 /// The tab whose header label is at column `x` (labels are ` N Title ` after one space).
-pub fn tab_at(x: u16) -> Option<Tab> {
+pub(crate) fn tab_at(x: u16) -> Option<Tab> {
     let mut left = 1u16;
     for tab in Tab::ALL {
         let width = tab.title().chars().count() as u16 + 4;
@@ -26,32 +25,32 @@ pub fn tab_at(x: u16) -> Option<Tab> {
 }
 
 /// Applies a mouse event.
-pub fn on_mouse(state: &mut State, ev: MouseEvent) -> Vec<Effect> {
+pub(crate) fn on_mouse(state: &mut State, ev: MouseEvent) -> Step {
     if !state.power.mouse {
-        return Vec::new();
+        return Step::default();
     }
     if state.forms.dialog.is_some() {
-        return dialog_click(state, ev);
+        return dialog_click(state, ev).into();
     }
     // Dialogs own the screen while open; clicks must not move what is behind them.
     if state.help || state.power.command.is_some() {
-        return Vec::new();
+        return Step::default();
     }
     match ev.kind {
         MouseEventKind::ScrollDown | MouseEventKind::ScrollUp => {
             let down = ev.kind == MouseEventKind::ScrollDown;
-            if super::power::scroll_raw(state, down) {
-                return Vec::new();
+            if super::power::raw::scroll(state, down) {
+                return Step::default();
             }
-            update::on_action(state, if down { Action::Down } else { Action::Up })
+            Step::then(Vec::new(), if down { Action::Down } else { Action::Up })
         }
         MouseEventKind::Down(MouseButton::Left) => click(state, ev.column, ev.row),
-        _ => Vec::new(),
+        _ => Step::default(),
     }
 }
 
 /// A click on a confirmation's No or Yes button answers it as the keys `n` and `y` would; one
-/// in a form goes to [`super::forms::click`].
+/// in a form goes to [`super::forms::update::click`].
 fn dialog_click(state: &mut State, ev: MouseEvent) -> Vec<Effect> {
     if ev.kind != MouseEventKind::Down(MouseButton::Left) {
         return Vec::new();
@@ -61,10 +60,10 @@ fn dialog_click(state: &mut State, ev: MouseEvent) -> Vec<Effect> {
     let Some(d) = state.forms.dialog.as_ref() else {
         return Vec::new();
     };
-    if let Some(hit) = super::widgets::form::hit(screen, d, &state.theme, at) {
-        return super::forms::click(state, hit);
+    if let Some(hit) = super::forms::view::hit(screen, d, &state.theme, at) {
+        return super::forms::update::click(state, hit);
     }
-    let Some((no, yes)) = super::widgets::confirm::buttons(screen, d, &state.theme) else {
+    let Some((no, yes)) = super::forms::confirm::buttons(screen, d, &state.theme) else {
         return Vec::new();
     };
     let answer = if yes.contains(at) {
@@ -75,36 +74,36 @@ fn dialog_click(state: &mut State, ev: MouseEvent) -> Vec<Effect> {
         return Vec::new();
     };
     let key = KeyEvent::new(KeyCode::Char(answer), KeyModifiers::NONE);
-    super::forms::on_key(state, key)
+    super::forms::update::on_key(state, key)
 }
 
-fn click(state: &mut State, x: u16, y: u16) -> Vec<Effect> {
+fn click(state: &mut State, x: u16, y: u16) -> Step {
     if y == 0
         && let Some(tab) = tab_at(x)
     {
         state.power.raw = None;
-        return update::on_action(state, Action::GoTab(tab));
+        return Step::then(Vec::new(), Action::GoTab(tab));
     }
     if state.power.raw.is_some() {
-        return Vec::new();
+        return Step::default();
     }
     let screen = Rect::new(0, 0, state.size.0, state.size.1);
     let Some(list_area) = layout::areas(screen, state.current().detail.is_some()).list else {
-        return Vec::new();
+        return Step::default();
     };
-    let rows = super::power::data_rows_area(state, list_area);
+    let rows = super::power::view::data_rows_area(state, list_area);
     if !rows.contains(Position::new(x, y)) {
-        return Vec::new();
+        return Step::default();
     }
     let list = &state.current().list;
     let index = list.offset + usize::from(y - rows.y);
-    if index >= list.rows.len() {
-        return Vec::new();
+    if index >= list.shown_len() {
+        return Step::default();
     }
     if index == list.cursor && state.current().detail.is_none() {
-        return update::on_action(state, Action::Open);
+        return Step::then(Vec::new(), Action::Open);
     }
     state.current_mut().list.cursor = index;
     state.dirty = true;
-    Vec::new()
+    Step::default()
 }

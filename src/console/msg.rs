@@ -5,7 +5,7 @@ use super::record::{PageData, Record};
 use super::tab::Tab;
 use crate::api::{Error, ListQuery, NotificationFilter};
 
-/// An input to [`super::update::update`].
+/// An input to `update`.
 #[derive(Debug, Clone)]
 pub enum Msg {
     /// A key press.
@@ -92,4 +92,39 @@ pub enum Effect {
     Quit,
     /// Clipboard, history file or profile switch.
     Power(super::power::PowerEffect),
+}
+
+/// What a feature hands back to the router: effects to run, and maybe an action for the router
+/// to apply next (a command line's `:quit`, a click that opens a row), so that features never
+/// call back into the router.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Step {
+    /// Effects to run.
+    pub effects: Vec<Effect>,
+    /// An action to apply after them.
+    pub then: Option<super::keymap::Action>,
+}
+
+impl Step {
+    /// Effects and nothing more.
+    pub fn effects(effects: Vec<Effect>) -> Self {
+        Self {
+            effects,
+            then: None,
+        }
+    }
+
+    /// An action for the router, after `effects`.
+    pub fn then(effects: Vec<Effect>, action: super::keymap::Action) -> Self {
+        Self {
+            effects,
+            then: Some(action),
+        }
+    }
+}
+
+impl From<Vec<Effect>> for Step {
+    fn from(effects: Vec<Effect>) -> Self {
+        Self::effects(effects)
+    }
 }

@@ -13,12 +13,12 @@ use crate::text::redact;
 
 /// Whether a field holds a secret (masked in the view, the copy and the filter); the one
 /// policy of [`crate::text::redact`].
-pub fn is_secret_key(key: &str) -> bool {
+pub(crate) fn is_secret_key(key: &str) -> bool {
     redact::is_secret_field(key)
 }
 
 /// How string field `key` of object `o` may be shown (see [`redact::field_value`]).
-pub fn shown_field<'a>(
+pub(crate) fn shown_field<'a>(
     o: &serde_json::Map<String, Value>,
     key: &str,
     s: &'a str,
@@ -86,7 +86,7 @@ impl RawView {
     }
 
     /// Moves to the next (or previous) match and scrolls it into view; false when none.
-    pub fn jump(&mut self, forward: bool, height: usize) -> bool {
+    pub(crate) fn jump(&mut self, forward: bool, height: usize) -> bool {
         let m = self.matches();
         if m.is_empty() {
             return false;
@@ -101,7 +101,7 @@ impl RawView {
     }
 
     /// Scrolls so that the current match is visible.
-    pub fn show_current(&mut self, height: usize) {
+    pub(crate) fn show_current(&mut self, height: usize) {
         let m = self.matches();
         if let Some(&line) = m.get(self.current.min(m.len().saturating_sub(1)))
             && (line < self.scroll || line >= self.scroll + height.max(1))
@@ -112,7 +112,7 @@ impl RawView {
     }
 
     /// Keeps the scroll inside the text.
-    pub fn clamp(&mut self, height: usize) {
+    pub(crate) fn clamp(&mut self, height: usize) {
         self.scroll = self
             .scroll
             .min(self.lines.len().saturating_sub(height.max(1)));
@@ -120,7 +120,7 @@ impl RawView {
 }
 
 /// Reverses every occurrence of `search` (ignoring case) in a coloured line, keeping the colours.
-pub fn highlight(line: Line<'static>, search: &str) -> Line<'static> {
+pub(crate) fn highlight(line: Line<'static>, search: &str) -> Line<'static> {
     if search.is_empty() {
         return line;
     }

@@ -70,7 +70,7 @@ fn typed<T: DeserializeOwned>(raw: &Value, status: u16) -> Result<T, Error> {
 }
 
 /// Decodes one item of the tab's resource from its JSON.
-pub fn decode_item(tab: Tab, raw: Value, status: u16) -> Result<Record, Error> {
+pub(crate) fn decode_item(tab: Tab, raw: Value, status: u16) -> Result<Record, Error> {
     let item = match tab {
         Tab::Teams => Item::Team(Arc::new(typed(&raw, status)?)),
         Tab::Imports => Item::Import(Arc::new(typed(&raw, status)?)),

@@ -1,13 +1,14 @@
-//! All UI state: plain data, changed only by [`super::update::update`].
+//! All UI state: plain data, changed only by `update`.
 use super::clock::Clock;
 use super::keymap::{Context, Keymap};
+use super::power::sort::Sort;
 use super::record::Record;
 use super::tab::Tab;
 use super::theme::Theme;
 use crate::api::{NotificationFilter, Order, Pagination};
 
 /// Rows per server page.
-pub const PAGE_SIZE: u32 = 20;
+pub(crate) const PAGE_SIZE: u32 = 20;
 /// Ticks a toast stays on screen.
 pub const TOAST_TICKS: u16 = 20;
 
@@ -36,7 +37,7 @@ pub struct ErrorView {
 
 impl ErrorView {
     /// Builds the view of an API error for a tab.
-    pub fn from_error(tab: Tab, e: &crate::api::Error) -> Self {
+    pub(crate) fn from_error(tab: Tab, e: &crate::api::Error) -> Self {
         let status = e.status();
         let (message, server_hint) = match e.api() {
             Some(api) => (
@@ -91,17 +92,21 @@ pub struct PendingPage {
 /// A tab's list: the loaded page and how the user looks at it.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ListPane {
-    /// Rows of the loaded page.
+    /// Rows of the loaded page, in server order (filter and sort never move them).
     pub rows: Vec<Record>,
+    /// What is shown: positions into `rows`, filtered and sorted (see `power::filter_sort`).
+    pub view: Vec<usize>,
+    /// What `view` was derived from; none when it must be derived again.
+    pub view_of: Option<ViewKey>,
     /// Paging flags of the loaded page.
     pub pagination: Pagination,
     /// 1-based page number (counted by the console; the API has no totals).
     pub page: u32,
     /// The query of the loaded page, for reloads.
     pub anchor: Anchor,
-    /// Selected row.
+    /// Selected row, a position in `view`.
     pub cursor: usize,
-    /// First visible row.
+    /// First visible row of `view`.
     pub offset: usize,
     /// Sort order asked of the server.
     pub order: Order,
@@ -116,10 +121,48 @@ pub struct ListPane {
     pub rev: u64,
 }
 
+/// What a list's view was derived from: the rows (by revision and length), the filter query
+/// and the sort.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ViewKey {
+    /// `ListPane::rev` at the time.
+    pub rev: u64,
+    /// Number of rows at the time.
+    pub len: usize,
+    /// The filter query.
+    pub query: String,
+    /// The local status filter (notifications only).
+    pub status: Option<String>,
+    /// The sort.
+    pub sort: Sort,
+}
+
 impl ListPane {
     /// The selected row.
     pub fn selected(&self) -> Option<&Record> {
-        self.rows.get(self.cursor)
+        self.rows.get(*self.view.get(self.cursor)?)
+    }
+
+    /// The rows shown, in the order shown.
+    pub fn shown(&self) -> impl Iterator<Item = &Record> {
+        self.view.iter().filter_map(|&i| self.rows.get(i))
+    }
+
+    /// How many rows are shown.
+    pub fn shown_len(&self) -> usize {
+        self.view.len()
+    }
+
+    /// Replaces the rows; the view is every row in server order until it is derived again.
+    pub(crate) fn set_rows(&mut self, rows: Vec<Record>) {
+        self.rows = rows;
+        self.reset_view();
+    }
+
+    /// Shows every row in server order (after the rows changed in place), to be derived again.
+    pub(crate) fn reset_view(&mut self) {
+        self.view = (0..self.rows.len()).collect();
+        self.view_of = None;
     }
 }
 
@@ -287,11 +330,21 @@ impl State {
     pub fn animating(&self) -> bool {
         self.in_flight() > 0
             || !self.toasts.is_empty()
-            || super::deliveries::watch::needs_ticks(self)
+            || self.deliveries.watch.needs_ticks(self.watch_paused())
+    }
+
+    /// Whether watch mode is on but held back (another tab, a detail, a dialog).
+    pub(crate) fn watch_paused(&self) -> bool {
+        let d = &self.deliveries;
+        self.tab != Tab::Notifications
+            || self.current().detail.is_some()
+            || d.attempt.is_some()
+            || d.filter.is_some()
+            || self.help
     }
 
     /// Where the keyboard focus is.
-    pub fn context(&self) -> Context {
+    pub(crate) fn context(&self) -> Context {
         if self.help {
             Context::Help
         } else if self.current().detail.is_some() {
@@ -315,21 +368,21 @@ impl State {
     }
 
     /// A new request id.
-    pub fn next_req_id(&mut self) -> u64 {
+    pub(crate) fn next_req_id(&mut self) -> u64 {
         self.last_req += 1;
         self.last_req
     }
 
     /// Marks a tab's rows as changed (a new value no other row set of this state has carried),
     /// so that views derived from them are made anew. Call after any change to `rows`.
-    pub fn touch_rows(&mut self, tab: Tab) {
+    pub(crate) fn touch_rows(&mut self, tab: Tab) {
         self.last_rev += 1;
         let rev = self.last_rev;
         self.tab_state_mut(tab).list.rev = rev;
     }
 
     /// Puts a fresher copy of a record in its row of the tab's list, when it is there.
-    pub fn replace_row(&mut self, tab: Tab, record: &Record) {
+    pub(crate) fn replace_row(&mut self, tab: Tab, record: &Record) {
         let list = &mut self.tab_state_mut(tab).list;
         if let Some(row) = list.rows.iter_mut().find(|r| r.id() == record.id()) {
             *row = record.clone();

@@ -36,7 +36,7 @@ impl Tab {
     }
 
     /// The tab at a position, wrapping around.
-    pub fn from_index(i: usize) -> Tab {
+    pub(crate) fn from_index(i: usize) -> Tab {
         Tab::ALL[i % Tab::ALL.len()]
     }
 
@@ -62,7 +62,7 @@ impl Tab {
     }
 
     /// Plural noun for messages ("no teams on this page").
-    pub fn noun(self) -> &'static str {
+    pub(crate) fn noun(self) -> &'static str {
         match self {
             Tab::Teams => "teams",
             Tab::Imports => "token imports",
@@ -73,7 +73,7 @@ impl Tab {
     }
 
     /// Which key the tab's paths need, for 401/403 messages.
-    pub fn needed_key(self) -> &'static str {
+    pub(crate) fn needed_key(self) -> &'static str {
         match self {
             Tab::Teams => "the organization key",
             _ => "the instance secret key",

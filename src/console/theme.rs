@@ -36,7 +36,7 @@ impl Default for Theme {
 
 impl Theme {
     /// The default dark theme.
-    pub fn dark() -> Self {
+    pub(crate) fn dark() -> Self {
         Self {
             text: Style::new(),
             muted: Style::new().fg(Color::DarkGray),

@@ -45,14 +45,16 @@ pub fn render(state: &State, frame: &mut Frame) {
             title: format!(
                 "{} · {order}{}{}",
                 state.tab.title(),
-                views::notifications::title_suffix(state, state.tab),
-                super::power::sort_suffix(state)
+                super::deliveries::view::title_suffix(state, state.tab),
+                super::power::filter_sort::sort_suffix(state)
             ),
             noun: state.tab.noun(),
             columns: views::columns(state.tab),
-            rows: list.rows[window.clone()]
-                .iter()
-                .map(|r| views::notifications::decorate(state, r, views::cells(r, &ctx)))
+            rows: list
+                .shown()
+                .skip(window.start)
+                .take(window.len())
+                .map(|r| super::deliveries::view::decorate(state, r, views::cells(r, &ctx)))
                 .collect(),
             first: window.start,
             list,
@@ -61,7 +63,7 @@ pub fn render(state: &State, frame: &mut Frame) {
             theme: &state.theme,
         }
         .render(frame, area);
-        super::power::render_list_extras(state, frame, area);
+        super::power::view::render_list_extras(state, frame, area);
     }
     if let Some(area) = areas.detail {
         render_detail(state, &ctx, frame, area);
@@ -72,13 +74,13 @@ pub fn render(state: &State, frame: &mut Frame) {
         screen.width,
         areas.footer.y.saturating_sub(areas.header.bottom()),
     );
-    views::notifications::overlays(state, frame, body);
-    super::power::render_overlay(state, frame, screen);
-    if !super::power::render_footer(state, frame, areas.footer) {
+    super::deliveries::view::overlays(state, frame, body);
+    super::power::view::render_overlay(state, frame, screen);
+    if !super::power::view::render_footer(state, frame, areas.footer) {
         render_footer(state, frame, areas.footer);
     }
     if let Some(d) = &state.forms.dialog {
-        super::widgets::form::render(frame, screen, d, &state.theme);
+        super::forms::view::render(frame, screen, d, &state.theme);
     }
     let toast_area = Rect::new(screen.x, areas.footer.y.saturating_sub(4), screen.width, 3);
     toast::render(frame, toast_area, &state.toasts, &state.theme);
@@ -97,7 +99,7 @@ fn render_detail(state: &State, ctx: &ViewCtx, frame: &mut Frame, area: Rect) {
     let (title, lines) = match record {
         Some(r) => (
             views::title(r),
-            views::notifications::detail_lines(state, r, ctx),
+            super::deliveries::view::detail_lines(state, r, ctx),
         ),
         None => (
             "Detail".to_string(),
@@ -141,7 +143,7 @@ fn render_header(state: &State, frame: &mut Frame, area: Rect) {
     if state.read_only {
         info.push(Span::styled(" · read-only", t.warn));
     }
-    if let Some(crumb) = views::notifications::breadcrumb(state) {
+    if let Some(crumb) = super::deliveries::view::breadcrumb(state) {
         // While following a webhook, the path matters more than the address.
         if let Some(s) = info
             .iter_mut()

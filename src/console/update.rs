@@ -1,90 +1,103 @@
-//! `update`: the only place state changes. It never awaits; I/O is returned as [`Effect`]s.
+//! `update`: the router and the only place state changes. A key goes to the first layer that
+//! takes it (Ctrl-C, an open form, the power tools' prompts, the delivery panes, then the keymap
+//! and its action); a reply goes to the pane or feature that asked. Features hand back effects
+//! and follow-up actions ([`Step`]); the work on lists and details is in [`super::pane`].
+//! It never awaits; I/O is returned as [`Effect`]s.
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 use super::deliveries;
+use super::forms;
 use super::keymap::Action;
-use super::layout;
-use super::msg::{ApiCmd, ApiReply, Effect, Msg, Pane};
-use super::record::{PageData, Record};
-use super::state::{
-    Anchor, DetailPane, ErrorView, ListPane, LoadState, NavFrame, PAGE_SIZE, PendingPage, State,
-    ToastKind,
-};
-use super::tab::Tab;
-use crate::api::{Error, ListQuery, NotificationFilter};
+use super::mouse;
+use super::msg::{Effect, Msg, Step};
+use super::pane;
+use super::power::{self, PowerMsg};
+use super::state::State;
 
 /// Applies one message and returns what must be done outside.
 pub fn update(state: &mut State, msg: Msg) -> Vec<Effect> {
-    if let Some(effects) = super::power::intercept(state, &msg) {
-        return effects;
-    }
-    // Filtered and sorted rows go back to server order for everything but cursor moves.
-    let keep_view = super::power::keeps_view(state, &msg);
-    if !keep_view {
-        super::power::unapply(state);
-    }
-    let effects = update_inner(state, msg);
-    if !keep_view {
-        super::power::apply(state);
-    }
+    let effects = route(state, msg);
+    power::filter_sort::refresh(state);
     effects
 }
 
-fn update_inner(state: &mut State, msg: Msg) -> Vec<Effect> {
+fn route(state: &mut State, msg: Msg) -> Vec<Effect> {
     match msg {
         Msg::Key(key) => on_key(state, key),
         Msg::Resize(w, h) => {
-            state.size = (w, h);
-            state.dirty = true;
-            keep_cursor_visible(state, state.tab);
+            pane::resize(state, w, h);
             Vec::new()
         }
         Msg::Tick => {
             on_tick(state);
-            deliveries::actions::on_tick(state)
+            deliveries::update::on_tick(state)
         }
         Msg::Api { req_id, result } => {
-            if super::forms::awaits(state, req_id) {
-                return super::forms::on_reply(state, req_id, result);
+            if forms::update::awaits(state, req_id) {
+                return forms::update::on_reply(state, req_id, result);
             }
-            let result = match deliveries::actions::on_reply(state, req_id, result) {
-                deliveries::actions::Handled::Mine(effects) => return effects,
-                deliveries::actions::Handled::NotMine(r) => r,
+            let result = match deliveries::update::on_reply(state, req_id, result) {
+                deliveries::update::Handled::Mine(effects) => return effects,
+                deliveries::update::Handled::NotMine(r) => r,
             };
-            on_reply(state, req_id, result);
-            deliveries::actions::after_reply(state);
+            if let Some(tab) = pane::on_reply(state, req_id, result) {
+                forms::update::land_cursor(state, tab);
+                pane::keep_cursor_visible(state, tab);
+            }
+            deliveries::update::after_reply(state);
             Vec::new()
         }
-        // Handled by `power::intercept`.
-        Msg::Power(_) => Vec::new(),
+        Msg::Power(PowerMsg::Mouse(ev)) => {
+            state.dirty = true;
+            let step = mouse::on_mouse(state, ev);
+            run(state, step)
+        }
+        Msg::Power(p) => {
+            let step = power::update::on_msg(state, p);
+            run(state, step)
+        }
     }
 }
 
 /// The effects of opening the console: load the active tab.
 pub fn init(state: &mut State) -> Vec<Effect> {
-    let tab = state.tab;
-    load_list(state, tab, Anchor::First, 1, true)
+    pane::init(state)
+}
+
+/// Runs a feature's answer: its effects, then the action it asked for.
+fn run(state: &mut State, step: Step) -> Vec<Effect> {
+    let mut effects = step.effects;
+    if let Some(action) = step.then {
+        effects.extend(on_action(state, action));
+    }
+    effects
 }
 
 fn is_ctrl_c(key: &KeyEvent) -> bool {
-    key.modifiers.contains(KeyModifiers::CONTROL)
-        && matches!(key.code, KeyCode::Char('c') | KeyCode::Char('C'))
+    key.modifiers.contains(KeyModifiers::CONTROL) && matches!(key.code, KeyCode::Char('c' | 'C'))
 }
 
 fn on_key(state: &mut State, key: KeyEvent) -> Vec<Effect> {
+    // The power tools' prompts (command line, filter being typed, raw view) own the keyboard,
+    // Ctrl-C excepted.
+    if power::update::is_modal(state) && !is_ctrl_c(&key) {
+        state.dirty = true;
+        let step = power::update::on_modal_key(state, &key);
+        return run(state, step);
+    }
     if key.kind == KeyEventKind::Release {
         return Vec::new();
     }
     // Ctrl-C quits from anywhere, whatever the keymap says.
     if is_ctrl_c(&key) {
-        return quit(state);
+        return pane::quit(state);
     }
-    // Layers, outermost first: Ctrl-C, then an open dialog (forms take every key but their own
-    // controls), then the help overlay, then the keymap.
+    // Layers, outermost first: an open dialog (forms take every key but their own controls),
+    // the delivery panes, the help overlay, then the keymap.
     if state.forms.dialog.is_some() {
-        return super::forms::on_key(state, key);
+        return forms::update::on_key(state, key);
     }
-    if let Some(effects) = deliveries::actions::on_key(state, &key) {
+    if let Some(effects) = deliveries::update::on_key(state, &key) {
         return effects;
     }
     let Some(action) = state.keymap.action_for(&key) else {
@@ -95,7 +108,7 @@ fn on_key(state: &mut State, key: KeyEvent) -> Vec<Effect> {
         // The help overlay swallows keys; the usual ways out close it.
         match action {
             Action::Help | Action::Back => state.help = false,
-            Action::Quit => return quit(state),
+            Action::Quit => return pane::quit(state),
             _ => {}
         }
         return Vec::new();
@@ -103,68 +116,53 @@ fn on_key(state: &mut State, key: KeyEvent) -> Vec<Effect> {
     on_action(state, action)
 }
 
-fn quit(state: &mut State) -> Vec<Effect> {
-    state.quit = true;
-    state.dirty = true;
-    vec![Effect::Quit]
-}
-
-/// Applies a semantic action (also the entry point for mouse and command line later).
+/// Applies a semantic action, from the keymap, the mouse or the command line.
 pub fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
     state.dirty = true;
     let tab = state.tab;
     let detail_open = state.current().detail.is_some();
     if state.read_only && action.is_write() {
-        return super::power::refuse(state, action);
+        return power::update::refuse(state, action);
     }
     match action {
-        Action::Quit => quit(state),
+        Action::Quit => pane::quit(state),
         Action::Help => {
             state.help = !state.help;
             Vec::new()
         }
-        Action::Back if super::power::filter_active(state) => super::power::clear_filter(state),
-        Action::Back => back(state),
-        Action::GoTab(t) => switch_tab(state, t),
-        Action::NextTab => switch_tab(state, tab.next()),
-        Action::PrevTab => switch_tab(state, tab.prev()),
+        Action::Back if power::update::filter_active(state) => power::update::clear_filter(state),
+        Action::Back => pane::back(state),
+        Action::GoTab(t) => pane::switch_tab(state, t),
+        Action::NextTab => pane::switch_tab(state, tab.next()),
+        Action::PrevTab => pane::switch_tab(state, tab.prev()),
         Action::Down | Action::Up | Action::First | Action::Last if detail_open => {
-            scroll_detail(state, action);
+            pane::scroll_detail(state, action);
             Vec::new()
         }
-        Action::Down => move_cursor(state, |c, _| c.saturating_add(1)),
-        Action::Up => move_cursor(state, |c, _| c.saturating_sub(1)),
-        Action::First => move_cursor(state, |_, _| 0),
-        Action::Last => move_cursor(state, |_, n| n.saturating_sub(1)),
+        Action::Down => pane::move_cursor(state, |c, _| c.saturating_add(1)),
+        Action::Up => pane::move_cursor(state, |c, _| c.saturating_sub(1)),
+        Action::First => pane::move_cursor(state, |_, _| 0),
+        Action::Last => pane::move_cursor(state, |_, n| n.saturating_sub(1)),
         Action::NextPage | Action::PrevPage if detail_open => Vec::new(),
-        Action::NextPage => next_page(state, tab),
-        Action::PrevPage => prev_page(state, tab),
-        Action::ToggleOrder => {
-            let list = &mut state.current_mut().list;
-            list.order = list.order.flipped();
-            let word = match list.order {
-                crate::api::Order::Asc => "oldest first",
-                crate::api::Order::Desc => "newest first",
-            };
-            state.toast(ToastKind::Info, format!("Order: {word}"));
-            load_list(state, tab, Anchor::First, 1, true)
-        }
-        Action::Reload => reload(state, tab),
-        // Inside a detail, Enter belongs to the view (attempts, later); nothing to open yet.
+        Action::NextPage => pane::next_page(state, tab),
+        Action::PrevPage => pane::prev_page(state, tab),
+        Action::ToggleOrder => pane::toggle_order(state, tab),
+        Action::Reload => pane::reload(state, tab),
+        // Inside a detail, Enter belongs to the view (attempts); nothing to open.
         Action::Open if detail_open => Vec::new(),
         Action::Open => {
-            let mut effects = open_detail(state, tab);
-            effects.extend(deliveries::actions::after_open(state, tab));
+            let mut effects = pane::open_detail(state, tab);
+            effects.extend(deliveries::update::after_open(state, tab));
             effects
         }
-        Action::Deliver(k) => deliveries::actions::on_action(state, k),
+        Action::Deliver(k) => deliveries::update::on_action(state, k),
         Action::Create
         | Action::Edit
         | Action::Delete
         | Action::SetProject
         | Action::RemoveProject
         | Action::AddMember
-        | Action::RemoveMember => super::forms::on_action(state, action),
+        | Action::RemoveMember => forms::update::on_action(state, action),
         Action::Command
         | Action::Filter
         | Action::Sort
@@ -173,7 +171,7 @@ pub fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
         | Action::CopyId
         | Action::CopyJson
         | Action::NextMatch
-        | Action::PrevMatch => super::power::on_action(state, action),
+        | Action::PrevMatch => power::update::on_action(state, action),
     }
 }
 
@@ -187,330 +185,4 @@ fn on_tick(state: &mut State) {
     }
     state.toasts.retain(|t| t.ttl > 0);
     state.dirty = true;
-}
-
-fn back(state: &mut State) -> Vec<Effect> {
-    if state.current_mut().detail.take().is_some() {
-        keep_cursor_visible(state, state.tab);
-        return Vec::new();
-    }
-    let Some(frame) = state.nav.pop() else {
-        return Vec::new();
-    };
-    // Requests in flight for the replaced state are now stale and will be dropped; what the
-    // restored state was still waiting for was superseded, so ask again.
-    let tab = frame.replaced;
-    let mut saved = frame.saved;
-    let list_waiting = saved.list.pending.take();
-    let detail_waiting = saved
-        .detail
-        .as_mut()
-        .and_then(|d| d.pending.take().map(|_| d.id.clone()));
-    *state.tab_state_mut(tab) = saved;
-    state.tab = frame.return_to;
-    keep_cursor_visible(state, frame.return_to);
-    let mut effects = Vec::new();
-    if let Some(p) = list_waiting {
-        effects.extend(load_list(state, tab, p.anchor, p.page, p.new_page));
-    }
-    if let Some(id) = detail_waiting {
-        effects.extend(load_detail(state, tab, id));
-    }
-    effects
-}
-
-/// Opens a tab's list with server-side filters, remembering where to come back to with Esc
-/// (cross-navigation: a callback's destinations or notifications, a destination's notifications).
-pub fn open_filtered(state: &mut State, to: Tab, filter: NotificationFilter) -> Vec<Effect> {
-    let saved = std::mem::take(state.tab_state_mut(to));
-    state.nav.push(NavFrame {
-        return_to: state.tab,
-        replaced: to,
-        saved,
-    });
-    state.tab = to;
-    let order = state
-        .nav
-        .last()
-        .map(|f| f.saved.list.order)
-        .unwrap_or_default();
-    let list = &mut state.tab_state_mut(to).list;
-    list.filter = filter;
-    list.order = order;
-    load_list(state, to, Anchor::First, 1, true)
-}
-
-fn switch_tab(state: &mut State, tab: Tab) -> Vec<Effect> {
-    state.tab = tab;
-    let list = &state.tab_state(tab).list;
-    if list.load == LoadState::Idle && list.pending.is_none() {
-        return load_list(state, tab, Anchor::First, 1, true);
-    }
-    keep_cursor_visible(state, tab);
-    Vec::new()
-}
-
-fn move_cursor(state: &mut State, f: impl Fn(usize, usize) -> usize) -> Vec<Effect> {
-    let list = &mut state.current_mut().list;
-    let n = list.rows.len();
-    if n > 0 {
-        list.cursor = f(list.cursor, n).min(n - 1);
-    }
-    keep_cursor_visible(state, state.tab);
-    Vec::new()
-}
-
-fn scroll_detail(state: &mut State, action: Action) {
-    if let Some(d) = state.current_mut().detail.as_mut() {
-        d.scroll = match action {
-            Action::Down => d.scroll.saturating_add(1),
-            Action::Up => d.scroll.saturating_sub(1),
-            Action::First => 0,
-            // The renderer clamps to the content; a large number means "the end".
-            _ => u16::MAX / 2,
-        };
-    }
-}
-
-/// Keeps the selected row inside the visible window of the tab's list.
-pub fn keep_cursor_visible(state: &mut State, tab: Tab) {
-    let size = state.size;
-    let ts = state.tab_state_mut(tab);
-    let error_lines = match &ts.list.load {
-        LoadState::Error(e) => 1 + u16::from(e.hint.is_some()),
-        _ => 0,
-    };
-    let height = layout::list_rows(size, ts.detail.is_some(), error_lines);
-    let list = &mut ts.list;
-    list.cursor = list.cursor.min(list.rows.len().saturating_sub(1));
-    if list.cursor < list.offset {
-        list.offset = list.cursor;
-    } else if list.cursor >= list.offset + height {
-        list.offset = list.cursor + 1 - height;
-    }
-    let max_offset = list.rows.len().saturating_sub(height);
-    list.offset = list.offset.min(max_offset);
-}
-
-fn next_page(state: &mut State, tab: Tab) -> Vec<Effect> {
-    let list = &state.tab_state(tab).list;
-    let (Some(last), true) = (list.rows.last(), list.pagination.has_more_after) else {
-        state.toast(ToastKind::Info, "This is the last page");
-        return Vec::new();
-    };
-    let anchor = Anchor::After(last.id().to_string());
-    let page = list.page.saturating_add(1);
-    load_list(state, tab, anchor, page, true)
-}
-
-fn prev_page(state: &mut State, tab: Tab) -> Vec<Effect> {
-    let list = &state.tab_state(tab).list;
-    let (Some(first), true) = (list.rows.first(), list.pagination.has_more_before) else {
-        state.toast(ToastKind::Info, "This is the first page");
-        return Vec::new();
-    };
-    let anchor = Anchor::Before(first.id().to_string());
-    let page = list.page.saturating_sub(1).max(1);
-    load_list(state, tab, anchor, page, true)
-}
-
-fn reload(state: &mut State, tab: Tab) -> Vec<Effect> {
-    let list = &state.tab_state(tab).list;
-    let (anchor, page) = (list.anchor.clone(), list.page.max(1));
-    let mut effects = load_list(state, tab, anchor, page, false);
-    let detail_id = state.tab_state(tab).detail.as_ref().map(|d| d.id.clone());
-    if let Some(id) = detail_id {
-        effects.extend(load_detail(state, tab, id));
-    }
-    effects
-}
-
-/// The list query for a page of a tab.
-pub fn list_query(list: &ListPane, anchor: &Anchor) -> ListQuery {
-    let mut q = ListQuery {
-        limit: Some(PAGE_SIZE),
-        order: Some(list.order),
-        ..ListQuery::default()
-    };
-    match anchor {
-        Anchor::First => {}
-        Anchor::After(id) => q.after = Some(id.clone()),
-        Anchor::Before(id) => q.before = Some(id.clone()),
-    }
-    q
-}
-
-/// Asks for a page of a tab's list; a newer request makes any older one stale.
-pub fn load_list(
-    state: &mut State,
-    tab: Tab,
-    anchor: Anchor,
-    page: u32,
-    new_page: bool,
-) -> Vec<Effect> {
-    let req_id = state.next_req_id();
-    let list = &mut state.tab_state_mut(tab).list;
-    let query = list_query(list, &anchor);
-    let mut filter = list.filter.clone();
-    if tab != Tab::Notifications {
-        // Only notifications take event and destination filters.
-        filter.event_ids.clear();
-        filter.destination_ids.clear();
-    }
-    list.pending = Some(PendingPage {
-        req_id,
-        anchor,
-        page,
-        new_page,
-    });
-    list.load = LoadState::Loading;
-    state.dirty = true;
-    vec![Effect::Api {
-        req_id,
-        pane: Pane::List(tab),
-        cmd: ApiCmd::List { tab, query, filter },
-    }]
-}
-
-fn open_detail(state: &mut State, tab: Tab) -> Vec<Effect> {
-    let Some(record) = state.tab_state(tab).list.selected().cloned() else {
-        return Vec::new();
-    };
-    let id = record.id().to_string();
-    state.tab_state_mut(tab).detail = Some(DetailPane {
-        id: id.clone(),
-        record: Some(record),
-        ..DetailPane::default()
-    });
-    load_detail(state, tab, id)
-}
-
-/// Asks for a fresh copy of the open detail's item.
-pub fn load_detail(state: &mut State, tab: Tab, id: String) -> Vec<Effect> {
-    let req_id = state.next_req_id();
-    let Some(d) = state.tab_state_mut(tab).detail.as_mut() else {
-        return Vec::new();
-    };
-    d.pending = Some(req_id);
-    d.load = LoadState::Loading;
-    vec![Effect::Api {
-        req_id,
-        pane: Pane::Detail(tab),
-        cmd: ApiCmd::Get { tab, id },
-    }]
-}
-
-/// Finds the pane waiting for a request id.
-fn pane_of(state: &State, req_id: u64) -> Option<Pane> {
-    Tab::ALL.into_iter().find_map(|tab| {
-        let ts = state.tab_state(tab);
-        if ts.list.pending.as_ref().is_some_and(|p| p.req_id == req_id) {
-            Some(Pane::List(tab))
-        } else if ts.detail.as_ref().and_then(|d| d.pending) == Some(req_id) {
-            Some(Pane::Detail(tab))
-        } else {
-            None
-        }
-    })
-}
-
-fn on_reply(state: &mut State, req_id: u64, result: Result<ApiReply, Error>) {
-    // A reply nobody waits for is stale (the user moved on): drop it without a redraw.
-    let Some(pane) = pane_of(state, req_id) else {
-        return;
-    };
-    state.dirty = true;
-    match (pane, result) {
-        (Pane::List(tab), Ok(ApiReply::Page(page))) => page_arrived(state, tab, page),
-        (Pane::Detail(tab), Ok(ApiReply::Item(record))) => item_arrived(state, tab, record),
-        (Pane::List(tab), Ok(ApiReply::Item(_))) => {
-            let e = Error::Invalid("expected a list reply".into());
-            list_failed(state, tab, &e)
-        }
-        (Pane::Detail(tab), Ok(ApiReply::Page(_))) => {
-            let e = Error::Invalid("expected a single item".into());
-            detail_failed(state, tab, &e)
-        }
-        // Only dialogs ask for picker items, and their replies are routed before this.
-        (Pane::List(tab), Ok(ApiReply::Options(_))) => {
-            let e = Error::Invalid("expected a list reply".into());
-            list_failed(state, tab, &e)
-        }
-        (Pane::Detail(tab), Ok(ApiReply::Options(_))) => {
-            let e = Error::Invalid("expected a single item".into());
-            detail_failed(state, tab, &e)
-        }
-        (Pane::Form(_), _) => {}
-        (Pane::List(tab), Err(e)) => list_failed(state, tab, &e),
-        (Pane::Detail(tab), Err(e)) => detail_failed(state, tab, &e),
-        // Handled by `deliveries` before this point.
-        (Pane::Health | Pane::Lookup, _) => {}
-    }
-}
-
-fn page_arrived(state: &mut State, tab: Tab, data: PageData) {
-    let list = &mut state.tab_state_mut(tab).list;
-    let Some(p) = list.pending.take() else {
-        return;
-    };
-    list.load = LoadState::Loaded;
-    if data.records.is_empty() && p.anchor != Anchor::First {
-        // Paged past the end (items were deleted meanwhile): keep what is shown.
-        match p.anchor {
-            Anchor::After(_) => list.pagination.has_more_after = false,
-            _ => list.pagination.has_more_before = false,
-        }
-        state.toast(ToastKind::Info, "No more items that way");
-        return;
-    }
-    let keep_id = (!p.new_page)
-        .then(|| list.selected().map(|r| r.id().to_string()))
-        .flatten();
-    list.rows = data.records;
-    list.pagination = data.pagination;
-    // Without items before this page, it is the first one, whatever was counted.
-    list.page = if list.pagination.has_more_before {
-        p.page.max(2)
-    } else {
-        1
-    };
-    list.anchor = p.anchor;
-    list.cursor = match keep_id {
-        Some(id) => list
-            .rows
-            .iter()
-            .position(|r| r.id() == id)
-            .unwrap_or(list.cursor),
-        None => 0,
-    };
-    if p.new_page {
-        list.offset = 0;
-    }
-    state.touch_rows(tab);
-    super::forms::land_cursor(state, tab);
-    keep_cursor_visible(state, tab);
-}
-
-fn list_failed(state: &mut State, tab: Tab, e: &Error) {
-    let list = &mut state.tab_state_mut(tab).list;
-    list.pending = None;
-    list.load = LoadState::Error(ErrorView::from_error(tab, e));
-    keep_cursor_visible(state, tab);
-}
-
-fn item_arrived(state: &mut State, tab: Tab, record: Record) {
-    // Keep the list row in step with the fresher copy.
-    state.replace_row(tab, &record);
-    if let Some(d) = state.tab_state_mut(tab).detail.as_mut() {
-        d.pending = None;
-        d.load = LoadState::Loaded;
-        d.record = Some(record);
-    }
-}
-
-fn detail_failed(state: &mut State, tab: Tab, e: &Error) {
-    if let Some(d) = state.tab_state_mut(tab).detail.as_mut() {
-        d.pending = None;
-        d.load = LoadState::Error(ErrorView::from_error(tab, e));
-    }
 }

@@ -97,7 +97,7 @@ pub fn list_request(tab: Tab, q: &ListQuery, f: &NotificationFilter) -> ApiReque
 }
 
 /// The request for one item of a tab.
-pub fn get_request(tab: Tab, id: &str) -> ApiRequest {
+pub(crate) fn get_request(tab: Tab, id: &str) -> ApiRequest {
     match tab {
         Tab::Teams => ApiRequest::get_team(id),
         Tab::Imports => ApiRequest::get_import(id),
@@ -118,7 +118,11 @@ pub async fn execute(client: &Client, cmd: &ApiCmd) -> Result<ApiReply, Error> {
             let raw = client.send(&get_request(*tab, id)).await?;
             decode_item_body(*tab, raw.status, &raw.body).map(ApiReply::Item)
         }
-        ApiCmd::Write(op) => super::forms::ops::execute_write(client, op).await,
-        ApiCmd::Lookup(what) => super::forms::ops::execute_lookup(client, *what).await,
+        ApiCmd::Write(op) => super::forms::ops::execute_write(client, op)
+            .await
+            .map(ApiReply::Item),
+        ApiCmd::Lookup(what) => super::forms::ops::execute_lookup(client, *what)
+            .await
+            .map(ApiReply::Options),
     }
 }

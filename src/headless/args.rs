@@ -22,9 +22,9 @@ pub enum Resource {
     /// Callback notifications, i.e. deliveries (read-only).
     #[command(subcommand)]
     Notifications(NotificationsCmd),
-    /// Organization members (lookup).
+    /// Organization members (lookup), with the teams each belongs to.
     #[command(subcommand)]
-    Members(LookupCmd),
+    Members(MembersCmd),
     /// Organization projects (lookup).
     #[command(subcommand)]
     Projects(LookupCmd),
@@ -141,19 +141,19 @@ pub enum TeamsCmd {
         /// Project id or slug.
         project: String,
     },
-    /// Add an organization member (`oac_…` actor id) to the team.
+    /// Add an organization member to the team.
     AddMember {
         /// Team id or slug.
         id: String,
-        /// Actor id (`oac_…`).
-        actor: String,
+        /// Actor id (`oac_…`), email, or part of a name that matches one member.
+        member: String,
     },
     /// Remove a member from the team.
     RemoveMember {
         /// Team id or slug.
         id: String,
-        /// Actor id (`oac_…`).
-        actor: String,
+        /// Actor id (`oac_…`), email, or part of a name that matches one member of the team.
+        member: String,
     },
 }
 
@@ -339,7 +339,21 @@ pub enum NotificationsCmd {
     Replay(super::replay::ReplayArgs),
 }
 
-/// `members | projects | team-roles …`.
+/// `members …`.
+#[derive(Subcommand, Debug, Clone)]
+pub enum MembersCmd {
+    /// List members; with `--team`, only that team's (every page is read).
+    List {
+        /// Paging.
+        #[command(flatten)]
+        list: ListArgs,
+        /// Only the members of this team (id or slug).
+        #[arg(long, value_name = "TEAM", conflicts_with_all = ["limit", "after", "before", "cursor"])]
+        team: Option<String>,
+    },
+}
+
+/// `projects | team-roles …`.
 #[derive(Subcommand, Debug, Clone)]
 pub enum LookupCmd {
     /// List them.

@@ -1,8 +1,12 @@
 //! The key columns of each resource in tables, and the fields of its detail view.
+use std::fmt::Write as _;
+
 use chrono::{DateTime, Utc};
 use serde::de::DeserializeOwned;
 
 use super::output::Column;
+use crate::api::NameCache;
+use crate::api::health::Health;
 use crate::api::model::*;
 use crate::api::secret::{mask, mask_url_key};
 
@@ -72,15 +76,75 @@ impl Tabular for Team {
     }
 }
 
+/// A team with its members (read from each member's `actor.teams[]`), for the detail view.
+pub struct TeamDetail {
+    /// The API's reply.
+    pub team: Team,
+    /// The team's members; `None` when they could not be read or the server does not say.
+    pub members: Option<Vec<Member>>,
+}
+
+/// Fields of a team's detail view: the team's own, and its members.
+pub fn team_detail() -> Vec<Column<TeamDetail>> {
+    vec![
+        col("ID", |v| v.team.id.clone()),
+        col("NAME", |v| v.team.name.clone()),
+        col("SLUG", |v| v.team.slug.clone()),
+        col("DESCRIPTION", |v| opt(&v.team.description)),
+        col("PROJECTS", |v| {
+            let s = team_projects(&v.team);
+            if s.is_empty() { "-".into() } else { s }
+        }),
+        col("MEMBERS", |v| match &v.members {
+            None => "? (not known)".into(),
+            Some(ms) if ms.is_empty() => "-".into(),
+            Some(ms) => ms
+                .iter()
+                .map(|m| {
+                    let who = match m.contact_email() {
+                        Some(e) => format!("{} <{e}>", m.display_name()),
+                        None => m.display_name().to_string(),
+                    };
+                    format!("{who} {} ({})", m.role, m.actor_id)
+                })
+                .collect::<Vec<_>>()
+                .join("\n"),
+        }),
+        col("CREATED", |v| when(&v.team.created_at)),
+        col("UPDATED", |v| when(&v.team.updated_at)),
+    ]
+}
+
+/// A member's team names, as many as fit a list cell and then `+N`; `-` for none, `?` when the
+/// server does not say (no `actor`).
+fn member_teams(m: &Member) -> String {
+    const ROOM: usize = 44;
+    if m.actor.is_none() {
+        return "?".into();
+    }
+    let teams = m.teams();
+    let mut out = String::new();
+    for (i, t) in teams.iter().enumerate() {
+        let sep = if out.is_empty() { "" } else { ", " };
+        if !out.is_empty() && out.chars().count() + sep.len() + t.name.chars().count() > ROOM {
+            let _ = write!(out, ", +{}", teams.len() - i);
+            return out;
+        }
+        out.push_str(sep);
+        out.push_str(&t.name);
+    }
+    if out.is_empty() { "-".into() } else { out }
+}
+
 impl Tabular for Member {
     fn columns() -> Vec<Column<Self>> {
         vec![
             col("ID", |m| m.id.clone()),
             col("ACTOR", |m| m.actor_id.clone()),
-            col("NAME", |m| m.name.clone()),
-            col("EMAIL", |m| m.email.clone()),
+            col("NAME", |m| m.display_name().to_string()),
+            col("EMAIL", |m| m.contact_email().unwrap_or("-").to_string()),
             col("ROLE", |m| m.role.to_string()),
-            col("STATUS", |m| m.status.clone()),
+            col("TEAMS", member_teams),
             col("LAST ACTIVE", |m| when_opt(&m.last_active_at)),
         ]
     }
@@ -199,16 +263,72 @@ impl Tabular for Destination {
         d.extend([
             col("TYPE", |d: &Self| d.kind.to_string()),
             col("DESCRIPTION", |d: &Self| opt(&Some(d.description.clone()))),
-            // The secret is shown masked; `-o json` gives the API's reply in full.
-            col("SIGNING SECRET", |d: &Self| {
-                d.webhook_destination
-                    .as_ref()
-                    .map(|w| mask(&w.signing_secret))
-                    .unwrap_or_else(|| "-".into())
-            }),
+            col("SIGNING SECRET", |d: &Self| signing_secret(d)),
         ]);
         d
     }
+}
+
+/// The signing secret masked, saying how to get it: `-o json` gives the API's reply in full.
+fn signing_secret(d: &Destination) -> String {
+    d.webhook_destination.as_ref().map_or_else(
+        || "-".into(),
+        |w| format!("{} (masked; -o json shows it)", mask(&w.signing_secret)),
+    )
+}
+
+/// A destination with what its detail view adds: whether it is deleted (the contract has no
+/// status field) and the names of the callbacks it selects.
+pub struct DestinationDetail {
+    /// The API's reply.
+    pub destination: Destination,
+    /// `active`, `deleted`, or `unknown` when it could not be told.
+    pub status: &'static str,
+    /// Callback names by id, as far as known.
+    pub names: NameCache,
+    /// Its recent deliveries, when they were read.
+    pub health: Option<Health>,
+}
+
+/// Fields of a destination's detail view.
+pub fn destination_detail() -> Vec<Column<DestinationDetail>> {
+    vec![
+        col("ID", |v| v.destination.id.clone()),
+        col("NAME", |v| v.destination.name.clone()),
+        col("STATUS", |v| v.status.to_string()),
+        col("URL", |v| {
+            v.destination
+                .webhook_destination
+                .as_ref()
+                .map_or_else(|| "-".into(), |w| w.url.clone())
+        }),
+        col("CALLBACKS", |v| match &v.destination.callbacks {
+            CallbackSelection {
+                kind: SelectionType::Selected,
+                callback_ids: Some(ids),
+            } if !ids.is_empty() => ids
+                .iter()
+                .map(|id| v.names.label_with_id(id))
+                .collect::<Vec<_>>()
+                .join("\n"),
+            other => selection(other),
+        }),
+        col("CREATED", |v| when(&v.destination.created_at)),
+        col("TYPE", |v| v.destination.kind.to_string()),
+        col("DESCRIPTION", |v| {
+            opt(&Some(v.destination.description.clone()))
+        }),
+        col("SIGNING SECRET", |v| signing_secret(&v.destination)),
+        col("HEALTH", |v| match &v.health {
+            None => "-".into(),
+            Some(h) => match h.window() {
+                Some((from, to)) => {
+                    format!("{}\nfrom {} to {}", h.summary(), when(&from), when(&to))
+                }
+                None => h.summary(),
+            },
+        }),
+    ]
 }
 
 fn last_response(n: &Notification) -> String {
@@ -250,7 +370,7 @@ impl Tabular for Notification {
                     };
                     format!(
                         "#{} {} {} {}",
-                        a.index,
+                        a.number(),
                         when(&a.created_at),
                         a.status,
                         detail

@@ -3,15 +3,16 @@
 mod args;
 mod columns;
 mod input;
+mod lookups;
 mod output;
 mod replay;
 mod run;
 
 pub use args::{
-    CallbacksCmd, DestinationsCmd, ImportFields, ImportsCmd, ListArgs, LookupCmd, NotificationsCmd,
-    Resource, TeamsCmd, TokenArgs,
+    CallbacksCmd, DestinationsCmd, ImportFields, ImportsCmd, ListArgs, LookupCmd, MembersCmd,
+    NotificationsCmd, Resource, TeamsCmd, TokenArgs,
 };
-pub use input::parse_expires_at;
+pub use input::{confirm, parse_expires_at, secret_from_stdin};
 pub use output::OutputFormat;
 pub use replay::{ReplayArgs, TIMEOUT_ENV as REPLAY_TIMEOUT_ENV};
 pub use run::run;

@@ -7,6 +7,7 @@ use super::HeadlessError;
 use super::args::*;
 use super::columns::Tabular;
 use super::input::{confirm, secret_from_env, secret_from_stdin};
+use super::lookups::{self, Change, Known};
 use super::output::{self, OutputFormat};
 use crate::api::client::decode;
 use crate::api::model::*;
@@ -60,9 +61,13 @@ pub async fn run(
             p.one::<Notification>(&ApiRequest::get_notification(&id))
                 .await
         }
-        Resource::Members(LookupCmd::List(l)) => {
-            p.list::<Member>(&l, ApiRequest::list_members).await
+        Resource::Members(MembersCmd::List { list, team: None }) => {
+            p.list::<Member>(&list, ApiRequest::list_members).await
         }
+        Resource::Members(MembersCmd::List {
+            list,
+            team: Some(team),
+        }) => lookups::list_team_members(client, format, &team, list.order).await,
         Resource::Projects(LookupCmd::List(l)) => {
             p.list::<Project>(&l, ApiRequest::list_projects).await
         }
@@ -77,7 +82,9 @@ async fn teams(p: &Printer<'_>, c: TeamsCmd) -> Result<(), HeadlessError> {
         TeamsCmd::List(l) => return p.list::<Team>(&l, ApiRequest::list_teams).await,
         TeamsCmd::Get { id } => ApiRequest::get_team(&id),
         TeamsCmd::Create { name, description } => {
-            ApiRequest::create_team(&CreateTeam { name, description })
+            // A new team has no members: no need to look.
+            let req = ApiRequest::create_team(&CreateTeam { name, description });
+            return show_team(p, &req, false).await;
         }
         TeamsCmd::Update {
             id,
@@ -92,10 +99,48 @@ async fn teams(p: &Printer<'_>, c: TeamsCmd) -> Result<(), HeadlessError> {
             },
         ),
         TeamsCmd::RemoveProject { id, project } => ApiRequest::remove_team_project(&id, &project),
-        TeamsCmd::AddMember { id, actor } => ApiRequest::add_team_member(&id, &actor),
-        TeamsCmd::RemoveMember { id, actor } => ApiRequest::remove_team_member(&id, &actor),
+        TeamsCmd::AddMember { id, member } => {
+            return member_change(p, &id, &member, Change::Add).await;
+        }
+        TeamsCmd::RemoveMember { id, member } => {
+            return member_change(p, &id, &member, Change::Remove).await;
+        }
     };
-    p.one::<Team>(&req).await
+    show_team(p, &req, true).await
+}
+
+/// One team: the API's reply as JSON, or a detail table with its members.
+async fn show_team(p: &Printer<'_>, req: &ApiRequest, members: bool) -> Result<(), HeadlessError> {
+    match p.format {
+        OutputFormat::Json => p.one::<Team>(req).await,
+        OutputFormat::Table => lookups::show_team(p.client, req, members).await,
+    }
+}
+
+/// `teams add-member | remove-member`: the member may be named by id, email or name.
+async fn member_change(
+    p: &Printer<'_>,
+    team: &str,
+    member: &str,
+    change: Change,
+) -> Result<(), HeadlessError> {
+    let picked = lookups::pick_member(p.client, team, member, change).await?;
+    let req = match change {
+        Change::Add => ApiRequest::add_team_member(team, &picked.actor_id),
+        Change::Remove => ApiRequest::remove_team_member(team, &picked.actor_id),
+    };
+    show_team(p, &req, true).await?;
+    if p.format == OutputFormat::Table
+        && let (Some(who), Some(team)) = (picked.label, picked.team)
+    {
+        let done = if change == Change::Add {
+            "added to"
+        } else {
+            "removed from"
+        };
+        eprintln!("{who} {done} team {team}");
+    }
+    Ok(())
 }
 
 impl TokenArgs {
@@ -184,7 +229,9 @@ async fn destinations(p: &Printer<'_>, c: DestinationsCmd) -> Result<(), Headles
                 .list::<Destination>(&list, |q| ApiRequest::list_destinations(q, &callbacks))
                 .await;
         }
-        DestinationsCmd::Get { id } => ApiRequest::get_destination(&id),
+        DestinationsCmd::Get { id } => {
+            return destination(p, &ApiRequest::get_destination(&id), Known::Check).await;
+        }
         DestinationsCmd::Update {
             id,
             name,
@@ -218,10 +265,24 @@ async fn destinations(p: &Printer<'_>, c: DestinationsCmd) -> Result<(), Headles
             if !yes && !confirm(&format!("Delete destination {}?", output::clean(&id)))? {
                 return Err(HeadlessError::Cancelled);
             }
-            ApiRequest::delete_destination(&id)
+            return destination(
+                p,
+                &ApiRequest::delete_destination(&id),
+                Known::Active(false),
+            )
+            .await;
         }
     };
-    p.one::<Destination>(&req).await
+    // A create or an update succeeds only on an active destination.
+    destination(p, &req, Known::Active(true)).await
+}
+
+/// One destination: the API's reply as JSON, or a detail table that says whether it is deleted.
+async fn destination(p: &Printer<'_>, req: &ApiRequest, known: Known) -> Result<(), HeadlessError> {
+    match p.format {
+        OutputFormat::Json => p.one::<Destination>(req).await,
+        OutputFormat::Table => lookups::show_destination(p.client, req, known).await,
+    }
 }
 
 /// Sends requests and prints replies in the chosen format.
@@ -330,7 +391,9 @@ async fn fetch_all(
 }
 
 /// Writes to locked standard output; a write error (closed pipe) becomes an error, not a panic.
-fn emit(f: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) -> Result<(), HeadlessError> {
+pub(super) fn emit(
+    f: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<(), HeadlessError> {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     f(&mut out)

@@ -2,10 +2,14 @@
 mod app;
 /// The webhook delivery worker and its signature.
 pub mod delivery;
+/// Types that only describe the API in the OpenAPI document.
+mod doc_types;
 mod errors;
 mod events;
 /// Time-sortable ids.
 pub mod ids;
+/// Members' embedded actors and their teams.
+mod membership;
 /// The generated OpenAPI document.
 pub mod openapi;
 /// List query parsing and pagination.

@@ -3,86 +3,19 @@
 use std::sync::LazyLock;
 
 use axum::Json;
-use serde::Serialize;
+use serde_json::{Value, json};
 use utoipa::openapi::path::Operation;
 use utoipa::openapi::response::{Response, ResponseBuilder};
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityRequirement, SecurityScheme};
 use utoipa::openapi::{Content, OpenApi as Doc, Ref};
-use utoipa::{IntoParams, Modify, OpenApi, ToSchema};
+use utoipa::{Modify, OpenApi};
 
 use super::app::is_public;
 use super::routes::{callbacks, destinations, hooks, imports, notifications, organization, teams};
 use crate::api::ApiError;
-use crate::api::page::Order;
 
 /// Name of the bearer security scheme.
 const BEARER: &str = "bearer";
-
-/// The shared list query of every list operation (parsed by `paging::ListParams`).
-#[derive(IntoParams)]
-#[into_params(parameter_in = Query)]
-#[allow(dead_code)] // Only describes the query; the handlers read the raw pairs.
-pub struct ListParamsDoc {
-    /// Page size, 1–100; 20 when absent.
-    #[param(minimum = 1, maximum = 100)]
-    limit: Option<u32>,
-    /// A raw id: the items after it.
-    after: Option<String>,
-    /// A raw id: the items right before it.
-    before: Option<String>,
-    /// An opaque `cur_…` token.
-    cursor: Option<String>,
-    /// Sort order by id (creation time); `asc` when absent.
-    #[param(inline)]
-    order: Option<Order>,
-}
-
-/// The Union filter of `GET /callbacks-destinations`: repeat the key for several values (OR-ed).
-#[derive(IntoParams)]
-#[into_params(parameter_in = Query, style = Form)]
-#[allow(dead_code)]
-pub struct DestinationFilterDoc {
-    /// Only destinations receiving one of these callbacks.
-    #[param(explode)]
-    callback_id: Option<Vec<String>>,
-}
-
-/// The Union filters of `GET /callbacks-notifications`: repeat a key for several values (OR-ed).
-#[derive(IntoParams)]
-#[into_params(parameter_in = Query, style = Form)]
-#[allow(dead_code)]
-pub struct NotificationFilterDoc {
-    /// `cb_…` values.
-    #[param(explode)]
-    callback_id: Option<Vec<String>>,
-    /// Event id values.
-    #[param(explode)]
-    event_id: Option<Vec<String>>,
-    /// `cld_…` values.
-    #[param(explode)]
-    destination_id: Option<Vec<String>>,
-}
-
-/// The reply of `POST /hooks/{key}`.
-#[derive(Serialize, ToSchema)]
-pub struct HookAccepted {
-    /// Always true.
-    pub ok: bool,
-    /// The event the payload became.
-    pub event_id: String,
-    /// One notification per receiving destination.
-    pub notification_ids: Vec<String>,
-}
-
-/// The reply of the demo receiver.
-#[derive(Serialize, ToSchema)]
-pub struct ReceiverReply {
-    /// Whether the delivery was accepted.
-    pub received: bool,
-    /// Set when it was refused.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
-}
 
 /// The generated document.
 #[derive(OpenApi)]
@@ -145,7 +78,7 @@ impl Modify for Common {
             ),
         );
         doc.security = Some(vec![SecurityRequirement::new(BEARER, Vec::<String>::new())]);
-        for (path, item) in doc.paths.paths.iter_mut() {
+        for (path, item) in &mut doc.paths.paths {
             let public = is_public(path);
             for op in operations(item) {
                 if public {
@@ -207,9 +140,264 @@ fn error_response(text: &str) -> Response {
 /// The document as JSON, built once: it only depends on the code.
 pub fn document() -> &'static serde_json::Value {
     static DOC: LazyLock<serde_json::Value> = LazyLock::new(|| {
-        serde_json::to_value(ApiDoc::openapi()).unwrap_or(serde_json::Value::Null)
+        let mut doc = serde_json::to_value(ApiDoc::openapi()).unwrap_or(serde_json::Value::Null);
+        refine(&mut doc);
+        doc
     });
     &DOC
+}
+
+/// Paths that are not the management API: the demo's webhook intake and test receiver. They move
+/// to `x-internal-paths` (marked `x-internal`), so tools walking `paths` see only the API.
+const INTERNAL_PATHS: &[&str] = &["/hooks/{key}", "/_receiver/{mode}"];
+
+/// The longest string a body field accepts (`validate::MAX_STRING`).
+const MAX_STRING: usize = super::validate::MAX_STRING;
+
+/// What the derive macros cannot say: the request bodies' exact rules (as `validate` enforces
+/// them), the internal paths set apart, and the links from each create to what uses its id.
+fn refine(doc: &mut Value) {
+    let mut internal = serde_json::Map::new();
+    if let Some(paths) = doc.get_mut("paths").and_then(Value::as_object_mut) {
+        for p in INTERNAL_PATHS {
+            if let Some(mut item) = paths.remove(*p) {
+                if let Some(ops) = item.as_object_mut() {
+                    for op in ops.values_mut() {
+                        op["x-internal"] = Value::Bool(true);
+                    }
+                }
+                internal.insert((*p).to_string(), item);
+            }
+        }
+    }
+    doc["x-internal-paths"] = Value::Object(internal);
+    if let Some(schemas) = doc
+        .pointer_mut("/components/schemas")
+        .and_then(Value::as_object_mut)
+    {
+        for (name, schema) in request_schemas() {
+            schemas.insert(name.to_string(), schema);
+        }
+    }
+    for (path, method, links) in links() {
+        if let Some(resp) = doc
+            .get_mut("paths")
+            .and_then(|p| p.get_mut(path))
+            .and_then(|i| i.get_mut(method))
+            .and_then(|o| o.pointer_mut("/responses/200"))
+        {
+            resp["links"] = links;
+        }
+    }
+}
+
+/// A string as `validate::Check::required(key, min)` reads it.
+fn string(min: usize) -> Value {
+    json!({ "type": "string", "minLength": min, "maxLength": MAX_STRING })
+}
+
+/// A string or null, as `Check::nullable` reads it.
+fn nullable_string() -> Value {
+    json!({ "type": ["string", "null"], "maxLength": MAX_STRING })
+}
+
+fn string_list() -> Value {
+    json!({ "type": "array", "items": { "type": "string", "maxLength": MAX_STRING } })
+}
+
+/// An absolute http(s) URI that `url::Url` parses with a host: the destination rule (api.md §4,
+/// our rule). Host labels start with a letter (a last label of digits would be read as IPv4),
+/// or a dotted quad.
+const HTTP_URL_PATTERN: &str = "^[Hh][Tt][Tt][Pp][Ss]?://\
+    ([A-Za-z][A-Za-z0-9-]*(\\.[A-Za-z][A-Za-z0-9-]*)*\
+    |((25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\\.){3}(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9]))\
+    (:[0-9]{1,4})?([/?#][A-Za-z0-9._~:/?@!$&'()*+,;=-]*)?$";
+
+/// An RFC 3339 timestamp that `api::model::time::parse` reads (days up to 28 so every match is a
+/// real date).
+const TIMESTAMP_PATTERN: &str = "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|1[0-9]|2[0-8])\
+    T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$";
+
+/// The request bodies, replacing the derived schemas (which only know Rust types).
+fn request_schemas() -> Vec<(&'static str, Value)> {
+    let mut all = team_and_import_schemas();
+    all.extend(destination_schemas());
+    all
+}
+
+/// The team and import bodies.
+fn team_and_import_schemas() -> Vec<(&'static str, Value)> {
+    let timestamp = json!({ "anyOf": [
+            { "type": "string", "format": "date-time", "pattern": TIMESTAMP_PATTERN },
+            { "type": "null" }
+        ],
+        "description": "ISO 8601 (any offset); null clears it" });
+    let import_fields = |mut props: serde_json::Map<String, Value>| {
+        props.insert("note".into(), nullable_string());
+        props.insert(
+            "metadata".into(),
+            json!({ "type": "object", "description": "Key-value metadata; strings up to 100000 characters" }),
+        );
+        props.insert("expires_at".into(), timestamp.clone());
+        props.insert("id_token".into(), nullable_string());
+        props.insert("scope".into(), nullable_string());
+        props.insert("token_type".into(), nullable_string());
+        Value::Object(props)
+    };
+    let import_branch = |key: &str, other: &str| {
+        let mut props = serde_json::Map::new();
+        props.insert("access_token".into(), string(1));
+        props.insert(key.into(), string(0));
+        props.insert(other.into(), Value::Bool(false));
+        json!({ "type": "object", "required": ["access_token", key],
+            "properties": import_fields(props) })
+    };
+    let mut update_import = serde_json::Map::new();
+    update_import.insert("access_token".into(), string(1));
+    vec![
+        (
+            "CreateTeam",
+            json!({ "type": "object", "description": "Body of `POST /organization/teams`.",
+                "required": ["name"],
+                "properties": { "name": string(1), "description": nullable_string() } }),
+        ),
+        (
+            "UpdateTeam",
+            json!({ "type": "object",
+                "description": "Body of `POST /organization/teams/{team_id}`: only what changes; null is refused.",
+                "properties": { "name": string(1),
+                    "description": { "type": "string", "maxLength": MAX_STRING } } }),
+        ),
+        (
+            "SetTeamProject",
+            json!({ "type": "object",
+                "description": "Body of `POST /organization/teams/{team_id}/projects`: replaces the project's roles.",
+                "required": ["project_id", "team_role_ids"],
+                "properties": { "project_id": string(1), "team_role_ids": string_list() } }),
+        ),
+        (
+            "TeamMemberInput",
+            json!({ "type": "object",
+                "description": "Body of `POST /organization/teams/{team_id}/members`.",
+                "required": ["actor_id"],
+                "properties": { "actor_id": string(1) } }),
+        ),
+        (
+            "CreateImport",
+            json!({ "description": "Body of `POST /provider-oauth/token-imports`: exactly one of \
+                    `server_deployment_id` and `connection_id` (both, or neither, is a 400).",
+                // Two whole alternatives, each forbidding the other key: generators draw from one
+                // branch at a time, which a shared `properties` plus `oneOf` of `required`s defeats.
+                "oneOf": [
+                    import_branch("server_deployment_id", "connection_id"),
+                    import_branch("connection_id", "server_deployment_id")
+                ] }),
+        ),
+        (
+            "UpdateImport",
+            json!({ "type": "object",
+                "description": "Body of `PATCH /provider-oauth/token-imports/{take_in_id}`: only what changes.",
+                "properties": import_fields(update_import) }),
+        ),
+    ]
+}
+
+/// The destination bodies.
+fn destination_schemas() -> Vec<(&'static str, Value)> {
+    vec![
+        (
+            "CreateDestination",
+            json!({ "type": "object", "description": "Body of `POST /callbacks-destinations`.",
+                "required": ["name", "url", "callbacks"],
+                "properties": {
+                    "name": string(1),
+                    "description": nullable_string(),
+                    "url": { "type": "string", "format": "uri", "pattern": HTTP_URL_PATTERN,
+                        "minLength": 1, "maxLength": MAX_STRING,
+                        "description": "Absolute http(s) URL with a host" },
+                    "callbacks": { "$ref": "#/components/schemas/CallbacksInput" } } }),
+        ),
+        (
+            "CallbacksInput",
+            json!({ "description": "Which callbacks a destination receives. The reply's spelling \
+                    `callback_ids` is accepted for `callback_id`.",
+                "anyOf": [
+                    { "type": "object", "required": ["type"],
+                      "properties": { "type": { "const": "all" } } },
+                    { "type": "object", "required": ["type", "callback_id"],
+                      "properties": { "type": { "const": "selected" }, "callback_id": string_list() } },
+                    { "type": "object", "required": ["type", "callback_ids"],
+                      "properties": { "type": { "const": "selected" }, "callback_ids": string_list() },
+                      "not": { "required": ["callback_id"] } }
+                ] }),
+        ),
+        (
+            "UpdateDestination",
+            json!({ "type": "object",
+                "description": "Body of `PATCH /callbacks-destinations/{destination_id}`: name and description only.",
+                "properties": { "name": string(1), "description": nullable_string() } }),
+        ),
+    ]
+}
+
+/// A link to `operation` filling its parameters from runtime expressions.
+fn link(operation: &str, params: &[(&str, &str)]) -> Value {
+    let p: serde_json::Map<String, Value> = params
+        .iter()
+        .map(|(k, v)| ((*k).to_string(), Value::from(*v)))
+        .collect();
+    json!({ "operationId": operation, "parameters": p })
+}
+
+/// From each create (and each sub-resource add) to what works on what it made. Adding a project
+/// or a member to a new team needs ids of things no operation creates (projects, actors), so the
+/// team's create links to its get and update only.
+fn links() -> Vec<(&'static str, &'static str, Value)> {
+    const ID: &str = "$response.body#/id";
+    const TEAM: &str = "$request.path.team_id";
+    vec![
+        (
+            "/organization/teams",
+            "post",
+            json!({
+                "GetTeam": link("get_team", &[("team_id", ID)]),
+                "UpdateTeam": link("update_team", &[("team_id", ID)]),
+            }),
+        ),
+        (
+            "/organization/teams/{team_id}/projects",
+            "post",
+            json!({
+                "RemoveTeamProject": link("remove_team_project",
+                    &[("team_id", TEAM), ("project_id", "$request.body#/project_id")]),
+            }),
+        ),
+        (
+            "/organization/teams/{team_id}/members",
+            "post",
+            json!({
+                "RemoveTeamMember": link("remove_team_member",
+                    &[("team_id", TEAM), ("actor_id", "$request.body#/actor_id")]),
+            }),
+        ),
+        (
+            "/provider-oauth/token-imports",
+            "post",
+            json!({
+                "GetImport": link("get_import", &[("take_in_id", ID)]),
+                "UpdateImport": link("update_import", &[("take_in_id", ID)]),
+            }),
+        ),
+        (
+            "/callbacks-destinations",
+            "post",
+            json!({
+                "GetDestination": link("get_destination", &[("destination_id", ID)]),
+                "UpdateDestination": link("update_destination", &[("destination_id", ID)]),
+                "DeleteDestination": link("delete_destination", &[("destination_id", ID)]),
+            }),
+        ),
+    ]
 }
 
 /// `GET /openapi.json`.

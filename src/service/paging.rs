@@ -59,6 +59,14 @@ pub struct ListParams {
     pub anchor: Anchor,
 }
 
+/// A key's first value, empty included: `limit=` and `order=` are invalid, not absent (api.md §2).
+fn given<'a>(pairs: &'a [(String, String)], key: &str) -> Option<&'a str> {
+    pairs
+        .iter()
+        .find(|(k, _)| k == key)
+        .map(|(_, v)| v.as_str())
+}
+
 fn single<'a>(pairs: &'a [(String, String)], key: &str) -> Option<&'a str> {
     pairs
         .iter()
@@ -70,7 +78,7 @@ impl ListParams {
     /// Validates `limit`, `order`, `after`, `before` and `cursor`.
     pub fn from_pairs(pairs: &[(String, String)]) -> Result<Self, Failure> {
         let mut issues = Vec::new();
-        let limit = match single(pairs, "limit") {
+        let limit = match given(pairs, "limit") {
             None => 20,
             Some(text) => match text.parse::<i64>() {
                 Ok(n) if (1..=100).contains(&n) => n as usize,
@@ -102,7 +110,7 @@ impl ListParams {
                 }
             },
         };
-        let order = match single(pairs, "order") {
+        let order = match given(pairs, "order") {
             None => Order::Asc,
             Some(text) => text.parse::<Order>().unwrap_or_else(|_| {
                 let mut i = issue(

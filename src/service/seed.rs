@@ -26,7 +26,8 @@ use crate::api::model::{
 /// Creates the organization (and the demo world) in an empty database, and points the demo
 /// destinations at this run's address.
 pub fn bootstrap(db: &Db, seed: Seed, base_url: &str) -> Result<(), StoreError> {
-    if db.meta("organization_id")?.is_none() {
+    let fresh = db.meta("organization_id")?.is_none();
+    if fresh {
         db.transaction(|db| {
             db.set_meta("organization_id", &new_id("org"))?;
             db.set_meta("instance_id", &new_id("ins"))?;
@@ -36,6 +37,8 @@ pub fn bootstrap(db: &Db, seed: Seed, base_url: &str) -> Result<(), StoreError> 
             Ok(())
         })?;
     }
+    // Members carry their actor with its teams; this also brings older databases up to date.
+    super::membership::refresh_all(db, fresh)?;
     retarget_receivers(db, base_url)
 }
 
@@ -165,6 +168,7 @@ fn demo(db: &Db, base_url: &str) -> Result<(), StoreError> {
             status: "active".into(),
             role: MemberRole::from(role.as_str()),
             user_id: id_at("usr", at),
+            organization_id: Some(org.clone()),
             actor_id: id_at("oac", at),
             name: name.clone(),
             email: format!("{handle}@example.com"),
@@ -172,6 +176,8 @@ fn demo(db: &Db, base_url: &str) -> Result<(), StoreError> {
             created_at: at,
             updated_at: at,
             last_active_at: Some(now - TimeDelta::minutes(rng.random_range(5..60 * 24 * 7))),
+            deleted_at: None,
+            actor: None,
         };
         actors.push(m.actor_id.clone());
         db.put(kind::MEMBER, &m.id, &m)?;

@@ -17,7 +17,9 @@ pub use import::{ImportStatus, ProviderOauthImport};
 pub use notification::{
     Attempt, AttemptStatus, Notification, NotificationStatus, NotificationType, WebhookRequest,
 };
-pub use organization::{Member, MemberRole, Project, ProjectStatus, TeamRole};
+pub use organization::{
+    Actor, ActorTeam, ActorType, Member, MemberRole, Project, ProjectStatus, TeamRole,
+};
 pub use requests::{
     CallbacksInput, CreateDestination, CreateImport, CreateTeam, SetTeamProject, TeamMemberInput,
     UpdateDestination, UpdateImport, UpdateTeam,

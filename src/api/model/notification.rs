@@ -99,6 +99,14 @@ fn attempt_object() -> String {
     "callback.notification.attempt".into()
 }
 
+impl Attempt {
+    /// The attempt's number as shown to people: counted from 1 (the wire `index` counts from 0).
+    #[must_use]
+    pub fn number(&self) -> i64 {
+        self.index.saturating_add(1)
+    }
+}
+
 /// `callback.notification.attempt.webhook_request`: the exact request sent and what came back.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct WebhookRequest {

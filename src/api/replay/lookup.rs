@@ -4,10 +4,7 @@
 use super::ReplayError;
 use crate::api::model::{Destination, Notification, WebhookRequest};
 use crate::api::signature::{header_of, verify};
-use crate::api::{Client, Error, ListQuery, Order};
-
-/// Pages of destinations read at most while looking (100 each).
-const MAX_PAGES: usize = 20;
+use crate::api::{ApiRequest, Client, Error, list_all};
 
 /// Whether destination `d` delivers to `url` and receives callback `callback_id` (any callback
 /// when the delivery's body names none).
@@ -60,8 +57,7 @@ pub fn choose_destination<'a>(
     }
 }
 
-/// The active destinations receiving `callback_id` (every one without it), all pages up to a
-/// bound.
+/// The active destinations receiving `callback_id` (every one without it), all pages.
 ///
 /// # Errors
 /// The API call's error.
@@ -70,25 +66,7 @@ pub async fn fetch_candidates(
     callback_id: Option<&str>,
 ) -> Result<Vec<Destination>, Error> {
     let callbacks: Vec<String> = callback_id.map(str::to_string).into_iter().collect();
-    let mut q = ListQuery {
-        limit: Some(100),
-        order: Some(Order::Desc),
-        ..ListQuery::default()
-    };
-    let mut out: Vec<Destination> = Vec::new();
-    for _ in 0..MAX_PAGES {
-        let page = client.list_destinations(&q, &callbacks).await?;
-        let last = page.items.last().map(|d| d.id.clone());
-        out.extend(page.items);
-        match last {
-            // A server repeating a page must not make this loop.
-            Some(id) if page.pagination.has_more_after && q.after.as_deref() != Some(&id) => {
-                q.after = Some(id);
-            }
-            _ => break,
-        }
-    }
-    Ok(out)
+    list_all(client, |q| ApiRequest::list_destinations(q, &callbacks)).await
 }
 
 /// Finds, through the API, the destination whose secret signs a replay of attempt `recorded`

@@ -3,7 +3,7 @@
 use crate::api::NotificationFilter;
 
 /// The dialog's fields, in tab order.
-pub const FIELDS: [&str; 3] = ["Callback ids", "Event ids", "Destination ids"];
+pub(crate) const FIELDS: [&str; 3] = ["Callback ids", "Event ids", "Destination ids"];
 
 /// The filter dialog's model: one text per field.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -15,7 +15,7 @@ pub struct FilterDialog {
 }
 
 /// Ids in a field: split on commas and whitespace, empty parts dropped, duplicates removed.
-pub fn split_ids(text: &str) -> Vec<String> {
+pub(crate) fn split_ids(text: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for id in text.split(|c: char| c == ',' || c.is_whitespace()) {
         if !id.is_empty() && !out.iter().any(|o| o == id) {
@@ -27,7 +27,7 @@ pub fn split_ids(text: &str) -> Vec<String> {
 
 impl FilterDialog {
     /// A dialog showing the current filter.
-    pub fn from_filter(f: &NotificationFilter) -> Self {
+    pub(crate) fn from_filter(f: &NotificationFilter) -> Self {
         Self {
             texts: [
                 f.callback_ids.join(", "),
@@ -39,7 +39,7 @@ impl FilterDialog {
     }
 
     /// The filter the dialog describes.
-    pub fn to_filter(&self) -> NotificationFilter {
+    pub(crate) fn to_filter(&self) -> NotificationFilter {
         let [c, e, d] = &self.texts;
         NotificationFilter {
             callback_ids: split_ids(c),
@@ -49,21 +49,21 @@ impl FilterDialog {
     }
 
     /// Types a character into the focused field.
-    pub fn type_char(&mut self, c: char) {
+    pub(crate) fn type_char(&mut self, c: char) {
         if let Some(t) = self.texts.get_mut(self.focus) {
             t.push(c);
         }
     }
 
     /// Deletes the last character of the focused field.
-    pub fn backspace(&mut self) {
+    pub(crate) fn backspace(&mut self) {
         if let Some(t) = self.texts.get_mut(self.focus) {
             t.pop();
         }
     }
 
     /// Moves to the next (or previous) field, wrapping.
-    pub fn move_focus(&mut self, forward: bool) {
+    pub(crate) fn move_focus(&mut self, forward: bool) {
         let n = FIELDS.len();
         self.focus = if forward {
             (self.focus + 1) % n

@@ -2,7 +2,7 @@
 use crate::api::model::{Notification, NotificationStatus};
 
 /// How many of a destination's latest notifications are looked at.
-pub const HEALTH_SAMPLE: usize = 200;
+pub(crate) const HEALTH_SAMPLE: usize = 200;
 
 /// Statistics over loaded notifications.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -27,7 +27,7 @@ pub struct Health {
 
 impl Health {
     /// Succeeded out of those that finished (succeeded + failed), in percent.
-    pub fn success_rate(&self) -> Option<f64> {
+    pub(crate) fn success_rate(&self) -> Option<f64> {
         let done = self.succeeded + self.failed;
         (done > 0).then(|| self.succeeded as f64 * 100.0 / done as f64)
     }

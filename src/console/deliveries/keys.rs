@@ -43,7 +43,7 @@ impl DeliveryKey {
     }
 
     /// The name used in the `[keys]` table of the config.
-    pub fn config_name(self) -> &'static str {
+    pub(crate) fn config_name(self) -> &'static str {
         match self {
             DeliveryKey::Destinations => "follow_destinations",
             DeliveryKey::Notifications => "follow_notifications",
@@ -55,7 +55,7 @@ impl DeliveryKey {
     }
 
     /// The default key.
-    pub fn default_char(self) -> char {
+    pub(crate) fn default_char(self) -> char {
         match self {
             DeliveryKey::Destinations => 'D',
             DeliveryKey::Notifications => 'N',
@@ -78,14 +78,4 @@ impl DeliveryKey {
 }
 
 /// The help row's description of all delivery keys, in [`DeliveryKey::ALL`] order.
-pub const HELP: &str = "follow, filter, watch, reveal, status";
-
-/// The help row's keys: `D/N/f/w/R`.
-pub fn help_keys(km: &crate::console::keymap::Keymap) -> String {
-    DeliveryKey::ALL
-        .iter()
-        .map(|k| km.label_for(crate::console::keymap::Action::Deliver(*k)))
-        .filter(|l| !l.is_empty())
-        .collect::<Vec<_>>()
-        .join("/")
-}
+pub(crate) const HELP: &str = "follow, filter, watch, reveal, status";

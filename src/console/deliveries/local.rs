@@ -1,24 +1,12 @@
-//! The local status filter: hides loaded notification rows of other statuses. It filters only
-//! what the server returned for the page, and says so in the list title.
+//! The local status filter: hides loaded notification rows of other statuses from the derived
+//! view (`power::filter_sort`). It filters only what the server returned for the page, and says
+//! so in the list title.
 use crate::console::msg::Effect;
-use crate::console::record::Item;
+use crate::console::pane::load_list;
 use crate::console::state::State;
 use crate::console::tab::Tab;
-use crate::console::update::load_list;
 
-/// The statuses `s` cycles through, after "all".
-pub const CYCLE: [&str; 4] = ["failed", "retrying", "pending", "succeeded"];
-
-/// The local filter's state.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct LocalFilter {
-    /// The status kept, when filtering.
-    pub status: Option<String>,
-    /// Rows of the last page the server returned.
-    pub loaded: usize,
-    /// The list request whose rows are to be filtered on arrival.
-    pub pending: Option<u64>,
-}
+pub use super::{CYCLE, LocalFilter};
 
 /// Next status in the cycle (all → failed → … → all).
 fn next(current: Option<&str>) -> Option<String> {
@@ -33,7 +21,7 @@ fn next(current: Option<&str>) -> Option<String> {
 }
 
 /// Moves to the next status and reloads the page, so that hidden rows can come back.
-pub fn cycle(state: &mut State) -> Vec<Effect> {
+pub(crate) fn cycle(state: &mut State) -> Vec<Effect> {
     let f = &mut state.deliveries.local;
     f.status = next(f.status.as_deref());
     let list = &state.tab_state(Tab::Notifications).list;
@@ -42,40 +30,33 @@ pub fn cycle(state: &mut State) -> Vec<Effect> {
 }
 
 /// Notes a list reply that is about to be applied, so that its rows are filtered after.
-pub fn before_reply(state: &mut State, req_id: u64) {
+pub(crate) fn before_reply(state: &mut State, req_id: u64) {
     let list = &state.tab_state(Tab::Notifications).list;
     if list.pending.as_ref().is_some_and(|p| p.req_id == req_id) {
         state.deliveries.local.pending = Some(req_id);
     }
 }
 
-/// Filters the rows of a page that just arrived.
-pub fn after_reply(state: &mut State) {
+/// Applies the status to a page that just arrived.
+pub(crate) fn after_reply(state: &mut State) {
     if state.tab_state(Tab::Notifications).list.pending.is_some() {
         return;
     }
     if state.deliveries.local.pending.take().is_none() {
         return;
     }
-    let status = state.deliveries.local.status.clone();
-    state.deliveries.local.loaded = state.tab_state(Tab::Notifications).list.rows.len();
-    let list = &mut state.tab_state_mut(Tab::Notifications).list;
-    let Some(status) = status else {
-        return;
-    };
-    list.rows.retain(|r| match &r.item {
-        Item::Notification(n) => n.status.as_str() == status,
-        _ => true,
-    });
-    list.cursor = list.cursor.min(list.rows.len().saturating_sub(1));
-    list.offset = list.offset.min(list.cursor);
-    state.touch_rows(Tab::Notifications);
+    // The rows stay as the server sent them; the derived view leaves the others out.
+    let loaded = state.tab_state(Tab::Notifications).list.rows.len();
+    let local = &mut state.deliveries.local;
+    local.applied.clone_from(&local.status);
+    local.loaded = loaded;
 }
 
 /// The title chip: `LOCAL failed 3/20 loaded` (kept short: list titles are narrow).
 pub fn chip(state: &State) -> Option<String> {
     let f = &state.deliveries.local;
     let status = f.status.as_ref()?;
-    let shown = state.tab_state(Tab::Notifications).list.rows.len();
+    let list = &state.tab_state(Tab::Notifications).list;
+    let shown = list.rows.iter().filter(|r| f.keeps(r)).count();
     Some(format!("LOCAL {status} {shown}/{} loaded", f.loaded))
 }

@@ -44,7 +44,7 @@ fn known(state: &State) -> Vec<&Destination> {
 }
 
 /// Destinations that could have sent this notification.
-pub fn candidates<'a>(state: &'a State, n: &Notification) -> Vec<&'a Destination> {
+pub(crate) fn candidates<'a>(state: &'a State, n: &Notification) -> Vec<&'a Destination> {
     let callback = n.body_field("callbackId");
     let mut out: Vec<&Destination> = Vec::new();
     for d in known(state) {
@@ -91,7 +91,7 @@ pub fn check(state: &State, n: &Notification, position: usize) -> SigStatus {
 }
 
 /// Asks for the destinations of the notification's callback when none known matches.
-pub fn fetch_if_needed(state: &mut State, n: &Notification) -> Vec<Effect> {
+pub(crate) fn fetch_if_needed(state: &mut State, n: &Notification) -> Vec<Effect> {
     if !candidates(state, n).is_empty() || state.deliveries.lookup_pending.is_some() {
         return Vec::new();
     }

@@ -1,22 +1,106 @@
 //! Following a webhook: callback → destinations → notifications → attempts. Holds the state and
 //! logic behind cross-navigation, the attempt view (masking, reveal, signature check), watch mode,
 //! the notification filter dialog and destination health.
-pub mod actions;
+pub mod attempt;
 pub mod filter;
 pub mod health;
 pub mod keys;
 pub mod local;
 pub mod lookup;
 pub mod mask;
+pub mod update;
+pub mod view;
 pub mod watch;
 
 use std::collections::BTreeMap;
+use std::time::Duration;
 
 use crate::api::model::{Attempt, Destination, Notification};
+use crate::console::record::{Item, Record};
 
 pub use filter::FilterDialog;
 pub use keys::DeliveryKey;
-pub use watch::Watch;
+
+/// Default time between refreshes.
+pub const WATCH_INTERVAL: Duration = Duration::from_secs(2);
+/// The console's animation step, which drives watch mode.
+pub const TICK: Duration = Duration::from_millis(200);
+/// Ticks a new or changed row stays highlighted.
+pub const FLASH_TICKS: u16 = 10;
+/// The longest back-off factor after repeated errors.
+pub const MAX_BACKOFF: u32 = 16;
+
+/// Watch-mode state.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Watch {
+    /// Watching.
+    pub on: bool,
+    /// Ticks between refreshes (from [`WATCH_INTERVAL`]; tests may lower it).
+    pub every_ticks: u32,
+    /// Ticks left before the next refresh.
+    pub countdown: u32,
+    /// Multiplier after errors (1 when healthy).
+    pub backoff: u32,
+    /// What each row looked like at the last look: (status, attempts).
+    pub seen: BTreeMap<String, (String, usize)>,
+    /// Rows highlighted, with ticks left.
+    pub flash: BTreeMap<String, u16>,
+}
+
+impl Default for Watch {
+    fn default() -> Self {
+        let every = (WATCH_INTERVAL.as_millis() / TICK.as_millis()).max(1);
+        Self {
+            on: false,
+            every_ticks: u32::try_from(every).unwrap_or(10),
+            countdown: 0,
+            backoff: 1,
+            seen: BTreeMap::new(),
+            flash: BTreeMap::new(),
+        }
+    }
+}
+
+/// Sets the refresh interval (`watch_interval` of `[console]` in the config), in whole ticks.
+pub fn set_interval(w: &mut Watch, every: Duration) {
+    let ticks = (every.as_millis() / TICK.as_millis()).max(1);
+    w.every_ticks = u32::try_from(ticks).unwrap_or(u32::MAX);
+}
+
+impl Watch {
+    /// Whether watch mode needs animation ticks: only while it is watching unpaused, or a
+    /// highlight is fading.
+    pub(crate) fn needs_ticks(&self, paused: bool) -> bool {
+        (self.on && !paused) || !self.flash.is_empty()
+    }
+}
+
+/// The statuses `s` cycles through, after "all".
+pub const CYCLE: [&str; 4] = ["failed", "retrying", "pending", "succeeded"];
+
+/// The local filter's state.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct LocalFilter {
+    /// The status kept, when filtering.
+    pub status: Option<String>,
+    /// Rows of the last page the server returned.
+    pub loaded: usize,
+    /// The list request whose rows are to be filtered on arrival.
+    pub pending: Option<u64>,
+    /// The status the shown page was filtered by (set when a page arrives, so that cycling
+    /// takes effect with the reloaded page).
+    pub applied: Option<String>,
+}
+
+impl LocalFilter {
+    /// Whether a row of the notifications list stays in view.
+    pub fn keeps(&self, r: &Record) -> bool {
+        match (&self.applied, &r.item) {
+            (Some(status), Item::Notification(n)) => n.status.as_str() == status,
+            _ => true,
+        }
+    }
+}
 
 /// The attempt open in the attempt view.
 #[derive(Clone, PartialEq)]
@@ -98,7 +182,7 @@ pub struct DeliveriesState {
     /// The destination lookup in flight.
     pub lookup_pending: Option<u64>,
     /// The local status filter of the notifications list.
-    pub local: local::LocalFilter,
+    pub local: LocalFilter,
 }
 
 impl DeliveriesState {
@@ -110,7 +194,7 @@ impl DeliveriesState {
 }
 
 /// A notification's attempts ordered by their index.
-pub fn sorted_attempts(n: &Notification) -> Vec<&Attempt> {
+pub(crate) fn sorted_attempts(n: &Notification) -> Vec<&Attempt> {
     let mut v: Vec<&Attempt> = n.attempts.iter().collect();
     v.sort_by_key(|a| a.index);
     v

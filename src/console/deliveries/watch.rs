@@ -1,59 +1,14 @@
 //! Watch mode: the notifications list reloads itself every few seconds while it is on screen,
 //! rows that are new or changed are highlighted briefly, and failures slow it down.
 use std::collections::BTreeMap;
-use std::time::Duration;
 
 use crate::console::msg::Effect;
+use crate::console::pane::load_list;
 use crate::console::record::{Item, Record};
 use crate::console::state::{LoadState, State};
 use crate::console::tab::Tab;
-use crate::console::update::load_list;
 
-/// Default time between refreshes.
-pub const WATCH_INTERVAL: Duration = Duration::from_secs(2);
-/// The console's animation step, which drives watch mode.
-pub const TICK: Duration = Duration::from_millis(200);
-/// Ticks a new or changed row stays highlighted.
-pub const FLASH_TICKS: u16 = 10;
-/// The longest back-off factor after repeated errors.
-pub const MAX_BACKOFF: u32 = 16;
-
-/// Watch-mode state.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Watch {
-    /// Watching.
-    pub on: bool,
-    /// Ticks between refreshes (from [`WATCH_INTERVAL`]; tests may lower it).
-    pub every_ticks: u32,
-    /// Ticks left before the next refresh.
-    pub countdown: u32,
-    /// Multiplier after errors (1 when healthy).
-    pub backoff: u32,
-    /// What each row looked like at the last look: (status, attempts).
-    pub seen: BTreeMap<String, (String, usize)>,
-    /// Rows highlighted, with ticks left.
-    pub flash: BTreeMap<String, u16>,
-}
-
-impl Default for Watch {
-    fn default() -> Self {
-        let every = (WATCH_INTERVAL.as_millis() / TICK.as_millis()).max(1);
-        Self {
-            on: false,
-            every_ticks: u32::try_from(every).unwrap_or(10),
-            countdown: 0,
-            backoff: 1,
-            seen: BTreeMap::new(),
-            flash: BTreeMap::new(),
-        }
-    }
-}
-
-/// Sets the refresh interval (`watch_interval` of `[console]` in the config), in whole ticks.
-pub fn set_interval(w: &mut Watch, every: Duration) {
-    let ticks = (every.as_millis() / TICK.as_millis()).max(1);
-    w.every_ticks = u32::try_from(ticks).unwrap_or(u32::MAX);
-}
+pub use super::{FLASH_TICKS, MAX_BACKOFF, TICK, WATCH_INTERVAL, Watch, set_interval};
 
 /// What a row looks like to watch mode.
 fn fingerprint(r: &Record) -> (String, usize) {
@@ -65,23 +20,11 @@ fn fingerprint(r: &Record) -> (String, usize) {
 
 /// Whether watching is on but held back (another tab, a detail, a dialog).
 pub fn paused(state: &State) -> bool {
-    let d = &state.deliveries;
-    state.tab != Tab::Notifications
-        || state.current().detail.is_some()
-        || d.attempt.is_some()
-        || d.filter.is_some()
-        || state.help
-}
-
-/// Whether watch mode needs animation ticks: only while it is watching unpaused, or a highlight
-/// is fading.
-pub fn needs_ticks(state: &State) -> bool {
-    let w = &state.deliveries.watch;
-    (w.on && !paused(state)) || !w.flash.is_empty()
+    state.watch_paused()
 }
 
 /// Turns watching on or off.
-pub fn toggle(state: &mut State) {
+pub(crate) fn toggle(state: &mut State) {
     let rows = &state.tab_state(Tab::Notifications).list.rows;
     let seen = rows
         .iter()
@@ -96,7 +39,7 @@ pub fn toggle(state: &mut State) {
 }
 
 /// One animation step: fade highlights, spot new and changed rows, and reload when due.
-pub fn on_tick(state: &mut State) -> Vec<Effect> {
+pub(crate) fn on_tick(state: &mut State) -> Vec<Effect> {
     let w = &mut state.deliveries.watch;
     w.flash.values_mut().for_each(|t| *t = t.saturating_sub(1));
     w.flash.retain(|_, t| *t > 0);

@@ -56,7 +56,7 @@ pub fn delete(dest: &Destination) -> Dialog {
         "Delete destination “{}” ({})? It stops receiving deliveries.",
         dest.name, dest.id
     );
-    d.confirm_name = dest.name.clone();
+    d.confirm_name.clone_from(&dest.name);
     d.phase = Phase::Confirm { yes: false };
     d
 }

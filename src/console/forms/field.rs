@@ -1,7 +1,8 @@
 //! One form field: its kind (text, masked text, lines, choice, picker), value, and messages.
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use tui_input::{Input, InputRequest};
+use crossterm::event::{KeyCode, KeyEvent};
+use tui_input::Input;
 
+use super::edit::edit;
 use super::picker::Picker;
 
 /// Checks a text value as it is typed: `Ok(note)` shows a note (e.g. a resolved time), `Err` an
@@ -116,7 +117,11 @@ impl Field {
     }
 
     /// A choice between `options`, the first chosen.
-    pub fn choice(label: &'static str, key: &'static str, options: Vec<&'static str>) -> Self {
+    pub(crate) fn choice(
+        label: &'static str,
+        key: &'static str,
+        options: Vec<&'static str>,
+    ) -> Self {
         Self::with_kind(label, key, FieldKind::Choice { options, index: 0 })
     }
 
@@ -138,13 +143,13 @@ impl Field {
     }
 
     /// Sets the names of 404 entities that belong to this field.
-    pub fn entities(mut self, entities: &'static [&'static str]) -> Self {
+    pub(crate) fn entities(mut self, entities: &'static [&'static str]) -> Self {
         self.entities = entities;
         self
     }
 
     /// Sets a note.
-    pub fn noted(mut self, note: &str) -> Self {
+    pub(crate) fn noted(mut self, note: &str) -> Self {
         self.note = Some(note.to_string());
         self
     }
@@ -160,7 +165,7 @@ impl Field {
     }
 
     /// The non-blank lines of a lines field.
-    pub fn lines_value(&self) -> Vec<String> {
+    pub(crate) fn lines_value(&self) -> Vec<String> {
         match &self.kind {
             FieldKind::Lines { done, input } => done
                 .iter()
@@ -175,7 +180,7 @@ impl Field {
     }
 
     /// The chosen option of a choice field.
-    pub fn choice_index(&self) -> usize {
+    pub(crate) fn choice_index(&self) -> usize {
         match &self.kind {
             FieldKind::Choice { index, .. } => *index,
             _ => 0,
@@ -191,7 +196,7 @@ impl Field {
     }
 
     /// The picker of a picker field, mutably.
-    pub fn picker_mut(&mut self) -> Option<&mut Picker> {
+    pub(crate) fn picker_mut(&mut self) -> Option<&mut Picker> {
         match &mut self.kind {
             FieldKind::Picker(p) => Some(p),
             _ => None,
@@ -268,7 +273,7 @@ impl Field {
     }
 
     /// Runs the format check on the current value (clearing a previous server message).
-    pub fn revalidate(&mut self) {
+    pub(crate) fn revalidate(&mut self) {
         self.error = None;
         if let Some(check) = self.check {
             let v = self.value();
@@ -287,29 +292,6 @@ impl Field {
     }
 }
 
-/// Turns a key into an edit of a one-line input; every printable key is text here.
-pub fn edit(input: &mut Input, key: &KeyEvent) -> bool {
-    let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-    let req = match key.code {
-        KeyCode::Char('u') if ctrl => InputRequest::DeleteLine,
-        KeyCode::Char('w') if ctrl => InputRequest::DeletePrevWord,
-        KeyCode::Char('a') if ctrl => InputRequest::GoToStart,
-        KeyCode::Char('e') if ctrl => InputRequest::GoToEnd,
-        KeyCode::Char('k') if ctrl => InputRequest::DeleteTillEnd,
-        KeyCode::Char(_) if ctrl => return false,
-        KeyCode::Char(c) => InputRequest::InsertChar(c),
-        KeyCode::Backspace => InputRequest::DeletePrevChar,
-        KeyCode::Delete => InputRequest::DeleteNextChar,
-        KeyCode::Left => InputRequest::GoToPrevChar,
-        KeyCode::Right => InputRequest::GoToNextChar,
-        KeyCode::Home => InputRequest::GoToStart,
-        KeyCode::End => InputRequest::GoToEnd,
-        _ => return false,
-    };
-    input.handle(req);
-    true
-}
-
 /// Edits a lines field: Backspace at the start of a line joins it to the one above.
 fn edit_lines(done: &mut Vec<String>, input: &mut Input, key: &KeyEvent) -> bool {
     if key.code == KeyCode::Backspace
@@ -324,7 +306,7 @@ fn edit_lines(done: &mut Vec<String>, input: &mut Input, key: &KeyEvent) -> bool
 }
 
 /// Starts a new line in a lines field (Enter there); returns false for other kinds.
-pub fn new_line(field: &mut Field) -> bool {
+pub(crate) fn new_line(field: &mut Field) -> bool {
     match &mut field.kind {
         FieldKind::Lines { done, input } => {
             done.push(input.value().to_string());

@@ -114,15 +114,16 @@ pub fn build(d: &mut Dialog) -> Option<WriteOp> {
         }
     };
     let expires = d.text("expires_at");
-    let expires_at = match expires.is_empty() {
-        true => None,
-        false => match parse_expires_at(&expires) {
+    let expires_at = if expires.is_empty() {
+        None
+    } else {
+        match parse_expires_at(&expires) {
             Ok(t) => Some(t),
             Err(e) => {
                 d.fail("expires_at", e);
                 return None;
             }
-        },
+        }
     };
     match d.kind.clone() {
         Kind::CreateImport => {
@@ -138,9 +139,10 @@ pub fn build(d: &mut Dialog) -> Option<WriteOp> {
                 );
                 return None;
             }
-            let (server_deployment_id, connection_id) = match deployment {
-                true => (Some(id), None),
-                false => (None, Some(id)),
+            let (server_deployment_id, connection_id) = if deployment {
+                (Some(id), None)
+            } else {
+                (None, Some(id))
             };
             Some(WriteOp::CreateImport(CreateImport {
                 access_token: d.text("access_token"),

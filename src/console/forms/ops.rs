@@ -7,8 +7,7 @@ use crate::api::model::{
     TeamRole, UpdateDestination, UpdateImport, UpdateTeam,
 };
 use crate::api::{ApiRequest, Client, Error, ListQuery, Page};
-use crate::console::msg::ApiReply;
-use crate::console::record::decode_item_body;
+use crate::console::record::{Record, decode_item_body};
 use crate::console::tab::Tab;
 
 /// One write operation of the API, with its body.
@@ -94,13 +93,13 @@ fn page<T: DeserializeOwned>(raw: &crate::api::client::RawResponse) -> Result<Ve
 }
 
 /// Runs a write; the reply is the changed item.
-pub async fn execute_write(client: &Client, op: &WriteOp) -> Result<ApiReply, Error> {
+pub(crate) async fn execute_write(client: &Client, op: &WriteOp) -> Result<Record, Error> {
     let raw = client.send(&op.request()).await?;
-    decode_item_body(op.tab(), raw.status, &raw.body).map(ApiReply::Item)
+    decode_item_body(op.tab(), raw.status, &raw.body)
 }
 
 /// Runs a lookup; the reply is the picker's items.
-pub async fn execute_lookup(client: &Client, what: Lookup) -> Result<ApiReply, Error> {
+pub(crate) async fn execute_lookup(client: &Client, what: Lookup) -> Result<Vec<PickItem>, Error> {
     let q = ListQuery {
         limit: Some(LOOKUP_LIMIT),
         ..ListQuery::default()
@@ -151,5 +150,5 @@ pub async fn execute_lookup(client: &Client, what: Lookup) -> Result<ApiReply, E
                 .collect()
         }
     };
-    Ok(ApiReply::Options(items))
+    Ok(items)
 }

@@ -3,7 +3,7 @@
 use crossterm::event::{KeyCode, KeyEvent};
 use tui_input::Input;
 
-use super::field::edit;
+use super::edit::edit;
 
 /// One item to choose.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -112,7 +112,7 @@ impl Picker {
     }
 
     /// Summary for dirty tracking.
-    pub fn fingerprint(&self) -> String {
+    pub(crate) fn fingerprint(&self) -> String {
         format!(
             "{}|{}|{}",
             self.search.value(),
@@ -121,15 +121,8 @@ impl Picker {
         )
     }
 
-    /// Puts the cursor on an id (pre-selection), clearing the search.
-    pub fn point_at(&mut self, id: &str) {
-        if let Some(i) = self.filtered().iter().position(|it| it.id == id) {
-            self.cursor = i;
-        }
-    }
-
     /// The label of an id, when known.
-    pub fn label_of(&self, id: &str) -> Option<&str> {
+    pub(crate) fn label_of(&self, id: &str) -> Option<&str> {
         match &self.items {
             Items::Ready(items) => items.iter().find(|i| i.id == id).map(|i| i.label.as_str()),
             _ => None,

@@ -110,7 +110,7 @@ pub fn remove_member(t: &Team) -> Dialog {
 
 /// Keeps a set-project form's roles in step with its project: choosing a project the team has
 /// pre-selects the roles it holds there.
-pub fn after_change(d: &mut Dialog) {
+pub(crate) fn after_change(d: &mut Dialog) {
     let Kind::SetProject(_, assigned) = &d.kind else {
         return;
     };
@@ -172,7 +172,7 @@ pub fn build(d: &mut Dialog) -> Option<WriteOp> {
 }
 
 /// The name typed to confirm a removal: the picked item's label, else its id.
-pub fn confirm_name(d: &Dialog) -> String {
+pub(crate) fn confirm_name(d: &Dialog) -> String {
     let Some(f) = d.fields.first() else {
         return String::new();
     };
@@ -184,7 +184,7 @@ pub fn confirm_name(d: &Dialog) -> String {
 }
 
 /// The question before a removal, naming what goes.
-pub fn confirm_text(d: &Dialog) -> String {
+pub(crate) fn confirm_text(d: &Dialog) -> String {
     let Some(f) = d.fields.first() else {
         return String::new();
     };

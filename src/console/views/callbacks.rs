@@ -3,13 +3,13 @@ use ratatui::layout::Constraint::{Fill, Length};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Cell;
 
-use super::{Column, ViewCtx, col, interval};
+use super::kit::{Column, ViewCtx, col, interval};
 use crate::api::model::Callback;
 use crate::api::secret::mask_url_key;
 use crate::console::widgets::fields::Fields;
 
 /// List columns.
-pub const COLUMNS: &[Column] = &[
+pub(crate) const COLUMNS: &[Column] = &[
     col("Name", Fill(2), true),
     col("Type", Length(15), true),
     col("Every", Length(7), true),
@@ -19,7 +19,7 @@ pub const COLUMNS: &[Column] = &[
 ];
 
 /// Row cells.
-pub fn cells(c: &Callback, ctx: &ViewCtx) -> Vec<Cell<'static>> {
+pub(crate) fn cells(c: &Callback, ctx: &ViewCtx) -> Vec<Cell<'static>> {
     let next = match &c.schedule.next_run_at {
         Some(t) => Cell::from(ctx.clock.relative(t)),
         None => Cell::from(Span::styled("—", ctx.theme.muted)),

@@ -3,7 +3,7 @@ use ratatui::layout::Constraint::{Fill, Length};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Cell;
 
-use super::{Column, Tone, ViewCtx, col, duration_ms};
+use super::kit::{Column, Tone, ViewCtx, col, duration_ms};
 use crate::api::model::{CallbackSelection, Destination, SelectionType};
 use crate::api::secret::mask;
 use crate::console::deliveries::HealthPane;
@@ -11,7 +11,7 @@ use crate::console::deliveries::health::{HEALTH_SAMPLE, compute};
 use crate::console::widgets::fields::Fields;
 
 /// List columns.
-pub const COLUMNS: &[Column] = &[
+pub(crate) const COLUMNS: &[Column] = &[
     col("Name", Fill(1), true),
     col("URL", Fill(2), true),
     col("Callbacks", Length(10), true),
@@ -31,7 +31,7 @@ fn selection(s: &CallbackSelection) -> String {
 }
 
 /// Row cells.
-pub fn cells(d: &Destination, ctx: &ViewCtx) -> Vec<Cell<'static>> {
+pub(crate) fn cells(d: &Destination, ctx: &ViewCtx) -> Vec<Cell<'static>> {
     let url = d.webhook_destination.as_ref().map(|w| w.url.as_str());
     vec![
         Cell::from(d.name.clone()),
@@ -87,7 +87,7 @@ pub fn detail(d: &Destination, ctx: &ViewCtx) -> Vec<Line<'static>> {
 }
 
 /// The health section of a destination's detail, computed from the notifications loaded.
-pub fn health_lines(h: &HealthPane, ctx: &ViewCtx) -> Vec<Line<'static>> {
+pub(crate) fn health_lines(h: &HealthPane, ctx: &ViewCtx) -> Vec<Line<'static>> {
     let stats = compute(&h.items);
     let mut f = Fields::new(ctx.theme);
     f.section(format!(

@@ -3,13 +3,13 @@ use ratatui::layout::Constraint::{Fill, Length};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Cell;
 
-use super::{Column, Tone, ViewCtx, col};
+use super::kit::{Column, Tone, ViewCtx, col};
 use crate::api::model::{ImportStatus, ProviderOauthImport};
 use crate::api::secret::mask;
 use crate::console::widgets::fields::Fields;
 
 /// List columns.
-pub const COLUMNS: &[Column] = &[
+pub(crate) const COLUMNS: &[Column] = &[
     col("Status", Length(9), true),
     col("Note", Fill(2), true),
     col("Connection", Length(26), false),
@@ -28,7 +28,7 @@ fn status(i: &ProviderOauthImport, ctx: &ViewCtx) -> Span<'static> {
 }
 
 /// Row cells.
-pub fn cells(i: &ProviderOauthImport, ctx: &ViewCtx) -> Vec<Cell<'static>> {
+pub(crate) fn cells(i: &ProviderOauthImport, ctx: &ViewCtx) -> Vec<Cell<'static>> {
     let expires = match &i.expires_at {
         Some(t) => Cell::from(ctx.clock.relative(t)),
         None => Cell::from(Span::styled("never", ctx.theme.muted)),

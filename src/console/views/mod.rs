@@ -1,120 +1,18 @@
 //! One module per resource: its columns, row cells and detail pane. Dispatch on the item kind.
-pub mod attempt;
 pub mod callbacks;
 pub mod destinations;
 pub mod imports;
+pub mod kit;
 pub mod notifications;
 pub mod teams;
 
-use chrono::{DateTime, Utc};
-use ratatui::layout::Constraint;
-use ratatui::style::Style;
-use ratatui::text::{Line, Span};
+use ratatui::text::Line;
 use ratatui::widgets::Cell;
 
-use super::clock::Clock;
 use super::record::{Item, Record};
 use super::tab::Tab;
-use super::theme::Theme;
 
-/// A list column.
-#[derive(Debug, Clone, Copy)]
-pub struct Column {
-    /// Header text.
-    pub title: &'static str,
-    /// Width rule.
-    pub width: Constraint,
-    /// Shown on narrow lists too (otherwise only when there is room).
-    pub narrow: bool,
-}
-
-/// Shorthand for a column definition.
-pub const fn col(title: &'static str, width: Constraint, narrow: bool) -> Column {
-    Column {
-        title,
-        width,
-        narrow,
-    }
-}
-
-/// What views need besides the item: time and styles.
-#[derive(Debug, Clone, Copy)]
-pub struct ViewCtx<'a> {
-    /// Time source.
-    pub clock: &'a Clock,
-    /// Styles.
-    pub theme: &'a Theme,
-}
-
-impl ViewCtx<'_> {
-    /// A relative-time cell (`3 min ago`).
-    pub fn ago(&self, t: &DateTime<Utc>) -> Cell<'static> {
-        Cell::from(self.clock.relative(t))
-    }
-
-    /// Local time and relative distance (`2025-10-24 17:30 (3 min ago)`).
-    pub fn when(&self, t: &DateTime<Utc>) -> Span<'static> {
-        Span::raw(self.clock.local_and_relative(t))
-    }
-
-    /// Text, or a muted fallback when empty.
-    pub fn or_muted(&self, v: Option<&str>, fallback: &str) -> Span<'static> {
-        match v {
-            Some(s) if !s.is_empty() => Span::raw(s.to_string()),
-            _ => Span::styled(fallback.to_string(), self.theme.muted),
-        }
-    }
-
-    /// A status word with a symbol and a colour (never the colour alone).
-    pub fn status(&self, word: &str, tone: Tone) -> Span<'static> {
-        let (sym, style): (&str, Style) = match tone {
-            Tone::Good => ("✓", self.theme.ok),
-            Tone::Busy => ("↻", self.theme.warn),
-            Tone::Waiting => ("…", self.theme.warn),
-            Tone::Bad => ("✗", self.theme.error),
-            Tone::Off => ("○", self.theme.muted),
-            Tone::Unknown => ("?", self.theme.text),
-        };
-        Span::styled(format!("{sym} {word}"), style)
-    }
-}
-
-/// How a status reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Tone {
-    /// Succeeded, active.
-    Good,
-    /// Retrying.
-    Busy,
-    /// Pending.
-    Waiting,
-    /// Failed.
-    Bad,
-    /// Expired, inactive.
-    Off,
-    /// A value this version does not know.
-    Unknown,
-}
-
-/// `12 ms` or `10.0 s`.
-pub fn duration_ms(ms: i64) -> String {
-    if ms < 1000 {
-        format!("{ms} ms")
-    } else {
-        format!("{:.1} s", ms as f64 / 1000.0)
-    }
-}
-
-/// `every 30 s`, `every 5 min`, `every 2 h`.
-pub fn interval(secs: i64) -> String {
-    if secs > 0 && secs % 3600 == 0 {
-        format!("{} h", secs / 3600)
-    } else if secs > 0 && secs % 60 == 0 {
-        format!("{} min", secs / 60)
-    } else {
-        format!("{secs} s")
-    }
-}
+pub use kit::{Column, Tone, ViewCtx, col, duration_ms, interval};
 
 /// The columns of a tab's list.
 pub fn columns(tab: Tab) -> &'static [Column] {
@@ -150,7 +48,7 @@ fn shown(record: &Record) -> std::borrow::Cow<'_, Record> {
 }
 
 /// The cells of one row, one per column.
-pub fn cells(record: &Record, ctx: &ViewCtx) -> Vec<Cell<'static>> {
+pub(crate) fn cells(record: &Record, ctx: &ViewCtx) -> Vec<Cell<'static>> {
     let record = shown(record);
     match &record.item {
         Item::Team(t) => teams::cells(t, ctx),

@@ -3,13 +3,13 @@ use ratatui::layout::Constraint::{Fill, Length};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Cell;
 
-use super::{Column, Tone, ViewCtx, col, duration_ms};
+use super::kit::{Column, Tone, ViewCtx, col, duration_ms};
 use crate::api::model::{Attempt, AttemptStatus, Notification, NotificationStatus};
 use crate::console::deliveries::sorted_attempts;
 use crate::console::widgets::fields::Fields;
 
 /// List columns.
-pub const COLUMNS: &[Column] = &[
+pub(crate) const COLUMNS: &[Column] = &[
     col("Status", Length(11), true),
     col("Att", Length(3), true),
     col("Resp", Length(4), true),
@@ -51,7 +51,7 @@ fn response(a: Option<&Attempt>) -> String {
 }
 
 /// Row cells.
-pub fn cells(n: &Notification, ctx: &ViewCtx) -> Vec<Cell<'static>> {
+pub(crate) fn cells(n: &Notification, ctx: &ViewCtx) -> Vec<Cell<'static>> {
     let last = n.last_attempt();
     let took = last
         .and_then(|a| a.webhook_request.as_ref())
@@ -70,7 +70,7 @@ pub fn cells(n: &Notification, ctx: &ViewCtx) -> Vec<Cell<'static>> {
 }
 
 /// At most `n` characters, with `…` when cut.
-fn clip(s: &str, n: usize) -> String {
+pub(crate) fn clip(s: &str, n: usize) -> String {
     if s.chars().count() <= n {
         s.to_string()
     } else {
@@ -80,6 +80,12 @@ fn clip(s: &str, n: usize) -> String {
     }
 }
 
+/// Field lines at the top of a notification's detail (see [`detail_with`]).
+const FIELD_LINES: usize = 8;
+/// Detail lines above the first attempt row: the fields, the attempts heading (a blank line
+/// and a title) and the table header (or "no attempt yet").
+pub(crate) const LINES_ABOVE_ATTEMPTS: usize = FIELD_LINES + 3;
+
 /// Detail lines without a selected attempt.
 pub fn detail(n: &Notification, ctx: &ViewCtx) -> Vec<Line<'static>> {
     detail_with(n, ctx, None)
@@ -87,7 +93,11 @@ pub fn detail(n: &Notification, ctx: &ViewCtx) -> Vec<Line<'static>> {
 
 /// Detail lines: fields, ids read from the delivered body, and the attempts as a table with
 /// `cursor` (a position among the attempts by index) selected.
-pub fn detail_with(n: &Notification, ctx: &ViewCtx, cursor: Option<usize>) -> Vec<Line<'static>> {
+pub(crate) fn detail_with(
+    n: &Notification,
+    ctx: &ViewCtx,
+    cursor: Option<usize>,
+) -> Vec<Line<'static>> {
     let mut f = Fields::new(ctx.theme);
     f.field("ID", n.id.clone())
         .field_spans("Status", vec![status(n, ctx)])
@@ -157,161 +167,28 @@ pub fn detail_with(n: &Notification, ctx: &ViewCtx, cursor: Option<usize>) -> Ve
     lines
 }
 
-/// The filter chips of a list: `callback cb_… · event … · destination …`.
-pub fn chips(f: &crate::api::NotificationFilter) -> Vec<String> {
-    let mut out = Vec::new();
-    for (label, ids) in [
-        ("callback", &f.callback_ids),
-        ("event", &f.event_ids),
-        ("destination", &f.destination_ids),
-    ] {
-        if !ids.is_empty() {
-            let short: Vec<String> = ids.iter().map(|id| clip(id, 13)).collect();
-            out.push(format!("{label}: {}", short.join(" | ")));
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::console::clock::Clock;
+    use crate::console::theme::Theme;
+
+    /// The count the attempt cursor scrolls by must match what the detail draws.
+    #[test]
+    fn attempts_start_where_the_detail_puts_them() {
+        let body = include_str!("../../../tests/fixtures/notification.json");
+        let mut n: Notification = serde_json::from_str(body).expect("fixture decodes");
+        let (theme, clock) = (Theme::default(), Clock::System);
+        let ctx = ViewCtx {
+            clock: &clock,
+            theme: &theme,
+        };
+        assert!(!n.attempts.is_empty(), "the fixture has attempts");
+        for _ in 0..2 {
+            let lines = detail(&n, &ctx).len();
+            assert_eq!(lines - n.attempts.len(), LINES_ABOVE_ATTEMPTS);
+            n.attempts.clear();
+            n.url = None;
         }
-    }
-    out
-}
-
-/// Draws the notification filter dialog.
-pub fn render_filter(
-    d: &crate::console::deliveries::FilterDialog,
-    theme: &crate::console::theme::Theme,
-    frame: &mut ratatui::Frame,
-    area: ratatui::layout::Rect,
-) {
-    use crate::console::deliveries::filter::FIELDS;
-    use ratatui::widgets::{Block, Clear, Paragraph};
-    let b = crate::console::widgets::centered(area, 70, 10);
-    let mut lines = Vec::new();
-    for (i, (label, text)) in FIELDS.iter().zip(d.texts.iter()).enumerate() {
-        let focused = i == d.focus;
-        let cursor = if focused { "▏" } else { "" };
-        lines.push(Line::from(vec![
-            Span::styled(
-                format!("{label:>16}: "),
-                if focused { theme.accent } else { theme.muted },
-            ),
-            Span::raw(format!("{text}{cursor}")),
-        ]));
-    }
-    lines.push(Line::raw(""));
-    lines.push(Line::from(Span::styled(
-        "Several ids each, separated by commas or spaces (any of them matches).",
-        theme.muted,
-    )));
-    lines.push(Line::from(vec![
-        Span::styled("Tab", theme.key),
-        Span::raw(" next field  "),
-        Span::styled("Enter", theme.key),
-        Span::raw(" apply  "),
-        Span::styled("Esc", theme.key),
-        Span::raw(" cancel"),
-    ]));
-    frame.render_widget(Clear, b);
-    frame.render_widget(
-        Paragraph::new(lines).block(Block::bordered().title(Span::styled(
-            " Filter notifications (server-side) ",
-            theme.accent,
-        ))),
-        b,
-    );
-}
-
-/// What follows the list title: the live marker, then filter chips.
-pub fn title_suffix(state: &crate::console::State, tab: crate::console::Tab) -> String {
-    let list = &state.tab_state(tab).list;
-    let mut s = String::new();
-    if tab == crate::console::Tab::Notifications && state.deliveries.watch.on {
-        let paused = crate::console::deliveries::watch::paused(state);
-        s.push_str(if paused {
-            " · ● live (paused)"
-        } else {
-            " · ● live"
-        });
-    }
-    if tab == crate::console::Tab::Notifications
-        && let Some(chip) = crate::console::deliveries::local::chip(state)
-    {
-        s.push_str(&format!(" · [{chip}]"));
-    }
-    for chip in chips(&list.filter) {
-        s.push_str(&format!(" · [{chip}]"));
-    }
-    s
-}
-
-/// The breadcrumb of cross-navigation (`Callbacks › Destinations › Notifications`), if any.
-pub fn breadcrumb(state: &crate::console::State) -> Option<String> {
-    if state.nav.is_empty() {
-        return None;
-    }
-    let mut parts: Vec<&str> = state.nav.iter().map(|f| f.return_to.title()).collect();
-    parts.push(state.tab.title());
-    Some(format!("{}   Esc back", parts.join(" › ")))
-}
-
-/// Row cells, highlighted while watch mode marks the row new or changed.
-pub fn decorate(
-    state: &crate::console::State,
-    record: &crate::console::record::Record,
-    cells: Vec<Cell<'static>>,
-) -> Vec<Cell<'static>> {
-    if !state.deliveries.watch.flash.contains_key(record.id()) {
-        return cells;
-    }
-    let style = state
-        .theme
-        .warn
-        .add_modifier(ratatui::style::Modifier::BOLD);
-    cells.into_iter().map(|c| c.style(style)).collect()
-}
-
-/// Detail lines with this module's additions: the attempt cursor, a destination's health.
-pub fn detail_lines(
-    state: &crate::console::State,
-    record: &crate::console::record::Record,
-    ctx: &ViewCtx,
-) -> Vec<Line<'static>> {
-    use crate::console::record::Item;
-    let ts = state.current();
-    let open = ts.detail.as_ref().is_some_and(|d| d.id == record.id());
-    match &record.item {
-        Item::Notification(n) if open => {
-            let d = &state.deliveries;
-            let cursor = if d.cursor_of == n.id {
-                d.attempt_cursor
-            } else {
-                0
-            };
-            detail_with(n, ctx, Some(cursor))
-        }
-        Item::Destination(dest) => {
-            let mut lines = super::destinations::detail(dest, ctx);
-            if let Some(h) = state
-                .deliveries
-                .health
-                .as_ref()
-                .filter(|h| open && h.destination_id == dest.id)
-            {
-                lines.extend(super::destinations::health_lines(h, ctx));
-            }
-            lines
-        }
-        _ => super::detail(record, ctx),
-    }
-}
-
-/// Draws this module's overlays over the body: the attempt view and the filter dialog.
-pub fn overlays(
-    state: &crate::console::State,
-    frame: &mut ratatui::Frame,
-    body: ratatui::layout::Rect,
-) {
-    if let Some(v) = &state.deliveries.attempt {
-        super::attempt::render(state, v, frame, body);
-    }
-    if let Some(d) = &state.deliveries.filter {
-        render_filter(d, &state.theme, frame, body);
     }
 }

@@ -3,12 +3,12 @@ use ratatui::layout::Constraint::{Fill, Length};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Cell;
 
-use super::{Column, ViewCtx, col};
+use super::kit::{Column, ViewCtx, col};
 use crate::api::model::Team;
 use crate::console::widgets::fields::Fields;
 
 /// List columns.
-pub const COLUMNS: &[Column] = &[
+pub(crate) const COLUMNS: &[Column] = &[
     col("Name", Fill(2), true),
     col("Slug", Fill(1), true),
     col("Projects", Length(8), true),
@@ -18,7 +18,7 @@ pub const COLUMNS: &[Column] = &[
 ];
 
 /// Row cells.
-pub fn cells(t: &Team, ctx: &ViewCtx) -> Vec<Cell<'static>> {
+pub(crate) fn cells(t: &Team, ctx: &ViewCtx) -> Vec<Cell<'static>> {
     vec![
         Cell::from(t.name.clone()),
         Cell::from(t.slug.clone()),

@@ -28,7 +28,7 @@ impl<'t> Fields<'t> {
     }
 
     /// A field whose value is several styled spans.
-    pub fn field_spans(&mut self, label: &str, value: Vec<Span<'static>>) -> &mut Self {
+    pub(crate) fn field_spans(&mut self, label: &str, value: Vec<Span<'static>>) -> &mut Self {
         let mut spans = vec![Span::styled(format!("{label:<LABEL$} "), self.theme.muted)];
         spans.extend(value);
         self.lines.push(Line::from(spans));
@@ -45,7 +45,7 @@ impl<'t> Fields<'t> {
     }
 
     /// The muted dash shown for a missing value.
-    pub fn dash(&self) -> Span<'static> {
+    pub(crate) fn dash(&self) -> Span<'static> {
         Span::styled("—", self.theme.muted)
     }
 

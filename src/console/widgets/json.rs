@@ -94,7 +94,7 @@ pub fn lines(v: &Value, theme: &Theme) -> Vec<Line<'static>> {
 }
 
 /// A body: pretty and coloured when it parses as JSON, otherwise its lines as they are.
-pub fn text_lines(body: &str, theme: &Theme) -> Vec<Line<'static>> {
+pub(crate) fn text_lines(body: &str, theme: &Theme) -> Vec<Line<'static>> {
     match serde_json::from_str::<Value>(body) {
         Ok(v) => lines(&v, theme),
         Err(_) => crate::text::sanitize::lines(body)
@@ -119,7 +119,7 @@ pub struct JsonView<'a> {
 
 impl JsonView<'_> {
     /// The largest useful scroll for a body area of `height` lines.
-    pub fn max_scroll(total: usize, height: u16) -> u16 {
+    pub(crate) fn max_scroll(total: usize, height: u16) -> u16 {
         u16::try_from(total)
             .unwrap_or(u16::MAX)
             .saturating_sub(height)

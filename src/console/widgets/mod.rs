@@ -1,8 +1,6 @@
 //! Pieces shared by every view: the paged table, the detail pane, toasts, help, the header.
-pub mod confirm;
 pub mod detail;
 pub mod fields;
-pub mod form;
 pub mod help;
 pub mod json;
 pub mod paged_table;
@@ -12,12 +10,12 @@ pub mod toast;
 const SPINNER: [char; 10] = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 
 /// The spinner character for an animation frame.
-pub fn spinner(frame: u64) -> char {
+pub(crate) fn spinner(frame: u64) -> char {
     SPINNER[(frame % SPINNER.len() as u64) as usize]
 }
 
 /// Centres a box of at most `w`×`h` in `area`.
-pub fn centered(area: ratatui::layout::Rect, w: u16, h: u16) -> ratatui::layout::Rect {
+pub(crate) fn centered(area: ratatui::layout::Rect, w: u16, h: u16) -> ratatui::layout::Rect {
     let w = w.min(area.width);
     let h = h.min(area.height);
     ratatui::layout::Rect::new(

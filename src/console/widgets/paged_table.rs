@@ -36,7 +36,7 @@ pub struct PagedTable<'a> {
 }
 
 /// Lines for an error: the message and, when there is one, the hint.
-pub fn error_lines(e: &ErrorView, theme: &Theme) -> Vec<Line<'static>> {
+pub(crate) fn error_lines(e: &ErrorView, theme: &Theme) -> Vec<Line<'static>> {
     let mut out = vec![Line::from(Span::styled(
         format!("✗ {}", e.message),
         theme.error,
@@ -49,7 +49,7 @@ pub fn error_lines(e: &ErrorView, theme: &Theme) -> Vec<Line<'static>> {
 }
 
 /// `page 2 · 20 per page · more →`, with `← more` when earlier items exist.
-pub fn page_line(list: &ListPane) -> String {
+pub(crate) fn page_line(list: &ListPane) -> String {
     let mut parts = Vec::new();
     if list.pagination.has_more_before {
         parts.push("← more".to_string());
@@ -98,7 +98,7 @@ impl PagedTable<'_> {
             frame.render_widget(Paragraph::new(errors), err_area);
         }
 
-        if self.list.rows.is_empty() {
+        if self.list.shown_len() == 0 {
             let msg = match self.list.load {
                 LoadState::Idle | LoadState::Loading => format!("loading {}…", self.noun),
                 LoadState::Error(_) => String::new(),
@@ -142,8 +142,8 @@ impl PagedTable<'_> {
 /// The rows of a page worth formatting for a list drawn in `area`: from the scroll offset (moved
 /// so the cursor shows) for one screenful. Formatting only these keeps a frame's cost independent
 /// of how many rows are loaded.
-pub fn visible_window(list: &ListPane, area: Rect) -> std::ops::Range<usize> {
-    let len = list.rows.len();
+pub(crate) fn visible_window(list: &ListPane, area: Rect) -> std::ops::Range<usize> {
+    let len = list.shown_len();
     let height = usize::from(area.height).max(1);
     let mut start = list.offset.min(len);
     if list.cursor < start {
@@ -164,12 +164,13 @@ mod tests {
     fn pane(rows: usize, cursor: usize, offset: usize) -> ListPane {
         let body = include_str!("../../../tests/fixtures/callback.json");
         let rec = decode_item_body(Tab::Callbacks, 200, body).expect("fixture decodes");
-        ListPane {
-            rows: vec![rec; rows],
+        let mut list = ListPane {
             cursor,
             offset,
             ..Default::default()
-        }
+        };
+        list.set_rows(vec![rec; rows]);
+        list
     }
 
     #[test]

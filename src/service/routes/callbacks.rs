@@ -16,7 +16,7 @@ use crate::service::records::{CallbackRec, kind, render_callback};
     path = "/callbacks",
     operation_id = "list_callbacks",
     tag = "callbacks",
-    params(crate::service::openapi::ListParamsDoc),
+    params(crate::service::doc_types::ListParamsDoc),
     responses((status = 200, description = "OK", body = crate::api::Page<crate::api::model::Callback>))
 )]
 pub async fn list(State(app): State<App>, RawQuery(q): RawQuery) -> Reply<Json<Page<Callback>>> {

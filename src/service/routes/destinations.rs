@@ -30,7 +30,7 @@ pub fn signing_secret() -> String {
     path = "/callbacks-destinations",
     operation_id = "list_destinations",
     tag = "destinations",
-    params(crate::service::openapi::ListParamsDoc, crate::service::openapi::DestinationFilterDoc),
+    params(crate::service::doc_types::ListParamsDoc, crate::service::doc_types::DestinationFilterDoc),
     responses((status = 200, description = "OK", body = crate::api::Page<crate::api::model::Destination>))
 )]
 pub async fn list(State(app): State<App>, RawQuery(q): RawQuery) -> Reply<Json<Page<Destination>>> {

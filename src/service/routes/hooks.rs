@@ -19,10 +19,13 @@ use crate::service::records::{CallbackRec, kind};
     path = "/hooks/{key}",
     operation_id = "incoming_hook",
     tag = "hooks",
+    description = "Internal (demo): an MCP server's webhook into a `webhook_manual` callback. Not part of \
+                   the management API. Answers 400 to a body that is not JSON and 404 to an unknown key.",
     params(("key" = String, Path, description = "The hook key of a `webhook_manual` callback")),
     request_body(content = Object, description = "Any JSON; `type` or `event` names the event"),
     responses(
-        (status = 200, description = "Fanned out", body = crate::service::openapi::HookAccepted),
+        (status = 200, description = "Fanned out", body = crate::service::doc_types::HookAccepted),
+        (status = 400, description = "The body is not JSON", body = crate::api::ApiError),
         (status = 404, description = "Unknown key", body = crate::api::ApiError)
     )
 )]
@@ -66,11 +69,14 @@ pub async fn incoming(
     path = "/_receiver/{mode}",
     operation_id = "demo_receiver",
     tag = "hooks",
+    description = "Internal (demo): a destination that fails on purpose, to show retries. `healthy` \
+                   answers 200; `flaky` answers 503 about half the time; `down` and any other mode \
+                   always answer 503. Not part of the management API.",
     params(("mode" = String, Path, description = "`healthy`, `flaky` or `down`")),
     request_body(content = Object, description = "A delivery"),
     responses(
-        (status = 200, description = "Accepted", body = crate::service::openapi::ReceiverReply),
-        (status = 503, description = "Refused", body = crate::service::openapi::ReceiverReply)
+        (status = 200, description = "Accepted", body = crate::service::doc_types::ReceiverReply),
+        (status = 503, description = "Refused on purpose (`flaky`, `down`)", body = crate::service::doc_types::ReceiverReply)
     )
 )]
 pub async fn receiver(Path(mode): Path<String>) -> (StatusCode, Json<Value>) {

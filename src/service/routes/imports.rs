@@ -22,7 +22,7 @@ use crate::service::validate::Check;
     path = "/provider-oauth/token-imports",
     operation_id = "list_imports",
     tag = "imports",
-    params(crate::service::openapi::ListParamsDoc),
+    params(crate::service::doc_types::ListParamsDoc),
     responses((status = 200, description = "OK", body = crate::api::Page<crate::api::model::ProviderOauthImport>))
 )]
 pub async fn list(

@@ -15,7 +15,7 @@ use crate::service::paging::{paginate, union};
     path = "/callbacks-notifications",
     operation_id = "list_notifications",
     tag = "notifications",
-    params(crate::service::openapi::ListParamsDoc, crate::service::openapi::NotificationFilterDoc),
+    params(crate::service::doc_types::ListParamsDoc, crate::service::doc_types::NotificationFilterDoc),
     responses((status = 200, description = "OK", body = crate::api::Page<crate::api::model::Notification>))
 )]
 pub async fn list(

@@ -31,7 +31,7 @@ where
     path = "/organization/projects",
     operation_id = "list_projects",
     tag = "organization",
-    params(crate::service::openapi::ListParamsDoc),
+    params(crate::service::doc_types::ListParamsDoc),
     responses((status = 200, description = "OK", body = crate::api::Page<crate::api::model::Project>))
 )]
 pub async fn projects(State(app): State<App>, RawQuery(q): RawQuery) -> Reply<Json<Page<Project>>> {
@@ -44,7 +44,7 @@ pub async fn projects(State(app): State<App>, RawQuery(q): RawQuery) -> Reply<Js
     path = "/organization/team-roles",
     operation_id = "list_team_roles",
     tag = "organization",
-    params(crate::service::openapi::ListParamsDoc),
+    params(crate::service::doc_types::ListParamsDoc),
     responses((status = 200, description = "OK", body = crate::api::Page<crate::api::model::TeamRole>))
 )]
 pub async fn roles(State(app): State<App>, RawQuery(q): RawQuery) -> Reply<Json<Page<TeamRole>>> {
@@ -57,7 +57,7 @@ pub async fn roles(State(app): State<App>, RawQuery(q): RawQuery) -> Reply<Json<
     path = "/organization/members",
     operation_id = "list_members",
     tag = "organization",
-    params(crate::service::openapi::ListParamsDoc),
+    params(crate::service::doc_types::ListParamsDoc),
     responses((status = 200, description = "OK", body = crate::api::Page<crate::api::model::Member>))
 )]
 pub async fn members(State(app): State<App>, RawQuery(q): RawQuery) -> Reply<Json<Page<Member>>> {

@@ -10,6 +10,7 @@ use crate::api::model::{Member, Project, Team, TeamRole};
 use crate::service::app::{App, Body};
 use crate::service::errors::{Failure, Reply};
 use crate::service::ids::new_id;
+use crate::service::membership::refresh_actors;
 use crate::service::paging::paginate;
 use crate::service::records::{
     RoleAssignmentRec, TeamProjectRec, TeamRec, find_by_id_or_slug, find_team, kind, render_team,
@@ -64,7 +65,7 @@ where
     path = "/organization/teams",
     operation_id = "list_teams",
     tag = "teams",
-    params(crate::service::openapi::ListParamsDoc),
+    params(crate::service::doc_types::ListParamsDoc),
     responses((status = 200, description = "OK", body = crate::api::Page<crate::api::model::Team>))
 )]
 pub async fn list(State(app): State<App>, RawQuery(q): RawQuery) -> Reply<Json<Page<Team>>> {
@@ -165,6 +166,8 @@ pub async fn update(
         if let Some(name) = name {
             t.slug = unique_slug(db, &name, &t.id)?;
             t.name = name;
+            // Members show their teams by name and slug.
+            refresh_actors(db, &t.members, Some(t))?;
         }
         if let Some(d) = description {
             t.description = Some(d);
@@ -320,8 +323,8 @@ pub async fn add_member(
                 "The actor is already a member of the specified team",
             ));
         }
-        t.members.push(actor);
-        Ok(())
+        t.members.push(actor.clone());
+        refresh_actors(db, &[actor], Some(t))
     })
     .await
 }
@@ -348,7 +351,7 @@ pub async fn remove_member(
                 "The actor is not a member of the specified team",
             ));
         }
-        Ok(())
+        refresh_actors(db, &[actor], Some(t))
     })
     .await
 }

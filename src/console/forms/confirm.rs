@@ -5,9 +5,9 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph, Wrap};
 
-use super::centered;
 use crate::console::forms::{Dialog, Phase};
 use crate::console::theme::Theme;
+use crate::console::widgets::centered;
 
 /// Width of a confirmation box.
 const WIDTH: u16 = 64;
@@ -33,7 +33,7 @@ pub fn render(frame: &mut Frame, area: Rect, d: &Dialog, theme: &Theme) {
 }
 
 /// Where the No and Yes buttons of a yes/no confirmation are drawn, for mouse clicks.
-pub fn buttons(area: Rect, d: &Dialog, theme: &Theme) -> Option<(Rect, Rect)> {
+pub(crate) fn buttons(area: Rect, d: &Dialog, theme: &Theme) -> Option<(Rect, Rect)> {
     if !matches!(d.phase, Phase::Confirm { .. }) || d.type_name.is_some() {
         return None;
     }

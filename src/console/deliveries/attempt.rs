@@ -7,12 +7,12 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph, Wrap};
 
-use super::{ViewCtx, duration_ms};
+use super::lookup::{SigStatus, check};
+use super::mask::{any_masked, is_safe, shown};
+use super::{AttemptView, sorted_attempts};
 use crate::api::model::AttemptStatus;
-use crate::console::deliveries::lookup::{SigStatus, check};
-use crate::console::deliveries::mask::{any_masked, is_safe, shown};
-use crate::console::deliveries::{AttemptView, sorted_attempts};
 use crate::console::state::State;
+use crate::console::views::{Tone, ViewCtx, duration_ms};
 use crate::console::widgets::centered;
 use crate::console::widgets::json::{JsonView, text_lines};
 
@@ -97,9 +97,9 @@ fn unsanitised_lines(state: &State, v: &AttemptView, ctx: &ViewCtx) -> Vec<Line<
         return out;
     };
     let tone = match a.status {
-        AttemptStatus::Succeeded => super::Tone::Good,
-        AttemptStatus::Failed => super::Tone::Bad,
-        AttemptStatus::Other(_) => super::Tone::Unknown,
+        AttemptStatus::Succeeded => Tone::Good,
+        AttemptStatus::Failed => Tone::Bad,
+        AttemptStatus::Other(_) => Tone::Unknown,
     };
     out.push(Line::from(vec![
         Span::styled(format!("Attempt #{}  ", a.index), ctx.theme.header),

@@ -6,11 +6,11 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph};
 
-use super::centered;
 use crate::console::forms::field::{Field, FieldKind};
 use crate::console::forms::picker::{Items, Picker};
 use crate::console::forms::{Dialog, Phase};
 use crate::console::theme::Theme;
+use crate::console::widgets::centered;
 use tui_input::Input;
 
 /// Width of the label column.
@@ -163,7 +163,7 @@ pub fn render(frame: &mut Frame, area: Rect, d: &Dialog, theme: &Theme) {
 }
 
 /// What is under `at` in a form being edited in `area`, if anything that answers a click.
-pub fn hit(area: Rect, d: &Dialog, theme: &Theme, at: Position) -> Option<FormHit> {
+pub(crate) fn hit(area: Rect, d: &Dialog, theme: &Theme, at: Position) -> Option<FormHit> {
     if d.fields.is_empty() || d.phase != Phase::Editing {
         return None;
     }

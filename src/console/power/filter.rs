@@ -6,8 +6,8 @@ use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 use serde_json::Value;
 
-use super::raw_json::{is_secret_key, shown_field};
-use super::record::Record;
+use crate::console::raw_json::{is_secret_key, shown_field};
+use crate::console::record::Record;
 
 /// One tab's filter.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -49,7 +49,7 @@ impl FuzzyQuery {
     }
 
     /// Character positions of the match in `text`, sorted; empty when it does not match.
-    pub fn positions(&mut self, text: &str) -> Vec<usize> {
+    pub(crate) fn positions(&mut self, text: &str) -> Vec<usize> {
         let mut buf = Vec::new();
         let mut idx = Vec::new();
         if self
@@ -88,23 +88,22 @@ fn each_text(v: &Value, depth: u8, f: &mut impl FnMut(&str) -> bool) -> bool {
     }
 }
 
-/// Copies of the rows that match `query` (every word of it matching some field), in their
-/// order; the texts are matched where they lie, nothing is copied for rows that do not match.
-pub fn apply(query: &str, rows: &[Record]) -> Vec<Record> {
+/// Keeps the positions (into `rows`) of the rows that match `query`: every word of it matching
+/// some field. The texts are matched where they lie; nothing is copied.
+pub fn retain_matching(query: &str, rows: &[Record], view: &mut Vec<usize>) {
     let mut words: Vec<FuzzyQuery> = query.split_whitespace().map(FuzzyQuery::new).collect();
-    rows.iter()
-        .filter(|r| {
+    view.retain(|&i| {
+        rows.get(i).is_some_and(|r| {
             words
                 .iter_mut()
                 .all(|w| each_text(&r.raw, 0, &mut |t| w.matches(t)))
         })
-        .cloned()
-        .collect()
+    });
 }
 
 /// Marks the characters of each screen line in `area` that match `query` (bold, underlined:
 /// visible without colour too).
-pub fn highlight(buf: &mut Buffer, area: Rect, query: &str) {
+pub(crate) fn highlight(buf: &mut Buffer, area: Rect, query: &str) {
     let mut q = FuzzyQuery::new(query);
     let area = area.intersection(buf.area);
     for y in area.top()..area.bottom() {

@@ -3,8 +3,8 @@ use std::cmp::Ordering;
 
 use serde_json::Value;
 
-use super::record::Record;
-use super::tab::Tab;
+use crate::console::record::Record;
+use crate::console::tab::Tab;
 
 /// The sort of one tab's loaded rows; no column means server order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -55,7 +55,7 @@ pub fn keys(tab: Tab) -> &'static [(&'static str, &'static str)] {
 
 impl Sort {
     /// The next column in the cycle: none → first → … → last → none.
-    pub fn cycle(&mut self, tab: Tab) {
+    pub(crate) fn cycle(&mut self, tab: Tab) {
         let n = keys(tab).len();
         self.column = match self.column {
             None if n > 0 => Some(0),
@@ -71,13 +71,14 @@ impl Sort {
         Some(format!("sort {label} {arrow}"))
     }
 
-    /// Sorts rows in place (stable: equal keys keep server order).
-    pub fn apply(&self, tab: Tab, rows: &mut [Record]) {
+    /// Sorts a view (positions into `rows`) in place; stable: equal keys keep server order.
+    pub fn apply(&self, tab: Tab, rows: &[Record], view: &mut [usize]) {
         let Some((_, pointer)) = self.column.and_then(|i| keys(tab).get(i)) else {
             return;
         };
-        rows.sort_by(|a, b| {
-            let (x, y) = (a.raw.pointer(pointer), b.raw.pointer(pointer));
+        view.sort_by(|&a, &b| {
+            let field = |i: usize| rows.get(i).and_then(|r| r.raw.pointer(pointer));
+            let (x, y) = (field(a), field(b));
             // Missing values stay last whichever the direction.
             rank(x).cmp(&rank(y)).then_with(|| {
                 let o = compare(x, y);

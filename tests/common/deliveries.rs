@@ -1,6 +1,5 @@
 //! Shared helpers of the deliveries console tests: a receiver with secret response headers, a
 //! demo service with two test destinations and real deliveries, and screen helpers.
-#![allow(dead_code)]
 use std::time::Duration;
 
 use axum::Router;
@@ -18,7 +17,7 @@ use switchboard::console::record::Item;
 use switchboard::console::{App, Clock, State};
 use switchboard::service::{Seed, ServiceConfig};
 
-use crate::support_service::{TestService, eventually, http, start_with};
+use super::service::{TestService, eventually, http, start_with};
 
 /// The secret a test receiver puts in its response headers.
 pub const RECEIVER_KEY: &str = "rk_live_do_not_show_me";
@@ -226,13 +225,7 @@ pub fn normalize(state: &mut State) {
     }
 }
 
-/// The screen as text.
-pub fn screen(app: &App) -> String {
-    let (w, h) = app.state.size;
-    let mut term = Terminal::new(TestBackend::new(w, h)).expect("terminal");
-    term.draw(|f| app.render(f)).expect("draw");
-    term.backend().to_string()
-}
+pub use super::screen;
 
 /// Replaces each `secret` by a same-length placeholder, and blanks values after `date: ` and
 /// `metorial-signature: ` (they change with every run) up to the pane border.

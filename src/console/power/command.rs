@@ -1,10 +1,10 @@
 //! The `:` command line: parsing, completion and the history kept between runs.
 use std::path::{Path, PathBuf};
 
-use super::tab::Tab;
+use crate::console::tab::Tab;
 
 /// Most history entries kept.
-pub const HISTORY_MAX: usize = 200;
+pub(crate) const HISTORY_MAX: usize = 200;
 
 /// The command line while it is open.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -85,7 +85,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
 }
 
 /// The tab a resource id belongs to, from its prefix.
-pub fn tab_of_id(id: &str) -> Option<Tab> {
+pub(crate) fn tab_of_id(id: &str) -> Option<Tab> {
     const PREFIXES: &[(&str, Tab)] = &[
         ("tm_", Tab::Teams),
         ("poti_", Tab::Imports),
@@ -100,7 +100,7 @@ pub fn tab_of_id(id: &str) -> Option<Tab> {
 }
 
 /// Completions of a line: command words, or profile names after `profile `.
-pub fn complete(line: &str, profiles: &[String]) -> Vec<String> {
+pub(crate) fn complete(line: &str, profiles: &[String]) -> Vec<String> {
     match line.split_once(' ') {
         None => WORDS
             .iter()
@@ -118,7 +118,7 @@ pub fn complete(line: &str, profiles: &[String]) -> Vec<String> {
 
 impl CommandLine {
     /// Tab: the next completion of what was typed before the first Tab.
-    pub fn complete(&mut self, profiles: &[String]) {
+    pub(crate) fn complete(&mut self, profiles: &[String]) {
         let (cands, i, base) = match self.completion.take() {
             Some((c, i, base)) if !c.is_empty() => {
                 let next = (i + 1) % c.len();
@@ -130,13 +130,13 @@ impl CommandLine {
             }
         };
         if let Some(c) = cands.get(i) {
-            self.input = c.clone();
+            self.input.clone_from(c);
         }
         self.completion = Some((cands, i, base));
     }
 
     /// ↑ / ↓ through the history (`older` = ↑).
-    pub fn browse(&mut self, history: &[String], older: bool) {
+    pub(crate) fn browse(&mut self, history: &[String], older: bool) {
         if history.is_empty() {
             return;
         }
@@ -161,7 +161,7 @@ impl CommandLine {
 }
 
 /// Adds a line to the history (no immediate repeats, bounded).
-pub fn remember(history: &mut Vec<String>, line: &str) {
+pub(crate) fn remember(history: &mut Vec<String>, line: &str) {
     let line = line.trim();
     if line.is_empty() || history.last().is_some_and(|l| l == line) {
         return;
@@ -172,12 +172,12 @@ pub fn remember(history: &mut Vec<String>, line: &str) {
 }
 
 /// Where the history lives in the data dir.
-pub fn history_path(data_dir: &Path) -> PathBuf {
+pub(crate) fn history_path(data_dir: &Path) -> PathBuf {
     data_dir.join("command_history")
 }
 
 /// Reads the history (oldest first); nothing when the file is missing or unreadable.
-pub fn load_history(data_dir: Option<&Path>) -> Vec<String> {
+pub(crate) fn load_history(data_dir: Option<&Path>) -> Vec<String> {
     let Some(dir) = data_dir else {
         return Vec::new();
     };
@@ -192,7 +192,7 @@ pub fn load_history(data_dir: Option<&Path>) -> Vec<String> {
 }
 
 /// Writes the history (one command per line).
-pub fn save_history(data_dir: &Path, history: &[String]) -> std::io::Result<()> {
+pub(crate) fn save_history(data_dir: &Path, history: &[String]) -> std::io::Result<()> {
     std::fs::create_dir_all(data_dir)?;
     let mut text = history.join("\n");
     text.push('\n');

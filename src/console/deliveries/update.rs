@@ -10,10 +10,10 @@ use super::{AttemptView, HealthPane, lookup, sorted_attempts, watch};
 use crate::api::{Error, ListQuery, NotificationFilter, Order};
 use crate::console::keymap::Action;
 use crate::console::msg::{ApiCmd, ApiReply, Effect, Pane};
+use crate::console::pane::{load_list, open_filtered};
 use crate::console::record::Item;
 use crate::console::state::{Anchor, State, ToastKind};
 use crate::console::tab::Tab;
-use crate::console::update::{load_list, open_filtered};
 
 /// The record under the user's eye: the open detail's, else the selected row.
 fn focused_item(state: &State) -> Option<Item> {
@@ -109,7 +109,7 @@ pub fn on_action(state: &mut State, key: DeliveryKey) -> Vec<Effect> {
 
 /// Keys taken before the keymap: the dialogs, the attempt view and the attempt cursor of a
 /// notification detail. `None` lets the keymap have the key.
-pub fn on_key(state: &mut State, key: &KeyEvent) -> Option<Vec<Effect>> {
+pub(crate) fn on_key(state: &mut State, key: &KeyEvent) -> Option<Vec<Effect>> {
     if state.deliveries.filter.is_some() {
         state.dirty = true;
         return Some(filter_key(state, key));
@@ -169,7 +169,7 @@ pub fn on_key(state: &mut State, key: &KeyEvent) -> Option<Vec<Effect>> {
     }
     let n = open_notification(state).filter(|_| !state.help)?;
     if state.deliveries.cursor_of != n.id {
-        state.deliveries.cursor_of = n.id.clone();
+        state.deliveries.cursor_of.clone_from(&n.id);
         state.deliveries.attempt_cursor = 0;
     }
     let count = n.attempts.len();
@@ -183,20 +183,13 @@ pub fn on_key(state: &mut State, key: &KeyEvent) -> Option<Vec<Effect>> {
         _ => return None,
     }
     state.dirty = true;
-    keep_attempt_visible(state, &n);
+    keep_attempt_visible(state);
     Some(Vec::new())
 }
 
 /// Scrolls the notification detail so that the selected attempt's row is on screen.
-fn keep_attempt_visible(state: &mut State, n: &crate::api::model::Notification) {
-    let ctx = crate::console::views::ViewCtx {
-        clock: &state.clock,
-        theme: &state.theme,
-    };
-    // Lines above the first attempt row: everything the table-less detail has before them.
-    let above = crate::console::views::notifications::detail(n, &ctx)
-        .len()
-        .saturating_sub(n.attempts.len());
+fn keep_attempt_visible(state: &mut State) {
+    let above = crate::console::views::notifications::LINES_ABOVE_ATTEMPTS;
     let screen = ratatui::layout::Rect::new(0, 0, state.size.0, state.size.1);
     let height = crate::console::layout::areas(screen, true)
         .detail
@@ -255,7 +248,7 @@ fn filter_key(state: &mut State, key: &KeyEvent) -> Vec<Effect> {
 }
 
 /// After a detail opened: a destination's health is fetched.
-pub fn after_open(state: &mut State, tab: Tab) -> Vec<Effect> {
+pub(crate) fn after_open(state: &mut State, tab: Tab) -> Vec<Effect> {
     let id = match (tab, state.tab_state(tab).detail.as_ref()) {
         (Tab::Destinations, Some(d)) => d.id.clone(),
         _ => return Vec::new(),
@@ -304,7 +297,7 @@ pub enum Handled {
 }
 
 /// A worker reply: this module's requests are handled here, others given back.
-pub fn on_reply(state: &mut State, req_id: u64, result: Result<ApiReply, Error>) -> Handled {
+pub(crate) fn on_reply(state: &mut State, req_id: u64, result: Result<ApiReply, Error>) -> Handled {
     let d = &mut state.deliveries;
     if d.lookup_pending == Some(req_id) {
         d.lookup_pending = None;
@@ -346,11 +339,11 @@ pub fn on_reply(state: &mut State, req_id: u64, result: Result<ApiReply, Error>)
 }
 
 /// After the shell applied a reply: the local status filter runs on a new page.
-pub fn after_reply(state: &mut State) {
+pub(crate) fn after_reply(state: &mut State) {
     super::local::after_reply(state);
 }
 
 /// One animation step of this module (watch mode).
-pub fn on_tick(state: &mut State) -> Vec<Effect> {
+pub(crate) fn on_tick(state: &mut State) -> Vec<Effect> {
     watch::on_tick(state)
 }

@@ -1,0 +1,208 @@
+//! Lookups built from lists: every page of a list, whether a destination is still active (the
+//! contract has no status field), and the names of callbacks and destinations by id.
+use std::collections::HashMap;
+
+use serde::de::DeserializeOwned;
+
+use super::client::Client;
+use super::error::Error;
+use super::model::{Callback, Destination, Member};
+use super::page::{ListQuery, Page};
+use super::request::ApiRequest;
+
+/// Items per page when walking a whole list (the contract's maximum).
+const PAGE: u32 = 100;
+
+/// Stops a walk after this many pages: a server that never says "no more" must not keep us
+/// reading forever.
+const MAX_PAGES: usize = 10_000;
+
+/// Walks a list from its first page in pages of 100, calling `seen` with each page's items until
+/// it returns `false` or the list ends.
+async fn walk<T: DeserializeOwned>(
+    client: &Client,
+    build: impl Fn(&ListQuery) -> ApiRequest,
+    mut seen: impl FnMut(Vec<T>) -> bool,
+) -> Result<(), Error> {
+    let mut q = ListQuery {
+        limit: Some(PAGE),
+        ..ListQuery::default()
+    };
+    for _ in 0..MAX_PAGES {
+        // Decoded loosely first so the next cursor is known even for items of a shape `T` skips.
+        let page: Page<serde_json::Value> = client.call(&build(&q)).await?;
+        let last = page
+            .items
+            .last()
+            .and_then(|v| v.get("id"))
+            .and_then(serde_json::Value::as_str)
+            .map(str::to_string);
+        let more = page.pagination.has_more_after;
+        let items = page
+            .items
+            .into_iter()
+            .map(serde_json::from_value::<T>)
+            .collect::<Result<Vec<T>, _>>()
+            .map_err(|e| Error::Decode {
+                status: 200,
+                detail: e.to_string(),
+            })?;
+        if !seen(items) {
+            return Ok(());
+        }
+        match last {
+            // A server repeating the same page must not make us loop.
+            Some(id) if more && q.after.as_deref() != Some(&id) => q.after = Some(id),
+            _ => return Ok(()),
+        }
+    }
+    Ok(())
+}
+
+/// Every item of a list, following its pages to the end.
+///
+/// # Errors
+/// The first failing page's error (network, HTTP status or an undecodable item).
+pub async fn list_all<T: DeserializeOwned>(
+    client: &Client,
+    build: impl Fn(&ListQuery) -> ApiRequest,
+) -> Result<Vec<T>, Error> {
+    let mut all = Vec::new();
+    walk(client, build, |items: Vec<T>| {
+        all.extend(items);
+        true
+    })
+    .await?;
+    Ok(all)
+}
+
+/// Every member of the organization, with the teams each belongs to.
+///
+/// # Errors
+/// The first failing page's error (network, HTTP status or an undecodable item).
+pub async fn all_members(client: &Client) -> Result<Vec<Member>, Error> {
+    list_all(client, ApiRequest::list_members).await
+}
+
+/// Whether a destination is still active. `GET` answers for deleted destinations too and the
+/// contract has no status field, but deleted ones leave the (active-only) list: so the list is
+/// searched for the id, page by page, stopping once it is found.
+///
+/// # Errors
+/// The first failing page's error (network, HTTP status or an undecodable item).
+pub async fn destination_is_active(client: &Client, id: &str) -> Result<bool, Error> {
+    let mut found = false;
+    walk(
+        client,
+        |q| ApiRequest::list_destinations(q, &[]),
+        |items: Vec<Destination>| {
+            found = items.iter().any(|d| d.id == id);
+            !found
+        },
+    )
+    .await?;
+    Ok(found)
+}
+
+/// Names of callbacks and destinations by id, learned from whatever was loaded, so ids can be
+/// shown as names. Raw server text: sanitize before it reaches a terminal.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct NameCache {
+    names: HashMap<String, String>,
+}
+
+impl NameCache {
+    /// An empty cache.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Loads the names of every callback and every active destination.
+    ///
+    /// # Errors
+    /// The first failing list call's error.
+    pub async fn load(client: &Client) -> Result<Self, Error> {
+        let mut cache = Self::new();
+        let callbacks: Vec<Callback> = list_all(client, ApiRequest::list_callbacks).await?;
+        cache.learn_callbacks(&callbacks);
+        let destinations: Vec<Destination> =
+            list_all(client, |q| ApiRequest::list_destinations(q, &[])).await?;
+        cache.learn_destinations(&destinations);
+        Ok(cache)
+    }
+
+    /// Remembers a name; a blank one is ignored (the id stays the best label).
+    pub fn insert(&mut self, id: &str, name: &str) {
+        if name.trim().is_empty() {
+            return;
+        }
+        self.names.insert(id.to_string(), name.to_string());
+    }
+
+    /// Learns the names of these callbacks (unnamed ones are skipped).
+    pub fn learn_callbacks(&mut self, callbacks: &[Callback]) {
+        for c in callbacks {
+            if let Some(name) = &c.name {
+                self.insert(&c.id, name);
+            }
+        }
+    }
+
+    /// Learns the names of these destinations.
+    pub fn learn_destinations(&mut self, destinations: &[Destination]) {
+        for d in destinations {
+            self.insert(&d.id, &d.name);
+        }
+    }
+
+    /// The name of an id, if known.
+    #[must_use]
+    pub fn name(&self, id: &str) -> Option<&str> {
+        self.names.get(id).map(String::as_str)
+    }
+
+    /// The name of an id, or the id itself when no name is known.
+    #[must_use]
+    pub fn label<'a>(&'a self, id: &'a str) -> &'a str {
+        self.name(id).unwrap_or(id)
+    }
+
+    /// `name (id)`, or the id alone when no name is known.
+    #[must_use]
+    pub fn label_with_id(&self, id: &str) -> String {
+        match self.name(id) {
+            Some(n) => format!("{n} ({id})"),
+            None => id.to_string(),
+        }
+    }
+
+    /// How many names are known.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.names.len()
+    }
+
+    /// Whether no name is known.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_fall_back_to_ids() {
+        let mut c = NameCache::new();
+        c.insert("clb_1", "Issue events");
+        c.insert("cld_2", "  ");
+        assert_eq!(c.label("clb_1"), "Issue events");
+        assert_eq!(c.label("cld_2"), "cld_2");
+        assert_eq!(c.label_with_id("clb_1"), "Issue events (clb_1)");
+        assert_eq!(c.label_with_id("clb_9"), "clb_9");
+        assert_eq!(c.len(), 1);
+    }
+}

@@ -1,0 +1,446 @@
+//! The forms' part of the router: a write key opens a dialog, the dialog takes every key while
+//! open, clicks land on its fields, and the server's answers close it or mark its fields.
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+use super::field::{Field, new_line};
+use super::ops::WriteOp;
+use super::picker::Items;
+use super::view::FormHit;
+use super::{Dialog, Kind, Phase, TypeName, destinations, imports, teams};
+use crate::api::Error;
+use crate::console::keymap::Action;
+use crate::console::msg::{ApiCmd, ApiReply, Effect, Pane};
+use crate::console::pane::{load_detail, load_list};
+use crate::console::power::ConfirmMode;
+use crate::console::record::{Item, Record};
+use crate::console::state::{State, ToastKind};
+use crate::console::tab::Tab;
+
+/// The form's own message when fields are marked (cleared by the next edit).
+const FIX_FIELDS: &str = "Please fix the marked fields";
+
+/// Opens a dialog, starting its lookups.
+fn open(state: &mut State, mut dialog: Dialog) -> Vec<Effect> {
+    let mut effects = Vec::new();
+    for (what, at) in std::mem::take(&mut dialog.wanted) {
+        let req_id = state.next_req_id();
+        dialog.lookups.push((req_id, at));
+        effects.push(Effect::Api {
+            req_id,
+            pane: Pane::Form(u8::try_from(at + 1).unwrap_or(u8::MAX)),
+            cmd: ApiCmd::Lookup(what),
+        });
+    }
+    arm_type_name(state.power.confirm, &mut dialog);
+    state.forms.dialog = Some(dialog);
+    state.dirty = true;
+    effects
+}
+
+/// In the confirm phase under `confirm = "type-name"`, asks for the item's name instead of y/n.
+fn arm_type_name(mode: ConfirmMode, d: &mut Dialog) {
+    if mode != ConfirmMode::TypeName || !matches!(d.phase, Phase::Confirm { .. }) {
+        return;
+    }
+    let expected = match &d.kind {
+        Kind::RemoveProject(_) | Kind::RemoveMember(_) => teams::confirm_name(d),
+        _ => d.confirm_name.clone(),
+    };
+    d.type_name = Some(TypeName {
+        expected,
+        typed: String::new(),
+    });
+}
+
+/// The item a write key acts on: the open detail's, else the selected row.
+fn subject(state: &State) -> Option<Record> {
+    let ts = state.current();
+    match &ts.detail {
+        Some(d) => d.record.clone(),
+        None => ts.list.selected().cloned(),
+    }
+}
+
+/// A write key (`c`, `e`, `d`, `p`, `x`, `m`, `M`) outside any dialog.
+pub fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
+    state.dirty = true;
+    if state.read_only {
+        state.toast(
+            ToastKind::Error,
+            "Read-only profile: changes are turned off",
+        );
+        return Vec::new();
+    }
+    let tab = state.tab;
+    let needs_item = !matches!(action, Action::Create);
+    let item = subject(state);
+    if needs_item && item.is_none() {
+        state.toast(ToastKind::Info, "Select an item first");
+        return Vec::new();
+    }
+    let dialog = match (tab, action, item.map(|r| r.item)) {
+        (Tab::Teams, Action::Create, _) => Some(teams::create()),
+        (Tab::Imports, Action::Create, _) => Some(imports::create()),
+        (Tab::Destinations, Action::Create, _) => Some(destinations::create()),
+        (_, Action::Edit, Some(Item::Team(t))) => Some(teams::edit(&t)),
+        (_, Action::Edit, Some(Item::Import(i))) => Some(imports::edit(&i)),
+        (_, Action::Edit, Some(Item::Destination(d))) => Some(destinations::edit(&d)),
+        (_, Action::Delete, Some(Item::Destination(d))) => Some(destinations::delete(&d)),
+        (_, Action::SetProject, Some(Item::Team(t))) => Some(teams::set_project(&t)),
+        (_, Action::RemoveProject, Some(Item::Team(t))) => Some(teams::remove_project(&t)),
+        (_, Action::AddMember, Some(Item::Team(t))) => Some(teams::add_member(&t)),
+        (_, Action::RemoveMember, Some(Item::Team(t))) => Some(teams::remove_member(&t)),
+        _ => None,
+    };
+    match dialog {
+        Some(d) => open(state, d),
+        None => {
+            let what = action.describe();
+            state.toast(
+                ToastKind::Info,
+                format!("The {} tab has no “{what}”", tab.title()),
+            );
+            Vec::new()
+        }
+    }
+}
+
+fn is_ctrl(key: &KeyEvent, c: char) -> bool {
+    key.modifiers.contains(KeyModifiers::CONTROL)
+        && matches!(key.code, KeyCode::Char(k) if k.eq_ignore_ascii_case(&c))
+}
+
+/// A key while a dialog is open: the dialog takes every key (Ctrl-C is handled before).
+pub(crate) fn on_key(state: &mut State, key: KeyEvent) -> Vec<Effect> {
+    let Some(d) = state.forms.dialog.as_mut() else {
+        return Vec::new();
+    };
+    state.dirty = true;
+    match d.phase {
+        Phase::Submitting(_) => Vec::new(),
+        Phase::Discard => {
+            match key.code {
+                KeyCode::Char('y' | 'Y') => state.forms.dialog = None,
+                KeyCode::Char('n' | 'N') | KeyCode::Esc => d.phase = Phase::Editing,
+                _ => {}
+            }
+            Vec::new()
+        }
+        Phase::Confirm { .. } if d.type_name.is_some() => {
+            if type_name_key(state, key) {
+                return send(state);
+            }
+            Vec::new()
+        }
+        Phase::Confirm { yes } => match key.code {
+            KeyCode::Char('y' | 'Y') => send(state),
+            KeyCode::Enter if yes => send(state),
+            KeyCode::Char('n' | 'N') | KeyCode::Esc | KeyCode::Enter => {
+                // A delete has nothing to go back to.
+                if d.fields.is_empty() {
+                    state.forms.dialog = None;
+                } else {
+                    d.phase = Phase::Editing;
+                }
+                Vec::new()
+            }
+            KeyCode::Left | KeyCode::Right | KeyCode::Tab | KeyCode::BackTab => {
+                d.phase = Phase::Confirm { yes: !yes };
+                Vec::new()
+            }
+            _ => Vec::new(),
+        },
+        Phase::Editing => editing_key(state, key),
+    }
+}
+
+/// A key while the item's name is being typed: text edits, Esc backs out; true when Enter
+/// confirms with the name typed exactly.
+fn type_name_key(state: &mut State, key: KeyEvent) -> bool {
+    let Some(d) = state.forms.dialog.as_mut() else {
+        return false;
+    };
+    let Some(t) = d.type_name.as_mut() else {
+        return false;
+    };
+    match key.code {
+        KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => t.typed.push(c),
+        KeyCode::Backspace => {
+            t.typed.pop();
+        }
+        KeyCode::Enter if t.typed == t.expected => return true,
+        KeyCode::Enter => {
+            d.message = Some(format!("Type “{}” exactly to confirm", t.expected));
+        }
+        KeyCode::Esc => {
+            d.type_name = None;
+            if d.fields.is_empty() {
+                state.forms.dialog = None;
+            } else {
+                d.phase = Phase::Editing;
+            }
+        }
+        _ => {}
+    }
+    false
+}
+
+fn editing_key(state: &mut State, key: KeyEvent) -> Vec<Effect> {
+    let Some(d) = state.forms.dialog.as_mut() else {
+        return Vec::new();
+    };
+    let n = d.fields.len();
+    match key.code {
+        KeyCode::Esc => {
+            if d.is_dirty() {
+                d.phase = Phase::Discard;
+            } else {
+                state.forms.dialog = None;
+            }
+            Vec::new()
+        }
+        _ if is_ctrl(&key, 's') => submit(state),
+        KeyCode::Tab => {
+            d.focus = (d.focus + 1) % n.max(1);
+            Vec::new()
+        }
+        KeyCode::BackTab => {
+            d.focus = (d.focus + n.max(1) - 1) % n.max(1);
+            Vec::new()
+        }
+        KeyCode::Enter => {
+            let at = d.focus;
+            if let Some(f) = d.fields.get_mut(at)
+                && new_line(f)
+            {
+                return Vec::new();
+            }
+            if at + 1 >= n {
+                submit(state)
+            } else {
+                d.focus = at + 1;
+                Vec::new()
+            }
+        }
+        _ => {
+            let at = d.focus;
+            if let Some(f) = d.fields.get_mut(at)
+                && f.handle_key(&key)
+                && d.message.as_deref() == Some(FIX_FIELDS)
+            {
+                d.message = None;
+            }
+            teams::after_change(d);
+            Vec::new()
+        }
+    }
+}
+
+/// A click on an open form: focus a field (and pick a choice's option), save or cancel.
+pub fn click(state: &mut State, hit: FormHit) -> Vec<Effect> {
+    let Some(d) = state.forms.dialog.as_mut() else {
+        return Vec::new();
+    };
+    match hit {
+        FormHit::Save => submit(state),
+        FormHit::Cancel => editing_key(state, KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE)),
+        FormHit::Field(i, option) => {
+            d.focus = i.min(d.fields.len().saturating_sub(1));
+            if let Some(k) = option
+                && let Some(f) = d.fields.get_mut(i)
+                && f.choose(k)
+            {
+                if d.message.as_deref() == Some(FIX_FIELDS) {
+                    d.message = None;
+                }
+                teams::after_change(d);
+            }
+            Vec::new()
+        }
+    }
+}
+
+/// Validates the form; asks to confirm, or sends the write.
+fn submit(state: &mut State) -> Vec<Effect> {
+    let Some(d) = state.forms.dialog.as_mut() else {
+        return Vec::new();
+    };
+    d.message = None;
+    // Fresh checks: a problem shown earlier may be fixed by a change elsewhere (the choice).
+    for f in &mut d.fields {
+        f.revalidate();
+    }
+    let fine = d.check_fields();
+    let op = build(d).filter(|_| fine && d.fields.iter().all(|f| f.error.is_none()));
+    if op.is_none() {
+        if d.message.is_none() {
+            d.message = Some(FIX_FIELDS.into());
+        }
+        d.focus_first_error();
+        return Vec::new();
+    }
+    if d.kind.needs_confirm() {
+        d.confirm = confirm_text(d);
+        d.phase = Phase::Confirm { yes: false };
+        arm_type_name(state.power.confirm, d);
+        return Vec::new();
+    }
+    send(state)
+}
+
+/// The write the dialog's fields describe, or `None` with problems marked.
+fn build(d: &mut Dialog) -> Option<WriteOp> {
+    match d.kind.clone() {
+        Kind::CreateImport | Kind::EditImport(_) => imports::build(d),
+        Kind::CreateDestination | Kind::EditDestination(_) | Kind::DeleteDestination(_) => {
+            destinations::build(d)
+        }
+        _ => teams::build(d),
+    }
+}
+
+fn confirm_text(d: &Dialog) -> String {
+    match &d.kind {
+        Kind::RemoveProject(_) | Kind::RemoveMember(_) => teams::confirm_text(d),
+        _ => d.confirm.clone(),
+    }
+}
+
+/// Sends the write (validated again, since confirm may follow an earlier check). Not while a
+/// profile switch resolves: its reply would be lost with the old profile's connection.
+fn send(state: &mut State) -> Vec<Effect> {
+    let switching = state.power.switching.clone();
+    let req_id = state.next_req_id();
+    let Some(d) = state.forms.dialog.as_mut() else {
+        return Vec::new();
+    };
+    if let Some(p) = switching {
+        d.phase = Phase::Editing;
+        d.message = Some(format!(
+            "Switching to profile {p}: save again once it is done (nothing was sent)"
+        ));
+        return Vec::new();
+    }
+    let Some(op) = build(d) else {
+        d.phase = Phase::Editing;
+        return Vec::new();
+    };
+    d.phase = Phase::Submitting(req_id);
+    d.message = None;
+    vec![Effect::Api {
+        req_id,
+        pane: Pane::Form(0),
+        cmd: ApiCmd::Write(Box::new(op)),
+    }]
+}
+
+/// Whether an open dialog waits for this request.
+pub(crate) fn awaits(state: &State, req_id: u64) -> bool {
+    state.forms.dialog.as_ref().is_some_and(|d| {
+        d.phase == Phase::Submitting(req_id) || d.lookups.iter().any(|(r, _)| *r == req_id)
+    })
+}
+
+/// A reply for the open dialog.
+pub(crate) fn on_reply(
+    state: &mut State,
+    req_id: u64,
+    result: Result<ApiReply, Error>,
+) -> Vec<Effect> {
+    state.dirty = true;
+    let Some(d) = state.forms.dialog.as_mut() else {
+        return Vec::new();
+    };
+    if let Some(pos) = d.lookups.iter().position(|(r, _)| *r == req_id) {
+        let (_, at) = d.lookups.remove(pos);
+        lookup_arrived(d, at, result);
+        return Vec::new();
+    }
+    match result {
+        Ok(ApiReply::Item(record)) => write_done(state, record),
+        Ok(_) => {
+            d.phase = Phase::Editing;
+            d.message = Some("Unexpected reply from the server".into());
+            Vec::new()
+        }
+        Err(e) => {
+            d.phase = Phase::Editing;
+            d.show_error(&e);
+            Vec::new()
+        }
+    }
+}
+
+fn lookup_arrived(d: &mut Dialog, at: usize, result: Result<ApiReply, Error>) {
+    let before: Vec<bool> = d.fields.iter().map(Field::is_dirty).collect();
+    let Some(p) = d.fields.get_mut(at).and_then(Field::picker_mut) else {
+        return;
+    };
+    p.items = match result {
+        Ok(ApiReply::Options(items)) => Items::Ready(items),
+        Ok(_) => Items::Typed("unexpected reply; type the id".into()),
+        Err(e) => Items::Typed(match e.status() {
+            Some(s @ (403 | 404)) => format!("list not available ({s}); type the id"),
+            _ => format!("list failed ({e}); type the id"),
+        }),
+    };
+    teams::after_change(d);
+    // Items arriving and pre-selection are not the user's doing.
+    for (f, was) in d.fields.iter_mut().zip(before) {
+        if !was {
+            f.settle();
+        }
+    }
+}
+
+/// Closes the dialog, shows the new copy, reloads the list and detail, lands the cursor.
+fn write_done(state: &mut State, record: Record) -> Vec<Effect> {
+    let Some(d) = state.forms.dialog.take() else {
+        return Vec::new();
+    };
+    let tab = match record.item {
+        Item::Team(_) => Tab::Teams,
+        Item::Import(_) => Tab::Imports,
+        Item::Destination(_) => Tab::Destinations,
+        Item::Callback(_) => Tab::Callbacks,
+        Item::Notification(_) => Tab::Notifications,
+    };
+    let id = record.id().to_string();
+    let name = crate::console::views::title(&record);
+    state.toast(ToastKind::Info, format!("{name}: {}", d.kind.done_word()));
+    let deleted = matches!(d.kind, Kind::DeleteDestination(_));
+    state.replace_row(tab, &record);
+    let ts = state.tab_state_mut(tab);
+    let detail_here = ts.detail.as_ref().is_some_and(|dp| dp.id == id);
+    if deleted && detail_here {
+        ts.detail = None;
+    } else if let Some(dp) = ts.detail.as_mut().filter(|dp| dp.id == id) {
+        dp.record = Some(record);
+    }
+    if !deleted {
+        state.forms.land_on = Some((tab, id.clone()));
+    }
+    let list = &state.tab_state(tab).list;
+    let (anchor, page) = (list.anchor.clone(), list.page.max(1));
+    let mut effects = load_list(state, tab, anchor, page, false);
+    if detail_here && !deleted {
+        effects.extend(load_detail(state, tab, id));
+    }
+    effects
+}
+
+/// After a list page arrives: puts the cursor on the item a write just touched.
+pub(crate) fn land_cursor(state: &mut State, tab: Tab) {
+    let Some((t, id)) = state.forms.land_on.clone() else {
+        return;
+    };
+    if t != tab {
+        return;
+    }
+    state.forms.land_on = None;
+    let list = &mut state.tab_state_mut(tab).list;
+    match list.rows.iter().position(|r| r.id() == id) {
+        Some(i) => list.cursor = i,
+        None => state.toast(ToastKind::Info, format!("{id} is on another page")),
+    }
+}

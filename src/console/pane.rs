@@ -1,0 +1,382 @@
+//! Pane operations: loading a list page or a detail, paging, reloading, going back, moving the
+//! cursor, and applying the worker's replies to the pane that asked. Features call these; the
+//! router (`update`) decides when.
+use super::keymap::Action;
+use super::layout;
+use super::msg::{ApiCmd, ApiReply, Effect, Pane};
+use super::record::{PageData, Record};
+use super::state::{
+    Anchor, DetailPane, ErrorView, ListPane, LoadState, NavFrame, PAGE_SIZE, PendingPage, State,
+    ToastKind,
+};
+use super::tab::Tab;
+use crate::api::{Error, ListQuery, NotificationFilter};
+
+/// The effects of opening the console: load the active tab.
+pub fn init(state: &mut State) -> Vec<Effect> {
+    let tab = state.tab;
+    load_list(state, tab, Anchor::First, 1, true)
+}
+
+/// Esc: closes the detail, else returns to where a cross-navigation came from.
+pub fn back(state: &mut State) -> Vec<Effect> {
+    if state.current_mut().detail.take().is_some() {
+        keep_cursor_visible(state, state.tab);
+        return Vec::new();
+    }
+    let Some(frame) = state.nav.pop() else {
+        return Vec::new();
+    };
+    // Requests in flight for the replaced state are now stale and will be dropped; what the
+    // restored state was still waiting for was superseded, so ask again.
+    let tab = frame.replaced;
+    let mut saved = frame.saved;
+    let list_waiting = saved.list.pending.take();
+    let detail_waiting = saved
+        .detail
+        .as_mut()
+        .and_then(|d| d.pending.take().map(|_| d.id.clone()));
+    *state.tab_state_mut(tab) = saved;
+    state.tab = frame.return_to;
+    keep_cursor_visible(state, frame.return_to);
+    let mut effects = Vec::new();
+    if let Some(p) = list_waiting {
+        effects.extend(load_list(state, tab, p.anchor, p.page, p.new_page));
+    }
+    if let Some(id) = detail_waiting {
+        effects.extend(load_detail(state, tab, id));
+    }
+    effects
+}
+
+/// Opens a tab's list with server-side filters, remembering where to come back to with Esc
+/// (cross-navigation: a callback's destinations or notifications, a destination's notifications).
+pub fn open_filtered(state: &mut State, to: Tab, filter: NotificationFilter) -> Vec<Effect> {
+    let saved = std::mem::take(state.tab_state_mut(to));
+    state.nav.push(NavFrame {
+        return_to: state.tab,
+        replaced: to,
+        saved,
+    });
+    state.tab = to;
+    let order = state
+        .nav
+        .last()
+        .map(|f| f.saved.list.order)
+        .unwrap_or_default();
+    let list = &mut state.tab_state_mut(to).list;
+    list.filter = filter;
+    list.order = order;
+    load_list(state, to, Anchor::First, 1, true)
+}
+
+/// Shows a tab, loading it the first time.
+pub(crate) fn switch_tab(state: &mut State, tab: Tab) -> Vec<Effect> {
+    state.tab = tab;
+    let list = &state.tab_state(tab).list;
+    if list.load == LoadState::Idle && list.pending.is_none() {
+        return load_list(state, tab, Anchor::First, 1, true);
+    }
+    keep_cursor_visible(state, tab);
+    Vec::new()
+}
+
+/// Moves the list cursor: `f(cursor, rows)` is the new position.
+pub(crate) fn move_cursor(state: &mut State, f: impl Fn(usize, usize) -> usize) -> Vec<Effect> {
+    let list = &mut state.current_mut().list;
+    let n = list.shown_len();
+    if n > 0 {
+        list.cursor = f(list.cursor, n).min(n - 1);
+    }
+    keep_cursor_visible(state, state.tab);
+    Vec::new()
+}
+
+/// Scrolls the open detail (Down, Up, First, Last).
+pub(crate) fn scroll_detail(state: &mut State, action: Action) {
+    if let Some(d) = state.current_mut().detail.as_mut() {
+        d.scroll = match action {
+            Action::Down => d.scroll.saturating_add(1),
+            Action::Up => d.scroll.saturating_sub(1),
+            Action::First => 0,
+            // The renderer clamps to the content; a large number means "the end".
+            _ => u16::MAX / 2,
+        };
+    }
+}
+
+/// Keeps the selected row inside the visible window of the tab's list.
+pub(crate) fn keep_cursor_visible(state: &mut State, tab: Tab) {
+    let size = state.size;
+    let ts = state.tab_state_mut(tab);
+    let error_lines = match &ts.list.load {
+        LoadState::Error(e) => 1 + u16::from(e.hint.is_some()),
+        _ => 0,
+    };
+    let height = layout::list_rows(size, ts.detail.is_some(), error_lines);
+    let list = &mut ts.list;
+    list.cursor = list.cursor.min(list.shown_len().saturating_sub(1));
+    if list.cursor < list.offset {
+        list.offset = list.cursor;
+    } else if list.cursor >= list.offset + height {
+        list.offset = list.cursor + 1 - height;
+    }
+    let max_offset = list.shown_len().saturating_sub(height);
+    list.offset = list.offset.min(max_offset);
+}
+
+/// Asks for the page after the shown one.
+pub(crate) fn next_page(state: &mut State, tab: Tab) -> Vec<Effect> {
+    let list = &state.tab_state(tab).list;
+    let (Some(last), true) = (list.rows.last(), list.pagination.has_more_after) else {
+        state.toast(ToastKind::Info, "This is the last page");
+        return Vec::new();
+    };
+    let anchor = Anchor::After(last.id().to_string());
+    let page = list.page.saturating_add(1);
+    load_list(state, tab, anchor, page, true)
+}
+
+/// Asks for the page before the shown one.
+pub(crate) fn prev_page(state: &mut State, tab: Tab) -> Vec<Effect> {
+    let list = &state.tab_state(tab).list;
+    let (Some(first), true) = (list.rows.first(), list.pagination.has_more_before) else {
+        state.toast(ToastKind::Info, "This is the first page");
+        return Vec::new();
+    };
+    let anchor = Anchor::Before(first.id().to_string());
+    let page = list.page.saturating_sub(1).max(1);
+    load_list(state, tab, anchor, page, true)
+}
+
+/// Asks again for the shown page (and the open detail), keeping the cursor on its item.
+pub fn reload(state: &mut State, tab: Tab) -> Vec<Effect> {
+    let list = &state.tab_state(tab).list;
+    let (anchor, page) = (list.anchor.clone(), list.page.max(1));
+    let mut effects = load_list(state, tab, anchor, page, false);
+    let detail_id = state.tab_state(tab).detail.as_ref().map(|d| d.id.clone());
+    if let Some(id) = detail_id {
+        effects.extend(load_detail(state, tab, id));
+    }
+    effects
+}
+
+/// The list query for a page of a tab.
+pub fn list_query(list: &ListPane, anchor: &Anchor) -> ListQuery {
+    let mut q = ListQuery {
+        limit: Some(PAGE_SIZE),
+        order: Some(list.order),
+        ..ListQuery::default()
+    };
+    match anchor {
+        Anchor::First => {}
+        Anchor::After(id) => q.after = Some(id.clone()),
+        Anchor::Before(id) => q.before = Some(id.clone()),
+    }
+    q
+}
+
+/// Asks for a page of a tab's list; a newer request makes any older one stale.
+pub(crate) fn load_list(
+    state: &mut State,
+    tab: Tab,
+    anchor: Anchor,
+    page: u32,
+    new_page: bool,
+) -> Vec<Effect> {
+    let req_id = state.next_req_id();
+    let list = &mut state.tab_state_mut(tab).list;
+    let query = list_query(list, &anchor);
+    let mut filter = list.filter.clone();
+    if tab != Tab::Notifications {
+        // Only notifications take event and destination filters.
+        filter.event_ids.clear();
+        filter.destination_ids.clear();
+    }
+    list.pending = Some(PendingPage {
+        req_id,
+        anchor,
+        page,
+        new_page,
+    });
+    list.load = LoadState::Loading;
+    state.dirty = true;
+    vec![Effect::Api {
+        req_id,
+        pane: Pane::List(tab),
+        cmd: ApiCmd::List { tab, query, filter },
+    }]
+}
+
+/// Opens the selected row's detail and asks for a fresh copy.
+pub(crate) fn open_detail(state: &mut State, tab: Tab) -> Vec<Effect> {
+    let Some(record) = state.tab_state(tab).list.selected().cloned() else {
+        return Vec::new();
+    };
+    let id = record.id().to_string();
+    state.tab_state_mut(tab).detail = Some(DetailPane {
+        id: id.clone(),
+        record: Some(record),
+        ..DetailPane::default()
+    });
+    load_detail(state, tab, id)
+}
+
+/// Asks for a fresh copy of the open detail's item.
+pub(crate) fn load_detail(state: &mut State, tab: Tab, id: String) -> Vec<Effect> {
+    let req_id = state.next_req_id();
+    let Some(d) = state.tab_state_mut(tab).detail.as_mut() else {
+        return Vec::new();
+    };
+    d.pending = Some(req_id);
+    d.load = LoadState::Loading;
+    vec![Effect::Api {
+        req_id,
+        pane: Pane::Detail(tab),
+        cmd: ApiCmd::Get { tab, id },
+    }]
+}
+
+/// Finds the pane waiting for a request id.
+fn pane_of(state: &State, req_id: u64) -> Option<Pane> {
+    Tab::ALL.into_iter().find_map(|tab| {
+        let ts = state.tab_state(tab);
+        if ts.list.pending.as_ref().is_some_and(|p| p.req_id == req_id) {
+            Some(Pane::List(tab))
+        } else if ts.detail.as_ref().and_then(|d| d.pending) == Some(req_id) {
+            Some(Pane::Detail(tab))
+        } else {
+            None
+        }
+    })
+}
+
+/// Applies a reply to the list or detail that asked for it; the tab whose page arrived, if one
+/// did (the router lands the cursor there).
+pub(crate) fn on_reply(
+    state: &mut State,
+    req_id: u64,
+    result: Result<ApiReply, Error>,
+) -> Option<Tab> {
+    // A reply nobody waits for is stale (the user moved on): drop it without a redraw.
+    let pane = pane_of(state, req_id)?;
+    state.dirty = true;
+    match (pane, result) {
+        (Pane::List(tab), Ok(ApiReply::Page(page))) => return page_arrived(state, tab, page),
+        (Pane::Detail(tab), Ok(ApiReply::Item(record))) => item_arrived(state, tab, record),
+        (Pane::List(tab), Ok(ApiReply::Item(_))) => {
+            let e = Error::Invalid("expected a list reply".into());
+            list_failed(state, tab, &e)
+        }
+        (Pane::Detail(tab), Ok(ApiReply::Page(_))) => {
+            let e = Error::Invalid("expected a single item".into());
+            detail_failed(state, tab, &e)
+        }
+        // Only dialogs ask for picker items, and their replies are routed before this.
+        (Pane::List(tab), Ok(ApiReply::Options(_))) => {
+            let e = Error::Invalid("expected a list reply".into());
+            list_failed(state, tab, &e)
+        }
+        (Pane::Detail(tab), Ok(ApiReply::Options(_))) => {
+            let e = Error::Invalid("expected a single item".into());
+            detail_failed(state, tab, &e)
+        }
+        (Pane::Form(_), _) => {}
+        (Pane::List(tab), Err(e)) => list_failed(state, tab, &e),
+        (Pane::Detail(tab), Err(e)) => detail_failed(state, tab, &e),
+        // Handled by `deliveries` before this point.
+        (Pane::Health | Pane::Lookup, _) => {}
+    }
+    None
+}
+
+fn page_arrived(state: &mut State, tab: Tab, data: PageData) -> Option<Tab> {
+    let list = &mut state.tab_state_mut(tab).list;
+    let p = list.pending.take()?;
+    list.load = LoadState::Loaded;
+    if data.records.is_empty() && p.anchor != Anchor::First {
+        // Paged past the end (items were deleted meanwhile): keep what is shown.
+        match p.anchor {
+            Anchor::After(_) => list.pagination.has_more_after = false,
+            _ => list.pagination.has_more_before = false,
+        }
+        state.toast(ToastKind::Info, "No more items that way");
+        return None;
+    }
+    let keep_id = (!p.new_page)
+        .then(|| list.selected().map(|r| r.id().to_string()))
+        .flatten();
+    list.set_rows(data.records);
+    list.pagination = data.pagination;
+    // Without items before this page, it is the first one, whatever was counted.
+    list.page = if list.pagination.has_more_before {
+        p.page.max(2)
+    } else {
+        1
+    };
+    list.anchor = p.anchor;
+    // The view is the rows in server order until it is derived again: positions agree.
+    list.cursor = match keep_id {
+        Some(id) => list
+            .rows
+            .iter()
+            .position(|r| r.id() == id)
+            .unwrap_or(list.cursor),
+        None => 0,
+    };
+    if p.new_page {
+        list.offset = 0;
+    }
+    state.touch_rows(tab);
+    Some(tab)
+}
+
+fn list_failed(state: &mut State, tab: Tab, e: &Error) {
+    let list = &mut state.tab_state_mut(tab).list;
+    list.pending = None;
+    list.load = LoadState::Error(ErrorView::from_error(tab, e));
+    keep_cursor_visible(state, tab);
+}
+
+fn item_arrived(state: &mut State, tab: Tab, record: Record) {
+    // Keep the list row in step with the fresher copy.
+    state.replace_row(tab, &record);
+    if let Some(d) = state.tab_state_mut(tab).detail.as_mut() {
+        d.pending = None;
+        d.load = LoadState::Loaded;
+        d.record = Some(record);
+    }
+}
+
+fn detail_failed(state: &mut State, tab: Tab, e: &Error) {
+    if let Some(d) = state.tab_state_mut(tab).detail.as_mut() {
+        d.pending = None;
+        d.load = LoadState::Error(ErrorView::from_error(tab, e));
+    }
+}
+
+/// Ends the console.
+pub fn quit(state: &mut State) -> Vec<Effect> {
+    state.quit = true;
+    state.dirty = true;
+    vec![Effect::Quit]
+}
+
+/// Flips the list's order and loads its first page.
+pub(crate) fn toggle_order(state: &mut State, tab: Tab) -> Vec<Effect> {
+    let list = &mut state.tab_state_mut(tab).list;
+    list.order = list.order.flipped();
+    let word = match list.order {
+        crate::api::Order::Asc => "oldest first",
+        crate::api::Order::Desc => "newest first",
+    };
+    state.toast(ToastKind::Info, format!("Order: {word}"));
+    load_list(state, tab, Anchor::First, 1, true)
+}
+
+/// The terminal's new size: the cursor stays in the window.
+pub(crate) fn resize(state: &mut State, w: u16, h: u16) {
+    state.size = (w, h);
+    state.dirty = true;
+    keep_cursor_visible(state, state.tab);
+}

@@ -1,0 +1,174 @@
+//! The derived view of each tab's list: the rows stay in server order and the filter and sort
+//! produce the positions shown (`ListPane::view`), derived again only when the rows, the query
+//! or the sort change. The cursor points into the view. Also the filter prompt's keys.
+use crossterm::event::{KeyCode, KeyEvent};
+
+use super::filter::{self, Filter};
+use super::typed;
+use crate::console::msg::Effect;
+use crate::console::pane;
+use crate::console::state::{State, ViewKey};
+use crate::console::tab::Tab;
+
+/// A key while the filter is typed.
+pub(crate) fn on_key(state: &mut State, key: &KeyEvent) -> Vec<Effect> {
+    let f = &mut state.power.filters[state.tab.index()];
+    match key.code {
+        KeyCode::Esc => *f = Filter::default(),
+        KeyCode::Enter => f.editing = false,
+        KeyCode::Backspace => {
+            f.query.pop();
+        }
+        _ => {
+            if let Some(c) = typed(key) {
+                f.query.push(c);
+            }
+        }
+    }
+    Vec::new()
+}
+
+/// Derives again the view of every tab whose rows, query, sort or local status filter changed
+/// since, keeping the selected row when it stays in view.
+pub fn refresh(state: &mut State) {
+    for tab in Tab::ALL {
+        let i = tab.index();
+        let f = &state.power.filters[i];
+        let sort = state.power.sorts[i];
+        let shaped = f.active() || sort.column.is_some();
+        let query = if f.active() {
+            f.query.clone()
+        } else {
+            String::new()
+        };
+        let local = &state.deliveries.local;
+        let status = (tab == Tab::Notifications)
+            .then(|| local.applied.clone())
+            .flatten();
+        let shaped = shaped || status.is_some();
+        let keeps = |r: &_| tab != Tab::Notifications || local.keeps(r);
+        let list = &state.tabs[i].list;
+        let key = ViewKey {
+            rev: list.rev,
+            len: list.rows.len(),
+            query,
+            status,
+            sort,
+        };
+        // Rev 0 is a list never marked: nothing is known of its rows.
+        let fresh = key.rev != 0 && list.view_of.as_ref() == Some(&key);
+        let mut changed = false;
+        let view = (!fresh).then(|| {
+            let mut view: Vec<usize> = (0..list.rows.len())
+                .filter(|&i| list.rows.get(i).is_some_and(keeps))
+                .collect();
+            if !key.query.trim().is_empty() {
+                filter::retain_matching(&key.query, &list.rows, &mut view);
+            }
+            sort.apply(tab, &list.rows, &mut view);
+            view
+        });
+        let list = &mut state.tab_state_mut(tab).list;
+        if let Some(view) = view {
+            if view != list.view {
+                let selected = list.selected().map(|r| r.id().to_string());
+                list.view = view;
+                list.cursor = selected
+                    .and_then(|id| list.shown().position(|r| r.id() == id))
+                    .unwrap_or(0);
+                changed = true;
+            }
+            list.view_of = Some(key);
+        }
+        if shaped || changed {
+            pane::keep_cursor_visible(state, tab);
+        }
+    }
+}
+
+/// `12 of 20 on this page`, while the tab's rows are filtered.
+pub(crate) fn count_line(state: &State, tab: Tab) -> Option<String> {
+    if !state.power.filters[tab.index()].active() {
+        return None;
+    }
+    let list = &state.tab_state(tab).list;
+    let local = &state.deliveries.local;
+    let total = list
+        .rows
+        .iter()
+        .filter(|r| tab != Tab::Notifications || local.keeps(r))
+        .count();
+    Some(format!("{} of {total} on this page", list.shown_len()))
+}
+
+/// ` · sort name ↑ asc` for the list title.
+pub(crate) fn sort_suffix(state: &State) -> String {
+    state.power.sorts[state.tab.index()]
+        .label(state.tab)
+        .map(|l| format!(" · {l}"))
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::console::clock::Clock;
+    use crate::console::record::decode_page_body;
+
+    fn state_with_callbacks() -> State {
+        let body = include_str!("../../../tests/fixtures/callback-list.json");
+        let page = decode_page_body(Tab::Callbacks, 200, body).expect("fixture decodes");
+        let mut state = State::new("p", "http://127.0.0.1", Clock::System);
+        state.tab = Tab::Callbacks;
+        state
+            .tab_state_mut(Tab::Callbacks)
+            .list
+            .set_rows(page.records);
+        state.touch_rows(Tab::Callbacks);
+        refresh(&mut state);
+        state
+    }
+
+    fn ids(state: &State, shown: bool) -> Vec<String> {
+        let list = &state.tab_state(Tab::Callbacks).list;
+        if shown {
+            list.shown().map(|r| r.id().to_string()).collect()
+        } else {
+            list.rows.iter().map(|r| r.id().to_string()).collect()
+        }
+    }
+
+    #[test]
+    fn sort_reorders_the_view_never_the_rows() {
+        let mut state = state_with_callbacks();
+        let server = ids(&state, false);
+        assert!(server.len() > 1, "the fixture has several callbacks");
+        assert_eq!(ids(&state, true), server, "no sort: server order");
+        state.power.sorts[Tab::Callbacks.index()].cycle(Tab::Callbacks);
+        state.power.sorts[Tab::Callbacks.index()].desc = true;
+        refresh(&mut state);
+        assert_eq!(ids(&state, false), server, "rows stay in server order");
+        let mut sorted = ids(&state, true);
+        sorted.sort();
+        let mut all = server.clone();
+        all.sort();
+        assert_eq!(sorted, all, "the view shows every row once");
+    }
+
+    #[test]
+    fn the_view_is_derived_again_only_when_its_inputs_change() {
+        let mut state = state_with_callbacks();
+        let i = Tab::Callbacks.index();
+        state.power.filters[i].query = "zz-no-such-text".into();
+        refresh(&mut state);
+        assert_eq!(state.tab_state(Tab::Callbacks).list.shown_len(), 0);
+        // A marker view survives a refresh when rows, query and sort are unchanged…
+        state.tab_state_mut(Tab::Callbacks).list.view = vec![0];
+        refresh(&mut state);
+        assert_eq!(state.tab_state(Tab::Callbacks).list.view, vec![0]);
+        // …and is replaced once the rows change.
+        state.touch_rows(Tab::Callbacks);
+        refresh(&mut state);
+        assert_eq!(state.tab_state(Tab::Callbacks).list.shown_len(), 0);
+    }
+}

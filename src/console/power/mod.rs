@@ -1,0 +1,177 @@
+//! Operator power tools: the `:` command line, per-tab filter and sort of the loaded rows (a
+//! derived view), the raw JSON view, copying, runtime profile switching, read-only refusals.
+//! This file holds the model; `update` its keys, actions and messages, `filter_sort` the view
+//! derivation, `raw` the raw view's keys, `view` its drawing, `setup` the configuration.
+pub mod command;
+pub mod filter;
+pub mod filter_sort;
+pub mod raw;
+pub mod setup;
+pub mod sort;
+pub mod update;
+pub mod view;
+
+use std::path::PathBuf;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseEvent};
+
+use self::command::CommandLine;
+use self::filter::Filter;
+use self::sort::Sort;
+use crate::console::raw_json::RawView;
+
+/// How destructive actions are confirmed (the profile's `confirm`); read by the forms.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ConfirmMode {
+    /// No question (`confirm = false`).
+    Off,
+    /// A yes/no question (`confirm = true`, the default).
+    #[default]
+    Ask,
+    /// The item's name must be typed (`confirm = "type-name"`).
+    TypeName,
+}
+
+impl ConfirmMode {
+    /// The mode of a resolved profile's settings.
+    pub fn from_settings(confirm: bool, type_name: bool) -> Self {
+        match (confirm, type_name) {
+            (_, true) => ConfirmMode::TypeName,
+            (true, false) => ConfirmMode::Ask,
+            (false, false) => ConfirmMode::Off,
+        }
+    }
+}
+
+/// The power tools' part of the state.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct PowerState {
+    /// The open command line.
+    pub command: Option<CommandLine>,
+    /// Command history, oldest first (kept in the data dir between runs).
+    pub history: Vec<String>,
+    /// Filter per tab, indexed by [`Tab::index`].
+    pub filters: [Filter; 5],
+    /// Sort per tab.
+    pub sorts: [Sort; 5],
+    /// The open raw JSON view.
+    pub raw: Option<RawView>,
+    /// Confirmation mode of the active profile.
+    pub confirm: ConfirmMode,
+    /// Whether mouse events are used.
+    pub mouse: bool,
+    /// Where the history is kept; none keeps it in memory only.
+    pub data_dir: Option<PathBuf>,
+    /// Profile names offered by completion.
+    pub profiles: Vec<String>,
+    /// How copies are made (`[console] clipboard`).
+    pub clipboard: crate::console::clipboard::ClipboardMode,
+    /// The profile being switched to, while it resolves.
+    pub switching: Option<String>,
+}
+
+/// What the app tells the power tools.
+#[derive(Debug, Clone)]
+pub enum PowerMsg {
+    /// A mouse event.
+    Mouse(MouseEvent),
+    /// The profile switch succeeded: a new client is in place.
+    Switched(ProfileInfo),
+    /// The profile could not be switched to.
+    SwitchFailed(String),
+    /// A copy was sent (or failed).
+    Copied {
+        /// What was copied, for the toast.
+        what: String,
+        /// The ways that took it (`OSC 52 + system clipboard`), or why none did.
+        result: Result<String, String>,
+    },
+}
+
+/// The parts of a profile the state shows and obeys.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProfileInfo {
+    /// Profile name.
+    pub profile: String,
+    /// Base URL.
+    pub base_url: String,
+    /// Refuse writes.
+    pub read_only: bool,
+    /// Confirmation mode.
+    pub confirm: ConfirmMode,
+}
+
+/// What the power tools ask of the app.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PowerEffect {
+    /// Put text on the clipboard.
+    Copy {
+        /// The text.
+        text: String,
+        /// What it is, for the toast.
+        what: String,
+    },
+    /// Write the command history to the data dir.
+    SaveHistory(PathBuf, Vec<String>),
+    /// Build a client for another profile.
+    SwitchProfile(String),
+    /// Forget the switch still resolving (the user stays where they are).
+    CancelSwitch,
+}
+
+/// Builds the client and settings of another profile (main wires it to the config).
+#[derive(Clone)]
+pub struct ProfileSwitcher(
+    #[allow(clippy::type_complexity)]
+    pub  std::sync::Arc<
+        dyn Fn(&str) -> Result<(crate::api::Client, ProfileInfo), String> + Send + Sync,
+    >,
+);
+
+impl std::fmt::Debug for ProfileSwitcher {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ProfileSwitcher")
+    }
+}
+
+impl ProfileSwitcher {
+    /// Wraps a function.
+    pub fn new(
+        f: impl Fn(&str) -> Result<(crate::api::Client, ProfileInfo), String> + Send + Sync + 'static,
+    ) -> Self {
+        Self(std::sync::Arc::new(f))
+    }
+}
+
+/// The power tools' part of the console setup; every field has a harmless default.
+#[derive(Debug, Clone, Default)]
+pub struct PowerSetup {
+    /// Confirmation mode of the profile.
+    pub confirm: ConfirmMode,
+    /// The config's `[keys]` table.
+    pub keys: Option<toml::Table>,
+    /// The config's `[console]` table (`theme = "dark"|"light"`, `mouse = true|false`).
+    pub console: Option<toml::Table>,
+    /// Where the command history is kept.
+    pub data_dir: Option<PathBuf>,
+    /// Profile names for completion.
+    pub profiles: Vec<String>,
+    /// How `:profile NAME` builds a client; none refuses the command.
+    pub switcher: Option<ProfileSwitcher>,
+    /// `NO_COLOR` is set.
+    pub no_color: bool,
+}
+
+/// A typed character (no Ctrl/Alt held).
+pub fn typed(key: &KeyEvent) -> Option<char> {
+    match key.code {
+        KeyCode::Char(c)
+            if !key
+                .modifiers
+                .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT) =>
+        {
+            Some(c)
+        }
+        _ => None,
+    }
+}

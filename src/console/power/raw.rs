@@ -1,0 +1,87 @@
+//! The raw JSON view's keys: scrolling, searching, copying, closing.
+use crossterm::event::{KeyCode, KeyEvent};
+
+use crate::console::keymap::Action;
+use crate::console::msg::Step;
+use crate::console::state::State;
+
+/// Lines of the raw view on screen.
+fn raw_height(state: &State) -> usize {
+    usize::from(state.size.1.saturating_sub(5)).max(1)
+}
+
+/// A key while the raw view is open.
+pub(crate) fn on_key(state: &mut State, key: &KeyEvent) -> Step {
+    let height = raw_height(state);
+    let action = state
+        .keymap
+        .action_among(key, |a| matches!(a, Action::NextMatch | Action::PrevMatch));
+    let Some(view) = state.power.raw.as_mut() else {
+        return Step::default();
+    };
+    if view.editing {
+        match key.code {
+            KeyCode::Esc => {
+                view.search.clear();
+                view.editing = false;
+            }
+            KeyCode::Enter => {
+                view.editing = false;
+                view.current = 0;
+                view.show_current(height);
+            }
+            KeyCode::Backspace => {
+                view.search.pop();
+            }
+            _ => {
+                if let Some(c) = super::typed(key) {
+                    view.search.push(c);
+                    view.current = 0;
+                    view.show_current(height);
+                }
+            }
+        }
+        return Step::default();
+    }
+    match action {
+        Some(Action::Back | Action::RawJson) => state.power.raw = None,
+        Some(Action::Quit) => return Step::then(Vec::new(), Action::Quit),
+        Some(Action::Down) => view.scroll = view.scroll.saturating_add(1),
+        Some(Action::Up) => view.scroll = view.scroll.saturating_sub(1),
+        Some(Action::First) => view.scroll = 0,
+        Some(Action::Last) => view.scroll = usize::MAX / 2,
+        Some(Action::NextPage) => view.scroll = view.scroll.saturating_add(height),
+        Some(Action::PrevPage) => view.scroll = view.scroll.saturating_sub(height),
+        Some(Action::Filter) => {
+            view.search.clear();
+            view.editing = true;
+        }
+        Some(Action::NextMatch) => {
+            view.jump(true, height);
+        }
+        Some(Action::PrevMatch) => {
+            view.jump(false, height);
+        }
+        Some(a @ (Action::CopyId | Action::CopyJson)) => return Step::then(Vec::new(), a),
+        _ => {}
+    }
+    if let Some(v) = state.power.raw.as_mut() {
+        v.clamp(height);
+    }
+    Step::default()
+}
+
+/// Scrolls the raw view (mouse wheel).
+pub fn scroll(state: &mut State, down: bool) -> bool {
+    let height = raw_height(state);
+    let Some(v) = state.power.raw.as_mut() else {
+        return false;
+    };
+    v.scroll = if down {
+        v.scroll.saturating_add(3)
+    } else {
+        v.scroll.saturating_sub(3)
+    };
+    v.clamp(height);
+    true
+}

@@ -1,0 +1,286 @@
+//! The power tools' part of the router: their actions, the command line's keys and commands,
+//! their messages (mouse, profile switch, copies) and read-only refusals.
+use crossterm::event::{KeyCode, KeyEvent};
+
+use super::command::{self, Command, CommandLine};
+use super::filter::Filter;
+use super::{PowerEffect, PowerMsg, ProfileInfo, filter_sort, raw, typed};
+use crate::console::keymap::Action;
+use crate::console::msg::{Effect, Step};
+use crate::console::pane;
+use crate::console::raw_json::{self, RawView};
+use crate::console::record::Record;
+use crate::console::state::{DetailPane, State, ToastKind};
+
+fn fx(e: PowerEffect) -> Vec<Effect> {
+    vec![Effect::Power(e)]
+}
+
+/// Whether the power tools own the keyboard.
+pub(crate) fn is_modal(state: &State) -> bool {
+    let p = &state.power;
+    p.command.is_some() || p.raw.is_some() || p.filters[state.tab.index()].editing
+}
+
+/// Whether Esc should clear the list's filter (instead of going back).
+pub(crate) fn filter_active(state: &State) -> bool {
+    state.current().detail.is_none() && state.power.filters[state.tab.index()].active()
+}
+
+/// Clears the current tab's filter.
+pub(crate) fn clear_filter(state: &mut State) -> Vec<Effect> {
+    state.power.filters[state.tab.index()] = Filter::default();
+    Vec::new()
+}
+
+/// Refuses a write action in read-only mode.
+pub fn refuse(state: &mut State, action: Action) -> Vec<Effect> {
+    state.toast(
+        ToastKind::Error,
+        format!(
+            "read-only: {} is refused (profile {})",
+            action.describe(),
+            state.profile
+        ),
+    );
+    Vec::new()
+}
+
+/// The record the user looks at: the open detail's, else the selected row.
+fn focused_record(state: &State) -> Option<Record> {
+    let ts = state.current();
+    match &ts.detail {
+        Some(d) => d
+            .record
+            .clone()
+            .or_else(|| ts.list.rows.iter().find(|r| r.id() == d.id).cloned()),
+        None => ts.list.selected().cloned(),
+    }
+}
+
+/// The power actions, from the keymap (after dialogs and help had their say), mouse or command.
+pub fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
+    let tab = state.tab;
+    match action {
+        Action::Command => {
+            state.power.command = Some(CommandLine::default());
+            Vec::new()
+        }
+        Action::Filter => {
+            state.power.filters[tab.index()].editing = true;
+            Vec::new()
+        }
+        Action::Sort => {
+            state.power.sorts[tab.index()].cycle(tab);
+            Vec::new()
+        }
+        Action::SortFlip => {
+            let s = &mut state.power.sorts[tab.index()];
+            s.desc = !s.desc;
+            if s.column.is_none() {
+                s.cycle(tab);
+            }
+            Vec::new()
+        }
+        Action::RawJson => match focused_record(state) {
+            Some(r) => {
+                state.power.raw = Some(RawView::new(r.id(), &r.raw));
+                Vec::new()
+            }
+            None => nothing_selected(state),
+        },
+        Action::CopyId | Action::CopyJson => copy(state, action == Action::CopyJson),
+        _ => Vec::new(),
+    }
+}
+
+fn nothing_selected(state: &mut State) -> Vec<Effect> {
+    state.toast(ToastKind::Info, "Nothing selected");
+    Vec::new()
+}
+
+fn copy(state: &mut State, json: bool) -> Vec<Effect> {
+    let Some(r) = focused_record(state) else {
+        return nothing_selected(state);
+    };
+    let shown_id = crate::text::line(r.id()).into_owned();
+    let (text, what) = if json {
+        (raw_json::pretty(&r.raw), format!("JSON of {shown_id}"))
+    } else {
+        match crate::text::clip::id(r.id()) {
+            Ok(id) => (id.to_string(), format!("id {id}")),
+            Err(why) => {
+                state.toast(ToastKind::Error, format!("Not copied: {why}"));
+                return Vec::new();
+            }
+        }
+    };
+    fx(PowerEffect::Copy { text, what })
+}
+
+/// A message for the power tools (mouse, profile switch, copy result).
+pub(crate) fn on_msg(state: &mut State, msg: PowerMsg) -> Step {
+    state.dirty = true;
+    match msg {
+        // The router sends the mouse to `mouse`.
+        PowerMsg::Mouse(_) => Step::default(),
+        PowerMsg::Copied { what, result } => {
+            match result {
+                Ok(via) => state.toast(ToastKind::Info, format!("Copied {what} ({via})")),
+                Err(e) => state.toast(ToastKind::Error, format!("Copy failed: {e}")),
+            }
+            Step::default()
+        }
+        PowerMsg::SwitchFailed(e) => {
+            state.power.switching = None;
+            state.toast(ToastKind::Error, e);
+            Step::default()
+        }
+        PowerMsg::Switched(info) => switched(state, info).into(),
+    }
+}
+
+/// Drops everything of the old profile (requests in flight included: nobody waits for their
+/// ids any more) and loads the current tab from the new one.
+fn switched(state: &mut State, info: ProfileInfo) -> Vec<Effect> {
+    state.tabs = Default::default();
+    state.nav.clear();
+    state.help = false;
+    // Dialogs, attempt views and watches belong to the old profile too.
+    state.forms = Default::default();
+    state.deliveries = Default::default();
+    let p = &mut state.power;
+    p.filters = Default::default();
+    p.sorts = Default::default();
+    p.switching = None;
+    p.raw = None;
+    p.command = None;
+    p.confirm = info.confirm;
+    state.read_only = info.read_only;
+    state.keymap.hide_writes = info.read_only;
+    state.toast(
+        ToastKind::Info,
+        format!("Profile {} · {}", info.profile, info.base_url),
+    );
+    state.profile = info.profile;
+    state.base_url = info.base_url;
+    pane::init(state)
+}
+
+/// A key while the power tools own the keyboard (see [`is_modal`]).
+pub(crate) fn on_modal_key(state: &mut State, key: &KeyEvent) -> Step {
+    if state.power.command.is_some() {
+        return command_key(state, key);
+    }
+    if state.power.raw.is_some() {
+        return raw::on_key(state, key);
+    }
+    filter_sort::on_key(state, key).into()
+}
+
+fn command_key(state: &mut State, key: &KeyEvent) -> Step {
+    let Some(cl) = state.power.command.as_mut() else {
+        return Step::default();
+    };
+    match key.code {
+        KeyCode::Esc => state.power.command = None,
+        KeyCode::Enter => {
+            let line = cl.input.trim().to_string();
+            state.power.command = None;
+            return run_command(state, &line);
+        }
+        KeyCode::Backspace => {
+            cl.completion = None;
+            if cl.input.pop().is_none() {
+                state.power.command = None;
+            }
+        }
+        KeyCode::Tab => cl.complete(&state.power.profiles),
+        KeyCode::Up => cl.browse(&state.power.history, true),
+        KeyCode::Down => cl.browse(&state.power.history, false),
+        _ => {
+            if let Some(c) = typed(key) {
+                cl.completion = None;
+                cl.input.push(c);
+            }
+        }
+    }
+    Step::default()
+}
+
+/// Runs a command line (without the `:`), remembering it.
+pub(crate) fn run_command(state: &mut State, line: &str) -> Step {
+    if line.is_empty() {
+        return Step::default();
+    }
+    command::remember(&mut state.power.history, line);
+    let mut effects = match &state.power.data_dir {
+        Some(d) => fx(PowerEffect::SaveHistory(
+            d.clone(),
+            state.power.history.clone(),
+        )),
+        None => Vec::new(),
+    };
+    let cmd = match command::parse(line) {
+        Ok(c) => c,
+        Err(e) => {
+            state.toast(ToastKind::Error, e);
+            return effects.into();
+        }
+    };
+    effects.extend(match cmd {
+        Command::Tab(t) => return Step::then(effects, Action::GoTab(t)),
+        Command::Quit => return Step::then(effects, Action::Quit),
+        Command::Help => {
+            state.help = true;
+            Vec::new()
+        }
+        Command::Goto(id) => goto(state, &id),
+        Command::Profile(name) if name == state.profile => match state.power.switching.take() {
+            Some(pending) => {
+                state.toast(
+                    ToastKind::Info,
+                    format!("Staying on profile {name} (switch to {pending} dropped)"),
+                );
+                fx(PowerEffect::CancelSwitch)
+            }
+            None => {
+                state.toast(ToastKind::Info, format!("Already on profile {name}"));
+                Vec::new()
+            }
+        },
+        Command::Profile(name) => {
+            state.toast(ToastKind::Info, format!("Switching to profile {name}…"));
+            state.power.switching = Some(name.clone());
+            fx(PowerEffect::SwitchProfile(name))
+        }
+    });
+    effects.into()
+}
+
+/// Opens a resource from its id: the prefix says which tab.
+fn goto(state: &mut State, id: &str) -> Vec<Effect> {
+    let Some(tab) = command::tab_of_id(id) else {
+        state.toast(
+            ToastKind::Error,
+            format!("{id}: unknown id (tm_, poti_, clb_, cld_ or cbn_)"),
+        );
+        return Vec::new();
+    };
+    state.dirty = true;
+    let mut effects = pane::switch_tab(state, tab);
+    let record = state
+        .tab_state(tab)
+        .list
+        .rows
+        .iter()
+        .find(|r| r.id() == id)
+        .cloned();
+    state.tab_state_mut(tab).detail = Some(DetailPane {
+        id: id.to_string(),
+        record,
+        ..DetailPane::default()
+    });
+    effects.extend(pane::load_detail(state, tab, id.to_string()));
+    effects
+}

@@ -1,0 +1,179 @@
+//! Shared helpers of the console tests: fixtures, a fixed clock, an offline app and replies.
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use axum::Router;
+use axum::http::StatusCode;
+use axum::routing::get;
+use switchboard::api::{Client, ClientOptions, Secret};
+use tokio::sync::{mpsc, watch};
+
+use chrono::FixedOffset;
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use switchboard::console::record::{decode_item_body, decode_page_body};
+use switchboard::console::{ApiCmd, ApiReply, App, Clock, Msg, Request, State, Tab};
+
+/// The text of a golden fixture.
+pub fn fixture(name: &str) -> String {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// The list and single-item fixtures of a tab.
+pub fn fixtures_of(tab: Tab) -> (&'static str, &'static str) {
+    match tab {
+        Tab::Teams => ("team-list.json", "team.json"),
+        Tab::Imports => ("import-list.json", "import.json"),
+        Tab::Callbacks => ("callback-list.json", "callback.json"),
+        Tab::Destinations => ("destination-list.json", "destination.json"),
+        Tab::Notifications => ("notification-list.json", "notification.json"),
+    }
+}
+
+/// 2025-10-24 16:05 UTC, shown at +02:00: half an hour after the fixtures were made.
+pub fn fixed_clock() -> Clock {
+    Clock::Fixed {
+        now: switchboard::api::model::time::parse("2025-10-24T16:05:00Z").expect("time"),
+        offset: FixedOffset::east_opt(2 * 3600).expect("offset"),
+    }
+}
+
+/// An offline app of the given size, started (the Teams list request is pending).
+pub fn started_app(w: u16, h: u16) -> App {
+    let mut app = App::offline(State::new("test", "http://127.0.0.1:9", fixed_clock()));
+    app.apply(Msg::Resize(w, h));
+    app.start();
+    app
+}
+
+/// A page reply decoded from a fixture, the way the worker decodes it.
+pub fn page_reply(tab: Tab, file: &str) -> ApiReply {
+    ApiReply::Page(decode_page_body(tab, 200, &fixture(file)).expect("fixture page decodes"))
+}
+
+/// An item reply decoded from a fixture.
+pub fn item_reply(tab: Tab, file: &str) -> ApiReply {
+    ApiReply::Item(decode_item_body(tab, 200, &fixture(file)).expect("fixture item decodes"))
+}
+
+/// Answers every pending request: lists with the tab's list fixture, gets with its item fixture.
+pub fn answer_all(app: &mut App) -> Vec<Request> {
+    let reqs = app.take_requests();
+    for r in &reqs {
+        let reply = match &r.cmd {
+            ApiCmd::List { tab, .. } => page_reply(*tab, fixtures_of(*tab).0),
+            ApiCmd::Get { tab, .. } => item_reply(*tab, fixtures_of(*tab).1),
+            // Form writes and lookups are answered by the forms tests themselves.
+            _ => continue,
+        };
+        app.apply(Msg::Api {
+            req_id: r.req_id,
+            result: Ok(reply),
+        });
+    }
+    reqs
+}
+
+/// A key press without modifiers.
+pub fn key(code: KeyCode) -> Msg {
+    Msg::Key(KeyEvent::new(code, KeyModifiers::NONE))
+}
+
+/// A character key.
+pub fn ch(c: char) -> Msg {
+    key(KeyCode::Char(c))
+}
+
+/// Bound on any wait in these tests; replies normally arrive in milliseconds.
+pub const DEADLINE: Duration = Duration::from_secs(10);
+
+pub struct Server {
+    pub addr: SocketAddr,
+    /// One message per teams request that reached the server.
+    pub arrived: mpsc::UnboundedReceiver<()>,
+    /// Set to true to let held teams requests answer.
+    pub gate: watch::Sender<bool>,
+}
+
+/// A loopback server: teams held until the gate opens, imports at once, callbacks 401.
+pub async fn start_server() -> Server {
+    let (arrived_tx, arrived) = mpsc::unbounded_channel();
+    let (gate, gate_rx) = watch::channel(false);
+    let teams = move || {
+        let arrived_tx = arrived_tx.clone();
+        let mut gate_rx = gate_rx.clone();
+        async move {
+            let _ = arrived_tx.send(());
+            let _ = gate_rx.wait_for(|open| *open).await;
+            (
+                [("content-type", "application/json")],
+                fixture("team-list.json"),
+            )
+        }
+    };
+    let imports = || async {
+        (
+            [("content-type", "application/json")],
+            fixture("import-list.json"),
+        )
+    };
+    let callbacks = || async {
+        (
+            StatusCode::UNAUTHORIZED,
+            [("content-type", "application/json")],
+            fixture("error-unauthorized.json"),
+        )
+    };
+    let app = Router::new()
+        .route("/organization/teams", get(teams))
+        .route("/provider-oauth/token-imports", get(imports))
+        .route("/callbacks", get(callbacks));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind loopback");
+    let addr = listener.local_addr().expect("addr");
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, app).await;
+    });
+    Server {
+        addr,
+        arrived,
+        gate,
+    }
+}
+
+/// An app with a real worker on a client for the server.
+pub fn app_for(server: &Server) -> App {
+    let client = Client::new(ClientOptions {
+        base_url: format!("http://{}", server.addr),
+        api_key: Secret::new("sk_test_console_worker"),
+        max_retries: 0,
+        ..ClientOptions::default()
+    })
+    .expect("client");
+    let mut app = App::with_client(
+        State::new("test", format!("http://{}", server.addr), fixed_clock()),
+        client,
+    );
+    app.apply(Msg::Resize(120, 40));
+    app
+}
+
+/// The next worker reply, within the deadline.
+pub async fn next_reply(app: &mut App) -> Msg {
+    tokio::time::timeout(DEADLINE, app.next_reply())
+        .await
+        .expect("a reply within the deadline")
+        .expect("the worker is running")
+}
+
+/// Waits until a teams request reached the server.
+pub async fn arrived(server: &mut Server) {
+    tokio::time::timeout(DEADLINE, server.arrived.recv())
+        .await
+        .expect("request reached the server")
+        .expect("server running");
+}

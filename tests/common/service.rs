@@ -1,0 +1,115 @@
+//! Shared helpers for the service tests: start a service on 127.0.0.1:0 and talk to it.
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use switchboard::api::{Client, ClientOptions};
+use switchboard::service::{RunningService, Seed, ServiceConfig, start};
+
+/// A running service and a client for it.
+pub struct TestService {
+    /// The service.
+    pub svc: RunningService,
+    /// A typed client with the right key and no retries.
+    pub client: Client,
+}
+
+/// A client without retries, so error statuses reach the test as they are.
+pub fn client_for(base_url: &str, key: &switchboard::api::Secret) -> Client {
+    Client::new(ClientOptions {
+        base_url: base_url.to_string(),
+        api_key: key.clone(),
+        max_retries: 0,
+        request_timeout: Duration::from_secs(15),
+        ..ClientOptions::default()
+    })
+    .expect("client")
+}
+
+/// Starts a service with `cfg`.
+pub async fn start_with(cfg: ServiceConfig) -> TestService {
+    let svc = start(cfg).await.expect("service starts");
+    let client = client_for(&svc.base_url, &svc.api_key);
+    TestService { svc, client }
+}
+
+/// The demo world in memory, without simulated events.
+pub async fn demo() -> TestService {
+    let mut cfg = ServiceConfig::ephemeral();
+    cfg.seed = Seed::Demo;
+    start_with(cfg).await
+}
+
+/// A raw reply: status, headers and the JSON body (Null when not JSON).
+pub struct Raw {
+    pub status: u16,
+    pub headers: reqwest::header::HeaderMap,
+    pub body: Value,
+}
+
+impl TestService {
+    /// Sends a raw request with the service's key (or `auth` as the whole header when given).
+    pub async fn raw(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        body: Option<&str>,
+        auth: Option<Option<&str>>,
+    ) -> Raw {
+        let mut rb = http().request(method, format!("{}{path}", self.svc.base_url));
+        match auth {
+            None => rb = rb.bearer_auth(self.svc.api_key.expose()),
+            Some(Some(h)) => rb = rb.header("authorization", h),
+            Some(None) => {}
+        }
+        if let Some(b) = body {
+            rb = rb
+                .header("content-type", "application/json")
+                .body(b.to_string());
+        }
+        let resp = rb.send().await.expect("request");
+        let status = resp.status().as_u16();
+        let headers = resp.headers().clone();
+        let text = resp.text().await.expect("body");
+        Raw {
+            status,
+            headers,
+            body: serde_json::from_str(&text).unwrap_or(Value::Null),
+        }
+    }
+
+    /// GET with the service's key.
+    pub async fn get(&self, path: &str) -> Raw {
+        self.raw(reqwest::Method::GET, path, None, None).await
+    }
+}
+
+/// One plain HTTP client for the whole test binary (building one loads TLS roots, which is slow).
+/// No pooled connections, so no connection outlives the runtime of the test that opened it.
+pub fn http() -> &'static reqwest::Client {
+    static HTTP: std::sync::OnceLock<reqwest::Client> = std::sync::OnceLock::new();
+    HTTP.get_or_init(|| {
+        reqwest::Client::builder()
+            .pool_max_idle_per_host(0)
+            .build()
+            .expect("http client")
+    })
+}
+
+/// Polls `check` until it returns `Some`, for at most `limit`.
+pub async fn eventually<T, F, Fut>(limit: Duration, mut check: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Option<T>>,
+{
+    let deadline = Instant::now() + limit;
+    loop {
+        if let Some(v) = check().await {
+            return v;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "condition not met within {limit:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}

@@ -1,0 +1,494 @@
+//! The `switchboard` binary against the real local service: members named by email or name in
+//! `teams add-member | remove-member`, `members list --team`, and destinations that say whether
+//! they are deleted and how to see their signing secret.
+mod support_service;
+
+use std::process::{Command, Stdio};
+
+use serde_json::Value;
+use support_service::{TestService, demo};
+use switchboard::api::lookup::all_members;
+use switchboard::api::model::{CallbacksInput, CreateTeam, Member};
+use switchboard::api::{ApiRequest, ListQuery, list_all};
+
+/// What a run of the binary left behind.
+#[derive(Debug)]
+struct Out {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+/// Runs the binary against the service in a clean environment (key through the environment).
+async fn sb(t: &TestService, args: &[&str]) -> Out {
+    let home = tempfile::tempdir().expect("home");
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_switchboard"));
+    cmd.env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", home.path())
+        .env("XDG_CONFIG_HOME", home.path().join("config"))
+        .env("XDG_DATA_HOME", home.path().join("data"))
+        .env("XDG_STATE_HOME", home.path().join("state"))
+        .env("SWITCHBOARD_BASE_URL", &t.svc.base_url)
+        .env("SWITCHBOARD_API_KEY", t.svc.api_key.expose())
+        .args(args)
+        .stdin(Stdio::null());
+    let out = tokio::task::spawn_blocking(move || cmd.output())
+        .await
+        .expect("join")
+        .expect("run switchboard");
+    drop(home);
+    Out {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// The `KEY  value` line of a detail table.
+fn line(text: &str, key: &str) -> String {
+    text.lines()
+        .find(|l| l.starts_with(key))
+        .unwrap_or_default()
+        .to_string()
+}
+
+async fn new_team(t: &TestService, name: &str) -> switchboard::api::model::Team {
+    t.client
+        .create_team(&CreateTeam {
+            name: name.into(),
+            description: None,
+        })
+        .await
+        .expect("team")
+}
+
+async fn on_team(t: &TestService, team_id: &str) -> Vec<String> {
+    all_members(&t.client)
+        .await
+        .expect("members")
+        .into_iter()
+        .filter(|m| m.in_team(team_id))
+        .map(|m| m.actor_id)
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn members_are_named_by_email_or_name_fragment() {
+    let t = demo().await;
+    let team = new_team(&t, "Flow Crew").await;
+    let members = all_members(&t.client).await.expect("members");
+    let grace = members
+        .iter()
+        .find(|m| m.display_name() == "Grace Hopper")
+        .expect("grace");
+
+    // An email, in any case.
+    let out = sb(
+        &t,
+        &[
+            "-o",
+            "table",
+            "teams",
+            "add-member",
+            "flow-crew",
+            "GRACE@example.com",
+        ],
+    )
+    .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(out.stdout.contains("Flow Crew"), "{}", out.stdout);
+    // The team's table lists its members, the new one included.
+    assert!(
+        line(&out.stdout, "MEMBERS").contains("Grace Hopper <grace@example.com> member (oac_"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stderr.contains("Grace Hopper <grace@example.com>")
+            && out.stderr.contains("added to team Flow Crew"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(on_team(&t, &team.id).await, [grace.actor_id.as_str()]);
+
+    // A name fragment that matches one member.
+    let out = sb(&t, &["teams", "add-member", &team.id, "dijk"]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let team_json: Value = serde_json::from_str(&out.stdout).expect("the API's team");
+    assert_eq!(team_json["id"], team.id.as_str());
+    assert_eq!(on_team(&t, &team.id).await.len(), 2);
+
+    // Several matches: a clear error listing them, exit 2, nothing changed.
+    let out = sb(&t, &["teams", "add-member", &team.id, "al"]).await;
+    assert_eq!(out.code, 2, "{out:?}");
+    for who in [
+        "Alan Turing <alan@example.com> (oac_",
+        "Frances Allen <frances@example.com> (oac_",
+    ] {
+        assert!(out.stderr.contains(who), "{who} not listed: {}", out.stderr);
+    }
+    assert!(
+        out.stderr.contains("members match \"al\""),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(on_team(&t, &team.id).await.len(), 2);
+
+    // No match: a clear error, exit 2.
+    let out = sb(&t, &["teams", "add-member", &team.id, "nobody-here"]).await;
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(
+        out.stderr.contains("no member matches \"nobody-here\""),
+        "{}",
+        out.stderr
+    );
+
+    // Adding someone already there names them and says so.
+    let out = sb(&t, &["teams", "add-member", &team.id, "grace"]).await;
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(
+        out.stderr.contains("Grace Hopper <grace@example.com>"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains("already a member of team Flow Crew"),
+        "{}",
+        out.stderr
+    );
+
+    // Removing picks among the team's members only.
+    let out = sb(&t, &["teams", "remove-member", "flow-crew", "hopper"]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(on_team(&t, &team.id).await.len(), 1);
+    let out = sb(&t, &["teams", "remove-member", "flow-crew", "turing"]).await;
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(out.stderr.contains("Alan Turing"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("not a member of team Flow Crew"),
+        "{}",
+        out.stderr
+    );
+    // "e" matches almost everyone, but only Edsger is left on the team.
+    let out = sb(&t, &["teams", "remove-member", "flow-crew", "e"]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(on_team(&t, &team.id).await.is_empty());
+
+    // An actor id is used as given.
+    let out = sb(&t, &["teams", "add-member", &team.id, &grace.actor_id]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let out = sb(&t, &["teams", "add-member", &team.id, "oac_unknown1"]).await;
+    assert_eq!(out.code, 3, "the server's 404: {out:?}");
+    t.svc.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn members_list_by_team_reads_actor_teams() {
+    let t = demo().await;
+    let team = new_team(&t, "Night Shift").await;
+    let members = all_members(&t.client).await.expect("members");
+    let picked: Vec<&Member> = members.iter().take(3).collect();
+    for m in &picked {
+        t.client
+            .add_team_member(&team.id, &m.actor_id)
+            .await
+            .expect("add");
+    }
+
+    let out = sb(&t, &["members", "list", "--team", "night-shift"]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let got: Value = serde_json::from_str(&out.stdout).expect("a JSON array");
+    let ids: Vec<&str> = got
+        .as_array()
+        .expect("array")
+        .iter()
+        .filter_map(|m| m["actor_id"].as_str())
+        .collect();
+    let want: Vec<&str> = picked.iter().map(|m| m.actor_id.as_str()).collect();
+    assert_eq!(ids, want);
+    // Each item is the API's member as received, actor and teams included.
+    assert!(
+        got[0]["actor"]["teams"]
+            .as_array()
+            .expect("teams")
+            .iter()
+            .any(|x| x["slug"] == "night-shift")
+    );
+
+    let out = sb(&t, &["-o", "table", "members", "list", "--team", &team.id]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let mut lines = out.stdout.lines();
+    let header = lines.next().expect("header");
+    for col in ["NAME", "EMAIL", "ROLE", "TEAMS"] {
+        assert!(header.contains(col), "{header}");
+    }
+    let rows: Vec<&str> = lines.collect();
+    assert_eq!(rows.len(), 3, "{}", out.stdout);
+    for (row, m) in rows.iter().zip(&picked) {
+        assert!(row.contains(m.display_name()), "{row}");
+        assert!(row.contains(m.contact_email().unwrap_or("?")), "{row}");
+        assert!(row.contains(m.role.as_str()), "{row}");
+        // Team names, or as many as fit and a count of the rest.
+        let more = m.teams().len() > 1 && row.contains(", +");
+        assert!(row.contains("Night Shift") || more, "{row}");
+    }
+    assert!(out.stderr.contains("3 members"), "{}", out.stderr);
+
+    let out = sb(&t, &["-o", "table", "teams", "get", "night-shift"]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let listed: Vec<&str> = out
+        .stdout
+        .lines()
+        .skip_while(|l| !l.starts_with("MEMBERS"))
+        .take_while(|l| !l.starts_with("CREATED"))
+        .collect();
+    assert_eq!(listed.len(), 3, "{}", out.stdout);
+    for (l, m) in listed.iter().zip(&picked) {
+        assert!(
+            l.contains(m.display_name()) && l.contains(&m.actor_id),
+            "{l}"
+        );
+    }
+
+    let out = sb(&t, &["members", "list", "--team", "no-such-team"]).await;
+    assert_eq!(out.code, 3, "{out:?}");
+    let out = sb(&t, &["members", "list", "--team", "x", "--after", "om_1"]).await;
+    assert_eq!(out.code, 2, "paging does not apply: {out:?}");
+    t.svc.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn destinations_say_deleted_and_how_to_see_the_secret() {
+    let t = demo().await;
+    let callbacks: Vec<switchboard::api::model::Callback> =
+        list_all(&t.client, ApiRequest::list_callbacks)
+            .await
+            .expect("callbacks");
+    let cb = callbacks
+        .iter()
+        .find(|c| c.name.is_some())
+        .expect("a named callback");
+    let cb_name = cb.name.clone().unwrap_or_default();
+    let out = sb(
+        &t,
+        &[
+            "-o",
+            "table",
+            "destinations",
+            "create",
+            "--name",
+            "Pager",
+            "--url",
+            "http://127.0.0.1:9/hook",
+            "--callback",
+            &cb.id,
+        ],
+    )
+    .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(
+        line(&out.stdout, "STATUS").ends_with("active"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        line(&out.stdout, "SIGNING SECRET").contains("(masked; -o json shows it)"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        line(&out.stdout, "CALLBACKS").contains(&format!("{cb_name} ({})", cb.id)),
+        "callbacks by name: {}",
+        out.stdout
+    );
+    let id = line(&out.stdout, "ID")
+        .split_whitespace()
+        .nth(1)
+        .unwrap_or_default()
+        .to_string();
+    assert!(id.starts_with("cld_"), "{}", out.stdout);
+
+    let out = sb(&t, &["-o", "table", "destinations", "get", &id]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(
+        line(&out.stdout, "STATUS").ends_with("active"),
+        "{}",
+        out.stdout
+    );
+
+    let out = sb(&t, &["-o", "table", "destinations", "delete", &id, "--yes"]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(
+        line(&out.stdout, "STATUS").ends_with("deleted"),
+        "{}",
+        out.stdout
+    );
+
+    let out = sb(&t, &["-o", "table", "destinations", "get", &id]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(
+        line(&out.stdout, "STATUS").ends_with("deleted"),
+        "{}",
+        out.stdout
+    );
+    let secret = t
+        .client
+        .get_destination(&id)
+        .await
+        .expect("get")
+        .webhook_destination
+        .expect("webhook")
+        .signing_secret;
+    assert!(!out.stdout.contains(&secret), "secret printed in full");
+
+    // JSON stays the API's reply, unchanged: it has no status and holds the secret.
+    let out = sb(&t, &["-o", "json", "destinations", "get", &id]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let raw = t.get(&format!("/callbacks-destinations/{id}")).await;
+    let got: Value = serde_json::from_str(&out.stdout).expect("json");
+    assert_eq!(got, raw.body);
+    assert!(got.get("status").is_none());
+    assert!(out.stdout.contains(&secret));
+
+    t.svc.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_destination_for_every_callback_reads_all() {
+    let t = demo().await;
+    let all = t
+        .client
+        .create_destination(&switchboard::api::model::CreateDestination {
+            name: "Everything".into(),
+            description: None,
+            url: "http://127.0.0.1:9/all".into(),
+            callbacks: CallbacksInput::all(),
+        })
+        .await
+        .expect("create");
+    let out = sb(&t, &["-o", "table", "destinations", "get", &all.id]).await;
+    assert!(
+        line(&out.stdout, "CALLBACKS").ends_with("all"),
+        "{}",
+        out.stdout
+    );
+    t.svc.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn attempts_are_counted_from_one() {
+    let t = demo().await;
+    let page = t
+        .client
+        .list_notifications(
+            &ListQuery {
+                limit: Some(100),
+                ..ListQuery::default()
+            },
+            &switchboard::api::NotificationFilter::default(),
+        )
+        .await
+        .expect("notifications");
+    let n = page
+        .items
+        .iter()
+        .find(|n| n.attempts.len() >= 2)
+        .expect("a notification tried twice");
+    let out = sb(&t, &["-o", "table", "notifications", "get", &n.id]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let history: Vec<&str> = out
+        .stdout
+        .lines()
+        .skip_while(|l| !l.starts_with("HISTORY"))
+        .collect();
+    assert!(history[0].contains("#1 "), "{}", out.stdout);
+    assert!(history[1].contains("#2 "), "{}", out.stdout);
+    assert!(!out.stdout.contains("#0 "), "{}", out.stdout);
+    t.svc.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_destination_shows_its_recent_health() {
+    let t = demo().await;
+    let page = t
+        .client
+        .list_destinations(&ListQuery::default(), &[])
+        .await
+        .expect("destinations");
+    let flaky = page
+        .items
+        .iter()
+        .find(|d| d.name == "Flaky partner endpoint")
+        .expect("the demo's flaky destination");
+    // Counted here straight from the API: its 50 newest notifications.
+    let recent = t
+        .client
+        .list_notifications(
+            &ListQuery {
+                limit: Some(50),
+                order: Some(switchboard::api::Order::Desc),
+                ..ListQuery::default()
+            },
+            &switchboard::api::NotificationFilter {
+                destination_ids: vec![flaky.id.clone()],
+                ..Default::default()
+            },
+        )
+        .await
+        .expect("notifications");
+    let count = |s: &[&str]| {
+        recent
+            .items
+            .iter()
+            .filter(|n| s.contains(&n.status.as_str()))
+            .count()
+    };
+    let (ok, failed) = (count(&["succeeded"]), count(&["failed", "retrying"]));
+    assert!(
+        !recent.items.is_empty(),
+        "the demo's flaky one has deliveries"
+    );
+
+    let out = sb(&t, &["-o", "table", "destinations", "get", &flaky.id]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let health = line(&out.stdout, "HEALTH");
+    assert!(
+        health.contains(&format!(
+            "{} deliveries: {ok} succeeded, {failed} failed",
+            recent.items.len()
+        )),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("from 20"), "the window: {}", out.stdout);
+
+    let out = sb(
+        &t,
+        &[
+            "-o",
+            "table",
+            "destinations",
+            "create",
+            "--name",
+            "New",
+            "--url",
+            "http://127.0.0.1:9/n",
+            "--all-callbacks",
+        ],
+    )
+    .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let id = line(&out.stdout, "ID")
+        .split_whitespace()
+        .nth(1)
+        .unwrap_or_default()
+        .to_string();
+    let out = sb(&t, &["-o", "table", "destinations", "get", &id]).await;
+    assert!(
+        line(&out.stdout, "HEALTH").ends_with("no deliveries"),
+        "{}",
+        out.stdout
+    );
+    t.svc.shutdown().await;
+}
