@@ -6,6 +6,7 @@ pub mod lookup;
 pub mod members;
 pub mod model;
 pub mod page;
+pub mod replay;
 pub mod request;
 pub mod secret;
 pub mod signature;

@@ -334,6 +334,9 @@ pub enum NotificationsCmd {
         /// Notification id (`cbn_…`).
         id: String,
     },
+    /// Send a recorded delivery again to a receiver, signed afresh (exit 0 on 2xx, 3 on another
+    /// answer, 4 on none).
+    Replay(super::replay::ReplayArgs),
 }
 
 /// `members …`.

@@ -5,6 +5,7 @@ mod columns;
 mod input;
 mod lookups;
 mod output;
+mod replay;
 mod run;
 
 pub use args::{
@@ -13,6 +14,7 @@ pub use args::{
 };
 pub use input::{confirm, parse_expires_at, secret_from_stdin};
 pub use output::OutputFormat;
+pub use replay::{ReplayArgs, TIMEOUT_ENV as REPLAY_TIMEOUT_ENV};
 pub use run::run;
 
 use crate::api;
@@ -32,6 +34,14 @@ pub enum HeadlessError {
     /// Writing the output or reading the terminal failed (exit 1).
     #[error("{0}")]
     Io(std::io::Error),
+    /// A replay's receiver answered other than 2xx (exit 3) or not at all (exit 4).
+    #[error("{message}")]
+    Replay {
+        /// The exit code.
+        code: i32,
+        /// What happened.
+        message: String,
+    },
 }
 
 impl HeadlessError {
@@ -41,6 +51,7 @@ impl HeadlessError {
             HeadlessError::Usage(_) => 2,
             HeadlessError::Api(e) => e.exit_code(),
             HeadlessError::Cancelled | HeadlessError::Io(_) => 1,
+            HeadlessError::Replay { code, .. } => *code,
         }
     }
 

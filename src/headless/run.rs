@@ -54,6 +54,9 @@ pub async fn run(
             p.list::<Notification>(&list, |q| ApiRequest::list_notifications(q, &f))
                 .await
         }
+        Resource::Notifications(NotificationsCmd::Replay(a)) => {
+            super::replay::run(client, format, a, read_only).await
+        }
         Resource::Notifications(NotificationsCmd::Get { id }) => {
             p.one::<Notification>(&ApiRequest::get_notification(&id))
                 .await

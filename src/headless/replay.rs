@@ -1,0 +1,275 @@
+//! `notifications replay ID --to URL`: sends a recorded delivery again to the receiver being
+//! fixed, signed as the platform signs ([`crate::api::replay`]), and prints what was sent (masked)
+//! and the answer (sanitised). Exit 0 on a 2xx answer, 3 on any other answer, 4 on no answer.
+use std::io::{BufRead, IsTerminal, Write};
+use std::time::Duration;
+
+use clap::Args;
+use serde_json::{Map, Value, json};
+
+use super::HeadlessError;
+use super::output::{self, OutputFormat};
+use crate::api::Client;
+use crate::api::replay::{
+    self, MAX_RESPONSE_BODY, MAX_RESPONSE_HEADER_BYTES, MAX_RESPONSE_HEADERS, ReplayError,
+    ReplayPlan, ReplayResult, SendOptions,
+};
+use crate::text::redact::header_value;
+use crate::text::sanitize::{line, lines};
+
+/// For tests only: a replay timeout in milliseconds, shorter than the 10 s default (longer
+/// values are ignored), so a receiver that never answers does not hold a test for 10 s.
+pub const TIMEOUT_ENV: &str = "SWITCHBOARD_REPLAY_TIMEOUT_MS";
+
+/// `notifications replay`.
+#[derive(Args, Debug, Clone)]
+pub struct ReplayArgs {
+    /// Notification id (`cbn_…`).
+    pub id: String,
+    /// Where to send it: an http(s) URL, e.g. `http://localhost:3000/webhooks`.
+    #[arg(long, value_name = "URL")]
+    pub to: String,
+    /// The attempt to replay (its index, from 0); default the latest with a recorded request.
+    #[arg(long, value_name = "N")]
+    pub attempt: Option<i64>,
+    /// Send without a `Metorial-Signature` (and without looking up the destination's secret).
+    #[arg(long)]
+    pub unsigned: bool,
+    /// Send to a host that is not this machine without asking; needed when not on a terminal.
+    #[arg(long, short = 'y')]
+    pub yes: bool,
+}
+
+/// Runs a replay and prints it; the error carries the exit code of a non-2xx or missing answer.
+///
+/// # Errors
+/// Usage (bad target, read-only profile, nothing to replay), the API's error, a refused
+/// confirmation, or the replay's own outcome (exit 3 or 4).
+pub async fn run(
+    client: &Client,
+    format: OutputFormat,
+    args: ReplayArgs,
+    read_only: bool,
+) -> Result<(), HeadlessError> {
+    let target = replay::parse_target(&args.to).map_err(usage)?;
+    let local = replay::is_loopback(&target);
+    if read_only && !local {
+        return Err(HeadlessError::Usage(format!(
+            "refused: a read-only profile replays only to this machine (localhost, 127.0.0.1, [::1]), not to {}",
+            line(target.host_str().unwrap_or_default())
+        )));
+    }
+    if !local && !args.yes && !on_terminal() {
+        return Err(HeadlessError::Usage(format!(
+            "refusing to replay to {}, which is not this machine, without --yes when not on a terminal",
+            line(target.host_str().unwrap_or_default())
+        )));
+    }
+    let n = client.get_notification(&args.id).await?;
+    let plan = replay::prepare(client, &n, args.attempt, target, args.unsigned)
+        .await
+        .map_err(usage)?;
+    if !local && !args.yes {
+        confirm_remote(&plan)?;
+    }
+    let result = replay::send(&plan, &SendOptions { timeout: timeout() }).await;
+    let terminal = std::io::stdout().is_terminal();
+    let text = match format {
+        OutputFormat::Json => {
+            let v = to_json(&plan, &result);
+            serde_json::to_string_pretty(&v).map_err(|e| HeadlessError::Io(e.into()))?
+        }
+        OutputFormat::Table => to_table(&plan, &result),
+    };
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    output::write_raw(&mut out, &text, terminal && format == OutputFormat::Json)
+        .and_then(|()| out.flush())
+        .map_err(HeadlessError::Io)?;
+    outcome(&result)
+}
+
+fn usage(e: ReplayError) -> HeadlessError {
+    match e {
+        ReplayError::Lookup(e) => HeadlessError::Api(e),
+        other => HeadlessError::Usage(line(&other.to_string()).into_owned()),
+    }
+}
+
+fn on_terminal() -> bool {
+    std::io::stdin().is_terminal() && std::io::stderr().is_terminal()
+}
+
+/// The timeout: 10 s, or shorter when [`TIMEOUT_ENV`] asks (tests).
+fn timeout() -> Duration {
+    std::env::var(TIMEOUT_ENV)
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .map_or(replay::TIMEOUT, |ms| {
+            Duration::from_millis(ms).min(replay::TIMEOUT)
+        })
+}
+
+/// The exit code: 0 on 2xx, 3 on another answer, 4 on none.
+fn outcome(r: &ReplayResult) -> Result<(), HeadlessError> {
+    match (r.status, &r.error) {
+        _ if r.is_success() => Ok(()),
+        (Some(s), _) => Err(HeadlessError::Replay {
+            code: 3,
+            message: format!("the receiver answered HTTP {s}"),
+        }),
+        (None, e) => Err(HeadlessError::Replay {
+            code: 4,
+            message: e
+                .as_ref()
+                .map_or_else(|| "no answer".into(), ToString::to_string),
+        }),
+    }
+}
+
+/// Shows what will be sent and asks for the target's host to be typed back.
+fn confirm_remote(plan: &ReplayPlan) -> Result<(), HeadlessError> {
+    let host = plan.target.host_str().unwrap_or_default().to_string();
+    let mut err = std::io::stderr().lock();
+    let preview = format!(
+        "{}\nThis sends to {host}, which is not this machine.\nType the host name to send: ",
+        request_lines(plan, &plan.preview_headers()).join("\n"),
+    );
+    err.write_all(crate::text::multiline(&preview).as_bytes())
+        .and_then(|()| err.flush())
+        .map_err(HeadlessError::Io)?;
+    drop(err);
+    let mut answer = String::new();
+    std::io::stdin()
+        .lock()
+        .read_line(&mut answer)
+        .map_err(HeadlessError::Io)?;
+    if answer.trim().eq_ignore_ascii_case(&host) {
+        Ok(())
+    } else {
+        Err(HeadlessError::Cancelled)
+    }
+}
+
+/// Header values through the redaction policy, as an object (repeated names joined by `, `).
+fn headers_json(headers: &[(String, String)]) -> Value {
+    let mut m = Map::new();
+    for (k, v) in headers {
+        let v = header_value(k, v, false);
+        match m.get_mut(k) {
+            Some(Value::String(prev)) => {
+                prev.push_str(", ");
+                prev.push_str(v);
+            }
+            _ => {
+                m.insert(k.clone(), Value::String(v.to_string()));
+            }
+        }
+    }
+    Value::Object(m)
+}
+
+/// `-o json`: what was sent (headers masked, body as recorded) and the answer (headers masked).
+fn to_json(plan: &ReplayPlan, r: &ReplayResult) -> Value {
+    json!({
+        "object": "switchboard.replay",
+        "replayed_locally": true,
+        "notification_id": plan.notification_id,
+        "attempt_index": plan.attempt_index,
+        "destination": plan.destination,
+        "signed": plan.signing.is_some(),
+        "request": {
+            "method": plan.method,
+            "url": plan.target.as_str(),
+            "headers": headers_json(&r.sent_headers),
+            "body": plan.body,
+            "sent_at": r.sent_at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+        },
+        "response": {
+            "status": r.status,
+            "headers": headers_json(&r.headers),
+            "headers_truncated": r.headers_truncated,
+            "body": r.body,
+            "body_truncated": r.body_truncated,
+            "duration_ms": u64::try_from(r.duration.as_millis()).unwrap_or(u64::MAX),
+            "error": r.error.as_ref().map(ToString::to_string),
+        },
+    })
+}
+
+fn indented(out: &mut Vec<String>, text: &str) {
+    if text.is_empty() {
+        out.push("  (empty)".into());
+    }
+    for l in lines(text) {
+        out.push(format!("  {l}"));
+    }
+}
+
+fn header_lines(out: &mut Vec<String>, headers: &[(String, String)]) {
+    for (k, v) in headers {
+        out.push(format!(
+            "  {}: {}",
+            line(k),
+            line(header_value(k, v, false))
+        ));
+    }
+}
+
+/// The request part of the table: title, method and URL, masked headers, body.
+fn request_lines(plan: &ReplayPlan, headers: &[(String, String)]) -> Vec<String> {
+    let signed = match (&plan.signing, &plan.destination) {
+        (Some(_), Some(d)) => format!(
+            "signed with the signing secret of {} ({})",
+            line(&d.name),
+            line(&d.id)
+        ),
+        (Some(_), None) => "signed".into(),
+        (None, _) => "unsigned (--unsigned)".into(),
+    };
+    let mut out = vec![
+        format!(
+            "REPLAYED LOCALLY  {} attempt #{} (not a recorded attempt)",
+            line(&plan.notification_id),
+            plan.attempt_index
+        ),
+        format!("SIGNATURE         {signed}"),
+        format!(
+            "REQUEST           {} {}",
+            plan.method,
+            line(plan.target.as_str())
+        ),
+    ];
+    header_lines(&mut out, headers);
+    out.push("REQUEST BODY".into());
+    indented(&mut out, &plan.body);
+    out
+}
+
+/// `-o table`: what was sent (masked) and the answer (masked and sanitised).
+fn to_table(plan: &ReplayPlan, r: &ReplayResult) -> String {
+    let mut out = request_lines(plan, &r.sent_headers);
+    let ms = r.duration.as_millis();
+    out.push(match r.status {
+        Some(s) => format!("RESPONSE          HTTP {s} in {ms} ms"),
+        None => format!("RESPONSE          none after {ms} ms"),
+    });
+    header_lines(&mut out, &r.headers);
+    if r.headers_truncated {
+        out.push(format!(
+            "  (more headers not kept: at most {MAX_RESPONSE_HEADERS} headers, {} KiB)",
+            MAX_RESPONSE_HEADER_BYTES / 1024
+        ));
+    }
+    if let Some(body) = &r.body {
+        out.push("RESPONSE BODY".into());
+        indented(&mut out, body);
+        if r.body_truncated {
+            out.push(format!("  (truncated at {} KiB)", MAX_RESPONSE_BODY / 1024));
+        }
+    }
+    if let Some(e) = &r.error {
+        out.push(format!("ERROR             {}", line(&e.to_string())));
+    }
+    out.join("\n")
+}

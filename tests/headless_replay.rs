@@ -1,0 +1,575 @@
+//! `switchboard notifications replay` as a process: a real notification from the embedded service
+//! on 127.0.0.1 is replayed to a loopback receiver that checks the signature with its own HMAC and
+//! records what it got; receivers that answer 500 or never answer give exit 3 and 4; read-only
+//! profiles and unconfirmed remote hosts are refused before anything is sent.
+mod common;
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::IntoResponse;
+use axum::routing::post;
+use common::service::{TestService, eventually, http, start_with};
+use hmac::{Hmac, KeyInit, Mac};
+use serde_json::{Map, Value, json};
+use sha2::Sha256;
+use switchboard::api::model::{CallbackType, CallbacksInput, CreateDestination, Notification};
+use switchboard::api::{ListQuery, NotificationFilter};
+use switchboard::service::{Seed, ServiceConfig};
+
+/// A request the receiver got: its path, headers and the body's exact bytes.
+#[derive(Clone, Debug)]
+struct Got {
+    path: String,
+    headers: HeaderMap,
+    body: Vec<u8>,
+}
+
+type Log = Arc<Mutex<Vec<Got>>>;
+
+/// `/ok…` answers 200, `/fail` 500 with a cookie and an escape sequence, `/big` 200 with 80
+/// headers and 100 KiB, `/hang` never answers.
+async fn receive(
+    State(log): State<Log>,
+    Path(path): Path<String>,
+    headers: HeaderMap,
+    body: axum::body::Bytes,
+) -> axum::response::Response {
+    log.lock().expect("log").push(Got {
+        path: path.clone(),
+        headers,
+        body: body.to_vec(),
+    });
+    match path.as_str() {
+        "fail" => (
+            StatusCode::INTERNAL_SERVER_ERROR,
+            [("set-cookie", "session=RECEIVER_SECRET_42")],
+            "boom \u{1b}]0;PWNED\u{7} trace",
+        )
+            .into_response(),
+        "big" => {
+            let mut r = "x".repeat(100 * 1024).into_response();
+            for i in 0..80 {
+                r.headers_mut().insert(
+                    axum::http::HeaderName::try_from(format!("x-h{i}")).expect("name"),
+                    axum::http::HeaderValue::from_static("v"),
+                );
+            }
+            r
+        }
+        "hang" => {
+            std::future::pending::<()>().await;
+            StatusCode::OK.into_response()
+        }
+        _ => (StatusCode::OK, "thanks").into_response(),
+    }
+}
+
+/// A receiver on 127.0.0.1:0: its base URL and its log.
+async fn receiver() -> (String, Log) {
+    let log: Log = Arc::default();
+    let app = Router::new()
+        .route("/{path}", post(receive))
+        .with_state(log.clone());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    (format!("http://{addr}"), log)
+}
+
+/// A service with a destination (for a `webhook_manual` callback) delivering to `<rx>/ok`, and one
+/// notification of an event fired at it, once its first attempt is recorded. Returns the service,
+/// the notification and the destination's signing secret.
+async fn delivered(rx: &str) -> (TestService, Notification, String) {
+    let mut cfg = ServiceConfig::ephemeral();
+    cfg.seed = Seed::Demo;
+    let t = start_with(cfg).await;
+    let q = ListQuery {
+        limit: Some(100),
+        ..Default::default()
+    };
+    let cb = t
+        .client
+        .list_callbacks(&q)
+        .await
+        .expect("callbacks")
+        .items
+        .into_iter()
+        .find(|c| c.kind == CallbackType::WebhookManual)
+        .expect("a webhook_manual callback");
+    let d = t
+        .client
+        .create_destination(&CreateDestination {
+            name: "Receiver under repair".into(),
+            description: None,
+            url: format!("{rx}/ok"),
+            callbacks: CallbacksInput::selected(vec![cb.id.clone()]),
+        })
+        .await
+        .expect("destination");
+    let secret = d.webhook_destination.expect("webhook").signing_secret;
+    let fired = http()
+        .post(cb.url.expect("hook url"))
+        .json(&json!({"type": "build.failed", "build": 42, "note": "ünïcode ✓"}))
+        .send()
+        .await
+        .expect("hook");
+    assert_eq!(fired.status(), 200);
+    let event = fired.json::<Value>().await.expect("json")["event_id"]
+        .as_str()
+        .expect("event id")
+        .to_string();
+    let filter = NotificationFilter {
+        event_ids: vec![event],
+        destination_ids: vec![d.id.clone()],
+        ..Default::default()
+    };
+    let id = t
+        .client
+        .list_notifications(&ListQuery::default(), &filter)
+        .await
+        .expect("notifications")
+        .items
+        .first()
+        .expect("one notification")
+        .id
+        .clone();
+    let n = eventually(Duration::from_secs(10), || async {
+        let n = t.client.get_notification(&id).await.ok()?;
+        (!n.attempts.is_empty()).then_some(n)
+    })
+    .await;
+    (t, n, secret)
+}
+
+/// What a run of the binary left behind.
+#[derive(Debug)]
+struct Out {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+/// Runs the binary against the service with a clean environment and no terminal.
+async fn run(t: &TestService, args: &[&str], env: &[(&str, &str)]) -> Out {
+    let home = tempfile::tempdir().expect("home");
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_switchboard"));
+    cmd.env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", home.path())
+        .env("XDG_CONFIG_HOME", home.path().join("config"))
+        .env("XDG_DATA_HOME", home.path().join("data"))
+        .env("SWITCHBOARD_BASE_URL", &t.svc.base_url)
+        .env("SWITCHBOARD_API_KEY", t.svc.api_key.expose())
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .kill_on_drop(true);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = tokio::time::timeout(Duration::from_mins(1), cmd.output())
+        .await
+        .expect("the binary finishes")
+        .expect("spawn switchboard");
+    Out {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+fn hmac_hex(secret: &str, message: &[u8]) -> String {
+    let mut mac = Hmac::<Sha256>::new_from_slice(secret.as_bytes()).expect("hmac key");
+    mac.update(message);
+    hex::encode(mac.finalize().into_bytes())
+}
+
+/// Checks `Metorial-Signature` as a receiver would, without the library: returns `t`.
+fn verify_independently(secret: &str, headers: &HeaderMap, body: &[u8]) -> i64 {
+    let sig = headers
+        .get("metorial-signature")
+        .expect("a signature header")
+        .to_str()
+        .expect("ascii");
+    let part = |k: &str| {
+        sig.split(',')
+            .find_map(|p| p.strip_prefix(&format!("{k}=")))
+            .unwrap_or_else(|| panic!("{k}= in {sig}"))
+            .to_string()
+    };
+    let (host, t, v1) = (part("i"), part("t"), part("v1"));
+    let mut message = format!("{host}.{t}.").into_bytes();
+    message.extend_from_slice(body);
+    assert_eq!(
+        hmac_hex(secret, &message),
+        v1,
+        "the signature verifies with the secret"
+    );
+    t.parse().expect("t is a number")
+}
+
+fn header<'a>(h: &'a HeaderMap, name: &str) -> &'a str {
+    h.get(name)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_else(|| panic!("header {name}"))
+}
+
+fn one(log: &Log, path: &str) -> Got {
+    let got: Vec<Got> = log
+        .lock()
+        .expect("log")
+        .iter()
+        .filter(|g| g.path == path)
+        .cloned()
+        .collect();
+    assert_eq!(got.len(), 1, "one request to /{path}: {got:?}");
+    got.into_iter().next().expect("one")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_replay_is_the_recorded_body_with_a_fresh_verifiable_signature() {
+    let (rx, log) = receiver().await;
+    let (t, n, secret) = delivered(&rx).await;
+    let recorded = n.attempts[0]
+        .webhook_request
+        .clone()
+        .expect("recorded request");
+    let recorded_body = recorded.request_body.clone().expect("recorded body");
+    let recorded_t = recorded
+        .request_headers
+        .get("metorial-signature")
+        .and_then(|s| s.split(',').find_map(|p| p.strip_prefix("t=")))
+        .and_then(|t| t.parse::<i64>().ok())
+        .expect("recorded t");
+    let before = chrono::Utc::now().timestamp();
+
+    let to = format!("{rx}/ok-replay");
+    let out = run(
+        &t,
+        &["notifications", "replay", &n.id, "--to", &to, "-o", "json"],
+        &[],
+    )
+    .await;
+    assert_eq!(out.code, 0, "{out:?}");
+
+    let got = one(&log, "ok-replay");
+    assert_eq!(got.body, recorded_body.as_bytes(), "body byte for byte");
+    for (name, want) in [
+        ("content-type", "application/json"),
+        ("metorial-notification-id", n.id.as_str()),
+        ("metorial-version", "2025-01-01"),
+    ] {
+        assert_eq!(header(&got.headers, name), want);
+    }
+    for name in ["metorial-event-id", "metorial-callback-id"] {
+        assert_eq!(
+            Some(header(&got.headers, name)),
+            recorded.request_headers.get(name).map(String::as_str)
+        );
+    }
+    let t_sent = verify_independently(&secret, &got.headers, &got.body);
+    assert!(
+        t_sent >= before && t_sent >= recorded_t,
+        "a fresh timestamp"
+    );
+
+    let v: Value = serde_json::from_str(&out.stdout).expect("json output");
+    assert_eq!(v["replayed_locally"], true);
+    assert_eq!(v["notification_id"], n.id.as_str());
+    assert_eq!(v["request"]["body"], recorded_body.as_str());
+    assert_eq!(v["response"]["status"], 200);
+    assert_eq!(v["response"]["body"], "thanks");
+    assert_eq!(v["destination"]["name"], "Receiver under repair");
+    assert!(!out.stdout.contains(&secret), "the secret is never printed");
+
+    let unsigned = run(
+        &t,
+        &[
+            "notifications",
+            "replay",
+            &n.id,
+            "--to",
+            &format!("{rx}/ok-unsigned"),
+            "--unsigned",
+            "--attempt",
+            "0",
+            "-o",
+            "table",
+        ],
+        &[],
+    )
+    .await;
+    assert_eq!(unsigned.code, 0, "{unsigned:?}");
+    let got = one(&log, "ok-unsigned");
+    assert!(got.headers.get("metorial-signature").is_none());
+    assert_eq!(got.body, recorded_body.as_bytes());
+    assert!(unsigned.stdout.contains("REPLAYED LOCALLY"), "{unsigned:?}");
+    assert!(unsigned.stdout.contains("HTTP 200"), "{unsigned:?}");
+    t.svc.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_500_exits_3_and_its_answer_is_masked_and_sanitised() {
+    let (rx, log) = receiver().await;
+    let (t, n, _) = delivered(&rx).await;
+    let to = format!("{rx}/fail");
+    let out = run(
+        &t,
+        &["notifications", "replay", &n.id, "--to", &to, "-o", "table"],
+        &[],
+    )
+    .await;
+    assert_eq!(out.code, 3, "{out:?}");
+    assert_eq!(one(&log, "fail").path, "fail");
+    assert!(out.stdout.contains("HTTP 500"), "{out:?}");
+    assert!(out.stderr.contains("HTTP 500"), "{out:?}");
+    for text in [&out.stdout, &out.stderr] {
+        assert!(
+            !text.contains("RECEIVER_SECRET_42"),
+            "cookie leaked: {text}"
+        );
+        assert!(
+            !text.contains('\u{1b}') && !text.contains('\u{7}'),
+            "{text:?}"
+        );
+    }
+    assert!(out.stdout.contains("⟨U+001B⟩]0;PWNED"), "{out:?}");
+
+    let json_out = run(
+        &t,
+        &["notifications", "replay", &n.id, "--to", &to, "-o", "json"],
+        &[],
+    )
+    .await;
+    assert_eq!(json_out.code, 3, "{json_out:?}");
+    let v: Value = serde_json::from_str(&json_out.stdout).expect("json");
+    assert_eq!(v["response"]["status"], 500);
+    assert_ne!(
+        v["response"]["headers"]["set-cookie"],
+        "session=RECEIVER_SECRET_42"
+    );
+    t.svc.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_receiver_that_never_answers_exits_4() {
+    let (rx, log) = receiver().await;
+    let (t, n, _) = delivered(&rx).await;
+    let to = format!("{rx}/hang");
+    let out = run(
+        &t,
+        &["notifications", "replay", &n.id, "--to", &to, "-o", "json"],
+        &[("SWITCHBOARD_REPLAY_TIMEOUT_MS", "300")],
+    )
+    .await;
+    assert_eq!(out.code, 4, "{out:?}");
+    assert_eq!(one(&log, "hang").path, "hang");
+    let v: Value = serde_json::from_str(&out.stdout).expect("json");
+    assert_eq!(v["response"]["status"], Value::Null);
+    assert!(
+        v["response"]["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("300 ms")),
+        "{v}"
+    );
+    assert!(out.stderr.contains("no answer within 300 ms"), "{out:?}");
+    t.svc.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn remote_targets_are_refused_before_anything_is_sent() {
+    let (rx, log) = receiver().await;
+    let (t, n, _) = delivered(&rx).await;
+    let sent_before = log.lock().expect("log").len();
+    // Neither run may reach beyond loopback: both are refused before sending.
+    let remote = "https://hooks.example.invalid/in";
+    let ro = run(
+        &t,
+        &[
+            "--read-only",
+            "notifications",
+            "replay",
+            &n.id,
+            "--to",
+            remote,
+            "--yes",
+        ],
+        &[],
+    )
+    .await;
+    assert_eq!(ro.code, 2, "{ro:?}");
+    assert!(ro.stderr.contains("read-only"), "{ro:?}");
+    let piped = run(&t, &["notifications", "replay", &n.id, "--to", remote], &[]).await;
+    assert_eq!(piped.code, 2, "{piped:?}");
+    assert!(piped.stderr.contains("--yes"), "{piped:?}");
+    let bad = run(
+        &t,
+        &["notifications", "replay", &n.id, "--to", "ftp://x/"],
+        &[],
+    )
+    .await;
+    assert_eq!(bad.code, 2, "{bad:?}");
+    assert_eq!(log.lock().expect("log").len(), sent_before);
+    // Read-only profiles may still replay to this machine.
+    let local = run(
+        &t,
+        &[
+            "--read-only",
+            "notifications",
+            "replay",
+            &n.id,
+            "--to",
+            &format!("{rx}/ok-ro"),
+        ],
+        &[],
+    )
+    .await;
+    assert_eq!(local.code, 0, "{local:?}");
+    assert_eq!(one(&log, "ok-ro").path, "ok-ro");
+    t.svc.shutdown().await;
+}
+
+/// Runs the binary in a pseudo-terminal, answers the confirmation prompt with `answer`, and
+/// returns its exit code and everything it wrote.
+fn run_in_pty(t_base: &str, key: &str, args: &[&str], answer: &str) -> (u32, String) {
+    use portable_pty::{CommandBuilder, PtySize, native_pty_system};
+    use std::io::{Read, Write};
+    use std::time::Instant;
+
+    let home = tempfile::tempdir().expect("home");
+    let pair = native_pty_system()
+        .openpty(PtySize {
+            rows: 40,
+            cols: 200,
+            pixel_width: 0,
+            pixel_height: 0,
+        })
+        .expect("openpty");
+    let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_switchboard"));
+    cmd.args(args);
+    cmd.env_clear();
+    cmd.env("PATH", std::env::var("PATH").unwrap_or_default());
+    cmd.env("TERM", "dumb");
+    cmd.env("HOME", home.path());
+    cmd.env("XDG_CONFIG_HOME", home.path().join("config"));
+    cmd.env("XDG_DATA_HOME", home.path().join("data"));
+    cmd.env("SWITCHBOARD_BASE_URL", t_base);
+    cmd.env("SWITCHBOARD_API_KEY", key);
+    let mut child = pair.slave.spawn_command(cmd).expect("spawn switchboard");
+    drop(pair.slave);
+    let seen = Arc::new(Mutex::new(Vec::<u8>::new()));
+    let mut reader = pair.master.try_clone_reader().expect("pty reader");
+    let feed = Arc::clone(&seen);
+    // Drain the PTY on a thread, or the child blocks on a full buffer.
+    let drain = std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        while let Ok(n) = reader.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            feed.lock().expect("seen").extend_from_slice(&buf[..n]);
+        }
+    });
+    let text = || String::from_utf8_lossy(&seen.lock().expect("seen")).into_owned();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !text().contains("Type the host name") {
+        assert!(Instant::now() < deadline, "no prompt: {}", text());
+        std::thread::sleep(Duration::from_millis(20)); // polling interval, not synchronisation
+    }
+    let mut keys = pair.master.take_writer().expect("pty writer");
+    keys.write_all(format!("{answer}\r").as_bytes())
+        .and_then(|()| keys.flush())
+        .expect("answer");
+    let status = loop {
+        if let Ok(Some(s)) = child.try_wait() {
+            break s;
+        }
+        if Instant::now() >= deadline {
+            let _ = child.kill();
+            panic!("did not finish: {}", text());
+        }
+        std::thread::sleep(Duration::from_millis(20)); // polling interval, not synchronisation
+    };
+    // The rest of the output: the drain thread ends at the PTY's end of file.
+    drop(pair.master);
+    let end = Instant::now() + Duration::from_secs(2);
+    while !drain.is_finished() && Instant::now() < end {
+        std::thread::sleep(Duration::from_millis(20)); // polling interval, not synchronisation
+    }
+    (status.exit_code(), text())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_remote_host_must_be_typed_back_on_a_terminal() {
+    let (rx, log) = receiver().await;
+    let (t, n, secret) = delivered(&rx).await;
+    let (base, key) = (t.svc.base_url.clone(), t.svc.api_key.expose().to_string());
+
+    // A wrong answer cancels: exit 1, nothing sent (the host does not exist anyway).
+    let id = n.id.clone();
+    let (b, k) = (base.clone(), key.clone());
+    let (code, text) = tokio::task::spawn_blocking(move || {
+        let args = [
+            "notifications",
+            "replay",
+            &id,
+            "--to",
+            "http://hooks.example.invalid/in",
+        ];
+        run_in_pty(&b, &k, &args, "yes")
+    })
+    .await
+    .expect("pty run");
+    assert_eq!(code, 1, "{text}");
+    assert!(text.contains("not this machine"), "{text}");
+    assert!(
+        text.contains("metorial-signature: i="),
+        "the preview shows what is sent: {text}"
+    );
+    assert!(!text.contains(&secret), "{text}");
+
+    // 0.0.0.0 is not a loopback address, yet Linux connects it to this machine: typing it back
+    // sends the replay without the test leaving loopback.
+    #[cfg(target_os = "linux")]
+    {
+        let port = rx.rsplit(':').next().expect("port").to_string();
+        let id = n.id.clone();
+        let (code, text) = tokio::task::spawn_blocking(move || {
+            let to = format!("http://0.0.0.0:{port}/ok-typed");
+            let args = ["notifications", "replay", &id, "--to", &to];
+            run_in_pty(&base, &key, &args, "0.0.0.0")
+        })
+        .await
+        .expect("pty run");
+        assert_eq!(code, 0, "{text}");
+        let got = one(&log, "ok-typed");
+        verify_independently(&secret, &got.headers, &got.body);
+    }
+    t.svc.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_large_answer_is_capped_as_the_delivery_engine_caps_it() {
+    let (rx, _log) = receiver().await;
+    let (t, n, _) = delivered(&rx).await;
+    let to = format!("{rx}/big");
+    let out = run(
+        &t,
+        &["notifications", "replay", &n.id, "--to", &to, "-o", "json"],
+        &[],
+    )
+    .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let v: Value = serde_json::from_str(&out.stdout).expect("json");
+    let r = &v["response"];
+    assert_eq!(r["body"].as_str().map(str::len), Some(64 * 1024));
+    assert_eq!(r["body_truncated"], true);
+    assert_eq!(r["headers_truncated"], true);
+    assert_eq!(r["headers"].as_object().map(Map::len), Some(64));
+    t.svc.shutdown().await;
+}
