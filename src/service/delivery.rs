@@ -20,14 +20,11 @@ pub const MAX_ATTEMPTS: usize = 20;
 pub const ATTEMPT_TIMEOUT: Duration = Duration::from_secs(10);
 /// Longest wait between attempts, before scaling by `retry_base`.
 const MAX_BACKOFF_UNITS: u64 = 30 * 60;
-/// Response bodies are kept up to this size.
-pub const MAX_RECORDED_BODY: usize = 64 * 1024;
-/// Response headers kept per attempt; the rest are dropped and the record says so.
-pub const MAX_RECORDED_HEADERS: usize = 64;
-/// Bytes of response header names and values kept per attempt.
-pub const MAX_RECORDED_HEADER_BYTES: usize = 16 * 1024;
-/// The response header entry that says how many headers were dropped from a record.
-pub const TRUNCATED_HEADER: &str = "x-switchboard-truncated";
+pub use crate::api::capture::{
+    MAX_BODY as MAX_RECORDED_BODY, MAX_HEADER_BYTES as MAX_RECORDED_HEADER_BYTES,
+    MAX_HEADERS as MAX_RECORDED_HEADERS, TRUNCATED_HEADER,
+};
+use crate::api::capture::{capped_headers, read_capped};
 /// Deliveries in flight at once, over all destinations.
 const CONCURRENCY: usize = 128;
 /// Deliveries in flight at once to one destination: a slow or dead receiver holds at most this
@@ -315,9 +312,10 @@ async fn send(inner: &Inner, due: &DueNotification, url: &str, secret: &str) -> 
         Ok(resp) => {
             let status = i64::from(resp.status().as_u16());
             let hdrs = capped_headers(resp.headers());
-            match read_capped(resp).await {
-                Ok(body) => (status, hdrs, Some(body), None),
-                Err(e) => (status, hdrs, None, Some(e.to_string())),
+            let body = read_capped(resp).await;
+            match body.error {
+                None => (status, hdrs, Some(body.text), None),
+                Some(e) => (status, hdrs, None, Some(e.to_string())),
             }
         }
         Err(e) => (-1, BTreeMap::new(), None, Some(describe(&e, inner.timeout))),
@@ -386,58 +384,6 @@ fn describe(e: &reqwest::Error, timeout: Duration) -> String {
     }
 }
 
-/// The response headers as recorded: at most [`MAX_RECORDED_HEADERS`] entries and
-/// [`MAX_RECORDED_HEADER_BYTES`] of names and values; what was dropped is counted in one
-/// [`TRUNCATED_HEADER`] entry. Repeated names are joined with `, `.
-pub fn capped_headers(headers: &reqwest::header::HeaderMap) -> BTreeMap<String, String> {
-    let mut out: BTreeMap<String, String> = BTreeMap::new();
-    let (mut bytes, mut dropped, mut dropped_bytes) = (0usize, 0usize, 0usize);
-    for (k, v) in headers {
-        let value = String::from_utf8_lossy(v.as_bytes());
-        let cost = k.as_str().len() + value.len();
-        let fits = bytes + cost <= MAX_RECORDED_HEADER_BYTES
-            && (out.contains_key(k.as_str()) || out.len() < MAX_RECORDED_HEADERS);
-        if !fits {
-            dropped += 1;
-            dropped_bytes += cost;
-            continue;
-        }
-        bytes += cost;
-        out.entry(k.as_str().to_string())
-            .and_modify(|e| {
-                e.push_str(", ");
-                e.push_str(&value);
-            })
-            .or_insert_with(|| value.into_owned());
-    }
-    if dropped > 0 {
-        // Keeps room for the marker itself within the entry cap.
-        if out.len() >= MAX_RECORDED_HEADERS
-            && let Some(last) = out.keys().next_back().cloned()
-        {
-            out.remove(&last);
-            dropped += 1;
-        }
-        out.insert(
-            TRUNCATED_HEADER.into(),
-            format!("{dropped} headers ({dropped_bytes} bytes) not recorded"),
-        );
-    }
-    out
-}
-
-async fn read_capped(mut resp: reqwest::Response) -> Result<String, reqwest::Error> {
-    let mut buf = Vec::new();
-    while let Some(chunk) = resp.chunk().await? {
-        let room = MAX_RECORDED_BODY.saturating_sub(buf.len());
-        buf.extend_from_slice(chunk.get(..room.min(chunk.len())).unwrap_or_default());
-        if buf.len() >= MAX_RECORDED_BODY {
-            break;
-        }
-    }
-    Ok(String::from_utf8_lossy(&buf).into_owned())
-}
-
 /// Appends an attempt (or, with no target left, ends the notification) and schedules the next.
 fn record(db: &Db, id: &str, outcome: Option<Outcome>, base: Duration) -> Result<(), StoreError> {
     let Some(mut n) = db.notification(id)? else {
@@ -492,28 +438,5 @@ mod tests {
             backoff(3, Duration::from_millis(1)),
             Duration::from_millis(8)
         );
-    }
-
-    #[test]
-    fn recorded_headers_are_capped_and_say_so() {
-        use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
-        let mut h = HeaderMap::new();
-        let filler = HeaderValue::from_str(&"x".repeat(4000)).expect("value");
-        for i in 0..90 {
-            let name = HeaderName::from_bytes(format!("x-flood-{i:02}").as_bytes()).expect("name");
-            h.insert(name, filler.clone());
-        }
-        let kept = capped_headers(&h);
-        assert!(kept.len() <= MAX_RECORDED_HEADERS);
-        let bytes: usize = kept
-            .iter()
-            .filter(|(k, _)| k.as_str() != TRUNCATED_HEADER)
-            .map(|(k, v)| k.len() + v.len())
-            .sum();
-        assert!(bytes <= MAX_RECORDED_HEADER_BYTES, "{bytes}");
-        assert!(kept[TRUNCATED_HEADER].starts_with("86 headers"), "{kept:?}");
-        let mut small = HeaderMap::new();
-        small.insert("content-type", HeaderValue::from_static("text/plain"));
-        assert_eq!(capped_headers(&small).len(), 1);
     }
 }

@@ -24,12 +24,11 @@ pub use send::{ReplayResult, SendError, SendOptions, send};
 
 /// Per-request timeout, as the delivery engine's (api.md §5).
 pub const TIMEOUT: Duration = Duration::from_secs(10);
-/// At most this many response headers are kept (the delivery engine's cap).
-pub const MAX_RESPONSE_HEADERS: usize = 64;
-/// At most this many bytes of response header names and values are kept (the engine's cap).
-pub const MAX_RESPONSE_HEADER_BYTES: usize = 16 * 1024;
-/// At most this many bytes of the response body are kept (the engine's cap).
-pub const MAX_RESPONSE_BODY: usize = 64 * 1024;
+/// The answer's caps: the delivery engine's, from [`crate::api::capture`].
+pub use crate::api::capture::{
+    MAX_BODY as MAX_RESPONSE_BODY, MAX_HEADER_BYTES as MAX_RESPONSE_HEADER_BYTES,
+    MAX_HEADERS as MAX_RESPONSE_HEADERS,
+};
 
 /// `Metorial-Version` of deliveries when the recording carries none (api.md §5).
 const DELIVERY_VERSION: &str = "2025-01-01";

@@ -4,9 +4,8 @@ use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
 
-use super::{
-    MAX_RESPONSE_BODY, MAX_RESPONSE_HEADER_BYTES, MAX_RESPONSE_HEADERS, ReplayPlan, TIMEOUT,
-};
+use super::{ReplayPlan, TIMEOUT};
+use crate::api::capture;
 
 /// How to send.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,11 +44,11 @@ pub struct ReplayResult {
     pub sent_headers: Vec<(String, String)>,
     /// The answer's status; `None` when none came.
     pub status: Option<u16>,
-    /// The answer's headers, in order received, up to the caps.
+    /// The answer's headers, by name, up to the caps (repeated names joined with `, `).
     pub headers: Vec<(String, String)>,
     /// Whether headers were dropped by the caps.
     pub headers_truncated: bool,
-    /// The answer's body (lossy UTF-8), up to [`MAX_RESPONSE_BODY`] bytes.
+    /// The answer's body (lossy UTF-8), up to [`capture::MAX_BODY`] bytes.
     pub body: Option<String>,
     /// Whether the body was cut at the cap.
     pub body_truncated: bool,
@@ -99,11 +98,15 @@ pub async fn send(plan: &ReplayPlan, opts: &SendOptions) -> ReplayResult {
         Err(e) => result.error = Some(describe(&e, opts.timeout)),
         Ok(resp) => {
             result.status = Some(resp.status().as_u16());
-            (result.headers, result.headers_truncated) = capped_headers(resp.headers());
-            let (body, truncated, error) = read_capped(resp, opts.timeout).await;
-            result.body = Some(body);
-            result.body_truncated = truncated;
-            result.error = error;
+            // The delivery engine's caps, applied by the same code.
+            // As in a recorded attempt, a marker entry counts what was dropped.
+            let headers = capture::capped_headers(resp.headers());
+            result.headers_truncated = headers.contains_key(capture::TRUNCATED_HEADER);
+            result.headers = headers.into_iter().collect();
+            let body = capture::read_capped(resp).await;
+            result.body = Some(body.text);
+            result.body_truncated = body.truncated;
+            result.error = body.error.map(|e| describe(&e, opts.timeout));
         }
     }
     result.duration = started.elapsed();
@@ -145,51 +148,4 @@ fn chain(e: &(dyn std::error::Error + 'static)) -> String {
         cause = c.source();
     }
     out
-}
-
-/// Headers up to [`MAX_RESPONSE_HEADERS`] and [`MAX_RESPONSE_HEADER_BYTES`] (names and values).
-fn capped_headers(h: &reqwest::header::HeaderMap) -> (Vec<(String, String)>, bool) {
-    let mut out = Vec::new();
-    let mut bytes = 0usize;
-    for (k, v) in h {
-        let size = k.as_str().len() + v.as_bytes().len();
-        if out.len() >= MAX_RESPONSE_HEADERS || bytes + size > MAX_RESPONSE_HEADER_BYTES {
-            return (out, true);
-        }
-        bytes += size;
-        out.push((
-            k.as_str().to_string(),
-            String::from_utf8_lossy(v.as_bytes()).into_owned(),
-        ));
-    }
-    (out, false)
-}
-
-/// The body up to [`MAX_RESPONSE_BODY`] bytes; the rest is not read.
-async fn read_capped(
-    mut resp: reqwest::Response,
-    timeout: Duration,
-) -> (String, bool, Option<SendError>) {
-    let mut buf: Vec<u8> = Vec::new();
-    let mut truncated = false;
-    let mut error = None;
-    loop {
-        match resp.chunk().await {
-            Ok(Some(chunk)) => {
-                let room = MAX_RESPONSE_BODY.saturating_sub(buf.len());
-                if chunk.len() > room {
-                    buf.extend_from_slice(chunk.get(..room).unwrap_or_default());
-                    truncated = true;
-                    break;
-                }
-                buf.extend_from_slice(&chunk);
-            }
-            Ok(None) => break,
-            Err(e) => {
-                error = Some(describe(&e, timeout));
-                break;
-            }
-        }
-    }
-    (String::from_utf8_lossy(&buf).into_owned(), truncated, error)
 }
