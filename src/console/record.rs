@@ -46,12 +46,21 @@ pub struct Record {
     pub item: Item,
     /// The item's JSON as received (key order kept).
     pub raw: Arc<Value>,
+    /// Only when the received text holds a control, bidi or invisible character: the item
+    /// decoded again from its JSON with every string through the one sanitizer, made once here
+    /// at decode time so that views never draw the hazard and never redo the work per frame.
+    pub display: Option<Item>,
 }
 
 impl Record {
     /// The resource id.
     pub fn id(&self) -> &str {
         self.item.id()
+    }
+
+    /// The item as views show it: the sanitised copy when there is one (actions keep `item`).
+    pub fn shown(&self) -> &Item {
+        self.display.as_ref().unwrap_or(&self.item)
     }
 }
 
@@ -71,16 +80,26 @@ fn typed<T: DeserializeOwned>(raw: &Value, status: u16) -> Result<T, Error> {
 
 /// Decodes one item of the tab's resource from its JSON.
 pub(crate) fn decode_item(tab: Tab, raw: Value, status: u16) -> Result<Record, Error> {
-    let item = match tab {
-        Tab::Teams => Item::Team(Arc::new(typed(&raw, status)?)),
-        Tab::Imports => Item::Import(Arc::new(typed(&raw, status)?)),
-        Tab::Callbacks => Item::Callback(Arc::new(typed(&raw, status)?)),
-        Tab::Destinations => Item::Destination(Arc::new(typed(&raw, status)?)),
-        Tab::Notifications => Item::Notification(Arc::new(typed(&raw, status)?)),
-    };
+    use crate::text::sanitize::{json_for_display, json_has_hazard};
+    let item = typed_item(tab, &raw, status)?;
+    // Should the sanitised copy not decode, the terminal backend still filters every cell.
+    let display = json_has_hazard(&raw)
+        .then(|| typed_item(tab, &json_for_display(&raw), status).ok())
+        .flatten();
     Ok(Record {
         item,
         raw: Arc::new(raw),
+        display,
+    })
+}
+
+fn typed_item(tab: Tab, raw: &Value, status: u16) -> Result<Item, Error> {
+    Ok(match tab {
+        Tab::Teams => Item::Team(Arc::new(typed(raw, status)?)),
+        Tab::Imports => Item::Import(Arc::new(typed(raw, status)?)),
+        Tab::Callbacks => Item::Callback(Arc::new(typed(raw, status)?)),
+        Tab::Destinations => Item::Destination(Arc::new(typed(raw, status)?)),
+        Tab::Notifications => Item::Notification(Arc::new(typed(raw, status)?)),
     })
 }
 

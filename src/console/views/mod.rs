@@ -25,32 +25,9 @@ pub fn columns(tab: Tab) -> &'static [Column] {
     }
 }
 
-/// The record as views show it: when any of its text holds a control, bidi or invisible
-/// character, a copy decoded from its JSON with every string through the one sanitizer
-/// ([`crate::text::sanitize`]); actions keep using the record as received.
-fn shown(record: &Record) -> std::borrow::Cow<'_, Record> {
-    use crate::text::sanitize::{json_for_display, json_has_hazard};
-    if !json_has_hazard(&record.raw) {
-        return std::borrow::Cow::Borrowed(record);
-    }
-    let tab = match &record.item {
-        Item::Team(_) => Tab::Teams,
-        Item::Import(_) => Tab::Imports,
-        Item::Callback(_) => Tab::Callbacks,
-        Item::Destination(_) => Tab::Destinations,
-        Item::Notification(_) => Tab::Notifications,
-    };
-    match super::record::decode_item(tab, json_for_display(&record.raw), 200) {
-        Ok(r) => std::borrow::Cow::Owned(r),
-        // Should a sanitised copy not decode, the terminal backend still filters every cell.
-        Err(_) => std::borrow::Cow::Borrowed(record),
-    }
-}
-
 /// The cells of one row, one per column.
 pub(crate) fn cells(record: &Record, ctx: &ViewCtx) -> Vec<Cell<'static>> {
-    let record = shown(record);
-    match &record.item {
+    match record.shown() {
         Item::Team(t) => teams::cells(t, ctx),
         Item::Import(i) => imports::cells(i, ctx),
         Item::Callback(c) => callbacks::cells(c, ctx),
@@ -61,8 +38,7 @@ pub(crate) fn cells(record: &Record, ctx: &ViewCtx) -> Vec<Cell<'static>> {
 
 /// Every field of the item, for the detail pane.
 pub fn detail(record: &Record, ctx: &ViewCtx) -> Vec<Line<'static>> {
-    let record = shown(record);
-    let lines = match &record.item {
+    let lines = match record.shown() {
         Item::Team(t) => teams::detail(t, ctx),
         Item::Import(i) => imports::detail(i, ctx),
         Item::Callback(c) => callbacks::detail(c, ctx),
@@ -74,8 +50,7 @@ pub fn detail(record: &Record, ctx: &ViewCtx) -> Vec<Line<'static>> {
 
 /// The detail pane's title.
 pub fn title(record: &Record) -> String {
-    let record = shown(record);
-    match &record.item {
+    match record.shown() {
         Item::Team(t) => format!("Team {}", t.name),
         Item::Import(i) => format!("Import {}", i.id),
         Item::Callback(c) => format!("Callback {}", c.name.as_deref().unwrap_or(&c.id)),
