@@ -63,6 +63,17 @@ pub enum ApiCmd {
         /// Union filters (`callback_id` for destinations; all three for notifications).
         filter: NotificationFilter,
     },
+    /// One page of a tab's list that holds an item (see [`super::state::Anchor::Around`]).
+    ListAround {
+        /// Which resource.
+        tab: Tab,
+        /// The item the page must hold.
+        id: String,
+        /// Order and page size.
+        query: ListQuery,
+        /// Union filters, as for [`ApiCmd::List`].
+        filter: NotificationFilter,
+    },
     /// One item by id.
     Get {
         /// Which resource.

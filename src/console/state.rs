@@ -22,6 +22,9 @@ pub enum Anchor {
     After(String),
     /// The items right before this id.
     Before(String),
+    /// A page holding this id (landing on a created or edited item): the items before it, then
+    /// it and what follows, one page in all.
+    Around(String),
 }
 
 /// What a failed call says, ready to show.

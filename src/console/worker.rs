@@ -6,7 +6,7 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
 use super::msg::{ApiCmd, ApiReply, Msg, Pane};
-use super::record::{decode_item_body, decode_page_body};
+use super::record::{PageData, decode_item_body, decode_page_body};
 use super::tab::Tab;
 use crate::api::{ApiRequest, Client, Error, ListQuery, NotificationFilter};
 
@@ -107,6 +107,46 @@ pub(crate) fn get_request(tab: Tab, id: &str) -> ApiRequest {
     }
 }
 
+/// A page holding `id`: up to a page less one of the items right before it, then it and what
+/// follows, filling one page. The API has no "around" query, so this takes two: `before=id`, then
+/// `after=<the last of those>` (which starts with the item itself, as the server lists it).
+async fn list_around(
+    client: &Client,
+    tab: Tab,
+    id: &str,
+    query: &ListQuery,
+    filter: &NotificationFilter,
+) -> Result<PageData, Error> {
+    let size = query.limit.unwrap_or(20).max(1);
+    let before_q = ListQuery {
+        limit: Some(size.saturating_sub(1).max(1)),
+        before: Some(id.to_string()),
+        after: None,
+        ..query.clone()
+    };
+    let raw = client.send(&list_request(tab, &before_q, filter)).await?;
+    let before = decode_page_body(tab, raw.status, &raw.body)?;
+    let taken = u32::try_from(before.records.len()).unwrap_or(size);
+    let rest_q = ListQuery {
+        limit: Some(size.saturating_sub(taken).max(1)),
+        before: None,
+        after: before.records.last().map(|r| r.id().to_string()),
+        ..query.clone()
+    };
+    let raw = client.send(&list_request(tab, &rest_q, filter)).await?;
+    let rest = decode_page_body(tab, raw.status, &raw.body)?;
+    let mut records = before.records;
+    let has_more_before = !records.is_empty() && before.pagination.has_more_before;
+    records.extend(rest.records);
+    Ok(PageData {
+        records,
+        pagination: crate::api::Pagination {
+            has_more_before,
+            has_more_after: rest.pagination.has_more_after,
+        },
+    })
+}
+
 /// Runs one command against the API.
 pub async fn execute(client: &Client, cmd: &ApiCmd) -> Result<ApiReply, Error> {
     match cmd {
@@ -114,6 +154,14 @@ pub async fn execute(client: &Client, cmd: &ApiCmd) -> Result<ApiReply, Error> {
             let raw = client.send(&list_request(*tab, query, filter)).await?;
             decode_page_body(*tab, raw.status, &raw.body).map(ApiReply::Page)
         }
+        ApiCmd::ListAround {
+            tab,
+            id,
+            query,
+            filter,
+        } => list_around(client, *tab, id, query, filter)
+            .await
+            .map(ApiReply::Page),
         ApiCmd::Get { tab, id } => {
             let raw = client.send(&get_request(*tab, id)).await?;
             decode_item_body(*tab, raw.status, &raw.body).map(ApiReply::Item)

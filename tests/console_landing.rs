@@ -1,0 +1,194 @@
+//! Landing on what was written: after a create or an edit the list shows the page that holds the
+//! item (loaded around it with `before`/`after`), selects it, and the detail shows it; the next
+//! write key acts on that item. Keys drive the console against the local service, with more than
+//! one page of teams, in both orders.
+mod common;
+
+use common::service::{TestService, client_for, demo};
+use common::{ch, fixed_clock, key, next_reply};
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use switchboard::api::model::CreateTeam;
+use switchboard::api::{ListQuery, Order};
+use switchboard::console::forms::{Kind, Phase};
+use switchboard::console::{App, Msg, State};
+
+fn ctrl(c: char) -> Msg {
+    Msg::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL))
+}
+
+fn typed(app: &mut App, text: &str) {
+    for c in text.chars() {
+        app.apply(ch(c));
+    }
+}
+
+fn quiet(app: &App) -> bool {
+    let busy = app
+        .state
+        .forms
+        .dialog
+        .as_ref()
+        .is_some_and(|d| !d.lookups.is_empty() || matches!(d.phase, Phase::Submitting(_)));
+    app.state.in_flight() == 0 && !busy
+}
+
+async fn press(app: &mut App, msg: Msg) {
+    app.apply(msg);
+    while !quiet(app) {
+        let m = next_reply(app).await;
+        app.apply(m);
+    }
+}
+
+/// The demo plus 30 more teams: two pages and more (20 a page).
+async fn setup() -> (TestService, App) {
+    let ts = demo().await;
+    for i in 0..30 {
+        let body = CreateTeam {
+            name: format!("Filler {i:02}"),
+            description: None,
+        };
+        ts.client.create_team(&body).await.expect("filler team");
+    }
+    let client = client_for(&ts.svc.base_url, &ts.svc.api_key);
+    let mut app = App::with_client(
+        State::new("test", ts.svc.base_url.clone(), fixed_clock()),
+        client,
+    );
+    app.apply(Msg::Resize(120, 40));
+    app.start();
+    press(&mut app, Msg::Resize(120, 40)).await;
+    (ts, app)
+}
+
+fn selected_id(app: &App) -> String {
+    let list = &app.state.current().list;
+    list.selected()
+        .map(|r| r.id().to_string())
+        .expect("a selected row")
+}
+
+fn detail_id(app: &App) -> Option<String> {
+    app.state.current().detail.as_ref().map(|d| d.id.clone())
+}
+
+async fn team_named(ts: &TestService, name: &str) -> String {
+    let q = ListQuery {
+        limit: Some(100),
+        order: Some(Order::Desc),
+        ..ListQuery::default()
+    };
+    let page = ts.client.list_teams(&q).await.expect("teams");
+    page.items
+        .into_iter()
+        .find(|t| t.name == name)
+        .map(|t| t.id)
+        .unwrap_or_else(|| panic!("no team {name}"))
+}
+
+async fn create_team(app: &mut App, name: &str) {
+    app.apply(ch('c'));
+    typed(app, name);
+    press(app, ctrl('s')).await;
+    assert!(app.state.forms.dialog.is_none(), "dialog closed");
+}
+
+#[tokio::test]
+async fn create_oldest_first_lands_on_the_last_page_and_e_edits_it() {
+    let (ts, mut app) = setup().await;
+    let first_before = selected_id(&app);
+    create_team(&mut app, "Flow Crew").await;
+    let id = team_named(&ts, "Flow Crew").await;
+    let list = &app.state.current().list;
+    assert!(
+        list.pagination.has_more_before,
+        "the new team is not on page 1"
+    );
+    assert!(!list.pagination.has_more_after, "it is the newest");
+    assert_eq!(list.rows.len(), 20, "a full page around it");
+    assert_eq!(selected_id(&app), id, "the cursor landed on it");
+    assert_eq!(detail_id(&app), Some(id.clone()), "the detail shows it");
+    assert!(
+        !app.state
+            .toasts
+            .iter()
+            .any(|t| t.text.contains("another page")),
+        "{:?}",
+        app.state.toasts
+    );
+    let screen = common::screen(&app);
+    assert!(screen.contains("page ?"), "{screen}");
+
+    // `e` edits what was made, not the first row of page 1.
+    app.apply(ch('e'));
+    let d = app.state.forms.dialog.as_ref().expect("edit dialog");
+    assert_eq!(d.kind, Kind::EditTeam(id.clone()));
+    app.apply(ctrl('u'));
+    typed(&mut app, "Flow Crew 2");
+    press(&mut app, ctrl('s')).await;
+    assert_eq!(
+        ts.client.get_team(&id).await.expect("team").name,
+        "Flow Crew 2"
+    );
+    assert_ne!(
+        ts.client.get_team(&first_before).await.expect("team").name,
+        "Flow Crew 2"
+    );
+    assert_eq!(selected_id(&app), id, "still on it after the edit");
+
+    // Esc closes the detail; the row selected is still the one the toast named.
+    press(&mut app, key(KeyCode::Esc)).await;
+    app.apply(ch('e'));
+    let d = app.state.forms.dialog.as_ref().expect("edit dialog");
+    assert_eq!(d.kind, Kind::EditTeam(id.clone()));
+    app.apply(key(KeyCode::Esc));
+
+    // Paging from a landed page works both ways.
+    press(&mut app, ch('[')).await;
+    assert!(!app.state.current().list.rows.iter().any(|r| r.id() == id));
+    press(&mut app, ch(']')).await;
+    assert!(app.state.current().list.rows.iter().any(|r| r.id() == id));
+    ts.svc.shutdown().await;
+}
+
+#[tokio::test]
+async fn create_newest_first_from_a_later_page_lands_on_the_first() {
+    let (ts, mut app) = setup().await;
+    press(&mut app, ch('o')).await;
+    press(&mut app, ch(']')).await;
+    assert!(app.state.current().list.pagination.has_more_before);
+    create_team(&mut app, "Night Crew").await;
+    let id = team_named(&ts, "Night Crew").await;
+    let list = &app.state.current().list;
+    assert!(!list.pagination.has_more_before, "the newest is on page 1");
+    assert_eq!(list.page, 1);
+    assert_eq!(
+        list.rows.first().map(|r| r.id().to_string()),
+        Some(id.clone())
+    );
+    assert_eq!(selected_id(&app), id);
+    assert_eq!(detail_id(&app), Some(id.clone()));
+    app.apply(ch('e'));
+    let d = app.state.forms.dialog.as_ref().expect("edit dialog");
+    assert_eq!(d.kind, Kind::EditTeam(id));
+    ts.svc.shutdown().await;
+}
+
+#[tokio::test]
+async fn edit_on_a_page_keeps_the_page_and_selects_the_item() {
+    let (ts, mut app) = setup().await;
+    press(&mut app, ch(']')).await;
+    let page_ids: Vec<String> = common::row_ids(&app);
+    press(&mut app, ch('j')).await;
+    press(&mut app, ch('j')).await;
+    let id = selected_id(&app);
+    app.apply(ch('e'));
+    app.apply(ctrl('u'));
+    typed(&mut app, "Renamed");
+    press(&mut app, ctrl('s')).await;
+    assert_eq!(common::row_ids(&app), page_ids, "the same page");
+    assert_eq!(selected_id(&app), id);
+    assert_eq!(detail_id(&app), Some(id.clone()));
+    assert_eq!(ts.client.get_team(&id).await.expect("team").name, "Renamed");
+    ts.svc.shutdown().await;
+}
