@@ -1,7 +1,8 @@
 //! Landing on what was written: after a create or an edit the list shows the page that holds the
 //! item (loaded around it with `before`/`after`), selects it, and the detail shows it; the next
 //! write key acts on that item. Keys drive the console against the local service, with more than
-//! one page of teams, in both orders.
+//! one page of teams, in both orders. Also: a team's detail lists its members, and the member
+//! dialogs offer only the members that apply.
 mod common;
 
 use common::service::{TestService, client_for, demo};
@@ -190,5 +191,66 @@ async fn edit_on_a_page_keeps_the_page_and_selects_the_item() {
     assert_eq!(selected_id(&app), id);
     assert_eq!(detail_id(&app), Some(id.clone()));
     assert_eq!(ts.client.get_team(&id).await.expect("team").name, "Renamed");
+    ts.svc.shutdown().await;
+}
+
+fn offered(app: &App) -> Vec<String> {
+    let d = app.state.forms.dialog.as_ref().expect("member dialog");
+    match &d.fields[0].picker_ref().expect("picker").items {
+        switchboard::console::forms::picker::Items::Ready(items) => {
+            items.iter().map(|i| i.id.clone()).collect()
+        }
+        other => panic!("members not offered: {other:?}"),
+    }
+}
+
+async fn members_of(ts: &TestService, team: &str) -> (Vec<String>, Vec<String>) {
+    let q = ListQuery {
+        limit: Some(100),
+        ..ListQuery::default()
+    };
+    let all = ts.client.list_members(&q).await.expect("members").items;
+    let (inside, outside): (Vec<_>, Vec<_>) = all.into_iter().partition(|m| m.in_team(team));
+    (
+        inside.into_iter().map(|m| m.actor_id).collect(),
+        outside.into_iter().map(|m| m.actor_id).collect(),
+    )
+}
+
+#[tokio::test]
+async fn team_detail_lists_members_and_dialogs_offer_only_those_that_apply() {
+    let (ts, mut app) = setup().await;
+    press(&mut app, key(KeyCode::Enter)).await;
+    let team = detail_id(&app).expect("detail open");
+    let (inside, outside) = members_of(&ts, &team).await;
+    assert!(!outside.is_empty(), "the demo has members outside the team");
+    let s = common::screen(&app);
+    assert!(s.contains(&format!("Members ({})", inside.len())), "{s}");
+
+    app.apply(ch('m'));
+    let mut add = offered(&app);
+    add.sort();
+    let mut want = outside.clone();
+    want.sort();
+    assert_eq!(add, want, "m offers exactly the non-members");
+    // Pick the first offered (the cursor's) and save.
+    let chosen = offered(&app)[0].clone();
+    press(&mut app, ctrl('s')).await;
+    assert!(app.state.forms.dialog.is_none());
+    let (now_inside, _) = members_of(&ts, &team).await;
+    assert!(now_inside.contains(&chosen), "added on the server");
+    let s = common::screen(&app);
+    assert!(
+        s.contains(&format!("Members ({})", inside.len() + 1)),
+        "the detail's members were refreshed: {s}"
+    );
+
+    app.apply(ch('M'));
+    let mut remove = offered(&app);
+    remove.sort();
+    let mut want = now_inside.clone();
+    want.sort();
+    assert_eq!(remove, want, "M offers exactly the members");
+    app.apply(key(KeyCode::Esc));
     ts.svc.shutdown().await;
 }

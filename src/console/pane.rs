@@ -166,6 +166,10 @@ pub fn reload(state: &mut State, tab: Tab) -> Vec<Effect> {
     let detail_id = state.tab_state(tab).detail.as_ref().map(|d| d.id.clone());
     if let Some(id) = detail_id {
         effects.extend(load_detail(state, tab, id));
+        // Membership may have changed elsewhere; a load under way is fresh enough.
+        if tab == Tab::Teams && state.members.pending.is_none() {
+            effects.extend(super::members::refresh(state));
+        }
     }
     effects
 }
@@ -238,7 +242,12 @@ pub(crate) fn open_detail(state: &mut State, tab: Tab) -> Vec<Effect> {
         record: Some(record),
         ..DetailPane::default()
     });
-    load_detail(state, tab, id)
+    let mut effects = load_detail(state, tab, id);
+    if tab == Tab::Teams {
+        // A team's detail lists its members.
+        effects.extend(super::members::want(state));
+    }
+    effects
 }
 
 /// Asks for a fresh copy of the open detail's item.
@@ -292,11 +301,11 @@ pub(crate) fn on_reply(
             detail_failed(state, tab, &e)
         }
         // Only dialogs ask for picker items, and their replies are routed before this.
-        (Pane::List(tab), Ok(ApiReply::Options(_))) => {
+        (Pane::List(tab), Ok(ApiReply::Options(_) | ApiReply::Members(_))) => {
             let e = Error::Invalid("expected a list reply".into());
             list_failed(state, tab, &e)
         }
-        (Pane::Detail(tab), Ok(ApiReply::Options(_))) => {
+        (Pane::Detail(tab), Ok(ApiReply::Options(_) | ApiReply::Members(_))) => {
             let e = Error::Invalid("expected a single item".into());
             detail_failed(state, tab, &e)
         }
@@ -304,7 +313,7 @@ pub(crate) fn on_reply(
         (Pane::List(tab), Err(e)) => list_failed(state, tab, &e),
         (Pane::Detail(tab), Err(e)) => detail_failed(state, tab, &e),
         // Handled by `deliveries` before this point.
-        (Pane::Health | Pane::Lookup, _) => {}
+        (Pane::Health | Pane::Lookup | Pane::Members, _) => {}
     }
     None
 }

@@ -97,10 +97,13 @@ fn render_detail(state: &State, ctx: &ViewCtx, frame: &mut Frame, area: Rect) {
         None => (ts.list.selected(), &idle, 0, false),
     };
     let (title, lines) = match record {
-        Some(r) => (
-            views::title(r),
-            super::deliveries::view::detail_lines(state, r, ctx),
-        ),
+        Some(r) => {
+            let mut lines = super::deliveries::view::detail_lines(state, r, ctx);
+            if let super::record::Item::Team(t) = &r.item {
+                lines.extend(team_members(state, &t.id, ctx));
+            }
+            (views::title(r), lines)
+        }
         None => (
             "Detail".to_string(),
             vec![Line::from(Span::styled(
@@ -119,6 +122,21 @@ fn render_detail(state: &State, ctx: &ViewCtx, frame: &mut Frame, area: Rect) {
         theme: &state.theme,
     }
     .render(frame, area);
+}
+
+/// A team's members for its detail, from the members loaded in the background.
+fn team_members(state: &State, team_id: &str, ctx: &ViewCtx) -> Vec<Line<'static>> {
+    use super::views::teams::{MembersNow, member_lines};
+    let members = super::members::of_team(state, team_id);
+    let now = match (&members, &state.members.error) {
+        (Some(m), _) => MembersNow::Loaded(m),
+        (None, Some(e)) => MembersNow::Failed(e),
+        (None, None) if state.members.pending.is_some() => MembersNow::Loading,
+        // Not asked yet (a preview of the selected row): Enter opens the detail and asks.
+        (None, None) => return Vec::new(),
+    };
+    // Names and emails are the server's text.
+    crate::text::tui::safe_lines(member_lines(now, ctx))
 }
 
 fn render_header(state: &State, frame: &mut Frame, area: Rect) {

@@ -94,6 +94,12 @@ pub fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
         _ => None,
     };
     match dialog {
+        Some(mut d) if matches!(d.kind, Kind::AddMember(_) | Kind::RemoveMember(_)) => {
+            crate::console::members::fill_dialog(&mut d, &state.members);
+            let mut effects = open(state, d);
+            effects.extend(crate::console::members::want(state));
+            effects
+        }
         Some(d) => open(state, d),
         None => {
             let what = action.describe();
@@ -412,6 +418,7 @@ fn write_done(state: &mut State, record: Record) -> Vec<Effect> {
     let name = crate::console::views::title(&record);
     state.toast(ToastKind::Info, format!("{name}: {}", d.kind.done_word()));
     let deleted = matches!(d.kind, Kind::DeleteDestination(_));
+    let membership = matches!(d.kind, Kind::AddMember(_) | Kind::RemoveMember(_));
     state.replace_row(tab, &record);
     let ts = state.tab_state_mut(tab);
     if deleted {
@@ -439,6 +446,11 @@ fn write_done(state: &mut State, record: Record) -> Vec<Effect> {
         load_list(state, tab, Anchor::Around(id.clone()), 0, true)
     };
     effects.extend(load_detail(state, tab, id));
+    if membership {
+        effects.extend(crate::console::members::refresh(state));
+    } else if tab == Tab::Teams {
+        effects.extend(crate::console::members::want(state));
+    }
     effects
 }
 
