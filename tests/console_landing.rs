@@ -254,3 +254,65 @@ async fn team_detail_lists_members_and_dialogs_offer_only_those_that_apply() {
     app.apply(key(KeyCode::Esc));
     ts.svc.shutdown().await;
 }
+
+#[tokio::test]
+async fn import_created_on_a_later_page_is_selected_and_e_edits_it() {
+    let (ts, mut app) = setup().await;
+    let q = ListQuery {
+        limit: Some(100),
+        ..ListQuery::default()
+    };
+    let conn = ts
+        .client
+        .list_imports(&q)
+        .await
+        .expect("imports")
+        .items
+        .into_iter()
+        .find_map(|i| i.connection_id)
+        .expect("a connection id in the demo");
+    for i in 0..25 {
+        let body = switchboard::api::model::CreateImport {
+            access_token: format!("tok-filler-{i}"),
+            connection_id: Some(conn.clone()),
+            note: Some(format!("filler {i}")),
+            ..Default::default()
+        };
+        ts.client.create_import(&body).await.expect("filler import");
+    }
+    press(&mut app, ch('2')).await;
+    assert!(
+        app.state.current().list.pagination.has_more_after,
+        "more than a page"
+    );
+    app.apply(ch('c'));
+    app.apply(key(KeyCode::Tab));
+    typed(&mut app, &conn);
+    app.apply(key(KeyCode::Tab));
+    typed(&mut app, "tok-landing-SECRET");
+    press(&mut app, ctrl('s')).await;
+    assert!(app.state.forms.dialog.is_none(), "created");
+    let id = selected_id(&app);
+    assert_eq!(detail_id(&app), Some(id.clone()));
+    let list = &app.state.current().list;
+    assert!(list.pagination.has_more_before, "not on page 1");
+    let newest = ts
+        .client
+        .list_imports(&ListQuery {
+            limit: Some(1),
+            order: Some(Order::Desc),
+            ..ListQuery::default()
+        })
+        .await
+        .expect("imports")
+        .items
+        .into_iter()
+        .next()
+        .expect("newest")
+        .id;
+    assert_eq!(id, newest, "the cursor is on the created import");
+    app.apply(ch('e'));
+    let d = app.state.forms.dialog.as_ref().expect("edit dialog");
+    assert_eq!(d.kind, Kind::EditImport(id));
+    ts.svc.shutdown().await;
+}

@@ -149,6 +149,7 @@ fn switched(state: &mut State, info: ProfileInfo) -> Vec<Effect> {
     // Dialogs, attempt views and watches belong to the old profile too.
     state.forms = Default::default();
     state.deliveries = Default::default();
+    state.members = Default::default();
     let p = &mut state.power;
     p.filters = Default::default();
     p.sorts = Default::default();
