@@ -316,3 +316,35 @@ async fn import_created_on_a_later_page_is_selected_and_e_edits_it() {
     assert_eq!(d.kind, Kind::EditImport(id));
     ts.svc.shutdown().await;
 }
+
+#[tokio::test]
+async fn while_the_page_of_a_new_item_loads_write_keys_never_act_on_another_row() {
+    let (ts, mut app) = setup().await;
+    let first = selected_id(&app);
+    app.apply(ch('c'));
+    typed(&mut app, "Quick Crew");
+    // Save, and only let the write's reply in: the page around the new team is still on its way.
+    app.apply(ctrl('s'));
+    while app.state.forms.dialog.is_some() {
+        let m = next_reply(&mut app).await;
+        app.apply(m);
+    }
+    assert!(
+        app.state.current().list.pending.is_some(),
+        "page still loading"
+    );
+    // Close the detail before the page lands: `e` must not edit the old cursor row.
+    app.apply(key(KeyCode::Esc));
+    app.apply(ch('e'));
+    if let Some(d) = app.state.forms.dialog.as_ref() {
+        assert_ne!(d.kind, Kind::EditTeam(first.clone()), "edited another row");
+        app.apply(key(KeyCode::Esc));
+    }
+    press(&mut app, Msg::Resize(120, 40)).await;
+    let id = team_named(&ts, "Quick Crew").await;
+    assert_eq!(selected_id(&app), id, "landed once the page arrived");
+    app.apply(ch('e'));
+    let d = app.state.forms.dialog.as_ref().expect("edit dialog");
+    assert_eq!(d.kind, Kind::EditTeam(id));
+    ts.svc.shutdown().await;
+}

@@ -76,7 +76,12 @@ pub fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
     let needs_item = !matches!(action, Action::Create);
     let item = subject(state);
     if needs_item && item.is_none() {
-        state.toast(ToastKind::Info, "Select an item first");
+        let text = match &state.forms.land_on {
+            // The selected row is not yet the item just written: nothing to act on until it is.
+            Some((t, id)) if *t == tab => format!("Loading the page that holds {id}…"),
+            _ => "Select an item first".to_string(),
+        };
+        state.toast(ToastKind::Info, text);
         return Vec::new();
     }
     let dialog = match (tab, action, item.map(|r| r.item)) {
