@@ -348,3 +348,41 @@ async fn while_the_page_of_a_new_item_loads_write_keys_never_act_on_another_row(
     assert_eq!(d.kind, Kind::EditTeam(id));
     ts.svc.shutdown().await;
 }
+
+/// Offline: member names and emails are the server's text and reach the screen sanitized.
+#[test]
+fn hostile_member_names_are_sanitized_in_the_team_detail() {
+    use switchboard::console::{ApiCmd, ApiReply};
+    let mut app = common::started_app(120, 40);
+    common::answer_all(&mut app);
+    app.apply(key(KeyCode::Enter));
+    let mut page: serde_json::Value =
+        serde_json::from_str(&common::fixture("member-list.json")).expect("json");
+    page["items"][0]["actor"]["name"] = serde_json::json!("Evil\u{1b}]52;c;aGk=\u{7}Name");
+    page["items"][0]["actor"]["email"] = serde_json::json!("e\u{1b}[2Jvil@example.com");
+    let members: switchboard::api::Page<switchboard::api::model::Member> =
+        serde_json::from_value(page).expect("members");
+    for r in app.take_requests() {
+        let reply = match r.cmd {
+            ApiCmd::Members => ApiReply::Members(members.items.clone()),
+            ApiCmd::Get { tab, .. } => common::item_reply(tab, common::fixtures_of(tab).1),
+            _ => continue,
+        };
+        app.apply(Msg::Api {
+            req_id: r.req_id,
+            result: Ok(reply),
+        });
+    }
+    let buf = common::buffer(&app);
+    let text: String = buf.content().iter().map(|c| c.symbol()).collect();
+    assert!(text.contains("Members (1)"), "{text}");
+    // Shown as visible markers, the way every server text is.
+    assert!(
+        text.contains("Evil⟨U+001B⟩]52;c;aGk=⟨U+0007⟩Name"),
+        "{text}"
+    );
+    assert!(
+        !text.contains('\u{1b}') && !text.contains('\u{7}'),
+        "no control characters reach the screen"
+    );
+}
