@@ -520,17 +520,42 @@ fn set_project_preselects_roles_and_shows_permissions() {
     assert_eq!(body.team_role_ids.len(), 1);
 }
 
+/// Answers lists and gets with fixtures, and refuses every members request (403).
+fn answer_refusing_members(app: &mut App) {
+    loop {
+        let reqs = app.take_requests();
+        let mut answered = false;
+        for r in reqs {
+            let result = match r.cmd {
+                ApiCmd::List { tab, .. } => Ok(page_reply(tab, fixtures_of(tab).0)),
+                ApiCmd::Get { tab, .. } => Ok(item_reply(tab, fixtures_of(tab).1)),
+                ApiCmd::Members => Err(api_error(json!({
+                    "ok": false, "status": 403, "code": "forbidden", "message": "Missing scope"
+                }))),
+                _ => continue,
+            };
+            answered = true;
+            app.apply(Msg::Api {
+                req_id: r.req_id,
+                result,
+            });
+        }
+        if !answered {
+            return;
+        }
+    }
+}
+
 #[test]
 fn member_lookup_refused_falls_back_to_typing_the_id() {
-    let mut app = app_on(Tab::Teams);
+    let mut app = started_app(W, H);
+    answer_refusing_members(&mut app);
     app.apply(key(KeyCode::Enter));
-    answer_all(&mut app);
+    answer_refusing_members(&mut app);
+    let s = screen(&app);
+    assert!(s.contains("Members") && s.contains("not listed"), "{s}");
     app.apply(ch('M'));
-    answer_lookups(&mut app, |_| {
-        Err(api_error(json!({
-            "ok": false, "status": 403, "code": "forbidden", "message": "Missing scope"
-        })))
-    });
+    answer_refusing_members(&mut app);
     let s = screen(&app);
     assert!(s.contains("type the id"), "{s}");
     typed(&mut app, "oac_typed1");
@@ -605,21 +630,28 @@ fn add_member_and_remove_project_forms() {
     let mut app = app_on(Tab::Teams);
     app.apply(key(KeyCode::Enter));
     answer_all(&mut app);
+    let s = screen(&app);
+    assert!(
+        s.contains("Members (1)") && s.contains("Ada Lovelace"),
+        "{s}"
+    );
     app.apply(ch('m'));
-    answer_lookups(&mut app, |what| {
-        assert_eq!(what, Lookup::Members);
-        Ok(vec![
-            item("oac_1", "Ada Lovelace", "ada@example.com"),
-            item("oac_2", "Grace Hopper", "grace@example.com"),
-        ])
-    });
+    // Only the non-members are offered: Grace, not Ada (already on the team).
+    let d = app.state.forms.dialog.as_ref().expect("member dialog");
+    let offered: Vec<String> = match &d.fields[0].picker_ref().expect("picker").items {
+        switchboard::console::forms::picker::Items::Ready(items) => {
+            items.iter().map(|i| i.label.clone()).collect()
+        }
+        other => panic!("members not offered: {other:?}"),
+    };
+    assert_eq!(offered, ["Grace Hopper"]);
     insta::assert_snapshot!("team_add_member_empty", screen(&app));
     typed(&mut app, "grace");
     insta::assert_snapshot!("team_add_member_filled", screen(&app));
     app.apply(key(KeyCode::Enter));
     let sent = writes(&mut app);
     assert!(
-        matches!(sent.as_slice(), [(_, WriteOp::AddMember(_, a))] if a == "oac_2"),
+        matches!(sent.as_slice(), [(_, WriteOp::AddMember(_, a))] if a == "oac_0mh50n6fwL9QaofLrr8Lgc"),
         "{sent:?}"
     );
     // A second add of the same actor: the server's 400 message stays in the dialog.

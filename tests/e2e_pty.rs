@@ -1,6 +1,7 @@
 //! End to end: the real binary in a pseudo-terminal. `switchboard demo` switches tabs, opens a
 //! detail and quits, and leaves the terminal restored; a profile whose key command hangs does
-//! not freeze the console, nor keep it from quitting.
+//! not freeze the console, nor keep it from quitting; a team created in the demo is what `e`
+//! edits next.
 use std::io::{Read, Write};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -214,6 +215,37 @@ fn demo_in_a_pty_switches_tabs_opens_detail_quits_and_restores_terminal() {
         left_behind.is_empty(),
         "the demo's throwaway database was not removed: {left_behind:?}"
     );
+}
+
+#[test]
+fn create_a_team_then_e_edits_what_was_created() {
+    let dirs = tempfile::tempdir().expect("tempdir");
+    let mut c = Console::start(dirs.path(), &["demo"], &[]);
+    c.wait_for("the teams list with data", |t| {
+        t.contains("Platform") && t.contains("page 1") && t.contains("q quit")
+    });
+    c.press(b"c");
+    c.wait_for("the new-team form", |t| t.contains("New team"));
+    c.press(b"Flow Crew");
+    c.press(b"\x13"); // Ctrl-S
+    let landed = c.wait_for("the created team selected, its detail open", |t| {
+        t.contains("Team Flow Crew") && !t.contains("New team") && t.contains("Members (")
+    });
+    assert!(
+        !landed.contains("another page"),
+        "landed on the new team:\n{landed}"
+    );
+    c.press(b"e");
+    let form = c.wait_for("the edit form", |t| t.contains("Edit team"));
+    assert!(
+        form.contains("Edit team Flow Crew"),
+        "the edit form is for what was created:\n{form}"
+    );
+    assert!(!form.contains("Edit team Platform"), "{form}");
+    c.press(b"\x1b");
+    c.wait_for("the form closed", |t| !t.contains("Edit team"));
+    c.press(b"q");
+    c.exit(Duration::from_secs(15));
 }
 
 #[test]

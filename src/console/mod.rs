@@ -7,6 +7,7 @@ pub mod deliveries;
 pub mod forms;
 pub mod keymap;
 pub mod layout;
+pub mod members;
 pub mod mouse;
 pub mod msg;
 pub mod pane;

@@ -34,6 +34,8 @@ pub enum ApiReply {
     Item(Record),
     /// Items for a form's picker.
     Options(Vec<super::forms::picker::PickItem>),
+    /// The organization's members (every page).
+    Members(Vec<crate::api::model::Member>),
 }
 
 /// The pane a request feeds; a newer request for the same pane supersedes older ones.
@@ -49,6 +51,8 @@ pub enum Pane {
     Health,
     /// Destinations fetched to check a signature.
     Lookup,
+    /// The organization's members (see `console::members`).
+    Members,
 }
 
 /// A call for the worker to make.
@@ -63,6 +67,17 @@ pub enum ApiCmd {
         /// Union filters (`callback_id` for destinations; all three for notifications).
         filter: NotificationFilter,
     },
+    /// One page of a tab's list that holds an item (see [`super::state::Anchor::Around`]).
+    ListAround {
+        /// Which resource.
+        tab: Tab,
+        /// The item the page must hold.
+        id: String,
+        /// Order and page size.
+        query: ListQuery,
+        /// Union filters, as for [`ApiCmd::List`].
+        filter: NotificationFilter,
+    },
     /// One item by id.
     Get {
         /// Which resource.
@@ -74,6 +89,8 @@ pub enum ApiCmd {
     Write(Box<super::forms::ops::WriteOp>),
     /// A lookup filling a form's picker.
     Lookup(super::forms::ops::Lookup),
+    /// Every member of the organization, with their teams.
+    Members,
 }
 
 /// Something `update` wants done outside the state.

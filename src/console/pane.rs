@@ -133,7 +133,12 @@ pub(crate) fn next_page(state: &mut State, tab: Tab) -> Vec<Effect> {
         return Vec::new();
     };
     let anchor = Anchor::After(last.id().to_string());
-    let page = list.page.saturating_add(1);
+    // 0: a page landed on by id, whose number nobody counted; it stays unknown.
+    let page = if list.page == 0 {
+        0
+    } else {
+        list.page.saturating_add(1)
+    };
     load_list(state, tab, anchor, page, true)
 }
 
@@ -145,18 +150,26 @@ pub(crate) fn prev_page(state: &mut State, tab: Tab) -> Vec<Effect> {
         return Vec::new();
     };
     let anchor = Anchor::Before(first.id().to_string());
-    let page = list.page.saturating_sub(1).max(1);
+    let page = if list.page == 0 {
+        0
+    } else {
+        list.page.saturating_sub(1).max(1)
+    };
     load_list(state, tab, anchor, page, true)
 }
 
 /// Asks again for the shown page (and the open detail), keeping the cursor on its item.
 pub fn reload(state: &mut State, tab: Tab) -> Vec<Effect> {
     let list = &state.tab_state(tab).list;
-    let (anchor, page) = (list.anchor.clone(), list.page.max(1));
+    let (anchor, page) = (list.anchor.clone(), list.page);
     let mut effects = load_list(state, tab, anchor, page, false);
     let detail_id = state.tab_state(tab).detail.as_ref().map(|d| d.id.clone());
     if let Some(id) = detail_id {
         effects.extend(load_detail(state, tab, id));
+        // Membership may have changed elsewhere; a load under way is fresh enough.
+        if tab == Tab::Teams && state.members.pending.is_none() {
+            effects.extend(super::members::refresh(state));
+        }
     }
     effects
 }
@@ -171,7 +184,8 @@ pub fn list_query(list: &ListPane, anchor: &Anchor) -> ListQuery {
     match anchor {
         Anchor::First => {}
         Anchor::After(id) => q.after = Some(id.clone()),
-        Anchor::Before(id) => q.before = Some(id.clone()),
+        // The worker asks for the items before it, then the rest (see `ApiCmd::ListAround`).
+        Anchor::Before(id) | Anchor::Around(id) => q.before = Some(id.clone()),
     }
     q
 }
@@ -193,6 +207,15 @@ pub(crate) fn load_list(
         filter.event_ids.clear();
         filter.destination_ids.clear();
     }
+    let cmd = match &anchor {
+        Anchor::Around(id) => ApiCmd::ListAround {
+            tab,
+            id: id.clone(),
+            query,
+            filter,
+        },
+        _ => ApiCmd::List { tab, query, filter },
+    };
     list.pending = Some(PendingPage {
         req_id,
         anchor,
@@ -204,7 +227,7 @@ pub(crate) fn load_list(
     vec![Effect::Api {
         req_id,
         pane: Pane::List(tab),
-        cmd: ApiCmd::List { tab, query, filter },
+        cmd,
     }]
 }
 
@@ -219,7 +242,12 @@ pub(crate) fn open_detail(state: &mut State, tab: Tab) -> Vec<Effect> {
         record: Some(record),
         ..DetailPane::default()
     });
-    load_detail(state, tab, id)
+    let mut effects = load_detail(state, tab, id);
+    if tab == Tab::Teams {
+        // A team's detail lists its members.
+        effects.extend(super::members::want(state));
+    }
+    effects
 }
 
 /// Asks for a fresh copy of the open detail's item.
@@ -273,11 +301,11 @@ pub(crate) fn on_reply(
             detail_failed(state, tab, &e)
         }
         // Only dialogs ask for picker items, and their replies are routed before this.
-        (Pane::List(tab), Ok(ApiReply::Options(_))) => {
+        (Pane::List(tab), Ok(ApiReply::Options(_) | ApiReply::Members(_))) => {
             let e = Error::Invalid("expected a list reply".into());
             list_failed(state, tab, &e)
         }
-        (Pane::Detail(tab), Ok(ApiReply::Options(_))) => {
+        (Pane::Detail(tab), Ok(ApiReply::Options(_) | ApiReply::Members(_))) => {
             let e = Error::Invalid("expected a single item".into());
             detail_failed(state, tab, &e)
         }
@@ -285,7 +313,7 @@ pub(crate) fn on_reply(
         (Pane::List(tab), Err(e)) => list_failed(state, tab, &e),
         (Pane::Detail(tab), Err(e)) => detail_failed(state, tab, &e),
         // Handled by `deliveries` before this point.
-        (Pane::Health | Pane::Lookup, _) => {}
+        (Pane::Health | Pane::Lookup | Pane::Members, _) => {}
     }
     None
 }
@@ -309,10 +337,12 @@ fn page_arrived(state: &mut State, tab: Tab, data: PageData) -> Option<Tab> {
     list.set_rows(data.records);
     list.pagination = data.pagination;
     // Without items before this page, it is the first one, whatever was counted.
-    list.page = if list.pagination.has_more_before {
-        p.page.max(2)
-    } else {
-        1
+    // A page landed on by id has no count (0, shown as `?`) until the first page is reached.
+    list.page = match (list.pagination.has_more_before, &p.anchor) {
+        (false, _) => 1,
+        (true, Anchor::Around(_)) => 0,
+        (true, _) if p.page == 0 => 0,
+        (true, _) => p.page.max(2),
     };
     list.anchor = p.anchor;
     // The view is the rows in server order until it is derived again: positions agree.

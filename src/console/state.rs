@@ -22,6 +22,21 @@ pub enum Anchor {
     After(String),
     /// The items right before this id.
     Before(String),
+    /// A page holding this id (landing on a created or edited item): the items before it, then
+    /// it and what follows, one page in all.
+    Around(String),
+}
+
+/// The organization's members, loaded in the background for the teams' details and member
+/// dialogs (membership is each member's `actor.teams[]`). See `console::members`.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct MembersCache {
+    /// The members as last loaded; none before the first reply.
+    pub members: Option<Vec<crate::api::model::Member>>,
+    /// The request in flight.
+    pub pending: Option<u64>,
+    /// Why the last load failed.
+    pub error: Option<String>,
 }
 
 /// What a failed call says, ready to show.
@@ -264,6 +279,8 @@ pub struct State {
     pub deliveries: super::deliveries::DeliveriesState,
     /// Command line, filters, sorts, raw view and the like.
     pub power: super::power::PowerState,
+    /// The organization's members (team details, member dialogs).
+    pub members: MembersCache,
 }
 
 impl State {
@@ -290,6 +307,7 @@ impl State {
             forms: Default::default(),
             deliveries: Default::default(),
             power: Default::default(),
+            members: MembersCache::default(),
         }
     }
 
@@ -324,6 +342,7 @@ impl State {
             })
             .sum::<usize>()
             + self.deliveries.in_flight()
+            + usize::from(self.members.pending.is_some())
     }
 
     /// Whether something moves on screen, so that ticks are needed.

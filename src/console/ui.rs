@@ -4,6 +4,7 @@ use ratatui::layout::{Alignment, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
+use super::keymap::{Action, Context};
 use super::layout::{self, MIN_SIZE};
 use super::state::State;
 use super::tab::Tab;
@@ -97,10 +98,13 @@ fn render_detail(state: &State, ctx: &ViewCtx, frame: &mut Frame, area: Rect) {
         None => (ts.list.selected(), &idle, 0, false),
     };
     let (title, lines) = match record {
-        Some(r) => (
-            views::title(r),
-            super::deliveries::view::detail_lines(state, r, ctx),
-        ),
+        Some(r) => {
+            let mut lines = super::deliveries::view::detail_lines(state, r, ctx);
+            if let super::record::Item::Team(t) = &r.item {
+                lines.extend(team_members(state, &t.id, ctx));
+            }
+            (views::title(r), lines)
+        }
         None => (
             "Detail".to_string(),
             vec![Line::from(Span::styled(
@@ -119,6 +123,21 @@ fn render_detail(state: &State, ctx: &ViewCtx, frame: &mut Frame, area: Rect) {
         theme: &state.theme,
     }
     .render(frame, area);
+}
+
+/// A team's members for its detail, from the members loaded in the background.
+fn team_members(state: &State, team_id: &str, ctx: &ViewCtx) -> Vec<Line<'static>> {
+    use super::views::teams::{MembersNow, member_lines};
+    let members = super::members::of_team(state, team_id);
+    let now = match (&members, &state.members.error) {
+        (Some(m), _) => MembersNow::Loaded(m),
+        (None, Some(e)) => MembersNow::Failed(e),
+        (None, None) if state.members.pending.is_some() => MembersNow::Loading,
+        // Not asked yet (a preview of the selected row): Enter opens the detail and asks.
+        (None, None) => return Vec::new(),
+    };
+    // Names and emails are the server's text.
+    crate::text::tui::safe_lines(member_lines(now, ctx))
 }
 
 fn render_header(state: &State, frame: &mut Frame, area: Rect) {
@@ -176,10 +195,130 @@ fn render_header(state: &State, frame: &mut Frame, area: Rect) {
 fn render_footer(state: &State, frame: &mut Frame, area: Rect) {
     let t = &state.theme;
     let mut spans = Vec::new();
-    for (keys, word) in state.keymap.footer(state.context()) {
+    for (keys, word) in footer_hints(state, area.width) {
         spans.push(Span::raw(" "));
         spans.push(Span::styled(keys, t.key));
         spans.push(Span::styled(format!(" {word} "), t.muted));
     }
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+/// The footer's hints for where the user is: (keys, word), the keys that apply to this tab, pane
+/// and selection first, then the general ones, cut to `width`; help and quit always fit.
+/// Generated from the keymap, so rebound keys show as bound; an unbound action is left out.
+pub(crate) fn footer_hints(state: &State, width: u16) -> Vec<(String, &'static str)> {
+    let km = &state.keymap;
+    let hint = |g: &[Action]| -> Option<(String, &'static str)> {
+        let first = *g.first()?;
+        if km.hide_writes && first.is_write() {
+            return None;
+        }
+        let keys: Vec<String> = g
+            .iter()
+            .filter_map(|a| km.keys_for(*a).first().map(super::keymap::KeySpec::label))
+            .collect();
+        let word = match first {
+            Action::Down if state.context() == Context::Detail => "scroll",
+            // Beside `/ filter` (this page's rows), the dialog that asks the server.
+            Action::Deliver(super::deliveries::keys::DeliveryKey::Filter) => "filter by…",
+            a => a.hint(),
+        };
+        (!keys.is_empty()).then(|| (keys.join("/"), word))
+    };
+    let groups = footer_groups(state);
+    let tail: Vec<(String, &'static str)> = [[Action::Help], [Action::Quit]]
+        .iter()
+        .filter_map(|g| hint(g))
+        .collect();
+    let cost = |(k, w): &(String, &'static str)| k.chars().count() + w.chars().count() + 3;
+    let mut room = usize::from(width).saturating_sub(tail.iter().map(cost).sum());
+    let mut out = Vec::new();
+    for g in &groups {
+        let Some(h) = hint(g) else { continue };
+        let c = cost(&h);
+        if c > room {
+            break;
+        }
+        room -= c;
+        out.push(h);
+    }
+    out.extend(tail);
+    out
+}
+
+/// The action groups of the footer, most useful first (help and quit are added by the caller).
+fn footer_groups(state: &State) -> Vec<Vec<Action>> {
+    use super::deliveries::keys::DeliveryKey as K;
+    let ts = state.current();
+    let ctx = state.context();
+    if ctx == Context::Help {
+        return vec![vec![Action::Back]];
+    }
+    if state.deliveries.attempt.is_some() {
+        return vec![
+            vec![Action::Deliver(K::Reveal)],
+            vec![Action::Down, Action::Up],
+            vec![Action::Back],
+        ];
+    }
+    let selected = match &ts.detail {
+        Some(d) => d.record.is_some(),
+        None => ts.list.selected().is_some(),
+    };
+    let mut g: Vec<Vec<Action>> = Vec::new();
+    if ctx == Context::List && selected {
+        g.push(vec![Action::Open]);
+    }
+    let item_keys: Vec<Vec<Action>> = match state.tab {
+        Tab::Teams => vec![
+            vec![Action::Edit],
+            vec![Action::AddMember, Action::RemoveMember],
+            vec![Action::SetProject, Action::RemoveProject],
+        ],
+        Tab::Imports => vec![vec![Action::Edit]],
+        Tab::Callbacks => vec![
+            vec![Action::Deliver(K::Destinations)],
+            vec![Action::Deliver(K::Notifications)],
+        ],
+        Tab::Destinations => vec![
+            vec![Action::Edit],
+            vec![Action::Deliver(K::Notifications)],
+            vec![Action::Delete],
+        ],
+        Tab::Notifications => Vec::new(),
+    };
+    let creates = matches!(state.tab, Tab::Teams | Tab::Imports | Tab::Destinations);
+    if ctx == Context::List && creates {
+        g.push(vec![Action::Create]);
+    }
+    if selected {
+        g.extend(item_keys);
+    }
+    if state.tab == Tab::Notifications {
+        g.push(vec![Action::Deliver(K::Filter)]);
+        g.push(vec![Action::Deliver(K::Watch)]);
+        if ctx == Context::List {
+            g.push(vec![Action::Deliver(K::LocalStatus)]);
+        }
+    }
+    match ctx {
+        Context::Detail => g.extend([
+            vec![Action::Back],
+            vec![Action::Down, Action::Up],
+            vec![Action::Reload],
+            vec![Action::RawJson],
+            vec![Action::CopyId],
+        ]),
+        _ => g.extend([
+            vec![Action::Down, Action::Up],
+            vec![Action::Filter],
+            vec![Action::NextPage, Action::PrevPage],
+            vec![Action::Reload],
+            vec![Action::ToggleOrder],
+            vec![Action::Command],
+            vec![Action::Sort],
+            vec![Action::NextTab],
+        ]),
+    }
+    g
 }

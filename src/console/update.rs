@@ -8,6 +8,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use super::deliveries;
 use super::forms;
 use super::keymap::Action;
+use super::members;
 use super::mouse;
 use super::msg::{Effect, Msg, Step};
 use super::pane;
@@ -33,6 +34,9 @@ fn route(state: &mut State, msg: Msg) -> Vec<Effect> {
             deliveries::update::on_tick(state)
         }
         Msg::Api { req_id, result } => {
+            if members::awaits(state, req_id) {
+                return members::on_reply(state, req_id, result);
+            }
             if forms::update::awaits(state, req_id) {
                 return forms::update::on_reply(state, req_id, result);
             }

@@ -6,7 +6,7 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
 use super::msg::{ApiCmd, ApiReply, Msg, Pane};
-use super::record::{decode_item_body, decode_page_body};
+use super::record::{PageData, decode_item_body, decode_page_body};
 use super::tab::Tab;
 use crate::api::{ApiRequest, Client, Error, ListQuery, NotificationFilter};
 
@@ -107,6 +107,68 @@ pub(crate) fn get_request(tab: Tab, id: &str) -> ApiRequest {
     }
 }
 
+/// A page holding `id`: up to a page less one of the items right before it, then it and what
+/// follows, filling one page. The API has no "around" query, so this takes two: `before=id`, then
+/// `after=<the last of those>` (which starts with the item itself, as the server lists it).
+async fn list_around(
+    client: &Client,
+    tab: Tab,
+    id: &str,
+    query: &ListQuery,
+    filter: &NotificationFilter,
+) -> Result<PageData, Error> {
+    let size = query.limit.unwrap_or(20).max(1);
+    let before_q = ListQuery {
+        limit: Some(size.saturating_sub(1).max(1)),
+        before: Some(id.to_string()),
+        after: None,
+        ..query.clone()
+    };
+    let raw = client.send(&list_request(tab, &before_q, filter)).await?;
+    let before = decode_page_body(tab, raw.status, &raw.body)?;
+    let taken = u32::try_from(before.records.len()).unwrap_or(size);
+    let rest_q = ListQuery {
+        limit: Some(size.saturating_sub(taken).max(1)),
+        before: None,
+        after: before.records.last().map(|r| r.id().to_string()),
+        ..query.clone()
+    };
+    let raw = client.send(&list_request(tab, &rest_q, filter)).await?;
+    let rest = decode_page_body(tab, raw.status, &raw.body)?;
+    let mut records = before.records;
+    let has_more_before = !records.is_empty() && before.pagination.has_more_before;
+    records.extend(rest.records);
+    Ok(PageData {
+        records,
+        pagination: crate::api::Pagination {
+            has_more_before,
+            has_more_after: rest.pagination.has_more_after,
+        },
+    })
+}
+
+/// Pages fetched at most for the members (100 each): a bound on a misbehaving server.
+const MEMBER_PAGES: usize = 50;
+
+/// Every member, page after page (`after` = the last id).
+async fn all_members(client: &Client) -> Result<Vec<crate::api::model::Member>, Error> {
+    let mut out: Vec<crate::api::model::Member> = Vec::new();
+    for _ in 0..MEMBER_PAGES {
+        let q = ListQuery {
+            limit: Some(100),
+            after: out.last().map(|m| m.id.clone()),
+            ..ListQuery::default()
+        };
+        let page = client.list_members(&q).await?;
+        let more = page.pagination.has_more_after && !page.items.is_empty();
+        out.extend(page.items);
+        if !more {
+            break;
+        }
+    }
+    Ok(out)
+}
+
 /// Runs one command against the API.
 pub async fn execute(client: &Client, cmd: &ApiCmd) -> Result<ApiReply, Error> {
     match cmd {
@@ -114,6 +176,14 @@ pub async fn execute(client: &Client, cmd: &ApiCmd) -> Result<ApiReply, Error> {
             let raw = client.send(&list_request(*tab, query, filter)).await?;
             decode_page_body(*tab, raw.status, &raw.body).map(ApiReply::Page)
         }
+        ApiCmd::ListAround {
+            tab,
+            id,
+            query,
+            filter,
+        } => list_around(client, *tab, id, query, filter)
+            .await
+            .map(ApiReply::Page),
         ApiCmd::Get { tab, id } => {
             let raw = client.send(&get_request(*tab, id)).await?;
             decode_item_body(*tab, raw.status, &raw.body).map(ApiReply::Item)
@@ -121,6 +191,7 @@ pub async fn execute(client: &Client, cmd: &ApiCmd) -> Result<ApiReply, Error> {
         ApiCmd::Write(op) => super::forms::ops::execute_write(client, op)
             .await
             .map(ApiReply::Item),
+        ApiCmd::Members => all_members(client).await.map(ApiReply::Members),
         ApiCmd::Lookup(what) => super::forms::ops::execute_lookup(client, *what)
             .await
             .map(ApiReply::Options),

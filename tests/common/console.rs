@@ -59,22 +59,46 @@ pub fn item_reply(tab: Tab, file: &str) -> ApiReply {
     ApiReply::Item(decode_item_body(tab, 200, &fixture(file)).expect("fixture item decodes"))
 }
 
-/// Answers every pending request: lists with the tab's list fixture, gets with its item fixture.
+/// The members of the member-list fixture, the way the worker hands them over.
+pub fn members_reply() -> ApiReply {
+    let page: switchboard::api::Page<switchboard::api::model::Member> =
+        serde_json::from_str(&fixture("member-list.json")).expect("member fixture decodes");
+    ApiReply::Members(page.items)
+}
+
+/// Answers every pending request: lists with the tab's list fixture, gets with its item fixture,
+/// the members with the member-list fixture (also when a reply asks for them in turn).
 pub fn answer_all(app: &mut App) -> Vec<Request> {
-    let reqs = app.take_requests();
-    for r in &reqs {
-        let reply = match &r.cmd {
-            ApiCmd::List { tab, .. } => page_reply(*tab, fixtures_of(*tab).0),
-            ApiCmd::Get { tab, .. } => item_reply(*tab, fixtures_of(*tab).1),
-            // Form writes and lookups are answered by the forms tests themselves.
-            _ => continue,
-        };
-        app.apply(Msg::Api {
-            req_id: r.req_id,
-            result: Ok(reply),
-        });
+    let mut all = Vec::new();
+    let mut first = true;
+    loop {
+        let reqs = app.take_requests();
+        let mut answered = false;
+        for r in &reqs {
+            if !first && !matches!(r.cmd, ApiCmd::Members) {
+                continue;
+            }
+            let reply = match &r.cmd {
+                ApiCmd::List { tab, .. } | ApiCmd::ListAround { tab, .. } => {
+                    page_reply(*tab, fixtures_of(*tab).0)
+                }
+                ApiCmd::Get { tab, .. } => item_reply(*tab, fixtures_of(*tab).1),
+                ApiCmd::Members => members_reply(),
+                // Form writes and lookups are answered by the forms tests themselves.
+                _ => continue,
+            };
+            answered = true;
+            app.apply(Msg::Api {
+                req_id: r.req_id,
+                result: Ok(reply),
+            });
+        }
+        all.extend(reqs);
+        first = false;
+        if !answered {
+            return all;
+        }
     }
-    reqs
 }
 
 /// A key press without modifiers.

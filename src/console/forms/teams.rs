@@ -89,7 +89,9 @@ fn member_dialog(title: String, kind: Kind) -> Dialog {
             .entities(&["organization-actor", "actor"])
             .noted("type to search, or type an actor id (oac_…)"),
     ];
-    Dialog::new(title, kind, fields).lookup(Lookup::Members, 0)
+    // Filled from the members loaded in the background (`console::members`), not a lookup of
+    // its own: the add dialog offers the non-members, the remove dialog the members.
+    Dialog::new(title, kind, fields)
 }
 
 /// `m` in a team.

@@ -13,7 +13,7 @@ use crate::console::msg::{ApiCmd, ApiReply, Effect, Pane};
 use crate::console::pane::{load_detail, load_list};
 use crate::console::power::ConfirmMode;
 use crate::console::record::{Item, Record};
-use crate::console::state::{State, ToastKind};
+use crate::console::state::{Anchor, DetailPane, State, ToastKind};
 use crate::console::tab::Tab;
 
 /// The form's own message when fields are marked (cleared by the next edit).
@@ -57,6 +57,7 @@ fn subject(state: &State) -> Option<Record> {
     let ts = state.current();
     match &ts.detail {
         Some(d) => d.record.clone(),
+        None if landing(state, state.tab) => None,
         None => ts.list.selected().cloned(),
     }
 }
@@ -75,7 +76,12 @@ pub fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
     let needs_item = !matches!(action, Action::Create);
     let item = subject(state);
     if needs_item && item.is_none() {
-        state.toast(ToastKind::Info, "Select an item first");
+        let text = match &state.forms.land_on {
+            // The selected row is not yet the item just written: nothing to act on until it is.
+            Some((t, id)) if *t == tab => format!("Loading the page that holds {id}…"),
+            _ => "Select an item first".to_string(),
+        };
+        state.toast(ToastKind::Info, text);
         return Vec::new();
     }
     let dialog = match (tab, action, item.map(|r| r.item)) {
@@ -93,6 +99,12 @@ pub fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
         _ => None,
     };
     match dialog {
+        Some(mut d) if matches!(d.kind, Kind::AddMember(_) | Kind::RemoveMember(_)) => {
+            crate::console::members::fill_dialog(&mut d, &state.members);
+            let mut effects = open(state, d);
+            effects.extend(crate::console::members::want(state));
+            effects
+        }
         Some(d) => open(state, d),
         None => {
             let what = action.describe();
@@ -393,7 +405,9 @@ fn lookup_arrived(d: &mut Dialog, at: usize, result: Result<ApiReply, Error>) {
     }
 }
 
-/// Closes the dialog, shows the new copy, reloads the list and detail, lands the cursor.
+/// Closes the dialog and lands on what was written: the detail shows the new copy, and the list
+/// loads the page that holds it (the shown page when it is there, else the page around it) and
+/// selects it. A delete reloads the shown page.
 fn write_done(state: &mut State, record: Record) -> Vec<Effect> {
     let Some(d) = state.forms.dialog.take() else {
         return Vec::new();
@@ -409,22 +423,38 @@ fn write_done(state: &mut State, record: Record) -> Vec<Effect> {
     let name = crate::console::views::title(&record);
     state.toast(ToastKind::Info, format!("{name}: {}", d.kind.done_word()));
     let deleted = matches!(d.kind, Kind::DeleteDestination(_));
+    let membership = matches!(d.kind, Kind::AddMember(_) | Kind::RemoveMember(_));
     state.replace_row(tab, &record);
     let ts = state.tab_state_mut(tab);
-    let detail_here = ts.detail.as_ref().is_some_and(|dp| dp.id == id);
-    if deleted && detail_here {
-        ts.detail = None;
-    } else if let Some(dp) = ts.detail.as_mut().filter(|dp| dp.id == id) {
-        dp.record = Some(record);
+    if deleted {
+        if ts.detail.as_ref().is_some_and(|dp| dp.id == id) {
+            ts.detail = None;
+        }
+        let list = &state.tab_state(tab).list;
+        let (anchor, page) = (list.anchor.clone(), list.page);
+        return load_list(state, tab, anchor, page, false);
     }
-    if !deleted {
-        state.forms.land_on = Some((tab, id.clone()));
-    }
+    // The detail shows what the toast named at once, so that the next write key acts on it even
+    // before its page arrives.
+    ts.detail = Some(DetailPane {
+        id: id.clone(),
+        record: Some(record),
+        ..DetailPane::default()
+    });
+    state.forms.land_on = Some((tab, id.clone()));
     let list = &state.tab_state(tab).list;
-    let (anchor, page) = (list.anchor.clone(), list.page.max(1));
-    let mut effects = load_list(state, tab, anchor, page, false);
-    if detail_here && !deleted {
-        effects.extend(load_detail(state, tab, id));
+    let here = list.rows.iter().any(|r| r.id() == id);
+    let mut effects = if here {
+        let (anchor, page) = (list.anchor.clone(), list.page);
+        load_list(state, tab, anchor, page, false)
+    } else {
+        load_list(state, tab, Anchor::Around(id.clone()), 0, true)
+    };
+    effects.extend(load_detail(state, tab, id));
+    if membership {
+        effects.extend(crate::console::members::refresh(state));
+    } else if tab == Tab::Teams {
+        effects.extend(crate::console::members::want(state));
     }
     effects
 }
@@ -440,7 +470,17 @@ pub(crate) fn land_cursor(state: &mut State, tab: Tab) {
     state.forms.land_on = None;
     let list = &mut state.tab_state_mut(tab).list;
     match list.rows.iter().position(|r| r.id() == id) {
+        // The view is the rows in server order until it is derived again, which keeps it.
         Some(i) => list.cursor = i,
-        None => state.toast(ToastKind::Info, format!("{id} is on another page")),
+        None => state.toast(
+            ToastKind::Info,
+            format!("{id} is not in this list (its filter leaves it out)"),
+        ),
     }
+}
+
+/// Whether the cursor is still on its way to a written item of this tab: until it lands, the
+/// selected row is not the item the toast named.
+pub(crate) fn landing(state: &State, tab: Tab) -> bool {
+    state.forms.land_on.as_ref().is_some_and(|(t, _)| *t == tab)
 }

@@ -24,6 +24,8 @@ pub enum Command {
     Tab(Tab),
     /// Switch to a profile.
     Profile(String),
+    /// List the profiles (`:profile` alone), marking the active one.
+    Profiles,
     /// Open a resource by id.
     Goto(String),
     /// Leave.
@@ -75,9 +77,11 @@ pub fn parse(line: &str) -> Result<Command, String> {
         ("q" | "quit" | "q!" | "exit", _) => Ok(Command::Quit),
         ("help" | "h", _) => Ok(Command::Help),
         ("profile" | "ctx" | "p", Some(name)) => Ok(Command::Profile(name.to_string())),
-        ("profile" | "ctx" | "p", None) => Err("usage: :profile NAME".into()),
+        ("profile" | "ctx" | "p", None) => Ok(Command::Profiles),
         ("goto" | "go" | "g", Some(id)) => Ok(Command::Goto(id.to_string())),
         ("goto" | "go" | "g", None) => Err("usage: :goto ID".into()),
+        // A bare id opens it, as `:goto ID` does.
+        (w, None) if tab_of_id(w).is_some() => Ok(Command::Goto(line.trim().to_string())),
         _ => Err(format!(
             "unknown command :{word} (try :teams, :goto ID, :profile NAME, :q)"
         )),
@@ -99,36 +103,87 @@ pub(crate) fn tab_of_id(id: &str) -> Option<Tab> {
         .map(|(_, t)| *t)
 }
 
-/// Completions of a line: command words, or profile names after `profile `.
-pub(crate) fn complete(line: &str, profiles: &[String]) -> Vec<String> {
+/// Completions of a line (prefix matches): command words, profile names after `profile `, and
+/// loaded ids after `goto ` or on their own (`tm_…`).
+pub(crate) fn complete(line: &str, profiles: &[String], ids: &[String]) -> Vec<String> {
+    let ids_with = |prefix: &str, word: Option<&str>| -> Vec<String> {
+        ids.iter()
+            .filter(|id| id.starts_with(prefix))
+            .map(|id| match word {
+                Some(w) => format!("{w} {id}"),
+                None => id.clone(),
+            })
+            .collect()
+    };
     match line.split_once(' ') {
-        None => WORDS
-            .iter()
-            .filter(|w| w.starts_with(&line.to_ascii_lowercase()))
-            .map(|w| w.to_string())
-            .collect(),
+        None => {
+            let lower = line.to_ascii_lowercase();
+            let mut out: Vec<String> = WORDS
+                .iter()
+                .filter(|w| w.starts_with(&lower))
+                .map(|w| (*w).to_string())
+                .collect();
+            if line.contains('_') {
+                out.extend(ids_with(line, None));
+            }
+            out
+        }
         Some((word, rest)) if matches!(word, "profile" | "ctx" | "p") => profiles
             .iter()
             .filter(|p| p.starts_with(rest.trim_start()))
             .map(|p| format!("{word} {p}"))
             .collect(),
+        Some((word, rest)) if matches!(word, "goto" | "go" | "g") => {
+            ids_with(rest.trim_start(), Some(word))
+        }
         Some(_) => Vec::new(),
     }
 }
 
+/// Words that take an argument: completing to one of them leaves a space for the next Tab.
+const TAKES_ARG: &[&str] = &["profile", "goto"];
+
+/// `Profiles: ● work (active) · audit`: the answer to `:profile` alone.
+pub(crate) fn profiles_line(profiles: &[String], active: &str) -> String {
+    let mut names: Vec<String> = profiles
+        .iter()
+        .map(|p| {
+            if p == active {
+                format!("● {p} (active)")
+            } else {
+                p.clone()
+            }
+        })
+        .collect();
+    if !profiles.iter().any(|p| p == active) {
+        names.insert(0, format!("● {active} (active)"));
+    }
+    format!("Profiles: {} — :profile NAME switches", names.join(" · "))
+}
+
 impl CommandLine {
-    /// Tab: the next completion of what was typed before the first Tab.
-    pub(crate) fn complete(&mut self, profiles: &[String]) {
+    /// Tab: the next completion of what was typed before the first Tab. A single candidate is
+    /// taken at once (with a space after a word that takes an argument), so the next Tab goes
+    /// on from there; several cycle.
+    pub(crate) fn complete(&mut self, profiles: &[String], ids: &[String]) {
         let (cands, i, base) = match self.completion.take() {
-            Some((c, i, base)) if !c.is_empty() => {
+            Some((c, i, base)) if c.len() > 1 => {
                 let next = (i + 1) % c.len();
                 (c, next, base)
             }
             _ => {
                 let base = self.input.clone();
-                (complete(&base, profiles), 0, base)
+                (complete(&base, profiles, ids), 0, base)
             }
         };
+        if let [only] = cands.as_slice() {
+            self.input.clone_from(only);
+            if TAKES_ARG.contains(&only.as_str()) {
+                self.input.push(' ');
+            }
+            self.completion = None;
+            return;
+        }
         if let Some(c) = cands.get(i) {
             self.input.clone_from(c);
         }
@@ -219,10 +274,42 @@ mod tests {
             input: "no".into(),
             ..Default::default()
         };
-        c.complete(&[]);
+        c.complete(&[], &[]);
         assert_eq!(c.input, "notifications");
         let profiles = vec!["work".to_string(), "audit".to_string()];
-        assert_eq!(complete("profile a", &profiles), vec!["profile audit"]);
+        assert_eq!(complete("profile a", &profiles, &[]), vec!["profile audit"]);
+        // `pro` + Tab → `profile `, Tab again cycles through the profiles.
+        let mut c = CommandLine {
+            input: "pro".into(),
+            ..Default::default()
+        };
+        c.complete(&profiles, &[]);
+        assert_eq!(c.input, "profile ");
+        c.complete(&profiles, &[]);
+        assert_eq!(c.input, "profile work");
+        c.complete(&profiles, &[]);
+        assert_eq!(c.input, "profile audit");
+        c.complete(&profiles, &[]);
+        assert_eq!(c.input, "profile work");
+    }
+
+    #[test]
+    fn completion_knows_loaded_ids() {
+        let ids = vec![
+            "tm_abc".to_string(),
+            "tm_abd".to_string(),
+            "clb_1".to_string(),
+        ];
+        assert_eq!(
+            complete("goto tm_ab", &[], &ids),
+            ["goto tm_abc", "goto tm_abd"]
+        );
+        assert_eq!(complete("clb", &[], &ids), Vec::<String>::new());
+        assert_eq!(complete("clb_", &[], &ids), ["clb_1"]);
+        assert_eq!(parse("clb_1"), Ok(Command::Goto("clb_1".into())));
+        assert_eq!(parse("profile"), Ok(Command::Profiles));
+        let line = profiles_line(&["work".into(), "audit".into()], "audit");
+        assert!(line.contains("work · ● audit (active)"), "{line}");
     }
 
     #[test]

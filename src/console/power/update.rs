@@ -149,6 +149,7 @@ fn switched(state: &mut State, info: ProfileInfo) -> Vec<Effect> {
     // Dialogs, attempt views and watches belong to the old profile too.
     state.forms = Default::default();
     state.deliveries = Default::default();
+    state.members = Default::default();
     let p = &mut state.power;
     p.filters = Default::default();
     p.sorts = Default::default();
@@ -195,7 +196,12 @@ fn command_key(state: &mut State, key: &KeyEvent) -> Step {
                 state.power.command = None;
             }
         }
-        KeyCode::Tab => cl.complete(&state.power.profiles),
+        KeyCode::Tab => {
+            let ids = loaded_ids(state);
+            if let Some(cl) = state.power.command.as_mut() {
+                cl.complete(&state.power.profiles, &ids);
+            }
+        }
         KeyCode::Up => cl.browse(&state.power.history, true),
         KeyCode::Down => cl.browse(&state.power.history, false),
         _ => {
@@ -206,6 +212,20 @@ fn command_key(state: &mut State, key: &KeyEvent) -> Step {
         }
     }
     Step::default()
+}
+
+/// The ids loaded in any tab (rows and open details), for completion.
+fn loaded_ids(state: &State) -> Vec<String> {
+    let mut ids: Vec<String> = Vec::new();
+    for ts in &state.tabs {
+        let rows = ts.list.rows.iter().map(|r| r.id().to_string());
+        for id in rows.chain(ts.detail.as_ref().map(|d| d.id.clone())) {
+            if !ids.contains(&id) {
+                ids.push(id);
+            }
+        }
+    }
+    ids
 }
 
 /// Runs a command line (without the `:`), remembering it.
@@ -236,6 +256,11 @@ pub(crate) fn run_command(state: &mut State, line: &str) -> Step {
             Vec::new()
         }
         Command::Goto(id) => goto(state, &id),
+        Command::Profiles => {
+            let line = command::profiles_line(&state.power.profiles, &state.profile);
+            state.toast(ToastKind::Info, line);
+            Vec::new()
+        }
         Command::Profile(name) if name == state.profile => match state.power.switching.take() {
             Some(pending) => {
                 state.toast(

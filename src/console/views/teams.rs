@@ -4,7 +4,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Cell;
 
 use super::kit::{Column, ViewCtx, col};
-use crate::api::model::Team;
+use crate::api::model::{Member, Team};
 use crate::console::widgets::fields::Fields;
 
 /// List columns.
@@ -68,6 +68,56 @@ pub fn detail(t: &Team, ctx: &ViewCtx) -> Vec<Line<'static>> {
             for p in &r.permissions {
                 f.line(6, vec![Span::styled(p.clone(), ctx.theme.muted)]);
             }
+        }
+    }
+    f.finish()
+}
+
+/// Where the members shown in a team's detail stand.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum MembersNow<'a> {
+    /// Loaded: the team's members (a refresh may be under way).
+    Loaded(&'a [&'a Member]),
+    /// The first load is under way.
+    Loading,
+    /// The load failed.
+    Failed(&'a str),
+}
+
+/// The detail's members section: a count, then one line each (name, email, role).
+pub(crate) fn member_lines(now: MembersNow<'_>, ctx: &ViewCtx) -> Vec<Line<'static>> {
+    let mut f = Fields::new(ctx.theme);
+    match now {
+        MembersNow::Loaded(members) => {
+            f.section(format!("Members ({})", members.len()));
+            if members.is_empty() {
+                f.line(
+                    2,
+                    vec![Span::styled("no members · m adds one", ctx.theme.muted)],
+                );
+            }
+            for m in members {
+                let email = m.contact_email().unwrap_or("—").to_string();
+                f.line(
+                    2,
+                    vec![
+                        Span::styled(m.display_name().to_string(), ctx.theme.header),
+                        Span::raw(format!("  {email}")),
+                        Span::styled(format!("  {}", m.role.as_str()), ctx.theme.muted),
+                    ],
+                );
+            }
+        }
+        MembersNow::Loading => {
+            f.section("Members");
+            f.line(2, vec![Span::styled("loading…", ctx.theme.muted)]);
+        }
+        MembersNow::Failed(e) => {
+            f.section("Members");
+            f.line(
+                2,
+                vec![Span::styled(format!("not listed: {e}"), ctx.theme.warn)],
+            );
         }
     }
     f.finish()

@@ -1,29 +1,138 @@
-//! The help overlay, generated from the keymap.
+//! The help overlay, generated from the keymap. Nothing is ever cut: descriptions wrap under
+//! themselves, and rows flow into side-by-side columns (as few as fit the height).
 use ratatui::Frame;
-use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Cell, Clear, Row, Table};
+use ratatui::widgets::{Block, Clear, Paragraph};
 
 use super::centered;
 use crate::console::keymap::Keymap;
 use crate::console::theme::Theme;
 
-/// Draws the help box centred in `area`; when the rows do not fit its height they flow into
-/// side-by-side columns, so no key is ever cut off.
+/// Columns tried at most.
+const MAX_COLUMNS: usize = 3;
+/// Narrowest description column worth wrapping into.
+const MIN_DESC: usize = 12;
+/// Spaces between the key and its description, and between columns.
+const GAP: usize = 2;
+
+/// Words of `text` in lines of at most `width` characters (a longer word is split).
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let width = width.max(1);
+    let mut lines = Vec::new();
+    let mut cur = String::new();
+    for word in text.split(' ') {
+        let mut word: Vec<char> = word.chars().collect();
+        while word.len() > width {
+            if !cur.is_empty() {
+                lines.push(std::mem::take(&mut cur));
+            }
+            lines.push(word.drain(..width).collect());
+        }
+        let word: String = word.into_iter().collect();
+        let len = cur.chars().count();
+        if len > 0 && len + 1 + word.chars().count() > width {
+            lines.push(std::mem::take(&mut cur));
+        }
+        if !cur.is_empty() {
+            cur.push(' ');
+        }
+        cur.push_str(&word);
+    }
+    if !cur.is_empty() || lines.is_empty() {
+        lines.push(cur);
+    }
+    lines
+}
+
+/// A layout that fits: columns, description width, lines per column.
+#[derive(Debug, Clone, Copy)]
+struct Fit {
+    columns: usize,
+    desc_w: usize,
+    per_column: usize,
+}
+
+/// Rows (by their wrapped heights) split into at most `columns` runs of at most `cap` lines.
+fn split(heights: &[usize], columns: usize, cap: usize) -> Option<Vec<std::ops::Range<usize>>> {
+    let mut runs = Vec::new();
+    let (mut start, mut used) = (0, 0);
+    for (i, h) in heights.iter().enumerate() {
+        if *h > cap {
+            return None;
+        }
+        if used + h > cap {
+            runs.push(start..i);
+            start = i;
+            used = 0;
+        }
+        used += h;
+    }
+    runs.push(start..heights.len());
+    (runs.len() <= columns).then_some(runs)
+}
+
+fn choose(rows: &[(String, &str)], key_w: usize, width: usize, height: usize) -> Option<Fit> {
+    let desc_max = rows
+        .iter()
+        .map(|(_, d)| d.chars().count())
+        .max()
+        .unwrap_or(0);
+    for columns in 1..=MAX_COLUMNS {
+        let col_w = width.saturating_sub(GAP * (columns - 1)) / columns;
+        let desc_w = col_w.saturating_sub(key_w + GAP).min(desc_max.max(1));
+        if desc_w < MIN_DESC.min(desc_max) {
+            break;
+        }
+        let heights: Vec<usize> = rows.iter().map(|(_, d)| wrap(d, desc_w).len()).collect();
+        let total: usize = heights.iter().sum();
+        // The shortest columns that hold every row whole.
+        let mut cap = total.div_ceil(columns);
+        while cap <= height {
+            if split(&heights, columns, cap).is_some() {
+                return Some(Fit {
+                    columns,
+                    desc_w,
+                    per_column: cap,
+                });
+            }
+            cap += 1;
+        }
+    }
+    None
+}
+
+/// Draws the help box centred in `area`.
 pub fn render(frame: &mut Frame, area: Rect, keymap: &Keymap, theme: &Theme) {
     let rows = keymap.help_rows();
-    let width =
-        |f: fn(&(String, &'static str)) -> usize| rows.iter().map(f).max().unwrap_or(0) as u16;
-    let key_w = width(|(k, _)| k.chars().count());
-    let desc_w = width(|(_, d)| d.chars().count());
-    let fit = usize::from(area.height.saturating_sub(4)).max(1);
-    let columns = rows.len().div_ceil(fit).max(1);
-    let per_column = rows.len().div_ceil(columns).max(1);
-    let column_w = key_w + desc_w + 3;
+    let key_w = rows
+        .iter()
+        .map(|(k, _)| k.chars().count())
+        .max()
+        .unwrap_or(0);
+    let inner_w = usize::from(area.width.saturating_sub(2));
+    let inner_h = usize::from(area.height.saturating_sub(2));
+    // Too small for everything whole: the most columns, cut at the bottom (the console needs
+    // 80×24, where everything fits).
+    let fit = choose(&rows, key_w, inner_w, inner_h).unwrap_or(Fit {
+        columns: MAX_COLUMNS,
+        desc_w: inner_w.saturating_sub(GAP * (MAX_COLUMNS - 1)) / MAX_COLUMNS,
+        per_column: inner_h,
+    });
+    let heights: Vec<usize> = rows
+        .iter()
+        .map(|(_, d)| wrap(d, fit.desc_w).len())
+        .collect();
+    let runs = split(&heights, fit.columns, fit.per_column)
+        .unwrap_or_else(|| std::iter::once(0..rows.len()).collect());
+    let col_w = key_w + GAP + fit.desc_w;
+    let used_columns = runs.len().max(1);
+    let box_w = col_w * used_columns + GAP * (used_columns - 1) + 2;
+    let box_h = fit.per_column + 2;
     let r = centered(
         area,
-        (column_w * columns as u16 + 2).min(area.width),
-        per_column as u16 + 2,
+        u16::try_from(box_w).unwrap_or(u16::MAX),
+        u16::try_from(box_h).unwrap_or(u16::MAX),
     );
     let block = Block::bordered()
         .title(Line::from(Span::styled(" Keys ", theme.accent)))
@@ -31,20 +140,42 @@ pub fn render(frame: &mut Frame, area: Rect, keymap: &Keymap, theme: &Theme) {
     let inner = block.inner(r);
     frame.render_widget(Clear, r);
     frame.render_widget(block, r);
-    let slots = Layout::horizontal(vec![Constraint::Fill(1); columns])
-        .spacing(2)
-        .split(inner);
-    for (chunk, slot) in rows.chunks(per_column).zip(slots.iter()) {
-        let table = Table::new(
-            chunk.iter().map(|(k, d)| {
-                Row::new(vec![
-                    Cell::from(Span::styled(k.clone(), theme.key)),
-                    Cell::from(*d),
-                ])
-            }),
-            [Constraint::Length(key_w), Constraint::Fill(1)],
+    for (n, run) in runs.into_iter().enumerate() {
+        let mut lines = Vec::new();
+        for (keys, desc) in rows.get(run).unwrap_or_default() {
+            for (i, part) in wrap(desc, fit.desc_w).into_iter().enumerate() {
+                let key = if i == 0 { keys.as_str() } else { "" };
+                lines.push(Line::from(vec![
+                    Span::styled(format!("{key:<key_w$}"), theme.key),
+                    Span::raw(" ".repeat(GAP)),
+                    Span::raw(part),
+                ]));
+            }
+        }
+        let x = usize::from(inner.x) + n * (col_w + GAP);
+        let slot = Rect::new(
+            u16::try_from(x).unwrap_or(u16::MAX),
+            inner.y,
+            u16::try_from(col_w).unwrap_or(u16::MAX),
+            inner.height,
         )
-        .column_spacing(2);
-        frame.render_widget(table, *slot);
+        .intersection(inner);
+        frame.render_widget(Paragraph::new(lines), slot);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wrap_keeps_every_word_and_the_width() {
+        let lines = wrap("command line (:teams, :goto ID, :profile NAME, :q)", 14);
+        assert!(lines.iter().all(|l| l.chars().count() <= 14), "{lines:?}");
+        assert_eq!(
+            lines.join(" "),
+            "command line (:teams, :goto ID, :profile NAME, :q)"
+        );
+        assert_eq!(wrap("abcdefghij", 4), ["abcd", "efgh", "ij"]);
     }
 }

@@ -54,7 +54,11 @@ pub(crate) fn page_line(list: &ListPane) -> String {
     if list.pagination.has_more_before {
         parts.push("← more".to_string());
     }
-    parts.push(format!("page {}", list.page.max(1)));
+    if list.page == 0 && list.pagination.has_more_before {
+        parts.push("page ?".to_string());
+    } else {
+        parts.push(format!("page {}", list.page.max(1)));
+    }
     parts.push(format!("{PAGE_SIZE} per page"));
     if list.pagination.has_more_after {
         parts.push("more →".to_string());
