@@ -148,7 +148,7 @@ pub(crate) fn detail_with(
             None => ("no request (no url)".into(), "—".into()),
         };
         let mut line = Line::from(vec![
-            Span::raw(format!(" {:<3}", a.index)),
+            Span::raw(format!(" {:<3}", a.number())),
             st,
             Span::raw(format!("{:<14}{took:>7}  ", clip(&resp, 13))),
             Span::styled(ctx.clock.relative(&a.created_at), ctx.theme.muted),
