@@ -34,6 +34,19 @@ pub enum ApiReply {
     Item(Record),
     /// Items for a form's picker.
     Options(Vec<super::forms::picker::PickItem>),
+    /// Every callback and active destination (names, pickers, signature checks).
+    Known(Box<Known>),
+    /// Whether a destination is still active (not deleted).
+    Active(bool),
+}
+
+/// Every callback and every active destination, looked up in the background.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Known {
+    /// The callbacks.
+    pub callbacks: Vec<crate::api::model::Callback>,
+    /// The active destinations.
+    pub destinations: Vec<crate::api::model::Destination>,
 }
 
 /// The pane a request feeds; a newer request for the same pane supersedes older ones.
@@ -49,6 +62,10 @@ pub enum Pane {
     Health,
     /// Destinations fetched to check a signature.
     Lookup,
+    /// Names of callbacks and destinations.
+    Names,
+    /// Whether the open destination is still active.
+    Active,
 }
 
 /// A call for the worker to make.
@@ -74,6 +91,10 @@ pub enum ApiCmd {
     Write(Box<super::forms::ops::WriteOp>),
     /// A lookup filling a form's picker.
     Lookup(super::forms::ops::Lookup),
+    /// Every callback and active destination ([`ApiReply::Known`]).
+    Known,
+    /// Whether this destination is still active ([`ApiReply::Active`]).
+    Active(String),
 }
 
 /// Something `update` wants done outside the state.

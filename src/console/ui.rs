@@ -176,7 +176,12 @@ fn render_header(state: &State, frame: &mut Frame, area: Rect) {
 fn render_footer(state: &State, frame: &mut Frame, area: Rect) {
     let t = &state.theme;
     let mut spans = Vec::new();
-    for (keys, word) in state.keymap.footer(state.context()) {
+    // While server filters are on, the key that clears them comes first.
+    let extra = super::deliveries::view::clear_hint(state);
+    for (keys, word) in extra
+        .into_iter()
+        .chain(state.keymap.footer(state.context()))
+    {
         spans.push(Span::raw(" "));
         spans.push(Span::styled(keys, t.key));
         spans.push(Span::styled(format!(" {word} "), t.muted));

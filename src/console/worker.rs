@@ -124,5 +124,17 @@ pub async fn execute(client: &Client, cmd: &ApiCmd) -> Result<ApiReply, Error> {
         ApiCmd::Lookup(what) => super::forms::ops::execute_lookup(client, *what)
             .await
             .map(ApiReply::Options),
+        ApiCmd::Known => {
+            let callbacks = crate::api::list_all(client, ApiRequest::list_callbacks).await?;
+            let destinations =
+                crate::api::list_all(client, |q| ApiRequest::list_destinations(q, &[])).await?;
+            Ok(ApiReply::Known(Box::new(super::msg::Known {
+                callbacks,
+                destinations,
+            })))
+        }
+        ApiCmd::Active(id) => crate::api::destination_is_active(client, id)
+            .await
+            .map(ApiReply::Active),
     }
 }

@@ -409,6 +409,11 @@ fn write_done(state: &mut State, record: Record) -> Vec<Effect> {
     let name = crate::console::views::title(&record);
     state.toast(ToastKind::Info, format!("{name}: {}", d.kind.done_word()));
     let deleted = matches!(d.kind, Kind::DeleteDestination(_));
+    if deleted {
+        // Named elsewhere (chips, a notification's destination): say it is gone.
+        state.deliveries.active.remove(&id);
+        state.deliveries.deleted.insert(id.clone());
+    }
     state.replace_row(tab, &record);
     let ts = state.tab_state_mut(tab);
     let detail_here = ts.detail.as_ref().is_some_and(|dp| dp.id == id);
