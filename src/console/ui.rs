@@ -49,7 +49,7 @@ pub fn render(state: &State, frame: &mut Frame) {
                 super::power::filter_sort::sort_suffix(state)
             ),
             noun: state.tab.noun(),
-            columns: views::columns(state.tab),
+            columns: super::deliveries::view::columns(state),
             rows: list
                 .shown()
                 .skip(window.start)

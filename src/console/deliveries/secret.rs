@@ -91,10 +91,11 @@ pub(crate) fn on_key(state: &mut State, key: &KeyEvent) -> Option<Vec<Effect>> {
     })])
 }
 
-/// Asks in the background whether a destination is still active (deleted ones leave the list).
+/// Asks in the background whether a destination is still active (deleted ones leave the list),
+/// each time its detail opens: it may have been deleted since the names were looked up.
 pub(crate) fn check_active(state: &mut State, id: &str) -> Vec<Effect> {
     let d = &state.deliveries;
-    if d.active.contains(id) || d.deleted.contains(id) || d.active_pending.is_some() {
+    if d.deleted.contains(id) || d.active_pending.is_some() {
         return Vec::new();
     }
     let req_id = state.next_req_id();

@@ -114,6 +114,16 @@ fn picker_lines(
     }
 }
 
+/// The columns of the shown tab's list: notifications name their destination from
+/// [`views::notifications::WIDE`] columns on.
+pub(crate) fn columns(state: &State) -> &'static [views::Column] {
+    if state.tab == Tab::Notifications && state.size.0 >= views::notifications::WIDE {
+        views::notifications::COLUMNS_WIDE
+    } else {
+        views::columns(state.tab)
+    }
+}
+
 /// Draws the notification filter dialog.
 pub(crate) fn render_filter(state: &State, d: &FilterDialog, frame: &mut Frame, area: Rect) {
     let theme = &state.theme;
@@ -292,5 +302,24 @@ pub(crate) fn overlays(state: &State, frame: &mut Frame, body: Rect) {
     }
     if let Some(d) = &state.deliveries.filter {
         render_filter(state, d, frame, body);
+    }
+    if state.deliveries.secret_confirm.is_some() {
+        let t = &state.theme;
+        let b = centered(body, 60, 5);
+        frame.render_widget(Clear, b);
+        frame.render_widget(
+            Paragraph::new(vec![
+                Line::raw("Show this destination's signing secret (until you leave it)?"),
+                Line::from(vec![
+                    Span::styled("y", t.key),
+                    Span::raw(" reveal   "),
+                    Span::styled("any other key", t.key),
+                    Span::raw(" cancel"),
+                ]),
+            ])
+            .wrap(ratatui::widgets::Wrap { trim: false })
+            .block(Block::bordered().title(Span::styled(" Reveal signing secret ", t.warn))),
+            b,
+        );
     }
 }

@@ -12,17 +12,28 @@ use crate::console::widgets::fields::Fields;
 pub(crate) const DESTINATION_COLUMN: usize = 5;
 
 /// List columns.
-pub(crate) const COLUMNS: &[Column] = &[
-    col("Status", Length(11), true),
-    col("Att", Length(3), true),
-    col("Resp", Length(4), true),
-    col("Took", Length(7), true),
-    col("Event", Fill(1), true),
-    col("Destination", Fill(1), false),
-    col("URL", Fill(2), false),
-    col("Created", Length(11), true),
-    col("ID", Length(26), false),
-];
+pub(crate) const COLUMNS: &[Column] = &columns(false);
+
+/// List columns on a terminal at least [`WIDE`] columns wide: the destination shows beside the
+/// preview too.
+pub(crate) const COLUMNS_WIDE: &[Column] = &columns(true);
+
+/// From this terminal width the destination column is shown even beside the preview.
+pub(crate) const WIDE: u16 = 120;
+
+const fn columns(wide: bool) -> [Column; 9] {
+    [
+        col("Status", Length(11), true),
+        col("Att", Length(3), true),
+        col("Resp", Length(4), true),
+        col("Took", Length(7), true),
+        col("Event", Fill(1), true),
+        col("Destination", Fill(1), wide),
+        col("URL", Fill(2), false),
+        col("Created", Length(11), true),
+        col("ID", Length(26), false),
+    ]
+}
 
 /// The coloured status with a symbol.
 pub fn status(n: &Notification, ctx: &ViewCtx) -> Span<'static> {
