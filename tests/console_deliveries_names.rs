@@ -25,7 +25,7 @@ async fn settle_all(app: &mut App) {
 
 fn pending(app: &App) -> bool {
     let d = &app.state.deliveries;
-    d.names_pending.is_some() || d.active_pending.is_some()
+    d.names_pending.is_some() || d.active_pending.is_some() || d.glance_pending.is_some()
 }
 
 async fn key(app: &mut App, code: KeyCode, mods: KeyModifiers) {
@@ -206,4 +206,60 @@ async fn a_deleted_destination_says_so() {
     ch(&mut app, 'N').await;
     let s = screen(&app);
     assert!(s.contains("Orders down (deleted)"), "{s}");
+}
+
+#[tokio::test]
+async fn health_at_a_glance_in_the_list_and_over_time_in_the_detail() {
+    let w = fired().await;
+    w.fire(2).await;
+    let mut app = w.app().await;
+    ch(&mut app, '4').await;
+    let h = app
+        .state
+        .deliveries
+        .glance
+        .get(&w.healthy)
+        .expect("recent deliveries of the healthy destination");
+    assert_eq!(h.deliveries.len(), 2);
+    assert_eq!(h.success_percent(), Some(100));
+    let down = app.state.deliveries.glance.get(&w.down).expect("down");
+    assert_eq!(down.success_percent(), Some(0));
+    let s = screen(&app);
+    assert!(s.contains("Recent deliveri"), "a column:\n{s}");
+    // Names are cut beside the preview: the healthy destination is listed before the down one.
+    let rows: Vec<&str> = s
+        .lines()
+        .filter(|l| l.contains("│  Orders ") || l.contains("│▶ Orders "))
+        .collect();
+    assert_eq!(rows.len(), 2, "{s}");
+    assert!(
+        rows[0].contains(" 100%") && rows[1].contains("   0%"),
+        "{s}"
+    );
+    // One bar per delivery, coloured by outcome: the down destination's bars are red.
+    let buf = common::buffer(&app);
+    let y = (0..40u16)
+        .find(|y| {
+            (0..120u16)
+                .filter_map(|x| buf.cell((x, *y)))
+                .map(ratatui::buffer::Cell::symbol)
+                .collect::<String>()
+                .contains("│  Orders ")
+        })
+        .map(|y| y + 1)
+        .expect("row drawn");
+    let theme = &app.state.theme;
+    let red_bars = (0..120u16)
+        .filter_map(|x| buf.cell((x, y)))
+        .filter(|c| "▁▂▃▄▅▆▇█".contains(c.symbol()) && c.fg == theme.error.fg.unwrap_or_default())
+        .count();
+    assert_eq!(red_bars, 2, "two failed deliveries, two red bars");
+
+    open_destination(&mut app, &w.healthy).await;
+    let s = screen(&app);
+    assert!(
+        s.contains("Outcomes over time") && s.contains("Window "),
+        "{s}"
+    );
+    assert!(s.contains("· 2 loaded"), "{s}");
 }

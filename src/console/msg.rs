@@ -38,6 +38,8 @@ pub enum ApiReply {
     Known(Box<Known>),
     /// Whether a destination is still active (not deleted).
     Active(bool),
+    /// Recent deliveries of destinations, by id (those whose lookup failed are left out).
+    Glance(Vec<(String, crate::api::health::Health)>),
 }
 
 /// Every callback and every active destination, looked up in the background.
@@ -66,6 +68,8 @@ pub enum Pane {
     Names,
     /// Whether the open destination is still active.
     Active,
+    /// The recent deliveries of the listed destinations.
+    Glance,
 }
 
 /// A call for the worker to make.
@@ -95,6 +99,8 @@ pub enum ApiCmd {
     Known,
     /// Whether this destination is still active ([`ApiReply::Active`]).
     Active(String),
+    /// The newest notifications of each of these destinations ([`ApiReply::Glance`]).
+    Glance(Vec<String>),
 }
 
 /// Something `update` wants done outside the state.

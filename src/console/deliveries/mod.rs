@@ -203,6 +203,12 @@ pub struct DeliveriesState {
     pub secret_shown: Option<String>,
     /// The signing-secret reveal confirmation is on screen (for this destination).
     pub secret_confirm: Option<String>,
+    /// Recent deliveries of listed destinations, by id (the list's sparklines).
+    pub glance: BTreeMap<String, crate::api::health::Health>,
+    /// Destinations whose recent deliveries were asked for.
+    pub glance_asked: std::collections::BTreeSet<String>,
+    /// The recent-deliveries lookup in flight.
+    pub glance_pending: Option<u64>,
 }
 
 impl DeliveriesState {

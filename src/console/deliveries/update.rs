@@ -342,6 +342,15 @@ pub(crate) fn on_reply(state: &mut State, req_id: u64, result: Result<ApiReply, 
         }
         return Handled::Mine(Vec::new());
     }
+    if state.deliveries.glance_pending == Some(req_id) {
+        state.deliveries.glance_pending = None;
+        state.dirty = true;
+        if let Ok(ApiReply::Glance(found)) = result {
+            state.deliveries.glance.extend(found);
+        }
+        // Rows that arrived meanwhile get theirs now.
+        return Handled::Mine(super::health::want_glance(state));
+    }
     if let Some((_, id)) = state
         .deliveries
         .active_pending
@@ -393,7 +402,13 @@ pub(crate) fn on_reply(state: &mut State, req_id: u64, result: Result<ApiReply, 
                 return Handled::Mine(health_page(state, last));
             }
         }
-        Ok(ApiReply::Item(_) | ApiReply::Options(_) | ApiReply::Known(_) | ApiReply::Active(_)) => {
+        Ok(
+            ApiReply::Item(_)
+            | ApiReply::Options(_)
+            | ApiReply::Known(_)
+            | ApiReply::Active(_)
+            | ApiReply::Glance(_),
+        ) => {
             h.error = Some("unexpected reply".into());
         }
         Err(e) => h.error = Some(e.to_string()),
@@ -406,10 +421,15 @@ pub(crate) fn after_reply(state: &mut State) -> Vec<Effect> {
     super::local::after_reply(state);
     super::names::learn_rows(state);
     // The lists that name other things: learn every name in the background.
+    let mut effects = Vec::new();
     if matches!(state.tab, Tab::Destinations | Tab::Notifications) {
-        return super::names::want(state);
+        effects.extend(super::names::want(state));
     }
-    Vec::new()
+    // The destinations list's sparklines, loaded in the background.
+    if state.tab == Tab::Destinations {
+        effects.extend(super::health::want_glance(state));
+    }
+    effects
 }
 
 /// One animation step of this module (watch mode).

@@ -236,6 +236,12 @@ pub(crate) fn decorate(
             *c = Cell::from(crate::text::line(&names.join(", ")).into_owned());
         }
     }
+    if let Item::Destination(dest) = &record.item
+        && let Some(h) = state.deliveries.glance.get(&dest.id)
+        && let Some(c) = cells.get_mut(views::destinations::RECENT_COLUMN)
+    {
+        *c = Cell::from(Line::from(super::health::glance_spans(h, &state.theme)));
+    }
     if !state.deliveries.watch.flash.contains_key(record.id()) {
         return cells;
     }

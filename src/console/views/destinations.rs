@@ -10,11 +10,16 @@ use crate::console::deliveries::HealthPane;
 use crate::console::deliveries::health::{HEALTH_SAMPLE, compute};
 use crate::console::widgets::fields::Fields;
 
+/// Position of the recent-deliveries column in [`COLUMNS`].
+pub(crate) const RECENT_COLUMN: usize = 3;
+
 /// List columns.
 pub(crate) const COLUMNS: &[Column] = &[
     col("Name", Fill(1), true),
-    col("URL", Fill(2), true),
+    // In the preview beside a narrow list; the recent deliveries matter more there.
+    col("URL", Fill(2), false),
     col("Callbacks", Length(10), true),
+    col("Recent deliveries", Length(17), true),
     col("Created", Length(11), true),
     col("ID", Length(26), false),
 ];
@@ -37,6 +42,8 @@ pub(crate) fn cells(d: &Destination, ctx: &ViewCtx) -> Vec<Cell<'static>> {
         Cell::from(d.name.clone()),
         Cell::from(ctx.or_muted(url, "—")),
         Cell::from(selection(&d.callbacks)),
+        // Filled in by the deliveries room once the destination's recent deliveries are in.
+        Cell::from(Span::styled("…", ctx.theme.muted)),
         ctx.ago(&d.created_at),
         Cell::from(Span::styled(d.id.clone(), ctx.theme.muted)),
     ]
@@ -182,5 +189,16 @@ pub(crate) fn health_lines(h: &HealthPane, ctx: &ViewCtx) -> Vec<Line<'static>> 
     f.field("Success rate", rate)
         .field("Median took", ms(stats.median_ms))
         .field("p95 took", ms(stats.p95_ms));
-    f.finish()
+    let mut lines = f.finish();
+    if !h.items.is_empty() {
+        lines.push(Line::raw(""));
+        lines.push(Line::from(Span::styled(
+            "Outcomes over time",
+            ctx.theme.section,
+        )));
+        lines.extend(crate::console::deliveries::health::timeline_lines(
+            &h.items, ctx, 48,
+        ));
+    }
+    lines
 }
