@@ -138,6 +138,17 @@ async fn names_in_details_columns_chips_and_the_filter_dialog() {
         "{s}"
     );
     assert!(s.contains(" Orders dow"), "{s}");
+    // Esc on the list clears server filters too, when there is nothing to go back to.
+    ch(&mut app, 'f').await;
+    press(&mut app, KeyCode::Tab).await;
+    typed(&mut app, "cbe_nothing").await;
+    press(&mut app, KeyCode::Enter).await;
+    assert_eq!(
+        app.state.current().list.filter.event_ids,
+        vec!["cbe_nothing"]
+    );
+    press(&mut app, KeyCode::Esc).await;
+    assert!(app.state.current().list.filter.event_ids.is_empty());
 }
 
 #[tokio::test]

@@ -186,6 +186,19 @@ pub(crate) fn on_key(state: &mut State, key: &KeyEvent) -> Option<Vec<Effect>> {
         }
         return None;
     }
+    // Esc on the notifications list, with nothing to go back to and no row filter to clear
+    // first, clears the server filters (as F does).
+    if action == Some(Action::Back)
+        && state.tab == Tab::Notifications
+        && !state.help
+        && state.nav.is_empty()
+        && state.current().detail.is_none()
+        && !crate::console::power::update::filter_active(state)
+        && state.current().list.filter != NotificationFilter::default()
+    {
+        state.dirty = true;
+        return Some(clear_filters(state));
+    }
     let n = open_notification(state).filter(|_| !state.help)?;
     if state.deliveries.cursor_of != n.id {
         state.deliveries.cursor_of.clone_from(&n.id);
