@@ -274,3 +274,70 @@ async fn health_at_a_glance_in_the_list_and_over_time_in_the_detail() {
     );
     assert!(s.contains("· 2 loaded"), "{s}");
 }
+
+#[tokio::test]
+async fn filter_dialog_snapshot_with_names_chosen() {
+    use common::deliveries::{normalize, redact};
+    let w = fired().await;
+    let mut app = w.app().await;
+    ch(&mut app, '5').await;
+    ch(&mut app, 'f').await;
+    typed(&mut app, "custom").await;
+    ch(&mut app, ' ').await;
+    press(&mut app, KeyCode::Tab).await;
+    press(&mut app, KeyCode::Tab).await;
+    typed(&mut app, "orders").await;
+    ch(&mut app, ' ').await;
+    typed(&mut app, "orders").await;
+    normalize(&mut app.state);
+    let notes =
+        w.t.client
+            .list_notifications(
+                &switchboard::api::ListQuery {
+                    limit: Some(100),
+                    order: Some(switchboard::api::Order::Desc),
+                    ..Default::default()
+                },
+                &switchboard::api::NotificationFilter::default(),
+            )
+            .await
+            .expect("notifications")
+            .items;
+    let mut vol = vec![
+        w.t.svc.base_url.trim_start_matches("http://").to_string(),
+        w.receiver.trim_start_matches("http://").to_string(),
+        w.callback.clone(),
+        w.healthy.clone(),
+        w.down.clone(),
+    ];
+    for n in &notes {
+        vol.push(n.id.clone());
+        vol.extend(n.body_field("eventId"));
+        vol.extend(n.body_field("callbackId"));
+    }
+    let s = redact(&screen(&app), &vol);
+    assert!(
+        s.contains("[Custom CI hook]") && s.contains("[Orders healthy]"),
+        "{s}"
+    );
+    assert!(
+        s.contains("[x] Orders healthy") && s.contains("[ ] Orders down"),
+        "{s}"
+    );
+    // The dialog alone: the list behind it holds rows whose order within a millisecond varies.
+    let lines: Vec<Vec<char>> = s.lines().map(|l| l.chars().collect()).collect();
+    let (top, left) = lines
+        .iter()
+        .enumerate()
+        .find_map(|(y, l)| {
+            let text: String = l.iter().collect();
+            text.find("┌ Filter notifications")
+                .map(|b| (y, text[..b].chars().count()))
+        })
+        .expect("dialog drawn");
+    let dialog: Vec<String> = lines[top..top + 14]
+        .iter()
+        .map(|l| l[left..(left + 76).min(l.len())].iter().collect())
+        .collect();
+    insta::assert_snapshot!("console_deliveries_filter_dialog", dialog.join("\n"));
+}

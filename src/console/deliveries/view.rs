@@ -127,7 +127,7 @@ pub(crate) fn columns(state: &State) -> &'static [views::Column] {
 /// Draws the notification filter dialog.
 pub(crate) fn render_filter(state: &State, d: &FilterDialog, frame: &mut Frame, area: Rect) {
     let theme = &state.theme;
-    let b = centered(area, 76, 16);
+    let b = centered(area, 76, 14);
     let mut lines = Vec::new();
     for (i, label) in FIELDS.iter().enumerate() {
         let focused = i == d.focus;
@@ -154,13 +154,13 @@ pub(crate) fn render_filter(state: &State, d: &FilterDialog, frame: &mut Frame, 
     )));
     lines.push(Line::from(vec![
         Span::styled("Tab", theme.key),
-        Span::raw(" next field  "),
+        Span::raw(" field  "),
         Span::styled("↑↓", theme.key),
         Span::raw(" move  "),
         Span::styled("Space", theme.key),
         Span::raw(" choose  "),
         Span::styled("Ctrl-U", theme.key),
-        Span::raw(" clear text  "),
+        Span::raw(" clear  "),
         Span::styled("Enter", theme.key),
         Span::raw(" apply  "),
         Span::styled("Esc", theme.key),
