@@ -187,7 +187,8 @@ pub fn glance_spans(
 /// succeeded and failed side by side in each (ratatui's `BarChart`), and the window covered.
 pub fn timeline_lines(
     items: &[Notification],
-    ctx: &crate::console::views::ViewCtx,
+    theme: &crate::console::theme::Theme,
+    clock: &crate::console::clock::Clock,
     width: u16,
 ) -> Vec<ratatui::text::Line<'static>> {
     use crate::api::health::{Health as Recent, Outcome};
@@ -222,11 +223,11 @@ pub fn timeline_lines(
             Bar::default()
                 .value(*ok)
                 .text_value(String::new())
-                .style(ctx.theme.ok),
+                .style(theme.ok),
             Bar::default()
                 .value(*failed)
                 .text_value(String::new())
-                .style(ctx.theme.error),
+                .style(theme.error),
         ];
         chart = chart.data(BarGroup::default().bars(&bars));
     }
@@ -234,20 +235,20 @@ pub fn timeline_lines(
     let mut buf = Buffer::empty(area);
     chart.render(area, &mut buf);
     let mut out = vec![Line::from(vec![
-        Span::styled("  ", ctx.theme.muted),
-        Span::styled("▌succeeded", ctx.theme.ok),
+        Span::styled("  ", theme.muted),
+        Span::styled("▌succeeded", theme.ok),
         Span::raw(" "),
-        Span::styled("▌failed", ctx.theme.error),
-        Span::styled(format!("  {slices} time slices"), ctx.theme.muted),
+        Span::styled("▌failed", theme.error),
+        Span::styled(format!("  {slices} time slices"), theme.muted),
     ])];
     out.insert(
         0,
         Line::from(vec![
-            Span::styled("  Window ", ctx.theme.muted),
+            Span::styled("  Window ", theme.muted),
             Span::raw(format!(
                 "{} → {} · {} loaded",
-                ctx.clock.local(&from),
-                window_end(&ctx.clock.local(&from), &ctx.clock.local(&to)),
+                clock.local(&from),
+                window_end(&clock.local(&from), &clock.local(&to)),
                 h.deliveries.len()
             )),
         ]),

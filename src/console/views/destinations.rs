@@ -197,7 +197,7 @@ pub(crate) fn health_lines(h: &HealthPane, ctx: &ViewCtx) -> Vec<Line<'static>> 
             ctx.theme.section,
         )));
         lines.extend(crate::console::deliveries::health::timeline_lines(
-            &h.items, ctx, 48,
+            &h.items, ctx.theme, ctx.clock, 48,
         ));
     }
     lines
