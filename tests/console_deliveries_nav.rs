@@ -294,3 +294,28 @@ fn notifications_open_newest_first_unless_configured() {
     let s = screen(&on('5'));
     assert!(s.contains("Notifications · newest first"), "{s}");
 }
+
+#[test]
+fn clear_filters_and_local_status_can_be_rebound() {
+    use crossterm::event::{KeyEvent, KeyModifiers};
+    use switchboard::console::State;
+    use switchboard::console::deliveries::DeliveryKey;
+    use switchboard::console::keymap::Action;
+    use switchboard::console::power::PowerSetup;
+    let mut state = State::new("test", "http://127.0.0.1:9", common::fixed_clock());
+    PowerSetup {
+        keys: Some(toml::from_str("clear_filters = \"X\"\nlocal_status = \"L\"").expect("table")),
+        ..Default::default()
+    }
+    .configure(&mut state);
+    assert!(state.toasts.is_empty(), "{:?}", state.toasts);
+    let key = |c| KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE);
+    assert_eq!(
+        state.keymap.action_for(&key('X')),
+        Some(Action::Deliver(DeliveryKey::ClearFilters))
+    );
+    assert_eq!(
+        state.keymap.action_for(&key('L')),
+        Some(Action::Deliver(DeliveryKey::LocalStatus))
+    );
+}
