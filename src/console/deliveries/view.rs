@@ -270,7 +270,10 @@ fn unsanitised_detail(state: &State, record: &Record, ctx: &ViewCtx) -> Vec<Line
                 callback: n
                     .body_field("callbackId")
                     .map(|id| state.deliveries.names.label_with_id(&id)),
-                destinations: names::destinations_of(state, n),
+                destinations: match names::destinations_of(state, n) {
+                    v if v.is_empty() && d.names_pending.is_some() => vec!["looking up…".into()],
+                    v => v,
+                },
             };
             views::notifications::detail_with(n, ctx, open.then_some(cursor), &named)
         }
