@@ -73,7 +73,12 @@ async fn destination_to_notifications_to_attempt_and_back() {
         s.contains("Destinations › Notifications"),
         "breadcrumb:\n{s}"
     );
-    assert!(s.contains("[destination: cld_"), "chip:\n{s}");
+    // Names where ids were: the chip and the breadcrumb name the destination.
+    assert!(s.contains("[destination: Orders healthy]"), "chip:\n{s}");
+    assert!(
+        s.contains("Notifications of destination: Orders healthy"),
+        "breadcrumb by name:\n{s}"
+    );
     assert!(
         s.contains("✓ succeeded") && s.contains("order.created"),
         "{s}"
@@ -83,6 +88,12 @@ async fn destination_to_notifications_to_attempt_and_back() {
     press(&mut app, KeyCode::Enter).await;
     let s = redact(&screen(&app), &vol);
     assert!(s.contains("Attempts (1: 1 succeeded, 0 failed)"), "{s}");
+    let field = |name: &str, value: &str| {
+        s.lines()
+            .any(|l| l.contains(&format!("│{name} ")) && l.contains(value))
+    };
+    assert!(field("Destination", "Orders healthy"), "{s}");
+    assert!(field("Callback", "Custom CI hook"), "{s}");
     insta::assert_snapshot!("console_deliveries_detail", s);
 
     press(&mut app, KeyCode::Enter).await;

@@ -215,9 +215,107 @@ fn attempt_cursor_stays_on_screen_in_a_long_history() {
     app.apply(ch('G'));
     assert_eq!(app.state.deliveries.attempt_cursor, 29);
     let s = screen(&app);
-    assert!(s.contains(" 29 "), "last attempt visible:\n{s}");
+    // Attempts are counted from 1 everywhere: the table, the attempt view's title and body.
+    assert!(s.contains(" 30 "), "last attempt visible:\n{s}");
     app.apply(ch('g'));
-    assert!(screen(&app).contains(" 0  "), "first attempt visible again");
+    assert!(screen(&app).contains(" 1  "), "first attempt visible again");
     app.apply(key(KeyCode::Enter));
-    assert!(screen(&app).contains("Attempt #0"));
+    let s = screen(&app);
+    assert!(s.contains("Attempt #1 "), "{s}");
+    assert!(s.contains("· attempt 1"), "{s}");
+    assert!(!s.contains("Attempt #0"), "{s}");
+    app.apply(key(KeyCode::Esc));
+    app.apply(ch('G'));
+    app.apply(key(KeyCode::Enter));
+    let s = screen(&app);
+    assert!(
+        s.contains("Attempt #30 ") && s.contains("· attempt 30"),
+        "{s}"
+    );
+}
+
+/// The order of the notifications list's first request, with this `[console]` table.
+fn notifications_order(console: &str) -> (switchboard::api::Order, Vec<String>) {
+    use switchboard::console::power::PowerSetup;
+    use switchboard::console::{Msg, State};
+    let mut state = State::new("test", "http://127.0.0.1:9", common::fixed_clock());
+    PowerSetup {
+        console: Some(toml::from_str(console).expect("table")),
+        ..Default::default()
+    }
+    .configure(&mut state);
+    let mut app = App::offline(state);
+    app.apply(Msg::Resize(120, 40));
+    app.start();
+    answer_all(&mut app);
+    app.apply(ch('5'));
+    let order = app
+        .take_requests()
+        .iter()
+        .find_map(|r| match &r.cmd {
+            ApiCmd::List { query, .. } => query.order,
+            _ => None,
+        })
+        .expect("a list request");
+    let toasts = app.state.toasts.iter().map(|t| t.text.clone()).collect();
+    (order, toasts)
+}
+
+#[test]
+fn notifications_open_newest_first_unless_configured() {
+    use switchboard::api::Order;
+    assert_eq!(notifications_order("").0, Order::Desc);
+    assert_eq!(
+        notifications_order("notifications_order = \"asc\"").0,
+        Order::Asc
+    );
+    assert_eq!(
+        notifications_order("notifications_order = \"desc\"").0,
+        Order::Desc
+    );
+    let (order, toasts) = notifications_order("notifications_order = 3");
+    assert_eq!(order, Order::Desc, "a bad value keeps the default");
+    assert!(
+        toasts.iter().any(|t| t.contains("notifications_order")),
+        "{toasts:?}"
+    );
+    // The other tabs keep the API's order.
+    let mut app = on('1');
+    app.apply(ch('r'));
+    let orders: Vec<_> = app
+        .take_requests()
+        .iter()
+        .filter_map(|r| match &r.cmd {
+            ApiCmd::List { query, .. } => query.order,
+            _ => None,
+        })
+        .collect();
+    assert_eq!(orders, vec![Order::Asc]);
+    let s = screen(&on('5'));
+    assert!(s.contains("Notifications · newest first"), "{s}");
+}
+
+#[test]
+fn clear_filters_and_local_status_can_be_rebound() {
+    use crossterm::event::{KeyEvent, KeyModifiers};
+    use switchboard::console::State;
+    use switchboard::console::deliveries::DeliveryKey;
+    use switchboard::console::keymap::Action;
+    use switchboard::console::power::PowerSetup;
+    let mut state = State::new("test", "http://127.0.0.1:9", common::fixed_clock());
+    PowerSetup {
+        keys: Some(toml::from_str("clear_filters = \"X\"\nlocal_status = \"L\"").expect("table")),
+        ..Default::default()
+    }
+    .configure(&mut state);
+    assert!(state.toasts.is_empty(), "{:?}", state.toasts);
+    let key = |c| KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE);
+    assert_eq!(
+        state.keymap.action_for(&key('X')),
+        Some(Action::Deliver(DeliveryKey::ClearFilters))
+    );
+    assert_eq!(
+        state.keymap.action_for(&key('L')),
+        Some(Action::Deliver(DeliveryKey::LocalStatus))
+    );
 }

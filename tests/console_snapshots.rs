@@ -137,8 +137,13 @@ fn unknown_enum_values_show_as_text() {
     let mut app = app_on(Tab::Notifications, 80, 24);
     app.apply(ch('r'));
     let reqs = app.take_requests();
+    // The list's request (a names lookup may be under way beside it).
+    let list = reqs
+        .iter()
+        .find(|r| matches!(r.cmd, switchboard::console::ApiCmd::List { .. }))
+        .expect("a list request");
     app.apply(Msg::Api {
-        req_id: reqs[0].req_id,
+        req_id: list.req_id,
         result: Ok(switchboard::console::ApiReply::Page(page)),
     });
     let s = screen(&app);

@@ -512,12 +512,11 @@ fn a_hostile_webhook_receiver_cannot_reach_the_terminal_through_recorded_attempt
     });
     c.press(b"5");
     c.wait_for("notifications", |t| {
-        t.contains("Notifications · oldest first") && t.contains("q quit")
+        t.contains("Notifications · newest first") && t.contains("q quit")
     });
-    // Newest first: the receiver's notification is the first row.
-    c.press(b"o");
+    // Newest first by default: the receiver's notification is the first row.
     c.wait_for("our notification selected", |t| {
-        !t.contains("oldest first") && t.contains(&format!("Notification {notification}"))
+        t.contains(&format!("Notification {notification}"))
     });
     c.press(b"\r");
     c.wait_for("its detail", |t| {

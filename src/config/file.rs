@@ -25,7 +25,7 @@ pub struct ConfigFile {
     /// Profiles by name.
     #[serde(default)]
     pub profiles: BTreeMap<String, Profile>,
-    /// Console settings (`theme`, `mouse`), read leniently by the console.
+    /// Console settings (`theme`, `mouse`, `notifications_order`, …), read leniently by the console.
     #[serde(default)]
     pub console: Option<toml::Table>,
     /// Console key bindings (action name = key or list of keys), checked by the console.

@@ -572,6 +572,8 @@ pub const ALL_ACTIONS: &[Action] = &[
     Action::Deliver(super::deliveries::keys::DeliveryKey::Filter),
     Action::Deliver(super::deliveries::keys::DeliveryKey::Watch),
     Action::Deliver(super::deliveries::keys::DeliveryKey::Reveal),
+    Action::Deliver(super::deliveries::keys::DeliveryKey::LocalStatus),
+    Action::Deliver(super::deliveries::keys::DeliveryKey::ClearFilters),
 ];
 
 impl Action {

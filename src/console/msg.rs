@@ -36,6 +36,21 @@ pub enum ApiReply {
     Options(Vec<super::forms::picker::PickItem>),
     /// The organization's members (every page).
     Members(Vec<crate::api::model::Member>),
+    /// Every callback and active destination (names, pickers, signature checks).
+    Known(Box<Known>),
+    /// Whether a destination is still active (not deleted).
+    Active(bool),
+    /// Recent deliveries of destinations, by id (those whose lookup failed are left out).
+    Glance(Vec<(String, crate::api::health::Health)>),
+}
+
+/// Every callback and every active destination, looked up in the background.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Known {
+    /// The callbacks.
+    pub callbacks: Vec<crate::api::model::Callback>,
+    /// The active destinations.
+    pub destinations: Vec<crate::api::model::Destination>,
 }
 
 /// The pane a request feeds; a newer request for the same pane supersedes older ones.
@@ -53,6 +68,12 @@ pub enum Pane {
     Lookup,
     /// The organization's members (see `console::members`).
     Members,
+    /// Names of callbacks and destinations.
+    Names,
+    /// Whether the open destination is still active.
+    Active,
+    /// The recent deliveries of the listed destinations.
+    Glance,
 }
 
 /// A call for the worker to make.
@@ -91,6 +112,12 @@ pub enum ApiCmd {
     Lookup(super::forms::ops::Lookup),
     /// Every member of the organization, with their teams.
     Members,
+    /// Every callback and active destination ([`ApiReply::Known`]).
+    Known,
+    /// Whether this destination is still active ([`ApiReply::Active`]).
+    Active(String),
+    /// The newest notifications of each of these destinations ([`ApiReply::Glance`]).
+    Glance(Vec<String>),
 }
 
 /// Something `update` wants done outside the state.

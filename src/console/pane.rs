@@ -301,11 +301,29 @@ pub(crate) fn on_reply(
             detail_failed(state, tab, &e)
         }
         // Only dialogs ask for picker items, and their replies are routed before this.
-        (Pane::List(tab), Ok(ApiReply::Options(_) | ApiReply::Members(_))) => {
+        (
+            Pane::List(tab),
+            Ok(
+                ApiReply::Options(_)
+                | ApiReply::Members(_)
+                | ApiReply::Known(_)
+                | ApiReply::Active(_)
+                | ApiReply::Glance(_),
+            ),
+        ) => {
             let e = Error::Invalid("expected a list reply".into());
             list_failed(state, tab, &e)
         }
-        (Pane::Detail(tab), Ok(ApiReply::Options(_) | ApiReply::Members(_))) => {
+        (
+            Pane::Detail(tab),
+            Ok(
+                ApiReply::Options(_)
+                | ApiReply::Members(_)
+                | ApiReply::Known(_)
+                | ApiReply::Active(_)
+                | ApiReply::Glance(_),
+            ),
+        ) => {
             let e = Error::Invalid("expected a single item".into());
             detail_failed(state, tab, &e)
         }
@@ -313,7 +331,10 @@ pub(crate) fn on_reply(
         (Pane::List(tab), Err(e)) => list_failed(state, tab, &e),
         (Pane::Detail(tab), Err(e)) => detail_failed(state, tab, &e),
         // Handled by `deliveries` before this point.
-        (Pane::Health | Pane::Lookup | Pane::Members, _) => {}
+        (
+            Pane::Health | Pane::Lookup | Pane::Members | Pane::Names | Pane::Active | Pane::Glance,
+            _,
+        ) => {}
     }
     None
 }

@@ -286,9 +286,13 @@ pub struct State {
 impl State {
     /// A fresh state on the Teams tab.
     pub fn new(profile: impl Into<String>, base_url: impl Into<String>, clock: Clock) -> Self {
+        let mut tabs: [TabState; Tab::ALL.len()] = Default::default();
+        // Notifications open newest first: the delivery that just failed is on the first page
+        // (`[console] notifications_order` can ask for "asc"); the other tabs keep the API's order.
+        tabs[Tab::Notifications.index()].list.order = Order::Desc;
         Self {
             tab: Tab::Teams,
-            tabs: Default::default(),
+            tabs,
             nav: Vec::new(),
             help: false,
             toasts: Vec::new(),

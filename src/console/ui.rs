@@ -50,7 +50,7 @@ pub fn render(state: &State, frame: &mut Frame) {
                 super::power::filter_sort::sort_suffix(state)
             ),
             noun: state.tab.noun(),
-            columns: views::columns(state.tab),
+            columns: super::deliveries::view::columns(state),
             rows: list
                 .shown()
                 .skip(window.start)
@@ -266,6 +266,10 @@ fn footer_groups(state: &State) -> Vec<Vec<Action>> {
         None => ts.list.selected().is_some(),
     };
     let mut g: Vec<Vec<Action>> = Vec::new();
+    // While server filters are on, the key that clears them comes first.
+    if super::deliveries::view::clear_hint(state).is_some() {
+        g.push(vec![Action::Deliver(K::ClearFilters)]);
+    }
     if ctx == Context::List && selected {
         g.push(vec![Action::Open]);
     }
@@ -279,6 +283,12 @@ fn footer_groups(state: &State) -> Vec<Vec<Action>> {
         Tab::Callbacks => vec![
             vec![Action::Deliver(K::Destinations)],
             vec![Action::Deliver(K::Notifications)],
+        ],
+        Tab::Destinations if ctx == Context::Detail => vec![
+            vec![Action::Edit],
+            vec![Action::Deliver(K::Notifications)],
+            vec![Action::Deliver(K::Reveal)],
+            vec![Action::Delete],
         ],
         Tab::Destinations => vec![
             vec![Action::Edit],

@@ -48,8 +48,7 @@ fn route(state: &mut State, msg: Msg) -> Vec<Effect> {
                 forms::update::land_cursor(state, tab);
                 pane::keep_cursor_visible(state, tab);
             }
-            deliveries::update::after_reply(state);
-            Vec::new()
+            deliveries::update::after_reply(state)
         }
         Msg::Power(PowerMsg::Mouse(ev)) => {
             state.dirty = true;

@@ -195,5 +195,28 @@ pub async fn execute(client: &Client, cmd: &ApiCmd) -> Result<ApiReply, Error> {
         ApiCmd::Lookup(what) => super::forms::ops::execute_lookup(client, *what)
             .await
             .map(ApiReply::Options),
+        ApiCmd::Known => {
+            let callbacks = crate::api::list_all(client, ApiRequest::list_callbacks).await?;
+            let destinations =
+                crate::api::list_all(client, |q| ApiRequest::list_destinations(q, &[])).await?;
+            Ok(ApiReply::Known(Box::new(super::msg::Known {
+                callbacks,
+                destinations,
+            })))
+        }
+        ApiCmd::Active(id) => crate::api::destination_is_active(client, id)
+            .await
+            .map(ApiReply::Active),
+        ApiCmd::Glance(ids) => {
+            let mut out = Vec::new();
+            for id in ids {
+                // One destination's failure leaves a gap in the list, not an error.
+                let recent = super::deliveries::health::GLANCE_SAMPLE;
+                if let Ok(h) = crate::api::health::destination_health(client, id, recent).await {
+                    out.push((id.clone(), h));
+                }
+            }
+            Ok(ApiReply::Glance(out))
+        }
     }
 }

@@ -180,9 +180,17 @@ pub fn fixed_clock() -> Clock {
     }
 }
 
-/// Applies worker replies until nothing is in flight.
+/// Applies worker replies until nothing is in flight, the background lookups of names, recent
+/// deliveries and activity included.
 pub async fn settle(app: &mut App) {
-    while app.state.in_flight() > 0 {
+    let busy = |app: &App| {
+        let d = &app.state.deliveries;
+        app.state.in_flight() > 0
+            || d.names_pending.is_some()
+            || d.glance_pending.is_some()
+            || d.active_pending.is_some()
+    };
+    while busy(app) {
         let msg = tokio::time::timeout(Duration::from_secs(10), app.next_reply())
             .await
             .expect("a reply within 10 s")
@@ -222,6 +230,12 @@ pub fn normalize(state: &mut State) {
     }
     if let Some(h) = state.deliveries.health.as_mut() {
         h.items.iter_mut().for_each(fix);
+    }
+    for h in state.deliveries.glance.values_mut() {
+        for d in &mut h.deliveries {
+            d.at = at;
+            d.duration_ms = d.duration_ms.map(|_| 7);
+        }
     }
 }
 

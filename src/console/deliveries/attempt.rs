@@ -102,7 +102,7 @@ fn unsanitised_lines(state: &State, v: &AttemptView, ctx: &ViewCtx) -> Vec<Line<
         AttemptStatus::Other(_) => Tone::Unknown,
     };
     out.push(Line::from(vec![
-        Span::styled(format!("Attempt #{}  ", a.index), ctx.theme.header),
+        Span::styled(format!("Attempt #{}  ", a.number()), ctx.theme.header),
         ctx.status(a.status.as_str(), tone),
         Span::styled(
             format!("  {}", ctx.clock.local_and_relative(&a.created_at)),
@@ -167,10 +167,12 @@ pub fn render(state: &State, v: &AttemptView, frame: &mut Frame, area: Rect) {
     };
     frame.render_widget(Clear, area);
     JsonView {
+        // The same number as the table and the body: the attempt's own, counted from 1.
         title: format!(
             "Notification {} · attempt {}",
             v.notification.id,
-            v.position + 1
+            v.attempt()
+                .map_or_else(|| (v.position + 1).to_string(), |a| a.number().to_string())
         ),
         lines: lines(state, v, &ctx),
         scroll: v.scroll,

@@ -1,17 +1,50 @@
-//! The notification filter dialog: callback, event and destination ids, several each, sent as
-//! the API's Union filters.
+//! The notification filter dialog: callbacks and destinations picked by name (type to search,
+//! Space to choose several), events by id, sent as the API's Union filters. Text is edited with
+//! the same keys as every form field (`forms::edit`: Ctrl-U, Ctrl-W, Ctrl-A/E, …).
+use std::collections::BTreeMap;
+
+use crossterm::event::{KeyCode, KeyEvent};
+use tui_input::Input;
+
 use crate::api::NotificationFilter;
+use crate::api::model::Destination;
+use crate::console::forms::edit::edit;
+use crate::console::forms::picker::{Items, PickItem, Picker};
 
 /// The dialog's fields, in tab order.
-pub(crate) const FIELDS: [&str; 3] = ["Callback ids", "Event ids", "Destination ids"];
+pub(crate) const FIELDS: [&str; 3] = ["Callbacks", "Event ids", "Destinations"];
 
-/// The filter dialog's model: one text per field.
-#[derive(Debug, Clone, PartialEq, Default)]
+/// The filter dialog's model.
+#[derive(Debug, Clone)]
 pub struct FilterDialog {
-    /// Text of each field (ids separated by commas or spaces).
-    pub texts: [String; 3],
+    /// Callbacks: a multi-select by name (typed ids are taken as they are while names load).
+    pub callbacks: Picker,
+    /// Event ids, separated by commas or spaces.
+    pub events: Input,
+    /// Destinations: a multi-select by name.
+    pub destinations: Picker,
     /// The field being edited.
     pub focus: usize,
+}
+
+impl PartialEq for FilterDialog {
+    fn eq(&self, other: &Self) -> bool {
+        self.callbacks == other.callbacks
+            && self.events.value() == other.events.value()
+            && self.destinations == other.destinations
+            && self.focus == other.focus
+    }
+}
+
+impl Default for FilterDialog {
+    fn default() -> Self {
+        Self {
+            callbacks: Picker::loading(true),
+            events: Input::default(),
+            destinations: Picker::loading(true),
+            focus: 0,
+        }
+    }
 }
 
 /// Ids in a field: split on commas and whitespace, empty parts dropped, duplicates removed.
@@ -25,41 +58,109 @@ pub(crate) fn split_ids(text: &str) -> Vec<String> {
     out
 }
 
-impl FilterDialog {
-    /// A dialog showing the current filter.
-    pub(crate) fn from_filter(f: &NotificationFilter) -> Self {
-        Self {
-            texts: [
-                f.callback_ids.join(", "),
-                f.event_ids.join(", "),
-                f.destination_ids.join(", "),
-            ],
-            focus: 0,
+/// Ids without repeats, in order.
+fn dedup(ids: Vec<String>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for id in ids {
+        if !out.contains(&id) {
+            out.push(id);
         }
+    }
+    out
+}
+
+/// What a key did in the dialog.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Outcome {
+    /// Still editing.
+    Editing,
+    /// Apply the filter.
+    Apply,
+    /// Close without applying.
+    Cancel,
+}
+
+impl FilterDialog {
+    /// A dialog showing the current filter; callbacks and destinations become choices.
+    pub(crate) fn from_filter(f: &NotificationFilter) -> Self {
+        let mut d = Self::default();
+        d.callbacks.chosen.clone_from(&f.callback_ids);
+        d.destinations.chosen.clone_from(&f.destination_ids);
+        d.events = Input::new(f.event_ids.join(", "));
+        d
+    }
+
+    /// Offers the known callbacks (id, name) and destinations as choices.
+    pub(crate) fn offer(
+        &mut self,
+        callbacks: &[(String, String)],
+        destinations: &BTreeMap<String, Destination>,
+    ) {
+        let items = callbacks
+            .iter()
+            .map(|(id, name)| PickItem {
+                id: id.clone(),
+                label: if name.is_empty() {
+                    id.clone()
+                } else {
+                    name.clone()
+                },
+                detail: id.clone(),
+            })
+            .collect();
+        self.callbacks.items = Items::Ready(items);
+        let items = destinations
+            .values()
+            .map(|d| PickItem {
+                id: d.id.clone(),
+                label: d.name.clone(),
+                detail: d.id.clone(),
+            })
+            .collect();
+        self.destinations.items = Items::Ready(items);
     }
 
     /// The filter the dialog describes.
     pub(crate) fn to_filter(&self) -> NotificationFilter {
-        let [c, e, d] = &self.texts;
         NotificationFilter {
-            callback_ids: split_ids(c),
-            event_ids: split_ids(e),
-            destination_ids: split_ids(d),
+            callback_ids: dedup(self.callbacks.values()),
+            event_ids: split_ids(self.events.value()),
+            destination_ids: dedup(self.destinations.values()),
         }
     }
 
-    /// Types a character into the focused field.
-    pub(crate) fn type_char(&mut self, c: char) {
-        if let Some(t) = self.texts.get_mut(self.focus) {
-            t.push(c);
+    /// Applies a key: Tab/Shift-Tab move between fields, Enter applies, Esc cancels; in a
+    /// picker the arrows move and Space chooses; everything else edits the text.
+    pub(crate) fn on_key(&mut self, key: &KeyEvent) -> Outcome {
+        match key.code {
+            KeyCode::Esc => return Outcome::Cancel,
+            KeyCode::Enter => return Outcome::Apply,
+            KeyCode::Tab => self.move_focus(true),
+            KeyCode::BackTab => self.move_focus(false),
+            _ => {
+                let picker = match self.focus {
+                    0 => Some(&mut self.callbacks),
+                    2 => Some(&mut self.destinations),
+                    _ => None,
+                };
+                match (picker, key.code) {
+                    (Some(p), _) => {
+                        let was = p.chosen.len();
+                        p.handle_key(key);
+                        // A choice made: the search is done, the next one starts afresh.
+                        if p.chosen.len() != was {
+                            p.search = Input::default();
+                        }
+                    }
+                    (None, KeyCode::Down) => self.move_focus(true),
+                    (None, KeyCode::Up) => self.move_focus(false),
+                    (None, _) => {
+                        edit(&mut self.events, key);
+                    }
+                }
+            }
         }
-    }
-
-    /// Deletes the last character of the focused field.
-    pub(crate) fn backspace(&mut self) {
-        if let Some(t) = self.texts.get_mut(self.focus) {
-            t.pop();
-        }
+        Outcome::Editing
     }
 
     /// Moves to the next (or previous) field, wrapping.
@@ -76,20 +177,28 @@ impl FilterDialog {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crossterm::event::KeyModifiers;
+
+    fn typed(d: &mut FilterDialog, text: &str) {
+        for c in text.chars() {
+            d.on_key(&KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE));
+        }
+    }
 
     #[test]
-    fn ids_split_on_commas_and_spaces() {
+    fn ids_split_on_commas_and_spaces_and_ctrl_u_clears() {
         assert_eq!(split_ids(" a, b  c,,a "), vec!["a", "b", "c"]);
         let mut d = FilterDialog::default();
-        for c in "cb_1,cb_2".chars() {
-            d.type_char(c);
-        }
+        typed(&mut d, "cb_1,cb_2");
         d.move_focus(true);
+        typed(&mut d, "zzz");
+        d.on_key(&KeyEvent::new(KeyCode::Char('u'), KeyModifiers::CONTROL));
+        typed(&mut d, "ev_1");
         d.move_focus(true);
-        d.type_char('x');
+        typed(&mut d, "x");
         let f = d.to_filter();
         assert_eq!(f.callback_ids, vec!["cb_1", "cb_2"]);
-        assert!(f.event_ids.is_empty());
+        assert_eq!(f.event_ids, vec!["ev_1"]);
         assert_eq!(f.destination_ids, vec!["x"]);
     }
 }

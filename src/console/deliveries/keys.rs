@@ -15,6 +15,8 @@ pub enum DeliveryKey {
     Reveal,
     /// Cycle the local status filter of the loaded notifications.
     LocalStatus,
+    /// Drop every server-side filter of the notifications list.
+    ClearFilters,
 }
 
 impl DeliveryKey {
@@ -25,8 +27,9 @@ impl DeliveryKey {
             DeliveryKey::Notifications => "callback / destination → its notifications",
             DeliveryKey::Filter => "filter notifications by callback, event, destination",
             DeliveryKey::Watch => "watch: refresh notifications every 2 s",
-            DeliveryKey::Reveal => "reveal masked headers of the open attempt",
+            DeliveryKey::Reveal => "reveal masked headers / a destination's signing secret",
             DeliveryKey::LocalStatus => "status filter on the loaded rows (local)",
+            DeliveryKey::ClearFilters => "clear every server filter of notifications",
         }
     }
 
@@ -39,6 +42,7 @@ impl DeliveryKey {
             DeliveryKey::Watch => "watch",
             DeliveryKey::Reveal => "reveal",
             DeliveryKey::LocalStatus => "status",
+            DeliveryKey::ClearFilters => "clear filters",
         }
     }
 
@@ -51,6 +55,7 @@ impl DeliveryKey {
             DeliveryKey::Watch => "watch",
             DeliveryKey::Reveal => "reveal",
             DeliveryKey::LocalStatus => "local_status",
+            DeliveryKey::ClearFilters => "clear_filters",
         }
     }
 
@@ -63,19 +68,21 @@ impl DeliveryKey {
             DeliveryKey::Watch => 'w',
             DeliveryKey::Reveal => 'R',
             DeliveryKey::LocalStatus => 'l',
+            DeliveryKey::ClearFilters => 'F',
         }
     }
 
     /// Every action, in help order.
-    pub const ALL: [DeliveryKey; 6] = [
+    pub const ALL: [DeliveryKey; 7] = [
         DeliveryKey::Destinations,
         DeliveryKey::Notifications,
         DeliveryKey::Filter,
         DeliveryKey::Watch,
         DeliveryKey::Reveal,
         DeliveryKey::LocalStatus,
+        DeliveryKey::ClearFilters,
     ];
 }
 
 /// The help row's description of all delivery keys, in [`DeliveryKey::ALL`] order.
-pub(crate) const HELP: &str = "follow, filter, watch, reveal, status";
+pub(crate) const HELP: &str = "follow, filter, watch, reveal, status, clear filters";

@@ -8,6 +8,8 @@ pub mod keys;
 pub mod local;
 pub mod lookup;
 pub mod mask;
+pub mod names;
+pub mod secret;
 pub mod update;
 pub mod view;
 pub mod watch;
@@ -183,6 +185,30 @@ pub struct DeliveriesState {
     pub lookup_pending: Option<u64>,
     /// The local status filter of the notifications list.
     pub local: LocalFilter,
+    /// Names of callbacks and destinations of this profile, looked up in the background.
+    pub names: crate::api::NameCache,
+    /// Every callback (id, name) known from that lookup, for the filter dialog's picker.
+    pub callbacks: Vec<(String, String)>,
+    /// The names lookup: in flight, and whether it was made.
+    pub names_pending: Option<u64>,
+    /// The names lookup was asked for (it is made once per profile).
+    pub names_asked: bool,
+    /// Destinations known to be deleted (not in the active list, or deleted in this session).
+    pub deleted: std::collections::BTreeSet<String>,
+    /// Destinations known to be active.
+    pub active: std::collections::BTreeSet<String>,
+    /// The activity check in flight: (request, destination).
+    pub active_pending: Option<(u64, String)>,
+    /// The destination whose signing secret is shown (until its detail is left).
+    pub secret_shown: Option<String>,
+    /// The signing-secret reveal confirmation is on screen (for this destination).
+    pub secret_confirm: Option<String>,
+    /// Recent deliveries of listed destinations, by id (the list's sparklines).
+    pub glance: BTreeMap<String, crate::api::health::Health>,
+    /// Destinations whose recent deliveries were asked for.
+    pub glance_asked: std::collections::BTreeSet<String>,
+    /// The recent-deliveries lookup in flight.
+    pub glance_pending: Option<u64>,
 }
 
 impl DeliveriesState {

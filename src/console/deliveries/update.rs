@@ -3,7 +3,7 @@ use std::sync::Arc;
 
 use crossterm::event::{KeyCode, KeyEvent};
 
-use super::filter::FilterDialog;
+use super::filter::{FilterDialog, Outcome};
 use super::health::HEALTH_SAMPLE;
 use super::keys::DeliveryKey;
 use super::{AttemptView, HealthPane, lookup, sorted_attempts, watch};
@@ -74,9 +74,15 @@ pub fn on_action(state: &mut State, key: DeliveryKey) -> Vec<Effect> {
         }
         (DeliveryKey::Filter, _) if state.tab == Tab::Notifications => {
             let current = state.current().list.filter.clone();
-            state.deliveries.filter = Some(FilterDialog::from_filter(&current));
-            Vec::new()
+            let mut dialog = FilterDialog::from_filter(&current);
+            let d = &state.deliveries;
+            if !d.names_asked || d.names_pending.is_none() {
+                dialog.offer(&d.callbacks, &d.destinations);
+            }
+            state.deliveries.filter = Some(dialog);
+            super::names::want(state)
         }
+        (DeliveryKey::ClearFilters, _) if state.tab == Tab::Notifications => clear_filters(state),
         (DeliveryKey::Watch, _) if state.tab == Tab::Notifications => {
             watch::toggle(state);
             let word = if state.deliveries.watch.on {
@@ -90,7 +96,13 @@ pub fn on_action(state: &mut State, key: DeliveryKey) -> Vec<Effect> {
         (DeliveryKey::LocalStatus, _) if state.tab == Tab::Notifications => {
             super::local::cycle(state)
         }
-        (DeliveryKey::Filter | DeliveryKey::Watch | DeliveryKey::LocalStatus, _) => {
+        (
+            DeliveryKey::Filter
+            | DeliveryKey::Watch
+            | DeliveryKey::LocalStatus
+            | DeliveryKey::ClearFilters,
+            _,
+        ) => {
             state.toast(
                 ToastKind::Info,
                 "Filter and watch work on the Notifications tab",
@@ -98,9 +110,13 @@ pub fn on_action(state: &mut State, key: DeliveryKey) -> Vec<Effect> {
             Vec::new()
         }
         (DeliveryKey::Reveal, _) => {
-            match state.deliveries.attempt.as_mut() {
-                Some(v) if !v.revealed => v.confirm = true,
-                _ => state.toast(ToastKind::Info, "Open an attempt to reveal its headers"),
+            if let Some(v) = state.deliveries.attempt.as_mut() {
+                v.confirm = !v.revealed;
+            } else if !super::secret::ask(state) {
+                state.toast(
+                    ToastKind::Info,
+                    "R reveals an open attempt's headers or an open destination's signing secret",
+                );
             }
             Vec::new()
         }
@@ -113,6 +129,9 @@ pub(crate) fn on_key(state: &mut State, key: &KeyEvent) -> Option<Vec<Effect>> {
     if state.deliveries.filter.is_some() {
         state.dirty = true;
         return Some(filter_key(state, key));
+    }
+    if let Some(effects) = super::secret::on_key(state, key) {
+        return Some(effects);
     }
     if let Some(v) = state.deliveries.attempt.as_mut().filter(|v| v.confirm) {
         state.dirty = true;
@@ -166,6 +185,19 @@ pub(crate) fn on_key(state: &mut State, key: &KeyEvent) -> Option<Vec<Effect>> {
             return Some(Vec::new());
         }
         return None;
+    }
+    // Esc on the notifications list, with nothing to go back to and no row filter to clear
+    // first, clears the server filters (as F does).
+    if action == Some(Action::Back)
+        && state.tab == Tab::Notifications
+        && !state.help
+        && state.nav.is_empty()
+        && state.current().detail.is_none()
+        && !crate::console::power::update::filter_active(state)
+        && state.current().list.filter != NotificationFilter::default()
+    {
+        state.dirty = true;
+        return Some(clear_filters(state));
     }
     let n = open_notification(state).filter(|_| !state.help)?;
     if state.deliveries.cursor_of != n.id {
@@ -230,34 +262,50 @@ fn filter_key(state: &mut State, key: &KeyEvent) -> Vec<Effect> {
     let Some(d) = state.deliveries.filter.as_mut() else {
         return Vec::new();
     };
-    match key.code {
-        KeyCode::Esc => state.deliveries.filter = None,
-        KeyCode::Tab | KeyCode::Down => d.move_focus(true),
-        KeyCode::BackTab | KeyCode::Up => d.move_focus(false),
-        KeyCode::Backspace => d.backspace(),
-        KeyCode::Char(c) => d.type_char(c),
-        KeyCode::Enter => {
+    match d.on_key(key) {
+        Outcome::Editing => Vec::new(),
+        Outcome::Cancel => {
+            state.deliveries.filter = None;
+            Vec::new()
+        }
+        Outcome::Apply => {
             let filter = d.to_filter();
             state.deliveries.filter = None;
             state.tab_state_mut(Tab::Notifications).list.filter = filter;
-            return load_list(state, Tab::Notifications, Anchor::First, 1, true);
+            load_list(state, Tab::Notifications, Anchor::First, 1, true)
         }
-        _ => {}
     }
-    Vec::new()
+}
+
+/// Drops every server-side filter of the notifications list and reloads its first page.
+fn clear_filters(state: &mut State) -> Vec<Effect> {
+    let list = &mut state.tab_state_mut(Tab::Notifications).list;
+    if list.filter == NotificationFilter::default() {
+        state.toast(ToastKind::Info, "No server filter to clear");
+        return Vec::new();
+    }
+    list.filter = NotificationFilter::default();
+    state.toast(ToastKind::Info, "Server filters cleared");
+    load_list(state, Tab::Notifications, Anchor::First, 1, true)
 }
 
 /// After a detail opened: a destination's health is fetched.
 pub(crate) fn after_open(state: &mut State, tab: Tab) -> Vec<Effect> {
+    let mut effects = match tab {
+        Tab::Callbacks | Tab::Destinations | Tab::Notifications => super::names::want(state),
+        _ => Vec::new(),
+    };
     let id = match (tab, state.tab_state(tab).detail.as_ref()) {
         (Tab::Destinations, Some(d)) => d.id.clone(),
-        _ => return Vec::new(),
+        _ => return effects,
     };
     state.deliveries.health = Some(HealthPane {
-        destination_id: id,
+        destination_id: id.clone(),
         ..HealthPane::default()
     });
-    health_page(state, None)
+    effects.extend(health_page(state, None));
+    effects.extend(super::secret::check_active(state, &id));
+    effects
 }
 
 fn health_page(state: &mut State, after: Option<String>) -> Vec<Effect> {
@@ -298,6 +346,41 @@ pub enum Handled {
 
 /// A worker reply: this module's requests are handled here, others given back.
 pub(crate) fn on_reply(state: &mut State, req_id: u64, result: Result<ApiReply, Error>) -> Handled {
+    if state.deliveries.names_pending == Some(req_id) {
+        state.deliveries.names_pending = None;
+        state.dirty = true;
+        // Without names the ids stay: nothing else to say.
+        if let Ok(ApiReply::Known(k)) = result {
+            super::names::learned(state, *k);
+        }
+        return Handled::Mine(Vec::new());
+    }
+    if state.deliveries.glance_pending == Some(req_id) {
+        state.deliveries.glance_pending = None;
+        state.dirty = true;
+        if let Ok(ApiReply::Glance(found)) = result {
+            state.deliveries.glance.extend(found);
+        }
+        // Rows that arrived meanwhile get theirs now.
+        return Handled::Mine(super::health::want_glance(state));
+    }
+    if let Some((_, id)) = state
+        .deliveries
+        .active_pending
+        .take_if(|(r, _)| *r == req_id)
+    {
+        state.dirty = true;
+        match result {
+            Ok(ApiReply::Active(true)) => {
+                state.deliveries.active.insert(id);
+            }
+            Ok(ApiReply::Active(false)) => {
+                state.deliveries.deleted.insert(id);
+            }
+            _ => {}
+        }
+        return Handled::Mine(Vec::new());
+    }
     let d = &mut state.deliveries;
     if d.lookup_pending == Some(req_id) {
         d.lookup_pending = None;
@@ -332,8 +415,15 @@ pub(crate) fn on_reply(state: &mut State, req_id: u64, result: Result<ApiReply, 
                 return Handled::Mine(health_page(state, last));
             }
         }
-        Ok(ApiReply::Item(_) | ApiReply::Options(_) | ApiReply::Members(_)) => {
-            h.error = Some("unexpected reply".into())
+        Ok(
+            ApiReply::Item(_)
+            | ApiReply::Options(_)
+            | ApiReply::Members(_)
+            | ApiReply::Known(_)
+            | ApiReply::Active(_)
+            | ApiReply::Glance(_),
+        ) => {
+            h.error = Some("unexpected reply".into());
         }
         Err(e) => h.error = Some(e.to_string()),
     }
@@ -341,8 +431,19 @@ pub(crate) fn on_reply(state: &mut State, req_id: u64, result: Result<ApiReply, 
 }
 
 /// After the shell applied a reply: the local status filter runs on a new page.
-pub(crate) fn after_reply(state: &mut State) {
+pub(crate) fn after_reply(state: &mut State) -> Vec<Effect> {
     super::local::after_reply(state);
+    super::names::learn_rows(state);
+    // The lists that name other things: learn every name in the background.
+    let mut effects = Vec::new();
+    if matches!(state.tab, Tab::Destinations | Tab::Notifications) {
+        effects.extend(super::names::want(state));
+    }
+    // The destinations list's sparklines, loaded in the background.
+    if state.tab == Tab::Destinations {
+        effects.extend(super::health::want_glance(state));
+    }
+    effects
 }
 
 /// One animation step of this module (watch mode).

@@ -9,25 +9,32 @@ use ratatui::widgets::{Block, Cell, Clear, Paragraph};
 
 use super::FilterDialog;
 use super::filter::FIELDS;
+use super::names;
 use crate::console::record::{Item, Record};
 use crate::console::state::State;
 use crate::console::tab::Tab;
-use crate::console::theme::Theme;
 use crate::console::views::{self, ViewCtx};
 use crate::console::widgets::centered;
 
-/// The filter chips of a list: `callback cb_… · event … · destination …`.
-pub fn chips(f: &crate::api::NotificationFilter) -> Vec<String> {
+/// The filter chips of a list: `callback: Issue events · event … · destination: Ops hook`,
+/// callbacks and destinations by name (the id when no name is known).
+pub fn chips(state: &State, f: &crate::api::NotificationFilter) -> Vec<String> {
     let mut out = Vec::new();
-    for (label, ids) in [
-        ("callback", &f.callback_ids),
-        ("event", &f.event_ids),
-        ("destination", &f.destination_ids),
+    for (label, ids, named) in [
+        ("callback", &f.callback_ids, true),
+        ("event", &f.event_ids, false),
+        ("destination", &f.destination_ids, true),
     ] {
         if !ids.is_empty() {
             let short: Vec<String> = ids
                 .iter()
-                .map(|id| views::notifications::clip(id, 13))
+                .map(|id| {
+                    if named && state.deliveries.names.name(id).is_some() {
+                        views::notifications::clip(&names::label(state, id), 24)
+                    } else {
+                        views::notifications::clip(id, 13)
+                    }
+                })
                 .collect();
             out.push(format!("{label}: {}", short.join(" | ")));
         }
@@ -35,29 +42,125 @@ pub fn chips(f: &crate::api::NotificationFilter) -> Vec<String> {
     out
 }
 
+/// The footer hint of the clear-filters key, while the notifications list has server filters.
+pub fn clear_hint(state: &State) -> Option<(String, &'static str)> {
+    use super::DeliveryKey;
+    use crate::console::keymap::Action;
+    let f = &state.tab_state(Tab::Notifications).list.filter;
+    if state.tab != Tab::Notifications || *f == crate::api::NotificationFilter::default() {
+        return None;
+    }
+    let key = state
+        .keymap
+        .keys_for(Action::Deliver(DeliveryKey::ClearFilters))
+        .first()
+        .map(crate::console::keymap::KeySpec::label)?;
+    Some((key, DeliveryKey::ClearFilters.hint()))
+}
+
+/// One picker field of the filter dialog: chosen names, the search, and (focused) the matches.
+fn picker_lines(
+    state: &State,
+    p: &crate::console::forms::picker::Picker,
+    focused: bool,
+    lines: &mut Vec<Line<'static>>,
+    label: Span<'static>,
+) {
+    let theme = &state.theme;
+    let mut spans = vec![label];
+    for id in &p.chosen {
+        let name = p
+            .label_of(id)
+            .map_or_else(|| names::label(state, id), str::to_string);
+        spans.push(Span::styled(format!("[{name}] "), theme.accent));
+    }
+    let cursor = if focused { "▏" } else { "" };
+    spans.push(Span::raw(format!("{}{cursor}", p.search.value())));
+    lines.push(Line::from(spans));
+    if !focused {
+        return;
+    }
+    match &p.items {
+        crate::console::forms::picker::Items::Ready(_) => {
+            let found = p.filtered();
+            if found.is_empty() && !p.search.value().trim().is_empty() {
+                lines.push(Line::from(Span::styled(
+                    "                  no name matches: Enter takes the text as ids",
+                    theme.muted,
+                )));
+            }
+            let start = p.cursor.saturating_sub(3);
+            for (i, item) in found.iter().enumerate().skip(start).take(4) {
+                let mark = if p.chosen.contains(&item.id) {
+                    "[x]"
+                } else {
+                    "[ ]"
+                };
+                let line = Line::from(vec![
+                    Span::raw(format!("                  {mark} {} ", item.label)),
+                    Span::styled(item.id.clone(), theme.muted),
+                ]);
+                lines.push(if i == p.cursor {
+                    line.style(theme.selected)
+                } else {
+                    line
+                });
+            }
+        }
+        _ => lines.push(Line::from(Span::styled(
+            "                  loading names… (ids can be typed)",
+            theme.muted,
+        ))),
+    }
+}
+
+/// The columns of the shown tab's list: notifications name their destination from
+/// [`views::notifications::WIDE`] columns on.
+pub(crate) fn columns(state: &State) -> &'static [views::Column] {
+    if state.tab == Tab::Notifications && state.size.0 >= views::notifications::WIDE {
+        views::notifications::COLUMNS_WIDE
+    } else {
+        views::columns(state.tab)
+    }
+}
+
 /// Draws the notification filter dialog.
-pub(crate) fn render_filter(d: &FilterDialog, theme: &Theme, frame: &mut Frame, area: Rect) {
-    let b = centered(area, 70, 10);
+pub(crate) fn render_filter(state: &State, d: &FilterDialog, frame: &mut Frame, area: Rect) {
+    let theme = &state.theme;
+    let b = centered(area, 76, 14);
     let mut lines = Vec::new();
-    for (i, (label, text)) in FIELDS.iter().zip(d.texts.iter()).enumerate() {
+    for (i, label) in FIELDS.iter().enumerate() {
         let focused = i == d.focus;
-        let cursor = if focused { "▏" } else { "" };
-        lines.push(Line::from(vec![
-            Span::styled(
-                format!("{label:>16}: "),
-                if focused { theme.accent } else { theme.muted },
-            ),
-            Span::raw(format!("{text}{cursor}")),
-        ]));
+        let label = Span::styled(
+            format!("{label:>16}: "),
+            if focused { theme.accent } else { theme.muted },
+        );
+        match i {
+            0 => picker_lines(state, &d.callbacks, focused, &mut lines, label),
+            2 => picker_lines(state, &d.destinations, focused, &mut lines, label),
+            _ => {
+                let cursor = if focused { "▏" } else { "" };
+                lines.push(Line::from(vec![
+                    label,
+                    Span::raw(format!("{}{cursor}", d.events.value())),
+                ]));
+            }
+        }
     }
     lines.push(Line::raw(""));
     lines.push(Line::from(Span::styled(
-        "Several ids each, separated by commas or spaces (any of them matches).",
+        "Type to search by name, Space chooses (several: any matches). Event ids: commas or spaces.",
         theme.muted,
     )));
     lines.push(Line::from(vec![
         Span::styled("Tab", theme.key),
-        Span::raw(" next field  "),
+        Span::raw(" field  "),
+        Span::styled("↑↓", theme.key),
+        Span::raw(" move  "),
+        Span::styled("Space", theme.key),
+        Span::raw(" choose  "),
+        Span::styled("Ctrl-U", theme.key),
+        Span::raw(" clear  "),
         Span::styled("Enter", theme.key),
         Span::raw(" apply  "),
         Span::styled("Esc", theme.key),
@@ -65,10 +168,12 @@ pub(crate) fn render_filter(d: &FilterDialog, theme: &Theme, frame: &mut Frame, 
     ]));
     frame.render_widget(Clear, b);
     frame.render_widget(
-        Paragraph::new(lines).block(Block::bordered().title(Span::styled(
-            " Filter notifications (server-side) ",
-            theme.accent,
-        ))),
+        Paragraph::new(crate::text::tui::safe_lines(lines))
+            .wrap(ratatui::widgets::Wrap { trim: false })
+            .block(Block::bordered().title(Span::styled(
+                " Filter notifications (server-side) ",
+                theme.accent,
+            ))),
         b,
     );
 }
@@ -90,10 +195,11 @@ pub(crate) fn title_suffix(state: &State, tab: Tab) -> String {
     {
         s.push_str(&format!(" · [{chip}]"));
     }
-    for chip in chips(&list.filter) {
+    for chip in chips(state, &list.filter) {
         s.push_str(&format!(" · [{chip}]"));
     }
-    s
+    // Names are server text.
+    crate::text::line(&s).into_owned()
 }
 
 /// The breadcrumb of cross-navigation (`Callbacks › Destinations › Notifications`), if any.
@@ -101,9 +207,18 @@ pub fn breadcrumb(state: &State) -> Option<String> {
     if state.nav.is_empty() {
         return None;
     }
-    let mut parts: Vec<&str> = state.nav.iter().map(|f| f.return_to.title()).collect();
-    parts.push(state.tab.title());
-    Some(format!("{}   Esc back", parts.join(" › ")))
+    let mut parts: Vec<String> = state
+        .nav
+        .iter()
+        .map(|f| f.return_to.title().to_string())
+        .collect();
+    // The last step says whose list it is, by name.
+    let mut last = state.tab.title().to_string();
+    if let Some(chip) = chips(state, &state.current().list.filter).first() {
+        last.push_str(&format!(" of {chip}"));
+    }
+    parts.push(last);
+    Some(crate::text::line(&format!("{}   Esc back", parts.join(" › "))).into_owned())
 }
 
 /// Row cells, highlighted while watch mode marks the row new or changed.
@@ -112,6 +227,21 @@ pub(crate) fn decorate(
     record: &Record,
     cells: Vec<Cell<'static>>,
 ) -> Vec<Cell<'static>> {
+    let mut cells = cells;
+    if let Item::Notification(n) = &record.item {
+        let names = names::destinations_of(state, n);
+        if let Some(c) = cells.get_mut(views::notifications::DESTINATION_COLUMN)
+            && !names.is_empty()
+        {
+            *c = Cell::from(crate::text::line(&names.join(", ")).into_owned());
+        }
+    }
+    if let Item::Destination(dest) = &record.item
+        && let Some(h) = state.deliveries.glance.get(&dest.id)
+        && let Some(c) = cells.get_mut(views::destinations::RECENT_COLUMN)
+    {
+        *c = Cell::from(Line::from(super::health::glance_spans(h, &state.theme)));
+    }
     if !state.deliveries.watch.flash.contains_key(record.id()) {
         return cells;
     }
@@ -121,20 +251,45 @@ pub(crate) fn decorate(
 
 /// Detail lines with this module's additions: the attempt cursor, a destination's health.
 pub(crate) fn detail_lines(state: &State, record: &Record, ctx: &ViewCtx) -> Vec<Line<'static>> {
+    // Names and the revealed secret are server text too: through the one sanitizer.
+    crate::text::tui::safe_lines(unsanitised_detail(state, record, ctx))
+}
+
+fn unsanitised_detail(state: &State, record: &Record, ctx: &ViewCtx) -> Vec<Line<'static>> {
     let ts = state.current();
     let open = ts.detail.as_ref().is_some_and(|d| d.id == record.id());
     match &record.item {
-        Item::Notification(n) if open => {
+        Item::Notification(n) => {
             let d = &state.deliveries;
             let cursor = if d.cursor_of == n.id {
                 d.attempt_cursor
             } else {
                 0
             };
-            views::notifications::detail_with(n, ctx, Some(cursor))
+            let named = views::notifications::Named {
+                callback: n
+                    .body_field("callbackId")
+                    .map(|id| state.deliveries.names.label_with_id(&id)),
+                destinations: match names::destinations_of(state, n) {
+                    v if v.is_empty() && d.names_pending.is_some() => vec!["looking up…".into()],
+                    v => v,
+                },
+            };
+            views::notifications::detail_with(n, ctx, open.then_some(cursor), &named)
         }
         Item::Destination(dest) => {
-            let mut lines = views::destinations::detail(dest, ctx);
+            let d = &state.deliveries;
+            let secret = dest
+                .webhook_destination
+                .as_ref()
+                .map(|w| super::secret::shown(state, dest, &w.signing_secret))
+                .and_then(|(s, revealed)| revealed.then_some(s));
+            let extras = views::destinations::Extras {
+                names: Some(&d.names),
+                deleted: d.deleted.contains(&dest.id),
+                secret: secret.filter(|_| open),
+            };
+            let mut lines = views::destinations::detail_with(dest, ctx, &extras);
             if let Some(h) = state
                 .deliveries
                 .health
@@ -155,6 +310,25 @@ pub(crate) fn overlays(state: &State, frame: &mut Frame, body: Rect) {
         super::attempt::render(state, v, frame, body);
     }
     if let Some(d) = &state.deliveries.filter {
-        render_filter(d, &state.theme, frame, body);
+        render_filter(state, d, frame, body);
+    }
+    if state.deliveries.secret_confirm.is_some() {
+        let t = &state.theme;
+        let b = centered(body, 60, 5);
+        frame.render_widget(Clear, b);
+        frame.render_widget(
+            Paragraph::new(vec![
+                Line::raw("Show this destination's signing secret (until you leave it)?"),
+                Line::from(vec![
+                    Span::styled("y", t.key),
+                    Span::raw(" reveal   "),
+                    Span::styled("any other key", t.key),
+                    Span::raw(" cancel"),
+                ]),
+            ])
+            .wrap(ratatui::widgets::Wrap { trim: false })
+            .block(Block::bordered().title(Span::styled(" Reveal signing secret ", t.warn))),
+            b,
+        );
     }
 }

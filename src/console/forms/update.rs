@@ -424,6 +424,11 @@ fn write_done(state: &mut State, record: Record) -> Vec<Effect> {
     state.toast(ToastKind::Info, format!("{name}: {}", d.kind.done_word()));
     let deleted = matches!(d.kind, Kind::DeleteDestination(_));
     let membership = matches!(d.kind, Kind::AddMember(_) | Kind::RemoveMember(_));
+    if deleted {
+        // Named elsewhere (chips, a notification's destination): say it is gone.
+        state.deliveries.active.remove(&id);
+        state.deliveries.deleted.insert(id.clone());
+    }
     state.replace_row(tab, &record);
     let ts = state.tab_state_mut(tab);
     if deleted {

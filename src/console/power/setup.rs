@@ -49,6 +49,22 @@ impl PowerSetup {
                 ),
             },
         }
+        match console.get("notifications_order").map(toml::Value::as_str) {
+            None => {}
+            Some(Some(word @ ("asc" | "desc"))) => {
+                let order = if word == "asc" {
+                    crate::api::Order::Asc
+                } else {
+                    crate::api::Order::Desc
+                };
+                let tab = crate::console::tab::Tab::Notifications;
+                state.tab_state_mut(tab).list.order = order;
+            }
+            Some(_) => problems.push(
+                "[console] notifications_order must be \"desc\" or \"asc\"; newest first in use"
+                    .into(),
+            ),
+        }
         state.power.clipboard = match console.get("clipboard") {
             None => Default::default(),
             Some(v) => match v
@@ -69,7 +85,7 @@ impl PowerSetup {
         for key in console.keys().filter(|k| {
             !matches!(
                 k.as_str(),
-                "theme" | "mouse" | "watch_interval" | "clipboard"
+                "theme" | "mouse" | "watch_interval" | "clipboard" | "notifications_order"
             )
         }) {
             problems.push(format!("[console] unknown setting {key:?} (ignored)"));

@@ -10,11 +10,16 @@ use crate::console::deliveries::HealthPane;
 use crate::console::deliveries::health::{HEALTH_SAMPLE, compute};
 use crate::console::widgets::fields::Fields;
 
+/// Position of the recent-deliveries column in [`COLUMNS`].
+pub(crate) const RECENT_COLUMN: usize = 3;
+
 /// List columns.
 pub(crate) const COLUMNS: &[Column] = &[
     col("Name", Fill(1), true),
-    col("URL", Fill(2), true),
+    // In the preview beside a narrow list; the recent deliveries matter more there.
+    col("URL", Fill(2), false),
     col("Callbacks", Length(10), true),
+    col("Recent deliveries", Length(17), true),
     col("Created", Length(11), true),
     col("ID", Length(26), false),
 ];
@@ -37,6 +42,8 @@ pub(crate) fn cells(d: &Destination, ctx: &ViewCtx) -> Vec<Cell<'static>> {
         Cell::from(d.name.clone()),
         Cell::from(ctx.or_muted(url, "—")),
         Cell::from(selection(&d.callbacks)),
+        // Filled in by the deliveries room once the destination's recent deliveries are in.
+        Cell::from(Span::styled("…", ctx.theme.muted)),
         ctx.ago(&d.created_at),
         Cell::from(Span::styled(d.id.clone(), ctx.theme.muted)),
     ]
@@ -44,7 +51,32 @@ pub(crate) fn cells(d: &Destination, ctx: &ViewCtx) -> Vec<Cell<'static>> {
 
 /// Detail lines: fields, the webhook (secret masked) and the callback selection.
 pub fn detail(d: &Destination, ctx: &ViewCtx) -> Vec<Line<'static>> {
+    detail_with(d, ctx, &Extras::default())
+}
+
+/// What the console knows about a destination beyond its record.
+#[derive(Debug, Default)]
+pub struct Extras<'a> {
+    /// Names of callbacks by id.
+    pub names: Option<&'a crate::api::NameCache>,
+    /// Known to be deleted.
+    pub deleted: bool,
+    /// The signing secret revealed (in full), for this destination.
+    pub secret: Option<String>,
+}
+
+/// Detail lines with names, the deleted mark and a revealed secret.
+pub fn detail_with(d: &Destination, ctx: &ViewCtx, x: &Extras) -> Vec<Line<'static>> {
     let mut f = Fields::new(ctx.theme);
+    if x.deleted {
+        f.field_spans(
+            "Status",
+            vec![Span::styled(
+                "deleted (no longer receives notifications)",
+                ctx.theme.error,
+            )],
+        );
+    }
     f.field("Name", d.name.clone())
         .field("ID", d.id.clone())
         .field("Type", d.kind.to_string())
@@ -53,13 +85,18 @@ pub fn detail(d: &Destination, ctx: &ViewCtx) -> Vec<Line<'static>> {
     f.section("Webhook");
     match &d.webhook_destination {
         Some(w) => {
-            f.field("URL", w.url.clone()).field_spans(
-                "Signing secret",
-                vec![
-                    Span::raw(mask(&w.signing_secret)),
-                    Span::styled("  (masked)", ctx.theme.muted),
+            let secret = match &x.secret {
+                Some(s) => vec![
+                    Span::styled(s.clone(), ctx.theme.warn),
+                    Span::styled("  (REVEALED · y copies · R hides)", ctx.theme.warn),
                 ],
-            );
+                None => vec![
+                    Span::raw(mask(&w.signing_secret)),
+                    Span::styled("  (masked · R reveals)", ctx.theme.muted),
+                ],
+            };
+            f.field("URL", w.url.clone())
+                .field_spans("Signing secret", secret);
         }
         None => {
             f.line(2, vec![Span::styled("none", ctx.theme.muted)]);
@@ -73,7 +110,15 @@ pub fn detail(d: &Destination, ctx: &ViewCtx) -> Vec<Line<'static>> {
         (_, Some(ids)) if !ids.is_empty() => {
             f.line(2, vec![Span::raw(format!("selected ({}):", ids.len()))]);
             for id in ids {
-                f.line(4, vec![Span::raw(id.clone())]);
+                // By name, the id beside it (an id without a known name shows alone).
+                let line = match x.names.and_then(|n| n.name(id)) {
+                    Some(name) => vec![
+                        Span::raw(name.to_string()),
+                        Span::styled(format!("  {id}"), ctx.theme.muted),
+                    ],
+                    None => vec![Span::raw(id.clone())],
+                };
+                f.line(4, line);
             }
         }
         (kind, _) => {
@@ -144,5 +189,16 @@ pub(crate) fn health_lines(h: &HealthPane, ctx: &ViewCtx) -> Vec<Line<'static>> 
     f.field("Success rate", rate)
         .field("Median took", ms(stats.median_ms))
         .field("p95 took", ms(stats.p95_ms));
-    f.finish()
+    let mut lines = f.finish();
+    if !h.items.is_empty() {
+        lines.push(Line::raw(""));
+        lines.push(Line::from(Span::styled(
+            "Outcomes over time",
+            ctx.theme.section,
+        )));
+        lines.extend(crate::console::deliveries::health::timeline_lines(
+            &h.items, ctx.theme, ctx.clock, 48,
+        ));
+    }
+    lines
 }

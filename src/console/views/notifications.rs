@@ -8,17 +8,32 @@ use crate::api::model::{Attempt, AttemptStatus, Notification, NotificationStatus
 use crate::console::deliveries::sorted_attempts;
 use crate::console::widgets::fields::Fields;
 
+/// Position of the destination column in [`COLUMNS`].
+pub(crate) const DESTINATION_COLUMN: usize = 5;
+
 /// List columns.
-pub(crate) const COLUMNS: &[Column] = &[
-    col("Status", Length(11), true),
-    col("Att", Length(3), true),
-    col("Resp", Length(4), true),
-    col("Took", Length(7), true),
-    col("Event", Fill(1), true),
-    col("URL", Fill(2), false),
-    col("Created", Length(11), true),
-    col("ID", Length(26), false),
-];
+pub(crate) const COLUMNS: &[Column] = &columns(false);
+
+/// List columns on a terminal at least [`WIDE`] columns wide: the destination shows beside the
+/// preview too.
+pub(crate) const COLUMNS_WIDE: &[Column] = &columns(true);
+
+/// From this terminal width the destination column is shown even beside the preview.
+pub(crate) const WIDE: u16 = 120;
+
+const fn columns(wide: bool) -> [Column; 9] {
+    [
+        col("Status", Length(11), true),
+        col("Att", Length(3), true),
+        col("Resp", Length(4), true),
+        col("Took", Length(7), true),
+        col("Event", Fill(1), true),
+        col("Destination", Fill(1), wide),
+        col("URL", Fill(2), false),
+        col("Created", Length(11), true),
+        col("ID", Length(26), false),
+    ]
+}
 
 /// The coloured status with a symbol.
 pub fn status(n: &Notification, ctx: &ViewCtx) -> Span<'static> {
@@ -63,6 +78,8 @@ pub(crate) fn cells(n: &Notification, ctx: &ViewCtx) -> Vec<Cell<'static>> {
         Cell::from(response(last)),
         Cell::from(took),
         Cell::from(ctx.or_muted(n.event_type().as_deref(), "—")),
+        // Filled in by the deliveries room, which knows the destinations.
+        Cell::from(Span::styled("—", ctx.theme.muted)),
         Cell::from(ctx.or_muted(n.url.as_deref(), "—")),
         ctx.ago(&n.created_at),
         Cell::from(Span::styled(n.id.clone(), ctx.theme.muted)),
@@ -81,14 +98,23 @@ pub(crate) fn clip(s: &str, n: usize) -> String {
 }
 
 /// Field lines at the top of a notification's detail (see [`detail_with`]).
-const FIELD_LINES: usize = 8;
+const FIELD_LINES: usize = 9;
 /// Detail lines above the first attempt row: the fields, the attempts heading (a blank line
 /// and a title) and the table header (or "no attempt yet").
 pub(crate) const LINES_ABOVE_ATTEMPTS: usize = FIELD_LINES + 3;
 
 /// Detail lines without a selected attempt.
 pub fn detail(n: &Notification, ctx: &ViewCtx) -> Vec<Line<'static>> {
-    detail_with(n, ctx, None)
+    detail_with(n, ctx, None, &Named::default())
+}
+
+/// Names the console found for a notification: its callback and the destinations it went to.
+#[derive(Debug, Default)]
+pub struct Named {
+    /// `name (id)` of the callback, or its id.
+    pub callback: Option<String>,
+    /// The destinations it went to, by name (empty when unknown).
+    pub destinations: Vec<String>,
 }
 
 /// Detail lines: fields, ids read from the delivered body, and the attempts as a table with
@@ -97,15 +123,25 @@ pub(crate) fn detail_with(
     n: &Notification,
     ctx: &ViewCtx,
     cursor: Option<usize>,
+    named: &Named,
 ) -> Vec<Line<'static>> {
     let mut f = Fields::new(ctx.theme);
+    let callback = named
+        .callback
+        .clone()
+        .or_else(|| n.body_field("callbackId"));
+    let destination = (!named.destinations.is_empty()).then(|| named.destinations.join(", "));
     f.field("ID", n.id.clone())
         .field_spans("Status", vec![status(n, ctx)])
         .field("Type", n.kind.to_string())
         .opt("URL", n.url.as_deref())
         .opt("Event type", n.event_type().as_deref())
         .opt("Event", n.body_field("eventId").as_deref())
-        .opt("Callback", n.body_field("callbackId").as_deref())
+        .opt("Callback", callback.as_deref())
+        .field(
+            "Destination",
+            destination.unwrap_or_else(|| "— (not known to the console)".into()),
+        )
         .field("Created", ctx.when(&n.created_at));
     let count = |s: AttemptStatus| n.attempts.iter().filter(|a| a.status == s).count();
     let (ok, failed) = (
@@ -148,7 +184,7 @@ pub(crate) fn detail_with(
             None => ("no request (no url)".into(), "—".into()),
         };
         let mut line = Line::from(vec![
-            Span::raw(format!(" {:<3}", a.index)),
+            Span::raw(format!(" {:<3}", a.number())),
             st,
             Span::raw(format!("{:<14}{took:>7}  ", clip(&resp, 13))),
             Span::styled(ctx.clock.relative(&a.created_at), ctx.theme.muted),

@@ -1,0 +1,108 @@
+//! A destination's signing secret on demand: `R` on an open destination asks, `y` reveals it for
+//! that destination only until its detail is left, and `y` on the revealed secret copies it.
+//! Masked by the one redaction policy otherwise; a copy is allowed only while revealed.
+use crossterm::event::{KeyCode, KeyEvent};
+
+use crate::api::model::Destination;
+use crate::console::keymap::Action;
+use crate::console::msg::{ApiCmd, Effect, Pane};
+use crate::console::power::PowerEffect;
+use crate::console::record::Item;
+use crate::console::state::{State, ToastKind};
+use crate::console::tab::Tab;
+
+/// The destination whose detail is open on the Destinations tab.
+pub(crate) fn open_destination(state: &State) -> Option<&Destination> {
+    if state.tab != Tab::Destinations {
+        return None;
+    }
+    match &state.current().detail.as_ref()?.record.as_ref()?.item {
+        Item::Destination(d) => Some(d),
+        _ => None,
+    }
+}
+
+/// Forgets a revealed secret once its destination's detail is no longer the one open.
+pub(crate) fn forget_if_left(state: &mut State) {
+    let open = open_destination(state).map(|d| d.id.clone());
+    let d = &mut state.deliveries;
+    if d.secret_shown.is_some() && d.secret_shown != open {
+        d.secret_shown = None;
+    }
+    if d.secret_confirm.is_some() && d.secret_confirm != open {
+        d.secret_confirm = None;
+    }
+}
+
+/// `R` on an open destination: ask before showing its signing secret. False when none is open.
+pub(crate) fn ask(state: &mut State) -> bool {
+    let Some(id) = open_destination(state).map(|d| d.id.clone()) else {
+        return false;
+    };
+    state.dirty = true;
+    if state.deliveries.secret_shown.as_deref() == Some(id.as_str()) {
+        // Pressed again: hide it.
+        state.deliveries.secret_shown = None;
+    } else {
+        state.deliveries.secret_confirm = Some(id);
+    }
+    true
+}
+
+/// The secret as it may be shown: in full only while revealed for this destination.
+pub fn shown(state: &State, d: &Destination, secret: &str) -> (String, bool) {
+    if state.deliveries.secret_shown.as_deref() == Some(d.id.as_str()) {
+        (crate::text::line(secret).into_owned(), true)
+    } else {
+        (crate::text::redact::mask(secret), false)
+    }
+}
+
+/// Keys for the confirmation and for copying a revealed secret; `None` lets others have it.
+pub(crate) fn on_key(state: &mut State, key: &KeyEvent) -> Option<Vec<Effect>> {
+    forget_if_left(state);
+    if let Some(id) = state.deliveries.secret_confirm.take() {
+        state.dirty = true;
+        if matches!(key.code, KeyCode::Char('y' | 'Y')) {
+            state.deliveries.secret_shown = Some(id);
+        }
+        return Some(Vec::new());
+    }
+    let shown = state.deliveries.secret_shown.clone()?;
+    if state.keymap.action_for(key) != Some(Action::CopyId) {
+        return None;
+    }
+    let secret = open_destination(state)
+        .filter(|d| d.id == shown)
+        .and_then(|d| d.webhook_destination.as_ref())
+        .map(|w| w.signing_secret.clone())?;
+    state.dirty = true;
+    // Only printable ASCII goes to the clipboard: a secret never holds anything else.
+    if secret.is_empty() || !secret.chars().all(|c| c.is_ascii_graphic()) {
+        state.toast(
+            ToastKind::Error,
+            "Not copied: the secret holds characters a secret never has",
+        );
+        return Some(Vec::new());
+    }
+    Some(vec![Effect::Power(PowerEffect::Copy {
+        text: secret,
+        what: "signing secret".into(),
+    })])
+}
+
+/// Asks in the background whether a destination is still active (deleted ones leave the list),
+/// each time its detail opens: it may have been deleted since the names were looked up.
+pub(crate) fn check_active(state: &mut State, id: &str) -> Vec<Effect> {
+    let d = &state.deliveries;
+    if d.deleted.contains(id) || d.active_pending.is_some() {
+        return Vec::new();
+    }
+    let req_id = state.next_req_id();
+    state.deliveries.active_pending = Some((req_id, id.to_string()));
+    vec![Effect::Api {
+        req_id,
+        pane: Pane::Active,
+        cmd: ApiCmd::Active(id.to_string()),
+    }]
+}
