@@ -527,7 +527,7 @@ fn read_only_refuses_every_write_and_hides_it() {
                     ApiCmd::Get { tab, .. } => item_reply(*tab, fixtures_of(*tab).1),
                     ApiCmd::Write(_) => panic!("a write in read-only mode: {r:?}"),
                     // Other reads (lookups) are left unanswered.
-                    ApiCmd::Lookup(_) => continue,
+                    ApiCmd::Lookup(_) | ApiCmd::Replay(_) => continue,
                 };
                 app.apply(Msg::Api {
                     req_id: r.req_id,

@@ -34,6 +34,8 @@ pub enum ApiReply {
     Item(Record),
     /// Items for a form's picker.
     Options(Vec<super::forms::picker::PickItem>),
+    /// The replay room's plan or answer.
+    Replay(super::replay::ReplayReply),
 }
 
 /// The pane a request feeds; a newer request for the same pane supersedes older ones.
@@ -49,6 +51,8 @@ pub enum Pane {
     Health,
     /// Destinations fetched to check a signature.
     Lookup,
+    /// The replay room's plan or send.
+    Replay,
 }
 
 /// A call for the worker to make.
@@ -74,6 +78,8 @@ pub enum ApiCmd {
     Write(Box<super::forms::ops::WriteOp>),
     /// A lookup filling a form's picker.
     Lookup(super::forms::ops::Lookup),
+    /// The replay room: plan a replay, or send one.
+    Replay(Box<super::replay::ReplayCmd>),
 }
 
 /// Something `update` wants done outside the state.

@@ -273,11 +273,11 @@ pub(crate) fn on_reply(
             detail_failed(state, tab, &e)
         }
         // Only dialogs ask for picker items, and their replies are routed before this.
-        (Pane::List(tab), Ok(ApiReply::Options(_))) => {
+        (Pane::List(tab), Ok(ApiReply::Options(_) | ApiReply::Replay(_))) => {
             let e = Error::Invalid("expected a list reply".into());
             list_failed(state, tab, &e)
         }
-        (Pane::Detail(tab), Ok(ApiReply::Options(_))) => {
+        (Pane::Detail(tab), Ok(ApiReply::Options(_) | ApiReply::Replay(_))) => {
             let e = Error::Invalid("expected a single item".into());
             detail_failed(state, tab, &e)
         }
@@ -285,7 +285,7 @@ pub(crate) fn on_reply(
         (Pane::List(tab), Err(e)) => list_failed(state, tab, &e),
         (Pane::Detail(tab), Err(e)) => detail_failed(state, tab, &e),
         // Handled by `deliveries` before this point.
-        (Pane::Health | Pane::Lookup, _) => {}
+        (Pane::Health | Pane::Lookup | Pane::Replay, _) => {}
     }
     None
 }

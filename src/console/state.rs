@@ -264,6 +264,8 @@ pub struct State {
     pub deliveries: super::deliveries::DeliveriesState,
     /// Command line, filters, sorts, raw view and the like.
     pub power: super::power::PowerState,
+    /// The replay room and each profile's replays of this session.
+    pub replay: super::replay::ReplayState,
 }
 
 impl State {
@@ -290,6 +292,7 @@ impl State {
             forms: Default::default(),
             deliveries: Default::default(),
             power: Default::default(),
+            replay: Default::default(),
         }
     }
 
@@ -324,6 +327,7 @@ impl State {
             })
             .sum::<usize>()
             + self.deliveries.in_flight()
+            + self.replay.in_flight(&self.profile)
     }
 
     /// Whether something moves on screen, so that ticks are needed.

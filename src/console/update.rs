@@ -12,6 +12,7 @@ use super::mouse;
 use super::msg::{Effect, Msg, Step};
 use super::pane;
 use super::power::{self, PowerMsg};
+use super::replay;
 use super::state::State;
 
 /// Applies one message and returns what must be done outside.
@@ -33,6 +34,9 @@ fn route(state: &mut State, msg: Msg) -> Vec<Effect> {
             deliveries::update::on_tick(state)
         }
         Msg::Api { req_id, result } => {
+            if replay::update::awaits(state, req_id) {
+                return replay::update::on_reply(state, result);
+            }
             if forms::update::awaits(state, req_id) {
                 return forms::update::on_reply(state, req_id, result);
             }
@@ -97,6 +101,9 @@ fn on_key(state: &mut State, key: KeyEvent) -> Vec<Effect> {
     if state.forms.dialog.is_some() {
         return forms::update::on_key(state, key);
     }
+    if let Some(effects) = replay::update::on_key(state, &key) {
+        return effects;
+    }
     if let Some(effects) = deliveries::update::on_key(state, &key) {
         return effects;
     }
@@ -156,6 +163,7 @@ pub fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
             effects
         }
         Action::Deliver(k) => deliveries::update::on_action(state, k),
+        Action::Replay => replay::update::open(state),
         Action::Create
         | Action::Edit
         | Action::Delete

@@ -124,5 +124,8 @@ pub async fn execute(client: &Client, cmd: &ApiCmd) -> Result<ApiReply, Error> {
         ApiCmd::Lookup(what) => super::forms::ops::execute_lookup(client, *what)
             .await
             .map(ApiReply::Options),
+        ApiCmd::Replay(cmd) => super::replay::execute(client, cmd)
+            .await
+            .map(ApiReply::Replay),
     }
 }
