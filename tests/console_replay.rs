@@ -484,3 +484,60 @@ async fn bad_targets_remote_hosts_and_lookup_failures_lose_nothing() {
     assert_eq!(sent.len(), 1);
     assert!(sent[0].headers.get("metorial-signature").is_none());
 }
+
+/// The Prepare request the room sent: (notification id, attempt), the requests answered.
+fn prepared(app: &mut App) -> Option<(String, Option<i64>)> {
+    app.take_requests().into_iter().find_map(|r| match r.cmd {
+        switchboard::console::ApiCmd::Replay(cmd) => match *cmd {
+            switchboard::console::replay::ReplayCmd::Prepare { id, attempt, .. } => {
+                Some((id, attempt))
+            }
+            switchboard::console::replay::ReplayCmd::Send(_) => None,
+        },
+        _ => None,
+    })
+}
+
+#[test]
+fn p_replays_the_selected_notification_or_the_open_attempt() {
+    let mut app = common::started_app(120, 40);
+    common::answer_all(&mut app);
+    // Elsewhere than on a notification, P says where it works.
+    app.apply(ch('P'));
+    assert!(app.state.replay.room.is_none());
+    assert!(screen(&app).contains("P replays a notification"));
+    app.apply(ch('5'));
+    common::answer_all(&mut app);
+    let first = common::shown_ids(&app)[0].clone();
+
+    // On the selected row: the latest recorded attempt.
+    app.apply(ch('P'));
+    app.apply(key(KeyCode::Enter));
+    assert_eq!(prepared(&mut app), Some((first.clone(), None)));
+    assert_eq!(
+        app.state.in_flight(),
+        1,
+        "the spinner counts the room's request"
+    );
+    app.apply(key(KeyCode::Esc)); // stop waiting
+    app.apply(key(KeyCode::Esc)); // close
+    assert!(app.state.replay.room.is_none());
+
+    // On an open attempt: that attempt.
+    app.apply(key(KeyCode::Enter));
+    common::answer_all(&mut app);
+    app.apply(key(KeyCode::Down));
+    app.apply(key(KeyCode::Enter));
+    assert!(app.state.deliveries.attempt.is_some(), "{}", screen(&app));
+    app.apply(ch('P'));
+    assert!(screen(&app).contains("attempt #1"), "{}", screen(&app));
+    app.apply(key(KeyCode::Enter));
+    assert_eq!(prepared(&mut app), Some((first, Some(1))));
+
+    // Another profile: the room is not its, and its history is its own.
+    app.state.profile = "other".into();
+    assert!(!screen(&app).contains("never recorded"));
+    app.apply(key(KeyCode::Esc));
+    assert!(app.state.replay.room.is_none());
+    assert!(app.state.replay.history("other").is_none());
+}

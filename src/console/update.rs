@@ -51,6 +51,8 @@ fn route(state: &mut State, msg: Msg) -> Vec<Effect> {
             deliveries::update::after_reply(state);
             Vec::new()
         }
+        // The replay room owns the screen: clicks must not move what is behind it.
+        Msg::Power(PowerMsg::Mouse(_)) if state.replay.room.is_some() => Vec::new(),
         Msg::Power(PowerMsg::Mouse(ev)) => {
             state.dirty = true;
             let step = mouse::on_mouse(state, ev);
