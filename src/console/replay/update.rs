@@ -118,6 +118,9 @@ pub(crate) fn on_reply(state: &mut State, result: Result<ApiReply, Error>) -> Ve
         (Stage::Preparing, Err(e)) => {
             room.message = Some(error_text(&e));
         }
+        (Stage::Preparing, Ok(_)) => {
+            room.message = Some("unexpected reply from the worker".into());
+        }
         (Stage::Sending(plan), Ok(ApiReply::Replay(ReplayReply::Answered(result)))) => {
             let entry = HistoryEntry {
                 notification_id: plan.notification_id.clone(),
@@ -201,7 +204,10 @@ fn room_key(state: &mut State, key: &KeyEvent) -> Vec<Effect> {
                 room.pending = None;
                 let headers = plan.preview_headers();
                 room.stage = Stage::Preview { plan, headers };
-                room.message = Some("Cancelled: the answer will not be shown".into());
+                room.message = Some(
+                    "Stopped waiting: the request may still reach the receiver; its answer is not shown"
+                        .into(),
+                );
             }
             Vec::new()
         }

@@ -64,7 +64,20 @@ pub fn render(state: &State, frame: &mut Frame, area: Rect) {
     .areas(inner);
     render_form(state, room, frame, form);
     match &room.stage {
-        Stage::Editing | Stage::Preparing => {}
+        Stage::Editing | Stage::Preparing => {
+            let text = [
+                "Enter fetches the notification and the signing secret of the destination that \
+                 delivered it, then shows what will be sent: the recorded body byte for byte, the \
+                 platform's headers and a fresh Metorial-Signature. Nothing is sent before the \
+                 preview's Enter.",
+                "The answer is shown here, marked replayed locally; the platform records nothing.",
+            ];
+            let lines: Vec<Line> = text
+                .iter()
+                .flat_map(|l| [Line::default(), Line::from(Span::styled(*l, t.muted))])
+                .collect();
+            frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), main);
+        }
         Stage::Preview { plan, headers } | Stage::Confirm { plan, headers, .. } => {
             JsonView {
                 title: "Preview · nothing sent yet".into(),
