@@ -382,6 +382,32 @@ async fn a_500_answer_is_shown_masked_and_sanitised() {
     assert!(!s.contains("RECEIVER_SECRET_42"), "{s}");
     assert!(s.contains("boom"), "{s}");
     assert!(!s.contains('\u{1b}') && !s.contains('\u{7}'), "{s:?}");
+    // Fixed: replay again to the healthy path and compare the two answers in the history.
+    app.apply(key(KeyCode::Esc));
+    app.apply(ctrl('u'));
+    typed(&mut app, &format!("{rx}/fixed"));
+    app.apply(key(KeyCode::Enter));
+    settle(&mut app).await;
+    app.apply(key(KeyCode::Enter));
+    settle(&mut app).await;
+    let s = screen(&app);
+    assert!(s.contains("HTTP 200"), "{s}");
+    assert!(s.contains("(2, newest first)"), "{s}");
+    let rows: Vec<&str> = s.lines().filter(|l| l.contains(" → http")).collect();
+    assert_eq!(rows.len(), 2, "{s}");
+    assert!(
+        rows[0].contains(" 200 ") && rows[0].contains("/fixed"),
+        "newest first: {s}"
+    );
+    assert!(
+        rows[1].contains(" 500 ") && rows[1].contains("/fail"),
+        "{s}"
+    );
+    app.apply(ch('h'));
+    app.apply(key(KeyCode::Down));
+    app.apply(key(KeyCode::Enter));
+    let s = screen(&app);
+    assert!(s.contains("HTTP 500") && !s.contains("HTTP 200"), "{s}");
     // Recorded attempts are untouched: the notification still has its one attempt.
     let n = w.t.client.get_notification(&w.n.id).await.expect("get");
     assert_eq!(n.attempts.len(), w.n.attempts.len());

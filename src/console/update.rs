@@ -52,7 +52,10 @@ fn route(state: &mut State, msg: Msg) -> Vec<Effect> {
             Vec::new()
         }
         // The replay room owns the screen: clicks must not move what is behind it.
-        Msg::Power(PowerMsg::Mouse(_)) if state.replay.room.is_some() => Vec::new(),
+        Msg::Power(PowerMsg::Mouse(ev)) if state.replay.room.is_some() => {
+            replay::update::on_mouse(state, ev);
+            Vec::new()
+        }
         Msg::Power(PowerMsg::Mouse(ev)) => {
             state.dirty = true;
             let step = mouse::on_mouse(state, ev);

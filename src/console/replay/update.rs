@@ -232,6 +232,21 @@ fn room_key(state: &mut State, key: &KeyEvent) -> Vec<Effect> {
     }
 }
 
+/// The wheel scrolls the preview or answer; clicks do nothing (nothing behind the room moves).
+pub(crate) fn on_mouse(state: &mut State, ev: crossterm::event::MouseEvent) {
+    use crossterm::event::MouseEventKind;
+    let Some(room) = state.replay.room.as_mut() else {
+        return;
+    };
+    let action = match ev.kind {
+        MouseEventKind::ScrollDown => Action::Down,
+        MouseEventKind::ScrollUp => Action::Up,
+        _ => return,
+    };
+    state.dirty = true;
+    scroll(&mut room.scroll, action);
+}
+
 /// Scrolls the preview or answer by a navigation action.
 fn scroll(s: &mut u16, action: Action) {
     *s = match action {
