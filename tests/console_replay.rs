@@ -36,7 +36,8 @@ struct Got {
 
 type Log = Arc<Mutex<Vec<Got>>>;
 
-/// `/fail` answers 500 with a cookie and an escape sequence; every other path 200.
+/// `/fail` answers 500 with a cookie and an escape sequence, `/hang` never answers; every other
+/// path 200.
 async fn receive(
     AxState(log): AxState<Log>,
     Path(path): Path<String>,
@@ -48,6 +49,9 @@ async fn receive(
         headers,
         body: body.to_vec(),
     });
+    if path == "hang" {
+        std::future::pending::<()>().await;
+    }
     if path == "fail" {
         (
             StatusCode::INTERNAL_SERVER_ERROR,
@@ -411,6 +415,32 @@ async fn a_500_answer_is_shown_masked_and_sanitised() {
     // Recorded attempts are untouched: the notification still has its one attempt.
     let n = w.t.client.get_notification(&w.n.id).await.expect("get");
     assert_eq!(n.attempts.len(), w.n.attempts.len());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn keys_stay_live_while_a_receiver_never_answers() {
+    let (rx, log) = receiver().await;
+    let w = world(&rx).await;
+    let mut app = console(&w, 100, 30, false).await;
+    preview(&mut app, &format!("{rx}/hang")).await;
+    app.apply(key(KeyCode::Enter));
+    assert!(matches!(stage(&app), Some(Stage::Sending(_))));
+    assert_eq!(app.state.in_flight(), 1);
+    eventually(Duration::from_secs(10), || async {
+        (!got(&log, "hang").is_empty()).then_some(())
+    })
+    .await;
+    // Still waiting for the answer; the keys answer at once.
+    app.apply(key(KeyCode::Down));
+    assert!(matches!(stage(&app), Some(Stage::Sending(_))));
+    app.apply(key(KeyCode::Esc));
+    assert!(matches!(stage(&app), Some(Stage::Preview { .. })));
+    assert_eq!(app.state.in_flight(), 0);
+    assert!(screen(&app).contains("Stopped waiting"), "{}", screen(&app));
+    assert!(
+        app.state.replay.history("test").is_none(),
+        "no answer recorded"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
