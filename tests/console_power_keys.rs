@@ -542,7 +542,8 @@ fn read_only_refuses_every_write_and_hides_it() {
                     | ApiCmd::Members
                     | ApiCmd::Known
                     | ApiCmd::Active(_)
-                    | ApiCmd::Glance(_) => continue,
+                    | ApiCmd::Glance(_)
+                    | ApiCmd::Replay(_) => continue,
                 };
                 app.apply(Msg::Api {
                     req_id: r.req_id,

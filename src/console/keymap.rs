@@ -70,6 +70,8 @@ pub enum Action {
     NextMatch,
     /// Previous search match (raw JSON view).
     PrevMatch,
+    /// Replay the notification (or open attempt) to a local receiver.
+    Replay,
 }
 
 impl Action {
@@ -109,6 +111,7 @@ impl Action {
             Action::RawJson => "raw JSON as received",
             Action::CopyId | Action::CopyJson => "copy id / JSON",
             Action::NextMatch | Action::PrevMatch => "next / previous match",
+            Action::Replay => "replay a delivery, signed",
         }
     }
 
@@ -137,6 +140,7 @@ impl Action {
             Action::RawJson => "json",
             Action::CopyId | Action::CopyJson => "copy",
             Action::NextMatch | Action::PrevMatch => "match",
+            Action::Replay => "replay",
         }
     }
 
@@ -212,6 +216,7 @@ impl Action {
             Action::AddMember => "add_member",
             Action::RemoveMember => "remove_member",
             Action::Deliver(k) => k.config_name(),
+            Action::Replay => "replay",
         }
     }
 }
@@ -373,6 +378,7 @@ impl Default for Keymap {
         for k in super::deliveries::keys::DeliveryKey::ALL {
             b.push((KeySpec::ch(k.default_char()), Action::Deliver(k)));
         }
+        b.push((KeySpec::ch('P'), Action::Replay));
         // Last, so that elsewhere `N` means a delivery key; views that search ask for these
         // first through `action_among`.
         b.push((KeySpec::ch('n'), Action::NextMatch));
@@ -574,6 +580,7 @@ pub const ALL_ACTIONS: &[Action] = &[
     Action::Deliver(super::deliveries::keys::DeliveryKey::Reveal),
     Action::Deliver(super::deliveries::keys::DeliveryKey::LocalStatus),
     Action::Deliver(super::deliveries::keys::DeliveryKey::ClearFilters),
+    Action::Replay,
 ];
 
 impl Action {

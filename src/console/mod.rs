@@ -14,6 +14,7 @@ pub mod pane;
 pub mod power;
 pub mod raw_json;
 pub mod record;
+pub mod replay;
 pub mod state;
 pub mod tab;
 pub mod theme;

@@ -42,6 +42,8 @@ pub enum ApiReply {
     Active(bool),
     /// Recent deliveries of destinations, by id (those whose lookup failed are left out).
     Glance(Vec<(String, crate::api::health::Health)>),
+    /// The replay room's plan or answer.
+    Replay(super::replay::ReplayReply),
 }
 
 /// Every callback and every active destination, looked up in the background.
@@ -74,6 +76,8 @@ pub enum Pane {
     Active,
     /// The recent deliveries of the listed destinations.
     Glance,
+    /// The replay room's plan or send.
+    Replay,
 }
 
 /// A call for the worker to make.
@@ -118,6 +122,8 @@ pub enum ApiCmd {
     Active(String),
     /// The newest notifications of each of these destinations ([`ApiReply::Glance`]).
     Glance(Vec<String>),
+    /// The replay room: plan a replay, or send one.
+    Replay(Box<super::replay::ReplayCmd>),
 }
 
 /// Something `update` wants done outside the state.

@@ -308,7 +308,8 @@ pub(crate) fn on_reply(
                 | ApiReply::Members(_)
                 | ApiReply::Known(_)
                 | ApiReply::Active(_)
-                | ApiReply::Glance(_),
+                | ApiReply::Glance(_)
+                | ApiReply::Replay(_),
             ),
         ) => {
             let e = Error::Invalid("expected a list reply".into());
@@ -321,7 +322,8 @@ pub(crate) fn on_reply(
                 | ApiReply::Members(_)
                 | ApiReply::Known(_)
                 | ApiReply::Active(_)
-                | ApiReply::Glance(_),
+                | ApiReply::Glance(_)
+                | ApiReply::Replay(_),
             ),
         ) => {
             let e = Error::Invalid("expected a single item".into());
@@ -332,7 +334,13 @@ pub(crate) fn on_reply(
         (Pane::Detail(tab), Err(e)) => detail_failed(state, tab, &e),
         // Handled by `deliveries` before this point.
         (
-            Pane::Health | Pane::Lookup | Pane::Members | Pane::Names | Pane::Active | Pane::Glance,
+            Pane::Health
+            | Pane::Lookup
+            | Pane::Members
+            | Pane::Names
+            | Pane::Active
+            | Pane::Glance
+            | Pane::Replay,
             _,
         ) => {}
     }

@@ -281,6 +281,8 @@ pub struct State {
     pub power: super::power::PowerState,
     /// The organization's members (team details, member dialogs).
     pub members: MembersCache,
+    /// The replay room and each profile's replays of this session.
+    pub replay: super::replay::ReplayState,
 }
 
 impl State {
@@ -312,6 +314,7 @@ impl State {
             deliveries: Default::default(),
             power: Default::default(),
             members: MembersCache::default(),
+            replay: Default::default(),
         }
     }
 
@@ -347,6 +350,7 @@ impl State {
             .sum::<usize>()
             + self.deliveries.in_flight()
             + usize::from(self.members.pending.is_some())
+            + self.replay.in_flight(&self.profile)
     }
 
     /// Whether something moves on screen, so that ticks are needed.

@@ -13,6 +13,7 @@ use super::mouse;
 use super::msg::{Effect, Msg, Step};
 use super::pane;
 use super::power::{self, PowerMsg};
+use super::replay;
 use super::state::State;
 
 /// Applies one message and returns what must be done outside.
@@ -34,6 +35,9 @@ fn route(state: &mut State, msg: Msg) -> Vec<Effect> {
             deliveries::update::on_tick(state)
         }
         Msg::Api { req_id, result } => {
+            if replay::update::awaits(state, req_id) {
+                return replay::update::on_reply(state, result);
+            }
             if members::awaits(state, req_id) {
                 return members::on_reply(state, req_id, result);
             }
@@ -49,6 +53,11 @@ fn route(state: &mut State, msg: Msg) -> Vec<Effect> {
                 pane::keep_cursor_visible(state, tab);
             }
             deliveries::update::after_reply(state)
+        }
+        // The replay room owns the screen: clicks must not move what is behind it.
+        Msg::Power(PowerMsg::Mouse(ev)) if state.replay.room.is_some() => {
+            replay::update::on_mouse(state, ev);
+            Vec::new()
         }
         Msg::Power(PowerMsg::Mouse(ev)) => {
             state.dirty = true;
@@ -99,6 +108,9 @@ fn on_key(state: &mut State, key: KeyEvent) -> Vec<Effect> {
     // the delivery panes, the help overlay, then the keymap.
     if state.forms.dialog.is_some() {
         return forms::update::on_key(state, key);
+    }
+    if let Some(effects) = replay::update::on_key(state, &key) {
+        return effects;
     }
     if let Some(effects) = deliveries::update::on_key(state, &key) {
         return effects;
@@ -159,6 +171,7 @@ pub fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
             effects
         }
         Action::Deliver(k) => deliveries::update::on_action(state, k),
+        Action::Replay => replay::update::open(state),
         Action::Create
         | Action::Edit
         | Action::Delete

@@ -218,5 +218,8 @@ pub async fn execute(client: &Client, cmd: &ApiCmd) -> Result<ApiReply, Error> {
             }
             Ok(ApiReply::Glance(out))
         }
+        ApiCmd::Replay(cmd) => super::replay::execute(client, cmd)
+            .await
+            .map(ApiReply::Replay),
     }
 }

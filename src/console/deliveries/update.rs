@@ -415,16 +415,7 @@ pub(crate) fn on_reply(state: &mut State, req_id: u64, result: Result<ApiReply, 
                 return Handled::Mine(health_page(state, last));
             }
         }
-        Ok(
-            ApiReply::Item(_)
-            | ApiReply::Options(_)
-            | ApiReply::Members(_)
-            | ApiReply::Known(_)
-            | ApiReply::Active(_)
-            | ApiReply::Glance(_),
-        ) => {
-            h.error = Some("unexpected reply".into());
-        }
+        Ok(_) => h.error = Some("unexpected reply".into()),
         Err(e) => h.error = Some(e.to_string()),
     }
     Handled::Mine(Vec::new())

@@ -1,0 +1,242 @@
+//! The replay room (`P`): send a recorded delivery again to the receiver being fixed, signed as
+//! the platform signs. `mod` holds the model, `update` its keys and the worker's replies, `view`
+//! its drawing; the planning and sending are `crate::api::replay`'s, run on the worker.
+pub mod update;
+pub mod view;
+
+use std::collections::BTreeMap;
+
+use tui_input::Input;
+
+use crate::api::replay::{self, HistoryEntry, ReplayHistory, ReplayPlan, ReplayResult};
+use crate::api::{Client, Error};
+
+/// The target offered when this profile has replayed nothing yet.
+pub const DEFAULT_TARGET: &str = "http://localhost:3000/webhooks";
+
+/// What the worker is asked to do for the room.
+#[derive(Clone, PartialEq)]
+pub enum ReplayCmd {
+    /// Fetch the notification and plan a replay of it ([`replay::prepare`]).
+    Prepare {
+        /// `cbn_…`.
+        id: String,
+        /// The attempt's index; `None` for the latest with a recorded request.
+        attempt: Option<i64>,
+        /// Where it will go.
+        target: url::Url,
+        /// Send without a signature.
+        unsigned: bool,
+    },
+    /// Send a plan ([`replay::send`]).
+    Send(Box<ReplayPlan>),
+}
+
+// A plan carries a recorded body: Debug shows ids only.
+impl std::fmt::Debug for ReplayCmd {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Prepare { id, attempt, .. } => f
+                .debug_struct("Prepare")
+                .field("id", id)
+                .field("attempt", attempt)
+                .finish_non_exhaustive(),
+            Self::Send(p) => f
+                .debug_struct("Send")
+                .field("notification", &p.notification_id)
+                .field("attempt", &p.attempt_index)
+                .finish_non_exhaustive(),
+        }
+    }
+}
+
+/// What the worker answers.
+#[derive(Clone, PartialEq)]
+pub enum ReplayReply {
+    /// The plan, ready for the preview.
+    Planned(Box<ReplayPlan>),
+    /// Why no plan could be made (nothing recorded, no single signing destination…).
+    NotPlanned(String),
+    /// The receiver's answer (or why none came).
+    Answered(Box<ReplayResult>),
+}
+
+// Receivers' answers may carry secrets: Debug shows the outcome only.
+impl std::fmt::Debug for ReplayReply {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Planned(p) => write!(f, "Planned({})", p.notification_id),
+            Self::NotPlanned(why) => write!(f, "NotPlanned({why})"),
+            Self::Answered(r) => write!(f, "Answered({:?})", r.status),
+        }
+    }
+}
+
+/// Runs a room command on the worker. A failed destination lookup is the API's error (shown with
+/// the server's message); any other reason not to replay is a [`ReplayReply::NotPlanned`].
+pub async fn execute(client: &Client, cmd: &ReplayCmd) -> Result<ReplayReply, Error> {
+    match cmd {
+        ReplayCmd::Prepare {
+            id,
+            attempt,
+            target,
+            unsigned,
+        } => {
+            let n = client.get_notification(id).await?;
+            match replay::prepare(client, &n, *attempt, target.clone(), *unsigned).await {
+                Ok(plan) => Ok(ReplayReply::Planned(Box::new(plan))),
+                Err(replay::ReplayError::Lookup(e)) => Err(e),
+                Err(replay::ReplayError::NoDestination) => Ok(ReplayReply::NotPlanned(
+                    "no active destination with this URL selects the notification's callback: \
+                     its signing secret is unknown (tick Unsigned to send without a signature)"
+                        .into(),
+                )),
+                Err(e) => Ok(ReplayReply::NotPlanned(e.to_string())),
+            }
+        }
+        ReplayCmd::Send(plan) => Ok(ReplayReply::Answered(Box::new(
+            replay::send(plan, &replay::SendOptions::default()).await,
+        ))),
+    }
+}
+
+/// A one-line editor (tui-input, edited with the forms' keys), compared by its text and cursor.
+#[derive(Debug, Clone, Default)]
+pub struct Text(pub Input);
+
+impl PartialEq for Text {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.value() == other.0.value() && self.0.cursor() == other.0.cursor()
+    }
+}
+
+impl Text {
+    /// An editor holding `value`, the cursor at its end.
+    pub fn new(value: String) -> Self {
+        Self(Input::new(value))
+    }
+
+    /// The text.
+    pub fn value(&self) -> &str {
+        self.0.value()
+    }
+}
+
+/// Which control of the target form has the keys.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Focus {
+    /// The target URL.
+    Target,
+    /// The unsigned toggle.
+    Unsigned,
+    /// The history list.
+    History,
+}
+
+/// Where the room is.
+#[derive(Clone, PartialEq)]
+pub enum Stage {
+    /// The target form.
+    Editing,
+    /// The plan is being made on the worker.
+    Preparing,
+    /// What will be sent, with the headers as the preview shows them (masked).
+    Preview {
+        /// The plan.
+        plan: Box<ReplayPlan>,
+        /// Its headers through the redaction policy, signed when the plan arrived.
+        headers: Vec<(String, String)>,
+    },
+    /// The target is not this machine: its host must be typed.
+    Confirm {
+        /// The plan.
+        plan: Box<ReplayPlan>,
+        /// Its preview headers (kept for going back).
+        headers: Vec<(String, String)>,
+        /// What was typed.
+        typed: Text,
+        /// A wrong answer's message.
+        message: Option<String>,
+    },
+    /// The plan is on its way.
+    Sending(Box<ReplayPlan>),
+    /// A replay's answer (the one just sent, or one picked from the history).
+    Answer(Box<HistoryEntry>),
+}
+
+/// The open room.
+#[derive(Clone, PartialEq)]
+pub struct Room {
+    /// The profile it was opened in (a switch closes it).
+    pub profile: String,
+    /// `cbn_…`.
+    pub notification_id: String,
+    /// The attempt chosen (an open attempt's), else the latest with a recorded request.
+    pub attempt: Option<i64>,
+    /// The target URL being typed.
+    pub target: Text,
+    /// Send without a signature.
+    pub unsigned: bool,
+    /// The focused control of the form.
+    pub focus: Focus,
+    /// The target's problem, shown beside it.
+    pub target_error: Option<String>,
+    /// Why the last preparation or send did not work (the server's or lookup's message).
+    pub message: Option<String>,
+    /// Where the room is.
+    pub stage: Stage,
+    /// The request awaited.
+    pub pending: Option<u64>,
+    /// Lines scrolled in the preview or answer.
+    pub scroll: u16,
+    /// Selected row of the history, newest first.
+    pub history_cursor: usize,
+    /// The stage the history was entered from, to return to.
+    pub from_history: bool,
+}
+
+// The room holds recorded bodies and receivers' answers: Debug shows where it is only.
+impl std::fmt::Debug for Room {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Room")
+            .field("notification_id", &self.notification_id)
+            .field("attempt", &self.attempt)
+            .field("pending", &self.pending)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Everything the replay room remembers.
+#[derive(Clone, PartialEq, Default)]
+pub struct ReplayState {
+    /// Each profile's replays of this session, by profile name.
+    pub histories: BTreeMap<String, ReplayHistory>,
+    /// The open room.
+    pub room: Option<Room>,
+}
+
+impl std::fmt::Debug for ReplayState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ReplayState")
+            .field("profiles", &self.histories.len())
+            .field("room", &self.room)
+            .finish()
+    }
+}
+
+impl ReplayState {
+    /// The open room, when it belongs to `profile`.
+    pub fn room_of(&self, profile: &str) -> Option<&Room> {
+        self.room.as_ref().filter(|r| r.profile == profile)
+    }
+
+    /// Requests of the room awaiting a reply (for the spinner).
+    pub fn in_flight(&self, profile: &str) -> usize {
+        usize::from(self.room_of(profile).is_some_and(|r| r.pending.is_some()))
+    }
+
+    /// `profile`'s history, if it replayed anything.
+    pub fn history(&self, profile: &str) -> Option<&ReplayHistory> {
+        self.histories.get(profile)
+    }
+}

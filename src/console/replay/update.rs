@@ -1,0 +1,487 @@
+//! The replay room's part of `update`: `P` opens it, it takes every key while open, and the
+//! worker's replies (plan, answer) land here.
+use crossterm::event::{KeyCode, KeyEvent};
+
+use super::{DEFAULT_TARGET, Focus, ReplayCmd, ReplayReply, Room, Stage, Text};
+use crate::api::Error;
+use crate::api::replay::{self, HistoryEntry};
+use crate::console::forms::edit::edit;
+use crate::console::keymap::Action;
+use crate::console::msg::{ApiCmd, ApiReply, Effect, Pane};
+use crate::console::record::Item;
+use crate::console::state::{ErrorView, State, ToastKind};
+use crate::console::tab::Tab;
+
+/// Keys taken before the delivery panes and the keymap: every key while the room is open, and
+/// `P` itself (so that it works over an open attempt). `None` lets the others have the key.
+pub(crate) fn on_key(state: &mut State, key: &KeyEvent) -> Option<Vec<Effect>> {
+    if state.replay.room.is_some() && state.replay.room_of(&state.profile).is_none() {
+        // Opened under another profile: its notification and history are not this one's.
+        state.replay.room = None;
+    }
+    if state.replay.room.is_some() {
+        state.dirty = true;
+        return Some(room_key(state, key));
+    }
+    let quiet = !state.help
+        && state.deliveries.filter.is_none()
+        && !state.deliveries.attempt.as_ref().is_some_and(|v| v.confirm);
+    if quiet && state.keymap.action_for(key) == Some(Action::Replay) {
+        state.dirty = true;
+        return Some(open(state));
+    }
+    None
+}
+
+/// The notification (and attempt) under the user's eye: an open attempt's, the open detail's,
+/// or the selected row's on the Notifications tab.
+fn chosen(state: &State) -> Option<(String, Option<i64>)> {
+    if let Some(v) = &state.deliveries.attempt {
+        return Some((v.notification.id.clone(), v.attempt().map(|a| a.index)));
+    }
+    if state.tab != Tab::Notifications {
+        return None;
+    }
+    let ts = state.current();
+    let record = ts
+        .detail
+        .as_ref()
+        .and_then(|d| d.record.as_ref())
+        .or_else(|| ts.list.selected())?;
+    match &record.item {
+        Item::Notification(n) => Some((n.id.clone(), None)),
+        _ => None,
+    }
+}
+
+/// Opens the room on the chosen notification, its target prefilled with the profile's last.
+pub fn open(state: &mut State) -> Vec<Effect> {
+    state.dirty = true;
+    let Some((id, attempt)) = chosen(state) else {
+        state.toast(
+            ToastKind::Info,
+            "P replays a notification: select one on the Notifications tab, or open an attempt",
+        );
+        return Vec::new();
+    };
+    let last = state
+        .replay
+        .history(&state.profile)
+        .and_then(|h| h.last_target())
+        .unwrap_or(DEFAULT_TARGET)
+        .to_string();
+    state.replay.room = Some(Room {
+        profile: state.profile.clone(),
+        notification_id: id,
+        attempt,
+        target: Text::new(last),
+        unsigned: false,
+        focus: Focus::Target,
+        target_error: None,
+        message: None,
+        stage: Stage::Editing,
+        pending: None,
+        scroll: 0,
+        history_cursor: 0,
+        from_history: false,
+    });
+    Vec::new()
+}
+
+/// Whether a reply answers the room's request.
+pub(crate) fn awaits(state: &State, req_id: u64) -> bool {
+    state
+        .replay
+        .room_of(&state.profile)
+        .is_some_and(|r| r.pending == Some(req_id))
+}
+
+/// The worker's answer to the room's request.
+pub(crate) fn on_reply(state: &mut State, result: Result<ApiReply, Error>) -> Vec<Effect> {
+    state.dirty = true;
+    let profile = state.profile.clone();
+    let Some(room) = state.replay.room.as_mut() else {
+        return Vec::new();
+    };
+    room.pending = None;
+    let stage = std::mem::replace(&mut room.stage, Stage::Editing);
+    match (stage, result) {
+        (Stage::Preparing, Ok(ApiReply::Replay(ReplayReply::Planned(plan)))) => {
+            let headers = plan.preview_headers();
+            room.scroll = 0;
+            room.message = None;
+            room.stage = Stage::Preview { plan, headers };
+        }
+        (Stage::Preparing, Ok(ApiReply::Replay(ReplayReply::NotPlanned(why)))) => {
+            room.message = Some(why);
+        }
+        (Stage::Preparing, Err(e)) => {
+            room.message = Some(error_text(&e));
+        }
+        (Stage::Preparing, Ok(_)) => {
+            room.message = Some("unexpected reply from the worker".into());
+        }
+        (Stage::Sending(plan), Ok(ApiReply::Replay(ReplayReply::Answered(result)))) => {
+            let entry = HistoryEntry {
+                notification_id: plan.notification_id.clone(),
+                attempt_index: plan.attempt_index,
+                target: plan.target.clone(),
+                result: (*result).clone(),
+            };
+            state
+                .replay
+                .histories
+                .entry(profile)
+                .or_default()
+                .record(&plan, *result);
+            if let Some(room) = state.replay.room.as_mut() {
+                room.scroll = 0;
+                room.history_cursor = 0;
+                room.from_history = false;
+                room.stage = Stage::Answer(Box::new(entry));
+            }
+        }
+        (Stage::Sending(plan), other) => {
+            let headers = plan.preview_headers();
+            room.message = Some(match other {
+                Err(e) => error_text(&e),
+                Ok(_) => "unexpected reply from the worker".into(),
+            });
+            room.stage = Stage::Preview { plan, headers };
+        }
+        (stage, _) => {
+            // A reply for a stage already left (cannot happen: leaving drops the request).
+            room.stage = stage;
+        }
+    }
+    Vec::new()
+}
+
+/// An API error as the room shows it: status, code and the server's message, and its hint.
+fn error_text(e: &Error) -> String {
+    let v = ErrorView::from_error(Tab::Destinations, e);
+    match v.hint {
+        Some(h) => format!("{} ({h})", v.message),
+        None => v.message,
+    }
+}
+
+fn request(state: &mut State, cmd: ReplayCmd) -> Vec<Effect> {
+    let req_id = state.next_req_id();
+    if let Some(room) = state.replay.room.as_mut() {
+        room.pending = Some(req_id);
+    }
+    vec![Effect::Api {
+        req_id,
+        pane: Pane::Replay,
+        cmd: ApiCmd::Replay(Box::new(cmd)),
+    }]
+}
+
+fn room_key(state: &mut State, key: &KeyEvent) -> Vec<Effect> {
+    let Some(room) = state.replay.room.as_mut() else {
+        return Vec::new();
+    };
+    if room.focus == Focus::History && matches!(room.stage, Stage::Editing | Stage::Answer(_)) {
+        return history_key(state, key);
+    }
+    match &mut room.stage {
+        Stage::Editing => editing_key(state, key),
+        Stage::Preparing => {
+            if key.code == KeyCode::Esc {
+                room.pending = None;
+                room.stage = Stage::Editing;
+            }
+            Vec::new()
+        }
+        Stage::Preview { .. } => preview_key(state, key),
+        Stage::Confirm { .. } => confirm_key(state, key),
+        Stage::Sending(_) => {
+            if key.code == KeyCode::Esc
+                && let Stage::Sending(plan) = std::mem::replace(&mut room.stage, Stage::Editing)
+            {
+                // The worker's request is dropped: its answer is no one's.
+                room.pending = None;
+                let headers = plan.preview_headers();
+                room.stage = Stage::Preview { plan, headers };
+                room.message = Some(
+                    "Stopped waiting: the request may still reach the receiver; its answer is not shown"
+                        .into(),
+                );
+            }
+            Vec::new()
+        }
+        Stage::Answer(_) => {
+            let action = state.keymap.action_for(key);
+            match (key.code, action) {
+                (KeyCode::Esc, _) => {
+                    room.scroll = 0;
+                    if room.from_history {
+                        room.focus = Focus::History;
+                    }
+                    room.stage = Stage::Editing;
+                }
+                (KeyCode::Char('h'), _) => {
+                    room.focus = Focus::History;
+                }
+                (_, Some(a)) => scroll(&mut room.scroll, a),
+                _ => {}
+            }
+            Vec::new()
+        }
+    }
+}
+
+/// The wheel scrolls the preview or answer; clicks do nothing (nothing behind the room moves).
+pub(crate) fn on_mouse(state: &mut State, ev: crossterm::event::MouseEvent) {
+    use crossterm::event::MouseEventKind;
+    let Some(room) = state.replay.room.as_mut() else {
+        return;
+    };
+    let action = match ev.kind {
+        MouseEventKind::ScrollDown => Action::Down,
+        MouseEventKind::ScrollUp => Action::Up,
+        _ => return,
+    };
+    state.dirty = true;
+    scroll(&mut room.scroll, action);
+}
+
+/// Scrolls the preview or answer by a navigation action.
+fn scroll(s: &mut u16, action: Action) {
+    *s = match action {
+        Action::Down => s.saturating_add(1),
+        Action::Up => s.saturating_sub(1),
+        Action::NextPage => s.saturating_add(10),
+        Action::PrevPage => s.saturating_sub(10),
+        Action::First => 0,
+        Action::Last => u16::MAX / 2,
+        _ => *s,
+    };
+}
+
+fn editing_key(state: &mut State, key: &KeyEvent) -> Vec<Effect> {
+    let has_history = state
+        .replay
+        .history(&state.profile)
+        .is_some_and(|h| !h.is_empty());
+    let Some(room) = state.replay.room.as_mut() else {
+        return Vec::new();
+    };
+    match key.code {
+        KeyCode::Esc => {
+            state.replay.room = None;
+            Vec::new()
+        }
+        KeyCode::Tab | KeyCode::BackTab => {
+            let forward = key.code == KeyCode::Tab;
+            room.focus = match (room.focus, forward) {
+                (Focus::Target, true) | (Focus::History, false) => Focus::Unsigned,
+                (Focus::Unsigned, true) if has_history => Focus::History,
+                (Focus::Target, false) if has_history => Focus::History,
+                _ => Focus::Target,
+            };
+            Vec::new()
+        }
+        KeyCode::Enter => submit(state),
+        KeyCode::Char(' ') if room.focus == Focus::Unsigned => {
+            room.unsigned = !room.unsigned;
+            Vec::new()
+        }
+        _ if room.focus == Focus::Target => {
+            if edit(&mut room.target.0, key) {
+                // The problem shown was about the text before this edit.
+                room.target_error = None;
+            }
+            Vec::new()
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// Enter on the form: the target checked here (problems beside it, the text kept), then the
+/// plan asked of the worker.
+fn submit(state: &mut State) -> Vec<Effect> {
+    let read_only = state.read_only;
+    let Some(room) = state.replay.room.as_mut() else {
+        return Vec::new();
+    };
+    room.message = None;
+    let target = match replay::parse_target(room.target.value()) {
+        Ok(t) => t,
+        Err(e) => {
+            room.target_error = Some(e.to_string());
+            return Vec::new();
+        }
+    };
+    if read_only && !replay::is_loopback(&target) {
+        room.target_error = Some(format!(
+            "refused: a read-only profile replays only to this machine (localhost, 127.0.0.1, [::1]), not to {}",
+            target.host_str().unwrap_or_default()
+        ));
+        return Vec::new();
+    }
+    room.target_error = None;
+    room.stage = Stage::Preparing;
+    let cmd = ReplayCmd::Prepare {
+        id: room.notification_id.clone(),
+        attempt: room.attempt,
+        target,
+        unsigned: room.unsigned,
+    };
+    request(state, cmd)
+}
+
+fn preview_key(state: &mut State, key: &KeyEvent) -> Vec<Effect> {
+    let action = state.keymap.action_for(key);
+    let needs = |plan: &replay::ReplayPlan| {
+        state
+            .replay
+            .history(&state.profile)
+            .is_none_or(|h| h.needs_confirmation(&plan.target))
+            && !replay::is_loopback(&plan.target)
+    };
+    let confirm = match &state.replay.room {
+        Some(Room {
+            stage: Stage::Preview { plan, .. },
+            ..
+        }) => needs(plan),
+        _ => return Vec::new(),
+    };
+    let Some(room) = state.replay.room.as_mut() else {
+        return Vec::new();
+    };
+    match key.code {
+        KeyCode::Esc => {
+            room.stage = Stage::Editing;
+            room.scroll = 0;
+            Vec::new()
+        }
+        KeyCode::Enter => {
+            let Stage::Preview { plan, headers } =
+                std::mem::replace(&mut room.stage, Stage::Editing)
+            else {
+                return Vec::new();
+            };
+            if confirm {
+                room.stage = Stage::Confirm {
+                    plan,
+                    headers,
+                    typed: Text::default(),
+                    message: None,
+                };
+                return Vec::new();
+            }
+            send(state, plan)
+        }
+        _ => {
+            if let Some(a) = action {
+                scroll(&mut room.scroll, a);
+            }
+            Vec::new()
+        }
+    }
+}
+
+/// Sends a plan on the worker; refused again here for a read-only profile beyond this machine.
+fn send(state: &mut State, plan: Box<replay::ReplayPlan>) -> Vec<Effect> {
+    let read_only = state.read_only;
+    let Some(room) = state.replay.room.as_mut() else {
+        return Vec::new();
+    };
+    if read_only && !plan.is_loopback() {
+        room.stage = Stage::Editing;
+        room.target_error =
+            Some("refused: a read-only profile replays only to this machine".into());
+        return Vec::new();
+    }
+    room.message = None;
+    room.stage = Stage::Sending(plan.clone());
+    request(state, ReplayCmd::Send(plan))
+}
+
+/// The typed confirmation of a host beyond this machine (like the type-name confirmation).
+fn confirm_key(state: &mut State, key: &KeyEvent) -> Vec<Effect> {
+    let profile = state.profile.clone();
+    let Some(room) = state.replay.room.as_mut() else {
+        return Vec::new();
+    };
+    let Stage::Confirm {
+        plan,
+        typed,
+        message,
+        ..
+    } = &mut room.stage
+    else {
+        return Vec::new();
+    };
+    let host = plan.target.host_str().unwrap_or_default().to_string();
+    match key.code {
+        KeyCode::Esc => {
+            if let Stage::Confirm { plan, headers, .. } =
+                std::mem::replace(&mut room.stage, Stage::Editing)
+            {
+                room.stage = Stage::Preview { plan, headers };
+            }
+            Vec::new()
+        }
+        KeyCode::Enter if typed.value().trim().eq_ignore_ascii_case(&host) => {
+            let Stage::Confirm { plan, .. } = std::mem::replace(&mut room.stage, Stage::Editing)
+            else {
+                return Vec::new();
+            };
+            state
+                .replay
+                .histories
+                .entry(profile)
+                .or_default()
+                .confirm(&plan.target);
+            send(state, plan)
+        }
+        KeyCode::Enter => {
+            *message = Some(format!("Type “{host}” exactly to send"));
+            Vec::new()
+        }
+        _ => {
+            if edit(&mut typed.0, key) {
+                *message = None;
+            }
+            Vec::new()
+        }
+    }
+}
+
+fn history_key(state: &mut State, key: &KeyEvent) -> Vec<Effect> {
+    let entries: Vec<HistoryEntry> = state
+        .replay
+        .history(&state.profile)
+        .map(|h| h.newest_first().cloned().collect())
+        .unwrap_or_default();
+    let action = state.keymap.action_for(key);
+    let Some(room) = state.replay.room.as_mut() else {
+        return Vec::new();
+    };
+    let last = entries.len().saturating_sub(1);
+    match (key.code, action) {
+        (KeyCode::Esc | KeyCode::Tab | KeyCode::BackTab, _) => {
+            room.focus = Focus::Target;
+            if !matches!(room.stage, Stage::Answer(_)) {
+                room.stage = Stage::Editing;
+            }
+        }
+        (KeyCode::Enter, _) => {
+            if let Some(e) = entries.get(room.history_cursor) {
+                room.stage = Stage::Answer(Box::new(e.clone()));
+                room.scroll = 0;
+                room.from_history = true;
+                room.focus = Focus::Target;
+            }
+        }
+        (_, Some(Action::Down)) => room.history_cursor = (room.history_cursor + 1).min(last),
+        (_, Some(Action::Up)) => room.history_cursor = room.history_cursor.saturating_sub(1),
+        (_, Some(Action::First)) => room.history_cursor = 0,
+        (_, Some(Action::Last)) => room.history_cursor = last,
+        _ => {}
+    }
+    Vec::new()
+}

@@ -1,0 +1,463 @@
+//! The replay room's drawing: the target form, the preview of what will be sent, the typed host
+//! confirmation, the answer (marked *replayed locally*) and this profile's replay history. The
+//! receiver's and the recording's text goes through the one sanitizer, headers through the one
+//! redaction policy.
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Position, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Clear, Paragraph, Wrap};
+
+use super::{Focus, Room, Stage};
+use crate::api::replay::{
+    HistoryEntry, MAX_RESPONSE_BODY, ReplayPlan, ReplayResult, masked_headers,
+};
+use crate::console::state::State;
+use crate::console::theme::Theme;
+use crate::console::widgets::centered;
+use crate::console::widgets::json::{JsonView, text_lines};
+use crate::text::line as safe;
+use crate::text::redact::any_header_masked;
+
+/// Width of the form's labels.
+const LABEL: usize = 10;
+/// History rows shown at most.
+const HISTORY_ROWS: usize = 6;
+
+/// Draws the room over `area` when it is open (for the active profile).
+pub fn render(state: &State, frame: &mut Frame, area: Rect) {
+    let Some(room) = state.replay.room_of(&state.profile) else {
+        return;
+    };
+    let t = &state.theme;
+    frame.render_widget(Clear, area);
+    let attempt = room.attempt.map_or_else(
+        || "latest recorded attempt".into(),
+        |i| format!("attempt #{i}"),
+    );
+    let block = Block::bordered()
+        .border_style(t.accent)
+        .title(Line::from(Span::styled(
+            format!(
+                " Replay {} · {attempt} · local, never recorded ",
+                safe(&room.notification_id)
+            ),
+            t.accent,
+        )));
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let entries: Vec<&HistoryEntry> = state
+        .replay
+        .history(&state.profile)
+        .map(|h| h.newest_first().collect())
+        .unwrap_or_default();
+    let history_h = if entries.is_empty() {
+        0
+    } else {
+        u16::try_from(entries.len().min(HISTORY_ROWS) + 1).unwrap_or(0)
+    };
+    let [form, main, history, keys] = Layout::vertical([
+        Constraint::Length(form_height(room, inner.width)),
+        Constraint::Fill(1),
+        Constraint::Length(history_h),
+        Constraint::Length(1),
+    ])
+    .areas(inner);
+    render_form(state, room, frame, form);
+    match &room.stage {
+        Stage::Editing | Stage::Preparing => {
+            let text = [
+                "Enter fetches the notification and the signing secret of the destination that \
+                 delivered it, then shows what will be sent: the recorded body byte for byte, the \
+                 platform's headers and a fresh Metorial-Signature. Nothing is sent before the \
+                 preview's Enter.",
+                "The answer is shown here, marked replayed locally; the platform records nothing.",
+            ];
+            let lines: Vec<Line> = text
+                .iter()
+                .flat_map(|l| [Line::default(), Line::from(Span::styled(*l, t.muted))])
+                .collect();
+            frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), main);
+        }
+        Stage::Preview { plan, headers } | Stage::Confirm { plan, headers, .. } => {
+            JsonView {
+                title: "Preview · nothing sent yet".into(),
+                lines: crate::text::tui::safe_lines(preview_lines(plan, headers, t)),
+                scroll: room.scroll,
+                theme: t,
+            }
+            .render(frame, main);
+        }
+        Stage::Sending(plan) => {
+            let headers = masked_headers(&plan.headers);
+            JsonView {
+                title: "Sending…".into(),
+                lines: crate::text::tui::safe_lines(preview_lines(plan, &headers, t)),
+                scroll: room.scroll,
+                theme: t,
+            }
+            .render(frame, main);
+        }
+        Stage::Answer(e) => {
+            JsonView {
+                title: format!(
+                    "REPLAYED LOCALLY · {} attempt #{} · not a recorded attempt",
+                    safe(&e.notification_id),
+                    e.attempt_index
+                ),
+                lines: crate::text::tui::safe_lines(answer_lines(state, e, t)),
+                scroll: room.scroll,
+                theme: t,
+            }
+            .render(frame, main);
+        }
+    }
+    render_history(state, room, &entries, frame, history);
+    frame.render_widget(Paragraph::new(key_line(room, t)), keys);
+    if let Stage::Confirm {
+        plan,
+        typed,
+        message,
+        ..
+    } = &room.stage
+    {
+        render_confirm(plan, typed, message.as_deref(), t, frame, area);
+    }
+}
+
+fn form_height(room: &Room, width: u16) -> u16 {
+    // Messages wrap: as many lines as they need at this width.
+    let wrapped = |text: &str, indent: usize| {
+        let w = usize::from(width).saturating_sub(indent).max(1);
+        u16::try_from((text.chars().count() + 2).div_ceil(w).max(1)).unwrap_or(1)
+    };
+    let mut h = 2;
+    if let Some(e) = &room.target_error {
+        h += wrapped(e, LABEL);
+    }
+    if matches!(room.stage, Stage::Preparing) {
+        h += 1;
+    }
+    if let Some(m) = &room.message {
+        h += 1 + wrapped(m, 0);
+    }
+    h
+}
+
+fn render_form(state: &State, room: &Room, frame: &mut Frame, area: Rect) {
+    let t = &state.theme;
+    let editing = matches!(room.stage, Stage::Editing);
+    let label = |text: &str, focused: bool| {
+        Span::styled(
+            format!("{text:>w$}  ", w = LABEL - 2),
+            if focused && editing {
+                t.accent
+            } else {
+                t.muted
+            },
+        )
+    };
+    let width = usize::from(area.width).saturating_sub(LABEL + 1).max(1);
+    let value = room.target.value();
+    let scroll = room.target.0.visual_scroll(width);
+    let shown: String = value.chars().skip(scroll).take(width).collect();
+    let mut lines = vec![Line::from(vec![
+        label("Target", room.focus == Focus::Target),
+        Span::raw(safe(&shown).into_owned()),
+    ])];
+    if let Some(e) = &room.target_error {
+        lines.push(Line::from(vec![
+            Span::raw(" ".repeat(LABEL)),
+            Span::styled(format!("✗ {}", safe(e)), t.error),
+        ]));
+    }
+    let check = if room.unsigned { "[x]" } else { "[ ]" };
+    lines.push(Line::from(vec![
+        label("Unsigned", room.focus == Focus::Unsigned),
+        Span::styled(check, t.key),
+        Span::styled(
+            if room.unsigned {
+                " no Metorial-Signature is sent"
+            } else {
+                " signed with the destination's secret, fresh timestamp"
+            },
+            t.muted,
+        ),
+    ]));
+    if matches!(room.stage, Stage::Preparing) {
+        lines.push(Line::from(Span::styled(
+            format!(
+                "{}{} preparing: fetching the notification and its destination…",
+                " ".repeat(LABEL),
+                crate::console::widgets::spinner(state.frame)
+            ),
+            t.warn,
+        )));
+    }
+    if let Some(m) = &room.message {
+        lines.push(Line::default());
+        lines.push(Line::from(Span::styled(format!("✗ {}", safe(m)), t.error)));
+    }
+    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), area);
+    if editing && room.focus == Focus::Target && area.height > 0 {
+        let col = room.target.0.visual_cursor().saturating_sub(scroll);
+        let x = area.x + u16::try_from(LABEL + col).unwrap_or(0);
+        if x < area.right() {
+            frame.set_cursor_position(Position::new(x, area.y));
+        }
+    }
+}
+
+fn section(out: &mut Vec<Line<'static>>, title: String, t: &Theme) {
+    out.push(Line::raw(""));
+    out.push(Line::from(Span::styled(title, t.section)));
+}
+
+/// Header lines; `headers` are already through the redaction policy.
+fn header_lines(out: &mut Vec<Line<'static>>, headers: &[(String, String)], t: &Theme) {
+    if headers.is_empty() {
+        out.push(Line::from(Span::styled("  none", t.muted)));
+    }
+    for (k, v) in headers {
+        out.push(Line::from(vec![
+            Span::styled(format!("  {k}: "), t.key),
+            Span::styled(v.clone(), t.text),
+        ]));
+    }
+}
+
+fn body_lines(out: &mut Vec<Line<'static>>, body: Option<&str>, t: &Theme) {
+    match body {
+        Some(b) if !b.is_empty() => {
+            for l in text_lines(b, t) {
+                let mut spans = vec![Span::raw("  ")];
+                spans.extend(l.spans);
+                out.push(Line::from(spans));
+            }
+        }
+        _ => out.push(Line::from(Span::styled("  empty", t.muted))),
+    }
+}
+
+fn masked_note(headers: &[(String, String)]) -> &'static str {
+    let names: Vec<String> = headers.iter().map(|(k, _)| k.clone()).collect();
+    if any_header_masked(&names) {
+        " (secret values masked)"
+    } else {
+        ""
+    }
+}
+
+/// What will be sent: method, URL, who signs, the headers (masked), the recorded body.
+fn preview_lines(plan: &ReplayPlan, headers: &[(String, String)], t: &Theme) -> Vec<Line<'static>> {
+    let mut out = vec![
+        Line::from(vec![
+            Span::styled(plan.method, t.accent),
+            Span::raw(format!(" {}", plan.target)),
+        ]),
+        Line::from(vec![
+            Span::styled("Replays   ", t.muted),
+            Span::raw(format!(
+                "{} attempt #{}",
+                plan.notification_id, plan.attempt_index
+            )),
+        ]),
+        Line::from(vec![
+            Span::styled("Signature ", t.muted),
+            match (&plan.signing, &plan.destination) {
+                (Some(_), Some(d)) => Span::raw(format!(
+                    "fresh, with the signing secret of {} ({})",
+                    d.name, d.id
+                )),
+                (Some(_), None) => Span::raw("fresh"),
+                (None, _) => Span::styled("none (unsigned)", t.warn),
+            },
+        ]),
+    ];
+    section(&mut out, format!("Headers{}", masked_note(headers)), t);
+    header_lines(&mut out, headers, t);
+    section(
+        &mut out,
+        format!(
+            "Body · {} bytes, sent byte for byte as recorded",
+            plan.body.len()
+        ),
+        t,
+    );
+    body_lines(&mut out, Some(&plan.body), t);
+    out
+}
+
+/// A replay's answer: status, duration, error, headers (masked), body; then what was sent.
+fn answer_lines(state: &State, e: &HistoryEntry, t: &Theme) -> Vec<Line<'static>> {
+    let r: &ReplayResult = &e.result;
+    let ms = r.duration.as_millis();
+    let status = match r.status {
+        Some(s) if r.is_success() => Span::styled(format!("HTTP {s}"), t.ok),
+        Some(s) => Span::styled(format!("HTTP {s}"), t.error),
+        None => Span::styled("no answer", t.error),
+    };
+    let mut out = vec![
+        Line::from(vec![
+            Span::styled("Replayed locally  ", t.warn),
+            Span::styled("POST", t.accent),
+            Span::raw(format!(" {}", e.target)),
+        ]),
+        Line::from(vec![
+            Span::styled("Answer    ", t.muted),
+            status,
+            Span::styled(
+                format!(
+                    "  in {ms} ms · sent {}",
+                    state.clock.local_and_relative(&r.sent_at)
+                ),
+                t.muted,
+            ),
+        ]),
+    ];
+    if let Some(err) = &r.error {
+        out.push(Line::from(vec![
+            Span::styled("Error     ", t.muted),
+            Span::styled(err.to_string(), t.error),
+        ]));
+    }
+    let headers = masked_headers(&r.headers);
+    section(
+        &mut out,
+        format!("Response headers{}", masked_note(&headers)),
+        t,
+    );
+    header_lines(&mut out, &headers, t);
+    section(&mut out, "Response body".into(), t);
+    body_lines(&mut out, r.body.as_deref(), t);
+    if r.body_truncated {
+        out.push(Line::from(Span::styled(
+            format!("  (truncated at {} KiB)", MAX_RESPONSE_BODY / 1024),
+            t.muted,
+        )));
+    }
+    let sent = masked_headers(&r.sent_headers);
+    section(&mut out, format!("Sent headers{}", masked_note(&sent)), t);
+    header_lines(&mut out, &sent, t);
+    out
+}
+
+fn render_history(
+    state: &State,
+    room: &Room,
+    entries: &[&HistoryEntry],
+    frame: &mut Frame,
+    area: Rect,
+) {
+    if area.height == 0 {
+        return;
+    }
+    let t = &state.theme;
+    let focused = room.focus == Focus::History;
+    let mut lines = vec![Line::from(Span::styled(
+        format!(
+            "Replays of profile {} this session ({}, newest first){}",
+            safe(&state.profile),
+            entries.len(),
+            if focused {
+                " · Enter shows"
+            } else {
+                " · Tab here"
+            }
+        ),
+        if focused { t.accent } else { t.section },
+    ))];
+    let rows = usize::from(area.height.saturating_sub(1)).max(1);
+    let start = room.history_cursor.saturating_sub(rows - 1);
+    for (i, e) in entries.iter().enumerate().skip(start).take(rows) {
+        let r = &e.result;
+        let status = r
+            .status
+            .map_or_else(|| "---".to_string(), |s| s.to_string());
+        let style = if r.is_success() { t.ok } else { t.error };
+        let mark = if focused && i == room.history_cursor {
+            "▶ "
+        } else {
+            "  "
+        };
+        let when = r
+            .sent_at
+            .with_timezone(&state.clock.offset_at(&r.sent_at))
+            .format("%H:%M:%S");
+        lines.push(crate::text::tui::safe_line(Line::from(vec![
+            Span::styled(mark, t.accent),
+            Span::styled(format!("{when}  "), t.muted),
+            Span::styled(format!("{status:>3}"), style),
+            Span::styled(format!(" {:>6} ms  ", r.duration.as_millis()), t.muted),
+            Span::raw(format!(
+                "{} #{} → {}",
+                e.notification_id, e.attempt_index, e.target
+            )),
+        ])));
+    }
+    frame.render_widget(Paragraph::new(lines), area);
+}
+
+fn key_line(room: &Room, t: &Theme) -> Line<'static> {
+    let pairs: &[(&str, &str)] = match (&room.stage, room.focus) {
+        (Stage::Editing | Stage::Answer(_), Focus::History) => &[
+            ("↑/↓", "choose"),
+            ("Enter", "show its answer"),
+            ("Esc", "back"),
+        ],
+        (Stage::Editing, _) => &[
+            ("Enter", "preview"),
+            ("Tab", "next field"),
+            ("Space", "toggle unsigned"),
+            ("Ctrl-U", "clear"),
+            ("Esc", "close"),
+        ],
+        (Stage::Preparing, _) => &[("Esc", "cancel")],
+        (Stage::Preview { .. }, _) => &[("Enter", "send"), ("↑/↓", "scroll"), ("Esc", "back")],
+        (Stage::Confirm { .. }, _) => &[("Enter", "confirm"), ("Esc", "back")],
+        (Stage::Sending(_), _) => &[("Esc", "stop waiting")],
+        (Stage::Answer(_), _) => &[("↑/↓", "scroll"), ("h", "history"), ("Esc", "back")],
+    };
+    let mut spans = Vec::new();
+    for (k, word) in pairs {
+        spans.push(Span::styled(format!(" {k}"), t.key));
+        spans.push(Span::styled(format!(" {word} "), t.muted));
+    }
+    Line::from(spans)
+}
+
+fn render_confirm(
+    plan: &ReplayPlan,
+    typed: &super::Text,
+    message: Option<&str>,
+    t: &Theme,
+    frame: &mut Frame,
+    area: Rect,
+) {
+    let host = safe(plan.target.host_str().unwrap_or_default()).into_owned();
+    let mut lines = vec![
+        Line::raw(format!(
+            "{host} is not this machine: the recorded body and a valid signature go there."
+        )),
+        Line::default(),
+    ];
+    if let Some(m) = message {
+        lines.push(Line::from(Span::styled(safe(m).into_owned(), t.error)));
+        lines.push(Line::default());
+    }
+    lines.push(Line::from(vec![
+        Span::raw(format!("Type “{host}” to send: ")),
+        Span::styled(format!("{}▏", safe(typed.value())), t.key),
+    ]));
+    lines.push(Line::from(Span::styled("Enter send · Esc back", t.muted)));
+    let h = u16::try_from(lines.len() + 4).unwrap_or(8);
+    let b = centered(area, 70, h);
+    frame.render_widget(Clear, b);
+    frame.render_widget(
+        Paragraph::new(lines).wrap(Wrap { trim: false }).block(
+            Block::bordered()
+                .border_style(t.warn)
+                .title(Span::styled(" Send beyond this machine? ", t.warn)),
+        ),
+        b,
+    );
+}
