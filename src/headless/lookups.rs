@@ -7,8 +7,8 @@ use serde_json::Value;
 
 use super::HeadlessError;
 use super::columns::{DestinationDetail, Tabular, TeamDetail, destination_detail, team_detail};
+use super::output::emit;
 use super::output::{self, OutputFormat, clean};
-use super::run::emit;
 use crate::api::client::decode;
 use crate::api::health::destination_health;
 use crate::api::lookup::{all_members, destination_is_active, list_all};

@@ -121,6 +121,17 @@ pub fn write_array(out: &mut dyn Write, items: &[Value], terminal: bool) -> std:
     write_raw(out, &text, terminal)
 }
 
+/// Writes to locked standard output; a write error (closed pipe) becomes an error, not a panic.
+pub(super) fn emit(
+    f: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<(), super::HeadlessError> {
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    f(&mut out)
+        .and_then(|()| out.flush())
+        .map_err(super::HeadlessError::Io)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,5 +1,5 @@
 //! Runs one parsed command: builds the request, sends it, prints the reply.
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 
 use serde_json::Value;
 
@@ -8,7 +8,7 @@ use super::args::*;
 use super::columns::Tabular;
 use super::input::{confirm, secret_from_env, secret_from_stdin};
 use super::lookups::{self, Change, Known};
-use super::output::{self, OutputFormat};
+use super::output::{self, OutputFormat, emit};
 use crate::api::client::decode;
 use crate::api::model::*;
 use crate::api::{ApiRequest, Client, Error, ListQuery, NotificationFilter, Page};
@@ -390,15 +390,4 @@ async fn fetch_all(
             _ => return Ok(items),
         }
     }
-}
-
-/// Writes to locked standard output; a write error (closed pipe) becomes an error, not a panic.
-pub(super) fn emit(
-    f: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
-) -> Result<(), HeadlessError> {
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
-    f(&mut out)
-        .and_then(|()| out.flush())
-        .map_err(HeadlessError::Io)
 }

@@ -3,9 +3,8 @@
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use axum::Router;
 use axum::body::Bytes;
-use axum::extract::{DefaultBodyLimit, FromRequest, Request, State};
+use axum::extract::{FromRequest, Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
@@ -295,20 +294,6 @@ impl FromRequest<App> for Body {
             Failure::bad_request_reason("The request body is not valid JSON", "invalid_json_body")
         })
     }
-}
-
-async fn no_route(uri: Uri) -> Failure {
-    Failure::no_endpoint(uri.path())
-}
-
-/// The whole router with its frame.
-pub fn router(app: App) -> Router {
-    super::routes::routes()
-        .fallback(no_route)
-        .method_not_allowed_fallback(no_route)
-        .layer(DefaultBodyLimit::max(MAX_BODY))
-        .layer(axum::middleware::from_fn_with_state(app.clone(), frame))
-        .with_state(app)
 }
 
 /// A JSON reply encoded into a buffer sized for a page up front: growing a small buffer by

@@ -16,6 +16,7 @@ pub mod openapi;
 /// List query parsing and pagination.
 pub mod paging;
 mod records;
+mod router;
 mod routes;
 mod seed;
 mod serve;
@@ -244,7 +245,12 @@ pub async fn start(cfg: ServiceConfig) -> Result<RunningService, ServiceError> {
         .simulate_events
         .map(|every| tokio::spawn(events::simulate(app.clone(), every)));
     let (stop, stopped) = oneshot::channel::<()>();
-    let server = tokio::spawn(http::serve(listener, app::router(app), stopped, cfg.limits));
+    let server = tokio::spawn(http::serve(
+        listener,
+        router::router(app),
+        stopped,
+        cfg.limits,
+    ));
     let remove_dir = cfg
         .remove_db_dir_on_shutdown
         .then(|| path.as_ref().and_then(|p| p.parent().map(PathBuf::from)))

@@ -70,7 +70,6 @@ pub fn routes() -> Router<App> {
         )
         .route("/hooks/{key}", post(hooks::incoming))
         .route("/_receiver/{mode}", post(hooks::receiver))
-        .route("/openapi.json", get(super::openapi::openapi_json))
 }
 
 /// The raw query's pairs and its validated list parameters.
