@@ -1,6 +1,7 @@
 //! A database written at schema version 1 (tests/fixtures/db/service-v1.db) opens with the
 //! current code, migrates, and serves everything it held: every notification with its stored
-//! JSON, the active destinations under their callback filters, every team, in both orders.
+//! JSON, the active destinations under their callback filters, every team, in both orders, and
+//! the hook keys of its callbacks (through the index schema 3 adds).
 mod support_service;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -228,8 +229,8 @@ async fn a_version_1_database_migrates_with_nothing_lost() {
         ids(&walk(&t, "/callbacks-destinations", 2, "asc").await),
         active
     );
-    for callback in stored.records["callback"].keys() {
-        let selecting: Vec<String> = dests
+    let selecting = |callback: &str| -> Vec<String> {
+        dests
             .iter()
             .filter(|(_, v)| v["active"] == Value::Bool(true))
             .filter(|(_, v)| {
@@ -237,10 +238,13 @@ async fn a_version_1_database_migrates_with_nothing_lost() {
                 sel["type"] == "all"
                     || sel["callback_ids"]
                         .as_array()
-                        .is_some_and(|a| a.iter().any(|c| c == callback.as_str()))
+                        .is_some_and(|a| a.iter().any(|c| c == callback))
             })
             .map(|(k, _)| k.clone())
-            .collect();
+            .collect()
+    };
+    for callback in stored.records["callback"].keys() {
+        let selecting = selecting(callback);
         let got = walk(
             &t,
             &format!("/callbacks-destinations?callback_id={callback}"),
@@ -260,14 +264,116 @@ async fn a_version_1_database_migrates_with_nothing_lost() {
     let imports = walk(&t, "/provider-oauth/token-imports", 100, "asc").await;
     assert_eq!(imports.len(), stored.records["import"].len());
 
+    hooks_find_their_callback(&t, &stored, &selecting).await;
+
     t.svc.shutdown().await;
     let conn = rusqlite::Connection::open(&path).expect("reopen");
     let version: i64 = conn
         .pragma_query_value(None, "user_version", |r| r.get(0))
         .expect("version");
-    assert_eq!(version, 2);
+    assert_eq!(version, 3);
+    // Version 3 added the index incoming hooks find their callback by.
+    let index: Option<String> = conn
+        .query_row(
+            "SELECT sql FROM sqlite_master WHERE type = 'index' AND name = 'records_hook_key'",
+            [],
+            |r| r.get(0),
+        )
+        .ok();
+    let index = index.expect("records_hook_key exists after migrating");
+    assert!(index.contains("$.hook_key"), "{index}");
     let mode = std::fs::metadata(&path).expect("meta").permissions().mode() & 0o777;
     assert_eq!(mode, 0o600, "the database holds secrets");
+}
+
+/// Every `webhook_manual` callback of the migrated database answers its hook key (among several
+/// callbacks) and fans out to exactly the destinations selecting it; any other key is the same
+/// 404 and creates nothing.
+async fn hooks_find_their_callback(
+    t: &support_service::TestService,
+    stored: &Stored,
+    selecting: &dyn Fn(&str) -> Vec<String>,
+) {
+    let callbacks = &stored.records["callback"];
+    let manual: Vec<(String, String)> = callbacks
+        .iter()
+        .filter(|(_, v)| v["callback"]["type"] == "webhook_manual")
+        .filter_map(|(id, v)| Some((id.clone(), v["hook_key"].as_str()?.to_string())))
+        .collect();
+    assert!(
+        manual.len() >= 2,
+        "the fixture has several manual callbacks"
+    );
+    assert!(
+        callbacks.len() > manual.len(),
+        "and other callbacks beside them"
+    );
+    let post = |key: String| async move {
+        t.raw(
+            reqwest::Method::POST,
+            &format!("/hooks/{key}"),
+            Some(r#"{"type":"build.failed","build":7}"#),
+            Some(None),
+        )
+        .await
+    };
+    for (callback, key) in &manual {
+        let r = post(key.clone()).await;
+        assert_eq!(r.status, 200, "{callback}: {}", r.body);
+        let event = r.body["event_id"].as_str().expect("event id").to_string();
+        let mut sent: Vec<String> = r.body["notification_ids"]
+            .as_array()
+            .expect("notification ids")
+            .iter()
+            .filter_map(|v| v.as_str().map(str::to_string))
+            .collect();
+        sent.sort();
+        let want = selecting(callback);
+        assert!(!want.is_empty(), "{callback} has a destination");
+        assert_eq!(sent.len(), want.len(), "{callback}");
+        let of_callback = walk(
+            t,
+            &format!("/callbacks-notifications?event_id={event}&callback_id={callback}"),
+            100,
+            "asc",
+        )
+        .await;
+        assert_eq!(ids(&of_callback), sent, "{callback}");
+        for dest in &want {
+            let one = walk(
+                t,
+                &format!("/callbacks-notifications?event_id={event}&destination_id={dest}"),
+                100,
+                "asc",
+            )
+            .await;
+            assert_eq!(one.len(), 1, "{callback} → {dest}");
+        }
+    }
+
+    let before = walk(t, "/callbacks-notifications", 100, "asc").await.len();
+    let (_, key) = &manual[0];
+    let mut wrong_last = key.clone();
+    let last = wrong_last.pop().expect("a key");
+    wrong_last.push(if last == 'a' { 'b' } else { 'a' });
+    for unknown in [
+        "not-a-key".to_string(),
+        key[..key.len() - 1].to_string(),
+        format!("{key}x"),
+        key.to_ascii_lowercase(),
+        wrong_last,
+    ] {
+        if unknown == *key {
+            continue;
+        }
+        let r = post(unknown.clone()).await;
+        assert_eq!(r.status, 404, "{unknown}");
+        assert_eq!(r.body["code"], "not_found", "{unknown}: {}", r.body);
+        assert_eq!(r.body["entity"], "endpoint", "{unknown}");
+        assert_eq!(r.body["id"], "/hooks", "{unknown}");
+    }
+    let after = walk(t, "/callbacks-notifications", 100, "asc").await.len();
+    assert_eq!(after, before, "an unknown key creates nothing");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

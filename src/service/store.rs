@@ -83,7 +83,18 @@ const MIGRATIONS: &[&str] = &[
              json_each(r.data, '$.destination.callbacks.callback_ids') j
          WHERE r.kind = 'destination' AND json_extract(r.data, '$.active')
              AND json_extract(r.data, '$.destination.callbacks.type') <> 'all';",
+    // 3: `POST /hooks/{key}` is public, so it finds its callback through an index on the key
+    // instead of decoding every callback. The expression must stay exactly as
+    // `CALLBACKS_BY_HOOK_KEY` writes it, or SQLite will not use the index.
+    "CREATE INDEX records_hook_key ON records (json_extract(data, '$.hook_key'))
+         WHERE kind = 'callback';",
 ];
+
+/// The callbacks with a given hook key; its `WHERE` matches the `records_hook_key` index of
+/// migration 3 term for term (the partial index's `kind = 'callback'` included).
+const CALLBACKS_BY_HOOK_KEY: &str = "SELECT data FROM records
+     WHERE kind = 'callback' AND json_extract(data, '$.hook_key') = ?1
+     ORDER BY id";
 
 /// Errors of the storage layer.
 #[derive(Debug, thiserror::Error)]
@@ -482,6 +493,21 @@ impl Db<'_> {
         Ok(out)
     }
 
+    /// The callbacks whose stored hook key equals `key`, by ascending id (through the
+    /// `records_hook_key` index: at most a row or two, whatever the number of callbacks).
+    pub fn callbacks_by_hook_key<T: DeserializeOwned>(
+        &self,
+        key: &str,
+    ) -> Result<Vec<T>, StoreError> {
+        let mut stmt = self.0.prepare_cached(CALLBACKS_BY_HOOK_KEY)?;
+        let rows = stmt.query_map(params![key], |r| r.get::<_, String>(0))?;
+        let mut out = Vec::new();
+        for row in rows {
+            out.push(serde_json::from_str(&row?)?);
+        }
+        Ok(out)
+    }
+
     /// The record of `kind` whose JSON has `field` equal to `value` (slugs).
     pub fn find_by_field<T: DeserializeOwned>(
         &self,
@@ -693,4 +719,87 @@ pub fn raw_page_json(page: &Page<String>) -> String {
     });
     out.push_str("}}");
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::*;
+
+    #[test]
+    fn the_hook_key_lookup_searches_its_index() {
+        let store = Store::open(None).expect("store");
+        let plan: Vec<String> = store.with(|db| {
+            let mut stmt =
+                db.0.prepare(&format!("EXPLAIN QUERY PLAN {CALLBACKS_BY_HOOK_KEY}"))
+                    .expect("plan");
+            stmt.query_map(params!["k"], |r| r.get::<_, String>(3))
+                .expect("rows")
+                .collect::<Result<_, _>>()
+                .expect("detail")
+        });
+        assert!(
+            plan.iter()
+                .any(|d| d.starts_with("SEARCH") && d.contains("INDEX records_hook_key")),
+            "{plan:?}"
+        );
+        assert!(!plan.iter().any(|d| d.starts_with("SCAN")), "{plan:?}");
+    }
+
+    #[test]
+    fn the_hook_key_lookup_finds_only_callbacks_with_that_key() {
+        let store = Store::open(None).expect("store");
+        store.with(|db| {
+            db.put(
+                "callback",
+                "clb_1",
+                &json!({"id": "clb_1", "hook_key": "aaa"}),
+            )
+            .expect("put");
+            db.put(
+                "callback",
+                "clb_2",
+                &json!({"id": "clb_2", "hook_key": "bbb"}),
+            )
+            .expect("put");
+            db.put(
+                "callback",
+                "clb_3",
+                &json!({"id": "clb_3", "hook_key": null}),
+            )
+            .expect("put");
+            // The same field in another kind is not a callback.
+            db.put("team", "clb_0", &json!({"id": "clb_0", "hook_key": "bbb"}))
+                .expect("put");
+            let found: Vec<Value> = db.callbacks_by_hook_key("bbb").expect("lookup");
+            assert_eq!(found, vec![json!({"id": "clb_2", "hook_key": "bbb"})]);
+            // A changed key is found under the new one only: the index follows updates.
+            db.put(
+                "callback",
+                "clb_2",
+                &json!({"id": "clb_2", "hook_key": "ccc"}),
+            )
+            .expect("put");
+            assert!(
+                db.callbacks_by_hook_key::<Value>("bbb")
+                    .expect("lookup")
+                    .is_empty()
+            );
+            assert_eq!(
+                db.callbacks_by_hook_key::<Value>("ccc")
+                    .expect("lookup")
+                    .len(),
+                1
+            );
+            for missing in ["", "aa", "aaaa", "AAA", "null"] {
+                assert!(
+                    db.callbacks_by_hook_key::<Value>(missing)
+                        .expect("lookup")
+                        .is_empty(),
+                    "{missing}"
+                );
+            }
+        });
+    }
 }

@@ -40,19 +40,23 @@ pub async fn incoming(
         .and_then(Value::as_str)
         .unwrap_or("webhook.received")
         .to_string();
+    // The key comes from anyone: it is looked up on a read connection through the hook-key
+    // index, so an unknown key never reaches the writer or decodes more than a matching row.
+    let lookup = key.clone();
+    let callback_id = app
+        .read(move |db| {
+            matching_hook(db.callbacks_by_hook_key::<CallbackRec>(&lookup)?, &lookup)
+                .ok_or_else(|| Failure::no_endpoint("/hooks"))
+        })
+        .await?;
     let (event_id, notifications) = app
         .db(move |db| {
-            let callback = db
-                .all::<CallbackRec>(kind::CALLBACK)?
-                .into_iter()
-                .find(|c| {
-                    c.callback.kind == CallbackType::WebhookManual
-                        && c.hook_key
-                            .as_ref()
-                            .is_some_and(|k| bool::from(k.as_bytes().ct_eq(key.as_bytes())))
-                })
+            // Checked again by id on the writer, so the lookup and the fan-out agree even if the
+            // callback changed in between (the same answer as an unknown key if it did).
+            let current = db.get::<CallbackRec>(kind::CALLBACK, &callback_id)?;
+            let callback = matching_hook(current.into_iter().collect(), &key)
                 .ok_or_else(|| Failure::no_endpoint("/hooks"))?;
-            Ok(fan_out(db, &callback.callback.id, &event_type, payload)?)
+            Ok(fan_out(db, &callback, &event_type, payload)?)
         })
         .await?;
     app.delivery.wake();
@@ -61,6 +65,20 @@ pub async fn incoming(
         "event_id": event_id,
         "notification_ids": notifications,
     })))
+}
+
+/// The id of the first `webhook_manual` callback among `candidates` whose hook key is `key`,
+/// compared in constant time (the index lookup only narrows the candidates).
+fn matching_hook(candidates: Vec<CallbackRec>, key: &str) -> Option<String> {
+    candidates
+        .into_iter()
+        .find(|c| {
+            c.callback.kind == CallbackType::WebhookManual
+                && c.hook_key
+                    .as_ref()
+                    .is_some_and(|k| bool::from(k.as_bytes().ct_eq(key.as_bytes())))
+        })
+        .map(|c| c.callback.id)
 }
 
 /// `POST /_receiver/{mode}`: `healthy` accepts, `flaky` fails about half the time, `down` fails.
