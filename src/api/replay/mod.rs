@@ -102,7 +102,7 @@ pub struct DestinationRef {
 pub struct ReplayPlan {
     /// `cbn_…`.
     pub notification_id: String,
-    /// Index of the recorded attempt replayed.
+    /// Index of the recorded attempt replayed (the API's, from 0; shown from 1).
     pub attempt_index: i64,
     /// Where it goes.
     pub target: url::Url,
