@@ -64,6 +64,55 @@ async fn receive(
     }
 }
 
+/// A receiver on 127.0.0.1:0 whose every answer is 200 headers promising 100 bytes, 7 of them,
+/// then the connection closed: a 2xx whose body never arrives whole. Written by hand, as a
+/// well-behaved HTTP server would not send it. Returns its URL; what it got goes in `log`.
+async fn short_receiver(log: Log) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    tokio::spawn(async move {
+        while let Ok((mut s, _)) = listener.accept().await {
+            let log = log.clone();
+            tokio::spawn(async move {
+                let mut buf = Vec::new();
+                let mut chunk = [0u8; 4096];
+                // The whole request first, so that the client is not cut off while sending.
+                loop {
+                    match s.read(&mut chunk).await {
+                        Ok(0) | Err(_) => return,
+                        Ok(n) => buf.extend_from_slice(&chunk[..n]),
+                    }
+                    let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") else {
+                        continue;
+                    };
+                    let head = String::from_utf8_lossy(&buf[..end]).to_ascii_lowercase();
+                    let len = head
+                        .lines()
+                        .find_map(|l| l.strip_prefix("content-length:"))
+                        .and_then(|v| v.trim().parse::<usize>().ok())
+                        .unwrap_or(0);
+                    if buf.len() >= end + 4 + len {
+                        log.lock().expect("log").push(Got {
+                            path: "short".into(),
+                            headers: HeaderMap::new(),
+                            body: buf[end + 4..end + 4 + len].to_vec(),
+                        });
+                        break;
+                    }
+                }
+                let answer = b"HTTP/1.1 200 OK\r\ncontent-length: 100\r\n\r\npartial";
+                if s.write_all(answer).await.is_ok() {
+                    let _ = s.shutdown().await;
+                }
+            });
+        }
+    });
+    format!("http://{addr}/short")
+}
+
 async fn receiver() -> (String, Log) {
     let log: Log = Arc::default();
     let app = Router::new()
@@ -418,6 +467,36 @@ async fn a_500_answer_is_shown_masked_and_sanitised() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_2xx_cut_short_is_shown_failed() {
+    let (rx, log) = receiver().await;
+    let w = world(&rx).await;
+    let mut app = console(&w, 120, 40, false).await;
+    let short = short_receiver(log.clone()).await;
+    preview(&mut app, &short).await;
+    app.apply(key(KeyCode::Enter));
+    settle(&mut app).await;
+    assert_eq!(got(&log, "short").len(), 1);
+    let Some(Stage::Answer(e)) = stage(&app) else {
+        panic!("an answer: {}", screen(&app));
+    };
+    assert_eq!(e.result.status, Some(200));
+    assert!(e.result.error.is_some(), "the body did not arrive whole");
+    assert!(!e.result.is_success(), "as the delivery engine counts it");
+    let s = screen(&app);
+    assert!(
+        s.contains("HTTP 200 · FAILED: the answer did not arrive whole"),
+        "{s}"
+    );
+    assert!(s.contains("Error "), "{s}");
+    let rows: Vec<&str> = s.lines().filter(|l| l.contains(" → http")).collect();
+    assert_eq!(rows.len(), 1, "{s}");
+    assert!(
+        rows[0].contains("200✗"),
+        "marked failed in the history: {s}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn keys_stay_live_while_a_receiver_never_answers() {
     let (rx, log) = receiver().await;
     let w = world(&rx).await;
@@ -504,6 +583,13 @@ async fn bad_targets_remote_hosts_and_lookup_failures_lose_nothing() {
     app.apply(key(KeyCode::Enter));
     let s = screen(&app);
     assert!(s.contains("Type “hooks.example” to send"), "{s}");
+    assert!(s.contains("destination's real signing secret:"), "{s}");
+    assert!(s.contains("could relay it to the real destination"), "{s}");
+    assert!(s.contains("Prefer Unsigned for hosts you do not"), "{s}");
+    // The footer shows the room's keys, not the list's behind it.
+    let footer = s.lines().last().unwrap_or_default();
+    assert!(footer.contains("Enter confirm"), "{s}");
+    assert!(!footer.contains("reload"), "{s}");
     typed(&mut app, "hooks.exampel");
     app.apply(key(KeyCode::Enter));
     assert!(screen(&app).contains("exactly to send"));
@@ -579,14 +665,31 @@ fn p_replays_the_selected_notification_or_the_open_attempt() {
     app.apply(key(KeyCode::Esc)); // close
     assert!(app.state.replay.room.is_none());
 
-    // On an open attempt: that attempt.
+    // In the detail: the attempt under its cursor (shown counted from 1).
     app.apply(key(KeyCode::Enter));
     common::answer_all(&mut app);
+    app.apply(key(KeyCode::Down));
+    app.apply(ch('P'));
+    assert!(screen(&app).contains("attempt #2"), "{}", screen(&app));
+    app.apply(key(KeyCode::Enter));
+    assert_eq!(prepared(&mut app), Some((first.clone(), Some(1))));
+    app.apply(key(KeyCode::Esc)); // stop waiting
+    app.apply(key(KeyCode::Esc)); // close
+    app.apply(key(KeyCode::Up));
+    app.apply(ch('P'));
+    assert!(screen(&app).contains("attempt #1"), "{}", screen(&app));
+    app.apply(key(KeyCode::Enter));
+    assert_eq!(prepared(&mut app), Some((first.clone(), Some(0))));
+    app.apply(key(KeyCode::Esc));
+    app.apply(key(KeyCode::Esc));
+    assert!(app.state.replay.room.is_none());
+
+    // On an open attempt: that attempt.
     app.apply(key(KeyCode::Down));
     app.apply(key(KeyCode::Enter));
     assert!(app.state.deliveries.attempt.is_some(), "{}", screen(&app));
     app.apply(ch('P'));
-    assert!(screen(&app).contains("attempt #1"), "{}", screen(&app));
+    assert!(screen(&app).contains("attempt #2"), "{}", screen(&app));
     app.apply(key(KeyCode::Enter));
     assert_eq!(prepared(&mut app), Some((first, Some(1))));
 

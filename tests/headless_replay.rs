@@ -68,6 +68,55 @@ async fn receive(
     }
 }
 
+/// A receiver on 127.0.0.1:0 whose every answer is 200 headers promising 100 bytes, 7 of them,
+/// then the connection closed: a 2xx whose body never arrives whole. Written by hand, as a
+/// well-behaved HTTP server would not send it. Returns its URL; what it got goes in `log`.
+async fn short_receiver(log: Log) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    tokio::spawn(async move {
+        while let Ok((mut s, _)) = listener.accept().await {
+            let log = log.clone();
+            tokio::spawn(async move {
+                let mut buf = Vec::new();
+                let mut chunk = [0u8; 4096];
+                // The whole request first, so that the client is not cut off while sending.
+                loop {
+                    match s.read(&mut chunk).await {
+                        Ok(0) | Err(_) => return,
+                        Ok(n) => buf.extend_from_slice(&chunk[..n]),
+                    }
+                    let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") else {
+                        continue;
+                    };
+                    let head = String::from_utf8_lossy(&buf[..end]).to_ascii_lowercase();
+                    let len = head
+                        .lines()
+                        .find_map(|l| l.strip_prefix("content-length:"))
+                        .and_then(|v| v.trim().parse::<usize>().ok())
+                        .unwrap_or(0);
+                    if buf.len() >= end + 4 + len {
+                        log.lock().expect("log").push(Got {
+                            path: "short".into(),
+                            headers: HeaderMap::new(),
+                            body: buf[end + 4..end + 4 + len].to_vec(),
+                        });
+                        break;
+                    }
+                }
+                let answer = b"HTTP/1.1 200 OK\r\ncontent-length: 100\r\n\r\npartial";
+                if s.write_all(answer).await.is_ok() {
+                    let _ = s.shutdown().await;
+                }
+            });
+        }
+    });
+    format!("http://{addr}/short")
+}
+
 /// A receiver on 127.0.0.1:0: its base URL and its log.
 async fn receiver() -> (String, Log) {
     let log: Log = Arc::default();
@@ -219,6 +268,11 @@ fn header<'a>(h: &'a HeaderMap, name: &str) -> &'a str {
         .unwrap_or_else(|| panic!("header {name}"))
 }
 
+/// Whether nothing reached `path`.
+fn got_none(log: &Log, path: &str) -> bool {
+    log.lock().expect("log").iter().all(|g| g.path != path)
+}
+
 fn one(log: &Log, path: &str) -> Got {
     let got: Vec<Got> = log
         .lock()
@@ -297,7 +351,7 @@ async fn a_replay_is_the_recorded_body_with_a_fresh_verifiable_signature() {
             &format!("{rx}/ok-unsigned"),
             "--unsigned",
             "--attempt",
-            "0",
+            "1",
             "-o",
             "table",
         ],
@@ -310,6 +364,44 @@ async fn a_replay_is_the_recorded_body_with_a_fresh_verifiable_signature() {
     assert_eq!(got.body, recorded_body.as_bytes());
     assert!(unsigned.stdout.contains("REPLAYED LOCALLY"), "{unsigned:?}");
     assert!(unsigned.stdout.contains("HTTP 200"), "{unsigned:?}");
+    // `--attempt` counts from 1, as attempts are shown.
+    assert!(unsigned.stdout.contains("attempt #1 "), "{unsigned:?}");
+    assert_eq!(v["attempt"], 1, "{v}");
+    assert_eq!(v["attempt_index"], 0, "{v}");
+    assert_eq!(v["response"]["ok"], true, "{v}");
+    let zero = run(
+        &t,
+        &[
+            "notifications",
+            "replay",
+            &n.id,
+            "--to",
+            &format!("{rx}/ok-zero"),
+            "--attempt",
+            "0",
+        ],
+        &[],
+    )
+    .await;
+    assert_eq!(zero.code, 2, "{zero:?}");
+    assert!(zero.stderr.contains("--attempt counts from 1"), "{zero:?}");
+    let beyond = run(
+        &t,
+        &[
+            "notifications",
+            "replay",
+            &n.id,
+            "--to",
+            &format!("{rx}/ok-beyond"),
+            "--attempt",
+            "2",
+        ],
+        &[],
+    )
+    .await;
+    assert_eq!(beyond.code, 2, "{beyond:?}");
+    assert!(beyond.stderr.contains("no attempt #2"), "{beyond:?}");
+    assert!(got_none(&log, "ok-zero") && got_none(&log, "ok-beyond"));
     t.svc.shutdown().await;
 }
 
@@ -378,6 +470,41 @@ async fn a_receiver_that_never_answers_exits_4() {
         "{v}"
     );
     assert!(out.stderr.contains("no answer within 300 ms"), "{out:?}");
+    t.svc.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_2xx_whose_body_is_cut_short_exits_4() {
+    let (rx, log) = receiver().await;
+    let (t, n, _) = delivered(&rx).await;
+    let to = short_receiver(log.clone()).await;
+    let out = run(
+        &t,
+        &["notifications", "replay", &n.id, "--to", &to, "-o", "json"],
+        &[],
+    )
+    .await;
+    assert_eq!(out.code, 4, "as the delivery engine, a failure: {out:?}");
+    assert_eq!(one(&log, "short").path, "short");
+    let v: Value = serde_json::from_str(&out.stdout).expect("json");
+    assert_eq!(v["response"]["status"], 200, "{v}");
+    assert_eq!(v["response"]["ok"], false, "{v}");
+    assert!(v["response"]["error"].is_string(), "{v}");
+    assert!(
+        out.stderr.contains("HTTP 200 but the answer failed"),
+        "{out:?}"
+    );
+
+    let table = run(
+        &t,
+        &["notifications", "replay", &n.id, "--to", &to, "-o", "table"],
+        &[],
+    )
+    .await;
+    assert_eq!(table.code, 4, "{table:?}");
+    assert!(table.stdout.contains("HTTP 200"), "{table:?}");
+    assert!(table.stdout.contains("FAILED"), "{table:?}");
+    assert!(table.stdout.contains("ERROR"), "{table:?}");
     t.svc.shutdown().await;
 }
 
@@ -527,6 +654,12 @@ async fn a_remote_host_must_be_typed_back_on_a_terminal() {
     .expect("pty run");
     assert_eq!(code, 1, "{text}");
     assert!(text.contains("not this machine"), "{text}");
+    assert!(
+        text.contains("signed with the destination's real signing secret")
+            && text.contains("could relay it to the real destination")
+            && text.contains("Prefer --unsigned"),
+        "the risk is said plainly: {text}"
+    );
     assert!(
         text.contains("metorial-signature: i="),
         "the preview shows what is sent: {text}"

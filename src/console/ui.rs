@@ -208,6 +208,20 @@ fn render_footer(state: &State, frame: &mut Frame, area: Rect) {
 /// and selection first, then the general ones, cut to `width`; help and quit always fit.
 /// Generated from the keymap, so rebound keys show as bound; an unbound action is left out.
 pub(crate) fn footer_hints(state: &State, width: u16) -> Vec<(String, &'static str)> {
+    // The replay room takes every key: its own keys, not the list's behind it.
+    if let Some(room) = state.replay.room_of(&state.profile) {
+        let mut left = usize::from(width);
+        let mut out = Vec::new();
+        for (k, w) in super::replay::view::key_hints(room) {
+            let cost = k.chars().count() + w.chars().count() + 3;
+            if cost > left {
+                break;
+            }
+            left -= cost;
+            out.push(((*k).to_string(), *w));
+        }
+        return out;
+    }
     let km = &state.keymap;
     let hint = |g: &[Action]| -> Option<(String, &'static str)> {
         let first = *g.first()?;

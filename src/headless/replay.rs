@@ -1,6 +1,7 @@
 //! `notifications replay ID --to URL`: sends a recorded delivery again to the receiver being
 //! fixed, signed as the platform signs ([`crate::api::replay`]), and prints what was sent (masked)
-//! and the answer (sanitised). Exit 0 on a 2xx answer, 3 on any other answer, 4 on no answer.
+//! and the answer (sanitised). Exit 0 on a whole 2xx answer, 3 on any other answer, 4 on no
+//! answer or an answer cut short (a 2xx whose body was reset or stalled included).
 use std::io::{BufRead, IsTerminal, Write};
 use std::time::Duration;
 
@@ -29,7 +30,8 @@ pub struct ReplayArgs {
     /// Where to send it: an http(s) URL, e.g. `http://localhost:3000/webhooks`.
     #[arg(long, value_name = "URL")]
     pub to: String,
-    /// The attempt to replay (its index, from 0); default the latest with a recorded request.
+    /// The attempt to replay, counted from 1 as shown (#1 is the first delivery); default the
+    /// latest with a recorded request.
     #[arg(long, value_name = "N")]
     pub attempt: Option<i64>,
     /// Send without a `Metorial-Signature` (and without looking up the destination's secret).
@@ -65,8 +67,17 @@ pub async fn run(
             line(target.host_str().unwrap_or_default())
         )));
     }
+    // Shown counted from 1; the API's index counts from 0.
+    let index = match args.attempt {
+        Some(n) if n < 1 => {
+            return Err(HeadlessError::Usage(format!(
+                "--attempt counts from 1 (#1 is the first delivery, as `notifications get` shows), not {n}"
+            )));
+        }
+        n => n.map(|n| n - 1),
+    };
     let n = client.get_notification(&args.id).await?;
-    let plan = replay::prepare(client, &n, args.attempt, target, args.unsigned)
+    let plan = replay::prepare(client, &n, index, target, args.unsigned)
         .await
         .map_err(usage)?;
     if !local && !args.yes {
@@ -110,10 +121,15 @@ fn timeout() -> Duration {
         })
 }
 
-/// The exit code: 0 on 2xx, 3 on another answer, 4 on none.
+/// The exit code: 0 on a whole 2xx answer, 3 on another answer, 4 on none or on a 2xx cut short
+/// (the delivery engine counts that attempt failed too).
 fn outcome(r: &ReplayResult) -> Result<(), HeadlessError> {
     match (r.status, &r.error) {
         _ if r.is_success() => Ok(()),
+        (Some(s), Some(e)) if r.is_2xx() => Err(HeadlessError::Replay {
+            code: 4,
+            message: format!("the receiver answered HTTP {s} but the answer failed: {e}"),
+        }),
         (Some(s), _) => Err(HeadlessError::Replay {
             code: 3,
             message: format!("the receiver answered HTTP {s}"),
@@ -132,8 +148,15 @@ fn confirm_remote(plan: &ReplayPlan) -> Result<(), HeadlessError> {
     let host = plan.target.host_str().unwrap_or_default().to_string();
     let mut err = std::io::stderr().lock();
     let preview = format!(
-        "{}\nThis sends to {host}, which is not this machine.\nType the host name to send: ",
+        "{}\nThis sends to {host}, which is not this machine.\n{}Type the host name to send: ",
         request_lines(plan, &plan.preview_headers()).join("\n"),
+        if plan.signing.is_some() {
+            "It is signed with the destination's real signing secret: whoever receives it could \
+             relay it to the real destination, which accepts it while the signature's timestamp \
+             is within its tolerance. Prefer --unsigned for hosts you do not control.\n"
+        } else {
+            ""
+        },
     );
     err.write_all(crate::text::multiline(&preview).as_bytes())
         .and_then(|()| err.flush())
@@ -175,6 +198,8 @@ fn to_json(plan: &ReplayPlan, r: &ReplayResult) -> Value {
         "object": "switchboard.replay",
         "replayed_locally": true,
         "notification_id": plan.notification_id,
+        // `attempt` counts from 1 as everywhere shown; `attempt_index` is the API's, from 0.
+        "attempt": plan.attempt_index.saturating_add(1),
         "attempt_index": plan.attempt_index,
         "destination": plan.destination,
         "signed": plan.signing.is_some(),
@@ -186,6 +211,7 @@ fn to_json(plan: &ReplayPlan, r: &ReplayResult) -> Value {
             "sent_at": r.sent_at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
         },
         "response": {
+            "ok": r.is_success(),
             "status": r.status,
             "headers": headers_json(&r.headers),
             "headers_truncated": r.headers_truncated,
@@ -231,7 +257,7 @@ fn request_lines(plan: &ReplayPlan, headers: &[(String, String)]) -> Vec<String>
         format!(
             "REPLAYED LOCALLY  {} attempt #{} (not a recorded attempt)",
             line(&plan.notification_id),
-            plan.attempt_index
+            plan.attempt_index.saturating_add(1)
         ),
         format!("SIGNATURE         {signed}"),
         format!(
@@ -251,6 +277,12 @@ fn to_table(plan: &ReplayPlan, r: &ReplayResult) -> String {
     let mut out = request_lines(plan, &r.sent_headers);
     let ms = r.duration.as_millis();
     out.push(match r.status {
+        // Headers came but the body was reset or stalled: failed, as the delivery engine counts it.
+        Some(s) if r.is_2xx() && !r.is_success() => {
+            format!(
+                "RESPONSE          HTTP {s} in {ms} ms, FAILED: the answer did not arrive whole"
+            )
+        }
         Some(s) => format!("RESPONSE          HTTP {s} in {ms} ms"),
         None => format!("RESPONSE          none after {ms} ms"),
     });

@@ -40,11 +40,11 @@ pub enum ReplayError {
     #[error("target {0}")]
     BadTarget(String),
     /// The notification has no attempt with this index.
-    #[error("notification {id} has no attempt #{index}")]
+    #[error("notification {id} has no attempt #{}", .index.saturating_add(1))]
     NoSuchAttempt {
         /// `cbn_…`.
         id: String,
-        /// The index asked for.
+        /// The index asked for (from 0; shown from 1).
         index: i64,
     },
     /// The chosen attempt (or, without an index, every attempt) recorded no request body.
@@ -102,7 +102,7 @@ pub struct DestinationRef {
 pub struct ReplayPlan {
     /// `cbn_…`.
     pub notification_id: String,
-    /// Index of the recorded attempt replayed.
+    /// Index of the recorded attempt replayed (the API's, from 0; shown from 1).
     pub attempt_index: i64,
     /// Where it goes.
     pub target: url::Url,

@@ -59,9 +59,16 @@ pub struct ReplayResult {
 }
 
 impl ReplayResult {
-    /// Whether the receiver answered 2xx.
+    /// Whether the replay succeeded: a 2xx answer received whole (no error), as the delivery
+    /// engine counts an attempt ok. A 2xx whose body was reset or stalled is a failure.
     #[must_use]
     pub fn is_success(&self) -> bool {
+        self.error.is_none() && self.is_2xx()
+    }
+
+    /// Whether the status was 2xx, whether or not the rest of the answer came.
+    #[must_use]
+    pub fn is_2xx(&self) -> bool {
         self.status.is_some_and(|s| (200..300).contains(&s))
     }
 }

@@ -21,7 +21,7 @@ pub enum ReplayCmd {
     Prepare {
         /// `cbn_…`.
         id: String,
-        /// The attempt's index; `None` for the latest with a recorded request.
+        /// The attempt's index (from 0); `None` for the latest with a recorded request.
         attempt: Option<i64>,
         /// Where it will go.
         target: url::Url,
@@ -171,7 +171,8 @@ pub struct Room {
     pub profile: String,
     /// `cbn_…`.
     pub notification_id: String,
-    /// The attempt chosen (an open attempt's), else the latest with a recorded request.
+    /// The attempt chosen (an open attempt's or the detail cursor's), else the latest with a
+    /// recorded request. The API's index, from 0 (shown from 1).
     pub attempt: Option<i64>,
     /// The target URL being typed.
     pub target: Text,

@@ -5,6 +5,7 @@ use crossterm::event::{KeyCode, KeyEvent};
 use super::{DEFAULT_TARGET, Focus, ReplayCmd, ReplayReply, Room, Stage, Text};
 use crate::api::Error;
 use crate::api::replay::{self, HistoryEntry};
+use crate::console::deliveries::sorted_attempts;
 use crate::console::forms::edit::edit;
 use crate::console::keymap::Action;
 use crate::console::msg::{ApiCmd, ApiReply, Effect, Pane};
@@ -33,8 +34,9 @@ pub(crate) fn on_key(state: &mut State, key: &KeyEvent) -> Option<Vec<Effect>> {
     None
 }
 
-/// The notification (and attempt) under the user's eye: an open attempt's, the open detail's,
-/// or the selected row's on the Notifications tab.
+/// The notification (and attempt) under the user's eye: an open attempt's, the open detail's
+/// with the attempt under its cursor, or the selected row's (latest recorded attempt) on the
+/// Notifications tab.
 fn chosen(state: &State) -> Option<(String, Option<i64>)> {
     if let Some(v) = &state.deliveries.attempt {
         return Some((v.notification.id.clone(), v.attempt().map(|a| a.index)));
@@ -43,12 +45,21 @@ fn chosen(state: &State) -> Option<(String, Option<i64>)> {
         return None;
     }
     let ts = state.current();
-    let record = ts
-        .detail
-        .as_ref()
-        .and_then(|d| d.record.as_ref())
-        .or_else(|| ts.list.selected())?;
-    match &record.item {
+    if let Some(record) = ts.detail.as_ref().and_then(|d| d.record.as_ref()) {
+        let Item::Notification(n) = &record.item else {
+            return None;
+        };
+        // The detail draws its cursor on row 0 until it is moved for this notification.
+        let d = &state.deliveries;
+        let row = if d.cursor_of == n.id {
+            d.attempt_cursor
+        } else {
+            0
+        };
+        let attempt = sorted_attempts(n).get(row).map(|a| a.index);
+        return Some((n.id.clone(), attempt));
+    }
+    match &ts.list.selected()?.item {
         Item::Notification(n) => Some((n.id.clone(), None)),
         _ => None,
     }

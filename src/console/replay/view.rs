@@ -32,7 +32,7 @@ pub fn render(state: &State, frame: &mut Frame, area: Rect) {
     frame.render_widget(Clear, area);
     let attempt = room.attempt.map_or_else(
         || "latest recorded attempt".into(),
-        |i| format!("attempt #{i}"),
+        |i| format!("attempt #{}", i.saturating_add(1)),
     );
     let block = Block::bordered()
         .border_style(t.accent)
@@ -102,7 +102,7 @@ pub fn render(state: &State, frame: &mut Frame, area: Rect) {
                 title: format!(
                     "REPLAYED LOCALLY · {} attempt #{} · not a recorded attempt",
                     safe(&e.notification_id),
-                    e.attempt_index
+                    e.attempt_index.saturating_add(1)
                 ),
                 lines: crate::text::tui::safe_lines(answer_lines(state, e, t)),
                 scroll: room.scroll,
@@ -258,7 +258,8 @@ fn preview_lines(plan: &ReplayPlan, headers: &[(String, String)], t: &Theme) -> 
             Span::styled("Replays   ", t.muted),
             Span::raw(format!(
                 "{} attempt #{}",
-                plan.notification_id, plan.attempt_index
+                plan.notification_id,
+                plan.attempt_index.saturating_add(1)
             )),
         ]),
         Line::from(vec![
@@ -293,6 +294,11 @@ fn answer_lines(state: &State, e: &HistoryEntry, t: &Theme) -> Vec<Line<'static>
     let ms = r.duration.as_millis();
     let status = match r.status {
         Some(s) if r.is_success() => Span::styled(format!("HTTP {s}"), t.ok),
+        // Headers came but the body was reset or stalled: failed, as the delivery engine counts it.
+        Some(s) if r.is_2xx() => Span::styled(
+            format!("HTTP {s} · FAILED: the answer did not arrive whole"),
+            t.error,
+        ),
         Some(s) => Span::styled(format!("HTTP {s}"), t.error),
         None => Span::styled("no answer", t.error),
     };
@@ -374,6 +380,12 @@ fn render_history(
             .status
             .map_or_else(|| "---".to_string(), |s| s.to_string());
         let style = if r.is_success() { t.ok } else { t.error };
+        // A 2xx cut short is a failure: marked, not only coloured.
+        let cut = if r.is_2xx() && !r.is_success() {
+            "✗"
+        } else {
+            " "
+        };
         let mark = if focused && i == room.history_cursor {
             "▶ "
         } else {
@@ -386,19 +398,23 @@ fn render_history(
         lines.push(crate::text::tui::safe_line(Line::from(vec![
             Span::styled(mark, t.accent),
             Span::styled(format!("{when}  "), t.muted),
-            Span::styled(format!("{status:>3}"), style),
-            Span::styled(format!(" {:>6} ms  ", r.duration.as_millis()), t.muted),
+            Span::styled(format!("{status:>3}{cut}"), style),
+            Span::styled(format!("{:>6} ms  ", r.duration.as_millis()), t.muted),
             Span::raw(format!(
-                "{} #{} → {}",
-                e.notification_id, e.attempt_index, e.target
+                "{} attempt #{} → {}",
+                e.notification_id,
+                e.attempt_index.saturating_add(1),
+                e.target
             )),
         ])));
     }
     frame.render_widget(Paragraph::new(lines), area);
 }
 
-fn key_line(room: &Room, t: &Theme) -> Line<'static> {
-    let pairs: &[(&str, &str)] = match (&room.stage, room.focus) {
+/// The room's keys where it is: (keys, word). The room takes every key, so these are also the
+/// footer's while it is open.
+pub(crate) fn key_hints(room: &Room) -> &'static [(&'static str, &'static str)] {
+    match (&room.stage, room.focus) {
         (Stage::Editing | Stage::Answer(_), Focus::History) => &[
             ("↑/↓", "choose"),
             ("Enter", "show its answer"),
@@ -416,14 +432,26 @@ fn key_line(room: &Room, t: &Theme) -> Line<'static> {
         (Stage::Confirm { .. }, _) => &[("Enter", "confirm"), ("Esc", "back")],
         (Stage::Sending(_), _) => &[("Esc", "stop waiting")],
         (Stage::Answer(_), _) => &[("↑/↓", "scroll"), ("h", "history"), ("Esc", "back")],
-    };
+    }
+}
+
+fn key_line(room: &Room, t: &Theme) -> Line<'static> {
     let mut spans = Vec::new();
-    for (k, word) in pairs {
+    for (k, word) in key_hints(room) {
         spans.push(Span::styled(format!(" {k}"), t.key));
         spans.push(Span::styled(format!(" {word} "), t.muted));
     }
     Line::from(spans)
 }
+
+/// Why a signed replay beyond this machine deserves a second thought (short lines: the dialog's
+/// height counts lines).
+const SIGNED_WARNING: [&str; 4] = [
+    "It is signed with the destination's real signing secret:",
+    "whoever receives it could relay it to the real destination,",
+    "which accepts it while the signature's timestamp is within",
+    "its tolerance. Prefer Unsigned for hosts you do not control.",
+];
 
 fn render_confirm(
     plan: &ReplayPlan,
@@ -434,12 +462,18 @@ fn render_confirm(
     area: Rect,
 ) {
     let host = safe(plan.target.host_str().unwrap_or_default()).into_owned();
-    let mut lines = vec![
-        Line::raw(format!(
+    let mut lines = Vec::new();
+    if plan.signing.is_some() {
+        lines.push(Line::raw(format!(
             "{host} is not this machine: the recorded body and a valid signature go there."
-        )),
-        Line::default(),
-    ];
+        )));
+        lines.extend(SIGNED_WARNING.iter().map(|l| Line::raw(*l)));
+    } else {
+        lines.push(Line::raw(format!(
+            "{host} is not this machine: the recorded body goes there, unsigned."
+        )));
+    }
+    lines.push(Line::default());
     if let Some(m) = message {
         lines.push(Line::from(Span::styled(safe(m).into_owned(), t.error)));
         lines.push(Line::default());
