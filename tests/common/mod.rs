@@ -7,6 +7,7 @@
 pub mod console;
 pub mod deliveries;
 pub mod fake;
+pub mod replay;
 pub mod service;
 
 pub use console::*;
