@@ -547,3 +547,41 @@ fn going_back_asks_again_for_what_the_restored_list_was_waiting_for() {
     );
     assert_eq!(app.state.current().list.load, LoadState::Loaded);
 }
+
+/// The destinations whose activity check was asked for since the last call.
+fn active_checks(app: &mut App) -> Vec<String> {
+    app.take_requests()
+        .into_iter()
+        .filter_map(|r| match r.cmd {
+            ApiCmd::Active(id) => Some(id),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn opening_another_destination_while_one_is_checked_still_checks_it() {
+    let mut app = started_app(100, 30);
+    answer_all(&mut app);
+    let digit = char::from_digit(
+        u32::try_from(Tab::Destinations.index() + 1).expect("tab"),
+        10,
+    );
+    app.apply(ch(digit.expect("digit")));
+    answer_all(&mut app);
+    assert_eq!(app.state.tab, Tab::Destinations);
+    let ids = row_ids(&app);
+    assert!(ids.len() >= 2, "{ids:?}");
+    app.apply(key(KeyCode::Enter));
+    assert_eq!(active_checks(&mut app), vec![ids[0].clone()]);
+    // A's check is still in flight: B is checked all the same.
+    app.apply(key(KeyCode::Esc));
+    app.apply(key(KeyCode::Down));
+    app.apply(key(KeyCode::Enter));
+    assert_eq!(active_checks(&mut app), vec![ids[1].clone()]);
+    // Back on A, whose check is still in flight: not asked twice.
+    app.apply(key(KeyCode::Esc));
+    app.apply(key(KeyCode::Up));
+    app.apply(key(KeyCode::Enter));
+    assert_eq!(active_checks(&mut app), Vec::<String>::new());
+}

@@ -364,11 +364,7 @@ pub(crate) fn on_reply(state: &mut State, req_id: u64, result: Result<ApiReply, 
         // Rows that arrived meanwhile get theirs now.
         return Handled::Mine(super::health::want_glance(state));
     }
-    if let Some((_, id)) = state
-        .deliveries
-        .active_pending
-        .take_if(|(r, _)| *r == req_id)
-    {
+    if let Some(id) = state.deliveries.active_pending.remove(&req_id) {
         state.dirty = true;
         match result {
             Ok(ApiReply::Active(true)) => {
