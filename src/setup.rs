@@ -453,9 +453,7 @@ fn show(name: &str, p: &Profile, is_default: bool, path: &std::path::Path, env: 
 }
 
 /// The config file is the user's own, but a control character in it must still not drive the
-/// terminal.
+/// terminal (nor a bidi override reorder it): the one sanitizer.
 fn clean(s: &str) -> String {
-    s.chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect()
+    switchboard::text::line(s).into_owned()
 }

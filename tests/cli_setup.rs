@@ -466,3 +466,21 @@ fn a_broken_config_is_not_edited() {
     assert!(stderr(&out).contains("line 2"), "{}", stderr(&out));
     assert_eq!(sb.read_config(), "[profiles.a]\nread_only = \"yes\"\n");
 }
+
+#[test]
+fn profile_list_and_show_print_config_text_through_the_one_sanitizer() {
+    // A bidi override is not a control character, so a weaker filter let it reorder the line.
+    let sb = Sandbox::new();
+    sb.write_config(
+        "default_profile = \"work\"\n[profiles.work]\nbase_url = \"https://api.example.com/\u{202e}x\"\n",
+    );
+    for args in [
+        &["profile", "list", "-o", "table"][..],
+        &["profile", "show", "work", "-o", "table"],
+    ] {
+        let o = sb.run(args, None);
+        let text = format!("{}{}", stdout(&o), stderr(&o));
+        assert!(!text.contains('\u{202e}'), "{args:?}: {text}");
+        assert!(text.contains("⟨U+202E⟩"), "{args:?}: {text}");
+    }
+}

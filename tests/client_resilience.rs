@@ -297,3 +297,25 @@ proptest! {
         }
     }
 }
+
+#[tokio::test]
+async fn list_all_stops_when_a_server_cycles_through_cursors() {
+    let s = FakeServer::start();
+    let page = |id: &str| {
+        Reply::text(
+            200,
+            format!(r#"{{"items":[{{"id":"{id}"}}],"pagination":{{"has_more_after":true}}}}"#),
+        )
+    };
+    // A, B, A, B, …: never the same page twice in a row, never an end.
+    for i in 0..40 {
+        s.push(page(if i % 2 == 0 { "tm_a" } else { "tm_b" }));
+    }
+    let items: Vec<serde_json::Value> =
+        switchboard::api::list_all(&client(&s), switchboard::api::ApiRequest::list_teams)
+            .await
+            .expect("list");
+    let asked = s.take().len();
+    assert_eq!(asked, 3, "stops at the first cursor seen again");
+    assert_eq!(items.len(), 3);
+}

@@ -25,7 +25,7 @@ async fn settle_all(app: &mut App) {
 
 fn pending(app: &App) -> bool {
     let d = &app.state.deliveries;
-    d.names_pending.is_some() || d.active_pending.is_some() || d.glance_pending.is_some()
+    d.names_pending.is_some() || !d.active_pending.is_empty() || d.glance_pending.is_some()
 }
 
 async fn key(app: &mut App, code: KeyCode, mods: KeyModifiers) {

@@ -810,3 +810,64 @@ fn a_long_server_message_beside_a_field_wraps_and_keeps_its_end() {
         Some("Platform".to_string())
     );
 }
+
+/// Creates a team that is not on the loaded page; returns the app waiting for the page around it.
+fn created_elsewhere() -> (App, switchboard::console::Request) {
+    let mut app = app_on(Tab::Teams);
+    app.apply(ch('c'));
+    typed(&mut app, "Ops");
+    app.apply(ctrl('s'));
+    let sent = writes(&mut app);
+    let [(req_id, WriteOp::CreateTeam(_))] = sent.as_slice() else {
+        panic!("one create expected: {sent:?}");
+    };
+    let mut team: serde_json::Value = serde_json::from_str(&fixture("team.json")).expect("json");
+    team["id"] = json!("tm_elsewhere");
+    let record = switchboard::console::record::decode_item_body(Tab::Teams, 200, &team.to_string())
+        .expect("item");
+    app.apply(Msg::Api {
+        req_id: *req_id,
+        result: Ok(ApiReply::Item(record)),
+    });
+    let around = app
+        .take_requests()
+        .into_iter()
+        .find(|r| matches!(r.cmd, ApiCmd::ListAround { .. }))
+        .expect("the page around the new team is asked for");
+    (app, around)
+}
+
+#[test]
+fn landing_ends_when_the_page_around_a_written_item_fails_or_is_empty() {
+    let empty =
+        r#"{"items": [], "pagination": {"has_more_before": true, "has_more_after": false}}"#;
+    let replies = [
+        Err(Error::Invalid("connection reset".into())),
+        Ok(ApiReply::Page(
+            switchboard::console::record::decode_page_body(Tab::Teams, 200, empty).expect("page"),
+        )),
+    ];
+    for (i, result) in replies.into_iter().enumerate() {
+        let (mut app, around) = created_elsewhere();
+        app.apply(Msg::Api {
+            req_id: around.req_id,
+            result,
+        });
+        if i == 1 {
+            let s = screen(&app);
+            assert!(
+                s.contains("tm_elsewhere is no longer"),
+                "fitting message:\n{s}"
+            );
+            assert!(!s.contains("No more items that way"), "{s}");
+        }
+        // Close the detail the write opened: write keys act on the list's selection again.
+        app.apply(key(KeyCode::Esc));
+        app.apply(ch('e'));
+        let s = screen(&app);
+        assert!(
+            !s.contains("Loading the page that holds"),
+            "case {i}: stuck landing:\n{s}"
+        );
+    }
+}

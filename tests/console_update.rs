@@ -547,3 +547,87 @@ fn going_back_asks_again_for_what_the_restored_list_was_waiting_for() {
     );
     assert_eq!(app.state.current().list.load, LoadState::Loaded);
 }
+
+/// The destinations whose activity check was asked for since the last call.
+fn active_checks(app: &mut App) -> Vec<String> {
+    app.take_requests()
+        .into_iter()
+        .filter_map(|r| match r.cmd {
+            ApiCmd::Active(id) => Some(id),
+            _ => None,
+        })
+        .collect()
+}
+
+/// An offline app on the Destinations tab, its list loaded.
+fn app_on_destinations() -> App {
+    let mut app = started_app(100, 30);
+    answer_all(&mut app);
+    let digit = char::from_digit(
+        u32::try_from(Tab::Destinations.index() + 1).expect("tab"),
+        10,
+    );
+    app.apply(ch(digit.expect("digit")));
+    answer_all(&mut app);
+    assert_eq!(app.state.tab, Tab::Destinations);
+    app
+}
+
+#[test]
+fn opening_another_destination_while_one_is_checked_still_checks_it() {
+    let mut app = app_on_destinations();
+    let ids = row_ids(&app);
+    assert!(ids.len() >= 2, "{ids:?}");
+    app.apply(key(KeyCode::Enter));
+    assert_eq!(active_checks(&mut app), vec![ids[0].clone()]);
+    // A's check is still in flight: B is checked all the same.
+    app.apply(key(KeyCode::Esc));
+    app.apply(key(KeyCode::Down));
+    app.apply(key(KeyCode::Enter));
+    assert_eq!(active_checks(&mut app), vec![ids[1].clone()]);
+    // Back on A, whose check is still in flight: not asked twice.
+    app.apply(key(KeyCode::Esc));
+    app.apply(key(KeyCode::Up));
+    app.apply(key(KeyCode::Enter));
+    assert_eq!(active_checks(&mut app), Vec::<String>::new());
+}
+
+/// The health pane's requests since the last call.
+fn health_requests(app: &mut App) -> Vec<Request> {
+    app.take_requests()
+        .into_iter()
+        .filter(|r| r.pane == Pane::Health)
+        .collect()
+}
+
+#[test]
+fn the_health_pane_stops_when_a_server_says_more_but_gives_nothing_new() {
+    // An empty page that says "more": asked again, it would be asked forever.
+    let mut app = app_on_destinations();
+    app.apply(key(KeyCode::Enter));
+    let first = health_requests(&mut app);
+    assert_eq!(first.len(), 1, "{first:?}");
+    let empty =
+        r#"{"items": [], "pagination": {"has_more_before": false, "has_more_after": true}}"#;
+    let page = decode_page_body(Tab::Notifications, 200, empty).expect("page");
+    reply(&mut app, &first[0], ApiReply::Page(page));
+    assert!(health_requests(&mut app).is_empty(), "asked again");
+
+    // The same page again and again (its last item never moves the cursor).
+    let mut app = app_on_destinations();
+    app.apply(key(KeyCode::Enter));
+    let mut asked = 0;
+    while let Some(r) = health_requests(&mut app).pop() {
+        asked += 1;
+        assert!(asked <= 2, "the same page is asked for again and again");
+        reply(
+            &mut app,
+            &r,
+            page_reply(Tab::Notifications, "notification-list.json"),
+        );
+    }
+    assert_eq!(
+        asked, 2,
+        "the second page only shows the cursor did not move"
+    );
+}

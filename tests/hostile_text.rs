@@ -77,6 +77,33 @@ fn headless_tables_show_every_attack_as_visible_markers() {
 }
 
 #[test]
+fn headless_details_keep_each_server_string_on_one_line() {
+    // EVIL carries CR LF mid-string: a detail that split on it would show a line the server
+    // wrote as if it were another member, callback or field continuation.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let base = support_hostile::start();
+    for args in [
+        &["teams", "get", "tm_x", "-o", "table"][..],
+        &["destinations", "get", "cld_x", "-o", "table"],
+        &["notifications", "get", "cbn_x", "-o", "table"],
+    ] {
+        let out = run(dir.path(), &base, args);
+        assert!(out.status.success(), "{args:?}: {out:?}");
+        let text = String::from_utf8(out.stdout).expect("UTF-8");
+        let mut attacks = 0;
+        for line in text.lines() {
+            let (start, end) = (line.contains("]0;PWNED"), line.contains("⟩O"));
+            assert_eq!(
+                start, end,
+                "{args:?}: server text split over lines:\n{text}"
+            );
+            attacks += usize::from(start);
+        }
+        assert!(attacks > 0, "{args:?}: the attack is shown:\n{text}");
+    }
+}
+
+#[test]
 fn headless_api_errors_sanitise_every_field_code_included() {
     let dir = tempfile::tempdir().expect("tempdir");
     let base = support_hostile::start();

@@ -1,6 +1,6 @@
 //! Lookups built from lists: every page of a list, whether a destination is still active (the
 //! contract has no status field), and the names of callbacks and destinations by id.
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use serde::de::DeserializeOwned;
 
@@ -13,9 +13,10 @@ use super::request::ApiRequest;
 /// Items per page when walking a whole list (the contract's maximum).
 const PAGE: u32 = 100;
 
-/// Stops a walk after this many pages: a server that never says "no more" must not keep us
+/// Stops a walk after this many pages (100,000 items, far beyond any organization's teams,
+/// members, callbacks or destinations): a server that never says "no more" must not keep us
 /// reading forever.
-const MAX_PAGES: usize = 10_000;
+const MAX_PAGES: usize = 1_000;
 
 /// Walks a list from its first page in pages of 100, calling `seen` with each page's items until
 /// it returns `false` or the list ends.
@@ -28,6 +29,8 @@ async fn walk<T: DeserializeOwned>(
         limit: Some(PAGE),
         ..ListQuery::default()
     };
+    // Every cursor followed: a server cycling through pages (A, B, A, …) must not make us loop.
+    let mut cursors: HashSet<String> = HashSet::new();
     for _ in 0..MAX_PAGES {
         // Decoded loosely first so the next cursor is known even for items of a shape `T` skips.
         let page: Page<serde_json::Value> = client.call(&build(&q)).await?;
@@ -51,8 +54,7 @@ async fn walk<T: DeserializeOwned>(
             return Ok(());
         }
         match last {
-            // A server repeating the same page must not make us loop.
-            Some(id) if more && q.after.as_deref() != Some(&id) => q.after = Some(id),
+            Some(id) if more && cursors.insert(id.clone()) => q.after = Some(id),
             _ => return Ok(()),
         }
     }

@@ -353,11 +353,21 @@ fn page_arrived(state: &mut State, tab: Tab, data: PageData) -> Option<Tab> {
     list.load = LoadState::Loaded;
     if data.records.is_empty() && p.anchor != Anchor::First {
         // Paged past the end (items were deleted meanwhile): keep what is shown.
-        match p.anchor {
-            Anchor::After(_) => list.pagination.has_more_after = false,
-            _ => list.pagination.has_more_before = false,
-        }
-        state.toast(ToastKind::Info, "No more items that way");
+        let text = match &p.anchor {
+            Anchor::After(_) => {
+                list.pagination.has_more_after = false;
+                "No more items that way".to_string()
+            }
+            // The page around a written item came back empty: it is gone, so stop waiting to
+            // land on it (else every write key keeps saying its page is loading).
+            Anchor::Around(id) => format!("{id} is no longer in this list (deleted meanwhile?)"),
+            _ => {
+                list.pagination.has_more_before = false;
+                "No more items that way".to_string()
+            }
+        };
+        stop_landing(state, tab);
+        state.toast(ToastKind::Info, text);
         return None;
     }
     let keep_id = (!p.new_page)
@@ -394,7 +404,16 @@ fn list_failed(state: &mut State, tab: Tab, e: &Error) {
     let list = &mut state.tab_state_mut(tab).list;
     list.pending = None;
     list.load = LoadState::Error(ErrorView::from_error(tab, e));
+    // The page a write was to land on will not come: write keys act on the selection again.
+    stop_landing(state, tab);
     keep_cursor_visible(state, tab);
+}
+
+/// Forgets the item a write was to land on in `tab`, when its page will not arrive.
+fn stop_landing(state: &mut State, tab: Tab) {
+    if state.forms.land_on.as_ref().is_some_and(|(t, _)| *t == tab) {
+        state.forms.land_on = None;
+    }
 }
 
 fn item_arrived(state: &mut State, tab: Tab, record: Record) {

@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 use chrono::{DateTime, Utc};
 use serde::de::DeserializeOwned;
 
-use super::output::Column;
+use super::output::{Cell, Column};
 use crate::api::NameCache;
 use crate::api::health::Health;
 use crate::api::model::*;
@@ -36,18 +36,39 @@ fn opt(s: &Option<String>) -> String {
 }
 
 fn col<T>(header: &'static str, cell: fn(&T) -> String) -> Column<T> {
-    Column { header, cell }
+    Column {
+        header,
+        cell: Cell::One(cell),
+    }
 }
 
-fn team_projects(t: &Team) -> String {
-    t.projects
+/// A column of one value per line; each value is cleaned on its own (see [`Cell::Lines`]).
+fn col_lines<T>(header: &'static str, cell: fn(&T) -> Vec<String>) -> Column<T> {
+    Column {
+        header,
+        cell: Cell::Lines(cell),
+    }
+}
+
+/// `pieces`, or a single `-` when there are none.
+fn or_dash(pieces: Vec<String>) -> Vec<String> {
+    if pieces.is_empty() {
+        vec!["-".into()]
+    } else {
+        pieces
+    }
+}
+
+fn team_projects(t: &Team) -> Vec<String> {
+    let projects = t
+        .projects
         .iter()
         .map(|p| {
             let roles: Vec<&str> = p.roles.iter().map(|r| r.role.slug.as_str()).collect();
             format!("{} ({})", p.project.slug, roles.join(", "))
         })
-        .collect::<Vec<_>>()
-        .join("\n")
+        .collect();
+    or_dash(projects)
 }
 
 impl Tabular for Team {
@@ -66,10 +87,7 @@ impl Tabular for Team {
             col("NAME", |t| t.name.clone()),
             col("SLUG", |t| t.slug.clone()),
             col("DESCRIPTION", |t| opt(&t.description)),
-            col("PROJECTS", |t| {
-                let s = team_projects(t);
-                if s.is_empty() { "-".into() } else { s }
-            }),
+            col_lines("PROJECTS", team_projects),
             col("CREATED", |t| when(&t.created_at)),
             col("UPDATED", |t| when(&t.updated_at)),
         ]
@@ -91,13 +109,10 @@ pub fn team_detail() -> Vec<Column<TeamDetail>> {
         col("NAME", |v| v.team.name.clone()),
         col("SLUG", |v| v.team.slug.clone()),
         col("DESCRIPTION", |v| opt(&v.team.description)),
-        col("PROJECTS", |v| {
-            let s = team_projects(&v.team);
-            if s.is_empty() { "-".into() } else { s }
-        }),
-        col("MEMBERS", |v| match &v.members {
-            None => "? (not known)".into(),
-            Some(ms) if ms.is_empty() => "-".into(),
+        col_lines("PROJECTS", |v| team_projects(&v.team)),
+        col_lines("MEMBERS", |v| match &v.members {
+            None => vec!["? (not known)".into()],
+            Some(ms) if ms.is_empty() => vec!["-".into()],
             Some(ms) => ms
                 .iter()
                 .map(|m| {
@@ -107,8 +122,7 @@ pub fn team_detail() -> Vec<Column<TeamDetail>> {
                     };
                     format!("{who} {} ({})", m.role, m.actor_id)
                 })
-                .collect::<Vec<_>>()
-                .join("\n"),
+                .collect(),
         }),
         col("CREATED", |v| when(&v.team.created_at)),
         col("UPDATED", |v| when(&v.team.updated_at)),
@@ -190,8 +204,8 @@ impl Tabular for ProviderOauthImport {
             col("SCOPE", |i: &Self| opt(&i.scope)),
             col("TOKEN TYPE", |i: &Self| opt(&i.token_type)),
             col("IDENTIFIER", |i: &Self| opt(&i.identifier)),
-            col("METADATA", |i: &Self| {
-                let kv: Vec<String> = i
+            col_lines("METADATA", |i: &Self| {
+                let kv = i
                     .metadata
                     .iter()
                     .map(|(k, v)| match v {
@@ -199,11 +213,7 @@ impl Tabular for ProviderOauthImport {
                         other => format!("{k}={other}"),
                     })
                     .collect();
-                if kv.is_empty() {
-                    "-".into()
-                } else {
-                    kv.join("\n")
-                }
+                or_dash(kv)
             }),
         ]);
         d
@@ -302,16 +312,12 @@ pub fn destination_detail() -> Vec<Column<DestinationDetail>> {
                 .as_ref()
                 .map_or_else(|| "-".into(), |w| w.url.clone())
         }),
-        col("CALLBACKS", |v| match &v.destination.callbacks {
+        col_lines("CALLBACKS", |v| match &v.destination.callbacks {
             CallbackSelection {
                 kind: SelectionType::Selected,
                 callback_ids: Some(ids),
-            } if !ids.is_empty() => ids
-                .iter()
-                .map(|id| v.names.label_with_id(id))
-                .collect::<Vec<_>>()
-                .join("\n"),
-            other => selection(other),
+            } if !ids.is_empty() => ids.iter().map(|id| v.names.label_with_id(id)).collect(),
+            other => vec![selection(other)],
         }),
         col("CREATED", |v| when(&v.destination.created_at)),
         col("TYPE", |v| v.destination.kind.to_string()),
@@ -319,13 +325,16 @@ pub fn destination_detail() -> Vec<Column<DestinationDetail>> {
             opt(&Some(v.destination.description.clone()))
         }),
         col("SIGNING SECRET", |v| signing_secret(&v.destination)),
-        col("HEALTH", |v| match &v.health {
-            None => "-".into(),
+        col_lines("HEALTH", |v| match &v.health {
+            None => vec!["-".into()],
             Some(h) => match h.window() {
                 Some((from, to)) => {
-                    format!("{}\nfrom {} to {}", h.summary(), when(&from), when(&to))
+                    vec![
+                        h.summary(),
+                        format!("from {} to {}", when(&from), when(&to)),
+                    ]
                 }
-                None => h.summary(),
+                None => vec![h.summary()],
             },
         }),
     ]
@@ -356,8 +365,8 @@ impl Tabular for Notification {
     fn details() -> Vec<Column<Self>> {
         let mut d = Self::columns();
         d.insert(3, col("URL", |n: &Self| opt(&n.url)));
-        d.push(col("HISTORY", |n: &Self| {
-            let lines: Vec<String> = n
+        d.push(col_lines("HISTORY", |n: &Self| {
+            let lines = n
                 .attempts
                 .iter()
                 .map(|a| {
@@ -377,11 +386,7 @@ impl Tabular for Notification {
                     )
                 })
                 .collect();
-            if lines.is_empty() {
-                "-".into()
-            } else {
-                lines.join("\n")
-            }
+            or_dash(lines)
         }));
         d
     }

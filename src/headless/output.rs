@@ -25,12 +25,40 @@ impl OutputFormat {
     }
 }
 
+/// How a column gets its text from an item.
+pub enum Cell<T> {
+    /// One value: a line break inside it is server text and shows as a space, never a new line.
+    One(fn(&T) -> String),
+    /// One value per line (a team's members, a destination's callbacks). Each piece is cleaned
+    /// on its own before the pieces are laid out, so a line break inside one cannot fake another.
+    Lines(fn(&T) -> Vec<String>),
+}
+
 /// One column: a header and how to get the cell text from an item.
 pub struct Column<T> {
     /// Upper-case header.
     pub header: &'static str,
     /// Cell text.
-    pub cell: fn(&T) -> String,
+    pub cell: Cell<T>,
+}
+
+impl<T> Column<T> {
+    /// The cell's lines for `item`, each already one clean line (at least one, maybe empty).
+    pub fn lines(&self, item: &T) -> Vec<String> {
+        let mut lines = match &self.cell {
+            Cell::One(f) => vec![clean(&f(item))],
+            Cell::Lines(f) => f(item).iter().map(|s| clean(s)).collect(),
+        };
+        if lines.is_empty() {
+            lines.push(String::new());
+        }
+        lines
+    }
+
+    /// The cell as one clean line (a list table's cell): lines joined by spaces.
+    pub fn text(&self, item: &T) -> String {
+        self.lines(item).join(" ")
+    }
 }
 
 /// Cells longer than this are cut with an ellipsis in list tables.
@@ -55,7 +83,7 @@ fn cut(s: String) -> String {
 pub fn write_table<T>(out: &mut dyn Write, cols: &[Column<T>], items: &[T]) -> std::io::Result<()> {
     let rows: Vec<Vec<String>> = items
         .iter()
-        .map(|it| cols.iter().map(|c| cut(clean(&(c.cell)(it)))).collect())
+        .map(|it| cols.iter().map(|c| cut(c.text(it))).collect())
         .collect();
     let mut widths: Vec<usize> = cols.iter().map(|c| c.header.chars().count()).collect();
     for row in &rows {
@@ -87,9 +115,8 @@ pub fn write_detail<T>(out: &mut dyn Write, fields: &[Column<T>], item: &T) -> s
         .max()
         .unwrap_or(0);
     for c in fields {
-        let value = (c.cell)(item);
         // Multi-line values (lists) continue under the value column.
-        let mut lines = value.split('\n').map(clean);
+        let mut lines = c.lines(item).into_iter();
         let first = lines.next().unwrap_or_default();
         writeln!(out, "{:<w$}  {}", c.header, first.trim_end())?;
         for l in lines {
@@ -141,11 +168,11 @@ mod tests {
         let cols = [
             Column::<(&str, &str)> {
                 header: "ID",
-                cell: |t| t.0.to_string(),
+                cell: Cell::One(|t| t.0.to_string()),
             },
             Column {
                 header: "NAME",
-                cell: |t| t.1.to_string(),
+                cell: Cell::One(|t| t.1.to_string()),
             },
         ];
         let mut out = Vec::new();
@@ -159,6 +186,31 @@ mod tests {
         assert_eq!(
             text,
             "ID         NAME\na_1        x⟨U+001B⟩[2J\nlonger_id  y\n"
+        );
+    }
+
+    #[test]
+    fn detail_lines_cannot_be_faked_by_a_line_break_in_server_text() {
+        let fields = [
+            Column::<(&str, [&str; 2])> {
+                header: "NAME",
+                cell: Cell::One(|t| t.0.to_string()),
+            },
+            Column {
+                header: "MEMBERS",
+                cell: Cell::Lines(|t| t.1.iter().map(|s| (*s).to_string()).collect()),
+            },
+        ];
+        let mut out = Vec::new();
+        let item = (
+            "Eve\nX",
+            ["Ann", "Eve\nMallory <ceo@corp> admin\r\n(oac_x)"],
+        );
+        write_detail(&mut out, &fields, &item).expect("write");
+        let text = String::from_utf8(out).expect("utf8");
+        assert_eq!(
+            text,
+            "NAME     Eve X\nMEMBERS  Ann\n         Eve Mallory <ceo@corp> admin  (oac_x)\n"
         );
     }
 }

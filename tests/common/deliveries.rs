@@ -188,7 +188,7 @@ pub async fn settle(app: &mut App) {
         app.state.in_flight() > 0
             || d.names_pending.is_some()
             || d.glance_pending.is_some()
-            || d.active_pending.is_some()
+            || !d.active_pending.is_empty()
     };
     while busy(app) {
         let msg = tokio::time::timeout(Duration::from_secs(10), app.next_reply())

@@ -155,7 +155,9 @@ pub fn glance_spans(
         .iter()
         .map(|d| {
             // Heights 1–8 by duration against the longest shown: every delivery gets a bar.
-            let height = 1 + ms(d) * 7 / longest;
+            // u128: a hostile server's duration may be near `i64::MAX`, and `* 7` must not wrap.
+            let height =
+                1 + u64::try_from(u128::from(ms(d)) * 7 / u128::from(longest)).unwrap_or(7);
             SparklineBar::from(height).style(Some(outcome_style(d.outcome, theme)))
         })
         .collect();
@@ -271,7 +273,31 @@ fn window_end<'a>(from: &str, to: &'a str) -> &'a str {
 
 #[cfg(test)]
 mod tests {
-    use super::percentile;
+    use super::{glance_spans, percentile};
+    use crate::api::health::{Delivery, Health, Outcome};
+
+    #[test]
+    fn glance_takes_extreme_and_negative_durations() {
+        let at = chrono::DateTime::UNIX_EPOCH;
+        let d = |id: &str, ms: i64| Delivery {
+            id: id.into(),
+            outcome: Outcome::Succeeded,
+            duration_ms: Some(ms),
+            attempts: 1,
+            at,
+        };
+        let h = Health {
+            deliveries: vec![
+                d("a", i64::MAX),
+                d("b", i64::MAX - 1),
+                d("c", -5),
+                d("d", i64::MIN),
+            ],
+        };
+        let spans = glance_spans(&h, &crate::console::theme::Theme::plain());
+        let text: String = spans.iter().map(|s| s.content.as_ref()).collect();
+        assert!(text.contains("100%"), "{text}");
+    }
 
     #[test]
     fn nearest_rank() {

@@ -197,8 +197,9 @@ pub struct DeliveriesState {
     pub deleted: std::collections::BTreeSet<String>,
     /// Destinations known to be active.
     pub active: std::collections::BTreeSet<String>,
-    /// The activity check in flight: (request, destination).
-    pub active_pending: Option<(u64, String)>,
+    /// The activity checks in flight, by request: one per destination, so that opening another
+    /// destination while one is checked still checks the other.
+    pub active_pending: std::collections::BTreeMap<u64, String>,
     /// The destination whose signing secret is shown (until its detail is left).
     pub secret_shown: Option<String>,
     /// The signing-secret reveal confirmation is on screen (for this destination).

@@ -95,11 +95,14 @@ pub(crate) fn on_key(state: &mut State, key: &KeyEvent) -> Option<Vec<Effect>> {
 /// each time its detail opens: it may have been deleted since the names were looked up.
 pub(crate) fn check_active(state: &mut State, id: &str) -> Vec<Effect> {
     let d = &state.deliveries;
-    if d.deleted.contains(id) || d.active_pending.is_some() {
+    if d.deleted.contains(id) || d.active_pending.values().any(|p| p == id) {
         return Vec::new();
     }
     let req_id = state.next_req_id();
-    state.deliveries.active_pending = Some((req_id, id.to_string()));
+    state
+        .deliveries
+        .active_pending
+        .insert(req_id, id.to_string());
     vec![Effect::Api {
         req_id,
         pane: Pane::Active,

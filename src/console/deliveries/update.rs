@@ -364,11 +364,7 @@ pub(crate) fn on_reply(state: &mut State, req_id: u64, result: Result<ApiReply, 
         // Rows that arrived meanwhile get theirs now.
         return Handled::Mine(super::health::want_glance(state));
     }
-    if let Some((_, id)) = state
-        .deliveries
-        .active_pending
-        .take_if(|(r, _)| *r == req_id)
-    {
+    if let Some(id) = state.deliveries.active_pending.remove(&req_id) {
         state.dirty = true;
         match result {
             Ok(ApiReply::Active(true)) => {
@@ -404,6 +400,8 @@ pub(crate) fn on_reply(state: &mut State, req_id: u64, result: Result<ApiReply, 
     match result {
         Ok(ApiReply::Page(p)) => {
             let more = p.pagination.has_more_after;
+            // The cursor this page was asked after, and how many items there were.
+            let (cursor, had) = (h.items.last().map(|n| n.id.clone()), h.items.len());
             h.items
                 .extend(p.records.into_iter().filter_map(|r| match r.item {
                     Item::Notification(n) => Some(Arc::unwrap_or_clone(n)),
@@ -411,7 +409,10 @@ pub(crate) fn on_reply(state: &mut State, req_id: u64, result: Result<ApiReply, 
                 }));
             h.items.truncate(HEALTH_SAMPLE);
             let last = h.items.last().map(|n| n.id.clone());
-            if more && h.items.len() < HEALTH_SAMPLE {
+            // A server saying "more" on a page that added nothing, or that did not move the
+            // cursor, would be asked again forever.
+            let moved = h.items.len() > had && last != cursor;
+            if more && moved && h.items.len() < HEALTH_SAMPLE {
                 return Handled::Mine(health_page(state, last));
             }
         }

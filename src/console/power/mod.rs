@@ -101,8 +101,9 @@ pub struct ProfileInfo {
     pub confirm: ConfirmMode,
 }
 
-/// What the power tools ask of the app.
-#[derive(Debug, Clone, PartialEq)]
+/// What the power tools ask of the app. `Debug` is written by hand: a copy may carry a revealed
+/// secret, and debug output (logs, test failures) must never show it.
+#[derive(Clone, PartialEq)]
 pub enum PowerEffect {
     /// Put text on the clipboard.
     Copy {
@@ -117,6 +118,44 @@ pub enum PowerEffect {
     SwitchProfile(String),
     /// Forget the switch still resolving (the user stays where they are).
     CancelSwitch,
+}
+
+impl std::fmt::Debug for PowerEffect {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Copy { text, what } => f
+                .debug_struct("Copy")
+                .field(
+                    "text",
+                    &format_args!("<{} chars hidden>", text.chars().count()),
+                )
+                .field("what", what)
+                .finish(),
+            Self::SaveHistory(path, lines) => f
+                .debug_tuple("SaveHistory")
+                .field(path)
+                .field(&format_args!("<{} lines>", lines.len()))
+                .finish(),
+            Self::SwitchProfile(name) => f.debug_tuple("SwitchProfile").field(name).finish(),
+            Self::CancelSwitch => f.write_str("CancelSwitch"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod effect_tests {
+    use super::PowerEffect;
+
+    #[test]
+    fn debug_never_shows_copied_text() {
+        let e = PowerEffect::Copy {
+            text: "whsec_revealed_0123456789".into(),
+            what: "signing secret".into(),
+        };
+        let shown = format!("{e:?} {e:#?}");
+        assert!(!shown.contains("whsec_revealed"), "{shown}");
+        assert!(shown.contains("signing secret"), "{shown}");
+    }
 }
 
 /// Builds the client and settings of another profile (main wires it to the config).
