@@ -10,6 +10,10 @@ use switchboard::api::{Client, ClientOptions};
 use switchboard::config::{self, Env, Flags, Paths, Settings};
 use switchboard::console::{self, ConsoleSetup};
 use switchboard::headless::{self, OutputFormat};
+
+/// mimalloc: under load the service spent about a quarter of a page in glibc's malloc and free.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use switchboard::service;
 
 use cli::{Cli, Command, GlobalArgs};
