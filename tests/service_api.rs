@@ -628,3 +628,49 @@ async fn notifications_filter_with_every_union_form() {
     assert_eq!(e.entity.as_deref(), Some("callback.notification"));
     t.svc.shutdown().await;
 }
+
+/// Team pages are served from a cache of rendered teams: every write still shows in the very next
+/// page, and a listed team is exactly what `GET` answers.
+#[tokio::test]
+async fn team_pages_show_every_write_at_once() {
+    let t = demo().await;
+    let c = &t.client;
+    let first = c.list_teams(&all()).await.expect("teams").items;
+    let id = first.first().expect("a team").id.clone();
+    // Listed twice: the second page comes from the cache and must be the same.
+    assert_eq!(c.list_teams(&all()).await.expect("again").items, first);
+
+    let renamed = c
+        .update_team(
+            &id,
+            &UpdateTeam {
+                name: Some("Renamed at once".into()),
+                description: None,
+            },
+        )
+        .await
+        .expect("rename");
+    let project = c.list_projects(&all()).await.expect("projects").items[0]
+        .id
+        .clone();
+    let role = c.list_team_roles(&all()).await.expect("roles").items[0]
+        .id
+        .clone();
+    let with_project = c
+        .set_team_project(
+            &id,
+            &SetTeamProject {
+                project_id: project.clone(),
+                team_role_ids: vec![role],
+            },
+        )
+        .await
+        .expect("set project");
+    assert_eq!(renamed.name, "Renamed at once");
+    let listed = c.list_teams(&all()).await.expect("after").items;
+    let team = listed.iter().find(|x| x.id == id).expect("listed");
+    assert_eq!(team.name, "Renamed at once");
+    assert!(team.projects.iter().any(|p| p.project.id == project));
+    assert_eq!(team, &with_project);
+    assert_eq!(team, &c.get_team(&id).await.expect("get"));
+}

@@ -40,6 +40,8 @@ pub struct App {
     pub delivery: Delivery,
     /// A request body must arrive in full within this time.
     pub body_read_timeout: Duration,
+    /// Teams as sent, by stored record (see [`super::records::RenderedTeams`]).
+    pub teams: Arc<super::records::RenderedTeams>,
 }
 
 impl App {

@@ -239,6 +239,7 @@ pub async fn start(cfg: ServiceConfig) -> Result<RunningService, ServiceError> {
         limiter: Arc::new(app::Limiter::new(cfg.rate_limit)),
         delivery: delivery.clone(),
         body_read_timeout: cfg.limits.body_read,
+        teams: Arc::default(),
     };
     let worker = delivery.spawn();
     let simulation = cfg

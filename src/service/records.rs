@@ -295,3 +295,57 @@ pub fn token_identifier(token: &str) -> String {
         hex::encode(sha2::Sha512::digest(token.as_bytes()))
     )
 }
+
+/// Teams as sent, by their stored record. A team's wire shape is a pure function of its record:
+/// the projects and roles it embeds are read-only here (seeded, never written by a route) and the
+/// organization never changes. So a page of teams is the stored records looked up here, rendered
+/// and encoded only on a miss (the 42 KB of nested JSON was most of a teams page's cost). A record
+/// that changes is a new key; the old entry goes when the cache is cleared at its bound.
+#[derive(Default)]
+pub struct RenderedTeams(std::sync::Mutex<HashMap<String, std::sync::Arc<str>>>);
+
+/// Entries kept before the cache starts again (a few MB of JSON at the most).
+const RENDERED_TEAMS_MAX: usize = 2048;
+
+impl RenderedTeams {
+    /// The page's stored team records as wire JSON, each rendered once.
+    pub fn page(
+        &self,
+        db: &Db,
+        stored: crate::api::Page<String>,
+    ) -> Reply<crate::api::Page<String>> {
+        let mut renderer = TeamRenderer::new(db);
+        let mut items = Vec::with_capacity(stored.items.len());
+        for raw in stored.items {
+            let hit = self
+                .0
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .get(&raw)
+                .cloned();
+            let json = if let Some(json) = hit {
+                json
+            } else {
+                let rec: TeamRec = serde_json::from_str(&raw).map_err(Failure::internal)?;
+                let team = renderer.render(&rec)?;
+                let json: std::sync::Arc<str> = serde_json::to_string(&team)
+                    .map_err(Failure::internal)?
+                    .into();
+                let mut cache = self
+                    .0
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                if cache.len() >= RENDERED_TEAMS_MAX {
+                    cache.clear();
+                }
+                cache.insert(raw, json.clone());
+                json
+            };
+            items.push(json.to_string());
+        }
+        Ok(crate::api::Page {
+            items,
+            pagination: stored.pagination,
+        })
+    }
+}

@@ -453,6 +453,13 @@ impl Db<'_> {
         decode_page(&self.keyset(&src, p)?)
     }
 
+    /// One page of records of a kind, as stored (not decoded).
+    pub fn records_page_raw(&self, kind: &str, p: &ListParams) -> Result<Page<String>, StoreError> {
+        let mut src = Source::new("records", "id", "data");
+        src.filter("kind = ?", [kind]);
+        self.keyset(&src, p)
+    }
+
     /// One page of active destinations; with `callback_ids`, those selecting any of them.
     pub fn destinations_page<T: DeserializeOwned>(
         &self,

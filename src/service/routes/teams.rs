@@ -1,21 +1,22 @@
 //! Teams and their project and member sub-operations. Every write returns the refreshed team.
 use axum::Json;
 use axum::extract::{Path, RawQuery, State};
+use axum::http::header;
+use axum::response::{IntoResponse, Response};
 use chrono::Utc;
 use serde_json::Value;
 
 use super::list_query;
-use crate::api::Page;
 use crate::api::model::{Member, Project, Team, TeamRole};
-use crate::service::app::{App, BigJson, Body};
+use crate::service::app::{App, Body};
 use crate::service::errors::{Failure, Reply};
 use crate::service::ids::new_id;
 use crate::service::membership::refresh_actors;
 use crate::service::records::{
-    RoleAssignmentRec, TeamProjectRec, TeamRec, TeamRenderer, find_by_id_or_slug, find_team, kind,
-    render_team, slugify,
+    RoleAssignmentRec, TeamProjectRec, TeamRec, find_by_id_or_slug, find_team, kind, render_team,
+    slugify,
 };
-use crate::service::store::Db;
+use crate::service::store::{Db, raw_page_json};
 use crate::service::validate::Check;
 
 /// Saves a team and returns its wire shape.
@@ -67,24 +68,17 @@ where
     params(crate::service::doc_types::ListParamsDoc),
     responses((status = 200, description = "OK", body = crate::api::Page<crate::api::model::Team>))
 )]
-pub async fn list(State(app): State<App>, RawQuery(q): RawQuery) -> Reply<BigJson<Page<Team>>> {
+pub async fn list(State(app): State<App>, RawQuery(q): RawQuery) -> Reply<Response> {
     let (_, params) = list_query(q)?;
+    let teams = app.teams.clone();
     let page = app
         .read(move |db| {
-            let page = db.records_page::<TeamRec>(kind::TEAM, &params)?;
-            let mut renderer = TeamRenderer::new(db);
-            let items = page
-                .items
-                .iter()
-                .map(|t| renderer.render(t))
-                .collect::<Reply<Vec<_>>>()?;
-            Ok(Page {
-                items,
-                pagination: page.pagination,
-            })
+            let stored = db.records_page_raw(kind::TEAM, &params)?;
+            teams.page(db, stored)
         })
         .await?;
-    Ok(BigJson(page))
+    let body = raw_page_json(&page);
+    Ok(([(header::CONTENT_TYPE, "application/json")], body).into_response())
 }
 
 /// `GET /organization/teams/{team_id}` (id or slug).
