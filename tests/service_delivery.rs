@@ -13,8 +13,7 @@ use axum::routing::post;
 use serde_json::{Value, json};
 use support_service::{TestService, eventually, start_with};
 use switchboard::api::model::{
-    AttemptStatus, CallbackType, CallbacksInput, CreateDestination, Notification,
-    NotificationStatus,
+    AttemptStatus, CallbacksInput, CreateDestination, Notification, NotificationStatus,
 };
 use switchboard::api::{ListQuery, NotificationFilter};
 use switchboard::service::delivery::sign_hex;
@@ -70,19 +69,7 @@ fn config(retry_base: Duration) -> ServiceConfig {
 /// Creates a destination for the first `webhook_manual` callback; returns (destination id,
 /// secret, hook url).
 async fn destination_for_manual(t: &TestService, url: &str) -> (String, String, String) {
-    let q = ListQuery {
-        limit: Some(100),
-        ..Default::default()
-    };
-    let cb = t
-        .client
-        .list_callbacks(&q)
-        .await
-        .expect("callbacks")
-        .items
-        .into_iter()
-        .find(|c| c.kind == CallbackType::WebhookManual)
-        .expect("a webhook_manual callback");
+    let cb = support_service::manual_callback(&t.client).await;
     let d = t
         .client
         .create_destination(&CreateDestination {

@@ -8,9 +8,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use support_service::{TestService, eventually, start_with};
 use switchboard::api::ListQuery;
-use switchboard::api::model::{
-    AttemptStatus, CallbackType, CallbacksInput, CreateDestination, Notification,
-};
+use switchboard::api::model::{AttemptStatus, CallbacksInput, CreateDestination, Notification};
 use switchboard::service::delivery::{
     MAX_RECORDED_HEADER_BYTES, MAX_RECORDED_HEADERS, TRUNCATED_HEADER,
 };
@@ -57,19 +55,7 @@ where
 
 /// The first `webhook_manual` callback: its id and hook URL.
 async fn manual_callback(t: &TestService) -> (String, String) {
-    let q = ListQuery {
-        limit: Some(100),
-        ..Default::default()
-    };
-    let cb = t
-        .client
-        .list_callbacks(&q)
-        .await
-        .expect("callbacks")
-        .items
-        .into_iter()
-        .find(|c| c.kind == CallbackType::WebhookManual)
-        .expect("a webhook_manual callback");
+    let cb = support_service::manual_callback(&t.client).await;
     (cb.id, cb.url.expect("hook url"))
 }
 

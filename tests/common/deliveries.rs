@@ -72,19 +72,7 @@ pub async fn world() -> World {
     cfg.retry_base = Duration::from_secs(600);
     let t = start_with(cfg).await;
     let receiver = receiver().await;
-    let q = ListQuery {
-        limit: Some(100),
-        ..Default::default()
-    };
-    let cb = t
-        .client
-        .list_callbacks(&q)
-        .await
-        .expect("callbacks")
-        .items
-        .into_iter()
-        .find(|c| c.kind == CallbackType::WebhookManual)
-        .expect("a webhook_manual callback");
+    let cb = super::service::manual_callback(&t.client).await;
     let mut ids = Vec::new();
     for (name, path) in [("Orders healthy", "ok"), ("Orders down", "down")] {
         let d = t

@@ -144,19 +144,7 @@ pub async fn world(rx: &str) -> World {
     let mut cfg = ServiceConfig::ephemeral();
     cfg.seed = Seed::Demo;
     let t = start_with(cfg).await;
-    let q = ListQuery {
-        limit: Some(100),
-        ..Default::default()
-    };
-    let cb = t
-        .client
-        .list_callbacks(&q)
-        .await
-        .expect("callbacks")
-        .items
-        .into_iter()
-        .find(|c| c.kind == CallbackType::WebhookManual)
-        .expect("a webhook_manual callback");
+    let cb = super::service::manual_callback(&t.client).await;
     let d = t
         .client
         .create_destination(&CreateDestination {

@@ -113,3 +113,20 @@ where
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
 }
+
+/// The seeded world's first `webhook_manual` callback: the kind with a hook URL that events can be
+/// POSTed to, which the delivery tests start from.
+pub async fn manual_callback(client: &Client) -> switchboard::api::model::Callback {
+    let q = switchboard::api::ListQuery {
+        limit: Some(100),
+        ..Default::default()
+    };
+    client
+        .list_callbacks(&q)
+        .await
+        .expect("callbacks")
+        .items
+        .into_iter()
+        .find(|c| c.kind == switchboard::api::model::CallbackType::WebhookManual)
+        .expect("a webhook_manual callback")
+}
