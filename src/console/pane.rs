@@ -292,40 +292,13 @@ pub(crate) fn on_reply(
     match (pane, result) {
         (Pane::List(tab), Ok(ApiReply::Page(page))) => return page_arrived(state, tab, page),
         (Pane::Detail(tab), Ok(ApiReply::Item(record))) => item_arrived(state, tab, record),
-        (Pane::List(tab), Ok(ApiReply::Item(_))) => {
+        // Any other reply is not what a list or a detail asked for (picker items and the rooms'
+        // replies are routed before this point).
+        (Pane::List(tab), Ok(_)) => {
             let e = Error::Invalid("expected a list reply".into());
             list_failed(state, tab, &e)
         }
-        (Pane::Detail(tab), Ok(ApiReply::Page(_))) => {
-            let e = Error::Invalid("expected a single item".into());
-            detail_failed(state, tab, &e)
-        }
-        // Only dialogs ask for picker items, and their replies are routed before this.
-        (
-            Pane::List(tab),
-            Ok(
-                ApiReply::Options(_)
-                | ApiReply::Members(_)
-                | ApiReply::Known(_)
-                | ApiReply::Active(_)
-                | ApiReply::Glance(_)
-                | ApiReply::Replay(_),
-            ),
-        ) => {
-            let e = Error::Invalid("expected a list reply".into());
-            list_failed(state, tab, &e)
-        }
-        (
-            Pane::Detail(tab),
-            Ok(
-                ApiReply::Options(_)
-                | ApiReply::Members(_)
-                | ApiReply::Known(_)
-                | ApiReply::Active(_)
-                | ApiReply::Glance(_)
-                | ApiReply::Replay(_),
-            ),
-        ) => {
+        (Pane::Detail(tab), Ok(_)) => {
             let e = Error::Invalid("expected a single item".into());
             detail_failed(state, tab, &e)
         }
