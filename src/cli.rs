@@ -14,7 +14,10 @@ Environment (flags win over these, these over the profile):
   SWITCHBOARD_API_KEY      API key (also METORIAL_API_KEY)
   SWITCHBOARD_INSTANCE_ID  instance id sent as metorial-instance-id (also METORIAL_INSTANCE_ID)
 
-Exit codes: 0 ok, 1 cancelled or other failure, 2 usage, 3 API error, 4 network or timeout.";
+Exit codes: 0 ok, 1 cancelled or other failure, 2 usage, 3 API error, 4 network or timeout,
+6 output failed (standard output closed or full: the output is lost).
+Under -o json|ndjson (and --jq) an error is one JSON object on standard error:
+  {\"error\":{\"status\":404,\"code\":\"not_found\",\"message\":\"…\"}}";
 
 /// Switchboard: a keyboard-driven console and headless CLI for the MCP platform's management API.
 #[derive(Parser, Debug)]
@@ -41,15 +44,26 @@ pub struct GlobalArgs {
     /// Config file.
     #[arg(long, global = true, value_name = "FILE", value_hint = ValueHint::FilePath)]
     pub config: Option<PathBuf>,
-    /// Output format (default: table on a terminal, json when piped).
+    /// Output format (default: table on a terminal, json when piped); ndjson: one item a line.
     #[arg(
         short = 'o',
         long = "output",
         global = true,
         value_enum,
-        value_name = "json|table"
+        value_name = "json|ndjson|table"
     )]
     pub output: Option<OutputFormat>,
+    /// Print what this jq expression makes of the JSON (built in; implies -o json).
+    #[arg(long, global = true, value_name = "EXPR")]
+    pub jq: Option<String>,
+    /// Table columns as JSON paths, e.g. `id,name,webhook_destination.url` (implies -o table).
+    #[arg(
+        long = "fields",
+        id = "column_paths",
+        global = true,
+        value_name = "a,b.c"
+    )]
+    pub fields: Option<String>,
     /// Refuse every write.
     #[arg(long, global = true)]
     pub read_only: bool,

@@ -103,12 +103,20 @@ async fn run_headless(g: &GlobalArgs, cmd: headless::Resource) -> u8 {
         Ok(c) => c,
         Err(code) => return code,
     };
-    let format = OutputFormat::choose(g.output);
-    match headless::run(&client, format, cmd, resolved.read_only).await {
+    let result = match headless::Output::new(g.output, g.jq.as_deref(), g.fields.as_deref()) {
+        Ok(out) => headless::run(&client, &out, cmd, resolved.read_only).await,
+        Err(e) => Err(e),
+    };
+    match result {
         Ok(()) => 0,
-        Err(e) if e.is_broken_pipe() => 0,
         Err(e) => {
-            eprintln!("{}", e.report());
+            // Scripts reading JSON get the error as JSON too, on standard error.
+            if g.jq.is_some() || matches!(g.output, Some(OutputFormat::Json | OutputFormat::Ndjson))
+            {
+                eprintln!("{}", headless::error_json(&e));
+            } else {
+                eprintln!("{}", e.report());
+            }
             u8::try_from(e.exit_code()).unwrap_or(1)
         }
     }

@@ -69,12 +69,17 @@ impl Sb {
         path
     }
 
-    fn run(mut self, args: &[&str]) -> Out {
+    fn run(self, args: &[&str]) -> Out {
+        self.run_to(args, Stdio::piped())
+    }
+
+    /// Runs with standard output going to `stdout` (a closed pipe, `/dev/full`).
+    fn run_to(mut self, args: &[&str], stdout: Stdio) -> Out {
         let mut child = self
             .cmd
             .args(args)
             .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
+            .stdout(stdout)
             .stderr(Stdio::piped())
             .spawn()
             .expect("spawn switchboard");
@@ -714,4 +719,316 @@ fn info_shows_paths_profile_and_masked_key() {
     assert_eq!(v["api_key"], "sk_li…");
     assert_eq!(v["config_exists"], false);
     assert!(s.requests().is_empty(), "info calls no API");
+}
+
+/// The one JSON object an error under `-o json|ndjson` leaves on standard error.
+fn error_of(out: &Out) -> Value {
+    let lines: Vec<&str> = out.stderr.lines().collect();
+    assert_eq!(lines.len(), 1, "one line of JSON on stderr: {out:?}");
+    let v: Value = serde_json::from_str(lines[0]).expect("stderr is JSON");
+    v["error"].clone()
+}
+
+#[test]
+fn output_failures_exit_6_never_0_or_1() {
+    let s = FakeServer::start();
+    for args in [
+        &["teams", "list"][..],
+        &["-o", "table", "teams", "list"],
+        &["-o", "ndjson", "teams", "list", "--all"],
+        &["--jq", ".items[].id", "teams", "list"],
+    ] {
+        // Standard output closed before the command writes: the read end is gone.
+        let (reader, writer) = std::io::pipe().expect("pipe");
+        drop(reader);
+        let out = Sb::at(&s).run_to(args, Stdio::from(writer));
+        assert_eq!(out.code, 6, "closed pipe, {args:?}: {out:?}");
+        assert!(
+            out.stderr.contains("cannot write the output"),
+            "{}",
+            out.stderr
+        );
+
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .expect("/dev/full");
+        let out = Sb::at(&s).run_to(args, Stdio::from(full));
+        assert_eq!(out.code, 6, "/dev/full, {args:?}: {out:?}");
+    }
+    // Under -o json the failure is data too.
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .expect("/dev/full");
+    let out = Sb::at(&s).run_to(&["-o", "json", "callbacks", "list"], Stdio::from(full));
+    assert_eq!(out.code, 6, "{out:?}");
+    assert_eq!(error_of(&out)["code"], "output");
+}
+
+#[test]
+fn jq_filters_the_json_and_a_bad_expression_is_a_usage_error() {
+    let s = FakeServer::start();
+    let ids: Vec<String> = items("team-list.json")
+        .iter()
+        .map(|t| str_of(t, "id").to_string())
+        .collect();
+    let out = Sb::at(&s).run(&["teams", "list", "--jq", ".items[].id"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(out.stdout.lines().collect::<Vec<_>>(), ids);
+
+    // Non-strings come out as compact JSON; `--jq` implies JSON even when a table was the default.
+    let out = Sb::at(&s).run(&["--jq", "{n: (.items | length)}", "teams", "list"]);
+    assert_eq!(out.stdout, format!("{{\"n\":{}}}\n", ids.len()), "{out:?}");
+    let out = Sb::at(&s).run(&["callbacks", "get", "clb_1", "--jq", ".object"]);
+    assert_eq!(out.stdout, "callback\n", "{out:?}");
+    s.take();
+
+    for bad in [".items[", "nosuchfilter(1)"] {
+        let out = Sb::at(&s).run(&["teams", "list", "--jq", bad]);
+        assert_eq!(out.code, 2, "{bad}: {out:?}");
+        assert!(out.stderr.contains("--jq"), "{}", out.stderr);
+        assert!(out.stdout.is_empty());
+    }
+    let out = Sb::at(&s).run(&["teams", "list", "--jq", ".", "-o", "table"]);
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(s.requests().is_empty(), "nothing sent for a bad expression");
+
+    // A runtime error is jaq's message, exit 2.
+    let out = Sb::at(&s).run(&["teams", "list", "--jq", ".items.name"]);
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(out.stderr.contains("cannot index"), "{}", out.stderr);
+}
+
+#[test]
+fn ndjson_prints_one_item_a_line_across_pages_as_they_arrive() {
+    let s = FakeServer::start();
+    let all = items("team-list.json");
+    let page = |item: &Value, more: bool| {
+        json!({"items": [item], "pagination": {"has_more_before": false, "has_more_after": more}})
+            .to_string()
+    };
+    s.push(Reply::text(200, page(&all[0], true)));
+    s.push(Reply::text(200, page(&all[1], false)));
+    let out = Sb::at(&s).run(&["-o", "ndjson", "teams", "list", "--all", "--limit", "1"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let lines: Vec<Value> = out
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("each line is JSON"))
+        .collect();
+    assert_eq!(lines, all);
+
+    // One page without --all: its items, not the envelope.
+    s.take();
+    let out = Sb::at(&s).run(&["-o", "ndjson", "teams", "list"]);
+    assert_eq!(out.stdout.lines().count(), all.len(), "{out:?}");
+
+    // Streamed: the first page's line is out while the second page is still on its way.
+    s.take();
+    s.push(Reply::text(200, page(&all[0], true)));
+    s.push(Reply::text(200, page(&all[1], false)).delayed(Duration::from_secs(30)));
+    let mut child = Command::new(env!("CARGO_BIN_EXE_switchboard"))
+        .args(["-o", "ndjson", "teams", "list", "--all", "--limit", "1"])
+        .env_clear()
+        .env("SWITCHBOARD_BASE_URL", &s.base_url)
+        .env("SWITCHBOARD_API_KEY", KEY)
+        .env("HOME", tempfile::tempdir().expect("home").path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn");
+    let stdout = child.stdout.take().expect("stdout");
+    let mut first = String::new();
+    std::io::BufRead::read_line(&mut std::io::BufReader::new(stdout), &mut first)
+        .expect("first line");
+    let still_running = child.try_wait().expect("try_wait").is_none();
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(serde_json::from_str::<Value>(&first).expect("json"), all[0]);
+    assert!(still_running, "the first line came before the last page");
+}
+
+#[test]
+fn errors_under_json_output_are_one_json_object_on_stderr() {
+    let s = FakeServer::start();
+    let out = Sb::at(&s).run(&["-o", "json", "callbacks", "get", "missing_1"]);
+    assert_eq!(out.code, 3, "{out:?}");
+    assert!(out.stdout.is_empty(), "stdout holds only results");
+    let e = error_of(&out);
+    assert_eq!(e["status"], 404);
+    assert_eq!(e["code"], "not_found");
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("could not be found"),
+        "{e}"
+    );
+
+    let out = Sb::at(&s).run(&["-o", "ndjson", "teams", "get", "x", "--jq", "nope("]);
+    assert_eq!(out.code, 2, "{out:?}");
+    assert_eq!(error_of(&out)["code"], "usage");
+    assert_eq!(error_of(&out)["status"], Value::Null);
+
+    let out = Sb::new()
+        .env("SWITCHBOARD_BASE_URL", closed_port_url())
+        .env("SWITCHBOARD_API_KEY", KEY)
+        .run(&["-o", "json", "callbacks", "list"]);
+    assert_eq!(out.code, 4, "{out:?}");
+    assert_eq!(error_of(&out)["code"], "network");
+
+    // A table keeps the readable report.
+    let out = Sb::at(&s).run(&["-o", "table", "callbacks", "get", "missing_1"]);
+    assert_eq!(out.code, 3);
+    assert!(out.stderr.starts_with("error: not_found"), "{}", out.stderr);
+}
+
+#[test]
+fn fields_choose_table_columns_by_path_with_secrets_masked() {
+    let s = FakeServer::start();
+    let dests = items("destination-list.json");
+    let out = Sb::at(&s).run(&[
+        "destinations",
+        "list",
+        "--fields",
+        "id,webhook_destination.url,callbacks.type,webhook_destination.signing_secret",
+    ]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    assert_eq!(
+        lines[0].split_whitespace().collect::<Vec<_>>(),
+        [
+            "ID",
+            "WEBHOOK_DESTINATION.URL",
+            "CALLBACKS.TYPE",
+            "WEBHOOK_DESTINATION.SIGNING_SECRET"
+        ]
+    );
+    let secret = dests[0]["webhook_destination"]["signing_secret"]
+        .as_str()
+        .expect("secret");
+    let row: Vec<&str> = lines[1].split_whitespace().collect();
+    assert_eq!(row[0], str_of(&dests[0], "id"));
+    assert_eq!(row[1], dests[0]["webhook_destination"]["url"]);
+    assert_eq!(row[2], "all");
+    assert!(!out.stdout.contains(secret), "secret shown in full");
+    assert_eq!(lines.len(), dests.len() + 1);
+
+    // A missing path is `-`; the detail view takes the same paths.
+    let out = Sb::at(&s).run(&["callbacks", "get", "clb_1", "--fields", "id,nope.x"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(
+        out.stdout
+            .lines()
+            .any(|l| l.starts_with("NOPE.X") && l.ends_with(" -")),
+        "{out:?}"
+    );
+
+    for bad in ["id,", "a..b"] {
+        let out = Sb::at(&s).run(&["teams", "list", "--fields", bad]);
+        assert_eq!(out.code, 2, "{bad}: {out:?}");
+    }
+    let out = Sb::at(&s).run(&["teams", "list", "--fields", "id", "-o", "json"]);
+    assert_eq!(out.code, 2, "{out:?}");
+}
+
+/// Posts one event to a callback's hook URL.
+async fn post_event(hook: &str, n: u32) {
+    let r = common::service::http()
+        .post(hook)
+        .json(&json!({"type": "order.created", "order": n}))
+        .send()
+        .await
+        .expect("hook");
+    assert_eq!(r.status(), 200);
+}
+
+#[tokio::test]
+async fn watch_prints_each_new_notification_as_it_arrives() {
+    use switchboard::api::model::{CallbacksInput, CreateDestination};
+    use tokio::io::{AsyncBufReadExt, BufReader};
+
+    let t = common::service::demo().await;
+    let cb = common::service::manual_callback(&t.client).await;
+    let hook = cb.url.clone().expect("hook url");
+    let dest = t
+        .client
+        .create_destination(&CreateDestination {
+            name: "Watched".into(),
+            description: None,
+            url: format!("{}/in", closed_port_url()),
+            callbacks: CallbacksInput::selected(vec![cb.id.clone()]),
+        })
+        .await
+        .expect("destination")
+        .id;
+    // One delivery before the watch starts: it must not be printed.
+    post_event(&hook, 0).await;
+    let filter = switchboard::api::NotificationFilter {
+        destination_ids: vec![dest.clone()],
+        ..Default::default()
+    };
+    let before = common::service::eventually(Duration::from_secs(10), || async {
+        let p = t
+            .client
+            .list_notifications(&Default::default(), &filter)
+            .await
+            .ok()?;
+        p.items.first().map(|n| n.id.clone())
+    })
+    .await;
+
+    let home = tempfile::tempdir().expect("home");
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_switchboard"))
+        .args([
+            "notifications",
+            "list",
+            "--destination",
+            &dest,
+            "--watch",
+            "--interval",
+            "100ms",
+        ])
+        .env_clear()
+        .env("HOME", home.path())
+        .env("SWITCHBOARD_BASE_URL", &t.svc.base_url)
+        .env("SWITCHBOARD_API_KEY", t.svc.api_key.expose())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("spawn watch");
+    let mut out = BufReader::new(child.stdout.take().expect("stdout")).lines();
+    let mut err = BufReader::new(child.stderr.take().expect("stderr")).lines();
+    let limit = Duration::from_secs(20);
+    // Its starting point is known once it says it is watching.
+    let said = tokio::time::timeout(limit, err.next_line())
+        .await
+        .expect("watch starts in time")
+        .expect("stderr")
+        .unwrap_or_default();
+    assert!(said.contains("watching"), "{said}");
+
+    let mut seen = Vec::new();
+    for n in 1..=2 {
+        post_event(&hook, n).await;
+        let line = tokio::time::timeout(limit, out.next_line())
+            .await
+            .expect("a line per new notification")
+            .expect("stdout")
+            .expect("still running");
+        let v: Value = serde_json::from_str(&line).expect("piped: NDJSON");
+        assert_eq!(v["object"], "callback.notification", "{v}");
+        seen.push(v["id"].as_str().expect("id").to_string());
+    }
+    assert!(!seen.contains(&before), "the earlier one is not printed");
+    assert_ne!(seen[0], seen[1]);
+    assert!(
+        child.try_wait().expect("try_wait").is_none(),
+        "runs until stopped"
+    );
+    child.kill().await.expect("kill");
 }

@@ -328,6 +328,9 @@ pub enum NotificationsCmd {
         /// Only to this destination (repeat for several).
         #[arg(long = "destination", value_name = "ID")]
         destinations: Vec<String>,
+        /// Print new notifications as they arrive until interrupted.
+        #[command(flatten)]
+        watch: WatchArgs,
     },
     /// Show one notification with its attempts.
     Get {
@@ -358,4 +361,44 @@ pub enum MembersCmd {
 pub enum LookupCmd {
     /// List them.
     List(ListArgs),
+}
+
+/// `--watch [--interval 2s]`.
+#[derive(Args, Debug, Clone, Default)]
+pub struct WatchArgs {
+    /// Keep running and print each new notification as it arrives (a table row on a terminal,
+    /// an NDJSON line when piped) until interrupted.
+    #[arg(long, short = 'w', conflicts_with_all = ["limit", "after", "before", "cursor", "all", "order"])]
+    pub watch: bool,
+    /// How often to ask for new ones under --watch: `500ms`, `2s`, `1m`.
+    #[arg(long, value_name = "DURATION", default_value = "2s", value_parser = parse_interval, requires = "watch")]
+    pub interval: std::time::Duration,
+}
+
+impl WatchArgs {
+    /// The polling interval when watching.
+    pub fn interval(&self) -> Option<std::time::Duration> {
+        self.watch.then_some(self.interval)
+    }
+}
+
+/// `500ms`, `2s`, `1m` (at least 100 ms, at most an hour).
+pub fn parse_interval(s: &str) -> Result<std::time::Duration, String> {
+    use std::time::Duration;
+    let (n, unit) = s
+        .find(|c: char| !c.is_ascii_digit())
+        .map_or((s, ""), |i| s.split_at(i));
+    let n: u64 = n
+        .parse()
+        .map_err(|_| format!("{s:?}: a number and a unit, e.g. 500ms, 2s or 1m"))?;
+    let d = match unit {
+        "ms" => Duration::from_millis(n),
+        "s" | "" => Duration::from_secs(n),
+        "m" => Duration::from_secs(n.saturating_mul(60)),
+        _ => return Err(format!("{s:?}: the unit is ms, s or m")),
+    };
+    if d < Duration::from_millis(100) || d > Duration::from_secs(3600) {
+        return Err(format!("{s:?}: between 100ms and 60m"));
+    }
+    Ok(d)
 }

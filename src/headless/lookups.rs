@@ -1,7 +1,6 @@
 //! Headless commands that need a lookup first: members named by email or name, a team's members,
 //! and a destination's detail with its status and callback names.
 use std::fmt::Write as _;
-use std::io::IsTerminal;
 
 use serde_json::Value;
 
@@ -154,7 +153,7 @@ fn ambiguous(query: &str, candidates: &[Member]) -> String {
 /// `members list --team T`: the members whose `actor.teams[]` hold the team (id or slug).
 pub async fn list_team_members(
     client: &Client,
-    format: OutputFormat,
+    output: &output::Output,
     team_key: &str,
     order: Option<Order>,
 ) -> Result<(), HeadlessError> {
@@ -169,10 +168,14 @@ pub async fn list_team_members(
     if order == Some(Order::Desc) {
         members.reverse();
     }
-    match format {
-        OutputFormat::Json => {
+    match output.format {
+        OutputFormat::Json | OutputFormat::Ndjson => {
             let raw: Vec<Value> = members.into_iter().map(|(_, v)| v).collect();
-            emit(|out| output::write_array(out, &raw, std::io::stdout().is_terminal()))
+            output.items(&raw)
+        }
+        OutputFormat::Table if output.fields.is_some() => {
+            let raw: Vec<Value> = members.into_iter().map(|(_, v)| v).collect();
+            output.field_table(output.fields.as_deref().unwrap_or_default(), &raw)
         }
         OutputFormat::Table => {
             let typed: Vec<Member> = members.into_iter().map(|(m, _)| m).collect();

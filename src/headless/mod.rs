@@ -1,8 +1,9 @@
 //! Headless commands: every operation as `switchboard <resource> <verb> …` with `-o json|table`,
-//! built on [`crate::api::Client`]. Exit codes: 0 ok, 2 usage, 3 API error, 4 network or timeout.
+//! built on [`crate::api::Client`]. Exit codes: 0 ok, 1 cancelled, 2 usage, 3 API error, 4 network or timeout, 6 output failed.
 mod args;
 mod columns;
 mod input;
+mod jq;
 mod lookups;
 mod output;
 mod replay;
@@ -13,11 +14,15 @@ pub use args::{
     NotificationsCmd, Resource, TeamsCmd, TokenArgs,
 };
 pub use input::{confirm, parse_expires_at, secret_from_stdin};
-pub use output::OutputFormat;
+pub use output::{Output, OutputFormat, error_json};
 pub use replay::{ReplayArgs, TIMEOUT_ENV as REPLAY_TIMEOUT_ENV};
 pub use run::run;
 
 use crate::api;
+
+/// Exit code when the output could not be written (standard output closed, disk full): a
+/// script must not take lost output for success (0) or for a cancel (1).
+pub const OUTPUT_FAILED: i32 = 6;
 
 /// Why a headless command failed.
 #[derive(Debug, thiserror::Error)]
@@ -31,9 +36,12 @@ pub enum HeadlessError {
     /// The user answered no (exit 1).
     #[error("cancelled")]
     Cancelled,
-    /// Writing the output or reading the terminal failed (exit 1).
+    /// Reading the terminal failed (exit 1).
     #[error("{0}")]
     Io(std::io::Error),
+    /// Writing the output failed: standard output closed or full (exit 6, never 0 or 1).
+    #[error("cannot write the output: {0}")]
+    Output(std::io::Error),
     /// A replay's receiver answered other than 2xx (exit 3) or not at all (exit 4).
     #[error("{message}")]
     Replay {
@@ -51,13 +59,9 @@ impl HeadlessError {
             HeadlessError::Usage(_) => 2,
             HeadlessError::Api(e) => e.exit_code(),
             HeadlessError::Cancelled | HeadlessError::Io(_) => 1,
+            HeadlessError::Output(_) => OUTPUT_FAILED,
             HeadlessError::Replay { code, .. } => *code,
         }
-    }
-
-    /// Whether this is a closed output pipe (`… | head`): not worth a message.
-    pub fn is_broken_pipe(&self) -> bool {
-        matches!(self, HeadlessError::Io(e) if e.kind() == std::io::ErrorKind::BrokenPipe)
     }
 
     /// The text for standard error: for an API error, the server's code and message, then its

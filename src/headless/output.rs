@@ -3,11 +3,16 @@ use std::io::{IsTerminal, Write};
 
 use serde_json::Value;
 
-/// `-o json|table`.
+use super::HeadlessError;
+use super::jq::{Jq, Line};
+
+/// `-o json|ndjson|table`.
 #[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OutputFormat {
     /// The API's JSON as received.
     Json,
+    /// One JSON document a line: a list's items one by one, as pages arrive.
+    Ndjson,
     /// A readable table of the key columns.
     Table,
 }
@@ -85,26 +90,63 @@ pub fn write_table<T>(out: &mut dyn Write, cols: &[Column<T>], items: &[T]) -> s
         .iter()
         .map(|it| cols.iter().map(|c| cut(c.text(it))).collect())
         .collect();
-    let mut widths: Vec<usize> = cols.iter().map(|c| c.header.chars().count()).collect();
+    let header: Vec<String> = cols.iter().map(|c| c.header.to_string()).collect();
+    write_grid(out, header, &rows)
+}
+
+/// Writes items as table rows, with the header row only when `header` (a stream's later rows).
+pub fn write_rows<T>(
+    out: &mut dyn Write,
+    cols: &[Column<T>],
+    items: &[T],
+    header: bool,
+) -> std::io::Result<()> {
+    let rows: Vec<Vec<String>> = items
+        .iter()
+        .map(|it| cols.iter().map(|c| cut(c.text(it))).collect())
+        .collect();
+    let head: Vec<String> = cols.iter().map(|c| c.header.to_string()).collect();
+    if header {
+        return write_grid(out, head, &rows);
+    }
+    // Columns at least as wide as their header, so later rows line up under it.
+    let mut widths: Vec<usize> = head.iter().map(|h| h.chars().count()).collect();
     for row in &rows {
         for (w, cell) in widths.iter_mut().zip(row) {
             *w = (*w).max(cell.chars().count());
         }
     }
-    let header: Vec<String> = cols.iter().map(|c| c.header.to_string()).collect();
-    for row in std::iter::once(&header).chain(&rows) {
-        let mut line = String::new();
-        for (i, (cell, w)) in row.iter().zip(&widths).enumerate() {
-            if i + 1 == row.len() {
-                line.push_str(cell);
-            } else {
-                line.push_str(cell);
-                line.extend(std::iter::repeat_n(' ', w - cell.chars().count() + 2));
-            }
+    rows.iter()
+        .try_for_each(|row| writeln!(out, "{}", grid_line(row, &widths)))
+}
+
+/// Writes a header row and rows of clean cells, each column as wide as its widest cell.
+fn write_grid(
+    out: &mut dyn Write,
+    header: Vec<String>,
+    rows: &[Vec<String>],
+) -> std::io::Result<()> {
+    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+    for row in rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
         }
-        writeln!(out, "{}", line.trim_end())?;
+    }
+    for row in std::iter::once(&header).chain(rows) {
+        writeln!(out, "{}", grid_line(row, &widths))?;
     }
     Ok(())
+}
+
+fn grid_line(row: &[String], widths: &[usize]) -> String {
+    let mut line = String::new();
+    for (i, (cell, w)) in row.iter().zip(widths).enumerate() {
+        line.push_str(cell);
+        if i + 1 < row.len() {
+            line.extend(std::iter::repeat_n(' ', w - cell.chars().count() + 2));
+        }
+    }
+    line.trim_end().to_string()
 }
 
 /// Writes one item as `HEADER  value` lines.
@@ -148,15 +190,265 @@ pub fn write_array(out: &mut dyn Write, items: &[Value], terminal: bool) -> std:
     write_raw(out, &text, terminal)
 }
 
-/// Writes to locked standard output; a write error (closed pipe) becomes an error, not a panic.
+/// Writes to locked standard output; a write error (a closed pipe, a full disk) becomes
+/// [`HeadlessError::Output`] (its own exit code), never a panic and never success.
 pub(super) fn emit(
     f: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
-) -> Result<(), super::HeadlessError> {
+) -> Result<(), HeadlessError> {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     f(&mut out)
         .and_then(|()| out.flush())
-        .map_err(super::HeadlessError::Io)
+        .map_err(HeadlessError::Output)
+}
+
+/// How a command prints: the format, and the `--jq` filter or the `--fields` columns if given.
+#[derive(Debug, Clone)]
+pub struct Output {
+    /// The format (JSON under `--jq`, a table under `--fields`).
+    pub format: OutputFormat,
+    /// `--jq EXPR`: what is printed instead of each JSON document.
+    pub jq: Option<Jq>,
+    /// `--fields a,b.c`: the table's columns, as paths into each item's JSON.
+    pub fields: Option<Vec<String>>,
+    /// Standard output is a terminal: JSON and raw text are escaped for it.
+    pub terminal: bool,
+}
+
+impl Output {
+    /// `--jq` implies JSON (`-o ndjson` stays NDJSON: the filter runs on each item), `--fields`
+    /// a table; otherwise [`OutputFormat::choose`]. `watch`: piped, the default is NDJSON.
+    ///
+    /// # Errors
+    /// A bad `--jq` expression (jaq's message), or flags that contradict each other.
+    pub fn new(
+        asked: Option<OutputFormat>,
+        jq: Option<&str>,
+        fields: Option<&str>,
+    ) -> Result<Self, HeadlessError> {
+        let usage = |m: &str| Err(HeadlessError::Usage(m.into()));
+        let jq = jq
+            .map(|e| Jq::new(e).map_err(|m| HeadlessError::Usage(format!("--jq: {m}"))))
+            .transpose()?;
+        let fields = fields.map(parse_fields).transpose()?;
+        let format = match (asked, &jq, &fields) {
+            (_, Some(_), Some(_)) => return usage("--jq and --fields cannot be combined"),
+            (Some(OutputFormat::Table), Some(_), _) => {
+                return usage("--jq prints JSON: it cannot be combined with -o table");
+            }
+            (Some(OutputFormat::Json | OutputFormat::Ndjson), _, Some(_)) => {
+                return usage("--fields chooses table columns: use it with -o table or without -o");
+            }
+            (Some(f), _, _) => f,
+            (None, Some(_), _) => OutputFormat::Json,
+            (None, _, Some(_)) => OutputFormat::Table,
+            (None, None, None) => OutputFormat::choose(None),
+        };
+        Ok(Self {
+            format,
+            jq,
+            fields,
+            terminal: std::io::stdout().is_terminal(),
+        })
+    }
+
+    /// Prints as a table.
+    pub fn table(&self) -> bool {
+        self.format == OutputFormat::Table
+    }
+
+    /// Prints one JSON document (a resource, a page's envelope, a replay's report): as received
+    /// under `-o json`, on one line under `-o ndjson`, through the filter under `--jq`.
+    pub fn document(&self, body: &str) -> Result<(), HeadlessError> {
+        if let Some(jq) = &self.jq {
+            return self.filtered(jq, [body]);
+        }
+        match self.format {
+            OutputFormat::Ndjson => {
+                let v: Value = serde_json::from_str(body).map_err(json_error)?;
+                emit(|out| self.json_line(out, &v))
+            }
+            _ => emit(|out| write_raw(out, body, self.terminal)),
+        }
+    }
+
+    /// Prints items gathered from several pages: one pretty array under `-o json` (the filter
+    /// gets the whole array), one line each under `-o ndjson` (the filter runs on each).
+    pub fn items(&self, items: &[Value]) -> Result<(), HeadlessError> {
+        match (self.format, &self.jq) {
+            (OutputFormat::Ndjson, Some(jq)) => {
+                let texts: Vec<String> = items.iter().map(Value::to_string).collect();
+                self.filtered(jq, texts.iter().map(String::as_str))
+            }
+            (OutputFormat::Ndjson, None) => {
+                emit(|out| items.iter().try_for_each(|v| self.json_line(out, v)))
+            }
+            (_, Some(jq)) => {
+                let text = Value::Array(items.to_vec()).to_string();
+                self.filtered(jq, [text.as_str()])
+            }
+            (_, None) => emit(|out| write_array(out, items, self.terminal)),
+        }
+    }
+
+    fn json_line(&self, out: &mut dyn Write, v: &Value) -> std::io::Result<()> {
+        let text = v.to_string();
+        let text = if self.terminal {
+            crate::text::sanitize::json_for_terminal(&text)
+        } else {
+            text.into()
+        };
+        writeln!(out, "{text}")
+    }
+
+    fn filtered<'a>(
+        &self,
+        jq: &Jq,
+        docs: impl IntoIterator<Item = &'a str>,
+    ) -> Result<(), HeadlessError> {
+        let lines = jq
+            .run(docs)
+            .map_err(|m| HeadlessError::Usage(format!("--jq: {m}")))?;
+        emit(|out| {
+            for l in &lines {
+                match l {
+                    // Raw text is server text: on a terminal, through the one sanitizer.
+                    Line::Text(t) if self.terminal => {
+                        writeln!(out, "{}", crate::text::multiline(t))?;
+                    }
+                    Line::Text(t) => writeln!(out, "{t}")?,
+                    Line::Json(j) => write_raw(out, j, self.terminal)?,
+                }
+            }
+            Ok(())
+        })
+    }
+
+    /// A list's table with the `--fields` columns, secrets masked as in every table.
+    pub fn field_table(&self, fields: &[String], items: &[Value]) -> Result<(), HeadlessError> {
+        let rows: Vec<Vec<String>> = items
+            .iter()
+            .map(|it| {
+                let it = crate::text::redact::masked(it);
+                fields
+                    .iter()
+                    .map(|f| cut(clean(&field_text(&it, f))))
+                    .collect()
+            })
+            .collect();
+        let header = fields.iter().map(|f| f.to_uppercase()).collect();
+        emit(|out| write_grid(out, header, &rows))
+    }
+
+    /// One item's `HEADER  value` lines for the `--fields` paths.
+    pub fn field_detail(&self, fields: &[String], item: &Value) -> Result<(), HeadlessError> {
+        let item = crate::text::redact::masked(item);
+        let w = fields.iter().map(|f| f.chars().count()).max().unwrap_or(0);
+        emit(|out| {
+            for f in fields {
+                let header = f.to_uppercase();
+                writeln!(
+                    out,
+                    "{header:<w$}  {}",
+                    clean(&field_text(&item, f)).trim_end()
+                )?;
+            }
+            Ok(())
+        })
+    }
+}
+
+fn json_error(e: serde_json::Error) -> HeadlessError {
+    HeadlessError::Api(crate::api::Error::Decode {
+        status: 200,
+        detail: e.to_string(),
+    })
+}
+
+/// `a,b.c` → `["a", "b.c"]`; empty paths are refused.
+fn parse_fields(s: &str) -> Result<Vec<String>, HeadlessError> {
+    let fields: Vec<String> = s.split(',').map(|f| f.trim().to_string()).collect();
+    if fields
+        .iter()
+        .any(|f| f.is_empty() || f.split('.').any(str::is_empty))
+    {
+        return Err(HeadlessError::Usage(format!(
+            "--fields {:?}: give paths separated by commas, e.g. id,name,webhook_destination.url",
+            clean(s)
+        )));
+    }
+    Ok(fields)
+}
+
+/// The value at a dotted path (`webhook_destination.url`, `attempts.0.status`).
+pub fn at_path<'a>(v: &'a Value, path: &str) -> Option<&'a Value> {
+    path.split('.').try_fold(v, |v, key| match v {
+        Value::Object(o) => o.get(key),
+        Value::Array(a) => key.parse::<usize>().ok().and_then(|i| a.get(i)),
+        _ => None,
+    })
+}
+
+/// A cell's text: strings as they are, `-` for missing or null, lists of plain values joined
+/// by commas, anything else as compact JSON.
+fn field_text(item: &Value, path: &str) -> String {
+    match at_path(item, path) {
+        None | Some(Value::Null) => "-".into(),
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Array(a)) if a.iter().all(|x| !x.is_object() && !x.is_array()) => a
+            .iter()
+            .map(|x| x.as_str().map_or_else(|| x.to_string(), str::to_string))
+            .collect::<Vec<_>>()
+            .join(", "),
+        Some(other) => other.to_string(),
+    }
+}
+
+/// What `-o json|ndjson` prints on standard error for a failure: one JSON object,
+/// `{"error":{"status","code","message"}}` (status `null` when no HTTP answer was involved),
+/// with the server's `hint` and validation `errors` when it gave them.
+pub fn error_json(e: &HeadlessError) -> String {
+    use crate::api::Error as E;
+    let (status, code, message) = match e {
+        HeadlessError::Api(E::Api(a)) => (Some(a.status), a.code.clone(), a.message.clone()),
+        HeadlessError::Api(E::Network(_)) => (None, "network".into(), e.to_string()),
+        HeadlessError::Api(E::Timeout(_)) => (None, "timeout".into(), e.to_string()),
+        HeadlessError::Api(E::Decode { status, .. }) => {
+            (Some(*status), "bad_response".into(), e.to_string())
+        }
+        HeadlessError::Api(E::Invalid(_)) | HeadlessError::Usage(_) => {
+            (None, "usage".into(), e.to_string())
+        }
+        HeadlessError::Cancelled => (None, "cancelled".into(), e.to_string()),
+        HeadlessError::Io(_) => (None, "io".into(), e.to_string()),
+        HeadlessError::Output(_) => (None, "output".into(), e.to_string()),
+        HeadlessError::Replay { code, .. } => (
+            None,
+            if *code == 4 {
+                "no_answer"
+            } else {
+                "receiver_error"
+            }
+            .into(),
+            e.to_string(),
+        ),
+    };
+    let mut inner = serde_json::json!({ "status": status, "code": code, "message": message });
+    if let HeadlessError::Api(E::Api(a)) = e {
+        if let Some(h) = &a.hint {
+            inner["hint"] = Value::String(h.clone());
+        }
+        if !a.errors.is_empty() {
+            inner["errors"] = serde_json::to_value(&a.errors).unwrap_or(Value::Null);
+        }
+    }
+    let text = serde_json::json!({ "error": inner }).to_string();
+    // Server text bound for a terminal: nothing in it may act on the terminal.
+    if std::io::stderr().is_terminal() {
+        crate::text::sanitize::json_for_terminal(&text).into_owned()
+    } else {
+        text
+    }
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@ use clap::Args;
 use serde_json::{Map, Value, json};
 
 use super::HeadlessError;
-use super::output::{self, OutputFormat};
+use super::output::{self, Output};
 use crate::api::Client;
 use crate::api::replay::{
     self, MAX_RESPONSE_BODY, MAX_RESPONSE_HEADER_BYTES, MAX_RESPONSE_HEADERS, ReplayError,
@@ -49,7 +49,7 @@ pub struct ReplayArgs {
 /// confirmation, or the replay's own outcome (exit 3 or 4).
 pub async fn run(
     client: &Client,
-    format: OutputFormat,
+    out: &Output,
     args: ReplayArgs,
     read_only: bool,
 ) -> Result<(), HeadlessError> {
@@ -84,19 +84,12 @@ pub async fn run(
         confirm_remote(&plan)?;
     }
     let result = replay::send(&plan, &SendOptions { timeout: timeout() }).await;
-    let terminal = std::io::stdout().is_terminal();
-    let text = match format {
-        OutputFormat::Json => {
-            let v = to_json(&plan, &result);
-            serde_json::to_string_pretty(&v).map_err(|e| HeadlessError::Io(e.into()))?
-        }
-        OutputFormat::Table => to_table(&plan, &result),
-    };
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
-    output::write_raw(&mut out, &text, terminal && format == OutputFormat::Json)
-        .and_then(|()| out.flush())
-        .map_err(HeadlessError::Io)?;
+    if out.table() {
+        let text = to_table(&plan, &result);
+        output::emit(|w| output::write_raw(w, &text, false))?;
+    } else {
+        out.document(&format!("{:#}", to_json(&plan, &result)))?;
+    }
     outcome(&result)
 }
 

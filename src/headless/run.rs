@@ -1,5 +1,5 @@
 //! Runs one parsed command: builds the request, sends it, prints the reply.
-use std::io::IsTerminal;
+use std::time::Duration;
 
 use serde_json::Value;
 
@@ -8,15 +8,15 @@ use super::args::*;
 use super::columns::Tabular;
 use super::input::{confirm, secret_from_env, secret_from_stdin};
 use super::lookups::{self, Change, Known};
-use super::output::{self, OutputFormat, emit};
+use super::output::{self, Output, emit};
 use crate::api::client::decode;
 use crate::api::model::*;
-use crate::api::{ApiRequest, Client, Error, ListQuery, NotificationFilter, Page};
+use crate::api::{ApiRequest, Client, Error, ListQuery, NotificationFilter, Order, Page};
 
 /// Runs a headless command against the API and prints the result on standard output.
 pub async fn run(
     client: &Client,
-    format: OutputFormat,
+    out: &Output,
     cmd: Resource,
     read_only: bool,
 ) -> Result<(), HeadlessError> {
@@ -25,11 +25,7 @@ pub async fn run(
             "refused: read-only mode (--read-only or the profile's read_only)".into(),
         ));
     }
-    let p = Printer {
-        client,
-        format,
-        terminal: std::io::stdout().is_terminal(),
-    };
+    let p = Printer { client, out };
     match cmd {
         Resource::Teams(c) => teams(&p, c).await,
         Resource::Imports(c) => imports(&p, c).await,
@@ -45,17 +41,21 @@ pub async fn run(
             callbacks,
             events,
             destinations,
+            watch,
         }) => {
             let f = NotificationFilter {
                 callback_ids: callbacks,
                 event_ids: events,
                 destination_ids: destinations,
             };
+            if let Some(every) = watch.interval() {
+                return p.watch(&f, every).await;
+            }
             p.list::<Notification>(&list, |q| ApiRequest::list_notifications(q, &f))
                 .await
         }
         Resource::Notifications(NotificationsCmd::Replay(a)) => {
-            super::replay::run(client, format, a, read_only).await
+            super::replay::run(client, out, a, read_only).await
         }
         Resource::Notifications(NotificationsCmd::Get { id }) => {
             p.one::<Notification>(&ApiRequest::get_notification(&id))
@@ -67,7 +67,7 @@ pub async fn run(
         Resource::Members(MembersCmd::List {
             list,
             team: Some(team),
-        }) => lookups::list_team_members(client, format, &team, list.order).await,
+        }) => lookups::list_team_members(client, out, &team, list.order).await,
         Resource::Projects(LookupCmd::List(l)) => {
             p.list::<Project>(&l, ApiRequest::list_projects).await
         }
@@ -111,9 +111,10 @@ async fn teams(p: &Printer<'_>, c: TeamsCmd) -> Result<(), HeadlessError> {
 
 /// One team: the API's reply as JSON, or a detail table with its members.
 async fn show_team(p: &Printer<'_>, req: &ApiRequest, members: bool) -> Result<(), HeadlessError> {
-    match p.format {
-        OutputFormat::Json => p.one::<Team>(req).await,
-        OutputFormat::Table => lookups::show_team(p.client, req, members).await,
+    if p.out.table() && p.out.fields.is_none() {
+        lookups::show_team(p.client, req, members).await
+    } else {
+        p.one::<Team>(req).await
     }
 }
 
@@ -130,7 +131,7 @@ async fn member_change(
         Change::Remove => ApiRequest::remove_team_member(team, &picked.actor_id),
     };
     show_team(p, &req, true).await?;
-    if p.format == OutputFormat::Table
+    if p.out.table()
         && let (Some(who), Some(team)) = (picked.label, picked.team)
     {
         let done = if change == Change::Add {
@@ -279,73 +280,159 @@ async fn destinations(p: &Printer<'_>, c: DestinationsCmd) -> Result<(), Headles
 
 /// One destination: the API's reply as JSON, or a detail table that says whether it is deleted.
 async fn destination(p: &Printer<'_>, req: &ApiRequest, known: Known) -> Result<(), HeadlessError> {
-    match p.format {
-        OutputFormat::Json => p.one::<Destination>(req).await,
-        OutputFormat::Table => lookups::show_destination(p.client, req, known).await,
+    if p.out.table() && p.out.fields.is_none() {
+        lookups::show_destination(p.client, req, known).await
+    } else {
+        p.one::<Destination>(req).await
     }
 }
 
 /// Sends requests and prints replies in the chosen format.
 struct Printer<'a> {
     client: &'a Client,
-    format: OutputFormat,
-    /// Standard output is a terminal: JSON is escaped for it (see [`output::write_raw`]).
-    terminal: bool,
+    out: &'a Output,
 }
 
 impl Printer<'_> {
     /// A single resource: the raw JSON, or a detail view.
     async fn one<T: Tabular>(&self, req: &ApiRequest) -> Result<(), HeadlessError> {
         let raw = self.client.send(req).await?;
-        match self.format {
-            OutputFormat::Json => {
-                // Printed unchanged, but only if it is JSON at all.
-                decode::<Value>(raw.status, &raw.body)?;
-                emit(|out| output::write_raw(out, &raw.body, self.terminal))
-            }
-            OutputFormat::Table => {
-                let item: T = decode(raw.status, &raw.body)?;
-                emit(|out| output::write_detail(out, &T::details(), &item))
-            }
+        if !self.out.table() {
+            // Printed unchanged, but only if it is JSON at all.
+            decode::<Value>(raw.status, &raw.body)?;
+            return self.out.document(&raw.body);
         }
+        if let Some(fields) = &self.out.fields {
+            let item: Value = decode(raw.status, &raw.body)?;
+            return self.out.field_detail(fields, &item);
+        }
+        let item: T = decode(raw.status, &raw.body)?;
+        emit(|out| output::write_detail(out, &T::details(), &item))
     }
 
-    /// A list: one page (the envelope as received), or with `--all` every item.
+    /// A list: one page (the envelope as received; its items under `-o ndjson`), or with
+    /// `--all` every item (under `-o ndjson` each page's items as soon as the page arrives).
     async fn list<T: Tabular>(
         &self,
         args: &ListArgs,
         build: impl Fn(&ListQuery) -> ApiRequest,
     ) -> Result<(), HeadlessError> {
+        let ndjson = self.out.format == output::OutputFormat::Ndjson;
         if args.all {
-            let items = fetch_all(self.client, args.query(), build).await?;
-            return match self.format {
-                OutputFormat::Json => emit(|out| output::write_array(out, &items, self.terminal)),
-                OutputFormat::Table => {
-                    let typed = items
-                        .into_iter()
-                        .map(|v| serde_json::from_value::<T>(v).map_err(decode_error))
-                        .collect::<Result<Vec<T>, Error>>()?;
-                    emit(|out| output::write_table(out, &T::columns(), &typed))
+            let mut items = Vec::new();
+            fetch_all(self.client, args.query(), build, |page| {
+                if ndjson {
+                    self.out.items(&page)
+                } else {
+                    items.extend(page);
+                    Ok(())
                 }
+            })
+            .await?;
+            return match () {
+                () if ndjson => Ok(()),
+                () if !self.out.table() => self.out.items(&items),
+                () => self.table::<T>(items),
             };
         }
         let raw = self.client.send(&build(&args.query())).await?;
-        match self.format {
-            OutputFormat::Json => {
-                decode::<Page<Value>>(raw.status, &raw.body)?;
-                emit(|out| output::write_raw(out, &raw.body, self.terminal))
-            }
-            OutputFormat::Table => {
-                let page: Page<T> = decode(raw.status, &raw.body)?;
-                emit(|out| output::write_table(out, &T::columns(), &page.items))?;
-                if page.pagination.has_more_after
-                    && let Some(last) = last_id(&raw.body)
-                {
-                    eprintln!("(more: --after {} or --all)", output::clean(&last));
+        if !self.out.table() {
+            let page = decode::<Page<Value>>(raw.status, &raw.body)?;
+            return if ndjson {
+                self.out.items(&page.items)
+            } else {
+                self.out.document(&raw.body)
+            };
+        }
+        let page: Page<Value> = decode(raw.status, &raw.body)?;
+        let more = page.pagination.has_more_after;
+        self.table::<T>(page.items)?;
+        if more && let Some(last) = last_id(&raw.body) {
+            eprintln!("(more: --after {} or --all)", output::clean(&last));
+        }
+        Ok(())
+    }
+
+    /// Items as a table: the resource's columns, or the `--fields` paths.
+    fn table<T: Tabular>(&self, items: Vec<Value>) -> Result<(), HeadlessError> {
+        if let Some(fields) = &self.out.fields {
+            return self.out.field_table(fields, &items);
+        }
+        let typed = items
+            .into_iter()
+            .map(|v| serde_json::from_value::<T>(v).map_err(decode_error))
+            .collect::<Result<Vec<T>, Error>>()?;
+        emit(|out| output::write_table(out, &T::columns(), &typed))
+    }
+
+    /// `notifications list --watch`: the notifications created from now on, oldest first, as
+    /// they arrive (asking for those `after` the newest seen, in ascending order, every
+    /// `every`), until interrupted. A table row each on a terminal, an NDJSON line piped.
+    async fn watch(&self, f: &NotificationFilter, every: Duration) -> Result<(), HeadlessError> {
+        let newest = ListQuery {
+            limit: Some(1),
+            order: Some(Order::Desc),
+            ..ListQuery::default()
+        };
+        let raw = self
+            .client
+            .send(&ApiRequest::list_notifications(&newest, f))
+            .await?;
+        let page: Page<Value> = decode(raw.status, &raw.body)?;
+        let mut after = page.items.first().and_then(item_id);
+        // Said once the starting point is known: what arrives from now on is printed.
+        eprintln!(
+            "watching for new notifications every {} (Ctrl-C to stop)",
+            humane(every)
+        );
+        // A stream is never one JSON document: JSON output becomes a line per notification.
+        let mut lines = self.out.clone();
+        if lines.format == output::OutputFormat::Json {
+            lines.format = output::OutputFormat::Ndjson;
+        }
+        let mut header = true;
+        loop {
+            let q = ListQuery {
+                limit: Some(100),
+                after: after.clone(),
+                order: Some(Order::Asc),
+                ..ListQuery::default()
+            };
+            let raw = self
+                .client
+                .send(&ApiRequest::list_notifications(&q, f))
+                .await?;
+            let page: Page<Value> = decode(raw.status, &raw.body)?;
+            let more = page.pagination.has_more_after;
+            if let Some(last) = page.items.last().and_then(item_id) {
+                after = Some(last);
+                if self.out.table() && self.out.fields.is_none() {
+                    let typed = page
+                        .items
+                        .into_iter()
+                        .map(|v| serde_json::from_value::<Notification>(v).map_err(decode_error))
+                        .collect::<Result<Vec<_>, Error>>()?;
+                    emit(|out| output::write_rows(out, &Notification::columns(), &typed, header))?;
+                    header = false;
+                } else if self.out.table() {
+                    self.table::<Notification>(page.items)?;
+                } else {
+                    lines.items(&page.items)?;
                 }
-                Ok(())
+            }
+            if !more {
+                tokio::time::sleep(every).await;
             }
         }
+    }
+}
+
+/// `500ms`, `2s`, `1m`: as the `--interval` flag takes it.
+fn humane(d: Duration) -> String {
+    match d.as_millis() {
+        ms if ms % 60_000 == 0 => format!("{}m", ms / 60_000),
+        ms if ms % 1000 == 0 => format!("{}s", ms / 1000),
+        ms => format!("{ms}ms"),
     }
 }
 
@@ -366,20 +453,21 @@ fn item_id(v: &Value) -> Option<String> {
     v.get("id").and_then(Value::as_str).map(str::to_string)
 }
 
-/// Follows `has_more_after` from the first page to the end, `after=<last id>` each time.
+/// Follows `has_more_after` from the first page to the end, `after=<last id>` each time,
+/// handing each page's items to `each` as it arrives.
 async fn fetch_all(
     client: &Client,
     mut q: ListQuery,
     build: impl Fn(&ListQuery) -> ApiRequest,
-) -> Result<Vec<Value>, Error> {
+    mut each: impl FnMut(Vec<Value>) -> Result<(), HeadlessError>,
+) -> Result<(), HeadlessError> {
     // The largest page the API allows, unless the user asked for another size.
     q.limit = q.limit.or(Some(100));
-    let mut items = Vec::new();
     loop {
         let raw = client.send(&build(&q)).await?;
         let page: Page<Value> = decode(raw.status, &raw.body)?;
         let last = page.items.last().and_then(item_id);
-        items.extend(page.items);
+        each(page.items)?;
         match last {
             // A server repeating the same page must not make us loop forever.
             Some(id) if page.pagination.has_more_after && q.after.as_deref() != Some(&id) => {
@@ -387,7 +475,7 @@ async fn fetch_all(
                 q.before = None;
                 q.cursor = None;
             }
-            _ => return Ok(items),
+            _ => return Ok(()),
         }
     }
 }
