@@ -97,10 +97,24 @@ pub enum Command {
     /// List, show, add, select and remove the config file's profiles.
     #[command(subcommand)]
     Profile(ProfileCmd),
+    /// Serve the API to agents as MCP tools over stdio (read-only unless --allow-writes).
+    #[command(after_help = MCP_HELP)]
+    Mcp {
+        /// Also serve the write tools (teams create/update, destinations create/update/delete);
+        /// refused when the profile is read-only.
+        #[arg(long)]
+        allow_writes: bool,
+    },
     /// A resource command.
     #[command(flatten)]
     Resource(Resource),
 }
+
+const MCP_HELP: &str = "\
+An MCP client starts it and talks JSON-RPC on its standard input and output, e.g. in the client's
+configuration: {\"command\": \"switchboard\", \"args\": [\"--profile\", \"work\", \"mcp\"]}.
+The tools, their inputs and the rules (secrets masked, replay to this machine only) are in the
+README, section \"For agents\".";
 
 const COMPLETION_HELP: &str = "\
 Examples:

@@ -3,5 +3,6 @@ pub mod api;
 pub mod config;
 pub mod console;
 pub mod headless;
+pub mod mcp;
 pub mod service;
 pub mod text;

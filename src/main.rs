@@ -51,6 +51,7 @@ async fn dispatch(cli: Cli) -> u8 {
     }
     match cli.command {
         Some(Command::Resource(r)) => run_headless(&g, r).await,
+        Some(Command::Mcp { allow_writes }) => mcp(&g, allow_writes).await,
         Some(Command::Info) => info(&g),
         Some(Command::Completion { shell }) => setup::completion(shell),
         Some(Command::Man) => setup::man(),
@@ -119,6 +120,25 @@ async fn run_headless(g: &GlobalArgs, cmd: headless::Resource) -> u8 {
             }
             u8::try_from(e.exit_code()).unwrap_or(1)
         }
+    }
+}
+
+/// `switchboard mcp`: writes only when the profile allows them and `--allow-writes` asks.
+async fn mcp(g: &GlobalArgs, allow_writes: bool) -> u8 {
+    let (client, resolved) = match connect(g) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    if allow_writes && resolved.read_only {
+        eprintln!("error: --allow-writes refused: the profile (or --read-only) is read-only");
+        return USAGE;
+    }
+    match switchboard::mcp::Server::new(client, allow_writes)
+        .run_stdio()
+        .await
+    {
+        Ok(()) => 0,
+        Err(e) => fail(&e),
     }
 }
 

@@ -186,7 +186,9 @@ fn headers_json(headers: &[(String, String)]) -> Value {
 }
 
 /// `-o json`: what was sent (headers masked, body as recorded) and the answer (headers masked).
-fn to_json(plan: &ReplayPlan, r: &ReplayResult) -> Value {
+/// A replay as JSON: what was sent (headers masked) and the answer (`-o json`, and the MCP
+/// server's `replay_locally`).
+pub fn to_json(plan: &ReplayPlan, r: &ReplayResult) -> Value {
     json!({
         "object": "switchboard.replay",
         "replayed_locally": true,

@@ -1,0 +1,619 @@
+//! The tools `switchboard mcp` serves: names, descriptions and input schemas (README "For
+//! agents" documents the same list), and what each does with the API.
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+use crate::api::model::{
+    CallbacksInput, CreateDestination, CreateTeam, UpdateDestination, UpdateTeam,
+};
+use crate::api::replay::{self, ReplayError, SendOptions};
+use crate::api::signature;
+use crate::api::{ApiRequest, Client, Error, ListQuery, NotificationFilter, Order};
+
+/// One tool: its name, what it does, whether it writes, and the properties it takes.
+pub struct ToolDef {
+    /// The tool's name.
+    pub name: &'static str,
+    /// What it does, for the agent.
+    pub description: &'static str,
+    /// Changes something on the platform (listed and callable only with writes allowed).
+    pub write: bool,
+    /// The properties of its input object.
+    pub properties: fn() -> Value,
+    /// The properties it cannot do without.
+    pub required: &'static [&'static str],
+}
+
+impl ToolDef {
+    /// The JSON Schema of its input: an object of exactly these properties.
+    pub fn input_schema(&self) -> Map<String, Value> {
+        let mut m = Map::new();
+        m.insert("type".into(), json!("object"));
+        m.insert("properties".into(), (self.properties)());
+        m.insert("required".into(), json!(self.required));
+        m.insert("additionalProperties".into(), json!(false));
+        m
+    }
+}
+
+fn id_only() -> Value {
+    json!({ "id": { "type": "string", "description": "The resource's id." } })
+}
+
+fn page() -> Value {
+    json!({
+        "limit": { "type": "integer", "minimum": 1, "maximum": 100, "description": "Items per page (default 20)." },
+        "after": { "type": "string", "description": "Items after this id (the next page: the last id seen)." },
+        "before": { "type": "string", "description": "Items right before this id." },
+        "order": { "type": "string", "enum": ["asc", "desc"], "description": "By creation time." }
+    })
+}
+
+fn with(mut base: Value, extra: Value) -> Value {
+    if let (Some(b), Value::Object(e)) = (base.as_object_mut(), extra) {
+        b.extend(e);
+    }
+    base
+}
+
+fn ids(what: &str) -> Value {
+    json!({ "type": "array", "items": { "type": "string" }, "description": what })
+}
+
+fn destination_page() -> Value {
+    with(
+        page(),
+        json!({ "callback_ids": ids("Only destinations receiving one of these callbacks.") }),
+    )
+}
+
+fn notification_page() -> Value {
+    with(
+        page(),
+        json!({
+            "callback_ids": ids("Only notifications of these callbacks."),
+            "event_ids": ids("Only notifications of these events."),
+            "destination_ids": ids("Only notifications to these destinations.")
+        }),
+    )
+}
+
+fn attempt_of() -> Value {
+    json!({
+        "notification_id": { "type": "string", "description": "The notification (cbn_…)." },
+        "attempt": { "type": "integer", "minimum": 1, "description": "Counted from 1 (#1 is the first delivery); default the latest with a recorded request." }
+    })
+}
+
+fn stats() -> Value {
+    json!({
+        "destination_id": { "type": "string", "description": "The destination (cld_…)." },
+        "recent": { "type": "integer", "minimum": 1, "maximum": 100, "description": "How many of its newest notifications to count (default 50)." }
+    })
+}
+
+fn replay_props() -> Value {
+    with(
+        attempt_of(),
+        json!({
+            "to": { "type": "string", "description": "An http(s) URL on this machine: localhost, 127.0.0.0/8 or [::1]." },
+            "unsigned": { "type": "boolean", "description": "Send without a Metorial-Signature." }
+        }),
+    )
+}
+
+fn team_fields() -> Value {
+    json!({
+        "name": { "type": "string", "description": "The team's name." },
+        "description": { "type": "string", "description": "Its description." }
+    })
+}
+
+fn team_update() -> Value {
+    with(id_only(), team_fields())
+}
+
+fn destination_create() -> Value {
+    json!({
+        "name": { "type": "string", "description": "The destination's name." },
+        "url": { "type": "string", "description": "Absolute http(s) URL deliveries are posted to." },
+        "description": { "type": "string", "description": "Its description." },
+        "all_callbacks": { "type": "boolean", "description": "Receive every callback." },
+        "callback_ids": ids("Receive these callbacks (when not all_callbacks).")
+    })
+}
+
+fn destination_update() -> Value {
+    json!({
+        "id": { "type": "string", "description": "The destination (cld_…)." },
+        "name": { "type": "string", "description": "A new name." },
+        "description": { "type": "string", "description": "A new description." }
+    })
+}
+
+/// Every tool, read-only ones first.
+pub const TOOLS: &[ToolDef] = &[
+    ToolDef {
+        name: "list_teams",
+        description: "List the organization's teams (one page).",
+        write: false,
+        properties: page,
+        required: &[],
+    },
+    ToolDef {
+        name: "get_team",
+        description: "One team by id or slug, with its projects and roles.",
+        write: false,
+        properties: id_only,
+        required: &["id"],
+    },
+    ToolDef {
+        name: "list_members",
+        description: "List organization members (one page), each with the teams it belongs to.",
+        write: false,
+        properties: page,
+        required: &[],
+    },
+    ToolDef {
+        name: "list_imports",
+        description: "List provider OAuth token imports (one page); tokens are never returned.",
+        write: false,
+        properties: page,
+        required: &[],
+    },
+    ToolDef {
+        name: "get_import",
+        description: "One provider OAuth token import.",
+        write: false,
+        properties: id_only,
+        required: &["id"],
+    },
+    ToolDef {
+        name: "list_callbacks",
+        description: "List callbacks (one page); hook keys are masked.",
+        write: false,
+        properties: page,
+        required: &[],
+    },
+    ToolDef {
+        name: "get_callback",
+        description: "One callback; its hook key is masked.",
+        write: false,
+        properties: id_only,
+        required: &["id"],
+    },
+    ToolDef {
+        name: "list_destinations",
+        description: "List active callback destinations (one page); signing secrets are masked.",
+        write: false,
+        properties: destination_page,
+        required: &[],
+    },
+    ToolDef {
+        name: "get_destination",
+        description: "One callback destination (deleted ones too); its signing secret is masked.",
+        write: false,
+        properties: id_only,
+        required: &["id"],
+    },
+    ToolDef {
+        name: "list_notifications",
+        description: "List callback notifications (deliveries) with their attempts (one page), filtered by callbacks, events and destinations.",
+        write: false,
+        properties: notification_page,
+        required: &[],
+    },
+    ToolDef {
+        name: "get_notification",
+        description: "One notification with every attempt.",
+        write: false,
+        properties: id_only,
+        required: &["id"],
+    },
+    ToolDef {
+        name: "get_attempt",
+        description: "One delivery attempt of a notification: the request sent and the receiver's answer (secret headers masked).",
+        write: false,
+        properties: attempt_of,
+        required: &["notification_id"],
+    },
+    ToolDef {
+        name: "destination_stats",
+        description: "A destination's health over its newest notifications: succeeded, failed, pending, retried, success rate and the time span.",
+        write: false,
+        properties: stats,
+        required: &["destination_id"],
+    },
+    ToolDef {
+        name: "verify_signature",
+        description: "Check the Metorial-Signature of a recorded attempt against the signing secret of the destination that delivered it.",
+        write: false,
+        properties: attempt_of,
+        required: &["notification_id"],
+    },
+    ToolDef {
+        name: "replay_locally",
+        description: "Send a recorded delivery again, signed afresh, to a receiver on this machine only (nothing is recorded on the platform); returns what was sent and the answer.",
+        write: false,
+        properties: replay_props,
+        required: &["notification_id", "to"],
+    },
+    ToolDef {
+        name: "create_team",
+        description: "Create a team (only with writes allowed).",
+        write: true,
+        properties: team_fields,
+        required: &["name"],
+    },
+    ToolDef {
+        name: "update_team",
+        description: "Rename or describe a team (only with writes allowed).",
+        write: true,
+        properties: team_update,
+        required: &["id"],
+    },
+    ToolDef {
+        name: "create_destination",
+        description: "Create a webhook destination for all callbacks or the listed ones (only with writes allowed).",
+        write: true,
+        properties: destination_create,
+        required: &["name", "url"],
+    },
+    ToolDef {
+        name: "update_destination",
+        description: "Rename or describe a destination (only with writes allowed).",
+        write: true,
+        properties: destination_update,
+        required: &["id"],
+    },
+    ToolDef {
+        name: "delete_destination",
+        description: "Delete a destination: it stops receiving deliveries (only with writes allowed).",
+        write: true,
+        properties: id_only,
+        required: &["id"],
+    },
+];
+
+/// Why a tool call failed: the API's error, or bad arguments.
+#[derive(Debug, thiserror::Error)]
+pub enum ToolError {
+    /// The API call failed.
+    #[error(transparent)]
+    Api(#[from] Error),
+    /// The arguments are wrong or the action is refused.
+    #[error("{0}")]
+    Usage(String),
+}
+
+impl From<ReplayError> for ToolError {
+    fn from(e: ReplayError) -> Self {
+        match e {
+            ReplayError::Lookup(e) => ToolError::Api(e),
+            other => ToolError::Usage(other.to_string()),
+        }
+    }
+}
+
+impl ToolError {
+    /// `{"error":{"status","code","message"}}`, as the headless commands print under `-o json`.
+    pub fn to_json(&self) -> Value {
+        let (status, code, message) = match self {
+            ToolError::Api(Error::Api(a)) => (Some(a.status), a.code.clone(), a.message.clone()),
+            ToolError::Api(Error::Network(_)) => (None, "network".into(), self.to_string()),
+            ToolError::Api(Error::Timeout(_)) => (None, "timeout".into(), self.to_string()),
+            ToolError::Api(Error::Decode { status, .. }) => {
+                (Some(*status), "bad_response".into(), self.to_string())
+            }
+            ToolError::Api(Error::Invalid(_)) | ToolError::Usage(_) => {
+                (None, "usage".into(), self.to_string())
+            }
+        };
+        json!({ "error": { "status": status, "code": code, "message": message } })
+    }
+}
+
+fn usage(m: impl Into<String>) -> ToolError {
+    ToolError::Usage(m.into())
+}
+
+/// Every argument any tool takes; [`check`] has already held them to the tool's schema.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct Args {
+    id: Option<String>,
+    limit: Option<u32>,
+    after: Option<String>,
+    before: Option<String>,
+    order: Option<String>,
+    callback_ids: Vec<String>,
+    event_ids: Vec<String>,
+    destination_ids: Vec<String>,
+    notification_id: Option<String>,
+    attempt: Option<i64>,
+    destination_id: Option<String>,
+    recent: Option<u32>,
+    to: Option<String>,
+    unsigned: bool,
+    name: Option<String>,
+    description: Option<String>,
+    url: Option<String>,
+    all_callbacks: bool,
+}
+
+impl Args {
+    fn query(&self) -> Result<ListQuery, ToolError> {
+        let order = self
+            .order
+            .as_deref()
+            .map(str::parse::<Order>)
+            .transpose()
+            .map_err(usage)?;
+        if self.limit.is_some_and(|l| !(1..=100).contains(&l)) {
+            return Err(usage("limit is 1–100"));
+        }
+        Ok(ListQuery {
+            limit: self.limit,
+            after: self.after.clone(),
+            before: self.before.clone(),
+            cursor: None,
+            order,
+        })
+    }
+
+    fn id(&self) -> Result<&str, ToolError> {
+        need(self.id.as_deref(), "id")
+    }
+
+    fn notification(&self) -> Result<&str, ToolError> {
+        need(self.notification_id.as_deref(), "notification_id")
+    }
+
+    /// The API's attempt index (from 0) of the 1-based `attempt`.
+    fn index(&self) -> Result<Option<i64>, ToolError> {
+        match self.attempt {
+            Some(n) if n < 1 => Err(usage("attempt counts from 1")),
+            n => Ok(n.map(|n| n - 1)),
+        }
+    }
+}
+
+fn need<'a>(v: Option<&'a str>, name: &str) -> Result<&'a str, ToolError> {
+    v.filter(|s| !s.is_empty())
+        .ok_or_else(|| usage(format!("{name} is required")))
+}
+
+/// Holds the arguments to the tool's schema: no unknown property, every required one present.
+fn check(def: &ToolDef, args: &Map<String, Value>) -> Result<(), ToolError> {
+    let props = (def.properties)();
+    for k in args.keys() {
+        if props.get(k).is_none() {
+            return Err(usage(format!(
+                "{} takes no argument {:?}",
+                def.name,
+                crate::text::line(k)
+            )));
+        }
+    }
+    for r in def.required {
+        if !args.contains_key(*r) {
+            return Err(usage(format!("{} needs {r}", def.name)));
+        }
+    }
+    Ok(())
+}
+
+/// Runs tool `def` against the API; the result is the API's JSON (or the tool's own report),
+/// not yet masked or sanitised: the caller does both, once, for every tool.
+pub async fn call(
+    client: &Client,
+    def: &ToolDef,
+    args: Map<String, Value>,
+) -> Result<Value, ToolError> {
+    check(def, &args)?;
+    let a: Args = serde_json::from_value(Value::Object(args))
+        .map_err(|e| usage(format!("arguments: {e}")))?;
+    let req = match def.name {
+        "list_teams" => ApiRequest::list_teams(&a.query()?),
+        "get_team" => ApiRequest::get_team(a.id()?),
+        "list_members" => ApiRequest::list_members(&a.query()?),
+        "list_imports" => ApiRequest::list_imports(&a.query()?),
+        "get_import" => ApiRequest::get_import(a.id()?),
+        "list_callbacks" => ApiRequest::list_callbacks(&a.query()?),
+        "get_callback" => ApiRequest::get_callback(a.id()?),
+        "list_destinations" => ApiRequest::list_destinations(&a.query()?, &a.callback_ids),
+        "get_destination" => ApiRequest::get_destination(a.id()?),
+        "list_notifications" => ApiRequest::list_notifications(
+            &a.query()?,
+            &NotificationFilter {
+                callback_ids: a.callback_ids.clone(),
+                event_ids: a.event_ids.clone(),
+                destination_ids: a.destination_ids.clone(),
+            },
+        ),
+        "get_notification" => ApiRequest::get_notification(a.id()?),
+        "get_attempt" => return attempt(client, &a).await,
+        "destination_stats" => return destination_stats(client, &a).await,
+        "verify_signature" => return verify(client, &a).await,
+        "replay_locally" => return replay_locally(client, &a).await,
+        "create_team" => ApiRequest::create_team(&CreateTeam {
+            name: need(a.name.as_deref(), "name")?.to_string(),
+            description: a.description.clone(),
+        }),
+        "update_team" => {
+            if a.name.is_none() && a.description.is_none() {
+                return Err(usage("give a name or a description"));
+            }
+            ApiRequest::update_team(
+                a.id()?,
+                &UpdateTeam {
+                    name: a.name.clone(),
+                    description: a.description.clone(),
+                },
+            )
+        }
+        "create_destination" => ApiRequest::create_destination(&CreateDestination {
+            name: need(a.name.as_deref(), "name")?.to_string(),
+            description: a.description.clone(),
+            url: need(a.url.as_deref(), "url")?.to_string(),
+            callbacks: match (a.all_callbacks, a.callback_ids.is_empty()) {
+                (true, true) => CallbacksInput::all(),
+                (false, false) => CallbacksInput::selected(a.callback_ids.clone()),
+                _ => return Err(usage("give all_callbacks: true or callback_ids, not both")),
+            },
+        }),
+        "update_destination" => {
+            if a.name.is_none() && a.description.is_none() {
+                return Err(usage("give a name or a description"));
+            }
+            ApiRequest::update_destination(
+                a.id()?,
+                &UpdateDestination {
+                    name: a.name.clone(),
+                    description: a.description.clone().map(Some),
+                },
+            )
+        }
+        "delete_destination" => ApiRequest::delete_destination(a.id()?),
+        other => return Err(usage(format!("no tool {other:?}"))),
+    };
+    let raw = client.send(&req).await?;
+    Ok(crate::api::client::decode::<Value>(raw.status, &raw.body)?)
+}
+
+/// The notification as the API sent it (every field kept) and typed.
+async fn notification(
+    client: &Client,
+    id: &str,
+) -> Result<(Value, crate::api::model::Notification), ToolError> {
+    let raw = client.send(&ApiRequest::get_notification(id)).await?;
+    let v: Value = crate::api::client::decode(raw.status, &raw.body)?;
+    let n = crate::api::client::decode(raw.status, &raw.body)?;
+    Ok((v, n))
+}
+
+async fn attempt(client: &Client, a: &Args) -> Result<Value, ToolError> {
+    let (v, n) = notification(client, a.notification()?).await?;
+    let index = match a.index()? {
+        Some(i) => i,
+        None => replay::recorded_request(&n, None)?.0,
+    };
+    let found = v["attempts"]
+        .as_array()
+        .and_then(|all| all.iter().find(|x| x["index"].as_i64() == Some(index)))
+        .cloned()
+        .ok_or_else(|| usage(format!("no attempt #{} of {}", index + 1, n.id)))?;
+    Ok(json!({
+        "notification_id": n.id,
+        "notification_status": v["status"],
+        "attempt": index + 1,
+        "attempt_detail": found,
+    }))
+}
+
+async fn destination_stats(client: &Client, a: &Args) -> Result<Value, ToolError> {
+    use crate::api::health::{Outcome, destination_health};
+    let id = need(a.destination_id.as_deref(), "destination_id")?;
+    // The destination must exist: its absence is an error, not empty statistics.
+    client.get_destination(id).await?;
+    let h = destination_health(client, id, a.recent.unwrap_or(50)).await?;
+    let window = h.window();
+    Ok(json!({
+        "destination_id": id,
+        "deliveries": h.deliveries.len(),
+        "succeeded": h.count(Outcome::Succeeded),
+        "failed": h.count(Outcome::Failed),
+        "pending": h.count(Outcome::Pending),
+        "retried": h.retried(),
+        "success_percent": h.success_percent(),
+        "from": window.map(|(f, _)| f.to_rfc3339()),
+        "to": window.map(|(_, t)| t.to_rfc3339()),
+        "summary": h.summary(),
+    }))
+}
+
+async fn verify(client: &Client, a: &Args) -> Result<Value, ToolError> {
+    let (_, n) = notification(client, a.notification()?).await?;
+    let (index, recorded) = replay::recorded_request(&n, a.index()?)?;
+    let header = signature::header_of(&recorded.request_headers);
+    let d = replay::destination_for(client, &n, recorded).await?;
+    let Some(w) = &d.webhook_destination else {
+        return Err(usage(format!("destination {} has no signing secret", d.id)));
+    };
+    let checked = signature::verify(&w.signing_secret, header, recorded.request_body.as_deref());
+    let parts = header.and_then(|h| signature::parse(h).ok());
+    Ok(json!({
+        "notification_id": n.id,
+        "attempt": index + 1,
+        "destination_id": d.id,
+        "signature_present": header.is_some(),
+        "verified": checked.is_ok(),
+        "reason": checked.err().map(|e| e.to_string()),
+        "signed_host": parts.as_ref().map(|p| p.host),
+        "signed_at": parts.as_ref().map(|p| p.t),
+    }))
+}
+
+async fn replay_locally(client: &Client, a: &Args) -> Result<Value, ToolError> {
+    let target = replay::parse_target(need(a.to.as_deref(), "to")?)?;
+    if !replay::is_loopback(&target) {
+        return Err(usage(format!(
+            "refused: replays go to this machine only (localhost, 127.0.0.1, [::1]), not to {}",
+            target.host_str().unwrap_or_default()
+        )));
+    }
+    let (_, n) = notification(client, a.notification()?).await?;
+    let plan = replay::prepare(client, &n, a.index()?, target, a.unsigned).await?;
+    let result = replay::send(
+        &plan,
+        &SendOptions {
+            timeout: replay::TIMEOUT,
+        },
+    )
+    .await;
+    Ok(crate::headless::replay_report(&plan, &result))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_tool_is_documented_in_the_readme() {
+        let readme = include_str!("../../README.md");
+        let section = readme
+            .split("## For agents")
+            .nth(1)
+            .expect("README has a \"For agents\" section");
+        for t in TOOLS {
+            assert!(
+                section.contains(&format!("`{}`", t.name)),
+                "{} not in README",
+                t.name
+            );
+        }
+    }
+
+    #[test]
+    fn arguments_are_held_to_the_schema() {
+        let def = TOOLS.iter().find(|t| t.name == "get_team").expect("tool");
+        let mut args = Map::new();
+        assert!(check(def, &args).is_err(), "id is required");
+        args.insert("id".into(), json!("tm_1"));
+        assert!(check(def, &args).is_ok());
+        args.insert("limit".into(), json!(5));
+        assert!(check(def, &args).is_err(), "get_team takes no limit");
+    }
+
+    #[test]
+    fn schemas_are_objects_without_extra_properties() {
+        for t in TOOLS {
+            let s = t.input_schema();
+            assert_eq!(s["type"], "object", "{}", t.name);
+            assert_eq!(s["additionalProperties"], false);
+            for r in t.required {
+                assert!(s["properties"].get(*r).is_some(), "{}: {r}", t.name);
+            }
+        }
+    }
+}
