@@ -85,17 +85,14 @@ pub(crate) fn flags(g: &GlobalArgs) -> Flags {
 
 /// Resolves the configuration into a client, printing warnings; `Err` holds the exit code.
 fn connect(g: &GlobalArgs) -> Result<(Client, config::Resolved), u8> {
-    let resolved = config::resolve(&flags(g), &Env::from_process()).map_err(|e| {
-        eprintln!("error: {e}");
-        USAGE
-    })?;
+    // A configuration error is a usage error, reported as any other (JSON for programs).
+    let usage = |e: String| report(g, &headless::HeadlessError::Usage(e));
+    let resolved =
+        config::resolve(&flags(g), &Env::from_process()).map_err(|e| usage(e.to_string()))?;
     for w in &resolved.warnings {
         eprintln!("warning: {w}");
     }
-    let client = Client::new(resolved.options.clone()).map_err(|e| {
-        eprintln!("error: {e}");
-        USAGE
-    })?;
+    let client = Client::new(resolved.options.clone()).map_err(|e| usage(e.to_string()))?;
     Ok((client, resolved))
 }
 
@@ -110,17 +107,24 @@ async fn run_headless(g: &GlobalArgs, cmd: headless::Resource) -> u8 {
     };
     match result {
         Ok(()) => 0,
-        Err(e) => {
-            // Scripts reading JSON get the error as JSON too, on standard error.
-            if g.jq.is_some() || matches!(g.output, Some(OutputFormat::Json | OutputFormat::Ndjson))
-            {
-                eprintln!("{}", headless::error_json(&e));
-            } else {
-                eprintln!("{}", e.report());
-            }
-            u8::try_from(e.exit_code()).unwrap_or(1)
-        }
+        Err(e) => report(g, &e),
     }
+}
+
+/// Whether the output is for programs: JSON, NDJSON or a `--jq` filter.
+fn json_output(g: &GlobalArgs) -> bool {
+    g.jq.is_some() || matches!(g.output, Some(OutputFormat::Json | OutputFormat::Ndjson))
+}
+
+/// Prints a failure (as one JSON object when the output is for programs: scripts reading JSON
+/// get the error as JSON too, on standard error) and gives its exit code.
+fn report(g: &GlobalArgs, e: &headless::HeadlessError) -> u8 {
+    if json_output(g) {
+        eprintln!("{}", headless::error_json(e));
+    } else {
+        eprintln!("{}", e.report());
+    }
+    u8::try_from(e.exit_code()).unwrap_or(1)
 }
 
 /// `switchboard mcp`: writes only when the profile allows them and `--allow-writes` asks.
@@ -266,7 +270,7 @@ fn info(g: &GlobalArgs) -> u8 {
     } else {
         " (not found)"
     };
-    if g.output == Some(OutputFormat::Json) {
+    if json_output(g) {
         let v = serde_json::json!({
             "config_file": config_file,
             "config_exists": settings.config_exists,
@@ -281,8 +285,13 @@ fn info(g: &GlobalArgs) -> u8 {
             "organization_key_source": org_source,
             "read_only": settings.read_only,
         });
-        println!("{v:#}");
-        return 0;
+        // Through the same output as every command: `--jq`, and a lost output is exit 6.
+        return match headless::Output::new(g.output, g.jq.as_deref(), None)
+            .and_then(|out| out.document(&format!("{v:#}")))
+        {
+            Ok(()) => 0,
+            Err(e) => report(g, &e),
+        };
     }
     let with_source = |k: String, s: Option<String>| match s {
         Some(s) => format!("{k}  ({s})"),

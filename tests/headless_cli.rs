@@ -737,6 +737,7 @@ fn output_failures_exit_6_never_0_or_1() {
         &["-o", "table", "teams", "list"],
         &["-o", "ndjson", "teams", "list", "--all"],
         &["--jq", ".items[].id", "teams", "list"],
+        &["info", "-o", "json"],
     ] {
         // Standard output closed before the command writes: the read end is gone.
         let (reader, writer) = std::io::pipe().expect("pipe");
@@ -782,6 +783,8 @@ fn jq_filters_the_json_and_a_bad_expression_is_a_usage_error() {
     assert_eq!(out.stdout, format!("{{\"n\":{}}}\n", ids.len()), "{out:?}");
     let out = Sb::at(&s).run(&["callbacks", "get", "clb_1", "--jq", ".object"]);
     assert_eq!(out.stdout, "callback\n", "{out:?}");
+    let out = Sb::at(&s).run(&["info", "--jq", ".profile"]);
+    assert_eq!((out.code, out.stdout.as_str()), (0, "default\n"), "{out:?}");
     s.take();
 
     for bad in [".items[", "nosuchfilter(1)"] {
@@ -878,6 +881,13 @@ fn errors_under_json_output_are_one_json_object_on_stderr() {
         .run(&["-o", "json", "callbacks", "list"]);
     assert_eq!(out.code, 4, "{out:?}");
     assert_eq!(error_of(&out)["code"], "network");
+
+    // A configuration error too (no key anywhere).
+    let out = Sb::new()
+        .env("SWITCHBOARD_BASE_URL", &s.base_url)
+        .run(&["-o", "json", "teams", "list"]);
+    assert_eq!(out.code, 2, "{out:?}");
+    assert_eq!(error_of(&out)["code"], "usage");
 
     // A table keeps the readable report.
     let out = Sb::at(&s).run(&["-o", "table", "callbacks", "get", "missing_1"]);
