@@ -14,7 +14,7 @@ pub use args::{
     NotificationsCmd, Resource, TeamsCmd, TokenArgs,
 };
 pub use input::{confirm, parse_expires_at, secret_from_stdin};
-pub use output::{Output, OutputFormat, error_json};
+pub use output::{Output, OutputFormat, api_error_parts, error_json};
 pub use replay::{ReplayArgs, TIMEOUT_ENV as REPLAY_TIMEOUT_ENV, to_json as replay_report};
 pub use run::run;
 

@@ -404,21 +404,28 @@ fn field_text(item: &Value, path: &str) -> String {
     }
 }
 
+/// The `status`, `code` and `message` of an API or transport failure, as errors-as-data give
+/// them (here and in the MCP server's tool errors): the server's own for an API error, else
+/// no status and a code naming the kind of failure.
+pub fn api_error_parts(e: &crate::api::Error) -> (Option<u16>, String, String) {
+    use crate::api::Error as E;
+    match e {
+        E::Api(a) => (Some(a.status), a.code.clone(), a.message.clone()),
+        E::Network(_) => (None, "network".into(), e.to_string()),
+        E::Timeout(_) => (None, "timeout".into(), e.to_string()),
+        E::Decode { status, .. } => (Some(*status), "bad_response".into(), e.to_string()),
+        E::Invalid(_) => (None, "usage".into(), e.to_string()),
+    }
+}
+
 /// What `-o json|ndjson` prints on standard error for a failure: one JSON object,
 /// `{"error":{"status","code","message"}}` (status `null` when no HTTP answer was involved),
 /// with the server's `hint` and validation `errors` when it gave them.
 pub fn error_json(e: &HeadlessError) -> String {
     use crate::api::Error as E;
     let (status, code, message) = match e {
-        HeadlessError::Api(E::Api(a)) => (Some(a.status), a.code.clone(), a.message.clone()),
-        HeadlessError::Api(E::Network(_)) => (None, "network".into(), e.to_string()),
-        HeadlessError::Api(E::Timeout(_)) => (None, "timeout".into(), e.to_string()),
-        HeadlessError::Api(E::Decode { status, .. }) => {
-            (Some(*status), "bad_response".into(), e.to_string())
-        }
-        HeadlessError::Api(E::Invalid(_)) | HeadlessError::Usage(_) => {
-            (None, "usage".into(), e.to_string())
-        }
+        HeadlessError::Api(a) => api_error_parts(a),
+        HeadlessError::Usage(_) => (None, "usage".into(), e.to_string()),
         HeadlessError::Cancelled => (None, "cancelled".into(), e.to_string()),
         HeadlessError::Io(_) => (None, "io".into(), e.to_string()),
         HeadlessError::Output(_) => (None, "output".into(), e.to_string()),

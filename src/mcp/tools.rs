@@ -299,15 +299,8 @@ impl ToolError {
     /// `{"error":{"status","code","message"}}`, as the headless commands print under `-o json`.
     pub fn to_json(&self) -> Value {
         let (status, code, message) = match self {
-            ToolError::Api(Error::Api(a)) => (Some(a.status), a.code.clone(), a.message.clone()),
-            ToolError::Api(Error::Network(_)) => (None, "network".into(), self.to_string()),
-            ToolError::Api(Error::Timeout(_)) => (None, "timeout".into(), self.to_string()),
-            ToolError::Api(Error::Decode { status, .. }) => {
-                (Some(*status), "bad_response".into(), self.to_string())
-            }
-            ToolError::Api(Error::Invalid(_)) | ToolError::Usage(_) => {
-                (None, "usage".into(), self.to_string())
-            }
+            ToolError::Api(e) => crate::headless::api_error_parts(e),
+            ToolError::Usage(m) => (None, "usage".into(), m.clone()),
         };
         json!({ "error": { "status": status, "code": code, "message": message } })
     }
