@@ -402,3 +402,20 @@ pub fn parse_interval(s: &str) -> Result<std::time::Duration, String> {
     }
     Ok(d)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::parse_interval;
+    use std::time::Duration;
+
+    #[test]
+    fn intervals_take_ms_s_and_m_within_bounds() {
+        assert_eq!(parse_interval("500ms"), Ok(Duration::from_millis(500)));
+        assert_eq!(parse_interval("2s"), Ok(Duration::from_secs(2)));
+        assert_eq!(parse_interval("3"), Ok(Duration::from_secs(3)));
+        assert_eq!(parse_interval("1m"), Ok(Duration::from_secs(60)));
+        for bad in ["", "s", "10ms", "2h", "-1s", "61m", "1.5s"] {
+            assert!(parse_interval(bad).is_err(), "{bad}");
+        }
+    }
+}

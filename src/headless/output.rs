@@ -489,6 +489,36 @@ mod tests {
     }
 
     #[test]
+    fn a_stream_of_rows_has_one_header_and_lines_up_under_it() {
+        let cols = [
+            Column::<&str> {
+                header: "ID",
+                cell: Cell::One(|t| (*t).to_string()),
+            },
+            Column {
+                header: "STATUS",
+                cell: Cell::One(|_| "ok".to_string()),
+            },
+        ];
+        let mut out = Vec::new();
+        write_rows(&mut out, &cols, &["a"], true).expect("first");
+        write_rows(&mut out, &cols, &["b\u{1b}"], false).expect("later");
+        let text = String::from_utf8(out).expect("utf8");
+        assert_eq!(text, "ID  STATUS\na   ok\nb⟨U+001B⟩  ok\n");
+    }
+
+    #[test]
+    fn field_paths_reach_into_objects_and_arrays() {
+        let v = serde_json::json!({"a": {"b": [{"c": "x"}]}, "l": ["p", 2], "n": null});
+        assert_eq!(field_text(&v, "a.b.0.c"), "x");
+        assert_eq!(field_text(&v, "l"), "p, 2");
+        assert_eq!(field_text(&v, "n"), "-");
+        assert_eq!(field_text(&v, "a.nope"), "-");
+        assert_eq!(field_text(&v, "a.b"), r#"[{"c":"x"}]"#);
+        assert!(parse_fields("id,,name").is_err());
+    }
+
+    #[test]
     fn detail_lines_cannot_be_faked_by_a_line_break_in_server_text() {
         let fields = [
             Column::<(&str, [&str; 2])> {
