@@ -329,10 +329,13 @@ impl Printer<'_> {
                 }
             })
             .await?;
-            return match () {
-                () if ndjson => Ok(()),
-                () if !self.out.table() => self.out.items(&items),
-                () => self.table::<T>(items),
+            if ndjson {
+                return Ok(());
+            }
+            return if self.out.table() {
+                self.table::<T>(items)
+            } else {
+                self.out.items(&items)
             };
         }
         let raw = self.client.send(&build(&args.query())).await?;
