@@ -1041,4 +1041,78 @@ async fn watch_prints_each_new_notification_as_it_arrives() {
         "runs until stopped"
     );
     child.kill().await.expect("kill");
+
+    // On a terminal: a table, its header once, then a row per new notification.
+    let text = watch_on_a_terminal(&t, &dest, &hook).await;
+    let lines: Vec<&str> = text.lines().map(str::trim_end).collect();
+    let headers = lines.iter().filter(|l| l.starts_with("ID ")).count();
+    let rows = lines.iter().filter(|l| l.starts_with("cbn_")).count();
+    assert_eq!(headers, 1, "{text}");
+    assert_eq!(rows, 2, "{text}");
+    assert!(!text.contains(&before), "{text}");
+    assert!(!text.contains('{'), "rows, not JSON: {text}");
+}
+
+/// Runs `--watch` in a pseudo-terminal, posts two events once it watches, and returns what it
+/// printed once two rows are there.
+async fn watch_on_a_terminal(t: &common::service::TestService, dest: &str, hook: &str) -> String {
+    use portable_pty::{CommandBuilder, PtySize, native_pty_system};
+    use std::io::Read;
+    use std::sync::{Arc, Mutex};
+
+    let pair = native_pty_system()
+        .openpty(PtySize {
+            rows: 40,
+            cols: 200,
+            pixel_width: 0,
+            pixel_height: 0,
+        })
+        .expect("openpty");
+    let home = tempfile::tempdir().expect("home");
+    let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_switchboard"));
+    cmd.args([
+        "notifications",
+        "list",
+        "--destination",
+        dest,
+        "--watch",
+        "--interval",
+        "100ms",
+    ]);
+    cmd.env("HOME", home.path());
+    cmd.env("SWITCHBOARD_BASE_URL", &t.svc.base_url);
+    cmd.env("SWITCHBOARD_API_KEY", t.svc.api_key.expose());
+    let mut child = pair.slave.spawn_command(cmd).expect("spawn in a pty");
+    drop(pair.slave);
+    let seen = Arc::new(Mutex::new(String::new()));
+    let mut reader = pair.master.try_clone_reader().expect("pty reader");
+    let feed = Arc::clone(&seen);
+    // Drained on a thread, or the child blocks on a full buffer.
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        while let Ok(n) = reader.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            feed.lock()
+                .expect("lock")
+                .push_str(&String::from_utf8_lossy(&buf[..n]));
+        }
+    });
+    let text = || seen.lock().expect("lock").replace('\r', "");
+    common::service::eventually(Duration::from_secs(20), || async {
+        text().contains("watching").then_some(())
+    })
+    .await;
+    for n in 10..12 {
+        post_event(hook, n).await;
+    }
+    let out = common::service::eventually(Duration::from_secs(20), || async {
+        let t = text();
+        (t.lines().filter(|l| l.starts_with("cbn_")).count() >= 2).then_some(t)
+    })
+    .await;
+    let _ = child.kill();
+    let _ = child.wait();
+    out
 }
