@@ -253,7 +253,11 @@ fn info(g: &GlobalArgs) -> u8 {
             "organization_key_source": org_source,
             "read_only": settings.read_only,
         });
-        println!("{v:#}");
+        // Config and environment text: hazards escaped as the JSON views escape them.
+        println!(
+            "{}",
+            switchboard::text::sanitize::json_for_terminal(&format!("{v:#}"))
+        );
         return 0;
     }
     let with_source = |k: String, s: Option<String>| match s {
@@ -281,7 +285,7 @@ fn info(g: &GlobalArgs) -> u8 {
         ),
     ];
     for (k, v) in rows {
-        println!("{k:<17} {v}");
+        println!("{k:<17} {}", switchboard::text::line(&v));
     }
     0
 }

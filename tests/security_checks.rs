@@ -316,3 +316,246 @@ async fn hook_keys_are_masked_in_tables_and_whole_in_json() {
     }
     svc.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dot_ids_are_refused_before_anything_is_sent() {
+    let svc = start(ServiceConfig {
+        seed: switchboard::service::Seed::Demo,
+        api_key: Some(Secret::new(KEY)),
+        ..ServiceConfig::ephemeral()
+    })
+    .await
+    .expect("service");
+    let url = svc.base_url.clone();
+    let client = Client::new(ClientOptions {
+        base_url: url.clone(),
+        api_key: Secret::new(KEY),
+        ..ClientOptions::default()
+    })
+    .expect("client");
+    let teams = || async {
+        client
+            .list_teams(&ListQuery::default())
+            .await
+            .expect("teams")
+            .items
+            .len()
+    };
+    let before = teams().await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let outs = tokio::task::spawn_blocking({
+        let dir = dir.path().to_path_buf();
+        move || {
+            let b = ["--base-url", url.as_str()];
+            [
+                &["teams", "update", "..", "--name", "Created by a dot id"][..],
+                &["teams", "update", ".", "--name", "Created by a dot id"],
+                &["notifications", "get", ".."],
+                &["destinations", "delete", "..", "--yes"],
+                &["teams", "get", ""],
+            ]
+            .map(|args| (args.join(" "), run(&dir, &[&b[..], args].concat())))
+        }
+    })
+    .await
+    .expect("join");
+    for (args, out) in outs {
+        let t = text(&out);
+        assert_eq!(out.status.code(), Some(2), "{args}: {t}");
+        assert!(
+            t.contains("not an id") || t.contains("cannot be empty"),
+            "{args}: {t}"
+        );
+    }
+    assert_eq!(teams().await, before, "a dot id created a team");
+    svc.shutdown().await;
+}
+
+/// Runs the binary with no key in the environment, so the profile's own source is used.
+fn run_profile_key(dir: &Path, cfg: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_switchboard"))
+        .arg("--config")
+        .arg(cfg)
+        .args(args)
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", dir)
+        .env("XDG_CONFIG_HOME", dir.join("config"))
+        .env("XDG_DATA_HOME", dir.join("data"))
+        .output()
+        .expect("run switchboard")
+}
+
+#[cfg(unix)]
+fn chmod(p: &Path, mode: u32) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).expect("chmod");
+}
+
+#[cfg(unix)]
+#[test]
+fn key_commands_run_only_from_a_config_nobody_else_can_change() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let folder = dir.path().join("conf");
+    std::fs::create_dir(&folder).expect("mkdir");
+    let cfg = folder.join("config.toml");
+    let ran = dir.path().join("RAN");
+    std::fs::write(
+        &cfg,
+        format!(
+            "[profiles.default]\nbase_url = \"http://127.0.0.1:9\"\napi_key_cmd = \"touch '{}'; printf sk_from_cmd_0123456789\"\n",
+            ran.display()
+        ),
+    )
+    .expect("config");
+    let refused = |what: &str, fix: &str| {
+        let out = run_profile_key(dir.path(), &cfg, &["teams", "list"]);
+        let t = text(&out);
+        assert_eq!(out.status.code(), Some(2), "{what}: {t}");
+        assert!(t.contains("config.toml") && t.contains(fix), "{what}: {t}");
+        assert!(!ran.exists(), "{what}: the command ran");
+        let info = text(&run_profile_key(dir.path(), &cfg, &["info"]));
+        assert!(info.contains(fix), "{what}: info says why: {info}");
+        assert!(!ran.exists(), "{what}: info ran the command");
+    };
+    chmod(&folder, 0o755);
+    for mode in [0o666, 0o620, 0o602] {
+        chmod(&cfg, mode);
+        refused(&format!("file {mode:o}"), "chmod 600");
+    }
+    chmod(&cfg, 0o600);
+    for mode in [0o777, 0o1777, 0o775] {
+        chmod(&folder, mode);
+        refused(&format!("folder {mode:o}"), "chmod go-w");
+    }
+    chmod(&folder, 0o755);
+    // Another user's file (only root can make one here).
+    if std::os::unix::fs::chown(&cfg, Some(65534), None).is_ok() {
+        refused("owned by uid 65534", "chown");
+        std::os::unix::fs::chown(
+            &cfg,
+            Some(
+                std::fs::metadata(dir.path())
+                    .map(|m| {
+                        use std::os::unix::fs::MetadataExt;
+                        m.uid()
+                    })
+                    .expect("uid"),
+            ),
+            None,
+        )
+        .expect("chown back");
+    }
+    // Yours and writable by you only: it runs.
+    chmod(&cfg, 0o644);
+    let t = text(&run_profile_key(dir.path(), &cfg, &["info"]));
+    assert!(ran.exists(), "a trusted config runs its command: {t}");
+    assert!(
+        t.contains(&Secret::new("sk_from_cmd_0123456789").masked()),
+        "{t}"
+    );
+}
+
+/// Waits (bounded) for a child to end; `None` when it is still running at the deadline.
+fn wait_bounded(mut child: std::process::Child, limit: Duration) -> Option<Output> {
+    let deadline = std::time::Instant::now() + limit;
+    loop {
+        if child.try_wait().expect("try_wait").is_some() {
+            return Some(child.wait_with_output().expect("output"));
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Whether process `pid` is gone (or a zombie nobody waits for).
+fn gone(pid: &str) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        Ok(stat) => stat
+            .rsplit_once(')')
+            .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')),
+    }
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_hanging_or_flooding_key_command_is_stopped_with_its_process_group() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cfg = dir.path().join("config.toml");
+    let pidfile = dir.path().join("pid");
+    let cases = [
+        (
+            "hangs",
+            format!("sleep 300 & echo $! > '{}'; wait", pidfile.display()),
+            "no answer within 1 s",
+        ),
+        (
+            "floods",
+            format!("yes sk_flood & echo $! > '{}'; wait", pidfile.display()),
+            "more than 64 KiB",
+        ),
+    ];
+    for (what, cmd, says) in cases {
+        let _ = std::fs::remove_file(&pidfile);
+        std::fs::write(
+            &cfg,
+            format!(
+                "[profiles.default]\nbase_url = \"http://127.0.0.1:9\"\napi_key_cmd_timeout = 1\napi_key_cmd = \"{cmd}\"\n"
+            ),
+        )
+        .expect("config");
+        chmod(&cfg, 0o600);
+        for args in [&["info"][..], &["teams", "list"]] {
+            let child = Command::new(env!("CARGO_BIN_EXE_switchboard"))
+                .arg("--config")
+                .arg(&cfg)
+                .args(args)
+                .env_clear()
+                .env("PATH", std::env::var("PATH").unwrap_or_default())
+                .env("HOME", dir.path())
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .expect("spawn");
+            // Far above the 1 s limit, far below the 300 s the command would take.
+            let out = wait_bounded(child, Duration::from_secs(60))
+                .unwrap_or_else(|| panic!("{what}: {args:?} did not return"));
+            let t = text(&out);
+            assert!(t.contains(says), "{what} {args:?}: {t}");
+            let pid = std::fs::read_to_string(&pidfile).expect("pid written");
+            let pid = pid.trim();
+            let deadline = std::time::Instant::now() + Duration::from_secs(10);
+            while !gone(pid) && std::time::Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            assert!(gone(pid), "{what}: the command's child {pid} still runs");
+        }
+    }
+}
+
+#[test]
+fn config_and_environment_text_reach_the_terminal_only_sanitised() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cfg = dir.path().join("config.toml");
+    // OSC 52 (a clipboard write), CSI, C1 and a bidi override, in TOML escapes.
+    let attack = "\\u001b]52;c;ZXZpbA==\\u0007\\u001b[2J\\u009b31m\\u202e";
+    std::fs::write(
+        &cfg,
+        format!(
+            "default_profile = \"p{attack}\"\n[profiles.\"p{attack}\"]\nbase_url = \"http://127.0.0.1:9/{attack}\"\ninstance_id = \"ins{attack}\"\napi_key_env = \"VAR{attack}\"\n"
+        ),
+    )
+    .expect("config");
+    for args in [&["info"][..], &["info", "-o", "json"], &["teams", "list"]] {
+        let out = run_profile_key(dir.path(), &cfg, args);
+        let t = text(&out);
+        for bad in ['\u{1b}', '\u{7}', '\u{9b}', '\u{202e}'] {
+            assert!(!t.contains(bad), "{args:?} wrote {bad:?}: {t:?}");
+        }
+        assert!(t.contains("VAR"), "{args:?} names the variable: {t}");
+    }
+}

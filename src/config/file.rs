@@ -52,6 +52,8 @@ pub struct Profile {
     pub api_key_env: Option<String>,
     /// A shell command whose standard output is the key (e.g. a password manager).
     pub api_key_cmd: Option<String>,
+    /// Seconds `api_key_cmd` and `organization_key_cmd` may take (default 10).
+    pub api_key_cmd_timeout: Option<f64>,
     /// The key itself (the file should then be readable by its owner only).
     pub api_key: Option<String>,
     /// Sent as `metorial-instance-id`.

@@ -2,11 +2,14 @@
 //!
 //! Precedence, highest first: command-line flags, environment variables, the selected profile,
 //! built-in defaults. [`resolve`] turns all of it into [`crate::api::ClientOptions`].
+mod command;
 mod edit;
 mod error;
 mod file;
 mod paths;
+pub mod private_file;
 mod resolve;
+pub mod trust;
 
 pub use edit::{ConfigEdit, NewKey, NewProfile};
 pub use error::ConfigError;
