@@ -559,3 +559,99 @@ fn config_and_environment_text_reach_the_terminal_only_sanitised() {
         assert!(t.contains("VAR"), "{args:?} names the variable: {t}");
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_replay_to_your_own_receiver_shows_its_headers_but_not_its_secrets() {
+    let (rx, _log) = common::replay::receiver().await;
+    let w = common::replay::world(&rx).await;
+    let port = rx.rsplit_once(':').expect("port").1.to_string();
+    let run_replay = |to: String, output: &'static str| {
+        let key = w.t.svc.api_key.expose().to_string();
+        let base = w.t.svc.base_url.clone();
+        let id = w.n.id.clone();
+        tokio::task::spawn_blocking(move || {
+            let dir = tempfile::tempdir().expect("tempdir");
+            Command::new(env!("CARGO_BIN_EXE_switchboard"))
+                .args(["notifications", "replay", &id, "--to", &to, "-o", output])
+                .env_clear()
+                .env("PATH", std::env::var("PATH").unwrap_or_default())
+                .env("HOME", dir.path())
+                .env("SWITCHBOARD_BASE_URL", base)
+                .env("SWITCHBOARD_API_KEY", key)
+                .stdin(std::process::Stdio::null())
+                .output()
+                .expect("run switchboard")
+        })
+    };
+    // `localhost` is connected to on loopback by the replay itself.
+    for to in [
+        format!("{rx}/fail"),
+        format!("http://localhost:{port}/fail"),
+    ] {
+        let table = run_replay(to.clone(), "table").await.expect("join");
+        let t = text(&table);
+        assert_eq!(table.status.code(), Some(3), "{to}: {t}");
+        assert!(
+            t.contains("x-receiver: rx-own-1"),
+            "{to}: own header shown: {t}"
+        );
+        assert!(
+            t.contains("set-cookie: ••••••••"),
+            "{to}: cookie masked: {t}"
+        );
+        assert!(!t.contains("RECEIVER_SECRET_42"), "{to}: {t}");
+        let json = run_replay(to.clone(), "json").await.expect("join");
+        let v: serde_json::Value = serde_json::from_slice(&json.stdout).expect("json");
+        assert_eq!(v["response"]["headers"]["x-receiver"], "rx-own-1", "{to}");
+        assert_eq!(v["response"]["headers"]["set-cookie"], "••••••••", "{to}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_read_only_replay_goes_only_to_literal_loopback() {
+    let (rx, log) = common::replay::receiver().await;
+    let w = common::replay::world(&rx).await;
+    let port = rx.rsplit_once(':').expect("port").1.to_string();
+    let sent_before = log.lock().expect("log").len();
+    let key = w.t.svc.api_key.expose().to_string();
+    let base = w.t.svc.base_url.clone();
+    let id = w.n.id.clone();
+    let outs = tokio::task::spawn_blocking(move || {
+        let dir = tempfile::tempdir().expect("tempdir");
+        // Names a resolver decides: not "this machine", whatever they resolve to.
+        ["evil.localhost", "localhost.", "localhost.localdomain"].map(|host| {
+            let to = format!("http://{host}:{port}/ok");
+            let out = Command::new(env!("CARGO_BIN_EXE_switchboard"))
+                .args([
+                    "--read-only",
+                    "notifications",
+                    "replay",
+                    &id,
+                    "--to",
+                    &to,
+                    "--yes",
+                ])
+                .env_clear()
+                .env("PATH", std::env::var("PATH").unwrap_or_default())
+                .env("HOME", dir.path())
+                .env("SWITCHBOARD_BASE_URL", &base)
+                .env("SWITCHBOARD_API_KEY", &key)
+                .stdin(std::process::Stdio::null())
+                .output()
+                .expect("run switchboard");
+            (to, out)
+        })
+    })
+    .await
+    .expect("join");
+    for (to, out) in outs {
+        let t = text(&out);
+        assert_eq!(out.status.code(), Some(2), "{to}: {t}");
+        assert!(t.contains("read-only"), "{to}: {t}");
+    }
+    assert_eq!(
+        log.lock().expect("log").len(),
+        sent_before,
+        "nothing was sent"
+    );
+}

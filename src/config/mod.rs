@@ -11,7 +11,7 @@ pub mod private_file;
 mod resolve;
 pub mod trust;
 
-pub use edit::{ConfigEdit, NewKey, NewProfile};
+pub use edit::{ConfigEdit, NewKey, NewProfile, valid_profile_name};
 pub use error::ConfigError;
 pub use file::{ConfigFile, ConfirmSetting, Profile, write_private};
 pub use paths::{Paths, default_config_file, open_log};

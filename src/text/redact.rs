@@ -19,6 +19,7 @@ const SAFE_HEADERS: &[&str] = &[
     "host",
     "metorial-signature",
     "metorial-version",
+    "retry-after",
     "server",
     "transfer-encoding",
     "user-agent",
@@ -42,8 +43,10 @@ const SECRET_WORDS: &[&str] = &[
 const HEADER_OBJECTS: &[&str] = &["request_headers", "response_headers", "headers"];
 
 /// Whether a header's value may be shown, fail closed: only names on the safe list (compared
-/// case-insensitively) and `metorial-<word>-id`; anything naming a secret, and anything unknown,
-/// is masked.
+/// case-insensitively), rate-limit headers (`ratelimit-*`, `x-ratelimit-*`, `retry-after`) and
+/// `metorial-<word>-id`; anything naming a secret, and anything unknown, is masked. Every view
+/// (attempt view, `v`, `y`/`Y`, headless) asks this one function, so a header is shown the same
+/// way everywhere.
 #[must_use]
 pub fn header_is_safe(name: &str) -> bool {
     let n = name.trim().to_ascii_lowercase();
@@ -51,15 +54,27 @@ pub fn header_is_safe(name: &str) -> bool {
         // The signature proves the body; it reveals nothing of the secret.
         return true;
     }
-    if SECRET_WORDS.iter().any(|w| n.contains(w)) {
+    if names_a_secret(&n) {
         return false;
     }
     if SAFE_HEADERS.contains(&n.as_str()) {
         return true;
     }
+    // Rate-limit state (`ratelimit-limit`, `x-ratelimit-remaining`, …) is counts and seconds.
+    if ["ratelimit-", "x-ratelimit-"]
+        .iter()
+        .any(|p| n.strip_prefix(p).is_some_and(|rest| !rest.is_empty()))
+    {
+        return true;
+    }
     n.strip_prefix("metorial-")
         .and_then(|rest| rest.strip_suffix("-id"))
         .is_some_and(|mid| !mid.is_empty() && mid.chars().all(|c| c.is_ascii_lowercase()))
+}
+
+/// Whether a (lower-case) header name says it holds a secret: auth, cookie, token, key, ….
+fn names_a_secret(n: &str) -> bool {
+    n != "metorial-signature" && SECRET_WORDS.iter().any(|w| n.contains(w))
 }
 
 /// The value to show for a header: as it is when safe or revealed, [`MASKED`] otherwise.
@@ -69,6 +84,38 @@ pub fn header_value<'a>(name: &str, value: &'a str, revealed: bool) -> &'a str {
         value
     } else {
         MASKED
+    }
+}
+
+/// Who wrote a set of headers: it decides how much the policy hides.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum HeaderOrigin {
+    /// Recorded by the platform, or answered by a receiver elsewhere: fail closed.
+    #[default]
+    Elsewhere,
+    /// The answer of a receiver on this machine (a replay to a literal loopback target): the
+    /// operator's own receiver, whose headers are theirs to see, except those named as secrets.
+    OwnReceiver,
+}
+
+/// The value to show for a header written by `origin`. An own receiver's headers show unless
+/// their name says secret (`set-cookie`, `authorization`, `x-api-key`, …: a screen or a shared
+/// terminal still must not carry them); anything else goes by [`header_value`].
+#[must_use]
+pub fn header_value_from<'a>(
+    origin: HeaderOrigin,
+    name: &str,
+    value: &'a str,
+    revealed: bool,
+) -> &'a str {
+    match origin {
+        HeaderOrigin::OwnReceiver
+            if revealed || !names_a_secret(&name.trim().to_ascii_lowercase()) =>
+        {
+            value
+        }
+        HeaderOrigin::OwnReceiver => MASKED,
+        HeaderOrigin::Elsewhere => header_value(name, value, revealed),
     }
 }
 
@@ -219,6 +266,63 @@ mod tests {
             assert_eq!(header_value(h, "value", false), MASKED);
             assert_eq!(header_value(h, "value", true), "value");
         }
+    }
+
+    #[test]
+    fn one_rule_per_header_in_every_rendering() {
+        // The attempt view and headless ask `header_value`; `v`, `Y` and `-o json` copies go
+        // through `masked`: the same header gets the same answer in both.
+        let names = [
+            "ratelimit-limit",
+            "RateLimit-Remaining",
+            "ratelimit-reset",
+            "x-ratelimit-limit",
+            "retry-after",
+            "ratelimit-",
+            "set-cookie",
+            "x-receiver",
+            "content-type",
+            "metorial-signature",
+            "authorization",
+            "x-api-key",
+        ];
+        for n in names {
+            let v = json!({"response_headers": {n: "1000"}, "request_headers": {n: "1000"}});
+            let m = masked(&v);
+            for k in ["response_headers", "request_headers"] {
+                assert_eq!(m[k][n], header_value(n, "1000", false), "{n} in {k}");
+            }
+        }
+        for n in [
+            "ratelimit-limit",
+            "RateLimit-Remaining",
+            "x-ratelimit-reset",
+            "retry-after",
+        ] {
+            assert!(header_is_safe(n), "{n}: counts and seconds");
+        }
+        assert!(!header_is_safe("ratelimit-"), "no name after the prefix");
+        assert!(!header_is_safe("ratelimit-token"), "secret words still win");
+    }
+
+    #[test]
+    fn an_own_receivers_headers_show_except_secret_named_ones() {
+        let own = HeaderOrigin::OwnReceiver;
+        assert_eq!(header_value_from(own, "x-receiver", "mine", false), "mine");
+        assert_eq!(header_value_from(own, "X-Custom-Trace", "t1", false), "t1");
+        for secret in ["set-cookie", "Authorization", "x-api-key", "x-session"] {
+            assert_eq!(
+                header_value_from(own, secret, "s", false),
+                MASKED,
+                "{secret}"
+            );
+            assert_eq!(header_value_from(own, secret, "s", true), "s");
+        }
+        let elsewhere = HeaderOrigin::Elsewhere;
+        assert_eq!(
+            header_value_from(elsewhere, "x-receiver", "v", false),
+            MASKED
+        );
     }
 
     #[test]
