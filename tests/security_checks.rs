@@ -655,3 +655,184 @@ async fn a_read_only_replay_goes_only_to_literal_loopback() {
         "nothing was sent"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn credentials_in_destination_urls_are_masked_in_tables_and_sent_as_basic_auth() {
+    let (rx, log) = common::replay::receiver().await;
+    let with_creds = rx.replacen("http://", "http://alice:PASS_WORD_77@", 1);
+    // `world` delivers to `<base>/ok`: the query ends in `x=`, so the path stays in it.
+    let w = common::replay::world(&format!("{with_creds}/q?api_key=API_KEY_77&page=2&x=")).await;
+    // The delivery sent the userinfo as basic auth.
+    let got = common::replay::got(&log, "q");
+    let auth = got[0]
+        .headers
+        .get("authorization")
+        .and_then(|v| v.to_str().ok())
+        .expect("basic auth sent");
+    assert_eq!(auth, "Basic YWxpY2U6UEFTU19XT1JEXzc3", "alice:PASS_WORD_77");
+    let key = w.t.svc.api_key.expose().to_string();
+    let base = w.t.svc.base_url.clone();
+    let (n, d) = (w.n.id.clone(), w.dest.clone());
+    let outs = tokio::task::spawn_blocking(move || {
+        let dir = tempfile::tempdir().expect("tempdir");
+        [
+            vec!["notifications", "get", &n, "-o", "table"],
+            vec!["destinations", "list", "--all", "-o", "table"],
+            vec!["destinations", "get", &d, "-o", "table"],
+            vec!["notifications", "get", &n, "-o", "json"],
+        ]
+        .map(|args| {
+            let out = Command::new(env!("CARGO_BIN_EXE_switchboard"))
+                .args(&args)
+                .env_clear()
+                .env("PATH", std::env::var("PATH").unwrap_or_default())
+                .env("HOME", dir.path())
+                .env("SWITCHBOARD_BASE_URL", &base)
+                .env("SWITCHBOARD_API_KEY", &key)
+                .output()
+                .expect("run switchboard");
+            (args.join(" "), out)
+        })
+    })
+    .await
+    .expect("join");
+    for (args, out) in outs {
+        let t = text(&out);
+        assert!(out.status.success(), "{args}: {t}");
+        if args.ends_with("json") {
+            assert!(
+                t.contains("PASS_WORD_77") && t.contains("API_KEY_77"),
+                "{args}: {t}"
+            );
+            continue;
+        }
+        assert!(!t.contains("PASS_WORD_77"), "{args}: password shown: {t}");
+        assert!(!t.contains("API_KEY_77"), "{args}: api_key shown: {t}");
+        assert!(t.contains("alice:••••••••@127.0.0.1"), "{args}: {t}");
+        assert!(t.contains("api_key=••••••••"), "{args}: {t}");
+    }
+}
+
+/// A list API whose cursor always advances: every page is full, of items never seen before, and
+/// says there is more. Serves `organization/teams`, `organization/members` (items from the
+/// golden fixtures, new ids each) and a team by id; counts the list requests.
+fn endless_api() -> (String, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+    use std::io::{BufRead, BufReader, Write};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let pages = std::sync::Arc::new(AtomicUsize::new(0));
+    let item = |name: &str| {
+        let v: serde_json::Value =
+            serde_json::from_str(&common::fake::fixture(name)).expect("fixture");
+        v["items"][0].clone()
+    };
+    // Small items keep the 200 pages quick: only what decoding needs.
+    let keep = |mut v: serde_json::Value, fields: &[&str]| {
+        if let Some(o) = v.as_object_mut() {
+            o.retain(|k, _| fields.contains(&k.as_str()));
+        }
+        v
+    };
+    let member = keep(
+        item("member-list.json"),
+        &[
+            "object",
+            "id",
+            "status",
+            "role",
+            "user_id",
+            "actor_id",
+            "created_at",
+            "updated_at",
+        ],
+    );
+    let team = item("team-list.json");
+    let team_item = keep(team.clone(), &["object", "id", "name"]);
+    let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let addr = l.local_addr().expect("addr");
+    let counter = pages.clone();
+    std::thread::spawn(move || {
+        for s in l.incoming().flatten() {
+            let (member, team, team_item, counter) = (
+                member.clone(),
+                team.clone(),
+                team_item.clone(),
+                counter.clone(),
+            );
+            std::thread::spawn(move || {
+                let mut s = s;
+                let mut r = BufReader::new(s.try_clone().expect("clone"));
+                let mut first = String::new();
+                let _ = r.read_line(&mut first);
+                loop {
+                    let mut l = String::new();
+                    if r.read_line(&mut l).unwrap_or(0) == 0 || l == "\r\n" {
+                        break;
+                    }
+                }
+                let target = first.split_whitespace().nth(1).unwrap_or("/").to_string();
+                let path = target.split('?').next().unwrap_or("/");
+                let body = if path.ends_with("/teams") || path.ends_with("/members") {
+                    let n = counter.fetch_add(1, Ordering::SeqCst);
+                    let proto = if path.ends_with("/teams") {
+                        &team_item
+                    } else {
+                        &member
+                    };
+                    let items: Vec<serde_json::Value> = (0..100)
+                        .map(|i| {
+                            let mut v = proto.clone();
+                            v["id"] = serde_json::json!(format!("x_{n}_{i}"));
+                            v
+                        })
+                        .collect();
+                    serde_json::json!({"items": items,
+                        "pagination": {"has_more_before": n > 0, "has_more_after": true}})
+                } else {
+                    team.clone()
+                };
+                let body = body.to_string();
+                let head = format!(
+                    "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+                    body.len()
+                );
+                let _ = s.write_all(head.as_bytes());
+                let _ = s.write_all(body.as_bytes());
+            });
+        }
+    });
+    (format!("http://{addr}"), pages)
+}
+
+#[test]
+fn page_walks_stop_at_the_cap_with_a_message() {
+    use std::sync::atomic::Ordering;
+    let (url, pages) = endless_api();
+    let dir = tempfile::tempdir().expect("tempdir");
+    for args in [
+        &["teams", "list", "--all", "-o", "json"][..],
+        &["members", "list", "--team", "tm_1"],
+        &["teams", "add-member", "tm_1", "someone"],
+    ] {
+        pages.store(0, Ordering::SeqCst);
+        let child = Command::new(env!("CARGO_BIN_EXE_switchboard"))
+            .args(["--base-url", &url])
+            .args(args)
+            .env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .env("HOME", dir.path())
+            .env("SWITCHBOARD_API_KEY", KEY)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("spawn");
+        let out = wait_bounded(child, Duration::from_secs(120))
+            .unwrap_or_else(|| panic!("{args:?} kept reading"));
+        let t = text(&out);
+        assert_eq!(out.status.code(), Some(3), "{args:?}: {t}");
+        assert!(
+            t.contains("stopped after 200 pages (20000 items)") && t.contains("--after x_199_99"),
+            "{args:?}: {t}"
+        );
+        assert_eq!(pages.load(Ordering::SeqCst), 200, "{args:?}");
+    }
+}

@@ -174,14 +174,108 @@ pub fn mask_url_key(url: &str) -> String {
     }
 }
 
+/// Words that make a URL query (or fragment) parameter secret, compared with each word of its
+/// name (split at anything not a letter or digit), case-insensitively.
+const SECRET_PARAMS: &[&str] = &[
+    "token",
+    "key",
+    "apikey",
+    "secret",
+    "sig",
+    "signature",
+    "password",
+    "passwd",
+    "pwd",
+    "pass",
+    "auth",
+    "authorization",
+    "credential",
+    "credentials",
+    "session",
+    "code",
+    "jwt",
+];
+
+/// Whether a URL parameter's name says its value is secret: one of its words is in
+/// [`SECRET_PARAMS`] or ends in `token`, `secret` or `password` (`api_key`, `access_token`,
+/// `X-Amz-Signature`, `sig`, `accesstoken`).
+#[must_use]
+pub fn is_secret_param(name: &str) -> bool {
+    let name = name.to_ascii_lowercase();
+    name.split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .any(|w| {
+            SECRET_PARAMS.contains(&w)
+                || ["token", "secret", "password"]
+                    .iter()
+                    .any(|e| w.ends_with(e))
+        })
+}
+
+/// A URL as it may be shown: the userinfo's password and the values of secret-looking query
+/// and fragment parameters ([`is_secret_param`]) replaced by [`MASKED`]; everything else kept
+/// byte for byte (no re-serialisation), so the address stays recognisable. Text that is not a
+/// URL comes back unchanged. The one rule for destination and notification URLs in tables,
+/// `notifications get`, the raw view and copies (`-o json` alone prints them whole).
+#[must_use]
+pub fn mask_url(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return mask_params(url);
+    };
+    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let (authority, tail) = rest.split_at(end);
+    let authority = match authority.rsplit_once('@') {
+        Some((userinfo, host)) => match userinfo.split_once(':') {
+            Some((user, _password)) => format!("{user}:{MASKED}@{host}"),
+            None => authority.to_string(),
+        },
+        None => authority.to_string(),
+    };
+    format!("{scheme}://{authority}{}", mask_params(tail))
+}
+
+/// The path kept; each `name=value` of the query and the fragment with a secret name masked.
+fn mask_params(tail: &str) -> String {
+    let (before_fragment, fragment) = match tail.split_once('#') {
+        Some((b, f)) => (b, Some(f)),
+        None => (tail, None),
+    };
+    let (path, query) = match before_fragment.split_once('?') {
+        Some((p, q)) => (p, Some(q)),
+        None => (before_fragment, None),
+    };
+    let pairs = |q: &str| {
+        q.split('&')
+            .map(|pair| match pair.split_once('=') {
+                Some((k, v)) if !v.is_empty() && is_secret_param(k) => format!("{k}={MASKED}"),
+                _ => pair.to_string(),
+            })
+            .collect::<Vec<_>>()
+            .join("&")
+    };
+    let mut out = path.to_string();
+    if let Some(q) = query {
+        out.push('?');
+        out.push_str(&pairs(q));
+    }
+    if let Some(f) = fragment {
+        out.push('#');
+        out.push_str(&pairs(f));
+    }
+    out
+}
+
 /// How string field `key` of object `o` may be shown: masked when it holds a secret (a
-/// secret-named field, or a callback's url, which ends in its hook key), else as it is.
+/// secret-named field, a callback's url, which ends in its hook key, or any other url's
+/// credentials by [`mask_url`]), else as it is.
 #[must_use]
 pub fn field_value<'a>(o: &Map<String, Value>, key: &str, s: &'a str) -> std::borrow::Cow<'a, str> {
     if is_secret_field(key) {
         mask(s).into()
     } else if key == "url" && o.get("object").and_then(Value::as_str) == Some("callback") {
         mask_url_key(s).into()
+    } else if key == "url" {
+        mask_url(s).into()
     } else {
         s.into()
     }
@@ -323,6 +417,36 @@ mod tests {
             header_value_from(elsewhere, "x-receiver", "v", false),
             MASKED
         );
+    }
+
+    #[test]
+    fn urls_lose_passwords_and_secret_parameters_only() {
+        for (raw, shown) in [
+            (
+                "http://alice:PASSWORD@host:8080/p?api_key=K1&x=1",
+                "http://alice:••••••••@host:8080/p?api_key=••••••••&x=1",
+            ),
+            (
+                "https://h.example/in?token=T&sig=S&X-Amz-Signature=A&page=2#access_token=F",
+                "https://h.example/in?token=••••••••&sig=••••••••&X-Amz-Signature=••••••••&page=2#access_token=••••••••",
+            ),
+            (
+                "https://h.example/a@b/c?keyword=rust&monkey=1",
+                "https://h.example/a@b/c?keyword=rust&monkey=1",
+            ),
+            ("https://bob@h.example/", "https://bob@h.example/"),
+            (
+                "https://h.example/?password=&secret=s",
+                "https://h.example/?password=&secret=••••••••",
+            ),
+            ("not a url", "not a url"),
+        ] {
+            assert_eq!(mask_url(raw), shown, "{raw}");
+        }
+        let v = json!({"object": "callback.destination", "webhook_destination": {
+            "url": "http://u:PW_42@h/p?client_secret=CS_42"}});
+        let text = masked(&v).to_string();
+        assert!(!text.contains("PW_42") && !text.contains("CS_42"), "{text}");
     }
 
     #[test]
