@@ -836,3 +836,32 @@ fn page_walks_stop_at_the_cap_with_a_message() {
         assert_eq!(pages.load(Ordering::SeqCst), 200, "{args:?}");
     }
 }
+
+#[cfg(unix)]
+#[test]
+fn serve_refuses_a_database_path_that_is_a_link_before_changing_anything() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let target = dir.path().join("precious");
+    std::fs::write(&target, "keep\n").expect("target");
+    chmod(&target, 0o644);
+    let link = dir.path().join("service.db");
+    std::os::unix::fs::symlink(&target, &link).expect("symlink");
+    let child = Command::new(env!("CARGO_BIN_EXE_switchboard"))
+        .args(["serve", "--addr", "127.0.0.1:0", "--db"])
+        .arg(&link)
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", dir.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let out = wait_bounded(child, Duration::from_secs(60)).expect("serve refused and ended");
+    let t = text(&out);
+    assert!(!out.status.success(), "{t}");
+    assert!(t.contains("symbolic link"), "{t}");
+    let mode = std::fs::metadata(&target).expect("meta").permissions().mode() & 0o777;
+    assert_eq!(mode, 0o644, "the link's target was chmod-ed");
+    assert_eq!(std::fs::read(&target).expect("read"), b"keep\n");
+}

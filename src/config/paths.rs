@@ -89,4 +89,23 @@ mod tests {
             big.len() as u64
         );
     }
+
+    #[cfg(unix)]
+    #[test]
+    fn an_open_log_is_tightened_and_a_planted_link_refused() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("switchboard.log");
+        std::fs::write(&path, "old\n").expect("write");
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).expect("chmod");
+        open_log(&path).expect("open");
+        let mode = std::fs::metadata(&path).expect("meta").permissions().mode();
+        assert_eq!(mode & 0o777, 0o600, "an existing 0644 log is tightened");
+        let target = dir.path().join("bashrc");
+        std::fs::write(&target, "keep\n").expect("target");
+        let link = dir.path().join("planted.log");
+        std::os::unix::fs::symlink(&target, &link).expect("symlink");
+        assert!(open_log(&link).is_err());
+        assert_eq!(std::fs::read(&target).expect("read"), b"keep\n");
+    }
 }
