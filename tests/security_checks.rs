@@ -861,7 +861,11 @@ fn serve_refuses_a_database_path_that_is_a_link_before_changing_anything() {
     let t = text(&out);
     assert!(!out.status.success(), "{t}");
     assert!(t.contains("symbolic link"), "{t}");
-    let mode = std::fs::metadata(&target).expect("meta").permissions().mode() & 0o777;
+    let mode = std::fs::metadata(&target)
+        .expect("meta")
+        .permissions()
+        .mode()
+        & 0o777;
     assert_eq!(mode, 0o644, "the link's target was chmod-ed");
     assert_eq!(std::fs::read(&target).expect("read"), b"keep\n");
 }
