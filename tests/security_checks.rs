@@ -25,15 +25,24 @@ fn assert_no_key(what: &str, text: &str) {
     }
 }
 
-fn run(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_switchboard"))
-        .args(args)
-        .env_clear()
+/// The binary with a clean environment: only `PATH`, and `HOME` and the XDG folders in `home`.
+fn bin(home: &Path) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_switchboard"));
+    c.env_clear()
         .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("HOME", dir)
-        .env("XDG_CONFIG_HOME", dir.join("config"))
-        .env("XDG_DATA_HOME", dir.join("data"))
-        .env("XDG_STATE_HOME", dir.join("state"))
+        .env("HOME", home)
+        .env("XDG_CONFIG_HOME", home.join("config"))
+        .env("XDG_DATA_HOME", home.join("data"))
+        .env("XDG_STATE_HOME", home.join("state"))
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    c
+}
+
+fn run(dir: &Path, args: &[&str]) -> Output {
+    bin(dir)
+        .args(args)
         .env("SWITCHBOARD_API_KEY", KEY)
         .output()
         .expect("run switchboard")
@@ -373,15 +382,10 @@ async fn dot_ids_are_refused_before_anything_is_sent() {
 
 /// Runs the binary with no key in the environment, so the profile's own source is used.
 fn run_profile_key(dir: &Path, cfg: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_switchboard"))
+    bin(dir)
         .arg("--config")
         .arg(cfg)
         .args(args)
-        .env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("HOME", dir)
-        .env("XDG_CONFIG_HOME", dir.join("config"))
-        .env("XDG_DATA_HOME", dir.join("data"))
         .output()
         .expect("run switchboard")
 }
@@ -510,13 +514,10 @@ fn a_hanging_or_flooding_key_command_is_stopped_with_its_process_group() {
         .expect("config");
         chmod(&cfg, 0o600);
         for args in [&["info"][..], &["teams", "list"]] {
-            let child = Command::new(env!("CARGO_BIN_EXE_switchboard"))
+            let child = bin(dir.path())
                 .arg("--config")
                 .arg(&cfg)
                 .args(args)
-                .env_clear()
-                .env("PATH", std::env::var("PATH").unwrap_or_default())
-                .env("HOME", dir.path())
                 .stdout(std::process::Stdio::piped())
                 .stderr(std::process::Stdio::piped())
                 .spawn()
@@ -571,11 +572,8 @@ async fn a_replay_to_your_own_receiver_shows_its_headers_but_not_its_secrets() {
         let id = w.n.id.clone();
         tokio::task::spawn_blocking(move || {
             let dir = tempfile::tempdir().expect("tempdir");
-            Command::new(env!("CARGO_BIN_EXE_switchboard"))
+            bin(dir.path())
                 .args(["notifications", "replay", &id, "--to", &to, "-o", output])
-                .env_clear()
-                .env("PATH", std::env::var("PATH").unwrap_or_default())
-                .env("HOME", dir.path())
                 .env("SWITCHBOARD_BASE_URL", base)
                 .env("SWITCHBOARD_API_KEY", key)
                 .stdin(std::process::Stdio::null())
@@ -621,7 +619,7 @@ async fn a_read_only_replay_goes_only_to_literal_loopback() {
         // Names a resolver decides: not "this machine", whatever they resolve to.
         ["evil.localhost", "localhost.", "localhost.localdomain"].map(|host| {
             let to = format!("http://{host}:{port}/ok");
-            let out = Command::new(env!("CARGO_BIN_EXE_switchboard"))
+            let out = bin(dir.path())
                 .args([
                     "--read-only",
                     "notifications",
@@ -631,9 +629,6 @@ async fn a_read_only_replay_goes_only_to_literal_loopback() {
                     &to,
                     "--yes",
                 ])
-                .env_clear()
-                .env("PATH", std::env::var("PATH").unwrap_or_default())
-                .env("HOME", dir.path())
                 .env("SWITCHBOARD_BASE_URL", &base)
                 .env("SWITCHBOARD_API_KEY", &key)
                 .stdin(std::process::Stdio::null())
@@ -682,11 +677,8 @@ async fn credentials_in_destination_urls_are_masked_in_tables_and_sent_as_basic_
             vec!["notifications", "get", &n, "-o", "json"],
         ]
         .map(|args| {
-            let out = Command::new(env!("CARGO_BIN_EXE_switchboard"))
+            let out = bin(dir.path())
                 .args(&args)
-                .env_clear()
-                .env("PATH", std::env::var("PATH").unwrap_or_default())
-                .env("HOME", dir.path())
                 .env("SWITCHBOARD_BASE_URL", &base)
                 .env("SWITCHBOARD_API_KEY", &key)
                 .output()
@@ -814,12 +806,9 @@ fn page_walks_stop_at_the_cap_with_a_message() {
         &["teams", "add-member", "tm_1", "someone"],
     ] {
         pages.store(0, Ordering::SeqCst);
-        let child = Command::new(env!("CARGO_BIN_EXE_switchboard"))
+        let child = bin(dir.path())
             .args(["--base-url", &url])
             .args(args)
-            .env_clear()
-            .env("PATH", std::env::var("PATH").unwrap_or_default())
-            .env("HOME", dir.path())
             .env("SWITCHBOARD_API_KEY", KEY)
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped())
@@ -847,12 +836,9 @@ fn serve_refuses_a_database_path_that_is_a_link_before_changing_anything() {
     chmod(&target, 0o644);
     let link = dir.path().join("service.db");
     std::os::unix::fs::symlink(&target, &link).expect("symlink");
-    let child = Command::new(env!("CARGO_BIN_EXE_switchboard"))
+    let child = bin(dir.path())
         .args(["serve", "--addr", "127.0.0.1:0", "--db"])
         .arg(&link)
-        .env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("HOME", dir.path())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
