@@ -98,9 +98,20 @@ pub enum HeaderOrigin {
     OwnReceiver,
 }
 
-/// The value to show for a header written by `origin`. An own receiver's headers show unless
-/// their name says secret (`set-cookie`, `authorization`, `x-api-key`, …: a screen or a shared
-/// terminal still must not carry them); anything else goes by [`header_value`].
+/// Whether the policy hides the value of header `name` written by `origin`. An own receiver's
+/// headers show unless their name says secret (`set-cookie`, `authorization`, `x-api-key`, …:
+/// a screen or a shared terminal still must not carry them); anything else is hidden unless
+/// [`header_is_safe`].
+#[must_use]
+pub fn header_hidden(origin: HeaderOrigin, name: &str) -> bool {
+    match origin {
+        HeaderOrigin::OwnReceiver => names_a_secret(&name.trim().to_ascii_lowercase()),
+        HeaderOrigin::Elsewhere => !header_is_safe(name),
+    }
+}
+
+/// The value to show for a header written by `origin`: as it is unless [`header_hidden`] and not
+/// revealed, else [`MASKED`].
 #[must_use]
 pub fn header_value_from<'a>(
     origin: HeaderOrigin,
@@ -108,14 +119,10 @@ pub fn header_value_from<'a>(
     value: &'a str,
     revealed: bool,
 ) -> &'a str {
-    match origin {
-        HeaderOrigin::OwnReceiver
-            if revealed || !names_a_secret(&name.trim().to_ascii_lowercase()) =>
-        {
-            value
-        }
-        HeaderOrigin::OwnReceiver => MASKED,
-        HeaderOrigin::Elsewhere => header_value(name, value, revealed),
+    if revealed || !header_hidden(origin, name) {
+        value
+    } else {
+        MASKED
     }
 }
 

@@ -198,6 +198,18 @@ pub fn masked_headers<H: HeaderList + ?Sized>(headers: &H) -> Vec<(String, Strin
         .collect()
 }
 
+/// Whether the policy hides any of these headers, for who wrote them: what a "masked" note or
+/// an `R reveals` hint should ask (asking `any_header_masked` of the names alone would say so
+/// for an own receiver's answer that shows whole).
+#[must_use]
+pub fn any_masked<H: HeaderList + ?Sized>(headers: &H) -> bool {
+    let origin = headers.origin();
+    headers
+        .pairs()
+        .iter()
+        .any(|(k, _)| crate::text::redact::header_hidden(origin, k))
+}
+
 /// Parses a replay target: an absolute `http` or `https` URL with a host.
 ///
 /// # Errors
@@ -423,6 +435,24 @@ mod tests {
         ] {
             assert!(parse_target(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn masking_follows_who_wrote_the_headers() {
+        let pairs = vec![
+            ("content-type".to_string(), "text/plain".to_string()),
+            ("x-receiver".to_string(), "mine".to_string()),
+        ];
+        assert!(any_masked(&pairs), "x-receiver is unknown: masked");
+        let own = AnswerHeaders {
+            origin: HeaderOrigin::OwnReceiver,
+            list: pairs.clone(),
+        };
+        assert!(!any_masked(&own), "an own receiver's shows whole");
+        assert_eq!(masked_headers(&own), pairs);
+        let mut with_cookie = own.clone();
+        with_cookie.list.push(("set-cookie".into(), "s=1".into()));
+        assert!(any_masked(&with_cookie));
     }
 
     #[test]
