@@ -285,9 +285,12 @@ fn info(g: &GlobalArgs) -> u8 {
             "organization_key_source": org_source,
             "read_only": settings.read_only,
         });
-        // Through the same output as every command: `--jq`, and a lost output is exit 6.
+        // Config and environment text: hazards escaped as the JSON views escape them, even
+        // piped; then through the same output as every command (`--jq`, a lost output is exit 6).
+        let raw = format!("{v:#}");
+        let text = switchboard::text::sanitize::json_for_terminal(&raw);
         return match headless::Output::new(g.output, g.jq.as_deref(), None)
-            .and_then(|out| out.document(&format!("{v:#}")))
+            .and_then(|out| out.document(&text))
         {
             Ok(()) => 0,
             Err(e) => report(g, &e),
@@ -318,7 +321,7 @@ fn info(g: &GlobalArgs) -> u8 {
         ),
     ];
     for (k, v) in rows {
-        println!("{k:<17} {v}");
+        println!("{k:<17} {}", switchboard::text::line(&v));
     }
     0
 }

@@ -55,8 +55,7 @@ pub fn completion(shell: Shell) -> u8 {
     clap_complete::generate(shell, &mut cmd, "switchboard", &mut buf);
     let script = String::from_utf8_lossy(&buf);
     let script = match shell {
-        // Inside double quotes (`compgen -W "…"`, `opts="…"`), run when completing.
-        Shell::Bash => script.replace(PROFILES, &format!("$({LIST_PROFILES})")),
+        Shell::Bash => bash_profiles(&script),
         // An action naming a function, defined before the script registers itself.
         Shell::Zsh => script
             .replace(&format!("({PROFILES})"), "_switchboard_profiles")
@@ -81,6 +80,52 @@ pub fn completion(shell: Shell) -> u8 {
     };
     let mut out = std::io::stdout().lock();
     finish(out.write_all(script.as_bytes()).and_then(|()| out.flush()))
+}
+
+/// Completes profile names in bash without `compgen -W`, which expands its word list (a name
+/// `$(…)` would run): the names are read line by line and compared as plain strings.
+const BASH_PROFILES: &str = r#"_switchboard_profiles() {
+    local name
+    while IFS= read -r name; do
+        [[ "$name" == "$1"* ]] && COMPREPLY+=("$name")
+    done < <(switchboard profile list --names 2>/dev/null)
+}
+"#;
+
+/// clap's bash script with the profile-name placeholder replaced by calls to
+/// [`BASH_PROFILES`]: an option's value list becomes the call, and a positional's word list
+/// (`opts="… NAMES"`) loses the placeholder and gains the call after its `compgen`.
+fn bash_profiles(script: &str) -> String {
+    let only = format!("COMPREPLY=($(compgen -W \"{PROFILES}\" -- \"${{cur}}\"))");
+    let mut out = String::from(BASH_PROFILES);
+    let mut positional = false;
+    for line in script.lines() {
+        if line.trim() == only {
+            let indent = &line[..line.len() - line.trim_start().len()];
+            out.push_str(&format!(
+                "{indent}COMPREPLY=()\n{indent}_switchboard_profiles \"${{cur}}\"\n"
+            ));
+            continue;
+        }
+        if line.trim_start().starts_with("opts=") && line.contains(PROFILES) {
+            positional = true;
+            out.push_str(
+                &line
+                    .replace(&format!(" {PROFILES}"), "")
+                    .replace(PROFILES, ""),
+            );
+            out.push('\n');
+            continue;
+        }
+        out.push_str(line);
+        out.push('\n');
+        if positional && line.contains("compgen -W \"${opts}\"") {
+            let indent = &line[..line.len() - line.trim_start().len()];
+            out.push_str(&format!("{indent}_switchboard_profiles \"${{cur}}\"\n"));
+            positional = false;
+        }
+    }
+    out
 }
 
 /// `switchboard man`: the top-level page, then a section per subcommand, nested commands
@@ -221,8 +266,13 @@ fn run_profile(g: &GlobalArgs, cmd: ProfileCmd) -> Result<(), ProfileError> {
         ProfileCmd::List { names } => {
             let file = ConfigFile::load(&path)?.unwrap_or_default();
             if names {
-                for n in file.profiles.keys() {
-                    println!("{}", clean(n));
+                // Shell completion reads this: only names `profile add` would accept.
+                for n in file
+                    .profiles
+                    .keys()
+                    .filter(|n| config::valid_profile_name(n))
+                {
+                    println!("{n}");
                 }
             } else {
                 list(&file, json);

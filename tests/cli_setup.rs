@@ -135,6 +135,42 @@ fn completion_scripts_name_subcommands_flags_and_values() {
     assert_eq!(bad.status.code(), Some(2));
 }
 
+/// What the bash script offers for `line` (ending where Tab is pressed), run in a real bash
+/// with this binary first on PATH and the sandbox's config, in the sandbox's folder.
+fn bash_complete(sb: &Sandbox, script: &Path, line: &str) -> String {
+    let words: Vec<&str> = line.split(' ').collect();
+    let probe = format!(
+        "source {}; COMP_WORDS=({}); COMP_CWORD={}; COMP_LINE='{line}'; COMP_POINT=${{#COMP_LINE}}; \
+         _switchboard switchboard '{}' '{}'; printf '%s\\n' \"${{COMPREPLY[@]}}\"",
+        script.display(),
+        words
+            .iter()
+            .map(|w| format!("'{w}'"))
+            .collect::<Vec<_>>()
+            .join(" "),
+        words.len() - 1,
+        words[words.len() - 1],
+        words[words.len() - 2],
+    );
+    // The script runs `switchboard profile list --names`: this binary, this config.
+    let bin_dir = Path::new(env!("CARGO_BIN_EXE_switchboard"))
+        .parent()
+        .expect("bin dir");
+    let path = format!(
+        "{}:{}",
+        bin_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = Command::new("bash")
+        .args(["--norc", "-c", &probe])
+        .current_dir(sb.dir.path())
+        .env("PATH", path)
+        .env("SWITCHBOARD_CONFIG", sb.config())
+        .output()
+        .expect("bash");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
 #[test]
 fn bash_completion_offers_the_values_in_bash() {
     // Runs the script in a real bash: `--order <TAB>`, `--profile <TAB>`, `profile <TAB>`.
@@ -142,38 +178,7 @@ fn bash_completion_offers_the_values_in_bash() {
     sb.write_config(TWO_PROFILES);
     let script = sb.dir.path().join("switchboard.bash");
     std::fs::write(&script, ok(&sb.run(&["completion", "bash"], None))).expect("script");
-    let complete = |line: &str| {
-        let words: Vec<&str> = line.split(' ').collect();
-        let probe = format!(
-            "source {}; COMP_WORDS=({}); COMP_CWORD={}; COMP_LINE='{line}'; COMP_POINT=${{#COMP_LINE}}; \
-             _switchboard switchboard '{}' '{}'; printf '%s\\n' \"${{COMPREPLY[@]}}\"",
-            script.display(),
-            words
-                .iter()
-                .map(|w| format!("'{w}'"))
-                .collect::<Vec<_>>()
-                .join(" "),
-            words.len() - 1,
-            words[words.len() - 1],
-            words[words.len() - 2],
-        );
-        // The script runs `switchboard profile list --names`: this binary, this config.
-        let bin_dir = Path::new(env!("CARGO_BIN_EXE_switchboard"))
-            .parent()
-            .expect("bin dir");
-        let path = format!(
-            "{}:{}",
-            bin_dir.display(),
-            std::env::var("PATH").unwrap_or_default()
-        );
-        let out = Command::new("bash")
-            .args(["--norc", "-c", &probe])
-            .env("PATH", path)
-            .env("SWITCHBOARD_CONFIG", sb.config())
-            .output()
-            .expect("bash");
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    };
+    let complete = |line: &str| bash_complete(&sb, &script, line);
     let order = complete("switchboard teams list --order ");
     assert!(order.contains("asc") && order.contains("desc"), "{order}");
     let profiles = complete("switchboard --profile ");
@@ -483,4 +488,55 @@ fn profile_list_and_show_print_config_text_through_the_one_sanitizer() {
         assert!(!text.contains('\u{202e}'), "{args:?}: {text}");
         assert!(text.contains("⟨U+202E⟩"), "{args:?}: {text}");
     }
+}
+
+#[test]
+fn bash_completion_runs_nothing_a_hand_written_profile_name_holds() {
+    let sb = Sandbox::new();
+    let marker = sb.dir.path().join("PWNED");
+    let tick = sb.dir.path().join("TICK");
+    sb.write_config(&format!(
+        "[profiles.work]\napi_key_env = \"K\"\n\
+         [profiles.\"$(touch {m})\"]\napi_key_env = \"K\"\n\
+         [profiles.\"a`touch {t}`\"]\napi_key_env = \"K\"\n\
+         [profiles.\"w$(touch PWNED)\"]\napi_key_env = \"K\"\n\
+         [profiles.\"w*\"]\napi_key_env = \"K\"\n",
+        m = marker.display(),
+        t = tick.display()
+    ));
+    let names = ok(&sb.run(&["profile", "list", "--names"], None));
+    assert_eq!(names, "work\n", "only valid names are listed");
+    let script = sb.dir.path().join("switchboard.bash");
+    std::fs::write(&script, ok(&sb.run(&["completion", "bash"], None))).expect("script");
+    assert!(!ok(&sb.run(&["completion", "bash"], None)).contains("compgen -W \"$("));
+    for line in [
+        "switchboard --profile ",
+        "switchboard --profile w",
+        "switchboard profile use ",
+        "switchboard profile remove w",
+        "switchboard teams list --profile ",
+    ] {
+        let offered = bash_complete(&sb, &script, line);
+        assert!(offered.lines().any(|l| l == "work"), "{line}: {offered}");
+        assert!(
+            !offered.contains('$') && !offered.contains('`'),
+            "{line}: {offered}"
+        );
+        assert!(
+            !marker.exists() && !tick.exists(),
+            "{line}: completion ran a profile name"
+        );
+        assert!(
+            !sb.dir.path().join("PWNED").exists(),
+            "{line}: ran in the cwd"
+        );
+    }
+    // Names are compared as text, not as patterns.
+    std::fs::write(
+        sb.config(),
+        "[profiles.work]\napi_key_env = \"K\"\n[profiles.ab]\napi_key_env = \"K\"\n",
+    )
+    .expect("config");
+    let offered = bash_complete(&sb, &script, "switchboard --profile w");
+    assert_eq!(offered.trim(), "work");
 }

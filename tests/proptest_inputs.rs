@@ -9,7 +9,7 @@ use serde::de::DeserializeOwned;
 use switchboard::api::client::{decode, parse_error_body};
 use switchboard::api::model::*;
 use switchboard::api::secret::{mask, mask_url_key};
-use switchboard::api::{ApiError, Page, Secret};
+use switchboard::api::{ApiError, ApiRequest, Page, Secret};
 use switchboard::console::Tab;
 use switchboard::console::record::{decode_item_body, decode_page_body};
 use switchboard::headless::parse_expires_at;
@@ -327,5 +327,156 @@ fn every_fixture_list_decodes_as_its_tab() {
         let (list, item) = fixtures_of(tab);
         assert!(decode_page_body(tab, 200, &fixture(list)).is_ok(), "{list}");
         assert!(decode_item_body(tab, 200, &fixture(item)).is_ok(), "{item}");
+    }
+}
+
+/// Every operation that takes ids, as (name, fixed segments with `{}` where an id goes, builder).
+#[allow(clippy::type_complexity)]
+fn id_operations() -> Vec<(
+    &'static str,
+    Vec<&'static str>,
+    Box<dyn Fn(&str) -> ApiRequest>,
+)> {
+    use switchboard::api::ApiRequest as R;
+    vec![
+        (
+            "get_team",
+            vec!["organization", "teams", "{}"],
+            Box::new(R::get_team),
+        ),
+        (
+            "update_team",
+            vec!["organization", "teams", "{}"],
+            Box::new(|id| R::update_team(id, &UpdateTeam::default())),
+        ),
+        (
+            "set_team_project",
+            vec!["organization", "teams", "{}", "projects"],
+            Box::new(|id| R::set_team_project(id, &SetTeamProject::default())),
+        ),
+        (
+            "remove_team_project (team)",
+            vec!["organization", "teams", "{}", "projects", "prj_1"],
+            Box::new(|id| R::remove_team_project(id, "prj_1")),
+        ),
+        (
+            "remove_team_project (project)",
+            vec!["organization", "teams", "tm_1", "projects", "{}"],
+            Box::new(|id| R::remove_team_project("tm_1", id)),
+        ),
+        (
+            "add_team_member",
+            vec!["organization", "teams", "{}", "members"],
+            Box::new(|id| R::add_team_member(id, "oac_1")),
+        ),
+        (
+            "remove_team_member (team)",
+            vec!["organization", "teams", "{}", "members", "oac_1"],
+            Box::new(|id| R::remove_team_member(id, "oac_1")),
+        ),
+        (
+            "remove_team_member (actor)",
+            vec!["organization", "teams", "tm_1", "members", "{}"],
+            Box::new(|id| R::remove_team_member("tm_1", id)),
+        ),
+        (
+            "get_import",
+            vec!["provider-oauth", "token-imports", "{}"],
+            Box::new(R::get_import),
+        ),
+        (
+            "update_import",
+            vec!["provider-oauth", "token-imports", "{}"],
+            Box::new(|id| R::update_import(id, &UpdateImport::default())),
+        ),
+        (
+            "get_callback",
+            vec!["callbacks", "{}"],
+            Box::new(R::get_callback),
+        ),
+        (
+            "get_destination",
+            vec!["callbacks-destinations", "{}"],
+            Box::new(R::get_destination),
+        ),
+        (
+            "update_destination",
+            vec!["callbacks-destinations", "{}"],
+            Box::new(|id| R::update_destination(id, &UpdateDestination::default())),
+        ),
+        (
+            "delete_destination",
+            vec!["callbacks-destinations", "{}"],
+            Box::new(R::delete_destination),
+        ),
+        (
+            "get_notification",
+            vec!["callbacks-notifications", "{}"],
+            Box::new(R::get_notification),
+        ),
+    ]
+}
+
+/// Percent-decoding of one path segment, written here rather than taken from the library.
+fn percent_decode(s: &str) -> Vec<u8> {
+    let b = s.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' && i + 2 < b.len() {
+            let hex = std::str::from_utf8(&b[i + 1..i + 3]).expect("ascii");
+            out.push(u8::from_str_radix(hex, 16).expect("hex"));
+            i += 3;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    out
+}
+
+/// Ids worth trying: dot segments and URL structure characters mixed into anything.
+fn hostile_id() -> impl Strategy<Value = String> {
+    prop_oneof![
+        Just(String::new()),
+        Just(".".to_string()),
+        Just("..".to_string()),
+        "[./%?#\\\\;a-zA-Z0-9 +&=@:~-]{0,8}",
+        "(%2e|%2E|\\.|/|\\\\|%2f|%00|\\?|#){1,4}",
+        "\\PC{0,12}",
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// Whatever the id, every operation either refuses it (empty, `.`, `..`: exit 2) or sends
+    /// exactly its own path with the id as one segment that decodes back to the id, under a base
+    /// URL with a path of its own, with no query or fragment appearing.
+    #[test]
+    fn every_id_is_exactly_one_path_segment(id in hostile_id(), base_path in prop_oneof![Just(""), Just("/"), Just("/v1/")]) {
+        let base = url::Url::parse(&format!("https://api.example.com{base_path}")).expect("base");
+        let prefix: Vec<&str> = base.path_segments().into_iter().flatten().filter(|s| !s.is_empty()).collect();
+        for (name, shape, build) in id_operations() {
+            let req = build(&id);
+            let got = req.url(&base);
+            if matches!(id.as_str(), "" | "." | "..") {
+                let e = got.expect_err(name);
+                prop_assert_eq!(e.exit_code(), 2, "{}", name);
+                continue;
+            }
+            let u = got.map_err(|e| TestCaseError::fail(format!("{name}: {e}")))?;
+            // What a server parses from the request line is what was built.
+            let reparsed = url::Url::parse(u.as_str()).expect("reparses");
+            prop_assert_eq!(reparsed.query(), None, "{}", name);
+            prop_assert_eq!(reparsed.fragment(), None, "{}", name);
+            prop_assert_eq!(reparsed.host_str(), Some("api.example.com"));
+            let segs: Vec<&str> = reparsed.path_segments().expect("segments").collect();
+            let want: Vec<Vec<u8>> = prefix.iter().map(|s| s.as_bytes().to_vec())
+                .chain(shape.iter().map(|s| if *s == "{}" { id.as_bytes().to_vec() } else { s.as_bytes().to_vec() }))
+                .collect();
+            let decoded: Vec<Vec<u8>> = segs.iter().map(|s| percent_decode(s)).collect();
+            prop_assert_eq!(decoded, want, "{} {:?} → {}", name, id, u);
+        }
     }
 }

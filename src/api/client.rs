@@ -143,20 +143,7 @@ impl Client {
     }
 
     fn url_for(&self, req: &ApiRequest) -> Result<url::Url, Error> {
-        let mut url = self.base.clone();
-        {
-            let mut segs = url
-                .path_segments_mut()
-                .map_err(|_| Error::Invalid("base URL cannot take a path".into()))?;
-            segs.pop_if_empty();
-            for s in &req.segments {
-                segs.push(s);
-            }
-        }
-        if !req.query.is_empty() {
-            url.query_pairs_mut().extend_pairs(req.query.iter());
-        }
-        Ok(url)
+        req.url(&self.base)
     }
 
     fn key_for(&self, req: &ApiRequest) -> &Secret {

@@ -168,6 +168,20 @@ pub enum Error {
     /// The request could not be built (bad base URL, bad input).
     #[error("invalid request: {0}")]
     Invalid(String),
+    /// A walk over a list's pages reached its cap while the server still reported more.
+    #[error(
+        "stopped after {pages} pages ({items} items) while the server still reported more; \
+         narrow the list with filters{}",
+        last.as_ref().map(|l| format!(", or continue with --after {l}")).unwrap_or_default()
+    )]
+    TooManyPages {
+        /// Pages read.
+        pages: usize,
+        /// Items read.
+        items: usize,
+        /// The last item's id, where a further walk would start.
+        last: Option<String>,
+    },
 }
 
 impl Error {
@@ -191,7 +205,7 @@ impl Error {
     /// Exit code for headless commands: 3 for an API error, 4 for network or timeout.
     pub fn exit_code(&self) -> i32 {
         match self {
-            Error::Api(_) | Error::Decode { .. } => 3,
+            Error::Api(_) | Error::Decode { .. } | Error::TooManyPages { .. } => 3,
             Error::Network(_) | Error::Timeout(_) => 4,
             Error::Invalid(_) => 2,
         }

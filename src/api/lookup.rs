@@ -13,27 +13,36 @@ use super::request::ApiRequest;
 /// Items per page when walking a whole list (the contract's maximum).
 const PAGE: u32 = 100;
 
-/// Stops a walk after this many pages (100,000 items, far beyond any organization's teams,
-/// members, callbacks or destinations): a server that never says "no more" must not keep us
-/// reading forever.
-const MAX_PAGES: usize = 1_000;
+/// A walk over a list (`--all`, member and name lookups, the console's background lookups)
+/// reads at most this many pages…
+pub const MAX_PAGES: usize = 200;
 
-/// Walks a list from its first page in pages of 100, calling `seen` with each page's items until
-/// it returns `false` or the list ends.
-async fn walk<T: DeserializeOwned>(
+/// …and this many items (200 full pages: far beyond any organization's teams, members,
+/// callbacks or destinations). Past either, with the server still reporting more, the walk
+/// fails with [`Error::TooManyPages`]: a server whose cursor always advances must neither keep
+/// us reading forever nor fill memory, and a partial list must not pass for a whole one.
+pub const MAX_ITEMS: usize = 20_000;
+
+/// Walks a list from `q` (its first page unless `q` says otherwise; pages of 100 unless it sets
+/// a limit), calling `seen` with each page's items until it returns `false` or the list ends.
+///
+/// # Errors
+/// The first failing page's error; [`Error::TooManyPages`] at a cap.
+pub async fn walk<T: DeserializeOwned>(
     client: &Client,
+    mut q: ListQuery,
     build: impl Fn(&ListQuery) -> ApiRequest,
     mut seen: impl FnMut(Vec<T>) -> bool,
 ) -> Result<(), Error> {
-    let mut q = ListQuery {
-        limit: Some(PAGE),
-        ..ListQuery::default()
-    };
+    q.limit = q.limit.or(Some(PAGE));
     // Every cursor followed: a server cycling through pages (A, B, A, …) must not make us loop.
     let mut cursors: HashSet<String> = HashSet::new();
-    for _ in 0..MAX_PAGES {
+    let (mut pages, mut items_read) = (0usize, 0usize);
+    loop {
         // Decoded loosely first so the next cursor is known even for items of a shape `T` skips.
         let page: Page<serde_json::Value> = client.call(&build(&q)).await?;
+        pages += 1;
+        items_read += page.items.len();
         let last = page
             .items
             .last()
@@ -54,23 +63,53 @@ async fn walk<T: DeserializeOwned>(
             return Ok(());
         }
         match last {
-            Some(id) if more && cursors.insert(id.clone()) => q.after = Some(id),
+            Some(id) if more && cursors.insert(id.clone()) => {
+                if pages >= MAX_PAGES || items_read >= MAX_ITEMS {
+                    return Err(Error::TooManyPages {
+                        pages,
+                        items: items_read,
+                        last: Some(id),
+                    });
+                }
+                q.after = Some(id);
+                q.before = None;
+                q.cursor = None;
+            }
             _ => return Ok(()),
         }
     }
-    Ok(())
 }
 
-/// Every item of a list, following its pages to the end.
+/// Every item of a list from `q` on (as raw JSON, each as received), following its pages to the
+/// end or to the caps ([`MAX_PAGES`], [`MAX_ITEMS`]): `--all`.
 ///
 /// # Errors
-/// The first failing page's error (network, HTTP status or an undecodable item).
+/// The first failing page's error; [`Error::TooManyPages`] at a cap.
+pub async fn list_all_from(
+    client: &Client,
+    q: ListQuery,
+    build: impl Fn(&ListQuery) -> ApiRequest,
+) -> Result<Vec<serde_json::Value>, Error> {
+    let mut all = Vec::new();
+    walk(client, q, build, |items: Vec<serde_json::Value>| {
+        all.extend(items);
+        true
+    })
+    .await?;
+    Ok(all)
+}
+
+/// Every item of a list, following its pages to the end or to the caps.
+///
+/// # Errors
+/// The first failing page's error (network, HTTP status or an undecodable item);
+/// [`Error::TooManyPages`] at a cap.
 pub async fn list_all<T: DeserializeOwned>(
     client: &Client,
     build: impl Fn(&ListQuery) -> ApiRequest,
 ) -> Result<Vec<T>, Error> {
     let mut all = Vec::new();
-    walk(client, build, |items: Vec<T>| {
+    walk(client, ListQuery::default(), build, |items: Vec<T>| {
         all.extend(items);
         true
     })
@@ -96,6 +135,7 @@ pub async fn destination_is_active(client: &Client, id: &str) -> Result<bool, Er
     let mut found = false;
     walk(
         client,
+        ListQuery::default(),
         |q| ApiRequest::list_destinations(q, &[]),
         |items: Vec<Destination>| {
             found = items.iter().any(|d| d.id == id);

@@ -17,7 +17,7 @@ pub use error::{ApiError, Error};
 pub use lookup::{NameCache, destination_is_active, list_all};
 pub use members::{MemberLookupError, resolve_member};
 pub use page::{ListQuery, Order, Page, Pagination};
-pub use request::{ApiRequest, NotificationFilter};
+pub use request::{ApiRequest, NotificationFilter, check_segment, encode_segment};
 pub use secret::Secret;
 
 /// The API version this client speaks, sent as `Metorial-Version`.

@@ -4,6 +4,7 @@ use reqwest::Method;
 use serde::Serialize;
 use serde_json::Value;
 
+use super::Error;
 use super::model::{
     CreateDestination, CreateImport, CreateTeam, SetTeamProject, TeamMemberInput,
     UpdateDestination, UpdateImport, UpdateTeam,
@@ -39,6 +40,37 @@ impl NotificationFilter {
     pub fn is_empty(&self) -> bool {
         self.callback_ids.is_empty() && self.event_ids.is_empty() && self.destination_ids.is_empty()
     }
+}
+
+/// Refuses an id that would not be exactly one path segment: empty (the collection itself), `.`
+/// or `..` (dot segments, which URL parsing removes, turning `teams update ..` into a write to
+/// the parent collection).
+///
+/// # Errors
+/// [`Error::Invalid`], naming the id.
+pub fn check_segment(s: &str) -> Result<(), Error> {
+    match s {
+        "" => Err(Error::Invalid("an id cannot be empty".into())),
+        "." | ".." => Err(Error::Invalid(format!(
+            "{s:?} is not an id (a path segment that would name another resource)"
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// Percent-encodes every byte but the unreserved ones (`A-Z a-z 0-9 - . _ ~`): `/`, `?`, `#`,
+/// `%` and `\` included, so nothing in an id is read as URL structure.
+#[must_use]
+pub fn encode_segment(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
 }
 
 fn seg(parts: &[&str]) -> Vec<String> {
@@ -81,16 +113,40 @@ impl ApiRequest {
         self
     }
 
-    /// The path as sent, percent-encoded (`/organization/teams/tm_1`).
+    /// The path as sent, percent-encoded (`/organization/teams/tm_1`); a segment that cannot be
+    /// one (see [`check_segment`]) is shown as it is, for messages only: [`Self::url`] refuses it.
     pub fn path(&self) -> String {
         let mut out = String::new();
         for s in &self.segments {
             out.push('/');
-            out.extend(
-                url::form_urlencoded::byte_serialize(s.as_bytes()).map(|p| p.replace('+', "%20")),
-            );
+            out.push_str(&encode_segment(s));
         }
         out
+    }
+
+    /// The full URL under `base`: every segment checked by [`check_segment`] and
+    /// percent-encoded, so an id is always exactly one segment and never changes the operation.
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] (exit 2) for an empty, `.` or `..` segment, or a base URL that cannot
+    /// take a path.
+    pub fn url(&self, base: &url::Url) -> Result<url::Url, Error> {
+        if base.cannot_be_a_base() {
+            return Err(Error::Invalid("base URL cannot take a path".into()));
+        }
+        let mut path = base.path().trim_end_matches('/').to_string();
+        for s in &self.segments {
+            check_segment(s)?;
+            path.push('/');
+            path.push_str(&encode_segment(s));
+        }
+        let mut url = base.clone();
+        url.set_path(&path);
+        url.set_query(None);
+        if !self.query.is_empty() {
+            url.query_pairs_mut().extend_pairs(self.query.iter());
+        }
+        Ok(url)
     }
 
     /// Whether repeating the call is harmless.

@@ -280,13 +280,18 @@ fn create_private_dir(dir: &Path) -> std::io::Result<()> {
 
 /// Profile names: letters, digits, `-`, `_` and `.`, so they need no quoting in shells or
 /// completion scripts and print safely.
-fn check_name(name: &str) -> Result<(), ConfigError> {
-    let ok = !name.is_empty()
+/// Whether `name` is a profile name `profile add` accepts: 1–64 letters, digits, `-`, `_`, `.`.
+/// Completion lists only such names, so a hand-written name cannot smuggle shell syntax.
+pub fn valid_profile_name(name: &str) -> bool {
+    !name.is_empty()
         && name.len() <= 64
         && name
             .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
-    if ok {
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+}
+
+fn check_name(name: &str) -> Result<(), ConfigError> {
+    if valid_profile_name(name) {
         Ok(())
     } else {
         Err(ConfigError::Invalid {

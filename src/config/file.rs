@@ -52,6 +52,8 @@ pub struct Profile {
     pub api_key_env: Option<String>,
     /// A shell command whose standard output is the key (e.g. a password manager).
     pub api_key_cmd: Option<String>,
+    /// Seconds `api_key_cmd` and `organization_key_cmd` may take (default 10).
+    pub api_key_cmd_timeout: Option<f64>,
     /// The key itself (the file should then be readable by its owner only).
     pub api_key: Option<String>,
     /// Sent as `metorial-instance-id`.
@@ -154,7 +156,13 @@ pub fn write_private(path: &Path, contents: &str) -> Result<(), ConfigError> {
         source,
     };
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(err)?;
+        // Folders made here are the owner's only, whatever the umask: a group-writable one would
+        // make the file untrusted for `*_cmd` (see `super::trust`).
+        let mut b = std::fs::DirBuilder::new();
+        b.recursive(true);
+        #[cfg(unix)]
+        std::os::unix::fs::DirBuilderExt::mode(&mut b, 0o700);
+        b.create(dir).map_err(err)?;
     }
     let mut opts = std::fs::OpenOptions::new();
     opts.write(true).create(true).truncate(true);
@@ -225,6 +233,15 @@ mod tests {
         write_private(&path, text).expect("write");
         let mode = std::fs::metadata(&path).expect("meta").permissions().mode();
         assert_eq!(mode & 0o777, 0o600);
+        let dir_mode = std::fs::metadata(path.parent().expect("parent"))
+            .expect("meta")
+            .permissions()
+            .mode();
+        assert_eq!(
+            dir_mode & 0o777,
+            0o700,
+            "a folder made for it is the owner's only"
+        );
         let f = ConfigFile::parse(&path, text).expect("parses");
         assert!(f.warnings(&path).is_empty());
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).expect("chmod");

@@ -2,13 +2,16 @@
 //!
 //! Precedence, highest first: command-line flags, environment variables, the selected profile,
 //! built-in defaults. [`resolve`] turns all of it into [`crate::api::ClientOptions`].
+mod command;
 mod edit;
 mod error;
 mod file;
 mod paths;
+pub mod private_file;
 mod resolve;
+pub mod trust;
 
-pub use edit::{ConfigEdit, NewKey, NewProfile};
+pub use edit::{ConfigEdit, NewKey, NewProfile, valid_profile_name};
 pub use error::ConfigError;
 pub use file::{ConfigFile, ConfirmSetting, Profile, write_private};
 pub use paths::{Paths, default_config_file, open_log};

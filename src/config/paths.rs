@@ -1,5 +1,5 @@
 //! Where Switchboard keeps its config, data and log files (XDG directories on Linux).
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::path::{Path, PathBuf};
 
 const APP: &str = "switchboard";
@@ -36,7 +36,8 @@ impl Paths {
 pub const LOG_ROTATE_BYTES: u64 = 5 * 1024 * 1024;
 
 /// Opens the log for appending: its folder is created, a log grown past [`LOG_ROTATE_BYTES`] is
-/// moved aside first, and a new file is readable by its owner only (logs name hosts and ids).
+/// moved aside first, and the file is private ([`super::private_file`]: no link followed, `0600`,
+/// tightened if looser), as logs name hosts and ids.
 pub fn open_log(path: &Path) -> std::io::Result<File> {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)?;
@@ -47,11 +48,7 @@ pub fn open_log(path: &Path) -> std::io::Result<File> {
         // A log that cannot be moved aside is still worth appending to.
         let _ = std::fs::rename(path, PathBuf::from(old));
     }
-    let mut opts = OpenOptions::new();
-    opts.create(true).append(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut opts, 0o600);
-    opts.open(path)
+    super::private_file::append(path)
 }
 
 #[cfg(test)]
@@ -91,5 +88,24 @@ mod tests {
             std::fs::metadata(aside).expect("aside").len(),
             big.len() as u64
         );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn an_open_log_is_tightened_and_a_planted_link_refused() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("switchboard.log");
+        std::fs::write(&path, "old\n").expect("write");
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).expect("chmod");
+        open_log(&path).expect("open");
+        let mode = std::fs::metadata(&path).expect("meta").permissions().mode();
+        assert_eq!(mode & 0o777, 0o600, "an existing 0644 log is tightened");
+        let target = dir.path().join("bashrc");
+        std::fs::write(&target, "keep\n").expect("target");
+        let link = dir.path().join("planted.log");
+        std::os::unix::fs::symlink(&target, &link).expect("symlink");
+        assert!(open_log(&link).is_err());
+        assert_eq!(std::fs::read(&target).expect("read"), b"keep\n");
     }
 }

@@ -1,7 +1,6 @@
 //! Resolution: flags > environment > profile > defaults, into ready client options.
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use super::ConfigError;
@@ -87,7 +86,12 @@ impl std::fmt::Display for KeySource {
 #[derive(Debug, Clone)]
 enum KeyValue {
     Ready(Secret),
-    Command(String),
+    /// A command, the config file that names it (judged before it runs) and its time limit.
+    Command {
+        cmd: String,
+        file: PathBuf,
+        timeout: Duration,
+    },
     /// The variable the profile names is unset: an error when the key is read, so `info` can
     /// still show everything else.
     MissingEnv(String),
@@ -115,39 +119,23 @@ impl KeySpec {
                 field: self.field,
                 var: var.clone(),
             }),
-            KeyValue::Command(cmd) => {
-                run_key_command(cmd).map_err(|detail| ConfigError::KeyCommand {
-                    profile: self.profile.clone(),
+            KeyValue::Command { cmd, file, timeout } => {
+                // As ssh: a file someone else can change must not choose what runs as you.
+                super::trust::check(file).map_err(|u| ConfigError::Untrusted {
                     field: self.field,
-                    detail,
+                    reason: u.reason,
+                    fix: u.fix,
+                })?;
+                super::command::run_key_command(cmd, *timeout).map_err(|detail| {
+                    ConfigError::KeyCommand {
+                        profile: self.profile.clone(),
+                        field: self.field,
+                        detail,
+                    }
                 })
             }
         }
     }
-}
-
-fn run_key_command(cmd: &str) -> Result<Secret, String> {
-    // Standard input stays closed: a headless command may be reading a token from it.
-    let out = Command::new("sh")
-        .arg("-c")
-        .arg(cmd)
-        .stdin(Stdio::null())
-        .output()
-        .map_err(|e| format!("cannot run sh: {e}"))?;
-    if !out.status.success() {
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        let last = stderr.lines().rev().find(|l| !l.trim().is_empty());
-        return Err(match last {
-            Some(l) => format!("{} ({})", out.status, l.trim()),
-            None => out.status.to_string(),
-        });
-    }
-    let text = String::from_utf8(out.stdout).map_err(|_| "output is not UTF-8".to_string())?;
-    let key = text.trim();
-    if key.is_empty() {
-        return Err("it printed nothing".into());
-    }
-    Ok(Secret::new(key))
 }
 
 /// Everything resolved except the keys' values from commands (so `info` can show sources
@@ -295,6 +283,11 @@ impl Settings {
             .map(|(_, v)| v)
             .or_else(|| p.instance_id.clone().filter(|s| !s.trim().is_empty()));
 
+        let cmd = CommandContext {
+            file: shown_path.clone(),
+            timeout: seconds("api_key_cmd_timeout", p.api_key_cmd_timeout)?
+                .unwrap_or(super::command::DEFAULT_TIMEOUT),
+        };
         let api_key = match env.first(&["SWITCHBOARD_API_KEY", "METORIAL_API_KEY"]) {
             Some((var, v)) => Some(KeySpec {
                 source: KeySource::Env(var.into()),
@@ -305,6 +298,7 @@ impl Settings {
             None => profile_key(
                 &profile,
                 env,
+                &cmd,
                 "api key",
                 [
                     ("api_key_env", p.api_key_env.as_deref()),
@@ -316,6 +310,7 @@ impl Settings {
         let organization_key = profile_key(
             &profile,
             env,
+            &cmd,
             "organization key",
             [
                 ("organization_key_env", p.organization_key_env.as_deref()),
@@ -350,7 +345,11 @@ impl Settings {
             timeout: seconds("timeout", p.timeout)?,
             connect_timeout: seconds("connect_timeout", p.connect_timeout)?,
             retries: p.retries,
-            warnings,
+            // They quote profile names, keys and paths from the file: through the one sanitizer.
+            warnings: warnings
+                .iter()
+                .map(|w| crate::text::line(w).into_owned())
+                .collect(),
         })
     }
 
@@ -400,6 +399,7 @@ impl Settings {
 fn profile_key(
     profile: &str,
     env: &Env,
+    cmd: &CommandContext,
     key: &'static str,
     sources: [(&'static str, Option<&str>); 3],
 ) -> Result<Option<KeySpec>, ConfigError> {
@@ -435,7 +435,11 @@ fn profile_key(
     } else if field.ends_with("_cmd") {
         spec(
             KeySource::Command(value.into()),
-            KeyValue::Command(value.into()),
+            KeyValue::Command {
+                cmd: value.into(),
+                file: cmd.file.clone(),
+                timeout: cmd.timeout,
+            },
         )
     } else {
         spec(
@@ -443,6 +447,14 @@ fn profile_key(
             KeyValue::Ready(Secret::new(value.trim())),
         )
     }))
+}
+
+/// What a key command of the profile needs besides its text.
+struct CommandContext {
+    /// The config file naming it.
+    file: PathBuf,
+    /// `api_key_cmd_timeout`, else [`super::command::DEFAULT_TIMEOUT`].
+    timeout: Duration,
 }
 
 /// `METORIAL_API_HOST` may be a bare host name.

@@ -9,6 +9,7 @@ use crate::api::NameCache;
 use crate::api::health::Health;
 use crate::api::model::*;
 use crate::api::secret::{mask, mask_url_key};
+use crate::text::redact::mask_url;
 
 /// A resource that can be shown as a table row and as a detail view.
 pub trait Tabular: DeserializeOwned {
@@ -261,7 +262,7 @@ impl Tabular for Destination {
             col("URL", |d| {
                 d.webhook_destination
                     .as_ref()
-                    .map(|w| w.url.clone())
+                    .map(|w| mask_url(&w.url))
                     .unwrap_or_else(|| "-".into())
             }),
             col("CALLBACKS", |d| selection(&d.callbacks)),
@@ -310,7 +311,7 @@ pub fn destination_detail() -> Vec<Column<DestinationDetail>> {
             v.destination
                 .webhook_destination
                 .as_ref()
-                .map_or_else(|| "-".into(), |w| w.url.clone())
+                .map_or_else(|| "-".into(), |w| mask_url(&w.url))
         }),
         col_lines("CALLBACKS", |v| match &v.destination.callbacks {
             CallbackSelection {
@@ -364,7 +365,10 @@ impl Tabular for Notification {
     }
     fn details() -> Vec<Column<Self>> {
         let mut d = Self::columns();
-        d.insert(3, col("URL", |n: &Self| opt(&n.url)));
+        d.insert(
+            3,
+            col("URL", |n: &Self| opt(&n.url.as_deref().map(mask_url))),
+        );
         d.push(col_lines("HISTORY", |n: &Self| {
             let lines = n
                 .attempts

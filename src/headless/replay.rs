@@ -13,9 +13,8 @@ use super::output::{self, Output};
 use crate::api::Client;
 use crate::api::replay::{
     self, MAX_RESPONSE_BODY, MAX_RESPONSE_HEADER_BYTES, MAX_RESPONSE_HEADERS, ReplayError,
-    ReplayPlan, ReplayResult, SendOptions,
+    ReplayPlan, ReplayResult, SendOptions, masked_headers,
 };
-use crate::text::redact::header_value;
 use crate::text::sanitize::{line, lines};
 
 /// For tests only: a replay timeout in milliseconds, shorter than the 10 s default (longer
@@ -167,11 +166,11 @@ fn confirm_remote(plan: &ReplayPlan) -> Result<(), HeadlessError> {
     }
 }
 
-/// Header values through the redaction policy, as an object (repeated names joined by `, `).
+/// Headers already through the redaction policy, as an object (repeated names joined by `, `).
 fn headers_json(headers: &[(String, String)]) -> Value {
     let mut m = Map::new();
     for (k, v) in headers {
-        let v = header_value(k, v, false);
+        let v = v.as_str();
         match m.get_mut(k) {
             Some(Value::String(prev)) => {
                 prev.push_str(", ");
@@ -201,14 +200,14 @@ pub fn to_json(plan: &ReplayPlan, r: &ReplayResult) -> Value {
         "request": {
             "method": plan.method,
             "url": plan.target.as_str(),
-            "headers": headers_json(&r.sent_headers),
+            "headers": headers_json(&masked_headers(&r.sent_headers)),
             "body": plan.body,
             "sent_at": r.sent_at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
         },
         "response": {
             "ok": r.is_success(),
             "status": r.status,
-            "headers": headers_json(&r.headers),
+            "headers": headers_json(&masked_headers(&r.headers)),
             "headers_truncated": r.headers_truncated,
             "body": r.body,
             "body_truncated": r.body_truncated,
@@ -229,11 +228,7 @@ fn indented(out: &mut Vec<String>, text: &str) {
 
 fn header_lines(out: &mut Vec<String>, headers: &[(String, String)]) {
     for (k, v) in headers {
-        out.push(format!(
-            "  {}: {}",
-            line(k),
-            line(header_value(k, v, false))
-        ));
+        out.push(format!("  {}: {}", line(k), line(v)));
     }
 }
 
@@ -269,7 +264,7 @@ fn request_lines(plan: &ReplayPlan, headers: &[(String, String)]) -> Vec<String>
 
 /// `-o table`: what was sent (masked) and the answer (masked and sanitised).
 fn to_table(plan: &ReplayPlan, r: &ReplayResult) -> String {
-    let mut out = request_lines(plan, &r.sent_headers);
+    let mut out = request_lines(plan, &masked_headers(&r.sent_headers));
     let ms = r.duration.as_millis();
     out.push(match r.status {
         // Headers came but the body was reset or stalled: failed, as the delivery engine counts it.
@@ -281,7 +276,7 @@ fn to_table(plan: &ReplayPlan, r: &ReplayResult) -> String {
         Some(s) => format!("RESPONSE          HTTP {s} in {ms} ms"),
         None => format!("RESPONSE          none after {ms} ms"),
     });
-    header_lines(&mut out, &r.headers);
+    header_lines(&mut out, &masked_headers(&r.headers));
     if r.headers_truncated {
         out.push(format!(
             "  (more headers not kept: at most {MAX_RESPONSE_HEADERS} headers, {} KiB)",

@@ -456,29 +456,23 @@ fn item_id(v: &Value) -> Option<String> {
     v.get("id").and_then(Value::as_str).map(str::to_string)
 }
 
-/// Follows `has_more_after` from the first page to the end, `after=<last id>` each time,
-/// handing each page's items to `each` as it arrives.
+/// Follows `has_more_after` from the first page to the end, `after=<last id>` each time, within
+/// the walk's caps (`api::lookup::MAX_PAGES` pages, `MAX_ITEMS` items), handing each page's
+/// items to `each` as it arrives.
 async fn fetch_all(
     client: &Client,
-    mut q: ListQuery,
+    q: ListQuery,
     build: impl Fn(&ListQuery) -> ApiRequest,
     mut each: impl FnMut(Vec<Value>) -> Result<(), HeadlessError>,
 ) -> Result<(), HeadlessError> {
-    // The largest page the API allows, unless the user asked for another size.
-    q.limit = q.limit.or(Some(100));
-    loop {
-        let raw = client.send(&build(&q)).await?;
-        let page: Page<Value> = decode(raw.status, &raw.body)?;
-        let last = page.items.last().and_then(item_id);
-        each(page.items)?;
-        match last {
-            // A server repeating the same page must not make us loop forever.
-            Some(id) if page.pagination.has_more_after && q.after.as_deref() != Some(&id) => {
-                q.after = Some(id);
-                q.before = None;
-                q.cursor = None;
-            }
-            _ => return Ok(()),
+    let mut failed = None;
+    crate::api::lookup::walk(client, q, build, |items: Vec<Value>| match each(items) {
+        Ok(()) => true,
+        Err(e) => {
+            failed = Some(e);
+            false
         }
-    }
+    })
+    .await?;
+    failed.map_or(Ok(()), Err)
 }

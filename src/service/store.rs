@@ -198,14 +198,8 @@ impl Store {
 /// Creates `path` with mode 0600 when missing, and narrows it to 0600 when it exists: it holds
 /// signing secrets, hook keys and id tokens.
 fn private_file(path: &Path) -> Result<(), StoreError> {
-    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
-    std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .mode(0o600)
-        .open(path)
-        .map_err(StoreError::Io)?;
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600)).map_err(StoreError::Io)
+    // No link followed and no chmod by path: `--db` naming a link fails before anything changes.
+    crate::config::private_file::ensure(path).map_err(StoreError::Io)
 }
 
 fn migrate(conn: &Connection) -> Result<(), StoreError> {

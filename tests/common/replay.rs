@@ -29,7 +29,7 @@ pub struct Got {
 
 pub type Log = Arc<Mutex<Vec<Got>>>;
 
-/// `/ok…` answers 200, `/fail` 500 with a cookie and an escape sequence, `/big` 200 with 80
+/// `/ok…` answers 200, `/fail` 500 with a cookie, an `x-receiver` header and an escape sequence, `/big` 200 with 80
 /// headers and 100 KiB, `/hang` never answers.
 pub async fn receive(
     State(log): State<Log>,
@@ -45,7 +45,10 @@ pub async fn receive(
     match path.as_str() {
         "fail" => (
             StatusCode::INTERNAL_SERVER_ERROR,
-            [("set-cookie", "session=RECEIVER_SECRET_42")],
+            [
+                ("set-cookie", "session=RECEIVER_SECRET_42"),
+                ("x-receiver", "rx-own-1"),
+            ],
             "boom \u{1b}]0;PWNED\u{7} trace",
         )
             .into_response(),

@@ -118,7 +118,7 @@ mod tests {
             sent_at: chrono::Utc::now(),
             sent_headers: Vec::new(),
             status: Some(200),
-            headers: Vec::new(),
+            headers: crate::api::replay::AnswerHeaders::default(),
             headers_truncated: false,
             body: None,
             body_truncated: false,

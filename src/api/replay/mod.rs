@@ -17,10 +17,11 @@ use serde::Serialize;
 use super::Secret;
 use super::model::{Destination, Notification, WebhookRequest};
 use super::signature;
+use crate::text::redact::HeaderOrigin;
 
 pub use history::{HISTORY_LEN, HistoryEntry, ReplayHistory};
 pub use lookup::{choose_destination, destination_for, fetch_candidates, matching, selects};
-pub use send::{ReplayResult, SendError, SendOptions, send};
+pub use send::{AnswerHeaders, ReplayResult, SendError, SendOptions, send};
 
 /// Per-request timeout, as the delivery engine's (api.md §5).
 pub const TIMEOUT: Duration = Duration::from_secs(10);
@@ -29,6 +30,9 @@ pub use crate::api::capture::{
     MAX_BODY as MAX_RESPONSE_BODY, MAX_HEADER_BYTES as MAX_RESPONSE_HEADER_BYTES,
     MAX_HEADERS as MAX_RESPONSE_HEADERS,
 };
+
+/// The one host name that means this machine.
+const LOCALHOST: &str = "localhost";
 
 /// `Metorial-Version` of deliveries when the recording carries none (api.md §5).
 const DELIVERY_VERSION: &str = "2025-01-01";
@@ -146,18 +150,64 @@ impl ReplayPlan {
     }
 }
 
-/// Headers with every value the redaction policy hides replaced by its mask.
+/// A list of headers and who wrote them, for [`masked_headers`].
+pub trait HeaderList {
+    /// The pairs.
+    fn pairs(&self) -> &[(String, String)];
+    /// Who wrote them; a plain list is the platform's or a remote receiver's.
+    fn origin(&self) -> HeaderOrigin {
+        HeaderOrigin::Elsewhere
+    }
+}
+
+impl HeaderList for [(String, String)] {
+    fn pairs(&self) -> &[(String, String)] {
+        self
+    }
+}
+
+impl HeaderList for Vec<(String, String)> {
+    fn pairs(&self) -> &[(String, String)] {
+        self
+    }
+}
+
+impl HeaderList for AnswerHeaders {
+    fn pairs(&self) -> &[(String, String)] {
+        &self.list
+    }
+    fn origin(&self) -> HeaderOrigin {
+        self.origin
+    }
+}
+
+/// Headers with every value the redaction policy hides (for who wrote them) replaced by its
+/// mask: a replay's answer from this machine's own receiver shows whole.
 #[must_use]
-pub fn masked_headers(headers: &[(String, String)]) -> Vec<(String, String)> {
+pub fn masked_headers<H: HeaderList + ?Sized>(headers: &H) -> Vec<(String, String)> {
+    let origin = headers.origin();
     headers
+        .pairs()
         .iter()
         .map(|(k, v)| {
             (
                 k.clone(),
-                crate::text::redact::header_value(k, v, false).to_string(),
+                crate::text::redact::header_value_from(origin, k, v, false).to_string(),
             )
         })
         .collect()
+}
+
+/// Whether the policy hides any of these headers, for who wrote them: what a "masked" note or
+/// an `R reveals` hint should ask (asking `any_header_masked` of the names alone would say so
+/// for an own receiver's answer that shows whole).
+#[must_use]
+pub fn any_masked<H: HeaderList + ?Sized>(headers: &H) -> bool {
+    let origin = headers.origin();
+    headers
+        .pairs()
+        .iter()
+        .any(|(k, _)| crate::text::redact::header_hidden(origin, k))
 }
 
 /// Parses a replay target: an absolute `http` or `https` URL with a host.
@@ -188,15 +238,13 @@ pub fn parse_target(text: &str) -> Result<url::Url, ReplayError> {
     Ok(url)
 }
 
-/// Whether a URL's host is this machine: `localhost` (and `*.localhost`), `127.0.0.0/8`, `::1`.
-/// Literal only: nothing is resolved.
+/// Whether a URL's host is this machine: `127.0.0.0/8`, `::1`, or exactly `localhost`, which
+/// [`send`] connects to on `127.0.0.1`/`::1` itself. Literal only: nothing is resolved, so no
+/// resolver (nor a `*.localhost` name it may send anywhere) decides where a signed body goes.
 #[must_use]
 pub fn is_loopback(url: &url::Url) -> bool {
     match url.host() {
-        Some(url::Host::Domain(d)) => {
-            let d = d.trim_end_matches('.').to_ascii_lowercase();
-            d == "localhost" || d.ends_with(".localhost")
-        }
+        Some(url::Host::Domain(d)) => d.eq_ignore_ascii_case(LOCALHOST),
         Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
         Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
         None => false,
@@ -390,11 +438,32 @@ mod tests {
     }
 
     #[test]
+    fn masking_follows_who_wrote_the_headers() {
+        let pairs = vec![
+            ("content-type".to_string(), "text/plain".to_string()),
+            ("x-receiver".to_string(), "mine".to_string()),
+        ];
+        assert!(any_masked(&pairs), "x-receiver is unknown: masked");
+        let own = AnswerHeaders {
+            origin: HeaderOrigin::OwnReceiver,
+            list: pairs.clone(),
+        };
+        assert!(!any_masked(&own), "an own receiver's shows whole");
+        assert_eq!(masked_headers(&own), pairs);
+        let mut with_cookie = own.clone();
+        with_cookie.list.push(("set-cookie".into(), "s=1".into()));
+        assert!(any_masked(&with_cookie));
+    }
+
+    #[test]
     fn loopback_is_literal() {
         let yes = |s: &str| is_loopback(&url::Url::parse(s).expect("url"));
         assert!(yes("http://localhost/"));
-        assert!(yes("http://LOCALHOST.:1/"));
-        assert!(yes("http://app.localhost/"));
+        assert!(yes("http://LOCALHOST:1/"));
+        // Names the resolver decides are not literal.
+        assert!(!yes("http://app.localhost/"));
+        assert!(!yes("http://localhost.:1/"));
+        assert!(!yes("http://localhost.localdomain/"));
         assert!(yes("http://127.0.0.1:9/"));
         assert!(yes("http://127.1.2.3/"));
         assert!(yes("http://[::1]:8080/"));

@@ -6,6 +6,23 @@ use chrono::{DateTime, Utc};
 
 use super::{ReplayPlan, TIMEOUT};
 use crate::api::capture;
+use crate::text::redact::HeaderOrigin;
+
+/// A replay answer's headers and who wrote them. Reads as the list of pairs.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AnswerHeaders {
+    /// This machine's receiver, or one elsewhere.
+    pub origin: HeaderOrigin,
+    /// Name and value pairs.
+    pub list: Vec<(String, String)>,
+}
+
+impl std::ops::Deref for AnswerHeaders {
+    type Target = [(String, String)];
+    fn deref(&self) -> &Self::Target {
+        &self.list
+    }
+}
 
 /// How to send.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,8 +61,9 @@ pub struct ReplayResult {
     pub sent_headers: Vec<(String, String)>,
     /// The answer's status; `None` when none came.
     pub status: Option<u16>,
-    /// The answer's headers, by name, up to the caps (repeated names joined with `, `).
-    pub headers: Vec<(String, String)>,
+    /// The answer's headers, by name, up to the caps (repeated names joined with `, `), with
+    /// who wrote them: [`super::masked_headers`] shows an own (loopback) receiver's unmasked.
+    pub headers: AnswerHeaders,
     /// Whether headers were dropped by the caps.
     pub headers_truncated: bool,
     /// The answer's body (lossy UTF-8), up to [`capture::MAX_BODY`] bytes.
@@ -82,7 +100,14 @@ pub async fn send(plan: &ReplayPlan, opts: &SendOptions) -> ReplayResult {
         sent_at,
         sent_headers,
         status: None,
-        headers: Vec::new(),
+        headers: AnswerHeaders {
+            origin: if plan.is_loopback() {
+                HeaderOrigin::OwnReceiver
+            } else {
+                HeaderOrigin::Elsewhere
+            },
+            list: Vec::new(),
+        },
         headers_truncated: false,
         body: None,
         body_truncated: false,
@@ -109,7 +134,7 @@ pub async fn send(plan: &ReplayPlan, opts: &SendOptions) -> ReplayResult {
             // As in a recorded attempt, a marker entry counts what was dropped.
             let headers = capture::capped_headers(resp.headers());
             result.headers_truncated = headers.contains_key(capture::TRUNCATED_HEADER);
-            result.headers = headers.into_iter().collect();
+            result.headers.list = headers.into_iter().collect();
             let body = capture::read_capped(resp).await;
             result.body = Some(body.text);
             result.body_truncated = body.truncated;
@@ -131,6 +156,18 @@ fn http_client(target: &url::Url, timeout: Duration) -> Result<reqwest::Client, 
     if target.scheme() == "http" {
         // No redirects, so plain HTTP never needs TLS roots (loading them is slow).
         b = b.tls_certs_only(Vec::new());
+    }
+    if let (Some(url::Host::Domain(name)), Some(port)) =
+        (target.host(), target.port_or_known_default())
+        && super::is_loopback(target)
+    {
+        // `localhost` is this machine because it is connected to here, not looked up: a hosts
+        // file or resolver cannot send it elsewhere.
+        let here = [
+            std::net::SocketAddr::from((std::net::Ipv4Addr::LOCALHOST, port)),
+            std::net::SocketAddr::from((std::net::Ipv6Addr::LOCALHOST, port)),
+        ];
+        b = b.resolve_to_addrs(name, &here);
     }
     b.build()
 }

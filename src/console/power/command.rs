@@ -251,7 +251,7 @@ pub(crate) fn save_history(data_dir: &Path, history: &[String]) -> std::io::Resu
     std::fs::create_dir_all(data_dir)?;
     let mut text = history.join("\n");
     text.push('\n');
-    std::fs::write(history_path(data_dir), text)
+    crate::config::private_file::write(&history_path(data_dir), text.as_bytes())
 }
 
 #[cfg(test)]
