@@ -3,5 +3,6 @@ pub mod api;
 pub mod config;
 pub mod console;
 pub mod headless;
+pub mod resource;
 pub mod service;
 pub mod text;

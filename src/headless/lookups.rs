@@ -6,20 +6,24 @@ use std::io::IsTerminal;
 use serde_json::Value;
 
 use super::HeadlessError;
-use super::columns::{DestinationDetail, Tabular, TeamDetail, destination_detail, team_detail};
+use super::columns::{self, write_fields};
 use super::output::emit;
 use super::output::{self, OutputFormat, clean};
 use crate::api::client::decode;
-use crate::api::health::destination_health;
+use crate::api::health::destination_stats;
 use crate::api::lookup::{all_members, destination_is_active, list_all};
 use crate::api::members::{
     MemberLookupError, is_actor_id, member_label, non_members, resolve_member, team_members,
 };
 use crate::api::model::{Callback, Destination, Member, SelectionType, Team};
 use crate::api::{ApiRequest, Client, Error, NameCache, Order};
+use crate::resource::destinations::{
+    DESTINATION_DETAIL, DestinationDetail, STATS_FIELDS, StatsView,
+};
+use crate::resource::teams::{TEAM_DETAIL, TeamDetail};
 
-/// How many of a destination's newest deliveries its health covers.
-const RECENT: u32 = 50;
+/// The window a destination's detail counts its health over.
+const HEALTH_WINDOW: chrono::TimeDelta = chrono::TimeDelta::hours(24);
 
 /// At most this many candidates are listed when a name matches several members.
 const MAX_LISTED: usize = 20;
@@ -176,7 +180,7 @@ pub async fn list_team_members(
         }
         OutputFormat::Table => {
             let typed: Vec<Member> = members.into_iter().map(|(m, _)| m).collect();
-            emit(|out| output::write_table(out, &Member::columns(), &typed))?;
+            emit(|out| columns::write_table(out, &typed))?;
             eprintln!(
                 "team {} ({}): {} member{}",
                 clean(&team.name),
@@ -224,7 +228,7 @@ pub async fn show_destination(
     }
     // Health is worth a look when reading a destination, not right after changing it.
     let health = if known == Known::Check {
-        destination_health(client, &destination.id, RECENT)
+        destination_stats(client, &destination.id, HEALTH_WINDOW, chrono::Utc::now())
             .await
             .ok()
     } else {
@@ -236,7 +240,7 @@ pub async fn show_destination(
         names,
         health,
     };
-    emit(|out| output::write_detail(out, &destination_detail(), &view))
+    emit(|out| write_fields(out, DESTINATION_DETAIL, &view))
 }
 
 /// A team's detail table: the reply of `req` and, with `read_members`, the team's members (a
@@ -261,5 +265,31 @@ pub async fn show_team(
         Some(Vec::new())
     };
     let view = TeamDetail { team, members };
-    emit(|out| output::write_detail(out, &team_detail(), &view))
+    emit(|out| write_fields(out, TEAM_DETAIL, &view))
+}
+
+/// `destinations stats ID --window W`: the destination's delivery health over the window, as a
+/// JSON document or a detail table (the same numbers as its detail's HEALTH row).
+pub async fn show_stats(
+    client: &Client,
+    format: OutputFormat,
+    id: &str,
+    window: chrono::TimeDelta,
+) -> Result<(), HeadlessError> {
+    let destination = client.get_destination(id).await?;
+    let stats = destination_stats(client, &destination.id, window, chrono::Utc::now()).await?;
+    let view = StatsView {
+        destination,
+        window,
+        stats,
+    };
+    match format {
+        OutputFormat::Json => {
+            let doc = view.json();
+            let text = serde_json::to_string_pretty(&doc)
+                .map_err(|e| HeadlessError::Io(std::io::Error::other(e)))?;
+            emit(|out| output::write_raw(out, &text, std::io::stdout().is_terminal()))
+        }
+        OutputFormat::Table => emit(|out| write_fields(out, STATS_FIELDS, &view)),
+    }
 }

@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use super::HeadlessError;
 use super::args::*;
-use super::columns::Tabular;
+use super::columns::{self, Tabular};
 use super::input::{confirm, secret_from_env, secret_from_stdin};
 use super::lookups::{self, Change, Known};
 use super::output::{self, OutputFormat, emit};
@@ -232,6 +232,9 @@ async fn destinations(p: &Printer<'_>, c: DestinationsCmd) -> Result<(), Headles
         DestinationsCmd::Get { id } => {
             return destination(p, &ApiRequest::get_destination(&id), Known::Check).await;
         }
+        DestinationsCmd::Stats { id, window } => {
+            return lookups::show_stats(p.client, p.format, &id, window).await;
+        }
         DestinationsCmd::Update {
             id,
             name,
@@ -305,7 +308,7 @@ impl Printer<'_> {
             }
             OutputFormat::Table => {
                 let item: T = decode(raw.status, &raw.body)?;
-                emit(|out| output::write_detail(out, &T::details(), &item))
+                emit(|out| columns::write_detail(out, &item))
             }
         }
     }
@@ -325,7 +328,7 @@ impl Printer<'_> {
                         .into_iter()
                         .map(|v| serde_json::from_value::<T>(v).map_err(decode_error))
                         .collect::<Result<Vec<T>, Error>>()?;
-                    emit(|out| output::write_table(out, &T::columns(), &typed))
+                    emit(|out| columns::write_table(out, &typed))
                 }
             };
         }
@@ -337,7 +340,7 @@ impl Printer<'_> {
             }
             OutputFormat::Table => {
                 let page: Page<T> = decode(raw.status, &raw.body)?;
-                emit(|out| output::write_table(out, &T::columns(), &page.items))?;
+                emit(|out| columns::write_table(out, &page.items))?;
                 if page.pagination.has_more_after
                     && let Some(last) = last_id(&raw.body)
                 {
