@@ -228,7 +228,7 @@ pub async fn show_destination(
     }
     // Health is worth a look when reading a destination, not right after changing it.
     let health = if known == Known::Check {
-        destination_stats(client, &destination.id, HEALTH_WINDOW, chrono::Utc::now())
+        destination_stats(client, &destination.id, HEALTH_WINDOW, now())
             .await
             .ok()
     } else {
@@ -277,7 +277,7 @@ pub async fn show_stats(
     window: chrono::TimeDelta,
 ) -> Result<(), HeadlessError> {
     let destination = client.get_destination(id).await?;
-    let stats = destination_stats(client, &destination.id, window, chrono::Utc::now()).await?;
+    let stats = destination_stats(client, &destination.id, window, now()).await?;
     let view = StatsView {
         destination,
         window,
@@ -292,4 +292,10 @@ pub async fn show_stats(
         }
         OutputFormat::Table => emit(|out| write_fields(out, STATS_FIELDS, &view)),
     }
+}
+
+/// Now, to the second: a window's ends print without a fraction.
+fn now() -> chrono::DateTime<chrono::Utc> {
+    use chrono::SubsecRound as _;
+    chrono::Utc::now().trunc_subsecs(0)
 }
