@@ -12,6 +12,7 @@ pub mod members;
 pub mod notifications;
 pub mod teams;
 pub mod width;
+pub mod wrap;
 
 #[cfg(test)]
 mod tests;
