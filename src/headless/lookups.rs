@@ -294,8 +294,15 @@ pub async fn show_stats(
     }
 }
 
-/// Now, to the second: a window's ends print without a fraction.
+/// Now, rounded up to the second: a window's ends print without a fraction, and what was
+/// created this very second is still inside it.
 fn now() -> chrono::DateTime<chrono::Utc> {
     use chrono::SubsecRound as _;
-    chrono::Utc::now().trunc_subsecs(0)
+    let t = chrono::Utc::now();
+    let s = t.trunc_subsecs(0);
+    if s < t {
+        s + chrono::TimeDelta::seconds(1)
+    } else {
+        s
+    }
 }

@@ -152,25 +152,21 @@ pub static NOTIFICATIONS: Description<Notification> = Description {
     ],
 };
 
-/// Lines of a body shown in a detail view, and the columns each is cut to.
-const BODY_LINES: usize = 8;
-const BODY_WIDTH: usize = 100;
+/// Columns of a body shown in a detail view.
+const BODY_WIDTH: usize = 500;
 
-/// The start of a body: its first lines, each cut to [`BODY_WIDTH`] columns, and a line saying
-/// how much more there is. Each line is cleaned by the face like any other field line.
+/// The start of a body, on one line: line breaks become spaces (a receiver's text never makes a
+/// line of its own that could pass for another field), cut to [`BODY_WIDTH`] columns, and a line
+/// saying how long it is when it was cut.
 pub fn body_start(body: &str) -> Vec<String> {
-    let all: Vec<&str> = body.lines().collect();
-    let mut out: Vec<String> = all
-        .iter()
-        .take(BODY_LINES)
-        .map(|l| cut(&crate::text::line(l), BODY_WIDTH))
-        .collect();
-    if all.len() > BODY_LINES {
-        out.push(format!(
-            "… {} more lines ({} bytes in all; -o json shows it)",
-            all.len() - BODY_LINES,
-            body.len()
-        ));
+    let one = crate::text::line(body);
+    let shown = cut(&one, BODY_WIDTH);
+    if shown.len() == one.len() {
+        vec![shown]
+    } else {
+        vec![
+            shown,
+            format!("({} bytes in all; -o json shows it)", body.len()),
+        ]
     }
-    out
 }

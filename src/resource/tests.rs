@@ -362,3 +362,14 @@ fn ids_and_words_name_their_resource() {
         }
     }
 }
+
+#[test]
+fn a_body_shows_its_start_on_one_line() {
+    let body = format!("{{\n  \"error\": \"{}\"\n}}", "漢".repeat(5_000));
+    let lines = notifications::body_start(&body);
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert!(lines[0].starts_with("{   \"error\""), "{}", lines[0]);
+    assert!(display_width(&lines[0]) <= 500 && lines[0].ends_with('…'));
+    assert!(lines[1].contains(&format!("{} bytes", body.len())));
+    assert_eq!(notifications::body_start("ok\r\nfine"), ["ok  fine"]);
+}
