@@ -672,3 +672,47 @@ async fn a_new_destination_has_no_deliveries_yet() {
     );
     t.svc.shutdown().await;
 }
+
+/// `teams list -o table` lines up rows whose names are wide (CJK) or carry combining marks,
+/// and cuts a long wide name to at most 60 terminal columns with `…`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tables_pad_and_cut_by_display_width() {
+    use unicode_width::UnicodeWidthStr;
+    let t = demo().await;
+    let long = "東京データ基盤チーム".repeat(8);
+    for name in [
+        "東京チーム",
+        "e\u{301}quipe\u{301} de\u{301}mo",
+        long.as_str(),
+    ] {
+        new_team(&t, name).await;
+    }
+    let out = sb(&t, &["-o", "table", "teams", "list", "--all"]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    // Where the SLUG column starts, in terminal columns, on the header and on every row.
+    let slug_at = |l: &str, slug: &str| l.find(slug).map(|i| l[..i].width());
+    let header = slug_at(lines[0], "SLUG").expect("a SLUG header");
+    for l in &lines[1..] {
+        let id_end = l.find(' ').unwrap_or(0);
+        let rest = &l[id_end..];
+        let name_start = id_end + rest.len() - rest.trim_start().len();
+        let after_name = l[name_start..]
+            .find("  ")
+            .map(|i| name_start + i)
+            .unwrap_or(l.len());
+        let slug_col =
+            l[..after_name].width() + l[after_name..].len() - l[after_name..].trim_start().len();
+        assert_eq!(slug_col, header, "misaligned row:\n{}", out.stdout);
+        let name = l[name_start..after_name].trim_end();
+        assert!(name.width() <= 60, "{name} spans {}", name.width());
+    }
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("東京データ基盤チーム") && l.contains('…')),
+        "{}",
+        out.stdout
+    );
+    t.svc.shutdown().await;
+}
