@@ -103,33 +103,6 @@ impl Health {
     pub fn window(&self) -> Option<(DateTime<Utc>, DateTime<Utc>)> {
         Some((self.deliveries.first()?.at, self.deliveries.last()?.at))
     }
-
-    /// One line: `12 deliveries: 10 succeeded, 2 failed (83%)`.
-    #[must_use]
-    pub fn summary(&self) -> String {
-        let n = self.deliveries.len();
-        if n == 0 {
-            return "no deliveries".into();
-        }
-        let mut s = format!(
-            "{n} deliver{}: {} succeeded, {} failed",
-            if n == 1 { "y" } else { "ies" },
-            self.count(Outcome::Succeeded),
-            self.count(Outcome::Failed)
-        );
-        let pending = self.count(Outcome::Pending);
-        if pending > 0 {
-            let _ = write!(s, ", {pending} pending");
-        }
-        let retried = self.retried();
-        if retried > 0 {
-            let _ = write!(s, ", {retried} retried");
-        }
-        if let Some(p) = self.success_percent() {
-            let _ = write!(s, " ({p}% succeeded)");
-        }
-        s
-    }
 }
 
 /// The health of a destination over its `recent` newest notifications (1–100).
@@ -450,13 +423,8 @@ mod tests {
         assert_eq!(h.deliveries[0].duration_ms, Some(10));
         assert_eq!(h.deliveries[3].duration_ms, None);
         assert_eq!(h.success_percent(), Some(50));
-        assert_eq!(
-            h.summary(),
-            "5 deliveries: 2 succeeded, 2 failed, 1 pending (50% succeeded)"
-        );
         let (from, to) = h.window().expect("window");
         assert!(from < to);
-        assert_eq!(Health::default().summary(), "no deliveries");
         assert_eq!(Health::default().success_percent(), None);
         let two_of_three = Health::from_notifications(&[
             n("a", "succeeded", "2026-01-01T00:00:00Z", None),
@@ -468,10 +436,7 @@ mod tests {
         let mut again = twice.attempts[0].clone();
         again.index = 1;
         twice.attempts.push(again);
-        assert_eq!(
-            Health::from_notifications(&[twice]).summary(),
-            "1 delivery: 1 succeeded, 0 failed, 1 retried (100% succeeded)"
-        );
+        assert_eq!(Health::from_notifications(&[twice]).retried(), 1);
     }
 
     #[test]
