@@ -322,13 +322,48 @@ fn event_to_first_attempt() {
     rt.block_on(svc.shutdown());
 }
 
+/// Detail wrapping: a 100,000-character value (invisible characters shown as markers, as the
+/// sanitizer writes them) wrapped under its label at 250 and 80 columns, and the same read back
+/// from the cache, as each key after the first costs.
+fn wrapping(c: &mut Criterion) {
+    use switchboard::resource::wrap::{WrapCache, wrap_line};
+    let raw: String = "hook payload \u{200b}with zero-width joins 漢字 "
+        .chars()
+        .cycle()
+        .take(100_000)
+        .collect();
+    let value = switchboard::text::line(&raw).into_owned();
+    let mut g = c.benchmark_group("wrap");
+    for width in [250usize, 80] {
+        g.bench_function(BenchmarkId::new("100k", width), |b| {
+            b.iter(|| {
+                black_box(wrap_line(
+                    &[(0u8, "Body      "), (1, &value)],
+                    width,
+                    10,
+                    &0,
+                ))
+            });
+        });
+        let mut cache = WrapCache::new();
+        g.bench_function(BenchmarkId::new("100k_cached", width), |b| {
+            b.iter(|| {
+                black_box(cache.get(1, width, || {
+                    wrap_line(&[(0u8, "Body      "), (1, &value)], width, 10, &0)
+                }))
+            });
+        });
+    }
+    g.finish();
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default()
         .sample_size(20)
         .warm_up_time(Duration::from_millis(300))
         .measurement_time(Duration::from_secs(1));
-    targets = frames, key_update, decoding, service_list
+    targets = frames, key_update, decoding, service_list, wrapping
 }
 
 fn main() {

@@ -4,5 +4,6 @@ pub mod config;
 pub mod console;
 pub mod headless;
 pub mod mcp;
+pub mod resource;
 pub mod service;
 pub mod text;

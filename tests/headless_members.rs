@@ -6,10 +6,16 @@ mod support_service;
 use std::process::{Command, Stdio};
 
 use serde_json::Value;
-use support_service::{TestService, demo};
+use std::time::Duration;
+
+use support_service::{TestService, demo, eventually, http, manual_callback, start_with};
 use switchboard::api::lookup::all_members;
-use switchboard::api::model::{CallbacksInput, CreateTeam, Member};
-use switchboard::api::{ApiRequest, ListQuery, list_all};
+use switchboard::api::model::{
+    AttemptStatus, CallbacksInput, CreateDestination, CreateTeam, Member, Notification,
+    NotificationStatus,
+};
+use switchboard::api::{ApiRequest, ListQuery, NotificationFilter, list_all};
+use switchboard::service::{Seed, ServiceConfig};
 
 /// What a run of the binary left behind.
 #[derive(Debug)]
@@ -408,61 +414,235 @@ async fn attempts_are_counted_from_one() {
     t.svc.shutdown().await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_destination_shows_its_recent_health() {
-    let t = demo().await;
-    let page = t
-        .client
-        .list_destinations(&ListQuery::default(), &[])
-        .await
-        .expect("destinations");
-    let flaky = page
-        .items
-        .iter()
-        .find(|d| d.name == "Flaky partner endpoint")
-        .expect("the demo's flaky destination");
-    // Counted here straight from the API: its 50 newest notifications.
-    let recent = t
-        .client
-        .list_notifications(
-            &ListQuery {
-                limit: Some(50),
-                order: Some(switchboard::api::Order::Desc),
-                ..ListQuery::default()
-            },
-            &switchboard::api::NotificationFilter {
-                destination_ids: vec![flaky.id.clone()],
-                ..Default::default()
-            },
-        )
-        .await
-        .expect("notifications");
-    let count = |s: &[&str]| {
-        recent
-            .items
-            .iter()
-            .filter(|n| s.contains(&n.status.as_str()))
-            .count()
+/// Every notification of a destination, counted straight from the API.
+async fn all_notifications_of(t: &TestService, id: &str) -> Vec<Notification> {
+    let f = NotificationFilter {
+        destination_ids: vec![id.to_string()],
+        ..Default::default()
     };
-    let (ok, failed) = (count(&["succeeded"]), count(&["failed", "retrying"]));
+    list_all(&t.client, |q| ApiRequest::list_notifications(q, &f))
+        .await
+        .expect("notifications")
+}
+
+/// A service whose retries wait 20 minutes, so a notification that failed once stays
+/// `retrying` while the test counts.
+async fn slow_retries() -> TestService {
+    let mut cfg = ServiceConfig::ephemeral();
+    cfg.seed = Seed::Demo;
+    cfg.retry_base = Duration::from_secs(600);
+    start_with(cfg).await
+}
+
+/// A destination of the demo's manual callback posting to `url`, and `n` events through its
+/// hook; returns when each of them has been tried once.
+async fn delivered(t: &TestService, name: &str, url: &str, n: usize) -> String {
+    let cb = manual_callback(&t.client).await;
+    let dest = t
+        .client
+        .create_destination(&CreateDestination {
+            name: name.into(),
+            description: None,
+            url: url.into(),
+            callbacks: CallbacksInput::selected(vec![cb.id.clone()]),
+        })
+        .await
+        .expect("destination");
+    let hook = cb.url.expect("hook url");
+    for i in 0..n {
+        let r = http()
+            .post(&hook)
+            .json(&serde_json::json!({"type": "file.shared", "n": i}))
+            .send()
+            .await
+            .expect("hook");
+        assert_eq!(r.status(), 200);
+    }
+    eventually(Duration::from_secs(20), || async {
+        let all = all_notifications_of(t, &dest.id).await;
+        (all.len() == n
+            && all
+                .iter()
+                .all(|x| !x.attempts.is_empty() && x.status != NotificationStatus::Pending))
+        .then_some(())
+    })
+    .await;
+    dest.id
+}
+
+/// The numbers of `destinations stats` are a direct count of the destination's notifications
+/// under a receiver that answers 503 about half the time; a retrying one is not succeeded, in
+/// the stats, their table and the destination's HEALTH row alike.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn destination_stats_equal_a_direct_count_under_a_flaky_receiver() {
+    let t = slow_retries().await;
+    let url = format!("{}/_receiver/flaky", t.svc.base_url);
+    let id = delivered(&t, "Flaky test receiver", &url, 16).await;
+    let all = all_notifications_of(&t, &id).await;
+    let count = |s: NotificationStatus| all.iter().filter(|n| n.status == s).count();
+    let (ok, failed, retrying) = (
+        count(NotificationStatus::Succeeded),
+        count(NotificationStatus::Failed),
+        count(NotificationStatus::Retrying),
+    );
     assert!(
-        !recent.items.is_empty(),
-        "the demo's flaky one has deliveries"
+        ok > 0 && retrying > 0,
+        "a flaky receiver: {ok} ok, {retrying} retrying"
+    );
+    let attempts: Vec<_> = all.iter().flat_map(|n| &n.attempts).collect();
+    let mut durations: Vec<i64> = attempts
+        .iter()
+        .filter_map(|a| a.webhook_request.as_ref().map(|r| r.duration))
+        .collect();
+    durations.sort_unstable();
+    let nearest = |p: usize| durations[(p * durations.len()).div_ceil(100).max(1) - 1];
+
+    let out = sb(
+        &t,
+        &[
+            "destinations",
+            "stats",
+            &id,
+            "--window",
+            "24h",
+            "-o",
+            "json",
+        ],
+    )
+    .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let s: Value = serde_json::from_str(&out.stdout).expect("json");
+    let n = |k: &str| s[k].as_u64().unwrap_or(u64::MAX) as usize;
+    assert_eq!(n("notifications"), all.len(), "{s}");
+    assert_eq!(
+        (n("succeeded"), n("failed"), n("retrying"), n("pending")),
+        (ok, failed, retrying, 0),
+        "{s}"
+    );
+    assert_eq!(
+        n("retried"),
+        all.iter().filter(|n| n.attempts.len() > 1).count()
+    );
+    assert_eq!(n("attempts"), attempts.len());
+    let ok_attempts = attempts
+        .iter()
+        .filter(|a| a.status == AttemptStatus::Succeeded)
+        .count();
+    assert_eq!(n("attempts_succeeded"), ok_attempts);
+    let rate = (ok as f64 * 1000.0 / (ok + failed + retrying) as f64).round() / 10.0;
+    assert_eq!(s["success_percent"].as_f64(), Some(rate), "{s}");
+    assert!(rate < 100.0, "retrying counts against the rate: {s}");
+    assert_eq!(s["window"], "24h");
+    for (k, p) in [("p50", 50), ("p95", 95), ("p99", 99)] {
+        assert_eq!(s["latency_ms"][k].as_i64(), Some(nearest(p)), "{k}: {s}");
+    }
+
+    let out = sb(&t, &["destinations", "stats", &id, "-o", "table"]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(
+        line(&out.stdout, "RETRYING").ends_with(&format!(" {retrying}")),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        line(&out.stdout, "SUCCESS RATE").contains(&format!("{rate:.1}%")),
+        "{}",
+        out.stdout
     );
 
-    let out = sb(&t, &["-o", "table", "destinations", "get", &flaky.id]).await;
+    let out = sb(&t, &["-o", "table", "destinations", "get", &id]).await;
     assert_eq!(out.code, 0, "{out:?}");
-    let health = line(&out.stdout, "HEALTH");
     assert!(
-        health.contains(&format!(
-            "{} deliveries: {ok} succeeded, {failed} failed",
-            recent.items.len()
+        line(&out.stdout, "HEALTH").contains(&format!(
+            "{} notifications: {ok} succeeded, {failed} failed, {retrying} retrying, 0 pending",
+            all.len()
         )),
         "{}",
         out.stdout
     );
-    assert!(out.stdout.contains("from 20"), "the window: {}", out.stdout);
+    assert!(
+        out.stdout.contains(&format!("success {rate:.1}% of tried")),
+        "{}",
+        out.stdout
+    );
 
+    let out = sb(&t, &["destinations", "stats", "cld_nope", "-o", "json"]).await;
+    assert_eq!(
+        out.code, 3,
+        "an unknown destination is an API error: {out:?}"
+    );
+    t.svc.shutdown().await;
+}
+
+/// A loopback receiver answering 418 with a secret header, a plain one and a body holding an
+/// escape sequence.
+async fn teapot() -> String {
+    let app = axum::Router::new().route(
+        "/tea",
+        axum::routing::post(|| async {
+            (
+                axum::http::StatusCode::IM_A_TEAPOT,
+                [
+                    ("x-api-key", "rk_live_never_printed"),
+                    ("content-type", "text/plain"),
+                ],
+                "short and stout\n\u{1b}[2Jhere is my handle",
+            )
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, app).await;
+    });
+    format!("http://{addr}/tea")
+}
+
+/// `notifications get -o table` says what the receiver answered last: the status, its headers
+/// through the redaction policy, and the start of its body through the sanitizer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_notification_shows_what_the_receiver_answered() {
+    let t = slow_retries().await;
+    let id = delivered(&t, "Teapot", &teapot().await, 1).await;
+    let n = all_notifications_of(&t, &id).await.remove(0);
+    let out = sb(&t, &["-o", "table", "notifications", "get", &n.id]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let text = &out.stdout;
+    assert!(line(text, "LAST RESPONSE").contains("HTTP 418"), "{text}");
+    assert!(text.contains("content-type: text/plain"), "{text}");
+    assert!(text.contains("x-api-key: ••••••••"), "{text}");
+    assert!(!text.contains("rk_live_never_printed"), "{text}");
+    // One line: a line break in the receiver's body cannot make a line of its own.
+    assert!(
+        line(text, "RESPONSE BODY").contains("short and stout ⟨U+001B⟩[2Jhere is my handle"),
+        "{text}"
+    );
+    assert!(!text.contains('\u{1b}'), "no escape reaches the terminal");
+    let rows = sb(
+        &t,
+        &["-o", "table", "notifications", "list", "--destination", &id],
+    )
+    .await;
+    assert!(
+        rows.stdout
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .contains("RESP"),
+        "{rows:?}"
+    );
+    assert!(
+        rows.stdout.contains("418") && rows.stdout.contains("file.shared"),
+        "{rows:?}"
+    );
+    t.svc.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_new_destination_has_no_deliveries_yet() {
+    let t = demo().await;
     let out = sb(
         &t,
         &[
@@ -486,7 +666,51 @@ async fn a_destination_shows_its_recent_health() {
         .to_string();
     let out = sb(&t, &["-o", "table", "destinations", "get", &id]).await;
     assert!(
-        line(&out.stdout, "HEALTH").ends_with("no deliveries"),
+        line(&out.stdout, "HEALTH").contains("no deliveries over 24h"),
+        "{}",
+        out.stdout
+    );
+    t.svc.shutdown().await;
+}
+
+/// `teams list -o table` lines up rows whose names are wide (CJK) or carry combining marks,
+/// and cuts a long wide name to at most 60 terminal columns with `…`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tables_pad_and_cut_by_display_width() {
+    use unicode_width::UnicodeWidthStr;
+    let t = demo().await;
+    let long = "東京データ基盤チーム".repeat(8);
+    for name in [
+        "東京チーム",
+        "e\u{301}quipe\u{301} de\u{301}mo",
+        long.as_str(),
+    ] {
+        new_team(&t, name).await;
+    }
+    let out = sb(&t, &["-o", "table", "teams", "list", "--all"]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    // Where the SLUG column starts, in terminal columns, on the header and on every row.
+    let slug_at = |l: &str, slug: &str| l.find(slug).map(|i| l[..i].width());
+    let header = slug_at(lines[0], "SLUG").expect("a SLUG header");
+    for l in &lines[1..] {
+        let id_end = l.find(' ').unwrap_or(0);
+        let rest = &l[id_end..];
+        let name_start = id_end + rest.len() - rest.trim_start().len();
+        let after_name = l[name_start..]
+            .find("  ")
+            .map(|i| name_start + i)
+            .unwrap_or(l.len());
+        let slug_col =
+            l[..after_name].width() + l[after_name..].len() - l[after_name..].trim_start().len();
+        assert_eq!(slug_col, header, "misaligned row:\n{}", out.stdout);
+        let name = l[name_start..after_name].trim_end();
+        assert!(name.width() <= 60, "{name} spans {}", name.width());
+    }
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("東京データ基盤チーム") && l.contains('…')),
         "{}",
         out.stdout
     );

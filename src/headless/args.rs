@@ -41,7 +41,9 @@ impl Resource {
             Resource::Imports(c) => !matches!(c, ImportsCmd::List(_) | ImportsCmd::Get { .. }),
             Resource::Destinations(c) => !matches!(
                 c,
-                DestinationsCmd::List { .. } | DestinationsCmd::Get { .. }
+                DestinationsCmd::List { .. }
+                    | DestinationsCmd::Get { .. }
+                    | DestinationsCmd::Stats { .. }
             ),
             Resource::Callbacks(_)
             | Resource::Notifications(_)
@@ -265,6 +267,15 @@ pub enum DestinationsCmd {
     Get {
         /// Destination id (`cld_…`).
         id: String,
+    },
+    /// Delivery health over a window: succeeded, failed, retrying, retried (needed more than one
+    /// attempt), success rates and latency p50/p95/p99.
+    Stats {
+        /// Destination id (`cld_…`).
+        id: String,
+        /// How far back from now: a number and s, m, h or d.
+        #[arg(long, value_name = "W", default_value = "24h", value_parser = crate::api::health::parse_window)]
+        window: chrono::TimeDelta,
     },
     /// Rename or describe a destination (url and callbacks cannot change).
     #[command(group(ArgGroup::new("fields").required(true).multiple(true)

@@ -5,20 +5,24 @@ use std::fmt::Write as _;
 use serde_json::Value;
 
 use super::HeadlessError;
-use super::columns::{DestinationDetail, Tabular, TeamDetail, destination_detail, team_detail};
+use super::columns::{self, write_fields};
 use super::output::emit;
 use super::output::{self, OutputFormat, clean};
 use crate::api::client::decode;
-use crate::api::health::destination_health;
+use crate::api::health::destination_stats;
 use crate::api::lookup::{all_members, destination_is_active, list_all};
 use crate::api::members::{
     MemberLookupError, is_actor_id, member_label, non_members, resolve_member, team_members,
 };
 use crate::api::model::{Callback, Destination, Member, SelectionType, Team};
 use crate::api::{ApiRequest, Client, Error, NameCache, Order};
+use crate::resource::destinations::{
+    DESTINATION_DETAIL, DestinationDetail, STATS_FIELDS, StatsView,
+};
+use crate::resource::teams::{TEAM_DETAIL, TeamDetail};
 
-/// How many of a destination's newest deliveries its health covers.
-const RECENT: u32 = 50;
+/// The window a destination's detail counts its health over.
+const HEALTH_WINDOW: chrono::TimeDelta = chrono::TimeDelta::hours(24);
 
 /// At most this many candidates are listed when a name matches several members.
 const MAX_LISTED: usize = 20;
@@ -179,7 +183,7 @@ pub async fn list_team_members(
         }
         OutputFormat::Table => {
             let typed: Vec<Member> = members.into_iter().map(|(m, _)| m).collect();
-            emit(|out| output::write_table(out, &Member::columns(), &typed))?;
+            emit(|out| columns::write_table(out, &typed))?;
             eprintln!(
                 "team {} ({}): {} member{}",
                 clean(&team.name),
@@ -227,7 +231,7 @@ pub async fn show_destination(
     }
     // Health is worth a look when reading a destination, not right after changing it.
     let health = if known == Known::Check {
-        destination_health(client, &destination.id, RECENT)
+        destination_stats(client, &destination.id, HEALTH_WINDOW, now())
             .await
             .ok()
     } else {
@@ -239,7 +243,7 @@ pub async fn show_destination(
         names,
         health,
     };
-    emit(|out| output::write_detail(out, &destination_detail(), &view))
+    emit(|out| write_fields(out, DESTINATION_DETAIL, &view))
 }
 
 /// A team's detail table: the reply of `req` and, with `read_members`, the team's members (a
@@ -264,5 +268,41 @@ pub async fn show_team(
         Some(Vec::new())
     };
     let view = TeamDetail { team, members };
-    emit(|out| output::write_detail(out, &team_detail(), &view))
+    emit(|out| write_fields(out, TEAM_DETAIL, &view))
+}
+
+/// `destinations stats ID --window W`: the destination's delivery health over the window, as a
+/// JSON document or a detail table (the same numbers as its detail's HEALTH row).
+pub async fn show_stats(
+    client: &Client,
+    out: &output::Output,
+    id: &str,
+    window: chrono::TimeDelta,
+) -> Result<(), HeadlessError> {
+    let destination = client.get_destination(id).await?;
+    let stats = destination_stats(client, &destination.id, window, now()).await?;
+    let view = StatsView {
+        destination,
+        window,
+        stats,
+    };
+    if out.table() {
+        return emit(|o| write_fields(o, STATS_FIELDS, &view));
+    }
+    let text = serde_json::to_string_pretty(&view.json())
+        .map_err(|e| HeadlessError::Io(std::io::Error::other(e)))?;
+    out.document(&text)
+}
+
+/// Now, rounded up to the second: a window's ends print without a fraction, and what was
+/// created this very second is still inside it.
+fn now() -> chrono::DateTime<chrono::Utc> {
+    use chrono::SubsecRound as _;
+    let t = chrono::Utc::now();
+    let s = t.trunc_subsecs(0);
+    if s < t {
+        s + chrono::TimeDelta::seconds(1)
+    } else {
+        s
+    }
 }

@@ -30,142 +30,10 @@ impl OutputFormat {
     }
 }
 
-/// How a column gets its text from an item.
-pub enum Cell<T> {
-    /// One value: a line break inside it is server text and shows as a space, never a new line.
-    One(fn(&T) -> String),
-    /// One value per line (a team's members, a destination's callbacks). Each piece is cleaned
-    /// on its own before the pieces are laid out, so a line break inside one cannot fake another.
-    Lines(fn(&T) -> Vec<String>),
-}
-
-/// One column: a header and how to get the cell text from an item.
-pub struct Column<T> {
-    /// Upper-case header.
-    pub header: &'static str,
-    /// Cell text.
-    pub cell: Cell<T>,
-}
-
-impl<T> Column<T> {
-    /// The cell's lines for `item`, each already one clean line (at least one, maybe empty).
-    pub fn lines(&self, item: &T) -> Vec<String> {
-        let mut lines = match &self.cell {
-            Cell::One(f) => vec![clean(&f(item))],
-            Cell::Lines(f) => f(item).iter().map(|s| clean(s)).collect(),
-        };
-        if lines.is_empty() {
-            lines.push(String::new());
-        }
-        lines
-    }
-
-    /// The cell as one clean line (a list table's cell): lines joined by spaces.
-    pub fn text(&self, item: &T) -> String {
-        self.lines(item).join(" ")
-    }
-}
-
-/// Cells longer than this are cut with an ellipsis in list tables.
-const MAX_CELL: usize = 60;
-
 /// Makes server text safe and one-line: the one sanitizer ([`crate::text::line`]), so escape
 /// sequences a hostile server sends become visible `⟨U+001B⟩` markers, line breaks spaces.
 pub fn clean(s: &str) -> String {
     crate::text::line(s).into_owned()
-}
-
-fn cut(s: String) -> String {
-    if s.chars().count() <= MAX_CELL {
-        return s;
-    }
-    let mut t: String = s.chars().take(MAX_CELL - 1).collect();
-    t.push('…');
-    t
-}
-
-/// Writes items as an aligned table with a header row.
-pub fn write_table<T>(out: &mut dyn Write, cols: &[Column<T>], items: &[T]) -> std::io::Result<()> {
-    let rows: Vec<Vec<String>> = items
-        .iter()
-        .map(|it| cols.iter().map(|c| cut(c.text(it))).collect())
-        .collect();
-    let header: Vec<String> = cols.iter().map(|c| c.header.to_string()).collect();
-    write_grid(out, header, &rows)
-}
-
-/// Writes items as table rows, with the header row only when `header` (a stream's later rows).
-pub fn write_rows<T>(
-    out: &mut dyn Write,
-    cols: &[Column<T>],
-    items: &[T],
-    header: bool,
-) -> std::io::Result<()> {
-    let rows: Vec<Vec<String>> = items
-        .iter()
-        .map(|it| cols.iter().map(|c| cut(c.text(it))).collect())
-        .collect();
-    let head: Vec<String> = cols.iter().map(|c| c.header.to_string()).collect();
-    if header {
-        return write_grid(out, head, &rows);
-    }
-    // Columns at least as wide as their header, so later rows line up under it.
-    let mut widths: Vec<usize> = head.iter().map(|h| h.chars().count()).collect();
-    for row in &rows {
-        for (w, cell) in widths.iter_mut().zip(row) {
-            *w = (*w).max(cell.chars().count());
-        }
-    }
-    rows.iter()
-        .try_for_each(|row| writeln!(out, "{}", grid_line(row, &widths)))
-}
-
-/// Writes a header row and rows of clean cells, each column as wide as its widest cell.
-fn write_grid(
-    out: &mut dyn Write,
-    header: Vec<String>,
-    rows: &[Vec<String>],
-) -> std::io::Result<()> {
-    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
-    for row in rows {
-        for (w, cell) in widths.iter_mut().zip(row) {
-            *w = (*w).max(cell.chars().count());
-        }
-    }
-    for row in std::iter::once(&header).chain(rows) {
-        writeln!(out, "{}", grid_line(row, &widths))?;
-    }
-    Ok(())
-}
-
-fn grid_line(row: &[String], widths: &[usize]) -> String {
-    let mut line = String::new();
-    for (i, (cell, w)) in row.iter().zip(widths).enumerate() {
-        line.push_str(cell);
-        if i + 1 < row.len() {
-            line.extend(std::iter::repeat_n(' ', w - cell.chars().count() + 2));
-        }
-    }
-    line.trim_end().to_string()
-}
-
-/// Writes one item as `HEADER  value` lines.
-pub fn write_detail<T>(out: &mut dyn Write, fields: &[Column<T>], item: &T) -> std::io::Result<()> {
-    let w = fields
-        .iter()
-        .map(|c| c.header.chars().count())
-        .max()
-        .unwrap_or(0);
-    for c in fields {
-        // Multi-line values (lists) continue under the value column.
-        let mut lines = c.lines(item).into_iter();
-        let first = lines.next().unwrap_or_default();
-        writeln!(out, "{:<w$}  {}", c.header, first.trim_end())?;
-        for l in lines {
-            writeln!(out, "{:<w$}  {}", "", l.trim_end())?;
-        }
-    }
-    Ok(())
 }
 
 /// Writes a JSON document exactly as received, ending with a newline. On a terminal
@@ -332,12 +200,12 @@ impl Output {
                 let it = crate::text::redact::masked(it);
                 fields
                     .iter()
-                    .map(|f| cut(clean(&field_text(&it, f))))
+                    .map(|f| crate::resource::cut(&clean(&field_text(&it, f)), super::columns::MAX_CELL))
                     .collect()
             })
             .collect();
-        let header = fields.iter().map(|f| f.to_uppercase()).collect();
-        emit(|out| write_grid(out, header, &rows))
+        let header: Vec<String> = fields.iter().map(|f| f.to_uppercase()).collect();
+        emit(|out| super::columns::write_rows(out, &header, &rows))
     }
 
     /// One item's `HEADER  value` lines for the `--fields` paths.
@@ -456,91 +324,5 @@ pub fn error_json(e: &HeadlessError) -> String {
         crate::text::sanitize::json_for_terminal(&text).into_owned()
     } else {
         text
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn table_aligns_and_cleans() {
-        let cols = [
-            Column::<(&str, &str)> {
-                header: "ID",
-                cell: Cell::One(|t| t.0.to_string()),
-            },
-            Column {
-                header: "NAME",
-                cell: Cell::One(|t| t.1.to_string()),
-            },
-        ];
-        let mut out = Vec::new();
-        write_table(
-            &mut out,
-            &cols,
-            &[("a_1", "x\u{1b}[2J"), ("longer_id", "y")],
-        )
-        .expect("write");
-        let text = String::from_utf8(out).expect("utf8");
-        assert_eq!(
-            text,
-            "ID         NAME\na_1        x⟨U+001B⟩[2J\nlonger_id  y\n"
-        );
-    }
-
-    #[test]
-    fn a_stream_of_rows_has_one_header_and_lines_up_under_it() {
-        let cols = [
-            Column::<&str> {
-                header: "ID",
-                cell: Cell::One(|t| (*t).to_string()),
-            },
-            Column {
-                header: "STATUS",
-                cell: Cell::One(|_| "ok".to_string()),
-            },
-        ];
-        let mut out = Vec::new();
-        write_rows(&mut out, &cols, &["a"], true).expect("first");
-        write_rows(&mut out, &cols, &["b\u{1b}"], false).expect("later");
-        let text = String::from_utf8(out).expect("utf8");
-        assert_eq!(text, "ID  STATUS\na   ok\nb⟨U+001B⟩  ok\n");
-    }
-
-    #[test]
-    fn field_paths_reach_into_objects_and_arrays() {
-        let v = serde_json::json!({"a": {"b": [{"c": "x"}]}, "l": ["p", 2], "n": null});
-        assert_eq!(field_text(&v, "a.b.0.c"), "x");
-        assert_eq!(field_text(&v, "l"), "p, 2");
-        assert_eq!(field_text(&v, "n"), "-");
-        assert_eq!(field_text(&v, "a.nope"), "-");
-        assert_eq!(field_text(&v, "a.b"), r#"[{"c":"x"}]"#);
-        assert!(parse_fields("id,,name").is_err());
-    }
-
-    #[test]
-    fn detail_lines_cannot_be_faked_by_a_line_break_in_server_text() {
-        let fields = [
-            Column::<(&str, [&str; 2])> {
-                header: "NAME",
-                cell: Cell::One(|t| t.0.to_string()),
-            },
-            Column {
-                header: "MEMBERS",
-                cell: Cell::Lines(|t| t.1.iter().map(|s| (*s).to_string()).collect()),
-            },
-        ];
-        let mut out = Vec::new();
-        let item = (
-            "Eve\nX",
-            ["Ann", "Eve\nMallory <ceo@corp> admin\r\n(oac_x)"],
-        );
-        write_detail(&mut out, &fields, &item).expect("write");
-        let text = String::from_utf8(out).expect("utf8");
-        assert_eq!(
-            text,
-            "NAME     Eve X\nMEMBERS  Ann\n         Eve Mallory <ceo@corp> admin  (oac_x)\n"
-        );
     }
 }

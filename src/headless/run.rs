@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use super::HeadlessError;
 use super::args::*;
-use super::columns::Tabular;
+use super::columns::{self, Tabular};
 use super::input::{confirm, secret_from_env, secret_from_stdin};
 use super::lookups::{self, Change, Known};
 use super::output::{self, Output, emit};
@@ -233,6 +233,9 @@ async fn destinations(p: &Printer<'_>, c: DestinationsCmd) -> Result<(), Headles
         DestinationsCmd::Get { id } => {
             return destination(p, &ApiRequest::get_destination(&id), Known::Check).await;
         }
+        DestinationsCmd::Stats { id, window } => {
+            return lookups::show_stats(p.client, p.out, &id, window).await;
+        }
         DestinationsCmd::Update {
             id,
             name,
@@ -307,7 +310,7 @@ impl Printer<'_> {
             return self.out.field_detail(fields, &item);
         }
         let item: T = decode(raw.status, &raw.body)?;
-        emit(|out| output::write_detail(out, &T::details(), &item))
+        emit(|out| columns::write_detail(out, &item))
     }
 
     /// A list: one page (the envelope as received; its items under `-o ndjson`), or with
@@ -365,7 +368,7 @@ impl Printer<'_> {
             .into_iter()
             .map(|v| serde_json::from_value::<T>(v).map_err(decode_error))
             .collect::<Result<Vec<T>, Error>>()?;
-        emit(|out| output::write_table(out, &T::columns(), &typed))
+        emit(|out| columns::write_table(out, &typed))
     }
 
     /// `notifications list --watch`: the notifications created from now on, oldest first, as
@@ -415,7 +418,7 @@ impl Printer<'_> {
                         .into_iter()
                         .map(|v| serde_json::from_value::<Notification>(v).map_err(decode_error))
                         .collect::<Result<Vec<_>, Error>>()?;
-                    emit(|out| output::write_rows(out, &Notification::columns(), &typed, header))?;
+                    emit(|out| columns::write_batch(out, &typed, header))?;
                     header = false;
                 } else if self.out.table() {
                     self.table::<Notification>(page.items)?;

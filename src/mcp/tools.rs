@@ -88,7 +88,7 @@ fn attempt_of() -> Value {
 fn stats() -> Value {
     json!({
         "destination_id": { "type": "string", "description": "The destination (cld_…)." },
-        "recent": { "type": "integer", "minimum": 1, "maximum": 100, "description": "How many of its newest notifications to count (default 50)." }
+        "window": { "type": "string", "description": "The window before now to count, as 30m, 24h or 7d (default 24h)." }
     })
 }
 
@@ -325,7 +325,7 @@ struct Args {
     notification_id: Option<String>,
     attempt: Option<i64>,
     destination_id: Option<String>,
-    recent: Option<u32>,
+    window: Option<String>,
     to: Option<String>,
     unsigned: bool,
     name: Option<String>,
@@ -505,24 +505,22 @@ async fn attempt(client: &Client, a: &Args) -> Result<Value, ToolError> {
 }
 
 async fn destination_stats(client: &Client, a: &Args) -> Result<Value, ToolError> {
-    use crate::api::health::{Outcome, destination_health};
     let id = need(a.destination_id.as_deref(), "destination_id")?;
     // The destination must exist: its absence is an error, not empty statistics.
-    client.get_destination(id).await?;
-    let h = destination_health(client, id, a.recent.unwrap_or(50)).await?;
-    let window = h.window();
-    Ok(json!({
-        "destination_id": id,
-        "deliveries": h.deliveries.len(),
-        "succeeded": h.count(Outcome::Succeeded),
-        "failed": h.count(Outcome::Failed),
-        "pending": h.count(Outcome::Pending),
-        "retried": h.retried(),
-        "success_percent": h.success_percent(),
-        "from": window.map(|(f, _)| f.to_rfc3339()),
-        "to": window.map(|(_, t)| t.to_rfc3339()),
-        "summary": h.summary(),
-    }))
+    let destination = client.get_destination(id).await?;
+    let window = match a.window.as_deref() {
+        Some(w) => crate::api::health::parse_window(w).map_err(usage)?,
+        None => chrono::TimeDelta::hours(24),
+    };
+    // The one health module: the same numbers as `destinations stats` and `destinations get`.
+    let stats =
+        crate::api::health::destination_stats(client, id, window, chrono::Utc::now()).await?;
+    Ok(crate::resource::destinations::StatsView {
+        destination,
+        window,
+        stats,
+    }
+    .json())
 }
 
 async fn verify(client: &Client, a: &Args) -> Result<Value, ToolError> {

@@ -1,0 +1,243 @@
+//! Callback destinations: webhook URL, callback selection, recent deliveries; the signing secret
+//! only masked.
+use super::width::Width;
+use super::{Column, Ctx, DASH, Description, Field, Headless, SortKey, absolute, field};
+use crate::api::NameCache;
+use chrono::TimeDelta;
+
+use crate::api::health::{Health, MAX_COUNTED, Stats, window_text};
+use crate::api::model::{CallbackSelection, Destination, SelectionType};
+use crate::api::secret::mask;
+
+/// A column of this resource.
+type C = Column<Destination>;
+
+/// `all` or `3 selected`.
+fn selection(s: &CallbackSelection) -> String {
+    match s.kind {
+        SelectionType::All => "all".into(),
+        SelectionType::Selected => {
+            format!("{} selected", s.callback_ids.as_ref().map_or(0, Vec::len))
+        }
+        SelectionType::Other(ref o) => o.clone(),
+    }
+}
+
+/// `all`, or the selected callbacks' ids.
+fn selection_ids(c: &CallbackSelection) -> String {
+    match (&c.kind, &c.callback_ids) {
+        (SelectionType::All, _) => "all".into(),
+        (_, Some(ids)) => ids.join(", "),
+        (kind, None) => kind.to_string(),
+    }
+}
+
+/// The destination's URL through the redaction policy (a userinfo password and secret-looking
+/// query values masked): every face shows it this way.
+fn url(d: &Destination) -> Option<String> {
+    d.webhook_destination
+        .as_ref()
+        .map(|w| crate::text::redact::mask_url(&w.url))
+}
+
+/// The recent deliveries the face loaded for a destination, when it did.
+fn recent<'a>(d: &Destination, c: &Ctx<'a>) -> Option<&'a Health> {
+    c.health?.get(&d.id)
+}
+
+/// The glance's text: the success rate over the recent deliveries and how many there were.
+pub fn glance(h: &Health) -> String {
+    match (h.deliveries.len(), h.success_percent()) {
+        (0, _) => "no deliveries".into(),
+        (n, Some(p)) => format!("{p}% of {n}"),
+        (n, None) => format!("{n} pending"),
+    }
+}
+
+/// Destinations.
+pub static DESTINATIONS: Description<Destination> = Description {
+    name: "destinations",
+    aliases: &["destinations", "destination", "dest", "ds", "cld"],
+    id_prefix: "cld_",
+    columns: &[
+        C::new("Name", Width::identifying(8, 40), |d, c| {
+            if c.deleted.is_some_and(|x| x.contains(&d.id)) {
+                format!("{} (deleted)", d.name)
+            } else {
+                d.name.clone()
+            }
+        })
+        .sort(|d, _| SortKey::text(&d.name)),
+        C::new("URL", Width::flexible(10, 60).optional(3), |d, _| {
+            url(d).unwrap_or_else(|| DASH.into())
+        })
+        .sort(|d, _| SortKey::text(&url(d).unwrap_or_default()))
+        .headless(Headless::Text(|d, _| url(d).unwrap_or_else(|| "-".into()))),
+        C::new("Callbacks", Width::fixed(10), |d, _| {
+            selection(&d.callbacks)
+        })
+        .sort(|d, _| SortKey::text(&selection(&d.callbacks)))
+        .headless(Headless::Text(|d, _| selection_ids(&d.callbacks))),
+        C::new("Recent deliveries", Width::fixed(17), |d, c| {
+            recent(d, c).map_or_else(|| DASH.into(), glance)
+        })
+        .sort(|d, c| {
+            recent(d, c)
+                .and_then(Health::success_percent)
+                .map_or(SortKey::Missing, |p| SortKey::Number(i64::from(p)))
+        })
+        .headless(Headless::Hidden),
+        C::new("Created", Width::fixed(11), |d, c| c.when(&d.created_at))
+            .sort(|d, _| SortKey::Time(d.created_at))
+            .also(|d, _| absolute(&d.created_at)),
+        C::new("ID", Width::flexible(10, 32).optional(1), |d, _| {
+            d.id.clone()
+        })
+        .sort(|d, _| SortKey::text(&d.id))
+        .muted(),
+    ],
+    fields: &[],
+};
+
+/// The signing secret masked, saying how to get it: `-o json` gives the API's reply in full.
+fn signing_secret(d: &Destination) -> String {
+    d.webhook_destination.as_ref().map_or_else(
+        || "-".into(),
+        |w| format!("{} (masked; -o json shows it)", mask(&w.signing_secret)),
+    )
+}
+
+/// A destination with what its detail view adds: whether it is deleted (the contract has no
+/// status field), the names of the callbacks it selects, and its delivery health.
+pub struct DestinationDetail {
+    /// The API's reply.
+    pub destination: Destination,
+    /// `active`, `deleted`, or `unknown` when it could not be told.
+    pub status: &'static str,
+    /// Callback names by id, as far as known.
+    pub names: NameCache,
+    /// Its delivery health over a window, when it was read.
+    pub health: Option<Stats>,
+}
+
+/// Fields of a destination's detail view.
+pub static DESTINATION_DETAIL: &[Field<DestinationDetail>] = &[
+    field("ID", |v| vec![v.destination.id.clone()]),
+    field("Name", |v| vec![v.destination.name.clone()]),
+    field("Status", |v| vec![v.status.to_string()]),
+    field("URL", |v| {
+        vec![url(&v.destination).unwrap_or_else(|| "-".into())]
+    }),
+    field("Callbacks", |v| match &v.destination.callbacks {
+        CallbackSelection {
+            kind: SelectionType::Selected,
+            callback_ids: Some(ids),
+        } if !ids.is_empty() => ids.iter().map(|id| v.names.label_with_id(id)).collect(),
+        other => vec![selection_ids(other)],
+    }),
+    field("Created", |v| vec![absolute(&v.destination.created_at)]),
+    field("Type", |v| vec![v.destination.kind.to_string()]),
+    field("Description", |v| {
+        vec![super::teams::dash(Some(&v.destination.description))]
+    }),
+    field("Signing secret", |v| vec![signing_secret(&v.destination)]),
+    field("Health", |v| {
+        v.health
+            .as_ref()
+            .map_or_else(|| vec!["-".into()], Stats::lines)
+    }),
+];
+
+/// A destination's delivery health over a window, for `destinations stats`.
+pub struct StatsView {
+    /// The destination.
+    pub destination: Destination,
+    /// The window asked for.
+    pub window: TimeDelta,
+    /// Its numbers.
+    pub stats: Stats,
+}
+
+impl StatsView {
+    /// The JSON document `destinations stats -o json` prints: the [`Stats`] fields, the rates
+    /// and the window, with the destination's id and name.
+    pub fn json(&self) -> serde_json::Value {
+        let mut doc = serde_json::json!({
+            "object": "switchboard.destination_stats",
+            "destination_id": self.destination.id,
+            "destination_name": self.destination.name,
+            "window": window_text(self.window),
+            "window_seconds": self.window.num_seconds(),
+            "success_percent": self.stats.success_percent(),
+            "attempt_success_percent": self.stats.attempt_success_percent(),
+        });
+        if let (Some(o), Ok(serde_json::Value::Object(s))) =
+            (doc.as_object_mut(), serde_json::to_value(&self.stats))
+        {
+            o.extend(s);
+        }
+        doc
+    }
+}
+
+/// `12` or `-`.
+fn num(v: Option<impl std::fmt::Display>) -> String {
+    v.map_or_else(|| "-".into(), |v| v.to_string())
+}
+
+/// Fields of `destinations stats -o table`.
+pub static STATS_FIELDS: &[Field<StatsView>] = &[
+    field("Destination", |v| {
+        vec![format!("{} ({})", v.destination.name, v.destination.id)]
+    }),
+    field("Window", |v| {
+        let s = &v.stats;
+        let ends = match (s.from, s.to) {
+            (Some(f), Some(t)) => format!(" ({} to {})", absolute(&f), absolute(&t)),
+            _ => String::new(),
+        };
+        vec![format!("{}{ends}", window_text(v.window))]
+    }),
+    field("Notifications", |v| vec![v.stats.notifications.to_string()]),
+    field("Succeeded", |v| vec![v.stats.succeeded.to_string()]),
+    field("Failed", |v| vec![v.stats.failed.to_string()]),
+    field("Retrying", |v| vec![v.stats.retrying.to_string()]),
+    field("Pending", |v| vec![v.stats.pending.to_string()]),
+    field("Retried", |v| {
+        vec![format!(
+            "{} (needed more than one attempt)",
+            v.stats.retried
+        )]
+    }),
+    field("Success rate", |v| {
+        vec![format!(
+            "{} (succeeded of succeeded + failed + retrying)",
+            num(v.stats.success_percent().map(|p| format!("{p:.1}%")))
+        )]
+    }),
+    field("Attempts", |v| {
+        vec![format!(
+            "{} ({} succeeded, {})",
+            v.stats.attempts,
+            v.stats.attempts_succeeded,
+            num(v
+                .stats
+                .attempt_success_percent()
+                .map(|p| format!("{p:.1}%")))
+        )]
+    }),
+    field("Latency p50", |v| vec![ms(v.stats.latency_ms.p50)]),
+    field("Latency p95", |v| vec![ms(v.stats.latency_ms.p95)]),
+    field("Latency p99", |v| vec![ms(v.stats.latency_ms.p99)]),
+    field("Truncated", |v| {
+        vec![if v.stats.truncated {
+            format!("yes: only the newest {MAX_COUNTED} notifications were read")
+        } else {
+            "no".into()
+        }]
+    }),
+];
+
+fn ms(v: Option<i64>) -> String {
+    v.map_or_else(|| "-".into(), |v| format!("{v} ms"))
+}

@@ -1,0 +1,86 @@
+//! Provider OAuth token imports: status, note, connection, expiry. The token is never shown.
+use super::teams::dash;
+use super::width::Width;
+use super::{
+    Column, Description, Headless, SortKey, Tone, absolute, field, lines_or_dash, or_dash,
+};
+use crate::api::model::{ImportStatus, ProviderOauthImport};
+
+/// A column of this resource.
+type C = Column<ProviderOauthImport>;
+
+fn tone(i: &ProviderOauthImport) -> Tone {
+    match i.status {
+        ImportStatus::Active => Tone::Good,
+        ImportStatus::Expired => Tone::Off,
+        ImportStatus::Other(_) => Tone::Unknown,
+    }
+}
+
+/// Imports.
+pub static IMPORTS: Description<ProviderOauthImport> = Description {
+    name: "imports",
+    aliases: &["imports", "import", "imp", "im", "poti"],
+    id_prefix: "poti_",
+    columns: &[
+        C::new("Status", Width::fixed(9), |i, _| i.status.to_string())
+            .sort(|i, _| SortKey::text(i.status.as_str()))
+            .tone(tone),
+        // Without a note the id names it.
+        C::new("Note", Width::identifying(8, 40), |i, _| {
+            i.note
+                .clone()
+                .filter(|n| !n.is_empty())
+                .unwrap_or_else(|| i.id.clone())
+        })
+        .sort(|i, _| SortKey::text(i.note.as_deref().filter(|n| !n.is_empty()).unwrap_or(&i.id)))
+        .headless(Headless::Text(|i, _| dash(i.note.as_deref()))),
+        C::new("Connection", Width::flexible(10, 32).optional(2), |i, _| {
+            or_dash(i.connection_id.as_deref())
+        })
+        .sort(|i, _| SortKey::text(i.connection_id.as_deref().unwrap_or_default()))
+        .headless(Headless::Text(|i, _| dash(i.connection_id.as_deref()))),
+        C::new("Expires", Width::fixed(12), |i, c| {
+            i.expires_at
+                .as_ref()
+                .map_or_else(|| "never".into(), |t| c.when(t))
+        })
+        .sort(|i, _| i.expires_at.map_or(SortKey::Missing, SortKey::Time))
+        .also(|i, _| i.expires_at.as_ref().map(absolute).unwrap_or_default())
+        .headless(Headless::Text(|i, _| {
+            i.expires_at.as_ref().map_or_else(|| "-".into(), absolute)
+        })),
+        C::new("Created", Width::fixed(11), |i, c| c.when(&i.created_at))
+            .sort(|i, _| SortKey::Time(i.created_at))
+            .also(|i, _| absolute(&i.created_at)),
+        C::new("ID", Width::flexible(10, 32).optional(1), |i, _| {
+            i.id.clone()
+        })
+        .sort(|i, _| SortKey::text(&i.id))
+        .muted(),
+    ],
+    fields: &[
+        field("ID", |i| vec![i.id.clone()]),
+        field("Status", |i| vec![i.status.to_string()]),
+        field("Connection", |i| vec![dash(i.connection_id.as_deref())]),
+        field("Note", |i| vec![dash(i.note.as_deref())]),
+        field("Expires", |i| {
+            vec![i.expires_at.as_ref().map_or_else(|| "-".into(), absolute)]
+        }),
+        field("Created", |i| vec![absolute(&i.created_at)]),
+        field("Scope", |i| vec![dash(i.scope.as_deref())]),
+        field("Token type", |i| vec![dash(i.token_type.as_deref())]),
+        field("Identifier", |i| vec![dash(i.identifier.as_deref())]),
+        field("Metadata", |i| {
+            lines_or_dash(
+                i.metadata
+                    .iter()
+                    .map(|(k, v)| match v {
+                        serde_json::Value::String(s) => format!("{k}={s}"),
+                        other => format!("{k}={other}"),
+                    })
+                    .collect(),
+            )
+        }),
+    ],
+};

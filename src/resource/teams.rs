@@ -1,0 +1,153 @@
+//! Teams (with their projects and members), and the two lookups a team's projects name:
+//! projects and team roles.
+use super::width::Width;
+use super::{Column, DASH, Description, Field, SortKey, absolute, field, lines_or_dash, or_dash};
+use crate::api::model::{Member, Project, Team, TeamRole};
+
+type Ct = Column<Team>;
+type Cp = Column<Project>;
+type Cr = Column<TeamRole>;
+
+/// Teams.
+pub static TEAMS: Description<Team> = Description {
+    name: "teams",
+    aliases: &["teams", "team", "tm"],
+    id_prefix: "tm_",
+    columns: &[
+        Ct::new("Name", Width::identifying(8, 40), |t, _| t.name.clone())
+            .sort(|t, _| SortKey::text(&t.name)),
+        Ct::new("Slug", Width::flexible(8, 40), |t, _| t.slug.clone())
+            .sort(|t, _| SortKey::text(&t.slug)),
+        Ct::new("Projects", Width::fixed(8), |t, _| {
+            t.projects.len().to_string()
+        })
+        .sort(|t, _| SortKey::Number(t.projects.len() as i64)),
+        Ct::new(
+            "Description",
+            Width::flexible(12, 60).optional(2),
+            |t, _| or_dash(t.description.as_deref()),
+        )
+        .sort(|t, _| SortKey::text(t.description.as_deref().unwrap_or_default())),
+        Ct::new("Created", Width::fixed(11), |t, c| c.when(&t.created_at))
+            .sort(|t, _| SortKey::Time(t.created_at))
+            .also(|t, _| absolute(&t.created_at)),
+        Ct::new("ID", Width::flexible(10, 32).optional(1), |t, _| {
+            t.id.clone()
+        })
+        .sort(|t, _| SortKey::text(&t.id))
+        .muted(),
+    ],
+    fields: &[
+        field("ID", |t| vec![t.id.clone()]),
+        field("Name", |t| vec![t.name.clone()]),
+        field("Slug", |t| vec![t.slug.clone()]),
+        field("Description", |t| vec![dash(t.description.as_deref())]),
+        field("Projects", projects),
+        field("Created", |t| vec![absolute(&t.created_at)]),
+        field("Updated", |t| vec![absolute(&t.updated_at)]),
+    ],
+};
+
+/// `-` for nothing, as headless detail views print it.
+pub(super) fn dash(s: Option<&str>) -> String {
+    match s {
+        Some(s) if !s.is_empty() => s.to_string(),
+        _ => "-".into(),
+    }
+}
+
+/// Each project with its roles: `slug (role, role)`.
+fn projects(t: &Team) -> Vec<String> {
+    lines_or_dash(
+        t.projects
+            .iter()
+            .map(|p| {
+                let roles: Vec<&str> = p.roles.iter().map(|r| r.role.slug.as_str()).collect();
+                format!("{} ({})", p.project.slug, roles.join(", "))
+            })
+            .collect(),
+    )
+}
+
+/// A team with its members (read from each member's `actor.teams[]`), for the detail view.
+pub struct TeamDetail {
+    /// The API's reply.
+    pub team: Team,
+    /// The team's members; `None` when they could not be read or the server does not say.
+    pub members: Option<Vec<Member>>,
+}
+
+/// Fields of a team's detail view: the team's own, and its members.
+pub static TEAM_DETAIL: &[Field<TeamDetail>] = &[
+    field("ID", |v| vec![v.team.id.clone()]),
+    field("Name", |v| vec![v.team.name.clone()]),
+    field("Slug", |v| vec![v.team.slug.clone()]),
+    field("Description", |v| vec![dash(v.team.description.as_deref())]),
+    field("Projects", |v| projects(&v.team)),
+    field("Members", |v| match &v.members {
+        None => vec!["? (not known)".into()],
+        Some(ms) => lines_or_dash(ms.iter().map(member_line).collect()),
+    }),
+    field("Created", |v| vec![absolute(&v.team.created_at)]),
+    field("Updated", |v| vec![absolute(&v.team.updated_at)]),
+];
+
+/// `Name <email> role (oac_…)`.
+fn member_line(m: &Member) -> String {
+    let who = match m.contact_email() {
+        Some(e) => format!("{} <{e}>", m.display_name()),
+        None => m.display_name().to_string(),
+    };
+    format!("{who} {} ({})", m.role, m.actor_id)
+}
+
+/// Projects (a lookup).
+pub static PROJECTS: Description<Project> = Description {
+    name: "projects",
+    aliases: &["projects", "project"],
+    id_prefix: "prj_",
+    columns: &[
+        Cp::new("Name", Width::identifying(8, 40), |p, _| p.name.clone())
+            .sort(|p, _| SortKey::text(&p.name)),
+        Cp::new("Slug", Width::flexible(8, 40), |p, _| p.slug.clone())
+            .sort(|p, _| SortKey::text(&p.slug)),
+        Cp::new("Status", Width::fixed(9), |p, _| p.status.to_string())
+            .sort(|p, _| SortKey::text(p.status.as_str())),
+        Cp::new("Created", Width::fixed(11), |p, c| c.when(&p.created_at))
+            .sort(|p, _| SortKey::Time(p.created_at))
+            .also(|p, _| absolute(&p.created_at)),
+        Cp::new("ID", Width::flexible(10, 32).optional(1), |p, _| {
+            p.id.clone()
+        })
+        .sort(|p, _| SortKey::text(&p.id))
+        .muted(),
+    ],
+    fields: &[],
+};
+
+/// Team roles (a lookup).
+pub static TEAM_ROLES: Description<TeamRole> = Description {
+    name: "team-roles",
+    aliases: &["team-roles", "roles"],
+    id_prefix: "tmr_",
+    columns: &[
+        Cr::new("Name", Width::identifying(8, 40), |r, _| r.name.clone())
+            .sort(|r, _| SortKey::text(&r.name)),
+        Cr::new("Slug", Width::flexible(8, 40), |r, _| r.slug.clone())
+            .sort(|r, _| SortKey::text(&r.slug)),
+        Cr::new("Permissions", Width::flexible(12, 80), |r, _| {
+            if r.permissions.is_empty() {
+                DASH.into()
+            } else {
+                r.permissions.join(", ")
+            }
+        })
+        .sort(|r, _| SortKey::text(&r.permissions.join(", "))),
+        Cr::new("ID", Width::flexible(10, 32).optional(1), |r, _| {
+            r.id.clone()
+        })
+        .sort(|r, _| SortKey::text(&r.id))
+        .muted(),
+    ],
+    fields: &[],
+};
