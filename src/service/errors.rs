@@ -96,6 +96,8 @@ impl Failure {
         let code = match status.as_u16() {
             408 => "request_timeout",
             413 => "payload_too_large",
+            415 => "unsupported_media_type",
+            421 => "misdirected_request",
             414 => "uri_too_long",
             431 => "request_header_fields_too_large",
             _ => "bad_request",
