@@ -381,6 +381,23 @@ async fn a_big_hook_post_stores_its_body_once_and_pages_stay_small() {
         .expect("bytes");
     eprintln!("a page of 20 notifications: {} B", page.len());
     assert!(page.len() < 256 * 1024, "{} bytes", page.len());
+    // Pages carry each attempt's body capped with a marker; one notification carries it whole.
+    let page: Value = serde_json::from_slice(&page).expect("page json");
+    let capped = page["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .find_map(|n| n["attempts"][0]["webhook_request"]["request_body"].as_str())
+        .expect("a recorded body");
+    assert!(capped.len() < 4096 && capped.contains("bytes not recorded]"), "{capped}");
+    let id = body["notification_ids"][0].as_str().expect("id");
+    let whole = eventually(Duration::from_secs(10), || async {
+        let n = t.client.get_notification(id).await.ok()?;
+        n.attempts.first()?.webhook_request.as_ref()?.request_body.clone()
+    })
+    .await;
+    let sent: Value = serde_json::from_str(&whole).expect("the whole body");
+    assert_eq!(sent["payload"], payload);
     // Above the intake cap: 413 with the error body.
     let huge = json!({"text": "x".repeat(1024 * 1024 + 1)});
     let (status, err) = post_hook(&hook, &huge).await;

@@ -848,6 +848,25 @@ impl Db<'_> {
         }))
     }
 
+    /// The delivered body of a notification whose body is built from its event, when it is:
+    /// (event id, callback id, event type, payload).
+    pub fn event_body_of(
+        &self,
+        id: &str,
+    ) -> Result<Option<(String, String, String, String)>, StoreError> {
+        Ok(self
+            .0
+            .prepare_cached(
+                "SELECT n.event_id, n.callback_id, e.type, e.payload
+                 FROM notifications n JOIN events e ON e.id = n.event_id
+                 WHERE n.id = ?1 AND n.body = ''",
+            )?
+            .query_row(params![id], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+            })
+            .optional()?)
+    }
+
     /// The largest id stored, of notifications, events and records (the id clock starts after
     /// it, whatever the wall clock says).
     pub fn largest_ids(&self) -> Result<Vec<String>, StoreError> {
