@@ -389,11 +389,19 @@ async fn a_big_hook_post_stores_its_body_once_and_pages_stay_small() {
         .iter()
         .find_map(|n| n["attempts"][0]["webhook_request"]["request_body"].as_str())
         .expect("a recorded body");
-    assert!(capped.len() < 4096 && capped.contains("bytes not recorded]"), "{capped}");
+    assert!(
+        capped.len() < 4096 && capped.contains("bytes not recorded]"),
+        "{capped}"
+    );
     let id = body["notification_ids"][0].as_str().expect("id");
     let whole = eventually(Duration::from_secs(10), || async {
         let n = t.client.get_notification(id).await.ok()?;
-        n.attempts.first()?.webhook_request.as_ref()?.request_body.clone()
+        n.attempts
+            .first()?
+            .webhook_request
+            .as_ref()?
+            .request_body
+            .clone()
     })
     .await;
     let sent: Value = serde_json::from_str(&whole).expect("the whole body");
