@@ -83,7 +83,8 @@ impl Failure {
 
     /// 500 for anything unexpected; the detail goes to the log, not the client.
     pub fn internal(detail: impl std::fmt::Display) -> Self {
-        tracing::error!("internal error: {detail}");
+        // Rate-limited: a fault that fails every request (a full disk) is not a log flood.
+        super::logs::error_limited(&format!("internal error: {detail}"));
         Self::new(
             500,
             "internal_server_error",
