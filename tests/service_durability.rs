@@ -311,6 +311,11 @@ async fn a_bad_row_fails_only_itself() {
         (count.load(Ordering::SeqCst) == 1).then_some(())
     })
     .await;
+    // The notifications list still answers, without the bad row.
+    let page = t.get("/callbacks-notifications?limit=100").await;
+    assert_eq!(page.status, 200);
+    assert!(page.body["items"].as_array().is_some_and(|i| !i.is_empty()));
+    assert!(!page.body.to_string().contains("badrow"));
     // The teams list still answers, without the bad team; the team itself is a 500.
     let teams = t.get("/organization/teams?limit=100").await;
     assert_eq!(teams.status, 200, "{}", teams.body);
