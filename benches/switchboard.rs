@@ -357,13 +357,122 @@ fn wrapping(c: &mut Criterion) {
     g.finish();
 }
 
+/// Pending retries in the backlog benchmark.
+const BACKLOG: usize = 64_000;
+
+/// Writes `n` retrying notifications straight into the service's file, due between one minute
+/// and half an hour from now, to a destination on a closed loopback port (as a dead receiver's
+/// backlog looks). Rows carry their own body, so the same rows load into older schemas too.
+fn add_backlog(db: &std::path::Path, destination: &str, callback: &str, n: usize) {
+    let mut c = rusqlite::Connection::open(db).expect("open db");
+    c.busy_timeout(Duration::from_secs(30)).expect("busy");
+    let tx = c.transaction().expect("tx");
+    let now = chrono::Utc::now().timestamp_millis();
+    {
+        let mut ins = tx
+            .prepare(
+                "INSERT INTO notifications
+                 (id, event_id, callback_id, destination_id, status, next_attempt_at, body, data)
+                 VALUES (?1, ?2, ?3, ?4, 'retrying', ?5, ?6, ?7)",
+            )
+            .expect("prepare");
+        for i in 0..n {
+            let id = format!("cbn_{:09}backlog{i:06}", 0);
+            let data = serde_json::json!({
+                "object": "callback.notification", "id": id, "type": "webhook_http",
+                "status": "retrying", "url": "http://127.0.0.1:9/in", "attempts": [],
+                "created_at": "2026-01-01T00:00:00.000Z",
+            })
+            .to_string();
+            let due = now + 60_000 + (i as i64 * 1_740_000 / n as i64);
+            ins.execute(rusqlite::params![
+                id,
+                "cbe_backlog",
+                callback,
+                destination,
+                due,
+                r#"{"type":"bench.backlog"}"#,
+                data
+            ])
+            .expect("insert");
+        }
+    }
+    tx.commit().expect("commit");
+}
+
+/// Team-create latency on an idle service, then with 64,000 pending retries in its database.
+fn service_backlog(c: &mut Criterion) {
+    let rt = tokio::runtime::Runtime::new().expect("runtime");
+    let dir = tempfile::tempdir().expect("dir");
+    let (svc, client) = rt.block_on(async {
+        let mut cfg = ServiceConfig::ephemeral();
+        cfg.seed = switchboard::service::Seed::Demo;
+        cfg.db = switchboard::service::DbLocation::Path(dir.path().join("service.db"));
+        let svc = start(cfg).await.expect("service starts");
+        let client = Client::new(ClientOptions {
+            base_url: svc.base_url.clone(),
+            api_key: svc.api_key.clone(),
+            max_retries: 0,
+            ..ClientOptions::default()
+        })
+        .expect("client");
+        (svc, client)
+    });
+    let (destination, callback) = rt.block_on(async {
+        let q = ListQuery {
+            limit: Some(100),
+            ..ListQuery::default()
+        };
+        let callbacks = client.list_callbacks(&q).await.expect("callbacks");
+        let cb = callbacks.items.first().expect("a callback").id.clone();
+        let d = client
+            .create_destination(&CreateDestination {
+                name: "dead receiver".into(),
+                description: None,
+                url: "http://127.0.0.1:9/in".into(),
+                callbacks: CallbacksInput::selected(vec![cb.clone()]),
+            })
+            .await
+            .expect("destination");
+        (d.id, cb)
+    });
+    let n = std::sync::atomic::AtomicUsize::new(0);
+    let mut g = c.benchmark_group("service_backlog");
+    for (label, backlog) in [("idle", 0), ("backlog_64000", BACKLOG)] {
+        if backlog > 0 {
+            add_backlog(
+                svc.db_path.as_deref().expect("file db"),
+                &destination,
+                &callback,
+                backlog,
+            );
+        }
+        g.bench_function(BenchmarkId::new("create_team", label), |b| {
+            b.to_async(&rt).iter(|| async {
+                let i = n.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                black_box(
+                    client
+                        .create_team(&CreateTeam {
+                            name: format!("Bench team {i}"),
+                            description: None,
+                        })
+                        .await
+                        .expect("create"),
+                );
+            })
+        });
+    }
+    g.finish();
+    rt.block_on(svc.shutdown());
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default()
         .sample_size(20)
         .warm_up_time(Duration::from_millis(300))
         .measurement_time(Duration::from_secs(1));
-    targets = frames, key_update, decoding, service_list, wrapping
+    targets = frames, key_update, decoding, service_list, wrapping, service_backlog
 }
 
 fn main() {

@@ -266,12 +266,35 @@ async fn a_version_1_database_migrates_with_nothing_lost() {
 
     hooks_find_their_callback(&t, &stored, &selecting).await;
 
+    // Every stored team is found by its slug through the index version 4 added.
+    for (id, team) in &stored.records["team"] {
+        let slug = team["slug"].as_str().expect("slug");
+        let got = t.get(&format!("/organization/teams/{slug}")).await;
+        assert_eq!(got.status, 200, "{slug}");
+        assert_eq!(got.body["id"].as_str(), Some(id.as_str()), "{slug}");
+    }
+
     t.svc.shutdown().await;
     let conn = rusqlite::Connection::open(&path).expect("reopen");
     let version: i64 = conn
         .pragma_query_value(None, "user_version", |r| r.get(0))
         .expect("version");
-    assert_eq!(version, 3);
+    assert_eq!(version, 4);
+    // Version 4: events stored once, the per-destination due index, the team slug index.
+    for (kind, name) in [
+        ("table", "events"),
+        ("index", "notifications_destination_due"),
+        ("index", "records_team_slug"),
+    ] {
+        let found: i64 = conn
+            .query_row(
+                "SELECT COUNT(*) FROM sqlite_master WHERE type = ?1 AND name = ?2",
+                [kind, name],
+                |r| r.get(0),
+            )
+            .expect("schema");
+        assert_eq!(found, 1, "{kind} {name} after migrating");
+    }
     // Version 3 added the index incoming hooks find their callback by.
     let index: Option<String> = conn
         .query_row(

@@ -307,7 +307,7 @@ async fn an_idle_kept_alive_connection_is_closed() {
     let t = start_with(cfg).await;
     let addr = t.svc.base_url.trim_start_matches("http://").to_string();
     let mut s = TcpStream::connect(&addr).await.expect("connect");
-    s.write_all(b"GET /openapi.json HTTP/1.1\r\nhost: x\r\n\r\n")
+    s.write_all(b"GET /openapi.json HTTP/1.1\r\nhost: localhost\r\n\r\n")
         .await
         .expect("write");
     // Reads the answer, then nothing more arrives until the server closes the connection.
@@ -342,7 +342,7 @@ async fn a_request_body_that_drips_gets_a_json_408() {
     let addr = t.svc.base_url.trim_start_matches("http://").to_string();
     let mut s = TcpStream::connect(&addr).await.expect("connect");
     let head = format!(
-        "POST /organization/teams HTTP/1.1\r\nhost: x\r\nauthorization: Bearer {}\r\n\
+        "POST /organization/teams HTTP/1.1\r\nhost: localhost\r\nauthorization: Bearer {}\r\n\
          content-type: application/json\r\ncontent-length: 100\r\n\r\n{{\"name\":",
         t.svc.api_key.expose()
     );

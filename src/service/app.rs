@@ -24,6 +24,8 @@ pub const MAX_URI: usize = 8 * 1024;
 pub const MAX_HEADER_BYTES: usize = 32 * 1024;
 /// Most request headers accepted.
 pub const MAX_HEADERS: usize = 100;
+/// Largest incoming hook body (api.md §6): above it, 413 with the error body.
+pub const HOOK_MAX_BODY: usize = 1024 * 1024;
 
 /// State shared by every handler.
 #[derive(Clone)]
@@ -42,6 +44,123 @@ pub struct App {
     pub body_read_timeout: Duration,
     /// Teams as sent, by stored record (see [`super::records::RenderedTeams`]).
     pub teams: Arc<super::records::RenderedTeams>,
+    /// Which `Host` headers are answered.
+    pub hosts: Arc<HostRule>,
+    /// Requests per window of each hook key.
+    pub hook_limits: Arc<KeyedLimiter>,
+}
+
+/// The `Host` names the service answers to (api.md §6): its bound address, `localhost`, and
+/// names allowed by an option. Any other name is a browser reaching it by DNS rebinding.
+#[derive(Debug, Clone)]
+pub struct HostRule {
+    bound: std::net::IpAddr,
+    allowed: Vec<String>,
+}
+
+impl HostRule {
+    /// Answers the bound address, `localhost` and `allowed`.
+    pub fn new(bound: std::net::IpAddr, allowed: &[String]) -> Self {
+        Self {
+            bound,
+            allowed: allowed.iter().map(|h| h.to_ascii_lowercase()).collect(),
+        }
+    }
+
+    /// Whether a `Host` header value (with or without a port) names this service.
+    pub fn accepts(&self, host: &str) -> bool {
+        let name = match host.strip_prefix('[') {
+            Some(v6) => v6.split(']').next().unwrap_or(""),
+            None => host.rsplit_once(':').map_or(host, |(name, _)| name),
+        }
+        .to_ascii_lowercase();
+        if name == "localhost" || self.allowed.contains(&name) {
+            return true;
+        }
+        match name.parse::<std::net::IpAddr>() {
+            // A wildcard bind answers on every address; a literal address cannot be rebound.
+            Ok(ip) => ip == self.bound || self.bound.is_unspecified(),
+            Err(_) => false,
+        }
+    }
+}
+
+/// A 421 when the `Host` header does not name this service.
+fn misdirected(app: &App, req: &Request) -> Option<Failure> {
+    let host = req
+        .headers()
+        .get(header::HOST)
+        .and_then(|v| v.to_str().ok());
+    if host.is_some_and(|h| app.hosts.accepts(h)) {
+        return None;
+    }
+    Some(Failure::http(
+        StatusCode::MISDIRECTED_REQUEST,
+        "The Host header does not name this service (its address or localhost); pass \
+         --allow-host to answer another name",
+    ))
+}
+
+/// Whether a content type is JSON (`application/json`, parameters allowed).
+fn is_json_type(v: &str) -> bool {
+    v.split(';')
+        .next()
+        .is_some_and(|t| t.trim().eq_ignore_ascii_case("application/json"))
+}
+
+/// A 415 for a request with a body that does not say it is JSON: a web page can send a
+/// text/plain body without a preflight, never an application/json one.
+fn unsupported_body(req: &Request) -> Option<Failure> {
+    let h = req.headers();
+    let has_body = h.contains_key(header::TRANSFER_ENCODING)
+        || h.get(header::CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.trim() != "0");
+    let json = h
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(is_json_type);
+    (has_body && !json).then(unsupported_media_type)
+}
+
+fn unsupported_media_type() -> Failure {
+    Failure::http(
+        StatusCode::UNSUPPORTED_MEDIA_TYPE,
+        "A request body must be sent with Content-Type: application/json",
+    )
+}
+
+/// Fixed-window counters per hook key (by its hash: the key itself is a secret), under the same
+/// `--rate-limit` as API calls.
+pub struct KeyedLimiter {
+    cfg: Option<(u32, Duration)>,
+    keys: Mutex<std::collections::HashMap<[u8; 32], Limiter>>,
+}
+
+/// Hook keys counted at once; past it, counters whose window ended are dropped.
+const COUNTED_KEYS: usize = 4096;
+
+impl KeyedLimiter {
+    /// Counters under `cfg` (`None`: nothing is enforced).
+    pub fn new(cfg: Option<(u32, Duration)>) -> Self {
+        Self {
+            cfg,
+            keys: Mutex::default(),
+        }
+    }
+
+    fn take(&self, key: &str) -> Quota {
+        let mut keys = self.keys.lock().unwrap_or_else(|p| p.into_inner());
+        if keys.len() >= COUNTED_KEYS {
+            keys.retain(|_, l| l.peek().remaining < l.limit);
+            if keys.len() >= COUNTED_KEYS {
+                keys.clear();
+            }
+        }
+        keys.entry(hash_key(key))
+            .or_insert_with(|| Limiter::new(self.cfg))
+            .take()
+    }
 }
 
 impl App {
@@ -57,14 +176,15 @@ impl App {
             .map_err(Failure::internal)?
     }
 
-    /// Runs a store closure on the writer connection, off the async threads.
+    /// Runs a store closure on the writer connection as one transaction (rolled back when it
+    /// fails), off the async threads.
     pub async fn db<R, F>(&self, f: F) -> Reply<R>
     where
         R: Send + 'static,
         F: FnOnce(&Db) -> Reply<R> + Send + 'static,
     {
         let store = self.store.clone();
-        tokio::task::spawn_blocking(move || store.with(f))
+        tokio::task::spawn_blocking(move || store.write(f))
             .await
             .map_err(Failure::internal)?
     }
@@ -186,8 +306,24 @@ fn is_json(resp: &Response) -> bool {
 pub async fn frame(State(app): State<App>, req: Request, next: Next) -> Response {
     let req_id = format!("req_{}", super::ids::random_alnum(20));
     let mut quota = None;
+    let misdirected = misdirected(&app, &req);
     let mut resp = if let Some(f) = oversized(&req) {
         f.into_response()
+    } else if let Some(f) = misdirected.or_else(|| unsupported_body(&req)) {
+        f.into_response()
+    } else if let Some(key) = req.uri().path().strip_prefix("/hooks/") {
+        // Hooks are public (the key is in the path) but count like API calls, per key.
+        let q = app.hook_limits.take(key);
+        let (exceeded, reset) = (q.exceeded, q.reset);
+        quota = Some(q);
+        if exceeded {
+            let mut r = Failure::rate_limited().into_response();
+            r.headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(reset.max(1)));
+            r
+        } else {
+            next.run(req).await
+        }
     } else if is_public(req.uri().path()) {
         next.run(req).await
     } else {
@@ -260,42 +396,71 @@ impl FromRequest<App> for Body {
     type Rejection = Failure;
 
     async fn from_request(req: Request, state: &App) -> Result<Self, Self::Rejection> {
-        let json_type = req
-            .headers()
-            .get(header::CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .is_none_or(|v| v.to_ascii_lowercase().starts_with("application/json"));
-        if !json_type {
-            return Err(Failure::bad_request_reason(
-                "Unsupported content type, expected application/json",
-                "unsupported_content_type",
-            ));
-        }
-        let limit = state.body_read_timeout;
-        let read = tokio::time::timeout(limit, Bytes::from_request(req, state));
-        let Ok(read) = read.await else {
-            return Err(Failure::http(
-                StatusCode::REQUEST_TIMEOUT,
-                format!(
-                    "The request body did not arrive within {} ms",
-                    limit.as_millis()
-                ),
-            ));
-        };
-        let bytes = read.map_err(|e| {
-            if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
-                Failure::bad_request_reason(
-                    format!("The request body is larger than {MAX_BODY} bytes"),
-                    "body_too_large",
-                )
-            } else {
-                Failure::bad_request_reason("Could not read the request body", "invalid_body")
-            }
-        })?;
-        serde_json::from_slice(&bytes).map(Body).map_err(|_| {
-            Failure::bad_request_reason("The request body is not valid JSON", "invalid_json_body")
+        read_json(req, state, |_| {
+            Failure::bad_request_reason(
+                format!("The request body is larger than {MAX_BODY} bytes"),
+                "body_too_large",
+            )
         })
+        .await
+        .map(Body)
     }
+}
+
+/// An incoming hook's JSON body: above [`HOOK_MAX_BODY`], 413 with the error body (api.md §6).
+pub struct HookBody(pub Value);
+
+impl FromRequest<App> for HookBody {
+    type Rejection = Failure;
+
+    async fn from_request(req: Request, state: &App) -> Result<Self, Self::Rejection> {
+        read_json(req, state, |_| {
+            let mut f = Failure::http(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                format!("A hook body may be at most {HOOK_MAX_BODY} bytes"),
+            );
+            f.0.reason = Some("body_too_large".into());
+            f
+        })
+        .await
+        .map(HookBody)
+    }
+}
+
+/// Reads a JSON body within the size limit and the body-read timeout.
+async fn read_json(
+    req: Request,
+    state: &App,
+    too_large: fn(usize) -> Failure,
+) -> Result<Value, Failure> {
+    let declared = req
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok());
+    if declared.is_some_and(|v| !is_json_type(v)) {
+        return Err(unsupported_media_type());
+    }
+    let limit = state.body_read_timeout;
+    let read = tokio::time::timeout(limit, Bytes::from_request(req, state));
+    let Ok(read) = read.await else {
+        return Err(Failure::http(
+            StatusCode::REQUEST_TIMEOUT,
+            format!(
+                "The request body did not arrive within {} ms",
+                limit.as_millis()
+            ),
+        ));
+    };
+    let bytes = read.map_err(|e| {
+        if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
+            too_large(MAX_BODY)
+        } else {
+            Failure::bad_request_reason("Could not read the request body", "invalid_body")
+        }
+    })?;
+    serde_json::from_slice(&bytes).map_err(|_| {
+        Failure::bad_request_reason("The request body is not valid JSON", "invalid_json_body")
+    })
 }
 
 /// A JSON reply encoded into a buffer sized for a page up front: growing a small buffer by

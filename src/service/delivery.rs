@@ -1,6 +1,11 @@
 //! The delivery worker (api.md §5): signs and posts due notifications with bounded concurrency,
 //! records every attempt, and schedules retries `min(30 min, 2^n × retry_base)` up to 20 attempts.
 //! State lives in the database, so a restart resumes whatever was pending or retrying.
+//!
+//! Each attempt is claimed on its row before it is sent (a compare-and-set of its due time to a
+//! lease), so delivery is at least once only across a crash during an attempt (api.md §6). A
+//! claim that cannot be written sends nothing and pauses the worker; an attempt that cannot be
+//! recorded is retried with a growing pause, never sent again by this process.
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -10,8 +15,9 @@ use tokio::sync::{Notify, OnceCell, Semaphore, watch};
 use tokio::task::JoinHandle;
 
 use super::ids::new_id;
+use super::logs::error_limited;
 use super::records::{DestinationRec, kind};
-use super::store::{Db, DueNotification, Store, StoreError};
+use super::store::{Body, Claim, Db, DueNotification, Slot, Store, StoreError};
 use crate::api::model::{Attempt, AttemptStatus, NotificationStatus, WebhookRequest};
 
 /// Attempts before a notification is `failed`.
@@ -32,8 +38,53 @@ const CONCURRENCY: usize = 128;
 pub const PER_DESTINATION: usize = 2;
 /// Longest wait at shutdown for attempts in flight.
 const STOP_GRACE: Duration = Duration::from_secs(5);
-/// Longest idle sleep of the worker.
+/// Longest idle sleep of the worker (wall-clock steps are noticed within it).
 const IDLE: Duration = Duration::from_secs(5);
+/// A claim lasts the attempt's timeout and this much more; only a crash leaves one to expire.
+const LEASE_MARGIN: Duration = Duration::from_secs(1);
+/// Longest pause after a store failure (claims, the schedule, recording an attempt).
+const MAX_TROUBLE_PAUSE: Duration = Duration::from_mins(1);
+/// Bytes of a request body recorded per attempt; the body itself is stored once per event.
+pub const RECORDED_REQUEST_BODY: usize = 2 * 1024;
+/// Bytes of a response body recorded per attempt.
+pub const RECORDED_RESPONSE_BODY: usize = 4 * 1024;
+
+/// The exact body delivered for a notification (camelCase, api.md §5), with the payload as
+/// stored JSON text: built the same way for every attempt, so every attempt sends the same bytes.
+pub fn delivery_body(
+    event_id: &str,
+    notification_id: &str,
+    callback_id: &str,
+    event_type: &str,
+    payload: &str,
+) -> String {
+    let quoted = |s: &str| serde_json::Value::from(s).to_string();
+    format!(
+        "{{\"eventId\":{},\"notificationId\":{},\"callbackId\":{},\"object\":\"callback.notification\",\"type\":{},\"payload\":{payload}}}",
+        quoted(event_id),
+        quoted(notification_id),
+        quoted(callback_id),
+        quoted(event_type),
+    )
+}
+
+/// `text` cut to at most `cap` bytes (at a character boundary), with a marker saying how much
+/// was not recorded.
+pub fn capped_record(text: &str, cap: usize) -> String {
+    if text.len() <= cap {
+        return text.to_string();
+    }
+    let mut end = cap;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!(
+        "{}…[switchboard: {} of {} bytes not recorded]",
+        &text[..end],
+        text.len() - end,
+        text.len()
+    )
+}
 
 /// Signing is the protocol's (api.md §5), shared with the console's verification.
 pub use crate::api::signature::{sign_hex, signature};
@@ -88,6 +139,8 @@ struct Inner {
     timeout: Duration,
     api_host: String,
     wake: Notify,
+    /// The worker takes no new attempts before this (after a claim could not be written).
+    paused_until: Mutex<Option<(Instant, Duration)>>,
     in_flight: Mutex<HashSet<String>>,
     /// Attempts in flight per destination.
     busy: Mutex<HashMap<String, usize>>,
@@ -102,6 +155,7 @@ pub struct Delivery {
 }
 
 /// What came back from one HTTP attempt.
+#[derive(Clone)]
 struct Outcome {
     request: WebhookRequest,
     ok: bool,
@@ -124,6 +178,7 @@ impl Delivery {
                 timeout,
                 api_host,
                 wake: Notify::new(),
+                paused_until: Mutex::new(None),
                 in_flight: Mutex::new(HashSet::new()),
                 busy: Mutex::new(HashMap::new()),
                 permits: Arc::new(Semaphore::new(CONCURRENCY)),
@@ -161,65 +216,71 @@ impl Delivery {
     }
 }
 
+/// The next notifications of each destination with a free slot, soonest first: one index seek
+/// per destination, so the cost does not grow with the number of pending rows.
+fn schedule(db: &Db, busy: &HashMap<String, usize>) -> Result<Vec<Slot>, StoreError> {
+    let mut slots = Vec::new();
+    for dest in db.pending_destinations()? {
+        if busy.get(&dest).copied().unwrap_or(0) >= PER_DESTINATION {
+            continue;
+        }
+        slots.extend(db.next_due(&dest, PER_DESTINATION)?);
+    }
+    slots.sort_by_key(|s| s.due_at);
+    Ok(slots)
+}
+
+impl Inner {
+    /// The longest a retry can legitimately wait (plus a lease): a due time further ahead was
+    /// stamped by a clock that has since stepped back, and counts as due now.
+    fn horizon(&self) -> i64 {
+        let longest = backoff(MAX_ATTEMPTS, self.retry_base) + self.timeout + LEASE_MARGIN;
+        i64::try_from(longest.as_millis()).unwrap_or(i64::MAX)
+    }
+
+    /// Pauses new attempts after a store failure, twice as long as the last time (bounded).
+    fn pause(&self) {
+        let mut p = lock(&self.paused_until);
+        let next = p.map_or(Duration::from_secs(1), |(_, d)| {
+            (d * 2).min(MAX_TROUBLE_PAUSE)
+        });
+        *p = Some((Instant::now() + next, next));
+    }
+
+    /// How long new attempts are still paused for.
+    fn paused_for(&self) -> Option<Duration> {
+        let p = lock(&self.paused_until);
+        p.and_then(|(until, _)| until.checked_duration_since(Instant::now()))
+    }
+
+    fn unpause(&self) {
+        *lock(&self.paused_until) = None;
+    }
+}
+
 async fn run(inner: Arc<Inner>) {
     let mut stop = inner.stop.subscribe();
     loop {
         if *stop.borrow() {
             return;
         }
-        let store = inner.store.clone();
-        let upcoming =
-            tokio::task::spawn_blocking(move || store.with(|db| db.upcoming(PER_DESTINATION, 512)))
+        let mut wait = IDLE;
+        if let Some(p) = inner.paused_for() {
+            wait = p;
+        } else {
+            let store = inner.store.clone();
+            let busy = lock(&inner.busy).clone();
+            // On a read connection: the writer stays free for requests.
+            let plan = tokio::task::spawn_blocking(move || store.read(|db| schedule(db, &busy)))
                 .await
                 .unwrap_or_else(|e| Err(StoreError::Json(serde::de::Error::custom(e))));
-        let mut wait = IDLE;
-        match upcoming {
-            Err(e) => tracing::error!("delivery worker: {e}"),
-            Ok(rows) => {
-                let now = Utc::now().timestamp_millis();
-                for due in rows {
-                    if lock(&inner.in_flight).contains(&due.id) {
-                        continue;
-                    }
-                    let busy = lock(&inner.busy)
-                        .get(&due.destination_id)
-                        .copied()
-                        .unwrap_or(0);
-                    if busy >= PER_DESTINATION {
-                        continue;
-                    }
-                    if due.due_at > now {
-                        let ms = u64::try_from(due.due_at - now).unwrap_or(0);
-                        wait = wait.min(Duration::from_millis(ms));
-                        break;
-                    }
-                    // When every permit is taken, a finishing attempt wakes the loop.
-                    let Ok(permit) = inner.permits.clone().try_acquire_owned() else {
-                        break;
-                    };
-                    lock(&inner.in_flight).insert(due.id.clone());
-                    *lock(&inner.busy)
-                        .entry(due.destination_id.clone())
-                        .or_insert(0) += 1;
-                    let task_inner = inner.clone();
-                    tokio::spawn(async move {
-                        let id = due.id.clone();
-                        let dest = due.destination_id.clone();
-                        attempt(&task_inner, due).await;
-                        lock(&task_inner.in_flight).remove(&id);
-                        {
-                            let mut busy = lock(&task_inner.busy);
-                            if let Some(n) = busy.get_mut(&dest) {
-                                *n = n.saturating_sub(1);
-                                if *n == 0 {
-                                    busy.remove(&dest);
-                                }
-                            }
-                        }
-                        drop(permit);
-                        task_inner.wake.notify_one();
-                    });
+            match plan {
+                Err(e) => {
+                    error_limited(&format!("delivery worker: {e}"));
+                    inner.pause();
+                    wait = inner.paused_for().unwrap_or(IDLE);
                 }
+                Ok(slots) => wait = wait.min(dispatch(&inner, slots)),
             }
         }
         tokio::select! {
@@ -230,33 +291,117 @@ async fn run(inner: Arc<Inner>) {
     }
 }
 
+/// Starts an attempt for every slot that is due and has room; returns how long until the next.
+fn dispatch(inner: &Arc<Inner>, slots: Vec<Slot>) -> Duration {
+    let mut wait = IDLE;
+    let now = Utc::now().timestamp_millis();
+    let horizon = now.saturating_add(inner.horizon());
+    for slot in slots {
+        if lock(&inner.in_flight).contains(&slot.id) {
+            continue;
+        }
+        let busy = lock(&inner.busy)
+            .get(&slot.destination_id)
+            .copied()
+            .unwrap_or(0);
+        if busy >= PER_DESTINATION {
+            continue;
+        }
+        if slot.due_at > now && slot.due_at <= horizon {
+            let ms = u64::try_from(slot.due_at - now).unwrap_or(0);
+            wait = wait.min(Duration::from_millis(ms));
+            continue;
+        }
+        // When every permit is taken, a finishing attempt wakes the loop.
+        let Ok(permit) = inner.permits.clone().try_acquire_owned() else {
+            break;
+        };
+        lock(&inner.in_flight).insert(slot.id.clone());
+        *lock(&inner.busy)
+            .entry(slot.destination_id.clone())
+            .or_insert(0) += 1;
+        let task_inner = inner.clone();
+        tokio::spawn(async move {
+            let id = slot.id.clone();
+            let dest = slot.destination_id.clone();
+            attempt(&task_inner, slot).await;
+            lock(&task_inner.in_flight).remove(&id);
+            {
+                let mut busy = lock(&task_inner.busy);
+                if let Some(n) = busy.get_mut(&dest) {
+                    *n = n.saturating_sub(1);
+                    if *n == 0 {
+                        busy.remove(&dest);
+                    }
+                }
+            }
+            drop(permit);
+            task_inner.wake.notify_one();
+        });
+    }
+    wait
+}
+
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-async fn attempt(inner: &Inner, due: DueNotification) {
+/// What a claim found: the notification to send and where, or nothing to do.
+enum Claimed {
+    /// Send it (to the destination's webhook, when it still has one).
+    Send(
+        DueNotification,
+        Option<crate::api::model::WebhookDestination>,
+    ),
+    /// Nothing to send.
+    Nothing,
+}
+
+async fn attempt(inner: &Inner, slot: Slot) {
     let store = inner.store.clone();
-    let (dest_id, id, due_at) = (due.destination_id.clone(), due.id.clone(), due.due_at);
-    let dest = tokio::task::spawn_blocking(move || {
-        store.with(|db| -> Result<Option<Option<DestinationRec>>, StoreError> {
-            // The worker may have read this row before the previous attempt was recorded.
-            if !db.still_due(&id, due_at)? {
-                return Ok(None);
+    let lease = Utc::now().timestamp_millis()
+        + i64::try_from((inner.timeout + LEASE_MARGIN).as_millis()).unwrap_or(i64::MAX);
+    let id = slot.id.clone();
+    let claimed = tokio::task::spawn_blocking(move || {
+        store.write(|db| -> Result<Claimed, StoreError> {
+            match db.claim(&slot.id, slot.due_at, lease)? {
+                Claim::Gone => Ok(Claimed::Nothing),
+                Claim::Undecodable(why) => {
+                    // Off the schedule now, so this is logged once.
+                    tracing::error!(
+                        "delivery: notification {} cannot be read ({why}); marked failed",
+                        slot.id
+                    );
+                    Ok(Claimed::Nothing)
+                }
+                Claim::Claimed(due) => {
+                    let target =
+                        match db.get::<DestinationRec>(kind::DESTINATION, &slot.destination_id) {
+                            Ok(Some(d)) if d.active => d.destination.webhook_destination,
+                            Ok(_) => None,
+                            Err(e @ StoreError::Record { .. }) => {
+                                error_limited(&format!("delivery: {e}"));
+                                None
+                            }
+                            Err(e) => return Err(e),
+                        };
+                    Ok(Claimed::Send(due, target))
+                }
             }
-            Ok(Some(db.get::<DestinationRec>(kind::DESTINATION, &dest_id)?))
         })
     })
-    .await;
-    let target = match dest {
-        Ok(Ok(None)) => return,
-        Ok(Ok(Some(Some(d)))) if d.active => d.destination.webhook_destination,
-        Ok(Ok(Some(_))) => None,
-        Ok(Err(e)) => {
-            tracing::error!("delivery: {e}");
-            return;
+    .await
+    .unwrap_or_else(|e| Err(StoreError::Json(serde::de::Error::custom(e))));
+    let (due, target) = match claimed {
+        Ok(Claimed::Send(due, target)) => {
+            inner.unpause();
+            (due, target)
         }
+        Ok(Claimed::Nothing) => return,
         Err(e) => {
-            tracing::error!("delivery: {e}");
+            // Not claimed, so not sent: the worker pauses before trying again.
+            error_limited(&format!("delivery: claiming notification {id}: {e}"));
+            inner.pause();
             return;
         }
     };
@@ -264,30 +409,62 @@ async fn attempt(inner: &Inner, due: DueNotification) {
         Some(w) => Some(send(inner, &due, &w.url, &w.signing_secret).await),
         None => None,
     };
-    let store = inner.store.clone();
-    let base = inner.retry_base;
-    let saved =
-        tokio::task::spawn_blocking(move || store.with(|db| record(db, &due.id, outcome, base)))
-            .await;
-    if let Ok(Err(e)) = saved {
-        tracing::error!("delivery: recording an attempt: {e}");
+    record_until_written(inner, &due.id, outcome).await;
+}
+
+/// Records an attempt, retrying with a growing pause while the store refuses (a full disk): the
+/// attempt stays claimed meanwhile and is never sent again by this process.
+async fn record_until_written(inner: &Inner, id: &str, outcome: Option<Outcome>) {
+    let mut stop = inner.stop.subscribe();
+    let mut pause = Duration::from_secs(1);
+    loop {
+        let (store, id_owned, outcome_owned, base) = (
+            inner.store.clone(),
+            id.to_string(),
+            outcome.clone(),
+            inner.retry_base,
+        );
+        let saved = tokio::task::spawn_blocking(move || {
+            store.write(|db| record(db, &id_owned, outcome_owned, base))
+        })
+        .await
+        .unwrap_or_else(|e| Err(StoreError::Json(serde::de::Error::custom(e))));
+        let Err(e) = saved else {
+            return;
+        };
+        error_limited(&format!("delivery: recording an attempt of {id}: {e}"));
+        if *stop.borrow() {
+            return;
+        }
+        tokio::select! {
+            _ = tokio::time::sleep(pause) => {}
+            _ = stop.changed() => return,
+        }
+        pause = (pause * 2).min(MAX_TROUBLE_PAUSE);
     }
 }
 
 /// Sends one attempt and captures the exchange.
 async fn send(inner: &Inner, due: &DueNotification, url: &str, secret: &str) -> Outcome {
+    let body = match &due.body {
+        Body::Stored(b) => b.clone(),
+        Body::Event {
+            event_type,
+            payload,
+        } => delivery_body(
+            &due.event_id,
+            &due.id,
+            &due.callback_id,
+            event_type,
+            payload,
+        ),
+    };
     let ids = HeaderIds {
         notification: &due.id,
         event: &due.event_id,
         callback: &due.callback_id,
     };
-    let headers = request_headers(
-        ids,
-        &due.body,
-        secret,
-        &inner.api_host,
-        Utc::now().timestamp(),
-    );
+    let headers = request_headers(ids, &body, secret, &inner.api_host, Utc::now().timestamp());
     let started_at = Utc::now();
     let clock = Instant::now();
     let http = inner
@@ -300,9 +477,9 @@ async fn send(inner: &Inner, due: &DueNotification, url: &str, secret: &str) -> 
         })
         .await;
     let mut req = match http {
-        Ok(h) => h.post(url).timeout(inner.timeout).body(due.body.clone()),
+        Ok(h) => h.post(url).timeout(inner.timeout).body(body.clone()),
         Err(e) => {
-            return failed_before_sending(url, &due.body, headers, describe(&e, inner.timeout));
+            return failed_before_sending(url, &body, headers, describe(&e, inner.timeout));
         }
     };
     for (k, v) in &headers {
@@ -312,9 +489,13 @@ async fn send(inner: &Inner, due: &DueNotification, url: &str, secret: &str) -> 
         Ok(resp) => {
             let status = i64::from(resp.status().as_u16());
             let hdrs = capped_headers(resp.headers());
-            let body = read_capped(resp).await;
-            match body.error {
-                None => (status, hdrs, Some(body.text), None),
+            let got = read_capped(resp).await;
+            let mut text = capped_record(&got.text, RECORDED_RESPONSE_BODY);
+            if got.truncated {
+                text.push_str("…[switchboard: the rest was not read]");
+            }
+            match got.error {
+                None => (status, hdrs, Some(text), None),
                 Some(e) => (status, hdrs, None, Some(e.to_string())),
             }
         }
@@ -330,7 +511,7 @@ async fn send(inner: &Inner, due: &DueNotification, url: &str, secret: &str) -> 
             id: String::new(),
             url: url.into(),
             request_method: "POST".into(),
-            request_body: Some(due.body.clone()),
+            request_body: Some(capped_record(&body, RECORDED_REQUEST_BODY)),
             request_headers: headers
                 .into_iter()
                 .map(|(k, v)| (k.to_string(), v))
@@ -359,7 +540,7 @@ fn failed_before_sending(
             id: String::new(),
             url: url.into(),
             request_method: "POST".into(),
-            request_body: Some(body.into()),
+            request_body: Some(capped_record(body, RECORDED_REQUEST_BODY)),
             request_headers: headers
                 .into_iter()
                 .map(|(k, v)| (k.to_string(), v))

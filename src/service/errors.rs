@@ -83,7 +83,8 @@ impl Failure {
 
     /// 500 for anything unexpected; the detail goes to the log, not the client.
     pub fn internal(detail: impl std::fmt::Display) -> Self {
-        tracing::error!("internal error: {detail}");
+        // Rate-limited: a fault that fails every request (a full disk) is not a log flood.
+        super::logs::error_limited(&format!("internal error: {detail}"));
         Self::new(
             500,
             "internal_server_error",
@@ -96,6 +97,8 @@ impl Failure {
         let code = match status.as_u16() {
             408 => "request_timeout",
             413 => "payload_too_large",
+            415 => "unsupported_media_type",
+            421 => "misdirected_request",
             414 => "uri_too_long",
             431 => "request_header_fields_too_large",
             _ => "bad_request",

@@ -21,15 +21,13 @@ pub fn delivery_body(
     event_type: &str,
     payload: &Value,
 ) -> String {
-    json!({
-        "eventId": event_id,
-        "notificationId": notification_id,
-        "callbackId": callback_id,
-        "object": "callback.notification",
-        "type": event_type,
-        "payload": payload,
-    })
-    .to_string()
+    super::delivery::delivery_body(
+        event_id,
+        notification_id,
+        callback_id,
+        event_type,
+        &payload.to_string(),
+    )
 }
 
 /// The active destinations that select a callback.
@@ -75,8 +73,9 @@ pub fn pending_notification(
     (n, keys)
 }
 
-/// Records an event of a callback: one pending notification per selecting active destination,
-/// due now. Returns the event id and the notification ids; the caller wakes the worker.
+/// Records an event of a callback: its payload once, and one pending notification per selecting
+/// active destination, due now, whose body is built from the event when sent. Returns the event
+/// id and the notification ids; the caller runs it in one transaction and wakes the worker.
 pub fn fan_out(
     db: &Db,
     callback_id: &str,
@@ -85,17 +84,19 @@ pub fn fan_out(
 ) -> Result<(String, Vec<String>), StoreError> {
     let event_id = new_id("cbe");
     let now = Utc::now();
+    db.save_event(&event_id, callback_id, event_type, &payload.to_string())?;
     let mut ids = Vec::new();
     for dest in destinations_for(db, callback_id)? {
-        let (n, keys) = pending_notification(
+        let (n, mut keys) = pending_notification(
             &dest,
             &event_id,
             callback_id,
             event_type,
-            &payload,
+            &Value::Null,
             now,
             false,
         );
+        keys.body = String::new();
         db.save_notification(&n, &keys, Some(now.timestamp_millis()))?;
         ids.push(n.id);
     }

@@ -25,6 +25,25 @@ pub fn new_id(prefix: &str) -> String {
     id_for_millis(prefix, ms)
 }
 
+/// Starts the id clock after the newest of `ids` (stored ones): after a restart with a clock
+/// that stepped back, new ids still sort after the old.
+pub fn start_after<'a>(ids: impl IntoIterator<Item = &'a str>) {
+    let newest = ids.into_iter().filter_map(millis_of).max().unwrap_or(0);
+    LAST_MS.fetch_max(newest, Ordering::Relaxed);
+}
+
+/// The time part of an id, in unix ms.
+fn millis_of(id: &str) -> Option<i64> {
+    let (_, rest) = id.rsplit_once('_')?;
+    let time = rest.get(..9)?;
+    let mut n: i64 = 0;
+    for b in time.bytes() {
+        let digit = BASE36.iter().position(|c| *c == b)?;
+        n = n.checked_mul(36)?.checked_add(i64::try_from(digit).ok()?)?;
+    }
+    Some(n)
+}
+
 /// An id stamped with a given (usually past) time, for seed data.
 pub fn id_at(prefix: &str, t: DateTime<Utc>) -> String {
     id_for_millis(prefix, t.timestamp_millis())
@@ -63,5 +82,15 @@ mod tests {
         let b = new_id("tm");
         assert_eq!(a.len(), "tm_".len() + 22);
         assert!(a < b, "{a} should sort before {b}");
+    }
+
+    #[test]
+    fn the_clock_starts_after_the_newest_stored_id() {
+        let ahead = Utc::now() + chrono::Duration::hours(2);
+        let stored = id_at("tm", ahead);
+        assert_eq!(millis_of(&stored), Some(ahead.timestamp_millis()));
+        start_after([stored.as_str(), "junk", "x_!!!!!!!!!"]);
+        let next = new_id("tm");
+        assert!(next > stored, "{next} should sort after {stored}");
     }
 }

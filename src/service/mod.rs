@@ -9,6 +9,9 @@ mod events;
 mod http;
 /// Time-sortable ids.
 pub mod ids;
+mod lock;
+/// Rate-limited error lines.
+mod logs;
 /// Members' embedded actors and their teams.
 mod membership;
 /// The generated OpenAPI document.
@@ -79,6 +82,8 @@ pub struct ServiceConfig {
     pub history: usize,
     /// Connection limits of the HTTP server.
     pub limits: HttpLimits,
+    /// `Host` names answered besides the bound address and `localhost`.
+    pub allowed_hosts: Vec<String>,
 }
 
 fn loopback_any_port() -> SocketAddr {
@@ -100,6 +105,7 @@ impl ServiceConfig {
             remove_db_dir_on_shutdown: false,
             history: 0,
             limits: HttpLimits::default(),
+            allowed_hosts: Vec::new(),
         }
     }
 
@@ -140,6 +146,11 @@ pub struct RunningService {
     simulation: Option<JoinHandle<()>>,
     delivery: DeliveryHandle,
     remove_dir: Option<PathBuf>,
+    watcher: JoinHandle<()>,
+    /// Set when the service must stop on its own (its database file vanished).
+    fatal: tokio::sync::watch::Receiver<Option<String>>,
+    /// Held until shutdown ends: one service per database.
+    lock: Option<lock::DbLock>,
 }
 
 /// The delivery worker handle, kept opaque in `RunningService`'s `Debug`.
@@ -155,8 +166,32 @@ impl std::fmt::Debug for DeliveryHandle {
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 
 impl RunningService {
+    /// Resolves with the reason once the service has to stop on its own (its database file was
+    /// deleted or replaced while serving); never otherwise.
+    pub async fn failed(&self) -> String {
+        let mut fatal = self.fatal.clone();
+        loop {
+            if let Some(why) = fatal.borrow_and_update().clone() {
+                return why;
+            }
+            if fatal.changed().await.is_err() {
+                std::future::pending::<()>().await;
+            }
+        }
+    }
+
+    /// Leaves everything where it is, as a crash would (for crash tests in one process): its
+    /// tasks stop only when their runtime does, and the database lock goes as the OS drops it
+    /// for a process that died.
+    #[doc(hidden)]
+    pub fn abandon(mut self) {
+        drop(self.lock.take());
+        std::mem::forget(self);
+    }
+
     /// Stops accepting requests, finishes open ones and attempts in flight, and stops the worker.
     pub async fn shutdown(self) {
+        self.watcher.abort();
         let _ = self.stop.send(());
         let _ = tokio::time::timeout(SHUTDOWN_GRACE, self.server).await;
         self.delivery.0.stop().await;
@@ -166,6 +201,23 @@ impl RunningService {
         }
         if let Some(dir) = self.remove_dir {
             let _ = std::fs::remove_dir_all(dir);
+        }
+        drop(self.lock);
+    }
+}
+
+/// How often the database file is checked to still be the one opened.
+const WATCH_EVERY: Duration = Duration::from_secs(1);
+
+/// Checks the database file every second; when it is gone or replaced, says so loudly and
+/// reports the service as failed (writes are refused from then on by the store itself).
+async fn watch_file(store: Arc<store::Store>, fatal: tokio::sync::watch::Sender<Option<String>>) {
+    loop {
+        tokio::time::sleep(WATCH_EVERY).await;
+        if let Err(e) = store.check_file() {
+            tracing::error!("{e}");
+            fatal.send_replace(Some(e.to_string()));
+            return;
         }
     }
 }
@@ -185,6 +237,12 @@ pub enum ServiceError {
     /// A background task died.
     #[error("background task failed: {0}")]
     Task(#[from] tokio::task::JoinError),
+    /// Another service holds the database.
+    #[error("{0}")]
+    Locked(#[from] lock::LockError),
+    /// The service had to stop on its own.
+    #[error("{0}")]
+    Stopped(String),
 }
 
 /// Starts the service in this process and returns once it listens.
@@ -198,13 +256,25 @@ pub async fn start(cfg: ServiceConfig) -> Result<RunningService, ServiceError> {
             Some(p.clone())
         }
     };
+    // Before anything opens the database: a second service on it is refused, naming the first.
+    let mut db_lock = path.as_deref().map(lock::DbLock::acquire).transpose()?;
     let open_path = path.clone();
     let store = Arc::new(
         tokio::task::spawn_blocking(move || store::Store::open(open_path.as_deref())).await??,
     );
+    let id_store = store.clone();
+    tokio::task::spawn_blocking(move || -> Result<(), store::StoreError> {
+        let stored = id_store.read(|db| db.largest_ids())?;
+        ids::start_after(stored.iter().map(String::as_str));
+        Ok(())
+    })
+    .await??;
     let listener = tokio::net::TcpListener::bind(cfg.addr).await?;
     let local = listener.local_addr()?;
     let base_url = format!("http://{local}");
+    if let Some(l) = db_lock.as_mut() {
+        l.announce(Some(&base_url))?;
+    }
     let (seed_store, seed_base, seed_kind) = (store.clone(), base_url.clone(), cfg.seed);
     tokio::task::spawn_blocking(move || {
         seed_store.with(|db| seed::bootstrap(db, seed_kind, &seed_base))
@@ -232,6 +302,8 @@ pub async fn start(cfg: ServiceConfig) -> Result<RunningService, ServiceError> {
         cfg.delivery_timeout,
         local.to_string(),
     );
+    let (fatal_tx, fatal) = tokio::sync::watch::channel(None);
+    let watcher = tokio::spawn(watch_file(store.clone(), fatal_tx));
     let app = app::App {
         store,
         base_url: base_url.clone(),
@@ -240,6 +312,8 @@ pub async fn start(cfg: ServiceConfig) -> Result<RunningService, ServiceError> {
         delivery: delivery.clone(),
         body_read_timeout: cfg.limits.body_read,
         teams: Arc::default(),
+        hosts: Arc::new(app::HostRule::new(local.ip(), &cfg.allowed_hosts)),
+        hook_limits: Arc::new(app::KeyedLimiter::new(cfg.rate_limit)),
     };
     let worker = delivery.spawn();
     let simulation = cfg
@@ -266,5 +340,8 @@ pub async fn start(cfg: ServiceConfig) -> Result<RunningService, ServiceError> {
         simulation,
         delivery: DeliveryHandle(delivery),
         remove_dir,
+        watcher,
+        fatal,
+        lock: db_lock,
     })
 }

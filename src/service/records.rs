@@ -157,8 +157,10 @@ pub fn find_team(db: &Db, id_or_slug: &str) -> Reply<TeamRec> {
     if let Some(t) = db.get::<TeamRec>(kind::TEAM, id_or_slug)? {
         return Ok(t);
     }
-    db.find_by_field::<TeamRec>(kind::TEAM, "slug", id_or_slug)?
-        .ok_or_else(|| Failure::not_found("team", id_or_slug))
+    match db.team_with_slug(id_or_slug, "")? {
+        Some(data) => Ok(serde_json::from_str(&data).map_err(Failure::internal)?),
+        None => Err(Failure::not_found("team", id_or_slug)),
+    }
 }
 
 /// A record of `kind` by id or slug (projects, roles).
@@ -300,45 +302,113 @@ pub fn token_identifier(token: &str) -> String {
 /// the projects and roles it embeds are read-only here (seeded, never written by a route) and the
 /// organization never changes. So a page of teams is the stored records looked up here, rendered
 /// and encoded only on a miss (the 42 KB of nested JSON was most of a teams page's cost). A record
-/// that changes is a new key; the old entry goes when the cache is cleared at its bound.
+/// that changes is a new key. The cache is bounded in bytes (keys and values), least recently
+/// used out, so big records cannot fill memory.
 #[derive(Default)]
-pub struct RenderedTeams(std::sync::Mutex<HashMap<String, std::sync::Arc<str>>>);
+pub struct RenderedTeams(std::sync::Mutex<Lru>);
 
-/// Entries kept before the cache starts again (a few MB of JSON at the most).
-const RENDERED_TEAMS_MAX: usize = 2048;
+/// Bytes of stored records and their rendered JSON kept at most.
+const RENDERED_TEAMS_BYTES: usize = 16 * 1024 * 1024;
+
+/// A least-recently-used map from stored record to rendered JSON, bounded in bytes.
+#[derive(Default)]
+pub struct Lru {
+    entries: HashMap<String, (std::sync::Arc<str>, u64)>,
+    order: std::collections::BTreeMap<u64, String>,
+    tick: u64,
+    bytes: usize,
+    limit: usize,
+}
+
+impl Lru {
+    /// An empty cache holding at most `limit` bytes.
+    #[cfg(test)]
+    pub fn with_limit(limit: usize) -> Self {
+        Self {
+            limit,
+            ..Self::default()
+        }
+    }
+
+    fn limit(&self) -> usize {
+        if self.limit == 0 {
+            RENDERED_TEAMS_BYTES
+        } else {
+            self.limit
+        }
+    }
+
+    /// The entry for `key`, now the most recently used.
+    pub fn get(&mut self, key: &str) -> Option<std::sync::Arc<str>> {
+        self.tick += 1;
+        let tick = self.tick;
+        let (value, used) = self.entries.get_mut(key)?;
+        self.order.remove(used);
+        *used = tick;
+        self.order.insert(tick, key.to_string());
+        Some(value.clone())
+    }
+
+    /// Adds an entry, dropping the least recently used until the total fits; one larger than
+    /// the whole bound is not kept.
+    pub fn insert(&mut self, key: String, value: std::sync::Arc<str>) {
+        let cost = key.len() + value.len();
+        if cost > self.limit() || self.entries.contains_key(&key) {
+            return;
+        }
+        while self.bytes + cost > self.limit() {
+            let Some((_, oldest)) = self.order.pop_first() else {
+                break;
+            };
+            if let Some((v, _)) = self.entries.remove(&oldest) {
+                self.bytes -= oldest.len() + v.len();
+            }
+        }
+        self.tick += 1;
+        self.order.insert(self.tick, key.clone());
+        self.entries.insert(key, (value, self.tick));
+        self.bytes += cost;
+    }
+
+    /// Bytes held.
+    #[cfg(test)]
+    pub fn bytes(&self) -> usize {
+        self.bytes
+    }
+}
 
 impl RenderedTeams {
-    /// The page's stored team records as wire JSON, each rendered once.
+    /// The page's stored team records (id, data) as wire JSON, each rendered once; a record that
+    /// does not decode is left out and named in the log.
     pub fn page(
         &self,
         db: &Db,
-        stored: crate::api::Page<String>,
+        stored: crate::api::Page<(String, String)>,
     ) -> Reply<crate::api::Page<String>> {
         let mut renderer = TeamRenderer::new(db);
         let mut items = Vec::with_capacity(stored.items.len());
-        for raw in stored.items {
+        for (id, raw) in stored.items {
             let hit = self
                 .0
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner)
-                .get(&raw)
-                .cloned();
+                .get(&raw);
             let json = if let Some(json) = hit {
                 json
             } else {
-                let rec: TeamRec = serde_json::from_str(&raw).map_err(Failure::internal)?;
+                let Some(rec) =
+                    super::store::skip_bad(super::store::decode::<TeamRec>(kind::TEAM, &id, &raw))
+                else {
+                    continue;
+                };
                 let team = renderer.render(&rec)?;
                 let json: std::sync::Arc<str> = serde_json::to_string(&team)
                     .map_err(Failure::internal)?
                     .into();
-                let mut cache = self
-                    .0
+                self.0
                     .lock()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner);
-                if cache.len() >= RENDERED_TEAMS_MAX {
-                    cache.clear();
-                }
-                cache.insert(raw, json.clone());
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .insert(raw, json.clone());
                 json
             };
             items.push(json.to_string());
@@ -347,5 +417,29 @@ impl RenderedTeams {
             items,
             pagination: stored.pagination,
         })
+    }
+}
+
+#[cfg(test)]
+mod lru_tests {
+    use super::*;
+
+    #[test]
+    fn the_rendered_cache_keeps_within_its_bytes_and_drops_the_least_recently_used() {
+        let mut lru = Lru::with_limit(100);
+        let v = |n: usize| -> std::sync::Arc<str> { "x".repeat(n).into() };
+        lru.insert("a".into(), v(29));
+        lru.insert("b".into(), v(29));
+        lru.insert("c".into(), v(29));
+        assert!(lru.get("a").is_some());
+        // 90 + 30 > 100: "b", the least recently used, goes.
+        lru.insert("d".into(), v(29));
+        assert!(lru.bytes() <= 100);
+        assert!(lru.get("b").is_none());
+        assert!(lru.get("a").is_some() && lru.get("c").is_some() && lru.get("d").is_some());
+        // Larger than the whole bound: not kept, nothing else dropped.
+        lru.insert("huge".into(), v(200));
+        assert!(lru.get("huge").is_none());
+        assert_eq!(lru.bytes(), 90);
     }
 }

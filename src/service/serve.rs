@@ -33,6 +33,9 @@ pub struct ServeArgs {
     /// Seed N synthetic past events (delivered, retried, failed) over the last four weeks.
     #[arg(long, value_name = "N")]
     pub history: Option<usize>,
+    /// Also answer requests whose `Host` is NAME (besides the bound address and localhost).
+    #[arg(long = "allow-host", value_name = "NAME")]
+    pub allow_host: Vec<String>,
 }
 
 /// Parses `demo` or `none`.
@@ -103,6 +106,7 @@ impl ServeArgs {
             retry_base: Duration::from_millis(self.retry_base_ms.max(1)),
             rate_limit: self.rate_limit,
             history: self.history.unwrap_or(0),
+            allowed_hosts: self.allow_host.clone(),
             ..ServiceConfig::ephemeral()
         })
     }
@@ -126,9 +130,15 @@ pub async fn serve_config(cfg: ServiceConfig) -> Result<(), ServiceError> {
     if generated {
         println!("API key (shown once): {}", svc.api_key.expose());
     }
-    wait_for_signal().await?;
+    let failed = tokio::select! {
+        r = wait_for_signal() => { r?; None }
+        why = svc.failed() => Some(why),
+    };
     svc.shutdown().await;
-    Ok(())
+    match failed {
+        Some(why) => Err(ServiceError::Stopped(why)),
+        None => Ok(()),
+    }
 }
 
 async fn wait_for_signal() -> Result<(), ServiceError> {

@@ -88,7 +88,28 @@ const MIGRATIONS: &[&str] = &[
     // `CALLBACKS_BY_HOOK_KEY` writes it, or SQLite will not use the index.
     "CREATE INDEX records_hook_key ON records (json_extract(data, '$.hook_key'))
          WHERE kind = 'callback';",
+    // 4: storage bounded per event and scheduling off the full table. An event's payload is
+    // stored once in `events` and every notification's body is built from it (rows written
+    // before keep their own `body`); the worker finds each destination's next due rows through
+    // `notifications_destination_due` instead of ranking every pending row; team slugs are
+    // looked up through an index (the expression must stay exactly as `TEAM_BY_SLUG` writes it).
+    "CREATE TABLE events (
+         id TEXT PRIMARY KEY, callback_id TEXT NOT NULL, type TEXT NOT NULL,
+         payload TEXT NOT NULL);
+     CREATE INDEX notifications_destination_due
+         ON notifications (destination_id, next_attempt_at, id)
+         WHERE next_attempt_at IS NOT NULL;
+     CREATE INDEX records_team_slug
+         ON records ((CASE WHEN json_valid(data) THEN json_extract(data, '$.slug') END))
+         WHERE kind = 'team';",
 ];
+
+/// The team with a slug (other than `?2`), through the `records_team_slug` index of migration 4.
+const TEAM_BY_SLUG: &str = "SELECT id, data FROM records
+     WHERE kind = 'team'
+         AND (CASE WHEN json_valid(data) THEN json_extract(data, '$.slug') END) = ?1
+         AND id <> ?2
+     ORDER BY id LIMIT 1";
 
 /// The callbacks with a given hook key; its `WHERE` matches the `records_hook_key` index of
 /// migration 3 term for term (the partial index's `kind = 'callback'` included).
@@ -108,6 +129,30 @@ pub enum StoreError {
     /// The database file could not be created or protected.
     #[error("database file: {0}")]
     Io(std::io::Error),
+    /// One stored record did not decode; the rest of its list is still served.
+    #[error("stored {kind} {id} does not decode: {source}")]
+    Record {
+        /// Its kind (`team`, `notification`, …).
+        kind: String,
+        /// Its id.
+        id: String,
+        /// Why.
+        source: serde_json::Error,
+    },
+    /// The file was written by a newer version of switchboard.
+    #[error(
+        "the database has schema version {found}, newer than this switchboard knows ({known}); \
+         use the newer switchboard or another --db"
+    )]
+    NewerSchema {
+        /// `PRAGMA user_version` of the file.
+        found: i64,
+        /// The newest version this build knows.
+        known: usize,
+    },
+    /// The file was deleted or replaced under the running service.
+    #[error("the database file {0} was deleted or replaced while serving; stopping")]
+    Replaced(String),
 }
 
 impl From<StoreError> for super::errors::Failure {
@@ -123,6 +168,11 @@ pub struct Store {
     writer: Mutex<Connection>,
     readers: Vec<Mutex<Connection>>,
     next: AtomicUsize,
+    /// The file and its identity (device, inode) when opened: a write into a file that is no
+    /// longer at its path would be lost at the next start, so it is refused.
+    file: Option<(std::path::PathBuf, (u64, u64))>,
+    /// Set once the file is found deleted or replaced.
+    lost: std::sync::atomic::AtomicBool,
 }
 
 impl Store {
@@ -135,6 +185,8 @@ impl Store {
                 writer: Mutex::new(conn),
                 readers: Vec::new(),
                 next: AtomicUsize::new(0),
+                file: None,
+                lost: std::sync::atomic::AtomicBool::new(false),
             });
         };
         private_file(path)?;
@@ -163,11 +215,40 @@ impl Store {
             r.busy_timeout(BUSY_TIMEOUT)?;
             readers.push(Mutex::new(r));
         }
+        let identity = file_identity(path).map_err(StoreError::Io)?;
         Ok(Self {
             writer: Mutex::new(conn),
             readers,
             next: AtomicUsize::new(0),
+            file: Some((path.to_path_buf(), identity)),
+            lost: std::sync::atomic::AtomicBool::new(false),
         })
+    }
+
+    /// Whether the database file is still the one opened (always for in-memory databases).
+    pub fn check_file(&self) -> Result<(), StoreError> {
+        let Some((path, identity)) = &self.file else {
+            return Ok(());
+        };
+        let same = !self.lost.load(Ordering::Relaxed)
+            && file_identity(path).is_ok_and(|now| now == *identity);
+        if same {
+            Ok(())
+        } else {
+            self.lost.store(true, Ordering::Relaxed);
+            Err(StoreError::Replaced(path.display().to_string()))
+        }
+    }
+
+    /// Runs `f` as one transaction on the writer (`BEGIN IMMEDIATE` … `COMMIT`, rolled back on
+    /// any error): a request's writes land together or not at all. Refused once the file was
+    /// deleted or replaced, so no write is acknowledged into a file nobody will open again.
+    pub fn write<R, E: From<StoreError>>(
+        &self,
+        f: impl FnOnce(&Db) -> Result<R, E>,
+    ) -> Result<R, E> {
+        self.check_file()?;
+        self.with(|db| db.transaction_with(f))
     }
 
     /// Runs `f` on the writer connection (the only one that may write).
@@ -202,9 +283,22 @@ fn private_file(path: &Path) -> Result<(), StoreError> {
     crate::config::private_file::ensure(path).map_err(StoreError::Io)
 }
 
+/// The (device, inode) pair of a file.
+fn file_identity(path: &Path) -> std::io::Result<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    let m = std::fs::metadata(path)?;
+    Ok((m.dev(), m.ino()))
+}
+
 fn migrate(conn: &Connection) -> Result<(), StoreError> {
-    let done: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
-    let done = usize::try_from(done).unwrap_or(0);
+    let found: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
+    if usize::try_from(found).is_ok_and(|v| v > MIGRATIONS.len()) {
+        return Err(StoreError::NewerSchema {
+            found,
+            known: MIGRATIONS.len(),
+        });
+    }
+    let done = usize::try_from(found).unwrap_or(0);
     for (n, sql) in MIGRATIONS.iter().enumerate().skip(done) {
         conn.execute_batch(&format!(
             "BEGIN; {sql}; PRAGMA user_version = {}; COMMIT;",
@@ -224,14 +318,28 @@ pub struct DueNotification {
     pub id: String,
     /// `cld_…`.
     pub destination_id: String,
-    /// The exact JSON body to send.
-    pub body: String,
-    /// When it falls due (unix ms).
+    /// The body to send, or what it is built from.
+    pub body: Body,
+    /// Until when it is claimed (unix ms).
     pub due_at: i64,
     /// `cbe_…`.
     pub event_id: String,
     /// `clb_…`.
     pub callback_id: String,
+}
+
+/// Where a notification's body comes from.
+#[derive(Debug, Clone)]
+pub enum Body {
+    /// The exact body, stored on the row (rows written before events were stored once).
+    Stored(String),
+    /// Built from the event's type and payload, stored once per event.
+    Event {
+        /// The event type.
+        event_type: String,
+        /// The payload as stored (JSON text).
+        payload: String,
+    },
 }
 
 /// Column values of a notification row besides its JSON.
@@ -243,7 +351,7 @@ pub struct NotificationKeys {
     pub callback_id: String,
     /// `cld_…`.
     pub destination_id: String,
-    /// The exact JSON body sent on every attempt.
+    /// The exact JSON body sent on every attempt; empty when it is built from the event row.
     pub body: String,
 }
 
@@ -255,7 +363,7 @@ impl Db<'_> {
             .prepare_cached("SELECT data FROM records WHERE kind = ?1 AND id = ?2")?
             .query_row(params![kind, id], |r| r.get(0))
             .optional()?;
-        Ok(data.map(|d| serde_json::from_str(&d)).transpose()?)
+        data.map(|d| decode(kind, id, &d)).transpose()
     }
 
     /// Inserts or replaces a record.
@@ -274,11 +382,17 @@ impl Db<'_> {
     pub fn all<T: DeserializeOwned>(&self, kind: &str) -> Result<Vec<T>, StoreError> {
         let mut stmt = self
             .0
-            .prepare_cached("SELECT data FROM records WHERE kind = ?1 ORDER BY id")?;
-        let rows = stmt.query_map(params![kind], |r| r.get::<_, String>(0))?;
+            .prepare_cached("SELECT id, data FROM records WHERE kind = ?1 ORDER BY id")?;
+        let rows = stmt.query_map(params![kind], |r| {
+            Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
+        })?;
         let mut out = Vec::new();
         for row in rows {
-            out.push(serde_json::from_str(&row?)?);
+            let (id, data) = row?;
+            // One bad record fails only itself: it is named in the log and left out.
+            if let Some(v) = skip_bad(decode(kind, &id, &data)) {
+                out.push(v);
+            }
         }
         Ok(out)
     }
@@ -308,12 +422,26 @@ impl Db<'_> {
         &self,
         f: impl FnOnce(&Self) -> Result<R, StoreError>,
     ) -> Result<R, StoreError> {
-        self.0.execute_batch("BEGIN")?;
+        self.transaction_with(f)
+    }
+
+    /// Runs `f` inside `BEGIN IMMEDIATE` … `COMMIT`, rolled back on any error of `f` or of the
+    /// commit itself.
+    pub fn transaction_with<R, E: From<StoreError>>(
+        &self,
+        f: impl FnOnce(&Self) -> Result<R, E>,
+    ) -> Result<R, E> {
+        self.0
+            .execute_batch("BEGIN IMMEDIATE")
+            .map_err(|e| E::from(e.into()))?;
         match f(self) {
-            Ok(r) => {
-                self.0.execute_batch("COMMIT")?;
-                Ok(r)
-            }
+            Ok(r) => match self.0.execute_batch("COMMIT") {
+                Ok(()) => Ok(r),
+                Err(e) => {
+                    let _ = self.0.execute_batch("ROLLBACK");
+                    Err(E::from(e.into()))
+                }
+            },
             Err(e) => {
                 let _ = self.0.execute_batch("ROLLBACK");
                 Err(e)
@@ -413,7 +541,7 @@ impl Db<'_> {
             .prepare_cached("SELECT data FROM notifications WHERE id = ?1")?
             .query_row(params![id], |r| r.get(0))
             .optional()?;
-        Ok(data.map(|d| serde_json::from_str(&d)).transpose()?)
+        data.map(|d| decode("notification", id, &d)).transpose()
     }
 
     /// One page of notifications matching every non-empty filter (OR within one), as their
@@ -433,7 +561,19 @@ impl Db<'_> {
         ] {
             src.any_of(column, values);
         }
-        self.keyset(&src, p)
+        let mut page = self.keyset(&src, p)?;
+        // Spliced as stored, not decoded (that is most of a page's cost): a row that is not even
+        // one JSON object end to end would break the whole page, so it is left out and named.
+        page.items.retain(|(id, data)| {
+            let whole = data.starts_with('{') && data.ends_with('}');
+            if !whole {
+                super::logs::error_limited(&format!(
+                    "stored notification {id} is not a JSON object; left out of its list"
+                ));
+            }
+            whole
+        });
+        Ok(data_only(page))
     }
 
     /// One page of records of a kind, decoded.
@@ -444,11 +584,15 @@ impl Db<'_> {
     ) -> Result<Page<T>, StoreError> {
         let mut src = Source::new("records", "id", "data");
         src.filter("kind = ?", [kind]);
-        decode_page(&self.keyset(&src, p)?)
+        Ok(decode_page(kind, self.keyset(&src, p)?))
     }
 
-    /// One page of records of a kind, as stored (not decoded).
-    pub fn records_page_raw(&self, kind: &str, p: &ListParams) -> Result<Page<String>, StoreError> {
+    /// One page of records of a kind, as stored (not decoded): (id, data) pairs.
+    pub fn records_page_raw(
+        &self,
+        kind: &str,
+        p: &ListParams,
+    ) -> Result<Page<(String, String)>, StoreError> {
         let mut src = Source::new("records", "id", "data");
         src.filter("kind = ?", [kind]);
         self.keyset(&src, p)
@@ -473,7 +617,7 @@ impl Db<'_> {
                 callback_ids.iter().map(String::as_str),
             );
         }
-        decode_page(&self.keyset(&src, p)?)
+        Ok(decode_page("destination", self.keyset(&src, p)?))
     }
 
     /// Every active destination that selects `callback_id`, by ascending id.
@@ -509,27 +653,9 @@ impl Db<'_> {
         Ok(out)
     }
 
-    /// The record of `kind` whose JSON has `field` equal to `value` (slugs).
-    pub fn find_by_field<T: DeserializeOwned>(
-        &self,
-        kind: &str,
-        field: &str,
-        value: &str,
-    ) -> Result<Option<T>, StoreError> {
-        let data: Option<String> = self
-            .0
-            .prepare_cached(
-                "SELECT data FROM records WHERE kind = ?1 AND json_extract(data, ?2) = ?3
-                 ORDER BY id LIMIT 1",
-            )?
-            .query_row(params![kind, format!("$.{field}"), value], |r| r.get(0))
-            .optional()?;
-        Ok(data.map(|d| serde_json::from_str(&d)).transpose()?)
-    }
-
     /// Keyset paging by id: the anchor must be in the filtered set (else an empty page, as the
     /// API does); one extra row tells whether more follow in the walking direction.
-    fn keyset(&self, src: &Source, p: &ListParams) -> Result<Page<String>, StoreError> {
+    fn keyset(&self, src: &Source, p: &ListParams) -> Result<Page<(String, String)>, StoreError> {
         let (table, id, data, filter) = (src.table, src.id, src.data, src.where_sql());
         let anchor = match &p.anchor {
             Anchor::Start => None,
@@ -561,7 +687,7 @@ impl Db<'_> {
             Order::Desc => ("<", "DESC"),
         };
         let mut args = src.args.clone();
-        let mut sql = format!("SELECT {data} FROM {table} WHERE {filter}");
+        let mut sql = format!("SELECT {id}, {data} FROM {table} WHERE {filter}");
         if let Some(x) = anchor {
             let _ = write!(sql, " AND {id} {cmp} ?");
             args.push(SqlValue::Text(x.to_string()));
@@ -570,7 +696,9 @@ impl Db<'_> {
         args.push(SqlValue::Integer(i64::try_from(p.limit).unwrap_or(100) + 1));
         let mut stmt = self.0.prepare_cached(&sql)?;
         let mut items = stmt
-            .query_map(params_from_iter(args), |r| r.get::<_, String>(0))?
+            .query_map(params_from_iter(args), |r| {
+                Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
+            })?
             .collect::<Result<Vec<_>, _>>()?;
         let more = items.len() > p.limit;
         items.truncate(p.limit);
@@ -594,47 +722,210 @@ impl Db<'_> {
         Ok(Page { items, pagination })
     }
 
-    /// Whether a notification is still due at `due_at` (a stale read of the worker is not).
-    pub fn still_due(&self, id: &str, due_at: i64) -> Result<bool, StoreError> {
-        let n: i64 = self.0.query_row(
-            "SELECT COUNT(*) FROM notifications WHERE id = ?1 AND next_attempt_at = ?2",
-            params![id, due_at],
-            |r| r.get(0),
-        )?;
-        Ok(n > 0)
+    /// Stores an event's payload once; its notifications' bodies are built from it when sent.
+    pub fn save_event(
+        &self,
+        id: &str,
+        callback_id: &str,
+        event_type: &str,
+        payload: &str,
+    ) -> Result<(), StoreError> {
+        self.0
+            .prepare_cached(
+                "INSERT INTO events (id, callback_id, type, payload) VALUES (?1, ?2, ?3, ?4)",
+            )?
+            .execute(params![id, callback_id, event_type, payload])?;
+        Ok(())
     }
 
-    /// Notifications still to be sent, soonest first, with when each falls due: at most
-    /// `per_destination` of each destination, so one destination's backlog cannot hide others.
-    pub fn upcoming(
-        &self,
-        per_destination: usize,
-        limit: usize,
-    ) -> Result<Vec<DueNotification>, StoreError> {
+    /// The destinations with notifications still to send: a skip scan of the
+    /// `notifications_destination_due` index, one seek per destination however many rows wait.
+    pub fn pending_destinations(&self) -> Result<Vec<String>, StoreError> {
         let mut stmt = self.0.prepare_cached(
-            "SELECT id, destination_id, body, next_attempt_at, event_id, callback_id FROM (
-                 SELECT id, destination_id, body, next_attempt_at, event_id, callback_id,
-                     ROW_NUMBER() OVER (PARTITION BY destination_id
-                                        ORDER BY next_attempt_at, id) AS nth
-                 FROM notifications
-                 WHERE next_attempt_at IS NOT NULL)
-             WHERE nth <= ?1
+            "WITH RECURSIVE d(id) AS (
+                 SELECT (SELECT MIN(destination_id) FROM notifications
+                         WHERE next_attempt_at IS NOT NULL)
+                 UNION ALL
+                 SELECT (SELECT MIN(destination_id) FROM notifications
+                         WHERE next_attempt_at IS NOT NULL AND destination_id > d.id)
+                 FROM d WHERE d.id IS NOT NULL)
+             SELECT id FROM d WHERE id IS NOT NULL",
+        )?;
+        let rows = stmt.query_map([], |r| r.get::<_, String>(0))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// A destination's next `limit` notifications to send, soonest first (an index range).
+    pub fn next_due(&self, destination_id: &str, limit: usize) -> Result<Vec<Slot>, StoreError> {
+        let mut stmt = self.0.prepare_cached(
+            "SELECT id, next_attempt_at FROM notifications
+             WHERE destination_id = ?1 AND next_attempt_at IS NOT NULL
              ORDER BY next_attempt_at, id LIMIT ?2",
         )?;
-        let per = i64::try_from(per_destination).unwrap_or(i64::MAX);
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-        let rows = stmt.query_map(params![per, limit], |r| {
-            Ok(DueNotification {
+        let rows = stmt.query_map(params![destination_id, limit], |r| {
+            Ok(Slot {
                 id: r.get(0)?,
-                destination_id: r.get(1)?,
-                body: r.get(2)?,
-                due_at: r.get(3)?,
-                event_id: r.get(4)?,
-                callback_id: r.get(5)?,
+                destination_id: destination_id.to_string(),
+                due_at: r.get(1)?,
             })
         })?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
+
+    /// Claims a notification due at `due_at` for one attempt: a compare-and-set of its due time
+    /// to `lease_until`, so that only a crash during the attempt can send it again (after the
+    /// lease). A row whose record does not decode, or whose event is gone, is marked failed and
+    /// taken off the schedule instead, once.
+    pub fn claim(&self, id: &str, due_at: i64, lease_until: i64) -> Result<Claim, StoreError> {
+        type Row = (
+            String,
+            String,
+            String,
+            String,
+            String,
+            Option<String>,
+            Option<String>,
+        );
+        let row: Option<Row> = self
+            .0
+            .prepare_cached(
+                "SELECT n.body, n.event_id, n.callback_id, n.destination_id, n.data,
+                        e.type, e.payload
+                 FROM notifications n LEFT JOIN events e ON e.id = n.event_id
+                 WHERE n.id = ?1 AND n.next_attempt_at = ?2",
+            )?
+            .query_row(params![id, due_at], |r| {
+                Ok((
+                    r.get(0)?,
+                    r.get(1)?,
+                    r.get(2)?,
+                    r.get(3)?,
+                    r.get(4)?,
+                    r.get(5)?,
+                    r.get(6)?,
+                ))
+            })
+            .optional()?;
+        let Some((body, event_id, callback_id, destination_id, data, event_type, payload)) = row
+        else {
+            return Ok(Claim::Gone);
+        };
+        let problem = match serde_json::from_str::<Notification>(&data) {
+            Err(e) => Some(e.to_string()),
+            Ok(_) if body.is_empty() && payload.is_none() => {
+                Some(format!("its event {event_id} is missing"))
+            }
+            Ok(_) => None,
+        };
+        if let Some(problem) = problem {
+            self.0
+                .prepare_cached(
+                    "UPDATE notifications SET status = 'failed', next_attempt_at = NULL
+                     WHERE id = ?1",
+                )?
+                .execute(params![id])?;
+            return Ok(Claim::Undecodable(problem));
+        }
+        let changed = self
+            .0
+            .prepare_cached(
+                "UPDATE notifications SET next_attempt_at = ?3
+                 WHERE id = ?1 AND next_attempt_at = ?2",
+            )?
+            .execute(params![id, due_at, lease_until])?;
+        if changed == 0 {
+            return Ok(Claim::Gone);
+        }
+        let body = match (body.is_empty(), event_type, payload) {
+            (true, Some(t), Some(p)) => Body::Event {
+                event_type: t,
+                payload: p,
+            },
+            _ => Body::Stored(body),
+        };
+        Ok(Claim::Claimed(DueNotification {
+            id: id.to_string(),
+            destination_id,
+            body,
+            due_at: lease_until,
+            event_id,
+            callback_id,
+        }))
+    }
+
+    /// The delivered body of a notification whose body is built from its event, when it is:
+    /// (event id, callback id, event type, payload).
+    pub fn event_body_of(
+        &self,
+        id: &str,
+    ) -> Result<Option<(String, String, String, String)>, StoreError> {
+        Ok(self
+            .0
+            .prepare_cached(
+                "SELECT n.event_id, n.callback_id, e.type, e.payload
+                 FROM notifications n JOIN events e ON e.id = n.event_id
+                 WHERE n.id = ?1 AND n.body = ''",
+            )?
+            .query_row(params![id], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+            })
+            .optional()?)
+    }
+
+    /// The largest id stored, of notifications, events and records (the id clock starts after
+    /// it, whatever the wall clock says).
+    pub fn largest_ids(&self) -> Result<Vec<String>, StoreError> {
+        let mut out = Vec::new();
+        for sql in [
+            "SELECT MAX(id) FROM notifications",
+            "SELECT MAX(id) FROM events",
+        ] {
+            if let Some(id) = self
+                .0
+                .query_row(sql, [], |r| r.get::<_, Option<String>>(0))?
+            {
+                out.push(id);
+            }
+        }
+        let mut stmt = self.0.prepare("SELECT id FROM records")?;
+        for id in stmt.query_map([], |r| r.get::<_, String>(0))? {
+            out.push(id?);
+        }
+        Ok(out)
+    }
+
+    /// The team (other than `own_id`) with `slug`, through the slug index.
+    pub fn team_with_slug(&self, slug: &str, own_id: &str) -> Result<Option<String>, StoreError> {
+        let row: Option<(String, String)> = self
+            .0
+            .prepare_cached(TEAM_BY_SLUG)?
+            .query_row(params![slug, own_id], |r| Ok((r.get(0)?, r.get(1)?)))
+            .optional()?;
+        Ok(row.map(|(_, data)| data))
+    }
+}
+
+/// A notification waiting to be sent: which, where, and when (unix ms).
+#[derive(Debug, Clone)]
+pub struct Slot {
+    /// `cbn_…`.
+    pub id: String,
+    /// `cld_…`.
+    pub destination_id: String,
+    /// When it falls due (unix ms).
+    pub due_at: i64,
+}
+
+/// The outcome of claiming a due notification.
+#[derive(Debug)]
+pub enum Claim {
+    /// Claimed: send it.
+    Claimed(DueNotification),
+    /// No longer due at that time (recorded or claimed meanwhile): send nothing.
+    Gone,
+    /// Its record does not decode: marked failed, off the schedule; the reason.
+    Undecodable(String),
 }
 
 /// The rows a list pages over: a table and conditions joined with `AND`, with their arguments.
@@ -684,15 +975,45 @@ impl Source {
     }
 }
 
-fn decode_page<T: DeserializeOwned>(page: &Page<String>) -> Result<Page<T>, StoreError> {
-    Ok(Page {
+/// Decodes a stored record, naming it when it does not decode.
+pub fn decode<T: DeserializeOwned>(kind: &str, id: &str, data: &str) -> Result<T, StoreError> {
+    serde_json::from_str(data).map_err(|source| StoreError::Record {
+        kind: kind.to_string(),
+        id: id.to_string(),
+        source,
+    })
+}
+
+/// The value, or `None` with the failure logged (rate-limited) when one record did not decode.
+pub fn skip_bad<T>(decoded: Result<T, StoreError>) -> Option<T> {
+    match decoded {
+        Ok(v) => Some(v),
+        Err(e) => {
+            super::logs::error_limited(&e.to_string());
+            None
+        }
+    }
+}
+
+/// The items of a page, as stored, without their ids.
+fn data_only(page: Page<(String, String)>) -> Page<String> {
+    Page {
+        items: page.items.into_iter().map(|(_, data)| data).collect(),
+        pagination: page.pagination,
+    }
+}
+
+/// A decoded page; a record that does not decode is left out and named in the log, so one bad
+/// record does not take its whole list down.
+fn decode_page<T: DeserializeOwned>(kind: &str, page: Page<(String, String)>) -> Page<T> {
+    Page {
         items: page
             .items
             .iter()
-            .map(|d| serde_json::from_str(d))
-            .collect::<Result<_, _>>()?,
+            .filter_map(|(id, data)| skip_bad(decode(kind, id, data)))
+            .collect(),
         pagination: page.pagination,
-    })
+    }
 }
 
 /// A page of stored JSON documents as the list envelope, without decoding them again.
@@ -746,6 +1067,60 @@ mod tests {
             "{plan:?}"
         );
         assert!(!plan.iter().any(|d| d.starts_with("SCAN")), "{plan:?}");
+    }
+
+    fn plan_of(store: &Store, sql: &str) -> Vec<String> {
+        store.with(|db| {
+            let mut stmt =
+                db.0.prepare(&format!("EXPLAIN QUERY PLAN {sql}"))
+                    .expect("plan");
+            let n = stmt.parameter_count();
+            let args: Vec<String> = vec!["x".into(); n];
+            stmt.query_map(params_from_iter(args), |r| r.get::<_, String>(3))
+                .expect("rows")
+                .collect::<Result<_, _>>()
+                .expect("detail")
+        })
+    }
+
+    #[test]
+    fn slugs_and_the_schedule_are_index_searches_not_scans() {
+        let store = Store::open(None).expect("store");
+        let plan = plan_of(&store, TEAM_BY_SLUG);
+        assert!(
+            plan.iter().any(|d| d.contains("INDEX records_team_slug")),
+            "{plan:?}"
+        );
+        assert!(!plan.iter().any(|d| d.starts_with("SCAN")), "{plan:?}");
+        let plan = plan_of(
+            &store,
+            "SELECT id, next_attempt_at FROM notifications
+             WHERE destination_id = ?1 AND next_attempt_at IS NOT NULL
+             ORDER BY next_attempt_at, id LIMIT ?2",
+        );
+        assert!(
+            plan.iter()
+                .any(|d| d.contains("INDEX notifications_destination_due")),
+            "{plan:?}"
+        );
+        assert!(!plan.iter().any(|d| d.contains("TEMP B-TREE")), "{plan:?}");
+    }
+
+    #[test]
+    fn a_newer_schema_is_refused_with_its_version() {
+        let dir = tempfile::tempdir().expect("dir");
+        let path = dir.path().join("db");
+        drop(Store::open(Some(&path)).expect("store"));
+        let conn = Connection::open(&path).expect("open");
+        conn.pragma_update(None, "user_version", 99)
+            .expect("version");
+        drop(conn);
+        let err = Store::open(Some(&path)).err().expect("refused");
+        assert!(
+            matches!(err, StoreError::NewerSchema { found: 99, .. }),
+            "{err}"
+        );
+        assert!(err.to_string().contains("99"), "{err}");
     }
 
     #[test]

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use subtle::ConstantTimeEq;
 
 use crate::api::model::CallbackType;
-use crate::service::app::{App, Body};
+use crate::service::app::{App, HookBody};
 use crate::service::errors::{Failure, Reply};
 use crate::service::events::fan_out;
 use crate::service::records::{CallbackRec, kind};
@@ -26,13 +26,15 @@ use crate::service::records::{CallbackRec, kind};
     responses(
         (status = 200, description = "Fanned out", body = crate::service::doc_types::HookAccepted),
         (status = 400, description = "The body is not JSON", body = crate::api::ApiError),
-        (status = 404, description = "Unknown key", body = crate::api::ApiError)
+        (status = 404, description = "Unknown key", body = crate::api::ApiError),
+        (status = 413, description = "The body is larger than the hook intake cap", body = crate::api::ApiError),
+        (status = 429, description = "Past `--rate-limit` for this hook key", body = crate::api::ApiError)
     )
 )]
 pub async fn incoming(
     State(app): State<App>,
     Path(key): Path<String>,
-    Body(payload): Body,
+    HookBody(payload): HookBody,
 ) -> Reply<Json<Value>> {
     let event_type = payload
         .get("type")

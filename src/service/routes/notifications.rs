@@ -8,6 +8,7 @@ use super::list_query;
 use crate::api::Page;
 use crate::api::model::Notification;
 use crate::service::app::App;
+use crate::service::delivery::delivery_body;
 use crate::service::errors::{Failure, Reply};
 use crate::service::paging::union;
 use crate::service::store::raw_page_json;
@@ -46,8 +47,20 @@ pub async fn list(State(app): State<App>, RawQuery(q): RawQuery) -> Reply<Respon
 pub async fn show(State(app): State<App>, Path(id): Path<String>) -> Reply<Json<Notification>> {
     let n = app
         .read(move |db| {
-            db.notification(&id)?
-                .ok_or_else(|| Failure::not_found("callback.notification", id))
+            let mut n = db
+                .notification(&id)?
+                .ok_or_else(|| Failure::not_found("callback.notification", id.clone()))?;
+            // Pages carry each attempt's body capped (api.md §6); one notification carries the
+            // body every attempt sent in full, from its event, so it can be verified and replayed.
+            if let Some((event, callback, event_type, payload)) = db.event_body_of(&id)? {
+                let body = delivery_body(&event, &id, &callback, &event_type, &payload);
+                for a in &mut n.attempts {
+                    if let Some(r) = a.webhook_request.as_mut() {
+                        r.request_body = Some(body.clone());
+                    }
+                }
+            }
+            Ok(n)
         })
         .await?;
     Ok(Json(n))

@@ -25,18 +25,13 @@ fn save(db: &Db, t: &TeamRec) -> Reply<Team> {
     render_team(db, t)
 }
 
-/// A slug for `name` that no other team uses.
+/// A slug for `name` that no other team uses, looked up through the slug index (no team is
+/// decoded).
 fn unique_slug(db: &Db, name: &str, own_id: &str) -> Reply<String> {
     let base = slugify(name);
-    let taken: Vec<String> = db
-        .all::<TeamRec>(kind::TEAM)?
-        .into_iter()
-        .filter(|t| t.id != own_id)
-        .map(|t| t.slug)
-        .collect();
     let mut slug = base.clone();
     let mut n = 2;
-    while taken.contains(&slug) {
+    while db.team_with_slug(&slug, own_id)?.is_some() {
         slug = format!("{base}-{n}");
         n += 1;
     }
