@@ -3,6 +3,7 @@ pub mod capture;
 pub mod client;
 pub mod error;
 pub mod health;
+pub mod journal;
 pub mod lookup;
 pub mod members;
 pub mod model;
