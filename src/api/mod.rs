@@ -11,6 +11,7 @@ pub mod page;
 pub mod replay;
 pub mod request;
 pub mod secret;
+pub mod selection;
 pub mod signature;
 
 pub use client::{Client, ClientOptions};
