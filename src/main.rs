@@ -104,7 +104,7 @@ async fn run_headless(g: &GlobalArgs, cmd: headless::Resource) -> u8 {
         Err(code) => return code,
     };
     let format = OutputFormat::choose(g.output);
-    match headless::run(&client, format, cmd, resolved.read_only).await {
+    match headless::run(&client, format, cmd, resolved.read_only, &resolved.profile).await {
         Ok(()) => 0,
         Err(e) if e.is_broken_pipe() => 0,
         Err(e) => {

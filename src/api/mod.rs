@@ -8,6 +8,7 @@ pub mod lookup;
 pub mod members;
 pub mod model;
 pub mod page;
+pub mod recover;
 pub mod replay;
 pub mod request;
 pub mod secret;

@@ -5,9 +5,11 @@ mod columns;
 mod input;
 mod lookups;
 mod output;
+mod recover;
 mod replay;
 mod run;
 mod selection;
+mod wait;
 
 pub use args::{
     CallbacksCmd, DestinationsCmd, ImportFields, ImportsCmd, ListArgs, LookupCmd, MembersCmd,
@@ -15,9 +17,11 @@ pub use args::{
 };
 pub use input::{confirm, parse_expires_at, secret_from_stdin};
 pub use output::OutputFormat;
+pub use recover::RecoverArgs;
 pub use replay::{ReplayArgs, TIMEOUT_ENV as REPLAY_TIMEOUT_ENV};
 pub use run::run;
 pub use selection::{SelectionArgs, parse_status};
+pub use wait::WaitArgs;
 
 use crate::api;
 
@@ -44,6 +48,15 @@ pub enum HeadlessError {
         /// What happened.
         message: String,
     },
+    /// A command ran to its end with a result other than success: `recover` (exit 3, 4, 130),
+    /// `wait` (exit 3, 5).
+    #[error("{message}")]
+    Outcome {
+        /// The exit code.
+        code: i32,
+        /// What happened.
+        message: String,
+    },
 }
 
 impl HeadlessError {
@@ -53,7 +66,7 @@ impl HeadlessError {
             HeadlessError::Usage(_) => 2,
             HeadlessError::Api(e) => e.exit_code(),
             HeadlessError::Cancelled | HeadlessError::Io(_) => 1,
-            HeadlessError::Replay { code, .. } => *code,
+            HeadlessError::Replay { code, .. } | HeadlessError::Outcome { code, .. } => *code,
         }
     }
 
