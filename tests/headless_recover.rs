@@ -592,3 +592,112 @@ async fn wait_returns_on_deliveries_made_after_it_starts_fails_on_a_failed_one_a
         timed_out.stderr
     );
 }
+
+/// A receiver that holds every request until opened, counting what is in flight (its own and,
+/// through `all`, every receiver's) and the most ever at once.
+#[derive(Clone, Default)]
+struct Held {
+    now: Arc<AtomicUsize>,
+    max: Arc<AtomicUsize>,
+    all_now: Arc<AtomicUsize>,
+    all_max: Arc<AtomicUsize>,
+    done: Arc<AtomicUsize>,
+    open: Arc<AtomicBool>,
+    opened: Arc<tokio::sync::Notify>,
+}
+
+async fn held(State(h): State<Held>) -> StatusCode {
+    let mine = h.now.fetch_add(1, Ordering::SeqCst) + 1;
+    h.max.fetch_max(mine, Ordering::SeqCst);
+    let all = h.all_now.fetch_add(1, Ordering::SeqCst) + 1;
+    h.all_max.fetch_max(all, Ordering::SeqCst);
+    loop {
+        let opened = h.opened.notified();
+        if h.open.load(Ordering::SeqCst) {
+            break;
+        }
+        opened.await;
+    }
+    h.now.fetch_sub(1, Ordering::SeqCst);
+    h.all_now.fetch_sub(1, Ordering::SeqCst);
+    h.done.fetch_add(1, Ordering::SeqCst);
+    StatusCode::OK
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sends_stay_within_the_per_host_and_overall_bounds() {
+    use switchboard::api::journal::Journal;
+    use switchboard::api::recover::{Item, RunOptions, run};
+    use switchboard::api::replay::ReplayPlan;
+
+    let shared = Held::default();
+    let mut hosts = Vec::new();
+    for _ in 0..2 {
+        let h = Held {
+            now: Arc::default(),
+            max: Arc::default(),
+            ..shared.clone()
+        };
+        let app = Router::new().route("/in", post(held)).with_state(h.clone());
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
+        let addr = listener.local_addr().expect("addr");
+        tokio::spawn(async move { axum::serve(listener, app).await });
+        hosts.push((format!("http://{addr}/in"), h));
+    }
+    let items: Vec<Item> = (0..20)
+        .map(|i| Item {
+            plan: ReplayPlan {
+                notification_id: format!("cbn_{i}"),
+                attempt_index: 0,
+                target: url::Url::parse(&hosts[i % 2].0).expect("url"),
+                method: "POST",
+                body: "{}".into(),
+                headers: vec![("content-type".into(), "application/json".into())],
+                signing: None,
+                destination: None,
+            },
+            status: "failed".into(),
+            created_at: chrono::Utc::now(),
+        })
+        .collect();
+    let dir = tempfile::tempdir().expect("dir");
+    let mut journal = Journal::open(&dir.path().join("j.ndjson")).expect("journal");
+    let opts = RunOptions {
+        per_host: 2,
+        overall: 3,
+        ..RunOptions::default()
+    };
+    let sending = tokio::spawn(async move {
+        run(items, &opts, &mut journal, std::future::pending(), |_| {}).await
+    });
+    // Held at the bounds: three in flight over both hosts, at most two on either.
+    eventually(Duration::from_secs(10), || async {
+        (shared.all_now.load(Ordering::SeqCst) == 3).then_some(())
+    })
+    .await;
+    assert!(
+        hosts.iter().all(|(_, h)| h.now.load(Ordering::SeqCst) >= 1),
+        "both hosts served"
+    );
+    shared.open.store(true, Ordering::SeqCst);
+    shared.opened.notify_waiters();
+    let summary = tokio::time::timeout(Duration::from_secs(30), sending)
+        .await
+        .expect("the run ends")
+        .expect("task")
+        .expect("journal");
+    assert_eq!(summary.succeeded, 20);
+    assert_eq!(shared.done.load(Ordering::SeqCst), 20);
+    assert_eq!(shared.all_max.load(Ordering::SeqCst), 3, "overall bound");
+    let per_host: Vec<usize> = hosts
+        .iter()
+        .map(|(_, h)| h.max.load(Ordering::SeqCst))
+        .collect();
+    assert!(
+        per_host.iter().all(|m| *m <= 2),
+        "per-host bound: {per_host:?}"
+    );
+    assert!(per_host.contains(&2), "{per_host:?}");
+}
