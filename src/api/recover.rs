@@ -319,6 +319,8 @@ pub async fn run(
     let mut in_flight = FuturesUnordered::new();
     let mut turn = 0usize;
     let mut failure: Option<JournalError> = None;
+    // One client per scheme and host for the run: connections are kept between its requests.
+    let mut clients: HashMap<String, reqwest::Client> = HashMap::new();
     let stop = std::pin::pin!(stop);
     let mut stop = stop;
     loop {
@@ -344,8 +346,20 @@ pub async fn run(
                 Ok(true) => {
                     hosts[h].2 += 1;
                     let send = opts.send;
+                    let target = &item.plan.target;
+                    let key = format!("{}://{}", target.scheme(), hosts[h].0);
+                    let client = match clients.get(&key) {
+                        Some(c) => Some(c.clone()),
+                        None => replay::client_for(target, send.timeout).ok().inspect(|c| {
+                            clients.insert(key, c.clone());
+                        }),
+                    };
                     in_flight.push(async move {
-                        let result = replay::send(&item.plan, &send).await;
+                        let result = match client {
+                            Some(c) => replay::send_with(&c, &item.plan, &send).await,
+                            // `send` reports why no client could be built.
+                            None => replay::send(&item.plan, &send).await,
+                        };
                         (h, item, result)
                     });
                 }
