@@ -102,7 +102,7 @@ async fn run_headless(g: &GlobalArgs, cmd: headless::Resource) -> u8 {
         Err(code) => return code,
     };
     let result = match headless::Output::new(g.output, g.jq.as_deref(), g.fields.as_deref()) {
-        Ok(out) => headless::run(&client, &out, cmd, resolved.read_only).await,
+        Ok(out) => headless::run(&client, &out, cmd, resolved.read_only, &resolved.profile).await,
         Err(e) => Err(e),
     };
     match result {

@@ -3,13 +3,16 @@ pub mod capture;
 pub mod client;
 pub mod error;
 pub mod health;
+pub mod journal;
 pub mod lookup;
 pub mod members;
 pub mod model;
 pub mod page;
+pub mod recover;
 pub mod replay;
 pub mod request;
 pub mod secret;
+pub mod selection;
 pub mod signature;
 
 pub use client::{Client, ClientOptions};

@@ -351,6 +351,13 @@ pub enum NotificationsCmd {
     /// Send a recorded delivery again to a receiver, signed afresh (exit 0 on 2xx, 3 on another
     /// answer, 4 on none).
     Replay(super::replay::ReplayArgs),
+    /// Send every selected notification's latest recorded request again, signed afresh, to its
+    /// destination or `--to` a receiver; the count first, a journal so a rerun sends only the
+    /// rest (exit 0 all 2xx, 3 some not, 4 some unanswered, 130 stopped).
+    Recover(super::recover::RecoverArgs),
+    /// Wait until the selection holds `--count` notifications in the `--for status=S` state
+    /// (exit 0, printing them), one ends failed (exit 3), or `--timeout` (exit 5).
+    Wait(super::wait::WaitArgs),
 }
 
 /// `members …`.

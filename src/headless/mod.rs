@@ -6,8 +6,11 @@ mod input;
 mod jq;
 mod lookups;
 mod output;
+mod recover;
 mod replay;
 mod run;
+mod selection;
+mod wait;
 
 pub use args::{
     CallbacksCmd, DestinationsCmd, ImportFields, ImportsCmd, ListArgs, LookupCmd, MembersCmd,
@@ -15,8 +18,11 @@ pub use args::{
 };
 pub use input::{confirm, parse_expires_at, secret_from_stdin};
 pub use output::{Output, OutputFormat, api_error_parts, error_json};
+pub use recover::RecoverArgs;
 pub use replay::{ReplayArgs, TIMEOUT_ENV as REPLAY_TIMEOUT_ENV, to_json as replay_report};
 pub use run::run;
+pub use selection::{SelectionArgs, parse_status};
+pub use wait::WaitArgs;
 
 use crate::api;
 
@@ -50,6 +56,15 @@ pub enum HeadlessError {
         /// What happened.
         message: String,
     },
+    /// A command ran to its end with a result other than success: `recover` (exit 3, 4, 130),
+    /// `wait` (exit 3, 5).
+    #[error("{message}")]
+    Outcome {
+        /// The exit code.
+        code: i32,
+        /// What happened.
+        message: String,
+    },
 }
 
 impl HeadlessError {
@@ -60,7 +75,7 @@ impl HeadlessError {
             HeadlessError::Api(e) => e.exit_code(),
             HeadlessError::Cancelled | HeadlessError::Io(_) => 1,
             HeadlessError::Output(_) => OUTPUT_FAILED,
-            HeadlessError::Replay { code, .. } => *code,
+            HeadlessError::Replay { code, .. } | HeadlessError::Outcome { code, .. } => *code,
         }
     }
 

@@ -308,6 +308,18 @@ pub fn error_json(e: &HeadlessError) -> String {
             .into(),
             e.to_string(),
         ),
+        // recover and wait: what the run came to (exit 3, 4, 5 or 130).
+        HeadlessError::Outcome { code, .. } => (
+            None,
+            match *code {
+                4 => "no_answer",
+                5 => "timeout",
+                130 => "interrupted",
+                _ => "not_all_succeeded",
+            }
+            .into(),
+            e.to_string(),
+        ),
     };
     let mut inner = serde_json::json!({ "status": status, "code": code, "message": message });
     if let HeadlessError::Api(E::Api(a)) = e {

@@ -19,6 +19,7 @@ pub async fn run(
     out: &Output,
     cmd: Resource,
     read_only: bool,
+    profile: &str,
 ) -> Result<(), HeadlessError> {
     if read_only && cmd.is_write() {
         return Err(HeadlessError::Usage(
@@ -56,6 +57,12 @@ pub async fn run(
         }
         Resource::Notifications(NotificationsCmd::Replay(a)) => {
             super::replay::run(client, out, a, read_only).await
+        }
+        Resource::Notifications(NotificationsCmd::Recover(a)) => {
+            super::recover::run(client, out.format, a, read_only, profile).await
+        }
+        Resource::Notifications(NotificationsCmd::Wait(a)) => {
+            super::wait::run(client, out.format, a).await
         }
         Resource::Notifications(NotificationsCmd::Get { id }) => {
             p.one::<Notification>(&ApiRequest::get_notification(&id))

@@ -94,11 +94,31 @@ impl ReplayResult {
 /// Sends `plan` now, with a signature made now, and captures the answer. Never fails: a
 /// transport problem is the result's `error`.
 pub async fn send(plan: &ReplayPlan, opts: &SendOptions) -> ReplayResult {
+    match http_client(&plan.target, opts.timeout) {
+        Ok(c) => send_with(&c, plan, opts).await,
+        Err(e) => {
+            let mut r = unanswered(plan);
+            r.error = Some(SendError::Network(e.to_string()));
+            r
+        }
+    }
+}
+
+/// A client for many replays to `target`'s scheme: [`send`]'s settings (no proxy, no redirects,
+/// the timeout), keeping connections open between requests. For [`send_with`].
+///
+/// # Errors
+/// The client cannot be built.
+pub fn client_for(target: &url::Url, timeout: Duration) -> Result<reqwest::Client, reqwest::Error> {
+    http_client(target, timeout)
+}
+
+/// A result with the headers as sent now and no answer yet.
+fn unanswered(plan: &ReplayPlan) -> ReplayResult {
     let sent_at = Utc::now();
-    let sent_headers = plan.headers_at(sent_at.timestamp());
-    let mut result = ReplayResult {
+    ReplayResult {
         sent_at,
-        sent_headers,
+        sent_headers: plan.headers_at(sent_at.timestamp()),
         status: None,
         headers: AnswerHeaders {
             origin: if plan.is_loopback() {
@@ -113,15 +133,17 @@ pub async fn send(plan: &ReplayPlan, opts: &SendOptions) -> ReplayResult {
         body_truncated: false,
         duration: Duration::ZERO,
         error: None,
-    };
+    }
+}
+
+/// [`send`] with a client from [`client_for`] (a bulk recover reuses its connections).
+pub async fn send_with(
+    client: &reqwest::Client,
+    plan: &ReplayPlan,
+    opts: &SendOptions,
+) -> ReplayResult {
+    let mut result = unanswered(plan);
     let started = Instant::now();
-    let client = match http_client(&plan.target, opts.timeout) {
-        Ok(c) => c,
-        Err(e) => {
-            result.error = Some(SendError::Network(e.to_string()));
-            return result;
-        }
-    };
     let mut rb = client.post(plan.target.clone()).body(plan.body.clone());
     for (k, v) in &result.sent_headers {
         rb = rb.header(k.as_str(), v.as_str());

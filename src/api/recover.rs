@@ -1,0 +1,445 @@
+//! Recover in bulk (issue 26): every notification a [`Selection`] holds, re-delivered once from
+//! this machine, on the replay's machinery ([`crate::api::replay`]): each notification's latest
+//! recorded request, body byte for byte, freshly signed with its destination's secret, to the
+//! destination's own URL or to one target; the replay's timeout and caps, no redirects.
+//!
+//! [`plan`] walks the selection and decides what would be sent (nothing is sent: a dry run is a
+//! plan); [`run`] sends it with bounded concurrency per host and overall, claiming each delivery
+//! in the [`Journal`] first and recording its outcome after, and stops taking new ones as soon as
+//! asked, letting those in flight finish. The platform's own records never change.
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::future::Future;
+
+use chrono::{DateTime, Utc};
+use futures::StreamExt;
+use futures::stream::FuturesUnordered;
+
+use super::journal::{Entry, Journal, JournalError, Outcome, State};
+use super::model::{Destination, Notification, NotificationStatus};
+use super::replay::{
+    self, ReplayPlan, ReplayResult, SendOptions, Signing, choose_destination, matching,
+    recorded_request, signing_host,
+};
+use super::selection::{Selection, WalkStats};
+use super::{Client, Error};
+
+/// Requests in flight to one host at once, by default (as the delivery engine per destination).
+pub const PER_HOST: usize = 2;
+/// Requests in flight at once over all hosts.
+pub const OVERALL: usize = 16;
+
+/// One delivery to send.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Item {
+    /// What is sent (the target included).
+    pub plan: ReplayPlan,
+    /// The notification's state on the platform.
+    pub status: NotificationStatus,
+    /// When the notification was created.
+    pub created_at: DateTime<Utc>,
+}
+
+impl Item {
+    /// The target's `host[:port]`: the unit of per-host concurrency and of confirmation.
+    #[must_use]
+    pub fn host(&self) -> String {
+        host_of(&self.plan.target)
+    }
+}
+
+/// `host[:port]` of a URL (the port only when given).
+#[must_use]
+pub fn host_of(url: &url::Url) -> String {
+    let host = url.host_str().unwrap_or_default();
+    match url.port() {
+        Some(p) => format!("{host}:{p}"),
+        None => host.to_string(),
+    }
+}
+
+/// Why a selected notification is not in the plan.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SkipReason {
+    /// The journal says it already succeeded to this target (`--again` sends it anyway).
+    AlreadySucceeded,
+    /// A run was killed while it was in flight: whether it arrived is unknown (`--again`).
+    InDoubt,
+    /// It cannot be replayed: nothing recorded, no destination to sign for, a bad URL.
+    Unplannable(String),
+}
+
+/// A selected notification left out of the plan.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Skipped {
+    /// `cbn_…`.
+    pub notification: String,
+    /// Why.
+    pub reason: SkipReason,
+}
+
+/// What a recover would send, before anything is sent.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RecoverPlan {
+    /// To send, oldest first (the order they first happened).
+    pub items: Vec<Item>,
+    /// Selected but left out.
+    pub skipped: Vec<Skipped>,
+    /// Notifications the selection holds (sent or not).
+    pub selected: usize,
+    /// Oldest and newest creation time of the selected notifications.
+    pub span: Option<(DateTime<Utc>, DateTime<Utc>)>,
+    /// What the walk read.
+    pub walk: WalkStats,
+}
+
+impl RecoverPlan {
+    /// The targets' hosts (`host[:port]`) with how many deliveries each gets, by name.
+    #[must_use]
+    pub fn hosts(&self) -> BTreeMap<String, usize> {
+        let mut out = BTreeMap::new();
+        for i in &self.items {
+            *out.entry(i.host()).or_insert(0) += 1;
+        }
+        out
+    }
+
+    /// The hosts among [`RecoverPlan::hosts`] that are not this machine.
+    #[must_use]
+    pub fn remote_hosts(&self) -> Vec<String> {
+        let mut out: Vec<String> = self
+            .items
+            .iter()
+            .filter(|i| !replay::is_loopback(&i.plan.target))
+            .map(Item::host)
+            .collect();
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    /// How many were skipped for `reason`'s kind.
+    #[must_use]
+    pub fn skipped_for(&self, f: impl Fn(&SkipReason) -> bool) -> usize {
+        self.skipped.iter().filter(|s| f(&s.reason)).count()
+    }
+}
+
+/// Plans a recover of `selection`: each selected notification's latest recorded request to `to`,
+/// or without it to its destination's own URL, signed with that destination's secret. With
+/// `again`, what the journal says already succeeded (or is in doubt) is planned too.
+///
+/// # Errors
+/// The API's error while reading destinations or the selection.
+pub async fn plan(
+    client: &Client,
+    selection: &Selection,
+    to: Option<&url::Url>,
+    journal: &Journal,
+    again: bool,
+) -> Result<RecoverPlan, Error> {
+    // Every active destination once: whose secret signs each delivery is decided locally.
+    let destinations = replay::fetch_candidates(client, None).await?;
+    let mut out = RecoverPlan::default();
+    let mut walk = selection.walk(client);
+    while let Some(batch) = walk.next_page().await? {
+        for n in batch {
+            out.selected += 1;
+            out.span = Some(match out.span {
+                None => (n.created_at, n.created_at),
+                Some((a, b)) => (a.min(n.created_at), b.max(n.created_at)),
+            });
+            match plan_one(client.base_url(), &n, &destinations, to) {
+                Err(why) => out.skipped.push(Skipped {
+                    notification: n.id.clone(),
+                    reason: SkipReason::Unplannable(why),
+                }),
+                Ok(p) => {
+                    let state = journal.state(&p.notification_id, p.target.as_str());
+                    let reason = match state {
+                        _ if again => None,
+                        Some(State::Succeeded) => Some(SkipReason::AlreadySucceeded),
+                        Some(State::InDoubt) => Some(SkipReason::InDoubt),
+                        Some(State::NotDelivered) | None => None,
+                    };
+                    match reason {
+                        Some(reason) => out.skipped.push(Skipped {
+                            notification: n.id.clone(),
+                            reason,
+                        }),
+                        None => out.items.push(Item {
+                            plan: p,
+                            status: n.status.clone(),
+                            created_at: n.created_at,
+                        }),
+                    }
+                }
+            }
+        }
+    }
+    out.walk = walk.stats();
+    // Walked newest first; sent in the order they first happened.
+    out.items.reverse();
+    Ok(out)
+}
+
+/// The replay plan of one notification: its latest recorded request, signed for the destination
+/// that sent it, to `to` or to that destination's URL.
+fn plan_one(
+    base_url: &str,
+    n: &Notification,
+    destinations: &[Destination],
+    to: Option<&url::Url>,
+) -> Result<ReplayPlan, String> {
+    let (_, recorded) = recorded_request(n, None).map_err(|e| e.to_string())?;
+    let callback = recorded
+        .body_field("callbackId")
+        .or_else(|| n.body_field("callbackId"));
+    let found = matching(
+        destinations,
+        Some(recorded.url.as_str()),
+        callback.as_deref(),
+    );
+    let d = choose_destination(&found, recorded).map_err(|e| e.to_string())?;
+    let target = match to {
+        Some(t) => t.clone(),
+        None => {
+            let url = d.webhook_destination.as_ref().map(|w| w.url.as_str());
+            replay::parse_target(url.unwrap_or_default()).map_err(|e| e.to_string())?
+        }
+    };
+    let host = signing_host(recorded, base_url).unwrap_or_default();
+    replay::plan(n, None, target, Signing::for_destination(d, &host), Some(d))
+        .map_err(|e| e.to_string())
+}
+
+/// How [`run`] sends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RunOptions {
+    /// In flight per host (at least 1).
+    pub per_host: usize,
+    /// In flight over all hosts (at least 1).
+    pub overall: usize,
+    /// Each request's timeout.
+    pub send: SendOptions,
+    /// Send even what the journal says succeeded or is in doubt.
+    pub again: bool,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        Self {
+            per_host: PER_HOST,
+            overall: OVERALL,
+            send: SendOptions::default(),
+            again: false,
+        }
+    }
+}
+
+/// One delivery sent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Delivery {
+    /// `cbn_…`.
+    pub notification: String,
+    /// Where it went.
+    pub target: url::Url,
+    /// What came back (receiver text: sanitise before showing).
+    pub result: ReplayResult,
+    /// How the journal counts it.
+    pub outcome: Outcome,
+}
+
+/// The journal's outcome of a replay: a whole 2xx succeeded; another answer failed; no answer,
+/// or a 2xx cut short, is unreachable (as `replay` exits 4 for both).
+#[must_use]
+pub fn outcome_of(r: &ReplayResult) -> Outcome {
+    if r.is_success() {
+        Outcome::Succeeded
+    } else if r.status.is_some() && !(r.is_2xx() && r.error.is_some()) {
+        Outcome::Failed
+    } else {
+        Outcome::Unreachable
+    }
+}
+
+/// What a run did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// Whole 2xx answers.
+    pub succeeded: usize,
+    /// Other answers.
+    pub failed: usize,
+    /// No (whole) answer.
+    pub unreachable: usize,
+    /// Not sent: another process had claimed it (or it succeeded) since the plan.
+    pub claimed_elsewhere: usize,
+    /// Not sent because the run was stopped.
+    pub left: usize,
+    /// Whether the run was stopped before the end.
+    pub stopped: bool,
+}
+
+impl Summary {
+    /// Deliveries sent.
+    #[must_use]
+    pub fn sent(&self) -> usize {
+        self.succeeded + self.failed + self.unreachable
+    }
+}
+
+/// Sends `items` with at most `opts.per_host` in flight per host and `opts.overall` in all,
+/// hosts taken in turn. Each delivery is claimed in `journal` before it is sent (one another
+/// process claimed meanwhile is not sent) and its outcome recorded after; `each` sees every
+/// delivery as it completes. When `stop` completes, no new delivery starts; those in flight
+/// finish and are recorded, and the rest are counted in [`Summary::left`].
+///
+/// # Errors
+/// The journal cannot be written: no new delivery starts, those in flight are awaited.
+pub async fn run(
+    items: Vec<Item>,
+    opts: &RunOptions,
+    journal: &mut Journal,
+    stop: impl Future<Output = ()>,
+    mut each: impl FnMut(&Delivery),
+) -> Result<Summary, JournalError> {
+    let per_host = opts.per_host.max(1);
+    let overall = opts.overall.max(1);
+    // Per host, in plan order; hosts are served round-robin so one slow host cannot starve others.
+    let mut hosts: Vec<(String, VecDeque<Item>, usize)> = Vec::new();
+    let mut index: HashMap<String, usize> = HashMap::new();
+    for item in items {
+        let h = item.host();
+        let at = *index.entry(h.clone()).or_insert_with(|| {
+            hosts.push((h, VecDeque::new(), 0));
+            hosts.len() - 1
+        });
+        hosts[at].1.push_back(item);
+    }
+    let mut summary = Summary::default();
+    let mut in_flight = FuturesUnordered::new();
+    let mut turn = 0usize;
+    let mut failure: Option<JournalError> = None;
+    // One client per scheme and host for the run: connections are kept between its requests.
+    let mut clients: HashMap<String, reqwest::Client> = HashMap::new();
+    let stop = std::pin::pin!(stop);
+    let mut stop = stop;
+    loop {
+        // Start what the limits allow.
+        while !summary.stopped && failure.is_none() && in_flight.len() < overall {
+            let Some(h) = (0..hosts.len())
+                .map(|k| (turn + k) % hosts.len())
+                .find(|&h| hosts[h].2 < per_host && !hosts[h].1.is_empty())
+            else {
+                break;
+            };
+            turn = h + 1;
+            let Some(item) = hosts[h].1.pop_front() else {
+                break;
+            };
+            let target = item.plan.target.as_str().to_string();
+            match journal.claim(&item.plan.notification_id, &target, opts.again) {
+                Err(e) => {
+                    hosts[h].1.push_front(item);
+                    failure = Some(e);
+                }
+                Ok(false) => summary.claimed_elsewhere += 1,
+                Ok(true) => {
+                    hosts[h].2 += 1;
+                    let send = opts.send;
+                    let target = &item.plan.target;
+                    let key = format!("{}://{}", target.scheme(), hosts[h].0);
+                    let client = match clients.get(&key) {
+                        Some(c) => Some(c.clone()),
+                        None => replay::client_for(target, send.timeout).ok().inspect(|c| {
+                            clients.insert(key, c.clone());
+                        }),
+                    };
+                    in_flight.push(async move {
+                        let result = match client {
+                            Some(c) => replay::send_with(&c, &item.plan, &send).await,
+                            // `send` reports why no client could be built.
+                            None => replay::send(&item.plan, &send).await,
+                        };
+                        (h, item, result)
+                    });
+                }
+            }
+        }
+        if in_flight.is_empty() {
+            break;
+        }
+        tokio::select! {
+            Some((h, item, result)) = in_flight.next() => {
+                hosts[h].2 -= 1;
+                let outcome = outcome_of(&result);
+                let d = Delivery {
+                    notification: item.plan.notification_id,
+                    target: item.plan.target,
+                    result,
+                    outcome,
+                };
+                match outcome {
+                    Outcome::Succeeded => summary.succeeded += 1,
+                    Outcome::Failed => summary.failed += 1,
+                    _ => summary.unreachable += 1,
+                }
+                let recorded = journal.record(&Entry {
+                    at: Utc::now(),
+                    notification: d.notification.clone(),
+                    target: d.target.as_str().to_string(),
+                    outcome,
+                    status: d.result.status,
+                    duration_ms: u64::try_from(d.result.duration.as_millis()).ok(),
+                });
+                if let Err(e) = recorded {
+                    failure.get_or_insert(e);
+                }
+                each(&d);
+            }
+            () = &mut stop, if !summary.stopped => summary.stopped = true,
+        }
+    }
+    summary.left = hosts.iter().map(|h| h.1.len()).sum();
+    summary.stopped |= summary.left > 0;
+    match failure {
+        Some(e) => Err(e),
+        None => Ok(summary),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn result(status: Option<u16>, error: Option<replay::SendError>) -> ReplayResult {
+        ReplayResult {
+            sent_at: Utc::now(),
+            sent_headers: Vec::new(),
+            status,
+            headers: Default::default(),
+            headers_truncated: false,
+            body: None,
+            body_truncated: false,
+            duration: Duration::ZERO,
+            error,
+        }
+    }
+
+    #[test]
+    fn outcomes_follow_the_replay_exit_codes() {
+        let cut = || Some(replay::SendError::Network("reset".into()));
+        assert_eq!(outcome_of(&result(Some(204), None)), Outcome::Succeeded);
+        assert_eq!(outcome_of(&result(Some(503), None)), Outcome::Failed);
+        assert_eq!(outcome_of(&result(Some(500), cut())), Outcome::Failed);
+        assert_eq!(outcome_of(&result(Some(200), cut())), Outcome::Unreachable);
+        assert_eq!(outcome_of(&result(None, cut())), Outcome::Unreachable);
+    }
+
+    #[test]
+    fn hosts_keep_an_explicit_port() {
+        let u = |s: &str| url::Url::parse(s).expect("url");
+        assert_eq!(host_of(&u("http://127.0.0.1:8080/x")), "127.0.0.1:8080");
+        assert_eq!(host_of(&u("https://hooks.example/x")), "hooks.example");
+    }
+}

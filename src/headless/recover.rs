@@ -1,0 +1,488 @@
+//! `notifications recover [selection] [--to URL] [--dry-run] [--concurrency N] [--again] [--yes]`:
+//! every selected notification's latest recorded request sent again, signed afresh
+//! ([`crate::api::recover`]). First the count, the time span and the first few (stderr); with
+//! `--dry-run` the planned deliveries with masked headers and nothing sent. Then one line per
+//! delivery on stdout (NDJSON when piped), a progress line on stderr when it is a terminal, and
+//! a summary on stderr. Exit 0 when every answer was a whole 2xx, 3 when some were not, 4 when
+//! some got no answer, 130 when stopped (Ctrl-C) before the end: the same command sends the rest.
+use std::io::{BufRead, IsTerminal, Write};
+use std::time::{Duration, Instant};
+
+use clap::Args;
+use serde_json::{Map, Value, json};
+
+use super::HeadlessError;
+use super::output::{self, OutputFormat};
+use super::selection::SelectionArgs;
+use crate::api::Client;
+use crate::api::journal::{self, Journal, Outcome};
+use crate::api::model::time;
+use crate::api::recover::{self, Delivery, Item, RecoverPlan, RunOptions, SkipReason, Summary};
+use crate::api::replay::{self, SendOptions};
+use crate::text::sanitize::line;
+
+/// How many planned deliveries are shown before sending.
+const FIRST_FEW: usize = 5;
+/// The exit code of a run stopped before the end (128 + SIGINT, as shells report it).
+pub const STOPPED: i32 = 130;
+
+/// `notifications recover`.
+#[derive(Args, Debug, Clone)]
+pub struct RecoverArgs {
+    /// Which notifications.
+    #[command(flatten)]
+    pub selection: SelectionArgs,
+    /// Send every delivery here (e.g. `http://localhost:3000/webhooks`) instead of to each
+    /// destination's own URL.
+    #[arg(long, value_name = "URL")]
+    pub to: Option<String>,
+    /// Show the count, the time span and what would be sent (headers masked); send nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Requests in flight per host (1–16; overall at most 16).
+    #[arg(long, value_name = "N", default_value_t = recover::PER_HOST,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=16))]
+    pub concurrency: usize,
+    /// Send again what the journal says already succeeded to that target (or is in doubt).
+    #[arg(long)]
+    pub again: bool,
+    /// Send to hosts that are not this machine without typing their names and the count;
+    /// needed when not on a terminal.
+    #[arg(long, short = 'y')]
+    pub yes: bool,
+}
+
+/// Plans, shows and (unless `--dry-run`) sends a recover for `profile`'s journal.
+///
+/// # Errors
+/// Usage (bad target, a read-only profile and a remote target, no confirmation), the API's error,
+/// the journal's, or the run's outcome (exit 3, 4 or 130).
+pub async fn run(
+    client: &Client,
+    format: OutputFormat,
+    args: RecoverArgs,
+    read_only: bool,
+    profile: &str,
+) -> Result<(), HeadlessError> {
+    let selection = args.selection.selection()?;
+    let to = args
+        .to
+        .as_deref()
+        .map(replay::parse_target)
+        .transpose()
+        .map_err(|e| HeadlessError::Usage(line(&e.to_string()).into_owned()))?;
+    if read_only && let Some(t) = to.as_ref().filter(|t| !replay::is_loopback(t)) {
+        return Err(refused_read_only(&[recover::host_of(t)]));
+    }
+    let data_dir = crate::config::Paths::with_config(None)
+        .data_dir
+        .ok_or_else(|| {
+            HeadlessError::Usage(
+                "no data directory for the journal (set HOME or XDG_DATA_HOME)".into(),
+            )
+        })?;
+    let mut journal = Journal::open(&journal::path_for(&data_dir, profile))
+        .map_err(|e| HeadlessError::Io(std::io::Error::other(e.to_string())))?;
+    let plan = recover::plan(client, &selection, to.as_ref(), &journal, args.again).await?;
+    let remote = plan.remote_hosts();
+    if read_only && !remote.is_empty() {
+        return Err(refused_read_only(&remote));
+    }
+    say(&overview(&plan, args.dry_run))?;
+    let terminal = std::io::stdout().is_terminal();
+    if args.dry_run {
+        return output::emit(|out| {
+            for (k, item) in plan.items.iter().enumerate() {
+                match format {
+                    OutputFormat::Json | OutputFormat::Ndjson => {
+                        output::write_raw(out, &planned_json(item).to_string(), terminal)?;
+                    }
+                    OutputFormat::Table => write_planned(out, item, k == 0)?,
+                }
+            }
+            Ok(())
+        });
+    }
+    if plan.items.is_empty() {
+        return Ok(());
+    }
+    if !remote.is_empty() && !args.yes {
+        confirm_remote(&plan, &remote)?;
+    }
+    let opts = RunOptions {
+        per_host: args.concurrency,
+        overall: recover::OVERALL,
+        send: SendOptions {
+            timeout: super::replay::timeout(),
+        },
+        again: args.again,
+    };
+    let total = plan.items.len();
+    let mut progress = Progress::new(total, std::io::stderr().is_terminal());
+    let stop = async {
+        // Without a handler (very unusual), Ctrl-C ends the process as usual.
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    };
+    let mut write_error: Option<std::io::Error> = None;
+    let summary = recover::run(plan.items, &opts, &mut journal, stop, |d| {
+        // On a terminal only what did not succeed gets a line; piped, every delivery does.
+        if format != OutputFormat::Table || d.outcome != Outcome::Succeeded {
+            if terminal {
+                progress.clear();
+            }
+            let written = output::emit(|out| match format {
+                OutputFormat::Json | OutputFormat::Ndjson => {
+                    output::write_raw(out, &delivery_json(d).to_string(), terminal)
+                }
+                OutputFormat::Table => writeln!(out, "{}", delivery_line(d)),
+            });
+            if let Err(HeadlessError::Output(e) | HeadlessError::Io(e)) = written {
+                write_error.get_or_insert(e);
+            }
+        }
+        progress.delivered(d.outcome);
+    })
+    .await
+    .map_err(|e| HeadlessError::Io(std::io::Error::other(e.to_string())))?;
+    progress.clear();
+    if let Some(e) = write_error {
+        return Err(HeadlessError::Output(e));
+    }
+    say(&summary_text(&summary, journal.path()))?;
+    outcome(&summary)
+}
+
+fn refused_read_only(hosts: &[String]) -> HeadlessError {
+    HeadlessError::Usage(format!(
+        "refused: a read-only profile recovers only to this machine (localhost, 127.0.0.1, [::1]), not to {}",
+        line(&hosts.join(", "))
+    ))
+}
+
+/// Writes text to stderr through the one sanitizer.
+fn say(text: &str) -> Result<(), HeadlessError> {
+    let mut err = std::io::stderr().lock();
+    err.write_all(crate::text::multiline(text).as_bytes())
+        .and_then(|()| err.write_all(b"\n"))
+        .and_then(|()| err.flush())
+        .map_err(HeadlessError::Io)
+}
+
+/// The count, the time span, what is left out and why, the targets and the first few.
+fn overview(plan: &RecoverPlan, dry_run: bool) -> String {
+    let mut out = Vec::new();
+    let span = plan.span.map_or_else(String::new, |(a, b)| {
+        format!(", created {} to {}", time::format(&a), time::format(&b))
+    });
+    out.push(format!(
+        "{} notification{} selected{span} ({} read in {} page{})",
+        plan.selected,
+        plural(plan.selected),
+        plan.walk.seen,
+        plan.walk.pages,
+        plural(plan.walk.pages),
+    ));
+    let done = plan.skipped_for(|r| *r == SkipReason::AlreadySucceeded);
+    if done > 0 {
+        out.push(format!(
+            "  {done} skipped: already succeeded to that target by an earlier run (--again sends them again)"
+        ));
+    }
+    let doubt = plan.skipped_for(|r| *r == SkipReason::InDoubt);
+    if doubt > 0 {
+        out.push(format!(
+            "  {doubt} skipped: in flight when an earlier run was killed, so whether they arrived is unknown (--again sends them)"
+        ));
+    }
+    for s in plan
+        .skipped
+        .iter()
+        .filter(|s| matches!(s.reason, SkipReason::Unplannable(_)))
+    {
+        if let SkipReason::Unplannable(why) = &s.reason {
+            out.push(format!("  skipped {}: {}", s.notification, line(why)));
+        }
+    }
+    let hosts: Vec<String> = plan
+        .hosts()
+        .into_iter()
+        .map(|(h, n)| format!("{h} ({n})"))
+        .collect();
+    let verb = if dry_run { "would be sent" } else { "to send" };
+    out.push(format!(
+        "{} {verb}{}{}",
+        plan.items.len(),
+        if hosts.is_empty() { "" } else { " to " },
+        hosts.join(", ")
+    ));
+    for item in plan.items.iter().take(FIRST_FEW) {
+        out.push(format!("  {}", summary_of(item)));
+    }
+    if plan.items.len() > FIRST_FEW {
+        out.push(format!("  … and {} more", plan.items.len() - FIRST_FEW));
+    }
+    out.push(if dry_run {
+        "Dry run: nothing was sent.".into()
+    } else {
+        "Each is sent again from this machine, signed as the platform signs; the platform's own \
+         records of these notifications do not change."
+            .into()
+    });
+    out.join("\n")
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+/// `cbn_…  failed  <created>  → <target>`.
+fn summary_of(item: &Item) -> String {
+    format!(
+        "{}  {}  {}  → {}",
+        line(&item.plan.notification_id),
+        line(item.status.as_str()),
+        time::format(&item.created_at),
+        line(item.plan.target.as_str())
+    )
+}
+
+/// Header values through the one redaction policy, as an object.
+fn masked(headers: &[(String, String)]) -> Value {
+    let mut m = Map::new();
+    for (k, v) in replay::masked_headers(headers) {
+        m.insert(k, Value::String(v));
+    }
+    Value::Object(m)
+}
+
+/// A planned delivery (dry run), headers masked.
+fn planned_json(item: &Item) -> Value {
+    json!({
+        "notification": item.plan.notification_id,
+        "status": item.status.as_str(),
+        "created_at": time::format(&item.created_at),
+        "target": item.plan.target.as_str(),
+        "attempt": item.plan.attempt_index.saturating_add(1),
+        "destination": item.plan.destination,
+        "headers": masked(&item.plan.preview_headers()),
+        "dry_run": true,
+    })
+}
+
+fn write_planned(out: &mut dyn Write, item: &Item, with_headers: bool) -> std::io::Result<()> {
+    writeln!(out, "{}", summary_of(item))?;
+    if with_headers {
+        for (k, v) in item.plan.preview_headers() {
+            writeln!(out, "    {}: {}", line(&k), line(&v))?;
+        }
+    }
+    Ok(())
+}
+
+fn outcome_text(o: Outcome) -> &'static str {
+    match o {
+        Outcome::Succeeded => "succeeded",
+        Outcome::Failed => "failed",
+        Outcome::Unreachable => "unreachable",
+        Outcome::Sending => "sending",
+    }
+}
+
+/// One NDJSON line: notification, target, status, duration, outcome (and the error, if any).
+fn delivery_json(d: &Delivery) -> Value {
+    json!({
+        "notification": d.notification,
+        "target": d.target.as_str(),
+        "status": d.result.status,
+        "duration_ms": u64::try_from(d.result.duration.as_millis()).unwrap_or(u64::MAX),
+        "outcome": outcome_text(d.outcome),
+        "error": d.result.error.as_ref().map(|e| line(&e.to_string()).into_owned()),
+    })
+}
+
+/// A delivery that did not succeed, as one table line.
+fn delivery_line(d: &Delivery) -> String {
+    let answer = match (d.result.status, &d.result.error) {
+        (Some(s), None) => format!("HTTP {s}"),
+        (Some(s), Some(e)) => format!("HTTP {s}, then {e}"),
+        (None, Some(e)) => e.to_string(),
+        (None, None) => "no answer".into(),
+    };
+    format!(
+        "{:<11}  {}  → {}  {} in {} ms",
+        outcome_text(d.outcome).to_uppercase(),
+        line(&d.notification),
+        line(d.target.as_str()),
+        line(&answer),
+        d.result.duration.as_millis()
+    )
+}
+
+fn summary_text(s: &Summary, journal: &std::path::Path) -> String {
+    let mut out = format!(
+        "{} sent: {} succeeded, {} failed, {} unreachable",
+        s.sent(),
+        s.succeeded,
+        s.failed,
+        s.unreachable
+    );
+    if s.claimed_elsewhere > 0 {
+        out.push_str(&format!(
+            "; {} not sent: another run had claimed them",
+            s.claimed_elsewhere
+        ));
+    }
+    if s.stopped {
+        out.push_str(&format!(
+            "\nstopped: {} not sent; the same command sends the rest",
+            s.left
+        ));
+    }
+    out.push_str(&format!("\njournal: {}", journal.display()));
+    out
+}
+
+/// Exit 130 when stopped, 4 when some got no answer, 3 when some answers were not 2xx.
+fn outcome(s: &Summary) -> Result<(), HeadlessError> {
+    let (code, message) = if s.stopped {
+        (STOPPED, format!("stopped with {} not sent", s.left))
+    } else if s.unreachable > 0 {
+        (4, format!("{} deliveries got no answer", s.unreachable))
+    } else if s.failed > 0 {
+        (3, format!("{} answers were not 2xx", s.failed))
+    } else {
+        return Ok(());
+    };
+    Err(HeadlessError::Outcome { code, message })
+}
+
+fn on_terminal() -> bool {
+    std::io::stdin().is_terminal() && std::io::stderr().is_terminal()
+}
+
+/// Asks for the remote host names and the count to be typed back.
+fn confirm_remote(plan: &RecoverPlan, remote: &[String]) -> Result<(), HeadlessError> {
+    let count = plan.items.len();
+    if !on_terminal() {
+        return Err(HeadlessError::Usage(format!(
+            "refusing to send {count} deliveries to {}, not this machine, without --yes when not on a terminal",
+            line(&remote.join(", "))
+        )));
+    }
+    say(&format!(
+        "This sends {count} deliveries, signed with the destinations' real signing secrets, to \
+         {}, which {} not this machine.\nType the host name{} and the count ({} {count}) to send: ",
+        remote.join(", "),
+        if remote.len() == 1 { "is" } else { "are" },
+        plural(remote.len()),
+        remote.join(" "),
+    ))?;
+    let mut answer = String::new();
+    std::io::stdin()
+        .lock()
+        .read_line(&mut answer)
+        .map_err(HeadlessError::Io)?;
+    if confirmed(&answer, remote, count) {
+        Ok(())
+    } else {
+        Err(HeadlessError::Cancelled)
+    }
+}
+
+/// Whether `answer` names every host in `remote` and the count, and nothing else.
+fn confirmed(answer: &str, remote: &[String], count: usize) -> bool {
+    let mut words: Vec<String> = answer
+        .split(|c: char| c.is_whitespace() || c == ',')
+        .filter(|w| !w.is_empty())
+        .map(str::to_ascii_lowercase)
+        .collect();
+    words.sort();
+    words.dedup();
+    let mut want: Vec<String> = remote.iter().map(|h| h.to_ascii_lowercase()).collect();
+    want.push(count.to_string());
+    want.sort();
+    want.dedup();
+    words == want
+}
+
+/// A progress line on stderr, drawn only on a terminal, at most ten times a second.
+struct Progress {
+    total: usize,
+    done: usize,
+    not_ok: usize,
+    on: bool,
+    drawn: Option<Instant>,
+    started: Instant,
+}
+
+impl Progress {
+    fn new(total: usize, on: bool) -> Self {
+        Self {
+            total,
+            done: 0,
+            not_ok: 0,
+            on,
+            drawn: None,
+            started: Instant::now(),
+        }
+    }
+
+    fn delivered(&mut self, o: Outcome) {
+        self.done += 1;
+        self.not_ok += usize::from(o != Outcome::Succeeded);
+        if !self.on
+            || (self.done < self.total
+                && self
+                    .drawn
+                    .is_some_and(|t| t.elapsed() < Duration::from_millis(100)))
+        {
+            return;
+        }
+        const WIDTH: usize = 30;
+        let filled = WIDTH * self.done / self.total.max(1);
+        let rate = self.done as f64 / self.started.elapsed().as_secs_f64().max(0.001);
+        let mut err = std::io::stderr().lock();
+        let _ = write!(
+            err,
+            "\r[{}{}] {}/{}  {} not 2xx  {rate:.0}/s",
+            "#".repeat(filled),
+            "-".repeat(WIDTH - filled),
+            self.done,
+            self.total,
+            self.not_ok
+        );
+        let _ = err.flush();
+        self.drawn = Some(Instant::now());
+    }
+
+    /// Erases the line, so other output starts on a clean line.
+    fn clear(&mut self) {
+        if self.on && self.drawn.take().is_some() {
+            let mut err = std::io::stderr().lock();
+            let _ = write!(err, "\r\x1b[2K");
+            let _ = err.flush();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn confirmation_names_every_remote_host_and_the_count() {
+        let hosts = ["a.example".to_string(), "b.example:8443".to_string()];
+        assert!(confirmed("a.example b.example:8443 12\n", &hosts, 12));
+        assert!(confirmed("12, B.example:8443, a.example", &hosts, 12));
+        assert!(!confirmed("a.example 12", &hosts, 12));
+        assert!(!confirmed("a.example b.example:8443 11", &hosts, 12));
+        assert!(!confirmed(
+            "a.example b.example:8443 12 c.example",
+            &hosts,
+            12
+        ));
+        assert!(!confirmed("", &hosts, 12));
+    }
+}
