@@ -168,6 +168,10 @@ pub enum Error {
     /// The request could not be built (bad base URL, bad input).
     #[error("invalid request: {0}")]
     Invalid(String),
+    /// The server answered 404 `endpoint` and does not serve the API version this client speaks:
+    /// one sentence naming the versions it serves.
+    #[error("{}", super::versions::unsupported_sentence(.0))]
+    UnsupportedVersion(Box<super::versions::VersionList>),
 }
 
 impl Error {
@@ -184,6 +188,23 @@ impl Error {
         match self {
             Error::Api(e) => Some(e.status),
             Error::Decode { status, .. } => Some(*status),
+            Error::UnsupportedVersion(_) => Some(404),
+            _ => None,
+        }
+    }
+
+    /// For a refused key (401/403), what to check, without guessing that a key is missing: a
+    /// 401 means the key sent was rejected. `needed` names the key the path wants (`the
+    /// organization key`).
+    pub fn auth_hint(&self, needed: &str) -> Option<String> {
+        match self.status()? {
+            401 => Some(format!(
+                "The server rejected the key it was sent (wrong, revoked or meant for another \
+                 server); this needs {needed}."
+            )),
+            403 => Some(format!(
+                "The key was accepted but may not do this; this needs {needed}."
+            )),
             _ => None,
         }
     }
@@ -191,7 +212,7 @@ impl Error {
     /// Exit code for headless commands: 3 for an API error, 4 for network or timeout.
     pub fn exit_code(&self) -> i32 {
         match self {
-            Error::Api(_) | Error::Decode { .. } => 3,
+            Error::Api(_) | Error::Decode { .. } | Error::UnsupportedVersion(_) => 3,
             Error::Network(_) | Error::Timeout(_) => 4,
             Error::Invalid(_) => 2,
         }

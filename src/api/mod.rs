@@ -11,6 +11,7 @@ pub mod replay;
 pub mod request;
 pub mod secret;
 pub mod signature;
+pub mod versions;
 
 pub use client::{Client, ClientOptions};
 pub use error::{ApiError, Error};
