@@ -14,7 +14,8 @@ Environment (flags win over these, these over the profile):
   SWITCHBOARD_API_KEY      API key (also METORIAL_API_KEY)
   SWITCHBOARD_INSTANCE_ID  instance id sent as metorial-instance-id (also METORIAL_INSTANCE_ID)
 
-Exit codes: 0 ok, 1 cancelled or other failure, 2 usage, 3 API error, 4 network or timeout.";
+Exit codes: 0 ok, 1 cancelled or other failure, 2 usage or configuration, 3 API error, 4 network or
+timeout.";
 
 /// Switchboard: a keyboard-driven console and headless CLI for the MCP platform's management API.
 #[derive(Parser, Debug)]

@@ -224,3 +224,27 @@ impl From<ApiError> for Error {
         Error::Api(Box::new(e))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_rejected_key_is_not_called_missing() {
+        let rejected = Error::from(ApiError::synthetic(401, "Invalid API key"));
+        let hint = rejected
+            .auth_hint("the organization key")
+            .expect("a hint on 401");
+        assert!(hint.contains("rejected the key"), "{hint}");
+        let forbidden = Error::from(ApiError::synthetic(403, "Forbidden"));
+        let hint = forbidden
+            .auth_hint("the organization key")
+            .expect("a hint on 403");
+        assert!(hint.contains("accepted"), "{hint}");
+        assert_eq!(Error::Network("x".into()).auth_hint("k"), None);
+        assert_eq!(
+            Error::from(ApiError::synthetic(404, "x")).auth_hint("k"),
+            None
+        );
+    }
+}
