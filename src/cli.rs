@@ -71,7 +71,11 @@ pub enum Command {
     /// Run the local service in the foreground.
     Serve(ServeArgs),
     /// Show paths, the active profile, base URL, instance id and the key (masked).
-    Info,
+    Info {
+        /// Also ask the server which API versions it serves (no key is sent).
+        #[arg(long)]
+        versions: bool,
+    },
     /// Print a shell completion script (see the README for where to put it).
     #[command(after_help = COMPLETION_HELP)]
     Completion {

@@ -824,3 +824,37 @@ fn help_and_readme_agree_on_exit_codes() {
     assert_eq!(from_help.len(), 5, "{from_help:?}");
     assert_eq!(from_help, codes(&readme));
 }
+
+#[test]
+fn info_versions_shows_what_the_server_serves() {
+    let s = FakeServer::start();
+    let out = Sb::at(&s).run(&["info", "--versions"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(
+        out.stdout
+            .contains("API versions      mt_2025_01_01_pulsar (current) and mt_2025_01_01_dashboard (sending mt_2025_01_01_pulsar)"),
+        "{}",
+        out.stdout
+    );
+    s.serve_versions(Some(common::fake::NEWER));
+    let out = Sb::at(&s).run(&["-o", "json", "info", "--versions"]);
+    let v: Value = serde_json::from_str(&out.stdout).expect("json");
+    assert_eq!(
+        v["api_versions"]["versions"][1]["version"],
+        "mt_2026_01_01_magnetar"
+    );
+    let summary = v["api_versions_summary"].as_str().expect("summary");
+    assert!(
+        summary.contains("does not serve API version pulsar"),
+        "{summary}"
+    );
+    // No key on the public path; plain `info` asks nothing.
+    assert!(
+        s.introspections()
+            .iter()
+            .all(|r| r.header("authorization").is_none())
+    );
+    let asked = s.introspections().len();
+    Sb::at(&s).run(&["info"]);
+    assert_eq!(s.introspections().len(), asked);
+}
