@@ -1,6 +1,7 @@
 //! The `switchboard` binary: parses the command line and hands over to the console, the local
 //! service or a headless command.
 mod cli;
+mod demo;
 mod setup;
 
 use std::process::ExitCode;
@@ -52,7 +53,7 @@ async fn dispatch(cli: Cli) -> u8 {
     match cli.command {
         Some(Command::Resource(r)) => run_headless(&g, r).await,
         Some(Command::Mcp { allow_writes }) => mcp(&g, allow_writes).await,
-        Some(Command::Info) => info(&g),
+        Some(Command::Info { versions }) => info(&g, versions).await,
         Some(Command::Completion { shell }) => setup::completion(shell),
         Some(Command::Man) => setup::man(),
         Some(Command::Profile(p)) => setup::profile(&g, p),
@@ -174,6 +175,20 @@ async fn demo(g: &GlobalArgs, db: Option<std::path::PathBuf>) -> u8 {
         svc.base_url,
         svc.api_key.masked()
     );
+    // Scripts reach the service through a session profile whose key is in a private file.
+    let dir = Paths::with_config(None)
+        .data_dir
+        .unwrap_or_else(std::env::temp_dir);
+    let session = match demo::Session::write(&dir, &svc.base_url, &svc.api_key) {
+        Ok(s) => {
+            eprintln!("headless commands while the demo runs: {}", s.export_line());
+            Some(s)
+        }
+        Err(e) => {
+            eprintln!("warning: no session profile for scripts: {e}");
+            None
+        }
+    };
     let client = match Client::new(ClientOptions {
         base_url: svc.base_url.clone(),
         api_key: svc.api_key.clone(),
@@ -193,7 +208,8 @@ async fn demo(g: &GlobalArgs, db: Option<std::path::PathBuf>) -> u8 {
         },
     };
     let result = console::run(setup).await;
-    // Stop deliveries and remove the throwaway database before reporting.
+    // Stop deliveries and remove the throwaway database and the session file before reporting.
+    drop(session);
     svc.shutdown().await;
     match result {
         Ok(()) => 0,
@@ -236,8 +252,9 @@ fn power_setup(g: &GlobalArgs, resolved: &config::Resolved) -> console::power::P
     }
 }
 
-/// `switchboard info`: where things are and what would be used; the key only masked.
-fn info(g: &GlobalArgs) -> u8 {
+/// `switchboard info`: where things are and what would be used; the key only masked. With
+/// `--versions`, what the server serves as well.
+async fn info(g: &GlobalArgs, ask_versions: bool) -> u8 {
     let settings = match Settings::load(&flags(g), &Env::from_process()) {
         Ok(s) => s,
         Err(e) => {
@@ -264,6 +281,11 @@ fn info(g: &GlobalArgs) -> u8 {
     };
     let (api_key, api_source) = key(&settings.api_key);
     let (org_key, org_source) = key(&settings.organization_key);
+    let versions = if ask_versions {
+        Some(server_versions(&settings.base_url).await)
+    } else {
+        None
+    };
     let config_file = shown(&paths.config_file);
     let config_state = if settings.config_exists {
         ""
@@ -285,8 +307,14 @@ fn info(g: &GlobalArgs) -> u8 {
             "organization_key_source": org_source,
             "read_only": settings.read_only,
         });
-        // Config and environment text: hazards escaped as the JSON views escape them, even
-        // piped; then through the same output as every command (`--jq`, a lost output is exit 6).
+        let mut v = v;
+        if let (Some(listed), Some(obj)) = (&versions, v.as_object_mut()) {
+            obj.insert("api_versions".into(), listed.0.clone());
+            obj.insert("api_versions_summary".into(), listed.1.clone().into());
+        }
+        // Config, environment and the server's versions text: hazards escaped as the JSON views
+        // escape them, even piped; then through the same output as every command (`--jq`, a lost
+        // output is exit 6).
         let raw = format!("{v:#}");
         let text = switchboard::text::sanitize::json_for_terminal(&raw);
         return match headless::Output::new(g.output, g.jq.as_deref(), None)
@@ -323,7 +351,40 @@ fn info(g: &GlobalArgs) -> u8 {
     for (k, v) in rows {
         println!("{k:<17} {}", switchboard::text::line(&v));
     }
+    if let Some((_, summary)) = versions {
+        println!("{:<17} {summary}", "API versions");
+    }
     0
+}
+
+/// The server's API versions (asked without a key): the list as JSON (null when not listed) and
+/// one line saying what is served and sent.
+async fn server_versions(base_url: &str) -> (serde_json::Value, String) {
+    use switchboard::api::versions::Discovery;
+    let client = Client::new(ClientOptions {
+        base_url: base_url.to_string(),
+        connect_timeout: std::time::Duration::from_secs(3),
+        request_timeout: std::time::Duration::from_secs(5),
+        ..ClientOptions::default()
+    });
+    let found = match client {
+        Ok(c) => c.versions().await,
+        Err(e) => Err(e),
+    };
+    match found {
+        Ok(d) => {
+            let list = match &d {
+                Discovery::Listed(l) => serde_json::to_value(l).unwrap_or_default(),
+                Discovery::Unlisted => serde_json::Value::Null,
+            };
+            // Server text: through the one sanitizer.
+            (list, switchboard::text::line(&d.summary()).into_owned())
+        }
+        Err(e) => (
+            serde_json::Value::Null,
+            format!("(not read: {})", switchboard::text::line(&e.to_string())),
+        ),
+    }
 }
 
 /// Logs go to standard error, except for the console (whose screen they would spoil): a file.

@@ -358,7 +358,8 @@ async fn headers_carry_key_version_instance_and_agent() {
         r.header("authorization"),
         Some(format!("Bearer {KEY}").as_str())
     );
-    assert_eq!(r.header("metorial-version"), Some("2025-01-01-pulsar"));
+    // The identifier the server lists for pulsar (the rig lists a pulsar-era deployment's).
+    assert_eq!(r.header("metorial-version"), Some("mt_2025_01_01_pulsar"));
     assert_eq!(r.header("metorial-instance-id"), None);
     let agent = r.header("user-agent").expect("user agent");
     assert_eq!(agent, format!("switchboard/{}", env!("CARGO_PKG_VERSION")));
@@ -408,4 +409,104 @@ async fn a_base_url_with_a_path_prefix_keeps_it() {
     // The fake answers 404 endpoint for the unknown prefix; the path is what matters.
     let _ = c.get_callback("clb_1").await;
     assert_eq!(s.take_one().path, "/api/v1/callbacks/clb_1");
+}
+
+#[tokio::test]
+async fn versions_are_asked_once_without_a_key_and_the_listed_pulsar_id_is_sent() {
+    let s = FakeServer::start();
+    let c = client(&s);
+    let copy = c.clone();
+    c.list_callbacks(&ListQuery::default()).await.expect("list");
+    copy.list_teams(&ListQuery::default()).await.expect("list");
+    c.get_callback("clb_1").await.expect("get");
+    let asked = s.introspections();
+    assert_eq!(asked.len(), 1, "one look for the client and its clones");
+    assert_eq!(asked[0].method, "GET");
+    assert_eq!(asked[0].path, "/metorial/introspect/versions");
+    assert_eq!(
+        asked[0].header("authorization"),
+        None,
+        "no key on a public path"
+    );
+    for r in s.take() {
+        assert_eq!(
+            r.header("metorial-version"),
+            Some("mt_2025_01_01_pulsar"),
+            "{}",
+            r.path
+        );
+    }
+
+    // A deployment that does not list its versions gets the contract's default.
+    let s = FakeServer::start();
+    s.serve_versions(None);
+    let c = client(&s);
+    c.list_callbacks(&ListQuery::default()).await.expect("list");
+    assert_eq!(
+        s.take_one().header("metorial-version"),
+        Some("2025-01-01-pulsar")
+    );
+    assert_eq!(
+        c.versions().await.expect("remembered"),
+        switchboard::api::versions::Discovery::Unlisted
+    );
+    assert_eq!(s.introspections().len(), 1);
+}
+
+/// The local service answers the versions list and each version's endpoints without a key, as
+/// a pulsar-era deployment does; the client learns pulsar's identifier from it.
+#[tokio::test]
+async fn the_local_service_lists_its_versions_and_their_endpoints() {
+    use switchboard::api::versions::Discovery;
+    let t = common::service::demo().await;
+    let Discovery::Listed(list) = t.client.versions().await.expect("versions") else {
+        panic!("the local service lists its versions");
+    };
+    let pulsar = list.pulsar().expect("pulsar served");
+    assert_eq!(pulsar.version, "mt_2025_01_01_pulsar");
+    assert!(pulsar.is_current);
+    assert_eq!(list.versions.len(), 2);
+    assert_eq!(
+        serde_json::to_value(&list).expect("json"),
+        serde_json::from_str::<Value>(&common::fake::fixture("introspect-versions.json"))
+            .expect("fixture"),
+        "the same document a pulsar-era deployment sends"
+    );
+
+    let no_key = Some(None);
+    let get = |path: &'static str| t.raw(reqwest::Method::GET, path, None, no_key);
+    let r = get("/metorial/introspect/endpoints?version=mt_2025_01_01_pulsar").await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    let endpoints = r.body["endpoints"].as_array().expect("endpoints").clone();
+    // Every endpoint listed is routed (with the key, nothing answers 404 `endpoint`).
+    for e in &endpoints {
+        let (method, path) = (e["method"].as_str(), e["path"].as_str());
+        let (Some(method), Some(path)) = (method, path) else {
+            panic!("{e}")
+        };
+        let path = path.replace(['{', '}'], "");
+        let method = reqwest::Method::from_bytes(method.as_bytes()).expect("method");
+        let r = t.raw(method, &path, Some("{}"), None).await;
+        assert_ne!(
+            r.body["entity"], "endpoint",
+            "{path} is listed but not routed"
+        );
+    }
+    assert!(endpoints.iter().any(|e| e["path"] == "/callbacks"));
+    let r = get("/metorial/introspect/endpoints?version=mt_2025_01_01_dashboard").await;
+    assert_eq!(r.status, 200);
+    assert!(r.body["endpoints"].as_array().is_some_and(|a| !a.is_empty()
+        && a.iter().all(|e| {
+            e["path"]
+                .as_str()
+                .is_some_and(|p| p.starts_with("/organization/"))
+        })));
+    for unserved in [
+        "/metorial/introspect/endpoints?version=mt_2026_01_01_magnetar",
+        "/metorial/introspect/endpoints",
+    ] {
+        let r = get(unserved).await;
+        assert_eq!(r.status, 406, "{unserved}: {}", r.body);
+        assert_eq!(r.body["code"], "not_acceptable");
+    }
 }

@@ -319,3 +319,75 @@ async fn list_all_stops_when_a_server_cycles_through_cursors() {
     assert_eq!(asked, 3, "stops at the first cursor seen again");
     assert_eq!(items.len(), 3);
 }
+
+/// A newer deployment (dashboard and magnetar only): the instance paths answer 404 `endpoint`,
+/// which the client turns into one sentence naming the versions served; organization paths
+/// still work.
+#[tokio::test]
+async fn a_server_without_pulsar_says_so_instead_of_not_found() {
+    let s = FakeServer::start();
+    s.serve_versions(Some(common::fake::NEWER));
+    let c = client(&s);
+    let endpoint = || Reply::fixture(404, "error-endpoint-not-found.json");
+    s.push(endpoint());
+    let err = c.list_callbacks(&q()).await.expect_err("no callbacks here");
+    let Error::UnsupportedVersion(served) = &err else {
+        panic!("expected UnsupportedVersion, got {err:?}");
+    };
+    assert_eq!(served.versions.len(), 2);
+    let text = err.to_string();
+    assert_eq!(
+        text,
+        "This server does not serve API version pulsar (2025-01-01), which Switchboard speaks; \
+         it serves mt_2025_01_01_dashboard (current) and mt_2026_01_01_magnetar."
+    );
+    assert_eq!(err.exit_code(), 3);
+    // Nothing listed for pulsar: the contract's default is sent, and teams still answer.
+    assert_eq!(
+        s.take_one().header("metorial-version"),
+        Some("2025-01-01-pulsar")
+    );
+    assert!(c.list_teams(&q()).await.is_ok());
+    // A missing item is still a missing item, not a version problem.
+    s.push(Reply::fixture(404, "error-not-found.json"));
+    let err = c.get_team("tm_gone").await.expect_err("gone");
+    assert_eq!(err.api().map(|a| a.code.as_str()), Some("not_found"));
+    assert_eq!(s.introspections().len(), 1);
+
+    // On a pulsar-era deployment a 404 `endpoint` stays what it is.
+    let s = FakeServer::start();
+    let c = client(&s);
+    s.push(endpoint());
+    let err = c.list_callbacks(&q()).await.expect_err("404");
+    assert_eq!(
+        err.api().and_then(|a| a.entity.as_deref()),
+        Some("endpoint")
+    );
+}
+
+/// A versions list that fails (5xx) is not remembered: the call goes on with the default
+/// version and the next call asks again. One that is garbage counts as not listed.
+#[tokio::test]
+async fn a_failing_or_garbage_versions_list_never_stops_a_call() {
+    let s = FakeServer::start();
+    s.serve_versions(Some("error-bad-request.json"));
+    let c = client(&s);
+    c.list_callbacks(&q())
+        .await
+        .expect("garbage list: not listed");
+    assert_eq!(
+        c.versions().await.expect("remembered"),
+        switchboard::api::versions::Discovery::Unlisted
+    );
+
+    // A 5xx from the versions path, then the newer deployment's list.
+    let s = FakeServer::start();
+    s.serve_versions(Some(common::fake::NEWER));
+    let c = client(&s);
+    s.push_versions(Reply::text(503, "down"));
+    c.list_teams(&q()).await.expect("the call itself succeeds");
+    s.push(Reply::fixture(404, "error-endpoint-not-found.json"));
+    let err = c.list_callbacks(&q()).await.expect_err("asked again");
+    assert!(matches!(err, Error::UnsupportedVersion(_)), "{err:?}");
+    assert_eq!(s.introspections().len(), 2);
+}

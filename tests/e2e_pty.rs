@@ -610,3 +610,49 @@ async fn deliver_to_a_hostile_receiver(client: &switchboard::api::Client) -> Str
         tokio::time::sleep(Duration::from_millis(20)).await; // polling interval
     }
 }
+
+#[test]
+fn while_the_demo_runs_one_export_lets_a_script_reach_its_service() {
+    let dirs = tempfile::tempdir().expect("tempdir");
+    let mut c = Console::start(dirs.path(), &["demo"], &[]);
+    c.wait_for("the teams list with data", |t| {
+        t.contains("Platform") && t.contains("q quit")
+    });
+    // The line printed on start, before the console took the screen.
+    let raw = String::from_utf8_lossy(&c.screen.lock().expect("screen lock").raw).into_owned();
+    let path = raw
+        .lines()
+        .find_map(|l| l.split("export SWITCHBOARD_CONFIG=").nth(1))
+        .map(|p| p.trim_end().to_string())
+        .expect("an export line on start");
+    let want = dirs.path().join("data/switchboard/demo.toml");
+    assert_eq!(Path::new(&path), want);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&want)
+            .expect("session file")
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600, "the key's file is private");
+    }
+    // A headless command with nothing but that variable: no key in argv or environment.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_switchboard"))
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", dirs.path())
+        .env("SWITCHBOARD_CONFIG", &path)
+        .args(["teams", "list", "-o", "json"])
+        .output()
+        .expect("run headless");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("Platform"), "{stdout}");
+    c.press(b"q");
+    c.exit(Duration::from_secs(15));
+    assert!(!want.exists(), "the session file is removed at exit");
+}

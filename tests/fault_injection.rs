@@ -93,8 +93,9 @@ impl FaultServer {
     }
 }
 
-/// Reads one request head (and its body, by `Content-Length`); `None` when the peer closed.
-async fn read_request(sock: &mut TcpStream, buf: &mut Vec<u8>) -> Option<()> {
+/// Reads one request head (and its body, by `Content-Length`) and returns its request line;
+/// `None` when the peer closed.
+async fn read_request(sock: &mut TcpStream, buf: &mut Vec<u8>) -> Option<String> {
     let mut chunk = [0u8; 4096];
     loop {
         if let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
@@ -105,8 +106,9 @@ async fn read_request(sock: &mut TcpStream, buf: &mut Vec<u8>) -> Option<()> {
                 .and_then(|v| v.trim().parse::<usize>().ok())
                 .unwrap_or(0);
             if buf.len() >= end + 4 + len {
+                let first = head.lines().next().unwrap_or_default().to_string();
                 buf.drain(..end + 4 + len);
-                return Some(());
+                return Some(first);
             }
         }
         let n = sock.read(&mut chunk).await.ok()?;
@@ -119,7 +121,22 @@ async fn read_request(sock: &mut TcpStream, buf: &mut Vec<u8>) -> Option<()> {
 
 async fn serve_conn(mut sock: TcpStream, script: Arc<Vec<Fault>>, seen: Arc<AtomicUsize>) {
     let mut buf = Vec::new();
-    while read_request(&mut sock, &mut buf).await.is_some() {
+    while let Some(line) = read_request(&mut sock, &mut buf).await {
+        // A client's one look at the server's API versions is not one of the scripted calls:
+        // answered as by a deployment that does not list them.
+        if line.contains(" /metorial/introspect/") {
+            let body = r#"{"ok":false,"status":404,"code":"not_found","message":"The requested endpoint could not be found.","entity":"endpoint"}"#;
+            let head = format!(
+                "HTTP/1.1 404 Not Found\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n",
+                body.len()
+            );
+            if sock.write_all(head.as_bytes()).await.is_err()
+                || sock.write_all(body.as_bytes()).await.is_err()
+            {
+                return;
+            }
+            continue;
+        }
         let n = seen.fetch_add(1, Ordering::SeqCst);
         let Some(fault) = script.get(n.min(script.len().saturating_sub(1))) else {
             return;

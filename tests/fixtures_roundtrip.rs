@@ -115,6 +115,21 @@ fn errors_decode() {
         let e: ApiError = roundtrip(f);
         assert!(e.status >= 400, "{f}");
     }
+    let e: ApiError = roundtrip("error-endpoint-not-found.json");
+    assert_eq!(e.entity.as_deref(), Some("endpoint"));
+}
+
+#[test]
+fn version_lists_roundtrip_and_tell_the_eras_apart() {
+    use switchboard::api::versions::{Discovery, VersionList};
+    let pulsar_era: VersionList = roundtrip("introspect-versions.json");
+    assert_eq!(
+        Discovery::Listed(pulsar_era).header_value(),
+        "mt_2025_01_01_pulsar"
+    );
+    let newer: VersionList = roundtrip("introspect-versions-newer.json");
+    assert_eq!(newer.versions.len(), 2);
+    assert!(Discovery::Listed(newer).without_pulsar().is_some());
 }
 
 #[test]

@@ -1116,3 +1116,146 @@ async fn watch_on_a_terminal(t: &common::service::TestService, dest: &str, hook:
     let _ = child.wait();
     out
 }
+
+#[test]
+fn an_empty_table_says_so_under_its_header() {
+    let s = FakeServer::start();
+    let empty = r#"{"items":[],"pagination":{"has_more_before":false,"has_more_after":false}}"#;
+    for (args, noun) in [
+        (&["destinations", "list"][..], "(no destinations)"),
+        (&["callbacks", "list", "--all"][..], "(no callbacks)"),
+    ] {
+        s.push(Reply::text(200, empty));
+        let mut argv = vec!["-o", "table"];
+        argv.extend(args);
+        let out = Sb::at(&s).run(&argv);
+        assert_eq!(out.code, 0, "{out:?}");
+        let lines: Vec<&str> = out.stdout.lines().collect();
+        assert!(lines[0].starts_with("ID "), "{}", out.stdout);
+        assert_eq!(lines.get(1).copied(), Some(noun), "{}", out.stdout);
+    }
+}
+
+#[test]
+fn destinations_list_names_the_callbacks_it_selects() {
+    let s = FakeServer::start();
+    let out = Sb::at(&s).run(&["-o", "table", "destinations", "list"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let row = out
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("cld_0mh50wbx0SNIzGFIzhrGrH"))
+        .expect("the selecting destination");
+    // A named callback by name; the unnamed one keeps its id.
+    assert!(row.contains("GitHub issues"), "{row}");
+    assert!(!row.contains("clb_0mh50r3n8XtxKhahTIqha1"), "{row}");
+    assert!(row.contains("clb_0mh50tps4lvHAdMkez5U6s"), "{row}");
+    // JSON stays the API's reply, ids and all.
+    let out = Sb::at(&s).run(&["-o", "json", "destinations", "list"]);
+    assert!(out.stdout.contains("clb_0mh50r3n8XtxKhahTIqha1"));
+}
+
+#[test]
+fn a_wrong_role_lists_the_valid_ones() {
+    let s = FakeServer::start();
+    s.push(Reply::text(
+        404,
+        r#"{"ok":false,"status":404,"code":"not_found","message":"The requested team-roles could not be found.","entity":"team-roles","id":"wrongrole"}"#,
+    ));
+    let out = Sb::at(&s).run(&[
+        "teams",
+        "set-project",
+        "tm_1",
+        "--project",
+        "prj_1",
+        "--role",
+        "wrongrole",
+    ]);
+    assert_eq!(out.code, 3, "{out:?}");
+    for role in items("team-role-list.json") {
+        assert!(
+            out.stderr.contains(str_of(&role, "slug")),
+            "{} not listed: {}",
+            str_of(&role, "slug"),
+            out.stderr
+        );
+    }
+    assert!(out.stderr.contains("Valid roles"), "{}", out.stderr);
+}
+
+#[test]
+fn a_server_without_pulsar_is_one_sentence_and_exit_3() {
+    let s = FakeServer::start();
+    s.serve_versions(Some(common::fake::NEWER));
+    s.push(Reply::fixture(404, "error-endpoint-not-found.json"));
+    let out = Sb::at(&s).run(&["callbacks", "list"]);
+    assert_eq!(out.code, 3, "{out:?}");
+    assert_eq!(
+        out.stderr.trim_end(),
+        "error: This server does not serve API version pulsar (2025-01-01), which Switchboard \
+         speaks; it serves mt_2025_01_01_dashboard (current) and mt_2026_01_01_magnetar.",
+    );
+}
+
+/// The exit codes as `--help` and the README state them: the same list.
+#[test]
+fn help_and_readme_agree_on_exit_codes() {
+    fn codes(text: &str) -> Vec<String> {
+        let start = text.find("Exit codes: ").expect("an exit codes line") + "Exit codes: ".len();
+        // Up to the sentence's full stop, parentheses dropped.
+        let (mut out, mut depth) = (String::new(), 0);
+        for c in text[start..].chars() {
+            match c {
+                '(' => depth += 1,
+                ')' => depth -= 1,
+                '.' if depth == 0 => break,
+                _ if depth == 0 => out.push(c),
+                _ => {}
+            }
+        }
+        out.split(',')
+            .map(|s| s.split_whitespace().collect::<Vec<_>>().join(" "))
+            .collect()
+    }
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).expect("README");
+    let help = Sb::new().run(&["--help"]);
+    assert_eq!(help.code, 0, "{help:?}");
+    let from_help = codes(&help.stdout);
+    assert_eq!(from_help.len(), 7, "{from_help:?}");
+    assert_eq!(from_help, codes(&readme));
+}
+
+#[test]
+fn info_versions_shows_what_the_server_serves() {
+    let s = FakeServer::start();
+    let out = Sb::at(&s).run(&["info", "--versions"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(
+        out.stdout
+            .contains("API versions      mt_2025_01_01_pulsar (current) and mt_2025_01_01_dashboard (sending mt_2025_01_01_pulsar)"),
+        "{}",
+        out.stdout
+    );
+    s.serve_versions(Some(common::fake::NEWER));
+    let out = Sb::at(&s).run(&["-o", "json", "info", "--versions"]);
+    let v: Value = serde_json::from_str(&out.stdout).expect("json");
+    assert_eq!(
+        v["api_versions"]["versions"][1]["version"],
+        "mt_2026_01_01_magnetar"
+    );
+    let summary = v["api_versions_summary"].as_str().expect("summary");
+    assert!(
+        summary.contains("does not serve API version pulsar"),
+        "{summary}"
+    );
+    // No key on the public path; plain `info` asks nothing.
+    assert!(
+        s.introspections()
+            .iter()
+            .all(|r| r.header("authorization").is_none())
+    );
+    let asked = s.introspections().len();
+    Sb::at(&s).run(&["info"]);
+    assert_eq!(s.introspections().len(), asked);
+}

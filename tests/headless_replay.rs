@@ -154,6 +154,33 @@ async fn a_replay_is_the_recorded_body_with_a_fresh_verifiable_signature() {
     assert!(unsigned.stdout.contains("HTTP 200"), "{unsigned:?}");
     // `--attempt` counts from 1, as attempts are shown.
     assert!(unsigned.stdout.contains("attempt #1 "), "{unsigned:?}");
+    assert!(
+        unsigned
+            .stdout
+            .contains("unsigned (--unsigned); destination Receiver under repair"),
+        "{unsigned:?}"
+    );
+    // Unsigned, the JSON still names the destination that sent the delivery.
+    let unsigned = run(
+        &t,
+        &[
+            "notifications",
+            "replay",
+            &n.id,
+            "--to",
+            &format!("{rx}/ok-unsigned-json"),
+            "--unsigned",
+            "-o",
+            "json",
+        ],
+        &[],
+    )
+    .await;
+    assert_eq!(unsigned.code, 0, "{unsigned:?}");
+    let u: Value = serde_json::from_str(&unsigned.stdout).expect("json output");
+    assert_eq!(u["signed"], false, "{u}");
+    assert_eq!(u["destination"]["name"], "Receiver under repair", "{u}");
+    assert!(!unsigned.stdout.contains(&secret));
     assert_eq!(v["attempt"], 1, "{v}");
     assert_eq!(v["attempt_index"], 0, "{v}");
     assert_eq!(v["response"]["ok"], true, "{v}");

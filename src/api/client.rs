@@ -1,5 +1,6 @@
 //! The async client: one typed method per operation, with auth and version headers, timeouts,
 //! bounded retries of idempotent calls and `429` handling.
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use rand::Rng;
@@ -11,6 +12,7 @@ use super::model::*;
 use super::page::{ListQuery, Page};
 use super::request::{ApiRequest, NotificationFilter};
 use super::secret::Secret;
+use super::versions::{Discovery, VERSIONS_PATH, VersionList};
 use super::{API_VERSION, DEFAULT_BASE_URL};
 
 /// Replies larger than this are cut off with an error instead of filling memory.
@@ -66,12 +68,25 @@ pub struct RawResponse {
     pub request_id: Option<String>,
 }
 
-/// The API client. Cheap to clone (shares its connection pool).
+/// The longest wait for the versions list; it precedes a client's first call.
+const VERSIONS_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The API client. Cheap to clone (shares its connection pool and what it learnt of the
+/// server's API versions).
 #[derive(Debug, Clone)]
 pub struct Client {
     http: reqwest::Client,
     base: url::Url,
     opts: ClientOptions,
+    /// The server's versions, asked once before the first call (see [`super::versions`]).
+    versions: Arc<tokio::sync::OnceCell<Discovery>>,
+}
+
+/// Why the versions were not learnt; nothing is remembered then.
+struct NotLearnt {
+    error: Error,
+    /// Nothing reached the server.
+    connect: bool,
 }
 
 /// One try's outcome, before the retry policy decides.
@@ -98,7 +113,6 @@ impl Client {
         let trimmed = base.path().trim_end_matches('/').to_string();
         base.set_path(&trimmed);
         let mut headers = HeaderMap::new();
-        headers.insert("Metorial-Version", HeaderValue::from_static(API_VERSION));
         if let Some(ins) = &opts.instance_id {
             let v = HeaderValue::from_str(ins).map_err(|_| {
                 Error::Invalid("instance id has characters a header cannot carry".into())
@@ -129,7 +143,12 @@ impl Client {
             .timeout(opts.request_timeout)
             .build()
             .map_err(|e| Error::Invalid(format!("HTTP client: {e}")))?;
-        Ok(Self { http, base, opts })
+        Ok(Self {
+            http,
+            base,
+            opts,
+            versions: Arc::default(),
+        })
     }
 
     /// The options this client was built with.
@@ -146,6 +165,94 @@ impl Client {
         req.url(&self.base)
     }
 
+    fn url_of<S: AsRef<str>>(&self, segments: &[S]) -> Result<url::Url, Error> {
+        let mut url = self.base.clone();
+        {
+            let mut segs = url
+                .path_segments_mut()
+                .map_err(|_| Error::Invalid("base URL cannot take a path".into()))?;
+            segs.pop_if_empty();
+            for s in segments {
+                segs.push(s.as_ref());
+            }
+        }
+        Ok(url)
+    }
+
+    /// The server's API versions: asked once for this client and its clones (without a key),
+    /// then remembered. A server that does not list them is [`Discovery::Unlisted`].
+    ///
+    /// # Errors
+    /// The server could not be reached, or failed (5xx); nothing is remembered then.
+    pub async fn versions(&self) -> Result<Discovery, Error> {
+        self.discover().await.map_err(|f| f.error)
+    }
+
+    async fn discover(&self) -> Result<Discovery, NotLearnt> {
+        self.versions
+            .get_or_try_init(|| self.fetch_versions())
+            .await
+            .cloned()
+    }
+
+    async fn fetch_versions(&self) -> Result<Discovery, NotLearnt> {
+        let timeout = self.opts.request_timeout.min(VERSIONS_TIMEOUT);
+        let transport = |e: reqwest::Error| NotLearnt {
+            connect: e.is_connect(),
+            error: transport_error(&e, timeout),
+        };
+        let url = self.url_of(&VERSIONS_PATH).map_err(|error| NotLearnt {
+            error,
+            connect: false,
+        })?;
+        // No key: the list is public, and a key has no business on a path that needs none.
+        let resp = self
+            .http
+            .get(url)
+            .timeout(timeout)
+            .send()
+            .await
+            .map_err(transport)?;
+        let status = resp.status().as_u16();
+        let body = read_body(resp).await.map_err(transport)?;
+        if status >= 500 {
+            let body = body.as_deref().unwrap_or_default();
+            return Err(NotLearnt {
+                error: Error::Api(Box::new(parse_error_body(status, body))),
+                connect: false,
+            });
+        }
+        let listed = (200..300)
+            .contains(&status)
+            .then(|| serde_json::from_str::<VersionList>(body.as_deref()?).ok())
+            .flatten();
+        Ok(listed.map_or(Discovery::Unlisted, Discovery::Listed))
+    }
+
+    /// The `Metorial-Version` for the next call, asking the server first if not yet known. A
+    /// connect failure is the call's own (nothing reached the server, so it may be retried);
+    /// any other failure to learn the versions leaves the contract's default.
+    async fn version_header(&self) -> Result<HeaderValue, Error> {
+        let value = match self.discover().await {
+            Ok(d) => HeaderValue::from_str(d.header_value()).ok(),
+            Err(f) if f.connect => return Err(f.error),
+            Err(_) => None,
+        };
+        Ok(value.unwrap_or(HeaderValue::from_static(API_VERSION)))
+    }
+
+    /// A 404 `endpoint` from a server that lists its versions without pulsar is that fact, said
+    /// once, rather than a not-found error.
+    fn explain(&self, e: Error) -> Error {
+        let endpoint = e
+            .api()
+            .is_some_and(|a| a.status == 404 && a.entity.as_deref() == Some("endpoint"));
+        match self.versions.get().and_then(Discovery::without_pulsar) {
+            Some(served) if endpoint => Error::UnsupportedVersion(Box::new(served.clone())),
+            _ => e,
+        }
+    }
+
     fn key_for(&self, req: &ApiRequest) -> &Secret {
         match &self.opts.organization_key {
             Some(k) if req.is_organization() => k,
@@ -155,10 +262,18 @@ impl Client {
 
     /// Sends a request, retrying where that is safe, and returns the raw 2xx body.
     pub async fn send(&self, req: &ApiRequest) -> Result<RawResponse, Error> {
+        self.send_retrying(req).await.map_err(|e| self.explain(e))
+    }
+
+    async fn send_retrying(&self, req: &ApiRequest) -> Result<RawResponse, Error> {
         let started = Instant::now();
         let mut retries = 0u32;
         loop {
-            match self.try_once(req).await {
+            let outcome = match self.version_header().await {
+                Ok(version) => self.try_once(req, version).await,
+                Err(error) => Try::Retry { error, wait: None },
+            };
+            match outcome {
                 Try::Done(r) => return r,
                 Try::Retry { error, wait } => {
                     if retries >= self.opts.max_retries {
@@ -183,7 +298,7 @@ impl Client {
         Duration::from_millis(step / 2 + jitter)
     }
 
-    async fn try_once(&self, req: &ApiRequest) -> Try {
+    async fn try_once(&self, req: &ApiRequest, version: HeaderValue) -> Try {
         let url = match self.url_for(req) {
             Ok(u) => u,
             Err(e) => return Try::Done(Err(e)),
@@ -191,6 +306,7 @@ impl Client {
         let mut rb = self
             .http
             .request(req.method.clone(), url)
+            .header("Metorial-Version", version)
             .bearer_auth(self.key_for(req).expose());
         if let Some(b) = &req.body {
             rb = rb.json(b);

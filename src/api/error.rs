@@ -182,6 +182,10 @@ pub enum Error {
         /// The last item's id, where a further walk would start.
         last: Option<String>,
     },
+    /// The server answered 404 `endpoint` and does not serve the API version this client speaks:
+    /// one sentence naming the versions it serves.
+    #[error("{}", super::versions::unsupported_sentence(.0))]
+    UnsupportedVersion(Box<super::versions::VersionList>),
 }
 
 impl Error {
@@ -198,6 +202,23 @@ impl Error {
         match self {
             Error::Api(e) => Some(e.status),
             Error::Decode { status, .. } => Some(*status),
+            Error::UnsupportedVersion(_) => Some(404),
+            _ => None,
+        }
+    }
+
+    /// For a refused key (401/403), what to check, without guessing that a key is missing: a
+    /// 401 means the key sent was rejected. `needed` names the key the path wants (`the
+    /// organization key`).
+    pub fn auth_hint(&self, needed: &str) -> Option<String> {
+        match self.status()? {
+            401 => Some(format!(
+                "The server rejected the key it was sent (wrong, revoked or meant for another \
+                 server); this needs {needed}."
+            )),
+            403 => Some(format!(
+                "The key was accepted but may not do this; this needs {needed}."
+            )),
             _ => None,
         }
     }
@@ -205,7 +226,10 @@ impl Error {
     /// Exit code for headless commands: 3 for an API error, 4 for network or timeout.
     pub fn exit_code(&self) -> i32 {
         match self {
-            Error::Api(_) | Error::Decode { .. } | Error::TooManyPages { .. } => 3,
+            Error::Api(_)
+            | Error::Decode { .. }
+            | Error::TooManyPages { .. }
+            | Error::UnsupportedVersion(_) => 3,
             Error::Network(_) | Error::Timeout(_) => 4,
             Error::Invalid(_) => 2,
         }
@@ -215,5 +239,29 @@ impl Error {
 impl From<ApiError> for Error {
     fn from(e: ApiError) -> Self {
         Error::Api(Box::new(e))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_rejected_key_is_not_called_missing() {
+        let rejected = Error::from(ApiError::synthetic(401, "Invalid API key"));
+        let hint = rejected
+            .auth_hint("the organization key")
+            .expect("a hint on 401");
+        assert!(hint.contains("rejected the key"), "{hint}");
+        let forbidden = Error::from(ApiError::synthetic(403, "Forbidden"));
+        let hint = forbidden
+            .auth_hint("the organization key")
+            .expect("a hint on 403");
+        assert!(hint.contains("accepted"), "{hint}");
+        assert_eq!(Error::Network("x".into()).auth_hint("k"), None);
+        assert_eq!(
+            Error::from(ApiError::synthetic(404, "x")).auth_hint("k"),
+            None
+        );
     }
 }

@@ -14,6 +14,7 @@ pub mod request;
 pub mod secret;
 pub mod selection;
 pub mod signature;
+pub mod versions;
 
 pub use client::{Client, ClientOptions};
 pub use error::{ApiError, Error};

@@ -1,5 +1,6 @@
 //! Headless commands: every operation as `switchboard <resource> <verb> …` with `-o json|table`,
-//! built on [`crate::api::Client`]. Exit codes: 0 ok, 1 cancelled, 2 usage, 3 API error, 4 network or timeout, 6 output failed.
+//! built on [`crate::api::Client`]. Exit codes: 0 ok, 1 cancelled or other failure, 2 usage, 3 API
+//! error, 4 network or timeout, 5 wait timed out, 6 output failed.
 mod args;
 mod columns;
 mod input;

@@ -284,6 +284,7 @@ pub fn api_error_parts(e: &crate::api::Error) -> (Option<u16>, String, String) {
         E::Decode { status, .. } => (Some(*status), "bad_response".into(), e.to_string()),
         E::Invalid(_) => (None, "usage".into(), e.to_string()),
         E::TooManyPages { .. } => (None, "too_many_pages".into(), e.to_string()),
+        E::UnsupportedVersion(_) => (Some(404), "unsupported_version".into(), e.to_string()),
     }
 }
 

@@ -33,7 +33,7 @@ pub struct ReplayArgs {
     /// latest with a recorded request.
     #[arg(long, value_name = "N")]
     pub attempt: Option<i64>,
-    /// Send without a `Metorial-Signature` (and without looking up the destination's secret).
+    /// Send without a `Metorial-Signature` (the destination is still named when it can be told).
     #[arg(long)]
     pub unsigned: bool,
     /// Send to a host that is not this machine without asking; needed when not on a terminal.
@@ -241,7 +241,12 @@ fn request_lines(plan: &ReplayPlan, headers: &[(String, String)]) -> Vec<String>
             line(&d.id)
         ),
         (Some(_), None) => "signed".into(),
-        (None, _) => "unsigned (--unsigned)".into(),
+        (None, Some(d)) => format!(
+            "unsigned (--unsigned); destination {} ({})",
+            line(&d.name),
+            line(&d.id)
+        ),
+        (None, None) => "unsigned (--unsigned)".into(),
     };
     let mut out = vec![
         format!(

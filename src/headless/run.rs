@@ -98,13 +98,21 @@ async fn teams(p: &Printer<'_>, c: TeamsCmd) -> Result<(), HeadlessError> {
             name,
             description,
         } => ApiRequest::update_team(&id, &UpdateTeam { name, description }),
-        TeamsCmd::SetProject { id, project, roles } => ApiRequest::set_team_project(
-            &id,
-            &SetTeamProject {
-                project_id: project,
-                team_role_ids: roles,
-            },
-        ),
+        TeamsCmd::SetProject { id, project, roles } => {
+            let req = ApiRequest::set_team_project(
+                &id,
+                &SetTeamProject {
+                    project_id: project,
+                    team_role_ids: roles,
+                },
+            );
+            return match show_team(p, &req, true).await {
+                Err(HeadlessError::Api(Error::Api(e))) if names_a_role(&e) => {
+                    Err(with_valid_roles(p.client, *e).await)
+                }
+                other => other,
+            };
+        }
         TeamsCmd::RemoveProject { id, project } => ApiRequest::remove_team_project(&id, &project),
         TeamsCmd::AddMember { id, member } => {
             return member_change(p, &id, &member, Change::Add).await;
@@ -114,6 +122,33 @@ async fn teams(p: &Printer<'_>, c: TeamsCmd) -> Result<(), HeadlessError> {
         }
     };
     show_team(p, &req, true).await
+}
+
+/// Whether a 404 is about a team role (the server's entity is `team-roles` here, may differ).
+fn names_a_role(e: &crate::api::ApiError) -> bool {
+    e.status == 404 && e.entity.as_deref().is_some_and(|x| x.contains("role"))
+}
+
+/// The role error with the valid roles as its hint, so a mistyped name needs no second command.
+/// When the roles cannot be listed, the server's error stands as it was.
+async fn with_valid_roles(client: &Client, mut e: crate::api::ApiError) -> HeadlessError {
+    if let Ok(roles) = crate::api::list_all::<TeamRole>(client, ApiRequest::list_team_roles).await {
+        const SHOWN: usize = 20;
+        let mut valid: Vec<String> = roles
+            .iter()
+            .take(SHOWN)
+            .map(|r| format!("{} ({})", r.slug, r.id))
+            .collect();
+        if roles.len() > SHOWN {
+            valid.push(format!("{} more: `team-roles list`", roles.len() - SHOWN));
+        }
+        e.hint = Some(if valid.is_empty() {
+            "This organization has no team roles.".into()
+        } else {
+            format!("Valid roles (slug or id): {}.", valid.join(", "))
+        });
+    }
+    HeadlessError::Api(Error::Api(Box::new(e)))
 }
 
 /// One team: the API's reply as JSON, or a detail table with its members.
@@ -322,11 +357,12 @@ impl Printer<'_> {
 
     /// A list: one page (the envelope as received; its items under `-o ndjson`), or with
     /// `--all` every item (under `-o ndjson` each page's items as soon as the page arrives).
-    async fn list<T: Tabular>(
+    async fn list<T: Labelled>(
         &self,
         args: &ListArgs,
         build: impl Fn(&ListQuery) -> ApiRequest,
     ) -> Result<(), HeadlessError> {
+        let noun = noun(&build(&args.query()));
         let ndjson = self.out.format == output::OutputFormat::Ndjson;
         if args.all {
             let mut items = Vec::new();
@@ -343,7 +379,7 @@ impl Printer<'_> {
                 return Ok(());
             }
             return if self.out.table() {
-                self.table::<T>(items)
+                self.table::<T>(items, noun).await
             } else {
                 self.out.items(&items)
             };
@@ -359,15 +395,16 @@ impl Printer<'_> {
         }
         let page: Page<Value> = decode(raw.status, &raw.body)?;
         let more = page.pagination.has_more_after;
-        self.table::<T>(page.items)?;
+        self.table::<T>(page.items, noun).await?;
         if more && let Some(last) = last_id(&raw.body) {
             eprintln!("(more: --after {} or --all)", output::clean(&last));
         }
         Ok(())
     }
 
-    /// Items as a table: the resource's columns, or the `--fields` paths.
-    fn table<T: Tabular>(&self, items: Vec<Value>) -> Result<(), HeadlessError> {
+    /// Items as a table: the resource's columns (names looked up where the console shows
+    /// names), or the `--fields` paths; an empty one says so under its header.
+    async fn table<T: Labelled>(&self, items: Vec<Value>, noun: &str) -> Result<(), HeadlessError> {
         if let Some(fields) = &self.out.fields {
             return self.out.field_table(fields, &items);
         }
@@ -375,7 +412,14 @@ impl Printer<'_> {
             .into_iter()
             .map(|v| serde_json::from_value::<T>(v).map_err(decode_error))
             .collect::<Result<Vec<T>, Error>>()?;
-        emit(|out| columns::write_table(out, &typed))
+        let typed = T::labelled(typed, self.client).await;
+        emit(|out| {
+            columns::write_table(out, &typed)?;
+            if typed.is_empty() {
+                writeln!(out, "(no {noun})")?;
+            }
+            Ok(())
+        })
     }
 
     /// `notifications list --watch`: the notifications created from now on, oldest first, as
@@ -428,7 +472,8 @@ impl Printer<'_> {
                     emit(|out| columns::write_batch(out, &typed, header))?;
                     header = false;
                 } else if self.out.table() {
-                    self.table::<Notification>(page.items)?;
+                    self.table::<Notification>(page.items, "notifications")
+                        .await?;
                 } else {
                     lines.items(&page.items)?;
                 }
@@ -446,6 +491,68 @@ fn humane(d: Duration) -> String {
         ms if ms % 60_000 == 0 => format!("{}m", ms / 60_000),
         ms if ms % 1000 == 0 => format!("{}s", ms / 1000),
         ms => format!("{ms}ms"),
+    }
+}
+
+/// What a list table looks up before it is shown: names where the console shows names.
+trait Labelled: Tabular + Sized {
+    /// The items as shown; most lists show them as they came.
+    async fn labelled(items: Vec<Self>, _client: &Client) -> Vec<Self> {
+        items
+    }
+}
+
+impl Labelled for Team {}
+impl Labelled for Member {}
+impl Labelled for Project {}
+impl Labelled for TeamRole {}
+impl Labelled for ProviderOauthImport {}
+impl Labelled for Callback {}
+impl Labelled for Notification {}
+
+impl Labelled for Destination {
+    /// The callbacks a destination selects by name (the id where none is known), as the
+    /// console lists them. Names are a convenience: when they cannot be read, ids stay.
+    async fn labelled(mut items: Vec<Self>, client: &Client) -> Vec<Self> {
+        let selects = |d: &Destination| {
+            d.callbacks
+                .callback_ids
+                .as_ref()
+                .is_some_and(|c| !c.is_empty())
+        };
+        if !items.iter().any(selects) {
+            return items;
+        }
+        let Ok(callbacks) =
+            crate::api::list_all::<Callback>(client, ApiRequest::list_callbacks).await
+        else {
+            return items;
+        };
+        let mut names = crate::api::NameCache::new();
+        names.learn_callbacks(&callbacks);
+        for id in items
+            .iter_mut()
+            .filter_map(|d| d.callbacks.callback_ids.as_mut())
+            .flatten()
+        {
+            *id = names.label(id).to_string();
+        }
+        items
+    }
+}
+
+/// What a list request lists, for the empty-table line.
+fn noun(req: &ApiRequest) -> &'static str {
+    match req.segments.last().map(String::as_str) {
+        Some("teams") => "teams",
+        Some("members") => "members",
+        Some("projects") => "projects",
+        Some("team-roles") => "team roles",
+        Some("token-imports") => "token imports",
+        Some("callbacks") => "callbacks",
+        Some("callbacks-destinations") => "destinations",
+        Some("callbacks-notifications") => "notifications",
+        _ => "items",
     }
 }
 

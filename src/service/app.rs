@@ -243,10 +243,13 @@ impl Limiter {
     }
 }
 
-/// Paths that take no bearer key: incoming hooks (the key is in the path), the demo receiver and
-/// the OpenAPI document.
+/// Paths that take no bearer key: incoming hooks (the key is in the path), the demo receiver,
+/// the OpenAPI document and the API's versions (the platform answers those before any key).
 pub(super) fn is_public(path: &str) -> bool {
-    path.starts_with("/hooks/") || path.starts_with("/_receiver/") || path == "/openapi.json"
+    path.starts_with("/hooks/")
+        || path.starts_with("/_receiver/")
+        || path == "/openapi.json"
+        || path.starts_with("/metorial/introspect/")
 }
 
 fn bearer(headers: &HeaderMap, uri: &Uri) -> Result<String, Failure> {

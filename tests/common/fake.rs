@@ -115,10 +115,20 @@ pub fn fixture(name: &str) -> String {
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
+/// The versions list the rig answers by default: a pulsar-era deployment's.
+pub const PULSAR_ERA: &str = "introspect-versions.json";
+/// A newer deployment's versions list, without pulsar.
+pub const NEWER: &str = "introspect-versions-newer.json";
+
 #[derive(Default)]
 struct Shared {
     log: Mutex<Vec<Recorded>>,
     script: Mutex<VecDeque<Reply>>,
+    /// `GET /metorial/introspect/versions`: answered apart from the script and the log, so a
+    /// client's one look at the versions leaves the tests' request counts alone.
+    versions: Mutex<Option<&'static str>>,
+    versions_script: Mutex<VecDeque<Reply>>,
+    introspections: Mutex<Vec<Recorded>>,
 }
 
 /// The running server; stops when dropped.
@@ -136,6 +146,7 @@ impl FakeServer {
     /// async tests alike).
     pub fn start() -> Self {
         let shared = Arc::new(Shared::default());
+        *shared.versions.lock().expect("versions lock") = Some(PULSAR_ERA);
         let app = axum::Router::new()
             .fallback(handle)
             .with_state(shared.clone());
@@ -178,6 +189,30 @@ impl FakeServer {
             .lock()
             .expect("script lock")
             .push_back(reply);
+    }
+
+    /// Which versions list fixture `GET /metorial/introspect/versions` answers; `None`: 404, as a
+    /// deployment that does not list them.
+    pub fn serve_versions(&self, fixture: Option<&'static str>) {
+        *self.shared.versions.lock().expect("versions lock") = fixture;
+    }
+
+    /// Queues a reply for the versions path, served before the fixture `serve_versions` names.
+    pub fn push_versions(&self, reply: Reply) {
+        self.shared
+            .versions_script
+            .lock()
+            .expect("versions lock")
+            .push_back(reply);
+    }
+
+    /// The requests for the versions list so far.
+    pub fn introspections(&self) -> Vec<Recorded> {
+        self.shared
+            .introspections
+            .lock()
+            .expect("introspections lock")
+            .clone()
     }
 
     /// Drops queued replies that were not used.
@@ -240,6 +275,28 @@ async fn handle(State(shared): State<Arc<Shared>>, req: Request) -> Response {
             .collect(),
         body: body.to_vec(),
     };
+    // Under any base path prefix, as the client asks under its base URL.
+    if rec.path.contains("/metorial/introspect/") {
+        let scripted = shared
+            .versions_script
+            .lock()
+            .expect("versions lock")
+            .pop_front();
+        let listed = *shared.versions.lock().expect("versions lock");
+        let reply = match (scripted, listed) {
+            (Some(r), _) => r,
+            (None, Some(name)) if rec.path.ends_with("/metorial/introspect/versions") => {
+                Reply::fixture(200, name)
+            }
+            _ => Reply::fixture(404, "error-endpoint-not-found.json"),
+        };
+        shared
+            .introspections
+            .lock()
+            .expect("introspections lock")
+            .push(rec);
+        return build(reply);
+    }
     let scripted = shared.script.lock().expect("script lock").pop_front();
     let reply = scripted.unwrap_or_else(|| route(&rec));
     shared.log.lock().expect("log lock").push(rec);

@@ -120,7 +120,8 @@ pub struct ReplayPlan {
     pub headers: Vec<(String, String)>,
     /// `None` sends no `Metorial-Signature` (`--unsigned`).
     pub signing: Option<Signing>,
-    /// Whose secret signs, when signed.
+    /// Whose secret signs, when signed; unsigned, the destination that sent the recorded
+    /// delivery when one could be told.
     pub destination: Option<DestinationRef>,
 }
 
@@ -382,7 +383,7 @@ pub fn plan(
         method: "POST",
         body,
         headers,
-        destination: signing.as_ref().and(destination).map(|d| DestinationRef {
+        destination: destination.map(|d| DestinationRef {
             id: d.id.clone(),
             name: d.name.clone(),
         }),
@@ -406,7 +407,10 @@ pub async fn prepare(
 ) -> Result<ReplayPlan, ReplayError> {
     let (_, recorded) = recorded_request(n, index)?;
     if unsigned {
-        return plan(n, index, target, None, None);
+        // No secret is needed, but the destination is still named when it can be told; a
+        // failed lookup does not stop an unsigned replay.
+        let d = destination_for(client, n, recorded).await.ok();
+        return plan(n, index, target, None, d.as_ref());
     }
     let d = destination_for(client, n, recorded).await?;
     let host = signing_host(recorded, client.base_url()).unwrap_or_default();

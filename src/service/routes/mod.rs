@@ -3,6 +3,7 @@ pub(super) mod callbacks;
 pub(super) mod destinations;
 pub(super) mod hooks;
 pub(super) mod imports;
+pub(super) mod introspect;
 pub(super) mod notifications;
 pub(super) mod organization;
 pub(super) mod teams;
@@ -70,6 +71,8 @@ pub fn routes() -> Router<App> {
         )
         .route("/hooks/{key}", post(hooks::incoming))
         .route("/_receiver/{mode}", post(hooks::receiver))
+        .route("/metorial/introspect/versions", get(introspect::versions))
+        .route("/metorial/introspect/endpoints", get(introspect::endpoints))
 }
 
 /// The raw query's pairs and its validated list parameters.
