@@ -104,7 +104,12 @@ async fn run_headless(g: &GlobalArgs, cmd: headless::Resource) -> u8 {
         Err(code) => return code,
     };
     let format = OutputFormat::choose(g.output);
-    match headless::run(&client, format, cmd, resolved.read_only).await {
+    let ctx = headless::ForwardContext {
+        profile: resolved.profile.clone(),
+        data_dir: Paths::with_config(None).data_dir,
+        read_only: resolved.read_only,
+    };
+    match headless::run_in_profile(&client, format, cmd, &ctx).await {
         Ok(()) => 0,
         Err(e) if e.is_broken_pipe() => 0,
         Err(e) => {

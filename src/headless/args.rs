@@ -337,6 +337,11 @@ pub enum NotificationsCmd {
     /// Send a recorded delivery again to a receiver, signed afresh (exit 0 on 2xx, 3 on another
     /// answer, 4 on none).
     Replay(super::replay::ReplayArgs),
+    /// Compare two answers of a notification: two attempts, or an attempt and a forwarded answer.
+    Diff(super::diff::DiffArgs),
+    /// Forward new notifications to a receiver on this machine as they happen, signed afresh;
+    /// catch up on what arrived while away (`--resume`).
+    Forward(super::forward::ForwardArgs),
 }
 
 /// `members …`.

@@ -2,6 +2,8 @@
 //! built on [`crate::api::Client`]. Exit codes: 0 ok, 2 usage, 3 API error, 4 network or timeout.
 mod args;
 mod columns;
+mod diff;
+mod forward;
 mod input;
 mod lookups;
 mod output;
@@ -12,10 +14,31 @@ pub use args::{
     CallbacksCmd, DestinationsCmd, ImportFields, ImportsCmd, ListArgs, LookupCmd, MembersCmd,
     NotificationsCmd, Resource, TeamsCmd, TokenArgs,
 };
+pub use diff::DiffArgs;
+pub use forward::{Context as ForwardContext, ForwardArgs};
 pub use input::{confirm, parse_expires_at, secret_from_stdin};
 pub use output::OutputFormat;
 pub use replay::{ReplayArgs, TIMEOUT_ENV as REPLAY_TIMEOUT_ENV};
 pub use run::run;
+
+/// [`run`], with what `notifications forward` and `diff` keep per profile (the cursor, the
+/// journal and the forwarded answers) in `ctx`.
+///
+/// # Errors
+/// As [`run`].
+pub async fn run_in_profile(
+    client: &api::Client,
+    format: OutputFormat,
+    cmd: Resource,
+    ctx: &ForwardContext,
+) -> Result<(), HeadlessError> {
+    match cmd {
+        Resource::Notifications(NotificationsCmd::Forward(a)) => {
+            forward::run(client, format, a, ctx).await
+        }
+        other => run(client, format, other, ctx.read_only).await,
+    }
+}
 
 use crate::api;
 

@@ -112,7 +112,7 @@ fn on_terminal() -> bool {
 }
 
 /// The timeout: 10 s, or shorter when [`TIMEOUT_ENV`] asks (tests).
-fn timeout() -> Duration {
+pub(super) fn timeout() -> Duration {
     std::env::var(TIMEOUT_ENV)
         .ok()
         .and_then(|v| v.trim().parse::<u64>().ok())

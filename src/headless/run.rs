@@ -57,6 +57,12 @@ pub async fn run(
         Resource::Notifications(NotificationsCmd::Replay(a)) => {
             super::replay::run(client, format, a, read_only).await
         }
+        Resource::Notifications(NotificationsCmd::Diff(a)) => {
+            super::diff::run(client, format, a, &[]).await
+        }
+        Resource::Notifications(NotificationsCmd::Forward(a)) => {
+            super::forward::run(client, format, a, &super::forward::Context::default()).await
+        }
         Resource::Notifications(NotificationsCmd::Get { id }) => {
             p.one::<Notification>(&ApiRequest::get_notification(&id))
                 .await

@@ -1,0 +1,629 @@
+//! Forwarding new deliveries to a receiver on this machine (issue 27), as `stripe listen
+//! --forward-to` does for Stripe. No UI here: [`run`] follows the notifications with the API's
+//! `after` cursor (ids are time-ordered), forwards each one's latest recorded request freshly
+//! signed (the replay's [`plan`](super::replay::plan)), once, and reports [`Event`]s on a channel.
+//!
+//! Once means: the cursor is saved per profile and target ([`CursorFile`], 0600) after every
+//! notification, and each forward is claimed in the profile's delivery [`Journal`] before it is
+//! sent, so neither a restart nor a kill between sending and saving the cursor sends it twice.
+//!
+//! It never stops by itself on a network failure: the API going away is `reconnecting` with a
+//! growing pause, then a catch-up from the saved cursor; a jump of the wall clock (a laptop
+//! waking up) is a catch-up at once.
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant, SystemTime};
+
+use chrono::{DateTime, Utc};
+use tokio::sync::{mpsc, watch};
+
+use super::model::{Destination, Notification, NotificationStatus};
+use super::replay::{self, ReplayPlan, ReplayResult, SendOptions, Signing};
+use super::{ApiRequest, Client, ListQuery, NotificationFilter, Order, Page, list_all};
+
+/// Notifications read per page.
+const PAGE: u32 = 100;
+/// The first pause after a failed poll; it doubles up to [`MAX_BACKOFF`].
+const FIRST_BACKOFF: Duration = Duration::from_millis(500);
+/// The longest pause between tries while the API is away.
+const MAX_BACKOFF: Duration = Duration::from_secs(30);
+/// A wall clock that moved this much more than the monotonic one between two polls means the
+/// machine slept: catch up at once.
+const CLOCK_JUMP: Duration = Duration::from_secs(5);
+
+/// Why forwarding cannot go on.
+#[derive(Debug, thiserror::Error)]
+pub enum ForwardError {
+    /// `--resume` with no saved cursor for this profile and target.
+    #[error(
+        "nothing to resume: no cursor is saved for {0} with this profile (start with --from now or --since)"
+    )]
+    NothingToResume(String),
+    /// The cursor file cannot be read or written.
+    #[error("cursor file {}: {source}", path.display())]
+    Cursor {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The journal cannot be written: nothing may be sent.
+    #[error("journal: {0}")]
+    Journal(String),
+    /// The API refused in a way waiting does not fix (a bad key, a bad filter).
+    #[error(transparent)]
+    Api(#[from] super::Error),
+}
+
+/// Where forwarding starts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Start {
+    /// With the notifications created from now on.
+    Now,
+    /// With those created at or after this time.
+    Since(DateTime<Utc>),
+    /// Right after the last one forwarded to this target with this profile.
+    Resume,
+}
+
+/// What to forward, and where.
+#[derive(Debug, Clone)]
+pub struct ForwardConfig {
+    /// The receiver.
+    pub target: url::Url,
+    /// The API's filters: callbacks and destinations.
+    pub filter: NotificationFilter,
+    /// Only these event types (the delivered body's `type`); empty: all.
+    pub event_types: Vec<String>,
+    /// Send without a signature.
+    pub unsigned: bool,
+    /// The pause between polls when there is nothing new.
+    pub interval: Duration,
+    /// The send's timeout.
+    pub send: SendOptions,
+}
+
+/// The forwarder's state, as shown.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum State {
+    /// Finding where to start.
+    Connecting,
+    /// Up to date, polling every interval.
+    Following,
+    /// Forwarding what arrived meanwhile; `left` is how many are known to remain.
+    CatchingUp {
+        /// Notifications known to remain.
+        left: usize,
+    },
+    /// The API could not be reached or failed; next try after `retry_in`.
+    Reconnecting {
+        /// Why.
+        why: String,
+        /// The pause before the next try.
+        retry_in: Duration,
+    },
+    /// Stopped (asked to).
+    Stopped,
+}
+
+/// One forward: what was sent, and the receiver's answer.
+#[derive(Debug, Clone)]
+pub struct Forwarded {
+    /// `cbn_…`.
+    pub notification_id: String,
+    /// The delivered body's `type`.
+    pub event_type: Option<String>,
+    /// The recorded attempt whose request was forwarded (from 0).
+    pub attempt_index: i64,
+    /// Whether it was signed.
+    pub signed: bool,
+    /// The answer.
+    pub result: ReplayResult,
+}
+
+/// What the forwarder reports.
+#[derive(Debug, Clone)]
+pub enum Event {
+    /// The state changed.
+    State(State),
+    /// Started: forwarding what comes after `cursor` (`None`: from the first notification).
+    Ready {
+        /// The last notification not forwarded.
+        cursor: Option<String>,
+    },
+    /// Forwarded; the receiver answered (any status) or not (see the result).
+    Forwarded(Forwarded),
+    /// A notification that could not be forwarded at all (nothing recorded, no signing secret).
+    Skipped {
+        /// `cbn_…`.
+        notification_id: String,
+        /// Why.
+        why: String,
+    },
+    /// Everything known was forwarded: `forwarded` in this catch-up.
+    CaughtUp {
+        /// How many were forwarded in the catch-up.
+        forwarded: usize,
+    },
+}
+
+/// The saved cursor of one profile and target: the last notification handled.
+#[derive(Debug, Clone)]
+pub struct CursorFile {
+    path: PathBuf,
+}
+
+impl CursorFile {
+    /// The cursor of `profile` forwarding to `target`, in `data_dir/forward/`.
+    #[must_use]
+    pub fn new(data_dir: &Path, profile: &str, target: &url::Url) -> Self {
+        use sha2::Digest;
+        let key = sha2::Sha256::digest(format!("{profile}\n{}", target.as_str()).as_bytes());
+        let plain: String = profile
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+            .take(32)
+            .collect();
+        Self {
+            path: data_dir
+                .join("forward")
+                .join(format!("{plain}-{}.json", &hex::encode(key)[..16])),
+        }
+    }
+
+    /// The file.
+    #[must_use]
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn err(&self, source: std::io::Error) -> ForwardError {
+        ForwardError::Cursor {
+            path: self.path.clone(),
+            source,
+        }
+    }
+
+    /// The saved cursor, if any.
+    ///
+    /// # Errors
+    /// The file exists but cannot be read or holds no cursor.
+    pub fn load(&self) -> Result<Option<String>, ForwardError> {
+        let text = match std::fs::read_to_string(&self.path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(self.err(e)),
+        };
+        let v: serde_json::Value = serde_json::from_str(&text)
+            .map_err(|e| self.err(std::io::Error::new(std::io::ErrorKind::InvalidData, e)))?;
+        Ok(v.get("cursor")
+            .and_then(serde_json::Value::as_str)
+            .map(str::to_string))
+    }
+
+    /// Saves `cursor`: written to a 0600 file beside it, then renamed over it, so a kill leaves
+    /// the old cursor or the new one, never half of one.
+    ///
+    /// # Errors
+    /// The file cannot be written.
+    pub fn save(&self, cursor: &str, target: &url::Url) -> Result<(), ForwardError> {
+        use std::io::Write;
+        let dir = self.path.parent().unwrap_or(Path::new("."));
+        std::fs::create_dir_all(dir).map_err(|e| self.err(e))?;
+        let text = serde_json::json!({
+            "cursor": cursor,
+            "target": target.as_str(),
+            "saved_at": Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+        })
+        .to_string();
+        let tmp = self.path.with_extension("json.tmp");
+        let mut opts = std::fs::OpenOptions::new();
+        opts.write(true).create(true).truncate(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut opts, 0o600);
+        let mut f = opts.open(&tmp).map_err(|e| self.err(e))?;
+        f.write_all(text.as_bytes()).map_err(|e| self.err(e))?;
+        drop(f);
+        std::fs::rename(&tmp, &self.path).map_err(|e| self.err(e))
+    }
+}
+
+/// Where each forward is claimed before it is sent and its outcome written after: the profile's
+/// delivery journal, shared with `recover`.
+pub trait Ledger: Send {
+    /// Claims `notification` for `target`; `false` when it was sent already (or is in doubt).
+    ///
+    /// # Errors
+    /// The ledger cannot be written: then nothing may be sent.
+    fn claim(&mut self, notification: &str, target: &str) -> Result<bool, String>;
+    /// Writes the outcome of a claimed forward.
+    ///
+    /// # Errors
+    /// The ledger cannot be written.
+    fn record(&mut self, notification: &str, target: &str, r: &ReplayResult) -> Result<(), String>;
+}
+
+/// The profile's delivery journal, shared with `recover`, as the forwarder's [`Ledger`].
+///
+/// # Errors
+/// The journal cannot be opened.
+pub fn open_journal(data_dir: &Path, profile: &str) -> Result<Option<Box<dyn Ledger>>, String> {
+    // TEMPORARY until the `recover` branch's journal is merged.
+    let _ = (data_dir, profile);
+    Ok(None)
+}
+
+/// What keeps forwarding once: the cursor file and the journal (both optional: without a data
+/// directory nothing is kept, and `--resume` is refused).
+#[derive(Default)]
+pub struct Memory {
+    /// The saved cursor.
+    pub cursor: Option<CursorFile>,
+    /// The profile's delivery journal.
+    pub journal: Option<Box<dyn Ledger>>,
+}
+
+/// Whether an API failure is worth waiting out (the API away, overloaded or restarting).
+fn transient(e: &super::Error) -> bool {
+    match e {
+        super::Error::Network(_) | super::Error::Timeout(_) | super::Error::Decode { .. } => true,
+        super::Error::Api(a) => a.status >= 500 || a.status == 429 || a.status == 408,
+        super::Error::Invalid(_) => false,
+    }
+}
+
+/// The forwarder's working state.
+struct Forwarder<'a> {
+    client: &'a Client,
+    cfg: &'a ForwardConfig,
+    memory: Memory,
+    events: mpsc::UnboundedSender<Event>,
+    stop: watch::Receiver<bool>,
+    cursor: Option<String>,
+    destinations: Vec<Destination>,
+    state: Option<State>,
+    /// A poll failed since the last look: catch up.
+    reconnected: bool,
+}
+
+/// Forwards until `stop` turns true (or its sender is dropped), reporting on `events`.
+///
+/// # Errors
+/// Nothing to resume, a cursor or journal that cannot be written, or an API error that waiting
+/// does not fix. Network failures never end it.
+pub async fn run(
+    client: &Client,
+    cfg: &ForwardConfig,
+    start: Start,
+    memory: Memory,
+    events: mpsc::UnboundedSender<Event>,
+    stop: watch::Receiver<bool>,
+) -> Result<(), ForwardError> {
+    let mut f = Forwarder {
+        client,
+        cfg,
+        memory,
+        events,
+        stop,
+        cursor: None,
+        destinations: Vec::new(),
+        state: None,
+        reconnected: false,
+    };
+    let result = f.go(start).await;
+    f.set(State::Stopped);
+    result
+}
+
+impl Forwarder<'_> {
+    fn emit(&self, e: Event) {
+        // Nobody listening is no reason to stop forwarding.
+        let _ = self.events.send(e);
+    }
+
+    fn set(&mut self, s: State) {
+        if self.state.as_ref() != Some(&s) {
+            self.state = Some(s.clone());
+            self.emit(Event::State(s));
+        }
+    }
+
+    fn stopped(&self) -> bool {
+        *self.stop.borrow()
+    }
+
+    /// Sleeps `d`; `false` when asked to stop meanwhile.
+    async fn pause(&mut self, d: Duration) -> bool {
+        if self.stopped() {
+            return false;
+        }
+        tokio::select! {
+            () = tokio::time::sleep(d) => !self.stopped(),
+            r = self.stop.changed() => r.is_ok() && !self.stopped(),
+        }
+    }
+
+    /// Runs `op` until it succeeds, a failure waiting cannot fix, or a stop (`Ok(None)`).
+    async fn retrying<T, F, Fut>(&mut self, mut op: F) -> Result<Option<T>, ForwardError>
+    where
+        F: FnMut() -> Fut,
+        Fut: Future<Output = Result<T, super::Error>>,
+    {
+        let mut backoff = FIRST_BACKOFF;
+        loop {
+            if self.stopped() {
+                return Ok(None);
+            }
+            match op().await {
+                Ok(v) => return Ok(Some(v)),
+                Err(e) if transient(&e) => {
+                    self.reconnected = true;
+                    self.set(State::Reconnecting {
+                        why: e.to_string(),
+                        retry_in: backoff,
+                    });
+                    if !self.pause(backoff).await {
+                        return Ok(None);
+                    }
+                    backoff = (backoff * 2).min(MAX_BACKOFF);
+                }
+                Err(e) => return Err(e.into()),
+            }
+        }
+    }
+
+    /// One page of notifications (the configured filter); `Ok(None)` when stopped first.
+    async fn list(
+        &mut self,
+        limit: u32,
+        after: Option<String>,
+        order: Order,
+    ) -> Result<Option<Page<Notification>>, ForwardError> {
+        let q = ListQuery {
+            limit: Some(limit),
+            after,
+            order: Some(order),
+            ..ListQuery::default()
+        };
+        let (client, filter) = (self.client, self.cfg.filter.clone());
+        self.retrying(move || {
+            let (q, filter) = (q.clone(), filter.clone());
+            async move { client.list_notifications(&q, &filter).await }
+        })
+        .await
+    }
+
+    async fn go(&mut self, start: Start) -> Result<(), ForwardError> {
+        self.set(State::Connecting);
+        let Some(cursor) = self.start_cursor(start).await? else {
+            return Ok(());
+        };
+        self.cursor = cursor;
+        self.emit(Event::Ready {
+            cursor: self.cursor.clone(),
+        });
+        // A catch-up (with a count of what is left) at the start, after the API was away, after
+        // the machine slept, and whenever a page is full.
+        let mut catch_up = true;
+        let mut caught: Option<usize> = None;
+        let mut wall = SystemTime::now();
+        let mut mono = Instant::now();
+        loop {
+            let Some(page) = self.list(PAGE, self.cursor.clone(), Order::Asc).await? else {
+                return Ok(());
+            };
+            catch_up |= std::mem::take(&mut self.reconnected);
+            let more = page.pagination.has_more_after;
+            if (catch_up || more) && caught.is_none() {
+                let left = if more {
+                    match self.count_left().await? {
+                        Some(n) => n,
+                        None => return Ok(()),
+                    }
+                } else {
+                    page.items.len()
+                };
+                caught = Some(0);
+                self.set(State::CatchingUp { left });
+            }
+            catch_up = false;
+            let (done, waiting) = self.forward_page(page.items, &mut caught).await?;
+            if self.stopped() {
+                return Ok(());
+            }
+            if more && done && !waiting {
+                continue;
+            }
+            if let Some(forwarded) = caught.take() {
+                self.emit(Event::CaughtUp { forwarded });
+            }
+            self.set(State::Following);
+            if !self.pause(self.cfg.interval).await {
+                return Ok(());
+            }
+            // A wall clock far ahead of the monotonic one: the machine slept; catch up now.
+            let (w, m) = (SystemTime::now(), Instant::now());
+            let wall_gone = w.duration_since(wall).unwrap_or_default();
+            if wall_gone > m.duration_since(mono) + CLOCK_JUMP {
+                tracing::info!("the wall clock jumped {wall_gone:?}: catching up");
+                catch_up = true;
+            }
+            (wall, mono) = (w, m);
+        }
+    }
+
+    /// Where to start; `Ok(None)` when stopped first. Inner `None`: from the first notification.
+    async fn start_cursor(&mut self, start: Start) -> Result<Option<Option<String>>, ForwardError> {
+        match start {
+            Start::Resume => {
+                let saved = match &self.memory.cursor {
+                    Some(c) => c.load()?,
+                    None => None,
+                };
+                saved
+                    .map(|c| Some(Some(c)))
+                    .ok_or_else(|| ForwardError::NothingToResume(self.cfg.target.to_string()))
+            }
+            Start::Now => {
+                let page = self.list(1, None, Order::Desc).await?;
+                Ok(page.map(|p| p.items.into_iter().next().map(|n| n.id)))
+            }
+            Start::Since(t) => {
+                // Newest first until one older than `t`: it is the cursor.
+                let mut after: Option<String> = None;
+                loop {
+                    let Some(page) = self.list(PAGE, after.clone(), Order::Desc).await? else {
+                        return Ok(None);
+                    };
+                    if let Some(older) = page.items.iter().find(|n| n.created_at < t) {
+                        return Ok(Some(Some(older.id.clone())));
+                    }
+                    match page.items.last() {
+                        Some(last) if page.pagination.has_more_after => {
+                            after = Some(last.id.clone());
+                        }
+                        _ => return Ok(Some(None)),
+                    }
+                }
+            }
+        }
+    }
+
+    /// How many notifications come after the cursor (for "catching up, N left"); `None` when
+    /// stopped first.
+    async fn count_left(&mut self) -> Result<Option<usize>, ForwardError> {
+        let mut after = self.cursor.clone();
+        let mut n = 0usize;
+        loop {
+            let Some(page) = self.list(PAGE, after.clone(), Order::Asc).await? else {
+                return Ok(None);
+            };
+            n += page.items.len();
+            match page.items.last() {
+                Some(last) if page.pagination.has_more_after => after = Some(last.id.clone()),
+                _ => return Ok(Some(n)),
+            }
+        }
+    }
+
+    /// Forwards a page in order. Returns whether every item was handled, and whether the
+    /// first unhandled one waits for its first attempt to be recorded.
+    async fn forward_page(
+        &mut self,
+        items: Vec<Notification>,
+        catching_up: &mut Option<usize>,
+    ) -> Result<(bool, bool), ForwardError> {
+        for n in items {
+            if self.stopped() {
+                return Ok((false, false));
+            }
+            // Not attempted yet: its request is not recorded. Wait, so the order holds.
+            if n.attempts.is_empty() && n.status == NotificationStatus::Pending {
+                return Ok((false, true));
+            }
+            if self.forward_one(&n).await?.is_none() {
+                return Ok((false, false));
+            }
+            self.cursor = Some(n.id.clone());
+            if let Some(c) = &self.memory.cursor {
+                c.save(&n.id, &self.cfg.target)?;
+            }
+            if let Some(done) = catching_up.as_mut() {
+                *done += 1;
+                if let Some(State::CatchingUp { left }) = &self.state {
+                    let left = left.saturating_sub(1);
+                    self.set(State::CatchingUp { left });
+                }
+            }
+        }
+        Ok((true, false))
+    }
+
+    /// Forwards `n` unless the filter or the journal says no. `Ok(None)`: stopped mid-send
+    /// (the journal keeps it in doubt, so it is not sent twice).
+    async fn forward_one(&mut self, n: &Notification) -> Result<Option<()>, ForwardError> {
+        let event_type = n.event_type();
+        if !self.cfg.event_types.is_empty()
+            && !event_type
+                .as_ref()
+                .is_some_and(|t| self.cfg.event_types.contains(t))
+        {
+            return Ok(Some(()));
+        }
+        let plan = match self.plan(n).await? {
+            Ok(p) => p,
+            Err(why) => {
+                self.emit(Event::Skipped {
+                    notification_id: n.id.clone(),
+                    why,
+                });
+                return Ok(Some(()));
+            }
+        };
+        let target = self.cfg.target.as_str().to_string();
+        if let Some(j) = self.memory.journal.as_mut()
+            && !j.claim(&n.id, &target).map_err(ForwardError::Journal)?
+        {
+            // Sent already (by an earlier run or another process): once is enough.
+            return Ok(Some(()));
+        }
+        let result = tokio::select! {
+            r = replay::send(&plan, &self.cfg.send) => r,
+            _ = self.stop.changed() => return Ok(None),
+        };
+        if let Some(j) = self.memory.journal.as_mut() {
+            j.record(&n.id, &target, &result)
+                .map_err(ForwardError::Journal)?;
+        }
+        self.emit(Event::Forwarded(Forwarded {
+            notification_id: n.id.clone(),
+            event_type,
+            attempt_index: plan.attempt_index,
+            signed: plan.signing.is_some(),
+            result,
+        }));
+        Ok(Some(()))
+    }
+
+    /// The plan of `n`'s latest recorded request, signed with its destination's secret unless
+    /// unsigned. The inner error says why it cannot be forwarded (shown, then skipped).
+    async fn plan(&mut self, n: &Notification) -> Result<Result<ReplayPlan, String>, ForwardError> {
+        let target = self.cfg.target.clone();
+        let (_, recorded) = match replay::recorded_request(n, None) {
+            Ok(r) => r,
+            Err(e) => return Ok(Err(e.to_string())),
+        };
+        if self.cfg.unsigned {
+            return Ok(replay::plan(n, None, target, None, None).map_err(|e| e.to_string()));
+        }
+        let callback = recorded
+            .body_field("callbackId")
+            .or_else(|| n.body_field("callbackId"));
+        let url = recorded.url.clone();
+        if replay::matching(&self.destinations, Some(&url), callback.as_deref()).is_empty() {
+            // A destination made since the last look: look again (all of them, once).
+            let client = self.client;
+            let Some(all) = self
+                .retrying(move || async move {
+                    list_all(client, |q| {
+                        ApiRequest::list_destinations(q, &[] as &[String])
+                    })
+                    .await
+                })
+                .await?
+            else {
+                return Ok(Err("stopped".into()));
+            };
+            self.destinations = all;
+        }
+        let candidates = replay::matching(&self.destinations, Some(&url), callback.as_deref());
+        let d = match replay::choose_destination(&candidates, recorded) {
+            Ok(d) => d,
+            Err(e) => return Ok(Err(e.to_string())),
+        };
+        let host = replay::signing_host(recorded, self.client.base_url()).unwrap_or_default();
+        Ok(
+            replay::plan(n, None, target, Signing::for_destination(d, &host), Some(d))
+                .map_err(|e| e.to_string()),
+        )
+    }
+}
