@@ -5,6 +5,7 @@ pub mod compare;
 pub mod error;
 pub mod forward;
 pub mod health;
+pub mod journal;
 pub mod lookup;
 pub mod members;
 pub mod model;
@@ -12,6 +13,7 @@ pub mod page;
 pub mod replay;
 pub mod request;
 pub mod secret;
+pub mod selection;
 pub mod signature;
 
 pub use client::{Client, ClientOptions};

@@ -9,6 +9,7 @@ mod lookups;
 mod output;
 mod replay;
 mod run;
+mod selection;
 
 pub use args::{
     CallbacksCmd, DestinationsCmd, ImportFields, ImportsCmd, ListArgs, LookupCmd, MembersCmd,
@@ -20,6 +21,7 @@ pub use input::{confirm, parse_expires_at, secret_from_stdin};
 pub use output::OutputFormat;
 pub use replay::{ReplayArgs, TIMEOUT_ENV as REPLAY_TIMEOUT_ENV};
 pub use run::run;
+pub use selection::{SelectionArgs, parse_status};
 
 /// [`run`], with what `notifications forward` and `diff` keep per profile (the cursor, the
 /// journal and the forwarded answers) in `ctx`.
