@@ -433,3 +433,77 @@ async fn a_diff_of_a_failed_and_a_succeeded_attempt() {
     assert!(table.contains("~ content-length: "), "{table}");
     assert!(table.contains("~ status 500 → 200"), "{table}");
 }
+
+/// A receiver at `/once` whose first request never gets an answer; later ones get 200. Returns
+/// its URL and the notification id of every request it got.
+async fn hang_once_receiver() -> (String, Arc<Mutex<Vec<String>>>) {
+    let got: Arc<Mutex<Vec<String>>> = Arc::default();
+    let log = got.clone();
+    let app = Router::new().route(
+        "/once",
+        post(move |headers: axum::http::HeaderMap| {
+            let log = log.clone();
+            async move {
+                let id = headers
+                    .get("metorial-notification-id")
+                    .and_then(|v| v.to_str().ok())
+                    .unwrap_or_default()
+                    .to_string();
+                let first = {
+                    let mut log = log.lock().expect("log");
+                    log.push(id);
+                    log.len() == 1
+                };
+                if first {
+                    std::future::pending::<()>().await;
+                }
+                StatusCode::OK
+            }
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    (format!("http://{addr}/once"), got)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_forward_cut_short_by_a_kill_is_not_sent_again_on_resume() {
+    let (rx, _log) = receiver().await;
+    let (to, reached) = hang_once_receiver().await;
+    let w = world(demo_config(), &rx).await;
+    let home = tempfile::tempdir().expect("home");
+    let args = ["--to", to.as_str(), "--destination", &w.dest];
+    let (base, key) = (w.t.svc.base_url.clone(), w.t.svc.api_key.clone());
+    let first = Forwarder::start(&base, &key, home.path(), &args);
+    first.wait_for("ready", 1).await;
+    fire(&w.hook, 0).await;
+    // Sent, and the answer never comes: killed while in flight.
+    eventually(WAIT, || async {
+        (reached.lock().expect("log").len() == 1).then_some(())
+    })
+    .await;
+    drop(first);
+
+    fire(&w.hook, 1).await;
+    let all = delivered(&w, 2).await;
+    let second = Forwarder::start(
+        &base,
+        &key,
+        home.path(),
+        &[&args[..], &["--resume"]].concat(),
+    );
+    second.wait_for("caught_up", 1).await;
+    let ids = reached.lock().expect("log").clone();
+    assert_eq!(
+        ids,
+        [all[0].id.clone(), all[1].id.clone()],
+        "the one in doubt is not sent twice"
+    );
+    let failed = second.events("failed");
+    assert_eq!(failed.len(), 1, "{failed:?}");
+    assert_eq!(failed[0]["notification_id"], all[0].id.as_str());
+    assert_eq!(second.interrupt().await, 0);
+}

@@ -16,6 +16,7 @@ use std::time::{Duration, Instant, SystemTime};
 use chrono::{DateTime, Utc};
 use tokio::sync::{mpsc, watch};
 
+use super::journal::{self, Journal};
 use super::model::{Destination, Notification, NotificationStatus};
 use super::replay::{self, ReplayPlan, ReplayResult, SendOptions, Signing};
 use super::{ApiRequest, Client, ListQuery, NotificationFilter, Order, Page, list_all};
@@ -183,11 +184,12 @@ impl CursorFile {
         }
     }
 
-    /// The saved cursor, if any.
+    /// The saved cursor, if any: `Some(None)` is "from the first notification" (nothing existed
+    /// when forwarding started).
     ///
     /// # Errors
-    /// The file exists but cannot be read or holds no cursor.
-    pub fn load(&self) -> Result<Option<String>, ForwardError> {
+    /// The file exists but cannot be read or is not a cursor file.
+    pub fn load(&self) -> Result<Option<Option<String>>, ForwardError> {
         let text = match std::fs::read_to_string(&self.path) {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
@@ -195,9 +197,14 @@ impl CursorFile {
         };
         let v: serde_json::Value = serde_json::from_str(&text)
             .map_err(|e| self.err(std::io::Error::new(std::io::ErrorKind::InvalidData, e)))?;
-        Ok(v.get("cursor")
-            .and_then(serde_json::Value::as_str)
-            .map(str::to_string))
+        match v.get("cursor") {
+            Some(serde_json::Value::String(c)) => Ok(Some(Some(c.clone()))),
+            Some(serde_json::Value::Null) => Ok(Some(None)),
+            _ => Err(self.err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                "no cursor in it",
+            ))),
+        }
     }
 
     /// Saves `cursor`: written to a 0600 file beside it, then renamed over it, so a kill leaves
@@ -205,7 +212,7 @@ impl CursorFile {
     ///
     /// # Errors
     /// The file cannot be written.
-    pub fn save(&self, cursor: &str, target: &url::Url) -> Result<(), ForwardError> {
+    pub fn save(&self, cursor: Option<&str>, target: &url::Url) -> Result<(), ForwardError> {
         use std::io::Write;
         let dir = self.path.parent().unwrap_or(Path::new("."));
         std::fs::create_dir_all(dir).map_err(|e| self.err(e))?;
@@ -247,9 +254,36 @@ pub trait Ledger: Send {
 /// # Errors
 /// The journal cannot be opened.
 pub fn open_journal(data_dir: &Path, profile: &str) -> Result<Option<Box<dyn Ledger>>, String> {
-    // TEMPORARY until the `recover` branch's journal is merged.
-    let _ = (data_dir, profile);
-    Ok(None)
+    let j = Journal::open(&journal::path_for(data_dir, profile)).map_err(|e| e.to_string())?;
+    Ok(Some(Box::new(j)))
+}
+
+impl Ledger for Journal {
+    fn claim(&mut self, notification: &str, target: &str) -> Result<bool, String> {
+        Journal::claim(self, notification, target, false).map_err(|e| e.to_string())
+    }
+
+    fn record(&mut self, notification: &str, target: &str, r: &ReplayResult) -> Result<(), String> {
+        let outcome = if r.is_success() {
+            journal::Outcome::Succeeded
+        } else if r.status.is_some() {
+            journal::Outcome::Failed
+        } else {
+            journal::Outcome::Unreachable
+        };
+        Journal::record(
+            self,
+            &journal::Entry {
+                at: Utc::now(),
+                notification: notification.to_string(),
+                target: target.to_string(),
+                outcome,
+                status: r.status,
+                duration_ms: u64::try_from(r.duration.as_millis()).ok(),
+            },
+        )
+        .map_err(|e| e.to_string())
+    }
 }
 
 /// What keeps forwarding once: the cursor file and the journal (both optional: without a data
@@ -398,6 +432,10 @@ impl Forwarder<'_> {
             return Ok(());
         };
         self.cursor = cursor;
+        // Saved at once, so that a run killed before its first forward can be resumed.
+        if let Some(c) = &self.memory.cursor {
+            c.save(self.cursor.as_deref(), &self.cfg.target)?;
+        }
         self.emit(Event::Ready {
             cursor: self.cursor.clone(),
         });
@@ -460,7 +498,7 @@ impl Forwarder<'_> {
                     None => None,
                 };
                 saved
-                    .map(|c| Some(Some(c)))
+                    .map(Some)
                     .ok_or_else(|| ForwardError::NothingToResume(self.cfg.target.to_string()))
             }
             Start::Now => {
@@ -525,7 +563,7 @@ impl Forwarder<'_> {
             }
             self.cursor = Some(n.id.clone());
             if let Some(c) = &self.memory.cursor {
-                c.save(&n.id, &self.cfg.target)?;
+                c.save(Some(&n.id), &self.cfg.target)?;
             }
             if let Some(done) = catching_up.as_mut() {
                 *done += 1;
@@ -564,6 +602,10 @@ impl Forwarder<'_> {
             && !j.claim(&n.id, &target).map_err(ForwardError::Journal)?
         {
             // Sent already (by an earlier run or another process): once is enough.
+            self.emit(Event::Skipped {
+                notification_id: n.id.clone(),
+                why: "the journal says it was sent to this target already (or a run was stopped while sending it): not sent again".into(),
+            });
             return Ok(Some(()));
         }
         let result = tokio::select! {

@@ -92,14 +92,14 @@ pub async fn run(
             }
         )));
     }
-    let interval = tmp_selection::parse_duration(&args.interval)
+    let interval = crate::api::selection::parse_duration(&args.interval)
         .map_err(|e| usage(format!("--interval: {e}")))?;
     if interval.is_zero() {
         return Err(usage("--interval must be more than 0"));
     }
     let start = match (&args.since, args.resume) {
         (Some(t), _) => Start::Since(
-            tmp_selection::parse_time(t, chrono::Utc::now())
+            crate::api::selection::parse_time(t, chrono::Utc::now())
                 .map_err(|e| usage(format!("--since: {e}")))?,
         ),
         (None, true) => Start::Resume,
@@ -307,31 +307,5 @@ impl Printer {
                 None => Ok(()),
             }
         }
-    }
-}
-
-// TEMPORARY until the `recover` branch's selection module is merged.
-mod tmp_selection {
-    pub fn parse_duration(t: &str) -> Result<std::time::Duration, String> {
-        let t = t.trim();
-        let (n, ms) = if let Some(n) = t.strip_suffix("ms") {
-            (n, 1)
-        } else if let Some(n) = t.strip_suffix('s') {
-            (n, 1000)
-        } else if let Some(n) = t.strip_suffix('m') {
-            (n, 60_000)
-        } else {
-            return Err(format!("{t:?}"));
-        };
-        n.parse::<u64>()
-            .map(|n| std::time::Duration::from_millis(n * ms))
-            .map_err(|e| e.to_string())
-    }
-    pub fn parse_time(
-        t: &str,
-        now: chrono::DateTime<chrono::Utc>,
-    ) -> Result<chrono::DateTime<chrono::Utc>, String> {
-        let d = parse_duration(t)?;
-        Ok(now - chrono::Duration::from_std(d).map_err(|e| e.to_string())?)
     }
 }
