@@ -242,6 +242,33 @@ async fn killed_then_resumed_forwards_every_event_once_in_order_signed() {
     assert_eq!(&all[..7], &missed[..]);
     assert_eq!(second.interrupt().await, 0, "Ctrl-C stops cleanly");
 
+    // The forwarded answer compares with the recorded attempt.
+    let (id, home_path) = (all[7].id.clone(), home.path().to_path_buf());
+    let (b, k) = (base.clone(), key.clone());
+    let diff = tokio::task::spawn_blocking(move || {
+        let args = [
+            "notifications",
+            "diff",
+            &id,
+            "--with-replay",
+            "1",
+            "-o",
+            "json",
+        ];
+        switchboard(&b, &k, &home_path, &args)
+    })
+    .await
+    .expect("diff");
+    let v: Value = serde_json::from_str(&diff).expect("the diff parses");
+    assert_eq!(v["left"]["label"], "attempt #1");
+    assert!(
+        v["right"]["label"]
+            .as_str()
+            .is_some_and(|l| l.starts_with("forwarded ")),
+        "{v}"
+    );
+    assert_eq!(v["right"]["status"], 200);
+
     // A third run resumes after the last one: nothing is sent again.
     let third = Forwarder::start(
         &base,
@@ -307,6 +334,24 @@ async fn a_service_restarted_midway_is_waited_out_and_nothing_is_lost() {
     let all = delivered(&w, 4).await;
     check_forwarded(&log, &all, &w.secret);
     assert_eq!(f.interrupt().await, 0);
+}
+
+/// Runs the binary to the end with no terminal; exit 0 expected; its standard output.
+fn switchboard(base: &str, key: &Secret, home: &std::path::Path, args: &[&str]) -> String {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_switchboard"))
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", home)
+        .env("XDG_CONFIG_HOME", home.join("config"))
+        .env("XDG_DATA_HOME", home.join("data"))
+        .env("SWITCHBOARD_BASE_URL", base)
+        .env("SWITCHBOARD_API_KEY", key.expose())
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run switchboard");
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    String::from_utf8(out.stdout).expect("utf-8")
 }
 
 /// A receiver whose first answer is a 500 with a cookie and an escape sequence, then 200s.
@@ -379,25 +424,26 @@ async fn a_diff_of_a_failed_and_a_succeeded_attempt() {
     .await;
 
     let (id, base, key) = (n.id.clone(), t.svc.base_url.clone(), t.svc.api_key.clone());
-    let run = move |format: &'static str| {
-        let home = tempfile::tempdir().expect("home");
-        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_switchboard"));
-        cmd.env_clear()
-            .env("PATH", std::env::var("PATH").unwrap_or_default())
-            .env("HOME", home.path())
-            .env("XDG_CONFIG_HOME", home.path().join("config"))
-            .env("XDG_DATA_HOME", home.path().join("data"))
-            .env("SWITCHBOARD_BASE_URL", &base)
-            .env("SWITCHBOARD_API_KEY", key.expose())
-            .args(["notifications", "diff", &id, "--attempt", "1"])
-            .args(["--with-attempt", "2", "-o", format]);
-        let out = cmd.output().expect("run switchboard");
-        assert_eq!(out.status.code(), Some(0), "{out:?}");
-        String::from_utf8(out.stdout).expect("utf-8")
-    };
-    let json_text = tokio::task::spawn_blocking(move || (run("json"), run("table")))
-        .await
-        .expect("runs");
+    let home = tempfile::tempdir().expect("home");
+    let json_text = tokio::task::spawn_blocking(move || {
+        let diff = |format: &str| {
+            let args = [
+                "notifications",
+                "diff",
+                &id,
+                "--attempt",
+                "1",
+                "--with-attempt",
+                "2",
+                "-o",
+                format,
+            ];
+            switchboard(&base, &key, home.path(), &args)
+        };
+        (diff("json"), diff("table"))
+    })
+    .await
+    .expect("runs");
     let (json_out, table) = json_text;
     for text in [&json_out, &table] {
         assert!(!text.contains("RECEIVER_SECRET"), "cookies masked: {text}");

@@ -16,6 +16,7 @@ use std::time::{Duration, Instant, SystemTime};
 use chrono::{DateTime, Utc};
 use tokio::sync::{mpsc, watch};
 
+use super::compare::Answer;
 use super::journal::{self, Journal};
 use super::model::{Destination, Notification, NotificationStatus};
 use super::replay::{self, ReplayPlan, ReplayResult, SendOptions, Signing};
@@ -39,8 +40,8 @@ pub enum ForwardError {
         "nothing to resume: no cursor is saved for {0} with this profile (start with --from now or --since)"
     )]
     NothingToResume(String),
-    /// The cursor file cannot be read or written.
-    #[error("cursor file {}: {source}", path.display())]
+    /// The cursor file (or the answers' log) cannot be read or written.
+    #[error("{}: {source}", path.display())]
     Cursor {
         /// The file.
         path: PathBuf,
@@ -147,6 +148,155 @@ pub enum Event {
     },
 }
 
+/// `data_dir/forward/<profile, plain>-<hash of profile and key>.<ext>`: one file per profile and
+/// key, whatever characters they hold.
+fn file_for(data_dir: &Path, profile: &str, key: &str, ext: &str) -> PathBuf {
+    use sha2::Digest;
+    let hash = sha2::Sha256::digest(format!("{profile}\n{key}").as_bytes());
+    let plain: String = profile
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .take(32)
+        .collect();
+    data_dir
+        .join("forward")
+        .join(format!("{plain}-{}.{ext}", &hex::encode(hash)[..16]))
+}
+
+/// Opens `path` for writing, owner-only (0600), creating its folder.
+fn open_private(path: &Path, append: bool) -> std::io::Result<std::fs::File> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let mut opts = std::fs::OpenOptions::new();
+    opts.write(true).create(true);
+    if append {
+        opts.append(true);
+    } else {
+        opts.truncate(true);
+    }
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut opts, 0o600);
+    opts.open(path)
+}
+
+/// The answers forwarded with a profile, newest last, for `notifications diff --with-replay`:
+/// one JSON line each, header values already through the redaction policy (no secret reaches
+/// the disk), bodies as capped on receipt; 0600. Past [`ANSWERS_MAX_BYTES`] only the last
+/// [`ANSWERS_KEPT`] are kept.
+#[derive(Debug, Clone)]
+pub struct AnswerLog {
+    path: PathBuf,
+}
+
+/// Answers kept when the log is trimmed.
+pub const ANSWERS_KEPT: usize = 200;
+/// The log's size that triggers a trim.
+pub const ANSWERS_MAX_BYTES: u64 = 8 * 1024 * 1024;
+
+impl AnswerLog {
+    /// The log of `profile` in `data_dir/forward/`.
+    #[must_use]
+    pub fn new(data_dir: &Path, profile: &str) -> Self {
+        Self {
+            path: file_for(data_dir, profile, "answers", "ndjson"),
+        }
+    }
+
+    fn err(&self, source: std::io::Error) -> ForwardError {
+        ForwardError::Cursor {
+            path: self.path.clone(),
+            source,
+        }
+    }
+
+    /// Appends a forward's answer.
+    ///
+    /// # Errors
+    /// The file cannot be written.
+    pub fn append(&self, f: &Forwarded, target: &url::Url) -> Result<(), ForwardError> {
+        use std::io::Write;
+        let r = &f.result;
+        let line = serde_json::json!({
+            "notification_id": f.notification_id,
+            "target": target.as_str(),
+            "attempt": f.attempt_index.saturating_add(1),
+            "sent_at": r.sent_at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+            "status": r.status,
+            "duration_ms": u64::try_from(r.duration.as_millis()).unwrap_or(u64::MAX),
+            "headers": replay::masked_headers(&r.headers),
+            "body": r.body,
+            "error": r.error.as_ref().map(ToString::to_string),
+        });
+        let mut file = open_private(&self.path, true).map_err(|e| self.err(e))?;
+        writeln!(file, "{line}").map_err(|e| self.err(e))?;
+        let big = file.metadata().map(|m| m.len() > ANSWERS_MAX_BYTES);
+        drop(file);
+        if big.unwrap_or(false) {
+            self.trim().map_err(|e| self.err(e))?;
+        }
+        Ok(())
+    }
+
+    fn trim(&self) -> std::io::Result<()> {
+        use std::io::Write;
+        let text = std::fs::read_to_string(&self.path)?;
+        let lines: Vec<&str> = text.lines().collect();
+        let keep = &lines[lines.len().saturating_sub(ANSWERS_KEPT)..];
+        let tmp = self.path.with_extension("ndjson.tmp");
+        let mut f = open_private(&tmp, false)?;
+        for l in keep {
+            writeln!(f, "{l}")?;
+        }
+        drop(f);
+        std::fs::rename(&tmp, &self.path)
+    }
+
+    /// The answers forwarded for `notification_id`, newest first (none when there is no log).
+    ///
+    /// # Errors
+    /// The file exists but cannot be read.
+    pub fn answers_of(&self, notification_id: &str) -> Result<Vec<Answer>, ForwardError> {
+        let text = match std::fs::read_to_string(&self.path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(self.err(e)),
+        };
+        let mut out: Vec<Answer> = text
+            .lines()
+            // A torn line (a kill mid-write) is skipped.
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .filter(|v| v["notification_id"] == notification_id)
+            .map(|v| answer_of(&v))
+            .collect();
+        out.reverse();
+        Ok(out)
+    }
+}
+
+fn answer_of(v: &serde_json::Value) -> Answer {
+    let text = |k: &str| v[k].as_str().map(str::to_string);
+    Answer {
+        label: format!(
+            "forwarded {} to {}",
+            text("sent_at").unwrap_or_default(),
+            text("target").unwrap_or_default()
+        ),
+        status: v["status"].as_i64(),
+        duration_ms: v["duration_ms"].as_u64(),
+        headers: v["headers"]
+            .as_array()
+            .map(|hs| {
+                hs.iter()
+                    .filter_map(|h| Some((h[0].as_str()?.to_string(), h[1].as_str()?.to_string())))
+                    .collect()
+            })
+            .unwrap_or_default(),
+        body: text("body"),
+        error: text("error"),
+    }
+}
+
 /// The saved cursor of one profile and target: the last notification handled.
 #[derive(Debug, Clone)]
 pub struct CursorFile {
@@ -157,17 +307,8 @@ impl CursorFile {
     /// The cursor of `profile` forwarding to `target`, in `data_dir/forward/`.
     #[must_use]
     pub fn new(data_dir: &Path, profile: &str, target: &url::Url) -> Self {
-        use sha2::Digest;
-        let key = sha2::Sha256::digest(format!("{profile}\n{}", target.as_str()).as_bytes());
-        let plain: String = profile
-            .chars()
-            .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
-            .take(32)
-            .collect();
         Self {
-            path: data_dir
-                .join("forward")
-                .join(format!("{plain}-{}.json", &hex::encode(key)[..16])),
+            path: file_for(data_dir, profile, target.as_str(), "json"),
         }
     }
 
@@ -214,8 +355,6 @@ impl CursorFile {
     /// The file cannot be written.
     pub fn save(&self, cursor: Option<&str>, target: &url::Url) -> Result<(), ForwardError> {
         use std::io::Write;
-        let dir = self.path.parent().unwrap_or(Path::new("."));
-        std::fs::create_dir_all(dir).map_err(|e| self.err(e))?;
         let text = serde_json::json!({
             "cursor": cursor,
             "target": target.as_str(),
@@ -223,11 +362,7 @@ impl CursorFile {
         })
         .to_string();
         let tmp = self.path.with_extension("json.tmp");
-        let mut opts = std::fs::OpenOptions::new();
-        opts.write(true).create(true).truncate(true);
-        #[cfg(unix)]
-        std::os::unix::fs::OpenOptionsExt::mode(&mut opts, 0o600);
-        let mut f = opts.open(&tmp).map_err(|e| self.err(e))?;
+        let mut f = open_private(&tmp, false).map_err(|e| self.err(e))?;
         f.write_all(text.as_bytes()).map_err(|e| self.err(e))?;
         drop(f);
         std::fs::rename(&tmp, &self.path).map_err(|e| self.err(e))
@@ -294,6 +429,8 @@ pub struct Memory {
     pub cursor: Option<CursorFile>,
     /// The profile's delivery journal.
     pub journal: Option<Box<dyn Ledger>>,
+    /// Where the answers go, for `diff --with-replay`.
+    pub answers: Option<AnswerLog>,
 }
 
 /// Whether an API failure is worth waiting out (the API away, overloaded or restarting).
@@ -481,7 +618,7 @@ impl Forwarder<'_> {
             // A wall clock far ahead of the monotonic one: the machine slept; catch up now.
             let (w, m) = (SystemTime::now(), Instant::now());
             let wall_gone = w.duration_since(wall).unwrap_or_default();
-            if wall_gone > m.duration_since(mono) + CLOCK_JUMP {
+            if slept(wall_gone, m.duration_since(mono)) {
                 tracing::info!("the wall clock jumped {wall_gone:?}: catching up");
                 catch_up = true;
             }
@@ -616,13 +753,17 @@ impl Forwarder<'_> {
             j.record(&n.id, &target, &result)
                 .map_err(ForwardError::Journal)?;
         }
-        self.emit(Event::Forwarded(Forwarded {
+        let f = Forwarded {
             notification_id: n.id.clone(),
             event_type,
             attempt_index: plan.attempt_index,
             signed: plan.signing.is_some(),
             result,
-        }));
+        };
+        if let Some(a) = &self.memory.answers {
+            a.append(&f, &self.cfg.target)?;
+        }
+        self.emit(Event::Forwarded(f));
         Ok(Some(()))
     }
 
@@ -667,5 +808,87 @@ impl Forwarder<'_> {
             replay::plan(n, None, target, Signing::for_destination(d, &host), Some(d))
                 .map_err(|e| e.to_string()),
         )
+    }
+}
+
+/// Whether the machine slept between two looks: the wall clock moved [`CLOCK_JUMP`] more than
+/// the monotonic one (which stands still while suspended).
+fn slept(wall_gone: Duration, mono_gone: Duration) -> bool {
+    wall_gone > mono_gone + CLOCK_JUMP
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_wall_clock_far_ahead_of_the_monotonic_one_is_a_sleep() {
+        let s = Duration::from_secs;
+        assert!(slept(s(3600), s(2)));
+        assert!(!slept(s(3), s(2)));
+        assert!(!slept(s(0), s(2)), "a clock set back is not a sleep");
+    }
+
+    fn forwarded(id: &str, status: u16) -> Forwarded {
+        Forwarded {
+            notification_id: id.into(),
+            event_type: None,
+            attempt_index: 0,
+            signed: true,
+            result: ReplayResult {
+                sent_at: Utc::now(),
+                sent_headers: Vec::new(),
+                status: Some(status),
+                headers: vec![
+                    ("set-cookie".into(), "s=SECRET_ON_DISK".into()),
+                    ("content-type".into(), "text/plain".into()),
+                ],
+                headers_truncated: false,
+                body: Some("ok".into()),
+                body_truncated: false,
+                duration: Duration::from_millis(3),
+                error: None,
+            },
+        }
+    }
+
+    #[test]
+    fn the_cursor_and_the_answers_are_owner_only_and_hold_no_secret() {
+        let dir = tempfile::tempdir().expect("dir");
+        let target = url::Url::parse("http://localhost:3000/in").expect("url");
+        let c = CursorFile::new(dir.path(), "work", &target);
+        assert_eq!(c.load().expect("load"), None);
+        c.save(None, &target).expect("save");
+        assert_eq!(c.load().expect("load"), Some(None));
+        c.save(Some("cbn_1"), &target).expect("save");
+        assert_eq!(c.load().expect("load"), Some(Some("cbn_1".into())));
+        let other = CursorFile::new(
+            dir.path(),
+            "work",
+            &url::Url::parse("http://localhost:1/").expect("url"),
+        );
+        assert_ne!(other.path(), c.path(), "one cursor per target");
+
+        let log = AnswerLog::new(dir.path(), "work");
+        log.append(&forwarded("cbn_1", 500), &target)
+            .expect("append");
+        log.append(&forwarded("cbn_2", 200), &target)
+            .expect("append");
+        log.append(&forwarded("cbn_1", 200), &target)
+            .expect("append");
+        let answers = log.answers_of("cbn_1").expect("answers");
+        assert_eq!(
+            answers.iter().map(|a| a.status).collect::<Vec<_>>(),
+            [Some(200), Some(500)]
+        );
+        #[cfg(unix)]
+        for p in [c.path().to_path_buf(), log.path.clone()] {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(&p).expect("meta").permissions().mode() & 0o777;
+            assert_eq!(mode, 0o600, "{}", p.display());
+        }
+        let text = std::fs::read_to_string(&log.path).expect("read");
+        assert!(!text.contains("SECRET_ON_DISK"), "{text}");
+        assert!(text.contains("text/plain"));
     }
 }

@@ -150,6 +150,7 @@ fn memory(ctx: &Context, target: &url::Url) -> Result<Memory, HeadlessError> {
         cursor: Some(forward::CursorFile::new(dir, &ctx.profile, target)),
         journal: forward::open_journal(dir, &ctx.profile)
             .map_err(|e| HeadlessError::Io(std::io::Error::other(e)))?,
+        answers: Some(forward::AnswerLog::new(dir, &ctx.profile)),
     })
 }
 

@@ -38,6 +38,15 @@ pub async fn run_in_profile(
         Resource::Notifications(NotificationsCmd::Forward(a)) => {
             forward::run(client, format, a, ctx).await
         }
+        Resource::Notifications(NotificationsCmd::Diff(a)) => {
+            let answers = match (&ctx.data_dir, a.with_replay) {
+                (Some(dir), Some(_)) => api::forward::AnswerLog::new(dir, &ctx.profile)
+                    .answers_of(&a.id)
+                    .map_err(|e| HeadlessError::Io(std::io::Error::other(e.to_string())))?,
+                _ => Vec::new(),
+            };
+            diff::run(client, format, a, &answers).await
+        }
         other => run(client, format, other, ctx.read_only).await,
     }
 }
