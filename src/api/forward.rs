@@ -608,10 +608,13 @@ impl Forwarder<'_> {
             if more && done && !waiting {
                 continue;
             }
-            if let Some(forwarded) = caught.take() {
-                self.emit(Event::CaughtUp { forwarded });
+            // Not caught up while the next one waits for its first attempt to be recorded.
+            if !(waiting && caught.is_some()) {
+                self.set(State::Following);
+                if let Some(forwarded) = caught.take() {
+                    self.emit(Event::CaughtUp { forwarded });
+                }
             }
-            self.set(State::Following);
             if !self.pause(self.cfg.interval).await {
                 return Ok(());
             }
