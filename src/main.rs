@@ -102,8 +102,13 @@ async fn run_headless(g: &GlobalArgs, cmd: headless::Resource) -> u8 {
         Ok(c) => c,
         Err(code) => return code,
     };
+    let ctx = headless::ForwardContext {
+        profile: resolved.profile.clone(),
+        data_dir: Paths::with_config(None).data_dir,
+        read_only: resolved.read_only,
+    };
     let result = match headless::Output::new(g.output, g.jq.as_deref(), g.fields.as_deref()) {
-        Ok(out) => headless::run(&client, &out, cmd, resolved.read_only, &resolved.profile).await,
+        Ok(out) => headless::run_in_profile(&client, &out, cmd, &ctx).await,
         Err(e) => Err(e),
     };
     match result {

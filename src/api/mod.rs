@@ -1,7 +1,9 @@
 //! The management API: wire model, request descriptions and the async client. No UI, no server.
 pub mod capture;
 pub mod client;
+pub mod compare;
 pub mod error;
+pub mod forward;
 pub mod health;
 pub mod journal;
 pub mod lookup;

@@ -3,6 +3,8 @@
 //! error, 4 network or timeout, 5 wait timed out, 6 output failed.
 mod args;
 mod columns;
+mod diff;
+mod forward;
 mod input;
 mod jq;
 mod lookups;
@@ -17,6 +19,8 @@ pub use args::{
     CallbacksCmd, DestinationsCmd, ImportFields, ImportsCmd, ListArgs, LookupCmd, MembersCmd,
     NotificationsCmd, Resource, TeamsCmd, TokenArgs,
 };
+pub use diff::DiffArgs;
+pub use forward::{Context as ForwardContext, ForwardArgs};
 pub use input::{confirm, parse_expires_at, secret_from_stdin};
 pub use output::{Output, OutputFormat, api_error_parts, error_json};
 pub use recover::RecoverArgs;
@@ -24,6 +28,34 @@ pub use replay::{ReplayArgs, TIMEOUT_ENV as REPLAY_TIMEOUT_ENV, to_json as repla
 pub use run::run;
 pub use selection::{SelectionArgs, parse_status};
 pub use wait::WaitArgs;
+
+/// [`run`], with what `notifications forward` and `diff` keep per profile (the cursor, the
+/// journal and the forwarded answers) in `ctx`.
+///
+/// # Errors
+/// As [`run`].
+pub async fn run_in_profile(
+    client: &api::Client,
+    out: &Output,
+    cmd: Resource,
+    ctx: &ForwardContext,
+) -> Result<(), HeadlessError> {
+    match cmd {
+        Resource::Notifications(NotificationsCmd::Forward(a)) => {
+            forward::run(client, out.format, a, ctx).await
+        }
+        Resource::Notifications(NotificationsCmd::Diff(a)) => {
+            let answers = match (&ctx.data_dir, a.with_replay) {
+                (Some(dir), Some(_)) => api::forward::AnswerLog::new(dir, &ctx.profile)
+                    .answers_of(&a.id)
+                    .map_err(|e| HeadlessError::Io(std::io::Error::other(e.to_string())))?,
+                _ => Vec::new(),
+            };
+            diff::run(client, out.format, a, &answers).await
+        }
+        other => run(client, out, other, ctx.read_only, &ctx.profile).await,
+    }
+}
 
 use crate::api;
 

@@ -64,6 +64,12 @@ pub async fn run(
         Resource::Notifications(NotificationsCmd::Wait(a)) => {
             super::wait::run(client, out.format, a).await
         }
+        Resource::Notifications(NotificationsCmd::Diff(a)) => {
+            super::diff::run(client, out.format, a, &[]).await
+        }
+        Resource::Notifications(NotificationsCmd::Forward(a)) => {
+            super::forward::run(client, out.format, a, &super::forward::Context::default()).await
+        }
         Resource::Notifications(NotificationsCmd::Get { id }) => {
             p.one::<Notification>(&ApiRequest::get_notification(&id))
                 .await

@@ -1,0 +1,436 @@
+//! Comparing two answers of a receiver (issue 27): two recorded attempts, a recorded attempt and a
+//! replayed or forwarded answer. Status, duration, headers (through the one redaction policy) and
+//! the body: as JSON when both bodies are JSON (keys in order, changed values marked), line by
+//! line otherwise. No UI here. Every string of a [`Comparison`] has been through the one
+//! sanitizer already, so whatever shows it (a table, JSON, a console pane) cannot forget to.
+use std::time::Duration;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::model::Attempt;
+use super::replay::ReplayResult;
+use crate::text::redact::header_value;
+use crate::text::sanitize::{line, lines};
+
+/// How long the line diff may search for the shortest edit before settling for a longer one.
+const LINE_DIFF_TIME: Duration = Duration::from_millis(500);
+
+/// One side of a comparison: an answer as recorded or as received (receiver text, raw).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Answer {
+    /// What it is, e.g. `attempt #2` or `replay 1 (to http://localhost:3000/in)`.
+    pub label: String,
+    /// The status; `None` when no answer came.
+    pub status: Option<i64>,
+    /// Milliseconds from sending to the end of the answer.
+    pub duration_ms: Option<u64>,
+    /// The answer's headers, as received.
+    pub headers: Vec<(String, String)>,
+    /// The answer's body, as received.
+    pub body: Option<String>,
+    /// Why no (whole) answer came.
+    pub error: Option<String>,
+}
+
+impl Answer {
+    /// The answer recorded in attempt `a`; `None` when the attempt recorded no exchange.
+    #[must_use]
+    pub fn from_attempt(a: &Attempt) -> Option<Self> {
+        let r = a.webhook_request.as_ref()?;
+        Some(Self {
+            label: format!("attempt #{}", a.number()),
+            status: r.has_response().then_some(r.response_status),
+            duration_ms: u64::try_from(r.duration).ok(),
+            headers: r
+                .response_headers
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+            body: r.response_body.clone(),
+            error: r.request_error.clone(),
+        })
+    }
+
+    /// A replayed (or forwarded) answer, labelled `label`.
+    #[must_use]
+    pub fn from_replay(label: impl Into<String>, r: &ReplayResult) -> Self {
+        Self {
+            label: label.into(),
+            status: r.status.map(i64::from),
+            duration_ms: u64::try_from(r.duration.as_millis()).ok(),
+            headers: r.headers.list.clone(),
+            body: r.body.clone(),
+            error: r.error.as_ref().map(ToString::to_string),
+        }
+    }
+}
+
+/// How one row differs between the two sides.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Change {
+    /// The same on both sides.
+    Same,
+    /// On both sides, with different values.
+    Changed,
+    /// Only on the right.
+    Added,
+    /// Only on the left.
+    Removed,
+}
+
+impl Change {
+    /// The mark shown before a row: ` `, `~`, `+`, `-`.
+    #[must_use]
+    pub fn mark(self) -> char {
+        match self {
+            Change::Same => ' ',
+            Change::Changed => '~',
+            Change::Added => '+',
+            Change::Removed => '-',
+        }
+    }
+
+    fn of<T: PartialEq>(left: Option<&T>, right: Option<&T>) -> Self {
+        match (left, right) {
+            (Some(l), Some(r)) if l == r => Change::Same,
+            (Some(_), Some(_)) => Change::Changed,
+            (None, Some(_)) => Change::Added,
+            (Some(_), None) => Change::Removed,
+            (None, None) => Change::Same,
+        }
+    }
+}
+
+/// A side's summary line: label, status, duration and error (sanitised).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Side {
+    /// What it is.
+    pub label: String,
+    /// The status; `None` when no answer came.
+    pub status: Option<i64>,
+    /// Milliseconds.
+    pub duration_ms: Option<u64>,
+    /// Why no (whole) answer came.
+    pub error: Option<String>,
+}
+
+/// A header on either side: its value through the redaction policy, then the sanitizer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct HeaderRow {
+    /// The name (lowercase).
+    pub name: String,
+    /// The left value, masked when the policy hides it.
+    pub left: Option<String>,
+    /// The right value, masked when the policy hides it.
+    pub right: Option<String>,
+    /// How it differs (compared before masking, so a changed secret still shows as changed).
+    pub change: Change,
+}
+
+/// A leaf of the JSON bodies: its path and compact value on each side.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct JsonRow {
+    /// `$`, `$.payload.build`, `$.items[0]`.
+    pub path: String,
+    /// The left value as compact JSON.
+    pub left: Option<String>,
+    /// The right value as compact JSON.
+    pub right: Option<String>,
+    /// How it differs.
+    pub change: Change,
+}
+
+/// A line of the line-by-line comparison.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LineRow {
+    /// [`Change::Same`], [`Change::Removed`] (left only) or [`Change::Added`] (right only).
+    pub change: Change,
+    /// Line number on the left, from 1.
+    pub left_line: Option<usize>,
+    /// Line number on the right, from 1.
+    pub right_line: Option<usize>,
+    /// The line.
+    pub text: String,
+}
+
+/// How the bodies compare.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "mode", content = "rows", rename_all = "snake_case")]
+pub enum BodyDiff {
+    /// Both bodies are JSON: leaf by leaf, keys in the left's order, then the right's new ones.
+    Json(Vec<JsonRow>),
+    /// Otherwise: line by line.
+    Lines(Vec<LineRow>),
+}
+
+impl BodyDiff {
+    /// Whether any row differs.
+    #[must_use]
+    pub fn differs(&self) -> bool {
+        match self {
+            BodyDiff::Json(rows) => rows.iter().any(|r| r.change != Change::Same),
+            BodyDiff::Lines(rows) => rows.iter().any(|r| r.change != Change::Same),
+        }
+    }
+}
+
+/// Two answers side by side. Every string in it is sanitised, and header values masked.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Comparison {
+    /// The left side.
+    pub left: Side,
+    /// The right side.
+    pub right: Side,
+    /// Whether the statuses differ.
+    pub status_changed: bool,
+    /// Right minus left, in milliseconds, when both are known.
+    pub duration_delta_ms: Option<i64>,
+    /// Every header of either side.
+    pub headers: Vec<HeaderRow>,
+    /// The bodies.
+    pub body: BodyDiff,
+}
+
+impl Comparison {
+    /// Whether the two answers differ in status, a header or the body.
+    #[must_use]
+    pub fn differs(&self) -> bool {
+        self.status_changed
+            || self.headers.iter().any(|h| h.change != Change::Same)
+            || self.body.differs()
+    }
+}
+
+/// Compares `left` with `right`.
+#[must_use]
+pub fn compare(left: &Answer, right: &Answer) -> Comparison {
+    let side = |a: &Answer| Side {
+        label: line(&a.label).into_owned(),
+        status: a.status,
+        duration_ms: a.duration_ms,
+        error: a.error.as_deref().map(|e| line(e).into_owned()),
+    };
+    let duration_delta_ms = match (left.duration_ms, right.duration_ms) {
+        (Some(l), Some(r)) => i64::try_from(r)
+            .ok()
+            .zip(i64::try_from(l).ok())
+            .map(|(r, l)| r.saturating_sub(l)),
+        _ => None,
+    };
+    Comparison {
+        left: side(left),
+        right: side(right),
+        status_changed: left.status != right.status,
+        duration_delta_ms,
+        headers: headers(&left.headers, &right.headers),
+        body: body(
+            left.body.as_deref().unwrap_or_default(),
+            right.body.as_deref().unwrap_or_default(),
+        ),
+    }
+}
+
+fn headers(left: &[(String, String)], right: &[(String, String)]) -> Vec<HeaderRow> {
+    let find = |hs: &[(String, String)], name: &str| {
+        hs.iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.clone())
+    };
+    let mut names: Vec<String> = Vec::new();
+    for (k, _) in left.iter().chain(right) {
+        let k = k.to_ascii_lowercase();
+        if !names.contains(&k) {
+            names.push(k);
+        }
+    }
+    names
+        .into_iter()
+        .map(|name| {
+            let (l, r) = (find(left, &name), find(right, &name));
+            let show =
+                |v: Option<String>| v.map(|v| line(header_value(&name, &v, false)).into_owned());
+            HeaderRow {
+                change: Change::of(l.as_ref(), r.as_ref()),
+                left: show(l),
+                right: show(r),
+                name: line(&name).into_owned(),
+            }
+        })
+        .collect()
+}
+
+/// A body as JSON: only an object or an array counts (a bare `"ok"` or `42` reads better as a line).
+fn as_json(body: &str) -> Option<Value> {
+    serde_json::from_str::<Value>(body)
+        .ok()
+        .filter(|v| v.is_object() || v.is_array())
+}
+
+fn body(left: &str, right: &str) -> BodyDiff {
+    match (as_json(left), as_json(right)) {
+        (Some(l), Some(r)) => {
+            let mut rows = Vec::new();
+            json_rows("$", Some(&l), Some(&r), &mut rows);
+            BodyDiff::Json(rows)
+        }
+        _ => BodyDiff::Lines(line_rows(left, right)),
+    }
+}
+
+fn compact(v: &Value) -> String {
+    line(&v.to_string()).into_owned()
+}
+
+fn json_rows(path: &str, l: Option<&Value>, r: Option<&Value>, out: &mut Vec<JsonRow>) {
+    match (l, r) {
+        (Some(Value::Object(lo)), Some(Value::Object(ro))) if !(lo.is_empty() && ro.is_empty()) => {
+            // The left's keys in its order, then the keys only the right has, in its order.
+            for (k, lv) in lo {
+                json_rows(&key_path(path, k), Some(lv), ro.get(k), out);
+            }
+            for (k, rv) in ro.iter().filter(|(k, _)| !lo.contains_key(*k)) {
+                json_rows(&key_path(path, k), None, Some(rv), out);
+            }
+        }
+        (Some(Value::Array(la)), Some(Value::Array(ra))) if !(la.is_empty() && ra.is_empty()) => {
+            for i in 0..la.len().max(ra.len()) {
+                json_rows(&format!("{path}[{i}]"), la.get(i), ra.get(i), out);
+            }
+        }
+        _ => out.push(JsonRow {
+            path: line(path).into_owned(),
+            left: l.map(compact),
+            right: r.map(compact),
+            change: Change::of(l, r),
+        }),
+    }
+}
+
+fn key_path(path: &str, key: &str) -> String {
+    let plain = !key.is_empty()
+        && key
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    if plain {
+        format!("{path}.{key}")
+    } else {
+        format!("{path}[{}]", Value::String(key.to_string()))
+    }
+}
+
+fn line_rows(left: &str, right: &str) -> Vec<LineRow> {
+    let diff = similar::TextDiff::configure()
+        .timeout(LINE_DIFF_TIME)
+        .diff_lines(left, right);
+    diff.iter_all_changes()
+        .map(|c| {
+            let change = match c.tag() {
+                similar::ChangeTag::Equal => Change::Same,
+                similar::ChangeTag::Delete => Change::Removed,
+                similar::ChangeTag::Insert => Change::Added,
+            };
+            // One diff line is one text line: its ending goes, any other break becomes a marker.
+            let text = lines(c.value().trim_end_matches(['\n', '\r'])).join("⏎");
+            LineRow {
+                change,
+                left_line: c.old_index().map(|i| i + 1),
+                right_line: c.new_index().map(|i| i + 1),
+                text,
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn answer(status: i64, headers: &[(&str, &str)], body: &str) -> Answer {
+        Answer {
+            label: "a".into(),
+            status: Some(status),
+            duration_ms: Some(5),
+            headers: headers
+                .iter()
+                .map(|(k, v)| ((*k).into(), (*v).into()))
+                .collect(),
+            body: Some(body.into()),
+            error: None,
+        }
+    }
+
+    #[test]
+    fn json_bodies_compare_leaf_by_leaf_in_key_order() {
+        let l = answer(500, &[], r#"{"ok":false,"n":{"a":1,"b":[1,2]},"gone":1}"#);
+        let r = answer(200, &[], r#"{"ok":true,"n":{"a":1,"b":[1,3,4]},"new":"x"}"#);
+        let c = compare(&l, &r);
+        assert!(c.status_changed && c.differs());
+        let BodyDiff::Json(rows) = &c.body else {
+            panic!("json expected: {:?}", c.body)
+        };
+        let got: Vec<(&str, Change)> = rows.iter().map(|r| (r.path.as_str(), r.change)).collect();
+        assert_eq!(
+            got,
+            [
+                ("$.ok", Change::Changed),
+                ("$.n.a", Change::Same),
+                ("$.n.b[0]", Change::Same),
+                ("$.n.b[1]", Change::Changed),
+                ("$.n.b[2]", Change::Added),
+                ("$.gone", Change::Removed),
+                ("$.new", Change::Added),
+            ]
+        );
+        assert_eq!(rows[0].left.as_deref(), Some("false"));
+        assert_eq!(rows[0].right.as_deref(), Some("true"));
+    }
+
+    #[test]
+    fn other_bodies_compare_line_by_line_and_are_sanitised() {
+        let l = answer(500, &[], "boom\n\u{1b}]0;PWNED\u{7}\ntrace");
+        let r = answer(200, &[], "ok");
+        let c = compare(&l, &r);
+        let BodyDiff::Lines(rows) = &c.body else {
+            panic!("lines expected")
+        };
+        assert!(rows.iter().all(|r| !r.text.contains('\u{1b}')));
+        assert!(
+            rows.iter()
+                .any(|r| r.change == Change::Added && r.text == "ok")
+        );
+        assert_eq!(
+            rows.iter().filter(|r| r.change == Change::Removed).count(),
+            3
+        );
+    }
+
+    #[test]
+    fn header_values_go_through_the_redaction_policy() {
+        let l = answer(
+            200,
+            &[("Set-Cookie", "s=SECRET1"), ("content-type", "a")],
+            "",
+        );
+        let r = answer(
+            200,
+            &[("set-cookie", "s=SECRET2"), ("content-type", "a")],
+            "",
+        );
+        let c = compare(&l, &r);
+        let cookie = c
+            .headers
+            .iter()
+            .find(|h| h.name == "set-cookie")
+            .expect("row");
+        assert_eq!(cookie.change, Change::Changed);
+        let shown = serde_json::to_string(&c).expect("json");
+        assert!(!shown.contains("SECRET"), "{shown}");
+        assert!(
+            c.headers
+                .iter()
+                .any(|h| h.name == "content-type" && h.change == Change::Same)
+        );
+    }
+}
