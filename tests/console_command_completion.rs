@@ -17,14 +17,14 @@ fn input(app: &App) -> String {
         .power
         .command
         .as_ref()
-        .map(|c| c.input.clone())
+        .map(|c| c.input.value().to_string())
         .expect("command line open")
 }
 
 fn loaded() -> App {
     let mut app = started_app(120, 40);
     answer_all(&mut app);
-    app.state.power.profiles = vec!["test".into(), "work".into(), "audit".into()];
+    app.state.settings.profiles = vec!["test".into(), "work".into(), "audit".into()];
     app
 }
 

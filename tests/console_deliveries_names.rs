@@ -259,7 +259,7 @@ async fn health_at_a_glance_in_the_list_and_over_time_in_the_detail() {
         })
         .map(|y| y + 1)
         .expect("row drawn");
-    let theme = &app.state.theme;
+    let theme = &app.state.settings.theme;
     let red_bars = (0..120u16)
         .filter_map(|x| buf.cell((x, y)))
         .filter(|c| "▁▂▃▄▅▆▇█".contains(c.symbol()) && c.fg == theme.error.fg.unwrap_or_default())

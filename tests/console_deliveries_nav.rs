@@ -311,11 +311,11 @@ fn clear_filters_and_local_status_can_be_rebound() {
     assert!(state.toasts.is_empty(), "{:?}", state.toasts);
     let key = |c| KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE);
     assert_eq!(
-        state.keymap.action_for(&key('X')),
+        state.settings.keymap.action_for(&key('X')),
         Some(Action::Deliver(DeliveryKey::ClearFilters))
     );
     assert_eq!(
-        state.keymap.action_for(&key('L')),
+        state.settings.keymap.action_for(&key('L')),
         Some(Action::Deliver(DeliveryKey::LocalStatus))
     );
 }

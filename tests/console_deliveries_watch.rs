@@ -54,7 +54,7 @@ fn ticks_reload_only_while_watching_and_not_paused() {
     app.state.toasts.clear();
     assert!(app.state.deliveries.watch.on);
     assert!(app.state.animating(), "watching needs ticks");
-    let every = app.state.deliveries.watch.every_ticks;
+    let every = app.state.settings.watch_every_ticks;
     assert_eq!(u64::from(every) * 200, 2000, "every 2 s by default");
     ticks(&mut app, every - 1);
     assert!(list_requests(&mut app).is_empty());
@@ -95,7 +95,7 @@ fn ticks_reload_only_while_watching_and_not_paused() {
 fn errors_back_off() {
     let mut app = on_notifications();
     app.apply(ch('w'));
-    let every = app.state.deliveries.watch.every_ticks;
+    let every = app.state.settings.watch_every_ticks;
     ticks(&mut app, every);
     let req = list_requests(&mut app);
     app.apply(Msg::Api {
@@ -138,7 +138,7 @@ async fn new_deliveries_appear_without_a_key_press() {
     common::deliveries::settle(&mut app).await;
     assert_eq!(app.state.current().list.rows.len(), 1);
     app.apply(ch('w'));
-    app.state.deliveries.watch.every_ticks = 1;
+    app.state.settings.watch_every_ticks = 1;
     w.fire(2).await;
 
     // The event loop's tick (only while animating) and replies; no keys from here on.

@@ -399,7 +399,7 @@ fn click_on(app: &mut App, label: &str) {
 #[test]
 fn confirmation_buttons_answer_mouse_clicks() {
     let mut app = app_on(Tab::Destinations);
-    app.state.power.mouse = true; // as configured by default; the offline app starts bare
+    app.state.settings.mouse = true; // as configured by default; the offline app starts bare
     app.apply(ch('d'));
     click_on(&mut app, " No ");
     assert!(!dialog_open(&app), "No closes the confirmation");
@@ -739,7 +739,7 @@ proptest::proptest! {
 #[test]
 fn mouse_focuses_fields_picks_options_saves_and_cancels_a_form() {
     let mut app = app_on(Tab::Destinations);
-    app.state.power.mouse = true; // as configured by default; the offline app starts bare
+    app.state.settings.mouse = true; // as configured by default; the offline app starts bare
     app.apply(ch('c'));
     answer_lookups(&mut app, callbacks_answer);
     let focus = |app: &App| app.state.forms.dialog.as_ref().map(|d| d.focus);
@@ -776,7 +776,7 @@ fn mouse_focuses_fields_picks_options_saves_and_cancels_a_form() {
 
     // Cancel on a form with typing asks first, as Esc does.
     let mut app = app_on(Tab::Teams);
-    app.state.power.mouse = true;
+    app.state.settings.mouse = true;
     app.apply(ch('c'));
     typed(&mut app, "Half typed");
     click_on(&mut app, "Esc cancel");

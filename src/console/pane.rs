@@ -24,9 +24,26 @@ pub fn back(state: &mut State) -> Vec<Effect> {
         keep_cursor_visible(state, state.tab);
         return Vec::new();
     }
-    let Some(frame) = state.nav.pop() else {
-        return Vec::new();
-    };
+    match state.nav.pop() {
+        Some(frame) => restore(state, frame),
+        None => Vec::new(),
+    }
+}
+
+/// Leaves the trail of cross-navigation (choosing a tab directly): every tab it replaced gets
+/// its own state back, the breadcrumb goes, and Esc on a top-level list has nowhere to jump to.
+pub(crate) fn leave_trail(state: &mut State) -> Vec<Effect> {
+    let tab = state.tab;
+    let mut effects = Vec::new();
+    while let Some(frame) = state.nav.pop() {
+        effects.extend(restore(state, frame));
+    }
+    state.tab = tab;
+    effects
+}
+
+/// Puts back the tab state a navigation step replaced and returns to where it started.
+fn restore(state: &mut State, frame: NavFrame) -> Vec<Effect> {
     // Requests in flight for the replaced state are now stale and will be dropped; what the
     // restored state was still waiting for was superseded, so ask again.
     let tab = frame.replaced;
@@ -72,13 +89,15 @@ pub fn open_filtered(state: &mut State, to: Tab, filter: NotificationFilter) -> 
 
 /// Shows a tab, loading it the first time.
 pub(crate) fn switch_tab(state: &mut State, tab: Tab) -> Vec<Effect> {
+    let mut effects = leave_trail(state);
     state.tab = tab;
     let list = &state.tab_state(tab).list;
     if list.load == LoadState::Idle && list.pending.is_none() {
-        return load_list(state, tab, Anchor::First, 1, true);
+        effects.extend(load_list(state, tab, Anchor::First, 1, true));
+        return effects;
     }
     keep_cursor_visible(state, tab);
-    Vec::new()
+    effects
 }
 
 /// Moves the list cursor: `f(cursor, rows)` is the new position.

@@ -1,10 +1,10 @@
 //! All UI state: plain data, changed only by `update`.
 use super::clock::Clock;
-use super::keymap::{Context, Keymap};
+use super::keymap::Context;
 use super::power::sort::Sort;
 use super::record::Record;
+use super::settings::Settings;
 use super::tab::Tab;
-use super::theme::Theme;
 use crate::api::{NotificationFilter, Order, Pagination};
 
 /// Rows per server page.
@@ -257,10 +257,8 @@ pub struct State {
     pub base_url: String,
     /// Whether writes are refused.
     pub read_only: bool,
-    /// Key bindings.
-    pub keymap: Keymap,
-    /// Styles.
-    pub theme: Theme,
+    /// What the operator configured: kept whole across a profile switch.
+    pub settings: Settings,
     /// Time source.
     pub clock: Clock,
     /// Animation frame counter.
@@ -288,10 +286,20 @@ pub struct State {
 impl State {
     /// A fresh state on the Teams tab.
     pub fn new(profile: impl Into<String>, base_url: impl Into<String>, clock: Clock) -> Self {
+        Self::with_settings(profile, base_url, clock, Settings::default())
+    }
+
+    /// A fresh session on the Teams tab under these settings.
+    pub fn with_settings(
+        profile: impl Into<String>,
+        base_url: impl Into<String>,
+        clock: Clock,
+        settings: Settings,
+    ) -> Self {
         let mut tabs: [TabState; Tab::ALL.len()] = Default::default();
-        // Notifications open newest first: the delivery that just failed is on the first page
-        // (`[console] notifications_order` can ask for "asc"); the other tabs keep the API's order.
-        tabs[Tab::Notifications.index()].list.order = Order::Desc;
+        // Notifications open in the configured order (newest first unless `[console]
+        // notifications_order` says "asc"); the other tabs keep the API's order.
+        tabs[Tab::Notifications.index()].list.order = settings.notifications_order;
         Self {
             tab: Tab::Teams,
             tabs,
@@ -302,8 +310,7 @@ impl State {
             profile: profile.into(),
             base_url: base_url.into(),
             read_only: false,
-            keymap: Keymap::default(),
-            theme: Theme::default(),
+            settings,
             clock,
             frame: 0,
             last_req: 0,

@@ -33,7 +33,7 @@ pub fn render(state: &State, frame: &mut Frame) {
     render_header(state, frame, areas.header);
     let ctx = ViewCtx {
         clock: &state.clock,
-        theme: &state.theme,
+        theme: &state.settings.theme,
     };
     if let Some(area) = areas.list {
         let list = &ts.list;
@@ -61,7 +61,7 @@ pub fn render(state: &State, frame: &mut Frame) {
             list,
             focused: ts.detail.is_none() && !state.help,
             frame: state.frame,
-            theme: &state.theme,
+            theme: &state.settings.theme,
         }
         .render(frame, area);
         super::power::view::render_list_extras(state, frame, area);
@@ -82,12 +82,12 @@ pub fn render(state: &State, frame: &mut Frame) {
         render_footer(state, frame, areas.footer);
     }
     if let Some(d) = &state.forms.dialog {
-        super::forms::view::render(frame, screen, d, &state.theme);
+        super::forms::view::render(frame, screen, d, &state.settings.theme);
     }
     let toast_area = Rect::new(screen.x, areas.footer.y.saturating_sub(4), screen.width, 3);
-    toast::render(frame, toast_area, &state.toasts, &state.theme);
+    toast::render(frame, toast_area, &state.toasts, &state.settings.theme);
     if state.help {
-        help::render(frame, screen, &state.keymap, &state.theme);
+        help::render(frame, screen, &state.settings.keymap, &state.settings.theme);
     }
 }
 
@@ -110,7 +110,7 @@ fn render_detail(state: &State, ctx: &ViewCtx, frame: &mut Frame, area: Rect) {
             "Detail".to_string(),
             vec![Line::from(Span::styled(
                 "nothing selected",
-                state.theme.muted,
+                state.settings.theme.muted,
             ))],
         ),
     };
@@ -121,7 +121,7 @@ fn render_detail(state: &State, ctx: &ViewCtx, frame: &mut Frame, area: Rect) {
         load,
         focused,
         frame: state.frame,
-        theme: &state.theme,
+        theme: &state.settings.theme,
     }
     .render(frame, area);
 }
@@ -142,7 +142,7 @@ fn team_members(state: &State, team_id: &str, ctx: &ViewCtx) -> Vec<Line<'static
 }
 
 fn render_header(state: &State, frame: &mut Frame, area: Rect) {
-    let t = &state.theme;
+    let t = &state.settings.theme;
     let mut tabs = vec![Span::raw(" ")];
     for tab in Tab::ALL {
         let label = format!(" {} {} ", tab.index() + 1, tab.title());
@@ -185,16 +185,42 @@ fn render_header(state: &State, frame: &mut Frame, area: Rect) {
         area.width,
         area.height.saturating_sub(1),
     );
+    // The status keeps its place: the line before it is cut with `…`, one column short of it.
+    let room = usize::from(bottom.width).saturating_sub(activity.width() + 1);
     frame.render_widget(Paragraph::new(Line::from(tabs)), top);
-    frame.render_widget(Paragraph::new(Line::from(info)), bottom);
+    frame.render_widget(Paragraph::new(Line::from(cut(info, room))), bottom);
     frame.render_widget(
         Paragraph::new(Line::from(activity)).alignment(Alignment::Right),
         bottom,
     );
 }
 
+/// The spans cut to `width` columns, ending in `…` when anything was left out.
+fn cut(spans: Vec<Span<'static>>, width: usize) -> Vec<Span<'static>> {
+    if spans.iter().map(Span::width).sum::<usize>() <= width {
+        return spans;
+    }
+    let mut left = width.saturating_sub(1);
+    let mut out = Vec::new();
+    'spans: for s in spans {
+        let mut text = String::new();
+        for c in s.content.chars() {
+            let w = Span::raw(c.to_string()).width();
+            if w > left {
+                out.push(Span::styled(text, s.style));
+                break 'spans;
+            }
+            left -= w;
+            text.push(c);
+        }
+        out.push(Span::styled(text, s.style));
+    }
+    out.push(Span::raw("…"));
+    out
+}
+
 fn render_footer(state: &State, frame: &mut Frame, area: Rect) {
-    let t = &state.theme;
+    let t = &state.settings.theme;
     let mut spans = Vec::new();
     for (keys, word) in footer_hints(state, area.width) {
         spans.push(Span::raw(" "));
@@ -222,7 +248,7 @@ pub(crate) fn footer_hints(state: &State, width: u16) -> Vec<(String, &'static s
         }
         return out;
     }
-    let km = &state.keymap;
+    let km = &state.settings.keymap;
     let hint = |g: &[Action]| -> Option<(String, &'static str)> {
         let first = *g.first()?;
         if km.hide_writes && first.is_write() {
@@ -234,6 +260,7 @@ pub(crate) fn footer_hints(state: &State, width: u16) -> Vec<(String, &'static s
             .collect();
         let word = match first {
             Action::Down if state.context() == Context::Detail => "scroll",
+            Action::Open if state.context() == Context::Detail => "attempt",
             // Beside `/ filter` (this page's rows), the dialog that asks the server.
             Action::Deliver(super::deliveries::keys::DeliveryKey::Filter) => "filter by…",
             a => a.hint(),
@@ -272,6 +299,7 @@ fn footer_groups(state: &State) -> Vec<Vec<Action>> {
     if state.deliveries.attempt.is_some() {
         return vec![
             vec![Action::Deliver(K::Reveal)],
+            vec![Action::Replay],
             vec![Action::Down, Action::Up],
             vec![Action::Back],
         ];
@@ -287,6 +315,13 @@ fn footer_groups(state: &State) -> Vec<Vec<Action>> {
     }
     if ctx == Context::List && selected {
         g.push(vec![Action::Open]);
+    }
+    // A notification's detail opens its attempts; both replay.
+    if state.tab == Tab::Notifications && selected {
+        if ctx == Context::Detail {
+            g.push(vec![Action::Open]);
+        }
+        g.push(vec![Action::Replay]);
     }
     let item_keys: Vec<Vec<Action>> = match state.tab {
         Tab::Teams => vec![
@@ -319,12 +354,10 @@ fn footer_groups(state: &State) -> Vec<Vec<Action>> {
     if selected {
         g.extend(item_keys);
     }
-    if state.tab == Tab::Notifications {
+    if state.tab == Tab::Notifications && ctx == Context::List {
         g.push(vec![Action::Deliver(K::Filter)]);
         g.push(vec![Action::Deliver(K::Watch)]);
-        if ctx == Context::List {
-            g.push(vec![Action::Deliver(K::LocalStatus)]);
-        }
+        g.push(vec![Action::Deliver(K::LocalStatus)]);
     }
     match ctx {
         Context::Detail => g.extend([

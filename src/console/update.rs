@@ -115,7 +115,7 @@ fn on_key(state: &mut State, key: KeyEvent) -> Vec<Effect> {
     if let Some(effects) = deliveries::update::on_key(state, &key) {
         return effects;
     }
-    let Some(action) = state.keymap.action_for(&key) else {
+    let Some(action) = state.settings.keymap.action_for(&key) else {
         return Vec::new();
     };
     state.dirty = true;

@@ -69,7 +69,7 @@ pub(crate) fn on_key(state: &mut State, key: &KeyEvent) -> Option<Vec<Effect>> {
         return Some(Vec::new());
     }
     let shown = state.deliveries.secret_shown.clone()?;
-    if state.keymap.action_for(key) != Some(Action::CopyId) {
+    if state.settings.keymap.action_for(key) != Some(Action::CopyId) {
         return None;
     }
     let secret = open_destination(state)

@@ -144,7 +144,7 @@ pub(crate) fn on_key(state: &mut State, key: &KeyEvent) -> Option<Vec<Effect>> {
         }
         return Some(Vec::new());
     }
-    let action = state.keymap.action_for(key);
+    let action = state.settings.keymap.action_for(key);
     if state.deliveries.attempt.is_some() && !state.help {
         let v = state.deliveries.attempt.as_mut()?;
         let handled = match action {

@@ -3,7 +3,6 @@
 //! forms live in `teams`, `imports` and `destinations`.
 pub mod confirm;
 pub mod destinations;
-pub mod edit;
 pub mod field;
 pub mod imports;
 pub mod ops;

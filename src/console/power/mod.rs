@@ -58,14 +58,6 @@ pub struct PowerState {
     pub raw: Option<RawView>,
     /// Confirmation mode of the active profile.
     pub confirm: ConfirmMode,
-    /// Whether mouse events are used.
-    pub mouse: bool,
-    /// Where the history is kept; none keeps it in memory only.
-    pub data_dir: Option<PathBuf>,
-    /// Profile names offered by completion.
-    pub profiles: Vec<String>,
-    /// How copies are made (`[console] clipboard`).
-    pub clipboard: crate::console::clipboard::ClipboardMode,
     /// The profile being switched to, while it resolves.
     pub switching: Option<String>,
 }

@@ -14,6 +14,7 @@ fn raw_height(state: &State) -> usize {
 pub(crate) fn on_key(state: &mut State, key: &KeyEvent) -> Step {
     let height = raw_height(state);
     let action = state
+        .settings
         .keymap
         .action_among(key, |a| matches!(a, Action::NextMatch | Action::PrevMatch));
     let Some(view) = state.power.raw.as_mut() else {
@@ -22,7 +23,7 @@ pub(crate) fn on_key(state: &mut State, key: &KeyEvent) -> Step {
     if view.editing {
         match key.code {
             KeyCode::Esc => {
-                view.search.clear();
+                view.search.set("");
                 view.editing = false;
             }
             KeyCode::Enter => {
@@ -30,12 +31,8 @@ pub(crate) fn on_key(state: &mut State, key: &KeyEvent) -> Step {
                 view.current = 0;
                 view.show_current(height);
             }
-            KeyCode::Backspace => {
-                view.search.pop();
-            }
             _ => {
-                if let Some(c) = super::typed(key) {
-                    view.search.push(c);
+                if view.search.edit(key) {
                     view.current = 0;
                     view.show_current(height);
                 }
@@ -53,7 +50,7 @@ pub(crate) fn on_key(state: &mut State, key: &KeyEvent) -> Step {
         Some(Action::NextPage) => view.scroll = view.scroll.saturating_add(height),
         Some(Action::PrevPage) => view.scroll = view.scroll.saturating_sub(height),
         Some(Action::Filter) => {
-            view.search.clear();
+            view.search.set("");
             view.editing = true;
         }
         Some(Action::NextMatch) => {

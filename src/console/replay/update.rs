@@ -6,7 +6,7 @@ use super::{DEFAULT_TARGET, Focus, ReplayCmd, ReplayReply, Room, Stage, Text};
 use crate::api::Error;
 use crate::api::replay::{self, HistoryEntry};
 use crate::console::deliveries::sorted_attempts;
-use crate::console::forms::edit::edit;
+use crate::console::input::edit;
 use crate::console::keymap::Action;
 use crate::console::msg::{ApiCmd, ApiReply, Effect, Pane};
 use crate::console::record::Item;
@@ -27,7 +27,7 @@ pub(crate) fn on_key(state: &mut State, key: &KeyEvent) -> Option<Vec<Effect>> {
     let quiet = !state.help
         && state.deliveries.filter.is_none()
         && !state.deliveries.attempt.as_ref().is_some_and(|v| v.confirm);
-    if quiet && state.keymap.action_for(key) == Some(Action::Replay) {
+    if quiet && state.settings.keymap.action_for(key) == Some(Action::Replay) {
         state.dirty = true;
         return Some(open(state));
     }
@@ -223,7 +223,7 @@ fn room_key(state: &mut State, key: &KeyEvent) -> Vec<Effect> {
             Vec::new()
         }
         Stage::Answer(_) => {
-            let action = state.keymap.action_for(key);
+            let action = state.settings.keymap.action_for(key);
             match (key.code, action) {
                 (KeyCode::Esc, _) => {
                     room.scroll = 0;
@@ -344,7 +344,7 @@ fn submit(state: &mut State) -> Vec<Effect> {
 }
 
 fn preview_key(state: &mut State, key: &KeyEvent) -> Vec<Effect> {
-    let action = state.keymap.action_for(key);
+    let action = state.settings.keymap.action_for(key);
     let needs = |plan: &replay::ReplayPlan| {
         state
             .replay
@@ -468,7 +468,7 @@ fn history_key(state: &mut State, key: &KeyEvent) -> Vec<Effect> {
         .history(&state.profile)
         .map(|h| h.newest_first().cloned().collect())
         .unwrap_or_default();
-    let action = state.keymap.action_for(key);
+    let action = state.settings.keymap.action_for(key);
     let Some(room) = state.replay.room.as_mut() else {
         return Vec::new();
     };
