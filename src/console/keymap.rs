@@ -324,6 +324,47 @@ pub enum Context {
     Help,
 }
 
+/// A key press as the rooms see it: the key itself (for text and dialogs) and every action the
+/// keymap binds to it, looked up once by the router before any room sees the key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Input {
+    /// The key.
+    pub key: KeyEvent,
+    /// The actions bound to it, the winning binding first.
+    actions: Vec<Action>,
+}
+
+impl Input {
+    /// The action the key asks for, if any.
+    pub fn action(&self) -> Option<Action> {
+        self.actions.first().copied()
+    }
+
+    /// The first bound action that `wanted` accepts, else the winning one: a room gives its own
+    /// actions priority where a key means two things (`N` is a match key in the raw view).
+    pub fn action_among(&self, wanted: impl Fn(Action) -> bool) -> Option<Action> {
+        self.actions
+            .iter()
+            .copied()
+            .find(|a| wanted(*a))
+            .or_else(|| self.action())
+    }
+
+    /// Ctrl-C, which quits from anywhere whatever the keymap says.
+    pub fn is_ctrl_c(&self) -> bool {
+        self.key.modifiers.contains(KeyModifiers::CONTROL)
+            && matches!(self.key.code, KeyCode::Char('c' | 'C'))
+    }
+}
+
+impl std::ops::Deref for Input {
+    type Target = KeyEvent;
+
+    fn deref(&self) -> &KeyEvent {
+        &self.key
+    }
+}
+
 /// The key table: an ordered list of (key, action). Earlier bindings win.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Keymap {
@@ -408,26 +449,18 @@ impl Keymap {
             .map(|(_, a)| *a)
     }
 
-    /// The first action bound to the key that `wanted` accepts, else the first bound at all: lets a
-    /// view give its own actions priority where a key means two things.
-    pub(crate) fn action_among(
-        &self,
-        ev: &KeyEvent,
-        wanted: impl Fn(Action) -> bool,
-    ) -> Option<Action> {
-        if ev.kind == KeyEventKind::Release {
-            return None;
-        }
-        let mut bound = self
-            .bindings
-            .iter()
-            .filter(|(k, _)| k.matches(ev))
-            .map(|(_, a)| *a);
-        let first = bound.next()?;
-        if wanted(first) {
-            return Some(first);
-        }
-        bound.find(|a| wanted(*a)).or(Some(first))
+    /// The key with every action bound to it: the one lookup a key press gets.
+    pub fn input(&self, key: KeyEvent) -> Input {
+        let actions = if key.kind == KeyEventKind::Release {
+            Vec::new()
+        } else {
+            self.bindings
+                .iter()
+                .filter(|(k, _)| k.matches(&key))
+                .map(|(_, a)| *a)
+                .collect()
+        };
+        Input { key, actions }
     }
 
     /// Every key bound to an action, in table order.

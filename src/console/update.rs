@@ -3,11 +3,11 @@
 //! and its action); a reply goes to the pane or feature that asked. Features hand back effects
 //! and follow-up actions ([`Step`]); the work on lists and details is in [`super::pane`].
 //! It never awaits; I/O is returned as [`Effect`]s.
-use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+use crossterm::event::{KeyEvent, KeyEventKind};
 
 use super::deliveries;
 use super::forms;
-use super::keymap::Action;
+use super::keymap::{Action, Input};
 use super::members;
 use super::mouse;
 use super::msg::{Effect, Msg, Step};
@@ -85,50 +85,117 @@ fn run(state: &mut State, step: Step) -> Vec<Effect> {
     effects
 }
 
-fn is_ctrl_c(key: &KeyEvent) -> bool {
-    key.modifiers.contains(KeyModifiers::CONTROL) && matches!(key.code, KeyCode::Char('c' | 'C'))
+/// The layers of the screen, outermost first. A key, turned into an [`Input`] once, is offered
+/// down this one list: the first open layer that takes it handles it; a modal layer takes every
+/// key while it is open. Only the tab, at the bottom, turns actions into list and detail work.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layer {
+    /// The replay room (`P`): every key while open.
+    Replay,
+    /// An open form dialog and its confirmation: every key.
+    Form,
+    /// The power tools' prompts: the command line, `/` being typed, the raw JSON view.
+    Prompt,
+    /// A question of the deliveries room (reveal headers, show a signing secret): any key answers.
+    Confirm,
+    /// The filter dialog (every key) and the attempt view (its own keys).
+    Overlay,
+    /// The help overlay: swallows keys but its ways out.
+    Help,
+    /// The tab on screen: its list or detail.
+    Tab,
+}
+
+impl Layer {
+    /// Every layer, outermost first.
+    pub const ORDER: [Layer; 7] = [
+        Layer::Replay,
+        Layer::Form,
+        Layer::Prompt,
+        Layer::Confirm,
+        Layer::Overlay,
+        Layer::Help,
+        Layer::Tab,
+    ];
+
+    /// Whether the layer is on screen.
+    pub fn is_open(self, state: &State) -> bool {
+        let d = &state.deliveries;
+        match self {
+            Layer::Replay => state.replay.room_of(&state.profile).is_some(),
+            Layer::Form => state.forms.dialog.is_some(),
+            Layer::Prompt => power::update::is_modal(state),
+            Layer::Confirm => {
+                d.attempt.as_ref().is_some_and(|v| v.confirm)
+                    || d.secret_confirm.is_some()
+                        && d.secret_confirm.as_deref()
+                            == deliveries::secret::open_destination(state).map(|x| x.id.as_str())
+            }
+            Layer::Overlay => d.filter.is_some() || d.attempt.is_some(),
+            Layer::Help => state.help,
+            Layer::Tab => true,
+        }
+    }
+
+    /// The outermost open layer: whose keys the footer shows.
+    pub fn top(state: &State) -> Layer {
+        Layer::ORDER
+            .into_iter()
+            .find(|l| l.is_open(state))
+            .unwrap_or(Layer::Tab)
+    }
+
+    /// Offers a key to the layer: `None` when it is not the layer's (closed, or a key it lets
+    /// through), so the next layer gets it.
+    fn offer(self, state: &mut State, input: &Input) -> Option<Step> {
+        match self {
+            Layer::Replay => replay::update::on_key(state, input).map(Step::from),
+            Layer::Form => state
+                .forms
+                .dialog
+                .is_some()
+                .then(|| forms::update::on_key(state, input.key).into()),
+            Layer::Prompt => {
+                power::update::is_modal(state).then(|| power::update::on_modal_key(state, input))
+            }
+            Layer::Confirm => deliveries::update::confirm_key(state, input).map(Step::from),
+            Layer::Overlay => deliveries::update::overlay_key(state, input).map(Step::from),
+            Layer::Help if state.help => {
+                // The help overlay swallows keys; the usual ways out close it.
+                match input.action() {
+                    Some(Action::Help | Action::Back) => state.help = false,
+                    Some(Action::Quit) => return Some(pane::quit(state).into()),
+                    _ => {}
+                }
+                Some(Step::default())
+            }
+            Layer::Help => None,
+            Layer::Tab => {
+                if let Some(effects) = deliveries::update::tab_key(state, input) {
+                    return Some(effects.into());
+                }
+                input.action().map(|a| Step::then(Vec::new(), a))
+            }
+        }
+    }
 }
 
 fn on_key(state: &mut State, key: KeyEvent) -> Vec<Effect> {
-    // The power tools' prompts (command line, filter being typed, raw view) own the keyboard,
-    // Ctrl-C excepted.
-    if power::update::is_modal(state) && !is_ctrl_c(&key) {
-        state.dirty = true;
-        let step = power::update::on_modal_key(state, &key);
-        return run(state, step);
-    }
     if key.kind == KeyEventKind::Release {
         return Vec::new();
     }
+    let input = state.settings.keymap.input(key);
     // Ctrl-C quits from anywhere, whatever the keymap says.
-    if is_ctrl_c(&key) {
+    if input.is_ctrl_c() {
         return pane::quit(state);
     }
-    // Layers, outermost first: an open dialog (forms take every key but their own controls),
-    // the delivery panes, the help overlay, then the keymap.
-    if state.forms.dialog.is_some() {
-        return forms::update::on_key(state, key);
-    }
-    if let Some(effects) = replay::update::on_key(state, &key) {
-        return effects;
-    }
-    if let Some(effects) = deliveries::update::on_key(state, &key) {
-        return effects;
-    }
-    let Some(action) = state.settings.keymap.action_for(&key) else {
-        return Vec::new();
-    };
     state.dirty = true;
-    if state.help {
-        // The help overlay swallows keys; the usual ways out close it.
-        match action {
-            Action::Help | Action::Back => state.help = false,
-            Action::Quit => return pane::quit(state),
-            _ => {}
+    for layer in Layer::ORDER {
+        if let Some(step) = layer.offer(state, &input) {
+            return run(state, step);
         }
-        return Vec::new();
     }
-    on_action(state, action)
+    Vec::new()
 }
 
 /// Applies a semantic action, from the keymap, the mouse or the command line.

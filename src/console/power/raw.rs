@@ -1,7 +1,7 @@
 //! The raw JSON view's keys: scrolling, searching, copying, closing.
-use crossterm::event::{KeyCode, KeyEvent};
+use crossterm::event::KeyCode;
 
-use crate::console::keymap::Action;
+use crate::console::keymap::{Action, Input};
 use crate::console::msg::Step;
 use crate::console::state::State;
 
@@ -11,12 +11,9 @@ fn raw_height(state: &State) -> usize {
 }
 
 /// A key while the raw view is open.
-pub(crate) fn on_key(state: &mut State, key: &KeyEvent) -> Step {
+pub(crate) fn on_key(state: &mut State, key: &Input) -> Step {
     let height = raw_height(state);
-    let action = state
-        .settings
-        .keymap
-        .action_among(key, |a| matches!(a, Action::NextMatch | Action::PrevMatch));
+    let action = key.action_among(|a| matches!(a, Action::NextMatch | Action::PrevMatch));
     let Some(view) = state.power.raw.as_mut() else {
         return Step::default();
     };

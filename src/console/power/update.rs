@@ -5,7 +5,7 @@ use crossterm::event::{KeyCode, KeyEvent};
 use super::command::{self, Command, CommandLine};
 use super::filter::Filter;
 use super::{PowerEffect, PowerMsg, ProfileInfo, filter_sort, raw};
-use crate::console::keymap::Action;
+use crate::console::keymap::{Action, Input};
 use crate::console::msg::{Effect, Step};
 use crate::console::pane;
 use crate::console::raw_json::{self, RawView};
@@ -170,7 +170,7 @@ fn switched(state: &mut State, info: ProfileInfo) -> Vec<Effect> {
 }
 
 /// A key while the power tools own the keyboard (see [`is_modal`]).
-pub(crate) fn on_modal_key(state: &mut State, key: &KeyEvent) -> Step {
+pub(crate) fn on_modal_key(state: &mut State, key: &Input) -> Step {
     if state.power.command.is_some() {
         return command_key(state, key);
     }
