@@ -9,7 +9,7 @@ use common::*;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
 use ratatui::style::Color;
 use switchboard::console::clipboard::{Clipboard, SystemClipboard, osc52};
-use switchboard::console::keymap::ALL_ACTIONS;
+use switchboard::console::keymap::Action;
 use switchboard::console::power::{PowerMsg, PowerSetup};
 use switchboard::console::{ApiCmd, App, Msg, State, Tab};
 
@@ -498,11 +498,7 @@ fn read_only_refuses_every_write_and_hides_it() {
     answer_all(&mut app);
     assert!(screen(&app).contains("read-only"), "header says so");
     // Every write action is refused by `update`, with a message.
-    let writes: Vec<_> = ALL_ACTIONS
-        .iter()
-        .copied()
-        .filter(|a| a.is_write())
-        .collect();
+    let writes: Vec<_> = Action::all().into_iter().filter(|a| a.is_write()).collect();
     assert!(writes.len() >= 7, "the form actions are writes: {writes:?}");
     for a in writes {
         let toasts = app.state.toasts.len();
@@ -520,9 +516,9 @@ fn read_only_refuses_every_write_and_hides_it() {
         );
     }
     // Whatever key is pressed, nothing but reads reaches the server.
-    let bound: Vec<KeyEvent> = ALL_ACTIONS
-        .iter()
-        .flat_map(|a| app.state.settings.keymap.keys_for(*a))
+    let bound: Vec<KeyEvent> = Action::all()
+        .into_iter()
+        .flat_map(|a| app.state.settings.keymap.keys_for(a))
         .filter(|k| !matches!(k.code, KeyCode::Char('q')))
         .map(|k| KeyEvent::new(k.code, k.mods))
         .collect();

@@ -450,3 +450,86 @@ pub(crate) fn resize(state: &mut State, w: u16, h: u16) {
     state.dirty = true;
     keep_cursor_visible(state, state.tab);
 }
+
+/// The keys the tab offers where it is (list or detail, which tab, a row selected or not), most
+/// useful first. Every action has an arm, so a new one does not compile until it says where
+/// (and whether) it shows; help and quit are the footer's own.
+pub(crate) fn keys(state: &State) -> Vec<super::footer::Hint> {
+    use super::deliveries::keys::DeliveryKey as K;
+    use super::footer::Hint::{self, Pair};
+    let ts = state.current();
+    let detail = ts.detail.is_some();
+    let list = !detail;
+    let selected = match &ts.detail {
+        Some(d) => d.record.is_some(),
+        None => ts.list.selected().is_some(),
+    };
+    let tab = state.tab;
+    let notifications = tab == Tab::Notifications;
+    let writable = matches!(tab, Tab::Teams | Tab::Imports | Tab::Destinations);
+    let server_filtered = notifications && ts.list.filter != NotificationFilter::default();
+    let one = |rank: u8, a: Action, word: &'static str| (rank, Hint::Action(a, word));
+    let mut ranked: Vec<(u8, Hint)> = Action::all()
+        .into_iter()
+        .filter_map(|a| match a {
+            // While server filters are on, the key that clears them comes first.
+            Action::Deliver(K::ClearFilters) => server_filtered.then(|| one(0, a, "clear filters")),
+            Action::Open if list => selected.then(|| one(1, a, "open")),
+            // A notification's detail opens its attempts.
+            Action::Open => (notifications && selected).then(|| one(2, a, "attempt")),
+            Action::Replay => (notifications && selected).then(|| one(3, a, "replay")),
+            Action::Create => (list && writable).then(|| one(4, a, "new")),
+            Action::Edit => (selected && writable).then(|| one(5, a, "edit")),
+            Action::AddMember => (selected && tab == Tab::Teams)
+                .then_some((6, Pair(a, Action::RemoveMember, "member"))),
+            Action::SetProject => (selected && tab == Tab::Teams)
+                .then_some((7, Pair(a, Action::RemoveProject, "project"))),
+            Action::Deliver(K::Destinations) => {
+                (selected && tab == Tab::Callbacks).then(|| one(8, a, "destinations"))
+            }
+            Action::Deliver(K::Notifications) => {
+                let follows = matches!(tab, Tab::Callbacks | Tab::Destinations);
+                (selected && follows).then(|| one(9, a, "notifications"))
+            }
+            Action::Deliver(K::Reveal) => {
+                (detail && selected && tab == Tab::Destinations).then(|| one(10, a, "reveal"))
+            }
+            Action::Delete => (selected && tab == Tab::Destinations).then(|| one(11, a, "delete")),
+            // Beside `/ filter` (this page's rows), the dialog that asks the server.
+            Action::Deliver(K::Filter) => (list && notifications).then(|| one(12, a, "filter by…")),
+            Action::Deliver(K::Watch) => (list && notifications).then(|| one(13, a, "watch")),
+            Action::Deliver(K::LocalStatus) => {
+                (list && notifications).then(|| one(14, a, "status"))
+            }
+            Action::Back => detail.then(|| one(20, a, "back")),
+            Action::Down if detail => Some((21, Pair(a, Action::Up, "scroll"))),
+            Action::Down => Some((20, Pair(a, Action::Up, "move"))),
+            Action::Filter => list.then(|| one(21, a, "filter")),
+            Action::NextPage => list.then_some((22, Pair(a, Action::PrevPage, "page"))),
+            Action::Reload => Some(one(if detail { 22 } else { 23 }, a, "reload")),
+            Action::RawJson => detail.then(|| one(23, a, "json")),
+            Action::CopyId => detail.then(|| one(24, a, "copy")),
+            Action::ToggleOrder => list.then(|| one(24, a, "order")),
+            Action::Command => list.then(|| one(25, a, "cmd")),
+            Action::Sort => list.then(|| one(26, a, "sort")),
+            Action::NextTab => list.then(|| one(27, a, "tabs")),
+            // Shown with their partner, in help only, or the footer's own (help, quit).
+            Action::RemoveMember
+            | Action::RemoveProject
+            | Action::Up
+            | Action::First
+            | Action::Last
+            | Action::PrevPage
+            | Action::PrevTab
+            | Action::GoTab(_)
+            | Action::SortFlip
+            | Action::CopyJson
+            | Action::NextMatch
+            | Action::PrevMatch
+            | Action::Help
+            | Action::Quit => None,
+        })
+        .collect();
+    ranked.sort_by_key(|(rank, _)| *rank);
+    ranked.into_iter().map(|(_, h)| h).collect()
+}

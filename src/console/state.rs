@@ -1,6 +1,5 @@
 //! All UI state: plain data, changed only by `update`.
 use super::clock::Clock;
-use super::keymap::Context;
 use super::power::sort::Sort;
 use super::record::Record;
 use super::settings::Settings;
@@ -375,17 +374,6 @@ impl State {
             || d.attempt.is_some()
             || d.filter.is_some()
             || self.help
-    }
-
-    /// Where the keyboard focus is.
-    pub(crate) fn context(&self) -> Context {
-        if self.help {
-            Context::Help
-        } else if self.current().detail.is_some() {
-            Context::Detail
-        } else {
-            Context::List
-        }
     }
 
     /// Adds a toast.

@@ -4,7 +4,6 @@ use ratatui::layout::{Alignment, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use super::keymap::{Action, Context};
 use super::layout::{self, MIN_SIZE};
 use super::state::State;
 use super::tab::Tab;
@@ -222,161 +221,11 @@ fn cut(spans: Vec<Span<'static>>, width: usize) -> Vec<Span<'static>> {
 fn render_footer(state: &State, frame: &mut Frame, area: Rect) {
     let t = &state.settings.theme;
     let mut spans = Vec::new();
-    for (keys, word) in footer_hints(state, area.width) {
+    let declared = super::layers::Layer::declared(state);
+    for (keys, word) in super::footer::hints(declared, &state.settings.keymap, area.width) {
         spans.push(Span::raw(" "));
         spans.push(Span::styled(keys, t.key));
         spans.push(Span::styled(format!(" {word} "), t.muted));
     }
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
-}
-
-/// The footer's hints for where the user is: (keys, word), the keys that apply to this tab, pane
-/// and selection first, then the general ones, cut to `width`; help and quit always fit.
-/// Generated from the keymap, so rebound keys show as bound; an unbound action is left out.
-pub(crate) fn footer_hints(state: &State, width: u16) -> Vec<(String, &'static str)> {
-    // The replay room takes every key: its own keys, not the list's behind it.
-    if let Some(room) = state.replay.room_of(&state.profile) {
-        let mut left = usize::from(width);
-        let mut out = Vec::new();
-        for (k, w) in super::replay::view::key_hints(room) {
-            let cost = k.chars().count() + w.chars().count() + 3;
-            if cost > left {
-                break;
-            }
-            left -= cost;
-            out.push(((*k).to_string(), *w));
-        }
-        return out;
-    }
-    let km = &state.settings.keymap;
-    let hint = |g: &[Action]| -> Option<(String, &'static str)> {
-        let first = *g.first()?;
-        if km.hide_writes && first.is_write() {
-            return None;
-        }
-        let keys: Vec<String> = g
-            .iter()
-            .filter_map(|a| km.keys_for(*a).first().map(super::keymap::KeySpec::label))
-            .collect();
-        let word = match first {
-            Action::Down if state.context() == Context::Detail => "scroll",
-            Action::Open if state.context() == Context::Detail => "attempt",
-            // Beside `/ filter` (this page's rows), the dialog that asks the server.
-            Action::Deliver(super::deliveries::keys::DeliveryKey::Filter) => "filter by…",
-            a => a.hint(),
-        };
-        (!keys.is_empty()).then(|| (keys.join("/"), word))
-    };
-    let groups = footer_groups(state);
-    let tail: Vec<(String, &'static str)> = [[Action::Help], [Action::Quit]]
-        .iter()
-        .filter_map(|g| hint(g))
-        .collect();
-    let cost = |(k, w): &(String, &'static str)| k.chars().count() + w.chars().count() + 3;
-    let mut room = usize::from(width).saturating_sub(tail.iter().map(cost).sum());
-    let mut out = Vec::new();
-    for g in &groups {
-        let Some(h) = hint(g) else { continue };
-        let c = cost(&h);
-        if c > room {
-            break;
-        }
-        room -= c;
-        out.push(h);
-    }
-    out.extend(tail);
-    out
-}
-
-/// The action groups of the footer, most useful first (help and quit are added by the caller).
-fn footer_groups(state: &State) -> Vec<Vec<Action>> {
-    use super::deliveries::keys::DeliveryKey as K;
-    let ts = state.current();
-    let ctx = state.context();
-    if ctx == Context::Help {
-        return vec![vec![Action::Back]];
-    }
-    if state.deliveries.attempt.is_some() {
-        return vec![
-            vec![Action::Deliver(K::Reveal)],
-            vec![Action::Replay],
-            vec![Action::Down, Action::Up],
-            vec![Action::Back],
-        ];
-    }
-    let selected = match &ts.detail {
-        Some(d) => d.record.is_some(),
-        None => ts.list.selected().is_some(),
-    };
-    let mut g: Vec<Vec<Action>> = Vec::new();
-    // While server filters are on, the key that clears them comes first.
-    if super::deliveries::view::clear_hint(state).is_some() {
-        g.push(vec![Action::Deliver(K::ClearFilters)]);
-    }
-    if ctx == Context::List && selected {
-        g.push(vec![Action::Open]);
-    }
-    // A notification's detail opens its attempts; both replay.
-    if state.tab == Tab::Notifications && selected {
-        if ctx == Context::Detail {
-            g.push(vec![Action::Open]);
-        }
-        g.push(vec![Action::Replay]);
-    }
-    let item_keys: Vec<Vec<Action>> = match state.tab {
-        Tab::Teams => vec![
-            vec![Action::Edit],
-            vec![Action::AddMember, Action::RemoveMember],
-            vec![Action::SetProject, Action::RemoveProject],
-        ],
-        Tab::Imports => vec![vec![Action::Edit]],
-        Tab::Callbacks => vec![
-            vec![Action::Deliver(K::Destinations)],
-            vec![Action::Deliver(K::Notifications)],
-        ],
-        Tab::Destinations if ctx == Context::Detail => vec![
-            vec![Action::Edit],
-            vec![Action::Deliver(K::Notifications)],
-            vec![Action::Deliver(K::Reveal)],
-            vec![Action::Delete],
-        ],
-        Tab::Destinations => vec![
-            vec![Action::Edit],
-            vec![Action::Deliver(K::Notifications)],
-            vec![Action::Delete],
-        ],
-        Tab::Notifications => Vec::new(),
-    };
-    let creates = matches!(state.tab, Tab::Teams | Tab::Imports | Tab::Destinations);
-    if ctx == Context::List && creates {
-        g.push(vec![Action::Create]);
-    }
-    if selected {
-        g.extend(item_keys);
-    }
-    if state.tab == Tab::Notifications && ctx == Context::List {
-        g.push(vec![Action::Deliver(K::Filter)]);
-        g.push(vec![Action::Deliver(K::Watch)]);
-        g.push(vec![Action::Deliver(K::LocalStatus)]);
-    }
-    match ctx {
-        Context::Detail => g.extend([
-            vec![Action::Back],
-            vec![Action::Down, Action::Up],
-            vec![Action::Reload],
-            vec![Action::RawJson],
-            vec![Action::CopyId],
-        ]),
-        _ => g.extend([
-            vec![Action::Down, Action::Up],
-            vec![Action::Filter],
-            vec![Action::NextPage, Action::PrevPage],
-            vec![Action::Reload],
-            vec![Action::ToggleOrder],
-            vec![Action::Command],
-            vec![Action::Sort],
-            vec![Action::NextTab],
-        ]),
-    }
-    g
 }

@@ -281,3 +281,22 @@ fn confirmation_hint_never_ends_in_a_bare_enter() {
         assert!(hint.contains("Enter "), "{w} cols: {hint:?}");
     }
 }
+
+/// The footer shows the keys as bound: a rebound replay key shows where `P` did.
+#[test]
+fn footer_follows_rebinding() {
+    let setup = PowerSetup {
+        keys: Some(toml::from_str("replay = \"F6\"\n").expect("keys table")),
+        ..PowerSetup::default()
+    };
+    let mut state = State::new("test", "http://127.0.0.1:9", fixed_clock());
+    setup.configure(&mut state);
+    let mut app = App::offline(state);
+    app.apply(Msg::Resize(120, 40));
+    app.start();
+    answer_all(&mut app);
+    app.apply(ch('5'));
+    answer_all(&mut app);
+    let f = footer(&app);
+    assert!(f.contains("F6 replay") && !f.contains("P replay"), "{f}");
+}

@@ -42,23 +42,6 @@ pub fn chips(state: &State, f: &crate::api::NotificationFilter) -> Vec<String> {
     out
 }
 
-/// The footer hint of the clear-filters key, while the notifications list has server filters.
-pub fn clear_hint(state: &State) -> Option<(String, &'static str)> {
-    use super::DeliveryKey;
-    use crate::console::keymap::Action;
-    let f = &state.tab_state(Tab::Notifications).list.filter;
-    if state.tab != Tab::Notifications || *f == crate::api::NotificationFilter::default() {
-        return None;
-    }
-    let key = state
-        .settings
-        .keymap
-        .keys_for(Action::Deliver(DeliveryKey::ClearFilters))
-        .first()
-        .map(crate::console::keymap::KeySpec::label)?;
-    Some((key, DeliveryKey::ClearFilters.hint()))
-}
-
 /// One picker field of the filter dialog: chosen names, the search, and (focused) the matches.
 fn picker_lines(
     state: &State,
