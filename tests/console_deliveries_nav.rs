@@ -30,6 +30,7 @@ fn list_request(app: &mut App) -> (Tab, NotificationFilter) {
         };
         app.apply(switchboard::console::Msg::Api {
             req_id: r.req_id,
+            pane: r.pane,
             result: Ok(reply),
         });
     }

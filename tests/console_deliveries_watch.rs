@@ -63,6 +63,7 @@ fn ticks_reload_only_while_watching_and_not_paused() {
     assert_eq!(reqs.len(), 1, "one reload when due");
     app.apply(Msg::Api {
         req_id: reqs[0],
+        pane: switchboard::console::Pane::List(Tab::Notifications),
         result: Ok(page_reply(Tab::Notifications, "notification-list.json")),
     });
 
@@ -100,6 +101,7 @@ fn errors_back_off() {
     let req = list_requests(&mut app);
     app.apply(Msg::Api {
         req_id: req[0],
+        pane: switchboard::console::Pane::List(Tab::Notifications),
         result: Err(Error::Invalid("boom".into())),
     });
     // The failure is seen at the next refresh, which waits twice as long afterwards.
@@ -109,6 +111,7 @@ fn errors_back_off() {
     assert_eq!(app.state.deliveries.watch.backoff, 2);
     app.apply(Msg::Api {
         req_id: req[0],
+        pane: switchboard::console::Pane::List(Tab::Notifications),
         result: Err(Error::Invalid("boom".into())),
     });
     ticks(&mut app, every * 2 - 1);

@@ -370,6 +370,7 @@ fn hostile_member_names_are_sanitized_in_the_team_detail() {
         };
         app.apply(Msg::Api {
             req_id: r.req_id,
+            pane: r.pane,
             result: Ok(reply),
         });
     }

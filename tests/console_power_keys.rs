@@ -132,6 +132,7 @@ fn filtered_rows_follow_every_change_of_the_page_beneath() {
             let page = decode_page_body(tab, 200, &renamed).expect("page");
             app.apply(Msg::Api {
                 req_id: r.req_id,
+                pane: r.pane,
                 result: Ok(ApiReply::Page(page)),
             });
         }
@@ -544,6 +545,7 @@ fn read_only_refuses_every_write_and_hides_it() {
                 };
                 app.apply(Msg::Api {
                     req_id: r.req_id,
+                    pane: r.pane,
                     result: Ok(reply),
                 });
             }

@@ -104,6 +104,5 @@ fn click(state: &mut State, x: u16, y: u16) -> Step {
         return Step::then(Vec::new(), Action::Open);
     }
     state.current_mut().list.cursor = index;
-    state.dirty = true;
     Step::default()
 }

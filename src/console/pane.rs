@@ -242,7 +242,6 @@ pub(crate) fn load_list(
         new_page,
     });
     list.load = LoadState::Loading;
-    state.dirty = true;
     vec![Effect::Api {
         req_id,
         pane: Pane::List(tab),
@@ -285,29 +284,28 @@ pub(crate) fn load_detail(state: &mut State, tab: Tab, id: String) -> Vec<Effect
 }
 
 /// Finds the pane waiting for a request id.
-fn pane_of(state: &State, req_id: u64) -> Option<Pane> {
-    Tab::ALL.into_iter().find_map(|tab| {
-        let ts = state.tab_state(tab);
-        if ts.list.pending.as_ref().is_some_and(|p| p.req_id == req_id) {
-            Some(Pane::List(tab))
-        } else if ts.detail.as_ref().and_then(|d| d.pending) == Some(req_id) {
-            Some(Pane::Detail(tab))
-        } else {
-            None
+/// Whether this list or detail still waits for this request (else the reply is stale: the user
+/// moved on).
+pub(crate) fn awaits(state: &State, pane: Pane, req_id: u64) -> bool {
+    match pane {
+        Pane::List(tab) => {
+            let list = &state.tab_state(tab).list;
+            list.pending.as_ref().is_some_and(|p| p.req_id == req_id)
         }
-    })
+        Pane::Detail(tab) => {
+            state.tab_state(tab).detail.as_ref().and_then(|d| d.pending) == Some(req_id)
+        }
+        _ => false,
+    }
 }
 
 /// Applies a reply to the list or detail that asked for it; the tab whose page arrived, if one
 /// did (the router lands the cursor there).
 pub(crate) fn on_reply(
     state: &mut State,
-    req_id: u64,
+    pane: Pane,
     result: Result<ApiReply, Error>,
 ) -> Option<Tab> {
-    // A reply nobody waits for is stale (the user moved on): drop it without a redraw.
-    let pane = pane_of(state, req_id)?;
-    state.dirty = true;
     match (pane, result) {
         (Pane::List(tab), Ok(ApiReply::Page(page))) => return page_arrived(state, tab, page),
         (Pane::Detail(tab), Ok(ApiReply::Item(record))) => item_arrived(state, tab, record),
@@ -428,7 +426,6 @@ fn detail_failed(state: &mut State, tab: Tab, e: &Error) {
 /// Ends the console.
 pub fn quit(state: &mut State) -> Vec<Effect> {
     state.quit = true;
-    state.dirty = true;
     vec![Effect::Quit]
 }
 
@@ -447,7 +444,6 @@ pub(crate) fn toggle_order(state: &mut State, tab: Tab) -> Vec<Effect> {
 /// The terminal's new size: the cursor stays in the window.
 pub(crate) fn resize(state: &mut State, w: u16, h: u16) {
     state.size = (w, h);
-    state.dirty = true;
     keep_cursor_visible(state, state.tab);
 }
 

@@ -266,8 +266,6 @@ pub struct State {
     pub last_req: u64,
     /// The last value given to a list's `rev`.
     pub last_rev: u64,
-    /// Something changed since the last draw.
-    pub dirty: bool,
     /// The user asked to leave.
     pub quit: bool,
     /// Form dialogs.
@@ -314,7 +312,6 @@ impl State {
             frame: 0,
             last_req: 0,
             last_rev: 0,
-            dirty: true,
             quit: false,
             forms: Default::default(),
             deliveries: Default::default(),

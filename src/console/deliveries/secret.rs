@@ -39,7 +39,6 @@ pub(crate) fn ask(state: &mut State) -> bool {
     let Some(id) = open_destination(state).map(|d| d.id.clone()) else {
         return false;
     };
-    state.dirty = true;
     if state.deliveries.secret_shown.as_deref() == Some(id.as_str()) {
         // Pressed again: hide it.
         state.deliveries.secret_shown = None;
@@ -79,7 +78,6 @@ pub(crate) fn copy_key(state: &mut State, key: &Input) -> Option<Vec<Effect>> {
         .filter(|d| d.id == shown)
         .and_then(|d| d.webhook_destination.as_ref())
         .map(|w| w.signing_secret.clone())?;
-    state.dirty = true;
     // Only printable ASCII goes to the clipboard: a secret never holds anything else.
     if secret.is_empty() || !secret.chars().all(|c| c.is_ascii_graphic()) {
         state.toast(

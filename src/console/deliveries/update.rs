@@ -217,7 +217,6 @@ fn keep_attempt_visible(state: &mut State) {
 }
 
 fn open_attempt(state: &mut State, n: crate::api::model::Notification) -> Vec<Effect> {
-    state.dirty = true;
     let position = state.deliveries.attempt_cursor;
     if sorted_attempts(&n).get(position).is_none() {
         state.toast(ToastKind::Info, "No attempt yet");
@@ -311,37 +310,30 @@ fn health_page(state: &mut State, after: Option<String>) -> Vec<Effect> {
     }]
 }
 
-/// What became of a worker reply.
-#[derive(Debug)]
-pub enum Handled {
-    /// It answered this module's request; these effects follow.
-    Mine(Vec<Effect>),
-    /// Someone else's, given back untouched.
-    NotMine(Result<ApiReply, Error>),
-}
-
-/// A worker reply: this module's requests are handled here, others given back.
-pub(crate) fn on_reply(state: &mut State, req_id: u64, result: Result<ApiReply, Error>) -> Handled {
+/// A reply to one of this room's background requests (names, glance, active, lookup, health);
+/// `None` when it is stale.
+pub(crate) fn on_reply(
+    state: &mut State,
+    req_id: u64,
+    result: Result<ApiReply, Error>,
+) -> Option<Vec<Effect>> {
     if state.deliveries.names_pending == Some(req_id) {
         state.deliveries.names_pending = None;
-        state.dirty = true;
         // Without names the ids stay: nothing else to say.
         if let Ok(ApiReply::Known(k)) = result {
             super::names::learned(state, *k);
         }
-        return Handled::Mine(Vec::new());
+        return Some(Vec::new());
     }
     if state.deliveries.glance_pending == Some(req_id) {
         state.deliveries.glance_pending = None;
-        state.dirty = true;
         if let Ok(ApiReply::Glance(found)) = result {
             state.deliveries.glance.extend(found);
         }
         // Rows that arrived meanwhile get theirs now.
-        return Handled::Mine(super::health::want_glance(state));
+        return Some(super::health::want_glance(state));
     }
     if let Some(id) = state.deliveries.active_pending.remove(&req_id) {
-        state.dirty = true;
         match result {
             Ok(ApiReply::Active(true)) => {
                 state.deliveries.active.insert(id);
@@ -351,12 +343,11 @@ pub(crate) fn on_reply(state: &mut State, req_id: u64, result: Result<ApiReply, 
             }
             _ => {}
         }
-        return Handled::Mine(Vec::new());
+        return Some(Vec::new());
     }
     let d = &mut state.deliveries;
     if d.lookup_pending == Some(req_id) {
         d.lookup_pending = None;
-        state.dirty = true;
         if let Ok(ApiReply::Page(p)) = result {
             for r in p.records {
                 if let Item::Destination(dest) = r.item {
@@ -365,14 +356,11 @@ pub(crate) fn on_reply(state: &mut State, req_id: u64, result: Result<ApiReply, 
                 }
             }
         }
-        return Handled::Mine(Vec::new());
+        return Some(Vec::new());
     }
-    let Some(h) = d.health.as_mut().filter(|h| h.pending == Some(req_id)) else {
-        super::local::before_reply(state, req_id);
-        return Handled::NotMine(result);
-    };
+    // Anything else is stale: nobody waits for it any more.
+    let h = d.health.as_mut().filter(|h| h.pending == Some(req_id))?;
     h.pending = None;
-    state.dirty = true;
     match result {
         Ok(ApiReply::Page(p)) => {
             let more = p.pagination.has_more_after;
@@ -389,13 +377,18 @@ pub(crate) fn on_reply(state: &mut State, req_id: u64, result: Result<ApiReply, 
             // cursor, would be asked again forever.
             let moved = h.items.len() > had && last != cursor;
             if more && moved && h.items.len() < HEALTH_SAMPLE {
-                return Handled::Mine(health_page(state, last));
+                return Some(health_page(state, last));
             }
         }
         Ok(_) => h.error = Some("unexpected reply".into()),
         Err(e) => h.error = Some(e.to_string()),
     }
-    Handled::Mine(Vec::new())
+    Some(Vec::new())
+}
+
+/// Before a list's reply is applied: the notifications' local status filter notes it.
+pub(crate) fn before_list_reply(state: &mut State, req_id: u64) {
+    super::local::before_reply(state, req_id);
 }
 
 /// After the shell applied a reply: the local status filter runs on a new page.

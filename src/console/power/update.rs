@@ -120,7 +120,6 @@ fn copy(state: &mut State, json: bool) -> Vec<Effect> {
 
 /// A message for the power tools (mouse, profile switch, copy result).
 pub(crate) fn on_msg(state: &mut State, msg: PowerMsg) -> Step {
-    state.dirty = true;
     match msg {
         // The router sends the mouse to `mouse`.
         PowerMsg::Mouse(_) => Step::default(),
@@ -288,7 +287,6 @@ fn goto(state: &mut State, id: &str) -> Vec<Effect> {
         );
         return Vec::new();
     };
-    state.dirty = true;
     let mut effects = pane::switch_tab(state, tab);
     let record = state
         .tab_state(tab)

@@ -56,7 +56,6 @@ fn chosen(state: &State) -> Option<(String, Option<i64>)> {
 
 /// Opens the room on the chosen notification, its target prefilled with the profile's last.
 pub fn open(state: &mut State) -> Vec<Effect> {
-    state.dirty = true;
     let Some((id, attempt)) = chosen(state) else {
         state.toast(
             ToastKind::Info,
@@ -98,7 +97,6 @@ pub(crate) fn awaits(state: &State, req_id: u64) -> bool {
 
 /// The worker's answer to the room's request.
 pub(crate) fn on_reply(state: &mut State, result: Result<ApiReply, Error>) -> Vec<Effect> {
-    state.dirty = true;
     let profile = state.profile.clone();
     let Some(room) = state.replay.room.as_mut() else {
         return Vec::new();
@@ -243,7 +241,6 @@ pub(crate) fn on_mouse(state: &mut State, ev: crossterm::event::MouseEvent) {
         MouseEventKind::ScrollUp => Action::Up,
         _ => return,
     };
-    state.dirty = true;
     scroll(&mut room.scroll, action);
 }
 
