@@ -3,29 +3,15 @@
 mod common;
 
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use common::deliveries::{World, screen, settle, world};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use switchboard::console::clipboard::{Clipboard, osc52};
 use switchboard::console::{App, Tab};
 
-/// Applies replies until the console's own requests and the background lookups are answered.
+/// Applies replies until the app is idle, the background lookups answered too.
 async fn settle_all(app: &mut App) {
     settle(app).await;
-    while pending(app) {
-        let msg = tokio::time::timeout(Duration::from_secs(10), app.next_reply())
-            .await
-            .expect("a reply within 10 s")
-            .expect("worker running");
-        app.apply(msg);
-        settle(app).await;
-    }
-}
-
-fn pending(app: &App) -> bool {
-    let d = &app.state.deliveries;
-    d.names_pending.is_some() || !d.active_pending.is_empty() || d.glance_pending.is_some()
 }
 
 async fn key(app: &mut App, code: KeyCode, mods: KeyModifiers) {

@@ -10,7 +10,7 @@ use common::{ch, fixed_clock, key, next_reply};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use switchboard::api::model::CreateTeam;
 use switchboard::api::{ListQuery, Order};
-use switchboard::console::forms::{Kind, Phase};
+use switchboard::console::forms::Kind;
 use switchboard::console::{App, Msg, State};
 
 fn ctrl(c: char) -> Msg {
@@ -24,13 +24,7 @@ fn typed(app: &mut App, text: &str) {
 }
 
 fn quiet(app: &App) -> bool {
-    let busy = app
-        .state
-        .forms
-        .dialog
-        .as_ref()
-        .is_some_and(|d| !d.lookups.is_empty() || matches!(d.phase, Phase::Submitting(_)));
-    app.state.in_flight() == 0 && !busy
+    app.is_idle()
 }
 
 async fn press(app: &mut App, msg: Msg) {

@@ -191,6 +191,13 @@ impl App {
         }))
     }
 
+    /// Whether nothing is under way: no reply any pane, dialog or background lookup waits for,
+    /// no reply already queued, no profile resolving. The one answer tests wait on. (Toasts
+    /// and watch mode wait on the clock, not on work.)
+    pub fn is_idle(&self) -> bool {
+        self.state.awaited() == 0 && self.switches_out == 0 && self.replies.is_empty()
+    }
+
     /// Profile switches still resolving (their results, newest or stale, not yet taken in).
     pub fn switches_pending(&self) -> usize {
         self.switches_out

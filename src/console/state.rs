@@ -342,7 +342,8 @@ impl State {
         self.tab_state_mut(t)
     }
 
-    /// Requests whose replies are awaited.
+    /// Requests the header counts as in flight: lists, details, members, signature checks,
+    /// health and the replay room.
     pub fn in_flight(&self) -> usize {
         self.tabs
             .iter()
@@ -354,6 +355,13 @@ impl State {
             + self.deliveries.in_flight()
             + usize::from(self.members.pending.is_some())
             + self.replay.in_flight(&self.profile)
+    }
+
+    /// Every request whose reply is awaited: the header's, an open form's write and lookups
+    /// (the dialog shows those), and the quiet background lookups of names, activity and
+    /// recent deliveries.
+    pub fn awaited(&self) -> usize {
+        self.in_flight() + self.forms.in_flight() + self.deliveries.background()
     }
 
     /// Whether something moves on screen, so that ticks are needed.

@@ -196,6 +196,13 @@ impl DeliveriesState {
         usize::from(self.lookup_pending.is_some())
             + usize::from(self.health.as_ref().is_some_and(|h| h.pending.is_some()))
     }
+
+    /// Background lookups awaited (names, activity, recent deliveries), not shown as in flight.
+    pub fn background(&self) -> usize {
+        usize::from(self.names_pending.is_some())
+            + usize::from(self.glance_pending.is_some())
+            + self.active_pending.len()
+    }
 }
 
 /// A notification's attempts ordered by their index.

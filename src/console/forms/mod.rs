@@ -24,6 +24,15 @@ pub struct FormsState {
     pub land_on: Option<(crate::console::tab::Tab, String)>,
 }
 
+impl FormsState {
+    /// The open dialog's requests awaited: its write and its pickers' lookups.
+    pub fn in_flight(&self) -> usize {
+        self.dialog.as_ref().map_or(0, |d| {
+            d.lookups.len() + usize::from(matches!(d.phase, Phase::Submitting(_)))
+        })
+    }
+}
+
 /// Which write a dialog makes, with the ids it concerns.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Kind {
