@@ -241,7 +241,7 @@ pub struct State {
     /// The tab on screen.
     pub tab: Tab,
     /// Per-tab state, indexed by [`Tab::index`].
-    pub tabs: [TabState; 5],
+    pub tabs: [TabState; Tab::ALL.len()],
     /// Back stack for cross-navigation.
     pub nav: Vec<NavFrame>,
     /// Whether the help overlay is open.

@@ -3,4 +3,14 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod command_completion;
+mod deliveries_masking;
+mod deliveries_nav;
+mod deliveries_watch;
+mod event_loop;
+mod forms_e2e;
+mod landing;
 mod operator;
+mod power_service;
+mod update;
+mod worker;

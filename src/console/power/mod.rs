@@ -51,9 +51,9 @@ pub struct PowerState {
     /// Command history, oldest first (kept in the data dir between runs).
     pub history: Vec<String>,
     /// Filter per tab, indexed by [`Tab::index`].
-    pub filters: [Filter; 5],
+    pub filters: [Filter; crate::console::tab::Tab::ALL.len()],
     /// Sort per tab.
-    pub sorts: [Sort; 5],
+    pub sorts: [Sort; crate::console::tab::Tab::ALL.len()],
     /// The open raw JSON view.
     pub raw: Option<RawView>,
     /// Confirmation mode of the active profile.

@@ -1,9 +1,8 @@
 //! Forms end to end: keys drive the console against a real local service (demo seed), then the
 //! service's state is checked through the client.
-mod common;
 
-use common::service::{TestService, client_for, demo};
-use common::{ch, fixed_clock, key, next_reply};
+use crate::common::service::{TestService, client_for, demo};
+use crate::common::{ch, fixed_clock, key, next_reply};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use switchboard::api::model::SelectionType;
 use switchboard::api::{ListQuery, Order};

@@ -3,10 +3,9 @@
 //! write key acts on that item. Keys drive the console against the local service, with more than
 //! one page of teams, in both orders. Also: a team's detail lists its members, and the member
 //! dialogs offer only the members that apply.
-mod common;
 
-use common::service::{TestService, client_for, demo};
-use common::{ch, fixed_clock, key, next_reply};
+use crate::common::service::{TestService, client_for, demo};
+use crate::common::{ch, fixed_clock, key, next_reply};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use switchboard::api::model::CreateTeam;
 use switchboard::api::{ListQuery, Order};
@@ -111,7 +110,7 @@ async fn create_oldest_first_lands_on_the_last_page_and_e_edits_it() {
         "{:?}",
         app.state.toasts
     );
-    let screen = common::screen(&app);
+    let screen = crate::common::screen(&app);
     assert!(screen.contains("page ?"), "{screen}");
 
     // `e` edits what was made, not the first row of page 1.
@@ -173,7 +172,7 @@ async fn create_newest_first_from_a_later_page_lands_on_the_first() {
 async fn edit_on_a_page_keeps_the_page_and_selects_the_item() {
     let (ts, mut app) = setup().await;
     press(&mut app, ch(']')).await;
-    let page_ids: Vec<String> = common::row_ids(&app);
+    let page_ids: Vec<String> = crate::common::row_ids(&app);
     press(&mut app, ch('j')).await;
     press(&mut app, ch('j')).await;
     let id = selected_id(&app);
@@ -181,7 +180,7 @@ async fn edit_on_a_page_keeps_the_page_and_selects_the_item() {
     app.apply(ctrl('u'));
     typed(&mut app, "Renamed");
     press(&mut app, ctrl('s')).await;
-    assert_eq!(common::row_ids(&app), page_ids, "the same page");
+    assert_eq!(crate::common::row_ids(&app), page_ids, "the same page");
     assert_eq!(selected_id(&app), id);
     assert_eq!(detail_id(&app), Some(id.clone()));
     assert_eq!(ts.client.get_team(&id).await.expect("team").name, "Renamed");
@@ -218,7 +217,7 @@ async fn team_detail_lists_members_and_dialogs_offer_only_those_that_apply() {
     let team = detail_id(&app).expect("detail open");
     let (inside, outside) = members_of(&ts, &team).await;
     assert!(!outside.is_empty(), "the demo has members outside the team");
-    let s = common::screen(&app);
+    let s = crate::common::screen(&app);
     assert!(s.contains(&format!("Members ({})", inside.len())), "{s}");
 
     app.apply(ch('m'));
@@ -233,7 +232,7 @@ async fn team_detail_lists_members_and_dialogs_offer_only_those_that_apply() {
     assert!(app.state.forms.dialog.is_none());
     let (now_inside, _) = members_of(&ts, &team).await;
     assert!(now_inside.contains(&chosen), "added on the server");
-    let s = common::screen(&app);
+    let s = crate::common::screen(&app);
     assert!(
         s.contains(&format!("Members ({})", inside.len() + 1)),
         "the detail's members were refreshed: {s}"
@@ -347,11 +346,11 @@ async fn while_the_page_of_a_new_item_loads_write_keys_never_act_on_another_row(
 #[test]
 fn hostile_member_names_are_sanitized_in_the_team_detail() {
     use switchboard::console::{ApiCmd, ApiReply};
-    let mut app = common::started_app(120, 40);
-    common::answer_all(&mut app);
+    let mut app = crate::common::started_app(120, 40);
+    crate::common::answer_all(&mut app);
     app.apply(key(KeyCode::Enter));
     let mut page: serde_json::Value =
-        serde_json::from_str(&common::fixture("member-list.json")).expect("json");
+        serde_json::from_str(&crate::common::fixture("member-list.json")).expect("json");
     page["items"][0]["actor"]["name"] = serde_json::json!("Evil\u{1b}]52;c;aGk=\u{7}Name");
     page["items"][0]["actor"]["email"] = serde_json::json!("e\u{1b}[2Jvil@example.com");
     let members: switchboard::api::Page<switchboard::api::model::Member> =
@@ -359,7 +358,9 @@ fn hostile_member_names_are_sanitized_in_the_team_detail() {
     for r in app.take_requests() {
         let reply = match r.cmd {
             ApiCmd::Members => ApiReply::Members(members.items.clone()),
-            ApiCmd::Get { tab, .. } => common::item_reply(tab, common::fixtures_of(tab).1),
+            ApiCmd::Get { tab, .. } => {
+                crate::common::item_reply(tab, crate::common::fixtures_of(tab).1)
+            }
             _ => continue,
         };
         app.apply(Msg::Api {
@@ -368,7 +369,7 @@ fn hostile_member_names_are_sanitized_in_the_team_detail() {
             result: Ok(reply),
         });
     }
-    let buf = common::buffer(&app);
+    let buf = crate::common::buffer(&app);
     let text: String = buf.content().iter().map(|c| c.symbol()).collect();
     assert!(text.contains("Members (1)"), "{text}");
     // Shown as visible markers, the way every server text is.

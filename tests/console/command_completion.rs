@@ -1,8 +1,7 @@
 //! `:` completion driven by keys: command names, profile names and loaded ids (prefix, cycling
 //! when several); `:profile` alone lists the profiles and marks the active one.
-mod common;
 
-use common::*;
+use crate::common::*;
 use crossterm::event::KeyCode;
 use switchboard::console::App;
 

@@ -1,12 +1,11 @@
 //! Watch mode: ticks reload the notifications list only while watching and not paused, errors
 //! back off, and on a real service new deliveries appear without a key press.
-mod common;
 
-use common::screen;
+use crate::common::screen;
 
 use std::time::Duration;
 
-use common::{answer_all, ch, key, page_reply, started_app};
+use crate::common::{answer_all, ch, key, page_reply, started_app};
 use crossterm::event::KeyCode;
 use switchboard::api::Error;
 use switchboard::console::{ApiCmd, App, Msg, Tab};
@@ -123,12 +122,12 @@ fn errors_back_off() {
 
 #[tokio::test]
 async fn new_deliveries_appear_without_a_key_press() {
-    let w = common::deliveries::world().await;
+    let w = crate::common::deliveries::world().await;
     w.fire(1).await;
     let mut app = w.app().await;
     // Follow the healthy destination: a small list that this test controls.
     app.apply(ch('4'));
-    common::deliveries::settle(&mut app).await;
+    crate::common::deliveries::settle(&mut app).await;
     let rows = &app.state.current().list.rows;
     let pos = rows
         .iter()
@@ -138,7 +137,7 @@ async fn new_deliveries_appear_without_a_key_press() {
         app.apply(ch('j'));
     }
     app.apply(ch('N'));
-    common::deliveries::settle(&mut app).await;
+    crate::common::deliveries::settle(&mut app).await;
     assert_eq!(app.state.current().list.rows.len(), 1);
     app.apply(ch('w'));
     app.state.settings.watch_every_ticks = 1;

@@ -1,7 +1,6 @@
 //! `update()` driven through the public `App`: navigation, paging, order, stale replies, errors.
-mod common;
 
-use common::*;
+use crate::common::*;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use serde_json::{Value, json};
 use switchboard::api::{ApiError, Error, Order};
