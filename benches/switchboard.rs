@@ -50,6 +50,7 @@ fn app_with(tab: Tab, rows: usize, w: u16, h: u16) -> App {
             let page = decode_page_body(t, 200, &body).expect("page decodes");
             app.apply(Msg::Api {
                 req_id: r.req_id,
+                pane: r.pane,
                 result: Ok(ApiReply::Page(page)),
             });
         }

@@ -3,29 +3,15 @@
 mod common;
 
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use common::deliveries::{World, screen, settle, world};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use switchboard::console::clipboard::{Clipboard, osc52};
 use switchboard::console::{App, Tab};
 
-/// Applies replies until the console's own requests and the background lookups are answered.
+/// Applies replies until the app is idle, the background lookups answered too.
 async fn settle_all(app: &mut App) {
     settle(app).await;
-    while pending(app) {
-        let msg = tokio::time::timeout(Duration::from_secs(10), app.next_reply())
-            .await
-            .expect("a reply within 10 s")
-            .expect("worker running");
-        app.apply(msg);
-        settle(app).await;
-    }
-}
-
-fn pending(app: &App) -> bool {
-    let d = &app.state.deliveries;
-    d.names_pending.is_some() || !d.active_pending.is_empty() || d.glance_pending.is_some()
 }
 
 async fn key(app: &mut App, code: KeyCode, mods: KeyModifiers) {
@@ -259,7 +245,7 @@ async fn health_at_a_glance_in_the_list_and_over_time_in_the_detail() {
         })
         .map(|y| y + 1)
         .expect("row drawn");
-    let theme = &app.state.theme;
+    let theme = &app.state.settings.theme;
     let red_bars = (0..120u16)
         .filter_map(|x| buf.cell((x, y)))
         .filter(|c| "▁▂▃▄▅▆▇█".contains(c.symbol()) && c.fg == theme.error.fg.unwrap_or_default())

@@ -38,7 +38,7 @@ fn help_fits_80x24_with_nothing_cut() {
         .collect::<Vec<_>>()
         .join(" ");
     let words: Vec<&str> = flat.split([' ', '│']).filter(|w| !w.is_empty()).collect();
-    for (keys, desc) in app.state.keymap.help_rows() {
+    for (keys, desc) in app.state.settings.keymap.help_rows() {
         assert!(flat.contains(&keys), "keys {keys} shown:\n{s}");
         for w in desc.split(' ') {
             assert!(words.contains(&w), "“{w}” of “{desc}” shown whole:\n{s}");
@@ -106,11 +106,11 @@ fn footer_is_cut_to_the_width_most_useful_first() {
 #[test]
 fn footer_shows_rebound_keys_and_hides_unbound_ones() {
     let mut app = app_on(Tab::Teams, 120, 40);
-    app.state.keymap.bind(
+    app.state.settings.keymap.bind(
         switchboard::console::keymap::KeySpec::ch('E'),
         switchboard::console::keymap::Action::Edit,
     );
-    app.state.keymap.bind(
+    app.state.settings.keymap.bind(
         switchboard::console::keymap::KeySpec::ch('e'),
         switchboard::console::keymap::Action::Reload,
     );

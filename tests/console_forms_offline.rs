@@ -53,6 +53,7 @@ fn answer_lookups(app: &mut App, answer: impl Fn(Lookup) -> Result<Vec<PickItem>
         if let ApiCmd::Lookup(what) = r.cmd {
             app.apply(Msg::Api {
                 req_id: r.req_id,
+                pane: r.pane,
                 result: answer(what).map(ApiReply::Options),
             });
         }
@@ -212,6 +213,7 @@ fn import_create_masks_tokens_and_sends_exactly_one_target() {
     }));
     app.apply(Msg::Api {
         req_id: *req_id,
+        pane: switchboard::console::Pane::Form(0),
         result: Err(err),
     });
     let d = app.state.forms.dialog.as_ref().expect("stays open");
@@ -399,7 +401,7 @@ fn click_on(app: &mut App, label: &str) {
 #[test]
 fn confirmation_buttons_answer_mouse_clicks() {
     let mut app = app_on(Tab::Destinations);
-    app.state.power.mouse = true; // as configured by default; the offline app starts bare
+    app.state.settings.mouse = true; // as configured by default; the offline app starts bare
     app.apply(ch('d'));
     click_on(&mut app, " No ");
     assert!(!dialog_open(&app), "No closes the confirmation");
@@ -537,6 +539,7 @@ fn answer_refusing_members(app: &mut App) {
             answered = true;
             app.apply(Msg::Api {
                 req_id: r.req_id,
+                pane: r.pane,
                 result,
             });
         }
@@ -662,6 +665,7 @@ fn add_member_and_remove_project_forms() {
     }));
     app.apply(Msg::Api {
         req_id,
+        pane: switchboard::console::Pane::Form(0),
         result: Err(err),
     });
     let s = screen(&app);
@@ -739,7 +743,7 @@ proptest::proptest! {
 #[test]
 fn mouse_focuses_fields_picks_options_saves_and_cancels_a_form() {
     let mut app = app_on(Tab::Destinations);
-    app.state.power.mouse = true; // as configured by default; the offline app starts bare
+    app.state.settings.mouse = true; // as configured by default; the offline app starts bare
     app.apply(ch('c'));
     answer_lookups(&mut app, callbacks_answer);
     let focus = |app: &App| app.state.forms.dialog.as_ref().map(|d| d.focus);
@@ -776,7 +780,7 @@ fn mouse_focuses_fields_picks_options_saves_and_cancels_a_form() {
 
     // Cancel on a form with typing asks first, as Esc does.
     let mut app = app_on(Tab::Teams);
-    app.state.power.mouse = true;
+    app.state.settings.mouse = true;
     app.apply(ch('c'));
     typed(&mut app, "Half typed");
     click_on(&mut app, "Esc cancel");
@@ -797,6 +801,7 @@ fn a_long_server_message_beside_a_field_wraps_and_keeps_its_end() {
                 unique across every project, so choose another one or rename the old team";
     app.apply(Msg::Api {
         req_id: *req_id,
+        pane: switchboard::console::Pane::Form(0),
         result: Err(api_error(json!({
             "ok": false, "status": 400, "code": "invalid_data", "message": "Invalid body",
             "errors": [{"code": "taken", "message": long, "path": ["name"]}]
@@ -827,6 +832,7 @@ fn created_elsewhere() -> (App, switchboard::console::Request) {
         .expect("item");
     app.apply(Msg::Api {
         req_id: *req_id,
+        pane: switchboard::console::Pane::Form(0),
         result: Ok(ApiReply::Item(record)),
     });
     let around = app
@@ -851,6 +857,7 @@ fn landing_ends_when_the_page_around_a_written_item_fails_or_is_empty() {
         let (mut app, around) = created_elsewhere();
         app.apply(Msg::Api {
             req_id: around.req_id,
+            pane: around.pane,
             result,
         });
         if i == 1 {

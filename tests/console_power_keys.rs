@@ -9,7 +9,7 @@ use common::*;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
 use ratatui::style::Color;
 use switchboard::console::clipboard::{Clipboard, SystemClipboard, osc52};
-use switchboard::console::keymap::ALL_ACTIONS;
+use switchboard::console::keymap::Action;
 use switchboard::console::power::{PowerMsg, PowerSetup};
 use switchboard::console::{ApiCmd, App, Msg, State, Tab};
 
@@ -132,6 +132,7 @@ fn filtered_rows_follow_every_change_of_the_page_beneath() {
             let page = decode_page_body(tab, 200, &renamed).expect("page");
             app.apply(Msg::Api {
                 req_id: r.req_id,
+                pane: r.pane,
                 result: Ok(ApiReply::Page(page)),
             });
         }
@@ -366,7 +367,7 @@ fn command_line_switches_tabs_completes_and_keeps_history_between_runs() {
     typed(&mut app, "cal");
     app.apply(key(KeyCode::Tab));
     assert_eq!(
-        app.state.power.command.as_ref().map(|c| c.input.as_str()),
+        app.state.power.command.as_ref().map(|c| c.input.value()),
         Some("callbacks")
     );
     app.apply(key(KeyCode::Enter));
@@ -381,12 +382,12 @@ fn command_line_switches_tabs_completes_and_keeps_history_between_runs() {
     again.apply(ch(':'));
     again.apply(key(KeyCode::Up));
     assert_eq!(
-        again.state.power.command.as_ref().map(|c| c.input.as_str()),
+        again.state.power.command.as_ref().map(|c| c.input.value()),
         Some("frob")
     );
     again.apply(key(KeyCode::Up));
     assert_eq!(
-        again.state.power.command.as_ref().map(|c| c.input.as_str()),
+        again.state.power.command.as_ref().map(|c| c.input.value()),
         Some("callbacks")
     );
     again.apply(key(KeyCode::Esc));
@@ -498,11 +499,7 @@ fn read_only_refuses_every_write_and_hides_it() {
     answer_all(&mut app);
     assert!(screen(&app).contains("read-only"), "header says so");
     // Every write action is refused by `update`, with a message.
-    let writes: Vec<_> = ALL_ACTIONS
-        .iter()
-        .copied()
-        .filter(|a| a.is_write())
-        .collect();
+    let writes: Vec<_> = Action::all().into_iter().filter(|a| a.is_write()).collect();
     assert!(writes.len() >= 7, "the form actions are writes: {writes:?}");
     for a in writes {
         let toasts = app.state.toasts.len();
@@ -511,6 +508,7 @@ fn read_only_refuses_every_write_and_hides_it() {
         assert!(app.state.toasts.len() > toasts || app.state.toasts.len() == 3);
         assert!(
             !app.state
+                .settings
                 .keymap
                 .help_rows()
                 .iter()
@@ -519,9 +517,9 @@ fn read_only_refuses_every_write_and_hides_it() {
         );
     }
     // Whatever key is pressed, nothing but reads reaches the server.
-    let bound: Vec<KeyEvent> = ALL_ACTIONS
-        .iter()
-        .flat_map(|a| app.state.keymap.keys_for(*a))
+    let bound: Vec<KeyEvent> = Action::all()
+        .into_iter()
+        .flat_map(|a| app.state.settings.keymap.keys_for(a))
         .filter(|k| !matches!(k.code, KeyCode::Char('q')))
         .map(|k| KeyEvent::new(k.code, k.mods))
         .collect();
@@ -547,6 +545,7 @@ fn read_only_refuses_every_write_and_hides_it() {
                 };
                 app.apply(Msg::Api {
                     req_id: r.req_id,
+                    pane: r.pane,
                     result: Ok(reply),
                 });
             }
@@ -592,14 +591,14 @@ fn mouse_clicks_tabs_and_rows_and_the_wheel_scrolls_unless_turned_off() {
 #[test]
 fn watch_interval_comes_from_the_config() {
     let default = configured(&PowerSetup::default(), Tab::Notifications, 80, 24);
-    let every_default = default.state.deliveries.watch.every_ticks;
+    let every_default = default.state.settings.watch_every_ticks;
     let slow = PowerSetup {
         console: Some(keys_table("watch_interval = 10\n")),
         ..Default::default()
     };
     let app = configured(&slow, Tab::Notifications, 80, 24);
     assert_eq!(
-        app.state.deliveries.watch.every_ticks,
+        app.state.settings.watch_every_ticks,
         every_default * 5,
         "10 s is 5x the 2 s default"
     );
@@ -609,7 +608,7 @@ fn watch_interval_comes_from_the_config() {
     };
     let app = configured(&bad, Tab::Notifications, 80, 24);
     assert_eq!(
-        app.state.deliveries.watch.every_ticks, every_default,
+        app.state.settings.watch_every_ticks, every_default,
         "a bad value keeps the default"
     );
     assert!(
@@ -625,19 +624,19 @@ fn watch_interval_comes_from_the_config() {
 fn clipboard_mode_comes_from_the_config() {
     use switchboard::console::clipboard::ClipboardMode;
     let app = configured(&PowerSetup::default(), Tab::Teams, 80, 24);
-    assert_eq!(app.state.power.clipboard, ClipboardMode::Auto);
+    assert_eq!(app.state.settings.clipboard, ClipboardMode::Auto);
     let osc = PowerSetup {
         console: Some(keys_table("clipboard = \"osc52\"\n")),
         ..Default::default()
     };
     let app = configured(&osc, Tab::Teams, 80, 24);
-    assert_eq!(app.state.power.clipboard, ClipboardMode::Osc52);
+    assert_eq!(app.state.settings.clipboard, ClipboardMode::Osc52);
     let bad = PowerSetup {
         console: Some(keys_table("clipboard = \"xclip\"\n")),
         ..Default::default()
     };
     let app = configured(&bad, Tab::Teams, 80, 24);
-    assert_eq!(app.state.power.clipboard, ClipboardMode::Auto);
+    assert_eq!(app.state.settings.clipboard, ClipboardMode::Auto);
     assert!(
         app.state
             .toasts
@@ -654,7 +653,10 @@ fn themes_light_and_no_color() {
         ..Default::default()
     };
     let app = configured(&light, Tab::Notifications, 120, 40);
-    assert_eq!(app.state.theme, switchboard::console::theme::Theme::light());
+    assert_eq!(
+        app.state.settings.theme,
+        switchboard::console::theme::Theme::light()
+    );
     let no_color = PowerSetup {
         console: Some(keys_table("theme = \"light\"\n")),
         no_color: true,
@@ -715,7 +717,10 @@ fn profile_confirm_type_name_read_only_and_console_tables_reach_the_console() {
     };
     let mut state = State::new("audit", "http://127.0.0.1:9", fixed_clock());
     setup.configure(&mut state);
-    assert_eq!(state.theme, switchboard::console::theme::Theme::light());
-    assert!(!state.power.mouse);
+    assert_eq!(
+        state.settings.theme,
+        switchboard::console::theme::Theme::light()
+    );
+    assert!(!state.settings.mouse);
     assert!(state.toasts.is_empty(), "a valid config says nothing");
 }

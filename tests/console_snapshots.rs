@@ -110,6 +110,7 @@ fn error_help_and_too_small() {
         serde_json::from_str(&fixture("error-unauthorized.json")).expect("error fixture");
     app.apply(Msg::Api {
         req_id: reqs[0].req_id,
+        pane: reqs[0].pane,
         result: Err(Error::Api(Box::new(e))),
     });
     let s = screen(&app);
@@ -144,6 +145,7 @@ fn unknown_enum_values_show_as_text() {
         .expect("a list request");
     app.apply(Msg::Api {
         req_id: list.req_id,
+        pane: list.pane,
         result: Ok(switchboard::console::ApiReply::Page(page)),
     });
     let s = screen(&app);
@@ -162,6 +164,7 @@ fn an_import_id_token_is_masked() {
         switchboard::console::record::decode_item_body(Tab::Imports, 200, &body).expect("decodes");
     app.apply(Msg::Api {
         req_id: reqs[0].req_id,
+        pane: reqs[0].pane,
         result: Ok(switchboard::console::ApiReply::Item(record)),
     });
     let s = screen(&app);

@@ -44,6 +44,8 @@ pub struct App {
     pub clipboard: super::clipboard::Clipboard,
     /// How `:profile NAME` gets a client; none refuses the switch.
     pub switcher: Option<super::power::ProfileSwitcher>,
+    /// A message was handled since the last draw.
+    redraw: bool,
 }
 
 impl App {
@@ -60,6 +62,7 @@ impl App {
             switches_out: 0,
             clipboard: Default::default(),
             switcher: None,
+            redraw: true,
         }
     }
 
@@ -78,19 +81,24 @@ impl App {
             // Offline apps never write to the terminal; tests inject a buffer to see copies.
             clipboard: super::clipboard::Clipboard::to_writer(std::io::sink()),
             switcher: None,
+            redraw: true,
         }
     }
 
     /// Loads the first tab.
     pub fn start(&mut self) {
+        self.redraw = true;
         let effects = init(&mut self.state);
         self.run_effects(effects);
     }
 
     /// Applies one message and carries out its effects.
     pub fn apply(&mut self, msg: Msg) {
-        let effects = update(&mut self.state, msg);
-        self.run_effects(effects);
+        // Every handled message is drawn after; one that changed nothing is not.
+        if let Some(effects) = update(&mut self.state, msg) {
+            self.redraw = true;
+            self.run_effects(effects);
+        }
     }
 
     /// Applies a key press.
@@ -183,6 +191,13 @@ impl App {
         }))
     }
 
+    /// Whether nothing is under way: no reply any pane, dialog or background lookup waits for,
+    /// no reply already queued, no profile resolving. The one answer tests wait on. (Toasts
+    /// and watch mode wait on the clock, not on work.)
+    pub fn is_idle(&self) -> bool {
+        self.state.awaited() == 0 && self.switches_out == 0 && self.replies.is_empty()
+    }
+
     /// Profile switches still resolving (their results, newest or stale, not yet taken in).
     pub fn switches_pending(&self) -> usize {
         self.switches_out
@@ -229,8 +244,8 @@ impl App {
         self.state.quit
     }
 
-    /// Whether a redraw is due; clears the flag.
+    /// Whether a redraw is due (a message was handled since the last draw); clears the flag.
     pub fn take_dirty(&mut self) -> bool {
-        std::mem::take(&mut self.state.dirty)
+        std::mem::take(&mut self.redraw)
     }
 }

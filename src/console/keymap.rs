@@ -145,18 +145,95 @@ impl Action {
     }
 
     /// Whether the action changes something on the server: refused and hidden in read-only mode.
-    /// Write actions (forms) add their arm here.
+    /// Every action has an arm, so a new one says which it is.
     pub fn is_write(self) -> bool {
-        matches!(
-            self,
+        match self {
             Action::Create
-                | Action::Edit
-                | Action::Delete
-                | Action::SetProject
-                | Action::RemoveProject
-                | Action::AddMember
-                | Action::RemoveMember
-        )
+            | Action::Edit
+            | Action::Delete
+            | Action::SetProject
+            | Action::RemoveProject
+            | Action::AddMember
+            | Action::RemoveMember => true,
+            Action::Quit
+            | Action::Help
+            | Action::Back
+            | Action::Open
+            | Action::Down
+            | Action::Up
+            | Action::First
+            | Action::Last
+            | Action::NextPage
+            | Action::PrevPage
+            | Action::ToggleOrder
+            | Action::Reload
+            | Action::NextTab
+            | Action::PrevTab
+            | Action::GoTab(_)
+            | Action::Deliver(_)
+            | Action::Command
+            | Action::Filter
+            | Action::Sort
+            | Action::SortFlip
+            | Action::RawJson
+            | Action::CopyId
+            | Action::CopyJson
+            | Action::NextMatch
+            | Action::PrevMatch
+            | Action::Replay => false,
+        }
+    }
+
+    /// Every action, in a fixed order, walked through [`Action::after`].
+    pub fn all() -> Vec<Action> {
+        std::iter::successors(Some(Action::Quit), |a| a.after()).collect()
+    }
+
+    /// The action after this one in [`Action::all`]. The match names every action, so a new one
+    /// does not compile until it has its place (and with it a config name, help and footer).
+    fn after(self) -> Option<Action> {
+        use super::deliveries::keys::DeliveryKey as K;
+        Some(match self {
+            Action::Quit => Action::Help,
+            Action::Help => Action::Back,
+            Action::Back => Action::Open,
+            Action::Open => Action::Down,
+            Action::Down => Action::Up,
+            Action::Up => Action::First,
+            Action::First => Action::Last,
+            Action::Last => Action::NextPage,
+            Action::NextPage => Action::PrevPage,
+            Action::PrevPage => Action::ToggleOrder,
+            Action::ToggleOrder => Action::Reload,
+            Action::Reload => Action::NextTab,
+            Action::NextTab => Action::PrevTab,
+            Action::PrevTab => Action::GoTab(Tab::ALL[0]),
+            Action::GoTab(t) => match Tab::ALL.get(t.index() + 1) {
+                Some(next) => Action::GoTab(*next),
+                None => Action::Command,
+            },
+            Action::Command => Action::Filter,
+            Action::Filter => Action::Sort,
+            Action::Sort => Action::SortFlip,
+            Action::SortFlip => Action::RawJson,
+            Action::RawJson => Action::CopyId,
+            Action::CopyId => Action::CopyJson,
+            Action::CopyJson => Action::NextMatch,
+            Action::NextMatch => Action::PrevMatch,
+            Action::PrevMatch => Action::Create,
+            Action::Create => Action::Edit,
+            Action::Edit => Action::Delete,
+            Action::Delete => Action::SetProject,
+            Action::SetProject => Action::RemoveProject,
+            Action::RemoveProject => Action::AddMember,
+            Action::AddMember => Action::RemoveMember,
+            Action::RemoveMember => Action::Deliver(K::ALL[0]),
+            Action::Deliver(k) => match K::ALL.iter().position(|x| *x == k) {
+                Some(i) if i + 1 < K::ALL.len() => Action::Deliver(K::ALL[i + 1]),
+                _ => Action::Replay,
+            },
+            Action::Replay => return None,
+        })
     }
 
     /// The partner shown on the same help line (`s/S sort column / flip direction`).
@@ -313,15 +390,45 @@ impl KeySpec {
     }
 }
 
-/// Where the user is, which decides the footer hints.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Context {
-    /// A list has the focus.
-    List,
-    /// A detail pane has the focus.
-    Detail,
-    /// The help overlay is open.
-    Help,
+/// A key press as the rooms see it: the key itself (for text and dialogs) and every action the
+/// keymap binds to it, looked up once by the router before any room sees the key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Input {
+    /// The key.
+    pub key: KeyEvent,
+    /// The actions bound to it, the winning binding first.
+    actions: Vec<Action>,
+}
+
+impl Input {
+    /// The action the key asks for, if any.
+    pub fn action(&self) -> Option<Action> {
+        self.actions.first().copied()
+    }
+
+    /// The first bound action that `wanted` accepts, else the winning one: a room gives its own
+    /// actions priority where a key means two things (`N` is a match key in the raw view).
+    pub fn action_among(&self, wanted: impl Fn(Action) -> bool) -> Option<Action> {
+        self.actions
+            .iter()
+            .copied()
+            .find(|a| wanted(*a))
+            .or_else(|| self.action())
+    }
+
+    /// Ctrl-C, which quits from anywhere whatever the keymap says.
+    pub fn is_ctrl_c(&self) -> bool {
+        self.key.modifiers.contains(KeyModifiers::CONTROL)
+            && matches!(self.key.code, KeyCode::Char('c' | 'C'))
+    }
+}
+
+impl std::ops::Deref for Input {
+    type Target = KeyEvent;
+
+    fn deref(&self) -> &KeyEvent {
+        &self.key
+    }
 }
 
 /// The key table: an ordered list of (key, action). Earlier bindings win.
@@ -408,26 +515,18 @@ impl Keymap {
             .map(|(_, a)| *a)
     }
 
-    /// The first action bound to the key that `wanted` accepts, else the first bound at all: lets a
-    /// view give its own actions priority where a key means two things.
-    pub(crate) fn action_among(
-        &self,
-        ev: &KeyEvent,
-        wanted: impl Fn(Action) -> bool,
-    ) -> Option<Action> {
-        if ev.kind == KeyEventKind::Release {
-            return None;
-        }
-        let mut bound = self
-            .bindings
-            .iter()
-            .filter(|(k, _)| k.matches(ev))
-            .map(|(_, a)| *a);
-        let first = bound.next()?;
-        if wanted(first) {
-            return Some(first);
-        }
-        bound.find(|a| wanted(*a)).or(Some(first))
+    /// The key with every action bound to it: the one lookup a key press gets.
+    pub fn input(&self, key: KeyEvent) -> Input {
+        let actions = if key.kind == KeyEventKind::Release {
+            Vec::new()
+        } else {
+            self.bindings
+                .iter()
+                .filter(|(k, _)| k.matches(&key))
+                .map(|(_, a)| *a)
+                .collect()
+        };
+        Input { key, actions }
     }
 
     /// Every key bound to an action, in table order.
@@ -495,101 +594,12 @@ impl Keymap {
         rows.push(("Ctrl-C".into(), "quit, always"));
         rows
     }
-
-    /// Footer hints for a context: (keys, word). Pairs of actions share one hint.
-    pub fn footer(&self, ctx: Context) -> Vec<(String, &'static str)> {
-        let groups: &[&[Action]] = match ctx {
-            Context::List => &[
-                &[Action::Down, Action::Up],
-                &[Action::Open],
-                &[Action::NextPage, Action::PrevPage],
-                &[Action::ToggleOrder],
-                &[Action::Reload],
-                &[Action::NextTab],
-                &[Action::Help],
-                &[Action::Quit],
-            ],
-            Context::Detail => &[
-                &[Action::Down, Action::Up],
-                &[Action::Back],
-                &[Action::Reload],
-                &[Action::Help],
-                &[Action::Quit],
-            ],
-            Context::Help => &[&[Action::Help], &[Action::Back]],
-        };
-        groups
-            .iter()
-            .filter_map(|g| {
-                let first = g.first()?;
-                if self.hide_writes && first.is_write() {
-                    return None;
-                }
-                // Only the first key of each action keeps the footer short.
-                let keys: Vec<String> = g
-                    .iter()
-                    .filter_map(|a| self.keys_for(*a).first().map(KeySpec::label))
-                    .collect();
-                (!keys.is_empty()).then(|| (keys.join("/"), first.hint()))
-            })
-            .collect()
-    }
 }
-
-/// Every action, for config names and checks.
-pub const ALL_ACTIONS: &[Action] = &[
-    Action::Quit,
-    Action::Help,
-    Action::Back,
-    Action::Open,
-    Action::Down,
-    Action::Up,
-    Action::First,
-    Action::Last,
-    Action::NextPage,
-    Action::PrevPage,
-    Action::ToggleOrder,
-    Action::Reload,
-    Action::NextTab,
-    Action::PrevTab,
-    Action::GoTab(Tab::Teams),
-    Action::GoTab(Tab::Imports),
-    Action::GoTab(Tab::Callbacks),
-    Action::GoTab(Tab::Destinations),
-    Action::GoTab(Tab::Notifications),
-    Action::Command,
-    Action::Filter,
-    Action::Sort,
-    Action::SortFlip,
-    Action::RawJson,
-    Action::CopyId,
-    Action::CopyJson,
-    Action::NextMatch,
-    Action::PrevMatch,
-    Action::Create,
-    Action::Edit,
-    Action::Delete,
-    Action::SetProject,
-    Action::RemoveProject,
-    Action::AddMember,
-    Action::RemoveMember,
-    Action::Deliver(super::deliveries::keys::DeliveryKey::Destinations),
-    Action::Deliver(super::deliveries::keys::DeliveryKey::Notifications),
-    Action::Deliver(super::deliveries::keys::DeliveryKey::Filter),
-    Action::Deliver(super::deliveries::keys::DeliveryKey::Watch),
-    Action::Deliver(super::deliveries::keys::DeliveryKey::Reveal),
-    Action::Deliver(super::deliveries::keys::DeliveryKey::LocalStatus),
-    Action::Deliver(super::deliveries::keys::DeliveryKey::ClearFilters),
-    Action::Replay,
-];
 
 impl Action {
     /// The action of a `[keys]` name.
     pub(crate) fn from_config_name(name: &str) -> Option<Action> {
-        ALL_ACTIONS
-            .iter()
-            .copied()
-            .find(|a| a.config_name() == name)
+        Action::all().into_iter().find(|a| a.config_name() == name)
     }
 }
 

@@ -23,7 +23,6 @@ pub fn want(state: &mut State) -> Vec<Effect> {
 pub fn refresh(state: &mut State) -> Vec<Effect> {
     let req_id = state.next_req_id();
     state.members.pending = Some(req_id);
-    state.dirty = true;
     vec![Effect::Api {
         req_id,
         pane: Pane::Members,
@@ -46,7 +45,6 @@ pub(crate) fn on_reply(
         return Vec::new();
     }
     state.members.pending = None;
-    state.dirty = true;
     match result {
         Ok(ApiReply::Members(list)) => {
             state.members.error = None;

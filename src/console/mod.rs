@@ -4,8 +4,11 @@ pub mod app;
 pub mod clipboard;
 pub mod clock;
 pub mod deliveries;
+pub mod footer;
 pub mod forms;
+pub mod input;
 pub mod keymap;
+pub mod layers;
 pub mod layout;
 pub mod members;
 pub mod mouse;
@@ -15,6 +18,7 @@ pub mod power;
 pub mod raw_json;
 pub mod record;
 pub mod replay;
+pub mod settings;
 pub mod state;
 pub mod tab;
 pub mod theme;
@@ -74,7 +78,7 @@ impl ConsoleSetup {
     /// The app for this setup on its client, with the profile switcher in place.
     pub fn app(&self) -> App {
         let mut app = App::with_client(self.initial_state(), self.client.clone());
-        app.clipboard = clipboard::Clipboard::for_mode(app.state.power.clipboard);
+        app.clipboard = clipboard::Clipboard::for_mode(app.state.settings.clipboard);
         app.switcher.clone_from(&self.power.switcher);
         app
     }
@@ -97,7 +101,7 @@ pub async fn run(setup: ConsoleSetup) -> std::io::Result<()> {
     let mut terminal = init_terminal()?;
     let _restore = RestoreOnDrop;
     let app = setup.app();
-    if app.state.power.mouse {
+    if app.state.settings.mouse {
         crossterm::execute!(std::io::stdout(), crossterm::event::EnableMouseCapture)?;
     }
     drive(&mut terminal, EventStream::new(), app, shutdown)

@@ -26,7 +26,7 @@ pub(crate) fn tab_at(x: u16) -> Option<Tab> {
 
 /// Applies a mouse event.
 pub(crate) fn on_mouse(state: &mut State, ev: MouseEvent) -> Step {
-    if !state.power.mouse {
+    if !state.settings.mouse {
         return Step::default();
     }
     if state.forms.dialog.is_some() {
@@ -60,10 +60,10 @@ fn dialog_click(state: &mut State, ev: MouseEvent) -> Vec<Effect> {
     let Some(d) = state.forms.dialog.as_ref() else {
         return Vec::new();
     };
-    if let Some(hit) = super::forms::view::hit(screen, d, &state.theme, at) {
+    if let Some(hit) = super::forms::view::hit(screen, d, &state.settings.theme, at) {
         return super::forms::update::click(state, hit);
     }
-    let Some((no, yes)) = super::forms::confirm::buttons(screen, d, &state.theme) else {
+    let Some((no, yes)) = super::forms::confirm::buttons(screen, d, &state.settings.theme) else {
         return Vec::new();
     };
     let answer = if yes.contains(at) {
@@ -104,6 +104,5 @@ fn click(state: &mut State, x: u16, y: u16) -> Step {
         return Step::then(Vec::new(), Action::Open);
     }
     state.current_mut().list.cursor = index;
-    state.dirty = true;
     Step::default()
 }

@@ -14,10 +14,12 @@ pub enum Msg {
     Resize(u16, u16),
     /// Animation step; only sent while something animates.
     Tick,
-    /// A worker reply, tagged with the id of the request it answers.
+    /// A worker reply, addressed to the pane or room that asked.
     Api {
         /// The request id given in [`Effect::Api`].
         req_id: u64,
+        /// Who asked: the pane given in [`Effect::Api`].
+        pane: Pane,
         /// What came back.
         result: Result<ApiReply, Error>,
     },

@@ -24,9 +24,26 @@ pub fn back(state: &mut State) -> Vec<Effect> {
         keep_cursor_visible(state, state.tab);
         return Vec::new();
     }
-    let Some(frame) = state.nav.pop() else {
-        return Vec::new();
-    };
+    match state.nav.pop() {
+        Some(frame) => restore(state, frame),
+        None => Vec::new(),
+    }
+}
+
+/// Leaves the trail of cross-navigation (choosing a tab directly): every tab it replaced gets
+/// its own state back, the breadcrumb goes, and Esc on a top-level list has nowhere to jump to.
+pub(crate) fn leave_trail(state: &mut State) -> Vec<Effect> {
+    let tab = state.tab;
+    let mut effects = Vec::new();
+    while let Some(frame) = state.nav.pop() {
+        effects.extend(restore(state, frame));
+    }
+    state.tab = tab;
+    effects
+}
+
+/// Puts back the tab state a navigation step replaced and returns to where it started.
+fn restore(state: &mut State, frame: NavFrame) -> Vec<Effect> {
     // Requests in flight for the replaced state are now stale and will be dropped; what the
     // restored state was still waiting for was superseded, so ask again.
     let tab = frame.replaced;
@@ -72,13 +89,15 @@ pub fn open_filtered(state: &mut State, to: Tab, filter: NotificationFilter) -> 
 
 /// Shows a tab, loading it the first time.
 pub(crate) fn switch_tab(state: &mut State, tab: Tab) -> Vec<Effect> {
+    let mut effects = leave_trail(state);
     state.tab = tab;
     let list = &state.tab_state(tab).list;
     if list.load == LoadState::Idle && list.pending.is_none() {
-        return load_list(state, tab, Anchor::First, 1, true);
+        effects.extend(load_list(state, tab, Anchor::First, 1, true));
+        return effects;
     }
     keep_cursor_visible(state, tab);
-    Vec::new()
+    effects
 }
 
 /// Moves the list cursor: `f(cursor, rows)` is the new position.
@@ -223,7 +242,6 @@ pub(crate) fn load_list(
         new_page,
     });
     list.load = LoadState::Loading;
-    state.dirty = true;
     vec![Effect::Api {
         req_id,
         pane: Pane::List(tab),
@@ -266,29 +284,28 @@ pub(crate) fn load_detail(state: &mut State, tab: Tab, id: String) -> Vec<Effect
 }
 
 /// Finds the pane waiting for a request id.
-fn pane_of(state: &State, req_id: u64) -> Option<Pane> {
-    Tab::ALL.into_iter().find_map(|tab| {
-        let ts = state.tab_state(tab);
-        if ts.list.pending.as_ref().is_some_and(|p| p.req_id == req_id) {
-            Some(Pane::List(tab))
-        } else if ts.detail.as_ref().and_then(|d| d.pending) == Some(req_id) {
-            Some(Pane::Detail(tab))
-        } else {
-            None
+/// Whether this list or detail still waits for this request (else the reply is stale: the user
+/// moved on).
+pub(crate) fn awaits(state: &State, pane: Pane, req_id: u64) -> bool {
+    match pane {
+        Pane::List(tab) => {
+            let list = &state.tab_state(tab).list;
+            list.pending.as_ref().is_some_and(|p| p.req_id == req_id)
         }
-    })
+        Pane::Detail(tab) => {
+            state.tab_state(tab).detail.as_ref().and_then(|d| d.pending) == Some(req_id)
+        }
+        _ => false,
+    }
 }
 
 /// Applies a reply to the list or detail that asked for it; the tab whose page arrived, if one
 /// did (the router lands the cursor there).
 pub(crate) fn on_reply(
     state: &mut State,
-    req_id: u64,
+    pane: Pane,
     result: Result<ApiReply, Error>,
 ) -> Option<Tab> {
-    // A reply nobody waits for is stale (the user moved on): drop it without a redraw.
-    let pane = pane_of(state, req_id)?;
-    state.dirty = true;
     match (pane, result) {
         (Pane::List(tab), Ok(ApiReply::Page(page))) => return page_arrived(state, tab, page),
         (Pane::Detail(tab), Ok(ApiReply::Item(record))) => item_arrived(state, tab, record),
@@ -409,7 +426,6 @@ fn detail_failed(state: &mut State, tab: Tab, e: &Error) {
 /// Ends the console.
 pub fn quit(state: &mut State) -> Vec<Effect> {
     state.quit = true;
-    state.dirty = true;
     vec![Effect::Quit]
 }
 
@@ -428,6 +444,88 @@ pub(crate) fn toggle_order(state: &mut State, tab: Tab) -> Vec<Effect> {
 /// The terminal's new size: the cursor stays in the window.
 pub(crate) fn resize(state: &mut State, w: u16, h: u16) {
     state.size = (w, h);
-    state.dirty = true;
     keep_cursor_visible(state, state.tab);
+}
+
+/// The keys the tab offers where it is (list or detail, which tab, a row selected or not), most
+/// useful first. Every action has an arm, so a new one does not compile until it says where
+/// (and whether) it shows; help and quit are the footer's own.
+pub(crate) fn keys(state: &State) -> Vec<super::footer::Hint> {
+    use super::deliveries::keys::DeliveryKey as K;
+    use super::footer::Hint::{self, Pair};
+    let ts = state.current();
+    let detail = ts.detail.is_some();
+    let list = !detail;
+    let selected = match &ts.detail {
+        Some(d) => d.record.is_some(),
+        None => ts.list.selected().is_some(),
+    };
+    let tab = state.tab;
+    let notifications = tab == Tab::Notifications;
+    let writable = matches!(tab, Tab::Teams | Tab::Imports | Tab::Destinations);
+    let server_filtered = notifications && ts.list.filter != NotificationFilter::default();
+    let one = |rank: u8, a: Action, word: &'static str| (rank, Hint::Action(a, word));
+    let mut ranked: Vec<(u8, Hint)> = Action::all()
+        .into_iter()
+        .filter_map(|a| match a {
+            // While server filters are on, the key that clears them comes first.
+            Action::Deliver(K::ClearFilters) => server_filtered.then(|| one(0, a, "clear filters")),
+            Action::Open if list => selected.then(|| one(1, a, "open")),
+            // A notification's detail opens its attempts.
+            Action::Open => (notifications && selected).then(|| one(2, a, "attempt")),
+            Action::Replay => (notifications && selected).then(|| one(3, a, "replay")),
+            Action::Create => (list && writable).then(|| one(4, a, "new")),
+            Action::Edit => (selected && writable).then(|| one(5, a, "edit")),
+            Action::AddMember => (selected && tab == Tab::Teams)
+                .then_some((6, Pair(a, Action::RemoveMember, "member"))),
+            Action::SetProject => (selected && tab == Tab::Teams)
+                .then_some((7, Pair(a, Action::RemoveProject, "project"))),
+            Action::Deliver(K::Destinations) => {
+                (selected && tab == Tab::Callbacks).then(|| one(8, a, "destinations"))
+            }
+            Action::Deliver(K::Notifications) => {
+                let follows = matches!(tab, Tab::Callbacks | Tab::Destinations);
+                (selected && follows).then(|| one(9, a, "notifications"))
+            }
+            Action::Deliver(K::Reveal) => {
+                (detail && selected && tab == Tab::Destinations).then(|| one(10, a, "reveal"))
+            }
+            Action::Delete => (selected && tab == Tab::Destinations).then(|| one(11, a, "delete")),
+            // Beside `/ filter` (this page's rows), the dialog that asks the server.
+            Action::Deliver(K::Filter) => (list && notifications).then(|| one(12, a, "filter by…")),
+            Action::Deliver(K::Watch) => (list && notifications).then(|| one(13, a, "watch")),
+            Action::Deliver(K::LocalStatus) => {
+                (list && notifications).then(|| one(14, a, "status"))
+            }
+            Action::Back => detail.then(|| one(20, a, "back")),
+            Action::Down if detail => Some((21, Pair(a, Action::Up, "scroll"))),
+            Action::Down => Some((20, Pair(a, Action::Up, "move"))),
+            Action::Filter => list.then(|| one(21, a, "filter")),
+            Action::NextPage => list.then_some((22, Pair(a, Action::PrevPage, "page"))),
+            Action::Reload => Some(one(if detail { 22 } else { 23 }, a, "reload")),
+            Action::RawJson => detail.then(|| one(23, a, "json")),
+            Action::CopyId => detail.then(|| one(24, a, "copy")),
+            Action::ToggleOrder => list.then(|| one(24, a, "order")),
+            Action::Command => list.then(|| one(25, a, "cmd")),
+            Action::Sort => list.then(|| one(26, a, "sort")),
+            Action::NextTab => list.then(|| one(27, a, "tabs")),
+            // Shown with their partner, in help only, or the footer's own (help, quit).
+            Action::RemoveMember
+            | Action::RemoveProject
+            | Action::Up
+            | Action::First
+            | Action::Last
+            | Action::PrevPage
+            | Action::PrevTab
+            | Action::GoTab(_)
+            | Action::SortFlip
+            | Action::CopyJson
+            | Action::NextMatch
+            | Action::PrevMatch
+            | Action::Help
+            | Action::Quit => None,
+        })
+        .collect();
+    ranked.sort_by_key(|(rank, _)| *rank);
+    ranked.into_iter().map(|(_, h)| h).collect()
 }

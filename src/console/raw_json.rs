@@ -48,7 +48,7 @@ pub struct RawView {
     /// First line shown.
     pub scroll: usize,
     /// Search query; empty when none.
-    pub search: String,
+    pub search: crate::console::input::TextInput,
     /// Whether keys are typed into the search.
     pub editing: bool,
     /// Index into the matching lines of the current match.
@@ -73,7 +73,7 @@ impl RawView {
 
     /// Lines that contain the search (ignoring case).
     pub fn matches(&self) -> Vec<usize> {
-        let q = self.search.to_lowercase();
+        let q = self.search.value().to_lowercase();
         if q.is_empty() {
             return Vec::new();
         }
@@ -181,23 +181,26 @@ pub fn render(view: &RawView, frame: &mut Frame, area: Rect, theme: &Theme) {
         .into_iter()
         .skip(view.scroll)
         .take(height)
-        .map(|l| highlight(l, &view.search))
+        .map(|l| highlight(l, view.search.value()))
         .collect();
     let matches = view.matches();
-    let status = if view.search.is_empty() {
+    let status = if view.search.value().is_empty() {
         format!(
             " line {} of {} ",
             (view.scroll + 1).min(view.lines.len()),
             view.lines.len()
         )
     } else if matches.is_empty() {
-        format!(" no match for {:?} ", crate::text::line(&view.search))
+        format!(
+            " no match for {:?} ",
+            crate::text::line(view.search.value())
+        )
     } else {
         format!(
             " match {} of {} for {:?} ",
             view.current.min(matches.len() - 1) + 1,
             matches.len(),
-            crate::text::line(&view.search)
+            crate::text::line(view.search.value())
         )
     };
     let block = Block::bordered()

@@ -1,10 +1,9 @@
 //! All UI state: plain data, changed only by `update`.
 use super::clock::Clock;
-use super::keymap::{Context, Keymap};
 use super::power::sort::Sort;
 use super::record::Record;
+use super::settings::Settings;
 use super::tab::Tab;
-use super::theme::Theme;
 use crate::api::{NotificationFilter, Order, Pagination};
 
 /// Rows per server page.
@@ -242,7 +241,7 @@ pub struct State {
     /// The tab on screen.
     pub tab: Tab,
     /// Per-tab state, indexed by [`Tab::index`].
-    pub tabs: [TabState; 5],
+    pub tabs: [TabState; Tab::ALL.len()],
     /// Back stack for cross-navigation.
     pub nav: Vec<NavFrame>,
     /// Whether the help overlay is open.
@@ -257,10 +256,8 @@ pub struct State {
     pub base_url: String,
     /// Whether writes are refused.
     pub read_only: bool,
-    /// Key bindings.
-    pub keymap: Keymap,
-    /// Styles.
-    pub theme: Theme,
+    /// What the operator configured: kept whole across a profile switch.
+    pub settings: Settings,
     /// Time source.
     pub clock: Clock,
     /// Animation frame counter.
@@ -269,8 +266,6 @@ pub struct State {
     pub last_req: u64,
     /// The last value given to a list's `rev`.
     pub last_rev: u64,
-    /// Something changed since the last draw.
-    pub dirty: bool,
     /// The user asked to leave.
     pub quit: bool,
     /// Form dialogs.
@@ -288,10 +283,20 @@ pub struct State {
 impl State {
     /// A fresh state on the Teams tab.
     pub fn new(profile: impl Into<String>, base_url: impl Into<String>, clock: Clock) -> Self {
+        Self::with_settings(profile, base_url, clock, Settings::default())
+    }
+
+    /// A fresh session on the Teams tab under these settings.
+    pub fn with_settings(
+        profile: impl Into<String>,
+        base_url: impl Into<String>,
+        clock: Clock,
+        settings: Settings,
+    ) -> Self {
         let mut tabs: [TabState; Tab::ALL.len()] = Default::default();
-        // Notifications open newest first: the delivery that just failed is on the first page
-        // (`[console] notifications_order` can ask for "asc"); the other tabs keep the API's order.
-        tabs[Tab::Notifications.index()].list.order = Order::Desc;
+        // Notifications open in the configured order (newest first unless `[console]
+        // notifications_order` says "asc"); the other tabs keep the API's order.
+        tabs[Tab::Notifications.index()].list.order = settings.notifications_order;
         Self {
             tab: Tab::Teams,
             tabs,
@@ -302,13 +307,11 @@ impl State {
             profile: profile.into(),
             base_url: base_url.into(),
             read_only: false,
-            keymap: Keymap::default(),
-            theme: Theme::default(),
+            settings,
             clock,
             frame: 0,
             last_req: 0,
             last_rev: 0,
-            dirty: true,
             quit: false,
             forms: Default::default(),
             deliveries: Default::default(),
@@ -339,7 +342,8 @@ impl State {
         self.tab_state_mut(t)
     }
 
-    /// Requests whose replies are awaited.
+    /// Requests the header counts as in flight: lists, details, members, signature checks,
+    /// health and the replay room.
     pub fn in_flight(&self) -> usize {
         self.tabs
             .iter()
@@ -351,6 +355,13 @@ impl State {
             + self.deliveries.in_flight()
             + usize::from(self.members.pending.is_some())
             + self.replay.in_flight(&self.profile)
+    }
+
+    /// Every request whose reply is awaited: the header's, an open form's write and lookups
+    /// (the dialog shows those), and the quiet background lookups of names, activity and
+    /// recent deliveries.
+    pub fn awaited(&self) -> usize {
+        self.in_flight() + self.forms.in_flight() + self.deliveries.background()
     }
 
     /// Whether something moves on screen, so that ticks are needed.
@@ -368,17 +379,6 @@ impl State {
             || d.attempt.is_some()
             || d.filter.is_some()
             || self.help
-    }
-
-    /// Where the keyboard focus is.
-    pub(crate) fn context(&self) -> Context {
-        if self.help {
-            Context::Help
-        } else if self.current().detail.is_some() {
-            Context::Detail
-        } else {
-            Context::List
-        }
     }
 
     /// Adds a toast.

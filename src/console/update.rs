@@ -3,70 +3,94 @@
 //! and its action); a reply goes to the pane or feature that asked. Features hand back effects
 //! and follow-up actions ([`Step`]); the work on lists and details is in [`super::pane`].
 //! It never awaits; I/O is returned as [`Effect`]s.
-use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+use crossterm::event::{KeyEvent, KeyEventKind};
 
 use super::deliveries;
 use super::forms;
 use super::keymap::Action;
+use super::layers::Layer;
 use super::members;
 use super::mouse;
-use super::msg::{Effect, Msg, Step};
+use super::msg::{ApiReply, Effect, Msg, Pane, Step};
 use super::pane;
 use super::power::{self, PowerMsg};
 use super::replay;
 use super::state::State;
+use crate::api::Error;
 
-/// Applies one message and returns what must be done outside.
-pub fn update(state: &mut State, msg: Msg) -> Vec<Effect> {
-    let effects = route(state, msg);
+/// Applies one message and returns what must be done outside; `None` when the message changed
+/// nothing (a stale reply, a tick with nothing moving), so that nothing is drawn for it.
+pub fn update(state: &mut State, msg: Msg) -> Option<Vec<Effect>> {
+    let effects = route(state, msg)?;
     power::filter_sort::refresh(state);
-    effects
+    Some(effects)
 }
 
-fn route(state: &mut State, msg: Msg) -> Vec<Effect> {
-    match msg {
+fn route(state: &mut State, msg: Msg) -> Option<Vec<Effect>> {
+    Some(match msg {
         Msg::Key(key) => on_key(state, key),
         Msg::Resize(w, h) => {
             pane::resize(state, w, h);
             Vec::new()
         }
         Msg::Tick => {
+            if !state.animating() {
+                return None;
+            }
             on_tick(state);
             deliveries::update::on_tick(state)
         }
-        Msg::Api { req_id, result } => {
-            if replay::update::awaits(state, req_id) {
-                return replay::update::on_reply(state, result);
-            }
-            if members::awaits(state, req_id) {
-                return members::on_reply(state, req_id, result);
-            }
-            if forms::update::awaits(state, req_id) {
-                return forms::update::on_reply(state, req_id, result);
-            }
-            let result = match deliveries::update::on_reply(state, req_id, result) {
-                deliveries::update::Handled::Mine(effects) => return effects,
-                deliveries::update::Handled::NotMine(r) => r,
-            };
-            if let Some(tab) = pane::on_reply(state, req_id, result) {
-                forms::update::land_cursor(state, tab);
-                pane::keep_cursor_visible(state, tab);
-            }
-            deliveries::update::after_reply(state)
-        }
+        Msg::Api {
+            req_id,
+            pane,
+            result,
+        } => on_reply(state, req_id, pane, result)?,
         // The replay room owns the screen: clicks must not move what is behind it.
         Msg::Power(PowerMsg::Mouse(ev)) if state.replay.room.is_some() => {
             replay::update::on_mouse(state, ev);
             Vec::new()
         }
         Msg::Power(PowerMsg::Mouse(ev)) => {
-            state.dirty = true;
             let step = mouse::on_mouse(state, ev);
             run(state, step)
         }
         Msg::Power(p) => {
             let step = power::update::on_msg(state, p);
             run(state, step)
+        }
+    })
+}
+
+/// A worker reply goes to the pane or room whose address it carries; `None` when that one no
+/// longer waits for it (stale: the user moved on), so it is dropped without a redraw.
+fn on_reply(
+    state: &mut State,
+    req_id: u64,
+    to: Pane,
+    result: Result<ApiReply, Error>,
+) -> Option<Vec<Effect>> {
+    match to {
+        Pane::List(_) | Pane::Detail(_) => {
+            if !pane::awaits(state, to, req_id) {
+                return None;
+            }
+            deliveries::update::before_list_reply(state, req_id);
+            if let Some(tab) = pane::on_reply(state, to, result) {
+                forms::update::land_cursor(state, tab);
+                pane::keep_cursor_visible(state, tab);
+            }
+            Some(deliveries::update::after_reply(state))
+        }
+        Pane::Form(_) => forms::update::awaits(state, req_id)
+            .then(|| forms::update::on_reply(state, req_id, result)),
+        Pane::Replay => {
+            replay::update::awaits(state, req_id).then(|| replay::update::on_reply(state, result))
+        }
+        Pane::Members => {
+            members::awaits(state, req_id).then(|| members::on_reply(state, req_id, result))
+        }
+        Pane::Health | Pane::Lookup | Pane::Names | Pane::Active | Pane::Glance => {
+            deliveries::update::on_reply(state, req_id, result)
         }
     }
 }
@@ -85,55 +109,25 @@ fn run(state: &mut State, step: Step) -> Vec<Effect> {
     effects
 }
 
-fn is_ctrl_c(key: &KeyEvent) -> bool {
-    key.modifiers.contains(KeyModifiers::CONTROL) && matches!(key.code, KeyCode::Char('c' | 'C'))
-}
-
 fn on_key(state: &mut State, key: KeyEvent) -> Vec<Effect> {
-    // The power tools' prompts (command line, filter being typed, raw view) own the keyboard,
-    // Ctrl-C excepted.
-    if power::update::is_modal(state) && !is_ctrl_c(&key) {
-        state.dirty = true;
-        let step = power::update::on_modal_key(state, &key);
-        return run(state, step);
-    }
     if key.kind == KeyEventKind::Release {
         return Vec::new();
     }
+    let input = state.settings.keymap.input(key);
     // Ctrl-C quits from anywhere, whatever the keymap says.
-    if is_ctrl_c(&key) {
+    if input.is_ctrl_c() {
         return pane::quit(state);
     }
-    // Layers, outermost first: an open dialog (forms take every key but their own controls),
-    // the delivery panes, the help overlay, then the keymap.
-    if state.forms.dialog.is_some() {
-        return forms::update::on_key(state, key);
-    }
-    if let Some(effects) = replay::update::on_key(state, &key) {
-        return effects;
-    }
-    if let Some(effects) = deliveries::update::on_key(state, &key) {
-        return effects;
-    }
-    let Some(action) = state.keymap.action_for(&key) else {
-        return Vec::new();
-    };
-    state.dirty = true;
-    if state.help {
-        // The help overlay swallows keys; the usual ways out close it.
-        match action {
-            Action::Help | Action::Back => state.help = false,
-            Action::Quit => return pane::quit(state),
-            _ => {}
+    for layer in Layer::ORDER {
+        if let Some(step) = layer.offer(state, &input) {
+            return run(state, step);
         }
-        return Vec::new();
     }
-    on_action(state, action)
+    Vec::new()
 }
 
 /// Applies a semantic action, from the keymap, the mouse or the command line.
 pub fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
-    state.dirty = true;
     let tab = state.tab;
     let detail_open = state.current().detail.is_some();
     if state.read_only && action.is_write() {
@@ -192,13 +186,9 @@ pub fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
 }
 
 fn on_tick(state: &mut State) {
-    if !state.animating() {
-        return;
-    }
     state.frame = state.frame.wrapping_add(1);
     for t in &mut state.toasts {
         t.ttl = t.ttl.saturating_sub(1);
     }
     state.toasts.retain(|t| t.ttl > 0);
-    state.dirty = true;
 }

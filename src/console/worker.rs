@@ -65,6 +65,7 @@ async fn run(
             let result = execute(&client, &job.cmd).await;
             let _ = out.send(Msg::Api {
                 req_id: job.req_id,
+                pane: job.pane,
                 result,
             });
         });

@@ -90,6 +90,7 @@ pub fn answer_all(app: &mut App) -> Vec<Request> {
             answered = true;
             app.apply(Msg::Api {
                 req_id: r.req_id,
+                pane: r.pane,
                 result: Ok(reply),
             });
         }

@@ -168,17 +168,10 @@ pub fn fixed_clock() -> Clock {
     }
 }
 
-/// Applies worker replies until nothing is in flight, the background lookups of names, recent
-/// deliveries and activity included.
+/// Applies worker replies until the app is idle (`App::is_idle`: the background lookups of
+/// names, recent deliveries and activity included).
 pub async fn settle(app: &mut App) {
-    let busy = |app: &App| {
-        let d = &app.state.deliveries;
-        app.state.in_flight() > 0
-            || d.names_pending.is_some()
-            || d.glance_pending.is_some()
-            || !d.active_pending.is_empty()
-    };
-    while busy(app) {
+    while !app.is_idle() {
         let msg = tokio::time::timeout(Duration::from_secs(10), app.next_reply())
             .await
             .expect("a reply within 10 s")

@@ -163,7 +163,7 @@ fn unsanitised_lines(state: &State, v: &AttemptView, ctx: &ViewCtx) -> Vec<Line<
 pub fn render(state: &State, v: &AttemptView, frame: &mut Frame, area: Rect) {
     let ctx = ViewCtx {
         clock: &state.clock,
-        theme: &state.theme,
+        theme: &state.settings.theme,
     };
     frame.render_widget(Clear, area);
     JsonView {
@@ -176,11 +176,11 @@ pub fn render(state: &State, v: &AttemptView, frame: &mut Frame, area: Rect) {
         ),
         lines: lines(state, v, &ctx),
         scroll: v.scroll,
-        theme: &state.theme,
+        theme: &state.settings.theme,
     }
     .render(frame, area);
     if v.confirm {
-        let t = &state.theme;
+        let t = &state.settings.theme;
         let b = centered(area, 56, 5);
         frame.render_widget(Clear, b);
         frame.render_widget(

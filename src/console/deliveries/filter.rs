@@ -1,6 +1,6 @@
 //! The notification filter dialog: callbacks and destinations picked by name (type to search,
 //! Space to choose several), events by id, sent as the API's Union filters. Text is edited with
-//! the same keys as every form field (`forms::edit`: Ctrl-U, Ctrl-W, Ctrl-A/E, …).
+//! the same keys as every form field (`console::input`: Ctrl-U, Ctrl-W, Ctrl-A/E, …).
 use std::collections::BTreeMap;
 
 use crossterm::event::{KeyCode, KeyEvent};
@@ -8,8 +8,8 @@ use tui_input::Input;
 
 use crate::api::NotificationFilter;
 use crate::api::model::Destination;
-use crate::console::forms::edit::edit;
 use crate::console::forms::picker::{Items, PickItem, Picker};
+use crate::console::input::edit;
 
 /// The dialog's fields, in tab order.
 pub(crate) const FIELDS: [&str; 3] = ["Callbacks", "Event ids", "Destinations"];

@@ -33,12 +33,10 @@ pub const FLASH_TICKS: u16 = 10;
 pub const MAX_BACKOFF: u32 = 16;
 
 /// Watch-mode state.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Watch {
     /// Watching.
     pub on: bool,
-    /// Ticks between refreshes (from [`WATCH_INTERVAL`]; tests may lower it).
-    pub every_ticks: u32,
     /// Ticks left before the next refresh.
     pub countdown: u32,
     /// Multiplier after errors (1 when healthy).
@@ -47,26 +45,6 @@ pub struct Watch {
     pub seen: BTreeMap<String, (String, usize)>,
     /// Rows highlighted, with ticks left.
     pub flash: BTreeMap<String, u16>,
-}
-
-impl Default for Watch {
-    fn default() -> Self {
-        let every = (WATCH_INTERVAL.as_millis() / TICK.as_millis()).max(1);
-        Self {
-            on: false,
-            every_ticks: u32::try_from(every).unwrap_or(10),
-            countdown: 0,
-            backoff: 1,
-            seen: BTreeMap::new(),
-            flash: BTreeMap::new(),
-        }
-    }
-}
-
-/// Sets the refresh interval (`watch_interval` of `[console]` in the config), in whole ticks.
-pub fn set_interval(w: &mut Watch, every: Duration) {
-    let ticks = (every.as_millis() / TICK.as_millis()).max(1);
-    w.every_ticks = u32::try_from(ticks).unwrap_or(u32::MAX);
 }
 
 impl Watch {
@@ -217,6 +195,13 @@ impl DeliveriesState {
     pub fn in_flight(&self) -> usize {
         usize::from(self.lookup_pending.is_some())
             + usize::from(self.health.as_ref().is_some_and(|h| h.pending.is_some()))
+    }
+
+    /// Background lookups awaited (names, activity, recent deliveries), not shown as in flight.
+    pub fn background(&self) -> usize {
+        usize::from(self.names_pending.is_some())
+            + usize::from(self.glance_pending.is_some())
+            + self.active_pending.len()
     }
 }
 

@@ -1,10 +1,10 @@
 //! A destination's signing secret on demand: `R` on an open destination asks, `y` reveals it for
 //! that destination only until its detail is left, and `y` on the revealed secret copies it.
 //! Masked by the one redaction policy otherwise; a copy is allowed only while revealed.
-use crossterm::event::{KeyCode, KeyEvent};
+use crossterm::event::KeyCode;
 
 use crate::api::model::Destination;
-use crate::console::keymap::Action;
+use crate::console::keymap::{Action, Input};
 use crate::console::msg::{ApiCmd, Effect, Pane};
 use crate::console::power::PowerEffect;
 use crate::console::record::Item;
@@ -39,7 +39,6 @@ pub(crate) fn ask(state: &mut State) -> bool {
     let Some(id) = open_destination(state).map(|d| d.id.clone()) else {
         return false;
     };
-    state.dirty = true;
     if state.deliveries.secret_shown.as_deref() == Some(id.as_str()) {
         // Pressed again: hide it.
         state.deliveries.secret_shown = None;
@@ -59,24 +58,26 @@ pub fn shown(state: &State, d: &Destination, secret: &str) -> (String, bool) {
 }
 
 /// Keys for the confirmation and for copying a revealed secret; `None` lets others have it.
-pub(crate) fn on_key(state: &mut State, key: &KeyEvent) -> Option<Vec<Effect>> {
+pub(crate) fn confirm_key(state: &mut State, key: &Input) -> Option<Vec<Effect>> {
     forget_if_left(state);
-    if let Some(id) = state.deliveries.secret_confirm.take() {
-        state.dirty = true;
-        if matches!(key.code, KeyCode::Char('y' | 'Y')) {
-            state.deliveries.secret_shown = Some(id);
-        }
-        return Some(Vec::new());
+    let id = state.deliveries.secret_confirm.take()?;
+    if matches!(key.code, KeyCode::Char('y' | 'Y')) {
+        state.deliveries.secret_shown = Some(id);
     }
+    Some(Vec::new())
+}
+
+/// `y` on a revealed secret copies it; `None` lets the tab have the key.
+pub(crate) fn copy_key(state: &mut State, key: &Input) -> Option<Vec<Effect>> {
+    forget_if_left(state);
     let shown = state.deliveries.secret_shown.clone()?;
-    if state.keymap.action_for(key) != Some(Action::CopyId) {
+    if key.action() != Some(Action::CopyId) {
         return None;
     }
     let secret = open_destination(state)
         .filter(|d| d.id == shown)
         .and_then(|d| d.webhook_destination.as_ref())
         .map(|w| w.signing_secret.clone())?;
-    state.dirty = true;
     // Only printable ASCII goes to the clipboard: a secret never holds anything else.
     if secret.is_empty() || !secret.chars().all(|c| c.is_ascii_graphic()) {
         state.toast(

@@ -1,14 +1,14 @@
 //! This module's part of `update`: keys while its panes are open, its actions, its replies.
 use std::sync::Arc;
 
-use crossterm::event::{KeyCode, KeyEvent};
+use crossterm::event::KeyCode;
 
 use super::filter::{FilterDialog, Outcome};
 use super::health::HEALTH_SAMPLE;
 use super::keys::DeliveryKey;
 use super::{AttemptView, HealthPane, lookup, sorted_attempts, watch};
 use crate::api::{Error, ListQuery, NotificationFilter, Order};
-use crate::console::keymap::Action;
+use crate::console::keymap::{Action, Input};
 use crate::console::msg::{ApiCmd, ApiReply, Effect, Pane};
 use crate::console::pane::{load_list, open_filtered};
 use crate::console::record::Item;
@@ -123,83 +123,60 @@ pub fn on_action(state: &mut State, key: DeliveryKey) -> Vec<Effect> {
     }
 }
 
-/// Keys taken before the keymap: the dialogs, the attempt view and the attempt cursor of a
-/// notification detail. `None` lets the keymap have the key.
-pub(crate) fn on_key(state: &mut State, key: &KeyEvent) -> Option<Vec<Effect>> {
-    if state.deliveries.filter.is_some() {
-        state.dirty = true;
-        return Some(filter_key(state, key));
-    }
-    if let Some(effects) = super::secret::on_key(state, key) {
+/// Keys of the questions this room asks (reveal an attempt's headers, show a signing secret):
+/// any key answers; `None` when none is asked.
+pub(crate) fn confirm_key(state: &mut State, key: &Input) -> Option<Vec<Effect>> {
+    if let Some(effects) = super::secret::confirm_key(state, key) {
         return Some(effects);
     }
-    if let Some(v) = state.deliveries.attempt.as_mut().filter(|v| v.confirm) {
-        state.dirty = true;
-        match key.code {
-            KeyCode::Char('y') | KeyCode::Char('Y') => {
-                v.revealed = true;
-                v.confirm = false;
-            }
-            _ => v.confirm = false,
-        }
-        return Some(Vec::new());
+    let v = state.deliveries.attempt.as_mut().filter(|v| v.confirm)?;
+    v.revealed = matches!(key.code, KeyCode::Char('y' | 'Y'));
+    v.confirm = false;
+    Some(Vec::new())
+}
+
+/// Keys of the overlays: the filter dialog takes every key, the attempt view its own (quit,
+/// help, reveal and replay go on to the layers below). `None` when neither is open.
+pub(crate) fn overlay_key(state: &mut State, key: &Input) -> Option<Vec<Effect>> {
+    if state.deliveries.filter.is_some() {
+        return Some(filter_key(state, key));
     }
-    let action = state.keymap.action_for(key);
-    if state.deliveries.attempt.is_some() && !state.help {
-        let v = state.deliveries.attempt.as_mut()?;
-        let handled = match action {
-            Some(Action::Back) => {
-                state.deliveries.attempt = None;
-                true
-            }
-            Some(Action::Down) => {
-                v.scroll = v.scroll.saturating_add(1);
-                true
-            }
-            Some(Action::Up) => {
-                v.scroll = v.scroll.saturating_sub(1);
-                true
-            }
-            Some(Action::First) => {
-                v.scroll = 0;
-                true
-            }
-            Some(Action::Last) => {
-                v.scroll = u16::MAX / 2;
-                true
-            }
-            Some(Action::NextPage) => {
-                v.scroll = v.scroll.saturating_add(10);
-                true
-            }
-            Some(Action::PrevPage) => {
-                v.scroll = v.scroll.saturating_sub(10);
-                true
-            }
-            // Quit, help and reveal go on; nothing else acts behind the attempt view.
-            Some(Action::Quit | Action::Help | Action::Deliver(_)) => false,
-            _ => true,
-        };
-        if handled {
-            state.dirty = true;
-            return Some(Vec::new());
-        }
-        return None;
+    let v = state.deliveries.attempt.as_mut()?;
+    match key.action() {
+        Some(Action::Back) => state.deliveries.attempt = None,
+        Some(Action::Down) => v.scroll = v.scroll.saturating_add(1),
+        Some(Action::Up) => v.scroll = v.scroll.saturating_sub(1),
+        Some(Action::First) => v.scroll = 0,
+        Some(Action::Last) => v.scroll = u16::MAX / 2,
+        Some(Action::NextPage) => v.scroll = v.scroll.saturating_add(10),
+        Some(Action::PrevPage) => v.scroll = v.scroll.saturating_sub(10),
+        Some(Action::Quit | Action::Help | Action::Deliver(_) | Action::Replay) => return None,
+        // Nothing else acts behind the attempt view.
+        _ => {}
     }
+    Some(Vec::new())
+}
+
+/// The tab's own keys on deliveries: copying a revealed secret, Esc clearing the server filters
+/// of the notifications list, the attempt cursor of a notification's detail. `None` lets the
+/// action go to the tab's usual handling.
+pub(crate) fn tab_key(state: &mut State, key: &Input) -> Option<Vec<Effect>> {
+    if let Some(effects) = super::secret::copy_key(state, key) {
+        return Some(effects);
+    }
+    let action = key.action();
     // Esc on the notifications list, with nothing to go back to and no row filter to clear
     // first, clears the server filters (as F does).
     if action == Some(Action::Back)
         && state.tab == Tab::Notifications
-        && !state.help
         && state.nav.is_empty()
         && state.current().detail.is_none()
         && !crate::console::power::update::filter_active(state)
         && state.current().list.filter != NotificationFilter::default()
     {
-        state.dirty = true;
         return Some(clear_filters(state));
     }
-    let n = open_notification(state).filter(|_| !state.help)?;
+    let n = open_notification(state)?;
     if state.deliveries.cursor_of != n.id {
         state.deliveries.cursor_of.clone_from(&n.id);
         state.deliveries.attempt_cursor = 0;
@@ -214,7 +191,6 @@ pub(crate) fn on_key(state: &mut State, key: &KeyEvent) -> Option<Vec<Effect>> {
         Some(Action::Open) => return Some(open_attempt(state, n)),
         _ => return None,
     }
-    state.dirty = true;
     keep_attempt_visible(state);
     Some(Vec::new())
 }
@@ -241,7 +217,6 @@ fn keep_attempt_visible(state: &mut State) {
 }
 
 fn open_attempt(state: &mut State, n: crate::api::model::Notification) -> Vec<Effect> {
-    state.dirty = true;
     let position = state.deliveries.attempt_cursor;
     if sorted_attempts(&n).get(position).is_none() {
         state.toast(ToastKind::Info, "No attempt yet");
@@ -258,7 +233,7 @@ fn open_attempt(state: &mut State, n: crate::api::model::Notification) -> Vec<Ef
     effects
 }
 
-fn filter_key(state: &mut State, key: &KeyEvent) -> Vec<Effect> {
+fn filter_key(state: &mut State, key: &Input) -> Vec<Effect> {
     let Some(d) = state.deliveries.filter.as_mut() else {
         return Vec::new();
     };
@@ -335,37 +310,30 @@ fn health_page(state: &mut State, after: Option<String>) -> Vec<Effect> {
     }]
 }
 
-/// What became of a worker reply.
-#[derive(Debug)]
-pub enum Handled {
-    /// It answered this module's request; these effects follow.
-    Mine(Vec<Effect>),
-    /// Someone else's, given back untouched.
-    NotMine(Result<ApiReply, Error>),
-}
-
-/// A worker reply: this module's requests are handled here, others given back.
-pub(crate) fn on_reply(state: &mut State, req_id: u64, result: Result<ApiReply, Error>) -> Handled {
+/// A reply to one of this room's background requests (names, glance, active, lookup, health);
+/// `None` when it is stale.
+pub(crate) fn on_reply(
+    state: &mut State,
+    req_id: u64,
+    result: Result<ApiReply, Error>,
+) -> Option<Vec<Effect>> {
     if state.deliveries.names_pending == Some(req_id) {
         state.deliveries.names_pending = None;
-        state.dirty = true;
         // Without names the ids stay: nothing else to say.
         if let Ok(ApiReply::Known(k)) = result {
             super::names::learned(state, *k);
         }
-        return Handled::Mine(Vec::new());
+        return Some(Vec::new());
     }
     if state.deliveries.glance_pending == Some(req_id) {
         state.deliveries.glance_pending = None;
-        state.dirty = true;
         if let Ok(ApiReply::Glance(found)) = result {
             state.deliveries.glance.extend(found);
         }
         // Rows that arrived meanwhile get theirs now.
-        return Handled::Mine(super::health::want_glance(state));
+        return Some(super::health::want_glance(state));
     }
     if let Some(id) = state.deliveries.active_pending.remove(&req_id) {
-        state.dirty = true;
         match result {
             Ok(ApiReply::Active(true)) => {
                 state.deliveries.active.insert(id);
@@ -375,12 +343,11 @@ pub(crate) fn on_reply(state: &mut State, req_id: u64, result: Result<ApiReply, 
             }
             _ => {}
         }
-        return Handled::Mine(Vec::new());
+        return Some(Vec::new());
     }
     let d = &mut state.deliveries;
     if d.lookup_pending == Some(req_id) {
         d.lookup_pending = None;
-        state.dirty = true;
         if let Ok(ApiReply::Page(p)) = result {
             for r in p.records {
                 if let Item::Destination(dest) = r.item {
@@ -389,14 +356,11 @@ pub(crate) fn on_reply(state: &mut State, req_id: u64, result: Result<ApiReply, 
                 }
             }
         }
-        return Handled::Mine(Vec::new());
+        return Some(Vec::new());
     }
-    let Some(h) = d.health.as_mut().filter(|h| h.pending == Some(req_id)) else {
-        super::local::before_reply(state, req_id);
-        return Handled::NotMine(result);
-    };
+    // Anything else is stale: nobody waits for it any more.
+    let h = d.health.as_mut().filter(|h| h.pending == Some(req_id))?;
     h.pending = None;
-    state.dirty = true;
     match result {
         Ok(ApiReply::Page(p)) => {
             let more = p.pagination.has_more_after;
@@ -413,13 +377,18 @@ pub(crate) fn on_reply(state: &mut State, req_id: u64, result: Result<ApiReply, 
             // cursor, would be asked again forever.
             let moved = h.items.len() > had && last != cursor;
             if more && moved && h.items.len() < HEALTH_SAMPLE {
-                return Handled::Mine(health_page(state, last));
+                return Some(health_page(state, last));
             }
         }
         Ok(_) => h.error = Some("unexpected reply".into()),
         Err(e) => h.error = Some(e.to_string()),
     }
-    Handled::Mine(Vec::new())
+    Some(Vec::new())
+}
+
+/// Before a list's reply is applied: the notifications' local status filter notes it.
+pub(crate) fn before_list_reply(state: &mut State, req_id: u64) {
+    super::local::before_reply(state, req_id);
 }
 
 /// After the shell applied a reply: the local status filter runs on a new page.

@@ -42,22 +42,6 @@ pub fn chips(state: &State, f: &crate::api::NotificationFilter) -> Vec<String> {
     out
 }
 
-/// The footer hint of the clear-filters key, while the notifications list has server filters.
-pub fn clear_hint(state: &State) -> Option<(String, &'static str)> {
-    use super::DeliveryKey;
-    use crate::console::keymap::Action;
-    let f = &state.tab_state(Tab::Notifications).list.filter;
-    if state.tab != Tab::Notifications || *f == crate::api::NotificationFilter::default() {
-        return None;
-    }
-    let key = state
-        .keymap
-        .keys_for(Action::Deliver(DeliveryKey::ClearFilters))
-        .first()
-        .map(crate::console::keymap::KeySpec::label)?;
-    Some((key, DeliveryKey::ClearFilters.hint()))
-}
-
 /// One picker field of the filter dialog: chosen names, the search, and (focused) the matches.
 fn picker_lines(
     state: &State,
@@ -66,7 +50,7 @@ fn picker_lines(
     lines: &mut Vec<Line<'static>>,
     label: Span<'static>,
 ) {
-    let theme = &state.theme;
+    let theme = &state.settings.theme;
     let mut spans = vec![label];
     for id in &p.chosen {
         let name = p
@@ -126,7 +110,7 @@ pub(crate) fn columns(state: &State) -> &'static [views::Column] {
 
 /// Draws the notification filter dialog.
 pub(crate) fn render_filter(state: &State, d: &FilterDialog, frame: &mut Frame, area: Rect) {
-    let theme = &state.theme;
+    let theme = &state.settings.theme;
     let b = centered(area, 76, 14);
     let mut lines = Vec::new();
     for (i, label) in FIELDS.iter().enumerate() {
@@ -240,12 +224,15 @@ pub(crate) fn decorate(
         && let Some(h) = state.deliveries.glance.get(&dest.id)
         && let Some(c) = cells.get_mut(views::destinations::RECENT_COLUMN)
     {
-        *c = Cell::from(Line::from(super::health::glance_spans(h, &state.theme)));
+        *c = Cell::from(Line::from(super::health::glance_spans(
+            h,
+            &state.settings.theme,
+        )));
     }
     if !state.deliveries.watch.flash.contains_key(record.id()) {
         return cells;
     }
-    let style = state.theme.warn.add_modifier(Modifier::BOLD);
+    let style = state.settings.theme.warn.add_modifier(Modifier::BOLD);
     cells.into_iter().map(|c| c.style(style)).collect()
 }
 
@@ -313,7 +300,7 @@ pub(crate) fn overlays(state: &State, frame: &mut Frame, body: Rect) {
         render_filter(state, d, frame, body);
     }
     if state.deliveries.secret_confirm.is_some() {
-        let t = &state.theme;
+        let t = &state.settings.theme;
         let b = centered(body, 60, 5);
         frame.render_widget(Clear, b);
         frame.render_widget(

@@ -8,7 +8,7 @@ use crate::console::record::{Item, Record};
 use crate::console::state::{LoadState, State};
 use crate::console::tab::Tab;
 
-pub use super::{FLASH_TICKS, MAX_BACKOFF, TICK, WATCH_INTERVAL, Watch, set_interval};
+pub use super::{FLASH_TICKS, MAX_BACKOFF, TICK, WATCH_INTERVAL, Watch};
 
 /// What a row looks like to watch mode.
 fn fingerprint(r: &Record) -> (String, usize) {
@@ -30,9 +30,10 @@ pub(crate) fn toggle(state: &mut State) {
         .iter()
         .map(|r| (r.id().to_string(), fingerprint(r)))
         .collect();
+    let every = state.settings.watch_every_ticks;
     let w = &mut state.deliveries.watch;
     w.on = !w.on;
-    w.countdown = w.every_ticks;
+    w.countdown = every;
     w.backoff = 1;
     w.seen = seen;
     w.flash.clear();
@@ -68,6 +69,7 @@ pub(crate) fn on_tick(state: &mut State) -> Vec<Effect> {
     let failed = matches!(list.load, LoadState::Error(_));
     let busy = list.pending.is_some();
     let (anchor, page) = (list.anchor.clone(), list.page.max(1));
+    let every = state.settings.watch_every_ticks;
     let w = &mut state.deliveries.watch;
     w.countdown = w.countdown.saturating_sub(1);
     if w.countdown > 0 || busy {
@@ -78,6 +80,6 @@ pub(crate) fn on_tick(state: &mut State) -> Vec<Effect> {
     } else {
         1
     };
-    w.countdown = w.every_ticks.saturating_mul(w.backoff);
+    w.countdown = every.saturating_mul(w.backoff);
     load_list(state, Tab::Notifications, anchor, page, false)
 }

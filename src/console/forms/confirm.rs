@@ -87,7 +87,7 @@ fn lines(d: &Dialog, theme: &Theme) -> Vec<Line<'static>> {
             button("No", !yes),
             Span::raw("  "),
             button("Yes", yes),
-            Span::styled("   y yes · n/Esc no · ←/→ choose · Enter", theme.muted),
+            Span::styled("   y yes · n/Esc no · ←/→ pick · Enter answer", theme.muted),
         ]),
         _ => Line::from(Span::styled("Esc close", theme.muted)),
     });

@@ -2,8 +2,8 @@
 use crossterm::event::{KeyCode, KeyEvent};
 use tui_input::Input;
 
-use super::edit::edit;
 use super::picker::Picker;
+use crate::console::input::edit;
 
 /// Checks a text value as it is typed: `Ok(note)` shows a note (e.g. a resolved time), `Err` an
 /// inline error.

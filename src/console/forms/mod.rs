@@ -3,7 +3,6 @@
 //! forms live in `teams`, `imports` and `destinations`.
 pub mod confirm;
 pub mod destinations;
-pub mod edit;
 pub mod field;
 pub mod imports;
 pub mod ops;
@@ -23,6 +22,15 @@ pub struct FormsState {
     pub dialog: Option<Dialog>,
     /// An item the cursor should land on when its tab's list arrives (after a write).
     pub land_on: Option<(crate::console::tab::Tab, String)>,
+}
+
+impl FormsState {
+    /// The open dialog's requests awaited: its write and its pickers' lookups.
+    pub fn in_flight(&self) -> usize {
+        self.dialog.as_ref().map_or(0, |d| {
+            d.lookups.len() + usize::from(matches!(d.phase, Phase::Submitting(_)))
+        })
+    }
 }
 
 /// Which write a dialog makes, with the ids it concerns.

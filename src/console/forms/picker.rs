@@ -3,7 +3,7 @@
 use crossterm::event::{KeyCode, KeyEvent};
 use tui_input::Input;
 
-use super::edit::edit;
+use crate::console::input::edit;
 
 /// One item to choose.
 #[derive(Debug, Clone, PartialEq, Eq)]

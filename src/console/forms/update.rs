@@ -33,7 +33,6 @@ fn open(state: &mut State, mut dialog: Dialog) -> Vec<Effect> {
     }
     arm_type_name(state.power.confirm, &mut dialog);
     state.forms.dialog = Some(dialog);
-    state.dirty = true;
     effects
 }
 
@@ -64,7 +63,6 @@ fn subject(state: &State) -> Option<Record> {
 
 /// A write key (`c`, `e`, `d`, `p`, `x`, `m`, `M`) outside any dialog.
 pub fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
-    state.dirty = true;
     if state.read_only {
         state.toast(
             ToastKind::Error,
@@ -127,7 +125,6 @@ pub(crate) fn on_key(state: &mut State, key: KeyEvent) -> Vec<Effect> {
     let Some(d) = state.forms.dialog.as_mut() else {
         return Vec::new();
     };
-    state.dirty = true;
     match d.phase {
         Phase::Submitting(_) => Vec::new(),
         Phase::Discard => {
@@ -359,7 +356,6 @@ pub(crate) fn on_reply(
     req_id: u64,
     result: Result<ApiReply, Error>,
 ) -> Vec<Effect> {
-    state.dirty = true;
     let Some(d) = state.forms.dialog.as_mut() else {
         return Vec::new();
     };

@@ -7,10 +7,10 @@ use crate::console::tab::Tab;
 pub(crate) const HISTORY_MAX: usize = 200;
 
 /// The command line while it is open.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct CommandLine {
     /// What was typed.
-    pub input: String,
+    pub input: crate::console::input::TextInput,
     /// Position in the history while browsing with ↑/↓ (0 = newest).
     pub history_pos: Option<usize>,
     /// Completion candidates of the last Tab, and which one is shown.
@@ -172,20 +172,21 @@ impl CommandLine {
                 (c, next, base)
             }
             _ => {
-                let base = self.input.clone();
+                let base = self.input.value().to_string();
                 (complete(&base, profiles, ids), 0, base)
             }
         };
         if let [only] = cands.as_slice() {
-            self.input.clone_from(only);
             if TAKES_ARG.contains(&only.as_str()) {
-                self.input.push(' ');
+                self.input.set(format!("{only} "));
+            } else {
+                self.input.set(only.as_str());
             }
             self.completion = None;
             return;
         }
         if let Some(c) = cands.get(i) {
-            self.input.clone_from(c);
+            self.input.set(c.as_str());
         }
         self.completion = Some((cands, i, base));
     }
@@ -203,14 +204,14 @@ impl CommandLine {
             (Some(p), false) => Some(p - 1),
         };
         self.history_pos = pos;
-        self.input = match pos {
+        self.input.set(match pos {
             // Newest last in the file, newest first here.
             Some(p) => history
                 .get(history.len() - 1 - p)
                 .cloned()
                 .unwrap_or_default(),
             None => String::new(),
-        };
+        });
         self.completion = None;
     }
 }
@@ -271,26 +272,26 @@ mod tests {
     #[test]
     fn completion_cycles_and_knows_profiles() {
         let mut c = CommandLine {
-            input: "no".into(),
+            input: crate::console::input::TextInput::new("no"),
             ..Default::default()
         };
         c.complete(&[], &[]);
-        assert_eq!(c.input, "notifications");
+        assert_eq!(c.input.value(), "notifications");
         let profiles = vec!["work".to_string(), "audit".to_string()];
         assert_eq!(complete("profile a", &profiles, &[]), vec!["profile audit"]);
         // `pro` + Tab → `profile `, Tab again cycles through the profiles.
         let mut c = CommandLine {
-            input: "pro".into(),
+            input: crate::console::input::TextInput::new("pro"),
             ..Default::default()
         };
         c.complete(&profiles, &[]);
-        assert_eq!(c.input, "profile ");
+        assert_eq!(c.input.value(), "profile ");
         c.complete(&profiles, &[]);
-        assert_eq!(c.input, "profile work");
+        assert_eq!(c.input.value(), "profile work");
         c.complete(&profiles, &[]);
-        assert_eq!(c.input, "profile audit");
+        assert_eq!(c.input.value(), "profile audit");
         c.complete(&profiles, &[]);
-        assert_eq!(c.input, "profile work");
+        assert_eq!(c.input.value(), "profile work");
     }
 
     #[test]

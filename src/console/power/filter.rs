@@ -13,7 +13,7 @@ use crate::console::record::Record;
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Filter {
     /// The query; empty means no filter.
-    pub query: String,
+    pub query: crate::console::input::TextInput,
     /// Whether keys are typed into the query.
     pub editing: bool,
 }
@@ -21,7 +21,7 @@ pub struct Filter {
 impl Filter {
     /// Whether rows are being filtered.
     pub fn active(&self) -> bool {
-        !self.query.trim().is_empty()
+        !self.query.value().trim().is_empty()
     }
 }
 

@@ -4,7 +4,7 @@
 use crossterm::event::{KeyCode, KeyEvent};
 
 use super::filter::{self, Filter};
-use super::typed;
+
 use crate::console::msg::Effect;
 use crate::console::pane;
 use crate::console::state::{State, ViewKey};
@@ -16,13 +16,8 @@ pub(crate) fn on_key(state: &mut State, key: &KeyEvent) -> Vec<Effect> {
     match key.code {
         KeyCode::Esc => *f = Filter::default(),
         KeyCode::Enter => f.editing = false,
-        KeyCode::Backspace => {
-            f.query.pop();
-        }
         _ => {
-            if let Some(c) = typed(key) {
-                f.query.push(c);
-            }
+            f.query.edit(key);
         }
     }
     Vec::new()
@@ -37,7 +32,7 @@ pub fn refresh(state: &mut State) {
         let sort = state.power.sorts[i];
         let shaped = f.active() || sort.column.is_some();
         let query = if f.active() {
-            f.query.clone()
+            f.query.value().to_string()
         } else {
             String::new()
         };
@@ -159,7 +154,7 @@ mod tests {
     fn the_view_is_derived_again_only_when_its_inputs_change() {
         let mut state = state_with_callbacks();
         let i = Tab::Callbacks.index();
-        state.power.filters[i].query = "zz-no-such-text".into();
+        state.power.filters[i].query = crate::console::input::TextInput::new("zz-no-such-text");
         refresh(&mut state);
         assert_eq!(state.tab_state(Tab::Callbacks).list.shown_len(), 0);
         // A marker view survives a refresh when rows, query and sort are unchanged…

@@ -51,21 +51,13 @@ pub struct PowerState {
     /// Command history, oldest first (kept in the data dir between runs).
     pub history: Vec<String>,
     /// Filter per tab, indexed by [`Tab::index`].
-    pub filters: [Filter; 5],
+    pub filters: [Filter; crate::console::tab::Tab::ALL.len()],
     /// Sort per tab.
-    pub sorts: [Sort; 5],
+    pub sorts: [Sort; crate::console::tab::Tab::ALL.len()],
     /// The open raw JSON view.
     pub raw: Option<RawView>,
     /// Confirmation mode of the active profile.
     pub confirm: ConfirmMode,
-    /// Whether mouse events are used.
-    pub mouse: bool,
-    /// Where the history is kept; none keeps it in memory only.
-    pub data_dir: Option<PathBuf>,
-    /// Profile names offered by completion.
-    pub profiles: Vec<String>,
-    /// How copies are made (`[console] clipboard`).
-    pub clipboard: crate::console::clipboard::ClipboardMode,
     /// The profile being switched to, while it resolves.
     pub switching: Option<String>,
 }

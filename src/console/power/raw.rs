@@ -1,7 +1,7 @@
 //! The raw JSON view's keys: scrolling, searching, copying, closing.
-use crossterm::event::{KeyCode, KeyEvent};
+use crossterm::event::KeyCode;
 
-use crate::console::keymap::Action;
+use crate::console::keymap::{Action, Input};
 use crate::console::msg::Step;
 use crate::console::state::State;
 
@@ -11,18 +11,16 @@ fn raw_height(state: &State) -> usize {
 }
 
 /// A key while the raw view is open.
-pub(crate) fn on_key(state: &mut State, key: &KeyEvent) -> Step {
+pub(crate) fn on_key(state: &mut State, key: &Input) -> Step {
     let height = raw_height(state);
-    let action = state
-        .keymap
-        .action_among(key, |a| matches!(a, Action::NextMatch | Action::PrevMatch));
+    let action = key.action_among(|a| matches!(a, Action::NextMatch | Action::PrevMatch));
     let Some(view) = state.power.raw.as_mut() else {
         return Step::default();
     };
     if view.editing {
         match key.code {
             KeyCode::Esc => {
-                view.search.clear();
+                view.search.set("");
                 view.editing = false;
             }
             KeyCode::Enter => {
@@ -30,12 +28,8 @@ pub(crate) fn on_key(state: &mut State, key: &KeyEvent) -> Step {
                 view.current = 0;
                 view.show_current(height);
             }
-            KeyCode::Backspace => {
-                view.search.pop();
-            }
             _ => {
-                if let Some(c) = super::typed(key) {
-                    view.search.push(c);
+                if view.search.edit(key) {
                     view.current = 0;
                     view.show_current(height);
                 }
@@ -53,7 +47,7 @@ pub(crate) fn on_key(state: &mut State, key: &KeyEvent) -> Step {
         Some(Action::NextPage) => view.scroll = view.scroll.saturating_add(height),
         Some(Action::PrevPage) => view.scroll = view.scroll.saturating_sub(height),
         Some(Action::Filter) => {
-            view.search.clear();
+            view.search.set("");
             view.editing = true;
         }
         Some(Action::NextMatch) => {

@@ -10,7 +10,7 @@ impl PowerSetup {
         let mut problems = Vec::new();
         if let Some(keys) = &self.keys {
             match crate::console::keymap::Keymap::from_config(keys) {
-                Ok(km) => state.keymap = km,
+                Ok(km) => state.settings.keymap = km,
                 Err(e) => problems.push(format!("{e}; default keys in use")),
             }
         }
@@ -24,9 +24,9 @@ impl PowerSetup {
             }
         };
         let (theme, problem) = crate::console::theme::Theme::choose(theme_name, self.no_color);
-        state.theme = theme;
+        state.settings.theme = theme;
         problems.extend(problem);
-        state.power.mouse = match console.get("mouse") {
+        state.settings.mouse = match console.get("mouse") {
             None => true,
             Some(toml::Value::Boolean(b)) => *b,
             Some(_) => {
@@ -38,10 +38,8 @@ impl PowerSetup {
             None => {}
             Some(v) => match v.as_float().or_else(|| v.as_integer().map(|i| i as f64)) {
                 Some(secs) if (0.2..=3600.0).contains(&secs) => {
-                    crate::console::deliveries::watch::set_interval(
-                        &mut state.deliveries.watch,
-                        std::time::Duration::from_secs_f64(secs),
-                    )
+                    state.settings.watch_every_ticks =
+                        crate::console::settings::ticks(std::time::Duration::from_secs_f64(secs))
                 }
                 _ => problems.push(
                     "[console] watch_interval must be seconds between 0.2 and 3600; 2 s in use"
@@ -57,6 +55,7 @@ impl PowerSetup {
                 } else {
                     crate::api::Order::Desc
                 };
+                state.settings.notifications_order = order;
                 let tab = crate::console::tab::Tab::Notifications;
                 state.tab_state_mut(tab).list.order = order;
             }
@@ -65,7 +64,7 @@ impl PowerSetup {
                     .into(),
             ),
         }
-        state.power.clipboard = match console.get("clipboard") {
+        state.settings.clipboard = match console.get("clipboard") {
             None => Default::default(),
             Some(v) => match v
                 .as_str()
@@ -90,10 +89,10 @@ impl PowerSetup {
         }) {
             problems.push(format!("[console] unknown setting {key:?} (ignored)"));
         }
-        state.keymap.hide_writes = state.read_only;
+        state.settings.keymap.hide_writes = state.read_only;
         state.power.confirm = self.confirm;
-        state.power.data_dir.clone_from(&self.data_dir);
-        state.power.profiles.clone_from(&self.profiles);
+        state.settings.data_dir.clone_from(&self.data_dir);
+        state.settings.profiles.clone_from(&self.profiles);
         state.power.history = command::load_history(self.data_dir.as_deref());
         for p in problems {
             tracing::warn!("config: {p}");

@@ -4,8 +4,8 @@ use crossterm::event::{KeyCode, KeyEvent};
 
 use super::command::{self, Command, CommandLine};
 use super::filter::Filter;
-use super::{PowerEffect, PowerMsg, ProfileInfo, filter_sort, raw, typed};
-use crate::console::keymap::Action;
+use super::{PowerEffect, PowerMsg, ProfileInfo, filter_sort, raw};
+use crate::console::keymap::{Action, Input};
 use crate::console::msg::{Effect, Step};
 use crate::console::pane;
 use crate::console::raw_json::{self, RawView};
@@ -120,7 +120,6 @@ fn copy(state: &mut State, json: bool) -> Vec<Effect> {
 
 /// A message for the power tools (mouse, profile switch, copy result).
 pub(crate) fn on_msg(state: &mut State, msg: PowerMsg) -> Step {
-    state.dirty = true;
     match msg {
         // The router sends the mouse to `mouse`.
         PowerMsg::Mouse(_) => Step::default(),
@@ -140,36 +139,37 @@ pub(crate) fn on_msg(state: &mut State, msg: PowerMsg) -> Step {
     }
 }
 
-/// Drops everything of the old profile (requests in flight included: nobody waits for their
-/// ids any more) and loads the current tab from the new one.
+/// Starts a new session on the new profile: everything of the old one goes (requests in flight
+/// included: nobody waits for their ids any more), the settings and what the operator keeps
+/// across profiles (toasts, command history, each profile's replays) stay; the current tab loads.
 fn switched(state: &mut State, info: ProfileInfo) -> Vec<Effect> {
-    state.tabs = Default::default();
-    state.nav.clear();
-    state.help = false;
-    // Dialogs, attempt views and watches belong to the old profile too.
-    state.forms = Default::default();
-    state.deliveries = Default::default();
-    state.members = Default::default();
-    let p = &mut state.power;
-    p.filters = Default::default();
-    p.sorts = Default::default();
-    p.switching = None;
-    p.raw = None;
-    p.command = None;
-    p.confirm = info.confirm;
-    state.read_only = info.read_only;
-    state.keymap.hide_writes = info.read_only;
+    let mut fresh = State::with_settings(
+        info.profile.clone(),
+        info.base_url.clone(),
+        state.clock,
+        state.settings.clone(),
+    );
+    fresh.size = state.size;
+    fresh.tab = state.tab;
+    // Request ids and row revisions keep counting, so that nothing old can pass for new.
+    fresh.last_req = state.last_req;
+    fresh.last_rev = state.last_rev;
+    fresh.toasts = std::mem::take(&mut state.toasts);
+    fresh.replay = std::mem::take(&mut state.replay);
+    fresh.power.history = std::mem::take(&mut state.power.history);
+    fresh.power.confirm = info.confirm;
+    fresh.read_only = info.read_only;
+    fresh.settings.keymap.hide_writes = info.read_only;
+    *state = fresh;
     state.toast(
         ToastKind::Info,
         format!("Profile {} · {}", info.profile, info.base_url),
     );
-    state.profile = info.profile;
-    state.base_url = info.base_url;
     pane::init(state)
 }
 
 /// A key while the power tools own the keyboard (see [`is_modal`]).
-pub(crate) fn on_modal_key(state: &mut State, key: &KeyEvent) -> Step {
+pub(crate) fn on_modal_key(state: &mut State, key: &Input) -> Step {
     if state.power.command.is_some() {
         return command_key(state, key);
     }
@@ -186,28 +186,23 @@ fn command_key(state: &mut State, key: &KeyEvent) -> Step {
     match key.code {
         KeyCode::Esc => state.power.command = None,
         KeyCode::Enter => {
-            let line = cl.input.trim().to_string();
+            let line = cl.input.value().trim().to_string();
             state.power.command = None;
             return run_command(state, &line);
         }
-        KeyCode::Backspace => {
-            cl.completion = None;
-            if cl.input.pop().is_none() {
-                state.power.command = None;
-            }
-        }
+        // Backspace on an empty line closes it.
+        KeyCode::Backspace if cl.input.value().is_empty() => state.power.command = None,
         KeyCode::Tab => {
             let ids = loaded_ids(state);
             if let Some(cl) = state.power.command.as_mut() {
-                cl.complete(&state.power.profiles, &ids);
+                cl.complete(&state.settings.profiles, &ids);
             }
         }
         KeyCode::Up => cl.browse(&state.power.history, true),
         KeyCode::Down => cl.browse(&state.power.history, false),
         _ => {
-            if let Some(c) = typed(key) {
+            if cl.input.edit(key) {
                 cl.completion = None;
-                cl.input.push(c);
             }
         }
     }
@@ -234,7 +229,7 @@ pub(crate) fn run_command(state: &mut State, line: &str) -> Step {
         return Step::default();
     }
     command::remember(&mut state.power.history, line);
-    let mut effects = match &state.power.data_dir {
+    let mut effects = match &state.settings.data_dir {
         Some(d) => fx(PowerEffect::SaveHistory(
             d.clone(),
             state.power.history.clone(),
@@ -257,7 +252,7 @@ pub(crate) fn run_command(state: &mut State, line: &str) -> Step {
         }
         Command::Goto(id) => goto(state, &id),
         Command::Profiles => {
-            let line = command::profiles_line(&state.power.profiles, &state.profile);
+            let line = command::profiles_line(&state.settings.profiles, &state.profile);
             state.toast(ToastKind::Info, line);
             Vec::new()
         }
@@ -292,7 +287,6 @@ fn goto(state: &mut State, id: &str) -> Vec<Effect> {
         );
         return Vec::new();
     };
-    state.dirty = true;
     let mut effects = pane::switch_tab(state, tab);
     let record = state
         .tab_state(tab)

@@ -31,27 +31,27 @@ pub(crate) fn render_list_extras(state: &State, frame: &mut Frame, area: Rect) {
         return;
     }
     let count = filter_sort::count_line(state, state.tab).unwrap_or_default();
-    let text = format!(" /{} · {count} ", f.query);
+    let text = format!(" /{} · {count} ", f.query.value());
     let w = (text.chars().count() as u16).min(area.width.saturating_sub(2));
     let x = area.right().saturating_sub(w + 1);
     let bottom = Rect::new(x, area.bottom().saturating_sub(1), w, 1);
     frame.render_widget(
-        Paragraph::new(Span::styled(text, state.theme.accent)),
+        Paragraph::new(Span::styled(text, state.settings.theme.accent)),
         bottom,
     );
     if f.active() {
         let rows = data_rows_area(state, area);
-        filter::highlight(frame.buffer_mut(), rows, &f.query);
+        filter::highlight(frame.buffer_mut(), rows, f.query.value());
     }
 }
 
 /// Draws the command line, the filter prompt or the raw view's keys in the footer; false when
 /// the usual footer applies.
 pub(crate) fn render_footer(state: &State, frame: &mut Frame, area: Rect) -> bool {
-    let t = &state.theme;
-    let km = &state.keymap;
+    let t = &state.settings.theme;
+    let km = &state.settings.keymap;
     let line = if let Some(c) = &state.power.command {
-        let mut spans = vec![Span::styled(":", t.key), Span::raw(format!("{}▏", c.input))];
+        let mut spans = vec![Span::styled(":", t.key), Span::raw(c.input.with_cursor())];
         if let Some((cands, _, _)) = &c.completion
             && cands.len() > 1
         {
@@ -62,7 +62,7 @@ pub(crate) fn render_footer(state: &State, frame: &mut Frame, area: Rect) -> boo
         if v.editing {
             Line::from(vec![
                 Span::styled("search /", t.key),
-                Span::raw(format!("{}▏", v.search)),
+                Span::raw(v.search.with_cursor()),
                 Span::styled("  Enter find · Esc clear", t.muted),
             ])
         } else {
@@ -88,7 +88,7 @@ pub(crate) fn render_footer(state: &State, frame: &mut Frame, area: Rect) -> boo
         let f = &state.power.filters[state.tab.index()];
         Line::from(vec![
             Span::styled("filter /", t.key),
-            Span::raw(format!("{}▏", f.query)),
+            Span::raw(f.query.with_cursor()),
             Span::styled("  Enter keep · Esc clear", t.muted),
         ])
     } else {
@@ -111,5 +111,5 @@ pub(crate) fn render_overlay(state: &State, frame: &mut Frame, screen: Rect) {
         screen.width,
         areas.footer.y.saturating_sub(top),
     );
-    crate::console::raw_json::render(view, frame, body, &state.theme);
+    crate::console::raw_json::render(view, frame, body, &state.settings.theme);
 }

@@ -6,8 +6,6 @@ pub mod view;
 
 use std::collections::BTreeMap;
 
-use tui_input::Input;
-
 use crate::api::replay::{self, HistoryEntry, ReplayHistory, ReplayPlan, ReplayResult};
 use crate::api::{Client, Error};
 
@@ -100,27 +98,8 @@ pub async fn execute(client: &Client, cmd: &ReplayCmd) -> Result<ReplayReply, Er
     }
 }
 
-/// A one-line editor (tui-input, edited with the forms' keys), compared by its text and cursor.
-#[derive(Debug, Clone, Default)]
-pub struct Text(pub Input);
-
-impl PartialEq for Text {
-    fn eq(&self, other: &Self) -> bool {
-        self.0.value() == other.0.value() && self.0.cursor() == other.0.cursor()
-    }
-}
-
-impl Text {
-    /// An editor holding `value`, the cursor at its end.
-    pub fn new(value: String) -> Self {
-        Self(Input::new(value))
-    }
-
-    /// The text.
-    pub fn value(&self) -> &str {
-        self.0.value()
-    }
-}
+/// The one-line editor of the target and the typed host (the console's one text input).
+pub use crate::console::input::TextInput as Text;
 
 /// Which control of the target form has the keys.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,13 +1,13 @@
 //! The replay room's part of `update`: `P` opens it, it takes every key while open, and the
 //! worker's replies (plan, answer) land here.
-use crossterm::event::{KeyCode, KeyEvent};
+use crossterm::event::KeyCode;
 
 use super::{DEFAULT_TARGET, Focus, ReplayCmd, ReplayReply, Room, Stage, Text};
 use crate::api::Error;
 use crate::api::replay::{self, HistoryEntry};
 use crate::console::deliveries::sorted_attempts;
-use crate::console::forms::edit::edit;
-use crate::console::keymap::Action;
+use crate::console::input::edit;
+use crate::console::keymap::{Action, Input};
 use crate::console::msg::{ApiCmd, ApiReply, Effect, Pane};
 use crate::console::record::Item;
 use crate::console::state::{ErrorView, State, ToastKind};
@@ -15,23 +15,12 @@ use crate::console::tab::Tab;
 
 /// Keys taken before the delivery panes and the keymap: every key while the room is open, and
 /// `P` itself (so that it works over an open attempt). `None` lets the others have the key.
-pub(crate) fn on_key(state: &mut State, key: &KeyEvent) -> Option<Vec<Effect>> {
+pub(crate) fn on_key(state: &mut State, key: &Input) -> Option<Vec<Effect>> {
     if state.replay.room.is_some() && state.replay.room_of(&state.profile).is_none() {
         // Opened under another profile: its notification and history are not this one's.
         state.replay.room = None;
     }
-    if state.replay.room.is_some() {
-        state.dirty = true;
-        return Some(room_key(state, key));
-    }
-    let quiet = !state.help
-        && state.deliveries.filter.is_none()
-        && !state.deliveries.attempt.as_ref().is_some_and(|v| v.confirm);
-    if quiet && state.keymap.action_for(key) == Some(Action::Replay) {
-        state.dirty = true;
-        return Some(open(state));
-    }
-    None
+    state.replay.room.is_some().then(|| room_key(state, key))
 }
 
 /// The notification (and attempt) under the user's eye: an open attempt's, the open detail's
@@ -67,7 +56,6 @@ fn chosen(state: &State) -> Option<(String, Option<i64>)> {
 
 /// Opens the room on the chosen notification, its target prefilled with the profile's last.
 pub fn open(state: &mut State) -> Vec<Effect> {
-    state.dirty = true;
     let Some((id, attempt)) = chosen(state) else {
         state.toast(
             ToastKind::Info,
@@ -109,7 +97,6 @@ pub(crate) fn awaits(state: &State, req_id: u64) -> bool {
 
 /// The worker's answer to the room's request.
 pub(crate) fn on_reply(state: &mut State, result: Result<ApiReply, Error>) -> Vec<Effect> {
-    state.dirty = true;
     let profile = state.profile.clone();
     let Some(room) = state.replay.room.as_mut() else {
         return Vec::new();
@@ -189,7 +176,7 @@ fn request(state: &mut State, cmd: ReplayCmd) -> Vec<Effect> {
     }]
 }
 
-fn room_key(state: &mut State, key: &KeyEvent) -> Vec<Effect> {
+fn room_key(state: &mut State, key: &Input) -> Vec<Effect> {
     let Some(room) = state.replay.room.as_mut() else {
         return Vec::new();
     };
@@ -223,7 +210,7 @@ fn room_key(state: &mut State, key: &KeyEvent) -> Vec<Effect> {
             Vec::new()
         }
         Stage::Answer(_) => {
-            let action = state.keymap.action_for(key);
+            let action = key.action();
             match (key.code, action) {
                 (KeyCode::Esc, _) => {
                     room.scroll = 0;
@@ -254,7 +241,6 @@ pub(crate) fn on_mouse(state: &mut State, ev: crossterm::event::MouseEvent) {
         MouseEventKind::ScrollUp => Action::Up,
         _ => return,
     };
-    state.dirty = true;
     scroll(&mut room.scroll, action);
 }
 
@@ -271,7 +257,7 @@ fn scroll(s: &mut u16, action: Action) {
     };
 }
 
-fn editing_key(state: &mut State, key: &KeyEvent) -> Vec<Effect> {
+fn editing_key(state: &mut State, key: &Input) -> Vec<Effect> {
     let has_history = state
         .replay
         .history(&state.profile)
@@ -343,8 +329,8 @@ fn submit(state: &mut State) -> Vec<Effect> {
     request(state, cmd)
 }
 
-fn preview_key(state: &mut State, key: &KeyEvent) -> Vec<Effect> {
-    let action = state.keymap.action_for(key);
+fn preview_key(state: &mut State, key: &Input) -> Vec<Effect> {
+    let action = key.action();
     let needs = |plan: &replay::ReplayPlan| {
         state
             .replay
@@ -412,7 +398,7 @@ fn send(state: &mut State, plan: Box<replay::ReplayPlan>) -> Vec<Effect> {
 }
 
 /// The typed confirmation of a host beyond this machine (like the type-name confirmation).
-fn confirm_key(state: &mut State, key: &KeyEvent) -> Vec<Effect> {
+fn confirm_key(state: &mut State, key: &Input) -> Vec<Effect> {
     let profile = state.profile.clone();
     let Some(room) = state.replay.room.as_mut() else {
         return Vec::new();
@@ -462,13 +448,13 @@ fn confirm_key(state: &mut State, key: &KeyEvent) -> Vec<Effect> {
     }
 }
 
-fn history_key(state: &mut State, key: &KeyEvent) -> Vec<Effect> {
+fn history_key(state: &mut State, key: &Input) -> Vec<Effect> {
     let entries: Vec<HistoryEntry> = state
         .replay
         .history(&state.profile)
         .map(|h| h.newest_first().cloned().collect())
         .unwrap_or_default();
-    let action = state.keymap.action_for(key);
+    let action = key.action();
     let Some(room) = state.replay.room.as_mut() else {
         return Vec::new();
     };

@@ -28,7 +28,7 @@ pub fn render(state: &State, frame: &mut Frame, area: Rect) {
     let Some(room) = state.replay.room_of(&state.profile) else {
         return;
     };
-    let t = &state.theme;
+    let t = &state.settings.theme;
     frame.render_widget(Clear, area);
     let attempt = room.attempt.map_or_else(
         || "latest recorded attempt".into(),
@@ -144,7 +144,7 @@ fn form_height(room: &Room, width: u16) -> u16 {
 }
 
 fn render_form(state: &State, room: &Room, frame: &mut Frame, area: Rect) {
-    let t = &state.theme;
+    let t = &state.settings.theme;
     let editing = matches!(room.stage, Stage::Editing);
     let label = |text: &str, focused: bool| {
         Span::styled(
@@ -357,7 +357,7 @@ fn render_history(
     if area.height == 0 {
         return;
     }
-    let t = &state.theme;
+    let t = &state.settings.theme;
     let focused = room.focus == Focus::History;
     let mut lines = vec![Line::from(Span::styled(
         format!(

@@ -1,8 +1,7 @@
 //! Power tools against real local services over loopback HTTP: `:goto` for every id prefix, and
 //! `:profile NAME` switching at runtime with the old profile's request in flight ignored.
-mod common;
 
-use common::*;
+use crate::common::*;
 use crossterm::event::KeyCode;
 use switchboard::api::{ListQuery, NotificationFilter};
 use switchboard::console::power::{ConfirmMode, ProfileInfo, ProfileSwitcher};
@@ -41,7 +40,7 @@ async fn until(app: &mut App, done: impl Fn(&App) -> bool) {
 
 #[tokio::test]
 async fn goto_opens_every_kind_of_id_from_the_local_service() {
-    let t = common::service::demo().await;
+    let t = crate::common::service::demo().await;
     let q = ListQuery::default();
     let c = &t.client;
     let first = |ids: Vec<String>| ids.into_iter().next().expect("the demo has one");
@@ -129,7 +128,7 @@ async fn goto_opens_every_kind_of_id_from_the_local_service() {
 #[tokio::test]
 async fn profile_switch_drops_the_old_state_and_ignores_its_request_in_flight() {
     let mut held = start_server().await;
-    let demo = common::service::demo().await;
+    let demo = crate::common::service::demo().await;
     let demo_url = demo.svc.base_url.clone();
     let demo_client = demo.client.clone();
     let url = demo_url.clone();
@@ -219,11 +218,11 @@ fn gated_switcher(
 /// An app on a seeded local service, started, whose `slow` profile resolves only when the
 /// returned sender says so.
 async fn gated_app() -> (
-    common::service::TestService,
+    crate::common::service::TestService,
     App,
     std::sync::mpsc::Sender<()>,
 ) {
-    let demo = common::service::demo().await;
+    let demo = crate::common::service::demo().await;
     let (switcher, open) = gated_switcher(demo.client.clone(), demo.svc.base_url.clone());
     let mut app = App::with_client(
         State::new("test", &demo.svc.base_url, fixed_clock()),
@@ -235,7 +234,7 @@ async fn gated_app() -> (
     (demo, app, open)
 }
 
-async fn team_count(demo: &common::service::TestService) -> usize {
+async fn team_count(demo: &crate::common::service::TestService) -> usize {
     let page = demo.client.list_teams(&ListQuery::default()).await;
     page.expect("teams").items.len()
 }

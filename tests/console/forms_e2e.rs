@@ -1,13 +1,11 @@
 //! Forms end to end: keys drive the console against a real local service (demo seed), then the
 //! service's state is checked through the client.
-mod common;
 
-use common::service::{TestService, client_for, demo};
-use common::{ch, fixed_clock, key, next_reply};
+use crate::common::service::{TestService, client_for, demo};
+use crate::common::{ch, fixed_clock, key, next_reply};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use switchboard::api::model::SelectionType;
 use switchboard::api::{ListQuery, Order};
-use switchboard::console::forms::Phase;
 use switchboard::console::record::Item;
 use switchboard::console::{App, Msg, State};
 
@@ -23,13 +21,7 @@ fn typed(app: &mut App, text: &str) {
 
 /// Whether nothing is in flight: lists, details, the dialog's lookups and write.
 fn quiet(app: &App) -> bool {
-    let dialog_busy = app
-        .state
-        .forms
-        .dialog
-        .as_ref()
-        .is_some_and(|d| !d.lookups.is_empty() || matches!(d.phase, Phase::Submitting(_)));
-    app.state.in_flight() == 0 && !dialog_busy
+    app.is_idle()
 }
 
 /// Applies worker replies until nothing is in flight (each wait is bounded).

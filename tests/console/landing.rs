@@ -3,14 +3,13 @@
 //! write key acts on that item. Keys drive the console against the local service, with more than
 //! one page of teams, in both orders. Also: a team's detail lists its members, and the member
 //! dialogs offer only the members that apply.
-mod common;
 
-use common::service::{TestService, client_for, demo};
-use common::{ch, fixed_clock, key, next_reply};
+use crate::common::service::{TestService, client_for, demo};
+use crate::common::{ch, fixed_clock, key, next_reply};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use switchboard::api::model::CreateTeam;
 use switchboard::api::{ListQuery, Order};
-use switchboard::console::forms::{Kind, Phase};
+use switchboard::console::forms::Kind;
 use switchboard::console::{App, Msg, State};
 
 fn ctrl(c: char) -> Msg {
@@ -24,13 +23,7 @@ fn typed(app: &mut App, text: &str) {
 }
 
 fn quiet(app: &App) -> bool {
-    let busy = app
-        .state
-        .forms
-        .dialog
-        .as_ref()
-        .is_some_and(|d| !d.lookups.is_empty() || matches!(d.phase, Phase::Submitting(_)));
-    app.state.in_flight() == 0 && !busy
+    app.is_idle()
 }
 
 async fn press(app: &mut App, msg: Msg) {
@@ -117,7 +110,7 @@ async fn create_oldest_first_lands_on_the_last_page_and_e_edits_it() {
         "{:?}",
         app.state.toasts
     );
-    let screen = common::screen(&app);
+    let screen = crate::common::screen(&app);
     assert!(screen.contains("page ?"), "{screen}");
 
     // `e` edits what was made, not the first row of page 1.
@@ -179,7 +172,7 @@ async fn create_newest_first_from_a_later_page_lands_on_the_first() {
 async fn edit_on_a_page_keeps_the_page_and_selects_the_item() {
     let (ts, mut app) = setup().await;
     press(&mut app, ch(']')).await;
-    let page_ids: Vec<String> = common::row_ids(&app);
+    let page_ids: Vec<String> = crate::common::row_ids(&app);
     press(&mut app, ch('j')).await;
     press(&mut app, ch('j')).await;
     let id = selected_id(&app);
@@ -187,7 +180,7 @@ async fn edit_on_a_page_keeps_the_page_and_selects_the_item() {
     app.apply(ctrl('u'));
     typed(&mut app, "Renamed");
     press(&mut app, ctrl('s')).await;
-    assert_eq!(common::row_ids(&app), page_ids, "the same page");
+    assert_eq!(crate::common::row_ids(&app), page_ids, "the same page");
     assert_eq!(selected_id(&app), id);
     assert_eq!(detail_id(&app), Some(id.clone()));
     assert_eq!(ts.client.get_team(&id).await.expect("team").name, "Renamed");
@@ -224,7 +217,7 @@ async fn team_detail_lists_members_and_dialogs_offer_only_those_that_apply() {
     let team = detail_id(&app).expect("detail open");
     let (inside, outside) = members_of(&ts, &team).await;
     assert!(!outside.is_empty(), "the demo has members outside the team");
-    let s = common::screen(&app);
+    let s = crate::common::screen(&app);
     assert!(s.contains(&format!("Members ({})", inside.len())), "{s}");
 
     app.apply(ch('m'));
@@ -239,7 +232,7 @@ async fn team_detail_lists_members_and_dialogs_offer_only_those_that_apply() {
     assert!(app.state.forms.dialog.is_none());
     let (now_inside, _) = members_of(&ts, &team).await;
     assert!(now_inside.contains(&chosen), "added on the server");
-    let s = common::screen(&app);
+    let s = crate::common::screen(&app);
     assert!(
         s.contains(&format!("Members ({})", inside.len() + 1)),
         "the detail's members were refreshed: {s}"
@@ -353,11 +346,11 @@ async fn while_the_page_of_a_new_item_loads_write_keys_never_act_on_another_row(
 #[test]
 fn hostile_member_names_are_sanitized_in_the_team_detail() {
     use switchboard::console::{ApiCmd, ApiReply};
-    let mut app = common::started_app(120, 40);
-    common::answer_all(&mut app);
+    let mut app = crate::common::started_app(120, 40);
+    crate::common::answer_all(&mut app);
     app.apply(key(KeyCode::Enter));
     let mut page: serde_json::Value =
-        serde_json::from_str(&common::fixture("member-list.json")).expect("json");
+        serde_json::from_str(&crate::common::fixture("member-list.json")).expect("json");
     page["items"][0]["actor"]["name"] = serde_json::json!("Evil\u{1b}]52;c;aGk=\u{7}Name");
     page["items"][0]["actor"]["email"] = serde_json::json!("e\u{1b}[2Jvil@example.com");
     let members: switchboard::api::Page<switchboard::api::model::Member> =
@@ -365,15 +358,18 @@ fn hostile_member_names_are_sanitized_in_the_team_detail() {
     for r in app.take_requests() {
         let reply = match r.cmd {
             ApiCmd::Members => ApiReply::Members(members.items.clone()),
-            ApiCmd::Get { tab, .. } => common::item_reply(tab, common::fixtures_of(tab).1),
+            ApiCmd::Get { tab, .. } => {
+                crate::common::item_reply(tab, crate::common::fixtures_of(tab).1)
+            }
             _ => continue,
         };
         app.apply(Msg::Api {
             req_id: r.req_id,
+            pane: r.pane,
             result: Ok(reply),
         });
     }
-    let buf = common::buffer(&app);
+    let buf = crate::common::buffer(&app);
     let text: String = buf.content().iter().map(|c| c.symbol()).collect();
     assert!(text.contains("Members (1)"), "{text}");
     // Shown as visible markers, the way every server text is.

@@ -1,8 +1,7 @@
 //! `:` completion driven by keys: command names, profile names and loaded ids (prefix, cycling
 //! when several); `:profile` alone lists the profiles and marks the active one.
-mod common;
 
-use common::*;
+use crate::common::*;
 use crossterm::event::KeyCode;
 use switchboard::console::App;
 
@@ -17,14 +16,14 @@ fn input(app: &App) -> String {
         .power
         .command
         .as_ref()
-        .map(|c| c.input.clone())
+        .map(|c| c.input.value().to_string())
         .expect("command line open")
 }
 
 fn loaded() -> App {
     let mut app = started_app(120, 40);
     answer_all(&mut app);
-    app.state.power.profiles = vec!["test".into(), "work".into(), "audit".into()];
+    app.state.settings.profiles = vec!["test".into(), "work".into(), "audit".into()];
     app
 }
 

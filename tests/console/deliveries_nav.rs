@@ -1,10 +1,9 @@
 //! Cross-navigation and the filter dialog on an offline app: which requests go out, chips,
 //! breadcrumb, and Esc restoring cursor and page.
-mod common;
 
-use common::screen;
+use crate::common::screen;
 
-use common::{answer_all, ch, key, started_app};
+use crate::common::{answer_all, ch, key, started_app};
 use crossterm::event::KeyCode;
 use switchboard::api::NotificationFilter;
 use switchboard::console::{ApiCmd, App, Pane, Tab};
@@ -24,12 +23,17 @@ fn list_request(app: &mut App) -> (Tab, NotificationFilter) {
     // Answer them from the fixtures.
     for r in reqs {
         let reply = match &r.cmd {
-            ApiCmd::List { tab, .. } => common::page_reply(*tab, common::fixtures_of(*tab).0),
-            ApiCmd::Get { tab, .. } => common::item_reply(*tab, common::fixtures_of(*tab).1),
+            ApiCmd::List { tab, .. } => {
+                crate::common::page_reply(*tab, crate::common::fixtures_of(*tab).0)
+            }
+            ApiCmd::Get { tab, .. } => {
+                crate::common::item_reply(*tab, crate::common::fixtures_of(*tab).1)
+            }
             _ => continue,
         };
         app.apply(switchboard::console::Msg::Api {
             req_id: r.req_id,
+            pane: r.pane,
             result: Ok(reply),
         });
     }
@@ -238,7 +242,7 @@ fn attempt_cursor_stays_on_screen_in_a_long_history() {
 fn notifications_order(console: &str) -> (switchboard::api::Order, Vec<String>) {
     use switchboard::console::power::PowerSetup;
     use switchboard::console::{Msg, State};
-    let mut state = State::new("test", "http://127.0.0.1:9", common::fixed_clock());
+    let mut state = State::new("test", "http://127.0.0.1:9", crate::common::fixed_clock());
     PowerSetup {
         console: Some(toml::from_str(console).expect("table")),
         ..Default::default()
@@ -302,7 +306,7 @@ fn clear_filters_and_local_status_can_be_rebound() {
     use switchboard::console::deliveries::DeliveryKey;
     use switchboard::console::keymap::Action;
     use switchboard::console::power::PowerSetup;
-    let mut state = State::new("test", "http://127.0.0.1:9", common::fixed_clock());
+    let mut state = State::new("test", "http://127.0.0.1:9", crate::common::fixed_clock());
     PowerSetup {
         keys: Some(toml::from_str("clear_filters = \"X\"\nlocal_status = \"L\"").expect("table")),
         ..Default::default()
@@ -311,11 +315,11 @@ fn clear_filters_and_local_status_can_be_rebound() {
     assert!(state.toasts.is_empty(), "{:?}", state.toasts);
     let key = |c| KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE);
     assert_eq!(
-        state.keymap.action_for(&key('X')),
+        state.settings.keymap.action_for(&key('X')),
         Some(Action::Deliver(DeliveryKey::ClearFilters))
     );
     assert_eq!(
-        state.keymap.action_for(&key('L')),
+        state.settings.keymap.action_for(&key('L')),
         Some(Action::Deliver(DeliveryKey::LocalStatus))
     );
 }

@@ -1,10 +1,9 @@
 //! The real event loop (`console::drive`) on a `TestBackend`, with key events from a channel,
 //! the real worker and a loopback server whose teams route hangs until released.
-mod common;
 
 use std::io;
 
-use common::*;
+use crate::common::*;
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 use futures::channel::mpsc;
 use ratatui::Terminal;

@@ -1,8 +1,7 @@
 //! Header masking fails closed: unit cases (name case, unknown headers, the safe list) and
 //! properties over the function and over the rendered attempt view.
-mod common;
 
-use common::{answer_all, ch, fixed_clock, key};
+use crate::common::{answer_all, ch, fixed_clock, key};
 use crossterm::event::KeyCode;
 use proptest::prelude::*;
 use switchboard::console::deliveries::mask::{MASKED, is_safe, shown};
@@ -97,7 +96,7 @@ fn attempt_with_header(name: &str, value: &str) -> App {
 }
 
 fn screen(app: &App) -> String {
-    common::screen_sized(app, 160, 60)
+    crate::common::screen_sized(app, 160, 60)
 }
 
 proptest! {

@@ -1,12 +1,11 @@
 //! Watch mode: ticks reload the notifications list only while watching and not paused, errors
 //! back off, and on a real service new deliveries appear without a key press.
-mod common;
 
-use common::screen;
+use crate::common::screen;
 
 use std::time::Duration;
 
-use common::{answer_all, ch, key, page_reply, started_app};
+use crate::common::{answer_all, ch, key, page_reply, started_app};
 use crossterm::event::KeyCode;
 use switchboard::api::Error;
 use switchboard::console::{ApiCmd, App, Msg, Tab};
@@ -54,7 +53,7 @@ fn ticks_reload_only_while_watching_and_not_paused() {
     app.state.toasts.clear();
     assert!(app.state.deliveries.watch.on);
     assert!(app.state.animating(), "watching needs ticks");
-    let every = app.state.deliveries.watch.every_ticks;
+    let every = app.state.settings.watch_every_ticks;
     assert_eq!(u64::from(every) * 200, 2000, "every 2 s by default");
     ticks(&mut app, every - 1);
     assert!(list_requests(&mut app).is_empty());
@@ -63,6 +62,7 @@ fn ticks_reload_only_while_watching_and_not_paused() {
     assert_eq!(reqs.len(), 1, "one reload when due");
     app.apply(Msg::Api {
         req_id: reqs[0],
+        pane: switchboard::console::Pane::List(Tab::Notifications),
         result: Ok(page_reply(Tab::Notifications, "notification-list.json")),
     });
 
@@ -95,11 +95,12 @@ fn ticks_reload_only_while_watching_and_not_paused() {
 fn errors_back_off() {
     let mut app = on_notifications();
     app.apply(ch('w'));
-    let every = app.state.deliveries.watch.every_ticks;
+    let every = app.state.settings.watch_every_ticks;
     ticks(&mut app, every);
     let req = list_requests(&mut app);
     app.apply(Msg::Api {
         req_id: req[0],
+        pane: switchboard::console::Pane::List(Tab::Notifications),
         result: Err(Error::Invalid("boom".into())),
     });
     // The failure is seen at the next refresh, which waits twice as long afterwards.
@@ -109,6 +110,7 @@ fn errors_back_off() {
     assert_eq!(app.state.deliveries.watch.backoff, 2);
     app.apply(Msg::Api {
         req_id: req[0],
+        pane: switchboard::console::Pane::List(Tab::Notifications),
         result: Err(Error::Invalid("boom".into())),
     });
     ticks(&mut app, every * 2 - 1);
@@ -120,12 +122,12 @@ fn errors_back_off() {
 
 #[tokio::test]
 async fn new_deliveries_appear_without_a_key_press() {
-    let w = common::deliveries::world().await;
+    let w = crate::common::deliveries::world().await;
     w.fire(1).await;
     let mut app = w.app().await;
     // Follow the healthy destination: a small list that this test controls.
     app.apply(ch('4'));
-    common::deliveries::settle(&mut app).await;
+    crate::common::deliveries::settle(&mut app).await;
     let rows = &app.state.current().list.rows;
     let pos = rows
         .iter()
@@ -135,10 +137,10 @@ async fn new_deliveries_appear_without_a_key_press() {
         app.apply(ch('j'));
     }
     app.apply(ch('N'));
-    common::deliveries::settle(&mut app).await;
+    crate::common::deliveries::settle(&mut app).await;
     assert_eq!(app.state.current().list.rows.len(), 1);
     app.apply(ch('w'));
-    app.state.deliveries.watch.every_ticks = 1;
+    app.state.settings.watch_every_ticks = 1;
     w.fire(2).await;
 
     // The event loop's tick (only while animating) and replies; no keys from here on.

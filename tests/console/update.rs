@@ -1,7 +1,6 @@
 //! `update()` driven through the public `App`: navigation, paging, order, stale replies, errors.
-mod common;
 
-use common::*;
+use crate::common::*;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use serde_json::{Value, json};
 use switchboard::api::{ApiError, Error, Order};
@@ -34,6 +33,7 @@ fn only_request(app: &mut App) -> Request {
 fn reply(app: &mut App, req: &Request, r: ApiReply) {
     app.apply(Msg::Api {
         req_id: req.req_id,
+        pane: req.pane,
         result: Ok(r),
     });
 }
@@ -296,6 +296,7 @@ fn errors_keep_the_data_and_name_the_needed_key() {
     let req = only_request(&mut app);
     app.apply(Msg::Api {
         req_id: req.req_id,
+        pane: req.pane,
         result: Err(api_error("error-unauthorized.json")),
     });
     let list = &app.state.current().list;
@@ -311,6 +312,7 @@ fn errors_keep_the_data_and_name_the_needed_key() {
     let req = only_request(&mut app);
     app.apply(Msg::Api {
         req_id: req.req_id,
+        pane: req.pane,
         result: Err(Error::Api(Box::new(ApiError::synthetic(403, "forbidden")))),
     });
     let LoadState::Error(e) = &app.state.current().list.load else {
@@ -338,6 +340,7 @@ fn server_messages_are_shown_for_other_errors() {
     let req = only_request(&mut app);
     app.apply(Msg::Api {
         req_id: req.req_id,
+        pane: req.pane,
         result: Err(api_error("error-rate-limited.json")),
     });
     let LoadState::Error(e) = &app.state.current().list.load else {
@@ -350,6 +353,7 @@ fn server_messages_are_shown_for_other_errors() {
     let req = only_request(&mut app);
     app.apply(Msg::Api {
         req_id: req.req_id,
+        pane: req.pane,
         result: Err(Error::Network("connection refused".into())),
     });
     let LoadState::Error(e) = &app.state.current().list.load else {
@@ -400,6 +404,7 @@ fn enter_opens_a_detail_that_refreshes_and_esc_goes_back() {
 
     app.apply(Msg::Api {
         req_id: req.req_id,
+        pane: req.pane,
         result: Err(api_error("error-not-found.json")),
     });
     let d = app.state.current().detail.as_ref().expect("detail");

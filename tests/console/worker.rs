@@ -1,10 +1,9 @@
 //! The real worker over real HTTP: a loopback server that holds one route until released shows
 //! that keys are handled at once while a request hangs, and that errors name the needed key.
-mod common;
 
 use std::time::{Duration, Instant};
 
-use common::*;
+use crate::common::*;
 use switchboard::console::state::LoadState;
 use switchboard::console::{Msg, Tab};
 

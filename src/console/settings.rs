@@ -1,0 +1,53 @@
+//! What the operator configured (`[keys]`, `[console]`, the data dir): it lives beside the
+//! session, not in it, so a profile switch, which starts a new session, keeps it whole.
+use std::path::PathBuf;
+
+use super::clipboard::ClipboardMode;
+use super::deliveries::{TICK, WATCH_INTERVAL};
+use super::keymap::Keymap;
+use super::theme::Theme;
+use crate::api::Order;
+
+/// The console's settings; a profile switch never resets them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Settings {
+    /// Key bindings.
+    pub keymap: Keymap,
+    /// Styles.
+    pub theme: Theme,
+    /// The order the Notifications tab opens in (`[console] notifications_order`).
+    pub notifications_order: Order,
+    /// Ticks between watch-mode refreshes (`[console] watch_interval`).
+    pub watch_every_ticks: u32,
+    /// Whether mouse events are used.
+    pub mouse: bool,
+    /// How copies are made (`[console] clipboard`).
+    pub clipboard: ClipboardMode,
+    /// Where the history is kept; none keeps it in memory only.
+    pub data_dir: Option<PathBuf>,
+    /// Profile names offered by completion.
+    pub profiles: Vec<String>,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self {
+            keymap: Keymap::default(),
+            theme: Theme::default(),
+            // Newest first: the delivery that just failed is on the first page.
+            notifications_order: Order::Desc,
+            watch_every_ticks: ticks(WATCH_INTERVAL),
+            // The offline app starts bare; `PowerSetup::configure` turns it on by default.
+            mouse: false,
+            clipboard: ClipboardMode::default(),
+            data_dir: None,
+            profiles: Vec::new(),
+        }
+    }
+}
+
+/// A duration in whole animation ticks (at least one).
+pub(crate) fn ticks(every: std::time::Duration) -> u32 {
+    let n = (every.as_millis() / TICK.as_millis()).max(1);
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
