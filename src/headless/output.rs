@@ -200,7 +200,9 @@ impl Output {
                 let it = crate::text::redact::masked(it);
                 fields
                     .iter()
-                    .map(|f| crate::resource::cut(&clean(&field_text(&it, f)), super::columns::MAX_CELL))
+                    .map(|f| {
+                        crate::resource::cut(&clean(&field_text(&it, f)), super::columns::MAX_CELL)
+                    })
                     .collect()
             })
             .collect();

@@ -21,9 +21,7 @@ use crate::text::redact::HeaderOrigin;
 
 pub use history::{HISTORY_LEN, HistoryEntry, ReplayHistory};
 pub use lookup::{choose_destination, destination_for, fetch_candidates, matching, selects};
-pub use send::{
-    AnswerHeaders, ReplayResult, SendError, SendOptions, client_for, send, send_with,
-};
+pub use send::{AnswerHeaders, ReplayResult, SendError, SendOptions, client_for, send, send_with};
 
 /// Per-request timeout, as the delivery engine's (api.md §5).
 pub const TIMEOUT: Duration = Duration::from_secs(10);
