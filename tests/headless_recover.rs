@@ -701,3 +701,72 @@ async fn sends_stay_within_the_per_host_and_overall_bounds() {
     );
     assert!(per_host.contains(&2), "{per_host:?}");
 }
+
+/// The local service records 2 KiB of each attempt's request body (api.md §6), and list pages
+/// carry that cut record; a recover must still send the whole body, byte for byte, as the
+/// notification's own `GET` gives it, never the cut one with its marker.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_body_above_the_record_cap_is_recovered_whole() {
+    let w = world().await;
+    let (down, secret) = w.destination("in").await;
+    let big = "ü".repeat(3000);
+    let r = http()
+        .post(&w.hook)
+        .json(&json!({"type": "build.failed", "log": big}))
+        .send()
+        .await
+        .expect("hook");
+    assert_eq!(r.status(), 200);
+    let failed = w.settled(&down, 1, "failed").await;
+    let listed = failed[0]
+        .attempts
+        .iter()
+        .filter_map(|a| a.webhook_request.as_ref()?.request_body.clone())
+        .next()
+        .expect("a recorded body");
+    assert!(
+        switchboard::api::replay::body_is_cut(&listed),
+        "the list page carries the cut record"
+    );
+    w.rx.up.store(true, Ordering::SeqCst);
+    let before = w.rx.got("in").len();
+    let home = tempfile::tempdir().expect("home");
+    let out = run(
+        &w.t,
+        home.path(),
+        &[
+            "notifications",
+            "recover",
+            "--destination",
+            &down,
+            "--status",
+            "failed",
+        ],
+    )
+    .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let got = w.rx.got("in");
+    assert_eq!(got.len(), before + 1, "{out:?}");
+    let sent = &got[before];
+    let whole =
+        w.t.client
+            .get_notification(&failed[0].id)
+            .await
+            .expect("get");
+    let recorded = whole
+        .attempts
+        .iter()
+        .filter_map(|a| a.webhook_request.as_ref()?.request_body.clone())
+        .next()
+        .expect("a recorded body");
+    assert!(!switchboard::api::replay::body_is_cut(&recorded));
+    assert_eq!(
+        sent.body,
+        recorded.as_bytes(),
+        "the whole body, byte for byte"
+    );
+    verify_independently(&secret, &sent.headers, &sent.body);
+    let text = String::from_utf8(sent.body.clone()).expect("UTF-8");
+    serde_json::from_str::<Value>(&text).expect("JSON");
+    assert!(text.contains(&big), "the posted payload whole");
+}

@@ -775,6 +775,16 @@ impl Forwarder<'_> {
     /// The plan of `n`'s latest recorded request, signed with its destination's secret unless
     /// unsigned. The inner error says why it cannot be forwarded (shown, then skipped).
     async fn plan(&mut self, n: &Notification) -> Result<Result<ReplayPlan, String>, ForwardError> {
+        // A body the list page carried cut is read again whole: never forward a shortened one.
+        let client = self.client;
+        let read = n.clone();
+        let Some(whole) = self
+            .retrying(move || replay::whole(client, read.clone()))
+            .await?
+        else {
+            return Ok(Err("stopped before its whole body was read".into()));
+        };
+        let n = &whole;
         let target = self.cfg.target.clone();
         let (_, recorded) = match replay::recorded_request(n, None) {
             Ok(r) => r,

@@ -143,6 +143,8 @@ pub async fn plan(
     let mut walk = selection.walk(client);
     while let Some(batch) = walk.next_page().await? {
         for n in batch {
+            // A body the list page carried cut is read again whole before it is planned.
+            let n = replay::whole(client, n).await?;
             out.selected += 1;
             out.span = Some(match out.span {
                 None => (n.created_at, n.created_at),
@@ -368,7 +370,10 @@ pub async fn run(
         if in_flight.is_empty() {
             break;
         }
+        // The stop first: once asked, no answer that arrives with it may start another send.
         tokio::select! {
+            biased;
+            () = &mut stop, if !summary.stopped => summary.stopped = true,
             Some((h, item, result)) = in_flight.next() => {
                 hosts[h].2 -= 1;
                 let outcome = outcome_of(&result);
@@ -396,7 +401,6 @@ pub async fn run(
                 }
                 each(&d);
             }
-            () = &mut stop, if !summary.stopped => summary.stopped = true,
         }
     }
     summary.left = hosts.iter().map(|h| h.1.len()).sum();

@@ -610,6 +610,17 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_cut_record_is_one_replay_reads_again_whole() {
+        let body = "x".repeat(5000);
+        let cut = capped_record(&body, 2048);
+        assert!(crate::api::replay::body_is_cut(&cut), "{cut}");
+        assert!(!crate::api::replay::body_is_cut(&capped_record(
+            &body, 8192
+        )));
+        assert!(!crate::api::replay::body_is_cut(r#"{"type":"x"}"#));
+    }
+
+    #[test]
     fn backoff_doubles_and_caps_at_thirty_minutes() {
         let s = Duration::from_secs(1);
         assert_eq!(backoff(1, s), Duration::from_secs(2));

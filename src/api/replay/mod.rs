@@ -313,6 +313,31 @@ pub fn recorded_request(
     }
 }
 
+/// Whether a recorded body is one the local service cut to its record cap (api.md §6: a marker
+/// saying how many bytes were not recorded). Such a body is not what was sent: list pages carry
+/// it cut, the notification's own `GET` in full.
+pub fn body_is_cut(body: &str) -> bool {
+    body.ends_with(" bytes not recorded]") && body.contains("…[switchboard: ")
+}
+
+/// `n` with its latest recorded request whole: when the list page it came from carried that
+/// body cut ([`body_is_cut`]), the notification is read again by id, so a replay never sends
+/// (and signs) a shortened body.
+///
+/// # Errors
+/// The `GET`'s error.
+pub async fn whole(client: &super::Client, n: Notification) -> Result<Notification, super::Error> {
+    let cut = recorded_request(&n, None)
+        .ok()
+        .and_then(|(_, r)| r.request_body.as_deref())
+        .is_some_and(body_is_cut);
+    if cut {
+        client.get_notification(&n.id).await
+    } else {
+        Ok(n)
+    }
+}
+
 /// Builds the plan of a replay of notification `n`'s attempt `index` (default: the latest with a
 /// recorded request) to `target`, signed with `signing` unless `None`.
 ///
