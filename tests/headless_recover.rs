@@ -721,8 +721,7 @@ async fn a_body_above_the_record_cap_is_recovered_whole() {
     let listed = failed[0]
         .attempts
         .iter()
-        .filter_map(|a| a.webhook_request.as_ref()?.request_body.clone())
-        .next()
+        .find_map(|a| a.webhook_request.as_ref()?.request_body.clone())
         .expect("a recorded body");
     assert!(
         switchboard::api::replay::body_is_cut(&listed),
@@ -756,8 +755,7 @@ async fn a_body_above_the_record_cap_is_recovered_whole() {
     let recorded = whole
         .attempts
         .iter()
-        .filter_map(|a| a.webhook_request.as_ref()?.request_body.clone())
-        .next()
+        .find_map(|a| a.webhook_request.as_ref()?.request_body.clone())
         .expect("a recorded body");
     assert!(!switchboard::api::replay::body_is_cut(&recorded));
     assert_eq!(
