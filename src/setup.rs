@@ -10,7 +10,7 @@ use switchboard::api::Secret;
 use switchboard::config::{
     self, ConfigEdit, ConfigError, ConfigFile, Env, NewKey, NewProfile, Profile,
 };
-use switchboard::headless::{self, HeadlessError, OutputFormat};
+use switchboard::headless::{self, HeadlessError};
 
 use crate::cli::{Cli, GlobalArgs, ProfileCmd};
 
@@ -214,16 +214,28 @@ fn command_section(roff: &mut Roff, cmd: &ClapCommand, parent: &str) {
     }
 }
 
-/// Exit code of a write to standard output; a closed pipe (`| head`) is no failure.
+/// Exit code of a write to standard output: a lost output (closed or full) is exit 6, as for
+/// every command, never 0 or 1 (cancelled).
 fn finish(r: std::io::Result<()>) -> u8 {
     match r {
         Ok(()) => 0,
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => 0,
         Err(e) => {
+            let e = HeadlessError::Output(e);
             eprintln!("error: {e}");
-            1
+            u8::try_from(e.exit_code()).unwrap_or(1)
         }
     }
+}
+
+/// Writes to standard output through `f`; a failed write is [`HeadlessError::Output`] (exit 6).
+fn write_out(
+    f: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> Result<(), HeadlessError> {
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    f(&mut out)
+        .and_then(|()| std::io::Write::flush(&mut out))
+        .map_err(HeadlessError::Output)
 }
 
 /// Why a profile command failed.
@@ -261,21 +273,25 @@ fn run_profile(g: &GlobalArgs, cmd: ProfileCmd) -> Result<(), ProfileError> {
     let env = Env::from_process();
     let flags = crate::flags(g);
     let path = config::config_path(&flags, &env).ok_or(ProfileError::NoPath)?;
-    let json = OutputFormat::choose(g.output) == OutputFormat::Json;
+    // `--jq` and `-o ndjson` as every command takes them; a lost output is exit 6.
+    let out = headless::Output::new(g.output, g.jq.as_deref(), None)?;
     match cmd {
         ProfileCmd::List { names } => {
             let file = ConfigFile::load(&path)?.unwrap_or_default();
             if names {
                 // Shell completion reads this: only names `profile add` would accept.
-                for n in file
-                    .profiles
-                    .keys()
-                    .filter(|n| config::valid_profile_name(n))
-                {
-                    println!("{n}");
-                }
+                write_out(|w| {
+                    for n in file
+                        .profiles
+                        .keys()
+                        .filter(|n| config::valid_profile_name(n))
+                    {
+                        writeln!(w, "{n}")?;
+                    }
+                    Ok(())
+                })?;
             } else {
-                list(&file, json);
+                list(&file, &out)?;
             }
         }
         ProfileCmd::Show { profile_name } => {
@@ -295,7 +311,7 @@ fn run_profile(g: &GlobalArgs, cmd: ProfileCmd) -> Result<(), ProfileError> {
                 .into());
             };
             let is_default = file.default_profile.as_deref() == Some(name.as_str());
-            show(&name, p, is_default, &path, &env, json);
+            show(&name, p, is_default, &path, &env, &out)?;
         }
         ProfileCmd::Add {
             new_name,
@@ -405,9 +421,9 @@ fn key_source(p: &Profile, env: &Env) -> String {
     }
 }
 
-fn list(file: &ConfigFile, json: bool) {
+fn list(file: &ConfigFile, out: &headless::Output) -> Result<(), HeadlessError> {
     let is_default = |n: &str| file.default_profile.as_deref() == Some(n);
-    if json {
+    if !out.table() {
         let rows: Vec<_> = file
             .profiles
             .iter()
@@ -420,14 +436,15 @@ fn list(file: &ConfigFile, json: bool) {
                 })
             })
             .collect();
-        println!("{:#}", serde_json::Value::Array(rows));
-        return;
+        // Config text: hazards escaped as the JSON views escape them, even piped.
+        let raw = format!("{:#}", serde_json::Value::Array(rows));
+        return out.document(&switchboard::text::sanitize::json_for_terminal(&raw));
     }
     if file.profiles.is_empty() {
         eprintln!(
             "No profiles. Add one with: switchboard profile add NAME --base-url URL --api-key-env VAR"
         );
-        return;
+        return Ok(());
     }
     let width = file
         .profiles
@@ -436,20 +453,30 @@ fn list(file: &ConfigFile, json: bool) {
         .max()
         .unwrap_or(4)
         .max(4);
-    println!("  {:<width$}  {:<40}  READ-ONLY", "NAME", "BASE URL");
-    for (n, p) in &file.profiles {
-        let mark = if is_default(n) { '*' } else { ' ' };
-        let url = p.base_url.as_deref().unwrap_or("(default)");
-        let ro = if p.read_only.unwrap_or(false) {
-            "yes"
-        } else {
-            "no"
-        };
-        println!("{mark} {:<width$}  {:<40}  {ro}", clean(n), clean(url));
-    }
+    write_out(|w| {
+        writeln!(w, "  {:<width$}  {:<40}  READ-ONLY", "NAME", "BASE URL")?;
+        for (n, p) in &file.profiles {
+            let mark = if is_default(n) { '*' } else { ' ' };
+            let url = p.base_url.as_deref().unwrap_or("(default)");
+            let ro = if p.read_only.unwrap_or(false) {
+                "yes"
+            } else {
+                "no"
+            };
+            writeln!(w, "{mark} {:<width$}  {:<40}  {ro}", clean(n), clean(url))?;
+        }
+        Ok(())
+    })
 }
 
-fn show(name: &str, p: &Profile, is_default: bool, path: &std::path::Path, env: &Env, json: bool) {
+fn show(
+    name: &str,
+    p: &Profile,
+    is_default: bool,
+    path: &std::path::Path,
+    env: &Env,
+    out: &headless::Output,
+) -> Result<(), HeadlessError> {
     let org = if let Some(var) = &p.organization_key_env {
         Some(format!("environment {var}"))
     } else {
@@ -457,7 +484,7 @@ fn show(name: &str, p: &Profile, is_default: bool, path: &std::path::Path, env: 
             .as_ref()
             .map(|c| format!("command `{c}`"))
     };
-    if json {
+    if !out.table() {
         let v = serde_json::json!({
             "name": name,
             "default": is_default,
@@ -468,8 +495,9 @@ fn show(name: &str, p: &Profile, is_default: bool, path: &std::path::Path, env: 
             "instance_id": p.instance_id,
             "read_only": p.read_only.unwrap_or(false),
         });
-        println!("{v:#}");
-        return;
+        // Config text: hazards escaped as the JSON views escape them, even piped.
+        let raw = format!("{v:#}");
+        return out.document(&switchboard::text::sanitize::json_for_terminal(&raw));
     }
     let rows = [
         (
@@ -497,9 +525,12 @@ fn show(name: &str, p: &Profile, is_default: bool, path: &std::path::Path, env: 
             .into(),
         ),
     ];
-    for (k, v) in rows {
-        println!("{k:<17} {}", clean(&v));
-    }
+    write_out(|w| {
+        for (k, v) in rows {
+            writeln!(w, "{k:<17} {}", clean(&v))?;
+        }
+        Ok(())
+    })
 }
 
 /// The config file is the user's own, but a control character in it must still not drive the

@@ -738,6 +738,8 @@ fn output_failures_exit_6_never_0_or_1() {
         &["-o", "ndjson", "teams", "list", "--all"],
         &["--jq", ".items[].id", "teams", "list"],
         &["info", "-o", "json"],
+        &["-o", "json", "profile", "list"],
+        &["completion", "bash"],
     ] {
         // Standard output closed before the command writes: the read end is gone.
         let (reader, writer) = std::io::pipe().expect("pipe");
@@ -1258,4 +1260,13 @@ fn info_versions_shows_what_the_server_serves() {
     let asked = s.introspections().len();
     Sb::at(&s).run(&["info"]);
     assert_eq!(s.introspections().len(), asked);
+}
+
+#[test]
+fn profile_commands_take_jq_like_every_command() {
+    let out = Sb::new().run(&["--jq", "length", "profile", "list"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(out.stdout.trim(), "0", "{out:?}");
+    let bad = Sb::new().run(&["--jq", ".[", "profile", "list"]);
+    assert_eq!(bad.code, 2, "{bad:?}");
 }
