@@ -23,7 +23,10 @@ use cli::{Cli, Command, GlobalArgs};
 const USAGE: u8 = 2;
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return usage_error(&e),
+    };
     let runtime = match tokio::runtime::Runtime::new() {
         Ok(r) => r,
         Err(e) => {
@@ -417,4 +420,42 @@ fn init_logging(level: &str, to_file: bool) -> Result<(), String> {
         .with_writer(Sanitized(std::io::stderr))
         .init();
     Ok(())
+}
+
+/// A command line clap refused. Under `-o json|ndjson` or `--jq` (as far as the words say) it is
+/// one JSON object on standard error like every other error, exit 2; help and version requests
+/// and everything else are clap's own text.
+fn usage_error(e: &clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let machine = args.iter().enumerate().any(|(i, a)| {
+        let next = args.get(i + 1).map(String::as_str);
+        a == "--jq"
+            || a.starts_with("--jq=")
+            || matches!(
+                a.as_str(),
+                "-ojson" | "-ondjson" | "--output=json" | "--output=ndjson"
+            )
+            || (matches!(a.as_str(), "-o" | "--output") && matches!(next, Some("json" | "ndjson")))
+    });
+    let quiet = matches!(
+        e.kind(),
+        ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    );
+    if !machine || quiet {
+        e.exit();
+    }
+    let message = e.kind().as_str().map_or_else(
+        || switchboard::text::line(&e.to_string()).into_owned(),
+        |k| {
+            let detail = e.to_string();
+            let first = detail.lines().next().unwrap_or(k);
+            switchboard::text::line(first.trim_start_matches("error: ")).into_owned()
+        },
+    );
+    let v = serde_json::json!({"error": {"status": null, "code": "usage", "message": message}});
+    eprintln!("{v}");
+    ExitCode::from(2)
 }

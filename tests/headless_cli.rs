@@ -858,6 +858,24 @@ fn ndjson_prints_one_item_a_line_across_pages_as_they_arrive() {
 #[test]
 fn errors_under_json_output_are_one_json_object_on_stderr() {
     let s = FakeServer::start();
+    // A command line clap refuses is a usage error like any other: JSON under -o json or --jq.
+    for args in [
+        &["-o", "json", "teams", "list", "--bogus"][..],
+        &["--jq", ".items", "teams", "list", "--limit", "abc"],
+    ] {
+        let out = Sb::at(&s).run(args);
+        assert_eq!(out.code, 2, "{args:?}: {out:?}");
+        assert!(out.stdout.is_empty(), "{out:?}");
+        let e = error_of(&out);
+        assert_eq!(e["code"], "usage", "{e}");
+        assert!(e["status"].is_null(), "{e}");
+    }
+    let plain = Sb::at(&s).run(&["teams", "list", "--bogus"]);
+    assert_eq!(plain.code, 2, "{plain:?}");
+    assert!(
+        plain.stderr.contains("Usage:"),
+        "clap's own text otherwise: {plain:?}"
+    );
     let out = Sb::at(&s).run(&["-o", "json", "callbacks", "get", "missing_1"]);
     assert_eq!(out.code, 3, "{out:?}");
     assert!(out.stdout.is_empty(), "stdout holds only results");
