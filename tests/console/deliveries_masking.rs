@@ -139,3 +139,48 @@ fn debug_output_of_the_state_hides_recorded_headers() {
     let debug = format!("{:?}", app.state);
     assert!(!debug.contains(value), "Debug must not carry header values");
 }
+
+/// A destination URL's userinfo password and secret query values are masked by the one policy
+/// in the destinations list and detail and in the notifications list and detail (the delivery
+/// itself still sends the userinfo as basic auth).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn credentials_in_destination_urls_are_masked_in_lists_and_details() {
+    use switchboard::api::model::{CallbacksInput, CreateDestination};
+    let w = crate::common::deliveries::world().await;
+    let url = format!(
+        "{}/ok?token=URLSECRET7",
+        w.receiver.replacen("http://", "http://alice:PASSW0RDX@", 1)
+    );
+    w.t.client
+        .create_destination(&CreateDestination {
+            name: "Creds in URL".into(),
+            description: None,
+            url,
+            callbacks: CallbacksInput::selected(vec![w.callback.clone()]),
+        })
+        .await
+        .expect("destination");
+    w.fire(1).await;
+    let mut app = w.app().await;
+    app.apply(Msg::Resize(200, 50));
+    let mut seen = 0;
+    for tab in ['4', '5'] {
+        app.apply(ch(tab));
+        crate::common::deliveries::settle(&mut app).await;
+        app.apply(key(KeyCode::Char('g')));
+        for _ in 0..6 {
+            app.apply(key(KeyCode::Enter));
+            crate::common::deliveries::settle(&mut app).await;
+            let s = crate::common::screen_sized(&app, 200, 50);
+            assert!(!s.contains("PASSW0RDX"), "a URL password on screen:\n{s}");
+            assert!(
+                !s.contains("URLSECRET7"),
+                "a secret query value on screen:\n{s}"
+            );
+            seen += usize::from(s.contains("alice:"));
+            app.apply(key(KeyCode::Esc));
+            app.apply(key(KeyCode::Char('j')));
+        }
+    }
+    assert!(seen > 0, "the masked URL was on screen at least once");
+}

@@ -118,7 +118,7 @@ fn unsanitised_lines(state: &State, v: &AttemptView, ctx: &ViewCtx) -> Vec<Line<
     };
     out.push(Line::from(vec![
         Span::styled(r.request_method.clone(), ctx.theme.accent),
-        Span::raw(format!(" {}", r.url)),
+        Span::raw(format!(" {}", crate::text::redact::mask_url(&r.url))),
         Span::styled(format!("  {}", duration_ms(r.duration)), ctx.theme.muted),
     ]));
     out.push(signature(check(state, n, v.position), ctx));

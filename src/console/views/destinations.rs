@@ -37,7 +37,12 @@ fn selection(s: &CallbackSelection) -> String {
 
 /// Row cells.
 pub(crate) fn cells(d: &Destination, ctx: &ViewCtx) -> Vec<Cell<'static>> {
-    let url = d.webhook_destination.as_ref().map(|w| w.url.as_str());
+    // Through the redaction policy: a userinfo password and secret query values masked.
+    let url = d
+        .webhook_destination
+        .as_ref()
+        .map(|w| crate::text::redact::mask_url(&w.url));
+    let url = url.as_deref();
     vec![
         Cell::from(d.name.clone()),
         Cell::from(ctx.or_muted(url, "—")),
@@ -95,7 +100,7 @@ pub fn detail_with(d: &Destination, ctx: &ViewCtx, x: &Extras) -> Vec<Line<'stat
                     Span::styled("  (masked · R reveals)", ctx.theme.muted),
                 ],
             };
-            f.field("URL", w.url.clone())
+            f.field("URL", crate::text::redact::mask_url(&w.url))
                 .field_spans("Signing secret", secret);
         }
         None => {

@@ -80,7 +80,15 @@ pub(crate) fn cells(n: &Notification, ctx: &ViewCtx) -> Vec<Cell<'static>> {
         Cell::from(ctx.or_muted(n.event_type().as_deref(), "—")),
         // Filled in by the deliveries room, which knows the destinations.
         Cell::from(Span::styled("—", ctx.theme.muted)),
-        Cell::from(ctx.or_muted(n.url.as_deref(), "—")),
+        Cell::from(
+            ctx.or_muted(
+                n.url
+                    .as_deref()
+                    .map(crate::text::redact::mask_url)
+                    .as_deref(),
+                "—",
+            ),
+        ),
         ctx.ago(&n.created_at),
         Cell::from(Span::styled(n.id.clone(), ctx.theme.muted)),
     ]
@@ -134,7 +142,13 @@ pub(crate) fn detail_with(
     f.field("ID", n.id.clone())
         .field_spans("Status", vec![status(n, ctx)])
         .field("Type", n.kind.to_string())
-        .opt("URL", n.url.as_deref())
+        .opt(
+            "URL",
+            n.url
+                .as_deref()
+                .map(crate::text::redact::mask_url)
+                .as_deref(),
+        )
         .opt("Event type", n.event_type().as_deref())
         .opt("Event", n.body_field("eventId").as_deref())
         .opt("Callback", callback.as_deref())
