@@ -244,7 +244,7 @@ fn summary_of(item: &Item) -> String {
         line(&item.plan.notification_id),
         line(item.status.as_str()),
         time::format(&item.created_at),
-        line(item.plan.target.as_str())
+        line(&crate::text::redact::mask_url(item.plan.target.as_str()))
     )
 }
 
@@ -263,7 +263,7 @@ fn planned_json(item: &Item) -> Value {
         "notification": item.plan.notification_id,
         "status": item.status.as_str(),
         "created_at": time::format(&item.created_at),
-        "target": item.plan.target.as_str(),
+        "target": crate::text::redact::mask_url(item.plan.target.as_str()),
         "attempt": item.plan.attempt_index.saturating_add(1),
         "destination": item.plan.destination,
         "headers": masked(&item.plan.preview_headers()),
@@ -294,7 +294,7 @@ fn outcome_text(o: Outcome) -> &'static str {
 fn delivery_json(d: &Delivery) -> Value {
     json!({
         "notification": d.notification,
-        "target": d.target.as_str(),
+        "target": crate::text::redact::mask_url(d.target.as_str()),
         "status": d.result.status,
         "duration_ms": u64::try_from(d.result.duration.as_millis()).unwrap_or(u64::MAX),
         "outcome": outcome_text(d.outcome),
@@ -314,7 +314,7 @@ fn delivery_line(d: &Delivery) -> String {
         "{:<11}  {}  → {}  {} in {} ms",
         outcome_text(d.outcome).to_uppercase(),
         line(&d.notification),
-        line(d.target.as_str()),
+        line(&crate::text::redact::mask_url(d.target.as_str())),
         line(&answer),
         d.result.duration.as_millis()
     )
