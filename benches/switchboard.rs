@@ -2,7 +2,8 @@
 //! a key, decoding 100-item pages of every resource, and the local service's list latency on
 //! loopback (mean from criterion, p50/p99 and throughput printed by a closed loop), and the
 //! service's event-to-first-attempt latency (printed).
-#[path = "../tests/console_support/mod.rs"]
+#[allow(dead_code)] // the benches take a part of the console tests' helpers
+#[path = "../tests/common/console.rs"]
 mod console_support;
 
 use std::hint::black_box;

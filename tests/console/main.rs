@@ -4,13 +4,20 @@
 mod common;
 
 mod command_completion;
+mod deliveries_flow;
 mod deliveries_masking;
+mod deliveries_names;
 mod deliveries_nav;
 mod deliveries_watch;
 mod event_loop;
+mod footer_help;
 mod forms_e2e;
+mod forms_offline;
 mod landing;
 mod operator;
+mod power_keys;
 mod power_service;
+mod replay;
+mod tab_snapshots;
 mod update;
 mod worker;

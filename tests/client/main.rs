@@ -1,0 +1,10 @@
+//! The API client in one binary (one link step): its wire form and resilience against a
+//! recording loopback server, injected faults (through the client, the binary and the console)
+//! and the golden fixtures' round trip through the typed model.
+#[path = "../common/mod.rs"]
+mod common;
+
+mod fault_injection;
+mod fixtures_roundtrip;
+mod requests;
+mod resilience;

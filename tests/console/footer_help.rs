@@ -1,0 +1,121 @@
+//! The footer follows the context (tab, pane, selection; rebinding respected; cut to the width)
+//! and `?` fits the smallest terminal with nothing cut.
+use crate::common;
+
+use common::*;
+use crossterm::event::KeyCode;
+use switchboard::console::{App, Tab};
+
+fn app_on(tab: Tab, w: u16, h: u16) -> App {
+    let mut app = started_app(w, h);
+    answer_all(&mut app);
+    let digit = char::from_digit(tab.index() as u32 + 1, 10).expect("digit");
+    app.apply(ch(digit));
+    answer_all(&mut app);
+    app
+}
+
+/// The last line of the screen: the footer.
+fn footer(app: &App) -> String {
+    let s = screen(app);
+    let line = s
+        .lines()
+        .last()
+        .unwrap_or_default()
+        .trim_matches('"')
+        .to_string();
+    line.trim_end().to_string()
+}
+
+#[test]
+fn help_fits_80x24_with_nothing_cut() {
+    let mut app = app_on(Tab::Teams, 80, 24);
+    app.apply(ch('?'));
+    let s = screen(&app);
+    let flat: String = s
+        .lines()
+        .map(|l| l.trim_matches('"'))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let words: Vec<&str> = flat.split([' ', '│']).filter(|w| !w.is_empty()).collect();
+    for (keys, desc) in app.state.settings.keymap.help_rows() {
+        assert!(flat.contains(&keys), "keys {keys} shown:\n{s}");
+        for w in desc.split(' ') {
+            assert!(words.contains(&w), "“{w}” of “{desc}” shown whole:\n{s}");
+        }
+    }
+    insta::assert_snapshot!("help_80x24", s);
+}
+
+#[test]
+fn footer_follows_tab_pane_and_selection() {
+    let mut app = app_on(Tab::Teams, 120, 40);
+    let f = footer(&app);
+    for hint in ["Enter open", "c new", "e edit", "m/M member", "p/x project"] {
+        assert!(f.contains(hint), "teams list: {hint} in {f}");
+    }
+    assert!(!f.contains("D destinations"), "{f}");
+    assert!(f.ends_with("? help  q quit"), "{f}");
+    app.apply(key(KeyCode::Enter));
+    answer_all(&mut app);
+    let detail = footer(&app);
+    assert!(
+        detail.contains("e edit") && detail.contains("Esc back"),
+        "{detail}"
+    );
+    assert!(
+        !detail.contains("c new") && !detail.contains("Enter open"),
+        "{detail}"
+    );
+    app.apply(key(KeyCode::Esc));
+
+    let app = app_on(Tab::Callbacks, 120, 40);
+    let f = footer(&app);
+    assert!(
+        f.contains("D destinations") && f.contains("N notifications"),
+        "{f}"
+    );
+    assert!(
+        !f.contains("e edit") && !f.contains("c new"),
+        "callbacks are read-only: {f}"
+    );
+    let app = app_on(Tab::Notifications, 120, 40);
+    let f = footer(&app);
+    assert!(f.contains("f filter") && f.contains("w watch"), "{f}");
+    insta::assert_snapshot!("footers_120", {
+        let mut all = Vec::new();
+        for tab in Tab::ALL {
+            let app = app_on(tab, 120, 40);
+            all.push(format!("{:<13} {}", tab.title(), footer(&app)));
+        }
+        all.join("\n")
+    });
+}
+
+#[test]
+fn footer_is_cut_to_the_width_most_useful_first() {
+    let app = app_on(Tab::Teams, 80, 24);
+    let f = footer(&app);
+    assert!(f.chars().count() <= 80, "{f}");
+    assert!(f.starts_with(" Enter open  c new  e edit"), "{f}");
+    assert!(f.ends_with("? help  q quit"), "help always fits: {f}");
+    let wide = footer(&app_on(Tab::Teams, 160, 40));
+    assert!(wide.len() > f.len(), "more hints when wider:\n{f}\n{wide}");
+}
+
+#[test]
+fn footer_shows_rebound_keys_and_hides_unbound_ones() {
+    let mut app = app_on(Tab::Teams, 120, 40);
+    app.state.settings.keymap.bind(
+        switchboard::console::keymap::KeySpec::ch('E'),
+        switchboard::console::keymap::Action::Edit,
+    );
+    app.state.settings.keymap.bind(
+        switchboard::console::keymap::KeySpec::ch('e'),
+        switchboard::console::keymap::Action::Reload,
+    );
+    app.apply(key(KeyCode::Down));
+    let f = footer(&app);
+    assert!(f.contains("E edit"), "{f}");
+    assert!(f.contains("e reload"), "{f}");
+}

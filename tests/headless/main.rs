@@ -1,0 +1,12 @@
+//! The `switchboard` binary's headless commands in one binary (one link step): run as processes
+//! against the recording loopback server or the embedded service on 127.0.0.1.
+#[path = "../common/mod.rs"]
+mod common;
+
+mod cli;
+mod forward;
+mod members;
+mod members_teams;
+mod recover;
+mod replay;
+mod setup;

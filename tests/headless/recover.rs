@@ -1,0 +1,770 @@
+//! `notifications recover` and `notifications wait` as processes against the embedded service on
+//! 127.0.0.1: a receiver is down while events fire (their deliveries end `failed`), then comes
+//! back; a recover re-delivers exactly the failed ones of the window, once each, with signatures
+//! checked without the library; a rerun sends nothing; a run stopped with Ctrl-C resumes with
+//! the rest; a read-only profile is refused a remote target. `wait` sees events posted after it
+//! starts (exit 0), a delivery that ends failed (exit 3), and times out (exit 5).
+use crate::common;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::{Path as UrlPath, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::routing::post;
+use common::replay::verify_independently;
+use common::service::{TestService, eventually, http, manual_callback, start_with};
+use serde_json::{Value, json};
+use switchboard::api::model::{CallbacksInput, CreateDestination, Notification};
+use switchboard::api::{ListQuery, NotificationFilter};
+use switchboard::service::{Seed, ServiceConfig};
+use tokio::io::AsyncBufReadExt;
+
+/// What the receiver got: path, headers, body.
+#[derive(Clone, Debug)]
+struct Got {
+    path: String,
+    headers: HeaderMap,
+    body: Vec<u8>,
+}
+
+/// A receiver that is down (503) until `up` is set; `/gate` answers its first `gate_open`
+/// requests at once and holds the others until `release` is set.
+#[derive(Clone, Default)]
+struct Rx {
+    log: Arc<std::sync::Mutex<Vec<Got>>>,
+    up: Arc<AtomicBool>,
+    gate_open: Arc<AtomicUsize>,
+    release: Arc<tokio::sync::Notify>,
+    released: Arc<AtomicBool>,
+}
+
+impl Rx {
+    fn got(&self, path: &str) -> Vec<Got> {
+        self.log
+            .lock()
+            .expect("log")
+            .iter()
+            .filter(|g| g.path == path)
+            .cloned()
+            .collect()
+    }
+
+    /// Requests on `path` per notification id.
+    fn per_notification(&self, path: &str) -> BTreeMap<String, usize> {
+        let mut out = BTreeMap::new();
+        for g in self.got(path) {
+            let id = g
+                .headers
+                .get("metorial-notification-id")
+                .and_then(|v| v.to_str().ok())
+                .expect("a notification id header")
+                .to_string();
+            *out.entry(id).or_insert(0) += 1;
+        }
+        out
+    }
+}
+
+async fn receive(
+    State(rx): State<Rx>,
+    UrlPath(path): UrlPath<String>,
+    headers: HeaderMap,
+    body: axum::body::Bytes,
+) -> StatusCode {
+    let n = {
+        let mut log = rx.log.lock().expect("log");
+        log.push(Got {
+            path: path.clone(),
+            headers,
+            body: body.to_vec(),
+        });
+        log.iter().filter(|g| g.path == path).count()
+    };
+    match path.as_str() {
+        "gate" if n > rx.gate_open.load(Ordering::SeqCst) => {
+            while !rx.released.load(Ordering::SeqCst) {
+                let notified = rx.release.notified();
+                if rx.released.load(Ordering::SeqCst) {
+                    break;
+                }
+                notified.await;
+            }
+            StatusCode::OK
+        }
+        "down" => StatusCode::SERVICE_UNAVAILABLE,
+        "in" if !rx.up.load(Ordering::SeqCst) => StatusCode::SERVICE_UNAVAILABLE,
+        _ => StatusCode::OK,
+    }
+}
+
+async fn start_receiver() -> (String, Rx) {
+    let rx = Rx::default();
+    let app = Router::new()
+        .route("/{path}", post(receive))
+        .with_state(rx.clone());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    (format!("http://{addr}"), rx)
+}
+
+/// A service whose retries come at once (a failing delivery ends `failed` within a second), with
+/// a receiver, the manual callback's hook URL, and destinations created on demand.
+struct World {
+    t: TestService,
+    rx_url: String,
+    rx: Rx,
+    hook: String,
+    callback: String,
+}
+
+async fn world() -> World {
+    let mut cfg = ServiceConfig::ephemeral();
+    cfg.seed = Seed::Demo;
+    cfg.retry_base = Duration::from_micros(1);
+    let t = start_with(cfg).await;
+    let (rx_url, rx) = start_receiver().await;
+    let cb = manual_callback(&t.client).await;
+    World {
+        t,
+        rx_url,
+        rx,
+        hook: cb.url.expect("hook url"),
+        callback: cb.id,
+    }
+}
+
+impl World {
+    /// A destination of the manual callback delivering to `<rx>/<path>`: its id and secret.
+    async fn destination(&self, path: &str) -> (String, String) {
+        let d = self
+            .t
+            .client
+            .create_destination(&CreateDestination {
+                name: format!("to {path}"),
+                description: None,
+                url: format!("{}/{path}", self.rx_url),
+                callbacks: CallbacksInput::selected(vec![self.callback.clone()]),
+            })
+            .await
+            .expect("destination");
+        (d.id, d.webhook_destination.expect("webhook").signing_secret)
+    }
+
+    /// Fires one event at the callback.
+    async fn fire(&self, n: usize) {
+        let r = http()
+            .post(&self.hook)
+            .json(&json!({"type": "build.failed", "build": n, "note": "ünïcode ✓"}))
+            .send()
+            .await
+            .expect("hook");
+        assert_eq!(r.status(), 200);
+    }
+
+    /// The destination's notifications once `count` of them are all `status`.
+    async fn settled(&self, dest: &str, count: usize, status: &str) -> Vec<Notification> {
+        let filter = NotificationFilter {
+            destination_ids: vec![dest.to_string()],
+            ..Default::default()
+        };
+        let q = ListQuery {
+            limit: Some(100),
+            ..Default::default()
+        };
+        eventually(Duration::from_secs(30), || async {
+            let page = self.t.client.list_notifications(&q, &filter).await.ok()?;
+            let all = page.items;
+            (all.len() == count && all.iter().all(|n| n.status.as_str() == status)).then_some(all)
+        })
+        .await
+    }
+}
+
+/// What a run of the binary left behind.
+#[derive(Debug)]
+struct Out {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+impl Out {
+    fn lines(&self) -> Vec<Value> {
+        self.stdout
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l:?}")))
+            .collect()
+    }
+}
+
+/// The binary against the service, with `home` as its home (the journal lives there), piped.
+fn command(t: &TestService, home: &Path, args: &[&str]) -> tokio::process::Command {
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_switchboard"));
+    cmd.env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", home)
+        .env("XDG_CONFIG_HOME", home.join("config"))
+        .env("XDG_DATA_HOME", home.join("data"))
+        .env("SWITCHBOARD_BASE_URL", &t.svc.base_url)
+        .env("SWITCHBOARD_API_KEY", t.svc.api_key.expose())
+        .env("SWITCHBOARD_REPLAY_TIMEOUT_MS", "5000")
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true);
+    cmd
+}
+
+async fn finish(child: tokio::process::Child) -> Out {
+    let out = tokio::time::timeout(Duration::from_mins(1), child.wait_with_output())
+        .await
+        .expect("the binary finishes")
+        .expect("switchboard runs");
+    Out {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+async fn run(t: &TestService, home: &Path, args: &[&str]) -> Out {
+    finish(command(t, home, args).spawn().expect("spawn switchboard")).await
+}
+
+/// The recorded request body of a notification's latest attempt.
+fn recorded_body(n: &Notification) -> String {
+    n.attempts
+        .iter()
+        .max_by_key(|a| a.index)
+        .and_then(|a| a.webhook_request.as_ref())
+        .and_then(|r| r.request_body.clone())
+        .expect("a recorded body")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn recover_sends_each_failed_delivery_of_the_window_once_then_nothing() {
+    let w = world().await;
+    let (down, secret) = w.destination("in").await;
+    let (healthy, _) = w.destination("ok").await;
+    // Before the window: a failed delivery that must not be recovered.
+    w.fire(0).await;
+    let early = w.settled(&down, 1, "failed").await;
+    // The window starts just after it; the next events come once the clock has passed that.
+    let window = early[0].created_at + chrono::Duration::milliseconds(1);
+    eventually(Duration::from_secs(5), || async {
+        (chrono::Utc::now() > window).then_some(())
+    })
+    .await;
+    for i in 1..=5 {
+        w.fire(i).await;
+    }
+    let failed = w.settled(&down, 6, "failed").await;
+    w.settled(&healthy, 6, "succeeded").await;
+    let in_window: BTreeMap<String, Notification> = failed
+        .into_iter()
+        .filter(|n| n.created_at >= window)
+        .map(|n| (n.id.clone(), n))
+        .collect();
+    assert_eq!(in_window.len(), 5);
+    w.rx.up.store(true, Ordering::SeqCst);
+    let before = w.rx.got("in").len();
+    let home = tempfile::tempdir().expect("home");
+    let since = switchboard::api::model::time::format(&window);
+    // Both test destinations (the demo's own failing one stays out); the healthy one's
+    // deliveries are left out by status, the one before the window by time.
+    let args = [
+        "notifications",
+        "recover",
+        "--destination",
+        &down,
+        "--destination",
+        &healthy,
+        "--status",
+        "failed",
+        "--since",
+        &since,
+    ];
+
+    let dry = run(&w.t, home.path(), &[&args[..], &["--dry-run"]].concat()).await;
+    assert_eq!(dry.code, 0, "{dry:?}");
+    let planned = dry.lines();
+    assert_eq!(
+        planned.len(),
+        5,
+        "the dry run counts the window's failed: {dry:?}"
+    );
+    for p in &planned {
+        assert!(in_window.contains_key(p["notification"].as_str().expect("id")));
+        assert_eq!(p["dry_run"], true);
+        assert_eq!(p["target"], format!("{}/in", w.rx_url));
+        assert!(p["headers"]["metorial-signature"].is_string(), "{p}");
+    }
+    assert!(
+        dry.stderr.contains("5 notifications selected"),
+        "{}",
+        dry.stderr
+    );
+    assert!(!dry.stdout.contains(&secret) && !dry.stderr.contains(&secret));
+    assert_eq!(w.rx.got("in").len(), before, "a dry run sends nothing");
+
+    let sent = run(&w.t, home.path(), &args).await;
+    assert_eq!(sent.code, 0, "{sent:?}");
+    assert!(
+        sent.stderr
+            .contains("records of these notifications do not change")
+    );
+    let lines = sent.lines();
+    assert_eq!(lines.len(), 5, "{sent:?}");
+    for l in &lines {
+        assert_eq!(l["outcome"], "succeeded", "{l}");
+        assert_eq!(l["status"], 200);
+        assert!(l["duration_ms"].is_u64());
+    }
+    let ours = &w.rx.got("in")[before..];
+    let mut per: BTreeMap<&str, usize> = BTreeMap::new();
+    for got in ours {
+        *per.entry(
+            got.headers["metorial-notification-id"]
+                .to_str()
+                .expect("id"),
+        )
+        .or_default() += 1;
+    }
+    assert_eq!(
+        per.keys().copied().collect::<Vec<_>>(),
+        in_window.keys().map(String::as_str).collect::<Vec<_>>(),
+        "exactly the window's failed deliveries"
+    );
+    assert!(per.values().all(|n| *n == 1), "each once: {per:?}");
+    for got in ours {
+        let id = got.headers["metorial-notification-id"]
+            .to_str()
+            .expect("id");
+        assert_eq!(
+            got.body,
+            recorded_body(&in_window[id]).as_bytes(),
+            "byte for byte"
+        );
+        verify_independently(&secret, &got.headers, &got.body);
+    }
+
+    let again = run(&w.t, home.path(), &args).await;
+    assert_eq!(again.code, 0, "{again:?}");
+    assert!(again.stdout.is_empty(), "{again:?}");
+    assert!(
+        again.stderr.contains("5 skipped: already succeeded"),
+        "{}",
+        again.stderr
+    );
+    assert_eq!(
+        w.rx.got("in").len(),
+        before + 5,
+        "a second run sends nothing"
+    );
+
+    // The platform's own records are untouched.
+    let id = in_window.keys().next().expect("one");
+    let n = w.t.client.get_notification(id).await.expect("notification");
+    assert_eq!(n.status.as_str(), "failed");
+    assert_eq!(n.attempts.len(), in_window[id].attempts.len());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_stopped_with_ctrl_c_resumes_with_the_rest_only() {
+    let w = world().await;
+    let (down, _) = w.destination("down").await;
+    for i in 0..6 {
+        w.fire(i).await;
+    }
+    w.settled(&down, 6, "failed").await;
+    w.rx.gate_open.store(2, Ordering::SeqCst);
+    let home = tempfile::tempdir().expect("home");
+    let gate = format!("{}/gate", w.rx_url);
+    let args = [
+        "notifications",
+        "recover",
+        "--destination",
+        &down,
+        "--to",
+        &gate,
+        "--concurrency",
+        "1",
+    ];
+    let child = command(&w.t, home.path(), &args).spawn().expect("spawn");
+    // Two answered, the third held in flight: now Ctrl-C.
+    eventually(Duration::from_secs(20), || async {
+        (w.rx.got("gate").len() == 3).then_some(())
+    })
+    .await;
+    let pid = child.id().expect("pid").to_string();
+    let killed = tokio::process::Command::new("kill")
+        .args(["-INT", &pid])
+        .status()
+        .await
+        .expect("kill");
+    assert!(killed.success());
+    // The held request is answered: the run records it and stops.
+    w.rx.released.store(true, Ordering::SeqCst);
+    w.rx.release.notify_waiters();
+    let stopped = finish(child).await;
+    assert_eq!(stopped.code, 130, "{stopped:?}");
+    assert_eq!(stopped.lines().len(), 3, "{stopped:?}");
+    assert!(stopped.stderr.contains("3 not sent"), "{}", stopped.stderr);
+    assert_eq!(w.rx.got("gate").len(), 3, "nothing new after the stop");
+
+    let rest = run(&w.t, home.path(), &args).await;
+    assert_eq!(rest.code, 0, "{rest:?}");
+    assert_eq!(rest.lines().len(), 3, "{rest:?}");
+    let per = w.rx.per_notification("gate");
+    assert_eq!(per.len(), 6);
+    assert!(per.values().all(|n| *n == 1), "each exactly once: {per:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn remote_targets_are_refused_to_read_only_profiles_and_unconfirmed_runs() {
+    let w = world().await;
+    let (down, _) = w.destination("down").await;
+    w.fire(1).await;
+    w.settled(&down, 1, "failed").await;
+    let home = tempfile::tempdir().expect("home");
+    let base = ["notifications", "recover", "--destination", &down];
+    let remote = ["--to", "http://hooks.example.invalid/in"];
+
+    let ro = run(
+        &w.t,
+        home.path(),
+        &[&["--read-only"][..], &base, &remote].concat(),
+    )
+    .await;
+    assert_eq!(ro.code, 2, "{ro:?}");
+    assert!(
+        ro.stderr
+            .contains("read-only profile recovers only to this machine"),
+        "{}",
+        ro.stderr
+    );
+    assert!(ro.stderr.contains("hooks.example.invalid"));
+
+    let unconfirmed = run(&w.t, home.path(), &[&base[..], &remote].concat()).await;
+    assert_eq!(unconfirmed.code, 2, "{unconfirmed:?}");
+    assert!(
+        unconfirmed.stderr.contains("without --yes"),
+        "{}",
+        unconfirmed.stderr
+    );
+
+    // To this machine a read-only profile may recover.
+    let local = format!("{}/ok", w.rx_url);
+    let ok = run(
+        &w.t,
+        home.path(),
+        &[&["--read-only"][..], &base, &["--to", &local]].concat(),
+    )
+    .await;
+    assert_eq!(ok.code, 0, "{ok:?}");
+    assert_eq!(w.rx.got("ok").len(), 1);
+}
+
+/// A `wait` that has looked once, and the rest of its stderr.
+struct Waiting {
+    child: tokio::process::Child,
+    stderr: tokio::task::JoinHandle<String>,
+}
+
+/// Starts `wait` and returns once it has looked once (its "waiting" line on stderr).
+async fn start_wait(w: &World, home: &Path, args: &[&str]) -> Waiting {
+    let mut child = command(&w.t, home, &[&["notifications", "wait"][..], args].concat())
+        .spawn()
+        .expect("spawn");
+    let stderr = child.stderr.take().expect("stderr");
+    let mut lines = tokio::io::BufReader::new(stderr).lines();
+    let first = tokio::time::timeout(Duration::from_secs(20), lines.next_line())
+        .await
+        .expect("wait says it waits")
+        .expect("stderr")
+        .expect("a line");
+    assert!(first.starts_with("waiting"), "{first}");
+    let stderr = tokio::spawn(async move {
+        let mut rest = String::new();
+        while let Ok(Some(l)) = lines.next_line().await {
+            rest.push_str(&l);
+            rest.push('\n');
+        }
+        rest
+    });
+    Waiting { child, stderr }
+}
+
+async fn finish_wait(w: Waiting) -> Out {
+    let mut out = finish(w.child).await;
+    out.stderr = w.stderr.await.expect("stderr");
+    out
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn wait_returns_on_deliveries_made_after_it_starts_fails_on_a_failed_one_and_times_out() {
+    let w = world().await;
+    let (ok, _) = w.destination("ok").await;
+    let home = tempfile::tempdir().expect("home");
+    let waiting = start_wait(
+        &w,
+        home.path(),
+        &[
+            "--destination",
+            &ok,
+            "--since",
+            "0s",
+            "--for",
+            "status=succeeded",
+            "--count",
+            "2",
+            "--timeout",
+            "30s",
+            "--interval",
+            "100ms",
+        ],
+    )
+    .await;
+    w.fire(1).await;
+    w.fire(2).await;
+    let done = finish_wait(waiting).await;
+    assert_eq!(done.code, 0, "{done:?}");
+    let got = done.lines();
+    assert_eq!(got.len(), 2, "{done:?}");
+    assert!(got.iter().all(|n| n["status"] == "succeeded"));
+
+    let (down, _) = w.destination("down").await;
+    let failing = start_wait(
+        &w,
+        home.path(),
+        &[
+            "--destination",
+            &down,
+            "--since",
+            "0s",
+            "--for",
+            "status=succeeded",
+            "--timeout",
+            "30s",
+            "--interval",
+            "100ms",
+        ],
+    )
+    .await;
+    w.fire(3).await;
+    let failed = finish_wait(failing).await;
+    assert_eq!(failed.code, 3, "{failed:?}");
+    assert_eq!(failed.lines()[0]["status"], "failed");
+    assert!(failed.stderr.contains("ended failed"), "{}", failed.stderr);
+
+    let quiet = start_wait(
+        &w,
+        home.path(),
+        &[
+            "--destination",
+            &ok,
+            "--since",
+            "0s",
+            "--for",
+            "status=succeeded",
+            "--timeout",
+            "1s",
+            "--interval",
+            "100ms",
+        ],
+    )
+    .await;
+    let timed_out = finish_wait(quiet).await;
+    assert_eq!(timed_out.code, 5, "{timed_out:?}");
+    assert!(timed_out.stdout.is_empty());
+    assert!(
+        timed_out.stderr.contains("timed out"),
+        "{}",
+        timed_out.stderr
+    );
+}
+
+/// A receiver that holds every request until opened, counting what is in flight (its own and,
+/// through `all`, every receiver's) and the most ever at once.
+#[derive(Clone, Default)]
+struct Held {
+    now: Arc<AtomicUsize>,
+    max: Arc<AtomicUsize>,
+    all_now: Arc<AtomicUsize>,
+    all_max: Arc<AtomicUsize>,
+    done: Arc<AtomicUsize>,
+    open: Arc<AtomicBool>,
+    opened: Arc<tokio::sync::Notify>,
+}
+
+async fn held(State(h): State<Held>) -> StatusCode {
+    let mine = h.now.fetch_add(1, Ordering::SeqCst) + 1;
+    h.max.fetch_max(mine, Ordering::SeqCst);
+    let all = h.all_now.fetch_add(1, Ordering::SeqCst) + 1;
+    h.all_max.fetch_max(all, Ordering::SeqCst);
+    loop {
+        let opened = h.opened.notified();
+        if h.open.load(Ordering::SeqCst) {
+            break;
+        }
+        opened.await;
+    }
+    h.now.fetch_sub(1, Ordering::SeqCst);
+    h.all_now.fetch_sub(1, Ordering::SeqCst);
+    h.done.fetch_add(1, Ordering::SeqCst);
+    StatusCode::OK
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sends_stay_within_the_per_host_and_overall_bounds() {
+    use switchboard::api::journal::Journal;
+    use switchboard::api::recover::{Item, RunOptions, run};
+    use switchboard::api::replay::ReplayPlan;
+
+    let shared = Held::default();
+    let mut hosts = Vec::new();
+    for _ in 0..2 {
+        let h = Held {
+            now: Arc::default(),
+            max: Arc::default(),
+            ..shared.clone()
+        };
+        let app = Router::new().route("/in", post(held)).with_state(h.clone());
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
+        let addr = listener.local_addr().expect("addr");
+        tokio::spawn(async move { axum::serve(listener, app).await });
+        hosts.push((format!("http://{addr}/in"), h));
+    }
+    let items: Vec<Item> = (0..20)
+        .map(|i| Item {
+            plan: ReplayPlan {
+                notification_id: format!("cbn_{i}"),
+                attempt_index: 0,
+                target: url::Url::parse(&hosts[i % 2].0).expect("url"),
+                method: "POST",
+                body: "{}".into(),
+                headers: vec![("content-type".into(), "application/json".into())],
+                signing: None,
+                destination: None,
+            },
+            status: "failed".into(),
+            created_at: chrono::Utc::now(),
+        })
+        .collect();
+    let dir = tempfile::tempdir().expect("dir");
+    let mut journal = Journal::open(&dir.path().join("j.ndjson")).expect("journal");
+    let opts = RunOptions {
+        per_host: 2,
+        overall: 3,
+        ..RunOptions::default()
+    };
+    let sending = tokio::spawn(async move {
+        run(items, &opts, &mut journal, std::future::pending(), |_| {}).await
+    });
+    // Held at the bounds: three in flight over both hosts, at most two on either.
+    eventually(Duration::from_secs(10), || async {
+        (shared.all_now.load(Ordering::SeqCst) == 3).then_some(())
+    })
+    .await;
+    assert!(
+        hosts.iter().all(|(_, h)| h.now.load(Ordering::SeqCst) >= 1),
+        "both hosts served"
+    );
+    shared.open.store(true, Ordering::SeqCst);
+    shared.opened.notify_waiters();
+    let summary = tokio::time::timeout(Duration::from_secs(30), sending)
+        .await
+        .expect("the run ends")
+        .expect("task")
+        .expect("journal");
+    assert_eq!(summary.succeeded, 20);
+    assert_eq!(shared.done.load(Ordering::SeqCst), 20);
+    assert_eq!(shared.all_max.load(Ordering::SeqCst), 3, "overall bound");
+    let per_host: Vec<usize> = hosts
+        .iter()
+        .map(|(_, h)| h.max.load(Ordering::SeqCst))
+        .collect();
+    assert!(
+        per_host.iter().all(|m| *m <= 2),
+        "per-host bound: {per_host:?}"
+    );
+    assert!(per_host.contains(&2), "{per_host:?}");
+}
+
+/// The local service records 2 KiB of each attempt's request body (api.md §6), and list pages
+/// carry that cut record; a recover must still send the whole body, byte for byte, as the
+/// notification's own `GET` gives it, never the cut one with its marker.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_body_above_the_record_cap_is_recovered_whole() {
+    let w = world().await;
+    let (down, secret) = w.destination("in").await;
+    let big = "ü".repeat(3000);
+    let r = http()
+        .post(&w.hook)
+        .json(&json!({"type": "build.failed", "log": big}))
+        .send()
+        .await
+        .expect("hook");
+    assert_eq!(r.status(), 200);
+    let failed = w.settled(&down, 1, "failed").await;
+    let listed = failed[0]
+        .attempts
+        .iter()
+        .find_map(|a| a.webhook_request.as_ref()?.request_body.clone())
+        .expect("a recorded body");
+    assert!(
+        switchboard::api::replay::body_is_cut(&listed),
+        "the list page carries the cut record"
+    );
+    w.rx.up.store(true, Ordering::SeqCst);
+    let before = w.rx.got("in").len();
+    let home = tempfile::tempdir().expect("home");
+    let out = run(
+        &w.t,
+        home.path(),
+        &[
+            "notifications",
+            "recover",
+            "--destination",
+            &down,
+            "--status",
+            "failed",
+        ],
+    )
+    .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let got = w.rx.got("in");
+    assert_eq!(got.len(), before + 1, "{out:?}");
+    let sent = &got[before];
+    let whole =
+        w.t.client
+            .get_notification(&failed[0].id)
+            .await
+            .expect("get");
+    let recorded = whole
+        .attempts
+        .iter()
+        .find_map(|a| a.webhook_request.as_ref()?.request_body.clone())
+        .expect("a recorded body");
+    assert!(!switchboard::api::replay::body_is_cut(&recorded));
+    assert_eq!(
+        sent.body,
+        recorded.as_bytes(),
+        "the whole body, byte for byte"
+    );
+    verify_independently(&secret, &sent.headers, &sent.body);
+    let text = String::from_utf8(sent.body.clone()).expect("UTF-8");
+    serde_json::from_str::<Value>(&text).expect("JSON");
+    assert!(text.contains(&big), "the posted payload whole");
+}

@@ -1,0 +1,533 @@
+//! The local service under the faults it promises to survive (api.md §6), each injected here: a
+//! second service on the same file, a writer that fails mid-way (a trigger raising inside the
+//! transaction), a store that refuses to record or to claim, a bad row, a big hook post, a
+//! browser's Host and Content-Type, a database file deleted while serving.
+use crate::common::service as support_service;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::routing::post;
+use serde_json::{Value, json};
+use support_service::{TestService, eventually, http, start_with};
+use switchboard::api::model::{CallbacksInput, CreateDestination, NotificationStatus};
+use switchboard::api::{ListQuery, NotificationFilter};
+use switchboard::service::{DbLocation, Seed, ServiceConfig};
+
+/// A receiver on 127.0.0.1:0 that counts requests and answers `status`.
+async fn receiver(status: u16) -> (String, Arc<AtomicUsize>) {
+    let count = Arc::new(AtomicUsize::new(0));
+    async fn receive(State((n, status)): State<(Arc<AtomicUsize>, u16)>) -> StatusCode {
+        n.fetch_add(1, Ordering::SeqCst);
+        StatusCode::from_u16(status).unwrap_or(StatusCode::OK)
+    }
+    let app = Router::new()
+        .route("/in", post(receive))
+        .with_state((count.clone(), status));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    (format!("http://{addr}/in"), count)
+}
+
+fn file_config(dir: &Path) -> ServiceConfig {
+    let mut cfg = ServiceConfig::ephemeral();
+    cfg.seed = Seed::Demo;
+    cfg.retry_base = Duration::from_millis(5);
+    cfg.db = DbLocation::Path(dir.join("service.db"));
+    cfg
+}
+
+fn db_path(t: &TestService) -> PathBuf {
+    t.svc.db_path.clone().expect("file database")
+}
+
+/// A second connection on the service's file, to inject faults (triggers) and read rows.
+fn sql(t: &TestService) -> rusqlite::Connection {
+    let c = rusqlite::Connection::open(db_path(t)).expect("open db");
+    c.busy_timeout(Duration::from_secs(5)).expect("busy");
+    c
+}
+
+/// The manual callback's hook URL, after pointing a new destination of it at `url`; returns
+/// (hook url, destination id).
+async fn destination(t: &TestService, url: &str) -> (String, String) {
+    let cb = support_service::manual_callback(&t.client).await;
+    let d = t
+        .client
+        .create_destination(&CreateDestination {
+            name: "Durability receiver".into(),
+            description: None,
+            url: url.into(),
+            callbacks: CallbacksInput::selected(vec![cb.id.clone()]),
+        })
+        .await
+        .expect("destination");
+    (cb.url.expect("hook url"), d.id)
+}
+
+async fn post_hook(hook: &str, body: &Value) -> (u16, Value) {
+    let r = http().post(hook).json(body).send().await.expect("hook");
+    let status = r.status().as_u16();
+    (status, r.json().await.unwrap_or(Value::Null))
+}
+
+/// The notification of `event` for `dest`.
+async fn notification_of(t: &TestService, event: &str, dest: &str) -> String {
+    let f = NotificationFilter {
+        event_ids: vec![event.into()],
+        destination_ids: vec![dest.into()],
+        ..Default::default()
+    };
+    let page = t
+        .client
+        .list_notifications(&ListQuery::default(), &f)
+        .await
+        .expect("notifications");
+    page.items.first().expect("one notification").id.clone()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_second_service_on_the_same_database_is_refused_naming_the_holder() {
+    let dir = tempfile::tempdir().expect("dir");
+    let first = start_with(file_config(dir.path())).await;
+    let err = switchboard::service::start(file_config(dir.path()))
+        .await
+        .expect_err("second start refused")
+        .to_string();
+    assert!(
+        err.contains(&format!("pid {}", std::process::id())),
+        "{err}"
+    );
+    assert!(err.contains(&first.svc.base_url), "{err}");
+    // Another process too, through the binary with the default options otherwise.
+    let db = db_path(&first);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_switchboard"))
+        .args(["serve", "--addr", "127.0.0.1:0", "--db"])
+        .arg(&db)
+        .output()
+        .expect("run the binary");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    assert!(stderr.contains(&first.svc.base_url), "{stderr}");
+    first.svc.shutdown().await;
+    // Released at shutdown: the file can be served again.
+    let again = start_with(file_config(dir.path())).await;
+    again.svc.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_event_is_fanned_out_to_all_its_destinations_or_to_none() {
+    let dir = tempfile::tempdir().expect("dir");
+    let t = start_with(file_config(dir.path())).await;
+    let (url, _) = receiver(200).await;
+    let (hook, _) = destination(&t, &url).await;
+    let (_, second) = destination(&t, &url).await;
+    let total = |c: &rusqlite::Connection| -> i64 {
+        c.query_row("SELECT COUNT(*) FROM notifications", [], |r| r.get(0))
+            .expect("count")
+    };
+    let c = sql(&t);
+    let before = total(&c);
+    // The writer fails at the second destination's notification.
+    c.execute_batch(&format!(
+        "CREATE TRIGGER inject_fault BEFORE INSERT ON notifications
+         WHEN new.destination_id = '{second}'
+         BEGIN SELECT RAISE(ABORT, 'injected fault'); END;"
+    ))
+    .expect("trigger");
+    let (status, _) = post_hook(&hook, &json!({"type": "x.y"})).await;
+    assert_eq!(status, 500);
+    assert_eq!(total(&c), before, "nothing of the event was written");
+    let events: i64 = c
+        .query_row("SELECT COUNT(*) FROM events", [], |r| r.get(0))
+        .expect("events");
+    assert_eq!(events, 0);
+    c.execute_batch("DROP TRIGGER inject_fault").expect("drop");
+    let (status, body) = post_hook(&hook, &json!({"type": "x.y"})).await;
+    assert_eq!(status, 200);
+    assert!(body["notification_ids"].as_array().expect("ids").len() >= 2);
+    t.svc.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rename_that_fails_leaves_every_member_naming_the_old_name() {
+    let dir = tempfile::tempdir().expect("dir");
+    let t = start_with(file_config(dir.path())).await;
+    let teams = t
+        .client
+        .list_teams(&ListQuery::default())
+        .await
+        .expect("teams");
+    let team = teams.items.first().expect("a team").clone();
+    let c = sql(&t);
+    // The members are rewritten first; the team's own write fails.
+    c.execute_batch(
+        "CREATE TRIGGER inject_fault BEFORE UPDATE ON records WHEN new.kind = 'team'
+         BEGIN SELECT RAISE(ABORT, 'injected fault'); END;",
+    )
+    .expect("trigger");
+    let r = t
+        .raw(
+            reqwest::Method::POST,
+            &format!("/organization/teams/{}", team.id),
+            Some(r#"{"name":"Renamed Under Fault"}"#),
+            None,
+        )
+        .await;
+    assert_eq!(r.status, 500);
+    let renamed: i64 = c
+        .query_row(
+            "SELECT COUNT(*) FROM records WHERE kind = 'member' AND data LIKE '%Renamed Under Fault%'",
+            [],
+            |r| r.get(0),
+        )
+        .expect("count");
+    assert_eq!(renamed, 0, "no member names the new name");
+    t.svc.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_attempt_that_cannot_be_recorded_is_not_sent_again() {
+    let dir = tempfile::tempdir().expect("dir");
+    let t = start_with(file_config(dir.path())).await;
+    let (url, count) = receiver(200).await;
+    let (hook, dest) = destination(&t, &url).await;
+    let c = sql(&t);
+    // The claim (a due-time change) is written; recording the attempt (its JSON) is not.
+    c.execute_batch(
+        "CREATE TRIGGER inject_fault BEFORE UPDATE OF data ON notifications
+         BEGIN SELECT RAISE(ABORT, 'injected: disk full'); END;",
+    )
+    .expect("trigger");
+    let (_, body) = post_hook(&hook, &json!({"type": "x.y"})).await;
+    let event = body["event_id"].as_str().expect("event").to_string();
+    let id = notification_of(&t, &event, &dest).await;
+    eventually(Duration::from_secs(10), || async {
+        (count.load(Ordering::SeqCst) >= 1).then_some(())
+    })
+    .await;
+    // The storm this guards against resent within milliseconds; a second is plenty to see one.
+    let quiet = tokio::time::timeout(
+        Duration::from_secs(1),
+        eventually(Duration::from_secs(2), || async {
+            (count.load(Ordering::SeqCst) > 1).then_some(())
+        }),
+    )
+    .await;
+    assert!(
+        quiet.is_err(),
+        "sent again: {}",
+        count.load(Ordering::SeqCst)
+    );
+    c.execute_batch("DROP TRIGGER inject_fault").expect("drop");
+    let n = eventually(Duration::from_secs(10), || async {
+        let n = t.client.get_notification(&id).await.ok()?;
+        (n.status == NotificationStatus::Succeeded).then_some(n)
+    })
+    .await;
+    assert_eq!(n.attempts.len(), 1);
+    assert_eq!(count.load(Ordering::SeqCst), 1, "sent once");
+    t.svc.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_claim_that_cannot_be_written_sends_nothing() {
+    let dir = tempfile::tempdir().expect("dir");
+    let t = start_with(file_config(dir.path())).await;
+    let (url, count) = receiver(200).await;
+    let (hook, dest) = destination(&t, &url).await;
+    let c = sql(&t);
+    c.execute_batch(
+        "CREATE TRIGGER inject_fault BEFORE UPDATE ON notifications
+         BEGIN SELECT RAISE(ABORT, 'injected: disk full'); END;",
+    )
+    .expect("trigger");
+    let (_, body) = post_hook(&hook, &json!({"type": "x.y"})).await;
+    let event = body["event_id"].as_str().expect("event").to_string();
+    let id = notification_of(&t, &event, &dest).await;
+    let sent = tokio::time::timeout(
+        Duration::from_secs(1),
+        eventually(Duration::from_secs(2), || async {
+            (count.load(Ordering::SeqCst) > 0).then_some(())
+        }),
+    )
+    .await;
+    assert!(sent.is_err(), "sent without a claim");
+    c.execute_batch("DROP TRIGGER inject_fault").expect("drop");
+    // The worker pauses after a failed claim and then carries on.
+    eventually(Duration::from_secs(15), || async {
+        let n = t.client.get_notification(&id).await.ok()?;
+        (n.status == NotificationStatus::Succeeded).then_some(())
+    })
+    .await;
+    assert_eq!(count.load(Ordering::SeqCst), 1);
+    t.svc.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bad_row_fails_only_itself() {
+    let dir = tempfile::tempdir().expect("dir");
+    let t = start_with(file_config(dir.path())).await;
+    let (url, count) = receiver(200).await;
+    let (hook, dest) = destination(&t, &url).await;
+    let c = sql(&t);
+    // A due notification whose JSON does not decode, and a team of the wrong shape.
+    c.execute(
+        "INSERT INTO notifications
+         (id, event_id, callback_id, destination_id, status, next_attempt_at, body, data)
+         VALUES ('cbn_000000000badrowbadrowba', 'cbe_x', 'clb_x', ?1, 'pending', 0, '{}', '{oops')",
+        [&dest],
+    )
+    .expect("bad notification");
+    c.execute(
+        "INSERT INTO records (kind, id, data) VALUES ('team', 'tm_000000000badteambadteam', '{\"id\":1}')",
+        [],
+    )
+    .expect("bad team");
+    // A good event wakes the worker; it is delivered, the bad row is marked failed.
+    let (status, _) = post_hook(&hook, &json!({"type": "x.y"})).await;
+    assert_eq!(status, 200);
+    eventually(Duration::from_secs(10), || async {
+        let status: String = sql(&t)
+            .query_row(
+                "SELECT status FROM notifications WHERE id = 'cbn_000000000badrowbadrowba'
+                 AND next_attempt_at IS NULL",
+                [],
+                |r| r.get(0),
+            )
+            .ok()?;
+        (status == "failed").then_some(())
+    })
+    .await;
+    eventually(Duration::from_secs(10), || async {
+        (count.load(Ordering::SeqCst) == 1).then_some(())
+    })
+    .await;
+    // The notifications list still answers, without the bad row.
+    let page = t.get("/callbacks-notifications?limit=100").await;
+    assert_eq!(page.status, 200);
+    assert!(page.body["items"].as_array().is_some_and(|i| !i.is_empty()));
+    assert!(!page.body.to_string().contains("badrow"));
+    // The teams list still answers, without the bad team; the team itself is a 500.
+    let teams = t.get("/organization/teams?limit=100").await;
+    assert_eq!(teams.status, 200, "{}", teams.body);
+    assert!(!teams.body.to_string().contains("badteam"));
+    let one = t
+        .get("/organization/teams/tm_000000000badteambadteam")
+        .await;
+    assert_eq!(one.status, 500);
+    t.svc.shutdown().await;
+    // And a restart over the bad rows works.
+    let again = start_with(file_config(dir.path())).await;
+    assert_eq!(again.get("/organization/teams").await.status, 200);
+    again.svc.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_big_hook_post_stores_its_body_once_and_pages_stay_small() {
+    let dir = tempfile::tempdir().expect("dir");
+    let mut cfg = file_config(dir.path());
+    cfg.rate_limit = Some((40, Duration::from_secs(60)));
+    let t = start_with(cfg).await;
+    let (ok_url, _) = receiver(200).await;
+    let (bad_url, bad) = receiver(503).await;
+    let (hook, _) = destination(&t, &ok_url).await;
+    for _ in 0..3 {
+        destination(&t, &bad_url).await;
+    }
+    let c = sql(&t);
+    // The file after a checkpoint: the WAL's frames are copies of pages on their way into it.
+    let size = |p: &Path| -> u64 {
+        c.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
+            .expect("checkpoint");
+        std::fs::metadata(p).map_or(0, |m| m.len())
+    };
+    let db = db_path(&t);
+    // 0.46 MiB of JSON, quoted characters included.
+    let text: String = "ab\"c\\d".repeat(60_000);
+    let payload = json!({"type": "big.event", "text": text});
+    let payload_len = payload.to_string().len() as u64;
+    let before = size(&db);
+    let (status, body) = post_hook(&hook, &payload).await;
+    assert_eq!(status, 200);
+    let fanned = body["notification_ids"].as_array().expect("ids").len();
+    assert!(fanned >= 4, "{body}");
+    // Three failing destinations, several attempts each.
+    eventually(Duration::from_secs(20), || async {
+        (bad.load(Ordering::SeqCst) >= 12).then_some(())
+    })
+    .await;
+    let grown = size(&db).saturating_sub(before);
+    let bound = 2 * payload_len + 20 * 1024 * fanned as u64;
+    eprintln!("payload {payload_len} B, database grew {grown} B (bound {bound} B)");
+    assert!(
+        grown <= bound,
+        "grew {grown} bytes for a {payload_len}-byte post"
+    );
+    let page = http()
+        .get(format!(
+            "{}/callbacks-notifications?limit=20&order=desc",
+            t.svc.base_url
+        ))
+        .bearer_auth(t.svc.api_key.expose())
+        .send()
+        .await
+        .expect("page")
+        .bytes()
+        .await
+        .expect("bytes");
+    eprintln!("a page of 20 notifications: {} B", page.len());
+    assert!(page.len() < 256 * 1024, "{} bytes", page.len());
+    // Pages carry each attempt's body capped with a marker; one notification carries it whole.
+    let page: Value = serde_json::from_slice(&page).expect("page json");
+    let capped = page["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .find_map(|n| n["attempts"][0]["webhook_request"]["request_body"].as_str())
+        .expect("a recorded body");
+    assert!(
+        capped.len() < 4096 && capped.contains("bytes not recorded]"),
+        "{capped}"
+    );
+    let id = body["notification_ids"][0].as_str().expect("id");
+    let whole = eventually(Duration::from_secs(10), || async {
+        let n = t.client.get_notification(id).await.ok()?;
+        n.attempts
+            .first()?
+            .webhook_request
+            .as_ref()?
+            .request_body
+            .clone()
+    })
+    .await;
+    let sent: Value = serde_json::from_str(&whole).expect("the whole body");
+    assert_eq!(sent["payload"], payload);
+    // Above the intake cap: 413 with the error body.
+    let huge = json!({"text": "x".repeat(1024 * 1024 + 1)});
+    let (status, err) = post_hook(&hook, &huge).await;
+    assert_eq!(status, 413, "{err}");
+    assert_eq!(err["code"], "payload_too_large");
+    // Hooks count against --rate-limit per key.
+    let mut limited = false;
+    for _ in 0..45 {
+        let (status, _) = post_hook(&hook, &json!({"n": 1})).await;
+        if status == 429 {
+            limited = true;
+            break;
+        }
+    }
+    assert!(limited, "hooks were never rate-limited");
+    t.svc.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn browsers_cannot_reach_it_by_another_name_or_without_json() {
+    let mut cfg = ServiceConfig::ephemeral();
+    cfg.seed = Seed::Demo;
+    cfg.allowed_hosts = vec!["switchboard.test".into()];
+    let t = start_with(cfg).await;
+    let port = t.svc.base_url.rsplit(':').next().expect("port").to_string();
+    let send = |host: String, ctype: Option<&'static str>, body: Option<&'static str>| {
+        let mut rb = http()
+            .post(format!("{}/organization/teams", t.svc.base_url))
+            .bearer_auth(t.svc.api_key.expose())
+            .header("host", host);
+        if let Some(ct) = ctype {
+            rb = rb.header("content-type", ct);
+        }
+        if let Some(b) = body {
+            rb = rb.body(b);
+        }
+        async move {
+            let r = rb.send().await.expect("request");
+            let status = r.status().as_u16();
+            (status, r.json::<Value>().await.unwrap_or(Value::Null))
+        }
+    };
+    let body = Some(r#"{"name":"Browser"}"#);
+    let json_type = Some("application/json");
+    let (s, e) = send(format!("evil.example:{port}"), json_type, body).await;
+    assert_eq!(s, 421, "{e}");
+    assert_eq!(e["code"], "misdirected_request");
+    for host in [
+        format!("127.0.0.1:{port}"),
+        format!("localhost:{port}"),
+        "switchboard.test".to_string(),
+    ] {
+        let (s, e) = send(host.clone(), json_type, body).await;
+        assert_eq!(s, 200, "{host}: {e}");
+    }
+    let (s, e) = send(format!("127.0.0.1:{port}"), None, body).await;
+    assert_eq!(s, 415, "{e}");
+    assert_eq!(e["code"], "unsupported_media_type");
+    let (s, _) = send(format!("127.0.0.1:{port}"), Some("text/plain"), body).await;
+    assert_eq!(s, 415);
+    let (s, _) = send(
+        format!("127.0.0.1:{port}"),
+        Some("application/json; charset=utf-8"),
+        body,
+    )
+    .await;
+    assert_eq!(s, 200);
+    t.svc.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_database_deleted_while_serving_stops_the_service_and_refuses_writes() {
+    let dir = tempfile::tempdir().expect("dir");
+    let t = start_with(file_config(dir.path())).await;
+    std::fs::remove_file(db_path(&t)).expect("delete the database");
+    let r = t
+        .raw(
+            reqwest::Method::POST,
+            "/organization/teams",
+            Some(r#"{"name":"Lost"}"#),
+            None,
+        )
+        .await;
+    assert_eq!(
+        r.status, 500,
+        "a write into a deleted file is not acknowledged"
+    );
+    let why = tokio::time::timeout(Duration::from_secs(10), t.svc.failed())
+        .await
+        .expect("the service stops on its own");
+    assert!(why.contains("deleted or replaced"), "{why}");
+    t.svc.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_due_time_beyond_the_longest_backoff_is_due_now() {
+    let dir = tempfile::tempdir().expect("dir");
+    let t = start_with(file_config(dir.path())).await;
+    let (url, count) = receiver(200).await;
+    let (hook, dest) = destination(&t, &url).await;
+    let c = sql(&t);
+    // Stamped by a clock that has since stepped back ten hours.
+    c.execute_batch(
+        "CREATE TRIGGER clock_step AFTER INSERT ON notifications
+         BEGIN UPDATE notifications SET next_attempt_at = next_attempt_at + 36000000
+               WHERE id = new.id; END;",
+    )
+    .expect("trigger");
+    let (_, body) = post_hook(&hook, &json!({"type": "x.y"})).await;
+    c.execute_batch("DROP TRIGGER clock_step").expect("drop");
+    let event = body["event_id"].as_str().expect("event").to_string();
+    let id = notification_of(&t, &event, &dest).await;
+    eventually(Duration::from_secs(10), || async {
+        let n = t.client.get_notification(&id).await.ok()?;
+        (n.status == NotificationStatus::Succeeded).then_some(())
+    })
+    .await;
+    assert!(count.load(Ordering::SeqCst) >= 1);
+    t.svc.shutdown().await;
+}

@@ -1,0 +1,14 @@
+//! The local service's tests in one binary (one link step): every operation over real HTTP on
+//! 127.0.0.1, its error rules, paging, delivery, durability under injected faults, migration
+//! and its OpenAPI document.
+#[path = "../common/mod.rs"]
+mod common;
+
+mod api;
+mod delivery;
+mod durability;
+mod errors;
+mod migration;
+mod openapi;
+mod paging;
+mod reliability;
