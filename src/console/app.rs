@@ -191,11 +191,50 @@ impl App {
         }))
     }
 
-    /// Whether nothing is under way: no reply any pane, dialog or background lookup waits for,
-    /// no reply already queued, no profile resolving. The one answer tests wait on. (Toasts
-    /// and watch mode wait on the clock, not on work.)
+    /// Whether nothing is under way, from what is really in flight: no job at the worker
+    /// (running or queued, whichever pane, dialog or background lookup asked, and whether or not
+    /// anything still waits for it), no reply queued and not yet applied, no profile resolving.
+    /// The one answer tests wait on. An offline app, whose caller answers its requests, answers
+    /// from the replies its state awaits. (Toasts and watch mode wait on the clock, not on work.)
     pub fn is_idle(&self) -> bool {
-        self.state.awaited() == 0 && self.switches_out == 0 && self.replies.is_empty()
+        let work = match &self.worker {
+            // The count before the queue: a job's share goes only once its reply is queued.
+            Some(w) => w.outstanding() + usize::from(!self.replies.is_empty()),
+            None => self.state.awaited(),
+        };
+        work == 0 && self.switches_out == 0
+    }
+
+    /// Applies replies (and resolved profiles) as they come until [`App::is_idle`]. A job that
+    /// ends without a reply (superseded by a newer one for its pane) is seen too, so this never
+    /// waits for a reply that cannot come. Returns at once for an offline app. Unbounded: callers
+    /// that must not hang put a deadline around it.
+    pub async fn settle(&mut self) {
+        /// What woke the wait.
+        enum Woke {
+            Reply(Option<Msg>),
+            Switch(Box<SwitchResult>),
+            Ended,
+        }
+        while !self.is_idle() {
+            let Some(worker) = &self.worker else { return };
+            let woke = tokio::select! {
+                m = self.replies.recv() => Woke::Reply(m),
+                Some(done) = self.switches.1.recv() => Woke::Switch(Box::new(done)),
+                () = worker.job_ended() => Woke::Ended,
+            };
+            match woke {
+                Woke::Reply(Some(m)) => self.apply(m),
+                // The worker is gone: nothing more can come.
+                Woke::Reply(None) => return,
+                Woke::Switch(done) => {
+                    if let Some(m) = self.finish_switch(*done) {
+                        self.apply(m);
+                    }
+                }
+                Woke::Ended => {}
+            }
+        }
     }
 
     /// Profile switches still resolving (their results, newest or stale, not yet taken in).

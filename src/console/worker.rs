@@ -1,8 +1,10 @@
 //! The API worker: a tokio task that receives commands, calls the client and sends replies back
 //! tagged with their request id. A newer command for a pane aborts the older one.
 use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
-use tokio::sync::mpsc;
+use tokio::sync::{Notify, mpsc};
 use tokio::task::JoinHandle;
 
 use super::msg::{ApiCmd, ApiReply, Msg, Pane};
@@ -16,6 +18,36 @@ struct Job {
     req_id: u64,
     pane: Pane,
     cmd: ApiCmd,
+    /// Held until the reply is queued or the job is dropped unanswered.
+    _ticket: Ticket,
+}
+
+/// The jobs sent and not yet answered nor dropped, and a signal each time one ends: what is
+/// really in flight, whichever pane or room asked (`App::is_idle`).
+#[derive(Debug, Default)]
+struct Outstanding {
+    count: AtomicUsize,
+    ended: Notify,
+}
+
+/// One job's share of [`Outstanding`]: given back when the job's reply has been queued, or when
+/// the job is dropped without one (superseded by a newer job for its pane, or its worker gone).
+#[derive(Debug)]
+struct Ticket(Arc<Outstanding>);
+
+impl Ticket {
+    fn take(o: &Arc<Outstanding>) -> Self {
+        o.count.fetch_add(1, Ordering::SeqCst);
+        Self(Arc::clone(o))
+    }
+}
+
+impl Drop for Ticket {
+    fn drop(&mut self) {
+        self.0.count.fetch_sub(1, Ordering::SeqCst);
+        // A permit is kept when nobody waits, so an end between a check and a wait is not lost.
+        self.0.ended.notify_one();
+    }
 }
 
 /// Handle to the running worker; dropping it stops the worker.
@@ -23,6 +55,7 @@ struct Job {
 pub struct Worker {
     jobs: mpsc::UnboundedSender<Job>,
     task: JoinHandle<()>,
+    outstanding: Arc<Outstanding>,
 }
 
 impl Worker {
@@ -30,13 +63,34 @@ impl Worker {
     pub fn spawn(client: Client, replies: mpsc::UnboundedSender<Msg>) -> Self {
         let (jobs, rx) = mpsc::unbounded_channel();
         let task = tokio::spawn(run(client, rx, replies));
-        Self { jobs, task }
+        Self {
+            jobs,
+            task,
+            outstanding: Arc::default(),
+        }
     }
 
     /// Queues a call; returns at once.
     pub fn send(&self, req_id: u64, pane: Pane, cmd: ApiCmd) {
+        let ticket = Ticket::take(&self.outstanding);
         // The worker only stops when this handle is dropped, so a failed send cannot happen here.
-        let _ = self.jobs.send(Job { req_id, pane, cmd });
+        let _ = self.jobs.send(Job {
+            req_id,
+            pane,
+            cmd,
+            _ticket: ticket,
+        });
+    }
+
+    /// Jobs sent whose reply is not yet queued (running, or waiting to start).
+    pub(crate) fn outstanding(&self) -> usize {
+        self.outstanding.count.load(Ordering::SeqCst)
+    }
+
+    /// Resolves when a job has ended since the last call (answered or dropped); may resolve
+    /// early, so callers check again.
+    pub(crate) async fn job_ended(&self) {
+        self.outstanding.ended.notified().await;
     }
 }
 
@@ -61,6 +115,7 @@ async fn run(
         running.retain(|_, h| !h.is_finished());
         let client = client.clone();
         let out = out.clone();
+        let pane = job.pane;
         let handle = tokio::spawn(async move {
             let result = execute(&client, &job.cmd).await;
             let _ = out.send(Msg::Api {
@@ -68,8 +123,11 @@ async fn run(
                 pane: job.pane,
                 result,
             });
+            // Its ticket goes only now, with the reply already queued: never a moment where
+            // neither counts.
+            drop(job);
         });
-        running.insert(job.pane, handle);
+        running.insert(pane, handle);
     }
 }
 

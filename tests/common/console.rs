@@ -187,6 +187,14 @@ pub fn app_for(server: &Server) -> App {
     app
 }
 
+/// Applies replies until the app is idle (`App::settle`: whatever the worker has in flight,
+/// profiles resolving included), within the deadline. The one wait of the console tests.
+pub async fn settle(app: &mut App) {
+    tokio::time::timeout(DEADLINE, app.settle())
+        .await
+        .expect("idle within the deadline");
+}
+
 /// The next worker reply, within the deadline.
 pub async fn next_reply(app: &mut App) -> Msg {
     tokio::time::timeout(DEADLINE, app.next_reply())

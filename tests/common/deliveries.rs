@@ -168,17 +168,7 @@ pub fn fixed_clock() -> Clock {
     }
 }
 
-/// Applies worker replies until the app is idle (`App::is_idle`: the background lookups of
-/// names, recent deliveries and activity included).
-pub async fn settle(app: &mut App) {
-    while !app.is_idle() {
-        let msg = tokio::time::timeout(Duration::from_secs(10), app.next_reply())
-            .await
-            .expect("a reply within 10 s")
-            .expect("worker running");
-        app.apply(msg);
-    }
-}
+pub use super::console::settle;
 
 /// Pins times and durations of every loaded notification, so that screens are comparable.
 pub fn normalize(state: &mut State) {

@@ -9,14 +9,9 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use switchboard::console::clipboard::{Clipboard, osc52};
 use switchboard::console::{App, Tab};
 
-/// Applies replies until the app is idle, the background lookups answered too.
-async fn settle_all(app: &mut App) {
-    settle(app).await;
-}
-
 async fn key(app: &mut App, code: KeyCode, mods: KeyModifiers) {
     app.handle_key(KeyEvent::new(code, mods));
-    settle_all(app).await;
+    settle(app).await;
 }
 
 async fn press(app: &mut App, code: KeyCode) {

@@ -2,7 +2,7 @@
 //! service's state is checked through the client.
 
 use crate::common::service::{TestService, client_for, demo};
-use crate::common::{ch, fixed_clock, key, next_reply};
+use crate::common::{ch, fixed_clock, key, settle};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use switchboard::api::model::SelectionType;
 use switchboard::api::{ListQuery, Order};
@@ -16,19 +16,6 @@ fn ctrl(c: char) -> Msg {
 fn typed(app: &mut App, text: &str) {
     for c in text.chars() {
         app.apply(ch(c));
-    }
-}
-
-/// Whether nothing is in flight: lists, details, the dialog's lookups and write.
-fn quiet(app: &App) -> bool {
-    app.is_idle()
-}
-
-/// Applies worker replies until nothing is in flight (each wait is bounded).
-async fn settle(app: &mut App) {
-    while !quiet(app) {
-        let m = next_reply(app).await;
-        app.apply(m);
     }
 }
 

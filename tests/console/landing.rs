@@ -5,7 +5,7 @@
 //! dialogs offer only the members that apply.
 
 use crate::common::service::{TestService, client_for, demo};
-use crate::common::{ch, fixed_clock, key, next_reply};
+use crate::common::{ch, fixed_clock, key, next_reply, settle};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use switchboard::api::model::CreateTeam;
 use switchboard::api::{ListQuery, Order};
@@ -22,16 +22,9 @@ fn typed(app: &mut App, text: &str) {
     }
 }
 
-fn quiet(app: &App) -> bool {
-    app.is_idle()
-}
-
 async fn press(app: &mut App, msg: Msg) {
     app.apply(msg);
-    while !quiet(app) {
-        let m = next_reply(app).await;
-        app.apply(m);
-    }
+    settle(app).await;
 }
 
 /// The demo plus 30 more teams: two pages and more (20 a page).

@@ -13,6 +13,7 @@ mod event_loop;
 mod footer_help;
 mod forms_e2e;
 mod forms_offline;
+mod idle;
 mod landing;
 mod operator;
 mod power_keys;

@@ -239,21 +239,6 @@ async fn team_count(demo: &crate::common::service::TestService) -> usize {
     page.expect("teams").items.len()
 }
 
-/// Takes in every profile switch still resolving, stale ones included (bounded by DEADLINE).
-async fn settle_switches(app: &mut App) {
-    let deadline = tokio::time::Instant::now() + DEADLINE;
-    while app.switches_pending() > 0 {
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "a switch never resolved"
-        );
-        match app.try_reply() {
-            Some(m) => app.apply(m),
-            None => tokio::task::yield_now().await,
-        }
-    }
-}
-
 #[tokio::test]
 async fn keys_keep_working_while_a_profile_resolves() {
     let (_demo, mut app, open) = gated_app().await;
@@ -289,7 +274,7 @@ async fn the_newest_profile_switch_wins() {
     })
     .await;
     // Take in the stale result (the app drains it among the replies), then check it was ignored.
-    settle_switches(&mut app).await;
+    crate::common::settle(&mut app).await;
     assert_eq!(app.state.profile, "quick");
     assert!(
         !toasted(&app, "Profile slow"),
@@ -339,7 +324,7 @@ async fn switching_back_drops_the_pending_switch_and_writes_wait_for_it() {
     command(&mut app, "profile test");
     assert!(toasted(&app, "Staying on profile test"));
     open.send(()).expect("gate");
-    settle_switches(&mut app).await;
+    crate::common::settle(&mut app).await;
     assert_eq!(app.state.profile, "test");
     assert!(!toasted(&app, "Profile slow"));
     assert_eq!(team_count(&demo).await, teams, "nothing was created");
