@@ -6,6 +6,7 @@ pub mod clock;
 pub mod deliveries;
 pub mod footer;
 pub mod forms;
+pub mod harness;
 pub mod input;
 pub mod keymap;
 pub mod layers;

@@ -9,6 +9,8 @@ use axum::routing::get;
 use crossterm::event::KeyCode;
 
 use crate::common::*;
+use switchboard::console::Tab;
+use switchboard::console::harness::Harness;
 
 /// A loopback server answering the teams list and team roles from the fixtures, and holding
 /// the projects lookup until the gate opens.
@@ -89,4 +91,21 @@ async fn settling_ends_when_a_held_request_is_superseded() {
     settle(&mut app).await;
     assert!(app.is_idle());
     assert!(screen(&app).contains("Platform"), "{}", screen(&app));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_harness_drives_the_console_on_the_local_service() {
+    let t = crate::common::service::demo().await;
+    let key = t.svc.api_key.clone();
+    let mut h = Harness::connect("test", &t.svc.base_url, key, fixed_clock(), (120, 40))
+        .expect("a client for the local service");
+    assert!(!h.is_idle(), "the first list is requested at start");
+    h.settle().await.expect("idle");
+    let first = h.selected_id().expect("a team selected");
+    assert!(h.screen().contains("Teams"), "{}", h.screen());
+    h.press(KeyCode::Enter).await.expect("idle");
+    assert!(h.screen().contains(&first), "{}", h.screen());
+    h.press(KeyCode::Char('2')).await.expect("idle");
+    assert_eq!(h.tab(), Tab::Imports);
+    assert!(h.is_idle());
 }

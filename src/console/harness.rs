@@ -1,0 +1,215 @@
+//! The console's test driver, public for the integration tests and benches (the console itself
+//! never uses it): an [`App`] for a profile on a real service URL, driven by keys, drained until
+//! [`App::is_idle`], and seen as the text of the rendered screen and the requests it made.
+//! Tests assert on what it returns, not on the state's fields.
+use std::time::Duration;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::buffer::Buffer;
+
+use super::app::{App, Request};
+use super::clock::Clock;
+use super::msg::Msg;
+use super::state::State;
+use super::tab::Tab;
+use crate::api::{Client, ClientOptions, Error, Secret};
+
+/// How long [`Harness::settle`] waits at most; replies normally arrive in milliseconds.
+pub const DEADLINE: Duration = Duration::from_secs(10);
+
+/// The app did not become idle within the deadline.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("the console was still busy after {0:?}")]
+pub struct Busy(pub Duration);
+
+/// An app under test: keys in; screen, requests and idleness out.
+#[derive(Debug)]
+pub struct Harness {
+    app: App,
+}
+
+impl Harness {
+    /// An app for `profile` on the service at `base_url` with `api_key`, sized `w`×`h` and
+    /// started (its first list requested, not yet settled). Needs a tokio runtime.
+    pub fn connect(
+        profile: &str,
+        base_url: &str,
+        api_key: Secret,
+        clock: Clock,
+        (w, h): (u16, u16),
+    ) -> Result<Self, Error> {
+        let client = Client::new(ClientOptions {
+            base_url: base_url.to_string(),
+            api_key,
+            max_retries: 0,
+            ..ClientOptions::default()
+        })?;
+        let state = State::new(profile, base_url.trim_end_matches('/'), clock);
+        Ok(Self::start(App::with_client(state, client), w, h))
+    }
+
+    /// An app without a worker, sized and started: its requests wait in
+    /// [`Harness::take_requests`] for the test to answer with [`Harness::apply`].
+    pub fn offline(profile: &str, clock: Clock, (w, h): (u16, u16)) -> Self {
+        let state = State::new(profile, "http://127.0.0.1:9", clock);
+        Self::start(App::offline(state), w, h)
+    }
+
+    /// Drives an app made elsewhere (a console setup, a custom state), as it is.
+    pub fn from_app(app: App) -> Self {
+        Self { app }
+    }
+
+    fn start(mut app: App, w: u16, h: u16) -> Self {
+        app.apply(Msg::Resize(w, h));
+        app.start();
+        Self { app }
+    }
+
+    /// The app, for what the harness does not cover.
+    pub fn app(&self) -> &App {
+        &self.app
+    }
+
+    /// The app, mutably (clipboard, profile switcher).
+    pub fn app_mut(&mut self) -> &mut App {
+        &mut self.app
+    }
+
+    /// Applies one message (a key, a resize, a reply for an offline app).
+    pub fn apply(&mut self, msg: Msg) -> &mut Self {
+        self.app.apply(msg);
+        self
+    }
+
+    /// A key with modifiers.
+    pub fn key_with(&mut self, code: KeyCode, mods: KeyModifiers) -> &mut Self {
+        self.apply(Msg::Key(KeyEvent::new(code, mods)))
+    }
+
+    /// A key without modifiers.
+    pub fn key(&mut self, code: KeyCode) -> &mut Self {
+        self.key_with(code, KeyModifiers::NONE)
+    }
+
+    /// Each character of `text` as a key.
+    pub fn type_text(&mut self, text: &str) -> &mut Self {
+        for c in text.chars() {
+            self.key(KeyCode::Char(c));
+        }
+        self
+    }
+
+    /// `Ctrl` and a character.
+    pub fn ctrl(&mut self, c: char) -> &mut Self {
+        self.key_with(KeyCode::Char(c), KeyModifiers::CONTROL)
+    }
+
+    /// Applies replies until [`App::is_idle`], at most [`DEADLINE`].
+    pub async fn settle(&mut self) -> Result<&mut Self, Busy> {
+        tokio::time::timeout(DEADLINE, self.app.settle())
+            .await
+            .map_err(|_| Busy(DEADLINE))?;
+        Ok(self)
+    }
+
+    /// A key, then whatever it started, settled.
+    pub async fn press(&mut self, code: KeyCode) -> Result<&mut Self, Busy> {
+        self.key(code);
+        self.settle().await
+    }
+
+    /// Whether nothing is in flight ([`App::is_idle`]).
+    pub fn is_idle(&self) -> bool {
+        self.app.is_idle()
+    }
+
+    /// The requests an offline app made since the last call.
+    pub fn take_requests(&mut self) -> Vec<Request> {
+        self.app.take_requests()
+    }
+
+    /// The screen as text, drawn at the app's size.
+    pub fn screen(&self) -> String {
+        screen(&self.app)
+    }
+
+    /// The screen as a buffer (styles included), drawn at the app's size.
+    pub fn buffer(&self) -> Buffer {
+        buffer(&self.app)
+    }
+
+    /// The tab on screen.
+    pub fn tab(&self) -> Tab {
+        self.app.state.tab
+    }
+
+    /// The id of the current list's selected row.
+    pub fn selected_id(&self) -> Option<String> {
+        let list = &self.app.state.current().list;
+        list.selected().map(|r| r.id().to_string())
+    }
+
+    /// The ids of the current list's rows as shown (filtered and sorted).
+    pub fn shown_ids(&self) -> Vec<String> {
+        shown_ids(&self.app)
+    }
+
+    /// The ids of the current list's rows as loaded (server order).
+    pub fn row_ids(&self) -> Vec<String> {
+        row_ids(&self.app)
+    }
+
+    /// The texts of the toasts on screen, oldest first.
+    pub fn toasts(&self) -> Vec<String> {
+        self.app
+            .state
+            .toasts
+            .iter()
+            .map(|t| t.text.clone())
+            .collect()
+    }
+}
+
+/// An app drawn at its own size, as text (one line per row).
+pub fn screen(app: &App) -> String {
+    let (w, h) = app.state.size;
+    screen_sized(app, w, h)
+}
+
+/// An app drawn at a given size, as text.
+pub fn screen_sized(app: &App, w: u16, h: u16) -> String {
+    let mut term = test_terminal(w, h);
+    let _ = term.draw(|f| app.render(f));
+    term.backend().to_string()
+}
+
+/// An app drawn at its own size, as a buffer (styles included).
+pub fn buffer(app: &App) -> Buffer {
+    let (w, h) = app.state.size;
+    let mut term = test_terminal(w, h);
+    let _ = term.draw(|f| app.render(f));
+    term.backend().buffer().clone()
+}
+
+/// The ids of an app's current list rows as shown (filtered and sorted).
+pub fn shown_ids(app: &App) -> Vec<String> {
+    let list = &app.state.current().list;
+    list.shown().map(|r| r.id().to_string()).collect()
+}
+
+/// The ids of an app's current list rows as loaded (server order).
+pub fn row_ids(app: &App) -> Vec<String> {
+    let list = &app.state.current().list;
+    list.rows.iter().map(|r| r.id().to_string()).collect()
+}
+
+fn test_terminal(w: u16, h: u16) -> Terminal<TestBackend> {
+    // `TestBackend` never fails: drawing into memory has no I/O.
+    match Terminal::new(TestBackend::new(w, h)) {
+        Ok(t) => t,
+        Err(e) => match e {},
+    }
+}
