@@ -51,7 +51,7 @@ impl Clock {
 }
 
 /// Human text for the distance between `now` and `t`: `just now`, `3 min ago`, `in 2 h`, `5 d ago`.
-pub fn relative(now: DateTime<Utc>, t: DateTime<Utc>) -> String {
+pub(crate) fn relative(now: DateTime<Utc>, t: DateTime<Utc>) -> String {
     let secs = (now - t).num_seconds();
     let future = secs < 0;
     let s = secs.unsigned_abs();

@@ -6,7 +6,7 @@ use super::keymap::{Action, KeySpec, Keymap};
 
 /// One key a room offers now.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Hint {
+pub(crate) enum Hint {
     /// An action, shown by its first bound key.
     Action(Action, &'static str),
     /// Two actions sharing a word, shown by the first key of each: `j/k move`, `]/[ page`.
@@ -40,7 +40,7 @@ fn first_key(km: &Keymap, a: Action) -> Option<String> {
 }
 
 /// What a layer declares for the footer.
-pub enum Keys {
+pub(crate) enum Keys {
     /// These keys, most useful first; help and quit follow.
     Offers(Vec<Hint>),
     /// Every key the layer takes, nothing else (it takes every key, `?` and `q` included).

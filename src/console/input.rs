@@ -6,7 +6,7 @@ use tui_input::{Input, InputRequest};
 
 /// Turns a key into an edit of a one-line input; every printable key is text here. Returns
 /// whether the key was an edit.
-pub fn edit(input: &mut Input, key: &KeyEvent) -> bool {
+pub(crate) fn edit(input: &mut Input, key: &KeyEvent) -> bool {
     let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
     let req = match key.code {
         KeyCode::Char('u') if ctrl => InputRequest::DeleteLine,
@@ -30,7 +30,7 @@ pub fn edit(input: &mut Input, key: &KeyEvent) -> bool {
 
 /// Inserts pasted text at the cursor, one line: line breaks and other controls are dropped
 /// (a paste never submits anything).
-pub fn paste(input: &mut Input, text: &str) {
+pub(crate) fn paste(input: &mut Input, text: &str) {
     for c in text.chars().filter(|c| !c.is_control()) {
         input.handle(InputRequest::InsertChar(c));
     }

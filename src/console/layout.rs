@@ -12,7 +12,7 @@ const FOOTER: u16 = 1;
 
 /// The regions of one frame.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Areas {
+pub(crate) struct Areas {
     /// Tabs, profile, in-flight indicator.
     pub header: Rect,
     /// The list, when shown.

@@ -1,33 +1,33 @@
 //! The terminal console (ratatui, Elm shape): `msg` → `update` → effects → `worker` → `msg`;
 //! `ui` draws from the state. Entry point: [`run`]; tests drive [`App`].
-pub mod app;
+pub(crate) mod app;
 pub mod clipboard;
-pub mod clock;
+pub(crate) mod clock;
 pub mod deliveries;
-pub mod footer;
+pub(crate) mod footer;
 pub mod forms;
 pub mod harness;
-pub mod input;
+pub(crate) mod input;
 pub mod keymap;
 pub mod layers;
-pub mod layout;
-pub mod members;
-pub mod mouse;
-pub mod msg;
+pub(crate) mod layout;
+pub(crate) mod members;
+pub(crate) mod mouse;
+pub(crate) mod msg;
 pub mod pane;
 pub mod power;
-pub mod raw_json;
+pub(crate) mod raw_json;
 pub mod record;
 pub mod replay;
-pub mod settings;
+pub(crate) mod settings;
 pub mod state;
-pub mod tab;
+pub(crate) mod tab;
 pub mod theme;
-pub mod ui;
+pub(crate) mod ui;
 pub mod update;
-pub mod views;
-pub mod widgets;
-pub mod worker;
+pub(crate) mod views;
+pub(crate) mod widgets;
+pub(crate) mod worker;
 
 use std::time::Duration;
 

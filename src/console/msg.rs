@@ -150,7 +150,7 @@ pub enum Effect {
 /// to apply next (a command line's `:quit`, a click that opens a row), so that features never
 /// call back into the router.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct Step {
+pub(crate) struct Step {
     /// Effects to run.
     pub effects: Vec<Effect>,
     /// An action to apply after them.
@@ -159,7 +159,7 @@ pub struct Step {
 
 impl Step {
     /// Effects and nothing more.
-    pub fn effects(effects: Vec<Effect>) -> Self {
+    pub(crate) fn effects(effects: Vec<Effect>) -> Self {
         Self {
             effects,
             then: None,
@@ -167,7 +167,7 @@ impl Step {
     }
 
     /// An action for the router, after `effects`.
-    pub fn then(effects: Vec<Effect>, action: super::keymap::Action) -> Self {
+    pub(crate) fn then(effects: Vec<Effect>, action: super::keymap::Action) -> Self {
         Self {
             effects,
             then: Some(action),

@@ -27,12 +27,12 @@ pub(crate) fn shown_field<'a>(
 }
 
 /// The value with every secret masked, recorded headers included (see [`redact::masked`]).
-pub fn masked(v: &Value) -> Value {
+pub(crate) fn masked(v: &Value) -> Value {
     redact::masked(v)
 }
 
 /// Pretty JSON of an item for the clipboard: secrets masked, hazards `\u`-escaped.
-pub fn pretty(v: &Value) -> String {
+pub(crate) fn pretty(v: &Value) -> String {
     crate::text::clip::json(v)
 }
 
@@ -174,7 +174,7 @@ pub(crate) fn highlight(line: Line<'static>, search: &str) -> Line<'static> {
 }
 
 /// Draws the view over `area`.
-pub fn render(view: &RawView, frame: &mut Frame, area: Rect, theme: &Theme) {
+pub(crate) fn render(view: &RawView, frame: &mut Frame, area: Rect, theme: &Theme) {
     let height = usize::from(area.height.saturating_sub(2));
     // Colours from the shared JSON widget; the plain lines serve the search.
     let lines: Vec<Line> = json::lines(&view.value, theme)

@@ -13,7 +13,7 @@ use super::widgets::paged_table::PagedTable;
 use super::widgets::{help, spinner, toast};
 
 /// Draws one frame.
-pub fn render(state: &State, frame: &mut Frame) {
+pub(crate) fn render(state: &State, frame: &mut Frame) {
     let screen = frame.area();
     if layout::too_small((screen.width, screen.height)) {
         let msg = format!(

@@ -52,7 +52,7 @@ impl Drop for Ticket {
 
 /// Handle to the running worker; dropping it stops the worker.
 #[derive(Debug)]
-pub struct Worker {
+pub(crate) struct Worker {
     jobs: mpsc::UnboundedSender<Job>,
     task: JoinHandle<()>,
     outstanding: Arc<Outstanding>,
@@ -60,7 +60,7 @@ pub struct Worker {
 
 impl Worker {
     /// Starts the worker on the current tokio runtime; replies go to `replies`.
-    pub fn spawn(client: Client, replies: mpsc::UnboundedSender<Msg>) -> Self {
+    pub(crate) fn spawn(client: Client, replies: mpsc::UnboundedSender<Msg>) -> Self {
         let (jobs, rx) = mpsc::unbounded_channel();
         let task = tokio::spawn(run(client, rx, replies));
         Self {
@@ -71,7 +71,7 @@ impl Worker {
     }
 
     /// Queues a call; returns at once.
-    pub fn send(&self, req_id: u64, pane: Pane, cmd: ApiCmd) {
+    pub(crate) fn send(&self, req_id: u64, pane: Pane, cmd: ApiCmd) {
         let ticket = Ticket::take(&self.outstanding);
         // The worker only stops when this handle is dropped, so a failed send cannot happen here.
         let _ = self.jobs.send(Job {
@@ -145,7 +145,7 @@ impl Drop for Running {
 }
 
 /// The request for a list page of a tab.
-pub fn list_request(tab: Tab, q: &ListQuery, f: &NotificationFilter) -> ApiRequest {
+pub(crate) fn list_request(tab: Tab, q: &ListQuery, f: &NotificationFilter) -> ApiRequest {
     match tab {
         Tab::Teams => ApiRequest::list_teams(q),
         Tab::Imports => ApiRequest::list_imports(q),
@@ -229,7 +229,7 @@ async fn all_members(client: &Client) -> Result<Vec<crate::api::model::Member>, 
 }
 
 /// Runs one command against the API.
-pub async fn execute(client: &Client, cmd: &ApiCmd) -> Result<ApiReply, Error> {
+pub(crate) async fn execute(client: &Client, cmd: &ApiCmd) -> Result<ApiReply, Error> {
     match cmd {
         ApiCmd::List { tab, query, filter } => {
             let raw = client.send(&list_request(*tab, query, filter)).await?;

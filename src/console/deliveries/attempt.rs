@@ -81,7 +81,7 @@ fn signature(status: SigStatus, ctx: &ViewCtx) -> Line<'static> {
 }
 
 /// Every line of the attempt view.
-pub fn lines(state: &State, v: &AttemptView, ctx: &ViewCtx) -> Vec<Line<'static>> {
+pub(crate) fn lines(state: &State, v: &AttemptView, ctx: &ViewCtx) -> Vec<Line<'static>> {
     // The receiver wrote most of this: every line through the one sanitizer.
     crate::text::tui::safe_lines(unsanitised_lines(state, v, ctx))
 }
@@ -160,7 +160,7 @@ fn unsanitised_lines(state: &State, v: &AttemptView, ctx: &ViewCtx) -> Vec<Line<
 }
 
 /// Draws the attempt view over `area`, and the reveal confirmation when asked.
-pub fn render(state: &State, v: &AttemptView, frame: &mut Frame, area: Rect) {
+pub(crate) fn render(state: &State, v: &AttemptView, frame: &mut Frame, area: Rect) {
     let ctx = ViewCtx {
         clock: &state.clock,
         theme: &state.settings.theme,

@@ -14,7 +14,7 @@ use crate::api::signature::{SigError, header_of, verify};
 
 /// The outcome of a signature check, ready to show.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum SigStatus {
+pub(crate) enum SigStatus {
     /// Verified with this destination's secret (its name).
     Verified(String),
     /// Checked and failed.
@@ -61,7 +61,7 @@ pub(crate) fn candidates<'a>(state: &'a State, n: &Notification) -> Vec<&'a Dest
 }
 
 /// The signature check of one attempt of a notification.
-pub fn check(state: &State, n: &Notification, position: usize) -> SigStatus {
+pub(crate) fn check(state: &State, n: &Notification, position: usize) -> SigStatus {
     let Some(req) = super::sorted_attempts(n)
         .get(position)
         .and_then(|a| a.webhook_request.as_ref())

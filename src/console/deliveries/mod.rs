@@ -1,17 +1,17 @@
 //! Following a webhook: callback → destinations → notifications → attempts. Holds the state and
 //! logic behind cross-navigation, the attempt view (masking, reveal, signature check), watch mode,
 //! the notification filter dialog and destination health.
-pub mod attempt;
-pub mod filter;
+pub(crate) mod attempt;
+pub(crate) mod filter;
 pub mod health;
-pub mod keys;
+pub(crate) mod keys;
 pub mod local;
-pub mod lookup;
+pub(crate) mod lookup;
 pub mod mask;
-pub mod names;
-pub mod secret;
-pub mod update;
-pub mod view;
+pub(crate) mod names;
+pub(crate) mod secret;
+pub(crate) mod update;
+pub(crate) mod view;
 pub mod watch;
 
 use std::collections::BTreeMap;

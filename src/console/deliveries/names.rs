@@ -66,7 +66,7 @@ pub(crate) fn learn_rows(state: &mut State) {
 }
 
 /// The label of an id: its name, else the id; `(deleted)` after a deleted destination.
-pub fn label(state: &State, id: &str) -> String {
+pub(crate) fn label(state: &State, id: &str) -> String {
     let name = state.deliveries.names.label(id);
     if state.deliveries.deleted.contains(id) {
         format!("{name} (deleted)")
@@ -77,7 +77,7 @@ pub fn label(state: &State, id: &str) -> String {
 
 /// The destinations a notification went to, by name: the list's destination filter when it
 /// has one, else the known destinations with its URL that select its callback.
-pub fn destinations_of(state: &State, n: &Notification) -> Vec<String> {
+pub(crate) fn destinations_of(state: &State, n: &Notification) -> Vec<String> {
     let filtered = &state
         .tab_state(crate::console::tab::Tab::Notifications)
         .list

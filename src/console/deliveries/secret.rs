@@ -49,7 +49,7 @@ pub(crate) fn ask(state: &mut State) -> bool {
 }
 
 /// The secret as it may be shown: in full only while revealed for this destination.
-pub fn shown(state: &State, d: &Destination, secret: &str) -> (String, bool) {
+pub(crate) fn shown(state: &State, d: &Destination, secret: &str) -> (String, bool) {
     if state.deliveries.secret_shown.as_deref() == Some(d.id.as_str()) {
         (crate::text::line(secret).into_owned(), true)
     } else {

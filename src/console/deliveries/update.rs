@@ -37,7 +37,7 @@ fn open_notification(state: &State) -> Option<crate::api::model::Notification> {
 }
 
 /// Applies one of this module's actions.
-pub fn on_action(state: &mut State, key: DeliveryKey) -> Vec<Effect> {
+pub(crate) fn on_action(state: &mut State, key: DeliveryKey) -> Vec<Effect> {
     match (key, focused_item(state)) {
         (DeliveryKey::Destinations, Some(Item::Callback(c))) => {
             let filter = NotificationFilter {

@@ -18,7 +18,7 @@ use crate::console::widgets::centered;
 
 /// The filter chips of a list: `callback: Issue events · event … · destination: Ops hook`,
 /// callbacks and destinations by name (the id when no name is known).
-pub fn chips(state: &State, f: &crate::api::NotificationFilter) -> Vec<String> {
+pub(crate) fn chips(state: &State, f: &crate::api::NotificationFilter) -> Vec<String> {
     let mut out = Vec::new();
     for (label, ids, named) in [
         ("callback", &f.callback_ids, true),
@@ -187,7 +187,7 @@ pub(crate) fn title_suffix(state: &State, tab: Tab) -> String {
 }
 
 /// The breadcrumb of cross-navigation (`Callbacks › Destinations › Notifications`), if any.
-pub fn breadcrumb(state: &State) -> Option<String> {
+pub(crate) fn breadcrumb(state: &State) -> Option<String> {
     if state.nav.is_empty() {
         return None;
     }

@@ -14,7 +14,7 @@ const WIDTH: u16 = 64;
 
 /// Draws a confirmation box for `question`; the buttons follow `phase`, or, under
 /// `confirm = "type-name"`, a line where the item's name is typed.
-pub fn render(frame: &mut Frame, area: Rect, d: &Dialog, theme: &Theme) {
+pub(crate) fn render(frame: &mut Frame, area: Rect, d: &Dialog, theme: &Theme) {
     let lines = lines(d, theme);
     let r = box_rect(area, &lines);
     let block = Block::bordered()
@@ -95,7 +95,7 @@ fn lines(d: &Dialog, theme: &Theme) -> Vec<Line<'static>> {
 }
 
 /// Draws a one-line yes/no question over the dialog.
-pub fn ask(frame: &mut Frame, area: Rect, question: &str, theme: &Theme) {
+pub(crate) fn ask(frame: &mut Frame, area: Rect, question: &str, theme: &Theme) {
     let text = Line::from(vec![
         Span::raw(format!("{question}  ")),
         Span::styled("y", theme.key),

@@ -16,7 +16,7 @@ fn check_url(s: &str) -> Result<Option<String>, String> {
 }
 
 /// `c` on Destinations.
-pub fn create() -> Dialog {
+pub(crate) fn create() -> Dialog {
     let fields = vec![
         Field::text("Name", "name", "").required(),
         Field::text("Description", "description", ""),
@@ -33,7 +33,7 @@ pub fn create() -> Dialog {
 }
 
 /// `e` on a destination.
-pub fn edit(dest: &Destination) -> Dialog {
+pub(crate) fn edit(dest: &Destination) -> Dialog {
     let fields = vec![
         Field::text("Name", "name", &dest.name).required(),
         Field::text("Description", "description", &dest.description).noted("empty clears it"),
@@ -46,7 +46,7 @@ pub fn edit(dest: &Destination) -> Dialog {
 }
 
 /// `d` on a destination: straight to a confirmation that defaults to No.
-pub fn delete(dest: &Destination) -> Dialog {
+pub(crate) fn delete(dest: &Destination) -> Dialog {
     let mut d = Dialog::new(
         "Delete destination",
         Kind::DeleteDestination(dest.id.clone()),
@@ -62,7 +62,7 @@ pub fn delete(dest: &Destination) -> Dialog {
 }
 
 /// The write a destination form describes.
-pub fn build(d: &mut Dialog) -> Option<WriteOp> {
+pub(crate) fn build(d: &mut Dialog) -> Option<WriteOp> {
     match d.kind.clone() {
         Kind::CreateDestination => {
             let selected = d.field("callbacks").map(Field::choice_index) == Some(1);

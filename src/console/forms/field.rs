@@ -7,7 +7,7 @@ use crate::console::input::edit;
 
 /// Checks a text value as it is typed: `Ok(note)` shows a note (e.g. a resolved time), `Err` an
 /// inline error.
-pub type Check = fn(&str) -> Result<Option<String>, String>;
+pub(crate) type Check = fn(&str) -> Result<Option<String>, String>;
 
 /// What a field holds and how it is edited.
 #[derive(Clone)]

@@ -60,7 +60,7 @@ fn common_fields(
 }
 
 /// `c` on Imports.
-pub fn create() -> Dialog {
+pub(crate) fn create() -> Dialog {
     let mut fields = vec![
         Field::choice("Belongs to", "target", TARGETS.to_vec()),
         Field::text("Id", "connection_id", "")
@@ -75,7 +75,7 @@ pub fn create() -> Dialog {
 }
 
 /// `e` on an import: tokens start empty (never shown again) and mean "unchanged" when left so.
-pub fn edit(i: &ProviderOauthImport) -> Dialog {
+pub(crate) fn edit(i: &ProviderOauthImport) -> Dialog {
     let metadata = i
         .metadata
         .iter()
@@ -104,7 +104,7 @@ pub fn edit(i: &ProviderOauthImport) -> Dialog {
 }
 
 /// The write an import form describes.
-pub fn build(d: &mut Dialog) -> Option<WriteOp> {
+pub(crate) fn build(d: &mut Dialog) -> Option<WriteOp> {
     let opt = |s: String| (!s.is_empty()).then_some(s);
     let metadata = match parse_metadata(&d.text("metadata")) {
         Ok(m) => m,

@@ -1,15 +1,15 @@
 //! Form dialogs for every write. This file holds the dialog model (fields, focus, phases);
 //! `update` its keys and the server's answers, `view` and `confirm` its drawing. Resource-specific
 //! forms live in `teams`, `imports` and `destinations`.
-pub mod confirm;
-pub mod destinations;
-pub mod field;
-pub mod imports;
+pub(crate) mod confirm;
+pub(crate) mod destinations;
+pub(crate) mod field;
+pub(crate) mod imports;
 pub mod ops;
 pub mod picker;
-pub mod teams;
-pub mod update;
-pub mod view;
+pub(crate) mod teams;
+pub(crate) mod update;
+pub(crate) mod view;
 
 use self::field::Field;
 use self::ops::Lookup;

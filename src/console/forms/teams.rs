@@ -13,12 +13,12 @@ fn name_fields(name: &str, description: &str) -> Vec<Field> {
 }
 
 /// `c` on Teams.
-pub fn create() -> Dialog {
+pub(crate) fn create() -> Dialog {
     Dialog::new("New team", Kind::CreateTeam, name_fields("", ""))
 }
 
 /// `e` on a team.
-pub fn edit(t: &Team) -> Dialog {
+pub(crate) fn edit(t: &Team) -> Dialog {
     let fields = name_fields(&t.name, t.description.as_deref().unwrap_or_default());
     Dialog::new(
         format!("Edit team {}", t.name),
@@ -28,7 +28,7 @@ pub fn edit(t: &Team) -> Dialog {
 }
 
 /// `p` in a team: a project and the team's roles on it.
-pub fn set_project(t: &Team) -> Dialog {
+pub(crate) fn set_project(t: &Team) -> Dialog {
     let assigned = t
         .projects
         .iter()
@@ -55,7 +55,7 @@ pub fn set_project(t: &Team) -> Dialog {
 }
 
 /// `x` in a team: pick one of its projects.
-pub fn remove_project(t: &Team) -> Dialog {
+pub(crate) fn remove_project(t: &Team) -> Dialog {
     let items = t
         .projects
         .iter()
@@ -95,7 +95,7 @@ fn member_dialog(title: String, kind: Kind) -> Dialog {
 }
 
 /// `m` in a team.
-pub fn add_member(t: &Team) -> Dialog {
+pub(crate) fn add_member(t: &Team) -> Dialog {
     member_dialog(
         format!("Add a member · {}", t.name),
         Kind::AddMember(t.id.clone()),
@@ -103,7 +103,7 @@ pub fn add_member(t: &Team) -> Dialog {
 }
 
 /// `M` in a team.
-pub fn remove_member(t: &Team) -> Dialog {
+pub(crate) fn remove_member(t: &Team) -> Dialog {
     member_dialog(
         format!("Remove a member · {}", t.name),
         Kind::RemoveMember(t.id.clone()),
@@ -132,7 +132,7 @@ pub(crate) fn after_change(d: &mut Dialog) {
 }
 
 /// The write a team form describes.
-pub fn build(d: &mut Dialog) -> Option<WriteOp> {
+pub(crate) fn build(d: &mut Dialog) -> Option<WriteOp> {
     let opt = |s: String| (!s.is_empty()).then_some(s);
     match d.kind.clone() {
         Kind::CreateTeam => Some(WriteOp::CreateTeam(CreateTeam {

@@ -62,7 +62,7 @@ fn subject(state: &State) -> Option<Record> {
 }
 
 /// A write key (`c`, `e`, `d`, `p`, `x`, `m`, `M`) outside any dialog.
-pub fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
+pub(crate) fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
     if state.read_only {
         state.toast(
             ToastKind::Error,
@@ -246,7 +246,7 @@ fn editing_key(state: &mut State, key: KeyEvent) -> Vec<Effect> {
 }
 
 /// A click on an open form: focus a field (and pick a choice's option), save or cancel.
-pub fn click(state: &mut State, hit: FormHit) -> Vec<Effect> {
+pub(crate) fn click(state: &mut State, hit: FormHit) -> Vec<Effect> {
     let Some(d) = state.forms.dialog.as_mut() else {
         return Vec::new();
     };

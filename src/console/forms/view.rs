@@ -36,7 +36,7 @@ struct Laid {
 
 /// What a click on a form hits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FormHit {
+pub(crate) enum FormHit {
     /// A field (for a choice, the option under the pointer too).
     Field(usize, Option<usize>),
     /// The save key in the footer.
@@ -123,7 +123,7 @@ fn wrap(text: &str, w: usize) -> Vec<String> {
 }
 
 /// Draws the dialog centred in `area`.
-pub fn render(frame: &mut Frame, area: Rect, d: &Dialog, theme: &Theme) {
+pub(crate) fn render(frame: &mut Frame, area: Rect, d: &Dialog, theme: &Theme) {
     if d.fields.is_empty() {
         render_confirm(frame, area, d, theme);
         return;

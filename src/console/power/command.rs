@@ -19,7 +19,7 @@ pub struct CommandLine {
 
 /// A parsed command.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Command {
+pub(crate) enum Command {
     /// Show a tab.
     Tab(Tab),
     /// Switch to a profile.
@@ -63,7 +63,7 @@ const WORDS: &[&str] = &[
 ];
 
 /// Parses a command line (without the `:`).
-pub fn parse(line: &str) -> Result<Command, String> {
+pub(crate) fn parse(line: &str) -> Result<Command, String> {
     let mut parts = line.split_whitespace();
     let Some(word) = parts.next() else {
         return Err("empty command".into());

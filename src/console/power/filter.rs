@@ -26,14 +26,14 @@ impl Filter {
 }
 
 /// A compiled query.
-pub struct FuzzyQuery {
+pub(crate) struct FuzzyQuery {
     pattern: Pattern,
     matcher: Matcher,
 }
 
 impl FuzzyQuery {
     /// Compiles a query (smart case: case matters once it has a capital).
-    pub fn new(query: &str) -> Self {
+    pub(crate) fn new(query: &str) -> Self {
         Self {
             pattern: Pattern::parse(query, CaseMatching::Smart, Normalization::Smart),
             matcher: Matcher::new(Config::DEFAULT),
@@ -41,7 +41,7 @@ impl FuzzyQuery {
     }
 
     /// Whether `text` matches.
-    pub fn matches(&mut self, text: &str) -> bool {
+    pub(crate) fn matches(&mut self, text: &str) -> bool {
         let mut buf = Vec::new();
         self.pattern
             .score(Utf32Str::new(text, &mut buf), &mut self.matcher)
@@ -90,7 +90,7 @@ fn each_text(v: &Value, depth: u8, f: &mut impl FnMut(&str) -> bool) -> bool {
 
 /// Keeps the positions (into `rows`) of the rows that match `query`: every word of it matching
 /// some field. The texts are matched where they lie; nothing is copied.
-pub fn retain_matching(query: &str, rows: &[Record], view: &mut Vec<usize>) {
+pub(crate) fn retain_matching(query: &str, rows: &[Record], view: &mut Vec<usize>) {
     let mut words: Vec<FuzzyQuery> = query.split_whitespace().map(FuzzyQuery::new).collect();
     view.retain(|&i| {
         rows.get(i).is_some_and(|r| {

@@ -25,7 +25,7 @@ pub(crate) fn on_key(state: &mut State, key: &KeyEvent) -> Vec<Effect> {
 
 /// Derives again the view of every tab whose rows, query, sort or local status filter changed
 /// since, keeping the selected row when it stays in view.
-pub fn refresh(state: &mut State) {
+pub(crate) fn refresh(state: &mut State) {
     for tab in Tab::ALL {
         let i = tab.index();
         let f = &state.power.filters[i];

@@ -2,14 +2,14 @@
 //! derived view), the raw JSON view, copying, runtime profile switching, read-only refusals.
 //! This file holds the model; `update` its keys, actions and messages, `filter_sort` the view
 //! derivation, `raw` the raw view's keys, `view` its drawing, `setup` the configuration.
-pub mod command;
-pub mod filter;
-pub mod filter_sort;
-pub mod raw;
-pub mod setup;
-pub mod sort;
-pub mod update;
-pub mod view;
+pub(crate) mod command;
+pub(crate) mod filter;
+pub(crate) mod filter_sort;
+pub(crate) mod raw;
+pub(crate) mod setup;
+pub(crate) mod sort;
+pub(crate) mod update;
+pub(crate) mod view;
 
 use std::path::PathBuf;
 

@@ -66,7 +66,7 @@ pub(crate) fn on_key(state: &mut State, key: &Input) -> Step {
 }
 
 /// Scrolls the raw view (mouse wheel).
-pub fn scroll(state: &mut State, down: bool) -> bool {
+pub(crate) fn scroll(state: &mut State, down: bool) -> bool {
     let height = raw_height(state);
     let Some(v) = state.power.raw.as_mut() else {
         return false;

@@ -16,7 +16,7 @@ pub struct Sort {
 }
 
 /// Sortable fields of a tab: (label, JSON pointer into the item as received).
-pub fn keys(tab: Tab) -> &'static [(&'static str, &'static str)] {
+pub(crate) fn keys(tab: Tab) -> &'static [(&'static str, &'static str)] {
     match tab {
         Tab::Teams => &[
             ("name", "/name"),

@@ -34,7 +34,7 @@ pub(crate) fn clear_filter(state: &mut State) -> Vec<Effect> {
 }
 
 /// Refuses a write action in read-only mode.
-pub fn refuse(state: &mut State, action: Action) -> Vec<Effect> {
+pub(crate) fn refuse(state: &mut State, action: Action) -> Vec<Effect> {
     state.toast(
         ToastKind::Error,
         format!(
@@ -59,7 +59,7 @@ fn focused_record(state: &State) -> Option<Record> {
 }
 
 /// The power actions, from the keymap (after dialogs and help had their say), mouse or command.
-pub fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
+pub(crate) fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
     let tab = state.tab;
     match action {
         Action::Command => {

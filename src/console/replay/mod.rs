@@ -1,8 +1,8 @@
 //! The replay room (`P`): send a recorded delivery again to the receiver being fixed, signed as
 //! the platform signs. `mod` holds the model, `update` its keys and the worker's replies, `view`
 //! its drawing; the planning and sending are `crate::api::replay`'s, run on the worker.
-pub mod update;
-pub mod view;
+pub(crate) mod update;
+pub(crate) mod view;
 
 use std::collections::BTreeMap;
 

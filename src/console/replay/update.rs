@@ -55,7 +55,7 @@ fn chosen(state: &State) -> Option<(String, Option<i64>)> {
 }
 
 /// Opens the room on the chosen notification, its target prefilled with the profile's last.
-pub fn open(state: &mut State) -> Vec<Effect> {
+pub(crate) fn open(state: &mut State) -> Vec<Effect> {
     let Some((id, attempt)) = chosen(state) else {
         state.toast(
             ToastKind::Info,

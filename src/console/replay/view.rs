@@ -24,7 +24,7 @@ const LABEL: usize = 10;
 const HISTORY_ROWS: usize = 6;
 
 /// Draws the room over `area` when it is open (for the active profile).
-pub fn render(state: &State, frame: &mut Frame, area: Rect) {
+pub(crate) fn render(state: &State, frame: &mut Frame, area: Rect) {
     let Some(room) = state.replay.room_of(&state.profile) else {
         return;
     };

@@ -35,7 +35,7 @@ pub(crate) fn cells(c: &Callback, ctx: &ViewCtx) -> Vec<Cell<'static>> {
 }
 
 /// Detail lines: fields and the schedule.
-pub fn detail(c: &Callback, ctx: &ViewCtx) -> Vec<Line<'static>> {
+pub(crate) fn detail(c: &Callback, ctx: &ViewCtx) -> Vec<Line<'static>> {
     let mut f = Fields::new(ctx.theme);
     f.opt("Name", c.name.as_deref())
         .field("ID", c.id.clone())

@@ -55,13 +55,13 @@ pub(crate) fn cells(d: &Destination, ctx: &ViewCtx) -> Vec<Cell<'static>> {
 }
 
 /// Detail lines: fields, the webhook (secret masked) and the callback selection.
-pub fn detail(d: &Destination, ctx: &ViewCtx) -> Vec<Line<'static>> {
+pub(crate) fn detail(d: &Destination, ctx: &ViewCtx) -> Vec<Line<'static>> {
     detail_with(d, ctx, &Extras::default())
 }
 
 /// What the console knows about a destination beyond its record.
 #[derive(Debug, Default)]
-pub struct Extras<'a> {
+pub(crate) struct Extras<'a> {
     /// Names of callbacks by id.
     pub names: Option<&'a crate::api::NameCache>,
     /// Known to be deleted.
@@ -71,7 +71,7 @@ pub struct Extras<'a> {
 }
 
 /// Detail lines with names, the deleted mark and a revealed secret.
-pub fn detail_with(d: &Destination, ctx: &ViewCtx, x: &Extras) -> Vec<Line<'static>> {
+pub(crate) fn detail_with(d: &Destination, ctx: &ViewCtx, x: &Extras) -> Vec<Line<'static>> {
     let mut f = Fields::new(ctx.theme);
     if x.deleted {
         f.field_spans(

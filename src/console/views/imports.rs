@@ -44,7 +44,7 @@ pub(crate) fn cells(i: &ProviderOauthImport, ctx: &ViewCtx) -> Vec<Cell<'static>
 }
 
 /// Detail lines: every field, the id token masked, metadata as key = value.
-pub fn detail(i: &ProviderOauthImport, ctx: &ViewCtx) -> Vec<Line<'static>> {
+pub(crate) fn detail(i: &ProviderOauthImport, ctx: &ViewCtx) -> Vec<Line<'static>> {
     let mut f = Fields::new(ctx.theme);
     f.field("ID", i.id.clone())
         .field_spans("Status", vec![status(i, ctx)])

@@ -11,7 +11,7 @@ use crate::console::theme::Theme;
 
 /// A list column.
 #[derive(Debug, Clone, Copy)]
-pub struct Column {
+pub(crate) struct Column {
     /// Header text.
     pub title: &'static str,
     /// Width rule.
@@ -21,7 +21,7 @@ pub struct Column {
 }
 
 /// Shorthand for a column definition.
-pub const fn col(title: &'static str, width: Constraint, narrow: bool) -> Column {
+pub(crate) const fn col(title: &'static str, width: Constraint, narrow: bool) -> Column {
     Column {
         title,
         width,
@@ -31,7 +31,7 @@ pub const fn col(title: &'static str, width: Constraint, narrow: bool) -> Column
 
 /// What views need besides the item: time and styles.
 #[derive(Debug, Clone, Copy)]
-pub struct ViewCtx<'a> {
+pub(crate) struct ViewCtx<'a> {
     /// Time source.
     pub clock: &'a Clock,
     /// Styles.
@@ -40,12 +40,12 @@ pub struct ViewCtx<'a> {
 
 impl ViewCtx<'_> {
     /// A relative-time cell (`3 min ago`).
-    pub fn ago(&self, t: &DateTime<Utc>) -> Cell<'static> {
+    pub(crate) fn ago(&self, t: &DateTime<Utc>) -> Cell<'static> {
         Cell::from(self.clock.relative(t))
     }
 
     /// Local time and relative distance (`2025-10-24 17:30 (3 min ago)`).
-    pub fn when(&self, t: &DateTime<Utc>) -> Span<'static> {
+    pub(crate) fn when(&self, t: &DateTime<Utc>) -> Span<'static> {
         Span::raw(self.clock.local_and_relative(t))
     }
 
@@ -58,7 +58,7 @@ impl ViewCtx<'_> {
     }
 
     /// A status word with a symbol and a colour (never the colour alone).
-    pub fn status(&self, word: &str, tone: Tone) -> Span<'static> {
+    pub(crate) fn status(&self, word: &str, tone: Tone) -> Span<'static> {
         let (sym, style): (&str, Style) = match tone {
             Tone::Good => ("✓", self.theme.ok),
             Tone::Busy => ("↻", self.theme.warn),
@@ -73,7 +73,7 @@ impl ViewCtx<'_> {
 
 /// How a status reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Tone {
+pub(crate) enum Tone {
     /// Succeeded, active.
     Good,
     /// Retrying.
@@ -89,7 +89,7 @@ pub enum Tone {
 }
 
 /// `12 ms` or `10.0 s`.
-pub fn duration_ms(ms: i64) -> String {
+pub(crate) fn duration_ms(ms: i64) -> String {
     if ms < 1000 {
         format!("{ms} ms")
     } else {
@@ -98,7 +98,7 @@ pub fn duration_ms(ms: i64) -> String {
 }
 
 /// `every 30 s`, `every 5 min`, `every 2 h`.
-pub fn interval(secs: i64) -> String {
+pub(crate) fn interval(secs: i64) -> String {
     if secs > 0 && secs % 3600 == 0 {
         format!("{} h", secs / 3600)
     } else if secs > 0 && secs % 60 == 0 {

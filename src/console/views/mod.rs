@@ -1,10 +1,10 @@
 //! One module per resource: its columns, row cells and detail pane. Dispatch on the item kind.
-pub mod callbacks;
-pub mod destinations;
-pub mod imports;
-pub mod kit;
-pub mod notifications;
-pub mod teams;
+pub(crate) mod callbacks;
+pub(crate) mod destinations;
+pub(crate) mod imports;
+pub(crate) mod kit;
+pub(crate) mod notifications;
+pub(crate) mod teams;
 
 use ratatui::text::Line;
 use ratatui::widgets::Cell;
@@ -12,10 +12,10 @@ use ratatui::widgets::Cell;
 use super::record::{Item, Record};
 use super::tab::Tab;
 
-pub use kit::{Column, Tone, ViewCtx, col, duration_ms, interval};
+pub(crate) use kit::{Column, Tone, ViewCtx, duration_ms};
 
 /// The columns of a tab's list.
-pub fn columns(tab: Tab) -> &'static [Column] {
+pub(crate) fn columns(tab: Tab) -> &'static [Column] {
     match tab {
         Tab::Teams => teams::COLUMNS,
         Tab::Imports => imports::COLUMNS,
@@ -37,7 +37,7 @@ pub(crate) fn cells(record: &Record, ctx: &ViewCtx) -> Vec<Cell<'static>> {
 }
 
 /// Every field of the item, for the detail pane.
-pub fn detail(record: &Record, ctx: &ViewCtx) -> Vec<Line<'static>> {
+pub(crate) fn detail(record: &Record, ctx: &ViewCtx) -> Vec<Line<'static>> {
     let lines = match record.shown() {
         Item::Team(t) => teams::detail(t, ctx),
         Item::Import(i) => imports::detail(i, ctx),
@@ -49,7 +49,7 @@ pub fn detail(record: &Record, ctx: &ViewCtx) -> Vec<Line<'static>> {
 }
 
 /// The detail pane's title.
-pub fn title(record: &Record) -> String {
+pub(crate) fn title(record: &Record) -> String {
     match record.shown() {
         Item::Team(t) => format!("Team {}", t.name),
         Item::Import(i) => format!("Import {}", i.id),

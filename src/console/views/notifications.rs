@@ -36,7 +36,7 @@ const fn columns(wide: bool) -> [Column; 9] {
 }
 
 /// The coloured status with a symbol.
-pub fn status(n: &Notification, ctx: &ViewCtx) -> Span<'static> {
+pub(crate) fn status(n: &Notification, ctx: &ViewCtx) -> Span<'static> {
     let tone = match n.status {
         NotificationStatus::Succeeded => Tone::Good,
         NotificationStatus::Retrying => Tone::Busy,
@@ -112,13 +112,13 @@ const FIELD_LINES: usize = 9;
 pub(crate) const LINES_ABOVE_ATTEMPTS: usize = FIELD_LINES + 3;
 
 /// Detail lines without a selected attempt.
-pub fn detail(n: &Notification, ctx: &ViewCtx) -> Vec<Line<'static>> {
+pub(crate) fn detail(n: &Notification, ctx: &ViewCtx) -> Vec<Line<'static>> {
     detail_with(n, ctx, None, &Named::default())
 }
 
 /// Names the console found for a notification: its callback and the destinations it went to.
 #[derive(Debug, Default)]
-pub struct Named {
+pub(crate) struct Named {
     /// `name (id)` of the callback, or its id.
     pub callback: Option<String>,
     /// The destinations it went to, by name (empty when unknown).

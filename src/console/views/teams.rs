@@ -30,7 +30,7 @@ pub(crate) fn cells(t: &Team, ctx: &ViewCtx) -> Vec<Cell<'static>> {
 }
 
 /// Detail lines: fields, then each project with its roles and their permissions.
-pub fn detail(t: &Team, ctx: &ViewCtx) -> Vec<Line<'static>> {
+pub(crate) fn detail(t: &Team, ctx: &ViewCtx) -> Vec<Line<'static>> {
     let mut f = Fields::new(ctx.theme);
     f.field("Name", t.name.clone())
         .field("Slug", t.slug.clone())

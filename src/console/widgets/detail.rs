@@ -11,7 +11,7 @@ use crate::console::theme::Theme;
 
 /// A detail pane ready to draw.
 #[derive(Debug)]
-pub struct DetailView<'a> {
+pub(crate) struct DetailView<'a> {
     /// Block title.
     pub title: String,
     /// Body lines.
@@ -30,7 +30,7 @@ pub struct DetailView<'a> {
 
 impl DetailView<'_> {
     /// Draws the pane into `area`.
-    pub fn render(self, frame: &mut Frame, area: Rect) {
+    pub(crate) fn render(self, frame: &mut Frame, area: Rect) {
         let t = self.theme;
         let mut block = Block::bordered().title(Line::from(Span::styled(
             format!(" {} ", self.title),

@@ -8,14 +8,14 @@ const LABEL: usize = 14;
 
 /// Collects the lines of a detail pane.
 #[derive(Debug)]
-pub struct Fields<'t> {
+pub(crate) struct Fields<'t> {
     lines: Vec<Line<'static>>,
     theme: &'t Theme,
 }
 
 impl<'t> Fields<'t> {
     /// An empty builder.
-    pub fn new(theme: &'t Theme) -> Self {
+    pub(crate) fn new(theme: &'t Theme) -> Self {
         Self {
             lines: Vec::new(),
             theme,
@@ -23,7 +23,7 @@ impl<'t> Fields<'t> {
     }
 
     /// `Label         value`.
-    pub fn field(&mut self, label: &str, value: impl Into<Span<'static>>) -> &mut Self {
+    pub(crate) fn field(&mut self, label: &str, value: impl Into<Span<'static>>) -> &mut Self {
         self.field_spans(label, vec![value.into()])
     }
 
@@ -36,7 +36,7 @@ impl<'t> Fields<'t> {
     }
 
     /// A field that may be null: shows a muted dash then.
-    pub fn opt(&mut self, label: &str, value: Option<&str>) -> &mut Self {
+    pub(crate) fn opt(&mut self, label: &str, value: Option<&str>) -> &mut Self {
         let span = match value {
             Some(v) if !v.is_empty() => Span::raw(v.to_string()),
             _ => self.dash(),
@@ -50,7 +50,7 @@ impl<'t> Fields<'t> {
     }
 
     /// A blank line and a heading.
-    pub fn section(&mut self, title: impl Into<String>) -> &mut Self {
+    pub(crate) fn section(&mut self, title: impl Into<String>) -> &mut Self {
         self.lines.push(Line::default());
         self.lines
             .push(Line::from(Span::styled(title.into(), self.theme.section)));
@@ -58,7 +58,7 @@ impl<'t> Fields<'t> {
     }
 
     /// A free line, indented by `indent` spaces.
-    pub fn line(&mut self, indent: usize, spans: Vec<Span<'static>>) -> &mut Self {
+    pub(crate) fn line(&mut self, indent: usize, spans: Vec<Span<'static>>) -> &mut Self {
         let mut all = vec![Span::raw(" ".repeat(indent))];
         all.extend(spans);
         self.lines.push(Line::from(all));
@@ -66,7 +66,7 @@ impl<'t> Fields<'t> {
     }
 
     /// The collected lines.
-    pub fn finish(self) -> Vec<Line<'static>> {
+    pub(crate) fn finish(self) -> Vec<Line<'static>> {
         self.lines
     }
 }

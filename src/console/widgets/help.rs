@@ -103,7 +103,7 @@ fn choose(rows: &[(String, &str)], key_w: usize, width: usize, height: usize) ->
 }
 
 /// Draws the help box centred in `area`.
-pub fn render(frame: &mut Frame, area: Rect, keymap: &Keymap, theme: &Theme) {
+pub(crate) fn render(frame: &mut Frame, area: Rect, keymap: &Keymap, theme: &Theme) {
     let rows = keymap.help_rows();
     let key_w = rows
         .iter()

@@ -81,7 +81,7 @@ impl Printer<'_> {
 }
 
 /// A JSON value as pretty-printed, coloured lines (keys, strings, numbers, literals each styled).
-pub fn lines(v: &Value, theme: &Theme) -> Vec<Line<'static>> {
+pub(crate) fn lines(v: &Value, theme: &Theme) -> Vec<Line<'static>> {
     let mut p = Printer {
         theme,
         lines: Vec::new(),
@@ -106,7 +106,7 @@ pub(crate) fn text_lines(body: &str, theme: &Theme) -> Vec<Line<'static>> {
 
 /// A bordered, scrollable view of JSON (or any) lines.
 #[derive(Debug)]
-pub struct JsonView<'a> {
+pub(crate) struct JsonView<'a> {
     /// Block title.
     pub title: String,
     /// The lines, usually from [`lines`] or [`text_lines`].
@@ -126,7 +126,7 @@ impl JsonView<'_> {
     }
 
     /// Draws the view into `area`.
-    pub fn render(self, frame: &mut Frame, area: Rect) {
+    pub(crate) fn render(self, frame: &mut Frame, area: Rect) {
         let block = Block::bordered().title(Line::from(Span::styled(
             format!(" {} ", self.title),
             self.theme.accent,

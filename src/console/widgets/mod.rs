@@ -1,10 +1,10 @@
 //! Pieces shared by every view: the paged table, the detail pane, toasts, help, the header.
-pub mod detail;
-pub mod fields;
-pub mod help;
-pub mod json;
-pub mod paged_table;
-pub mod toast;
+pub(crate) mod detail;
+pub(crate) mod fields;
+pub(crate) mod help;
+pub(crate) mod json;
+pub(crate) mod paged_table;
+pub(crate) mod toast;
 
 /// Braille spinner frames for the in-flight indicator.
 const SPINNER: [char; 10] = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];

@@ -14,7 +14,7 @@ const FULL_COLUMNS_WIDTH: u16 = 100;
 
 /// Everything the paged table needs to draw.
 #[derive(Debug)]
-pub struct PagedTable<'a> {
+pub(crate) struct PagedTable<'a> {
     /// Block title (tab name and order).
     pub title: String,
     /// Plural noun for the empty message.
@@ -68,7 +68,7 @@ pub(crate) fn page_line(list: &ListPane) -> String {
 
 impl PagedTable<'_> {
     /// Draws the table into `area`.
-    pub fn render(self, frame: &mut Frame, area: Rect) {
+    pub(crate) fn render(self, frame: &mut Frame, area: Rect) {
         let t = self.theme;
         let mut block = Block::bordered()
             .title(Line::from(Span::styled(

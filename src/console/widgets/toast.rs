@@ -8,7 +8,7 @@ use crate::console::state::{Toast, ToastKind};
 use crate::console::theme::Theme;
 
 /// Draws the toasts stacked upwards from the bottom of `area`, newest lowest.
-pub fn render(frame: &mut Frame, area: Rect, toasts: &[Toast], theme: &Theme) {
+pub(crate) fn render(frame: &mut Frame, area: Rect, toasts: &[Toast], theme: &Theme) {
     for (i, toast) in toasts.iter().rev().enumerate() {
         // Toasts often quote a server's error message.
         let text = format!(" {} ", crate::text::line(&toast.text));
