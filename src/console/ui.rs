@@ -83,10 +83,14 @@ pub fn render(state: &State, frame: &mut Frame) {
     if let Some(d) = &state.forms.dialog {
         super::forms::view::render(frame, screen, d, &state.settings.theme);
     }
+    if let Some(c) = &state.confirm {
+        super::confirm::render(frame, screen, c, &state.settings.theme);
+    }
     let toast_area = Rect::new(screen.x, areas.footer.y.saturating_sub(4), screen.width, 3);
     toast::render(frame, toast_area, &state.toasts, &state.settings.theme);
     if state.help {
-        help::render(frame, screen, &state.settings.keymap, &state.settings.theme);
+        let groups = super::layers::Layer::help(state);
+        help::render(frame, screen, &groups, &state.settings.theme);
     }
 }
 

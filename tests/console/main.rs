@@ -4,6 +4,7 @@
 mod common;
 
 mod command_completion;
+mod confirm;
 mod deliveries_masking;
 mod deliveries_nav;
 mod deliveries_watch;
