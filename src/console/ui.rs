@@ -83,7 +83,10 @@ pub fn render(state: &State, frame: &mut Frame) {
     if let Some(d) = &state.forms.dialog {
         super::forms::view::render(frame, screen, d, &state.settings.theme);
     }
-    if let Some(c) = &state.confirm {
+    // Drawn while what it asks about is on screen (the layer drops it otherwise).
+    if let Some(c) = &state.confirm
+        && super::layers::Layer::Confirm.is_open(state)
+    {
         super::confirm::render(frame, screen, c, &state.settings.theme);
     }
     let toast_area = Rect::new(screen.x, areas.footer.y.saturating_sub(4), screen.width, 3);
