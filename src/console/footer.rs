@@ -1,8 +1,10 @@
 //! The footer, generated from what the rooms declare: the outermost open layer (see
 //! `layers::Layer::keys`) says which keys it takes where it is, with a word each; the footer
 //! shows them in the keys the keymap binds (rebinding respected, writes hidden in read-only
-//! mode), cut to the width with `? help` and `q quit` always kept.
+//! mode), cut to the width with `? help` and `q quit` always kept. The same declarations, in
+//! full and with every bound key, are the help overlay's rows.
 use super::keymap::{Action, KeySpec, Keymap};
+use super::tab::Tab;
 
 /// One key a room offers now.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -13,6 +15,8 @@ pub(crate) enum Hint {
     Pair(Action, Action, &'static str),
     /// A key a room reads itself (a dialog's `y`, a form's `Tab`).
     Key(&'static str, &'static str),
+    /// The tab jumps, one key each.
+    Tabs(&'static str),
 }
 
 impl Hint {
@@ -30,7 +34,59 @@ impl Hint {
                     .collect();
                 (!keys.is_empty()).then(|| (keys.join("/"), w))
             }
+            Hint::Tabs(w) => {
+                let keys: Vec<String> = Tab::ALL
+                    .into_iter()
+                    .filter_map(|t| first_key(km, Action::GoTab(t)))
+                    .collect();
+                (!keys.is_empty()).then(|| (keys.join("/"), w))
+            }
         }
+    }
+
+    /// The actions it names.
+    pub(crate) fn actions(self) -> Vec<Action> {
+        match self {
+            Hint::Action(a, _) => vec![a],
+            Hint::Pair(a, b, _) => vec![a, b],
+            Hint::Key(..) => Vec::new(),
+            Hint::Tabs(_) => Tab::ALL.into_iter().map(Action::GoTab).collect(),
+        }
+    }
+
+    /// A help row: every key bound (rebinding respected), and a description (the action's own
+    /// where the room uses it as the action says, else the room's word); none when the action
+    /// is unbound or hidden (writes in read-only mode).
+    pub(crate) fn help_row(self, km: &Keymap) -> Option<(String, String)> {
+        let hidden = |a: Action| km.hide_writes && a.is_write();
+        let keys = |actions: &[Action]| {
+            actions
+                .iter()
+                .map(|a| km.label_for(*a))
+                .filter(|l| !l.is_empty())
+                .collect::<Vec<_>>()
+                .join("/")
+        };
+        let word = match self {
+            Hint::Key(_, w) | Hint::Action(_, w) | Hint::Pair(_, _, w) | Hint::Tabs(w) => w,
+        };
+        let (keys, desc) = match self {
+            Hint::Key(k, w) => (k.to_string(), w.to_string()),
+            Hint::Action(a, _) | Hint::Pair(a, ..) if hidden(a) => return None,
+            // Used as the action says: the action's own description.
+            Hint::Action(a, w) if w == a.hint() => (keys(&[a]), a.describe().to_string()),
+            // A half rebound elsewhere (or unbound) is not described.
+            Hint::Pair(a, b, w) if w == a.hint() && km.keys_for(b).is_empty() => {
+                (keys(&[a]), a.describe().to_string())
+            }
+            Hint::Pair(a, b, w) if w == a.hint() && a.describe() != b.describe() => (
+                keys(&[a, b]),
+                format!("{} / {}", a.describe(), b.describe()),
+            ),
+            Hint::Pair(a, _, w) if w == a.hint() => (keys(&self.actions()), a.describe().into()),
+            _ => (keys(&self.actions()), word.to_string()),
+        };
+        (!keys.is_empty()).then_some((keys, desc))
     }
 }
 

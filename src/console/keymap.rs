@@ -236,24 +236,6 @@ impl Action {
         })
     }
 
-    /// The partner shown on the same help line (`s/S sort column / flip direction`).
-    fn partner(self) -> Option<Action> {
-        match self {
-            Action::Sort => Some(Action::SortFlip),
-            Action::CopyId => Some(Action::CopyJson),
-            Action::NextMatch => Some(Action::PrevMatch),
-            _ => None,
-        }
-    }
-
-    /// Whether the action is the second of a help pair.
-    fn is_partner(self) -> bool {
-        matches!(
-            self,
-            Action::SortFlip | Action::CopyJson | Action::PrevMatch
-        )
-    }
-
     /// The name used in the `[keys]` table of the config.
     pub(crate) fn config_name(self) -> &'static str {
         match self {
@@ -295,34 +277,6 @@ impl Action {
             Action::Deliver(k) => k.config_name(),
             Action::Replay => "replay",
         }
-    }
-}
-
-/// The help row's keys: `D/N/f/w/R`.
-fn delivery_help_keys(km: &Keymap) -> String {
-    super::deliveries::keys::DeliveryKey::ALL
-        .iter()
-        .map(|k| km.label_for(Action::Deliver(*k)))
-        .filter(|l| !l.is_empty())
-        .collect::<Vec<_>>()
-        .join("/")
-}
-
-/// The help row a write action shares with its kin: (the group, its description).
-fn write_group(a: Action) -> Option<(&'static [Action], &'static str)> {
-    const ITEM: &[Action] = &[Action::Create, Action::Edit, Action::Delete];
-    const TEAM: &[Action] = &[
-        Action::SetProject,
-        Action::RemoveProject,
-        Action::AddMember,
-        Action::RemoveMember,
-    ];
-    if ITEM.contains(&a) {
-        Some((ITEM, "create, edit, delete"))
-    } else if TEAM.contains(&a) {
-        Some((TEAM, "team: set/remove project, add/remove member"))
-    } else {
-        None
     }
 }
 
@@ -546,54 +500,6 @@ impl Keymap {
             .collect::<Vec<_>>()
             .join("/")
     }
-
-    /// Help rows: (keys, description), one per action, in table order.
-    pub fn help_rows(&self) -> Vec<(String, &'static str)> {
-        let mut seen: Vec<Action> = Vec::new();
-        let mut rows = Vec::new();
-        for (_, a) in &self.bindings {
-            if self.hide_writes && a.is_write() {
-                continue;
-            }
-            if let Action::GoTab(_) = a {
-                // One row for all tab jumps keeps the help within 24 lines.
-                if !seen.iter().any(|s| matches!(s, Action::GoTab(_))) {
-                    let keys: Vec<String> = Tab::ALL
-                        .iter()
-                        .map(|t| self.label_for(Action::GoTab(*t)))
-                        .collect();
-                    rows.push((keys.join("/"), "jump to a tab"));
-                }
-            } else if let Some((group, text)) = write_group(*a) {
-                // Write keys share rows too, for the same reason.
-                if !seen.iter().any(|s| group.contains(s)) {
-                    // An action rebound elsewhere (or unbound) leaves no empty slot.
-                    let keys: Vec<String> = group
-                        .iter()
-                        .map(|g| self.label_for(*g))
-                        .filter(|l| !l.is_empty())
-                        .collect();
-                    rows.push((keys.join("/"), text));
-                }
-            } else if let Action::Deliver(_) = a {
-                // Likewise one row for the delivery keys.
-                if !seen.iter().any(|s| matches!(s, Action::Deliver(_))) {
-                    rows.push((delivery_help_keys(self), super::deliveries::keys::HELP));
-                }
-            } else if a.is_partner() {
-                // Shown on its partner's line.
-            } else if !seen.contains(a) {
-                let mut keys = self.label_for(*a);
-                if let Some(p) = a.partner() {
-                    keys = format!("{keys}/{}", self.label_for(p));
-                }
-                rows.push((keys, a.describe()));
-            }
-            seen.push(*a);
-        }
-        rows.push(("Ctrl-C".into(), "quit, always"));
-        rows
-    }
 }
 
 impl Action {
@@ -736,10 +642,9 @@ mod tests {
             km.action_for(&key(KeyCode::Char('x'), KeyModifiers::NONE)),
             Some(Action::Reload)
         );
-        assert!(
-            km.help_rows()
-                .iter()
-                .any(|(k, d)| k == "x/r" && *d == "reload")
+        assert_eq!(
+            crate::console::footer::Hint::Action(Action::Reload, "reload").help_row(&km),
+            Some(("x/r".into(), "reload".into()))
         );
     }
 

@@ -1,29 +1,34 @@
 //! The layers of the screen and their one order. A key, turned into an [`Input`] once by the
 //! router, is offered down [`Layer::ORDER`]; each layer says whether it is open, takes or
 //! passes a key, and declares the keys it offers where it is (the footer's source).
+use super::confirm::{self, Answer, Subject};
 use super::deliveries;
 use super::footer::{Hint, Keys};
 use super::forms;
 use super::keymap::{Action, Input};
-use super::msg::Step;
+use super::msg::{Effect, Step};
 use super::pane;
 use super::power;
 use super::replay;
 use super::state::State;
+
+/// A group of the help overlay: its title and rows (keys, description).
+pub type HelpGroup = (String, Vec<(String, String)>);
 
 /// The layers of the screen, outermost first. A key, turned into an [`Input`] once, is offered
 /// down this one list: the first open layer that takes it handles it; a modal layer takes every
 /// key while it is open. Only the tab, at the bottom, turns actions into list and detail work.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Layer {
+    /// The one confirmation (yes/no, a typed name, a typed host), whichever room asked: every
+    /// key while open.
+    Confirm,
     /// The replay room (`P`): every key while open.
     Replay,
-    /// An open form dialog and its confirmation: every key.
+    /// An open form dialog: every key.
     Form,
     /// The power tools' prompts: the command line, `/` being typed, the raw JSON view.
     Prompt,
-    /// A question of the deliveries room (reveal headers, show a signing secret): any key answers.
-    Confirm,
     /// The filter dialog (every key) and the attempt view (its own keys).
     Overlay,
     /// The help overlay: swallows keys but its ways out.
@@ -35,10 +40,10 @@ pub enum Layer {
 impl Layer {
     /// Every layer, outermost first.
     pub const ORDER: [Layer; 7] = [
+        Layer::Confirm,
         Layer::Replay,
         Layer::Form,
         Layer::Prompt,
-        Layer::Confirm,
         Layer::Overlay,
         Layer::Help,
         Layer::Tab,
@@ -51,12 +56,10 @@ impl Layer {
             Layer::Replay => state.replay.room_of(&state.profile).is_some(),
             Layer::Form => state.forms.dialog.is_some(),
             Layer::Prompt => power::update::is_modal(state),
-            Layer::Confirm => {
-                d.attempt.as_ref().is_some_and(|v| v.confirm)
-                    || d.secret_confirm.is_some()
-                        && d.secret_confirm.as_deref()
-                            == deliveries::secret::open_destination(state).map(|x| x.id.as_str())
-            }
+            Layer::Confirm => state
+                .confirm
+                .as_ref()
+                .is_some_and(|c| still_asked(state, &c.subject)),
             Layer::Overlay => d.filter.is_some() || d.attempt.is_some(),
             Layer::Help => state.help,
             Layer::Tab => true,
@@ -86,9 +89,10 @@ impl Layer {
             },
             // Forms, prompts and the filter dialog draw their own hints.
             Layer::Form | Layer::Prompt => Keys::Own,
-            Layer::Confirm => {
-                Keys::Only(vec![Hint::Key("y", "yes"), Hint::Key("other keys", "no")])
-            }
+            Layer::Confirm => match &state.confirm {
+                Some(c) => Keys::Only(c.hints()),
+                None => Keys::Own,
+            },
             Layer::Overlay if state.deliveries.filter.is_some() => Keys::Own,
             Layer::Overlay => Keys::Offers(vec![
                 Hint::Action(Action::Deliver(K::Reveal), "reveal"),
@@ -112,6 +116,126 @@ impl Layer {
             .unwrap_or(Keys::Own)
     }
 
+    /// The room's name over its keys in help.
+    fn title(self, state: &State) -> String {
+        let tab = state.tab.title();
+        match self {
+            Layer::Confirm => "This question".into(),
+            Layer::Replay => "Replay".into(),
+            Layer::Form => "This dialog".into(),
+            Layer::Prompt => "This prompt".into(),
+            Layer::Overlay if state.deliveries.filter.is_some() => "Filter".into(),
+            Layer::Overlay => "This attempt".into(),
+            Layer::Help | Layer::Tab if state.current().detail.is_some() => {
+                format!("{tab}: this item")
+            }
+            Layer::Help | Layer::Tab => format!("{tab} list"),
+        }
+    }
+
+    /// What `?` lists, grouped: the keys the room under the help declares where it is (the
+    /// footer's, in full), then for a list or detail the moves and tools that work there too.
+    /// Every bound key shows (rebinding respected); writes hide in read-only mode.
+    pub fn help(state: &State) -> Vec<HelpGroup> {
+        let km = &state.settings.keymap;
+        let room = Layer::ORDER
+            .into_iter()
+            .filter(|l| *l != Layer::Help)
+            .find(|l| l.is_open(state))
+            .unwrap_or(Layer::Tab);
+        let here = match room.keys(state) {
+            Keys::Offers(h) | Keys::Only(h) => h,
+            Keys::Own => Vec::new(),
+        };
+        let list = state.current().detail.is_none();
+        let anywhere = vec![
+            Hint::Action(Action::Help, "help"),
+            Hint::Action(Action::Quit, "quit"),
+            Hint::Key("Ctrl-C", "quit, always"),
+        ];
+        let mut groups = vec![(room.title(state), here)];
+        if room == Layer::Tab {
+            let mut moves = vec![
+                Hint::Pair(Action::Down, Action::Up, "move"),
+                Hint::Pair(Action::First, Action::Last, "first/last"),
+                Hint::Pair(Action::NextTab, Action::PrevTab, "tabs"),
+                Hint::Tabs("jump to a tab"),
+                Hint::Action(Action::Back, "back"),
+            ];
+            if list {
+                moves.insert(2, Hint::Pair(Action::NextPage, Action::PrevPage, "page"));
+            }
+            let mut tools = vec![
+                Hint::Action(Action::Command, "cmd"),
+                Hint::Action(Action::Reload, "reload"),
+                Hint::Action(Action::RawJson, "json"),
+                Hint::Pair(Action::CopyId, Action::CopyJson, "copy"),
+            ];
+            if list {
+                tools.extend([
+                    Hint::Action(Action::Filter, "filter"),
+                    Hint::Pair(Action::NextMatch, Action::PrevMatch, "match"),
+                    Hint::Pair(Action::Sort, Action::SortFlip, "sort"),
+                    Hint::Action(Action::ToggleOrder, "order"),
+                ]);
+            }
+            groups.push(("Moving around".into(), moves));
+            groups.push(("Tools".into(), tools));
+        }
+        groups.push(("Anywhere".into(), anywhere));
+        // A key the room already lists is not listed again.
+        let mut seen: Vec<Action> = Vec::new();
+        groups
+            .into_iter()
+            .map(|(title, hints)| {
+                let rows = hints
+                    .into_iter()
+                    .filter_map(|h| {
+                        // Half a pair listed already: the other half alone.
+                        let h = match h {
+                            Hint::Pair(a, b, _) if seen.contains(&a) => Hint::Action(b, b.hint()),
+                            Hint::Pair(a, b, _) if seen.contains(&b) => Hint::Action(a, a.hint()),
+                            h => h,
+                        };
+                        let a = h.actions();
+                        let new = a.is_empty() || !a.iter().any(|x| seen.contains(x));
+                        seen.extend(a);
+                        new.then_some(h)
+                    })
+                    .filter_map(|h| h.help_row(km))
+                    .collect::<Vec<_>>();
+                (title, rows)
+            })
+            .filter(|(_, rows)| !rows.is_empty())
+            .collect()
+    }
+
+    /// Pasted text for the layer's focused text input; false when it has none (a yes/no
+    /// question, a list).
+    pub(crate) fn paste(self, state: &mut State, text: &str) -> bool {
+        match self {
+            Layer::Confirm => match state.confirm.as_mut() {
+                Some(c) if matches!(c.kind, confirm::Kind::YesNo { .. }) => false,
+                Some(c) => {
+                    c.paste(text);
+                    true
+                }
+                None => false,
+            },
+            Layer::Replay => replay::update::paste(state, text),
+            Layer::Form => forms::update::paste(state, text),
+            Layer::Prompt => power::update::paste(state, text),
+            Layer::Overlay => match state.deliveries.filter.as_mut() {
+                Some(f) => {
+                    f.paste(text);
+                    true
+                }
+                None => false,
+            },
+            Layer::Help | Layer::Tab => false,
+        }
+    }
+
     /// Offers a key to the layer: `None` when it is not the layer's (closed, or a key it lets
     /// through), so the next layer gets it.
     pub(crate) fn offer(self, state: &mut State, input: &Input) -> Option<Step> {
@@ -125,7 +249,19 @@ impl Layer {
             Layer::Prompt => {
                 power::update::is_modal(state).then(|| power::update::on_modal_key(state, input))
             }
-            Layer::Confirm => deliveries::update::confirm_key(state, input).map(Step::from),
+            Layer::Confirm => {
+                let mut c = state.confirm.take()?;
+                if !still_asked(state, &c.subject) {
+                    // What it asked about has gone (its detail left, its room closed).
+                    return None;
+                }
+                let answer = confirm::on_key(&mut c, input);
+                let subject = c.subject.clone();
+                if answer.is_none() {
+                    state.confirm = Some(c);
+                }
+                Some(answer.map_or_else(Step::default, |a| answered(state, subject, a).into()))
+            }
             Layer::Overlay => deliveries::update::overlay_key(state, input).map(Step::from),
             Layer::Help if state.help => {
                 // The help overlay swallows keys; the usual ways out close it.
@@ -144,5 +280,38 @@ impl Layer {
                 input.action().map(|a| Step::then(Vec::new(), a))
             }
         }
+    }
+}
+
+/// Whether what a confirmation asks about is still on screen; one that is not is dropped.
+fn still_asked(state: &State, subject: &Subject) -> bool {
+    match subject {
+        Subject::FormWrite => state.forms.dialog.is_some(),
+        Subject::RevealHeaders => state.deliveries.attempt.is_some(),
+        Subject::ShowSecret(id) => {
+            deliveries::secret::open_destination(state).is_some_and(|d| d.id == *id)
+        }
+        Subject::Replay => state.replay.room_of(&state.profile).is_some(),
+    }
+}
+
+/// Hands an answer to the room that asked.
+pub(crate) fn answered(state: &mut State, subject: Subject, answer: Answer) -> Vec<Effect> {
+    let yes = answer == Answer::Yes;
+    match subject {
+        Subject::FormWrite => forms::update::answered(state, yes),
+        Subject::RevealHeaders => {
+            if let Some(v) = state.deliveries.attempt.as_mut() {
+                v.revealed = yes;
+            }
+            Vec::new()
+        }
+        Subject::ShowSecret(id) => {
+            if yes {
+                state.deliveries.secret_shown = Some(id);
+            }
+            Vec::new()
+        }
+        Subject::Replay => replay::update::answered(state, yes),
     }
 }

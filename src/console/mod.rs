@@ -3,6 +3,7 @@
 pub(crate) mod app;
 pub mod clipboard;
 pub(crate) mod clock;
+pub mod confirm;
 pub mod deliveries;
 pub(crate) mod footer;
 pub mod forms;
@@ -90,7 +91,11 @@ struct RestoreOnDrop;
 
 impl Drop for RestoreOnDrop {
     fn drop(&mut self) {
-        let _ = crossterm::execute!(std::io::stdout(), crossterm::event::DisableMouseCapture);
+        let _ = crossterm::execute!(
+            std::io::stdout(),
+            crossterm::event::DisableMouseCapture,
+            crossterm::event::DisableBracketedPaste
+        );
         ratatui::restore();
     }
 }
@@ -102,6 +107,8 @@ pub async fn run(setup: ConsoleSetup) -> std::io::Result<()> {
     let mut terminal = init_terminal()?;
     let _restore = RestoreOnDrop;
     let app = setup.app();
+    // A paste arrives as one text, not as keys: a line break in it never submits anything.
+    crossterm::execute!(std::io::stdout(), crossterm::event::EnableBracketedPaste)?;
     if app.state.settings.mouse {
         crossterm::execute!(std::io::stdout(), crossterm::event::EnableMouseCapture)?;
     }
@@ -116,6 +123,7 @@ pub async fn run(setup: ConsoleSetup) -> std::io::Result<()> {
 fn init_terminal() -> std::io::Result<Terminal<crate::text::tui::SafeBackend<CrosstermBackend>>> {
     let hook = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
+        let _ = crossterm::execute!(std::io::stdout(), crossterm::event::DisableBracketedPaste);
         ratatui::restore();
         hook(info);
     }));
@@ -143,12 +151,13 @@ fn shutdown_signals() -> std::io::Result<impl Future<Output = ()>> {
     })
 }
 
-/// Turns a terminal event into a message; mouse, focus and paste are ignored for now.
+/// Turns a terminal event into a message; focus changes are ignored.
 fn event_msg(ev: Event) -> Option<Msg> {
     match ev {
         Event::Key(k) if k.kind != KeyEventKind::Release => Some(Msg::Key(k)),
         Event::Resize(w, h) => Some(Msg::Resize(w, h)),
         Event::Mouse(m) => Some(Msg::Power(power::PowerMsg::Mouse(m))),
+        Event::Paste(text) => Some(Msg::Paste(text)),
         _ => None,
     }
 }

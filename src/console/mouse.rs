@@ -29,6 +29,9 @@ pub(crate) fn on_mouse(state: &mut State, ev: MouseEvent) -> Step {
     if !state.settings.mouse {
         return Step::default();
     }
+    if state.confirm.is_some() {
+        return confirm_click(state, ev).into();
+    }
     if state.forms.dialog.is_some() {
         return dialog_click(state, ev).into();
     }
@@ -49,21 +52,18 @@ pub(crate) fn on_mouse(state: &mut State, ev: MouseEvent) -> Step {
     }
 }
 
-/// A click on a confirmation's No or Yes button answers it as the keys `n` and `y` would; one
-/// in a form goes to [`super::forms::update::click`].
-fn dialog_click(state: &mut State, ev: MouseEvent) -> Vec<Effect> {
+/// A click on a confirmation's No or Yes button answers it as the keys `n` and `y` would;
+/// nothing else answers a click while it is open.
+fn confirm_click(state: &mut State, ev: MouseEvent) -> Vec<Effect> {
     if ev.kind != MouseEventKind::Down(MouseButton::Left) {
         return Vec::new();
     }
     let screen = Rect::new(0, 0, state.size.0, state.size.1);
     let at = Position::new(ev.column, ev.row);
-    let Some(d) = state.forms.dialog.as_ref() else {
+    let Some(c) = state.confirm.as_ref() else {
         return Vec::new();
     };
-    if let Some(hit) = super::forms::view::hit(screen, d, &state.settings.theme, at) {
-        return super::forms::update::click(state, hit);
-    }
-    let Some((no, yes)) = super::forms::confirm::buttons(screen, d, &state.settings.theme) else {
+    let Some((no, yes)) = super::confirm::buttons(screen, c, &state.settings.theme) else {
         return Vec::new();
     };
     let answer = if yes.contains(at) {
@@ -73,8 +73,30 @@ fn dialog_click(state: &mut State, ev: MouseEvent) -> Vec<Effect> {
     } else {
         return Vec::new();
     };
-    let key = KeyEvent::new(KeyCode::Char(answer), KeyModifiers::NONE);
-    super::forms::update::on_key(state, key)
+    let key = state
+        .settings
+        .keymap
+        .input(KeyEvent::new(KeyCode::Char(answer), KeyModifiers::NONE));
+    super::layers::Layer::Confirm
+        .offer(state, &key)
+        .map(|step| step.effects)
+        .unwrap_or_default()
+}
+
+/// A click in a form goes to [`super::forms::update::click`].
+fn dialog_click(state: &mut State, ev: MouseEvent) -> Vec<Effect> {
+    if ev.kind != MouseEventKind::Down(MouseButton::Left) {
+        return Vec::new();
+    }
+    let screen = Rect::new(0, 0, state.size.0, state.size.1);
+    let at = Position::new(ev.column, ev.row);
+    let Some(d) = state.forms.dialog.as_ref() else {
+        return Vec::new();
+    };
+    match super::forms::view::hit(screen, d, &state.settings.theme, at) {
+        Some(hit) => super::forms::update::click(state, hit),
+        None => Vec::new(),
+    }
 }
 
 fn click(state: &mut State, x: u16, y: u16) -> Step {

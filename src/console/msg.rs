@@ -25,6 +25,8 @@ pub enum Msg {
     },
     /// Mouse, clipboard and profile news for the power tools.
     Power(super::power::PowerMsg),
+    /// Text pasted into the terminal (bracketed paste): for the focused text input.
+    Paste(String),
 }
 
 /// A successful worker reply.

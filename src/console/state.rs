@@ -268,6 +268,8 @@ pub struct State {
     pub last_rev: u64,
     /// The user asked to leave.
     pub quit: bool,
+    /// The open confirmation, whichever room asked.
+    pub confirm: Option<super::confirm::Confirm>,
     /// Form dialogs.
     pub forms: super::forms::FormsState,
     /// Deliveries: attempt view, watch, filter dialog, health.
@@ -313,6 +315,7 @@ impl State {
             last_req: 0,
             last_rev: 0,
             quit: false,
+            confirm: None,
             forms: Default::default(),
             deliveries: Default::default(),
             power: Default::default(),

@@ -83,10 +83,17 @@ pub(crate) fn render(state: &State, frame: &mut Frame) {
     if let Some(d) = &state.forms.dialog {
         super::forms::view::render(frame, screen, d, &state.settings.theme);
     }
+    // Drawn while what it asks about is on screen (the layer drops it otherwise).
+    if let Some(c) = &state.confirm
+        && super::layers::Layer::Confirm.is_open(state)
+    {
+        super::confirm::render(frame, screen, c, &state.settings.theme);
+    }
     let toast_area = Rect::new(screen.x, areas.footer.y.saturating_sub(4), screen.width, 3);
     toast::render(frame, toast_area, &state.toasts, &state.settings.theme);
     if state.help {
-        help::render(frame, screen, &state.settings.keymap, &state.settings.theme);
+        let groups = super::layers::Layer::help(state);
+        help::render(frame, screen, &groups, &state.settings.theme);
     }
 }
 

@@ -58,7 +58,15 @@ fn route(state: &mut State, msg: Msg) -> Option<Vec<Effect>> {
             let step = power::update::on_msg(state, p);
             run(state, step)
         }
+        Msg::Paste(text) => on_paste(state, &text)?,
     })
+}
+
+/// Pasted text goes to the outermost open layer's focused input, through `input::paste`;
+/// `None` (nothing to draw) when that layer has no text input focused.
+fn on_paste(state: &mut State, text: &str) -> Option<Vec<Effect>> {
+    let layer = Layer::ORDER.into_iter().find(|l| l.is_open(state))?;
+    layer.paste(state, text).then(Vec::new)
 }
 
 /// A worker reply goes to the pane or room whose address it carries; `None` when that one no

@@ -38,7 +38,8 @@ fn help_fits_80x24_with_nothing_cut() {
         .collect::<Vec<_>>()
         .join(" ");
     let words: Vec<&str> = flat.split([' ', '│']).filter(|w| !w.is_empty()).collect();
-    for (keys, desc) in app.state.settings.keymap.help_rows() {
+    let rows = switchboard::console::layers::Layer::help(&app.state);
+    for (keys, desc) in rows.into_iter().flat_map(|(_, rows)| rows) {
         assert!(flat.contains(&keys), "keys {keys} shown:\n{s}");
         for w in desc.split(' ') {
             assert!(words.contains(&w), "“{w}” of “{desc}” shown whole:\n{s}");

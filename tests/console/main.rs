@@ -5,6 +5,7 @@ mod common;
 
 mod command_completion;
 mod deliveries_flow;
+mod confirm;
 mod deliveries_masking;
 mod deliveries_names;
 mod deliveries_nav;

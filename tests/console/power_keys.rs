@@ -507,12 +507,10 @@ fn read_only_refuses_every_write_and_hides_it() {
         assert!(effects.is_empty(), "{a:?} refused");
         assert!(app.state.toasts.len() > toasts || app.state.toasts.len() == 3);
         assert!(
-            !app.state
-                .settings
-                .keymap
-                .help_rows()
+            !switchboard::console::layers::Layer::help(&app.state)
                 .iter()
-                .any(|(_, d)| *d == a.describe()),
+                .flat_map(|(_, rows)| rows)
+                .any(|(_, d)| d.contains(a.describe())),
             "{a:?} hidden from help"
         );
     }

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Clear, Paragraph, Wrap};
+use ratatui::widgets::Clear;
 
 use super::lookup::{SigStatus, check};
 use super::mask::{any_masked, is_safe, shown};
@@ -13,7 +13,6 @@ use super::{AttemptView, sorted_attempts};
 use crate::api::model::AttemptStatus;
 use crate::console::state::State;
 use crate::console::views::{Tone, ViewCtx, duration_ms};
-use crate::console::widgets::centered;
 use crate::console::widgets::json::{JsonView, text_lines};
 
 fn section(out: &mut Vec<Line<'static>>, title: String, ctx: &ViewCtx) {
@@ -159,7 +158,7 @@ fn unsanitised_lines(state: &State, v: &AttemptView, ctx: &ViewCtx) -> Vec<Line<
     out
 }
 
-/// Draws the attempt view over `area`, and the reveal confirmation when asked.
+/// Draws the attempt view over `area`.
 pub(crate) fn render(state: &State, v: &AttemptView, frame: &mut Frame, area: Rect) {
     let ctx = ViewCtx {
         clock: &state.clock,
@@ -179,23 +178,4 @@ pub(crate) fn render(state: &State, v: &AttemptView, frame: &mut Frame, area: Re
         theme: &state.settings.theme,
     }
     .render(frame, area);
-    if v.confirm {
-        let t = &state.settings.theme;
-        let b = centered(area, 56, 5);
-        frame.render_widget(Clear, b);
-        frame.render_widget(
-            Paragraph::new(vec![
-                Line::raw("Show the masked header values of this attempt?"),
-                Line::from(vec![
-                    Span::styled("y", t.key),
-                    Span::raw(" reveal   "),
-                    Span::styled("any other key", t.key),
-                    Span::raw(" cancel"),
-                ]),
-            ])
-            .wrap(Wrap { trim: false })
-            .block(Block::bordered().title(Span::styled(" Reveal secrets ", t.warn))),
-            b,
-        );
-    }
 }

@@ -163,6 +163,15 @@ impl FilterDialog {
         Outcome::Editing
     }
 
+    /// Pasted text for the focused field: a picker's search or the event ids.
+    pub(crate) fn paste(&mut self, text: &str) {
+        match self.focus {
+            0 => self.callbacks.paste(text),
+            2 => self.destinations.paste(text),
+            _ => crate::console::input::paste(&mut self.events, text),
+        }
+    }
+
     /// Moves to the next (or previous) field, wrapping.
     pub(crate) fn move_focus(&mut self, forward: bool) {
         let n = FIELDS.len();

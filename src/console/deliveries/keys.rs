@@ -83,6 +83,3 @@ impl DeliveryKey {
         DeliveryKey::ClearFilters,
     ];
 }
-
-/// The help row's description of all delivery keys, in [`DeliveryKey::ALL`] order.
-pub(crate) const HELP: &str = "follow, filter, watch, reveal, status, clear filters";

@@ -91,8 +91,6 @@ pub struct AttemptView {
     pub position: usize,
     /// Masked header values are shown (after a confirmation), for this attempt only.
     pub revealed: bool,
-    /// The reveal confirmation is on screen.
-    pub confirm: bool,
     /// Lines scrolled.
     pub scroll: u16,
 }
@@ -126,7 +124,6 @@ impl std::fmt::Debug for AttemptView {
             .field("notification", &self.notification.id)
             .field("position", &self.position)
             .field("revealed", &self.revealed)
-            .field("confirm", &self.confirm)
             .finish_non_exhaustive()
     }
 }
@@ -180,8 +177,6 @@ pub struct DeliveriesState {
     pub active_pending: std::collections::BTreeMap<u64, String>,
     /// The destination whose signing secret is shown (until its detail is left).
     pub secret_shown: Option<String>,
-    /// The signing-secret reveal confirmation is on screen (for this destination).
-    pub secret_confirm: Option<String>,
     /// Recent deliveries of listed destinations, by id (the list's sparklines).
     pub glance: BTreeMap<String, crate::api::health::Health>,
     /// Destinations whose recent deliveries were asked for.

@@ -1,9 +1,8 @@
 //! A destination's signing secret on demand: `R` on an open destination asks, `y` reveals it for
 //! that destination only until its detail is left, and `y` on the revealed secret copies it.
 //! Masked by the one redaction policy otherwise; a copy is allowed only while revealed.
-use crossterm::event::KeyCode;
-
 use crate::api::model::Destination;
+use crate::console::confirm::{Confirm, Subject};
 use crate::console::keymap::{Action, Input};
 use crate::console::msg::{ApiCmd, Effect, Pane};
 use crate::console::power::PowerEffect;
@@ -29,9 +28,6 @@ pub(crate) fn forget_if_left(state: &mut State) {
     if d.secret_shown.is_some() && d.secret_shown != open {
         d.secret_shown = None;
     }
-    if d.secret_confirm.is_some() && d.secret_confirm != open {
-        d.secret_confirm = None;
-    }
 }
 
 /// `R` on an open destination: ask before showing its signing secret. False when none is open.
@@ -43,7 +39,11 @@ pub(crate) fn ask(state: &mut State) -> bool {
         // Pressed again: hide it.
         state.deliveries.secret_shown = None;
     } else {
-        state.deliveries.secret_confirm = Some(id);
+        state.confirm = Some(Confirm::yes_no(
+            "Reveal signing secret",
+            "Show this destination's signing secret (until you leave it)?",
+            Subject::ShowSecret(id),
+        ));
     }
     true
 }
@@ -55,16 +55,6 @@ pub(crate) fn shown(state: &State, d: &Destination, secret: &str) -> (String, bo
     } else {
         (crate::text::redact::mask(secret), false)
     }
-}
-
-/// Keys for the confirmation and for copying a revealed secret; `None` lets others have it.
-pub(crate) fn confirm_key(state: &mut State, key: &Input) -> Option<Vec<Effect>> {
-    forget_if_left(state);
-    let id = state.deliveries.secret_confirm.take()?;
-    if matches!(key.code, KeyCode::Char('y' | 'Y')) {
-        state.deliveries.secret_shown = Some(id);
-    }
-    Some(Vec::new())
 }
 
 /// `y` on a revealed secret copies it; `None` lets the tab have the key.

@@ -1,13 +1,12 @@
 //! This module's part of `update`: keys while its panes are open, its actions, its replies.
 use std::sync::Arc;
 
-use crossterm::event::KeyCode;
-
 use super::filter::{FilterDialog, Outcome};
 use super::health::HEALTH_SAMPLE;
 use super::keys::DeliveryKey;
 use super::{AttemptView, HealthPane, lookup, sorted_attempts, watch};
 use crate::api::{Error, ListQuery, NotificationFilter, Order};
+use crate::console::confirm::{Confirm, Subject};
 use crate::console::keymap::{Action, Input};
 use crate::console::msg::{ApiCmd, ApiReply, Effect, Pane};
 use crate::console::pane::{load_list, open_filtered};
@@ -110,8 +109,14 @@ pub(crate) fn on_action(state: &mut State, key: DeliveryKey) -> Vec<Effect> {
             Vec::new()
         }
         (DeliveryKey::Reveal, _) => {
-            if let Some(v) = state.deliveries.attempt.as_mut() {
-                v.confirm = !v.revealed;
+            if let Some(v) = state.deliveries.attempt.as_ref() {
+                if !v.revealed {
+                    state.confirm = Some(Confirm::yes_no(
+                        "Reveal secrets",
+                        "Show the masked header values of this attempt?",
+                        Subject::RevealHeaders,
+                    ));
+                }
             } else if !super::secret::ask(state) {
                 state.toast(
                     ToastKind::Info,
@@ -121,18 +126,6 @@ pub(crate) fn on_action(state: &mut State, key: DeliveryKey) -> Vec<Effect> {
             Vec::new()
         }
     }
-}
-
-/// Keys of the questions this room asks (reveal an attempt's headers, show a signing secret):
-/// any key answers; `None` when none is asked.
-pub(crate) fn confirm_key(state: &mut State, key: &Input) -> Option<Vec<Effect>> {
-    if let Some(effects) = super::secret::confirm_key(state, key) {
-        return Some(effects);
-    }
-    let v = state.deliveries.attempt.as_mut().filter(|v| v.confirm)?;
-    v.revealed = matches!(key.code, KeyCode::Char('y' | 'Y'));
-    v.confirm = false;
-    Some(Vec::new())
 }
 
 /// Keys of the overlays: the filter dialog takes every key, the attempt view its own (quit,
@@ -227,7 +220,6 @@ fn open_attempt(state: &mut State, n: crate::api::model::Notification) -> Vec<Ef
         notification: Box::new(n),
         position,
         revealed: false,
-        confirm: false,
         scroll: 0,
     });
     effects

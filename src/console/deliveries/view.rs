@@ -299,23 +299,4 @@ pub(crate) fn overlays(state: &State, frame: &mut Frame, body: Rect) {
     if let Some(d) = &state.deliveries.filter {
         render_filter(state, d, frame, body);
     }
-    if state.deliveries.secret_confirm.is_some() {
-        let t = &state.settings.theme;
-        let b = centered(body, 60, 5);
-        frame.render_widget(Clear, b);
-        frame.render_widget(
-            Paragraph::new(vec![
-                Line::raw("Show this destination's signing secret (until you leave it)?"),
-                Line::from(vec![
-                    Span::styled("y", t.key),
-                    Span::raw(" reveal   "),
-                    Span::styled("any other key", t.key),
-                    Span::raw(" cancel"),
-                ]),
-            ])
-            .wrap(ratatui::widgets::Wrap { trim: false })
-            .block(Block::bordered().title(Span::styled(" Reveal signing secret ", t.warn))),
-            b,
-        );
-    }
 }

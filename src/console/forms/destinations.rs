@@ -57,7 +57,7 @@ pub(crate) fn delete(dest: &Destination) -> Dialog {
         dest.name, dest.id
     );
     d.confirm_name.clone_from(&dest.name);
-    d.phase = Phase::Confirm { yes: false };
+    d.phase = Phase::Confirm;
     d
 }
 

@@ -3,7 +3,7 @@ use crossterm::event::{KeyCode, KeyEvent};
 use tui_input::Input;
 
 use super::picker::Picker;
-use crate::console::input::edit;
+use crate::console::input::{edit, paste};
 
 /// Checks a text value as it is typed: `Ok(note)` shows a note (e.g. a resolved time), `Err` an
 /// inline error.
@@ -257,6 +257,29 @@ impl Field {
             self.revalidate();
         }
         used
+    }
+
+    /// Inserts pasted text: one line in a text field or a picker's search, a line each in a
+    /// lines field; false for a choice.
+    pub fn paste(&mut self, text: &str) -> bool {
+        match &mut self.kind {
+            FieldKind::Text { input, .. } => paste(input, text),
+            FieldKind::Lines { done, input } => {
+                let mut parts = text.split(['\n', '\r']).filter(|l| !l.is_empty());
+                if let Some(first) = parts.next() {
+                    paste(input, first);
+                }
+                for line in parts {
+                    done.push(input.value().to_string());
+                    *input = Input::default();
+                    paste(input, line);
+                }
+            }
+            FieldKind::Choice { .. } => return false,
+            FieldKind::Picker(p) => p.paste(text),
+        }
+        self.revalidate();
+        true
     }
 
     /// Picks option `k` of a choice field; whether it was one (and `k` exists).

@@ -91,11 +91,8 @@ pub enum Phase {
     Editing,
     /// "Discard what was typed?" after Esc.
     Discard,
-    /// "Are you sure?"; `yes` is the highlighted answer (No at first).
-    Confirm {
-        /// Yes is highlighted.
-        yes: bool,
-    },
+    /// "Are you sure?": the confirmation layer asks (`State::confirm`), the dialog waits.
+    Confirm,
     /// The write is in flight (its request id).
     Submitting(u64),
 }
@@ -125,17 +122,6 @@ pub struct Dialog {
     pub last_project: Option<String>,
     /// The item's name, typed to confirm under `confirm = "type-name"`.
     pub confirm_name: String,
-    /// With `confirm = "type-name"`: the name that must be typed to confirm, and what was typed.
-    pub type_name: Option<TypeName>,
-}
-
-/// A confirmation that needs the item's name typed (`confirm = "type-name"` in the profile).
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct TypeName {
-    /// The name to type.
-    pub expected: String,
-    /// What was typed so far.
-    pub typed: String,
 }
 
 impl Dialog {
@@ -153,7 +139,6 @@ impl Dialog {
             lookups: Vec::new(),
             last_project: None,
             confirm_name: String::new(),
-            type_name: None,
         }
     }
 

@@ -129,6 +129,13 @@ impl Picker {
         }
     }
 
+    /// Pasted text goes into the search.
+    pub fn paste(&mut self, text: &str) {
+        crate::console::input::paste(&mut self.search, text);
+        let n = self.filtered().len();
+        self.cursor = self.cursor.min(n.saturating_sub(1));
+    }
+
     /// Applies a key: arrows move, Space toggles (multi), everything else edits the search.
     pub fn handle_key(&mut self, key: &KeyEvent) -> bool {
         let n = self.filtered().len();

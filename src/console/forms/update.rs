@@ -6,8 +6,9 @@ use super::field::{Field, new_line};
 use super::ops::WriteOp;
 use super::picker::Items;
 use super::view::FormHit;
-use super::{Dialog, Kind, Phase, TypeName, destinations, imports, teams};
+use super::{Dialog, Kind, Phase, destinations, imports, teams};
 use crate::api::Error;
+use crate::console::confirm::{Confirm, Subject};
 use crate::console::keymap::Action;
 use crate::console::msg::{ApiCmd, ApiReply, Effect, Pane};
 use crate::console::pane::{load_detail, load_list};
@@ -31,24 +32,40 @@ fn open(state: &mut State, mut dialog: Dialog) -> Vec<Effect> {
             cmd: ApiCmd::Lookup(what),
         });
     }
-    arm_type_name(state.power.confirm, &mut dialog);
+    if dialog.phase == Phase::Confirm {
+        state.confirm = Some(question(state.power.confirm, &dialog));
+    }
     state.forms.dialog = Some(dialog);
     effects
 }
 
-/// In the confirm phase under `confirm = "type-name"`, asks for the item's name instead of y/n.
-fn arm_type_name(mode: ConfirmMode, d: &mut Dialog) {
-    if mode != ConfirmMode::TypeName || !matches!(d.phase, Phase::Confirm { .. }) {
-        return;
+/// The confirmation of a dialog's write: yes/no, or under `confirm = "type-name"` the item's
+/// name typed.
+fn question(mode: ConfirmMode, d: &Dialog) -> Confirm {
+    if mode != ConfirmMode::TypeName {
+        return Confirm::yes_no(&d.title, &d.confirm, Subject::FormWrite);
     }
     let expected = match &d.kind {
         Kind::RemoveProject(_) | Kind::RemoveMember(_) => teams::confirm_name(d),
         _ => d.confirm_name.clone(),
     };
-    d.type_name = Some(TypeName {
-        expected,
-        typed: String::new(),
-    });
+    Confirm::name(&d.title, &d.confirm, expected, Subject::FormWrite)
+}
+
+/// The confirmation's answer: yes sends the write; no goes back to the fields (or closes a
+/// dialog that is only the question).
+pub(crate) fn answered(state: &mut State, yes: bool) -> Vec<Effect> {
+    if yes {
+        return send(state);
+    }
+    if let Some(d) = state.forms.dialog.as_mut() {
+        if d.fields.is_empty() {
+            state.forms.dialog = None;
+        } else {
+            d.phase = Phase::Editing;
+        }
+    }
+    Vec::new()
 }
 
 /// The item a write key acts on: the open detail's, else the selected row.
@@ -135,63 +152,10 @@ pub(crate) fn on_key(state: &mut State, key: KeyEvent) -> Vec<Effect> {
             }
             Vec::new()
         }
-        Phase::Confirm { .. } if d.type_name.is_some() => {
-            if type_name_key(state, key) {
-                return send(state);
-            }
-            Vec::new()
-        }
-        Phase::Confirm { yes } => match key.code {
-            KeyCode::Char('y' | 'Y') => send(state),
-            KeyCode::Enter if yes => send(state),
-            KeyCode::Char('n' | 'N') | KeyCode::Esc | KeyCode::Enter => {
-                // A delete has nothing to go back to.
-                if d.fields.is_empty() {
-                    state.forms.dialog = None;
-                } else {
-                    d.phase = Phase::Editing;
-                }
-                Vec::new()
-            }
-            KeyCode::Left | KeyCode::Right | KeyCode::Tab | KeyCode::BackTab => {
-                d.phase = Phase::Confirm { yes: !yes };
-                Vec::new()
-            }
-            _ => Vec::new(),
-        },
+        // The confirmation layer, above the dialog, answers.
+        Phase::Confirm => Vec::new(),
         Phase::Editing => editing_key(state, key),
     }
-}
-
-/// A key while the item's name is being typed: text edits, Esc backs out; true when Enter
-/// confirms with the name typed exactly.
-fn type_name_key(state: &mut State, key: KeyEvent) -> bool {
-    let Some(d) = state.forms.dialog.as_mut() else {
-        return false;
-    };
-    let Some(t) = d.type_name.as_mut() else {
-        return false;
-    };
-    match key.code {
-        KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => t.typed.push(c),
-        KeyCode::Backspace => {
-            t.typed.pop();
-        }
-        KeyCode::Enter if t.typed == t.expected => return true,
-        KeyCode::Enter => {
-            d.message = Some(format!("Type “{}” exactly to confirm", t.expected));
-        }
-        KeyCode::Esc => {
-            d.type_name = None;
-            if d.fields.is_empty() {
-                state.forms.dialog = None;
-            } else {
-                d.phase = Phase::Editing;
-            }
-        }
-        _ => {}
-    }
-    false
 }
 
 fn editing_key(state: &mut State, key: KeyEvent) -> Vec<Effect> {
@@ -290,8 +254,8 @@ fn submit(state: &mut State) -> Vec<Effect> {
     }
     if d.kind.needs_confirm() {
         d.confirm = confirm_text(d);
-        d.phase = Phase::Confirm { yes: false };
-        arm_type_name(state.power.confirm, d);
+        d.phase = Phase::Confirm;
+        state.confirm = Some(question(state.power.confirm, d));
         return Vec::new();
     }
     send(state)
@@ -484,4 +448,26 @@ pub(crate) fn land_cursor(state: &mut State, tab: Tab) {
 /// selected row is not the item the toast named.
 pub(crate) fn landing(state: &State, tab: Tab) -> bool {
     state.forms.land_on.as_ref().is_some_and(|(t, _)| *t == tab)
+}
+
+/// Pasted text for the focused field while the fields are edited; false otherwise.
+pub(crate) fn paste(state: &mut State, text: &str) -> bool {
+    let Some(d) = state.forms.dialog.as_mut() else {
+        return false;
+    };
+    if d.phase != Phase::Editing {
+        return false;
+    }
+    let at = d.focus;
+    let Some(f) = d.fields.get_mut(at) else {
+        return false;
+    };
+    if !f.paste(text) {
+        return false;
+    }
+    if d.message.as_deref() == Some(FIX_FIELDS) {
+        d.message = None;
+    }
+    teams::after_change(d);
+    true
 }

@@ -125,7 +125,10 @@ fn wrap(text: &str, w: usize) -> Vec<String> {
 /// Draws the dialog centred in `area`.
 pub(crate) fn render(frame: &mut Frame, area: Rect, d: &Dialog, theme: &Theme) {
     if d.fields.is_empty() {
-        render_confirm(frame, area, d, theme);
+        // While asked, the confirmation layer draws the question.
+        if d.phase != Phase::Confirm {
+            render_confirm(frame, area, d, theme);
+        }
         return;
     }
     let Laid {
@@ -155,10 +158,8 @@ pub(crate) fn render(frame: &mut Frame, area: Rect, d: &Dialog, theme: &Theme) {
         let y = r.y + 1 + u16::try_from(line - scroll).unwrap_or(0);
         frame.set_cursor_position(Position::new(r.x + 1 + col, y));
     }
-    match d.phase {
-        Phase::Confirm { .. } => render_confirm(frame, area, d, theme),
-        Phase::Discard => super::confirm::ask(frame, area, "Discard what you typed?", theme),
-        _ => {}
+    if d.phase == Phase::Discard {
+        super::confirm::ask(frame, area, "Discard what you typed?", theme);
     }
 }
 

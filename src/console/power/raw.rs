@@ -6,7 +6,7 @@ use crate::console::msg::Step;
 use crate::console::state::State;
 
 /// Lines of the raw view on screen.
-fn raw_height(state: &State) -> usize {
+pub(crate) fn raw_height(state: &State) -> usize {
     usize::from(state.size.1.saturating_sub(5)).max(1)
 }
 

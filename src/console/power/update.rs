@@ -179,6 +179,29 @@ pub(crate) fn on_modal_key(state: &mut State, key: &Input) -> Step {
     filter_sort::on_key(state, key).into()
 }
 
+/// Pasted text for the prompt being typed: the command line, the raw view's search, the `/`
+/// filter; false when none is typed.
+pub(crate) fn paste(state: &mut State, text: &str) -> bool {
+    let height = raw::raw_height(state);
+    let p = &mut state.power;
+    if let Some(cl) = p.command.as_mut() {
+        cl.input.paste(text);
+        cl.completion = None;
+    } else if let Some(view) = p.raw.as_mut() {
+        if !view.editing {
+            return false;
+        }
+        view.search.paste(text);
+        view.current = 0;
+        view.show_current(height);
+    } else if p.filters[state.tab.index()].editing {
+        p.filters[state.tab.index()].query.paste(text);
+    } else {
+        return false;
+    }
+    true
+}
+
 fn command_key(state: &mut State, key: &KeyEvent) -> Step {
     let Some(cl) = state.power.command.as_mut() else {
         return Step::default();

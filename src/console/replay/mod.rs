@@ -126,16 +126,12 @@ pub enum Stage {
         /// Its headers through the redaction policy, signed when the plan arrived.
         headers: Vec<(String, String)>,
     },
-    /// The target is not this machine: its host must be typed.
+    /// The target is not this machine: the confirmation layer asks for its host typed.
     Confirm {
         /// The plan.
         plan: Box<ReplayPlan>,
         /// Its preview headers (kept for going back).
         headers: Vec<(String, String)>,
-        /// What was typed.
-        typed: Text,
-        /// A wrong answer's message.
-        message: Option<String>,
     },
     /// The plan is on its way.
     Sending(Box<ReplayPlan>),

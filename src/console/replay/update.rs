@@ -5,6 +5,7 @@ use crossterm::event::KeyCode;
 use super::{DEFAULT_TARGET, Focus, ReplayCmd, ReplayReply, Room, Stage, Text};
 use crate::api::Error;
 use crate::api::replay::{self, HistoryEntry};
+use crate::console::confirm::{Confirm, Subject};
 use crate::console::deliveries::sorted_attempts;
 use crate::console::input::edit;
 use crate::console::keymap::{Action, Input};
@@ -193,7 +194,13 @@ fn room_key(state: &mut State, key: &Input) -> Vec<Effect> {
             Vec::new()
         }
         Stage::Preview { .. } => preview_key(state, key),
-        Stage::Confirm { .. } => confirm_key(state, key),
+        // Asked by the confirmation layer; should that question be gone, Esc goes back.
+        Stage::Confirm { .. } => {
+            if key.code == KeyCode::Esc {
+                return answered(state, false);
+            }
+            Vec::new()
+        }
         Stage::Sending(_) => {
             if key.code == KeyCode::Esc
                 && let Stage::Sending(plan) = std::mem::replace(&mut room.stage, Stage::Editing)
@@ -361,12 +368,8 @@ fn preview_key(state: &mut State, key: &Input) -> Vec<Effect> {
                 return Vec::new();
             };
             if confirm {
-                room.stage = Stage::Confirm {
-                    plan,
-                    headers,
-                    typed: Text::default(),
-                    message: None,
-                };
+                state.confirm = Some(host_question(&plan));
+                room.stage = Stage::Confirm { plan, headers };
                 return Vec::new();
             }
             send(state, plan)
@@ -397,55 +400,54 @@ fn send(state: &mut State, plan: Box<replay::ReplayPlan>) -> Vec<Effect> {
     request(state, ReplayCmd::Send(plan))
 }
 
+/// Why a signed replay beyond this machine deserves a second thought (short lines: the box's
+/// height counts lines).
+const SIGNED_WARNING: [&str; 4] = [
+    "It is signed with the destination's real signing secret:",
+    "whoever receives it could relay it to the real destination,",
+    "which accepts it while the signature's timestamp is within",
+    "its tolerance. Prefer Unsigned for hosts you do not control.",
+];
+
 /// The typed confirmation of a host beyond this machine (like the type-name confirmation).
-fn confirm_key(state: &mut State, key: &Input) -> Vec<Effect> {
+fn host_question(plan: &replay::ReplayPlan) -> Confirm {
+    let host = plan.target.host_str().unwrap_or_default().to_string();
+    let question = if plan.signing.is_some() {
+        std::iter::once(format!(
+            "{host} is not this machine: the recorded body and a valid signature go there."
+        ))
+        .chain(SIGNED_WARNING.iter().map(|l| (*l).to_string()))
+        .collect()
+    } else {
+        vec![format!(
+            "{host} is not this machine: the recorded body goes there, unsigned."
+        )]
+    };
+    Confirm::host("Send beyond this machine?", question, host, Subject::Replay)
+}
+
+/// The confirmation's answer: yes remembers the host as confirmed and sends; no goes back to
+/// the preview.
+pub(crate) fn answered(state: &mut State, yes: bool) -> Vec<Effect> {
     let profile = state.profile.clone();
     let Some(room) = state.replay.room.as_mut() else {
         return Vec::new();
     };
-    let Stage::Confirm {
-        plan,
-        typed,
-        message,
-        ..
-    } = &mut room.stage
+    let Stage::Confirm { plan, headers } = std::mem::replace(&mut room.stage, Stage::Editing)
     else {
         return Vec::new();
     };
-    let host = plan.target.host_str().unwrap_or_default().to_string();
-    match key.code {
-        KeyCode::Esc => {
-            if let Stage::Confirm { plan, headers, .. } =
-                std::mem::replace(&mut room.stage, Stage::Editing)
-            {
-                room.stage = Stage::Preview { plan, headers };
-            }
-            Vec::new()
-        }
-        KeyCode::Enter if typed.value().trim().eq_ignore_ascii_case(&host) => {
-            let Stage::Confirm { plan, .. } = std::mem::replace(&mut room.stage, Stage::Editing)
-            else {
-                return Vec::new();
-            };
-            state
-                .replay
-                .histories
-                .entry(profile)
-                .or_default()
-                .confirm(&plan.target);
-            send(state, plan)
-        }
-        KeyCode::Enter => {
-            *message = Some(format!("Type “{host}” exactly to send"));
-            Vec::new()
-        }
-        _ => {
-            if edit(&mut typed.0, key) {
-                *message = None;
-            }
-            Vec::new()
-        }
+    if !yes {
+        room.stage = Stage::Preview { plan, headers };
+        return Vec::new();
     }
+    state
+        .replay
+        .histories
+        .entry(profile)
+        .or_default()
+        .confirm(&plan.target);
+    send(state, plan)
 }
 
 fn history_key(state: &mut State, key: &Input) -> Vec<Effect> {
@@ -481,4 +483,17 @@ fn history_key(state: &mut State, key: &Input) -> Vec<Effect> {
         _ => {}
     }
     Vec::new()
+}
+
+/// Pasted text for the target while it is edited; false otherwise.
+pub(crate) fn paste(state: &mut State, text: &str) -> bool {
+    let Some(room) = state.replay.room.as_mut() else {
+        return false;
+    };
+    if room.focus != Focus::Target || room.stage != Stage::Editing {
+        return false;
+    }
+    room.target.paste(text);
+    room.target_error = None;
+    true
 }

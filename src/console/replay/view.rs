@@ -13,7 +13,6 @@ use crate::api::replay::{
 };
 use crate::console::state::State;
 use crate::console::theme::Theme;
-use crate::console::widgets::centered;
 use crate::console::widgets::json::{JsonView, text_lines};
 use crate::text::line as safe;
 use crate::text::redact::any_header_masked;
@@ -113,15 +112,6 @@ pub(crate) fn render(state: &State, frame: &mut Frame, area: Rect) {
     }
     render_history(state, room, &entries, frame, history);
     frame.render_widget(Paragraph::new(key_line(room, t)), keys);
-    if let Stage::Confirm {
-        plan,
-        typed,
-        message,
-        ..
-    } = &room.stage
-    {
-        render_confirm(plan, typed, message.as_deref(), t, frame, area);
-    }
 }
 
 fn form_height(room: &Room, width: u16) -> u16 {
@@ -442,56 +432,4 @@ fn key_line(room: &Room, t: &Theme) -> Line<'static> {
         spans.push(Span::styled(format!(" {word} "), t.muted));
     }
     Line::from(spans)
-}
-
-/// Why a signed replay beyond this machine deserves a second thought (short lines: the dialog's
-/// height counts lines).
-const SIGNED_WARNING: [&str; 4] = [
-    "It is signed with the destination's real signing secret:",
-    "whoever receives it could relay it to the real destination,",
-    "which accepts it while the signature's timestamp is within",
-    "its tolerance. Prefer Unsigned for hosts you do not control.",
-];
-
-fn render_confirm(
-    plan: &ReplayPlan,
-    typed: &super::Text,
-    message: Option<&str>,
-    t: &Theme,
-    frame: &mut Frame,
-    area: Rect,
-) {
-    let host = safe(plan.target.host_str().unwrap_or_default()).into_owned();
-    let mut lines = Vec::new();
-    if plan.signing.is_some() {
-        lines.push(Line::raw(format!(
-            "{host} is not this machine: the recorded body and a valid signature go there."
-        )));
-        lines.extend(SIGNED_WARNING.iter().map(|l| Line::raw(*l)));
-    } else {
-        lines.push(Line::raw(format!(
-            "{host} is not this machine: the recorded body goes there, unsigned."
-        )));
-    }
-    lines.push(Line::default());
-    if let Some(m) = message {
-        lines.push(Line::from(Span::styled(safe(m).into_owned(), t.error)));
-        lines.push(Line::default());
-    }
-    lines.push(Line::from(vec![
-        Span::raw(format!("Type “{host}” to send: ")),
-        Span::styled(format!("{}▏", safe(typed.value())), t.key),
-    ]));
-    lines.push(Line::from(Span::styled("Enter send · Esc back", t.muted)));
-    let h = u16::try_from(lines.len() + 4).unwrap_or(8);
-    let b = centered(area, 70, h);
-    frame.render_widget(Clear, b);
-    frame.render_widget(
-        Paragraph::new(lines).wrap(Wrap { trim: false }).block(
-            Block::bordered()
-                .border_style(t.warn)
-                .title(Span::styled(" Send beyond this machine? ", t.warn)),
-        ),
-        b,
-    );
 }

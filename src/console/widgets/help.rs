@@ -1,12 +1,13 @@
-//! The help overlay, generated from the keymap. Nothing is ever cut: descriptions wrap under
-//! themselves, and rows flow into side-by-side columns (as few as fit the height).
+//! The help overlay, drawn from what the room under it declares (`layers::Layer::help`): a
+//! title over each group of keys. Nothing is ever cut: descriptions wrap under themselves, and
+//! rows flow into side-by-side columns (as few as fit the height).
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph};
 
 use super::centered;
-use crate::console::keymap::Keymap;
+use crate::console::layers::HelpGroup;
 use crate::console::theme::Theme;
 
 /// Columns tried at most.
@@ -72,10 +73,29 @@ fn split(heights: &[usize], columns: usize, cap: usize) -> Option<Vec<std::ops::
     (runs.len() <= columns).then_some(runs)
 }
 
-fn choose(rows: &[(String, &str)], key_w: usize, width: usize, height: usize) -> Option<Fit> {
+/// One line of the help: a group's title, or keys and what they do.
+struct Row {
+    keys: String,
+    desc: String,
+    title: bool,
+}
+
+impl Row {
+    /// Lines it takes with descriptions `desc_w` wide (a title spans the key column too).
+    fn height(&self, key_w: usize, desc_w: usize) -> usize {
+        if self.title {
+            wrap(&self.desc, key_w + GAP + desc_w).len()
+        } else {
+            wrap(&self.desc, desc_w).len()
+        }
+    }
+}
+
+fn choose(rows: &[Row], key_w: usize, width: usize, height: usize) -> Option<Fit> {
     let desc_max = rows
         .iter()
-        .map(|(_, d)| d.chars().count())
+        .filter(|r| !r.title)
+        .map(|r| r.desc.chars().count())
         .max()
         .unwrap_or(0);
     for columns in 1..=MAX_COLUMNS {
@@ -84,7 +104,7 @@ fn choose(rows: &[(String, &str)], key_w: usize, width: usize, height: usize) ->
         if desc_w < MIN_DESC.min(desc_max) {
             break;
         }
-        let heights: Vec<usize> = rows.iter().map(|(_, d)| wrap(d, desc_w).len()).collect();
+        let heights: Vec<usize> = rows.iter().map(|r| r.height(key_w, desc_w)).collect();
         let total: usize = heights.iter().sum();
         // The shortest columns that hold every row whole.
         let mut cap = total.div_ceil(columns);
@@ -102,12 +122,24 @@ fn choose(rows: &[(String, &str)], key_w: usize, width: usize, height: usize) ->
     None
 }
 
-/// Draws the help box centred in `area`.
-pub(crate) fn render(frame: &mut Frame, area: Rect, keymap: &Keymap, theme: &Theme) {
-    let rows = keymap.help_rows();
+/// Draws the help box for `groups` centred in `area`.
+pub(crate) fn render(frame: &mut Frame, area: Rect, groups: &[HelpGroup], theme: &Theme) {
+    let mut rows = Vec::new();
+    for (title, keys) in groups {
+        rows.push(Row {
+            keys: String::new(),
+            desc: title.clone(),
+            title: true,
+        });
+        rows.extend(keys.iter().map(|(k, d)| Row {
+            keys: k.clone(),
+            desc: d.clone(),
+            title: false,
+        }));
+    }
     let key_w = rows
         .iter()
-        .map(|(k, _)| k.chars().count())
+        .map(|r| r.keys.chars().count())
         .max()
         .unwrap_or(0);
     let inner_w = usize::from(area.width.saturating_sub(2));
@@ -119,10 +151,7 @@ pub(crate) fn render(frame: &mut Frame, area: Rect, keymap: &Keymap, theme: &The
         desc_w: inner_w.saturating_sub(GAP * (MAX_COLUMNS - 1)) / MAX_COLUMNS,
         per_column: inner_h,
     });
-    let heights: Vec<usize> = rows
-        .iter()
-        .map(|(_, d)| wrap(d, fit.desc_w).len())
-        .collect();
+    let heights: Vec<usize> = rows.iter().map(|r| r.height(key_w, fit.desc_w)).collect();
     let runs = split(&heights, fit.columns, fit.per_column)
         .unwrap_or_else(|| std::iter::once(0..rows.len()).collect());
     let col_w = key_w + GAP + fit.desc_w;
@@ -142,9 +171,14 @@ pub(crate) fn render(frame: &mut Frame, area: Rect, keymap: &Keymap, theme: &The
     frame.render_widget(block, r);
     for (n, run) in runs.into_iter().enumerate() {
         let mut lines = Vec::new();
-        for (keys, desc) in rows.get(run).unwrap_or_default() {
-            for (i, part) in wrap(desc, fit.desc_w).into_iter().enumerate() {
-                let key = if i == 0 { keys.as_str() } else { "" };
+        for row in rows.get(run).unwrap_or_default() {
+            if row.title {
+                let title = wrap(&row.desc, col_w);
+                lines.extend(title.into_iter().map(|t| Line::styled(t, theme.accent)));
+                continue;
+            }
+            for (i, part) in wrap(&row.desc, fit.desc_w).into_iter().enumerate() {
+                let key = if i == 0 { row.keys.as_str() } else { "" };
                 lines.push(Line::from(vec![
                     Span::styled(format!("{key:<key_w$}"), theme.key),
                     Span::raw(" ".repeat(GAP)),
