@@ -1,8 +1,13 @@
 //! Screen geometry, shared by drawing and by `update` (which keeps the cursor in view).
 use ratatui::layout::{Constraint, Layout, Rect};
 
-/// Smallest usable terminal.
-pub(crate) const MIN_SIZE: (u16, u16) = (80, 24);
+use super::state::ErrorView;
+
+/// Smallest usable terminal: below it only a message shows. From here to [`NARROW`] the frame
+/// degrades (fewer columns, a shorter header and footer, forms that scroll) instead.
+pub(crate) const MIN_SIZE: (u16, u16) = (40, 12);
+/// Below this width the header drops its labels and the inactive tabs show only their number.
+pub(crate) const NARROW: u16 = 80;
 /// From this width on, the detail pane sits beside the list.
 pub(crate) const WIDE: u16 = 120;
 /// Lines of the header.
@@ -57,6 +62,64 @@ pub(crate) fn areas(screen: Rect, detail_open: bool) -> Areas {
         detail,
         footer,
     }
+}
+
+/// Whether the header and forms use their short forms at this width.
+pub(crate) fn is_narrow(width: u16) -> bool {
+    width < NARROW
+}
+
+/// Which part of an error a row belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ErrorPart {
+    /// The message (what failed and why).
+    Message,
+    /// The hint (what to do).
+    Hint,
+}
+
+/// An error as the rows it takes in a pane of `inner` size: the message wrapped to the width,
+/// then the hint. At most half the pane's height (two rows at least); when cut, the first row
+/// stays and the rows kept are the last ones, since a transport error's cause ("Connection
+/// refused") ends its message. Sanitized here: the server wrote both.
+pub(crate) fn error_rows(e: &ErrorView, inner: Rect) -> Vec<(ErrorPart, String)> {
+    let width = usize::from(inner.width).max(1);
+    let wrap = |text: &str, part: ErrorPart| {
+        let text = crate::text::line(text);
+        crate::resource::wrap::wrap_line(&[((), text.as_ref())], width, 2, &())
+            .into_iter()
+            .map(move |row| (part, row.into_iter().map(|(_, t)| t).collect::<String>()))
+    };
+    let mut rows: Vec<_> = wrap(&format!("✗ {}", e.message), ErrorPart::Message).collect();
+    if let Some(h) = &e.hint {
+        rows.extend(wrap(&format!("  {h}"), ErrorPart::Hint));
+    }
+    let max = usize::from(inner.height / 2).max(2);
+    if rows.len() > max {
+        let tail = rows.split_off(rows.len() - (max - 1));
+        rows.truncate(1);
+        rows.extend(tail);
+        if let Some((_, second)) = rows.get_mut(1) {
+            // Mark the gap; the row keeps its width (the hanging indent gives the room).
+            *second = format!("…{}", second.strip_prefix(' ').unwrap_or(second));
+        }
+    }
+    rows
+}
+
+/// Rows an error of the list takes at this terminal size.
+pub(crate) fn list_error_rows(size: (u16, u16), detail_open: bool, e: &ErrorView) -> u16 {
+    let screen = Rect::new(0, 0, size.0, size.1);
+    let Some(list) = areas(screen, detail_open).list else {
+        return 0;
+    };
+    let inner = Rect::new(
+        0,
+        0,
+        list.width.saturating_sub(2),
+        list.height.saturating_sub(2),
+    );
+    u16::try_from(error_rows(e, inner).len()).unwrap_or(u16::MAX)
 }
 
 /// Rows of data the list shows at this size: the block's borders, the column header and an error

@@ -15,7 +15,7 @@ use tui_input::Input;
 
 /// Width of the label column.
 const LABEL: usize = 14;
-/// Width given to a value before its message.
+/// Column (after the label) where a field's message starts when it fits beside the value.
 const VALUE: usize = 30;
 /// Picker rows shown at once.
 const PICKER_ROWS: usize = 6;
@@ -58,16 +58,17 @@ fn lay_out(area: Rect, d: &Dialog, theme: &Theme) -> Laid {
     let inner_w = usize::from(width.saturating_sub(2));
     let mut lines: Vec<Line<'static>> = Vec::new();
     let mut fields = Vec::with_capacity(d.fields.len());
-    let mut focus_line = 0;
+    // The focused field's lines (its picker's included), kept in view.
+    let mut focus_lines = (0, 0);
     let mut cursor: Option<(usize, u16)> = None;
     for (i, f) in d.fields.iter().enumerate() {
         let focused = i == d.focus && d.phase == Phase::Editing;
         let start = lines.len();
-        if focused {
-            focus_line = start;
-        }
         let (first, col) = field_lines(f, focused, inner_w, theme, &mut lines);
         fields.push((start, lines.len()));
+        if focused {
+            focus_lines = (start, lines.len());
+        }
         if focused && let Some(col) = col {
             cursor = Some((first, col));
         }
@@ -80,13 +81,18 @@ fn lay_out(area: Rect, d: &Dialog, theme: &Theme) -> Laid {
         }
     }
     let footer = lines.len();
-    lines.push(footer_line(d, theme));
+    lines.push(footer_line(d, inner_w, theme));
     let wanted = u16::try_from(lines.len() + 2).unwrap_or(u16::MAX);
     let rect = centered(area, width, wanted);
     let inner_h = usize::from(rect.height.saturating_sub(2));
-    // Keep the focused field in view when the form is taller than the screen; the footer lines
-    // at the end are what scrolls away last.
-    let scroll = focus_line.saturating_sub(inner_h.saturating_sub(PICKER_ROWS + 3));
+    // Taller than the screen, the form scrolls: as little as shows the whole focused field
+    // (with the message and keys after the last one), its first line first when it cannot all
+    // show.
+    let (start, mut end) = focus_lines;
+    if d.focus + 1 >= d.fields.len() {
+        end = lines.len();
+    }
+    let scroll = end.saturating_sub(inner_h).min(start);
     let scroll = scroll.min(lines.len().saturating_sub(inner_h));
     Laid {
         rect,
@@ -140,7 +146,15 @@ pub fn render(frame: &mut Frame, area: Rect, d: &Dialog, theme: &Theme) {
         format!(" {} ", crate::text::line(&d.title)),
         theme.accent,
     ));
-    let block = Block::bordered().title(title);
+    let mut block = Block::bordered().title(title);
+    // A form taller than the screen says that more is above or below.
+    if scroll > 0 {
+        block = block.title(Line::from(Span::styled(" ↑ more ", theme.muted)).right_aligned());
+    }
+    if scroll + inner_h < lines.len() {
+        block =
+            block.title_bottom(Line::from(Span::styled(" ↓ more ", theme.muted)).right_aligned());
+    }
     frame.render_widget(Clear, r);
     frame.render_widget(
         Paragraph::new(lines)
@@ -182,7 +196,7 @@ pub(crate) fn hit(area: Rect, d: &Dialog, theme: &Theme, at: Position) -> Option
     let col = usize::from(at.x - inner.x);
     if line == laid.footer {
         let mut x = 0;
-        for (k, w, what) in FOOTER_KEYS {
+        for (k, w, what) in footer_keys(usize::from(inner.width)) {
             let width = k.chars().count() + 1 + w.chars().count();
             if (x..x + width).contains(&col) {
                 return *what;
@@ -216,26 +230,45 @@ fn render_confirm(frame: &mut Frame, area: Rect, d: &Dialog, theme: &Theme) {
     super::confirm::render(frame, area, d, theme);
 }
 
-fn footer_line(d: &Dialog, theme: &Theme) -> Line<'static> {
+/// The footer's keys that fit in `inner_w`: `Shift-Tab back` goes first on a narrow form.
+fn footer_keys(
+    inner_w: usize,
+) -> impl Iterator<Item = &'static (&'static str, &'static str, Option<FormHit>)> {
+    let all: usize = FOOTER_KEYS
+        .iter()
+        .map(|(k, w, _)| k.chars().count() + w.chars().count() + 3)
+        .sum();
+    let narrow = all > inner_w;
+    FOOTER_KEYS
+        .iter()
+        .filter(move |(k, _, _)| !(narrow && *k == "Shift-Tab"))
+}
+
+fn footer_line(d: &Dialog, inner_w: usize, theme: &Theme) -> Line<'static> {
     if let Phase::Submitting(_) = d.phase {
         return Line::from(Span::styled(" Saving…  ", theme.muted));
     }
     let mut spans = Vec::new();
-    for (k, w, _) in FOOTER_KEYS {
+    for (k, w, _) in footer_keys(inner_w) {
         spans.push(Span::styled(k.to_string(), theme.key));
         spans.push(Span::styled(format!(" {w}  "), theme.muted));
     }
     Line::from(spans)
 }
 
-/// The text of a one-line input that fits in `w`, and the cursor column within it.
-fn visible(input: &Input, masked: bool, w: usize) -> (String, usize) {
-    let scroll = input.visual_scroll(w);
+/// The text of a one-line input that fits in `w`, and the cursor column within it. Focused, the
+/// part around the cursor shows; otherwise the start (cut with `…`), so that a long value is
+/// recognised by its beginning.
+fn visible(input: &Input, masked: bool, w: usize, focused: bool) -> (String, usize) {
     let text: String = if masked {
         "•".repeat(input.value().chars().count())
     } else {
         input.value().to_string()
     };
+    if !focused {
+        return (crate::resource::cut(&text, w), 0);
+    }
+    let scroll = input.visual_scroll(w);
     let shown: String = text.chars().skip(scroll).take(w).collect();
     (shown, input.visual_cursor().saturating_sub(scroll))
 }
@@ -256,6 +289,8 @@ fn field_lines(
         label_style,
     );
     let value_style = theme.text;
+    // The value takes the rest of the line; a message goes under it when it does not fit.
+    let value_w = inner_w.saturating_sub(LABEL + 1).max(1);
     let mut cursor = None;
     // Rows below the field's first line where the cursor sits (the typed line of a lines field).
     let mut cursor_row = 0;
@@ -263,14 +298,17 @@ fn field_lines(
     let mut extra: Vec<Line<'static>> = Vec::new();
     match &f.kind {
         FieldKind::Text { input, masked } => {
-            let (text, col) = visible(input, *masked, VALUE);
+            let (text, col) = visible(input, *masked, value_w, focused);
             cursor = Some(col);
             value.push(Span::styled(text, value_style));
         }
         FieldKind::Lines { done, input } => {
             // Finished lines first, then the line being typed.
-            let mut rows: Vec<String> = done.clone();
-            let (text, col) = visible(input, false, VALUE);
+            let mut rows: Vec<String> = done
+                .iter()
+                .map(|l| crate::resource::cut(l, value_w))
+                .collect();
+            let (text, col) = visible(input, false, value_w, focused);
             rows.push(text);
             let last = rows.len().saturating_sub(1);
             for (i, row) in rows.into_iter().enumerate() {
@@ -294,7 +332,7 @@ fn field_lines(
             }
         }
         FieldKind::Picker(p) => {
-            let (text, col) = visible(&p.search, false, VALUE);
+            let (text, col) = visible(&p.search, false, value_w, focused);
             cursor = Some(col);
             if text.is_empty() && !focused {
                 value.push(Span::styled(picker_summary(p), theme.text));
