@@ -217,6 +217,8 @@ fn a_form_scrolls_when_the_terminal_is_short() {
     answer_lookups(&mut app, |_| Vec::new());
     let first = screen(&app);
     assert!(first.contains("↓ more"), "more below:\n{first}");
+    // A choice's options that do not fit on the row go under it.
+    assert!(first.contains("( ) server deployment"), "{first}");
     // Through every field to the last: each shows when focused, the keys at the end.
     for _ in 0..12 {
         app.apply(key(KeyCode::Tab));
@@ -348,3 +350,30 @@ fn the_breadcrumb_is_cut_before_the_activity_at_40_columns() {
     assert!(line.trim_end().ends_with("0 requests"), "{line:?}");
 }
 
+#[test]
+fn every_overlay_draws_at_the_smallest_size() {
+    // Each key opens something of its own on the notifications tab; Esc closes it again.
+    let keys: &[&[Msg]] = &[
+        &[ch('v')],
+        &[ch(':'), ch('t')],
+        &[ch('/'), ch('x')],
+        &[ch('s')],
+        &[ch('f')],
+        &[ch('P')],
+        &[key(KeyCode::Enter), key(KeyCode::Enter)],
+        &[ch('w')],
+        &[ch('H')],
+        &[ch('?')],
+    ];
+    for (w, h) in [(40, 12), (41, 13), (60, 20)] {
+        for opened in keys {
+            let mut app = on_tab(Tab::Notifications, w, h);
+            for m in opened.iter() {
+                app.apply(m.clone());
+                answer_all(&mut app);
+                let s = screen(&app);
+                assert!(!s.contains("too small"), "{w}×{h}:\n{s}");
+            }
+        }
+    }
+}

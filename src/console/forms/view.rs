@@ -210,15 +210,11 @@ pub(crate) fn hit(area: Rect, d: &Dialog, theme: &Theme, at: Position) -> Option
         .iter()
         .position(|(a, b)| (*a..*b).contains(&line))?;
     let option = match &d.fields[i].kind {
-        FieldKind::Choice { options, .. } if line == laid.fields[i].0 && col >= LABEL => {
-            // Options are drawn as `( ) name  ` one after the other.
-            let mut x = LABEL;
-            options.iter().position(|o| {
-                let w = 4 + o.chars().count() + 2;
-                let here = (x..x + w).contains(&col);
-                x += w;
-                here
-            })
+        FieldKind::Choice { options, .. } => {
+            let row = line - laid.fields[i].0;
+            choice_spots(options, usize::from(inner.width))
+                .iter()
+                .position(|&(r, x, w)| r == row && (x..x + w).contains(&col))
         }
         _ => None,
     };
@@ -296,6 +292,7 @@ fn field_lines(
     let mut cursor_row = 0;
     let mut value: Vec<Span<'static>> = Vec::new();
     let mut extra: Vec<Line<'static>> = Vec::new();
+    let mut under_first: Vec<Line<'static>> = Vec::new();
     match &f.kind {
         FieldKind::Text { input, masked } => {
             let (text, col) = visible(input, *masked, value_w, focused);
@@ -325,10 +322,22 @@ fn field_lines(
             cursor_row = last;
         }
         FieldKind::Choice { options, index } => {
-            for (i, o) in options.iter().enumerate() {
+            let spots = choice_spots(options, inner_w);
+            for (i, (o, (row, x, _))) in options.iter().zip(spots).enumerate() {
                 let mark = if i == *index { "(•) " } else { "( ) " };
                 let style = if i == *index { theme.text } else { theme.muted };
-                value.push(Span::styled(format!("{mark}{o}  "), style));
+                let span = Span::styled(format!("{mark}{o}  "), style);
+                if row == 0 {
+                    value.push(span);
+                } else {
+                    // Options that do not fit go on rows of their own, right under the first.
+                    if under_first.len() < row {
+                        under_first.push(Line::from(Span::raw(" ".repeat(x))));
+                    }
+                    if let Some(l) = under_first.last_mut() {
+                        l.spans.push(span);
+                    }
+                }
             }
         }
         FieldKind::Picker(p) => {
@@ -360,10 +369,12 @@ fn field_lines(
             spans.push(Span::raw(" ".repeat(pad)));
             spans.push(m);
             out.push(Line::from(spans));
+            out.extend(under_first);
         }
         Some(m) => {
             // On lines of its own under the value, wrapped: a server's message can be long.
             out.push(Line::from(spans));
+            out.extend(under_first);
             let style = m.style;
             let below = wrap(&m.content, inner_w.saturating_sub(LABEL));
             if cursor_row > 0 {
@@ -376,11 +387,35 @@ fn field_lines(
                 ])
             }));
         }
-        None => out.push(Line::from(spans)),
+        None => {
+            out.push(Line::from(spans));
+            out.extend(under_first);
+        }
     }
     out.extend(extra);
     let col = cursor.map(|c| u16::try_from(LABEL + c).unwrap_or(0));
     (first + cursor_row, col)
+}
+
+/// Where each option of a choice is drawn as `( ) name  `: (row under the field's first line,
+/// column, width). Options go on one row while they fit in `inner_w`, then on the next.
+fn choice_spots(options: &[&str], inner_w: usize) -> Vec<(usize, usize, usize)> {
+    let (mut row, mut x) = (0, LABEL);
+    options
+        .iter()
+        .map(|o| {
+            let w = 4 + o.chars().count() + 2;
+            // The two trailing spaces may pass the edge.
+            if x > LABEL && x + w - 2 > inner_w {
+                row += 1;
+                // Under the label when too long for the value column.
+                x = LABEL.min((inner_w + 2).saturating_sub(w));
+            }
+            let spot = (row, x, w);
+            x += w;
+            spot
+        })
+        .collect()
 }
 
 fn picker_summary(p: &Picker) -> String {
