@@ -85,10 +85,9 @@ pub(crate) enum ErrorPart {
 pub(crate) fn error_rows(e: &ErrorView, inner: Rect) -> Vec<(ErrorPart, String)> {
     let width = usize::from(inner.width).max(1);
     let wrap = |text: &str, part: ErrorPart| {
-        let text = crate::text::line(text);
-        crate::resource::wrap::wrap_line(&[((), text.as_ref())], width, 2, &())
+        wrap_words(&crate::text::line(text), width, 2)
             .into_iter()
-            .map(move |row| (part, row.into_iter().map(|(_, t)| t).collect::<String>()))
+            .map(move |row| (part, row))
     };
     let mut rows: Vec<_> = wrap(&format!("✗ {}", e.message), ErrorPart::Message).collect();
     if let Some(h) = &e.hint {
@@ -104,6 +103,40 @@ pub(crate) fn error_rows(e: &ErrorView, inner: Rect) -> Vec<(ErrorPart, String)>
             *second = format!("…{}", second.strip_prefix(' ').unwrap_or(second));
         }
     }
+    rows
+}
+
+/// `text` in rows of at most `width` columns, continuation rows indented by `hang`. A word goes
+/// to the next row when it fits there whole; a longer one (a URL, a hostile code) is split where
+/// the row ends, so that no row is left half empty before it.
+fn wrap_words(text: &str, width: usize, hang: usize) -> Vec<String> {
+    use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
+    let hang = hang.min(width.saturating_sub(1));
+    let mut rows = Vec::new();
+    let (mut row, mut used) = (String::new(), 0);
+    let mut new_row = |row: &mut String, used: &mut usize| {
+        rows.push(std::mem::replace(row, " ".repeat(hang)));
+        *used = hang;
+    };
+    for (i, word) in text.split(' ').enumerate() {
+        let w = word.width();
+        let gap = usize::from(i > 0);
+        if used + gap + w > width && used > hang && hang + w <= width {
+            new_row(&mut row, &mut used);
+        } else if i > 0 && used < width {
+            row.push(' ');
+            used += 1;
+        }
+        for c in word.chars() {
+            let cw = c.width().unwrap_or(0);
+            if used + cw > width && used > hang {
+                new_row(&mut row, &mut used);
+            }
+            row.push(c);
+            used += cw;
+        }
+    }
+    rows.push(row);
     rows
 }
 
@@ -131,4 +164,38 @@ pub(crate) fn list_rows(size: (u16, u16), detail_open: bool, error_lines: u16) -
         .map(|r| usize::from(r.height.saturating_sub(3 + error_lines)))
         .unwrap_or(0)
         .max(1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_move_whole_and_long_ones_split_in_place() {
+        assert_eq!(wrap_words("ab cd ef", 5, 2), ["ab cd", "  ef"]);
+        // A word longer than a row fills the row it starts on.
+        assert_eq!(
+            wrap_words("✗ 400 abcdefghij", 10, 2),
+            ["✗ 400 abcd", "  efghij"]
+        );
+        assert!(
+            wrap_words("a b c d e f g h", 3, 1)
+                .iter()
+                .all(|r| unicode_width::UnicodeWidthStr::width(r.as_str()) <= 3)
+        );
+    }
+
+    #[test]
+    fn a_cut_error_keeps_its_first_row_and_its_end() {
+        let e = ErrorView {
+            status: None,
+            message: format!("network error: {} Connection refused", "x ".repeat(200)),
+            hint: None,
+        };
+        let rows = error_rows(&e, Rect::new(0, 0, 20, 8));
+        assert_eq!(rows.len(), 4);
+        assert!(rows[0].1.starts_with("✗ network error"));
+        assert!(rows[1].1.starts_with('…'));
+        assert!(rows[3].1.ends_with("Connection refused"));
+    }
 }
