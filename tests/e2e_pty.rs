@@ -92,6 +92,24 @@ impl Console {
         }
     }
 
+    /// Resizes the terminal (the program hears SIGWINCH) and the screen model with it.
+    fn resize(&mut self, cols: u16, rows: u16) {
+        self.screen
+            .lock()
+            .expect("screen lock")
+            .parser
+            .screen_mut()
+            .set_size(rows, cols);
+        self.master
+            .resize(PtySize {
+                rows,
+                cols,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .expect("resize pty");
+    }
+
     fn press(&mut self, k: &[u8]) {
         self.keys.write_all(k).expect("write key");
         self.keys.flush().expect("flush key");
@@ -655,4 +673,33 @@ fn while_the_demo_runs_one_export_lets_a_script_reach_its_service() {
     c.press(b"q");
     c.exit(Duration::from_secs(15));
     assert!(!want.exists(), "the session file is removed at exit");
+}
+
+#[test]
+fn a_small_terminal_gets_the_console_and_toasts_leave_on_their_own() {
+    let dirs = tempfile::tempdir().expect("tempdir");
+    let mut c = Console::start(dirs.path(), &["demo"], &[]);
+    c.wait_for("the teams list with data", |t| {
+        t.contains("Platform") && t.contains("page 1")
+    });
+    // An 80×24 terminal with a status bar, then a split pane: the console, not a message.
+    for (cols, rows) in [(80, 23), (40, 12)] {
+        c.resize(cols, rows);
+        let s = c.wait_for("the list at the new size", |t| {
+            t.contains("Platform") && t.contains("q quit") && t.lines().count() <= usize::from(rows)
+        });
+        assert!(!s.contains("too small"), "{cols}×{rows}:\n{s}");
+    }
+    // A toast in the footer line, gone without a key.
+    c.press(b"[");
+    c.wait_for("the toast", |t| t.contains("This is the first page"));
+    c.wait_for("the toast to leave on its own", |t| {
+        !t.contains("This is the first page") && t.contains("q quit")
+    });
+    c.resize(39, 11);
+    c.wait_for("the too-small message", |t| t.contains("too small"));
+    c.resize(120, 40);
+    c.wait_for("the console again", |t| t.contains("Platform"));
+    c.press(b"q");
+    c.exit(Duration::from_secs(15));
 }

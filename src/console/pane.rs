@@ -129,7 +129,7 @@ pub(crate) fn keep_cursor_visible(state: &mut State, tab: Tab) {
     let size = state.size;
     let ts = state.tab_state_mut(tab);
     let error_lines = match &ts.list.load {
-        LoadState::Error(e) => 1 + u16::from(e.hint.is_some()),
+        LoadState::Error(e) => layout::list_error_rows(size, ts.detail.is_some(), e),
         _ => 0,
     };
     let height = layout::list_rows(size, ts.detail.is_some(), error_lines);

@@ -386,15 +386,7 @@ impl State {
 
     /// Adds a toast.
     pub fn toast(&mut self, kind: ToastKind, text: impl Into<String>) {
-        self.toasts.push(Toast {
-            text: text.into(),
-            kind,
-            ttl: TOAST_TICKS,
-        });
-        // A burst of messages must not cover the screen.
-        if self.toasts.len() > 3 {
-            self.toasts.remove(0);
-        }
+        super::widgets::toast::push(&mut self.toasts, kind, text.into());
     }
 
     /// A new request id.

@@ -20,10 +20,13 @@ pub(crate) fn render(state: &State, frame: &mut Frame) {
             "terminal too small: {}×{} (needs {}×{})",
             screen.width, screen.height, MIN_SIZE.0, MIN_SIZE.1
         );
-        let y = screen.height / 2;
+        // Wrapped, so that the whole sentence shows in a narrow split too.
+        let y = screen.height.saturating_sub(2) / 2;
         frame.render_widget(
-            Paragraph::new(msg).alignment(Alignment::Center),
-            Rect::new(screen.x, screen.y + y, screen.width, 1.min(screen.height)),
+            Paragraph::new(msg)
+                .alignment(Alignment::Center)
+                .wrap(ratatui::widgets::Wrap { trim: true }),
+            Rect::new(screen.x, screen.y + y, screen.width, screen.height - y),
         );
         return;
     }
@@ -77,8 +80,26 @@ pub(crate) fn render(state: &State, frame: &mut Frame) {
     super::deliveries::view::overlays(state, frame, body);
     super::replay::view::render(state, frame, body);
     super::power::view::render_overlay(state, frame, screen);
-    if !super::power::view::render_footer(state, frame, areas.footer) {
-        render_footer(state, frame, areas.footer);
+    // A toast takes the right end of the footer line (never rows of the list or its border);
+    // the key hints are cut to what is left.
+    let toast_w = toast::width(&state.toasts, areas.footer.width);
+    let hints = Rect {
+        width: areas.footer.width.saturating_sub(toast_w),
+        ..areas.footer
+    };
+    if super::power::view::render_footer(state, frame, areas.footer) {
+        // A prompt's text comes first: the toast only where the prompt leaves room.
+        let used = used_width(frame, areas.footer);
+        toast::render(
+            frame,
+            areas.footer,
+            used,
+            &state.toasts,
+            &state.settings.theme,
+        );
+    } else {
+        render_footer(state, frame, hints);
+        toast::render(frame, areas.footer, 0, &state.toasts, &state.settings.theme);
     }
     if let Some(d) = &state.forms.dialog {
         super::forms::view::render(frame, screen, d, &state.settings.theme);
@@ -89,8 +110,6 @@ pub(crate) fn render(state: &State, frame: &mut Frame) {
     {
         super::confirm::render(frame, screen, c, &state.settings.theme);
     }
-    let toast_area = Rect::new(screen.x, areas.footer.y.saturating_sub(4), screen.width, 3);
-    toast::render(frame, toast_area, &state.toasts, &state.settings.theme);
     if state.help {
         let groups = super::layers::Layer::help(state);
         help::render(frame, screen, &groups, &state.settings.theme);
@@ -149,41 +168,7 @@ fn team_members(state: &State, team_id: &str, ctx: &ViewCtx) -> Vec<Line<'static
 
 fn render_header(state: &State, frame: &mut Frame, area: Rect) {
     let t = &state.settings.theme;
-    let mut tabs = vec![Span::raw(" ")];
-    for tab in Tab::ALL {
-        let label = format!(" {} {} ", tab.index() + 1, tab.title());
-        let style = if tab == state.tab {
-            t.accent.add_modifier(ratatui::style::Modifier::REVERSED)
-        } else {
-            t.tab
-        };
-        tabs.push(Span::styled(label, style));
-    }
-    let mut info = vec![
-        Span::styled(" switchboard", t.accent),
-        Span::styled(" · profile ", t.muted),
-        Span::raw(state.profile.clone()),
-        Span::styled(" · ", t.muted),
-        Span::raw(state.base_url.clone()),
-    ];
-    if state.read_only {
-        info.push(Span::styled(" · read-only", t.warn));
-    }
-    if let Some(crumb) = super::deliveries::view::breadcrumb(state) {
-        // While following a webhook, the path matters more than the address.
-        if let Some(s) = info
-            .iter_mut()
-            .find(|s| s.content == state.base_url.as_str())
-        {
-            *s = Span::styled(crumb, t.accent);
-        }
-    }
-    let n = state.in_flight();
-    let activity = if n > 0 {
-        Span::styled(format!("{} {n} in flight ", spinner(state.frame)), t.warn)
-    } else {
-        Span::styled("idle ", t.muted)
-    };
+    let narrow = layout::is_narrow(area.width);
     let top = Rect::new(area.x, area.y, area.width, 1);
     let bottom = Rect::new(
         area.x,
@@ -191,14 +176,87 @@ fn render_header(state: &State, frame: &mut Frame, area: Rect) {
         area.width,
         area.height.saturating_sub(1),
     );
+    frame.render_widget(Paragraph::new(Line::from(tabs_line(state, top.width))), top);
+    // On a narrow terminal the labels go first, and read-only comes before the address, so
+    // that what the cut leaves is the profile, the mode, then the place.
+    let mut info = if narrow {
+        vec![Span::raw(" "), Span::raw(state.profile.clone())]
+    } else {
+        vec![
+            Span::styled(" switchboard", t.accent),
+            Span::styled(" · profile ", t.muted),
+            Span::raw(state.profile.clone()),
+        ]
+    };
+    if narrow && state.read_only {
+        info.push(Span::styled(" · read-only", t.warn));
+    }
+    info.push(Span::styled(" · ", t.muted));
+    // While following a webhook, the path matters more than the address.
+    match super::deliveries::view::breadcrumb(state) {
+        Some(crumb) => info.push(Span::styled(crumb, t.accent)),
+        None => info.push(Span::raw(state.base_url.clone())),
+    }
+    if !narrow && state.read_only {
+        info.push(Span::styled(" · read-only", t.warn));
+    }
+    let activity = activity(state);
     // The status keeps its place: the line before it is cut with `…`, one column short of it.
     let room = usize::from(bottom.width).saturating_sub(activity.width() + 1);
-    frame.render_widget(Paragraph::new(Line::from(tabs)), top);
     frame.render_widget(Paragraph::new(Line::from(cut(info, room))), bottom);
     frame.render_widget(
         Paragraph::new(Line::from(activity)).alignment(Alignment::Right),
         bottom,
     );
+}
+
+/// The console's own requests, worded so that it cannot be read as the service's state
+/// ("idle" was): `⠋ 2 requests` while replies are awaited, `0 requests` otherwise.
+fn activity(state: &State) -> Span<'static> {
+    let t = &state.settings.theme;
+    let n = state.in_flight();
+    let noun = if n == 1 { "request" } else { "requests" };
+    if n > 0 {
+        Span::styled(format!("{} {n} {noun} ", spinner(state.frame)), t.warn)
+    } else {
+        Span::styled(format!("0 {noun} "), t.muted)
+    }
+}
+
+/// The tabs, each as ` N Title `; when they do not all fit in `width`, the others show only
+/// their number (the active one keeps its title).
+fn tabs_line(state: &State, width: u16) -> Vec<Span<'static>> {
+    let t = &state.settings.theme;
+    let full: usize = 1 + Tab::ALL
+        .iter()
+        .map(|tab| tab.title().chars().count() + 4)
+        .sum::<usize>();
+    let short = full > usize::from(width);
+    let mut tabs = vec![Span::raw(" ")];
+    for tab in Tab::ALL {
+        let active = tab == state.tab;
+        let label = if short && !active {
+            format!(" {} ", tab.index() + 1)
+        } else {
+            format!(" {} {} ", tab.index() + 1, tab.title())
+        };
+        let style = if active {
+            t.accent.add_modifier(ratatui::style::Modifier::REVERSED)
+        } else {
+            t.tab
+        };
+        tabs.push(Span::styled(label, style));
+    }
+    tabs
+}
+
+/// Columns of `area`'s first row up to its last non-blank cell, as drawn so far.
+fn used_width(frame: &mut Frame, area: Rect) -> u16 {
+    let buf = frame.buffer_mut();
+    (area.left()..area.right())
+        .rev()
+        .find(|&x| buf.cell((x, area.y)).is_some_and(|c| c.symbol() != " "))
+        .map_or(0, |x| x + 1 - area.left())
 }
 
 /// The spans cut to `width` columns, ending in `…` when anything was left out.

@@ -21,5 +21,6 @@ mod power_keys;
 mod power_service;
 mod replay;
 mod tab_snapshots;
+mod seams_layout;
 mod update;
 mod worker;

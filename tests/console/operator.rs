@@ -168,10 +168,10 @@ fn header_breadcrumb_is_cut_before_the_status() {
     let app = followed_callback(80);
     let line = header_info(&app);
     assert!(
-        line.trim_end().ends_with(" idle"),
+        line.trim_end().ends_with(" 0 requests"),
         "status intact: {line:?}"
     );
-    let before = line.trim_end().trim_end_matches("idle");
+    let before = line.trim_end().trim_end_matches("0 requests");
     assert!(before.ends_with(' '), "a gap before the status: {line:?}");
     assert!(line.contains('…'), "the breadcrumb cut with …: {line:?}");
 

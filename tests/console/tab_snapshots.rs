@@ -103,7 +103,7 @@ fn callback_hook_key_is_masked_in_preview_raw_view_and_copy() {
 fn error_help_and_too_small() {
     let mut app = started_app(80, 24);
     let loading = screen(&app);
-    assert!(loading.contains("1 in flight"), "{loading}");
+    assert!(loading.contains("1 request"), "{loading}");
     insta::assert_snapshot!("teams_loading_80x24", loading);
     let reqs = app.take_requests();
     let e: ApiError =
@@ -120,10 +120,10 @@ fn error_help_and_too_small() {
     app.apply(ch('?'));
     insta::assert_snapshot!("help_80x24", screen(&app));
 
-    app.apply(Msg::Resize(79, 24));
+    app.apply(Msg::Resize(39, 24));
     let s = screen(&app);
     assert!(s.contains("terminal too small"), "{s}");
-    app.apply(Msg::Resize(80, 23));
+    app.apply(Msg::Resize(80, 11));
     assert!(screen(&app).contains("terminal too small"));
 }
 

@@ -9,6 +9,9 @@ use crate::console::input::{edit, paste};
 /// inline error.
 pub(crate) type Check = fn(&str) -> Result<Option<String>, String>;
 
+/// Characters of a value every form shows whole (a 40-column terminal's form, less its label).
+const SHORT: usize = 19;
+
 /// What a field holds and how it is edited.
 #[derive(Clone)]
 pub enum FieldKind {
@@ -77,9 +80,13 @@ impl Field {
         f
     }
 
-    /// A text field holding `value`.
+    /// A text field holding `value`: the cursor at its end, or at its start when the value is
+    /// longer than the narrowest form shows, so that an edit form opens on its beginning.
     pub fn text(label: &'static str, key: &'static str, value: &str) -> Self {
-        let input = Input::new(value.to_string());
+        let mut input = Input::new(value.to_string());
+        if value.chars().count() > SHORT {
+            input = input.with_cursor(0);
+        }
         Self::with_kind(
             label,
             key,

@@ -41,7 +41,9 @@ pub(crate) fn set_project(t: &Team) -> Dialog {
         Field::picker("Project", "project_id", Picker::loading(false))
             .required()
             .entities(&["project"]),
+        // A project with no roles gives the team nothing there (headless asks `--role` too).
         Field::picker("Roles", "team_role_ids", Picker::loading(true))
+            .required()
             .entities(&["team-roles"])
             .noted("Space toggles; the chosen set replaces the current one"),
     ];
@@ -158,6 +160,10 @@ pub(crate) fn build(d: &mut Dialog) -> Option<WriteOp> {
                 .and_then(Field::picker_ref)
                 .map(Picker::values)
                 .unwrap_or_default();
+            if roles.is_empty() {
+                d.fail("team_role_ids", "choose at least one role (Space toggles)");
+                return None;
+            }
             Some(WriteOp::SetProject(
                 id,
                 SetTeamProject {

@@ -15,7 +15,7 @@ use tui_input::Input;
 
 /// Width of the label column.
 const LABEL: usize = 14;
-/// Width given to a value before its message.
+/// Column (after the label) where a field's message starts when it fits beside the value.
 const VALUE: usize = 30;
 /// Picker rows shown at once.
 const PICKER_ROWS: usize = 6;
@@ -58,16 +58,17 @@ fn lay_out(area: Rect, d: &Dialog, theme: &Theme) -> Laid {
     let inner_w = usize::from(width.saturating_sub(2));
     let mut lines: Vec<Line<'static>> = Vec::new();
     let mut fields = Vec::with_capacity(d.fields.len());
-    let mut focus_line = 0;
+    // The focused field's lines (its picker's included), kept in view.
+    let mut focus_lines = (0, 0);
     let mut cursor: Option<(usize, u16)> = None;
     for (i, f) in d.fields.iter().enumerate() {
         let focused = i == d.focus && d.phase == Phase::Editing;
         let start = lines.len();
-        if focused {
-            focus_line = start;
-        }
         let (first, col) = field_lines(f, focused, inner_w, theme, &mut lines);
         fields.push((start, lines.len()));
+        if focused {
+            focus_lines = (start, lines.len());
+        }
         if focused && let Some(col) = col {
             cursor = Some((first, col));
         }
@@ -80,13 +81,18 @@ fn lay_out(area: Rect, d: &Dialog, theme: &Theme) -> Laid {
         }
     }
     let footer = lines.len();
-    lines.push(footer_line(d, theme));
+    lines.push(footer_line(d, inner_w, theme));
     let wanted = u16::try_from(lines.len() + 2).unwrap_or(u16::MAX);
     let rect = centered(area, width, wanted);
     let inner_h = usize::from(rect.height.saturating_sub(2));
-    // Keep the focused field in view when the form is taller than the screen; the footer lines
-    // at the end are what scrolls away last.
-    let scroll = focus_line.saturating_sub(inner_h.saturating_sub(PICKER_ROWS + 3));
+    // Taller than the screen, the form scrolls: as little as shows the whole focused field
+    // (with the message and keys after the last one), its first line first when it cannot all
+    // show.
+    let (start, mut end) = focus_lines;
+    if d.focus + 1 >= d.fields.len() {
+        end = lines.len();
+    }
+    let scroll = end.saturating_sub(inner_h).min(start);
     let scroll = scroll.min(lines.len().saturating_sub(inner_h));
     Laid {
         rect,
@@ -143,7 +149,15 @@ pub(crate) fn render(frame: &mut Frame, area: Rect, d: &Dialog, theme: &Theme) {
         format!(" {} ", crate::text::line(&d.title)),
         theme.accent,
     ));
-    let block = Block::bordered().title(title);
+    let mut block = Block::bordered().title(title);
+    // A form taller than the screen says that more is above or below.
+    if scroll > 0 {
+        block = block.title(Line::from(Span::styled(" ↑ more ", theme.muted)).right_aligned());
+    }
+    if scroll + inner_h < lines.len() {
+        block =
+            block.title_bottom(Line::from(Span::styled(" ↓ more ", theme.muted)).right_aligned());
+    }
     frame.render_widget(Clear, r);
     frame.render_widget(
         Paragraph::new(lines)
@@ -183,7 +197,7 @@ pub(crate) fn hit(area: Rect, d: &Dialog, theme: &Theme, at: Position) -> Option
     let col = usize::from(at.x - inner.x);
     if line == laid.footer {
         let mut x = 0;
-        for (k, w, what) in FOOTER_KEYS {
+        for (k, w, what) in footer_keys(usize::from(inner.width)) {
             let width = k.chars().count() + 1 + w.chars().count();
             if (x..x + width).contains(&col) {
                 return *what;
@@ -197,15 +211,11 @@ pub(crate) fn hit(area: Rect, d: &Dialog, theme: &Theme, at: Position) -> Option
         .iter()
         .position(|(a, b)| (*a..*b).contains(&line))?;
     let option = match &d.fields[i].kind {
-        FieldKind::Choice { options, .. } if line == laid.fields[i].0 && col >= LABEL => {
-            // Options are drawn as `( ) name  ` one after the other.
-            let mut x = LABEL;
-            options.iter().position(|o| {
-                let w = 4 + o.chars().count() + 2;
-                let here = (x..x + w).contains(&col);
-                x += w;
-                here
-            })
+        FieldKind::Choice { options, .. } => {
+            let row = line - laid.fields[i].0;
+            choice_spots(options, usize::from(inner.width))
+                .iter()
+                .position(|&(r, x, w)| r == row && (x..x + w).contains(&col))
         }
         _ => None,
     };
@@ -217,26 +227,45 @@ fn render_confirm(frame: &mut Frame, area: Rect, d: &Dialog, theme: &Theme) {
     super::confirm::render(frame, area, d, theme);
 }
 
-fn footer_line(d: &Dialog, theme: &Theme) -> Line<'static> {
+/// The footer's keys that fit in `inner_w`: `Shift-Tab back` goes first on a narrow form.
+fn footer_keys(
+    inner_w: usize,
+) -> impl Iterator<Item = &'static (&'static str, &'static str, Option<FormHit>)> {
+    let all: usize = FOOTER_KEYS
+        .iter()
+        .map(|(k, w, _)| k.chars().count() + w.chars().count() + 3)
+        .sum();
+    let narrow = all > inner_w;
+    FOOTER_KEYS
+        .iter()
+        .filter(move |(k, _, _)| !(narrow && *k == "Shift-Tab"))
+}
+
+fn footer_line(d: &Dialog, inner_w: usize, theme: &Theme) -> Line<'static> {
     if let Phase::Submitting(_) = d.phase {
         return Line::from(Span::styled(" Saving…  ", theme.muted));
     }
     let mut spans = Vec::new();
-    for (k, w, _) in FOOTER_KEYS {
+    for (k, w, _) in footer_keys(inner_w) {
         spans.push(Span::styled(k.to_string(), theme.key));
         spans.push(Span::styled(format!(" {w}  "), theme.muted));
     }
     Line::from(spans)
 }
 
-/// The text of a one-line input that fits in `w`, and the cursor column within it.
-fn visible(input: &Input, masked: bool, w: usize) -> (String, usize) {
-    let scroll = input.visual_scroll(w);
+/// The text of a one-line input that fits in `w`, and the cursor column within it. Focused, the
+/// part around the cursor shows; otherwise the start (cut with `…`), so that a long value is
+/// recognised by its beginning.
+fn visible(input: &Input, masked: bool, w: usize, focused: bool) -> (String, usize) {
     let text: String = if masked {
         "•".repeat(input.value().chars().count())
     } else {
         input.value().to_string()
     };
+    if !focused {
+        return (crate::resource::cut(&text, w), 0);
+    }
+    let scroll = input.visual_scroll(w);
     let shown: String = text.chars().skip(scroll).take(w).collect();
     (shown, input.visual_cursor().saturating_sub(scroll))
 }
@@ -257,21 +286,27 @@ fn field_lines(
         label_style,
     );
     let value_style = theme.text;
+    // The value takes the rest of the line; a message goes under it when it does not fit.
+    let value_w = inner_w.saturating_sub(LABEL + 1).max(1);
     let mut cursor = None;
     // Rows below the field's first line where the cursor sits (the typed line of a lines field).
     let mut cursor_row = 0;
     let mut value: Vec<Span<'static>> = Vec::new();
     let mut extra: Vec<Line<'static>> = Vec::new();
+    let mut under_first: Vec<Line<'static>> = Vec::new();
     match &f.kind {
         FieldKind::Text { input, masked } => {
-            let (text, col) = visible(input, *masked, VALUE);
+            let (text, col) = visible(input, *masked, value_w, focused);
             cursor = Some(col);
             value.push(Span::styled(text, value_style));
         }
         FieldKind::Lines { done, input } => {
             // Finished lines first, then the line being typed.
-            let mut rows: Vec<String> = done.clone();
-            let (text, col) = visible(input, false, VALUE);
+            let mut rows: Vec<String> = done
+                .iter()
+                .map(|l| crate::resource::cut(l, value_w))
+                .collect();
+            let (text, col) = visible(input, false, value_w, focused);
             rows.push(text);
             let last = rows.len().saturating_sub(1);
             for (i, row) in rows.into_iter().enumerate() {
@@ -288,14 +323,26 @@ fn field_lines(
             cursor_row = last;
         }
         FieldKind::Choice { options, index } => {
-            for (i, o) in options.iter().enumerate() {
+            let spots = choice_spots(options, inner_w);
+            for (i, (o, (row, x, _))) in options.iter().zip(spots).enumerate() {
                 let mark = if i == *index { "(•) " } else { "( ) " };
                 let style = if i == *index { theme.text } else { theme.muted };
-                value.push(Span::styled(format!("{mark}{o}  "), style));
+                let span = Span::styled(format!("{mark}{o}  "), style);
+                if row == 0 {
+                    value.push(span);
+                } else {
+                    // Options that do not fit go on rows of their own, right under the first.
+                    if under_first.len() < row {
+                        under_first.push(Line::from(Span::raw(" ".repeat(x))));
+                    }
+                    if let Some(l) = under_first.last_mut() {
+                        l.spans.push(span);
+                    }
+                }
             }
         }
         FieldKind::Picker(p) => {
-            let (text, col) = visible(&p.search, false, VALUE);
+            let (text, col) = visible(&p.search, false, value_w, focused);
             cursor = Some(col);
             if text.is_empty() && !focused {
                 value.push(Span::styled(picker_summary(p), theme.text));
@@ -323,10 +370,12 @@ fn field_lines(
             spans.push(Span::raw(" ".repeat(pad)));
             spans.push(m);
             out.push(Line::from(spans));
+            out.extend(under_first);
         }
         Some(m) => {
             // On lines of its own under the value, wrapped: a server's message can be long.
             out.push(Line::from(spans));
+            out.extend(under_first);
             let style = m.style;
             let below = wrap(&m.content, inner_w.saturating_sub(LABEL));
             if cursor_row > 0 {
@@ -339,11 +388,35 @@ fn field_lines(
                 ])
             }));
         }
-        None => out.push(Line::from(spans)),
+        None => {
+            out.push(Line::from(spans));
+            out.extend(under_first);
+        }
     }
     out.extend(extra);
     let col = cursor.map(|c| u16::try_from(LABEL + c).unwrap_or(0));
     (first + cursor_row, col)
+}
+
+/// Where each option of a choice is drawn as `( ) name  `: (row under the field's first line,
+/// column, width). Options go on one row while they fit in `inner_w`, then on the next.
+fn choice_spots(options: &[&str], inner_w: usize) -> Vec<(usize, usize, usize)> {
+    let (mut row, mut x) = (0, LABEL);
+    options
+        .iter()
+        .map(|o| {
+            let w = 4 + o.chars().count() + 2;
+            // The two trailing spaces may pass the edge.
+            if x > LABEL && x + w - 2 > inner_w {
+                row += 1;
+                // Under the label when too long for the value column.
+                x = LABEL.min((inner_w + 2).saturating_sub(w));
+            }
+            let spot = (row, x, w);
+            x += w;
+            spot
+        })
+        .collect()
 }
 
 fn picker_summary(p: &Picker) -> String {

@@ -74,7 +74,7 @@ impl DetailView<'_> {
         let inner = block.inner(area);
         frame.render_widget(block, area);
         let errors = match self.load {
-            LoadState::Error(e) => error_lines(e, t),
+            LoadState::Error(e) => error_lines(e, t, inner),
             _ => Vec::new(),
         };
         let [err_area, body] =

@@ -35,15 +35,20 @@ pub(crate) struct PagedTable<'a> {
     pub theme: &'a Theme,
 }
 
-/// Lines for an error: the message and, when there is one, the hint.
-pub(crate) fn error_lines(e: &ErrorView, theme: &Theme) -> Vec<Line<'static>> {
-    let mut out = vec![Line::from(Span::styled(
-        format!("✗ {}", e.message),
-        theme.error,
-    ))];
-    if let Some(h) = &e.hint {
-        out.push(Line::from(Span::styled(format!("  {h}"), theme.warn)));
-    }
+/// Lines for an error in a pane of `inner` size: the message and, when there is one, the hint,
+/// wrapped (see [`crate::console::layout::error_rows`]).
+pub(crate) fn error_lines(e: &ErrorView, theme: &Theme, inner: Rect) -> Vec<Line<'static>> {
+    use crate::console::layout::{ErrorPart, error_rows};
+    let out = error_rows(e, inner)
+        .into_iter()
+        .map(|(part, text)| {
+            let style = match part {
+                ErrorPart::Message => theme.error,
+                ErrorPart::Hint => theme.warn,
+            };
+            Line::from(Span::styled(text, style))
+        })
+        .collect();
     // The server wrote the message and hint.
     crate::text::tui::safe_lines(out)
 }
@@ -92,7 +97,7 @@ impl PagedTable<'_> {
         frame.render_widget(block, area);
 
         let errors = match &self.list.load {
-            LoadState::Error(e) => error_lines(e, t),
+            LoadState::Error(e) => error_lines(e, t, inner),
             _ => Vec::new(),
         };
         let [err_area, table_area] =

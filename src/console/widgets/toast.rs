@@ -1,28 +1,103 @@
-//! Toasts: short messages in the bottom-right corner that clear themselves.
+//! Toasts: short messages at the right end of the footer line that clear themselves on the
+//! clock (see `update`'s tick), side by side, the newest rightmost; a message said again while
+//! it shows is not shown twice but afresh.
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::Span;
 use ratatui::widgets::{Clear, Paragraph};
 
-use crate::console::state::{Toast, ToastKind};
+use crate::console::state::{TOAST_TICKS, Toast, ToastKind};
 use crate::console::theme::Theme;
 
-/// Draws the toasts stacked upwards from the bottom of `area`, newest lowest.
-pub(crate) fn render(frame: &mut Frame, area: Rect, toasts: &[Toast], theme: &Theme) {
-    for (i, toast) in toasts.iter().rev().enumerate() {
-        // Toasts often quote a server's error message.
-        let text = format!(" {} ", crate::text::line(&toast.text));
-        let w = (text.chars().count() as u16).min(area.width);
-        let y = area.bottom().saturating_sub(1 + i as u16);
-        if y < area.y {
+/// Columns between two toasts.
+const GAP: usize = 1;
+/// Fewest columns a toast is drawn in beside a prompt.
+const MIN_BESIDE: u16 = 12;
+/// Toasts kept at once: a burst of messages must not pile up.
+const KEPT: usize = 3;
+
+/// Adds a toast: the same message already showing is moved to the newest place with its time
+/// renewed, not shown twice.
+pub(crate) fn push(toasts: &mut Vec<Toast>, kind: ToastKind, text: String) {
+    toasts.retain(|t| t.text != text || t.kind != kind);
+    toasts.push(Toast {
+        text,
+        kind,
+        ttl: TOAST_TICKS,
+    });
+    if toasts.len() > KEPT {
+        toasts.remove(0);
+    }
+}
+
+/// The toasts that fit in `max` columns, newest last (it is drawn rightmost), each as its text
+/// and kind: the newest always (cut with `…` when it alone is too long), then older ones while
+/// they fit whole; the oldest left out are counted on the leftmost (`+1`).
+fn shown(toasts: &[Toast], max: usize) -> Vec<(String, ToastKind)> {
+    // Toasts often quote a server's error message.
+    let text = |t: &Toast| format!(" {} ", crate::text::line(&t.text));
+    let Some(newest) = toasts.last() else {
+        return Vec::new();
+    };
+    let mut out = vec![(
+        format!(
+            " {} ",
+            crate::resource::cut(&crate::text::line(&newest.text), max.saturating_sub(2))
+        ),
+        newest.kind,
+    )];
+    let mut used = crate::resource::display_width(&out[0].0);
+    for t in toasts.iter().rev().skip(1) {
+        let s = text(t);
+        let w = crate::resource::display_width(&s) + GAP;
+        if used + w > max {
             break;
         }
-        let r = Rect::new(area.right().saturating_sub(w), y, w, 1);
-        let style = match toast.kind {
+        used += w;
+        out.insert(0, (s, t.kind));
+    }
+    let left_out = toasts.len() - out.len();
+    if left_out > 0 {
+        let more = format!(" +{left_out}");
+        if used + more.len() <= max {
+            out[0].0.insert_str(0, &more);
+        }
+    }
+    out
+}
+
+/// Columns the toasts take at the right end of a footer `width` wide (0 when there is none).
+pub(crate) fn width(toasts: &[Toast], width: u16) -> u16 {
+    let shown = shown(toasts, usize::from(width));
+    let w: usize = shown
+        .iter()
+        .map(|(s, _)| crate::resource::display_width(s) + GAP)
+        .sum();
+    u16::try_from(w.saturating_sub(GAP)).unwrap_or(width)
+}
+
+/// Draws the toasts right-aligned in the one-line `area`, right of its first `used` columns (a
+/// prompt's text there stays; the toasts wait when they do not fit beside it).
+pub fn render(frame: &mut Frame, area: Rect, used: u16, toasts: &[Toast], theme: &Theme) {
+    let room = if used > 0 {
+        area.width.saturating_sub(used + 2)
+    } else {
+        area.width
+    };
+    // Too little room beside a prompt to say anything readable.
+    if used > 0 && room < MIN_BESIDE {
+        return;
+    }
+    let mut right = area.right();
+    for (text, kind) in shown(toasts, usize::from(room)).into_iter().rev() {
+        let w = u16::try_from(crate::resource::display_width(&text)).unwrap_or(room);
+        let r = Rect::new(right.saturating_sub(w), area.y, w, 1);
+        let style = match kind {
             ToastKind::Info => theme.selected,
             ToastKind::Error => theme.error.add_modifier(ratatui::style::Modifier::REVERSED),
         };
         frame.render_widget(Clear, r);
         frame.render_widget(Paragraph::new(Span::styled(text, style)), r);
+        right = r.x.saturating_sub(GAP as u16);
     }
 }
