@@ -54,8 +54,7 @@ impl Layer {
             Layer::Confirm => {
                 d.attempt.as_ref().is_some_and(|v| v.confirm)
                     || d.secret_confirm.is_some()
-                        && d.secret_confirm.as_deref()
-                            == deliveries::secret::open_destination(state).map(|x| x.id.as_str())
+                        && d.secret_confirm == deliveries::secret::open_secret_id(state)
             }
             Layer::Overlay => d.filter.is_some() || d.attempt.is_some(),
             Layer::Help => state.help,
@@ -90,12 +89,23 @@ impl Layer {
                 Keys::Only(vec![Hint::Key("y", "yes"), Hint::Key("other keys", "no")])
             }
             Layer::Overlay if state.deliveries.filter.is_some() => Keys::Own,
-            Layer::Overlay => Keys::Offers(vec![
-                Hint::Action(Action::Deliver(K::Reveal), "reveal"),
-                Hint::Action(Action::Replay, "replay"),
-                Hint::Pair(Action::Down, Action::Up, "scroll"),
-                Hint::Action(Action::Back, "back"),
-            ]),
+            Layer::Overlay => Keys::Offers(
+                [
+                    // Offered only where something is masked.
+                    state
+                        .deliveries
+                        .attempt
+                        .as_ref()
+                        .filter(|v| deliveries::attempt::masks_anything(v))
+                        .map(|_| Hint::Action(Action::Deliver(K::Reveal), "reveal")),
+                    Some(Hint::Action(Action::Replay, "replay")),
+                    Some(Hint::Pair(Action::Down, Action::Up, "scroll")),
+                    Some(Hint::Action(Action::Back, "back")),
+                ]
+                .into_iter()
+                .flatten()
+                .collect(),
+            ),
             Layer::Help => Keys::Offers(vec![Hint::Action(Action::Back, "back")]),
             Layer::Tab => Keys::Offers(pane::keys(state)),
         }

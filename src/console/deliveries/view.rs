@@ -178,6 +178,10 @@ pub(crate) fn title_suffix(state: &State, tab: Tab) -> String {
         && let Some(chip) = super::local::chip(state)
     {
         s.push_str(&format!(" · [{chip}]"));
+    } else if tab == Tab::Notifications
+        && let Some(p) = super::scan::progress(state)
+    {
+        s.push_str(&format!(" · [{p}]"));
     }
     for chip in chips(state, &list.filter) {
         s.push_str(&format!(" · [{chip}]"));
@@ -287,6 +291,12 @@ fn unsanitised_detail(state: &State, record: &Record, ctx: &ViewCtx) -> Vec<Line
             }
             lines
         }
+        Item::Callback(c) => {
+            let revealed = open
+                .then(|| super::secret::revealed_hook(state, &c.id))
+                .flatten();
+            views::callbacks::detail_with(c, ctx, revealed.as_deref())
+        }
         _ => views::detail(record, ctx),
     }
 }
@@ -300,12 +310,18 @@ pub(crate) fn overlays(state: &State, frame: &mut Frame, body: Rect) {
         render_filter(state, d, frame, body);
     }
     if state.deliveries.secret_confirm.is_some() {
+        let what = super::secret::open_secret(state).map_or("secret", |(_, _, w)| w);
+        let whose = if what == "hook URL" {
+            "callback"
+        } else {
+            "destination"
+        };
         let t = &state.settings.theme;
         let b = centered(body, 60, 5);
         frame.render_widget(Clear, b);
         frame.render_widget(
             Paragraph::new(vec![
-                Line::raw("Show this destination's signing secret (until you leave it)?"),
+                Line::raw(format!("Show this {whose}'s {what} (until you leave it)?")),
                 Line::from(vec![
                     Span::styled("y", t.key),
                     Span::raw(" reveal   "),
@@ -314,7 +330,7 @@ pub(crate) fn overlays(state: &State, frame: &mut Frame, body: Rect) {
                 ]),
             ])
             .wrap(ratatui::widgets::Wrap { trim: false })
-            .block(Block::bordered().title(Span::styled(" Reveal signing secret ", t.warn))),
+            .block(Block::bordered().title(Span::styled(format!(" Reveal {what} "), t.warn))),
             b,
         );
     }

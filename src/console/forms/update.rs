@@ -42,7 +42,9 @@ fn arm_type_name(mode: ConfirmMode, d: &mut Dialog) {
         return;
     }
     let expected = match &d.kind {
-        Kind::RemoveProject(_) | Kind::RemoveMember(_) => teams::confirm_name(d),
+        Kind::RemoveProject(_) | Kind::RemoveMember(_) | Kind::AddMember(_) => {
+            teams::confirm_name(d)
+        }
         _ => d.confirm_name.clone(),
     };
     d.type_name = Some(TypeName {
@@ -310,7 +312,9 @@ fn build(d: &mut Dialog) -> Option<WriteOp> {
 
 fn confirm_text(d: &Dialog) -> String {
     match &d.kind {
-        Kind::RemoveProject(_) | Kind::RemoveMember(_) => teams::confirm_text(d),
+        Kind::RemoveProject(_) | Kind::RemoveMember(_) | Kind::AddMember(_) => {
+            teams::confirm_text(d)
+        }
         _ => d.confirm.clone(),
     }
 }
