@@ -523,3 +523,64 @@ async fn the_replay_room_hints_its_keys_and_lists_targets_before_ids() {
         "{top}\n{s}"
     );
 }
+
+/// A server whose members' cursor always advances: the console's member lookup stops at the
+/// one cap of `api::lookup` and says so, instead of reading page after page.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_member_lookup_stops_at_the_page_cap() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use axum::routing::get;
+    let served = Arc::new(AtomicUsize::new(0));
+    let count = served.clone();
+    let member: serde_json::Value =
+        serde_json::from_str::<serde_json::Value>(&crate::common::fixture("member-list.json"))
+            .expect("fixture")["items"][0]
+            .clone();
+    let members = move || {
+        let count = count.clone();
+        let mut m = member.clone();
+        async move {
+            let n = count.fetch_add(1, Ordering::SeqCst);
+            m["id"] = serde_json::Value::String(format!("om_endless{n:06}"));
+            axum::Json(serde_json::json!({
+                "items": [m],
+                "pagination": {"has_more_before": n > 0, "has_more_after": true}
+            }))
+        }
+    };
+    let json = |name: &'static str| {
+        move || async move {
+            (
+                [("content-type", "application/json")],
+                crate::common::fixture(name),
+            )
+        }
+    };
+    let app = axum::Router::new()
+        .route("/organization/teams", get(json("team-list.json")))
+        .route("/organization/teams/{id}", get(json("team.json")))
+        .route("/organization/members", get(members));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let base = format!("http://{}", listener.local_addr().expect("addr"));
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, app).await;
+    });
+    let client = client_for(&base, &Secret::new("sk_test_endless"));
+    let state = State::new("test", base, crate::common::deliveries::fixed_clock());
+    let mut app = App::with_client(state, client);
+    app.apply(Msg::Resize(200, 40));
+    app.start();
+    settle(&mut app).await;
+    app.apply(key(KeyCode::Enter));
+    settle(&mut app).await;
+    let s = screen_sized(&app, 200, 40);
+    assert!(s.contains("stopped after 200 pages"), "{s}");
+    assert_eq!(
+        served.load(Ordering::SeqCst),
+        switchboard::api::lookup::MAX_PAGES,
+        "exactly the cap's pages were asked for"
+    );
+}
