@@ -94,12 +94,23 @@ impl Layer {
                 None => Keys::Own,
             },
             Layer::Overlay if state.deliveries.filter.is_some() => Keys::Own,
-            Layer::Overlay => Keys::Offers(vec![
-                Hint::Action(Action::Deliver(K::Reveal), "reveal"),
-                Hint::Action(Action::Replay, "replay"),
-                Hint::Pair(Action::Down, Action::Up, "scroll"),
-                Hint::Action(Action::Back, "back"),
-            ]),
+            Layer::Overlay => Keys::Offers(
+                [
+                    // Offered only where something is masked.
+                    state
+                        .deliveries
+                        .attempt
+                        .as_ref()
+                        .filter(|v| deliveries::attempt::masks_anything(v))
+                        .map(|_| Hint::Action(Action::Deliver(K::Reveal), "reveal")),
+                    Some(Hint::Action(Action::Replay, "replay")),
+                    Some(Hint::Pair(Action::Down, Action::Up, "scroll")),
+                    Some(Hint::Action(Action::Back, "back")),
+                ]
+                .into_iter()
+                .flatten()
+                .collect(),
+            ),
             Layer::Help => Keys::Offers(vec![Hint::Action(Action::Back, "back")]),
             Layer::Tab => Keys::Offers(pane::keys(state)),
         }
@@ -289,7 +300,7 @@ fn still_asked(state: &State, subject: &Subject) -> bool {
         Subject::FormWrite => state.forms.dialog.is_some(),
         Subject::RevealHeaders => state.deliveries.attempt.is_some(),
         Subject::ShowSecret(id) => {
-            deliveries::secret::open_destination(state).is_some_and(|d| d.id == *id)
+            deliveries::secret::open_secret_id(state).is_some_and(|open| open == *id)
         }
         Subject::Replay => state.replay.room_of(&state.profile).is_some(),
     }

@@ -487,15 +487,19 @@ pub(crate) fn keys(state: &State) -> Vec<super::footer::Hint> {
                 let follows = matches!(tab, Tab::Callbacks | Tab::Destinations);
                 (selected && follows).then(|| one(9, a, "notifications"))
             }
-            Action::Deliver(K::Reveal) => {
-                (detail && selected && tab == Tab::Destinations).then(|| one(10, a, "reveal"))
-            }
+            Action::Deliver(K::Reveal) => (detail
+                && super::deliveries::secret::open_secret_id(state).is_some())
+            .then(|| one(10, a, "reveal")),
             Action::Delete => (selected && tab == Tab::Destinations).then(|| one(11, a, "delete")),
             // Beside `/ filter` (this page's rows), the dialog that asks the server.
             Action::Deliver(K::Filter) => (list && notifications).then(|| one(12, a, "filter by…")),
             Action::Deliver(K::Watch) => (list && notifications).then(|| one(13, a, "watch")),
             Action::Deliver(K::LocalStatus) => {
                 (list && notifications).then(|| one(14, a, "status"))
+            }
+            // The next / previous failed delivery, across pages.
+            Action::NextMatch => {
+                (list && notifications).then_some((24, Pair(a, Action::PrevMatch, "failed")))
             }
             Action::Back => detail.then(|| one(20, a, "back")),
             Action::Down if detail => Some((21, Pair(a, Action::Up, "scroll"))),
@@ -520,7 +524,6 @@ pub(crate) fn keys(state: &State) -> Vec<super::footer::Hint> {
             | Action::GoTab(_)
             | Action::SortFlip
             | Action::CopyJson
-            | Action::NextMatch
             | Action::PrevMatch
             | Action::Help
             | Action::Quit => None,

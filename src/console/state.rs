@@ -60,14 +60,8 @@ impl ErrorView {
             ),
             None => (e.to_string(), None),
         };
-        let hint = match status {
-            Some(401 | 403) => Some(format!(
-                "The {} tab needs {}.",
-                tab.title(),
-                tab.needed_key()
-            )),
-            _ => server_hint,
-        };
+        // A 401 is a key the server rejected, not a missing one: the one wording of the API.
+        let hint = e.auth_hint(tab.needed_key()).or(server_hint);
         Self {
             status,
             message,

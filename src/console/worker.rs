@@ -206,28 +206,6 @@ async fn list_around(
     })
 }
 
-/// Pages fetched at most for the members (100 each): a bound on a misbehaving server.
-const MEMBER_PAGES: usize = 50;
-
-/// Every member, page after page (`after` = the last id).
-async fn all_members(client: &Client) -> Result<Vec<crate::api::model::Member>, Error> {
-    let mut out: Vec<crate::api::model::Member> = Vec::new();
-    for _ in 0..MEMBER_PAGES {
-        let q = ListQuery {
-            limit: Some(100),
-            after: out.last().map(|m| m.id.clone()),
-            ..ListQuery::default()
-        };
-        let page = client.list_members(&q).await?;
-        let more = page.pagination.has_more_after && !page.items.is_empty();
-        out.extend(page.items);
-        if !more {
-            break;
-        }
-    }
-    Ok(out)
-}
-
 /// Runs one command against the API.
 pub(crate) async fn execute(client: &Client, cmd: &ApiCmd) -> Result<ApiReply, Error> {
     match cmd {
@@ -250,7 +228,9 @@ pub(crate) async fn execute(client: &Client, cmd: &ApiCmd) -> Result<ApiReply, E
         ApiCmd::Write(op) => super::forms::ops::execute_write(client, op)
             .await
             .map(ApiReply::Item),
-        ApiCmd::Members => all_members(client).await.map(ApiReply::Members),
+        ApiCmd::Members => crate::api::lookup::all_members(client)
+            .await
+            .map(ApiReply::Members),
         ApiCmd::Lookup(what) => super::forms::ops::execute_lookup(client, *what)
             .await
             .map(ApiReply::Options),

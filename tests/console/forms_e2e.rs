@@ -137,6 +137,8 @@ async fn teams_create_edit_and_assignments() {
     let member = items.last().expect("a member").clone();
     typed(&mut app, &member.label);
     press(&mut app, ctrl('s')).await;
+    // Adding asks first.
+    press(&mut app, ch('y')).await;
     no_dialog(&app);
     let again = ts.client.add_team_member(&id, &member.id).await;
     assert_eq!(

@@ -652,6 +652,10 @@ fn add_member_and_remove_project_forms() {
     typed(&mut app, "grace");
     insta::assert_snapshot!("team_add_member_filled", screen(&app));
     app.apply(key(KeyCode::Enter));
+    // Adding asks first: nothing is sent before the answer.
+    assert!(writes(&mut app).is_empty(), "sent before the question");
+    assert!(screen(&app).contains("Add member Grace Hopper"));
+    app.apply(ch('y'));
     let sent = writes(&mut app);
     assert!(
         matches!(sent.as_slice(), [(_, WriteOp::AddMember(_, a))] if a == "oac_0mh50n6fwL9QaofLrr8Lgc"),

@@ -222,6 +222,8 @@ async fn team_detail_lists_members_and_dialogs_offer_only_those_that_apply() {
     // Pick the first offered (the cursor's) and save.
     let chosen = offered(&app)[0].clone();
     press(&mut app, ctrl('s')).await;
+    // Adding asks first.
+    press(&mut app, ch('y')).await;
     assert!(app.state.forms.dialog.is_none());
     let (now_inside, _) = members_of(&ts, &team).await;
     assert!(now_inside.contains(&chosen), "added on the server");

@@ -22,5 +22,6 @@ mod power_service;
 mod replay;
 mod tab_snapshots;
 mod seams_layout;
+mod seams_ops;
 mod update;
 mod worker;

@@ -225,7 +225,10 @@ async fn a_500_answer_is_shown_masked_and_sanitised() {
     let s = screen(&app);
     assert!(s.contains("HTTP 200"), "{s}");
     assert!(s.contains("(2, newest first)"), "{s}");
-    let rows: Vec<&str> = s.lines().filter(|l| l.contains(" → http")).collect();
+    let rows: Vec<&str> = s
+        .lines()
+        .filter(|l| l.contains(&rx) && l.contains(" #1 "))
+        .collect();
     assert_eq!(rows.len(), 2, "{s}");
     assert!(
         rows[0].contains(" 200 ") && rows[0].contains("/fixed"),
@@ -267,7 +270,10 @@ async fn a_2xx_cut_short_is_shown_failed() {
         "{s}"
     );
     assert!(s.contains("Error "), "{s}");
-    let rows: Vec<&str> = s.lines().filter(|l| l.contains(" → http")).collect();
+    let rows: Vec<&str> = s
+        .lines()
+        .filter(|l| l.contains(&rx) && l.contains(" #1 "))
+        .collect();
     assert_eq!(rows.len(), 1, "{s}");
     assert!(
         rows[0].contains("200✗"),

@@ -114,7 +114,7 @@ fn error_help_and_too_small() {
         result: Err(Error::Api(Box::new(e))),
     });
     let s = screen(&app);
-    assert!(s.contains("organization key"), "{s}");
+    assert!(s.contains("rejected the key"), "{s}");
     insta::assert_snapshot!("teams_unauthorized_80x24", s);
 
     app.apply(ch('?'));

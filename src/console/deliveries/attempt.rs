@@ -79,6 +79,13 @@ fn signature(status: SigStatus, ctx: &ViewCtx) -> Line<'static> {
     }
 }
 
+/// Whether the attempt shown has a header the policy masks (so that `R` means something).
+pub(crate) fn masks_anything(v: &AttemptView) -> bool {
+    v.attempt()
+        .and_then(|a| a.webhook_request.as_ref())
+        .is_some_and(|r| any_masked(r.request_headers.keys().chain(r.response_headers.keys())))
+}
+
 /// Every line of the attempt view.
 pub(crate) fn lines(state: &State, v: &AttemptView, ctx: &ViewCtx) -> Vec<Line<'static>> {
     // The receiver wrote most of this: every line through the one sanitizer.
@@ -121,8 +128,7 @@ fn unsanitised_lines(state: &State, v: &AttemptView, ctx: &ViewCtx) -> Vec<Line<
         Span::styled(format!("  {}", duration_ms(r.duration)), ctx.theme.muted),
     ]));
     out.push(signature(check(state, n, v.position), ctx));
-    let masked = any_masked(r.request_headers.keys().chain(r.response_headers.keys()));
-    let note = match (masked, v.revealed) {
+    let note = match (masks_anything(v), v.revealed) {
         (true, false) => " (secret values masked · R reveals)",
         (true, true) => " (REVEALED for this attempt)",
         _ => "",

@@ -58,5 +58,11 @@ pub fn chip(state: &State) -> Option<String> {
     let status = f.status.as_ref()?;
     let list = &state.tab_state(Tab::Notifications).list;
     let shown = list.rows.iter().filter(|r| f.keeps(r)).count();
-    Some(format!("LOCAL {status} {shown}/{} loaded", f.loaded))
+    let progress = super::scan::progress(state)
+        .map(|p| format!(" · {p}"))
+        .unwrap_or_default();
+    Some(format!(
+        "LOCAL {status} {shown}/{} loaded{progress}",
+        f.loaded
+    ))
 }

@@ -9,6 +9,7 @@ pub mod local;
 pub(crate) mod lookup;
 pub mod mask;
 pub(crate) mod names;
+pub mod scan;
 pub(crate) mod secret;
 pub(crate) mod update;
 pub(crate) mod view;
@@ -70,6 +71,10 @@ pub struct LocalFilter {
     /// The status the shown page was filtered by (set when a page arrives, so that cycling
     /// takes effect with the reloaded page).
     pub applied: Option<String>,
+    /// The pages fetched to fill the screen or to find a failed delivery (`scan`).
+    pub scan: Option<scan::Scan>,
+    /// The list reply being applied was asked anew: it may start filling the screen.
+    pub fill_next: bool,
 }
 
 impl LocalFilter {

@@ -1,6 +1,7 @@
-//! A destination's signing secret on demand: `R` on an open destination asks, `y` reveals it for
-//! that destination only until its detail is left, and `y` on the revealed secret copies it.
-//! Masked by the one redaction policy otherwise; a copy is allowed only while revealed.
+//! A secret the open detail holds, on demand: a destination's signing secret or a callback's
+//! hook URL (its last segment is the hook's key). `R` asks, `y` reveals it for that item only
+//! until its detail is left, and `y` on the revealed secret copies it. Masked by the one
+//! redaction policy otherwise; a copy is allowed only while revealed.
 use crate::api::model::Destination;
 use crate::console::confirm::{Confirm, Subject};
 use crate::console::keymap::{Action, Input};
@@ -10,38 +11,62 @@ use crate::console::record::Item;
 use crate::console::state::{State, ToastKind};
 use crate::console::tab::Tab;
 
-/// The destination whose detail is open on the Destinations tab.
-pub(crate) fn open_destination(state: &State) -> Option<&Destination> {
-    if state.tab != Tab::Destinations {
-        return None;
-    }
-    match &state.current().detail.as_ref()?.record.as_ref()?.item {
-        Item::Destination(d) => Some(d),
+/// What the open detail holds that `R` reveals: (item id, the secret, what it is called). A
+/// callback's hook URL only when the policy masks part of it.
+pub(crate) fn open_secret(state: &State) -> Option<(String, String, &'static str)> {
+    let record = state.current().detail.as_ref()?.record.as_ref()?;
+    match (&record.item, state.tab) {
+        (Item::Destination(d), Tab::Destinations) => d
+            .webhook_destination
+            .as_ref()
+            .map(|w| (d.id.clone(), w.signing_secret.clone(), "signing secret")),
+        (Item::Callback(c), Tab::Callbacks) => c
+            .url
+            .as_ref()
+            .filter(|u| crate::api::secret::mask_url_key(u) != **u)
+            .map(|u| (c.id.clone(), u.clone(), "hook URL")),
         _ => None,
     }
 }
 
-/// Forgets a revealed secret once its destination's detail is no longer the one open.
+/// The id of the open item whose secret `R` reveals.
+pub(crate) fn open_secret_id(state: &State) -> Option<String> {
+    open_secret(state).map(|(id, _, _)| id)
+}
+
+/// The open callback's hook URL while it is revealed.
+pub fn revealed_hook(state: &State, callback_id: &str) -> Option<String> {
+    if state.deliveries.secret_shown.as_deref() != Some(callback_id) {
+        return None;
+    }
+    open_secret(state)
+        .filter(|(id, _, what)| id == callback_id && *what == "hook URL")
+        .map(|(_, url, _)| url)
+}
+
+/// Forgets a revealed secret once its item's detail is no longer the one open.
 pub(crate) fn forget_if_left(state: &mut State) {
-    let open = open_destination(state).map(|d| d.id.clone());
+    let open = open_secret_id(state);
     let d = &mut state.deliveries;
     if d.secret_shown.is_some() && d.secret_shown != open {
         d.secret_shown = None;
     }
 }
 
-/// `R` on an open destination: ask before showing its signing secret. False when none is open.
+/// `R` on an open destination or callback: ask before showing its secret. False when none is
+/// open.
 pub(crate) fn ask(state: &mut State) -> bool {
-    let Some(id) = open_destination(state).map(|d| d.id.clone()) else {
+    let Some(id) = open_secret_id(state) else {
         return false;
     };
     if state.deliveries.secret_shown.as_deref() == Some(id.as_str()) {
         // Pressed again: hide it.
         state.deliveries.secret_shown = None;
     } else {
+        let what = open_secret(state).map_or("secret", |(_, _, what)| what);
         state.confirm = Some(Confirm::yes_no(
-            "Reveal signing secret",
-            "Show this destination's signing secret (until you leave it)?",
+            &format!("Reveal {what}"),
+            &format!("Show this {what} in full (until you leave it)?"),
             Subject::ShowSecret(id),
         ));
     }
@@ -49,7 +74,7 @@ pub(crate) fn ask(state: &mut State) -> bool {
 }
 
 /// The secret as it may be shown: in full only while revealed for this destination.
-pub(crate) fn shown(state: &State, d: &Destination, secret: &str) -> (String, bool) {
+pub fn shown(state: &State, d: &Destination, secret: &str) -> (String, bool) {
     if state.deliveries.secret_shown.as_deref() == Some(d.id.as_str()) {
         (crate::text::line(secret).into_owned(), true)
     } else {
@@ -64,10 +89,9 @@ pub(crate) fn copy_key(state: &mut State, key: &Input) -> Option<Vec<Effect>> {
     if key.action() != Some(Action::CopyId) {
         return None;
     }
-    let secret = open_destination(state)
-        .filter(|d| d.id == shown)
-        .and_then(|d| d.webhook_destination.as_ref())
-        .map(|w| w.signing_secret.clone())?;
+    let (secret, what) = open_secret(state)
+        .filter(|(id, _, _)| *id == shown)
+        .map(|(_, s, what)| (s, what))?;
     // Only printable ASCII goes to the clipboard: a secret never holds anything else.
     if secret.is_empty() || !secret.chars().all(|c| c.is_ascii_graphic()) {
         state.toast(
@@ -78,7 +102,7 @@ pub(crate) fn copy_key(state: &mut State, key: &Input) -> Option<Vec<Effect>> {
     }
     Some(vec![Effect::Power(PowerEffect::Copy {
         text: secret,
-        what: "signing secret".into(),
+        what: what.into(),
     })])
 }
 

@@ -110,7 +110,9 @@ pub(crate) fn on_action(state: &mut State, key: DeliveryKey) -> Vec<Effect> {
         }
         (DeliveryKey::Reveal, _) => {
             if let Some(v) = state.deliveries.attempt.as_ref() {
-                if !v.revealed {
+                if !super::attempt::masks_anything(v) {
+                    state.toast(ToastKind::Info, "Nothing is masked in this attempt");
+                } else if !v.revealed {
                     state.confirm = Some(Confirm::yes_no(
                         "Reveal secrets",
                         "Show the masked header values of this attempt?",
@@ -120,7 +122,8 @@ pub(crate) fn on_action(state: &mut State, key: DeliveryKey) -> Vec<Effect> {
             } else if !super::secret::ask(state) {
                 state.toast(
                     ToastKind::Info,
-                    "R reveals an open attempt's headers or an open destination's signing secret",
+                    "R reveals an open attempt's masked headers, a destination's signing secret \
+                     or a callback's hook URL",
                 );
             }
             Vec::new()
@@ -158,6 +161,16 @@ pub(crate) fn tab_key(state: &mut State, key: &Input) -> Option<Vec<Effect>> {
         return Some(effects);
     }
     let action = key.action();
+    let on_list = state.tab == Tab::Notifications && state.current().detail.is_none();
+    // Esc stops a scan of pages first; n / N find failed deliveries across pages.
+    if on_list && action == Some(Action::Back) && super::scan::stop(state) {
+        return Some(Vec::new());
+    }
+    // `N` also follows a callback's notifications: on this list it is the previous failure.
+    let seek = key.action_among(|a| matches!(a, Action::NextMatch | Action::PrevMatch));
+    if on_list && matches!(seek, Some(Action::NextMatch | Action::PrevMatch)) {
+        return Some(super::scan::seek(state, seek == Some(Action::NextMatch)));
+    }
     // Esc on the notifications list, with nothing to go back to and no row filter to clear
     // first, clears the server filters (as F does).
     if action == Some(Action::Back)
@@ -378,17 +391,20 @@ pub(crate) fn on_reply(
     Some(Vec::new())
 }
 
-/// Before a list's reply is applied: the notifications' local status filter notes it.
+/// Before a list's reply is applied: the notifications' local status filter notes it, a scan
+/// keeps the rows loaded so far.
 pub(crate) fn before_list_reply(state: &mut State, req_id: u64) {
     super::local::before_reply(state, req_id);
+    super::scan::before_reply(state, req_id);
 }
 
-/// After the shell applied a reply: the local status filter runs on a new page.
+/// After the shell applied a reply: the local status filter runs on a new page, and a scan
+/// adds it to the rows kept and goes on.
 pub(crate) fn after_reply(state: &mut State) -> Vec<Effect> {
     super::local::after_reply(state);
+    let mut effects = super::scan::after_reply(state);
     super::names::learn_rows(state);
     // The lists that name other things: learn every name in the background.
-    let mut effects = Vec::new();
     if matches!(state.tab, Tab::Destinations | Tab::Notifications) {
         effects.extend(super::names::want(state));
     }

@@ -178,6 +178,10 @@ pub(crate) fn title_suffix(state: &State, tab: Tab) -> String {
         && let Some(chip) = super::local::chip(state)
     {
         s.push_str(&format!(" · [{chip}]"));
+    } else if tab == Tab::Notifications
+        && let Some(p) = super::scan::progress(state)
+    {
+        s.push_str(&format!(" · [{p}]"));
     }
     for chip in chips(state, &list.filter) {
         s.push_str(&format!(" · [{chip}]"));
@@ -286,6 +290,12 @@ fn unsanitised_detail(state: &State, record: &Record, ctx: &ViewCtx) -> Vec<Line
                 lines.extend(views::destinations::health_lines(h, ctx));
             }
             lines
+        }
+        Item::Callback(c) => {
+            let revealed = open
+                .then(|| super::secret::revealed_hook(state, &c.id))
+                .flatten();
+            views::callbacks::detail_with(c, ctx, revealed.as_deref())
         }
         _ => views::detail(record, ctx),
     }

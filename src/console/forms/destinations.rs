@@ -32,11 +32,32 @@ pub(crate) fn create() -> Dialog {
     Dialog::new("New destination", Kind::CreateDestination, fields).lookup(Lookup::Callbacks, 4)
 }
 
-/// `e` on a destination.
+/// What an edit cannot change, said beside the read-only fields.
+const FIXED: &str = "cannot change: delete and create anew";
+
+/// `e` on a destination. The URL and the callbacks cannot change (the API takes only name and
+/// description): shown read-only, the URL through the redaction policy (it may carry
+/// credentials), never pre-filled in full.
 pub(crate) fn edit(dest: &Destination) -> Dialog {
+    let url = dest
+        .webhook_destination
+        .as_ref()
+        .map(|w| crate::text::redact::mask_url(&w.url))
+        .unwrap_or_default();
+    let callbacks = match (&dest.callbacks.kind, &dest.callbacks.callback_ids) {
+        (crate::api::model::SelectionType::All, _) => "all callbacks".to_string(),
+        (_, Some(ids)) => ids.join(", "),
+        (_, None) => String::new(),
+    };
     let fields = vec![
         Field::text("Name", "name", &dest.name).required(),
         Field::text("Description", "description", &dest.description).noted("empty clears it"),
+        Field::text("URL", "fixed_url", &url)
+            .read_only()
+            .noted(FIXED),
+        Field::text("Callbacks", "fixed_callbacks", &callbacks)
+            .read_only()
+            .noted(FIXED),
     ];
     Dialog::new(
         format!("Edit destination {}", dest.name),

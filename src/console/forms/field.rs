@@ -59,6 +59,8 @@ pub struct Field {
     pub note: Option<String>,
     /// Format check run on every change.
     pub check: Option<Check>,
+    /// Shown but never edited (what an edit cannot change, e.g. a destination's URL).
+    pub read_only: bool,
     /// The value when the dialog opened, for "anything typed?".
     initial: String,
 }
@@ -74,6 +76,7 @@ impl Field {
             error: None,
             note: None,
             check: None,
+            read_only: false,
             initial: String::new(),
         };
         f.initial = f.fingerprint();
@@ -239,8 +242,17 @@ impl Field {
         self.initial = self.fingerprint();
     }
 
+    /// A field shown for information only: keys never change it.
+    pub(crate) fn read_only(mut self) -> Self {
+        self.read_only = true;
+        self
+    }
+
     /// Applies a key; returns whether it was used.
     pub fn handle_key(&mut self, key: &KeyEvent) -> bool {
+        if self.read_only {
+            return false;
+        }
         let used = match &mut self.kind {
             FieldKind::Text { input, .. } => edit(input, key),
             FieldKind::Lines { done, input } => edit_lines(done, input, key),

@@ -3,7 +3,8 @@
 use serde_json::{Map, Value};
 
 use super::field::Field;
-use super::ops::WriteOp;
+use super::ops::{Lookup, WriteOp};
+use super::picker::{PickItem, Picker};
 use super::{Dialog, Kind};
 use crate::api::model::time::parse_expires_at;
 use crate::api::model::{CreateImport, ProviderOauthImport, UpdateImport, time};
@@ -59,19 +60,47 @@ fn common_fields(
     ]
 }
 
+/// The connections named by these imports, one picker row each: the id, with how many imports
+/// use it and the first one's note.
+pub(crate) fn connections(imports: Vec<ProviderOauthImport>) -> Vec<PickItem> {
+    let mut out: Vec<(String, usize, String)> = Vec::new();
+    for i in imports {
+        let Some(id) = i.connection_id.filter(|c| !c.is_empty()) else {
+            continue;
+        };
+        match out.iter_mut().find(|(c, _, _)| *c == id) {
+            Some((_, n, _)) => *n += 1,
+            None => out.push((id, 1, i.note.unwrap_or_default())),
+        }
+    }
+    out.into_iter()
+        .map(|(id, n, note)| PickItem {
+            label: id.clone(),
+            detail: match (n, note.is_empty()) {
+                (1, true) => "used by 1 import".into(),
+                (1, false) => format!("used by 1 import · {note}"),
+                (n, true) => format!("used by {n} imports"),
+                (n, false) => format!("used by {n} imports · {note}"),
+            },
+            id,
+        })
+        .collect()
+}
+
 /// `c` on Imports.
 pub(crate) fn create() -> Dialog {
     let mut fields = vec![
         Field::choice("Belongs to", "target", TARGETS.to_vec()),
-        Field::text("Id", "connection_id", "")
+        // The connections in use are offered; any other id (a deployment's) is typed.
+        Field::picker("Id", "connection_id", Picker::loading(false))
             .required()
             .entities(&["server_deployment_id", "connection", "server-deployment"])
-            .noted("poc_… or svd_…"),
+            .noted("pick a connection in use, or type poc_… / svd_…"),
         Field::secret("Access token", "access_token").required(),
         Field::secret("ID token", "id_token"),
     ];
     fields.extend(common_fields("", Vec::new(), "", "", ""));
-    Dialog::new("New token import", Kind::CreateImport, fields)
+    Dialog::new("New token import", Kind::CreateImport, fields).lookup(Lookup::Connections, 1)
 }
 
 /// `e` on an import: tokens start empty (never shown again) and mean "unchanged" when left so.

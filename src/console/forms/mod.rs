@@ -66,7 +66,11 @@ impl Kind {
     fn needs_confirm(&self) -> bool {
         matches!(
             self,
-            Kind::RemoveProject(_) | Kind::RemoveMember(_) | Kind::DeleteDestination(_)
+            Kind::RemoveProject(_)
+                | Kind::RemoveMember(_)
+                | Kind::DeleteDestination(_)
+                // The picker pre-selects a member: Enter alone must not add one unasked.
+                | Kind::AddMember(_)
         )
     }
 

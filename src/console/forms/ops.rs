@@ -83,6 +83,9 @@ pub enum Lookup {
     Members,
     /// `/callbacks`.
     Callbacks,
+    /// The connections the token imports name (`/provider-oauth/token-imports`): the API lists
+    /// no connections, so the known ones are those imports already use.
+    Connections,
 }
 
 /// Items fetched per lookup (the API's largest page).
@@ -148,6 +151,10 @@ pub(crate) async fn execute_lookup(client: &Client, what: Lookup) -> Result<Vec<
                     id: c.id,
                 })
                 .collect()
+        }
+        Lookup::Connections => {
+            let raw = client.send(&ApiRequest::list_imports(&q)).await?;
+            super::imports::connections(page::<crate::api::model::ProviderOauthImport>(&raw)?)
         }
     };
     Ok(items)

@@ -204,6 +204,7 @@ pub(crate) fn confirm_text(d: &Dialog) -> String {
         .unwrap_or_else(|| id.clone());
     match d.kind {
         Kind::RemoveProject(_) => format!("Remove project {label} from this team?"),
+        Kind::AddMember(_) => format!("Add member {label} to this team?"),
         _ => format!("Remove member {label} from this team?"),
     }
 }

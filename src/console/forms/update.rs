@@ -46,7 +46,9 @@ fn question(mode: ConfirmMode, d: &Dialog) -> Confirm {
         return Confirm::yes_no(&d.title, &d.confirm, Subject::FormWrite);
     }
     let expected = match &d.kind {
-        Kind::RemoveProject(_) | Kind::RemoveMember(_) => teams::confirm_name(d),
+        Kind::RemoveProject(_) | Kind::RemoveMember(_) | Kind::AddMember(_) => {
+            teams::confirm_name(d)
+        }
         _ => d.confirm_name.clone(),
     };
     Confirm::name(&d.title, &d.confirm, expected, Subject::FormWrite)
@@ -274,7 +276,9 @@ fn build(d: &mut Dialog) -> Option<WriteOp> {
 
 fn confirm_text(d: &Dialog) -> String {
     match &d.kind {
-        Kind::RemoveProject(_) | Kind::RemoveMember(_) => teams::confirm_text(d),
+        Kind::RemoveProject(_) | Kind::RemoveMember(_) | Kind::AddMember(_) => {
+            teams::confirm_text(d)
+        }
         _ => d.confirm.clone(),
     }
 }

@@ -15,6 +15,8 @@ pub struct CommandLine {
     pub history_pos: Option<usize>,
     /// Completion candidates of the last Tab, and which one is shown.
     pub completion: Option<(Vec<String>, usize, String)>,
+    /// Names of the loaded ids (id → name), shown beside id candidates.
+    pub names: std::collections::BTreeMap<String, String>,
 }
 
 /// A parsed command.
@@ -140,6 +142,47 @@ pub(crate) fn complete(line: &str, profiles: &[String], ids: &[String]) -> Vec<S
     }
 }
 
+/// A loaded record's name for completion: what its row is called (a notification by its
+/// status and event type), sanitised; empty when it has none.
+fn record_name(item: &crate::console::record::Item) -> String {
+    use crate::console::record::Item;
+    let name = match item {
+        Item::Team(t) => t.name.clone(),
+        Item::Import(i) => i.note.clone().unwrap_or_default(),
+        Item::Callback(c) => c.name.clone().unwrap_or_default(),
+        Item::Destination(d) => d.name.clone(),
+        Item::Notification(n) => n.status.as_str().to_string(),
+    };
+    crate::text::sanitize::line(&name).into_owned()
+}
+
+/// The names of the ids loaded in any tab (rows and open details), for completion.
+pub(crate) fn loaded_names(
+    state: &crate::console::state::State,
+) -> std::collections::BTreeMap<String, String> {
+    let mut names = std::collections::BTreeMap::new();
+    for ts in &state.tabs {
+        let detail = ts.detail.as_ref().and_then(|d| d.record.as_ref());
+        for r in ts.list.rows.iter().chain(detail) {
+            let name = record_name(r.shown());
+            if !name.is_empty() {
+                names.insert(r.id().to_string(), name);
+            }
+        }
+    }
+    names
+}
+
+/// Moves the list cursor of `tab` onto the row of `id` when it is shown (`:goto` of a loaded
+/// row: the cursor and the detail agree).
+pub(crate) fn cursor_to(state: &mut crate::console::state::State, tab: Tab, id: &str) {
+    let pos = state.tab_state(tab).list.shown().position(|r| r.id() == id);
+    if let Some(pos) = pos {
+        state.tab_state_mut(tab).list.cursor = pos;
+        crate::console::pane::keep_cursor_visible(state, tab);
+    }
+}
+
 /// Words that take an argument: completing to one of them leaves a space for the next Tab.
 const TAKES_ARG: &[&str] = &["profile", "goto"];
 
@@ -189,6 +232,22 @@ impl CommandLine {
             self.input.set(c.as_str());
         }
         self.completion = Some((cands, i, base));
+    }
+
+    /// The candidates as the footer lists them: an id with its name beside it.
+    pub fn candidates_line(&self) -> Option<String> {
+        let (cands, _, _) = self.completion.as_ref().filter(|(c, _, _)| c.len() > 1)?;
+        let shown: Vec<String> = cands
+            .iter()
+            .map(|c| {
+                let id = c.rsplit(' ').next().unwrap_or(c);
+                match self.names.get(id) {
+                    Some(name) => format!("{c} ({name})"),
+                    None => c.clone(),
+                }
+            })
+            .collect();
+        Some(shown.join("  "))
     }
 
     /// ↑ / ↓ through the history (`older` = ↑).

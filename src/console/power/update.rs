@@ -217,7 +217,9 @@ fn command_key(state: &mut State, key: &KeyEvent) -> Step {
         KeyCode::Backspace if cl.input.value().is_empty() => state.power.command = None,
         KeyCode::Tab => {
             let ids = loaded_ids(state);
+            let names = command::loaded_names(state);
             if let Some(cl) = state.power.command.as_mut() {
+                cl.names = names;
                 cl.complete(&state.settings.profiles, &ids);
             }
         }
@@ -324,5 +326,6 @@ fn goto(state: &mut State, id: &str) -> Vec<Effect> {
         ..DetailPane::default()
     });
     effects.extend(pane::load_detail(state, tab, id.to_string()));
+    command::cursor_to(state, tab, id);
     effects
 }

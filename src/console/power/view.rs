@@ -52,10 +52,8 @@ pub(crate) fn render_footer(state: &State, frame: &mut Frame, area: Rect) -> boo
     let km = &state.settings.keymap;
     let line = if let Some(c) = &state.power.command {
         let mut spans = vec![Span::styled(":", t.key), Span::raw(c.input.with_cursor())];
-        if let Some((cands, _, _)) = &c.completion
-            && cands.len() > 1
-        {
-            spans.push(Span::styled(format!("  {}", cands.join(" ")), t.muted));
+        if let Some(cands) = c.candidates_line() {
+            spans.push(Span::styled(format!("  {cands}"), t.muted));
         }
         Line::from(spans)
     } else if let Some(v) = &state.power.raw {

@@ -9,13 +9,12 @@ use ratatui::widgets::{Block, Clear, Paragraph, Wrap};
 
 use super::{Focus, Room, Stage};
 use crate::api::replay::{
-    HistoryEntry, MAX_RESPONSE_BODY, ReplayPlan, ReplayResult, masked_headers,
+    HistoryEntry, MAX_RESPONSE_BODY, ReplayPlan, ReplayResult, any_masked, masked_headers,
 };
 use crate::console::state::State;
 use crate::console::theme::Theme;
 use crate::console::widgets::json::{JsonView, text_lines};
 use crate::text::line as safe;
-use crate::text::redact::any_header_masked;
 
 /// Width of the form's labels.
 const LABEL: usize = 10;
@@ -36,10 +35,7 @@ pub(crate) fn render(state: &State, frame: &mut Frame, area: Rect) {
     let block = Block::bordered()
         .border_style(t.accent)
         .title(Line::from(Span::styled(
-            format!(
-                " Replay {} · {attempt} · local, never recorded ",
-                safe(&room.notification_id)
-            ),
+            title(&room.notification_id, &attempt, area.width),
             t.accent,
         )));
     let inner = block.inner(area);
@@ -112,6 +108,36 @@ pub(crate) fn render(state: &State, frame: &mut Frame, area: Rect) {
     }
     render_history(state, room, &entries, frame, history);
     frame.render_widget(Paragraph::new(key_line(room, t)), keys);
+}
+
+/// The room's title, shortened to fit the border: the notification, then the attempt, then
+/// "local, never recorded" are kept as long as there is room.
+fn title(notification: &str, attempt: &str, width: u16) -> String {
+    let room = usize::from(width).saturating_sub(4);
+    let id = safe(notification);
+    [
+        format!(" Replay {id} · {attempt} · local, never recorded "),
+        format!(" Replay {id} · {attempt} · local "),
+        format!(" Replay {id} · {attempt} "),
+        format!(" Replay {id} "),
+        " Replay ".to_string(),
+    ]
+    .into_iter()
+    .find(|t| t.chars().count() <= room)
+    .unwrap_or_default()
+}
+
+/// A duration as milliseconds, with decimals below 10 ms (a loopback answer takes less than
+/// one: `0.42 ms`, never `0 ms`).
+pub(crate) fn millis(d: std::time::Duration) -> String {
+    let ms = d.as_secs_f64() * 1000.0;
+    if ms < 1.0 {
+        format!("{ms:.2} ms")
+    } else if ms < 10.0 {
+        format!("{ms:.1} ms")
+    } else {
+        format!("{} ms", d.as_millis())
+    }
 }
 
 fn form_height(room: &Room, width: u16) -> u16 {
@@ -228,9 +254,10 @@ fn body_lines(out: &mut Vec<Line<'static>>, body: Option<&str>, t: &Theme) {
     }
 }
 
-fn masked_note(headers: &[(String, String)]) -> &'static str {
-    let names: Vec<String> = headers.iter().map(|(k, _)| k.clone()).collect();
-    if any_header_masked(&names) {
+/// " (secret values masked)" when the policy hides any of these headers for who wrote them
+/// (an own receiver's answer shows whole, so it says nothing).
+fn masked_note<H: crate::api::replay::HeaderList + ?Sized>(headers: &H) -> &'static str {
+    if any_masked(headers) {
         " (secret values masked)"
     } else {
         ""
@@ -281,7 +308,6 @@ fn preview_lines(plan: &ReplayPlan, headers: &[(String, String)], t: &Theme) -> 
 /// A replay's answer: status, duration, error, headers (masked), body; then what was sent.
 fn answer_lines(state: &State, e: &HistoryEntry, t: &Theme) -> Vec<Line<'static>> {
     let r: &ReplayResult = &e.result;
-    let ms = r.duration.as_millis();
     let status = match r.status {
         Some(s) if r.is_success() => Span::styled(format!("HTTP {s}"), t.ok),
         // Headers came but the body was reset or stalled: failed, as the delivery engine counts it.
@@ -303,7 +329,8 @@ fn answer_lines(state: &State, e: &HistoryEntry, t: &Theme) -> Vec<Line<'static>
             status,
             Span::styled(
                 format!(
-                    "  in {ms} ms · sent {}",
+                    "  in {} · sent {}",
+                    millis(r.duration),
                     state.clock.local_and_relative(&r.sent_at)
                 ),
                 t.muted,
@@ -319,7 +346,7 @@ fn answer_lines(state: &State, e: &HistoryEntry, t: &Theme) -> Vec<Line<'static>
     let headers = masked_headers(&r.headers);
     section(
         &mut out,
-        format!("Response headers{}", masked_note(&headers)),
+        format!("Response headers{}", masked_note(&r.headers)),
         t,
     );
     header_lines(&mut out, &headers, t);
@@ -332,7 +359,11 @@ fn answer_lines(state: &State, e: &HistoryEntry, t: &Theme) -> Vec<Line<'static>
         )));
     }
     let sent = masked_headers(&r.sent_headers);
-    section(&mut out, format!("Sent headers{}", masked_note(&sent)), t);
+    section(
+        &mut out,
+        format!("Sent headers{}", masked_note(&r.sent_headers)),
+        t,
+    );
     header_lines(&mut out, &sent, t);
     out
 }
@@ -349,15 +380,26 @@ fn render_history(
     }
     let t = &state.settings.theme;
     let focused = room.focus == Focus::History;
+    // The key that moves here where the room is: Tab on the form, `h` on an answer.
+    let how = match (focused, &room.stage) {
+        (true, _) => " · Enter shows",
+        (false, Stage::Answer(_)) => " · h here",
+        (false, Stage::Editing) => " · Tab here",
+        (false, _) => "",
+    };
+    let shown_entry = match &room.stage {
+        Stage::Answer(e) => Some(e.as_ref()),
+        _ => None,
+    };
     let mut lines = vec![Line::from(Span::styled(
         format!(
-            "Replays of profile {} this session ({}, newest first){}",
+            "Replays of profile {} this session ({}, newest first{}){how}",
             safe(&state.profile),
             entries.len(),
-            if focused {
-                " · Enter shows"
+            if shown_entry.is_some() {
+                ", ● shown"
             } else {
-                " · Tab here"
+                ""
             }
         ),
         if focused { t.accent } else { t.section },
@@ -377,7 +419,12 @@ fn render_history(
             " "
         };
         let mark = if focused && i == room.history_cursor {
-            "▶ "
+            "▶"
+        } else {
+            " "
+        };
+        let shown = if shown_entry == Some(*e) {
+            "● "
         } else {
             "  "
         };
@@ -387,15 +434,20 @@ fn render_history(
             .format("%H:%M:%S");
         lines.push(crate::text::tui::safe_line(Line::from(vec![
             Span::styled(mark, t.accent),
+            Span::styled(shown, t.accent),
             Span::styled(format!("{when}  "), t.muted),
-            Span::styled(format!("{status:>3}{cut}"), style),
-            Span::styled(format!("{:>6} ms  ", r.duration.as_millis()), t.muted),
-            Span::raw(format!(
-                "{} attempt #{} → {}",
-                e.notification_id,
-                e.attempt_index.saturating_add(1),
-                e.target
-            )),
+            Span::styled(format!("{status:>3}{cut} "), style),
+            // The target tells entries apart: before the ids, which are cut first.
+            Span::raw(format!("{}  ", e.target)),
+            Span::styled(
+                format!(
+                    "{} #{} · {}",
+                    e.notification_id,
+                    e.attempt_index.saturating_add(1),
+                    millis(r.duration)
+                ),
+                t.muted,
+            ),
         ])));
     }
     frame.render_widget(Paragraph::new(lines), area);
@@ -432,4 +484,28 @@ fn key_line(room: &Room, t: &Theme) -> Line<'static> {
         spans.push(Span::styled(format!(" {word} "), t.muted));
     }
     Line::from(spans)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sub_millisecond_answers_do_not_read_zero() {
+        use std::time::Duration;
+        assert_eq!(millis(Duration::from_micros(420)), "0.42 ms");
+        assert_eq!(millis(Duration::from_micros(3_250)), "3.2 ms");
+        assert_eq!(millis(Duration::from_millis(250)), "250 ms");
+    }
+
+    #[test]
+    fn the_title_fits_its_border() {
+        let id = "cbn_0mwtm2eftzUC1xtN97Sefv";
+        for width in [20u16, 40, 50, 60, 80, 120] {
+            let t = title(id, "attempt #1", width);
+            assert!(t.chars().count() + 4 <= usize::from(width), "{width}: {t}");
+        }
+        assert!(title(id, "attempt #1", 120).contains("never recorded"));
+        assert!(title(id, "attempt #1", 50).contains(id));
+    }
 }

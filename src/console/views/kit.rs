@@ -90,7 +90,11 @@ pub(crate) enum Tone {
 
 /// `12 ms` or `10.0 s`.
 pub(crate) fn duration_ms(ms: i64) -> String {
-    if ms < 1000 {
+    // The API counts whole milliseconds: 0 is an answer within the first one (loopback), not
+    // an instant one.
+    if ms <= 0 {
+        "<1 ms".into()
+    } else if ms < 1000 {
         format!("{ms} ms")
     } else {
         format!("{:.1} s", ms as f64 / 1000.0)
@@ -105,5 +109,15 @@ pub(crate) fn interval(secs: i64) -> String {
         format!("{} min", secs / 60)
     } else {
         format!("{secs} s")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_loopback_delivery_does_not_read_zero_ms() {
+        assert_eq!(super::duration_ms(0), "<1 ms");
+        assert_eq!(super::duration_ms(7), "7 ms");
+        assert_eq!(super::duration_ms(1500), "1.5 s");
     }
 }

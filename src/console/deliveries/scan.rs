@@ -1,0 +1,349 @@
+//! Failures found without paging. With a status filter on, the notifications list keeps asking
+//! for the following pages, adding their rows to the loaded ones, until a screenful matches or
+//! the list ends; `n`/`N` move to the next/previous failed delivery, fetching pages that way
+//! when none is loaded. Both are bounded ([`SCAN_PAGES`] per scan), say how far they got in the
+//! list title, and `Esc` stops them.
+use crate::api::model::NotificationStatus;
+use crate::console::msg::Effect;
+use crate::console::pane::load_list;
+use crate::console::record::{Item, Record};
+use crate::console::state::{Anchor, State, ToastKind};
+use crate::console::tab::Tab;
+
+/// Pages one scan fetches at most: a bound on requests and on rows held (20 rows a page).
+pub const SCAN_PAGES: u32 = 10;
+
+/// What a scan is after.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScanKind {
+    /// A screenful of rows of the filtered status.
+    Fill,
+    /// The next (`forward`) or previous failed delivery.
+    Seek {
+        /// Later rows (`n`) or earlier ones (`N`).
+        forward: bool,
+    },
+}
+
+/// A scan under way.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Scan {
+    /// What it is after.
+    pub kind: ScanKind,
+    /// Pages fetched so far.
+    pub pages: u32,
+    /// The list request in flight.
+    pub req_id: Option<u64>,
+    /// The rows loaded when that request's reply came (they stay; the page is added to them),
+    /// with their revision, paging flags and page number.
+    pub kept: Option<Kept>,
+}
+
+/// What the list held before a scan's page arrived.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Kept {
+    rows: Vec<Record>,
+    rev: u64,
+    pagination: crate::api::page::Pagination,
+    page: u32,
+}
+
+/// Whether a row is a failed delivery.
+fn failed(r: &Record) -> bool {
+    matches!(&r.item, Item::Notification(n) if n.status == NotificationStatus::Failed)
+}
+
+/// How many rows the list shows at once.
+fn screenful(state: &State) -> usize {
+    crate::console::layout::list_rows(state.size, false, 0)
+}
+
+/// Rows of the loaded pages that the status filter keeps.
+fn matching(state: &State) -> usize {
+    let local = &state.deliveries.local;
+    let list = &state.tab_state(Tab::Notifications).list;
+    list.rows.iter().filter(|r| local.keeps(r)).count()
+}
+
+/// Asks for the page after (or before) the loaded rows as the scan's next step.
+fn step(state: &mut State, forward: bool) -> Vec<Effect> {
+    let list = &state.tab_state(Tab::Notifications).list;
+    let (anchor, more) = if forward {
+        let last = list.rows.last().map(|r| r.id().to_string());
+        (last.map(Anchor::After), list.pagination.has_more_after)
+    } else {
+        let first = list.rows.first().map(|r| r.id().to_string());
+        (first.map(Anchor::Before), list.pagination.has_more_before)
+    };
+    let (Some(anchor), true) = (anchor, more) else {
+        return Vec::new();
+    };
+    let page = list.page;
+    let effects = load_list(state, Tab::Notifications, anchor, page, false);
+    let req = state
+        .tab_state(Tab::Notifications)
+        .list
+        .pending
+        .as_ref()
+        .map(|p| p.req_id);
+    if let Some(s) = state.deliveries.local.scan.as_mut() {
+        s.pages += 1;
+        s.req_id = req;
+        s.kept = None;
+    }
+    effects
+}
+
+/// Starts filling the screen when a page of the filtered list arrived with too few matches.
+fn maybe_fill(state: &mut State) -> Vec<Effect> {
+    let local = &state.deliveries.local;
+    let list = &state.tab_state(Tab::Notifications).list;
+    if local.applied.is_none() || !list.pagination.has_more_after || list.pending.is_some() {
+        return Vec::new();
+    }
+    if matching(state) >= screenful(state) {
+        return Vec::new();
+    }
+    state.deliveries.local.scan = Some(Scan {
+        kind: ScanKind::Fill,
+        pages: 0,
+        req_id: None,
+        kept: None,
+    });
+    step(state, true)
+}
+
+/// `n` / `N` on the notifications list: the cursor to the next / previous failed delivery,
+/// fetching pages that way when none is loaded there.
+pub(crate) fn seek(state: &mut State, forward: bool) -> Vec<Effect> {
+    if let Some(status) = &state.deliveries.local.applied
+        && status != "failed"
+    {
+        state.toast(
+            ToastKind::Info,
+            format!("The status filter shows {status} only: l to change it"),
+        );
+        return Vec::new();
+    }
+    if jump(state, forward, None) {
+        return Vec::new();
+    }
+    state.deliveries.local.scan = Some(Scan {
+        kind: ScanKind::Seek { forward },
+        pages: 0,
+        req_id: None,
+        kept: None,
+    });
+    let effects = step(state, forward);
+    if effects.is_empty() {
+        state.deliveries.local.scan = None;
+        state.toast(ToastKind::Info, none_left(forward));
+    }
+    effects
+}
+
+fn none_left(forward: bool) -> &'static str {
+    if forward {
+        "No failed delivery after this one"
+    } else {
+        "No failed delivery before this one"
+    }
+}
+
+/// Moves the cursor to the nearest failed row shown beyond it (or, with `among`, among those
+/// row ids only); whether there was one.
+fn jump(state: &mut State, forward: bool, among: Option<&[String]>) -> bool {
+    let list = &mut state.tab_state_mut(Tab::Notifications).list;
+    let shown: Vec<(usize, &Record)> = list.shown().enumerate().collect();
+    let eligible =
+        |r: &Record| failed(r) && among.is_none_or(|ids| ids.iter().any(|i| i == r.id()));
+    let found = if forward {
+        shown
+            .iter()
+            .find(|(i, r)| (among.is_some() || *i > list.cursor) && eligible(r))
+    } else {
+        shown
+            .iter()
+            .rev()
+            .find(|(i, r)| (among.is_some() || *i < list.cursor) && eligible(r))
+    }
+    .map(|(i, _)| *i);
+    match found {
+        Some(i) => {
+            list.cursor = i;
+            crate::console::pane::keep_cursor_visible(state, Tab::Notifications);
+            true
+        }
+        None => false,
+    }
+}
+
+/// `Esc` while a scan runs: stop it, keeping what was loaded. False when none runs.
+pub(crate) fn stop(state: &mut State) -> bool {
+    let Some(s) = state.deliveries.local.scan.take() else {
+        return false;
+    };
+    let list = &mut state.tab_state_mut(Tab::Notifications).list;
+    if list.pending.as_ref().map(|p| p.req_id) == s.req_id {
+        list.pending = None;
+        list.load = crate::console::state::LoadState::Loaded;
+    }
+    state.toast(
+        ToastKind::Info,
+        format!("Stopped after {} more pages", s.pages.saturating_sub(1)),
+    );
+    true
+}
+
+/// Before a list reply is applied: a scan's page keeps the rows loaded so far; any other list
+/// reply ends the scan (it was superseded).
+pub(crate) fn before_reply(state: &mut State, req_id: u64) {
+    let list = &state.tab_state(Tab::Notifications).list;
+    let kept = Kept {
+        rows: list.rows.clone(),
+        rev: list.rev,
+        pagination: list.pagination,
+        page: list.page,
+    };
+    let pending = state
+        .tab_state(Tab::Notifications)
+        .list
+        .pending
+        .as_ref()
+        .is_some_and(|p| p.req_id == req_id);
+    if !pending {
+        return;
+    }
+    // A page asked for anew (or for a status just chosen) may start filling the screen; a
+    // reload (watch mode) does not.
+    let local = &state.deliveries.local;
+    let fresh = state
+        .tab_state(Tab::Notifications)
+        .list
+        .pending
+        .as_ref()
+        .is_some_and(|p| p.new_page)
+        || local.status != local.applied;
+    let Some(s) = state.deliveries.local.scan.as_mut() else {
+        state.deliveries.local.fill_next = fresh;
+        return;
+    };
+    if s.req_id == Some(req_id) {
+        s.kept = Some(kept);
+    } else {
+        state.deliveries.local.scan = None;
+        state.deliveries.local.fill_next = fresh;
+    }
+}
+
+/// After a list reply was applied: a scan's page joins the rows kept, and the scan goes on or
+/// ends; a page of the filtered list with too few matches starts one.
+pub(crate) fn after_reply(state: &mut State) -> Vec<Effect> {
+    let fresh = std::mem::take(&mut state.deliveries.local.fill_next);
+    let Some(mut s) = state.deliveries.local.scan.take() else {
+        return if fresh { maybe_fill(state) } else { Vec::new() };
+    };
+    let Some(Kept {
+        rows: kept,
+        rev,
+        pagination,
+        page,
+    }) = s.kept.take()
+    else {
+        // Still waiting for the scan's page.
+        state.deliveries.local.scan = Some(s);
+        return Vec::new();
+    };
+    let forward = match s.kind {
+        ScanKind::Fill => true,
+        ScanKind::Seek { forward } => forward,
+    };
+    let list = &mut state.tab_state_mut(Tab::Notifications).list;
+    if list.rev == rev || list.load != crate::console::state::LoadState::Loaded {
+        // Nothing new came (the end, or an error shown in the list): the scan ends.
+        if matches!(s.kind, ScanKind::Seek { .. }) {
+            state.toast(ToastKind::Info, none_left(forward));
+        }
+        return Vec::new();
+    }
+    let selected = kept
+        .get(list.cursor)
+        .map(|r| r.id().to_string())
+        .or_else(|| list.selected().map(|r| r.id().to_string()));
+    // Rows already kept are not added twice: a server whose cursor does not move ends the scan.
+    let new: Vec<Record> = std::mem::take(&mut list.rows)
+        .into_iter()
+        .filter(|r| !kept.iter().any(|k| k.id() == r.id()))
+        .collect();
+    let new_ids: Vec<String> = new.iter().map(|r| r.id().to_string()).collect();
+    let stuck = new.is_empty();
+    let merged: Vec<Record> = if forward {
+        kept.into_iter().chain(new).collect()
+    } else {
+        new.into_iter().chain(kept).collect()
+    };
+    list.set_rows(merged);
+    // The loaded rows now reach from the first kept to the last fetched (or from the first
+    // fetched to the last kept): the kept side keeps its flag, and its page number forward.
+    if forward {
+        list.pagination.has_more_before = pagination.has_more_before;
+        list.page = page;
+    } else {
+        list.pagination.has_more_after = pagination.has_more_after;
+    }
+    list.cursor = selected
+        .and_then(|id| list.rows.iter().position(|r| r.id() == id))
+        .unwrap_or(0);
+    state.touch_rows(Tab::Notifications);
+    state.deliveries.local.loaded = state.tab_state(Tab::Notifications).list.rows.len();
+    crate::console::power::filter_sort::refresh(state);
+    if stuck {
+        if matches!(s.kind, ScanKind::Seek { .. }) {
+            state.toast(ToastKind::Info, none_left(forward));
+        }
+        return Vec::new();
+    }
+    let done = match s.kind {
+        ScanKind::Fill => matching(state) >= screenful(state),
+        ScanKind::Seek { forward } => jump(state, forward, Some(&new_ids)),
+    };
+    if done {
+        return Vec::new();
+    }
+    if s.pages >= SCAN_PAGES {
+        let more = if forward { "n" } else { "N" };
+        let again = match s.kind {
+            ScanKind::Fill => "] goes on".to_string(),
+            ScanKind::Seek { .. } => format!("{more} looks further"),
+        };
+        state.toast(
+            ToastKind::Info,
+            format!("Looked through {SCAN_PAGES} more pages: {again}"),
+        );
+        return Vec::new();
+    }
+    let kind = s.kind;
+    state.deliveries.local.scan = Some(s);
+    let effects = step(state, forward);
+    if effects.is_empty() {
+        state.deliveries.local.scan = None;
+        if matches!(kind, ScanKind::Seek { .. }) {
+            state.toast(ToastKind::Info, none_left(forward));
+        }
+    }
+    effects
+}
+
+/// The scan's progress for the list title: `looking… page 3/10 · Esc stops`.
+pub fn progress(state: &State) -> Option<String> {
+    let s = state.deliveries.local.scan.as_ref()?;
+    let what = match s.kind {
+        ScanKind::Fill => "more",
+        ScanKind::Seek { forward: true } => "next failed",
+        ScanKind::Seek { forward: false } => "previous failed",
+    };
+    Some(format!(
+        "looking for {what}: page {}/{SCAN_PAGES} · Esc stops",
+        s.pages
+    ))
+}
