@@ -17,6 +17,7 @@ pub mod pane;
 pub mod power;
 pub mod raw_json;
 pub mod record;
+pub mod recover;
 pub mod replay;
 pub mod settings;
 pub mod state;

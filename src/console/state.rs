@@ -278,6 +278,8 @@ pub struct State {
     pub members: MembersCache,
     /// The replay room and each profile's replays of this session.
     pub replay: super::replay::ReplayState,
+    /// Marked notifications and the recover room.
+    pub recover: super::recover::RecoverState,
 }
 
 impl State {
@@ -318,6 +320,7 @@ impl State {
             power: Default::default(),
             members: MembersCache::default(),
             replay: Default::default(),
+            recover: Default::default(),
         }
     }
 
@@ -355,6 +358,7 @@ impl State {
             + self.deliveries.in_flight()
             + usize::from(self.members.pending.is_some())
             + self.replay.in_flight(&self.profile)
+            + self.recover.in_flight(&self.profile)
     }
 
     /// Every request whose reply is awaited: the header's, an open form's write and lookups

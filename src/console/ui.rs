@@ -47,7 +47,7 @@ pub fn render(state: &State, frame: &mut Frame) {
                 state.tab.title(),
                 super::deliveries::view::title_suffix(state, state.tab),
                 super::power::filter_sort::sort_suffix(state)
-            ),
+            ) + &super::recover::view::title_suffix(state),
             noun: state.tab.noun(),
             columns: super::deliveries::view::columns(state),
             rows: list
@@ -61,6 +61,10 @@ pub fn render(state: &State, frame: &mut Frame) {
             focused: ts.detail.is_none() && !state.help,
             frame: state.frame,
             theme: &state.settings.theme,
+            marks: super::recover::view::marks(
+                state,
+                list.shown().skip(window.start).take(window.len()),
+            ),
         }
         .render(frame, area);
         super::power::view::render_list_extras(state, frame, area);
@@ -76,6 +80,7 @@ pub fn render(state: &State, frame: &mut Frame) {
     );
     super::deliveries::view::overlays(state, frame, body);
     super::replay::view::render(state, frame, body);
+    super::recover::view::render(state, frame, body);
     super::power::view::render_overlay(state, frame, screen);
     if !super::power::view::render_footer(state, frame, areas.footer) {
         render_footer(state, frame, areas.footer);

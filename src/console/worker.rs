@@ -62,6 +62,18 @@ async fn run(
         let client = client.clone();
         let out = out.clone();
         let handle = tokio::spawn(async move {
+            // A recover answers as it goes: each delivery, then the summary.
+            if let ApiCmd::Recover(cmd) = &job.cmd {
+                super::recover::execute(&client, cmd, |result| {
+                    let _ = out.send(Msg::Api {
+                        req_id: job.req_id,
+                        pane: job.pane,
+                        result,
+                    });
+                })
+                .await;
+                return;
+            }
             let result = execute(&client, &job.cmd).await;
             let _ = out.send(Msg::Api {
                 req_id: job.req_id,
@@ -222,5 +234,11 @@ pub async fn execute(client: &Client, cmd: &ApiCmd) -> Result<ApiReply, Error> {
         ApiCmd::Replay(cmd) => super::replay::execute(client, cmd)
             .await
             .map(ApiReply::Replay),
+        ApiCmd::Recover(cmd) => {
+            // One answer: the last (the plan, or a run's summary).
+            let mut last = Err(Error::Invalid("the recover answered nothing".into()));
+            super::recover::execute(client, cmd, |r| last = r).await;
+            last
+        }
     }
 }

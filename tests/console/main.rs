@@ -12,5 +12,6 @@ mod forms_e2e;
 mod landing;
 mod operator;
 mod power_service;
+mod recover;
 mod update;
 mod worker;

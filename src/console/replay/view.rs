@@ -289,7 +289,7 @@ fn preview_lines(plan: &ReplayPlan, headers: &[(String, String)], t: &Theme) -> 
 }
 
 /// A replay's answer: status, duration, error, headers (masked), body; then what was sent.
-fn answer_lines(state: &State, e: &HistoryEntry, t: &Theme) -> Vec<Line<'static>> {
+pub(crate) fn answer_lines(state: &State, e: &HistoryEntry, t: &Theme) -> Vec<Line<'static>> {
     let r: &ReplayResult = &e.result;
     let ms = r.duration.as_millis();
     let status = match r.status {
