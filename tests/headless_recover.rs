@@ -482,7 +482,11 @@ async fn a_run_killed_with_sigkill_resends_nothing_journaled_and_delivers_the_re
         "{}",
         rest.stderr
     );
-    assert!(rest.stderr.contains("1 skipped: in flight"), "{}", rest.stderr);
+    assert!(
+        rest.stderr.contains("1 skipped: in flight"),
+        "{}",
+        rest.stderr
+    );
     assert_eq!(rest.lines().len(), 3, "{rest:?}");
     let sent_again: Vec<String> = rest
         .lines()

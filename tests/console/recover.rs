@@ -299,4 +299,64 @@ async fn esc_stops_a_run_after_the_requests_in_flight() {
     assert!(s.contains("4 sent: 4 succeeded"), "{s}");
     assert!(s.contains("stopped: 2 not sent"), "{s}");
     assert_eq!(w.rx.count("slow"), 4, "nothing starts after the stop");
+    // The journal is kept: counting again leaves out what the stopped run sent.
+    press(&mut app, key(KeyCode::Esc)).await;
+    press(&mut app, ch('b')).await;
+    press(&mut app, key(KeyCode::Enter)).await;
+    let s = screen(&app);
+    assert!(s.contains("4 skipped: already succeeded"), "{s}");
+    assert!(s.contains("2 to send"), "{s}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hosts_not_this_machine_are_typed_and_refused_to_read_only_profiles() {
+    let w = world("in", 2).await;
+    let mut app = w.app().await;
+    app.apply(ch(':'));
+    typed(&mut app, &format!("goto {}", w.dest)).await;
+    press(&mut app, key(KeyCode::Enter)).await;
+    press(&mut app, ch('b')).await;
+    // To a host that is not this machine: counted, then its name and the count typed.
+    for _ in 0..2 {
+        app.apply(key(KeyCode::Tab));
+    }
+    typed(&mut app, "https://hooks.example.invalid/in").await;
+    press(&mut app, key(KeyCode::Enter)).await;
+    let s = screen(&app);
+    assert!(s.contains("2 to send to hooks.example.invalid (2)"), "{s}");
+    press(&mut app, key(KeyCode::Enter)).await;
+    let s = screen(&app);
+    assert!(s.contains("Type the host name and the count"), "{s}");
+    typed(&mut app, "hooks.example.invalid 3").await;
+    press(&mut app, key(KeyCode::Enter)).await;
+    let s = screen(&app);
+    assert!(s.contains("not every host name and the count"), "{s}");
+    // Nothing was sent; back to the form.
+    press(&mut app, key(KeyCode::Esc)).await;
+    press(&mut app, key(KeyCode::Esc)).await;
+    press(&mut app, key(KeyCode::Esc)).await;
+    assert_eq!(w.rx.count("in"), 0);
+
+    // A read-only profile: a remote target is refused; destinations' own URLs on this machine
+    // are not.
+    app.state.read_only = true;
+    press(&mut app, ch('b')).await;
+    for _ in 0..2 {
+        app.apply(key(KeyCode::Tab));
+    }
+    typed(&mut app, "https://hooks.example.invalid/in").await;
+    press(&mut app, key(KeyCode::Enter)).await;
+    let s = screen(&app);
+    assert!(
+        s.contains("refused: a read-only profile recovers only to this machine"),
+        "{s}"
+    );
+    assert!(!s.contains("to send"), "not even counted: {s}");
+    app.apply(Msg::Key(KeyEvent::new(
+        KeyCode::Char('u'),
+        KeyModifiers::CONTROL,
+    )));
+    press(&mut app, key(KeyCode::Enter)).await;
+    let s = screen(&app);
+    assert!(s.contains("2 to send to 127.0.0.1:"), "{s}");
 }

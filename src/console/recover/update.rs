@@ -441,16 +441,10 @@ fn submit(state: &mut State) -> Vec<Effect> {
             return Vec::new();
         }
     };
-    if read_only {
-        let remote = match &to {
-            Some(t) if replay::is_loopback(t) => None,
-            Some(t) => Some(recover::host_of(t)),
-            None => Some("each destination's own URL".into()),
-        };
-        if let Some(host) = remote {
-            room.message = Some(recover::read_only_refusal(&[host]));
-            return Vec::new();
-        }
+    // As headless: a remote target is refused here; destinations' own URLs once planned.
+    if read_only && let Some(t) = to.as_ref().filter(|t| !replay::is_loopback(t)) {
+        room.message = Some(recover::read_only_refusal(&[recover::host_of(t)]));
+        return Vec::new();
     }
     let Some(journal) = room.journal.clone() else {
         room.message = Some("no data directory for the journal (set HOME or XDG_DATA_HOME)".into());
