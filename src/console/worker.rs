@@ -68,7 +68,7 @@ async fn run(
                     let _ = out.send(Msg::Api {
                         req_id: job.req_id,
                         pane: job.pane,
-                        result,
+                        result: result.map(ApiReply::Recover),
                     });
                 })
                 .await;
@@ -238,7 +238,7 @@ pub async fn execute(client: &Client, cmd: &ApiCmd) -> Result<ApiReply, Error> {
             // One answer: the last (the plan, or a run's summary).
             let mut last = Err(Error::Invalid("the recover answered nothing".into()));
             super::recover::execute(client, cmd, |r| last = r).await;
-            last
+            last.map(ApiReply::Recover)
         }
     }
 }

@@ -17,7 +17,6 @@ use crate::api::recover::{self, Delivery, Item, RecoverPlan, RunOptions, Summary
 use crate::api::selection::Selection;
 use crate::api::{Client, Error};
 use crate::console::input::TextInput as Text;
-use crate::console::msg::ApiReply;
 
 /// Rows marked on the Notifications list, by id: kept across pages, reloads and sorts.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -117,9 +116,9 @@ impl std::fmt::Debug for RecoverReply {
 pub async fn execute(
     client: &Client,
     cmd: &RecoverCmd,
-    mut reply: impl FnMut(Result<ApiReply, Error>),
+    mut reply: impl FnMut(Result<RecoverReply, Error>),
 ) {
-    let answer = |r: RecoverReply| Ok(ApiReply::Recover(r));
+    let answer = Ok;
     match cmd {
         RecoverCmd::Plan {
             selection,
@@ -133,7 +132,7 @@ pub async fn execute(
             reply(
                 recover::plan(client, selection, to.as_ref(), &journal, false)
                     .await
-                    .map(|p| ApiReply::Recover(RecoverReply::Planned(Box::new(p)))),
+                    .map(|p| RecoverReply::Planned(Box::new(p))),
             );
         }
         RecoverCmd::Run {
