@@ -475,13 +475,14 @@ pub(crate) fn keys(state: &State) -> Vec<super::footer::Hint> {
             // A notification's detail opens its attempts.
             Action::Open => (notifications && selected).then(|| one(2, a, "attempt")),
             Action::Replay => (notifications && selected).then(|| one(3, a, "replay")),
-            Action::Mark => (list && notifications && selected).then(|| one(15, a, "mark")),
+            Action::Mark => (list && notifications && selected).then(|| one(23, a, "mark")),
             Action::MarkRange => (list && notifications && selected)
                 .then_some((28, Pair(a, Action::MarkAll, "range/all"))),
             Action::Recover => {
                 let here = notifications
                     || (selected && matches!(tab, Tab::Callbacks | Tab::Destinations));
-                here.then(|| one(if notifications { 3 } else { 12 }, a, "recover…"))
+                // After the paging keys, except where marks lead to it.
+                here.then(|| one(if notifications { 3 } else { 22 }, a, "recover…"))
             }
             Action::Create => (list && writable).then(|| one(4, a, "new")),
             Action::Edit => (selected && writable).then(|| one(5, a, "edit")),
