@@ -360,3 +360,29 @@ async fn hosts_not_this_machine_are_typed_and_refused_to_read_only_profiles() {
     let s = screen(&app);
     assert!(s.contains("2 to send to 127.0.0.1:"), "{s}");
 }
+
+#[test]
+fn a_range_and_all_loaded_rows_are_marked_and_all_again_clears_them() {
+    let mut app = crate::common::started_app(120, 40);
+    crate::common::answer_all(&mut app);
+    app.apply(ch('5'));
+    crate::common::answer_all(&mut app);
+    // The fixture's page holds two notifications.
+    app.apply(ch('*'));
+    let s = screen(&app);
+    assert!(s.contains("2 marked"), "{s}");
+    assert_eq!(marked_rows(&s), 2, "{s}");
+    app.apply(ch('*'));
+    let s = screen(&app);
+    assert!(!s.contains("marked"), "{s}");
+    assert_eq!(marked_rows(&s), 0, "{s}");
+    // Space marks the first and moves on; V marks from it to the row under the cursor.
+    app.apply(ch(' '));
+    assert_eq!(marked_rows(&screen(&app)), 1);
+    app.apply(ch('V'));
+    let s = screen(&app);
+    assert!(s.contains("2 marked"), "{s}");
+    // Space again unmarks.
+    app.apply(ch(' '));
+    assert!(screen(&app).contains("1 marked"));
+}
