@@ -15,7 +15,7 @@ use futures::StreamExt;
 use futures::stream::FuturesUnordered;
 
 use super::journal::{Entry, Journal, JournalError, Outcome, State};
-use super::model::{Destination, Notification, NotificationStatus};
+use super::model::{Destination, Notification, NotificationStatus, time};
 use super::replay::{
     self, ReplayPlan, ReplayResult, SendOptions, Signing, choose_destination, matching,
     recorded_request, signing_host,
@@ -44,6 +44,18 @@ impl Item {
     #[must_use]
     pub fn host(&self) -> String {
         host_of(&self.plan.target)
+    }
+
+    /// `cbn_…  failed  <created>  → <target>`, the target through the redaction policy.
+    #[must_use]
+    pub fn summary(&self) -> String {
+        format!(
+            "{}  {}  {}  → {}",
+            self.plan.notification_id,
+            self.status.as_str(),
+            time::format(&self.created_at),
+            crate::text::redact::mask_url(self.plan.target.as_str())
+        )
     }
 }
 
@@ -212,6 +224,121 @@ fn plan_one(
     let host = signing_host(recorded, base_url).unwrap_or_default();
     replay::plan(n, None, target, Signing::for_destination(d, &host), Some(d))
         .map_err(|e| e.to_string())
+}
+
+/// How many planned deliveries an overview lists.
+pub const FIRST_FEW: usize = 5;
+
+/// The count first, before anything is sent: how many the selection holds and their time span,
+/// what is left out and why, the targets' hosts with their counts, the first few, and what a run
+/// does (or that a dry run sent nothing). `again` names how this face sends the skipped ones anyway
+/// (`--again`); the text is the caller's to sanitise when it shows it.
+#[must_use]
+pub fn overview(plan: &RecoverPlan, dry_run: bool, again: Option<&str>) -> Vec<String> {
+    let mut out = Vec::new();
+    let span = plan.span.map_or_else(String::new, |(a, b)| {
+        format!(", created {} to {}", time::format(&a), time::format(&b))
+    });
+    out.push(format!(
+        "{} notification{} selected{span} ({} read in {} page{})",
+        plan.selected,
+        plural(plan.selected),
+        plan.walk.seen,
+        plan.walk.pages,
+        plural(plan.walk.pages),
+    ));
+    let anyway = |what: &str| again.map_or_else(String::new, |a| format!(" ({a} {what})"));
+    let done = plan.skipped_for(|r| *r == SkipReason::AlreadySucceeded);
+    if done > 0 {
+        out.push(format!(
+            "  {done} skipped: already succeeded to that target by an earlier run{}",
+            anyway("sends them again")
+        ));
+    }
+    let doubt = plan.skipped_for(|r| *r == SkipReason::InDoubt);
+    if doubt > 0 {
+        out.push(format!(
+            "  {doubt} skipped: in flight when an earlier run was killed, so whether they arrived is unknown{}",
+            anyway("sends them")
+        ));
+    }
+    for s in &plan.skipped {
+        if let SkipReason::Unplannable(why) = &s.reason {
+            out.push(format!("  skipped {}: {why}", s.notification));
+        }
+    }
+    let hosts: Vec<String> = plan
+        .hosts()
+        .into_iter()
+        .map(|(h, n)| format!("{h} ({n})"))
+        .collect();
+    let verb = if dry_run { "would be sent" } else { "to send" };
+    out.push(format!(
+        "{} {verb}{}{}",
+        plan.items.len(),
+        if hosts.is_empty() { "" } else { " to " },
+        hosts.join(", ")
+    ));
+    for item in plan.items.iter().take(FIRST_FEW) {
+        out.push(format!("  {}", item.summary()));
+    }
+    if plan.items.len() > FIRST_FEW {
+        out.push(format!("  … and {} more", plan.items.len() - FIRST_FEW));
+    }
+    out.push(if dry_run {
+        "Dry run: nothing was sent.".into()
+    } else {
+        "Each is sent again from this machine, signed as the platform signs; the platform's own \
+         records of these notifications do not change."
+            .into()
+    });
+    out
+}
+
+/// `s` for a count other than one.
+#[must_use]
+pub fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+/// Why a read-only profile may not send to `hosts` (they are not this machine).
+#[must_use]
+pub fn read_only_refusal(hosts: &[String]) -> String {
+    format!(
+        "refused: a read-only profile recovers only to this machine (localhost, 127.0.0.1, [::1]), not to {}",
+        hosts.join(", ")
+    )
+}
+
+/// What to type to send to hosts that are not this machine: their names and the count.
+#[must_use]
+pub fn confirmation_prompt(remote: &[String], count: usize) -> String {
+    format!(
+        "This sends {count} deliveries, signed with the destinations' real signing secrets, to \
+         {}, which {} not this machine.\nType the host name{} and the count ({} {count}) to send: ",
+        remote.join(", "),
+        if remote.len() == 1 { "is" } else { "are" },
+        plural(remote.len()),
+        remote.join(" "),
+    )
+}
+
+/// Whether a typed `answer` names every host in `remote` and the count, and nothing else
+/// (any order, commas or spaces, case ignored).
+#[must_use]
+pub fn confirmed(answer: &str, remote: &[String], count: usize) -> bool {
+    let mut words: Vec<String> = answer
+        .split(|c: char| c.is_whitespace() || c == ',')
+        .filter(|w| !w.is_empty())
+        .map(str::to_ascii_lowercase)
+        .collect();
+    words.sort();
+    words.dedup();
+    let mut want: Vec<String> = remote.iter().map(|h| h.to_ascii_lowercase()).collect();
+    want.push(count.to_string());
+    want.sort();
+    want.dedup();
+    words == want
 }
 
 /// How [`run`] sends.
@@ -438,6 +565,21 @@ mod tests {
         assert_eq!(outcome_of(&result(Some(500), cut())), Outcome::Failed);
         assert_eq!(outcome_of(&result(Some(200), cut())), Outcome::Unreachable);
         assert_eq!(outcome_of(&result(None, cut())), Outcome::Unreachable);
+    }
+
+    #[test]
+    fn confirmation_names_every_remote_host_and_the_count() {
+        let hosts = ["a.example".to_string(), "b.example:8443".to_string()];
+        assert!(confirmed("a.example b.example:8443 12\n", &hosts, 12));
+        assert!(confirmed("12, B.example:8443, a.example", &hosts, 12));
+        assert!(!confirmed("a.example 12", &hosts, 12));
+        assert!(!confirmed("a.example b.example:8443 11", &hosts, 12));
+        assert!(!confirmed(
+            "a.example b.example:8443 12 c.example",
+            &hosts,
+            12
+        ));
+        assert!(!confirmed("", &hosts, 12));
     }
 
     #[test]

@@ -72,6 +72,14 @@ pub enum Action {
     PrevMatch,
     /// Replay the notification (or open attempt) to a local receiver.
     Replay,
+    /// Mark or unmark the notification row (and move on).
+    Mark,
+    /// Mark the rows from the one last marked to this one.
+    MarkRange,
+    /// Mark every loaded row (or clear them when all are marked).
+    MarkAll,
+    /// Recover in bulk: the selection here (a destination, a callback, the list or its marks).
+    Recover,
 }
 
 impl Action {
@@ -111,7 +119,8 @@ impl Action {
             Action::RawJson => "raw JSON as received",
             Action::CopyId | Action::CopyJson => "copy id / JSON",
             Action::NextMatch | Action::PrevMatch => "next / previous match",
-            Action::Replay => "replay a delivery, signed",
+            Action::Replay | Action::Recover => "replay one, recover… many, signed",
+            Action::Mark | Action::MarkRange | Action::MarkAll => "mark: row / range / all",
         }
     }
 
@@ -141,6 +150,9 @@ impl Action {
             Action::CopyId | Action::CopyJson => "copy",
             Action::NextMatch | Action::PrevMatch => "match",
             Action::Replay => "replay",
+            Action::Mark => "mark",
+            Action::MarkRange | Action::MarkAll => "mark range/all",
+            Action::Recover => "recover…",
         }
     }
 
@@ -180,7 +192,11 @@ impl Action {
             | Action::CopyJson
             | Action::NextMatch
             | Action::PrevMatch
-            | Action::Replay => false,
+            | Action::Replay
+            | Action::Mark
+            | Action::MarkRange
+            | Action::MarkAll
+            | Action::Recover => false,
         }
     }
 
@@ -232,7 +248,11 @@ impl Action {
                 Some(i) if i + 1 < K::ALL.len() => Action::Deliver(K::ALL[i + 1]),
                 _ => Action::Replay,
             },
-            Action::Replay => return None,
+            Action::Replay => Action::Mark,
+            Action::Mark => Action::MarkRange,
+            Action::MarkRange => Action::MarkAll,
+            Action::MarkAll => Action::Recover,
+            Action::Recover => return None,
         })
     }
 
@@ -276,6 +296,10 @@ impl Action {
             Action::RemoveMember => "remove_member",
             Action::Deliver(k) => k.config_name(),
             Action::Replay => "replay",
+            Action::Mark => "mark",
+            Action::MarkRange => "mark_range",
+            Action::MarkAll => "mark_all",
+            Action::Recover => "recover",
         }
     }
 }
@@ -440,6 +464,10 @@ impl Default for Keymap {
             b.push((KeySpec::ch(k.default_char()), Action::Deliver(k)));
         }
         b.push((KeySpec::ch('P'), Action::Replay));
+        b.push((KeySpec::ch(' '), Action::Mark));
+        b.push((KeySpec::ch('V'), Action::MarkRange));
+        b.push((KeySpec::ch('*'), Action::MarkAll));
+        b.push((KeySpec::ch('b'), Action::Recover));
         // Last, so that elsewhere `N` means a delivery key; views that search ask for these
         // first through `action_among`.
         b.push((KeySpec::ch('n'), Action::NextMatch));

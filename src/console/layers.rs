@@ -9,6 +9,7 @@ use super::keymap::{Action, Input};
 use super::msg::{Effect, Step};
 use super::pane;
 use super::power;
+use super::recover;
 use super::replay;
 use super::state::State;
 
@@ -25,6 +26,8 @@ pub enum Layer {
     Confirm,
     /// The replay room (`P`): every key while open.
     Replay,
+    /// The recover room (*recover…*): every key while open.
+    Recover,
     /// An open form dialog: every key.
     Form,
     /// The power tools' prompts: the command line, `/` being typed, the raw JSON view.
@@ -39,9 +42,10 @@ pub enum Layer {
 
 impl Layer {
     /// Every layer, outermost first.
-    pub const ORDER: [Layer; 7] = [
+    pub const ORDER: [Layer; 8] = [
         Layer::Confirm,
         Layer::Replay,
+        Layer::Recover,
         Layer::Form,
         Layer::Prompt,
         Layer::Overlay,
@@ -54,6 +58,7 @@ impl Layer {
         let d = &state.deliveries;
         match self {
             Layer::Replay => state.replay.room_of(&state.profile).is_some(),
+            Layer::Recover => state.recover.room_of(&state.profile).is_some(),
             Layer::Form => state.forms.dialog.is_some(),
             Layer::Prompt => power::update::is_modal(state),
             Layer::Confirm => state
@@ -81,6 +86,15 @@ impl Layer {
             Layer::Replay => match state.replay.room_of(&state.profile) {
                 Some(room) => Keys::Only(
                     replay::view::key_hints(room)
+                        .iter()
+                        .map(|(k, w)| Hint::Key(k, w))
+                        .collect(),
+                ),
+                None => Keys::Own,
+            },
+            Layer::Recover => match state.recover.room_of(&state.profile) {
+                Some(room) => Keys::Only(
+                    recover::view::key_hints(room)
                         .iter()
                         .map(|(k, w)| Hint::Key(k, w))
                         .collect(),
@@ -252,6 +266,7 @@ impl Layer {
     pub(crate) fn offer(self, state: &mut State, input: &Input) -> Option<Step> {
         match self {
             Layer::Replay => replay::update::on_key(state, input).map(Step::from),
+            Layer::Recover => recover::update::on_key(state, input).map(Step::from),
             Layer::Form => state
                 .forms
                 .dialog

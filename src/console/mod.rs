@@ -19,6 +19,7 @@ pub mod pane;
 pub mod power;
 pub(crate) mod raw_json;
 pub mod record;
+pub mod recover;
 pub mod replay;
 pub(crate) mod settings;
 pub mod state;

@@ -48,6 +48,8 @@ pub enum ApiReply {
     Glance(Vec<(String, crate::api::health::Health)>),
     /// The replay room's plan or answer.
     Replay(super::replay::ReplayReply),
+    /// The recover room's plan, a delivery, or the end of a run.
+    Recover(super::recover::RecoverReply),
 }
 
 /// Every callback and every active destination, looked up in the background.
@@ -82,6 +84,8 @@ pub enum Pane {
     Glance,
     /// The replay room's plan or send.
     Replay,
+    /// The recover room's plan or run (a run answers once per delivery, then once more).
+    Recover,
 }
 
 /// A call for the worker to make.
@@ -128,6 +132,8 @@ pub enum ApiCmd {
     Glance(Vec<String>),
     /// The replay room: plan a replay, or send one.
     Replay(Box<super::replay::ReplayCmd>),
+    /// The recover room: plan a selection, or run a plan.
+    Recover(Box<super::recover::RecoverCmd>),
 }
 
 /// Something `update` wants done outside the state.

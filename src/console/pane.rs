@@ -330,7 +330,8 @@ pub(crate) fn on_reply(
             | Pane::Names
             | Pane::Active
             | Pane::Glance
-            | Pane::Replay,
+            | Pane::Replay
+            | Pane::Recover,
             _,
         ) => {}
     }
@@ -474,6 +475,15 @@ pub(crate) fn keys(state: &State) -> Vec<super::footer::Hint> {
             // A notification's detail opens its attempts.
             Action::Open => (notifications && selected).then(|| one(2, a, "attempt")),
             Action::Replay => (notifications && selected).then(|| one(3, a, "replay")),
+            Action::Mark => (list && notifications && selected).then(|| one(23, a, "mark")),
+            Action::MarkRange => (list && notifications && selected)
+                .then_some((28, Pair(a, Action::MarkAll, "range/all"))),
+            Action::Recover => {
+                let here = notifications
+                    || (selected && matches!(tab, Tab::Callbacks | Tab::Destinations));
+                // After the paging keys, except where marks lead to it.
+                here.then(|| one(if notifications { 3 } else { 22 }, a, "recover…"))
+            }
             Action::Create => (list && writable).then(|| one(4, a, "new")),
             Action::Edit => (selected && writable).then(|| one(5, a, "edit")),
             Action::AddMember => (selected && tab == Tab::Teams)
@@ -525,6 +535,7 @@ pub(crate) fn keys(state: &State) -> Vec<super::footer::Hint> {
             | Action::SortFlip
             | Action::CopyJson
             | Action::PrevMatch
+            | Action::MarkAll
             | Action::Help
             | Action::Quit => None,
         })

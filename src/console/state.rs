@@ -274,6 +274,8 @@ pub struct State {
     pub members: MembersCache,
     /// The replay room and each profile's replays of this session.
     pub replay: super::replay::ReplayState,
+    /// Marked notifications and the recover room.
+    pub recover: super::recover::RecoverState,
 }
 
 impl State {
@@ -315,6 +317,7 @@ impl State {
             power: Default::default(),
             members: MembersCache::default(),
             replay: Default::default(),
+            recover: Default::default(),
         }
     }
 
@@ -352,6 +355,7 @@ impl State {
             + self.deliveries.in_flight()
             + usize::from(self.members.pending.is_some())
             + self.replay.in_flight(&self.profile)
+            + self.recover.in_flight(&self.profile)
     }
 
     /// Every request whose reply is awaited: the header's, an open form's write and lookups

@@ -50,7 +50,7 @@ pub(crate) fn render(state: &State, frame: &mut Frame) {
                 state.tab.title(),
                 super::deliveries::view::title_suffix(state, state.tab),
                 super::power::filter_sort::sort_suffix(state)
-            ),
+            ) + &super::recover::view::title_suffix(state),
             noun: state.tab.noun(),
             columns: super::deliveries::view::columns(state),
             rows: list
@@ -64,6 +64,10 @@ pub(crate) fn render(state: &State, frame: &mut Frame) {
             focused: ts.detail.is_none() && !state.help,
             frame: state.frame,
             theme: &state.settings.theme,
+            marks: super::recover::view::marks(
+                state,
+                list.shown().skip(window.start).take(window.len()),
+            ),
         }
         .render(frame, area);
         super::power::view::render_list_extras(state, frame, area);
@@ -79,6 +83,7 @@ pub(crate) fn render(state: &State, frame: &mut Frame) {
     );
     super::deliveries::view::overlays(state, frame, body);
     super::replay::view::render(state, frame, body);
+    super::recover::view::render(state, frame, body);
     super::power::view::render_overlay(state, frame, screen);
     // A toast takes the right end of the footer line (never rows of the list or its border);
     // the key hints are cut to what is left.

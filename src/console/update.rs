@@ -14,6 +14,7 @@ use super::mouse;
 use super::msg::{ApiReply, Effect, Msg, Pane, Step};
 use super::pane;
 use super::power::{self, PowerMsg};
+use super::recover;
 use super::replay;
 use super::state::State;
 use crate::api::Error;
@@ -50,6 +51,8 @@ fn route(state: &mut State, msg: Msg) -> Option<Vec<Effect>> {
             replay::update::on_mouse(state, ev);
             Vec::new()
         }
+        // So does the recover room.
+        Msg::Power(PowerMsg::Mouse(_)) if state.recover.room.is_some() => Vec::new(),
         Msg::Power(PowerMsg::Mouse(ev)) => {
             let step = mouse::on_mouse(state, ev);
             run(state, step)
@@ -93,6 +96,9 @@ fn on_reply(
             .then(|| forms::update::on_reply(state, req_id, result)),
         Pane::Replay => {
             replay::update::awaits(state, req_id).then(|| replay::update::on_reply(state, result))
+        }
+        Pane::Recover => {
+            recover::update::awaits(state, req_id).then(|| recover::update::on_reply(state, result))
         }
         Pane::Members => {
             members::awaits(state, req_id).then(|| members::on_reply(state, req_id, result))
@@ -174,6 +180,9 @@ pub fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
         }
         Action::Deliver(k) => deliveries::update::on_action(state, k),
         Action::Replay => replay::update::open(state),
+        Action::Mark | Action::MarkRange | Action::MarkAll | Action::Recover => {
+            recover::update::on_action(state, action)
+        }
         Action::Create
         | Action::Edit
         | Action::Delete

@@ -117,6 +117,18 @@ async fn run(
         let out = out.clone();
         let pane = job.pane;
         let handle = tokio::spawn(async move {
+            // A recover answers as it goes: each delivery, then the summary.
+            if let ApiCmd::Recover(cmd) = &job.cmd {
+                super::recover::execute(&client, cmd, |result| {
+                    let _ = out.send(Msg::Api {
+                        req_id: job.req_id,
+                        pane: job.pane,
+                        result: result.map(ApiReply::Recover),
+                    });
+                })
+                .await;
+                return;
+            }
             let result = execute(&client, &job.cmd).await;
             let _ = out.send(Msg::Api {
                 req_id: job.req_id,
@@ -260,5 +272,11 @@ pub(crate) async fn execute(client: &Client, cmd: &ApiCmd) -> Result<ApiReply, E
         ApiCmd::Replay(cmd) => super::replay::execute(client, cmd)
             .await
             .map(ApiReply::Replay),
+        ApiCmd::Recover(cmd) => {
+            // One answer: the last (the plan, or a run's summary).
+            let mut last = Err(Error::Invalid("the recover answered nothing".into()));
+            super::recover::execute(client, cmd, |r| last = r).await;
+            last.map(ApiReply::Recover)
+        }
     }
 }

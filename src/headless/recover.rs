@@ -17,12 +17,10 @@ use super::selection::SelectionArgs;
 use crate::api::Client;
 use crate::api::journal::{self, Journal, Outcome};
 use crate::api::model::time;
-use crate::api::recover::{self, Delivery, Item, RecoverPlan, RunOptions, SkipReason, Summary};
+use crate::api::recover::{self, Delivery, Item, RecoverPlan, RunOptions, Summary};
 use crate::api::replay::{self, SendOptions};
 use crate::text::sanitize::line;
 
-/// How many planned deliveries are shown before sending.
-const FIRST_FEW: usize = 5;
 /// The exit code of a run stopped before the end (128 + SIGINT, as shells report it).
 pub const STOPPED: i32 = 130;
 
@@ -155,10 +153,7 @@ pub async fn run(
 }
 
 fn refused_read_only(hosts: &[String]) -> HeadlessError {
-    HeadlessError::Usage(format!(
-        "refused: a read-only profile recovers only to this machine (localhost, 127.0.0.1, [::1]), not to {}",
-        line(&hosts.join(", "))
-    ))
+    HeadlessError::Usage(line(&recover::read_only_refusal(hosts)).into_owned())
 }
 
 /// Writes text to stderr through the one sanitizer.
@@ -172,80 +167,12 @@ fn say(text: &str) -> Result<(), HeadlessError> {
 
 /// The count, the time span, what is left out and why, the targets and the first few.
 fn overview(plan: &RecoverPlan, dry_run: bool) -> String {
-    let mut out = Vec::new();
-    let span = plan.span.map_or_else(String::new, |(a, b)| {
-        format!(", created {} to {}", time::format(&a), time::format(&b))
-    });
-    out.push(format!(
-        "{} notification{} selected{span} ({} read in {} page{})",
-        plan.selected,
-        plural(plan.selected),
-        plan.walk.seen,
-        plan.walk.pages,
-        plural(plan.walk.pages),
-    ));
-    let done = plan.skipped_for(|r| *r == SkipReason::AlreadySucceeded);
-    if done > 0 {
-        out.push(format!(
-            "  {done} skipped: already succeeded to that target by an earlier run (--again sends them again)"
-        ));
-    }
-    let doubt = plan.skipped_for(|r| *r == SkipReason::InDoubt);
-    if doubt > 0 {
-        out.push(format!(
-            "  {doubt} skipped: in flight when an earlier run was killed, so whether they arrived is unknown (--again sends them)"
-        ));
-    }
-    for s in plan
-        .skipped
-        .iter()
-        .filter(|s| matches!(s.reason, SkipReason::Unplannable(_)))
-    {
-        if let SkipReason::Unplannable(why) = &s.reason {
-            out.push(format!("  skipped {}: {}", s.notification, line(why)));
-        }
-    }
-    let hosts: Vec<String> = plan
-        .hosts()
-        .into_iter()
-        .map(|(h, n)| format!("{h} ({n})"))
-        .collect();
-    let verb = if dry_run { "would be sent" } else { "to send" };
-    out.push(format!(
-        "{} {verb}{}{}",
-        plan.items.len(),
-        if hosts.is_empty() { "" } else { " to " },
-        hosts.join(", ")
-    ));
-    for item in plan.items.iter().take(FIRST_FEW) {
-        out.push(format!("  {}", summary_of(item)));
-    }
-    if plan.items.len() > FIRST_FEW {
-        out.push(format!("  … and {} more", plan.items.len() - FIRST_FEW));
-    }
-    out.push(if dry_run {
-        "Dry run: nothing was sent.".into()
-    } else {
-        "Each is sent again from this machine, signed as the platform signs; the platform's own \
-         records of these notifications do not change."
-            .into()
-    });
-    out.join("\n")
-}
-
-fn plural(n: usize) -> &'static str {
-    if n == 1 { "" } else { "s" }
+    recover::overview(plan, dry_run, Some("--again")).join("\n")
 }
 
 /// `cbn_…  failed  <created>  → <target>`.
 fn summary_of(item: &Item) -> String {
-    format!(
-        "{}  {}  {}  → {}",
-        line(&item.plan.notification_id),
-        line(item.status.as_str()),
-        time::format(&item.created_at),
-        line(&crate::text::redact::mask_url(item.plan.target.as_str()))
-    )
+    line(&item.summary()).into_owned()
 }
 
 /// Header values through the one redaction policy, as an object.
@@ -371,40 +298,17 @@ fn confirm_remote(plan: &RecoverPlan, remote: &[String]) -> Result<(), HeadlessE
             line(&remote.join(", "))
         )));
     }
-    say(&format!(
-        "This sends {count} deliveries, signed with the destinations' real signing secrets, to \
-         {}, which {} not this machine.\nType the host name{} and the count ({} {count}) to send: ",
-        remote.join(", "),
-        if remote.len() == 1 { "is" } else { "are" },
-        plural(remote.len()),
-        remote.join(" "),
-    ))?;
+    say(&recover::confirmation_prompt(remote, count))?;
     let mut answer = String::new();
     std::io::stdin()
         .lock()
         .read_line(&mut answer)
         .map_err(HeadlessError::Io)?;
-    if confirmed(&answer, remote, count) {
+    if recover::confirmed(&answer, remote, count) {
         Ok(())
     } else {
         Err(HeadlessError::Cancelled)
     }
-}
-
-/// Whether `answer` names every host in `remote` and the count, and nothing else.
-fn confirmed(answer: &str, remote: &[String], count: usize) -> bool {
-    let mut words: Vec<String> = answer
-        .split(|c: char| c.is_whitespace() || c == ',')
-        .filter(|w| !w.is_empty())
-        .map(str::to_ascii_lowercase)
-        .collect();
-    words.sort();
-    words.dedup();
-    let mut want: Vec<String> = remote.iter().map(|h| h.to_ascii_lowercase()).collect();
-    want.push(count.to_string());
-    want.sort();
-    want.dedup();
-    words == want
 }
 
 /// A progress line on stderr, drawn only on a terminal, at most ten times a second.
@@ -464,25 +368,5 @@ impl Progress {
             let _ = write!(err, "\r\x1b[2K");
             let _ = err.flush();
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn confirmation_names_every_remote_host_and_the_count() {
-        let hosts = ["a.example".to_string(), "b.example:8443".to_string()];
-        assert!(confirmed("a.example b.example:8443 12\n", &hosts, 12));
-        assert!(confirmed("12, B.example:8443, a.example", &hosts, 12));
-        assert!(!confirmed("a.example 12", &hosts, 12));
-        assert!(!confirmed("a.example b.example:8443 11", &hosts, 12));
-        assert!(!confirmed(
-            "a.example b.example:8443 12 c.example",
-            &hosts,
-            12
-        ));
-        assert!(!confirmed("", &hosts, 12));
     }
 }

@@ -53,6 +53,7 @@ impl SelectionArgs {
             retried: self.retried,
             since: self.since,
             until: self.until,
+            ..Selection::default()
         };
         s.validate()
             .map_err(|e| HeadlessError::Usage(e.to_string()))?;

@@ -23,5 +23,6 @@ mod replay;
 mod tab_snapshots;
 mod seams_layout;
 mod seams_ops;
+mod recover;
 mod update;
 mod worker;

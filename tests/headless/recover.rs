@@ -2,7 +2,8 @@
 //! 127.0.0.1: a receiver is down while events fire (their deliveries end `failed`), then comes
 //! back; a recover re-delivers exactly the failed ones of the window, once each, with signatures
 //! checked without the library; a rerun sends nothing; a run stopped with Ctrl-C resumes with
-//! the rest; a read-only profile is refused a remote target. `wait` sees events posted after it
+//! the rest; a run killed with SIGKILL mid-run resends nothing it journaled and the rerun
+//! delivers the rest; a read-only profile is refused a remote target. `wait` sees events posted after it
 //! starts (exit 0), a delivery that ends failed (exit 3), and times out (exit 5).
 use crate::common;
 
@@ -426,6 +427,78 @@ async fn a_run_stopped_with_ctrl_c_resumes_with_the_rest_only() {
     assert_eq!(rest.lines().len(), 3, "{rest:?}");
     let per = w.rx.per_notification("gate");
     assert_eq!(per.len(), 6);
+    assert!(per.values().all(|n| *n == 1), "each exactly once: {per:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_killed_with_sigkill_resends_nothing_journaled_and_delivers_the_rest() {
+    let w = world().await;
+    let (down, _) = w.destination("down").await;
+    for i in 0..6 {
+        w.fire(i).await;
+    }
+    w.settled(&down, 6, "failed").await;
+    // A slow receiver: two answered, the third held until the process is gone.
+    w.rx.gate_open.store(2, Ordering::SeqCst);
+    let home = tempfile::tempdir().expect("home");
+    let gate = format!("{}/gate", w.rx_url);
+    let args = [
+        "notifications",
+        "recover",
+        "--destination",
+        &down,
+        "--to",
+        &gate,
+        "--concurrency",
+        "1",
+    ];
+    let mut child = command(&w.t, home.path(), &args).spawn().expect("spawn");
+    eventually(Duration::from_secs(20), || async {
+        (w.rx.got("gate").len() == 3).then_some(())
+    })
+    .await;
+    // No handler runs on SIGKILL: the journal holds what was recorded before it, nothing more.
+    child.start_kill().expect("SIGKILL");
+    let status = tokio::time::timeout(Duration::from_secs(20), child.wait())
+        .await
+        .expect("the killed process ends")
+        .expect("wait");
+    assert_eq!(
+        std::os::unix::process::ExitStatusExt::signal(&status),
+        Some(9),
+        "{status:?}"
+    );
+    w.rx.released.store(true, Ordering::SeqCst);
+    w.rx.release.notify_waiters();
+    let killed: BTreeMap<String, usize> = w.rx.per_notification("gate");
+    assert_eq!(killed.len(), 3, "{killed:?}");
+
+    let rest = run(&w.t, home.path(), &args).await;
+    assert_eq!(rest.code, 0, "{rest:?}");
+    // The two journaled as succeeded are skipped; the one in flight when killed is in doubt
+    // (it did arrive here) and is not sent again without --again.
+    assert!(
+        rest.stderr.contains("2 skipped: already succeeded"),
+        "{}",
+        rest.stderr
+    );
+    assert!(
+        rest.stderr.contains("1 skipped: in flight"),
+        "{}",
+        rest.stderr
+    );
+    assert_eq!(rest.lines().len(), 3, "{rest:?}");
+    let sent_again: Vec<String> = rest
+        .lines()
+        .iter()
+        .map(|l| l["notification"].as_str().expect("id").to_string())
+        .collect();
+    assert!(
+        sent_again.iter().all(|id| !killed.contains_key(id)),
+        "nothing the killed run sent is sent again: {sent_again:?} vs {killed:?}"
+    );
+    let per = w.rx.per_notification("gate");
+    assert_eq!(per.len(), 6, "everything delivered: {per:?}");
     assert!(per.values().all(|n| *n == 1), "each exactly once: {per:?}");
 }
 

@@ -33,6 +33,8 @@ pub(crate) struct PagedTable<'a> {
     pub frame: u64,
     /// Styles.
     pub theme: &'a Theme,
+    /// A mark per row of `rows` (a leading `●` column) while the list has marks.
+    pub marks: Option<Vec<bool>>,
 }
 
 /// Lines for an error in a pane of `inner` size: the message and, when there is one, the hint,
@@ -119,23 +121,39 @@ impl PagedTable<'_> {
 
         let full = inner.width >= FULL_COLUMNS_WIDTH;
         let shown = |c: &Column| full || c.narrow;
+        let marks = self.marks;
+        let mark_title = marks.as_ref().map(|_| Cell::from(""));
         let header = Row::new(
-            self.columns
-                .iter()
-                .filter(|c| shown(c))
-                .map(|c| Cell::from(c.title)),
+            mark_title.into_iter().chain(
+                self.columns
+                    .iter()
+                    .filter(|c| shown(c))
+                    .map(|c| Cell::from(c.title)),
+            ),
         )
         .style(t.header);
-        let rows = self.rows.into_iter().map(|cells| {
+        let rows = self.rows.into_iter().enumerate().map(|(k, cells)| {
+            let mark = marks.as_ref().map(|m| {
+                Cell::from(if m.get(k).copied().unwrap_or(false) {
+                    "●"
+                } else {
+                    " "
+                })
+            });
             Row::new(
-                cells
-                    .into_iter()
-                    .zip(self.columns)
-                    .filter(|(_, c)| shown(c))
-                    .map(|(cell, _)| cell),
+                mark.into_iter().chain(
+                    cells
+                        .into_iter()
+                        .zip(self.columns)
+                        .filter(|(_, c)| shown(c))
+                        .map(|(cell, _)| cell),
+                ),
             )
         });
-        let widths = self.columns.iter().filter(|c| shown(c)).map(|c| c.width);
+        let mark_width = marks.as_ref().map(|_| Constraint::Length(1));
+        let widths = mark_width
+            .into_iter()
+            .chain(self.columns.iter().filter(|c| shown(c)).map(|c| c.width));
         let table = Table::new(rows, widths)
             .header(header)
             .column_spacing(1)

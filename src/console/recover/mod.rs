@@ -1,0 +1,298 @@
+//! The recover room: marks on the Notifications list, and *recover…* on a destination, a
+//! callback or the (filtered or marked) Notifications list: the selection as a form (window,
+//! statuses, target), the count first, a typed confirmation for hosts that are not this
+//! machine, progress with `Esc` to stop, then each delivery's outcome and answer. `mod` holds
+//! the model and the worker's part, `update` the keys and replies, `view` the drawing; the
+//! selection, planning, sending and journal are `crate::api`'s (`selection`, `recover`,
+//! `journal`), run on the worker.
+pub mod update;
+pub mod view;
+
+use std::collections::{BTreeSet, HashMap};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crate::api::journal::Journal;
+use crate::api::recover::{self, Delivery, Item, RecoverPlan, RunOptions, Summary};
+use crate::api::selection::Selection;
+use crate::api::{Client, Error};
+use crate::console::input::TextInput as Text;
+
+/// Rows marked on the Notifications list, by id: kept across pages, reloads and sorts.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Marks {
+    /// The marked notifications.
+    pub ids: BTreeSet<String>,
+    /// The row last toggled: where a range starts.
+    pub anchor: Option<String>,
+}
+
+/// Asks a run to stop: no new delivery starts, those in flight finish and are journaled.
+#[derive(Debug, Clone, Default)]
+pub struct Stop(Arc<tokio::sync::Notify>);
+
+impl Stop {
+    /// Stops the run (also when it has not started waiting yet: the permit is kept).
+    pub fn stop(&self) {
+        self.0.notify_one();
+    }
+
+    async fn asked(&self) {
+        self.0.notified().await;
+    }
+}
+
+impl PartialEq for Stop {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+/// What the worker is asked to do for the room.
+#[derive(Clone, PartialEq)]
+pub enum RecoverCmd {
+    /// Walk the selection and plan ([`recover::plan`]): nothing is sent.
+    Plan {
+        /// Which notifications.
+        selection: Box<Selection>,
+        /// One target for all, or each destination's own URL.
+        to: Option<url::Url>,
+        /// The profile's journal.
+        journal: PathBuf,
+    },
+    /// Send the plan ([`recover::run`]): one reply per delivery, then the summary.
+    Run {
+        /// What to send.
+        items: Vec<Item>,
+        /// The profile's journal.
+        journal: PathBuf,
+        /// Stops the run.
+        stop: Stop,
+    },
+}
+
+// Plans carry recorded bodies: Debug shows counts only.
+impl std::fmt::Debug for RecoverCmd {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Plan { selection, .. } => f
+                .debug_struct("Plan")
+                .field("notifications", &selection.notifications.len())
+                .finish_non_exhaustive(),
+            Self::Run { items, .. } => f
+                .debug_struct("Run")
+                .field("items", &items.len())
+                .finish_non_exhaustive(),
+        }
+    }
+}
+
+/// What the worker answers (a run answers many times, all to the same request).
+#[derive(Clone, PartialEq)]
+pub enum RecoverReply {
+    /// The plan: the count first.
+    Planned(Box<RecoverPlan>),
+    /// One delivery sent, with its answer.
+    Delivered(Box<Delivery>),
+    /// The run ended (stopped or not).
+    Finished(Summary),
+    /// The journal could not be opened or written (nothing new is sent).
+    Failed(String),
+}
+
+// Receivers' answers may carry secrets: Debug shows the outcome only.
+impl std::fmt::Debug for RecoverReply {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Planned(p) => write!(f, "Planned({})", p.items.len()),
+            Self::Delivered(d) => write!(f, "Delivered({}, {:?})", d.notification, d.outcome),
+            Self::Finished(s) => write!(f, "Finished({s:?})"),
+            Self::Failed(why) => write!(f, "Failed({why})"),
+        }
+    }
+}
+
+/// Runs a room command on the worker, handing every reply to `reply` as it comes.
+pub async fn execute(
+    client: &Client,
+    cmd: &RecoverCmd,
+    mut reply: impl FnMut(Result<RecoverReply, Error>),
+) {
+    let answer = Ok;
+    match cmd {
+        RecoverCmd::Plan {
+            selection,
+            to,
+            journal,
+        } => {
+            let journal = match Journal::open(journal) {
+                Ok(j) => j,
+                Err(e) => return reply(answer(RecoverReply::Failed(e.to_string()))),
+            };
+            reply(
+                recover::plan(client, selection, to.as_ref(), &journal, false)
+                    .await
+                    .map(|p| RecoverReply::Planned(Box::new(p))),
+            );
+        }
+        RecoverCmd::Run {
+            items,
+            journal,
+            stop,
+        } => {
+            let mut journal = match Journal::open(journal) {
+                Ok(j) => j,
+                Err(e) => return reply(answer(RecoverReply::Failed(e.to_string()))),
+            };
+            let done = recover::run(
+                items.clone(),
+                &RunOptions::default(),
+                &mut journal,
+                stop.asked(),
+                |d| reply(answer(RecoverReply::Delivered(Box::new(d.clone())))),
+            )
+            .await;
+            reply(answer(match done {
+                Ok(s) => RecoverReply::Finished(s),
+                Err(e) => RecoverReply::Failed(e.to_string()),
+            }));
+        }
+    }
+}
+
+/// Which field of the form has the keys.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Field {
+    /// Created since (a duration ago or a time; empty: no start).
+    Since,
+    /// Statuses (comma separated; empty: any).
+    Statuses,
+    /// The target URL (empty: each destination's own URL).
+    Target,
+}
+
+impl Field {
+    /// The fields in order.
+    pub const ALL: [Field; 3] = [Field::Since, Field::Statuses, Field::Target];
+}
+
+/// Where the room is.
+#[derive(Clone, PartialEq)]
+pub enum Stage {
+    /// The form.
+    Editing,
+    /// The selection is walked and planned on the worker.
+    Planning,
+    /// The count first: what would be sent.
+    Planned(Box<RecoverPlan>),
+    /// Hosts that are not this machine: their names and the count must be typed.
+    Confirm {
+        /// The plan.
+        plan: Box<RecoverPlan>,
+        /// The hosts to name.
+        remote: Vec<String>,
+        /// What was typed.
+        typed: Text,
+        /// A wrong answer's message.
+        message: Option<String>,
+    },
+    /// Sending; `Esc` stops.
+    Running {
+        /// Deliveries planned.
+        total: usize,
+        /// Stops the run.
+        stop: Stop,
+        /// Whether a stop was asked.
+        stopping: bool,
+    },
+    /// The run ended.
+    Done(Summary),
+}
+
+/// The open room.
+#[derive(Clone, PartialEq)]
+pub struct Room {
+    /// The profile it was opened in.
+    pub profile: String,
+    /// What the selection starts from, in words (`destination “ops” (cld_…)`, `3 marked`).
+    pub scope: String,
+    /// The selection before the form's fields (destinations, callbacks, filters or marks).
+    pub base: Selection,
+    /// Created since.
+    pub since: Text,
+    /// Statuses.
+    pub statuses: Text,
+    /// Target URL.
+    pub target: Text,
+    /// The focused field.
+    pub focus: Field,
+    /// Why the form or the last step did not work.
+    pub message: Option<String>,
+    /// Where the room is.
+    pub stage: Stage,
+    /// The request awaited (a run's replies all carry it).
+    pub pending: Option<u64>,
+    /// The deliveries sent so far, in the order they completed.
+    pub deliveries: Vec<Delivery>,
+    /// The attempt each planned notification replays (for the answer's title).
+    pub attempts: HashMap<String, i64>,
+    /// Selected row of the results.
+    pub cursor: usize,
+    /// The delivery whose answer is open.
+    pub open: Option<usize>,
+    /// Lines scrolled in an open answer.
+    pub scroll: u16,
+    /// The profile's journal.
+    pub journal: Option<PathBuf>,
+}
+
+// The room holds receivers' answers: Debug shows where it is only.
+impl std::fmt::Debug for Room {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Room")
+            .field("scope", &self.scope)
+            .field("deliveries", &self.deliveries.len())
+            .field("pending", &self.pending)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Room {
+    /// The text of a field.
+    pub fn field(&self, f: Field) -> &Text {
+        match f {
+            Field::Since => &self.since,
+            Field::Statuses => &self.statuses,
+            Field::Target => &self.target,
+        }
+    }
+
+    fn field_mut(&mut self, f: Field) -> &mut Text {
+        match f {
+            Field::Since => &mut self.since,
+            Field::Statuses => &mut self.statuses,
+            Field::Target => &mut self.target,
+        }
+    }
+}
+
+/// The marks and the open room.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct RecoverState {
+    /// Marked notifications.
+    pub marks: Marks,
+    /// The open room.
+    pub room: Option<Room>,
+}
+
+impl RecoverState {
+    /// The open room, when it belongs to `profile`.
+    pub fn room_of(&self, profile: &str) -> Option<&Room> {
+        self.room.as_ref().filter(|r| r.profile == profile)
+    }
+
+    /// Requests of the room awaiting a reply (for the spinner).
+    pub fn in_flight(&self, profile: &str) -> usize {
+        usize::from(self.room_of(profile).is_some_and(|r| r.pending.is_some()))
+    }
+}

@@ -1,0 +1,558 @@
+//! The recover room's part of `update`: marks on the Notifications list, *recover…* opening the
+//! room, its keys while open (every key), and the worker's replies (the plan, each delivery, the
+//! summary), all addressed to `Pane::Recover`.
+use crossterm::event::KeyCode;
+
+use super::{Field, RecoverCmd, RecoverReply, Room, Stage, Stop, Text};
+use crate::api::Error;
+use crate::api::journal;
+use crate::api::model::NotificationStatus;
+use crate::api::recover;
+use crate::api::replay;
+use crate::api::selection::{self, Selection};
+use crate::console::keymap::{Action, Input};
+use crate::console::msg::{ApiCmd, ApiReply, Effect, Pane};
+use crate::console::pane;
+use crate::console::record::Item;
+use crate::console::state::{ErrorView, State, ToastKind};
+use crate::console::tab::Tab;
+
+/// The window a recover starts with when nothing is marked.
+pub const DEFAULT_SINCE: &str = "24h";
+/// The statuses it starts with when nothing is marked.
+pub const DEFAULT_STATUSES: &str = "failed";
+
+/// Keys taken before every other layer while the room is open (every key).
+pub(crate) fn on_key(state: &mut State, key: &Input) -> Option<Vec<Effect>> {
+    if state.recover.room.is_some() && state.recover.room_of(&state.profile).is_none() {
+        // Opened under another profile: its selection and journal are not this one's.
+        state.recover.room = None;
+    }
+    state.recover.room.is_some().then(|| room_key(state, key))
+}
+
+/// The marking actions and *recover…*, from the tab.
+pub(crate) fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
+    match action {
+        Action::Recover => open(state),
+        Action::Mark | Action::MarkRange | Action::MarkAll => mark(state, action),
+        _ => Vec::new(),
+    }
+}
+
+/// `Space` toggles the row and moves on; the range marks from the row last toggled to this one;
+/// all marks every loaded row (or clears them when all are marked already).
+fn mark(state: &mut State, action: Action) -> Vec<Effect> {
+    if state.tab != Tab::Notifications || state.current().detail.is_some() {
+        state.toast(
+            ToastKind::Info,
+            "marks are for rows of the Notifications list",
+        );
+        return Vec::new();
+    }
+    let list = &state.current().list;
+    let shown: Vec<String> = list.shown().map(|r| r.id().to_string()).collect();
+    let Some(here) = list.selected().map(|r| r.id().to_string()) else {
+        return Vec::new();
+    };
+    let cursor = list.cursor;
+    let marks = &mut state.recover.marks;
+    match action {
+        Action::MarkAll => {
+            if shown.iter().all(|id| marks.ids.contains(id)) {
+                for id in &shown {
+                    marks.ids.remove(id);
+                }
+            } else {
+                marks.ids.extend(shown);
+            }
+            Vec::new()
+        }
+        Action::MarkRange => {
+            let from = marks
+                .anchor
+                .as_ref()
+                .and_then(|a| shown.iter().position(|id| id == a))
+                .unwrap_or(cursor);
+            let (a, b) = (from.min(cursor), from.max(cursor));
+            marks.ids.extend(shown[a..=b].iter().cloned());
+            marks.anchor = Some(here);
+            Vec::new()
+        }
+        _ => {
+            if !marks.ids.remove(&here) {
+                marks.ids.insert(here.clone());
+            }
+            marks.anchor = Some(here);
+            pane::move_cursor(state, |c, _| c.saturating_add(1))
+        }
+    }
+}
+
+/// What a recover from here selects: (in words, the selection, whether it is the marks, the
+/// statuses the list shows).
+fn scope(state: &State) -> Option<(String, Selection, bool, Option<String>)> {
+    let ts = state.current();
+    let record = match &ts.detail {
+        Some(d) => d.record.as_ref()?,
+        None if state.tab == Tab::Notifications => {
+            return Some(notifications_scope(state));
+        }
+        None => ts.list.selected()?,
+    };
+    match &record.item {
+        Item::Destination(d) => Some((
+            format!("destination {} ({})", d.name, d.id),
+            Selection {
+                destinations: vec![d.id.clone()],
+                ..Selection::default()
+            },
+            false,
+            None,
+        )),
+        Item::Callback(c) => Some((
+            format!(
+                "callback {} ({})",
+                c.name.as_deref().unwrap_or("unnamed"),
+                c.id
+            ),
+            Selection {
+                callbacks: vec![c.id.clone()],
+                ..Selection::default()
+            },
+            false,
+            None,
+        )),
+        Item::Notification(_) => Some(notifications_scope(state)),
+        _ => None,
+    }
+}
+
+/// The marks when there are marks, else the list's server filters and its status filter.
+fn notifications_scope(state: &State) -> (String, Selection, bool, Option<String>) {
+    let marks = &state.recover.marks.ids;
+    if !marks.is_empty() {
+        let n = marks.len();
+        return (
+            format!("{n} marked notification{}", recover::plural(n)),
+            Selection {
+                notifications: marks.iter().cloned().collect(),
+                ..Selection::default()
+            },
+            true,
+            None,
+        );
+    }
+    let f = &state.tab_state(Tab::Notifications).list.filter;
+    let mut words = Vec::new();
+    for (what, ids) in [
+        ("destination", &f.destination_ids),
+        ("callback", &f.callback_ids),
+        ("event", &f.event_ids),
+    ] {
+        if !ids.is_empty() {
+            words.push(format!("{what} {}", ids.join(", ")));
+        }
+    }
+    let scope = if words.is_empty() {
+        "every notification".to_string()
+    } else {
+        format!("notifications of {}", words.join("; "))
+    };
+    let selection = Selection {
+        destinations: f.destination_ids.clone(),
+        callbacks: f.callback_ids.clone(),
+        events: f.event_ids.clone(),
+        ..Selection::default()
+    };
+    (
+        scope,
+        selection,
+        false,
+        state.deliveries.local.status.clone(),
+    )
+}
+
+/// Opens the room on what is under the user's eye.
+pub fn open(state: &mut State) -> Vec<Effect> {
+    let Some((scope, base, marked, status)) = scope(state) else {
+        state.toast(
+            ToastKind::Info,
+            "recover… works on a destination, a callback or the Notifications list (marks with Space)",
+        );
+        return Vec::new();
+    };
+    let (since, statuses) = if marked {
+        ("", String::new())
+    } else {
+        (
+            DEFAULT_SINCE,
+            status.unwrap_or_else(|| DEFAULT_STATUSES.into()),
+        )
+    };
+    let journal = state
+        .settings
+        .data_dir
+        .as_ref()
+        .map(|d| journal::path_for(d, &state.profile));
+    state.recover.room = Some(Room {
+        profile: state.profile.clone(),
+        scope,
+        base,
+        since: Text::new(since),
+        statuses: Text::new(statuses),
+        target: Text::new(""),
+        focus: Field::Since,
+        message: None,
+        stage: Stage::Editing,
+        pending: None,
+        deliveries: Vec::new(),
+        attempts: Default::default(),
+        cursor: 0,
+        open: None,
+        scroll: 0,
+        journal,
+    });
+    Vec::new()
+}
+
+/// Whether a reply answers the room's request.
+pub(crate) fn awaits(state: &State, req_id: u64) -> bool {
+    state
+        .recover
+        .room_of(&state.profile)
+        .is_some_and(|r| r.pending == Some(req_id))
+}
+
+/// An API error as the room shows it: status, code and the server's message, and its hint.
+fn error_text(e: &Error) -> String {
+    let v = ErrorView::from_error(Tab::Notifications, e);
+    match v.hint {
+        Some(h) => format!("{} ({h})", v.message),
+        None => v.message,
+    }
+}
+
+/// The worker's answer: the plan, a delivery, the end of the run.
+pub(crate) fn on_reply(state: &mut State, result: Result<ApiReply, Error>) -> Vec<Effect> {
+    let read_only = state.read_only;
+    let Some(room) = state.recover.room.as_mut() else {
+        return Vec::new();
+    };
+    let reply = match result {
+        Ok(ApiReply::Recover(r)) => r,
+        Ok(_) => RecoverReply::Failed("unexpected reply from the worker".into()),
+        Err(e) => RecoverReply::Failed(error_text(&e)),
+    };
+    match reply {
+        RecoverReply::Planned(plan) => {
+            room.pending = None;
+            let remote = plan.remote_hosts();
+            if read_only && !remote.is_empty() {
+                room.message = Some(recover::read_only_refusal(&remote));
+                room.stage = Stage::Editing;
+            } else {
+                room.stage = Stage::Planned(plan);
+            }
+        }
+        RecoverReply::Delivered(d) => {
+            room.deliveries.push(*d);
+        }
+        RecoverReply::Finished(summary) => {
+            room.pending = None;
+            room.stage = Stage::Done(summary);
+        }
+        RecoverReply::Failed(why) => {
+            room.pending = None;
+            room.message = Some(why);
+            room.stage = match std::mem::replace(&mut room.stage, Stage::Editing) {
+                // A run that failed still shows what it sent.
+                Stage::Running { .. } => Stage::Done(Default::default()),
+                _ => Stage::Editing,
+            };
+        }
+    }
+    Vec::new()
+}
+
+fn request(state: &mut State, cmd: RecoverCmd) -> Vec<Effect> {
+    let req_id = state.next_req_id();
+    if let Some(room) = state.recover.room.as_mut() {
+        room.pending = Some(req_id);
+    }
+    vec![Effect::Api {
+        req_id,
+        pane: Pane::Recover,
+        cmd: ApiCmd::Recover(Box::new(cmd)),
+    }]
+}
+
+fn room_key(state: &mut State, key: &Input) -> Vec<Effect> {
+    let Some(room) = state.recover.room.as_mut() else {
+        return Vec::new();
+    };
+    match &mut room.stage {
+        Stage::Editing => editing_key(state, key),
+        Stage::Planning => {
+            if key.code == KeyCode::Esc {
+                // Nothing was sent; the plan's answer is no one's.
+                room.pending = None;
+                room.stage = Stage::Editing;
+            }
+            Vec::new()
+        }
+        Stage::Planned(_) => match key.code {
+            KeyCode::Esc => {
+                room.stage = Stage::Editing;
+                Vec::new()
+            }
+            KeyCode::Enter => confirm_or_run(state),
+            _ => Vec::new(),
+        },
+        Stage::Confirm { .. } => confirm_key(state, key),
+        Stage::Running { stop, stopping, .. } => {
+            if key.code == KeyCode::Esc && room.open.is_none() && !*stopping {
+                // In-flight requests finish and are journaled; the summary ends the run.
+                stop.stop();
+                *stopping = true;
+            } else {
+                results_key(room, key);
+            }
+            Vec::new()
+        }
+        Stage::Done(_) => {
+            if key.code == KeyCode::Esc && room.open.is_none() {
+                state.recover.room = None;
+            } else {
+                results_key(room, key);
+            }
+            Vec::new()
+        }
+    }
+}
+
+/// The results list: move, `Enter` opens a delivery's answer, `Esc` closes it; scrolls it.
+fn results_key(room: &mut Room, key: &Input) {
+    let n = room.deliveries.len();
+    match (room.open, key.code, key.action()) {
+        (Some(_), KeyCode::Esc, _) => {
+            room.open = None;
+            room.scroll = 0;
+        }
+        (Some(_), _, Some(a)) => {
+            room.scroll = match a {
+                Action::Down => room.scroll.saturating_add(1),
+                Action::Up => room.scroll.saturating_sub(1),
+                Action::NextPage => room.scroll.saturating_add(10),
+                Action::PrevPage => room.scroll.saturating_sub(10),
+                Action::First => 0,
+                _ => room.scroll,
+            };
+        }
+        (None, KeyCode::Enter, _) if room.cursor < n => room.open = Some(room.cursor),
+        (None, _, Some(Action::Down)) => room.cursor = (room.cursor + 1).min(n.saturating_sub(1)),
+        (None, _, Some(Action::Up)) => room.cursor = room.cursor.saturating_sub(1),
+        (None, _, Some(Action::First)) => room.cursor = 0,
+        (None, _, Some(Action::Last)) => room.cursor = n.saturating_sub(1),
+        _ => {}
+    }
+}
+
+fn editing_key(state: &mut State, key: &Input) -> Vec<Effect> {
+    let Some(room) = state.recover.room.as_mut() else {
+        return Vec::new();
+    };
+    match key.code {
+        KeyCode::Esc => {
+            state.recover.room = None;
+            Vec::new()
+        }
+        KeyCode::Tab | KeyCode::BackTab | KeyCode::Down | KeyCode::Up => {
+            let at = Field::ALL
+                .iter()
+                .position(|f| *f == room.focus)
+                .unwrap_or(0);
+            let n = Field::ALL.len();
+            let forward = matches!(key.code, KeyCode::Tab | KeyCode::Down);
+            room.focus = Field::ALL[if forward {
+                (at + 1) % n
+            } else {
+                (at + n - 1) % n
+            }];
+            Vec::new()
+        }
+        KeyCode::Enter => submit(state),
+        _ => {
+            let f = room.focus;
+            if room.field_mut(f).edit(key) {
+                room.message = None;
+            }
+            Vec::new()
+        }
+    }
+}
+
+/// The form's fields read into a selection and a target, or why not.
+fn read_form(
+    room: &Room,
+    now: chrono::DateTime<chrono::Utc>,
+) -> Result<(Selection, Option<url::Url>), String> {
+    let mut sel = room.base.clone();
+    let since = room.since.value().trim();
+    if !since.is_empty() {
+        sel.since = Some(selection::parse_time(since, now).map_err(|e| e.to_string())?);
+    }
+    for s in room
+        .statuses
+        .value()
+        .split(|c: char| c == ',' || c.is_whitespace())
+        .filter(|s| !s.is_empty())
+    {
+        match NotificationStatus::from(s) {
+            NotificationStatus::Other(_) => {
+                return Err(format!(
+                    "{s:?} is not a status: failed, retrying, succeeded or pending"
+                ));
+            }
+            known => sel.statuses.push(known),
+        }
+    }
+    sel.validate().map_err(|e| e.to_string())?;
+    let target = room.target.value().trim();
+    let to = if target.is_empty() {
+        None
+    } else {
+        Some(replay::parse_target(target).map_err(|e| e.to_string())?)
+    };
+    Ok((sel, to))
+}
+
+/// Enter on the form: the fields checked here, then the plan asked of the worker.
+fn submit(state: &mut State) -> Vec<Effect> {
+    let read_only = state.read_only;
+    let now = state.clock.now();
+    let Some(room) = state.recover.room.as_mut() else {
+        return Vec::new();
+    };
+    let (selection, to) = match read_form(room, now) {
+        Ok(x) => x,
+        Err(why) => {
+            room.message = Some(why);
+            return Vec::new();
+        }
+    };
+    // As headless: a remote target is refused here; destinations' own URLs once planned.
+    if read_only && let Some(t) = to.as_ref().filter(|t| !replay::is_loopback(t)) {
+        room.message = Some(recover::read_only_refusal(&[recover::host_of(t)]));
+        return Vec::new();
+    }
+    let Some(journal) = room.journal.clone() else {
+        room.message = Some("no data directory for the journal (set HOME or XDG_DATA_HOME)".into());
+        return Vec::new();
+    };
+    room.message = None;
+    room.deliveries.clear();
+    room.stage = Stage::Planning;
+    request(
+        state,
+        RecoverCmd::Plan {
+            selection: Box::new(selection),
+            to,
+            journal,
+        },
+    )
+}
+
+/// Enter on the count: hosts that are not this machine are confirmed by typing; else the run.
+fn confirm_or_run(state: &mut State) -> Vec<Effect> {
+    let Some(room) = state.recover.room.as_mut() else {
+        return Vec::new();
+    };
+    let Stage::Planned(plan) = std::mem::replace(&mut room.stage, Stage::Editing) else {
+        return Vec::new();
+    };
+    if plan.items.is_empty() {
+        room.stage = Stage::Planned(plan);
+        return Vec::new();
+    }
+    let remote = plan.remote_hosts();
+    if remote.is_empty() {
+        run(state, *plan)
+    } else {
+        room.stage = Stage::Confirm {
+            plan,
+            remote,
+            typed: Text::new(""),
+            message: None,
+        };
+        Vec::new()
+    }
+}
+
+fn confirm_key(state: &mut State, key: &Input) -> Vec<Effect> {
+    let Some(room) = state.recover.room.as_mut() else {
+        return Vec::new();
+    };
+    let Stage::Confirm {
+        plan,
+        remote,
+        typed,
+        message,
+    } = &mut room.stage
+    else {
+        return Vec::new();
+    };
+    match key.code {
+        KeyCode::Esc => {
+            let plan = std::mem::take(plan);
+            room.stage = Stage::Planned(plan);
+            Vec::new()
+        }
+        KeyCode::Enter if recover::confirmed(typed.value(), remote, plan.items.len()) => {
+            let plan = std::mem::take(plan);
+            run(state, *plan)
+        }
+        KeyCode::Enter => {
+            *message = Some("that is not every host name and the count".into());
+            Vec::new()
+        }
+        _ => {
+            if typed.edit(key) {
+                *message = None;
+            }
+            Vec::new()
+        }
+    }
+}
+
+/// Starts the run on the worker; its progress comes back as replies to the same request.
+fn run(state: &mut State, plan: crate::api::recover::RecoverPlan) -> Vec<Effect> {
+    let Some(room) = state.recover.room.as_mut() else {
+        return Vec::new();
+    };
+    let Some(journal) = room.journal.clone() else {
+        return Vec::new();
+    };
+    let stop = Stop::default();
+    room.attempts = plan
+        .items
+        .iter()
+        .map(|i| (i.plan.notification_id.clone(), i.plan.attempt_index))
+        .collect();
+    room.deliveries.clear();
+    room.cursor = 0;
+    room.open = None;
+    room.stage = Stage::Running {
+        total: plan.items.len(),
+        stop: stop.clone(),
+        stopping: false,
+    };
+    request(
+        state,
+        RecoverCmd::Run {
+            items: plan.items,
+            journal,
+            stop,
+        },
+    )
+}

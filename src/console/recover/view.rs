@@ -1,0 +1,329 @@
+//! The recover room's drawing: the form, the count first (the api's plan in words), the typed
+//! confirmation, progress, and the results with one delivery's answer opened. Receiver and
+//! server text goes through the one sanitizer, URLs and headers through the redaction policy.
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Clear, Paragraph, Wrap};
+
+use super::{Field, Room, Stage};
+use crate::api::journal::Outcome;
+use crate::api::recover::{self, Delivery};
+use crate::api::replay::HistoryEntry;
+use crate::console::record::Record;
+use crate::console::state::State;
+use crate::console::theme::Theme;
+use crate::console::widgets::json::JsonView;
+use crate::text::line as safe;
+use crate::text::redact::mask_url;
+
+/// The list's title suffix: how many rows are marked (on any page).
+pub(crate) fn title_suffix(state: &State) -> String {
+    let n = state.recover.marks.ids.len();
+    if n == 0 {
+        String::new()
+    } else {
+        format!(" · {n} marked")
+    }
+}
+
+/// The mark column of the list, when it has marks: one flag per row given.
+pub(crate) fn marks<'a>(
+    state: &State,
+    rows: impl Iterator<Item = &'a Record>,
+) -> Option<Vec<bool>> {
+    let ids = &state.recover.marks.ids;
+    (!ids.is_empty()).then(|| rows.map(|r| ids.contains(r.id())).collect())
+}
+
+/// Draws the room over `area` when it is open (for the active profile).
+pub fn render(state: &State, frame: &mut Frame, area: Rect) {
+    let Some(room) = state.recover.room_of(&state.profile) else {
+        return;
+    };
+    let t = &state.settings.theme;
+    frame.render_widget(Clear, area);
+    let block = Block::bordered()
+        .border_style(t.accent)
+        .title(Line::from(Span::styled(
+            format!(
+                " Recover · {} · sent from this machine, never recorded ",
+                safe(&room.scope)
+            ),
+            t.accent,
+        )));
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let lines = top_lines(room, t);
+    // The results (or an answer) take what the lines above leave.
+    let results =
+        room.open.is_some() || matches!(room.stage, Stage::Running { .. } | Stage::Done(_));
+    let (top_c, main_c) = if results {
+        (
+            Constraint::Length(u16::try_from(lines.len()).unwrap_or(4)),
+            Constraint::Fill(1),
+        )
+    } else {
+        (Constraint::Fill(1), Constraint::Length(0))
+    };
+    let [top, main, keys] = Layout::vertical([top_c, main_c, Constraint::Length(1)]).areas(inner);
+    frame.render_widget(
+        Paragraph::new(crate::text::tui::safe_lines(lines)).wrap(Wrap { trim: false }),
+        top,
+    );
+    if let Some(i) = room.open
+        && let Some(d) = room.deliveries.get(i)
+    {
+        let entry = HistoryEntry {
+            notification_id: d.notification.clone(),
+            attempt_index: room.attempts.get(&d.notification).copied().unwrap_or(0),
+            target: d.target.clone(),
+            result: d.result.clone(),
+        };
+        JsonView {
+            title: format!(
+                "RECOVERED FROM THIS MACHINE · {} · not a recorded attempt",
+                safe(&d.notification)
+            ),
+            lines: crate::text::tui::safe_lines(crate::console::replay::view::answer_lines(
+                state, &entry, t,
+            )),
+            scroll: room.scroll,
+            theme: t,
+        }
+        .render(frame, main);
+    } else if matches!(room.stage, Stage::Running { .. } | Stage::Done(_)) {
+        let lines = result_lines(room, usize::from(main.height), t);
+        frame.render_widget(Paragraph::new(crate::text::tui::safe_lines(lines)), main);
+    }
+    frame.render_widget(Paragraph::new(key_line(room, t)), keys);
+}
+
+fn label(text: &str, t: &Theme) -> Span<'static> {
+    Span::styled(format!("{text:<10}"), t.muted)
+}
+
+/// The form, the count, the confirmation or the progress: what sits above the results.
+fn top_lines(room: &Room, t: &Theme) -> Vec<Line<'static>> {
+    let mut out = Vec::new();
+    let editing = room.stage == Stage::Editing;
+    for (f, name, empty) in [
+        (Field::Since, "Since", "no start (the whole history)"),
+        (Field::Statuses, "Statuses", "any status"),
+        (Field::Target, "Target", "each destination's own URL"),
+    ] {
+        let text = room.field(f);
+        let focused = editing && room.focus == f;
+        let value = if focused {
+            Span::styled(text.with_cursor(), t.key)
+        } else if text.value().is_empty() {
+            Span::styled(empty.to_string(), t.muted)
+        } else {
+            Span::raw(text.value().to_string())
+        };
+        out.push(Line::from(vec![label(name, t), value]));
+    }
+    if let Some(m) = &room.message {
+        out.push(Line::from(Span::styled(m.clone(), t.error)));
+    }
+    out.push(Line::default());
+    match &room.stage {
+        Stage::Editing => {
+            out.push(Line::from(Span::styled(
+                "Enter counts what this selects, newest first, and shows the count, the time span \
+                 and the first few before anything is sent. Each is then sent again from this \
+                 machine, signed as the platform signs; the platform's records do not change.",
+                t.muted,
+            )));
+        }
+        Stage::Planning => out.push(Line::from(Span::styled("counting…", t.warn))),
+        Stage::Planned(plan) => {
+            out.extend(
+                recover::overview(plan, false, None)
+                    .into_iter()
+                    .map(Line::raw),
+            );
+            if plan.items.is_empty() {
+                out.push(Line::from(Span::styled("Nothing to send.", t.warn)));
+            }
+        }
+        Stage::Confirm {
+            plan,
+            remote,
+            typed,
+            message,
+        } => {
+            out.extend(
+                recover::overview(plan, false, None)
+                    .into_iter()
+                    .map(Line::raw),
+            );
+            out.push(Line::default());
+            for l in recover::confirmation_prompt(remote, plan.items.len()).lines() {
+                out.push(Line::from(Span::styled(l.to_string(), t.warn)));
+            }
+            out.push(Line::from(Span::styled(typed.with_cursor(), t.key)));
+            if let Some(m) = message {
+                out.push(Line::from(Span::styled(m.clone(), t.error)));
+            }
+        }
+        Stage::Running {
+            total, stopping, ..
+        } => {
+            out.push(progress(room, *total, t));
+            if *stopping {
+                out.push(Line::from(Span::styled(
+                    "stopping: the requests in flight finish and are journaled; nothing new starts",
+                    t.warn,
+                )));
+            }
+        }
+        Stage::Done(s) => {
+            out.push(Line::from(Span::styled(
+                format!(
+                    "{} sent: {} succeeded, {} failed, {} unreachable",
+                    s.sent(),
+                    s.succeeded,
+                    s.failed,
+                    s.unreachable
+                ),
+                if s.sent() == s.succeeded {
+                    t.ok
+                } else {
+                    t.warn
+                },
+            )));
+            if s.claimed_elsewhere > 0 {
+                out.push(Line::raw(format!(
+                    "{} not sent: another run had claimed them",
+                    s.claimed_elsewhere
+                )));
+            }
+            if s.stopped {
+                out.push(Line::from(Span::styled(
+                    format!(
+                        "stopped: {} not sent; recovering the same selection again sends the rest",
+                        s.left
+                    ),
+                    t.warn,
+                )));
+            }
+            if let Some(j) = &room.journal {
+                out.push(Line::from(Span::styled(
+                    format!("journal: {}", j.display()),
+                    t.muted,
+                )));
+            }
+        }
+    }
+    out
+}
+
+fn progress(room: &Room, total: usize, t: &Theme) -> Line<'static> {
+    const WIDTH: usize = 30;
+    let done = room.deliveries.len();
+    let count = |o: Outcome| room.deliveries.iter().filter(|d| d.outcome == o).count();
+    let filled = WIDTH * done.min(total) / total.max(1);
+    Line::from(vec![
+        Span::styled(
+            format!("[{}{}]", "#".repeat(filled), "-".repeat(WIDTH - filled)),
+            t.accent,
+        ),
+        Span::raw(format!(
+            " {done}/{total} sent · {} succeeded · {} failed · {} unreachable",
+            count(Outcome::Succeeded),
+            count(Outcome::Failed),
+            count(Outcome::Unreachable)
+        )),
+    ])
+}
+
+fn outcome_text(o: Outcome) -> &'static str {
+    match o {
+        Outcome::Succeeded => "succeeded",
+        Outcome::Failed => "failed",
+        Outcome::Unreachable => "unreachable",
+        Outcome::Sending => "sending",
+    }
+}
+
+/// One delivery: outcome, notification, answer, duration, target (masked).
+fn result_line(d: &Delivery, selected: bool, t: &Theme) -> Line<'static> {
+    let r = &d.result;
+    let answer = match (r.status, &r.error) {
+        (Some(s), None) => format!("HTTP {s}"),
+        (Some(s), Some(e)) => format!("HTTP {s}, then {e}"),
+        (None, Some(e)) => e.to_string(),
+        (None, None) => "no answer".into(),
+    };
+    let style = match d.outcome {
+        Outcome::Succeeded => t.ok,
+        _ => t.error,
+    };
+    let mut line = Line::from(vec![
+        Span::raw(if selected { "▶ " } else { "  " }),
+        Span::styled(
+            format!("{:<11}", outcome_text(d.outcome).to_uppercase()),
+            style,
+        ),
+        Span::raw(format!(
+            " {}  {}  {:>5} ms  → {}",
+            d.notification,
+            answer,
+            r.duration.as_millis(),
+            mask_url(d.target.as_str())
+        )),
+    ]);
+    if selected {
+        line = line.style(t.selected);
+    }
+    line
+}
+
+/// The deliveries so far, one screenful around the cursor.
+fn result_lines(room: &Room, height: usize, t: &Theme) -> Vec<Line<'static>> {
+    let n = room.deliveries.len();
+    if n == 0 {
+        return vec![Line::from(Span::styled(
+            "no delivery has completed yet",
+            t.muted,
+        ))];
+    }
+    let height = height.max(1);
+    let start = room.cursor.saturating_sub(height.saturating_sub(1)).min(n);
+    room.deliveries[start..(start + height).min(n)]
+        .iter()
+        .enumerate()
+        .map(|(k, d)| result_line(d, start + k == room.cursor, t))
+        .collect()
+}
+
+/// The room's keys where it is: (keys, word); also the footer's while it is open.
+pub(crate) fn key_hints(room: &Room) -> &'static [(&'static str, &'static str)] {
+    if room.open.is_some() {
+        return &[("↑/↓", "scroll"), ("Esc", "back to the results")];
+    }
+    match &room.stage {
+        Stage::Editing => &[
+            ("Enter", "count"),
+            ("Tab", "next field"),
+            ("Ctrl-U", "clear"),
+            ("Esc", "close"),
+        ],
+        Stage::Planning => &[("Esc", "cancel")],
+        Stage::Planned(p) if p.items.is_empty() => &[("Esc", "back")],
+        Stage::Planned(_) => &[("Enter", "send"), ("Esc", "back")],
+        Stage::Confirm { .. } => &[("Enter", "confirm"), ("Esc", "back")],
+        Stage::Running { .. } => &[("↑/↓", "choose"), ("Enter", "answer"), ("Esc", "stop")],
+        Stage::Done(_) => &[("↑/↓", "choose"), ("Enter", "answer"), ("Esc", "close")],
+    }
+}
+
+fn key_line(room: &Room, t: &Theme) -> Line<'static> {
+    let mut spans = Vec::new();
+    for (k, word) in key_hints(room) {
+        spans.push(Span::styled(format!(" {k}"), t.key));
+        spans.push(Span::styled(format!(" {word} "), t.muted));
+    }
+    Line::from(spans)
+}
