@@ -616,3 +616,39 @@ async fn a_catch_up_reuses_one_connection_to_the_target() {
     );
     assert_eq!(f.interrupt().await, 0);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_replay_answer_is_kept_for_diff_with_replay() {
+    let (rx, log) = receiver().await;
+    let w = world(demo_config(), &rx).await;
+    fire(&w.hook, 0).await;
+    let n = delivered(&w, 1).await.remove(0);
+    let home = tempfile::tempdir().expect("home");
+    let (base, key) = (w.t.svc.base_url.clone(), w.t.svc.api_key.clone());
+    let (id, home_path) = (n.id.clone(), home.path().to_path_buf());
+    let to = format!("{rx}/replayed");
+    let diff = tokio::task::spawn_blocking(move || {
+        let run = |args: &[&str]| switchboard(&base, &key, &home_path, args);
+        run(&["notifications", "replay", &id, "--to", &to, "-o", "json"]);
+        run(&[
+            "notifications",
+            "diff",
+            &id,
+            "--with-replay",
+            "1",
+            "-o",
+            "json",
+        ])
+    })
+    .await
+    .expect("replay then diff");
+    assert_eq!(got(&log, "replayed").len(), 1, "replayed once");
+    let v: Value = serde_json::from_str(&diff).expect("the diff parses");
+    assert_eq!(v["left"]["label"], "attempt #1");
+    let right = v["right"]["label"].as_str().unwrap_or_default();
+    assert!(
+        right.starts_with("replayed ") && right.contains("/replayed"),
+        "the replay's answer: {v}"
+    );
+    assert_eq!(v["right"]["status"], 200);
+}

@@ -113,7 +113,7 @@ pub enum State {
 }
 
 /// One forward: what was sent, and the receiver's answer.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Forwarded {
     /// `cbn_…`.
     pub notification_id: String,
@@ -128,7 +128,7 @@ pub struct Forwarded {
 }
 
 /// What the forwarder reports.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Event {
     /// The state changed.
     State(State),
@@ -185,7 +185,8 @@ fn open_private(path: &Path, append: bool) -> std::io::Result<std::fs::File> {
     opts.open(path)
 }
 
-/// The answers forwarded with a profile, newest last, for `notifications diff --with-replay`:
+/// The answers replayed (`notifications replay`) and forwarded with a profile from this machine,
+/// newest last, for `notifications diff --with-replay`:
 /// one JSON line each, header values already through the redaction policy (no secret reaches
 /// the disk), bodies as capped on receipt; 0600. Past [`ANSWERS_MAX_BYTES`] only the last
 /// [`ANSWERS_KEPT`] are kept.
@@ -220,12 +221,34 @@ impl AnswerLog {
     /// # Errors
     /// The file cannot be written.
     pub fn append(&self, f: &Forwarded, target: &url::Url) -> Result<(), ForwardError> {
+        self.append_answer(
+            "forwarded",
+            &f.notification_id,
+            f.attempt_index,
+            &f.result,
+            target,
+        )
+    }
+
+    /// Appends an answer of `kind` (`forwarded`, `replayed`) to a send of attempt
+    /// `attempt_index` (from 0) of `notification_id`.
+    ///
+    /// # Errors
+    /// The file cannot be written.
+    pub fn append_answer(
+        &self,
+        kind: &str,
+        notification_id: &str,
+        attempt_index: i64,
+        r: &ReplayResult,
+        target: &url::Url,
+    ) -> Result<(), ForwardError> {
         use std::io::Write;
-        let r = &f.result;
         let line = serde_json::json!({
-            "notification_id": f.notification_id,
+            "kind": kind,
+            "notification_id": notification_id,
             "target": target.as_str(),
-            "attempt": f.attempt_index.saturating_add(1),
+            "attempt": attempt_index.saturating_add(1),
             "sent_at": r.sent_at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
             "status": r.status,
             "duration_ms": u64::try_from(r.duration.as_millis()).unwrap_or(u64::MAX),
@@ -257,7 +280,8 @@ impl AnswerLog {
         std::fs::rename(&tmp, &self.path)
     }
 
-    /// The answers forwarded for `notification_id`, newest first (none when there is no log).
+    /// The answers replayed or forwarded for `notification_id`, newest first (none when there
+    /// is no log).
     ///
     /// # Errors
     /// The file exists but cannot be read.
@@ -283,7 +307,9 @@ fn answer_of(v: &serde_json::Value) -> Answer {
     let text = |k: &str| v[k].as_str().map(str::to_string);
     Answer {
         label: format!(
-            "forwarded {} to {}",
+            "{} {} to {}",
+            // Lines written before replays were kept are forwards.
+            text("kind").unwrap_or_else(|| "forwarded".into()),
             text("sent_at").unwrap_or_default(),
             text("target").unwrap_or_default()
         ),
