@@ -72,6 +72,10 @@ pub enum Action {
     PrevMatch,
     /// Replay the notification (or open attempt) to a local receiver.
     Replay,
+    /// Forward new deliveries (of this filter, callback or destination) to a local receiver.
+    Forward,
+    /// Compare the open answer (an attempt, a replay, a forward) with another.
+    Compare,
 }
 
 impl Action {
@@ -112,6 +116,8 @@ impl Action {
             Action::CopyId | Action::CopyJson => "copy id / JSON",
             Action::NextMatch | Action::PrevMatch => "next / previous match",
             Action::Replay => "replay a delivery, signed",
+            Action::Forward => "forward deliveries here",
+            Action::Compare => "compare two answers",
         }
     }
 
@@ -141,6 +147,8 @@ impl Action {
             Action::CopyId | Action::CopyJson => "copy",
             Action::NextMatch | Action::PrevMatch => "match",
             Action::Replay => "replay",
+            Action::Forward => "forward",
+            Action::Compare => "compare",
         }
     }
 
@@ -180,7 +188,9 @@ impl Action {
             | Action::CopyJson
             | Action::NextMatch
             | Action::PrevMatch
-            | Action::Replay => false,
+            | Action::Replay
+            | Action::Forward
+            | Action::Compare => false,
         }
     }
 
@@ -232,7 +242,9 @@ impl Action {
                 Some(i) if i + 1 < K::ALL.len() => Action::Deliver(K::ALL[i + 1]),
                 _ => Action::Replay,
             },
-            Action::Replay => return None,
+            Action::Replay => Action::Forward,
+            Action::Forward => Action::Compare,
+            Action::Compare => return None,
         })
     }
 
@@ -294,6 +306,8 @@ impl Action {
             Action::RemoveMember => "remove_member",
             Action::Deliver(k) => k.config_name(),
             Action::Replay => "replay",
+            Action::Forward => "forward",
+            Action::Compare => "compare",
         }
     }
 }
@@ -486,6 +500,8 @@ impl Default for Keymap {
             b.push((KeySpec::ch(k.default_char()), Action::Deliver(k)));
         }
         b.push((KeySpec::ch('P'), Action::Replay));
+        b.push((KeySpec::ch('L'), Action::Forward));
+        b.push((KeySpec::ch('='), Action::Compare));
         // Last, so that elsewhere `N` means a delivery key; views that search ask for these
         // first through `action_among`.
         b.push((KeySpec::ch('n'), Action::NextMatch));

@@ -1,9 +1,11 @@
 //! The layers of the screen and their one order. A key, turned into an [`Input`] once by the
 //! router, is offered down [`Layer::ORDER`]; each layer says whether it is open, takes or
 //! passes a key, and declares the keys it offers where it is (the footer's source).
+use super::compare;
 use super::deliveries;
 use super::footer::{Hint, Keys};
 use super::forms;
+use super::forward;
 use super::keymap::{Action, Input};
 use super::msg::Step;
 use super::pane;
@@ -16,8 +18,12 @@ use super::state::State;
 /// key while it is open. Only the tab, at the bottom, turns actions into list and detail work.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Layer {
+    /// Compare (`=`): every key while open; `=` over an open answer.
+    Compare,
     /// The replay room (`P`): every key while open.
     Replay,
+    /// The forward room (`L`): every key while open.
+    Forward,
     /// An open form dialog and its confirmation: every key.
     Form,
     /// The power tools' prompts: the command line, `/` being typed, the raw JSON view.
@@ -34,8 +40,10 @@ pub enum Layer {
 
 impl Layer {
     /// Every layer, outermost first.
-    pub const ORDER: [Layer; 7] = [
+    pub const ORDER: [Layer; 9] = [
+        Layer::Compare,
         Layer::Replay,
+        Layer::Forward,
         Layer::Form,
         Layer::Prompt,
         Layer::Confirm,
@@ -48,7 +56,9 @@ impl Layer {
     pub fn is_open(self, state: &State) -> bool {
         let d = &state.deliveries;
         match self {
+            Layer::Compare => state.compare.overlay_of(&state.profile).is_some(),
             Layer::Replay => state.replay.room_of(&state.profile).is_some(),
+            Layer::Forward => state.forward.room_of(&state.profile).is_some(),
             Layer::Form => state.forms.dialog.is_some(),
             Layer::Prompt => power::update::is_modal(state),
             Layer::Confirm => {
@@ -84,6 +94,24 @@ impl Layer {
                 ),
                 None => Keys::Own,
             },
+            Layer::Compare => match state.compare.overlay_of(&state.profile) {
+                Some(o) => Keys::Only(
+                    compare::view::key_hints(o)
+                        .iter()
+                        .map(|(k, w)| Hint::Key(k, w))
+                        .collect(),
+                ),
+                None => Keys::Own,
+            },
+            Layer::Forward => match state.forward.room_of(&state.profile) {
+                Some(room) => Keys::Only(
+                    forward::view::key_hints(room)
+                        .iter()
+                        .map(|(k, w)| Hint::Key(k, w))
+                        .collect(),
+                ),
+                None => Keys::Own,
+            },
             // Forms, prompts and the filter dialog draw their own hints.
             Layer::Form | Layer::Prompt => Keys::Own,
             Layer::Confirm => {
@@ -93,6 +121,7 @@ impl Layer {
             Layer::Overlay => Keys::Offers(vec![
                 Hint::Action(Action::Deliver(K::Reveal), "reveal"),
                 Hint::Action(Action::Replay, "replay"),
+                Hint::Action(Action::Compare, "compare"),
                 Hint::Pair(Action::Down, Action::Up, "scroll"),
                 Hint::Action(Action::Back, "back"),
             ]),
@@ -116,7 +145,9 @@ impl Layer {
     /// through), so the next layer gets it.
     pub(crate) fn offer(self, state: &mut State, input: &Input) -> Option<Step> {
         match self {
+            Layer::Compare => compare::update::on_key(state, input).map(Step::from),
             Layer::Replay => replay::update::on_key(state, input).map(Step::from),
+            Layer::Forward => forward::update::on_key(state, input).map(Step::from),
             Layer::Form => state
                 .forms
                 .dialog

@@ -3,9 +3,11 @@
 pub mod app;
 pub mod clipboard;
 pub mod clock;
+pub mod compare;
 pub mod deliveries;
 pub mod footer;
 pub mod forms;
+pub mod forward;
 pub mod input;
 pub mod keymap;
 pub mod layers;

@@ -46,6 +46,10 @@ pub enum ApiReply {
     Glance(Vec<(String, crate::api::health::Health)>),
     /// The replay room's plan or answer.
     Replay(super::replay::ReplayReply),
+    /// An event of the forward room's running forward.
+    Forward(super::forward::ForwardReply),
+    /// Compare's lookup: the notification and the answers kept on this machine.
+    Compare(Box<super::compare::Found>),
 }
 
 /// Every callback and every active destination, looked up in the background.
@@ -80,6 +84,10 @@ pub enum Pane {
     Glance,
     /// The replay room's plan or send.
     Replay,
+    /// The forward room's running forward (many replies to one request).
+    Forward,
+    /// Compare's lookup.
+    Compare,
 }
 
 /// A call for the worker to make.
@@ -126,6 +134,10 @@ pub enum ApiCmd {
     Glance(Vec<String>),
     /// The replay room: plan a replay, or send one.
     Replay(Box<super::replay::ReplayCmd>),
+    /// The forward room: start forwarding (events stream back), or stop.
+    Forward(Box<super::forward::ForwardJob>),
+    /// Compare: the notification's attempts and the kept answers.
+    Compare(Box<super::compare::CompareCmd>),
 }
 
 /// Something `update` wants done outside the state.

@@ -330,7 +330,9 @@ pub(crate) fn on_reply(
             | Pane::Names
             | Pane::Active
             | Pane::Glance
-            | Pane::Replay,
+            | Pane::Replay
+            | Pane::Forward
+            | Pane::Compare,
             _,
         ) => {}
     }
@@ -474,6 +476,11 @@ pub(crate) fn keys(state: &State) -> Vec<super::footer::Hint> {
             // A notification's detail opens its attempts.
             Action::Open => (notifications && selected).then(|| one(2, a, "attempt")),
             Action::Replay => (notifications && selected).then(|| one(3, a, "replay")),
+            Action::Forward => {
+                let from = notifications
+                    || (selected && matches!(tab, Tab::Callbacks | Tab::Destinations));
+                (list && from).then(|| one(28, a, "forward"))
+            }
             Action::Create => (list && writable).then(|| one(4, a, "new")),
             Action::Edit => (selected && writable).then(|| one(5, a, "edit")),
             Action::AddMember => (selected && tab == Tab::Teams)
@@ -522,6 +529,8 @@ pub(crate) fn keys(state: &State) -> Vec<super::footer::Hint> {
             | Action::CopyJson
             | Action::NextMatch
             | Action::PrevMatch
+            // Offered where there is an answer to compare (the attempt view, the rooms).
+            | Action::Compare
             | Action::Help
             | Action::Quit => None,
         })

@@ -278,6 +278,10 @@ pub struct State {
     pub members: MembersCache,
     /// The replay room and each profile's replays of this session.
     pub replay: super::replay::ReplayState,
+    /// The forward room.
+    pub forward: super::forward::ForwardState,
+    /// Compare (`=`).
+    pub compare: super::compare::CompareState,
 }
 
 impl State {
@@ -318,6 +322,8 @@ impl State {
             power: Default::default(),
             members: MembersCache::default(),
             replay: Default::default(),
+            forward: Default::default(),
+            compare: Default::default(),
         }
     }
 

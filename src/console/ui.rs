@@ -76,6 +76,8 @@ pub fn render(state: &State, frame: &mut Frame) {
     );
     super::deliveries::view::overlays(state, frame, body);
     super::replay::view::render(state, frame, body);
+    super::forward::view::render(state, frame, body);
+    super::compare::view::render(state, frame, body);
     super::power::view::render_overlay(state, frame, screen);
     if !super::power::view::render_footer(state, frame, areas.footer) {
         render_footer(state, frame, areas.footer);

@@ -61,6 +61,14 @@ async fn run(
         running.retain(|_, h| !h.is_finished());
         let client = client.clone();
         let out = out.clone();
+        // A forward runs until replaced (a stop, another start): its events stream back.
+        if let ApiCmd::Forward(f) = &job.cmd
+            && let super::forward::ForwardJob::Start(cmd) = &**f
+        {
+            let task = super::forward::stream(client, (**cmd).clone(), job.req_id, job.pane, out);
+            running.insert(job.pane, tokio::spawn(task));
+            continue;
+        }
         let handle = tokio::spawn(async move {
             let result = execute(&client, &job.cmd).await;
             let _ = out.send(Msg::Api {
@@ -222,5 +230,10 @@ pub async fn execute(client: &Client, cmd: &ApiCmd) -> Result<ApiReply, Error> {
         ApiCmd::Replay(cmd) => super::replay::execute(client, cmd)
             .await
             .map(ApiReply::Replay),
+        // A start streams from `run` (see above); reaching here, the forward was stopped.
+        ApiCmd::Compare(cmd) => super::compare::execute(client, cmd)
+            .await
+            .map(|f| ApiReply::Compare(Box::new(f))),
+        ApiCmd::Forward(_) => Ok(ApiReply::Forward(super::forward::ForwardReply::Ended(None))),
     }
 }

@@ -9,6 +9,7 @@ mod deliveries_nav;
 mod deliveries_watch;
 mod event_loop;
 mod forms_e2e;
+mod forward;
 mod landing;
 mod operator;
 mod power_service;
