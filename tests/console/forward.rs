@@ -161,3 +161,103 @@ async fn the_forward_room_follows_shows_answers_stops_and_catches_up() {
     app.apply(key(KeyCode::Esc));
     assert!(!screen(&app).contains("Forward ·"), "Esc stops and closes");
 }
+
+/// A receiver whose first answer is a JSON 500, then JSON 200s.
+async fn flaky_receiver() -> String {
+    use axum::http::StatusCode;
+    use axum::response::IntoResponse;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let calls = Arc::new(AtomicUsize::new(0));
+    let app = axum::Router::new().route(
+        "/flaky",
+        axum::routing::post(move || {
+            let calls = calls.clone();
+            async move {
+                let first = calls.fetch_add(1, Ordering::SeqCst) == 0;
+                let (status, ok) = if first {
+                    (StatusCode::INTERNAL_SERVER_ERROR, false)
+                } else {
+                    (StatusCode::OK, true)
+                };
+                (status, axum::Json(serde_json::json!({"ok": ok, "n": 1}))).into_response()
+            }
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    format!("http://{addr}")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn compare_on_an_attempt_shows_the_other_attempt_side_by_side() {
+    let rx = flaky_receiver().await;
+    let mut cfg = ServiceConfig::ephemeral();
+    cfg.seed = Seed::Demo;
+    cfg.retry_base = Duration::from_millis(20);
+    let t = start_with(cfg).await;
+    let cb = manual_callback(&t.client).await;
+    let dest = t
+        .client
+        .create_destination(&CreateDestination {
+            name: "Flaky".into(),
+            description: None,
+            url: format!("{rx}/flaky"),
+            callbacks: CallbacksInput::selected(vec![cb.id.clone()]),
+        })
+        .await
+        .expect("destination");
+    fire(&cb.url.expect("hook url"), 0).await;
+    let filter = switchboard::api::NotificationFilter {
+        destination_ids: vec![dest.id.clone()],
+        ..Default::default()
+    };
+    let n = crate::common::service::eventually(Duration::from_secs(30), || async {
+        let page = t
+            .client
+            .list_notifications(&Default::default(), &filter)
+            .await
+            .ok()?;
+        let n = page.items.into_iter().next()?;
+        (n.attempts.len() == 2).then_some(n)
+    })
+    .await;
+    let client = Client::new(ClientOptions {
+        base_url: t.svc.base_url.clone(),
+        api_key: t.svc.api_key.clone(),
+        ..ClientOptions::default()
+    })
+    .expect("client");
+    let state = State::new("test", t.svc.base_url.clone(), fixed_clock());
+    let mut app = App::with_client(state, client);
+    app.apply(Msg::Resize(120, 40));
+    app.start();
+    app.apply(ch(':'));
+    for c in format!("goto {}", n.id).chars() {
+        app.apply(ch(c));
+    }
+    app.apply(key(KeyCode::Enter));
+    until_screen(&mut app, "Attempts (2").await;
+    // The attempt under the detail's cursor opens; `=` offers the other one.
+    app.apply(key(KeyCode::Enter));
+    app.apply(ch('='));
+    // The detail's cursor starts on #1: the other is #2.
+    until_screen(&mut app, "Compare attempt #1 with…").await;
+    until_screen(&mut app, "attempt #2 · status 200").await;
+    app.apply(key(KeyCode::Enter));
+    let s = screen(&app);
+    for want in [
+        "BODY (JSON)",
+        "$.ok",
+        "status 500",
+        "status 200",
+        "~ answer",
+    ] {
+        assert!(s.contains(want), "{want:?} in:\n{s}");
+    }
+    app.apply(ch('='));
+    assert!(!screen(&app).contains("Compare ·"), "= closes it");
+}
