@@ -1,6 +1,6 @@
 //! `notifications forward` measured against the local service on loopback (issue 27):
-//! - catch-up: 5,000 deliveries recorded while away, forwarded (signed, cursor saved and journal
-//!   written after each, as the command does) to a loopback receiver; goal under 10 s;
+//! - catch-up: 5,000 deliveries recorded while away, forwarded (signed, journal written for each,
+//!   cursor saved per page, as the command does) to a loopback receiver; goal under 10 s;
 //! - follow latency: from the platform's delivery reaching its receiver (the attempt is recorded
 //!   right after) to the forward reaching ours, polling every 500 ms; goal p50 within the
 //!   interval plus 50 ms.

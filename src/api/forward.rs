@@ -3,9 +3,14 @@
 //! `after` cursor (ids are time-ordered), forwards each one's latest recorded request freshly
 //! signed (the replay's [`plan`](super::replay::plan)), once, and reports [`Event`]s on a channel.
 //!
-//! Once means: the cursor is saved per profile and target ([`CursorFile`], 0600) after every
-//! notification, and each forward is claimed in the profile's delivery [`Journal`] before it is
-//! sent, so neither a restart nor a kill between sending and saving the cursor sends it twice.
+//! Once means: each forward is claimed in the profile's delivery [`Journal`] before it is sent
+//! and its outcome written after (per notification), and the cursor is saved per profile and
+//! target ([`CursorFile`], 0600) after every page (and whenever forwarding stops mid-page), so
+//! neither a restart nor a kill between sending and saving the cursor sends anything twice: what
+//! a resume reads again is already in the journal and skipped.
+//!
+//! Order: one forward in flight at a time, oldest first, over one kept-alive connection to the
+//! target ([`replay::client_for`]), so the receiver sees them in the order they happened.
 //!
 //! It never stops by itself on a network failure: the API going away is `reconnecting` with a
 //! growing pause, then a catch-up from the saved cursor; a jump of the wall clock (a laptop
@@ -108,7 +113,7 @@ pub enum State {
 }
 
 /// One forward: what was sent, and the receiver's answer.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Forwarded {
     /// `cbn_…`.
     pub notification_id: String,
@@ -123,7 +128,7 @@ pub struct Forwarded {
 }
 
 /// What the forwarder reports.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Event {
     /// The state changed.
     State(State),
@@ -180,7 +185,8 @@ fn open_private(path: &Path, append: bool) -> std::io::Result<std::fs::File> {
     opts.open(path)
 }
 
-/// The answers forwarded with a profile, newest last, for `notifications diff --with-replay`:
+/// The answers replayed (`notifications replay`) and forwarded with a profile from this machine,
+/// newest last, for `notifications diff --with-replay`:
 /// one JSON line each, header values already through the redaction policy (no secret reaches
 /// the disk), bodies as capped on receipt; 0600. Past [`ANSWERS_MAX_BYTES`] only the last
 /// [`ANSWERS_KEPT`] are kept.
@@ -215,12 +221,34 @@ impl AnswerLog {
     /// # Errors
     /// The file cannot be written.
     pub fn append(&self, f: &Forwarded, target: &url::Url) -> Result<(), ForwardError> {
+        self.append_answer(
+            "forwarded",
+            &f.notification_id,
+            f.attempt_index,
+            &f.result,
+            target,
+        )
+    }
+
+    /// Appends an answer of `kind` (`forwarded`, `replayed`) to a send of attempt
+    /// `attempt_index` (from 0) of `notification_id`.
+    ///
+    /// # Errors
+    /// The file cannot be written.
+    pub fn append_answer(
+        &self,
+        kind: &str,
+        notification_id: &str,
+        attempt_index: i64,
+        r: &ReplayResult,
+        target: &url::Url,
+    ) -> Result<(), ForwardError> {
         use std::io::Write;
-        let r = &f.result;
         let line = serde_json::json!({
-            "notification_id": f.notification_id,
+            "kind": kind,
+            "notification_id": notification_id,
             "target": target.as_str(),
-            "attempt": f.attempt_index.saturating_add(1),
+            "attempt": attempt_index.saturating_add(1),
             "sent_at": r.sent_at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
             "status": r.status,
             "duration_ms": u64::try_from(r.duration.as_millis()).unwrap_or(u64::MAX),
@@ -252,7 +280,8 @@ impl AnswerLog {
         std::fs::rename(&tmp, &self.path)
     }
 
-    /// The answers forwarded for `notification_id`, newest first (none when there is no log).
+    /// The answers replayed or forwarded for `notification_id`, newest first (none when there
+    /// is no log).
     ///
     /// # Errors
     /// The file exists but cannot be read.
@@ -278,7 +307,9 @@ fn answer_of(v: &serde_json::Value) -> Answer {
     let text = |k: &str| v[k].as_str().map(str::to_string);
     Answer {
         label: format!(
-            "forwarded {} to {}",
+            "{} {} to {}",
+            // Lines written before replays were kept are forwards.
+            text("kind").unwrap_or_else(|| "forwarded".into()),
             text("sent_at").unwrap_or_default(),
             text("target").unwrap_or_default()
         ),
@@ -399,13 +430,8 @@ impl Ledger for Journal {
     }
 
     fn record(&mut self, notification: &str, target: &str, r: &ReplayResult) -> Result<(), String> {
-        let outcome = if r.is_success() {
-            journal::Outcome::Succeeded
-        } else if r.status.is_some() {
-            journal::Outcome::Failed
-        } else {
-            journal::Outcome::Unreachable
-        };
+        // Counted as recover counts it: a 2xx cut short is no answer.
+        let outcome = super::recover::outcome_of(r);
         Journal::record(
             self,
             &journal::Entry {
@@ -456,6 +482,8 @@ struct Forwarder<'a> {
     state: Option<State>,
     /// A poll failed since the last look: catch up.
     reconnected: bool,
+    /// One HTTP client for the target (its connection kept between forwards); built on first use.
+    http: Option<reqwest::Client>,
 }
 
 /// Forwards until `stop` turns true (or its sender is dropped), reporting on `events`.
@@ -481,6 +509,7 @@ pub async fn run(
         destinations: Vec::new(),
         state: None,
         reconnected: false,
+        http: None,
     };
     let result = f.go(start).await;
     f.set(State::Stopped);
@@ -685,9 +714,26 @@ impl Forwarder<'_> {
         }
     }
 
-    /// Forwards a page in order. Returns whether every item was handled, and whether the
-    /// first unhandled one waits for its first attempt to be recorded.
+    /// Forwards a page in order, then saves the cursor once (also when it stops mid-page or
+    /// fails: the journal already holds each forward, so a resume that reads some again skips
+    /// them). Returns whether every item was handled, and whether the first unhandled one waits
+    /// for its first attempt to be recorded.
     async fn forward_page(
+        &mut self,
+        items: Vec<Notification>,
+        catching_up: &mut Option<usize>,
+    ) -> Result<(bool, bool), ForwardError> {
+        let before = self.cursor.clone();
+        let result = self.forward_items(items, catching_up).await;
+        if self.cursor != before
+            && let Some(c) = &self.memory.cursor
+        {
+            c.save(self.cursor.as_deref(), &self.cfg.target)?;
+        }
+        result
+    }
+
+    async fn forward_items(
         &mut self,
         items: Vec<Notification>,
         catching_up: &mut Option<usize>,
@@ -700,15 +746,12 @@ impl Forwarder<'_> {
             if n.attempts.is_empty() && n.status == NotificationStatus::Pending {
                 return Ok((false, true));
             }
-            if self.forward_one(&n).await?.is_none() {
+            let Some(sent) = self.forward_one(&n).await? else {
                 return Ok((false, false));
-            }
+            };
             self.cursor = Some(n.id.clone());
-            if let Some(c) = &self.memory.cursor {
-                c.save(Some(&n.id), &self.cfg.target)?;
-            }
             if let Some(done) = catching_up.as_mut() {
-                *done += 1;
+                *done += usize::from(sent);
                 if let Some(State::CatchingUp { left }) = &self.state {
                     let left = left.saturating_sub(1);
                     self.set(State::CatchingUp { left });
@@ -718,16 +761,16 @@ impl Forwarder<'_> {
         Ok((true, false))
     }
 
-    /// Forwards `n` unless the filter or the journal says no. `Ok(None)`: stopped mid-send
-    /// (the journal keeps it in doubt, so it is not sent twice).
-    async fn forward_one(&mut self, n: &Notification) -> Result<Option<()>, ForwardError> {
+    /// Forwards `n` unless the filter or the journal says no: `Ok(Some(true))` when it was sent.
+    /// `Ok(None)`: stopped mid-send (the journal keeps it in doubt, so it is not sent twice).
+    async fn forward_one(&mut self, n: &Notification) -> Result<Option<bool>, ForwardError> {
         let event_type = n.event_type();
         if !self.cfg.event_types.is_empty()
             && !event_type
                 .as_ref()
                 .is_some_and(|t| self.cfg.event_types.contains(t))
         {
-            return Ok(Some(()));
+            return Ok(Some(false));
         }
         let plan = match self.plan(n).await? {
             Ok(p) => p,
@@ -736,7 +779,7 @@ impl Forwarder<'_> {
                     notification_id: n.id.clone(),
                     why,
                 });
-                return Ok(Some(()));
+                return Ok(Some(false));
             }
         };
         let target = self.cfg.target.as_str().to_string();
@@ -748,11 +791,22 @@ impl Forwarder<'_> {
                 notification_id: n.id.clone(),
                 why: "the journal says it was sent to this target already (or a run was stopped while sending it): not sent again".into(),
             });
-            return Ok(Some(()));
+            return Ok(Some(false));
         }
+        if self.http.is_none() {
+            // `send` reports why no client could be built, on each forward.
+            self.http = replay::client_for(&self.cfg.target, self.cfg.send.timeout).ok();
+        }
+        let send = async {
+            match &self.http {
+                Some(c) => replay::send_with(c, &plan, &self.cfg.send).await,
+                None => replay::send(&plan, &self.cfg.send).await,
+            }
+        };
+        let mut stop = self.stop.clone();
         let result = tokio::select! {
-            r = replay::send(&plan, &self.cfg.send) => r,
-            _ = self.stop.changed() => return Ok(None),
+            r = send => r,
+            _ = stop.changed() => return Ok(None),
         };
         if let Some(j) = self.memory.journal.as_mut() {
             j.record(&n.id, &target, &result)
@@ -769,7 +823,7 @@ impl Forwarder<'_> {
             a.append(&f, &self.cfg.target)?;
         }
         self.emit(Event::Forwarded(f));
-        Ok(Some(()))
+        Ok(Some(true))
     }
 
     /// The plan of `n`'s latest recorded request, signed with its destination's secret unless

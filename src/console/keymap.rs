@@ -80,6 +80,10 @@ pub enum Action {
     MarkAll,
     /// Recover in bulk: the selection here (a destination, a callback, the list or its marks).
     Recover,
+    /// Forward new deliveries (of this filter, callback or destination) to a local receiver.
+    Forward,
+    /// Compare the open answer (an attempt, a replay, a forward) with another.
+    Compare,
 }
 
 impl Action {
@@ -121,6 +125,8 @@ impl Action {
             Action::NextMatch | Action::PrevMatch => "next / previous match",
             Action::Replay | Action::Recover => "replay one, recover… many, signed",
             Action::Mark | Action::MarkRange | Action::MarkAll => "mark: row / range / all",
+            Action::Forward => "forward deliveries here",
+            Action::Compare => "compare two answers",
         }
     }
 
@@ -153,6 +159,8 @@ impl Action {
             Action::Mark => "mark",
             Action::MarkRange | Action::MarkAll => "mark range/all",
             Action::Recover => "recover…",
+            Action::Forward => "forward",
+            Action::Compare => "compare",
         }
     }
 
@@ -196,7 +204,9 @@ impl Action {
             | Action::Mark
             | Action::MarkRange
             | Action::MarkAll
-            | Action::Recover => false,
+            | Action::Recover
+            | Action::Forward
+            | Action::Compare => false,
         }
     }
 
@@ -252,7 +262,9 @@ impl Action {
             Action::Mark => Action::MarkRange,
             Action::MarkRange => Action::MarkAll,
             Action::MarkAll => Action::Recover,
-            Action::Recover => return None,
+            Action::Recover => Action::Forward,
+            Action::Forward => Action::Compare,
+            Action::Compare => return None,
         })
     }
 
@@ -300,6 +312,8 @@ impl Action {
             Action::MarkRange => "mark_range",
             Action::MarkAll => "mark_all",
             Action::Recover => "recover",
+            Action::Forward => "forward",
+            Action::Compare => "compare",
         }
     }
 }
@@ -468,6 +482,8 @@ impl Default for Keymap {
         b.push((KeySpec::ch('V'), Action::MarkRange));
         b.push((KeySpec::ch('*'), Action::MarkAll));
         b.push((KeySpec::ch('b'), Action::Recover));
+        b.push((KeySpec::ch('L'), Action::Forward));
+        b.push((KeySpec::ch('='), Action::Compare));
         // Last, so that elsewhere `N` means a delivery key; views that search ask for these
         // first through `action_among`.
         b.push((KeySpec::ch('n'), Action::NextMatch));

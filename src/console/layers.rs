@@ -1,10 +1,12 @@
 //! The layers of the screen and their one order. A key, turned into an [`Input`] once by the
 //! router, is offered down [`Layer::ORDER`]; each layer says whether it is open, takes or
 //! passes a key, and declares the keys it offers where it is (the footer's source).
+use super::compare;
 use super::confirm::{self, Answer, Subject};
 use super::deliveries;
 use super::footer::{Hint, Keys};
 use super::forms;
+use super::forward;
 use super::keymap::{Action, Input};
 use super::msg::{Effect, Step};
 use super::pane;
@@ -24,10 +26,14 @@ pub enum Layer {
     /// The one confirmation (yes/no, a typed name, a typed host), whichever room asked: every
     /// key while open.
     Confirm,
+    /// Compare (`=`): every key while open; `=` over an open answer.
+    Compare,
     /// The replay room (`P`): every key while open.
     Replay,
     /// The recover room (*recover…*): every key while open.
     Recover,
+    /// The forward room (`L`): every key while open.
+    Forward,
     /// An open form dialog: every key.
     Form,
     /// The power tools' prompts: the command line, `/` being typed, the raw JSON view.
@@ -42,10 +48,12 @@ pub enum Layer {
 
 impl Layer {
     /// Every layer, outermost first.
-    pub const ORDER: [Layer; 8] = [
+    pub const ORDER: [Layer; 10] = [
         Layer::Confirm,
+        Layer::Compare,
         Layer::Replay,
         Layer::Recover,
+        Layer::Forward,
         Layer::Form,
         Layer::Prompt,
         Layer::Overlay,
@@ -57,8 +65,10 @@ impl Layer {
     pub fn is_open(self, state: &State) -> bool {
         let d = &state.deliveries;
         match self {
+            Layer::Compare => state.compare.overlay_of(&state.profile).is_some(),
             Layer::Replay => state.replay.room_of(&state.profile).is_some(),
             Layer::Recover => state.recover.room_of(&state.profile).is_some(),
+            Layer::Forward => state.forward.room_of(&state.profile).is_some(),
             Layer::Form => state.forms.dialog.is_some(),
             Layer::Prompt => power::update::is_modal(state),
             Layer::Confirm => state
@@ -101,6 +111,24 @@ impl Layer {
                 ),
                 None => Keys::Own,
             },
+            Layer::Compare => match state.compare.overlay_of(&state.profile) {
+                Some(o) => Keys::Only(
+                    compare::view::key_hints(o)
+                        .iter()
+                        .map(|(k, w)| Hint::Key(k, w))
+                        .collect(),
+                ),
+                None => Keys::Own,
+            },
+            Layer::Forward => match state.forward.room_of(&state.profile) {
+                Some(room) => Keys::Only(
+                    forward::view::key_hints(room)
+                        .iter()
+                        .map(|(k, w)| Hint::Key(k, w))
+                        .collect(),
+                ),
+                None => Keys::Own,
+            },
             // Forms, prompts and the filter dialog draw their own hints.
             Layer::Form | Layer::Prompt => Keys::Own,
             Layer::Confirm => match &state.confirm {
@@ -118,6 +146,7 @@ impl Layer {
                         .filter(|v| deliveries::attempt::masks_anything(v))
                         .map(|_| Hint::Action(Action::Deliver(K::Reveal), "reveal")),
                     Some(Hint::Action(Action::Replay, "replay")),
+                    Some(Hint::Action(Action::Compare, "compare")),
                     Some(Hint::Pair(Action::Down, Action::Up, "scroll")),
                     Some(Hint::Action(Action::Back, "back")),
                 ]
@@ -265,8 +294,10 @@ impl Layer {
     /// through), so the next layer gets it.
     pub(crate) fn offer(self, state: &mut State, input: &Input) -> Option<Step> {
         match self {
+            Layer::Compare => compare::update::on_key(state, input).map(Step::from),
             Layer::Replay => replay::update::on_key(state, input).map(Step::from),
             Layer::Recover => recover::update::on_key(state, input).map(Step::from),
+            Layer::Forward => forward::update::on_key(state, input).map(Step::from),
             Layer::Form => state
                 .forms
                 .dialog

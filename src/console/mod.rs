@@ -4,11 +4,15 @@ pub(crate) mod app;
 pub mod clipboard;
 pub(crate) mod clock;
 pub mod confirm;
+
+pub mod compare;
 pub mod deliveries;
 pub(crate) mod footer;
 pub mod forms;
 pub mod harness;
 pub(crate) mod input;
+pub mod forward;
+
 pub mod keymap;
 pub mod layers;
 pub(crate) mod layout;

@@ -50,6 +50,10 @@ pub enum ApiReply {
     Replay(super::replay::ReplayReply),
     /// The recover room's plan, a delivery, or the end of a run.
     Recover(super::recover::RecoverReply),
+    /// An event of the forward room's running forward.
+    Forward(super::forward::ForwardReply),
+    /// Compare's lookup: the notification and the answers kept on this machine.
+    Compare(Box<super::compare::Found>),
 }
 
 /// Every callback and every active destination, looked up in the background.
@@ -86,6 +90,10 @@ pub enum Pane {
     Replay,
     /// The recover room's plan or run (a run answers once per delivery, then once more).
     Recover,
+    /// The forward room's running forward (many replies to one request).
+    Forward,
+    /// Compare's lookup.
+    Compare,
 }
 
 /// A call for the worker to make.
@@ -134,6 +142,10 @@ pub enum ApiCmd {
     Replay(Box<super::replay::ReplayCmd>),
     /// The recover room: plan a selection, or run a plan.
     Recover(Box<super::recover::RecoverCmd>),
+    /// The forward room: start forwarding (events stream back), or stop.
+    Forward(Box<super::forward::ForwardJob>),
+    /// Compare: the notification's attempts and the kept answers.
+    Compare(Box<super::compare::CompareCmd>),
 }
 
 /// Something `update` wants done outside the state.

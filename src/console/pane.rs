@@ -331,7 +331,9 @@ pub(crate) fn on_reply(
             | Pane::Active
             | Pane::Glance
             | Pane::Replay
-            | Pane::Recover,
+            | Pane::Recover
+            | Pane::Forward
+            | Pane::Compare,
             _,
         ) => {}
     }
@@ -484,6 +486,11 @@ pub(crate) fn keys(state: &State) -> Vec<super::footer::Hint> {
                 // After the paging keys, except where marks lead to it.
                 here.then(|| one(if notifications { 3 } else { 22 }, a, "recover…"))
             }
+            Action::Forward => {
+                let from = notifications
+                    || (selected && matches!(tab, Tab::Callbacks | Tab::Destinations));
+                (list && from).then(|| one(28, a, "forward"))
+            }
             Action::Create => (list && writable).then(|| one(4, a, "new")),
             Action::Edit => (selected && writable).then(|| one(5, a, "edit")),
             Action::AddMember => (selected && tab == Tab::Teams)
@@ -536,6 +543,8 @@ pub(crate) fn keys(state: &State) -> Vec<super::footer::Hint> {
             | Action::CopyJson
             | Action::PrevMatch
             | Action::MarkAll
+            // Offered where there is an answer to compare (the attempt view, the rooms).
+            | Action::Compare
             | Action::Help
             | Action::Quit => None,
         })

@@ -276,6 +276,10 @@ pub struct State {
     pub replay: super::replay::ReplayState,
     /// Marked notifications and the recover room.
     pub recover: super::recover::RecoverState,
+    /// The forward room.
+    pub forward: super::forward::ForwardState,
+    /// Compare (`=`).
+    pub compare: super::compare::CompareState,
 }
 
 impl State {
@@ -318,6 +322,8 @@ impl State {
             members: MembersCache::default(),
             replay: Default::default(),
             recover: Default::default(),
+            forward: Default::default(),
+            compare: Default::default(),
         }
     }
 

@@ -84,6 +84,8 @@ pub(crate) fn render(state: &State, frame: &mut Frame) {
     super::deliveries::view::overlays(state, frame, body);
     super::replay::view::render(state, frame, body);
     super::recover::view::render(state, frame, body);
+    super::forward::view::render(state, frame, body);
+    super::compare::view::render(state, frame, body);
     super::power::view::render_overlay(state, frame, screen);
     // A toast takes the right end of the footer line (never rows of the list or its border);
     // the key hints are cut to what is left.

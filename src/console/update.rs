@@ -5,8 +5,10 @@
 //! It never awaits; I/O is returned as [`Effect`]s.
 use crossterm::event::{KeyEvent, KeyEventKind};
 
+use super::compare;
 use super::deliveries;
 use super::forms;
+use super::forward;
 use super::keymap::Action;
 use super::layers::Layer;
 use super::members;
@@ -46,6 +48,10 @@ fn route(state: &mut State, msg: Msg) -> Option<Vec<Effect>> {
             pane,
             result,
         } => on_reply(state, req_id, pane, result)?,
+        // Compare owns the screen: clicks must not move what is behind it.
+        Msg::Power(PowerMsg::Mouse(_)) if state.compare.overlay.is_some() => Vec::new(),
+        // The forward room owns the screen: clicks must not move what is behind it.
+        Msg::Power(PowerMsg::Mouse(_)) if state.forward.room.is_some() => Vec::new(),
         // The replay room owns the screen: clicks must not move what is behind it.
         Msg::Power(PowerMsg::Mouse(ev)) if state.replay.room.is_some() => {
             replay::update::on_mouse(state, ev);
@@ -99,6 +105,12 @@ fn on_reply(
         }
         Pane::Recover => {
             recover::update::awaits(state, req_id).then(|| recover::update::on_reply(state, result))
+        }
+        Pane::Compare => {
+            compare::update::awaits(state, req_id).then(|| compare::update::on_reply(state, result))
+        }
+        Pane::Forward => {
+            forward::update::awaits(state, req_id).then(|| forward::update::on_reply(state, result))
         }
         Pane::Members => {
             members::awaits(state, req_id).then(|| members::on_reply(state, req_id, result))
@@ -182,6 +194,15 @@ pub fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
         Action::Replay => replay::update::open(state),
         Action::Mark | Action::MarkRange | Action::MarkAll | Action::Recover => {
             recover::update::on_action(state, action)
+        }
+        Action::Forward => forward::update::open(state),
+        // Where there is an answer the compare layer took the key before this point.
+        Action::Compare => {
+            state.toast(
+                super::state::ToastKind::Info,
+                "= compares an answer: open an attempt, a replay's or a forward's answer",
+            );
+            Vec::new()
         }
         Action::Create
         | Action::Edit

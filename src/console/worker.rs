@@ -115,6 +115,16 @@ async fn run(
         running.retain(|_, h| !h.is_finished());
         let client = client.clone();
         let out = out.clone();
+        // A forward runs until replaced (a stop, another start): its events stream back.
+        if let ApiCmd::Forward(f) = &job.cmd
+            && let super::forward::ForwardJob::Start(cmd) = &**f
+        {
+            let task = super::forward::stream(client, (**cmd).clone(), job.req_id, job.pane, out);
+            running.insert(job.pane, tokio::spawn(task));
+            // A forward is a subscription, not a request in flight: its ticket goes now, so
+            // `is_idle` does not wait for it.
+            continue;
+        }
         let pane = job.pane;
         let handle = tokio::spawn(async move {
             // A recover answers as it goes: each delivery, then the summary.
@@ -278,5 +288,10 @@ pub(crate) async fn execute(client: &Client, cmd: &ApiCmd) -> Result<ApiReply, E
             super::recover::execute(client, cmd, |r| last = r).await;
             last.map(ApiReply::Recover)
         }
+        // A start streams from `run` (see above); reaching here, the forward was stopped.
+        ApiCmd::Compare(cmd) => super::compare::execute(client, cmd)
+            .await
+            .map(|f| ApiReply::Compare(Box::new(f))),
+        ApiCmd::Forward(_) => Ok(ApiReply::Forward(super::forward::ForwardReply::Ended(None))),
     }
 }

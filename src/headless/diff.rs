@@ -25,8 +25,8 @@ pub struct DiffArgs {
     /// The right answer: another attempt of the same notification, counted from 1.
     #[arg(long, value_name = "B")]
     pub with_attempt: Option<i64>,
-    /// The right answer: entry N (1 = newest) of this notification's answers forwarded by
-    /// `notifications forward` with this profile.
+    /// The right answer: entry N (1 = newest) of this notification's answers replayed
+    /// (`notifications replay`) or forwarded (`notifications forward`) with this profile.
     #[arg(long, value_name = "N")]
     pub with_replay: Option<usize>,
 }
@@ -63,7 +63,7 @@ pub async fn run(
             .cloned()
             .ok_or_else(|| {
                 HeadlessError::Usage(format!(
-                    "--with-replay {k}: this profile keeps {} forwarded answer(s) of {} (1 is the newest)",
+                    "--with-replay {k}: this profile keeps {} replayed or forwarded answer(s) of {} (1 is the newest)",
                     history.len(),
                     line(&n.id)
                 ))

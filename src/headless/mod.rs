@@ -44,6 +44,13 @@ pub async fn run_in_profile(
         Resource::Notifications(NotificationsCmd::Forward(a)) => {
             forward::run(client, out.format, a, ctx).await
         }
+        Resource::Notifications(NotificationsCmd::Replay(a)) => {
+            let log = ctx
+                .data_dir
+                .as_ref()
+                .map(|dir| api::forward::AnswerLog::new(dir, &ctx.profile));
+            replay::run_logged(client, out, a, ctx.read_only, log.as_ref()).await
+        }
         Resource::Notifications(NotificationsCmd::Diff(a)) => {
             let answers = match (&ctx.data_dir, a.with_replay) {
                 (Some(dir), Some(_)) => api::forward::AnswerLog::new(dir, &ctx.profile)

@@ -52,6 +52,21 @@ pub async fn run(
     args: ReplayArgs,
     read_only: bool,
 ) -> Result<(), HeadlessError> {
+    run_logged(client, out, args, read_only, None).await
+}
+
+/// [`run`], keeping the answer in the profile's answers' log (for `diff --with-replay`) when
+/// one is given.
+///
+/// # Errors
+/// As [`run`].
+pub async fn run_logged(
+    client: &Client,
+    out: &Output,
+    args: ReplayArgs,
+    read_only: bool,
+    log: Option<&crate::api::forward::AnswerLog>,
+) -> Result<(), HeadlessError> {
     let target = replay::parse_target(&args.to).map_err(usage)?;
     let local = replay::is_loopback(&target);
     if read_only && !local {
@@ -83,6 +98,18 @@ pub async fn run(
         confirm_remote(&plan)?;
     }
     let result = replay::send(&plan, &SendOptions { timeout: timeout() }).await;
+    if let Some(log) = log
+        && let Err(e) = log.append_answer(
+            "replayed",
+            &plan.notification_id,
+            plan.attempt_index,
+            &result,
+            &plan.target,
+        )
+    {
+        // The replay happened; only the comparison later lacks it.
+        tracing::warn!("the answer is not kept for diff --with-replay: {e}");
+    }
     if out.table() {
         let text = to_table(&plan, &result);
         output::emit(|w| output::write_raw(w, &text, false))?;

@@ -15,6 +15,7 @@ mod footer_help;
 mod forms_e2e;
 mod forms_offline;
 mod idle;
+mod forward;
 mod landing;
 mod operator;
 mod power_keys;

@@ -540,7 +540,9 @@ fn read_only_refuses_every_write_and_hides_it() {
                     | ApiCmd::Active(_)
                     | ApiCmd::Glance(_)
                     | ApiCmd::Replay(_)
-                    | ApiCmd::Recover(_) => continue,
+                    | ApiCmd::Recover(_)
+                    | ApiCmd::Forward(_)
+                    | ApiCmd::Compare(_) => continue,
                 };
                 app.apply(Msg::Api {
                     req_id: r.req_id,

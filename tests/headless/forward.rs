@@ -553,3 +553,102 @@ async fn a_forward_cut_short_by_a_kill_is_not_sent_again_on_resume() {
     assert_eq!(failed[0]["notification_id"], all[0].id.as_str());
     assert_eq!(second.interrupt().await, 0);
 }
+
+/// A receiver at `/fwd` that answers 200 and keeps, per request, the peer's address: one
+/// address per TCP connection the forwarder opened.
+async fn peer_receiver() -> (String, Arc<Mutex<Vec<std::net::SocketAddr>>>) {
+    use axum::extract::ConnectInfo;
+    let peers: Arc<Mutex<Vec<std::net::SocketAddr>>> = Arc::default();
+    let log = peers.clone();
+    let app = Router::new().route(
+        "/fwd",
+        post(
+            move |ConnectInfo(peer): ConnectInfo<std::net::SocketAddr>| {
+                let log = log.clone();
+                async move {
+                    log.lock().expect("peers").push(peer);
+                    StatusCode::OK
+                }
+            },
+        ),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    tokio::spawn(async move {
+        axum::serve(
+            listener,
+            app.into_make_service_with_connect_info::<std::net::SocketAddr>(),
+        )
+        .await
+    });
+    (format!("http://{addr}/fwd"), peers)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_catch_up_reuses_one_connection_to_the_target() {
+    let (rx, _log) = receiver().await;
+    let (to, peers) = peer_receiver().await;
+    let w = world(demo_config(), &rx).await;
+    for i in 0..6 {
+        fire(&w.hook, i).await;
+    }
+    delivered(&w, 6).await;
+    let home = tempfile::tempdir().expect("home");
+    let (base, key) = (w.t.svc.base_url.clone(), w.t.svc.api_key.clone());
+    let f = Forwarder::start(
+        &base,
+        &key,
+        home.path(),
+        &["--to", &to, "--destination", &w.dest, "--since", "1h"],
+    );
+    let caught = f.wait_for("caught_up", 1).await;
+    assert_eq!(caught[0]["forwarded"], 6);
+    let mut seen = peers.lock().expect("peers").clone();
+    assert_eq!(seen.len(), 6, "each forwarded once");
+    seen.sort();
+    seen.dedup();
+    assert_eq!(
+        seen.len(),
+        1,
+        "one kept-alive connection for the whole catch-up, not one per forward: {seen:?}"
+    );
+    assert_eq!(f.interrupt().await, 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_replay_answer_is_kept_for_diff_with_replay() {
+    let (rx, log) = receiver().await;
+    let w = world(demo_config(), &rx).await;
+    fire(&w.hook, 0).await;
+    let n = delivered(&w, 1).await.remove(0);
+    let home = tempfile::tempdir().expect("home");
+    let (base, key) = (w.t.svc.base_url.clone(), w.t.svc.api_key.clone());
+    let (id, home_path) = (n.id.clone(), home.path().to_path_buf());
+    let to = format!("{rx}/replayed");
+    let diff = tokio::task::spawn_blocking(move || {
+        let run = |args: &[&str]| switchboard(&base, &key, &home_path, args);
+        run(&["notifications", "replay", &id, "--to", &to, "-o", "json"]);
+        run(&[
+            "notifications",
+            "diff",
+            &id,
+            "--with-replay",
+            "1",
+            "-o",
+            "json",
+        ])
+    })
+    .await
+    .expect("replay then diff");
+    assert_eq!(got(&log, "replayed").len(), 1, "replayed once");
+    let v: Value = serde_json::from_str(&diff).expect("the diff parses");
+    assert_eq!(v["left"]["label"], "attempt #1");
+    let right = v["right"]["label"].as_str().unwrap_or_default();
+    assert!(
+        right.starts_with("replayed ") && right.contains("/replayed"),
+        "the replay's answer: {v}"
+    );
+    assert_eq!(v["right"]["status"], 200);
+}

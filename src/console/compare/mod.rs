@@ -1,0 +1,110 @@
+//! Compare (`=`): on an attempt, a replayed answer (the replay room's) or a forwarded one (the
+//! forward room's), choose another answer of the same notification (another attempt, the
+//! recorded attempt, an entry of this session's replay history, an answer replayed or forwarded
+//! from this machine) and see the two side by side, as [`crate::api::compare`] compares them.
+//! `mod` holds the model and the worker's part, `update` its keys, `view` its drawing.
+pub mod update;
+pub mod view;
+
+use std::path::PathBuf;
+
+use crate::api::compare::{Answer, Comparison};
+use crate::api::model::Notification;
+use crate::api::{Client, Error};
+
+/// What the worker is asked: the notification (its attempts) and the answers this machine kept.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CompareCmd {
+    /// `cbn_…`.
+    pub notification_id: String,
+    /// The profile (its answers' log).
+    pub profile: String,
+    /// The data directory; `None`: no log to read.
+    pub data_dir: Option<PathBuf>,
+}
+
+/// What the worker found.
+#[derive(Clone, PartialEq)]
+pub struct Found {
+    /// The notification with its attempts.
+    pub notification: Box<Notification>,
+    /// Answers replayed or forwarded from this machine, newest first.
+    pub kept: Vec<Answer>,
+}
+
+// Answers may carry secrets: Debug shows counts only.
+impl std::fmt::Debug for Found {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "Found({}, {} kept)",
+            self.notification.id,
+            self.kept.len()
+        )
+    }
+}
+
+/// Runs the lookup on the worker. An unreadable log leaves its answers out.
+pub async fn execute(client: &Client, cmd: &CompareCmd) -> Result<Found, Error> {
+    let n = client.get_notification(&cmd.notification_id).await?;
+    let kept = cmd
+        .data_dir
+        .as_ref()
+        .and_then(|dir| {
+            crate::api::forward::AnswerLog::new(dir, &cmd.profile)
+                .answers_of(&cmd.notification_id)
+                .ok()
+        })
+        .unwrap_or_default();
+    Ok(Found {
+        notification: Box::new(n),
+        kept,
+    })
+}
+
+/// The open overlay.
+#[derive(Clone, PartialEq)]
+pub struct Overlay {
+    /// The profile it was opened in.
+    pub profile: String,
+    /// `cbn_…`.
+    pub notification_id: String,
+    /// The answer `=` was pressed on.
+    pub left: Answer,
+    /// What it can be compared with.
+    pub candidates: Vec<Answer>,
+    /// The lookup awaited.
+    pub pending: Option<u64>,
+    /// Why the lookup failed.
+    pub message: Option<String>,
+    /// Selected candidate.
+    pub cursor: usize,
+    /// The comparison shown, once a candidate is chosen.
+    pub shown: Option<Box<Comparison>>,
+    /// Lines scrolled in the comparison.
+    pub scroll: u16,
+}
+
+// The overlay holds receivers' answers: Debug shows where it is only.
+impl std::fmt::Debug for Overlay {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Overlay")
+            .field("notification_id", &self.notification_id)
+            .field("candidates", &self.candidates.len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Everything compare remembers.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CompareState {
+    /// The open overlay.
+    pub overlay: Option<Overlay>,
+}
+
+impl CompareState {
+    /// The open overlay, when it belongs to `profile`.
+    pub fn overlay_of(&self, profile: &str) -> Option<&Overlay> {
+        self.overlay.as_ref().filter(|o| o.profile == profile)
+    }
+}

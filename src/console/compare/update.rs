@@ -1,0 +1,164 @@
+//! Compare's part of `update`: `=` opens it over an open attempt, the replay room's answer or
+//! the forward room's open answer; while open it takes every key; the worker's lookup lands here.
+use super::{CompareCmd, Found, Overlay};
+use crate::api::Error;
+use crate::api::compare::{self, Answer};
+use crate::console::keymap::{Action, Input};
+use crate::console::msg::{ApiCmd, ApiReply, Effect, Pane};
+use crate::console::replay::Stage;
+use crate::console::state::State;
+
+/// The answer under the user's eye, with its notification: the replay room's answer, the
+/// forward room's open answer, or the open attempt (outermost first).
+fn source(state: &State) -> Option<(String, Answer)> {
+    if let Some(room) = state.replay.room_of(&state.profile) {
+        return match &room.stage {
+            Stage::Answer(e) => Some((
+                e.notification_id.clone(),
+                Answer::from_replay(replay_label(&e.result, &e.target), &e.result),
+            )),
+            _ => None,
+        };
+    }
+    if let Some(room) = state.forward.room_of(&state.profile) {
+        let row = room.open.and_then(|i| room.newest(i))?;
+        let r = row.result.as_ref()?;
+        let label = format!(
+            "forwarded {} to {}",
+            r.sent_at
+                .to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+            room.target.value()
+        );
+        return Some((row.notification_id.clone(), Answer::from_replay(label, r)));
+    }
+    let v = state.deliveries.attempt.as_ref()?;
+    let a = Answer::from_attempt(v.attempt()?)?;
+    Some((v.notification.id.clone(), a))
+}
+
+fn replay_label(r: &crate::api::replay::ReplayResult, target: &url::Url) -> String {
+    format!(
+        "replayed {} to {}",
+        r.sent_at
+            .to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+        target
+    )
+}
+
+/// Every key while the overlay is open; `=` where there is an answer to compare. `None` lets
+/// the other layers have the key.
+pub(crate) fn on_key(state: &mut State, input: &Input) -> Option<Vec<Effect>> {
+    if state.compare.overlay.is_some() && state.compare.overlay_of(&state.profile).is_none() {
+        state.compare.overlay = None;
+    }
+    if state.compare.overlay.is_some() {
+        return Some(overlay_key(state, input));
+    }
+    if input.action_among(|a| a == Action::Compare) != Some(Action::Compare) {
+        return None;
+    }
+    let (id, left) = source(state)?;
+    Some(open(state, id, left))
+}
+
+fn open(state: &mut State, notification_id: String, left: Answer) -> Vec<Effect> {
+    let req_id = state.next_req_id();
+    // This session's replays of the notification are known at once; the rest comes from the
+    // worker.
+    let candidates = session_replays(state, &notification_id, &left);
+    state.compare.overlay = Some(Overlay {
+        profile: state.profile.clone(),
+        notification_id: notification_id.clone(),
+        left,
+        candidates,
+        pending: Some(req_id),
+        message: None,
+        cursor: 0,
+        shown: None,
+        scroll: 0,
+    });
+    vec![Effect::Api {
+        req_id,
+        pane: Pane::Compare,
+        cmd: ApiCmd::Compare(Box::new(CompareCmd {
+            notification_id,
+            profile: state.profile.clone(),
+            data_dir: state.settings.data_dir.clone(),
+        })),
+    }]
+}
+
+fn session_replays(state: &State, id: &str, left: &Answer) -> Vec<Answer> {
+    state
+        .replay
+        .history(&state.profile)
+        .map(|h| {
+            h.newest_first()
+                .filter(|e| e.notification_id == id)
+                .map(|e| Answer::from_replay(replay_label(&e.result, &e.target), &e.result))
+                .filter(|a| a.label != left.label)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn overlay_key(state: &mut State, input: &Input) -> Vec<Effect> {
+    let Some(o) = state.compare.overlay.as_mut() else {
+        return Vec::new();
+    };
+    match input.action() {
+        Some(Action::Back) if o.shown.is_some() => {
+            o.shown = None;
+            o.scroll = 0;
+        }
+        Some(Action::Back | Action::Compare) => state.compare.overlay = None,
+        Some(Action::Quit) => return crate::console::pane::quit(state),
+        Some(Action::Down) if o.shown.is_some() => o.scroll = o.scroll.saturating_add(1),
+        Some(Action::Up) if o.shown.is_some() => o.scroll = o.scroll.saturating_sub(1),
+        Some(Action::Down) => {
+            o.cursor = (o.cursor + 1).min(o.candidates.len().saturating_sub(1));
+        }
+        Some(Action::Up) => o.cursor = o.cursor.saturating_sub(1),
+        Some(Action::Open) if o.shown.is_none() => {
+            if let Some(right) = o.candidates.get(o.cursor) {
+                o.shown = Some(Box::new(compare::compare(&o.left, right)));
+                o.scroll = 0;
+            }
+        }
+        _ => {}
+    }
+    Vec::new()
+}
+
+/// Whether a reply answers the overlay's lookup.
+pub(crate) fn awaits(state: &State, req_id: u64) -> bool {
+    state
+        .compare
+        .overlay_of(&state.profile)
+        .is_some_and(|o| o.pending == Some(req_id))
+}
+
+/// The lookup's answer: the notification's attempts and the kept answers join the candidates.
+pub(crate) fn on_reply(state: &mut State, result: Result<ApiReply, Error>) -> Vec<Effect> {
+    let Some(o) = state.compare.overlay.as_mut() else {
+        return Vec::new();
+    };
+    o.pending = None;
+    match result {
+        Ok(ApiReply::Compare(found)) => {
+            let Found { notification, kept } = *found;
+            let mut attempts: Vec<Answer> = notification
+                .attempts
+                .iter()
+                .rev()
+                .filter_map(Answer::from_attempt)
+                .collect();
+            attempts.extend(kept);
+            attempts.retain(|a| a.label != o.left.label && !o.candidates.contains(a));
+            o.candidates.extend(attempts);
+        }
+        Ok(_) => o.message = Some("unexpected reply from the worker".into()),
+        Err(e) => o.message = Some(e.to_string()),
+    }
+    Vec::new()
+}
