@@ -701,3 +701,99 @@ async fn a_service_killed_mid_fan_out_delivers_the_event_to_all_or_none_and_neve
     assert!(twice.is_empty(), "delivered twice: {twice:?}");
     drop(serve);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_creates_of_one_name_get_one_slug_each_and_the_index_has_the_last_word() {
+    let dir = tempfile::tempdir().expect("dir");
+    let t = start_with(file_config(dir.path())).await;
+    let create = |name: &'static str| {
+        let client = t.client.clone();
+        tokio::spawn(async move {
+            client
+                .create_team(&switchboard::api::model::CreateTeam {
+                    name: name.into(),
+                    description: None,
+                })
+                .await
+        })
+    };
+    let tasks: Vec<_> = (0..8).map(|_| create("Same Name")).collect();
+    let mut slugs = Vec::new();
+    for task in tasks {
+        slugs.push(task.await.expect("task").expect("create").slug);
+    }
+    slugs.sort();
+    assert_eq!(
+        slugs.iter().filter(|s| *s == "same-name").count(),
+        1,
+        "exactly one wins the slug: {slugs:?}"
+    );
+    let distinct: std::collections::BTreeSet<_> = slugs.iter().collect();
+    assert_eq!(distinct.len(), slugs.len(), "{slugs:?}");
+    // A writer the slug probe does not see (a trigger taking the slug inside the same write):
+    // the unique index refuses it, and the answer is the API's 400, not a 500.
+    let c = sql(&t);
+    c.execute_batch(
+        "CREATE TRIGGER inject_fault AFTER INSERT ON records
+         WHEN new.kind = 'team' AND json_extract(new.data, '$.name') = 'Collide'
+         BEGIN INSERT INTO records (kind, id, data)
+               VALUES ('team', 'tm_0mzzzzzzmInjectedCollision', json_object('slug', 'collide'));
+         END;",
+    )
+    .expect("trigger");
+    let r = t
+        .raw(
+            reqwest::Method::POST,
+            "/organization/teams",
+            Some(r#"{"name":"Collide"}"#),
+            None,
+        )
+        .await;
+    assert_eq!(r.status, 400, "{}", r.body);
+    assert_eq!(r.body["code"], "bad_request");
+    assert!(
+        r.body["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("collide")),
+        "{}",
+        r.body
+    );
+    let teams: i64 = c
+        .query_row(
+            "SELECT COUNT(*) FROM records WHERE kind = 'team' AND data LIKE '%ollide%'",
+            [],
+            |r| r.get(0),
+        )
+        .expect("count");
+    assert_eq!(teams, 0, "nothing of the refused create was written");
+    c.execute_batch("DROP TRIGGER inject_fault").expect("drop");
+    // A rename onto a slug the probe cannot see is refused the same way.
+    let team = t
+        .client
+        .create_team(&switchboard::api::model::CreateTeam {
+            name: "Renamed Later".into(),
+            description: None,
+        })
+        .await
+        .expect("team");
+    c.execute_batch(
+        "CREATE TRIGGER inject_fault AFTER UPDATE ON records
+         WHEN new.kind = 'team' AND json_extract(new.data, '$.name') = 'Collide'
+         BEGIN INSERT INTO records (kind, id, data)
+               VALUES ('team', 'tm_0mzzzzzzmInjectedCollision', json_object('slug', 'collide'));
+         END;",
+    )
+    .expect("trigger");
+    let r = t
+        .raw(
+            reqwest::Method::POST,
+            &format!("/organization/teams/{}", team.id),
+            Some(r#"{"name":"Collide"}"#),
+            None,
+        )
+        .await;
+    assert_eq!(r.status, 400, "{}", r.body);
+    let kept = t.client.get_team(&team.id).await.expect("team");
+    assert_eq!(kept.slug, "renamed-later");
+    t.svc.shutdown().await;
+}
