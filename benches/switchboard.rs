@@ -402,8 +402,58 @@ fn add_backlog(db: &std::path::Path, destination: &str, callback: &str, n: usize
     tx.commit().expect("commit");
 }
 
+/// Teams of about 0.8 MB each (a long description) written into the file, as issue 23 measured
+/// slug uniqueness with.
+fn add_big_teams(db: &std::path::Path, n: usize) {
+    let mut c = rusqlite::Connection::open(db).expect("open db");
+    c.busy_timeout(Duration::from_secs(30)).expect("busy");
+    let tx = c.transaction().expect("tx");
+    let description = "big team ".repeat(90_000);
+    for i in 0..n {
+        let id = format!("tm_0mzzzzzzmBigTeam{i:08}");
+        let data = serde_json::json!({
+            "id": id, "name": format!("Big team {i}"), "slug": format!("big-team-{i}"),
+            "description": description, "projects": [], "members": [],
+            "created_at": "2026-01-01T00:00:00.000Z", "updated_at": "2026-01-01T00:00:00.000Z",
+        })
+        .to_string();
+        tx.execute(
+            "INSERT INTO records (kind, id, data) VALUES ('team', ?1, ?2)",
+            rusqlite::params![id, data],
+        )
+        .expect("insert");
+    }
+    tx.commit().expect("commit");
+}
+
 /// Team-create latency on an idle service, then with 64,000 pending retries in its database.
 fn service_backlog(c: &mut Criterion) {
+    create_latency(
+        c,
+        "service_backlog",
+        "backlog_64000",
+        |db, destination, callback| {
+            add_backlog(db, destination, callback, BACKLOG);
+        },
+    );
+}
+
+/// Team-create latency on an idle service, then with 150 teams of 0.8 MB stored (slug
+/// uniqueness is an index probe, not a decode of every team).
+fn service_big_teams(c: &mut Criterion) {
+    create_latency(c, "service_big_teams", "big_teams_150", |db, _, _| {
+        add_big_teams(db, 150);
+    });
+}
+
+/// `group/create_team/idle`, then `group/create_team/<label>` after `load(db, destination,
+/// callback)` wrote into the running service's file.
+fn create_latency(
+    c: &mut Criterion,
+    group: &str,
+    label: &str,
+    load: impl Fn(&std::path::Path, &str, &str),
+) {
     let rt = tokio::runtime::Runtime::new().expect("runtime");
     let dir = tempfile::tempdir().expect("dir");
     let (svc, client) = rt.block_on(async {
@@ -439,14 +489,13 @@ fn service_backlog(c: &mut Criterion) {
         (d.id, cb)
     });
     let n = std::sync::atomic::AtomicUsize::new(0);
-    let mut g = c.benchmark_group("service_backlog");
-    for (label, backlog) in [("idle", 0), ("backlog_64000", BACKLOG)] {
-        if backlog > 0 {
-            add_backlog(
+    let mut g = c.benchmark_group(group);
+    for (label, loaded) in [("idle", false), (label, true)] {
+        if loaded {
+            load(
                 svc.db_path.as_deref().expect("file db"),
                 &destination,
                 &callback,
-                backlog,
             );
         }
         g.bench_function(BenchmarkId::new("create_team", label), |b| {
@@ -474,7 +523,7 @@ criterion_group! {
         .sample_size(20)
         .warm_up_time(Duration::from_millis(300))
         .measurement_time(Duration::from_secs(1));
-    targets = frames, key_update, decoding, service_list, wrapping, service_backlog
+    targets = frames, key_update, decoding, service_list, wrapping, service_backlog, service_big_teams
 }
 
 fn main() {

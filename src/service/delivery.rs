@@ -18,7 +18,7 @@ use super::ids::new_id;
 use super::logs::error_limited;
 use super::records::{DestinationRec, kind};
 use super::store::{Body, Claim, Db, DueNotification, Slot, Store, StoreError};
-use crate::api::model::{Attempt, AttemptStatus, NotificationStatus, WebhookRequest};
+use crate::api::model::{Attempt, AttemptStatus, Notification, NotificationStatus, WebhookRequest};
 
 /// Attempts before a notification is `failed`.
 pub const MAX_ATTEMPTS: usize = 20;
@@ -26,10 +26,23 @@ pub const MAX_ATTEMPTS: usize = 20;
 pub const ATTEMPT_TIMEOUT: Duration = Duration::from_secs(10);
 /// Longest wait between attempts, before scaling by `retry_base`.
 const MAX_BACKOFF_UNITS: u64 = 30 * 60;
-pub use crate::api::capture::{
-    MAX_BODY as MAX_RECORDED_BODY, MAX_HEADER_BYTES as MAX_RECORDED_HEADER_BYTES,
-    MAX_HEADERS as MAX_RECORDED_HEADERS, TRUNCATED_HEADER,
-};
+pub use crate::api::capture::{MAX_BODY as MAX_RECORDED_BODY, TRUNCATED_HEADER};
+/// Response headers recorded per attempt, the [`TRUNCATED_HEADER`] entry included (the capture
+/// keeps more for replay, which shows one answer at a time).
+pub const MAX_RECORDED_HEADERS: usize = 32;
+/// Bytes of response header names and values recorded per attempt, counted as stored (JSON,
+/// escapes included).
+pub const MAX_RECORDED_HEADER_BYTES: usize = 2 * 1024;
+/// Bytes of one recorded header value, as stored; a longer one is cut with the body's marker.
+const RECORDED_HEADER_VALUE: usize = 512;
+/// Bytes one stored notification may take: past it, the bodies and headers recorded for its
+/// older attempts are cut shorter (the newest stays as recorded), so 20 attempts to a hostile
+/// receiver cannot make a notification, or a page of 20 of them (< 2 MiB), grow without bound.
+pub const RECORDED_NOTIFICATION: usize = 64 * 1024;
+/// What an older attempt keeps of each body, and of its headers, once its notification is over
+/// [`RECORDED_NOTIFICATION`]; a second pass keeps only the markers.
+const SHRUNK_BODY: usize = 256;
+const SHRUNK_HEADERS: usize = 512;
 use crate::api::capture::{capped_headers, read_capped};
 /// Deliveries in flight at once, over all destinations.
 const CONCURRENCY: usize = 128;
@@ -68,22 +81,132 @@ pub fn delivery_body(
     )
 }
 
-/// `text` cut to at most `cap` bytes (at a character boundary), with a marker saying how much
-/// was not recorded.
-pub fn capped_record(text: &str, cap: usize) -> String {
-    if text.len() <= cap {
-        return text.to_string();
+/// The marker ending a recorded body that was cut: `…[switchboard: N of M bytes not recorded]`.
+const CUT_OPEN: &str = "…[switchboard: ";
+const CUT_CLOSE: &str = " bytes not recorded]";
+/// Appended to a response body whose rest was never read (past the capture's cap).
+const UNREAD: &str = "…[switchboard: the rest was not read]";
+
+/// Bytes `c` takes once stored in JSON (serde_json's escapes).
+fn stored_len(c: char) -> usize {
+    match c {
+        '"' | '\\' | '\n' | '\r' | '\t' | '\u{8}' | '\u{c}' => 2,
+        c if u32::from(c) < 0x20 => 6,
+        c => c.len_utf8(),
     }
-    let mut end = cap;
-    while !text.is_char_boundary(end) {
-        end -= 1;
+}
+
+/// Bytes `text` takes once stored in JSON.
+fn stored_size(text: &str) -> usize {
+    text.chars().map(stored_len).sum()
+}
+
+/// `text` without the marker of an earlier cut, and the length of the whole it was cut from.
+fn uncut(text: &str) -> (&str, usize) {
+    let whole = text
+        .strip_suffix(CUT_CLOSE)
+        .and_then(|t| t.rsplit_once(CUT_OPEN))
+        .and_then(|(kept, counts)| {
+            let (_, of) = counts.split_once(" of ")?;
+            Some((kept, of.parse::<usize>().ok()?))
+        })
+        // A receiver's own text that only looks like a marker is not believed.
+        .filter(|(kept, whole)| *whole >= kept.len());
+    whole.unwrap_or((text, text.len()))
+}
+
+/// `text` cut to at most `cap` bytes as stored (JSON escapes counted, at a character boundary),
+/// with a marker saying how much was not recorded. A text cut before is cut again from what it
+/// kept, its marker still counting from the whole.
+pub fn capped_record(text: &str, cap: usize) -> String {
+    let (text, unread) = match text.strip_suffix(UNREAD) {
+        Some(t) => (t, UNREAD),
+        None => (text, ""),
+    };
+    let (kept, whole) = uncut(text);
+    let mut end = 0;
+    let mut size = 0;
+    for (i, c) in kept.char_indices() {
+        size += stored_len(c);
+        if size > cap {
+            break;
+        }
+        end = i + c.len_utf8();
+    }
+    if end == kept.len() {
+        return format!("{text}{unread}");
     }
     format!(
-        "{}…[switchboard: {} of {} bytes not recorded]",
-        &text[..end],
-        text.len() - end,
-        text.len()
+        "{}{CUT_OPEN}{} of {whole}{CUT_CLOSE}{unread}",
+        &kept[..end],
+        whole - end,
     )
+}
+
+/// The response headers as recorded: each value cut to [`RECORDED_HEADER_VALUE`] with the body's
+/// marker, then as many whole entries as fit `max_bytes` (as stored) and
+/// [`MAX_RECORDED_HEADERS`] less one; the rest are counted in one [`TRUNCATED_HEADER`] entry
+/// (added to the count of an earlier cut).
+pub fn capped_header_record(
+    headers: &BTreeMap<String, String>,
+    max_bytes: usize,
+) -> BTreeMap<String, String> {
+    let (mut dropped, mut dropped_bytes) = headers
+        .get(TRUNCATED_HEADER)
+        .and_then(|v| {
+            let (n, rest) = v.split_once(" headers (")?;
+            let (b, _) = rest.split_once(" bytes)")?;
+            Some((n.parse::<usize>().ok()?, b.parse::<usize>().ok()?))
+        })
+        .unwrap_or((0, 0));
+    let mut out = BTreeMap::new();
+    let mut used = 0;
+    for (k, v) in headers.iter().filter(|(k, _)| *k != TRUNCATED_HEADER) {
+        let value = capped_record(v, RECORDED_HEADER_VALUE.min(max_bytes));
+        let cost = stored_size(k) + stored_size(&value);
+        if out.len() + 1 < MAX_RECORDED_HEADERS && used + cost <= max_bytes {
+            used += cost;
+            out.insert(k.clone(), value);
+        } else {
+            dropped += 1;
+            dropped_bytes += k.len() + uncut(v).1;
+        }
+    }
+    if dropped > 0 {
+        out.insert(
+            TRUNCATED_HEADER.to_string(),
+            format!("{dropped} headers ({dropped_bytes} bytes) not recorded"),
+        );
+    }
+    out
+}
+
+/// Keeps a stored notification within [`RECORDED_NOTIFICATION`]: the records of its older
+/// attempts, oldest first, are cut to [`SHRUNK_BODY`] and [`SHRUNK_HEADERS`], then to their
+/// markers, until it fits; the newest attempt stays as recorded.
+fn fit_recorded(n: &mut Notification) {
+    let stored = |w: &WebhookRequest| serde_json::to_vec(w).map_or(0, |b| b.len());
+    let mut total = serde_json::to_vec(&*n).map_or(0, |b| b.len());
+    let newest = n.attempts.len().saturating_sub(1);
+    for (body, headers) in [(SHRUNK_BODY, SHRUNK_HEADERS), (0, 0)] {
+        for a in n.attempts.iter_mut().take(newest) {
+            if total <= RECORDED_NOTIFICATION {
+                return;
+            }
+            let Some(w) = a.webhook_request.as_mut() else {
+                continue;
+            };
+            let before = stored(w);
+            w.request_body = w.request_body.as_deref().map(|b| capped_record(b, body));
+            w.response_body = w.response_body.as_deref().map(|b| capped_record(b, body));
+            w.request_error = w
+                .request_error
+                .as_deref()
+                .map(|e| capped_record(e, body.max(SHRUNK_BODY)));
+            w.response_headers = capped_header_record(&w.response_headers, headers);
+            total = (total + stored(w)).saturating_sub(before);
+        }
+    }
 }
 
 /// Signing is the protocol's (api.md §5), shared with the console's verification.
@@ -488,11 +611,12 @@ async fn send(inner: &Inner, due: &DueNotification, url: &str, secret: &str) -> 
     let (status, response_headers, response_body, error) = match req.send().await {
         Ok(resp) => {
             let status = i64::from(resp.status().as_u16());
-            let hdrs = capped_headers(resp.headers());
+            let hdrs =
+                capped_header_record(&capped_headers(resp.headers()), MAX_RECORDED_HEADER_BYTES);
             let got = read_capped(resp).await;
             let mut text = capped_record(&got.text, RECORDED_RESPONSE_BODY);
             if got.truncated {
-                text.push_str("…[switchboard: the rest was not read]");
+                text.push_str(UNREAD);
             }
             match got.error {
                 None => (status, hdrs, Some(text), None),
@@ -602,6 +726,7 @@ fn record(db: &Db, id: &str, outcome: Option<Outcome>, base: Duration) -> Result
         let wait = backoff(n.attempts.len(), base);
         Some(Utc::now().timestamp_millis() + i64::try_from(wait.as_millis()).unwrap_or(i64::MAX))
     };
+    fit_recorded(&mut n);
     db.update_notification(&n, next)
 }
 
@@ -618,6 +743,56 @@ mod tests {
             &body, 8192
         )));
         assert!(!crate::api::replay::body_is_cut(r#"{"type":"x"}"#));
+    }
+
+    #[test]
+    fn records_are_cut_as_stored_and_cut_again_from_the_whole() {
+        // Control characters take six bytes each once stored.
+        let hostile = "\u{1}".repeat(4096);
+        let cut = capped_record(&hostile, 600);
+        assert_eq!(cut.matches('\u{1}').count(), 100, "{cut}");
+        assert!(
+            cut.ends_with("…[switchboard: 3996 of 4096 bytes not recorded]"),
+            "{cut}"
+        );
+        let again = capped_record(&format!("{cut}{UNREAD}"), 60);
+        assert!(
+            again.ends_with("…[switchboard: 4086 of 4096 bytes not recorded]…[switchboard: the rest was not read]"),
+            "{again}"
+        );
+        assert_eq!(capped_record(&cut, 600), cut, "a cut within the cap stays");
+        let fake = format!(
+            "{}…[switchboard: 1 of 2 bytes not recorded]",
+            "x".repeat(50)
+        );
+        let whole = format!(" of {} bytes not recorded]", fake.len());
+        assert!(capped_record(&fake, 10).ends_with(&whole));
+    }
+
+    #[test]
+    fn recorded_headers_are_capped_in_count_and_stored_bytes_and_say_so() {
+        let mut h = BTreeMap::new();
+        for i in 0..60 {
+            h.insert(format!("x-flood-{i:02}"), "\"\\".repeat(2000));
+        }
+        h.insert("content-type".into(), "text/plain".into());
+        let kept = capped_header_record(&h, MAX_RECORDED_HEADER_BYTES);
+        assert!(kept.len() <= MAX_RECORDED_HEADERS);
+        let stored: usize = kept
+            .iter()
+            .map(|(k, v)| stored_size(k) + stored_size(v))
+            .sum();
+        assert!(stored <= MAX_RECORDED_HEADER_BYTES + 100, "{stored}");
+        assert!(kept["content-type"] == "text/plain");
+        assert!(
+            kept[TRUNCATED_HEADER].ends_with("bytes) not recorded"),
+            "{kept:?}"
+        );
+        assert!(kept.values().any(|v| v.ends_with(" bytes not recorded]")));
+        // Cut again to nothing: only the marker, counting every header.
+        let none = capped_header_record(&kept, 0);
+        assert_eq!(none.len(), 1);
+        assert!(none[TRUNCATED_HEADER].starts_with("61 headers"), "{none:?}");
     }
 
     #[test]

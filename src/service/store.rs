@@ -102,7 +102,18 @@ const MIGRATIONS: &[&str] = &[
      CREATE INDEX records_team_slug
          ON records ((CASE WHEN json_valid(data) THEN json_extract(data, '$.slug') END))
          WHERE kind = 'team';",
+    // 5: slugs unique by the index itself, so no write path can forget to look. Older files may
+    // hold teams sharing a slug (written by hand or by a build that raced): before this runs,
+    // `unique_team_slugs` renames each but the oldest to the next free `slug-N`, as a create
+    // would have, members' `actor.teams[]` included.
+    "DROP INDEX records_team_slug;
+     CREATE UNIQUE INDEX records_team_slug
+         ON records ((CASE WHEN json_valid(data) THEN json_extract(data, '$.slug') END))
+         WHERE kind = 'team';",
 ];
+
+/// The migration (index into [`MIGRATIONS`]) that makes team slugs unique.
+const UNIQUE_SLUGS: usize = 4;
 
 /// The team with a slug (other than `?2`), through the `records_team_slug` index of migration 4.
 const TEAM_BY_SLUG: &str = "SELECT id, data FROM records
@@ -150,6 +161,9 @@ pub enum StoreError {
         /// The newest version this build knows.
         known: usize,
     },
+    /// Another team holds this slug (the unique index refused the write).
+    #[error("a team with the slug {0:?} already exists")]
+    SlugTaken(String),
     /// The file was deleted or replaced under the running service.
     #[error("the database file {0} was deleted or replaced while serving; stopping")]
     Replaced(String),
@@ -157,7 +171,13 @@ pub enum StoreError {
 
 impl From<StoreError> for super::errors::Failure {
     fn from(e: StoreError) -> Self {
-        super::errors::Failure::internal(e)
+        match e {
+            // A business rule (api.md §3: 409 is never used).
+            StoreError::SlugTaken(slug) => super::errors::Failure::bad_request(format!(
+                "A team with the slug {slug:?} already exists."
+            )),
+            e => super::errors::Failure::internal(e),
+        }
     }
 }
 
@@ -300,12 +320,93 @@ fn migrate(conn: &Connection) -> Result<(), StoreError> {
     }
     let done = usize::try_from(found).unwrap_or(0);
     for (n, sql) in MIGRATIONS.iter().enumerate().skip(done) {
-        conn.execute_batch(&format!(
-            "BEGIN; {sql}; PRAGMA user_version = {}; COMMIT;",
-            n + 1
-        ))?;
+        conn.execute_batch("BEGIN")?;
+        let step = || -> Result<(), StoreError> {
+            if n == UNIQUE_SLUGS {
+                unique_team_slugs(conn)?;
+            }
+            conn.execute_batch(&format!("{sql}; PRAGMA user_version = {};", n + 1))?;
+            Ok(())
+        };
+        match step() {
+            Ok(()) => conn.execute_batch("COMMIT")?,
+            Err(e) => {
+                let _ = conn.execute_batch("ROLLBACK");
+                return Err(e);
+            }
+        }
     }
     Ok(())
+}
+
+/// Gives every team that shares its slug with an older team (smaller id) the next free
+/// `slug-N`, and rewrites that team's entry in its members' `actor.teams[]`; each rename is
+/// logged. Records that are not JSON are left alone (their slug is NULL to the index).
+fn unique_team_slugs(conn: &Connection) -> Result<usize, StoreError> {
+    let slug_of = "(CASE WHEN json_valid(data) THEN json_extract(data, '$.slug') END)";
+    let mut dups: Vec<(String, String)> = Vec::new();
+    {
+        let mut stmt = conn.prepare(&format!(
+            "SELECT id, s FROM (SELECT id, {slug_of} AS s,
+                     row_number() OVER (PARTITION BY {slug_of} ORDER BY id) AS k
+                 FROM records WHERE kind = 'team')
+             WHERE s IS NOT NULL AND k > 1 ORDER BY id"
+        ))?;
+        let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        for row in rows {
+            dups.push(row?);
+        }
+    }
+    for (id, slug) in &dups {
+        let taken = |candidate: &str| -> Result<bool, StoreError> {
+            Ok(conn
+                .prepare_cached(&format!(
+                    "SELECT 1 FROM records WHERE kind = 'team' AND {slug_of} = ?1"
+                ))?
+                .query_row(params![candidate], |_| Ok(()))
+                .optional()?
+                .is_some())
+        };
+        let mut n = 2;
+        let mut fresh = format!("{slug}-{n}");
+        while taken(&fresh)? {
+            n += 1;
+            fresh = format!("{slug}-{n}");
+        }
+        conn.execute(
+            "UPDATE records SET data = json_set(data, '$.slug', ?1) WHERE kind = 'team' AND id = ?2",
+            params![fresh, id],
+        )?;
+        let mut members: Vec<(String, String)> = Vec::new();
+        {
+            let mut stmt = conn.prepare_cached(
+                "SELECT id, data FROM records WHERE kind = 'member' AND instr(data, ?1) > 0",
+            )?;
+            for row in stmt.query_map(params![id], |r| Ok((r.get(0)?, r.get(1)?)))? {
+                members.push(row?);
+            }
+        }
+        for (member_id, data) in members {
+            let Ok(mut v) = serde_json::from_str::<serde_json::Value>(&data) else {
+                continue;
+            };
+            let Some(teams) = v
+                .pointer_mut("/actor/teams")
+                .and_then(serde_json::Value::as_array_mut)
+            else {
+                continue;
+            };
+            for t in teams.iter_mut().filter(|t| t["id"] == id.as_str()) {
+                t["slug"] = fresh.clone().into();
+            }
+            conn.execute(
+                "UPDATE records SET data = ?1 WHERE kind = 'member' AND id = ?2",
+                params![v.to_string(), member_id],
+            )?;
+        }
+        tracing::warn!("team {id} shared the slug {slug:?} with an older team; now {fresh:?}");
+    }
+    Ok(dups.len())
 }
 
 /// A locked connection.
@@ -404,6 +505,19 @@ impl Db<'_> {
             .prepare_cached("SELECT value FROM meta WHERE key = ?1")?
             .query_row(params![key], |r| r.get(0))
             .optional()?)
+    }
+
+    /// Inserts or replaces a team; a slug another team holds (the unique index) is
+    /// [`StoreError::SlugTaken`].
+    pub fn put_team<T: Serialize>(&self, id: &str, slug: &str, team: &T) -> Result<(), StoreError> {
+        self.put("team", id, team).map_err(|e| match e {
+            StoreError::Sql(rusqlite::Error::SqliteFailure(f, _))
+                if f.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE =>
+            {
+                StoreError::SlugTaken(slug.to_string())
+            }
+            e => e,
+        })
     }
 
     /// Sets a value of the meta table.

@@ -130,3 +130,75 @@ pub async fn manual_callback(client: &Client) -> switchboard::api::model::Callba
         .find(|c| c.kind == switchboard::api::model::CallbackType::WebhookManual)
         .expect("a webhook_manual callback")
 }
+
+/// `switchboard serve` (the real binary) as a child process on a free loopback port, with the key
+/// given through the environment; killed (SIGKILL) when dropped.
+pub struct ServeChild {
+    child: std::process::Child,
+    /// `http://127.0.0.1:PORT`.
+    pub base_url: String,
+}
+
+impl ServeChild {
+    /// Starts `switchboard serve --addr 127.0.0.1:0 --api-key-env … ARGS` and waits (bounded) for
+    /// the address it prints.
+    pub fn start(args: &[&str], key: &str) -> Self {
+        use std::io::BufRead;
+        use std::process::{Command, Stdio};
+        let mut child = Command::new(env!("CARGO_BIN_EXE_switchboard"))
+            .args(["serve", "--addr", "127.0.0.1:0"])
+            .args(["--api-key-env", "SWITCHBOARD_TEST_SERVE_KEY"])
+            .args(args)
+            .env("SWITCHBOARD_TEST_SERVE_KEY", key)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start switchboard serve");
+        let stdout = child.stdout.take().expect("stdout");
+        let (tx, rx) = std::sync::mpsc::channel();
+        // Reads on a thread so the wait has a deadline; it keeps draining until the child ends.
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(stdout)
+                .lines()
+                .map_while(Result::ok)
+            {
+                if let Some(url) = line.split_whitespace().find(|w| w.starts_with("http://")) {
+                    let _ = tx.send(url.to_string());
+                }
+            }
+        });
+        let base_url = rx
+            .recv_timeout(Duration::from_secs(60))
+            .expect("serve printed its address");
+        Self { child, base_url }
+    }
+
+    /// Kills the child with SIGKILL (no chance to finish anything) and reaps it.
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// Stops the child with SIGTERM (a clean shutdown) and waits for it, bounded.
+    pub fn terminate(&mut self) {
+        let _ = rustix::process::kill_process(
+            rustix::process::Pid::from_child(&self.child),
+            rustix::process::Signal::TERM,
+        );
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        self.kill();
+    }
+}
+
+impl Drop for ServeChild {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}

@@ -1,7 +1,8 @@
 //! The local service under the faults it promises to survive (api.md §6), each injected here: a
 //! second service on the same file, a writer that fails mid-way (a trigger raising inside the
 //! transaction), a store that refuses to record or to claim, a bad row, a big hook post, a
-//! browser's Host and Content-Type, a database file deleted while serving.
+//! browser's Host and Content-Type, a database file deleted while serving, the real binary killed
+//! (SIGKILL) in the middle of a fan-out.
 use crate::common::service as support_service;
 
 use std::path::{Path, PathBuf};
@@ -529,5 +530,270 @@ async fn a_due_time_beyond_the_longest_backoff_is_due_now() {
     })
     .await;
     assert!(count.load(Ordering::SeqCst) >= 1);
+    t.svc.shutdown().await;
+}
+
+/// Deliveries as a receiver saw them: (the destination's path, `Metorial-Event-Id`).
+type Seen = Arc<std::sync::Mutex<Vec<(String, String)>>>;
+
+/// A receiver on 127.0.0.1:0 answering 200 on `/d/{n}` and noting each delivery.
+async fn noting_receiver() -> (String, Seen) {
+    use axum::extract::Path as UrlPath;
+    use axum::http::HeaderMap;
+    let seen: Seen = Arc::default();
+    async fn receive(
+        State(seen): State<Seen>,
+        UrlPath(n): UrlPath<String>,
+        headers: HeaderMap,
+    ) -> StatusCode {
+        let event = headers
+            .get("metorial-event-id")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_string();
+        seen.lock().expect("seen").push((n, event));
+        StatusCode::OK
+    }
+    let app = Router::new()
+        .route("/d/{n}", post(receive))
+        .with_state(seen.clone());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    (format!("http://{addr}/d"), seen)
+}
+
+/// Destinations on the kill test's callback.
+const FAN_OUT: usize = 160;
+/// Bytes the kill test's writer writes beside each notification (see the test).
+const BALLAST: usize = 256 * 1024;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_service_killed_mid_fan_out_delivers_the_event_to_all_or_none_and_never_twice() {
+    use support_service::ServeChild;
+    let dir = tempfile::tempdir().expect("dir");
+    let db = dir.path().join("service.db");
+    let db_arg = db.to_str().expect("utf-8 path").to_string();
+    let key = "sk_test_kill_mid_fan_out_0123456789";
+    let args = [
+        "--db",
+        db_arg.as_str(),
+        "--seed",
+        "demo",
+        "--retry-base-ms",
+        "5",
+    ];
+    let (recv, seen) = noting_receiver().await;
+    // First run: one callback with FAN_OUT destinations, each its own path at the receiver.
+    let mut serve = ServeChild::start(&args, key);
+    let client = support_service::client_for(&serve.base_url, &switchboard::api::Secret::new(key));
+    let cb = support_service::manual_callback(&client).await;
+    let hook = cb.url.clone().expect("hook url");
+    for i in 0..FAN_OUT {
+        client
+            .create_destination(&CreateDestination {
+                name: format!("Fan-out {i}"),
+                description: None,
+                url: format!("{recv}/{i}"),
+                callbacks: CallbacksInput::selected(vec![cb.id.clone()]),
+            })
+            .await
+            .expect("destination");
+    }
+    serve.terminate();
+    let c = rusqlite::Connection::open(&db).expect("open db");
+    c.busy_timeout(Duration::from_secs(5)).expect("busy");
+    // With the service stopped: the demo's own deliveries are put out of the way (so the only
+    // write of the next run is the fan-out), and each notification the writer inserts also
+    // writes BALLAST bytes (and spends a few milliseconds). The transaction then outgrows
+    // SQLite's page cache, which spills into the WAL before the commit: the WAL's size shows
+    // how far the fan-out has gone from outside, committed or not.
+    c.execute_batch(&format!(
+        "UPDATE notifications SET next_attempt_at = NULL WHERE next_attempt_at IS NOT NULL;
+         CREATE TABLE ballast (b BLOB);
+         CREATE TRIGGER ballast AFTER INSERT ON notifications
+         BEGIN INSERT INTO ballast VALUES (zeroblob({BALLAST}));
+               SELECT length(hex(zeroblob(1000000))); END;"
+    ))
+    .expect("prepare the database");
+    c.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
+        .expect("checkpoint");
+    let count = |c: &rusqlite::Connection, sql: &str| -> i64 {
+        c.query_row(sql, [], |r| r.get(0)).expect("count")
+    };
+    let before = count(&c, "SELECT COUNT(*) FROM notifications");
+    let wal = dir.path().join("service.db-wal");
+    let wal_size = || std::fs::metadata(&wal).map_or(0, |m| m.len());
+    // Half the fan-out's ballast, less a generous allowance for what the cache holds back.
+    let halfway = (FAN_OUT / 2 * BALLAST) as u64 - 4 * 1024 * 1024;
+    let mut serve = ServeChild::start(&args, key);
+    let hook_url = hook.replace(hook.split("/hooks/").next().expect("base"), &serve.base_url);
+    let post = {
+        let hook_url = hook_url.clone();
+        tokio::spawn(async move {
+            http()
+                .post(&hook_url)
+                .json(&json!({"type": "kill.test", "n": 1}))
+                .send()
+                .await
+                .map(|r| r.status().as_u16())
+        })
+    };
+    // Killed once the fan-out is about half way (seen in the WAL, or in committed rows were it
+    // not one transaction) and its answer has not come.
+    let deadline = std::time::Instant::now() + Duration::from_secs(120);
+    let half_committed = before + i64::try_from(FAN_OUT / 2).expect("count");
+    while wal_size() < halfway && count(&c, "SELECT COUNT(*) FROM notifications") < half_committed {
+        assert!(
+            !post.is_finished(),
+            "the hook was answered before its fan-out was half way ({} bytes of WAL)",
+            wal_size()
+        );
+        assert!(std::time::Instant::now() < deadline, "no fan-out seen");
+        tokio::task::yield_now().await;
+    }
+    serve.kill();
+    let answer = post.await.expect("task");
+    assert!(answer.is_err(), "the killed hook was answered: {answer:?}");
+    let after = count(&c, "SELECT COUNT(*) FROM notifications") - before;
+    let events = count(&c, "SELECT COUNT(*) FROM events WHERE type = 'kill.test'");
+    eprintln!("after the kill: {after} notifications, {events} events");
+    c.execute_batch("DROP TRIGGER ballast; DROP TABLE ballast;")
+        .expect("drop");
+    // Restarted on the same file; the sender, seeing no answer, posts again.
+    let serve = ServeChild::start(&args, key);
+    let hook_url = hook.replace(hook.split("/hooks/").next().expect("base"), &serve.base_url);
+    let (status, body) = post_hook(&hook_url, &json!({"type": "kill.test", "n": 1})).await;
+    assert_eq!(status, 200, "{body}");
+    // The demo's destinations selecting every callback get it too.
+    let fanned = body["notification_ids"].as_array().expect("ids").len();
+    assert!(fanned >= FAN_OUT, "{fanned}");
+    assert!(
+        (after == 0 && events == 0) || (after == fanned as i64 && events == 1),
+        "half fanned out: {after} of {fanned} notifications, {events} events"
+    );
+    // Every event of the test, to every destination at the receiver, succeeded.
+    let expected = FAN_OUT * usize::try_from(events + 1).expect("count");
+    eventually(Duration::from_secs(120), || async {
+        let done: i64 = c
+            .query_row(
+                "SELECT COUNT(*) FROM notifications n
+                 JOIN events e ON e.id = n.event_id
+                 JOIN records r ON r.kind = 'destination' AND r.id = n.destination_id
+                 WHERE e.type = 'kill.test' AND n.status = 'succeeded'
+                     AND instr(r.data, ?1) > 0",
+                [&recv],
+                |r| r.get(0),
+            )
+            .expect("count");
+        (done == expected as i64).then_some(())
+    })
+    .await;
+    let seen = seen.lock().expect("seen").clone();
+    let mut per: std::collections::HashMap<(String, String), usize> = Default::default();
+    for k in seen {
+        *per.entry(k).or_default() += 1;
+    }
+    assert_eq!(per.len(), expected, "every destination got every event");
+    let twice: Vec<_> = per.iter().filter(|(_, n)| **n > 1).collect();
+    assert!(twice.is_empty(), "delivered twice: {twice:?}");
+    drop(serve);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_creates_of_one_name_get_one_slug_each_and_the_index_has_the_last_word() {
+    let dir = tempfile::tempdir().expect("dir");
+    let t = start_with(file_config(dir.path())).await;
+    let create = |name: &'static str| {
+        let client = t.client.clone();
+        tokio::spawn(async move {
+            client
+                .create_team(&switchboard::api::model::CreateTeam {
+                    name: name.into(),
+                    description: None,
+                })
+                .await
+        })
+    };
+    let tasks: Vec<_> = (0..8).map(|_| create("Same Name")).collect();
+    let mut slugs = Vec::new();
+    for task in tasks {
+        slugs.push(task.await.expect("task").expect("create").slug);
+    }
+    slugs.sort();
+    assert_eq!(
+        slugs.iter().filter(|s| *s == "same-name").count(),
+        1,
+        "exactly one wins the slug: {slugs:?}"
+    );
+    let distinct: std::collections::BTreeSet<_> = slugs.iter().collect();
+    assert_eq!(distinct.len(), slugs.len(), "{slugs:?}");
+    // A writer the slug probe does not see (a trigger taking the slug inside the same write):
+    // the unique index refuses it, and the answer is the API's 400, not a 500.
+    let c = sql(&t);
+    c.execute_batch(
+        "CREATE TRIGGER inject_fault AFTER INSERT ON records
+         WHEN new.kind = 'team' AND json_extract(new.data, '$.name') = 'Collide'
+         BEGIN INSERT INTO records (kind, id, data)
+               VALUES ('team', 'tm_0mzzzzzzmInjectedCollision', json_object('slug', 'collide'));
+         END;",
+    )
+    .expect("trigger");
+    let r = t
+        .raw(
+            reqwest::Method::POST,
+            "/organization/teams",
+            Some(r#"{"name":"Collide"}"#),
+            None,
+        )
+        .await;
+    assert_eq!(r.status, 400, "{}", r.body);
+    assert_eq!(r.body["code"], "bad_request");
+    assert!(
+        r.body["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("collide")),
+        "{}",
+        r.body
+    );
+    let teams: i64 = c
+        .query_row(
+            "SELECT COUNT(*) FROM records WHERE kind = 'team' AND data LIKE '%ollide%'",
+            [],
+            |r| r.get(0),
+        )
+        .expect("count");
+    assert_eq!(teams, 0, "nothing of the refused create was written");
+    c.execute_batch("DROP TRIGGER inject_fault").expect("drop");
+    // A rename onto a slug the probe cannot see is refused the same way.
+    let team = t
+        .client
+        .create_team(&switchboard::api::model::CreateTeam {
+            name: "Renamed Later".into(),
+            description: None,
+        })
+        .await
+        .expect("team");
+    c.execute_batch(
+        "CREATE TRIGGER inject_fault AFTER UPDATE ON records
+         WHEN new.kind = 'team' AND json_extract(new.data, '$.name') = 'Collide'
+         BEGIN INSERT INTO records (kind, id, data)
+               VALUES ('team', 'tm_0mzzzzzzmInjectedCollision', json_object('slug', 'collide'));
+         END;",
+    )
+    .expect("trigger");
+    let r = t
+        .raw(
+            reqwest::Method::POST,
+            &format!("/organization/teams/{}", team.id),
+            Some(r#"{"name":"Collide"}"#),
+            None,
+        )
+        .await;
+    assert_eq!(r.status, 400, "{}", r.body);
+    let kept = t.client.get_team(&team.id).await.expect("team");
+    assert_eq!(kept.slug, "renamed-later");
     t.svc.shutdown().await;
 }

@@ -279,7 +279,7 @@ async fn a_version_1_database_migrates_with_nothing_lost() {
     let version: i64 = conn
         .pragma_query_value(None, "user_version", |r| r.get(0))
         .expect("version");
-    assert_eq!(version, 4);
+    assert_eq!(version, 5);
     // Version 4: events stored once, the per-destination due index, the team slug index.
     for (kind, name) in [
         ("table", "events"),
@@ -458,4 +458,69 @@ async fn history_seeds_past_events_straight_into_the_store() {
         "spread over the past weeks"
     );
     t.svc.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn teams_sharing_a_slug_in_an_old_file_are_renamed_once_and_the_index_holds_after() {
+    let dir = tempfile::tempdir().expect("dir");
+    let path = fixture_copy(dir.path());
+    let copy = "tm_0mzzzzzzmDuplicateSlugXX";
+    {
+        // An older file holding two teams with the slug `billing` (the copy is the newer id), the
+        // copy's member naming it in `actor.teams[]`.
+        let c = rusqlite::Connection::open(&path).expect("open fixture");
+        let (original, member): (String, String) = c
+            .query_row(
+                "SELECT id, json_extract(data, '$.members[0]') FROM records
+                 WHERE kind = 'team' AND json_extract(data, '$.slug') = 'billing'",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .expect("the billing team");
+        c.execute(
+            "INSERT INTO records (kind, id, data) SELECT 'team', ?1,
+                 json_set(data, '$.id', ?1, '$.name', 'Billing copy')
+             FROM records WHERE kind = 'team' AND id = ?2",
+            [copy, original.as_str()],
+        )
+        .expect("duplicate team");
+        let changed = c
+            .execute(
+                "UPDATE records SET data = json_set(data, '$.actor', json_object('teams',
+                     json_array(json_object('id', ?1, 'name', 'Billing copy', 'slug', 'billing'))))
+                 WHERE kind = 'member' AND json_extract(data, '$.actor_id') = ?2",
+                [copy, member.as_str()],
+            )
+            .expect("member");
+        assert_eq!(changed, 1);
+    }
+    let mut cfg = ServiceConfig::ephemeral();
+    cfg.seed = Seed::None;
+    cfg.db = DbLocation::Path(path.clone());
+    let t = support_service::start_with(cfg).await;
+    let billing = t.get("/organization/teams/billing").await;
+    assert_eq!(billing.status, 200);
+    assert_ne!(billing.body["id"], copy, "the oldest keeps the slug");
+    let renamed = t.get("/organization/teams/billing-2").await;
+    assert_eq!(renamed.body["id"], copy, "{}", renamed.body);
+    t.svc.shutdown().await;
+    let c = rusqlite::Connection::open(&path).expect("reopen");
+    let entry: String = c
+        .query_row(
+            "SELECT j.value FROM records, json_each(data, '$.actor.teams') j
+             WHERE kind = 'member' AND json_extract(j.value, '$.id') = ?1",
+            [copy],
+            |r| r.get(0),
+        )
+        .expect("the member's entry");
+    assert!(entry.contains(r#""slug":"billing-2""#), "{entry}");
+    // The unique index refuses a duplicate however it is written.
+    let err = c
+        .execute(
+            "INSERT INTO records (kind, id, data)
+             VALUES ('team', 'tm_0mzzzzzzmAnotherDuplicat', '{\"slug\":\"billing\"}')",
+            [],
+        )
+        .expect_err("a second `billing` is refused");
+    assert!(err.to_string().contains("UNIQUE"), "{err}");
 }

@@ -367,3 +367,95 @@ async fn a_request_body_that_drips_gets_a_json_408() {
     assert_eq!(json["status"], 408);
     t.svc.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_of_twenty_notifications_from_a_hostile_receiver_stays_under_two_mib() {
+    let mut cfg = config(Duration::from_secs(5));
+    // Twenty attempts each within a couple of seconds (backoff is base × 2^n, capped at 1,800).
+    cfg.retry_base = Duration::from_micros(100);
+    let t = start_with(cfg).await;
+    // Fails every attempt with one header of 8 KiB, 60 headers of 250 characters that each take
+    // two bytes once stored, and a 16 KiB body of control characters (six bytes each).
+    let (url, _seen) = raw_receiver(|mut s| async move {
+        let mut reply = String::from("HTTP/1.1 500 Internal Server Error\r\n");
+        reply.push_str(&format!("set-cookie: {}\r\n", "c".repeat(8 * 1024)));
+        let quoted = "\"\\".repeat(125);
+        for i in 0..60 {
+            reply.push_str(&format!("x-hostile-{i:02}: {quoted}\r\n"));
+        }
+        let body = "\u{1}".repeat(16 * 1024);
+        reply.push_str(&format!(
+            "content-length: {}\r\nconnection: close\r\n\r\n{body}",
+            body.len()
+        ));
+        let _ = s.write_all(reply.as_bytes()).await;
+    })
+    .await;
+    let (cb, hook) = manual_callback(&t).await;
+    let dest = destination(&t, &cb, &url).await;
+    for _ in 0..20 {
+        fire(&hook).await;
+    }
+    let page = || async {
+        support_service::http()
+            .get(format!(
+                "{}/callbacks-notifications?limit=20&destination_id={dest}",
+                t.svc.base_url
+            ))
+            .bearer_auth(t.svc.api_key.expose())
+            .send()
+            .await
+            .expect("page")
+            .bytes()
+            .await
+            .expect("bytes")
+    };
+    // Until all twenty have their last attempt (index 19), counted in the raw page.
+    let last = format!(
+        "\"index\":{}",
+        switchboard::service::delivery::MAX_ATTEMPTS - 1
+    );
+    let page = eventually(Duration::from_secs(120), || async {
+        let page = page().await;
+        let text = String::from_utf8_lossy(&page);
+        (text.matches(&last).count() == 20).then_some(page)
+    })
+    .await;
+    eprintln!(
+        "a page of 20 notifications × 20 attempts: {} bytes",
+        page.len()
+    );
+    assert!(page.len() < 2 * 1024 * 1024, "{} bytes", page.len());
+    // Each record says what it left out: the newest attempt keeps its capped headers and body,
+    // the older ones keep at least their markers.
+    let page: Value = serde_json::from_slice(&page).expect("json");
+    for n in page["items"].as_array().expect("items") {
+        let attempts = n["attempts"].as_array().expect("attempts");
+        let newest = &attempts.last().expect("an attempt")["webhook_request"];
+        let headers = newest["response_headers"].as_object().expect("headers");
+        assert!(headers.len() <= MAX_RECORDED_HEADERS);
+        assert!(headers.contains_key(TRUNCATED_HEADER), "{headers:?}");
+        assert!(
+            headers.values().any(|v| v
+                .as_str()
+                .is_some_and(|v| v.ends_with(" bytes not recorded]"))),
+            "a cut value says so: {headers:?}"
+        );
+        let body = newest["response_body"].as_str().expect("body");
+        assert!(body.contains(" bytes not recorded]"), "{body}");
+        for a in attempts {
+            let r = &a["webhook_request"];
+            assert!(
+                r["response_headers"]
+                    .as_object()
+                    .is_some_and(|h| h.contains_key(TRUNCATED_HEADER))
+            );
+            assert!(
+                r["response_body"]
+                    .as_str()
+                    .is_some_and(|b| b.contains("bytes not recorded]"))
+            );
+        }
+    }
+    t.svc.shutdown().await;
+}

@@ -21,7 +21,8 @@ use crate::service::validate::Check;
 
 /// Saves a team and returns its wire shape.
 fn save(db: &Db, t: &TeamRec) -> Reply<Team> {
-    db.put(kind::TEAM, &t.id, t)?;
+    // The unique index has the last word on slugs; a refusal is a 400, never a 500.
+    db.put_team(&t.id, &t.slug, t)?;
     render_team(db, t)
 }
 
