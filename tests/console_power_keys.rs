@@ -541,6 +541,7 @@ fn read_only_refuses_every_write_and_hides_it() {
                     | ApiCmd::Known
                     | ApiCmd::Active(_)
                     | ApiCmd::Glance(_)
+                    | ApiCmd::Stats { .. }
                     | ApiCmd::Replay(_) => continue,
                 };
                 app.apply(Msg::Api {

@@ -11,21 +11,6 @@ use super::theme::Theme;
 use super::widgets::json;
 use crate::text::redact;
 
-/// Whether a field holds a secret (masked in the view, the copy and the filter); the one
-/// policy of [`crate::text::redact`].
-pub(crate) fn is_secret_key(key: &str) -> bool {
-    redact::is_secret_field(key)
-}
-
-/// How string field `key` of object `o` may be shown (see [`redact::field_value`]).
-pub(crate) fn shown_field<'a>(
-    o: &serde_json::Map<String, Value>,
-    key: &str,
-    s: &'a str,
-) -> std::borrow::Cow<'a, str> {
-    redact::field_value(o, key, s)
-}
-
 /// The value with every secret masked, recorded headers included (see [`redact::masked`]).
 pub fn masked(v: &Value) -> Value {
     redact::masked(v)

@@ -7,6 +7,7 @@ mod command_completion;
 mod deliveries_masking;
 mod deliveries_nav;
 mod deliveries_watch;
+mod describe;
 mod event_loop;
 mod forms_e2e;
 mod landing;

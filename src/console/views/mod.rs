@@ -3,38 +3,16 @@ pub mod callbacks;
 pub mod destinations;
 pub mod imports;
 pub mod kit;
+pub mod list;
 pub mod notifications;
 pub mod teams;
 
 use ratatui::text::Line;
-use ratatui::widgets::Cell;
 
 use super::record::{Item, Record};
-use super::tab::Tab;
 
-pub use kit::{Column, Tone, ViewCtx, col, duration_ms, interval};
-
-/// The columns of a tab's list.
-pub fn columns(tab: Tab) -> &'static [Column] {
-    match tab {
-        Tab::Teams => teams::COLUMNS,
-        Tab::Imports => imports::COLUMNS,
-        Tab::Callbacks => callbacks::COLUMNS,
-        Tab::Destinations => destinations::COLUMNS,
-        Tab::Notifications => notifications::COLUMNS,
-    }
-}
-
-/// The cells of one row, one per column.
-pub(crate) fn cells(record: &Record, ctx: &ViewCtx) -> Vec<Cell<'static>> {
-    match record.shown() {
-        Item::Team(t) => teams::cells(t, ctx),
-        Item::Import(i) => imports::cells(i, ctx),
-        Item::Callback(c) => callbacks::cells(c, ctx),
-        Item::Destination(d) => destinations::cells(d, ctx),
-        Item::Notification(n) => notifications::cells(n, ctx),
-    }
-}
+pub use kit::{Tone, ViewCtx, duration_ms, interval};
+pub use list::{ListColumn, cells, columns};
 
 /// Every field of the item, for the detail pane.
 pub fn detail(record: &Record, ctx: &ViewCtx) -> Vec<Line<'static>> {
