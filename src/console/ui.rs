@@ -55,7 +55,7 @@ pub fn render(state: &State, frame: &mut Frame) {
                 .skip(window.start)
                 .take(window.len())
                 .map(|r| {
-                    super::deliveries::view::decorate(state, r, views::list::row(state, r, &ctx))
+                    super::deliveries::view::decorate(state, r, views::context::row(state, r, &ctx))
                 })
                 .collect(),
             first: window.start,

@@ -57,7 +57,7 @@ pub fn refresh(state: &mut State) {
             let mut view: Vec<usize> = (0..list.rows.len())
                 .filter(|&i| list.rows.get(i).is_some_and(keeps))
                 .collect();
-            crate::console::views::list::with_ctx(state, |ctx| {
+            crate::console::views::context::with_ctx(state, |ctx| {
                 if !key.query.trim().is_empty() {
                     filter::retain_matching(&key.query, &list.rows, ctx, &mut view);
                 }

@@ -1,13 +1,10 @@
 //! A tab's list read from its resource's description (`crate::resource`): the columns with
 //! their width rules, each row's cells, the texts `/` matches and the keys `s` sorts by. The
 //! console draws what the description says; it keeps no column list of its own.
-use chrono::{DateTime, Utc};
 use ratatui::text::{Line, Span};
 
 use super::kit::ViewCtx;
-use crate::api::model::Notification;
 use crate::console::record::{Item, Record};
-use crate::console::state::State;
 use crate::console::tab::Tab;
 use crate::resource::{
     Ctx, Description, SortKey, Width, callbacks::CALLBACKS, destinations::DESTINATIONS,
@@ -121,25 +118,4 @@ fn sort_key_of<T>(d: &Description<T>, item: &T, col: usize, ctx: &Ctx<'_>) -> So
 /// The key column `col` sorts a row by: taken from the value its cell shows.
 pub fn sort_key(record: &Record, col: usize, ctx: &Ctx<'_>) -> SortKey {
     with_item!(record, sort_key_of, col, ctx)
-}
-
-/// The cells of one row with everything the console knows (see [`with_ctx`]).
-pub(crate) fn row(state: &State, record: &Record, v: &ViewCtx) -> Vec<Line<'static>> {
-    with_ctx(state, |ctx| cells(record, ctx, v))
-}
-
-/// Calls `f` with what the console knows besides the items: relative times, names, deleted
-/// destinations, the glance, and the destinations a notification went to.
-pub fn with_ctx<R>(state: &State, f: impl FnOnce(&Ctx<'_>) -> R) -> R {
-    let relative = |t: &DateTime<Utc>| state.clock.relative(t);
-    let destinations =
-        |n: &Notification| crate::console::deliveries::names::destinations_of(state, n);
-    let ctx = Ctx {
-        relative: Some(&relative),
-        names: Some(&state.deliveries.names),
-        deleted: Some(&state.deliveries.deleted),
-        health: Some(&state.deliveries.glance),
-        destinations_of: Some(&destinations),
-    };
-    f(&ctx)
 }

@@ -1,5 +1,6 @@
 //! One module per resource: its columns, row cells and detail pane. Dispatch on the item kind.
 pub mod callbacks;
+pub mod context;
 pub mod destinations;
 pub mod imports;
 pub mod kit;
