@@ -119,3 +119,21 @@ fn sort_key_of<T>(d: &Description<T>, item: &T, col: usize, ctx: &Ctx<'_>) -> So
 pub fn sort_key(record: &Record, col: usize, ctx: &Ctx<'_>) -> SortKey {
     with_item!(record, sort_key_of, col, ctx)
 }
+
+fn aliases_of<T>(d: &Description<T>) -> &'static [&'static str] {
+    d.aliases
+}
+
+/// The words `:` accepts for a tab's list (the first is what completion offers).
+pub fn aliases(tab: Tab) -> &'static [&'static str] {
+    with_description!(tab, aliases_of)
+}
+
+fn owns_id_of<T>(d: &Description<T>, id: &str) -> bool {
+    d.owns_id(id)
+}
+
+/// The tab an id belongs to, by its resource's id prefix.
+pub fn tab_of_id(id: &str) -> Option<Tab> {
+    Tab::ALL.into_iter().find(|&t| with_description!(t, owns_id_of, id))
+}
