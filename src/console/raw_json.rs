@@ -21,6 +21,9 @@ pub fn pretty(v: &Value) -> String {
     crate::text::clip::json(v)
 }
 
+/// Columns one `←`/`→` moves the JSON view.
+pub const SIDEWAYS: usize = 8;
+
 /// The open raw view.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct RawView {
@@ -32,6 +35,8 @@ pub struct RawView {
     pub lines: Vec<String>,
     /// First line shown.
     pub scroll: usize,
+    /// Columns scrolled sideways (`←`/`→`, `h`/`l`): long lines are not wrapped.
+    pub hscroll: usize,
     /// Search query; empty when none.
     pub search: crate::console::input::TextInput,
     /// Whether keys are typed into the search.
@@ -101,6 +106,32 @@ impl RawView {
         self.scroll = self
             .scroll
             .min(self.lines.len().saturating_sub(height.max(1)));
+        let widest = self
+            .lines
+            .iter()
+            .map(|l| crate::resource::display_width(l))
+            .max()
+            .unwrap_or(0);
+        // The end of the widest line stays in view.
+        self.hscroll = self.hscroll.min(widest.saturating_sub(SIDEWAYS));
+    }
+
+    /// Scrolls sideways by [`SIDEWAYS`] columns, no further than the end of the widest line in
+    /// a view `width` columns wide.
+    pub(crate) fn sideways(&mut self, right: bool, width: usize) {
+        let widest = self
+            .lines
+            .iter()
+            .map(|l| crate::resource::display_width(l))
+            .max()
+            .unwrap_or(0);
+        self.hscroll = if right {
+            self.hscroll
+                .saturating_add(SIDEWAYS)
+                .min(widest.saturating_sub(width))
+        } else {
+            self.hscroll.saturating_sub(SIDEWAYS)
+        };
     }
 }
 
@@ -169,9 +200,19 @@ pub fn render(view: &RawView, frame: &mut Frame, area: Rect, theme: &Theme) {
         .map(|l| highlight(l, view.search.value()))
         .collect();
     let matches = view.matches();
+    let inner_width = usize::from(area.width.saturating_sub(2));
+    let wide = view
+        .lines
+        .iter()
+        .any(|l| crate::resource::display_width(l) > inner_width);
+    let sideways = match (view.hscroll, wide) {
+        (0, false) => String::new(),
+        (0, true) => "· → more ".into(),
+        (n, _) => format!("· column {} · ←/→ ", n + 1),
+    };
     let status = if view.search.value().is_empty() {
         format!(
-            " line {} of {} ",
+            " line {} of {} {sideways}",
             (view.scroll + 1).min(view.lines.len()),
             view.lines.len()
         )
@@ -195,5 +236,6 @@ pub fn render(view: &RawView, frame: &mut Frame, area: Rect, theme: &Theme) {
         )))
         .title_bottom(Line::from(Span::styled(status, theme.muted)));
     frame.render_widget(Clear, area);
-    frame.render_widget(Paragraph::new(lines).block(block), area);
+    let x = u16::try_from(view.hscroll).unwrap_or(u16::MAX);
+    frame.render_widget(Paragraph::new(lines).block(block).scroll((0, x)), area);
 }

@@ -191,6 +191,60 @@ async fn filter_and_sort_read_the_columns_shown() {
     assert_eq!(events, sorted, "rows sorted by the event type shown:\n{s}");
 }
 
+/// Issue items 5 and 6: a long value wraps under its label (not at the pane's edge), and the JSON
+/// view scrolls sideways to the end of a long line.
+#[tokio::test]
+async fn long_values_wrap_under_their_label_and_json_scrolls_sideways() {
+    let (t, mut app) = console(80, '1').await;
+    let words = "observability pipelines for the payments platform ".repeat(5);
+    let description = format!("{words}tailmarker");
+    let team = t
+        .client
+        .create_team(&switchboard::api::model::CreateTeam {
+            name: "Wrapped".into(),
+            description: Some(description.clone()),
+        })
+        .await
+        .expect("team");
+    press(&mut app, ch(':')).await;
+    typed(&mut app, &format!("goto {}", team.id)).await;
+    press(&mut app, key(KeyCode::Enter)).await;
+    let s = screen(&app);
+    let lines: Vec<&str> = s.lines().map(|l| l.trim_matches('"')).collect();
+    let at = lines
+        .iter()
+        .position(|l| l.contains("Description"))
+        .expect("the description on screen");
+    // The value starts after the 15-column label; every continuation starts there too.
+    let value_col = lines[at].find("observability").expect("value");
+    let next = lines[at + 1];
+    assert!(
+        next[..value_col]
+            .trim_matches(|c: char| c == '│' || c == ' ')
+            .is_empty()
+            && next[value_col..].starts_with(|c: char| c.is_alphabetic()),
+        "continued under its label:\n{s}"
+    );
+    assert!(s.contains("tailmarker"), "all of it wrapped:\n{s}");
+
+    press(&mut app, ch('v')).await;
+    let s = screen(&app);
+    assert!(
+        !s.contains("tailmarker"),
+        "the long line is cut at first:\n{s}"
+    );
+    assert!(s.contains("→ more"), "{s}");
+    for _ in 0..40 {
+        press(&mut app, ch('l')).await;
+    }
+    let s = screen(&app);
+    assert!(s.contains("tailmarker"), "scrolled to the end:\n{s}");
+    for _ in 0..40 {
+        press(&mut app, key(KeyCode::Left)).await;
+    }
+    assert!(screen(&app).contains("\"description\""), "and back");
+}
+
 #[tokio::test]
 #[ignore = "prints the screens"]
 async fn print_screens() {

@@ -57,7 +57,10 @@ pub fn parse(line: &str) -> Result<Command, String> {
     let word = word.to_ascii_lowercase();
     // The words are the resource descriptions' own.
     let words = crate::console::views::list::aliases;
-    if let Some(tab) = Tab::ALL.into_iter().find(|&t| words(t).contains(&word.as_str())) {
+    if let Some(tab) = Tab::ALL
+        .into_iter()
+        .find(|&t| words(t).contains(&word.as_str()))
+    {
         return Ok(Command::Tab(tab));
     }
     match (word.as_str(), arg) {

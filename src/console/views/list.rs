@@ -135,5 +135,7 @@ fn owns_id_of<T>(d: &Description<T>, id: &str) -> bool {
 
 /// The tab an id belongs to, by its resource's id prefix.
 pub fn tab_of_id(id: &str) -> Option<Tab> {
-    Tab::ALL.into_iter().find(|&t| with_description!(t, owns_id_of, id))
+    Tab::ALL
+        .into_iter()
+        .find(|&t| with_description!(t, owns_id_of, id))
 }
