@@ -46,6 +46,8 @@ pub enum ApiReply {
     Active(bool),
     /// Recent deliveries of destinations, by id (those whose lookup failed are left out).
     Glance(Vec<(String, crate::api::health::Health)>),
+    /// A destination's delivery health over a window ([`ApiCmd::Stats`]).
+    Stats(Box<crate::api::health::Stats>),
     /// The replay room's plan or answer.
     Replay(super::replay::ReplayReply),
     /// The recover room's plan, a delivery, or the end of a run.
@@ -86,6 +88,8 @@ pub enum Pane {
     Active,
     /// The recent deliveries of the listed destinations.
     Glance,
+    /// The open destination's delivery health over a window.
+    Stats,
     /// The replay room's plan or send.
     Replay,
     /// The recover room's plan or run (a run answers once per delivery, then once more).
@@ -138,6 +142,13 @@ pub enum ApiCmd {
     Active(String),
     /// The newest notifications of each of these destinations ([`ApiReply::Glance`]).
     Glance(Vec<String>),
+    /// A destination's delivery health over the `window_secs` before now ([`ApiReply::Stats`]).
+    Stats {
+        /// The destination.
+        id: String,
+        /// The window, in seconds.
+        window_secs: i64,
+    },
     /// The replay room: plan a replay, or send one.
     Replay(Box<super::replay::ReplayCmd>),
     /// The recover room: plan a selection, or run a plan.

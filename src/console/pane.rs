@@ -330,6 +330,7 @@ pub(crate) fn on_reply(
             | Pane::Names
             | Pane::Active
             | Pane::Glance
+            | Pane::Stats
             | Pane::Replay
             | Pane::Recover
             | Pane::Forward

@@ -11,21 +11,6 @@ use super::theme::Theme;
 use super::widgets::json;
 use crate::text::redact;
 
-/// Whether a field holds a secret (masked in the view, the copy and the filter); the one
-/// policy of [`crate::text::redact`].
-pub(crate) fn is_secret_key(key: &str) -> bool {
-    redact::is_secret_field(key)
-}
-
-/// How string field `key` of object `o` may be shown (see [`redact::field_value`]).
-pub(crate) fn shown_field<'a>(
-    o: &serde_json::Map<String, Value>,
-    key: &str,
-    s: &'a str,
-) -> std::borrow::Cow<'a, str> {
-    redact::field_value(o, key, s)
-}
-
 /// The value with every secret masked, recorded headers included (see [`redact::masked`]).
 pub(crate) fn masked(v: &Value) -> Value {
     redact::masked(v)
@@ -35,6 +20,9 @@ pub(crate) fn masked(v: &Value) -> Value {
 pub(crate) fn pretty(v: &Value) -> String {
     crate::text::clip::json(v)
 }
+
+/// Columns one `←`/`→` moves the JSON view.
+pub const SIDEWAYS: usize = 8;
 
 /// The open raw view.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -47,6 +35,8 @@ pub struct RawView {
     pub lines: Vec<String>,
     /// First line shown.
     pub scroll: usize,
+    /// Columns scrolled sideways (`←`/`→`, `h`/`l`): long lines are not wrapped.
+    pub hscroll: usize,
     /// Search query; empty when none.
     pub search: crate::console::input::TextInput,
     /// Whether keys are typed into the search.
@@ -116,6 +106,32 @@ impl RawView {
         self.scroll = self
             .scroll
             .min(self.lines.len().saturating_sub(height.max(1)));
+        let widest = self
+            .lines
+            .iter()
+            .map(|l| crate::resource::display_width(l))
+            .max()
+            .unwrap_or(0);
+        // The end of the widest line stays in view.
+        self.hscroll = self.hscroll.min(widest.saturating_sub(SIDEWAYS));
+    }
+
+    /// Scrolls sideways by [`SIDEWAYS`] columns, no further than the end of the widest line in
+    /// a view `width` columns wide.
+    pub(crate) fn sideways(&mut self, right: bool, width: usize) {
+        let widest = self
+            .lines
+            .iter()
+            .map(|l| crate::resource::display_width(l))
+            .max()
+            .unwrap_or(0);
+        self.hscroll = if right {
+            self.hscroll
+                .saturating_add(SIDEWAYS)
+                .min(widest.saturating_sub(width))
+        } else {
+            self.hscroll.saturating_sub(SIDEWAYS)
+        };
     }
 }
 
@@ -184,9 +200,19 @@ pub(crate) fn render(view: &RawView, frame: &mut Frame, area: Rect, theme: &Them
         .map(|l| highlight(l, view.search.value()))
         .collect();
     let matches = view.matches();
+    let inner_width = usize::from(area.width.saturating_sub(2));
+    let wide = view
+        .lines
+        .iter()
+        .any(|l| crate::resource::display_width(l) > inner_width);
+    let sideways = match (view.hscroll, wide) {
+        (0, false) => String::new(),
+        (0, true) => "· → more ".into(),
+        (n, _) => format!("· column {} · ←/→ ", n + 1),
+    };
     let status = if view.search.value().is_empty() {
         format!(
-            " line {} of {} ",
+            " line {} of {} {sideways}",
             (view.scroll + 1).min(view.lines.len()),
             view.lines.len()
         )
@@ -210,5 +236,6 @@ pub(crate) fn render(view: &RawView, frame: &mut Frame, area: Rect, theme: &Them
         )))
         .title_bottom(Line::from(Span::styled(status, theme.muted)));
     frame.render_widget(Clear, area);
-    frame.render_widget(Paragraph::new(lines).block(block), area);
+    let x = u16::try_from(view.hscroll).unwrap_or(u16::MAX);
+    frame.render_widget(Paragraph::new(lines).block(block).scroll((0, x)), area);
 }

@@ -57,7 +57,9 @@ pub(crate) fn render(state: &State, frame: &mut Frame) {
                 .shown()
                 .skip(window.start)
                 .take(window.len())
-                .map(|r| super::deliveries::view::decorate(state, r, views::cells(r, &ctx)))
+                .map(|r| {
+                    super::deliveries::view::decorate(state, r, views::context::row(state, r, &ctx))
+                })
                 .collect(),
             first: window.start,
             list,

@@ -118,6 +118,7 @@ fn on_reply(
         Pane::Health | Pane::Lookup | Pane::Names | Pane::Active | Pane::Glance => {
             deliveries::update::on_reply(state, req_id, result)
         }
+        Pane::Stats => deliveries::health::on_stats(state, req_id, result),
     }
 }
 

@@ -279,6 +279,14 @@ pub(crate) async fn execute(client: &Client, cmd: &ApiCmd) -> Result<ApiReply, E
             }
             Ok(ApiReply::Glance(out))
         }
+        ApiCmd::Stats { id, window_secs } => crate::api::health::destination_stats(
+            client,
+            id,
+            chrono::TimeDelta::seconds(*window_secs),
+            chrono::Utc::now(),
+        )
+        .await
+        .map(|s| ApiReply::Stats(Box::new(s))),
         ApiCmd::Replay(cmd) => super::replay::execute(client, cmd)
             .await
             .map(ApiReply::Replay),

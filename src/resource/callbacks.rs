@@ -49,10 +49,19 @@ pub static CALLBACKS: Description<Callback> = Description {
             format!("{}s", c.schedule.interval_seconds)
         })),
         C::new("Next run", Width::fixed(11), |c, x| {
-            c.schedule
-                .next_run_at
-                .as_ref()
-                .map_or_else(|| DASH.into(), |t| x.when(t))
+            c.schedule.next_run_at.as_ref().map_or_else(
+                || DASH.into(),
+                |t| {
+                    let when = x.when(t);
+                    // A time gone by is not a future run: the console says so (its detail
+                    // explains); headless prints the time itself.
+                    if x.relative.is_some() && when.ends_with(" ago") {
+                        "overdue".into()
+                    } else {
+                        when
+                    }
+                },
+            )
         })
         .sort(|c, _| {
             c.schedule

@@ -18,7 +18,7 @@ pub mod wrap;
 mod tests;
 
 use std::cmp::Ordering;
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet};
 
 use chrono::{DateTime, Utc};
 
@@ -103,7 +103,7 @@ pub struct Ctx<'a> {
     /// Callback and destination names by id.
     pub names: Option<&'a NameCache>,
     /// Destinations known to be deleted, by id.
-    pub deleted: Option<&'a HashSet<String>>,
+    pub deleted: Option<&'a BTreeSet<String>>,
     /// Each destination's recent deliveries, by id (the destinations list's glance).
     pub health: Option<&'a BTreeMap<String, Health>>,
     /// The destinations a notification went to, by name, when the face can tell.

@@ -1,6 +1,6 @@
 //! The descriptions against the complaints: identifying columns keep their width as the
 //! terminal widens, every column sorts by what it shows, and `/` matches what is shown.
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use chrono::{DateTime, Utc};
 use serde::de::DeserializeOwned;
@@ -99,7 +99,7 @@ fn destination_of(n: &Notification) -> Vec<String> {
 /// What a console passes: relative times, names, the deleted and the glance.
 struct Faces {
     names: NameCache,
-    deleted: HashSet<String>,
+    deleted: BTreeSet<String>,
     health: BTreeMap<String, Health>,
 }
 

@@ -10,6 +10,7 @@ mod deliveries_masking;
 mod deliveries_names;
 mod deliveries_nav;
 mod deliveries_watch;
+mod describe;
 mod event_loop;
 mod footer_help;
 mod forms_e2e;

@@ -539,6 +539,7 @@ fn read_only_refuses_every_write_and_hides_it() {
                     | ApiCmd::Known
                     | ApiCmd::Active(_)
                     | ApiCmd::Glance(_)
+                    | ApiCmd::Stats { .. }
                     | ApiCmd::Replay(_)
                     | ApiCmd::Recover(_)
                     | ApiCmd::Forward(_)

@@ -1,69 +1,9 @@
-//! Destination health over the notifications the console loaded: counts, success rate, latency.
-use crate::api::model::{Notification, NotificationStatus};
+//! Destination health in the console, read from the one health module (`api::health`): the
+//! list's glance (recent deliveries) and the open destination's `Stats`, asked for again on `r`.
+use crate::api::model::Notification;
 
 /// How many of a destination's latest notifications are looked at.
 pub(crate) const HEALTH_SAMPLE: usize = 200;
-
-/// Statistics over loaded notifications.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct Health {
-    /// Notifications looked at.
-    pub total: usize,
-    /// Succeeded.
-    pub succeeded: usize,
-    /// Retrying.
-    pub retrying: usize,
-    /// Pending.
-    pub pending: usize,
-    /// Failed.
-    pub failed: usize,
-    /// Any other status.
-    pub other: usize,
-    /// Median duration of the last attempts, ms.
-    pub median_ms: Option<i64>,
-    /// 95th percentile of the same, ms.
-    pub p95_ms: Option<i64>,
-}
-
-impl Health {
-    /// Succeeded out of those that finished (succeeded + failed), in percent.
-    pub(crate) fn success_rate(&self) -> Option<f64> {
-        let done = self.succeeded + self.failed;
-        (done > 0).then(|| self.succeeded as f64 * 100.0 / done as f64)
-    }
-}
-
-/// Nearest-rank percentile of sorted values.
-fn percentile(sorted: &[i64], p: usize) -> Option<i64> {
-    if sorted.is_empty() {
-        return None;
-    }
-    let rank = (p * sorted.len()).div_ceil(100).max(1);
-    sorted.get(rank - 1).copied()
-}
-
-/// Computes the health of up to [`HEALTH_SAMPLE`] notifications.
-pub fn compute<'a>(items: impl IntoIterator<Item = &'a Notification>) -> Health {
-    let mut h = Health::default();
-    let mut durations = Vec::new();
-    for n in items.into_iter().take(HEALTH_SAMPLE) {
-        h.total += 1;
-        match n.status {
-            NotificationStatus::Succeeded => h.succeeded += 1,
-            NotificationStatus::Retrying => h.retrying += 1,
-            NotificationStatus::Pending => h.pending += 1,
-            NotificationStatus::Failed => h.failed += 1,
-            NotificationStatus::Other(_) => h.other += 1,
-        }
-        if let Some(r) = n.last_attempt().and_then(|a| a.webhook_request.as_ref()) {
-            durations.push(r.duration);
-        }
-    }
-    durations.sort_unstable();
-    h.median_ms = percentile(&durations, 50);
-    h.p95_ms = percentile(&durations, 95);
-    h
-}
 
 /// How many of each listed destination's newest notifications its sparkline is drawn from.
 pub const GLANCE_SAMPLE: u32 = 50;
@@ -80,6 +20,14 @@ pub(crate) fn want_glance(
     use crate::console::tab::Tab;
     if state.deliveries.glance_pending.is_some() {
         return Vec::new();
+    }
+    // A new page of the list (`r`, paging, a write) asks again for every destination on it, so
+    // that the glance is never older than the list and a destination that has had deliveries
+    // since never says it had none.
+    let rev = state.tab_state(Tab::Destinations).list.rev;
+    if rev != state.deliveries.glance_rev {
+        state.deliveries.glance_rev = rev;
+        state.deliveries.glance_asked.clear();
     }
     let ids: Vec<String> = state
         .tab_state(Tab::Destinations)
@@ -104,6 +52,73 @@ pub(crate) fn want_glance(
         pane: Pane::Glance,
         cmd: ApiCmd::Glance(ids),
     }]
+}
+
+/// The window a destination's detail counts its health over: the default of
+/// `destinations stats`, so that both show the same numbers.
+pub const STATS_WINDOW_SECS: i64 = 24 * 3600;
+
+/// Asks for the open destination's [`crate::api::health::Stats`] after its detail (or any list)
+/// was loaded or reloaded: however it was opened (Enter, `:goto cld_…`), and again on `r`.
+pub(crate) fn want_stats(
+    state: &mut crate::console::state::State,
+) -> Vec<crate::console::msg::Effect> {
+    use crate::console::msg::{ApiCmd, Effect, Pane};
+    use crate::console::tab::Tab;
+    if state.tab != Tab::Destinations {
+        return Vec::new();
+    }
+    let Some(id) = state
+        .tab_state(Tab::Destinations)
+        .detail
+        .as_ref()
+        .map(|d| d.id.clone())
+    else {
+        return Vec::new();
+    };
+    let d = &state.deliveries;
+    if d.stats_pending.is_some() && d.stats.as_ref().is_some_and(|(s, _)| *s == id) {
+        return Vec::new();
+    }
+    let req_id = state.next_req_id();
+    let d = &mut state.deliveries;
+    // The numbers already shown stay while they are refreshed.
+    let kept = d
+        .stats
+        .take()
+        .filter(|(s, _)| *s == id)
+        .and_then(|(_, v)| v);
+    d.stats = Some((id.clone(), kept));
+    d.stats_pending = Some(req_id);
+    vec![Effect::Api {
+        req_id,
+        pane: Pane::Stats,
+        cmd: ApiCmd::Stats {
+            id,
+            window_secs: STATS_WINDOW_SECS,
+        },
+    }]
+}
+
+/// The reply to [`want_stats`]; `None` when it is stale.
+pub(crate) fn on_stats(
+    state: &mut crate::console::state::State,
+    req_id: u64,
+    result: Result<crate::console::msg::ApiReply, crate::api::Error>,
+) -> Option<Vec<crate::console::msg::Effect>> {
+    use crate::console::msg::ApiReply;
+    let d = &mut state.deliveries;
+    if d.stats_pending != Some(req_id) {
+        return None;
+    }
+    d.stats_pending = None;
+    let (_, shown) = d.stats.as_mut()?;
+    *shown = Some(match result {
+        Ok(ApiReply::Stats(s)) => Ok(*s),
+        Ok(_) => Err("unexpected reply".into()),
+        Err(e) => Err(e.to_string()),
+    });
+    Some(Vec::new())
 }
 
 /// Turns a drawn buffer into lines, keeping each cell's style (widgets drawn into text).
@@ -273,7 +288,7 @@ fn window_end<'a>(from: &str, to: &'a str) -> &'a str {
 
 #[cfg(test)]
 mod tests {
-    use super::{glance_spans, percentile};
+    use super::glance_spans;
     use crate::api::health::{Delivery, Health, Outcome};
 
     #[test]
@@ -297,14 +312,5 @@ mod tests {
         let spans = glance_spans(&h, &crate::console::theme::Theme::plain());
         let text: String = spans.iter().map(|s| s.content.as_ref()).collect();
         assert!(text.contains("100%"), "{text}");
-    }
-
-    #[test]
-    fn nearest_rank() {
-        let v: Vec<i64> = (1..=100).collect();
-        assert_eq!(percentile(&v, 50), Some(50));
-        assert_eq!(percentile(&v, 95), Some(95));
-        assert_eq!(percentile(&[7], 95), Some(7));
-        assert_eq!(percentile(&[], 50), None);
     }
 }

@@ -188,6 +188,14 @@ pub struct DeliveriesState {
     pub glance_asked: std::collections::BTreeSet<String>,
     /// The recent-deliveries lookup in flight.
     pub glance_pending: Option<u64>,
+    /// The destinations list's revision the glance was last asked for (a new page, `r`, asks
+    /// again).
+    pub glance_rev: u64,
+    /// The open destination's delivery health ([`crate::api::health::Stats`]): the id, and the
+    /// numbers once they came.
+    pub stats: Option<(String, Option<Result<crate::api::health::Stats, String>>)>,
+    /// The health request in flight.
+    pub stats_pending: Option<u64>,
 }
 
 impl DeliveriesState {
@@ -201,6 +209,7 @@ impl DeliveriesState {
     pub fn background(&self) -> usize {
         usize::from(self.names_pending.is_some())
             + usize::from(self.glance_pending.is_some())
+            + usize::from(self.stats_pending.is_some())
             + self.active_pending.len()
     }
 }

@@ -412,6 +412,7 @@ pub(crate) fn after_reply(state: &mut State) -> Vec<Effect> {
     if state.tab == Tab::Destinations {
         effects.extend(super::health::want_glance(state));
     }
+    effects.extend(super::health::want_stats(state));
     effects
 }
 

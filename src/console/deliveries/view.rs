@@ -5,7 +5,7 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Cell, Clear, Paragraph};
+use ratatui::widgets::{Block, Clear, Paragraph};
 
 use super::FilterDialog;
 use super::filter::FIELDS;
@@ -98,14 +98,9 @@ fn picker_lines(
     }
 }
 
-/// The columns of the shown tab's list: notifications name their destination from
-/// [`views::notifications::WIDE`] columns on.
-pub(crate) fn columns(state: &State) -> &'static [views::Column] {
-    if state.tab == Tab::Notifications && state.size.0 >= views::notifications::WIDE {
-        views::notifications::COLUMNS_WIDE
-    } else {
-        views::columns(state.tab)
-    }
+/// The columns of the shown tab's list, from its resource's description.
+pub(crate) fn columns(state: &State) -> Vec<views::ListColumn> {
+    views::columns(state.tab)
 }
 
 /// Draws the notification filter dialog.
@@ -209,35 +204,26 @@ pub(crate) fn breadcrumb(state: &State) -> Option<String> {
     Some(crate::text::line(&format!("{}   Esc back", parts.join(" › "))).into_owned())
 }
 
-/// Row cells, highlighted while watch mode marks the row new or changed.
+/// Row cells, the glance drawn as a sparkline, highlighted while watch mode marks the row new
+/// or changed.
 pub(crate) fn decorate(
     state: &State,
     record: &Record,
-    cells: Vec<Cell<'static>>,
-) -> Vec<Cell<'static>> {
+    cells: Vec<Line<'static>>,
+) -> Vec<Line<'static>> {
     let mut cells = cells;
-    if let Item::Notification(n) = &record.item {
-        let names = names::destinations_of(state, n);
-        if let Some(c) = cells.get_mut(views::notifications::DESTINATION_COLUMN)
-            && !names.is_empty()
-        {
-            *c = Cell::from(crate::text::line(&names.join(", ")).into_owned());
-        }
-    }
     if let Item::Destination(dest) = &record.item
         && let Some(h) = state.deliveries.glance.get(&dest.id)
-        && let Some(c) = cells.get_mut(views::destinations::RECENT_COLUMN)
+        && let Some(c) = views::list::position(Tab::Destinations, "Recent deliveries")
+            .and_then(|i| cells.get_mut(i))
     {
-        *c = Cell::from(Line::from(super::health::glance_spans(
-            h,
-            &state.settings.theme,
-        )));
+        *c = Line::from(super::health::glance_spans(h, &state.settings.theme));
     }
     if !state.deliveries.watch.flash.contains_key(record.id()) {
         return cells;
     }
     let style = state.settings.theme.warn.add_modifier(Modifier::BOLD);
-    cells.into_iter().map(|c| c.style(style)).collect()
+    cells.into_iter().map(|c| c.patch_style(style)).collect()
 }
 
 /// Detail lines with this module's additions: the attempt cursor, a destination's health.
@@ -281,13 +267,15 @@ fn unsanitised_detail(state: &State, record: &Record, ctx: &ViewCtx) -> Vec<Line
                 secret: secret.filter(|_| open),
             };
             let mut lines = views::destinations::detail_with(dest, ctx, &extras);
-            if let Some(h) = state
-                .deliveries
-                .health
-                .as_ref()
-                .filter(|h| open && h.destination_id == dest.id)
-            {
-                lines.extend(views::destinations::health_lines(h, ctx));
+            if open {
+                let stats = d.stats.as_ref().filter(|(id, _)| *id == dest.id);
+                let timeline = d.health.as_ref().filter(|h| h.destination_id == dest.id);
+                lines.extend(views::destinations::health_lines(
+                    stats.and_then(|(_, s)| s.as_ref()),
+                    stats.is_some() && d.stats_pending.is_some(),
+                    timeline,
+                    ctx,
+                ));
             }
             lines
         }

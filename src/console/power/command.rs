@@ -36,21 +36,6 @@ pub(crate) enum Command {
     Help,
 }
 
-/// Command words with their aliases; the first of each is what completion offers.
-const TAB_WORDS: &[(Tab, &[&str])] = &[
-    (Tab::Teams, &["teams", "team", "tm"]),
-    (Tab::Imports, &["imports", "import", "imp", "im", "poti"]),
-    (Tab::Callbacks, &["callbacks", "callback", "cb", "clb"]),
-    (
-        Tab::Destinations,
-        &["destinations", "destination", "dest", "ds", "cld"],
-    ),
-    (
-        Tab::Notifications,
-        &["notifications", "notification", "notif", "ns", "cbn"],
-    ),
-];
-
 /// Words offered by completion.
 const WORDS: &[&str] = &[
     "teams",
@@ -72,8 +57,13 @@ pub(crate) fn parse(line: &str) -> Result<Command, String> {
     };
     let arg = parts.next();
     let word = word.to_ascii_lowercase();
-    if let Some((tab, _)) = TAB_WORDS.iter().find(|(_, w)| w.contains(&word.as_str())) {
-        return Ok(Command::Tab(*tab));
+    // The words are the resource descriptions' own.
+    let words = crate::console::views::list::aliases;
+    if let Some(tab) = Tab::ALL
+        .into_iter()
+        .find(|&t| words(t).contains(&word.as_str()))
+    {
+        return Ok(Command::Tab(tab));
     }
     match (word.as_str(), arg) {
         ("q" | "quit" | "q!" | "exit", _) => Ok(Command::Quit),
@@ -92,17 +82,7 @@ pub(crate) fn parse(line: &str) -> Result<Command, String> {
 
 /// The tab a resource id belongs to, from its prefix.
 pub(crate) fn tab_of_id(id: &str) -> Option<Tab> {
-    const PREFIXES: &[(&str, Tab)] = &[
-        ("tm_", Tab::Teams),
-        ("poti_", Tab::Imports),
-        ("clb_", Tab::Callbacks),
-        ("cld_", Tab::Destinations),
-        ("cbn_", Tab::Notifications),
-    ];
-    PREFIXES
-        .iter()
-        .find(|(p, _)| id.starts_with(p) && id.len() > p.len())
-        .map(|(_, t)| *t)
+    crate::console::views::list::tab_of_id(id)
 }
 
 /// Completions of a line (prefix matches): command words, profile names after `profile `, and

@@ -1,13 +1,12 @@
-//! Fuzzy filter of a tab's loaded rows (`/`), with the matched characters highlighted on screen.
+//! The filter of a tab's loaded rows (`/`), with the matched characters highlighted on screen.
 use nucleo_matcher::pattern::{CaseMatching, Normalization, Pattern};
 use nucleo_matcher::{Config, Matcher, Utf32Str};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
-use serde_json::Value;
 
-use crate::console::raw_json::{is_secret_key, shown_field};
 use crate::console::record::Record;
+use crate::resource::Ctx;
 
 /// One tab's filter.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -66,37 +65,15 @@ impl FuzzyQuery {
     }
 }
 
-/// Calls `f` on each text a row is matched against until it returns true; whether it did.
-/// The texts are the scalar values (nested ones too), secrets left out; each word of a query
-/// must match one of them, so that letters scattered over unrelated fields do not make a match.
-fn each_text(v: &Value, depth: u8, f: &mut impl FnMut(&str) -> bool) -> bool {
-    match v {
-        Value::String(s) => f(s),
-        Value::Number(n) => f(&n.to_string()),
-        Value::Bool(b) => f(if *b { "true" } else { "false" }),
-        Value::Array(a) if depth < 3 => a.iter().any(|x| each_text(x, depth + 1, f)),
-        // Secrets are not matched at all, a hook URL only as shown (its key masked).
-        Value::Object(o) if depth < 3 => {
-            o.iter()
-                .filter(|(k, _)| !is_secret_key(k))
-                .any(|(k, x)| match x {
-                    Value::String(s) => f(&shown_field(o, k, s)),
-                    other => each_text(other, depth + 1, f),
-                })
-        }
-        _ => false,
-    }
-}
-
 /// Keeps the positions (into `rows`) of the rows that match `query`: every word of it matching
-/// some field. The texts are matched where they lie; nothing is copied.
-pub(crate) fn retain_matching(query: &str, rows: &[Record], view: &mut Vec<usize>) {
-    let mut words: Vec<FuzzyQuery> = query.split_whitespace().map(FuzzyQuery::new).collect();
+/// one of the texts the row's columns show (the resource's description says which: what is
+/// shown is what filters; secrets are never shown, so never matched).
+/// Each word is looked for as written (smart case), not scattered: `/503` finds the rows that
+/// show 503, not every id holding a 5, a 0 and a 3.
+pub(crate) fn retain_matching(query: &str, rows: &[Record], ctx: &Ctx<'_>, view: &mut Vec<usize>) {
     view.retain(|&i| {
         rows.get(i).is_some_and(|r| {
-            words
-                .iter_mut()
-                .all(|w| each_text(&r.raw, 0, &mut |t| w.matches(t)))
+            crate::resource::matches(query, &crate::console::views::list::filter_texts(r, ctx))
         })
     });
 }

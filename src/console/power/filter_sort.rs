@@ -57,10 +57,12 @@ pub(crate) fn refresh(state: &mut State) {
             let mut view: Vec<usize> = (0..list.rows.len())
                 .filter(|&i| list.rows.get(i).is_some_and(keeps))
                 .collect();
-            if !key.query.trim().is_empty() {
-                filter::retain_matching(&key.query, &list.rows, &mut view);
-            }
-            sort.apply(tab, &list.rows, &mut view);
+            crate::console::views::context::with_ctx(state, |ctx| {
+                if !key.query.trim().is_empty() {
+                    filter::retain_matching(&key.query, &list.rows, ctx, &mut view);
+                }
+                sort.apply(tab, &list.rows, ctx, &mut view);
+            });
             view
         });
         let list = &mut state.tab_state_mut(tab).list;

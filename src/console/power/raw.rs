@@ -13,6 +13,8 @@ pub(crate) fn raw_height(state: &State) -> usize {
 /// A key while the raw view is open.
 pub(crate) fn on_key(state: &mut State, key: &Input) -> Step {
     let height = raw_height(state);
+    // The view takes the whole width.
+    let state_width = state.size.0;
     let action = key.action_among(|a| matches!(a, Action::NextMatch | Action::PrevMatch));
     let Some(view) = state.power.raw.as_mut() else {
         return Step::default();
@@ -35,6 +37,20 @@ pub(crate) fn on_key(state: &mut State, key: &Input) -> Step {
                 }
             }
         }
+        return Step::default();
+    }
+    // Sideways, before the keys' actions (`h`/`l` mean nothing else here).
+    let width = usize::from(state_width.saturating_sub(2));
+    match key.code {
+        KeyCode::Left | KeyCode::Char('h') => view.sideways(false, width),
+        KeyCode::Right | KeyCode::Char('l') => view.sideways(true, width),
+        _ => {}
+    }
+    if matches!(
+        key.code,
+        KeyCode::Left | KeyCode::Right | KeyCode::Char('h' | 'l')
+    ) {
+        view.clamp(height);
         return Step::default();
     }
     match action {

@@ -1,56 +1,26 @@
-//! Client-side sort of the loaded rows: `s` cycles the column, `S` flips the direction.
-use std::cmp::Ordering;
-
-use serde_json::Value;
-
+//! Client-side sort of the loaded rows: `s` cycles through the sortable columns of the tab's
+//! resource description, `S` flips the direction. A column sorts by the value its cell shows.
 use crate::console::record::Record;
 use crate::console::tab::Tab;
+use crate::console::views::list;
+use crate::resource::{Ctx, SortKey};
 
 /// The sort of one tab's loaded rows; no column means server order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Sort {
-    /// Index into [`keys`] of the tab.
+    /// Index into the tab's sortable columns ([`list::sortable`]).
     pub column: Option<usize>,
     /// Descending instead of ascending.
     pub desc: bool,
 }
 
-/// Sortable fields of a tab: (label, JSON pointer into the item as received).
-pub(crate) fn keys(tab: Tab) -> &'static [(&'static str, &'static str)] {
-    match tab {
-        Tab::Teams => &[
-            ("name", "/name"),
-            ("slug", "/slug"),
-            ("created", "/created_at"),
-            ("id", "/id"),
-        ],
-        Tab::Imports => &[
-            ("status", "/status"),
-            ("note", "/note"),
-            ("expires", "/expires_at"),
-            ("created", "/created_at"),
-            ("id", "/id"),
-        ],
-        Tab::Callbacks => &[
-            ("name", "/name"),
-            ("type", "/type"),
-            ("created", "/created_at"),
-            ("id", "/id"),
-        ],
-        Tab::Destinations => &[
-            ("name", "/name"),
-            ("url", "/webhook_destination/url"),
-            ("created", "/created_at"),
-            ("id", "/id"),
-        ],
-        Tab::Notifications => &[
-            ("status", "/status"),
-            ("attempts", "/attempts"),
-            ("event", "/type"),
-            ("created", "/created_at"),
-            ("id", "/id"),
-        ],
-    }
+/// Sortable columns of a tab: (label, position among the list's columns).
+pub(crate) fn keys(tab: Tab) -> Vec<(String, usize)> {
+    let columns = list::columns(tab);
+    list::sortable(tab)
+        .into_iter()
+        .filter_map(|i| Some((columns.get(i)?.title.to_lowercase(), i)))
+        .collect()
 }
 
 impl Sort {
@@ -64,48 +34,25 @@ impl Sort {
         };
     }
 
-    /// `name ↑` for the list title, when a column is chosen.
+    /// `sort event ↑ asc` for the list title, when a column is chosen.
     pub fn label(&self, tab: Tab) -> Option<String> {
-        let (label, _) = keys(tab).get(self.column?)?;
+        let (label, _) = keys(tab).into_iter().nth(self.column?)?;
         let arrow = if self.desc { "↓ desc" } else { "↑ asc" };
         Some(format!("sort {label} {arrow}"))
     }
 
-    /// Sorts a view (positions into `rows`) in place; stable: equal keys keep server order.
-    pub fn apply(&self, tab: Tab, rows: &[Record], view: &mut [usize]) {
-        let Some((_, pointer)) = self.column.and_then(|i| keys(tab).get(i)) else {
+    /// Sorts a view (positions into `rows`) in place by the chosen column's keys; stable: equal
+    /// keys keep server order, and rows showing nothing stay last whichever the direction.
+    pub fn apply(&self, tab: Tab, rows: &[Record], ctx: &Ctx<'_>, view: &mut [usize]) {
+        let Some((_, col)) = self.column.and_then(|i| keys(tab).into_iter().nth(i)) else {
             return;
         };
+        let keys: Vec<SortKey> = rows.iter().map(|r| list::sort_key(r, col, ctx)).collect();
+        let missing = SortKey::Missing;
         view.sort_by(|&a, &b| {
-            let field = |i: usize| rows.get(i).and_then(|r| r.raw.pointer(pointer));
-            let (x, y) = (field(a), field(b));
-            // Missing values stay last whichever the direction.
-            rank(x).cmp(&rank(y)).then_with(|| {
-                let o = compare(x, y);
-                if self.desc { o.reverse() } else { o }
-            })
+            keys.get(a)
+                .unwrap_or(&missing)
+                .compare(keys.get(b).unwrap_or(&missing), self.desc)
         });
-    }
-}
-
-/// 1 for a missing or null value, which sorts last.
-fn rank(v: Option<&Value>) -> u8 {
-    match v {
-        None | Some(Value::Null) => 1,
-        _ => 0,
-    }
-}
-
-/// Orders two present JSON values: numbers by value, text ignoring case, arrays by length.
-fn compare(a: Option<&Value>, b: Option<&Value>) -> Ordering {
-    match (a, b) {
-        (Some(Value::Number(x)), Some(Value::Number(y))) => x
-            .as_f64()
-            .partial_cmp(&y.as_f64())
-            .unwrap_or(Ordering::Equal),
-        (Some(Value::String(x)), Some(Value::String(y))) => x.to_lowercase().cmp(&y.to_lowercase()),
-        (Some(Value::Array(x)), Some(Value::Array(y))) => x.len().cmp(&y.len()),
-        (Some(Value::Bool(x)), Some(Value::Bool(y))) => x.cmp(y),
-        _ => Ordering::Equal,
     }
 }

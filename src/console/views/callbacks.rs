@@ -1,40 +1,10 @@
 //! Callbacks (read-only): type, schedule, webhook URL.
-use ratatui::layout::Constraint::{Fill, Length};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::Cell;
 
-use super::kit::{Column, ViewCtx, col, interval};
+use super::kit::{ViewCtx, interval};
 use crate::api::model::Callback;
 use crate::api::secret::mask_url_key;
 use crate::console::widgets::fields::Fields;
-
-/// List columns.
-pub(crate) const COLUMNS: &[Column] = &[
-    col("Name", Fill(2), true),
-    col("Type", Length(15), true),
-    col("Every", Length(7), true),
-    col("Next run", Length(11), true),
-    col("Created", Length(11), false),
-    col("ID", Length(26), false),
-];
-
-/// Row cells.
-pub(crate) fn cells(c: &Callback, ctx: &ViewCtx) -> Vec<Cell<'static>> {
-    let next = match &c.schedule.next_run_at {
-        // A time gone by is not a future run: said as such (the detail explains).
-        Some(t) if overdue(t, ctx) => Cell::from(Span::styled("overdue", ctx.theme.warn)),
-        Some(t) => Cell::from(ctx.clock.relative(t)),
-        None => Cell::from(Span::styled("—", ctx.theme.muted)),
-    };
-    vec![
-        Cell::from(ctx.or_muted(c.name.as_deref(), &c.id)),
-        Cell::from(c.kind.to_string()),
-        Cell::from(interval(c.schedule.interval_seconds)),
-        next,
-        ctx.ago(&c.created_at),
-        Cell::from(Span::styled(c.id.clone(), ctx.theme.muted)),
-    ]
-}
 
 /// Whether a next run lies in the past (more than the clock's "just now").
 fn overdue(t: &chrono::DateTime<chrono::Utc>, ctx: &ViewCtx) -> bool {

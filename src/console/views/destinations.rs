@@ -1,58 +1,14 @@
 //! Callback destinations: webhook URL, masked signing secret, callback selection.
-use ratatui::layout::Constraint::{Fill, Length};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::Cell;
 
-use super::kit::{Column, Tone, ViewCtx, col, duration_ms};
-use crate::api::model::{CallbackSelection, Destination, SelectionType};
+use super::kit::ViewCtx;
+use crate::api::health::{MAX_COUNTED, Stats, window_text};
+use crate::api::model::{Destination, SelectionType};
 use crate::api::secret::mask;
 use crate::console::deliveries::HealthPane;
-use crate::console::deliveries::health::{HEALTH_SAMPLE, compute};
+use crate::console::deliveries::health::STATS_WINDOW_SECS;
 use crate::console::widgets::fields::Fields;
-
-/// Position of the recent-deliveries column in [`COLUMNS`].
-pub(crate) const RECENT_COLUMN: usize = 3;
-
-/// List columns.
-pub(crate) const COLUMNS: &[Column] = &[
-    col("Name", Fill(1), true),
-    // In the preview beside a narrow list; the recent deliveries matter more there.
-    col("URL", Fill(2), false),
-    col("Callbacks", Length(10), true),
-    col("Recent deliveries", Length(17), true),
-    col("Created", Length(11), true),
-    col("ID", Length(26), false),
-];
-
-/// `all` or `3 selected`.
-fn selection(s: &CallbackSelection) -> String {
-    match s.kind {
-        SelectionType::All => "all".into(),
-        SelectionType::Selected => {
-            format!("{} selected", s.callback_ids.as_ref().map_or(0, Vec::len))
-        }
-        SelectionType::Other(ref o) => o.clone(),
-    }
-}
-
-/// Row cells.
-pub(crate) fn cells(d: &Destination, ctx: &ViewCtx) -> Vec<Cell<'static>> {
-    // Through the redaction policy: a userinfo password and secret query values masked.
-    let url = d
-        .webhook_destination
-        .as_ref()
-        .map(|w| crate::text::redact::mask_url(&w.url));
-    let url = url.as_deref();
-    vec![
-        Cell::from(d.name.clone()),
-        Cell::from(ctx.or_muted(url, "—")),
-        Cell::from(selection(&d.callbacks)),
-        // Filled in by the deliveries room once the destination's recent deliveries are in.
-        Cell::from(Span::styled("…", ctx.theme.muted)),
-        ctx.ago(&d.created_at),
-        Cell::from(Span::styled(d.id.clone(), ctx.theme.muted)),
-    ]
-}
+use chrono::TimeDelta;
 
 /// Detail lines: fields, the webhook (secret masked) and the callback selection.
 pub(crate) fn detail(d: &Destination, ctx: &ViewCtx) -> Vec<Line<'static>> {
@@ -136,66 +92,54 @@ pub(crate) fn detail_with(d: &Destination, ctx: &ViewCtx, x: &Extras) -> Vec<Lin
     f.finish()
 }
 
-/// The health section of a destination's detail, computed from the notifications loaded.
-pub(crate) fn health_lines(h: &HealthPane, ctx: &ViewCtx) -> Vec<Line<'static>> {
-    let stats = compute(&h.items);
+/// The health section of a destination's detail: [`Stats`] over the same window as
+/// `destinations stats` (the same numbers; retrying is not success), then the outcomes over time
+/// of the notifications loaded for the chart.
+pub(crate) fn health_lines(
+    stats: Option<&Result<Stats, String>>,
+    loading: bool,
+    timeline: Option<&HealthPane>,
+    ctx: &ViewCtx,
+) -> Vec<Line<'static>> {
     let mut f = Fields::new(ctx.theme);
     f.section(format!(
-        "Health (from the {} latest notifications loaded)",
-        stats.total
+        "Health (last {}, as destinations stats counts)",
+        window_text(TimeDelta::seconds(STATS_WINDOW_SECS))
     ));
-    f.line(
-        2,
-        vec![Span::styled(
-            format!("computed by the console from what it loaded, at most {HEALTH_SAMPLE}"),
-            ctx.theme.muted,
-        )],
-    );
-    if h.pending.is_some() {
-        f.line(
-            2,
-            vec![Span::styled("loading notifications…", ctx.theme.warn)],
-        );
+    if loading {
+        f.line(2, vec![Span::styled("loading…", ctx.theme.warn)]);
     }
-    if let Some(e) = &h.error {
-        f.line(
-            2,
-            vec![Span::styled(format!("stopped: {e}"), ctx.theme.error)],
-        );
+    match stats {
+        Some(Ok(s)) if s.notifications == 0 => {
+            f.line(
+                2,
+                vec![Span::styled(
+                    "no notification created in the window",
+                    ctx.theme.muted,
+                )],
+            );
+        }
+        Some(Ok(s)) => {
+            let mut lines = s.lines();
+            // The window's line names the worker's instant; the heading says the window.
+            lines.pop();
+            if s.truncated {
+                lines.push(format!("only the newest {MAX_COUNTED} were read"));
+            }
+            for l in lines {
+                f.line(2, vec![Span::raw(l)]);
+            }
+        }
+        Some(Err(e)) => {
+            f.line(
+                2,
+                vec![Span::styled(format!("stopped: {e}"), ctx.theme.error)],
+            );
+        }
+        None => {}
     }
-    if stats.total == 0 && h.pending.is_none() {
-        f.line(
-            2,
-            vec![Span::styled("no notifications yet", ctx.theme.muted)],
-        );
-        return f.finish();
-    }
-    f.line(
-        2,
-        vec![
-            ctx.status(&format!("{} succeeded", stats.succeeded), Tone::Good),
-            Span::raw("  "),
-            ctx.status(&format!("{} failed", stats.failed), Tone::Bad),
-        ],
-    );
-    let mut waiting = vec![
-        ctx.status(&format!("{} retrying", stats.retrying), Tone::Busy),
-        Span::raw("  "),
-        ctx.status(&format!("{} pending", stats.pending), Tone::Waiting),
-    ];
-    if stats.other > 0 {
-        waiting.push(Span::raw(format!("  {} other", stats.other)));
-    }
-    f.line(2, waiting);
-    let rate = stats
-        .success_rate()
-        .map_or("— (none finished)".to_string(), |r| format!("{r:.1} %"));
-    let ms = |v: Option<i64>| v.map_or("—".to_string(), duration_ms);
-    f.field("Success rate", rate)
-        .field("Median took", ms(stats.median_ms))
-        .field("p95 took", ms(stats.p95_ms));
     let mut lines = f.finish();
-    if !h.items.is_empty() {
+    if let Some(h) = timeline.filter(|h| !h.items.is_empty()) {
         lines.push(Line::raw(""));
         lines.push(Line::from(Span::styled(
             "Outcomes over time",

@@ -1,22 +1,10 @@
 //! Provider OAuth token imports: status, connection, expiry, metadata. The token is never shown.
-use ratatui::layout::Constraint::{Fill, Length};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::Cell;
 
-use super::kit::{Column, Tone, ViewCtx, col};
+use super::kit::{Tone, ViewCtx};
 use crate::api::model::{ImportStatus, ProviderOauthImport};
 use crate::api::secret::mask;
 use crate::console::widgets::fields::Fields;
-
-/// List columns.
-pub(crate) const COLUMNS: &[Column] = &[
-    col("Status", Length(9), true),
-    col("Note", Fill(2), true),
-    col("Connection", Length(26), false),
-    col("Expires", Length(12), true),
-    col("Created", Length(11), true),
-    col("ID", Length(27), false),
-];
 
 fn status(i: &ProviderOauthImport, ctx: &ViewCtx) -> Span<'static> {
     let tone = match i.status {
@@ -25,22 +13,6 @@ fn status(i: &ProviderOauthImport, ctx: &ViewCtx) -> Span<'static> {
         ImportStatus::Other(_) => Tone::Unknown,
     };
     ctx.status(i.status.as_str(), tone)
-}
-
-/// Row cells.
-pub(crate) fn cells(i: &ProviderOauthImport, ctx: &ViewCtx) -> Vec<Cell<'static>> {
-    let expires = match &i.expires_at {
-        Some(t) => Cell::from(ctx.clock.relative(t)),
-        None => Cell::from(Span::styled("never", ctx.theme.muted)),
-    };
-    vec![
-        Cell::from(status(i, ctx)),
-        Cell::from(ctx.or_muted(i.note.as_deref(), &i.id)),
-        Cell::from(ctx.or_muted(i.connection_id.as_deref(), "—")),
-        expires,
-        ctx.ago(&i.created_at),
-        Cell::from(Span::styled(i.id.clone(), ctx.theme.muted)),
-    ]
 }
 
 /// Detail lines: every field, the id token masked, metadata as key = value.

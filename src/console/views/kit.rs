@@ -1,33 +1,12 @@
 //! What every resource view draws with: list columns, the view context (clock, theme) and
 //! its cell helpers, status tones, durations.
 use chrono::{DateTime, Utc};
-use ratatui::layout::Constraint;
 use ratatui::style::Style;
 use ratatui::text::Span;
 use ratatui::widgets::Cell;
 
 use crate::console::clock::Clock;
 use crate::console::theme::Theme;
-
-/// A list column.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Column {
-    /// Header text.
-    pub title: &'static str,
-    /// Width rule.
-    pub width: Constraint,
-    /// Shown on narrow lists too (otherwise only when there is room).
-    pub narrow: bool,
-}
-
-/// Shorthand for a column definition.
-pub(crate) const fn col(title: &'static str, width: Constraint, narrow: bool) -> Column {
-    Column {
-        title,
-        width,
-        narrow,
-    }
-}
 
 /// What views need besides the item: time and styles.
 #[derive(Debug, Clone, Copy)]
@@ -49,14 +28,6 @@ impl ViewCtx<'_> {
         Span::raw(self.clock.local_and_relative(t))
     }
 
-    /// Text, or a muted fallback when empty.
-    pub(crate) fn or_muted(&self, v: Option<&str>, fallback: &str) -> Span<'static> {
-        match v {
-            Some(s) if !s.is_empty() => Span::raw(s.to_string()),
-            _ => Span::styled(fallback.to_string(), self.theme.muted),
-        }
-    }
-
     /// A status word with a symbol and a colour (never the colour alone).
     pub(crate) fn status(&self, word: &str, tone: Tone) -> Span<'static> {
         let (sym, style): (&str, Style) = match tone {
@@ -71,22 +42,7 @@ impl ViewCtx<'_> {
     }
 }
 
-/// How a status reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Tone {
-    /// Succeeded, active.
-    Good,
-    /// Retrying.
-    Busy,
-    /// Pending.
-    Waiting,
-    /// Failed.
-    Bad,
-    /// Expired, inactive.
-    Off,
-    /// A value this version does not know.
-    Unknown,
-}
+pub use crate::resource::Tone;
 
 /// `12 ms` or `10.0 s`.
 pub(crate) fn duration_ms(ms: i64) -> String {

@@ -1,40 +1,19 @@
 //! One module per resource: its columns, row cells and detail pane. Dispatch on the item kind.
 pub(crate) mod callbacks;
+pub mod context;
 pub(crate) mod destinations;
 pub(crate) mod imports;
 pub(crate) mod kit;
+pub mod list;
 pub(crate) mod notifications;
 pub(crate) mod teams;
 
 use ratatui::text::Line;
-use ratatui::widgets::Cell;
 
 use super::record::{Item, Record};
-use super::tab::Tab;
 
-pub(crate) use kit::{Column, Tone, ViewCtx, duration_ms};
-
-/// The columns of a tab's list.
-pub(crate) fn columns(tab: Tab) -> &'static [Column] {
-    match tab {
-        Tab::Teams => teams::COLUMNS,
-        Tab::Imports => imports::COLUMNS,
-        Tab::Callbacks => callbacks::COLUMNS,
-        Tab::Destinations => destinations::COLUMNS,
-        Tab::Notifications => notifications::COLUMNS,
-    }
-}
-
-/// The cells of one row, one per column.
-pub(crate) fn cells(record: &Record, ctx: &ViewCtx) -> Vec<Cell<'static>> {
-    match record.shown() {
-        Item::Team(t) => teams::cells(t, ctx),
-        Item::Import(i) => imports::cells(i, ctx),
-        Item::Callback(c) => callbacks::cells(c, ctx),
-        Item::Destination(d) => destinations::cells(d, ctx),
-        Item::Notification(n) => notifications::cells(n, ctx),
-    }
-}
+pub use kit::{Tone, ViewCtx, duration_ms, interval};
+pub use list::{ListColumn, cells, columns};
 
 /// Every field of the item, for the detail pane.
 pub(crate) fn detail(record: &Record, ctx: &ViewCtx) -> Vec<Line<'static>> {

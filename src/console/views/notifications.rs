@@ -1,39 +1,10 @@
 //! Callback notifications (read-only): delivery status and an attempts summary.
-use ratatui::layout::Constraint::{Fill, Length};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::Cell;
 
-use super::kit::{Column, Tone, ViewCtx, col, duration_ms};
+use super::kit::{Tone, ViewCtx, duration_ms};
 use crate::api::model::{Attempt, AttemptStatus, Notification, NotificationStatus};
 use crate::console::deliveries::sorted_attempts;
 use crate::console::widgets::fields::Fields;
-
-/// Position of the destination column in [`COLUMNS`].
-pub(crate) const DESTINATION_COLUMN: usize = 5;
-
-/// List columns.
-pub(crate) const COLUMNS: &[Column] = &columns(false);
-
-/// List columns on a terminal at least [`WIDE`] columns wide: the destination shows beside the
-/// preview too.
-pub(crate) const COLUMNS_WIDE: &[Column] = &columns(true);
-
-/// From this terminal width the destination column is shown even beside the preview.
-pub(crate) const WIDE: u16 = 120;
-
-const fn columns(wide: bool) -> [Column; 9] {
-    [
-        col("Status", Length(11), true),
-        col("Att", Length(3), true),
-        col("Resp", Length(4), true),
-        col("Took", Length(7), true),
-        col("Event", Fill(1), true),
-        col("Destination", Fill(1), wide),
-        col("URL", Fill(2), false),
-        col("Created", Length(11), true),
-        col("ID", Length(26), false),
-    ]
-}
 
 /// The coloured status with a symbol.
 pub(crate) fn status(n: &Notification, ctx: &ViewCtx) -> Span<'static> {
@@ -54,44 +25,6 @@ fn attempt_status(a: &Attempt, ctx: &ViewCtx) -> Span<'static> {
         AttemptStatus::Other(_) => Tone::Unknown,
     };
     ctx.status(a.status.as_str(), tone)
-}
-
-/// The response status of an attempt, `err` when none came, `—` without a request.
-fn response(a: Option<&Attempt>) -> String {
-    match a.and_then(|a| a.webhook_request.as_ref()) {
-        Some(r) if r.has_response() => r.response_status.to_string(),
-        Some(_) => "err".into(),
-        None => "—".into(),
-    }
-}
-
-/// Row cells.
-pub(crate) fn cells(n: &Notification, ctx: &ViewCtx) -> Vec<Cell<'static>> {
-    let last = n.last_attempt();
-    let took = last
-        .and_then(|a| a.webhook_request.as_ref())
-        .map(|r| duration_ms(r.duration))
-        .unwrap_or_else(|| "—".into());
-    vec![
-        Cell::from(status(n, ctx)),
-        Cell::from(n.attempts.len().to_string()),
-        Cell::from(response(last)),
-        Cell::from(took),
-        Cell::from(ctx.or_muted(n.event_type().as_deref(), "—")),
-        // Filled in by the deliveries room, which knows the destinations.
-        Cell::from(Span::styled("—", ctx.theme.muted)),
-        Cell::from(
-            ctx.or_muted(
-                n.url
-                    .as_deref()
-                    .map(crate::text::redact::mask_url)
-                    .as_deref(),
-                "—",
-            ),
-        ),
-        ctx.ago(&n.created_at),
-        Cell::from(Span::styled(n.id.clone(), ctx.theme.muted)),
-    ]
 }
 
 /// At most `n` characters, with `…` when cut.

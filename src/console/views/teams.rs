@@ -1,33 +1,9 @@
 //! Teams: name, slug, projects with their roles.
-use ratatui::layout::Constraint::{Fill, Length};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::Cell;
 
-use super::kit::{Column, ViewCtx, col};
+use super::kit::ViewCtx;
 use crate::api::model::{Member, Team};
 use crate::console::widgets::fields::Fields;
-
-/// List columns.
-pub(crate) const COLUMNS: &[Column] = &[
-    col("Name", Fill(2), true),
-    col("Slug", Fill(1), true),
-    col("Projects", Length(8), true),
-    col("Description", Fill(2), false),
-    col("Created", Length(11), true),
-    col("ID", Length(26), false),
-];
-
-/// Row cells.
-pub(crate) fn cells(t: &Team, ctx: &ViewCtx) -> Vec<Cell<'static>> {
-    vec![
-        Cell::from(t.name.clone()),
-        Cell::from(t.slug.clone()),
-        Cell::from(t.projects.len().to_string()),
-        Cell::from(ctx.or_muted(t.description.as_deref(), "—")),
-        ctx.ago(&t.created_at),
-        Cell::from(Span::styled(t.id.clone(), ctx.theme.muted)),
-    ]
-}
 
 /// Detail lines: fields, then each project with its roles and their permissions.
 pub(crate) fn detail(t: &Team, ctx: &ViewCtx) -> Vec<Line<'static>> {

@@ -1,8 +1,15 @@
 //! The detail pane: a titled, scrollable block of field lines with its load state.
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
+use std::cell::RefCell;
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
+
+use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Wrap};
+
+use crate::resource::wrap::{Row, WrapCache, wrap_line};
 
 use super::paged_table::error_lines;
 use super::spinner;
@@ -53,9 +60,12 @@ impl DetailView<'_> {
                 .right_aligned(),
             );
         }
-        // Lines are counted before wrapping, so this is a guide rather than an exact position.
-        let total = self.lines.len() as u16;
-        let visible = block.inner(area).height;
+        let inner = block.inner(area);
+        // Wrapped once per record and width (see `wrapped`): a key costs the same on a
+        // 100,000-character record as on a short one.
+        let rows = wrapped(&self.lines, usize::from(inner.width));
+        let total = u16::try_from(rows.len()).unwrap_or(u16::MAX);
+        let visible = inner.height;
         if total > visible {
             let first = self.scroll.min(total.saturating_sub(visible));
             block = block.title_bottom(
@@ -71,7 +81,6 @@ impl DetailView<'_> {
                 .right_aligned(),
             );
         }
-        let inner = block.inner(area);
         frame.render_widget(block, area);
         let errors = match self.load {
             LoadState::Error(e) => error_lines(e, t, inner),
@@ -83,14 +92,73 @@ impl DetailView<'_> {
         if !errors.is_empty() {
             frame.render_widget(Paragraph::new(errors).wrap(Wrap { trim: false }), err_area);
         }
-        // Clamp so that "scroll to the end" leaves the last line at the bottom.
-        let max = (self.lines.len() as u16).saturating_sub(body.height);
-        let scroll = self.scroll.min(max);
-        frame.render_widget(
-            Paragraph::new(self.lines)
-                .wrap(Wrap { trim: false })
-                .scroll((scroll, 0)),
-            body,
-        );
+        // Clamp so that "scroll to the end" leaves the last line at the bottom; only the rows
+        // that show are turned into lines.
+        let max = rows.len().saturating_sub(usize::from(body.height));
+        let first = usize::from(self.scroll).min(max);
+        let shown: Vec<Line<'static>> = rows
+            .iter()
+            .skip(first)
+            .take(usize::from(body.height))
+            .map(|r| {
+                Line::from(
+                    r.iter()
+                        .map(|(style, text)| Span::styled(text.clone(), *style))
+                        .collect::<Vec<_>>(),
+                )
+            })
+            .collect();
+        frame.render_widget(Paragraph::new(shown), body);
     }
+}
+
+thread_local! {
+    /// The last detail's rows: a frame redraws the same detail far more often than it changes.
+    static WRAPPED: RefCell<WrapCache<Style>> = RefCell::new(WrapCache::new());
+}
+
+/// A fingerprint of the lines (text and styles): a changed record, name or cursor changes it.
+fn fingerprint(lines: &[Line<'_>]) -> u64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    for l in lines {
+        l.style.hash(&mut h);
+        for s in &l.spans {
+            s.style.hash(&mut h);
+            s.content.hash(&mut h);
+        }
+        0xffu8.hash(&mut h);
+    }
+    h.finish()
+}
+
+/// Where a line's continuation rows start: under the value of a `Label   value` field (the
+/// first span is the label, padded) or under an indented line's text.
+fn hang(l: &Line<'_>) -> usize {
+    match l.spans.as_slice() {
+        [first, _, ..] if first.content.ends_with(' ') && first.content.chars().count() <= 24 => {
+            first.content.chars().count()
+        }
+        _ => 0,
+    }
+}
+
+/// The lines wrapped to `width`, each long value under its label, from the cache when the lines
+/// and the width are the ones of the last call.
+pub(crate) fn wrapped(lines: &[Line<'_>], width: usize) -> Arc<Vec<Row<Style>>> {
+    let key = fingerprint(lines);
+    WRAPPED.with(|c| {
+        c.borrow_mut().get(key, width, || {
+            lines
+                .iter()
+                .flat_map(|l| {
+                    let pieces: Vec<(Style, &str)> = l
+                        .spans
+                        .iter()
+                        .map(|s| (l.style.patch(s.style), s.content.as_ref()))
+                        .collect();
+                    wrap_line(&pieces, width, hang(l), &Style::default())
+                })
+                .collect()
+        })
+    })
 }

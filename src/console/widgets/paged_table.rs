@@ -2,15 +2,17 @@
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Cell, Paragraph, Row, Table, TableState};
+use ratatui::widgets::{Block, Cell, HighlightSpacing, Paragraph, Row, Table, TableState};
+use unicode_width::UnicodeWidthChar;
 
 use super::spinner;
 use crate::console::state::{ErrorView, ListPane, LoadState, PAGE_SIZE};
 use crate::console::theme::Theme;
-use crate::console::views::Column;
+use crate::console::views::ListColumn;
+use crate::resource::{allocate, width::ELLIPSIS};
 
-/// Below this inner width only the columns marked `narrow` are shown.
-const FULL_COLUMNS_WIDTH: u16 = 100;
+/// Columns taken by the selection mark (`▶ `) left of every row.
+const MARK: u16 = 2;
 
 /// Everything the paged table needs to draw.
 #[derive(Debug)]
@@ -19,10 +21,10 @@ pub(crate) struct PagedTable<'a> {
     pub title: String,
     /// Plural noun for the empty message.
     pub noun: &'static str,
-    /// Column definitions.
-    pub columns: &'static [Column],
+    /// The columns, from the resource's description.
+    pub columns: Vec<ListColumn>,
     /// Cells of the rows from `first` on, one per column: only the rows that can show.
-    pub rows: Vec<Vec<Cell<'static>>>,
+    pub rows: Vec<Vec<Line<'static>>>,
     /// Index in the page of the first row in `rows`.
     pub first: usize,
     /// The pane's state.
@@ -119,51 +121,92 @@ impl PagedTable<'_> {
             return;
         }
 
-        let full = inner.width >= FULL_COLUMNS_WIDTH;
-        let shown = |c: &Column| full || c.narrow;
-        let marks = self.marks;
-        let mark_title = marks.as_ref().map(|_| Cell::from(""));
+        let widths = column_widths(&self.columns, &self.rows, table_area.width);
+        let shown: Vec<usize> = (0..self.columns.len())
+            .filter(|&i| widths.get(i).is_some_and(|w| *w > 0))
+            .collect();
         let header = Row::new(
-            mark_title.into_iter().chain(
-                self.columns
-                    .iter()
-                    .filter(|c| shown(c))
-                    .map(|c| Cell::from(c.title)),
-            ),
+            shown
+                .iter()
+                .map(|&i| Cell::from(cut_line(Line::raw(self.columns[i].title), widths[i]))),
         )
         .style(t.header);
-        let rows = self.rows.into_iter().enumerate().map(|(k, cells)| {
-            let mark = marks.as_ref().map(|m| {
-                Cell::from(if m.get(k).copied().unwrap_or(false) {
-                    "●"
-                } else {
-                    " "
-                })
-            });
-            Row::new(
-                mark.into_iter().chain(
-                    cells
-                        .into_iter()
-                        .zip(self.columns)
-                        .filter(|(_, c)| shown(c))
-                        .map(|(cell, _)| cell),
-                ),
-            )
+        let rows = self.rows.into_iter().map(|cells| {
+            let mut cells: Vec<Option<Line<'static>>> = cells.into_iter().map(Some).collect();
+            Row::new(shown.iter().map(|&i| {
+                let line = cells.get_mut(i).and_then(Option::take).unwrap_or_default();
+                Cell::from(cut_line(line, widths[i]))
+            }))
         });
-        let mark_width = marks.as_ref().map(|_| Constraint::Length(1));
-        let widths = mark_width
-            .into_iter()
-            .chain(self.columns.iter().filter(|c| shown(c)).map(|c| c.width));
+        let widths: Vec<Constraint> = shown
+            .iter()
+            .map(|&i| Constraint::Length(widths[i]))
+            .collect();
         let table = Table::new(rows, widths)
             .header(header)
             .column_spacing(1)
             .row_highlight_style(if self.focused { t.selected } else { t.muted })
-            .highlight_symbol("▶ ");
+            .highlight_symbol("▶ ")
+            .highlight_spacing(HighlightSpacing::Always);
         let mut ts = TableState::default()
             .with_offset(0)
             .with_selected(self.list.cursor.checked_sub(self.first));
         frame.render_stateful_widget(table, table_area, &mut ts);
     }
+}
+
+/// Each column's width on a table `width` columns wide (0: left out), shared by the
+/// description's rules ([`allocate`]) over the widest cell shown and the title.
+pub(crate) fn column_widths(
+    columns: &[ListColumn],
+    rows: &[Vec<Line<'_>>],
+    width: u16,
+) -> Vec<u16> {
+    let content: Vec<u16> = columns
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let widest = rows
+                .iter()
+                .filter_map(|r| r.get(i))
+                .map(Line::width)
+                .max()
+                .unwrap_or(0);
+            u16::try_from(widest.max(crate::resource::display_width(c.title))).unwrap_or(u16::MAX)
+        })
+        .collect();
+    let rules: Vec<_> = columns.iter().map(|c| c.width).collect();
+    allocate(&rules, &content, width.saturating_sub(MARK), 1)
+}
+
+/// A cell's line in at most `width` columns: whole when it fits, else cut by display width
+/// with `…` at the end (in the style of the text it follows).
+pub(crate) fn cut_line(line: Line<'static>, width: u16) -> Line<'static> {
+    let width = usize::from(width);
+    if line.width() <= width {
+        return line;
+    }
+    let room = width.saturating_sub(1);
+    let mut used = 0;
+    let mut spans: Vec<Span<'static>> = Vec::new();
+    'outer: for span in line.spans {
+        let mut text = String::new();
+        for c in span.content.chars() {
+            let w = UnicodeWidthChar::width(c).unwrap_or(0);
+            if used + w > room {
+                spans.push(Span::styled(text, span.style));
+                break 'outer;
+            }
+            used += w;
+            text.push(c);
+        }
+        spans.push(Span::styled(text, span.style));
+    }
+    if width > 0 {
+        let style = spans.last().map(|s| s.style).unwrap_or_default();
+        spans.push(Span::styled(ELLIPSIS.to_string(), style));
+    }
+    Line::from(spans).style(line.style)
 }
 
 /// The rows of a page worth formatting for a list drawn in `area`: from the scroll offset (moved

@@ -1,0 +1,32 @@
+//! What the console knows besides an item, for the resource descriptions: relative times,
+//! names, deleted destinations, the glance, the destinations a notification went to.
+use chrono::{DateTime, Utc};
+use ratatui::text::Line;
+
+use super::kit::ViewCtx;
+use super::list::cells;
+use crate::api::model::Notification;
+use crate::console::record::Record;
+use crate::console::state::State;
+use crate::resource::Ctx;
+
+/// The cells of one row with everything the console knows (see [`with_ctx`]).
+pub(crate) fn row(state: &State, record: &Record, v: &ViewCtx) -> Vec<Line<'static>> {
+    with_ctx(state, |ctx| cells(record, ctx, v))
+}
+
+/// Calls `f` with what the console knows besides the items: relative times, names, deleted
+/// destinations, the glance, and the destinations a notification went to.
+pub fn with_ctx<R>(state: &State, f: impl FnOnce(&Ctx<'_>) -> R) -> R {
+    let relative = |t: &DateTime<Utc>| state.clock.relative(t);
+    let destinations =
+        |n: &Notification| crate::console::deliveries::names::destinations_of(state, n);
+    let ctx = Ctx {
+        relative: Some(&relative),
+        names: Some(&state.deliveries.names),
+        deleted: Some(&state.deliveries.deleted),
+        health: Some(&state.deliveries.glance),
+        destinations_of: Some(&destinations),
+    };
+    f(&ctx)
+}
