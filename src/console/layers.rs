@@ -175,7 +175,10 @@ impl Layer {
         let tab = state.tab.title();
         match self {
             Layer::Confirm => "This question".into(),
+            Layer::Compare => "Compare".into(),
             Layer::Replay => "Replay".into(),
+            Layer::Recover => "Recover".into(),
+            Layer::Forward => "Forward".into(),
             Layer::Form => "This dialog".into(),
             Layer::Prompt => "This prompt".into(),
             Layer::Overlay if state.deliveries.filter.is_some() => "Filter".into(),
@@ -277,6 +280,30 @@ impl Layer {
                 None => false,
             },
             Layer::Replay => replay::update::paste(state, text),
+            // The field being edited, or the typed hosts and count.
+            Layer::Recover => match state.recover.room.as_mut() {
+                Some(room) => match &mut room.stage {
+                    recover::Stage::Editing => {
+                        let focus = room.focus;
+                        room.field_mut(focus).paste(text);
+                        true
+                    }
+                    recover::Stage::Confirm { typed, .. } => {
+                        typed.paste(text);
+                        true
+                    }
+                    _ => false,
+                },
+                None => false,
+            },
+            Layer::Forward => match state.forward.room.as_mut() {
+                Some(room) if room.focus == forward::Focus::Target && room.running.is_none() => {
+                    room.target.paste(text);
+                    true
+                }
+                _ => false,
+            },
+            Layer::Compare => false,
             Layer::Form => forms::update::paste(state, text),
             Layer::Prompt => power::update::paste(state, text),
             Layer::Overlay => match state.deliveries.filter.as_mut() {

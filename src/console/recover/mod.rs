@@ -267,7 +267,8 @@ impl Room {
         }
     }
 
-    fn field_mut(&mut self, f: Field) -> &mut Text {
+    /// The text of a field, to edit.
+    pub(crate) fn field_mut(&mut self, f: Field) -> &mut Text {
         match f {
             Field::Since => &mut self.since,
             Field::Statuses => &mut self.statuses,

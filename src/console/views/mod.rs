@@ -12,8 +12,8 @@ use ratatui::text::Line;
 
 use super::record::{Item, Record};
 
-pub use kit::{Tone, ViewCtx, duration_ms, interval};
-pub use list::{ListColumn, cells, columns};
+pub(crate) use kit::{Tone, ViewCtx, duration_ms};
+pub use list::{ListColumn, columns};
 
 /// Every field of the item, for the detail pane.
 pub(crate) fn detail(record: &Record, ctx: &ViewCtx) -> Vec<Line<'static>> {
