@@ -247,19 +247,19 @@ pub struct State {
     /// Profile name for the header.
     pub profile: String,
     /// Base URL for the header.
-    pub base_url: String,
+    pub(crate) base_url: String,
     /// Whether writes are refused.
     pub read_only: bool,
     /// What the operator configured: kept whole across a profile switch.
     pub settings: Settings,
     /// Time source.
-    pub clock: Clock,
+    pub(crate) clock: Clock,
     /// Animation frame counter.
-    pub frame: u64,
+    pub(crate) frame: u64,
     /// Last request id handed out.
-    pub last_req: u64,
+    pub(crate) last_req: u64,
     /// The last value given to a list's `rev`.
-    pub last_rev: u64,
+    pub(crate) last_rev: u64,
     /// The user asked to leave.
     pub quit: bool,
     /// The open confirmation, whichever room asked.
@@ -271,7 +271,7 @@ pub struct State {
     /// Command line, filters, sorts, raw view and the like.
     pub power: super::power::PowerState,
     /// The organization's members (team details, member dialogs).
-    pub members: MembersCache,
+    pub(crate) members: MembersCache,
     /// The replay room and each profile's replays of this session.
     pub replay: super::replay::ReplayState,
     /// Marked notifications and the recover room.
