@@ -75,7 +75,12 @@ async fn destination(t: &TestService, url: &str) -> (String, String) {
 }
 
 async fn post_hook(hook: &str, body: &Value) -> (u16, Value) {
-    let r = http().post(hook).json(body).send().await.expect("hook");
+    let r = http()
+        .post(hook)
+        .json(body)
+        .send()
+        .await
+        .unwrap_or_else(|e| panic!("hook {hook}: {e:?}"));
     let status = r.status().as_u16();
     (status, r.json().await.unwrap_or(Value::Null))
 }
