@@ -143,6 +143,11 @@ impl ServeChild {
     /// Starts `switchboard serve --addr 127.0.0.1:0 --api-key-env … ARGS` and waits (bounded) for
     /// the address it prints.
     pub fn start(args: &[&str], key: &str) -> Self {
+        Self::start_logged(args, key, None)
+    }
+
+    /// [`ServeChild::start`], with standard error (the service's log) written to `log`.
+    pub fn start_logged(args: &[&str], key: &str, log: Option<&std::path::Path>) -> Self {
         use std::io::BufRead;
         use std::process::{Command, Stdio};
         let mut child = Command::new(env!("CARGO_BIN_EXE_switchboard"))
@@ -152,7 +157,10 @@ impl ServeChild {
             .env("SWITCHBOARD_TEST_SERVE_KEY", key)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            .stderr(match log {
+                Some(path) => Stdio::from(std::fs::File::create(path).expect("log file")),
+                None => Stdio::null(),
+            })
             .spawn()
             .expect("start switchboard serve");
         let stdout = child.stdout.take().expect("stdout");

@@ -75,7 +75,12 @@ async fn destination(t: &TestService, url: &str) -> (String, String) {
 }
 
 async fn post_hook(hook: &str, body: &Value) -> (u16, Value) {
-    let r = http().post(hook).json(body).send().await.expect("hook");
+    let r = http()
+        .post(hook)
+        .json(body)
+        .send()
+        .await
+        .unwrap_or_else(|e| panic!("hook {hook}: {e:?}"));
     let status = r.status().as_u16();
     (status, r.json().await.unwrap_or(Value::Null))
 }
@@ -796,4 +801,73 @@ async fn concurrent_creates_of_one_name_get_one_slug_each_and_the_index_has_the_
     let kept = t.client.get_team(&team.id).await.expect("team");
     assert_eq!(kept.slug, "renamed-later");
     t.svc.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_row_that_will_not_decode_is_failed_once_and_logged_once() {
+    use support_service::ServeChild;
+    let dir = tempfile::tempdir().expect("dir");
+    let db = dir.path().join("service.db");
+    let log = dir.path().join("serve.log");
+    let db_arg = db.to_str().expect("utf-8 path").to_string();
+    let args = [
+        "--db",
+        db_arg.as_str(),
+        "--seed",
+        "demo",
+        "--retry-base-ms",
+        "5",
+    ];
+    let key = "sk_test_bad_row_logged_once_0123456789";
+    let mut serve = ServeChild::start_logged(&args, key, Some(&log));
+    let client = support_service::client_for(&serve.base_url, &switchboard::api::Secret::new(key));
+    let (url, count) = receiver(200).await;
+    let cb = support_service::manual_callback(&client).await;
+    let hook = cb.url.clone().expect("hook url");
+    let dest = client
+        .create_destination(&CreateDestination {
+            name: "Logged once".into(),
+            description: None,
+            url,
+            callbacks: CallbacksInput::selected(vec![cb.id.clone()]),
+        })
+        .await
+        .expect("destination")
+        .id;
+    let c = rusqlite::Connection::open(&db).expect("open db");
+    c.busy_timeout(Duration::from_secs(5)).expect("busy");
+    let bad = "cbn_000000000badrowloggedonce";
+    c.execute(
+        "INSERT INTO notifications
+         (id, event_id, callback_id, destination_id, status, next_attempt_at, body, data)
+         VALUES (?1, 'cbe_x', 'clb_x', ?2, 'pending', 0, '{}', '{oops')",
+        [bad, dest.as_str()],
+    )
+    .expect("bad notification");
+    // Events wake the worker, which plans again after each: the bad row is met once.
+    for n in 1..=4 {
+        let (status, _) = post_hook(&hook, &json!({"type": "x.y", "n": n})).await;
+        assert_eq!(status, 200);
+        eventually(Duration::from_secs(20), || async {
+            (count.load(Ordering::SeqCst) >= n).then_some(())
+        })
+        .await;
+    }
+    let status: String = c
+        .query_row(
+            "SELECT status FROM notifications WHERE id = ?1 AND next_attempt_at IS NULL",
+            [bad],
+            |r| r.get(0),
+        )
+        .expect("the bad row is off the schedule");
+    assert_eq!(status, "failed");
+    serve.terminate();
+    let text = std::fs::read_to_string(&log).expect("log");
+    let lines: Vec<&str> = text.lines().filter(|l| l.contains(bad)).collect();
+    assert_eq!(lines.len(), 1, "{text}");
+    assert!(
+        lines[0].contains("notification"),
+        "named by kind: {}",
+        lines[0]
+    );
 }
