@@ -528,9 +528,9 @@ async fn the_replay_room_hints_its_keys_and_lists_targets_before_ids() {
 /// one cap of `api::lookup` and says so, instead of reading page after page.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_member_lookup_stops_at_the_page_cap() {
+    use axum::routing::get;
     use std::sync::Arc;
     use std::sync::atomic::{AtomicUsize, Ordering};
-    use axum::routing::get;
     let served = Arc::new(AtomicUsize::new(0));
     let count = served.clone();
     let member: serde_json::Value =

@@ -393,11 +393,11 @@ fn render_history(
     };
     let mut lines = vec![Line::from(Span::styled(
         format!(
-            "Replays of profile {} this session ({}, newest first{}){how}",
+            "Replays of profile {} this session ({}, newest first){}{how}",
             safe(&state.profile),
             entries.len(),
             if shown_entry.is_some() {
-                ", ● shown"
+                " · ● shown"
             } else {
                 ""
             }
