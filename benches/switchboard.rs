@@ -359,6 +359,45 @@ fn wrapping(c: &mut Criterion) {
     g.finish();
 }
 
+/// A key on an open detail of a 100,000-character record (a team description with zero-width
+/// characters, shown as markers): `j` then its frame, at 250×80 and 80×24. The detail's lines are
+/// wrapped once per record and width, so a key costs what a short record's does.
+fn detail_key(c: &mut Criterion) {
+    let mut g = c.benchmark_group("detail_key");
+    let long: String = "hook payload \u{200b}with zero-width joins 漢字 "
+        .chars()
+        .cycle()
+        .take(100_000)
+        .collect();
+    for (w, h) in [(250u16, 80u16), (80, 24)] {
+        g.bench_function(BenchmarkId::new("100k", format!("{w}x{h}")), |b| {
+            let mut app = App::offline(State::new("bench", "http://127.0.0.1:9", fixed_clock()));
+            app.apply(Msg::Resize(w, h));
+            app.start();
+            let mut v: Value =
+                serde_json::from_str(&page_body("team-list.json", 20)).expect("page");
+            v["items"][0]["description"] = Value::String(long.clone());
+            let page = decode_page_body(Tab::Teams, 200, &v.to_string()).expect("page decodes");
+            for r in app.take_requests() {
+                if let ApiCmd::List { .. } = r.cmd {
+                    app.apply(Msg::Api {
+                        req_id: r.req_id,
+                        pane: r.pane,
+                        result: Ok(ApiReply::Page(page.clone())),
+                    });
+                }
+            }
+            app.apply(key_msg(crossterm::event::KeyCode::Enter));
+            let mut term = Terminal::new(TestBackend::new(w, h)).expect("terminal");
+            b.iter(|| {
+                app.apply(ch('j'));
+                term.draw(|f| app.render(f)).expect("draw");
+            })
+        });
+    }
+    g.finish();
+}
+
 /// Pending retries in the backlog benchmark.
 const BACKLOG: usize = 64_000;
 
@@ -523,7 +562,7 @@ criterion_group! {
         .sample_size(20)
         .warm_up_time(Duration::from_millis(300))
         .measurement_time(Duration::from_secs(1));
-    targets = frames, key_update, decoding, service_list, wrapping, service_backlog, service_big_teams
+    targets = frames, key_update, decoding, service_list, wrapping, detail_key, service_backlog, service_big_teams
 }
 
 fn main() {

@@ -90,6 +90,8 @@ pub enum Pane {
     Glance,
     /// The open destination's delivery health over a window.
     Stats,
+    /// A destination looked up by id to name it (deleted ones too).
+    Named,
     /// The replay room's plan or send.
     Replay,
     /// The recover room's plan or run (a run answers once per delivery, then once more).

@@ -331,6 +331,7 @@ pub(crate) fn on_reply(
             | Pane::Active
             | Pane::Glance
             | Pane::Stats
+            | Pane::Named
             | Pane::Replay
             | Pane::Recover
             | Pane::Forward

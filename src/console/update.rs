@@ -119,6 +119,7 @@ fn on_reply(
             deliveries::update::on_reply(state, req_id, result)
         }
         Pane::Stats => deliveries::health::on_stats(state, req_id, result),
+        Pane::Named => deliveries::deleted::on_reply(state, req_id, result),
     }
 }
 

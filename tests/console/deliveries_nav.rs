@@ -154,6 +154,12 @@ fn filter_dialog_sends_union_filters() {
     assert_eq!(f.destination_ids, vec!["cld_x", "cld_y"]);
     let s = screen(&app);
     assert!(s.contains("[callback: clb_a | clb_b]"), "{s}");
+    // The destinations named by id are looked up (to name them, deleted ones too).
+    assert!(
+        app.take_requests()
+            .iter()
+            .all(|r| !matches!(r.cmd, ApiCmd::List { .. }))
+    );
     // Esc cancels without a request.
     app.apply(ch('f'));
     app.apply(ch('z'));

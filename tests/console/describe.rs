@@ -245,6 +245,34 @@ async fn long_values_wrap_under_their_label_and_json_scrolls_sideways() {
     assert!(screen(&app).contains("\"description\""), "and back");
 }
 
+/// Issue item 4: a deleted destination is looked up by id and named "(deleted)" where the console
+/// names it: its detail opened with `:goto`, and the chip of its notifications list.
+#[tokio::test]
+async fn a_deleted_destination_is_named_deleted() {
+    let (t, mut app) = console(120, '4').await;
+    let d = t
+        .client
+        .create_destination(&switchboard::api::model::CreateDestination {
+            name: "Retired hook".into(),
+            description: None,
+            url: "http://127.0.0.1:9/retired".into(),
+            callbacks: switchboard::api::model::CallbacksInput::all(),
+        })
+        .await
+        .expect("destination");
+    t.client.delete_destination(&d.id).await.expect("deleted");
+    press(&mut app, ch(':')).await;
+    typed(&mut app, &format!("goto {}", d.id)).await;
+    press(&mut app, key(KeyCode::Enter)).await;
+    let s = screen(&app);
+    assert!(s.contains("Destination Retired hook"), "{s}");
+    assert!(s.contains("deleted (no longer receives"), "{s}");
+    press(&mut app, ch('N')).await;
+    let s = screen(&app);
+    assert!(s.contains("destination: Retired hook (deleted)"), "{s}");
+    assert!(!s.contains("not known to the console"), "{s}");
+}
+
 #[tokio::test]
 #[ignore = "prints the screens"]
 async fn print_screens() {

@@ -2,6 +2,7 @@
 //! logic behind cross-navigation, the attempt view (masking, reveal, signature check), watch mode,
 //! the notification filter dialog and destination health.
 pub(crate) mod attempt;
+pub(crate) mod deleted;
 pub(crate) mod filter;
 pub mod health;
 pub(crate) mod keys;
@@ -196,6 +197,10 @@ pub struct DeliveriesState {
     pub stats: Option<(String, Option<Result<crate::api::health::Stats, String>>)>,
     /// The health request in flight.
     pub stats_pending: Option<u64>,
+    /// Destinations looked up by id (to name them, deleted ones too).
+    pub named_asked: std::collections::BTreeSet<String>,
+    /// Those lookups in flight, by request.
+    pub named_pending: BTreeMap<u64, String>,
 }
 
 impl DeliveriesState {
@@ -210,6 +215,7 @@ impl DeliveriesState {
         usize::from(self.names_pending.is_some())
             + usize::from(self.glance_pending.is_some())
             + usize::from(self.stats_pending.is_some())
+            + self.named_pending.len()
             + self.active_pending.len()
     }
 }

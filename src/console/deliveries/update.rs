@@ -413,6 +413,7 @@ pub(crate) fn after_reply(state: &mut State) -> Vec<Effect> {
         effects.extend(super::health::want_glance(state));
     }
     effects.extend(super::health::want_stats(state));
+    effects.extend(super::deleted::want(state));
     effects
 }
 
