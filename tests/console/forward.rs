@@ -261,3 +261,50 @@ async fn compare_on_an_attempt_shows_the_other_attempt_side_by_side() {
     app.apply(ch('='));
     assert!(!screen(&app).contains("Compare ·"), "= closes it");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_forward_room_takes_the_scope_of_where_it_is_opened() {
+    let t = crate::common::service::demo().await;
+    let cb = manual_callback(&t.client).await;
+    let client = Client::new(ClientOptions {
+        base_url: t.svc.base_url.clone(),
+        api_key: t.svc.api_key.clone(),
+        ..ClientOptions::default()
+    })
+    .expect("client");
+    let state = State::new("test", t.svc.base_url.clone(), fixed_clock());
+    let mut app = App::with_client(state, client);
+    app.apply(Msg::Resize(120, 40));
+    app.start();
+    until_screen(&mut app, "Teams ·").await;
+    app.apply(ch('L'));
+    assert!(!screen(&app).contains("Forward ·"), "not from Teams");
+
+    app.apply(ch(':'));
+    for c in format!("goto {}", cb.id).chars() {
+        app.apply(ch(c));
+    }
+    app.apply(key(KeyCode::Enter));
+    until_screen(&mut app, &cb.id).await;
+    app.apply(ch('L'));
+    let s = screen(&app);
+    assert!(s.contains(&format!("Forward · callback {}", cb.id)), "{s}");
+    // A host that is not this machine is refused in the console.
+    app.apply(Msg::Key(KeyEvent::new(
+        KeyCode::Char('u'),
+        KeyModifiers::CONTROL,
+    )));
+    for c in "https://hooks.example/in".chars() {
+        app.apply(ch(c));
+    }
+    app.apply(key(KeyCode::Enter));
+    let s = screen(&app);
+    assert!(s.contains("this machine only"), "{s}");
+    assert!(s.contains("not started"), "{s}");
+    app.apply(key(KeyCode::Esc));
+
+    app.apply(ch('5'));
+    until_screen(&mut app, "Notifications ·").await;
+    app.apply(ch('L'));
+    assert!(screen(&app).contains("Forward · all notifications"));
+}
