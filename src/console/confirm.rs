@@ -143,7 +143,7 @@ impl Confirm {
     }
 
     /// The keys it takes, for the footer and help (each names what it does).
-    pub fn hints(&self) -> Vec<Hint> {
+    pub(crate) fn hints(&self) -> Vec<Hint> {
         match &self.kind {
             Kind::YesNo { .. } => vec![
                 Hint::Key("y", "yes"),

@@ -35,6 +35,8 @@ pub(crate) mod views;
 pub(crate) mod widgets;
 pub(crate) mod worker;
 
+/// What a profile switch keeps; tests and embedders start a console with it.
+pub use settings::Settings;
 use std::time::Duration;
 
 use crossterm::event::{Event, EventStream, KeyEventKind};

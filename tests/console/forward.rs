@@ -12,7 +12,7 @@ use crate::common::*;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use switchboard::api::model::{CallbacksInput, CreateDestination};
 use switchboard::api::{Client, ClientOptions};
-use switchboard::console::settings::Settings;
+use switchboard::console::Settings;
 use switchboard::console::{App, Msg, State};
 use switchboard::service::{Seed, ServiceConfig};
 

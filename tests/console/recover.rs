@@ -16,7 +16,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use serde_json::json;
 use switchboard::api::model::{CallbacksInput, CreateDestination};
 use switchboard::api::{ListQuery, NotificationFilter};
-use switchboard::console::settings::Settings;
+use switchboard::console::Settings;
 use switchboard::console::{App, Clock, Msg, State};
 use switchboard::service::{Seed, ServiceConfig};
 
