@@ -73,7 +73,7 @@ pub struct LocalFilter {
     /// takes effect with the reloaded page).
     pub applied: Option<String>,
     /// The pages fetched to fill the screen or to find a failed delivery (`scan`).
-    pub scan: Option<scan::Scan>,
+    pub scan: Option<Scan>,
     /// The list reply being applied was asked anew: it may start filling the screen.
     pub fill_next: bool,
 }
@@ -86,6 +86,41 @@ impl LocalFilter {
             _ => true,
         }
     }
+}
+
+/// What a scan is after.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScanKind {
+    /// A screenful of rows of the filtered status.
+    Fill,
+    /// The next (`forward`) or previous failed delivery.
+    Seek {
+        /// Later rows (`n`) or earlier ones (`N`).
+        forward: bool,
+    },
+}
+
+/// A scan under way.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Scan {
+    /// What it is after.
+    pub kind: ScanKind,
+    /// Pages fetched so far.
+    pub pages: u32,
+    /// The list request in flight.
+    pub req_id: Option<u64>,
+    /// The rows loaded when that request's reply came (they stay; the page is added to them),
+    /// with their revision, paging flags and page number.
+    pub kept: Option<Kept>,
+}
+
+/// What the list held before a scan's page arrived.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Kept {
+    pub(crate) rows: Vec<Record>,
+    pub(crate) rev: u64,
+    pub(crate) pagination: crate::api::page::Pagination,
+    pub(crate) page: u32,
 }
 
 /// The attempt open in the attempt view.

@@ -3,6 +3,7 @@
 //! the list ends; `n`/`N` move to the next/previous failed delivery, fetching pages that way
 //! when none is loaded. Both are bounded ([`SCAN_PAGES`] per scan), say how far they got in the
 //! list title, and `Esc` stops them.
+pub use super::{Kept, Scan, ScanKind};
 use crate::api::model::NotificationStatus;
 use crate::console::msg::Effect;
 use crate::console::pane::load_list;
@@ -12,41 +13,6 @@ use crate::console::tab::Tab;
 
 /// Pages one scan fetches at most: a bound on requests and on rows held (20 rows a page).
 pub const SCAN_PAGES: u32 = 10;
-
-/// What a scan is after.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ScanKind {
-    /// A screenful of rows of the filtered status.
-    Fill,
-    /// The next (`forward`) or previous failed delivery.
-    Seek {
-        /// Later rows (`n`) or earlier ones (`N`).
-        forward: bool,
-    },
-}
-
-/// A scan under way.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Scan {
-    /// What it is after.
-    pub kind: ScanKind,
-    /// Pages fetched so far.
-    pub pages: u32,
-    /// The list request in flight.
-    pub req_id: Option<u64>,
-    /// The rows loaded when that request's reply came (they stay; the page is added to them),
-    /// with their revision, paging flags and page number.
-    pub kept: Option<Kept>,
-}
-
-/// What the list held before a scan's page arrived.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Kept {
-    rows: Vec<Record>,
-    rev: u64,
-    pagination: crate::api::page::Pagination,
-    page: u32,
-}
 
 /// Whether a row is a failed delivery.
 fn failed(r: &Record) -> bool {

@@ -4,7 +4,7 @@ use serde_json::{Map, Value};
 
 use super::field::Field;
 use super::ops::{Lookup, WriteOp};
-use super::picker::{PickItem, Picker};
+use super::picker::Picker;
 use super::{Dialog, Kind};
 use crate::api::model::time::parse_expires_at;
 use crate::api::model::{CreateImport, ProviderOauthImport, UpdateImport, time};
@@ -58,33 +58,6 @@ fn common_fields(
         Field::text("Scope", "scope", scope),
         Field::text("Token type", "token_type", tt),
     ]
-}
-
-/// The connections named by these imports, one picker row each: the id, with how many imports
-/// use it and the first one's note.
-pub(crate) fn connections(imports: Vec<ProviderOauthImport>) -> Vec<PickItem> {
-    let mut out: Vec<(String, usize, String)> = Vec::new();
-    for i in imports {
-        let Some(id) = i.connection_id.filter(|c| !c.is_empty()) else {
-            continue;
-        };
-        match out.iter_mut().find(|(c, _, _)| *c == id) {
-            Some((_, n, _)) => *n += 1,
-            None => out.push((id, 1, i.note.unwrap_or_default())),
-        }
-    }
-    out.into_iter()
-        .map(|(id, n, note)| PickItem {
-            label: id.clone(),
-            detail: match (n, note.is_empty()) {
-                (1, true) => "used by 1 import".into(),
-                (1, false) => format!("used by 1 import · {note}"),
-                (n, true) => format!("used by {n} imports"),
-                (n, false) => format!("used by {n} imports · {note}"),
-            },
-            id,
-        })
-        .collect()
 }
 
 /// `c` on Imports.

@@ -95,6 +95,33 @@ fn page<T: DeserializeOwned>(raw: &crate::api::client::RawResponse) -> Result<Ve
     crate::api::client::decode::<Page<T>>(raw.status, &raw.body).map(|p| p.items)
 }
 
+/// The connections named by these imports, one picker row each: the id, with how many imports
+/// use it and the first one's note.
+fn connections(imports: Vec<crate::api::model::ProviderOauthImport>) -> Vec<PickItem> {
+    let mut out: Vec<(String, usize, String)> = Vec::new();
+    for i in imports {
+        let Some(id) = i.connection_id.filter(|c| !c.is_empty()) else {
+            continue;
+        };
+        match out.iter_mut().find(|(c, _, _)| *c == id) {
+            Some((_, n, _)) => *n += 1,
+            None => out.push((id, 1, i.note.unwrap_or_default())),
+        }
+    }
+    out.into_iter()
+        .map(|(id, n, note)| PickItem {
+            label: id.clone(),
+            detail: match (n, note.is_empty()) {
+                (1, true) => "used by 1 import".into(),
+                (1, false) => format!("used by 1 import · {note}"),
+                (n, true) => format!("used by {n} imports"),
+                (n, false) => format!("used by {n} imports · {note}"),
+            },
+            id,
+        })
+        .collect()
+}
+
 /// Runs a write; the reply is the changed item.
 pub(crate) async fn execute_write(client: &Client, op: &WriteOp) -> Result<Record, Error> {
     let raw = client.send(&op.request()).await?;
@@ -154,7 +181,7 @@ pub(crate) async fn execute_lookup(client: &Client, what: Lookup) -> Result<Vec<
         }
         Lookup::Connections => {
             let raw = client.send(&ApiRequest::list_imports(&q)).await?;
-            super::imports::connections(page::<crate::api::model::ProviderOauthImport>(&raw)?)
+            connections(page::<crate::api::model::ProviderOauthImport>(&raw)?)
         }
     };
     Ok(items)

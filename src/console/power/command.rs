@@ -136,31 +136,14 @@ fn record_name(item: &crate::console::record::Item) -> String {
     crate::text::sanitize::line(&name).into_owned()
 }
 
-/// The names of the ids loaded in any tab (rows and open details), for completion.
-pub(crate) fn loaded_names(
-    state: &crate::console::state::State,
+/// Names of these records by id, for completion (records without a name are left out).
+pub(crate) fn names_of<'a>(
+    records: impl Iterator<Item = &'a crate::console::record::Record>,
 ) -> std::collections::BTreeMap<String, String> {
-    let mut names = std::collections::BTreeMap::new();
-    for ts in &state.tabs {
-        let detail = ts.detail.as_ref().and_then(|d| d.record.as_ref());
-        for r in ts.list.rows.iter().chain(detail) {
-            let name = record_name(r.shown());
-            if !name.is_empty() {
-                names.insert(r.id().to_string(), name);
-            }
-        }
-    }
-    names
-}
-
-/// Moves the list cursor of `tab` onto the row of `id` when it is shown (`:goto` of a loaded
-/// row: the cursor and the detail agree).
-pub(crate) fn cursor_to(state: &mut crate::console::state::State, tab: Tab, id: &str) {
-    let pos = state.tab_state(tab).list.shown().position(|r| r.id() == id);
-    if let Some(pos) = pos {
-        state.tab_state_mut(tab).list.cursor = pos;
-        crate::console::pane::keep_cursor_visible(state, tab);
-    }
+    records
+        .map(|r| (r.id().to_string(), record_name(r.shown())))
+        .filter(|(_, name)| !name.is_empty())
+        .collect()
 }
 
 /// Words that take an argument: completing to one of them leaves a space for the next Tab.

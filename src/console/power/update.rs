@@ -217,7 +217,10 @@ fn command_key(state: &mut State, key: &KeyEvent) -> Step {
         KeyCode::Backspace if cl.input.value().is_empty() => state.power.command = None,
         KeyCode::Tab => {
             let ids = loaded_ids(state);
-            let names = command::loaded_names(state);
+            let names = command::names_of(state.tabs.iter().flat_map(|ts| {
+                let detail = ts.detail.as_ref().and_then(|d| d.record.as_ref());
+                ts.list.rows.iter().chain(detail)
+            }));
             if let Some(cl) = state.power.command.as_mut() {
                 cl.names = names;
                 cl.complete(&state.settings.profiles, &ids);
@@ -326,6 +329,11 @@ fn goto(state: &mut State, id: &str) -> Vec<Effect> {
         ..DetailPane::default()
     });
     effects.extend(pane::load_detail(state, tab, id.to_string()));
-    command::cursor_to(state, tab, id);
+    // A loaded row: the cursor goes onto the row the detail shows.
+    let shown = state.tab_state(tab).list.shown().position(|r| r.id() == id);
+    if let Some(pos) = shown {
+        state.tab_state_mut(tab).list.cursor = pos;
+        pane::keep_cursor_visible(state, tab);
+    }
     effects
 }
