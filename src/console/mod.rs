@@ -9,9 +9,9 @@ pub mod compare;
 pub mod deliveries;
 pub(crate) mod footer;
 pub mod forms;
+pub mod forward;
 pub mod harness;
 pub(crate) mod input;
-pub mod forward;
 
 pub mod keymap;
 pub mod layers;

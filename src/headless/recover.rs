@@ -122,6 +122,8 @@ pub async fn run(
         if tokio::signal::ctrl_c().await.is_err() {
             std::future::pending::<()>().await;
         }
+        // Said the moment the stop is seen: nothing new starts from here.
+        let _ = say("stopping: the deliveries in flight finish; the same command resumes the rest");
     };
     let mut write_error: Option<std::io::Error> = None;
     let summary = recover::run(plan.items, &opts, &mut journal, stop, |d| {

@@ -400,7 +400,15 @@ async fn a_run_stopped_with_ctrl_c_resumes_with_the_rest_only() {
         "--concurrency",
         "1",
     ];
-    let child = command(&w.t, home.path(), &args).spawn().expect("spawn");
+    let mut child = command(&w.t, home.path(), &args).spawn().expect("spawn");
+    // Its stderr line by line: the run says when it has seen the stop.
+    let (tx, mut said) = tokio::sync::mpsc::unbounded_channel();
+    let mut lines = tokio::io::BufReader::new(child.stderr.take().expect("stderr")).lines();
+    tokio::spawn(async move {
+        while let Ok(Some(l)) = lines.next_line().await {
+            let _ = tx.send(l);
+        }
+    });
     // Two answered, the third held in flight: now Ctrl-C.
     eventually(Duration::from_secs(20), || async {
         (w.rx.got("gate").len() == 3).then_some(())
@@ -413,10 +421,28 @@ async fn a_run_stopped_with_ctrl_c_resumes_with_the_rest_only() {
         .await
         .expect("kill");
     assert!(killed.success());
-    // The held request is answered: the run records it and stops.
+    // Once the run has seen the stop, the held request is answered: it is recorded, and
+    // nothing new starts.
+    let mut stderr = String::new();
+    tokio::time::timeout(Duration::from_secs(20), async {
+        while let Some(l) = said.recv().await {
+            stderr.push_str(&l);
+            stderr.push('\n');
+            if l.starts_with("stopping") {
+                break;
+            }
+        }
+    })
+    .await
+    .expect("the run says it stops");
     w.rx.released.store(true, Ordering::SeqCst);
     w.rx.release.notify_waiters();
-    let stopped = finish(child).await;
+    let mut stopped = finish(child).await;
+    while let Some(l) = said.recv().await {
+        stderr.push_str(&l);
+        stderr.push('\n');
+    }
+    stopped.stderr = stderr;
     assert_eq!(stopped.code, 130, "{stopped:?}");
     assert_eq!(stopped.lines().len(), 3, "{stopped:?}");
     assert!(stopped.stderr.contains("3 not sent"), "{}", stopped.stderr);

@@ -17,7 +17,11 @@ pub(crate) fn detail(c: &Callback, ctx: &ViewCtx) -> Vec<Line<'static>> {
 }
 
 /// Detail lines with the hook URL shown in full when `revealed` holds it (after `R`).
-pub(crate) fn detail_with(c: &Callback, ctx: &ViewCtx, revealed: Option<&str>) -> Vec<Line<'static>> {
+pub(crate) fn detail_with(
+    c: &Callback,
+    ctx: &ViewCtx,
+    revealed: Option<&str>,
+) -> Vec<Line<'static>> {
     let mut f = Fields::new(ctx.theme);
     let url = match (c.url.as_deref(), revealed) {
         (Some(_), Some(full)) => Some(vec![
