@@ -65,7 +65,8 @@ async fn run(
         if let ApiCmd::Forward(f) = &job.cmd
             && let super::forward::ForwardJob::Start(cmd) = &**f
         {
-            let task = super::forward::stream(client, (**cmd).clone(), job.req_id, job.pane, out);
+            let task =
+                super::forward::run::stream(client, (**cmd).clone(), job.req_id, job.pane, out);
             running.insert(job.pane, tokio::spawn(task));
             continue;
         }
