@@ -119,7 +119,8 @@ async fn run(
         if let ApiCmd::Forward(f) = &job.cmd
             && let super::forward::ForwardJob::Start(cmd) = &**f
         {
-            let task = super::forward::stream(client, (**cmd).clone(), job.req_id, job.pane, out);
+            let task =
+                super::forward::run::stream(client, (**cmd).clone(), job.req_id, job.pane, out);
             running.insert(job.pane, tokio::spawn(task));
             // A forward is a subscription, not a request in flight: its ticket goes now, so
             // `is_idle` does not wait for it.

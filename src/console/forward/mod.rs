@@ -1,9 +1,10 @@
 //! The forward room (`L`): `notifications forward` inside the console. Opened from the
 //! Notifications tab (its current filter), a callback or a destination; the target is chosen,
 //! forwarding started and stopped, its honest state and the live list of forwards watched, and
-//! `Enter` opens an answer. `mod` holds the model and the worker's part ([`stream`]), `update`
-//! its keys and replies, `view` its drawing; following, signing and the journal are
+//! `Enter` opens an answer. `mod` holds the model, `run` the worker's part, `update` its keys
+//! and replies, `view` its drawing; following, signing and the journal are
 //! `crate::api::forward`'s, run on the worker so that keys stay live.
+pub mod run;
 pub mod update;
 pub mod view;
 
@@ -11,12 +12,10 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
-use tokio::sync::{mpsc, watch};
 
-use crate::api::forward::{self, CursorFile, Event, ForwardConfig, Memory, Start};
-use crate::api::replay::{ReplayResult, SendOptions};
-use crate::api::{Client, NotificationFilter};
-use crate::console::msg::{ApiReply, Msg, Pane};
+use crate::api::NotificationFilter;
+use crate::api::forward::{self, Event};
+use crate::api::replay::ReplayResult;
 
 /// The target offered when nothing was forwarded in this session.
 pub const DEFAULT_TARGET: &str = "http://localhost:3000/webhooks";
@@ -71,69 +70,6 @@ impl std::fmt::Debug for ForwardReply {
             Self::Ended(why) => write!(f, "Ended({why:?})"),
         }
     }
-}
-
-/// Runs forwarding for the room until aborted (a stop, a profile switch, quitting), sending
-/// every event back as a reply to `req_id`. It resumes from the profile's cursor for this
-/// target when one is saved, else starts with what comes from now on.
-pub async fn stream(
-    client: Client,
-    cmd: ForwardCmd,
-    req_id: u64,
-    pane: Pane,
-    out: mpsc::UnboundedSender<Msg>,
-) {
-    let reply = |r: ForwardReply| {
-        let _ = out.send(Msg::Api {
-            req_id,
-            pane,
-            result: Ok(ApiReply::Forward(r)),
-        });
-    };
-    let cfg = ForwardConfig {
-        target: cmd.target.clone(),
-        filter: cmd.filter.clone(),
-        event_types: Vec::new(),
-        unsigned: false,
-        interval: INTERVAL,
-        send: SendOptions::default(),
-    };
-    let (memory, start) = match &cmd.data_dir {
-        None => (Memory::default(), Start::Now),
-        Some(dir) => {
-            let journal = match forward::open_journal(dir, &cmd.profile) {
-                Ok(j) => j,
-                Err(e) => return reply(ForwardReply::Ended(Some(e))),
-            };
-            let cursor = CursorFile::new(dir, &cmd.profile, &cmd.target);
-            let start = match cursor.load() {
-                Ok(Some(_)) => Start::Resume,
-                Ok(None) => Start::Now,
-                Err(e) => return reply(ForwardReply::Ended(Some(e.to_string()))),
-            };
-            let memory = Memory {
-                cursor: Some(cursor),
-                journal,
-                answers: Some(forward::AnswerLog::new(dir, &cmd.profile)),
-            };
-            (memory, start)
-        }
-    };
-    let (tx, mut events) = mpsc::unbounded_channel();
-    // Never turned: a stop aborts this task (the journal keeps a send cut short in doubt).
-    let (_stop, stop_rx) = watch::channel(false);
-    let run = forward::run(&client, &cfg, start, memory, tx, stop_rx);
-    let mut run = std::pin::pin!(run);
-    let ended = loop {
-        tokio::select! {
-            Some(e) = events.recv() => reply(ForwardReply::Event(Box::new(e))),
-            r = &mut run => break r,
-        }
-    };
-    while let Ok(e) = events.try_recv() {
-        reply(ForwardReply::Event(Box::new(e)));
-    }
-    reply(ForwardReply::Ended(ended.err().map(|e| e.to_string())));
 }
 
 /// One line of the room's list: a forward and its answer, or a notification skipped.
