@@ -296,13 +296,3 @@ async fn r_refreshes_the_glance() {
         "{now}"
     );
 }
-
-#[tokio::test]
-#[ignore = "prints the screens"]
-async fn print_screens() {
-    let (_t, mut app) = console(120, '5').await;
-    for w in [80, 120, 200] {
-        press(&mut app, Msg::Resize(w, 30)).await;
-        println!("{}", screen(&app));
-    }
-}
