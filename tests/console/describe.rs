@@ -273,12 +273,26 @@ async fn a_deleted_destination_is_named_deleted() {
     assert!(!s.contains("not known to the console"), "{s}");
 }
 
+/// Issue item 4 (stale health): the list's glance is asked again on `r`, so a destination that
+/// has had deliveries since the console started never says "no deliveries".
 #[tokio::test]
-#[ignore = "prints the screens"]
-async fn print_screens() {
-    let (_t, mut app) = console(120, '5').await;
-    for w in [80, 120, 200] {
-        press(&mut app, Msg::Resize(w, 30)).await;
-        println!("{}", screen(&app));
-    }
+async fn r_refreshes_the_glance() {
+    let w = crate::common::deliveries::world().await;
+    let mut app = w.app().await;
+    press(&mut app, ch('4')).await;
+    let row = |app: &App| {
+        screen(app)
+            .lines()
+            .find(|l| l.contains("Orders healthy"))
+            .map(str::to_string)
+            .expect("the destination listed")
+    };
+    assert!(row(&app).contains("no deliveries"), "{}", row(&app));
+    w.fire(1).await;
+    press(&mut app, ch('r')).await;
+    let now = row(&app);
+    assert!(
+        !now.contains("no deliveries") && now.contains("100%"),
+        "{now}"
+    );
 }
