@@ -39,14 +39,6 @@ impl FuzzyQuery {
         }
     }
 
-    /// Whether `text` matches.
-    pub(crate) fn matches(&mut self, text: &str) -> bool {
-        let mut buf = Vec::new();
-        self.pattern
-            .score(Utf32Str::new(text, &mut buf), &mut self.matcher)
-            .is_some()
-    }
-
     /// Character positions of the match in `text`, sorted; empty when it does not match.
     pub(crate) fn positions(&mut self, text: &str) -> Vec<usize> {
         let mut buf = Vec::new();

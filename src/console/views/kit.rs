@@ -3,7 +3,6 @@
 use chrono::{DateTime, Utc};
 use ratatui::style::Style;
 use ratatui::text::Span;
-use ratatui::widgets::Cell;
 
 use crate::console::clock::Clock;
 use crate::console::theme::Theme;
@@ -18,11 +17,6 @@ pub(crate) struct ViewCtx<'a> {
 }
 
 impl ViewCtx<'_> {
-    /// A relative-time cell (`3 min ago`).
-    pub(crate) fn ago(&self, t: &DateTime<Utc>) -> Cell<'static> {
-        Cell::from(self.clock.relative(t))
-    }
-
     /// Local time and relative distance (`2025-10-24 17:30 (3 min ago)`).
     pub(crate) fn when(&self, t: &DateTime<Utc>) -> Span<'static> {
         Span::raw(self.clock.local_and_relative(t))

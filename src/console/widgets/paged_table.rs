@@ -121,26 +121,44 @@ impl PagedTable<'_> {
             return;
         }
 
-        let widths = column_widths(&self.columns, &self.rows, table_area.width);
+        // While the list has marks, a one-column `●` before the columns (and its spacing).
+        let marks = self.marks;
+        let mark_w = if marks.is_some() { 2 } else { 0 };
+        let widths = column_widths(
+            &self.columns,
+            &self.rows,
+            table_area.width.saturating_sub(mark_w),
+        );
         let shown: Vec<usize> = (0..self.columns.len())
             .filter(|&i| widths.get(i).is_some_and(|w| *w > 0))
             .collect();
         let header = Row::new(
-            shown
-                .iter()
-                .map(|&i| Cell::from(cut_line(Line::raw(self.columns[i].title), widths[i]))),
+            marks.as_ref().map(|_| Cell::from("")).into_iter().chain(
+                shown
+                    .iter()
+                    .map(|&i| Cell::from(cut_line(Line::raw(self.columns[i].title), widths[i]))),
+            ),
         )
         .style(t.header);
-        let rows = self.rows.into_iter().map(|cells| {
+        let rows = self.rows.into_iter().enumerate().map(|(k, cells)| {
             let mut cells: Vec<Option<Line<'static>>> = cells.into_iter().map(Some).collect();
-            Row::new(shown.iter().map(|&i| {
+            let mark = marks.as_ref().map(|m| {
+                Cell::from(if m.get(k).copied().unwrap_or(false) {
+                    "●"
+                } else {
+                    " "
+                })
+            });
+            Row::new(mark.into_iter().chain(shown.iter().map(|&i| {
                 let line = cells.get_mut(i).and_then(Option::take).unwrap_or_default();
                 Cell::from(cut_line(line, widths[i]))
-            }))
+            })))
         });
-        let widths: Vec<Constraint> = shown
-            .iter()
-            .map(|&i| Constraint::Length(widths[i]))
+        let widths: Vec<Constraint> = marks
+            .as_ref()
+            .map(|_| Constraint::Length(1))
+            .into_iter()
+            .chain(shown.iter().map(|&i| Constraint::Length(widths[i])))
             .collect();
         let table = Table::new(rows, widths)
             .header(header)
