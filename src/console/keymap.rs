@@ -123,8 +123,11 @@ impl Action {
             Action::RawJson => "raw JSON as received",
             Action::CopyId | Action::CopyJson => "copy id / JSON",
             Action::NextMatch | Action::PrevMatch => "next / previous match",
-            Action::Replay | Action::Recover => "replay one, recover… many, signed",
-            Action::Mark | Action::MarkRange | Action::MarkAll => "mark: row / range / all",
+            Action::Replay => "replay a delivery, signed",
+            Action::Recover => "recover… every delivery selected, signed",
+            Action::Mark => "mark the row",
+            Action::MarkRange => "mark from the last marked row to here",
+            Action::MarkAll => "mark all loaded rows (again: clear)",
             Action::Forward => "forward deliveries here",
             Action::Compare => "compare two answers",
         }
