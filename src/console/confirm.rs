@@ -1,6 +1,7 @@
 //! The one confirmation of the console. A room that wants an answer before it acts (a form's
-//! delete, a reveal of masked headers or a signing secret, a replay beyond this machine) opens a
-//! [`Confirm`]: its question, its [`Kind`] (yes/no, a typed name, a typed host) and its
+//! delete, a reveal of masked headers or a signing secret, a replay or a recover beyond this
+//! machine) opens a [`Confirm`]: its question, its [`Kind`] (yes/no, a typed name, a typed host,
+//! typed hosts and a count) and its
 //! [`Subject`], which says what a yes does. The confirmation layer (`layers::Layer::Confirm`)
 //! takes every key while it is open, answers through [`on_key`] and hands the answer back to
 //! the subject's room; this file draws it.
@@ -53,6 +54,16 @@ pub enum Kind {
         /// What was typed.
         typed: TextInput,
     },
+    /// Every host beyond this machine and the count of deliveries typed, in any order
+    /// ([`crate::api::recover::confirmed`], as the headless prompt checks it).
+    Hosts {
+        /// The hosts to name.
+        hosts: Vec<String>,
+        /// The count to type.
+        count: usize,
+        /// What was typed.
+        typed: TextInput,
+    },
 }
 
 /// What a question is about; a yes does it, a no goes back to where it was asked.
@@ -66,6 +77,8 @@ pub enum Subject {
     ShowSecret(String),
     /// The replay room's plan to a host beyond this machine: sent on yes.
     Replay,
+    /// The recover room's plan to hosts beyond this machine: run on yes.
+    Recover,
 }
 
 /// An answer.
@@ -116,6 +129,25 @@ impl Confirm {
         Self::new(title, question, kind, subject)
     }
 
+    /// A question answered by typing every host of `hosts` and `count`; the question is the
+    /// headless prompt's, its last line drawn before what is typed.
+    pub fn hosts(
+        title: impl Into<String>,
+        hosts: Vec<String>,
+        count: usize,
+        subject: Subject,
+    ) -> Self {
+        let prompt = crate::api::recover::confirmation_prompt(&hosts, count);
+        let mut question: Vec<String> = prompt.lines().map(str::to_string).collect();
+        question.pop();
+        let kind = Kind::Hosts {
+            hosts,
+            count,
+            typed: TextInput::default(),
+        };
+        Self::new(title, question, kind, subject)
+    }
+
     fn new(title: impl Into<String>, question: Vec<String>, kind: Kind, subject: Subject) -> Self {
         Self {
             title: title.into(),
@@ -130,7 +162,9 @@ impl Confirm {
     fn typed_mut(&mut self) -> Option<&mut TextInput> {
         match &mut self.kind {
             Kind::YesNo { .. } => None,
-            Kind::Name { typed, .. } | Kind::Host { typed, .. } => Some(typed),
+            Kind::Name { typed, .. } | Kind::Host { typed, .. } | Kind::Hosts { typed, .. } => {
+                Some(typed)
+            }
         }
     }
 
@@ -156,7 +190,7 @@ impl Confirm {
                 Hint::Key("Esc", "cancel"),
                 Hint::Key("Ctrl-U", "clear"),
             ],
-            Kind::Host { .. } => vec![
+            Kind::Host { .. } | Kind::Hosts { .. } => vec![
                 Hint::Key("Enter", "confirm"),
                 Hint::Key("Esc", "back"),
                 Hint::Key("Ctrl-U", "clear"),
@@ -168,8 +202,8 @@ impl Confirm {
 /// A key on the open question: the answer when it is given, `None` while it stays open (a
 /// choice moved, a letter typed, a wrong name refused with a message).
 pub fn on_key(c: &mut Confirm, key: &Input) -> Option<Answer> {
-    match &mut c.kind {
-        Kind::YesNo { yes } => match key.code {
+    if let Kind::YesNo { yes } = &mut c.kind {
+        return match key.code {
             KeyCode::Char('y' | 'Y') => Some(Answer::Yes),
             KeyCode::Char('n' | 'N') | KeyCode::Esc => Some(Answer::No),
             KeyCode::Enter if *yes => Some(Answer::Yes),
@@ -179,42 +213,48 @@ pub fn on_key(c: &mut Confirm, key: &Input) -> Option<Answer> {
                 None
             }
             _ => None,
-        },
-        Kind::Name { expected, typed } => match key.code {
-            KeyCode::Esc => Some(Answer::No),
-            KeyCode::Enter if typed.value() == expected => Some(Answer::Yes),
-            KeyCode::Enter => {
-                c.message = Some(format!("Type “{expected}” exactly to confirm"));
-                None
-            }
-            _ => {
-                if typed.edit(key) {
-                    c.message = None;
-                }
+        };
+    }
+    match key.code {
+        KeyCode::Esc => Some(Answer::No),
+        KeyCode::Enter => match wrong_answer(&c.kind) {
+            None => Some(Answer::Yes),
+            Some(why) => {
+                c.message = Some(why);
                 None
             }
         },
-        Kind::Host { host, typed } => match key.code {
-            KeyCode::Esc => Some(Answer::No),
-            KeyCode::Enter if typed.value().trim().eq_ignore_ascii_case(host) => Some(Answer::Yes),
-            KeyCode::Enter => {
-                c.message = Some(format!("Type “{host}” exactly to send"));
-                None
+        _ => {
+            if c.typed_mut().is_some_and(|t| t.edit(key)) {
+                c.message = None;
             }
-            _ => {
-                if typed.edit(key) {
-                    c.message = None;
-                }
-                None
-            }
-        },
+            None
+        }
+    }
+}
+
+/// Why what was typed does not answer the question; `None` when it does.
+fn wrong_answer(kind: &Kind) -> Option<String> {
+    match kind {
+        Kind::YesNo { .. } => None,
+        Kind::Name { expected, typed } => {
+            (typed.value() != expected).then(|| format!("Type “{expected}” exactly to confirm"))
+        }
+        Kind::Host { host, typed } => (!typed.value().trim().eq_ignore_ascii_case(host))
+            .then(|| format!("Type “{host}” exactly to send")),
+        Kind::Hosts {
+            hosts,
+            count,
+            typed,
+        } => (!crate::api::recover::confirmed(typed.value(), hosts, *count))
+            .then(|| "that is not every host name and the count".to_string()),
     }
 }
 
 /// Width of the box: a host's question carries a longer warning.
 fn width(c: &Confirm) -> u16 {
     match c.kind {
-        Kind::Host { .. } => 70,
+        Kind::Host { .. } | Kind::Hosts { .. } => 70,
         _ => 64,
     }
 }
@@ -296,6 +336,21 @@ fn lines(c: &Confirm, theme: &Theme) -> Vec<Line<'static>> {
                 theme.muted,
             )));
         }
+        Kind::Hosts {
+            hosts,
+            count,
+            typed,
+        } => {
+            let prompt = crate::api::recover::confirmation_prompt(hosts, *count);
+            lines.push(Line::from(vec![
+                Span::raw(safe(prompt.lines().last().unwrap_or_default())),
+                Span::styled(safe(&typed.with_cursor()), theme.key),
+            ]));
+            lines.push(Line::from(Span::styled(
+                "Enter confirm · Esc back",
+                theme.muted,
+            )));
+        }
     }
     lines
 }
@@ -336,5 +391,26 @@ mod tests {
         assert_eq!(h.message, None, "an edit clears the message");
         h.paste(" HOOKS.example ");
         assert_eq!(on_key(&mut h, &key(KeyCode::Enter)), Some(Answer::Yes));
+    }
+
+    #[test]
+    fn hosts_and_count_are_typed_in_any_order() {
+        let hosts = vec!["a.example".to_string(), "b.example".to_string()];
+        let mut c = Confirm::hosts("Send", hosts, 3, Subject::Recover);
+        assert!(
+            c.question
+                .iter()
+                .any(|l| l.contains("a.example, b.example")),
+            "{:?}",
+            c.question
+        );
+        c.paste("a.example 3");
+        assert_eq!(on_key(&mut c, &key(KeyCode::Enter)), None, "a host missing");
+        assert!(c.message.as_deref().is_some_and(|m| m.contains("count")));
+        c.paste(", B.example");
+        assert_eq!(c.message, None, "an edit clears the message");
+        assert_eq!(on_key(&mut c, &key(KeyCode::Enter)), Some(Answer::Yes));
+        assert_eq!(on_key(&mut c, &key(KeyCode::Esc)), Some(Answer::No));
+        assert!(c.hints().contains(&Hint::Key("Esc", "back")));
     }
 }

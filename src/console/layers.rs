@@ -280,16 +280,12 @@ impl Layer {
                 None => false,
             },
             Layer::Replay => replay::update::paste(state, text),
-            // The field being edited, or the typed hosts and count.
+            // The field being edited (the typed hosts and count are the confirmation's).
             Layer::Recover => match state.recover.room.as_mut() {
                 Some(room) => match &mut room.stage {
                     recover::Stage::Editing => {
                         let focus = room.focus;
                         room.field_mut(focus).paste(text);
-                        true
-                    }
-                    recover::Stage::Confirm { typed, .. } => {
-                        typed.paste(text);
                         true
                     }
                     _ => false,
@@ -376,6 +372,10 @@ fn still_asked(state: &State, subject: &Subject) -> bool {
             deliveries::secret::open_secret_id(state).is_some_and(|open| open == *id)
         }
         Subject::Replay => state.replay.room_of(&state.profile).is_some(),
+        Subject::Recover => state
+            .recover
+            .room_of(&state.profile)
+            .is_some_and(|r| matches!(r.stage, recover::Stage::Confirm(_))),
     }
 }
 
@@ -397,5 +397,6 @@ pub(crate) fn answered(state: &mut State, subject: Subject, answer: Answer) -> V
             Vec::new()
         }
         Subject::Replay => replay::update::answered(state, yes),
+        Subject::Recover => recover::update::answered(state, yes),
     }
 }

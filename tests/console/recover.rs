@@ -327,14 +327,39 @@ async fn hosts_not_this_machine_are_typed_and_refused_to_read_only_profiles() {
     press(&mut app, key(KeyCode::Enter)).await;
     let s = screen(&app);
     assert!(s.contains("Type the host name and the count"), "{s}");
+    // The console's one confirmation asks: its box, and its keys in the footer.
+    assert!(s.contains("Recover beyond this machine?"), "{s}");
+    let footer = s.lines().last().unwrap_or_default();
+    for hint in ["Enter confirm", "Esc back", "Ctrl-U clear"] {
+        assert!(footer.contains(hint), "{hint} in the footer: {s}");
+    }
     typed(&mut app, "hooks.example.invalid 3").await;
     press(&mut app, key(KeyCode::Enter)).await;
     let s = screen(&app);
     assert!(s.contains("not every host name and the count"), "{s}");
-    // Nothing was sent; back to the form.
+    // Esc cancels back to the count; nothing was sent.
     press(&mut app, key(KeyCode::Esc)).await;
+    let s = screen(&app);
+    assert!(!s.contains("Recover beyond this machine?"), "{s}");
+    assert!(s.contains("2 to send to hooks.example.invalid (2)"), "{s}");
+    // Asked again, the answer pasted (hosts and count in any order, case ignored): a profile
+    // made read-only meanwhile is refused even so.
+    press(&mut app, key(KeyCode::Enter)).await;
+    press(&mut app, Msg::Paste("2, HOOKS.example.invalid".into())).await;
+    let s = screen(&app);
+    assert!(s.contains("2, HOOKS.example.invalid"), "pasted: {s}");
+    app.state.read_only = true;
+    press(&mut app, key(KeyCode::Enter)).await;
+    let s = screen(&app);
+    assert!(
+        s.contains("refused: a read-only profile recovers only to this machine"),
+        "{s}"
+    );
+    assert!(!s.contains("Recover beyond this machine?"), "{s}");
+    app.state.read_only = false;
+    // Back to the form; closed.
     press(&mut app, key(KeyCode::Esc)).await;
-    press(&mut app, key(KeyCode::Esc)).await;
+    assert!(!screen(&app).contains("Recover ·"));
     assert_eq!(w.rx.count("in"), 0);
 
     // A read-only profile: a remote target is refused; destinations' own URLs on this machine

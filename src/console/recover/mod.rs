@@ -1,7 +1,7 @@
 //! The recover room: marks on the Notifications list, and *recover…* on a destination, a
 //! callback or the (filtered or marked) Notifications list: the selection as a form (window,
 //! statuses, target), the count first, a typed confirmation for hosts that are not this
-//! machine, progress with `Esc` to stop, then each delivery's outcome and answer. `mod` holds
+//! machine (asked through the console's one confirmation), progress with `Esc` to stop, then each delivery's outcome and answer. `mod` holds
 //! the model and the worker's part, `update` the keys and replies, `view` the drawing; the
 //! selection, planning, sending and journal are `crate::api`'s (`selection`, `recover`,
 //! `journal`), run on the worker.
@@ -185,17 +185,9 @@ pub enum Stage {
     Planning,
     /// The count first: what would be sent.
     Planned(Box<RecoverPlan>),
-    /// Hosts that are not this machine: their names and the count must be typed.
-    Confirm {
-        /// The plan.
-        plan: Box<RecoverPlan>,
-        /// The hosts to name.
-        remote: Vec<String>,
-        /// What was typed.
-        typed: Text,
-        /// A wrong answer's message.
-        message: Option<String>,
-    },
+    /// Hosts that are not this machine: the confirmation layer asks for their names and the
+    /// count (`Subject::Recover`); the plan waits here for its answer.
+    Confirm(Box<RecoverPlan>),
     /// Sending; `Esc` stops.
     Running {
         /// Deliveries planned.

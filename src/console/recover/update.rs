@@ -10,6 +10,7 @@ use crate::api::model::NotificationStatus;
 use crate::api::recover;
 use crate::api::replay;
 use crate::api::selection::{self, Selection};
+use crate::console::confirm::{Confirm, Subject};
 use crate::console::keymap::{Action, Input};
 use crate::console::msg::{ApiCmd, ApiReply, Effect, Pane};
 use crate::console::pane;
@@ -309,7 +310,13 @@ fn room_key(state: &mut State, key: &Input) -> Vec<Effect> {
             KeyCode::Enter => confirm_or_run(state),
             _ => Vec::new(),
         },
-        Stage::Confirm { .. } => confirm_key(state, key),
+        // Asked by the confirmation layer; should that question be gone, Esc goes back.
+        Stage::Confirm(_) => {
+            if key.code == KeyCode::Esc {
+                return answered(state, false);
+            }
+            Vec::new()
+        }
         Stage::Running { stop, stopping, .. } => {
             if key.code == KeyCode::Esc && room.open.is_none() && !*stopping {
                 // In-flight requests finish and are journaled; the summary ends the run.
@@ -479,50 +486,37 @@ fn confirm_or_run(state: &mut State) -> Vec<Effect> {
     if remote.is_empty() {
         run(state, *plan)
     } else {
-        room.stage = Stage::Confirm {
-            plan,
+        let count = plan.items.len();
+        room.stage = Stage::Confirm(plan);
+        state.confirm = Some(Confirm::hosts(
+            "Recover beyond this machine?",
             remote,
-            typed: Text::new(""),
-            message: None,
-        };
+            count,
+            Subject::Recover,
+        ));
         Vec::new()
     }
 }
 
-fn confirm_key(state: &mut State, key: &Input) -> Vec<Effect> {
+/// The confirmation's answer: yes runs the plan (refused again should the profile have become
+/// read-only meanwhile); no goes back to the count.
+pub(crate) fn answered(state: &mut State, yes: bool) -> Vec<Effect> {
+    let read_only = state.read_only;
     let Some(room) = state.recover.room.as_mut() else {
         return Vec::new();
     };
-    let Stage::Confirm {
-        plan,
-        remote,
-        typed,
-        message,
-    } = &mut room.stage
-    else {
+    let Stage::Confirm(plan) = std::mem::replace(&mut room.stage, Stage::Editing) else {
         return Vec::new();
     };
-    match key.code {
-        KeyCode::Esc => {
-            let plan = std::mem::take(plan);
-            room.stage = Stage::Planned(plan);
-            Vec::new()
-        }
-        KeyCode::Enter if recover::confirmed(typed.value(), remote, plan.items.len()) => {
-            let plan = std::mem::take(plan);
-            run(state, *plan)
-        }
-        KeyCode::Enter => {
-            *message = Some("that is not every host name and the count".into());
-            Vec::new()
-        }
-        _ => {
-            if typed.edit(key) {
-                *message = None;
-            }
-            Vec::new()
-        }
+    if !yes {
+        room.stage = Stage::Planned(plan);
+        return Vec::new();
     }
+    if read_only {
+        room.message = Some(recover::read_only_refusal(&plan.remote_hosts()));
+        return Vec::new();
+    }
+    run(state, *plan)
 }
 
 /// Starts the run on the worker; its progress comes back as replies to the same request.

@@ -1,5 +1,5 @@
-//! The recover room's drawing: the form, the count first (the api's plan in words), the typed
-//! confirmation, progress, and the results with one delivery's answer opened. Receiver and
+//! The recover room's drawing: the form, the count first (the api's plan in words) also under
+//! its confirmation (the confirmation layer's), progress, and the results with one delivery's answer opened. Receiver and
 //! server text goes through the one sanitizer, URLs and headers through the redaction policy.
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -147,26 +147,12 @@ fn top_lines(room: &Room, t: &Theme) -> Vec<Line<'static>> {
                 out.push(Line::from(Span::styled("Nothing to send.", t.warn)));
             }
         }
-        Stage::Confirm {
-            plan,
-            remote,
-            typed,
-            message,
-        } => {
-            out.extend(
-                recover::overview(plan, false, None)
-                    .into_iter()
-                    .map(Line::raw),
-            );
-            out.push(Line::default());
-            for l in recover::confirmation_prompt(remote, plan.items.len()).lines() {
-                out.push(Line::from(Span::styled(l.to_string(), t.warn)));
-            }
-            out.push(Line::from(Span::styled(typed.with_cursor(), t.key)));
-            if let Some(m) = message {
-                out.push(Line::from(Span::styled(m.clone(), t.error)));
-            }
-        }
+        // The question itself is the confirmation layer's, drawn over the count.
+        Stage::Confirm(plan) => out.extend(
+            recover::overview(plan, false, None)
+                .into_iter()
+                .map(Line::raw),
+        ),
         Stage::Running {
             total, stopping, ..
         } => {
@@ -313,7 +299,7 @@ pub(crate) fn key_hints(room: &Room) -> &'static [(&'static str, &'static str)] 
         Stage::Planning => &[("Esc", "cancel")],
         Stage::Planned(p) if p.items.is_empty() => &[("Esc", "back")],
         Stage::Planned(_) => &[("Enter", "send"), ("Esc", "back")],
-        Stage::Confirm { .. } => &[("Enter", "confirm"), ("Esc", "back")],
+        Stage::Confirm(_) => &[("Esc", "back")],
         Stage::Running { .. } => &[("↑/↓", "choose"), ("Enter", "answer"), ("Esc", "stop")],
         Stage::Done(_) => &[("↑/↓", "choose"), ("Enter", "answer"), ("Esc", "close")],
     }
