@@ -390,7 +390,18 @@ impl State {
 
     /// Adds a toast.
     pub fn toast(&mut self, kind: ToastKind, text: impl Into<String>) {
-        super::widgets::toast::push(&mut self.toasts, kind, text.into());
+        let text = text.into();
+        // The same message already showing is renewed, not shown twice.
+        self.toasts.retain(|t| t.text != text || t.kind != kind);
+        self.toasts.push(Toast {
+            text,
+            kind,
+            ttl: TOAST_TICKS,
+        });
+        // A burst of messages must not pile up.
+        if self.toasts.len() > 3 {
+            self.toasts.remove(0);
+        }
     }
 
     /// A new request id.

@@ -6,30 +6,13 @@ use ratatui::layout::Rect;
 use ratatui::text::Span;
 use ratatui::widgets::{Clear, Paragraph};
 
-use crate::console::state::{TOAST_TICKS, Toast, ToastKind};
+use crate::console::state::{Toast, ToastKind};
 use crate::console::theme::Theme;
 
 /// Columns between two toasts.
 const GAP: usize = 1;
 /// Fewest columns a toast is drawn in beside a prompt.
 const MIN_BESIDE: u16 = 12;
-/// Toasts kept at once: a burst of messages must not pile up.
-const KEPT: usize = 3;
-
-/// Adds a toast: the same message already showing is moved to the newest place with its time
-/// renewed, not shown twice.
-pub(crate) fn push(toasts: &mut Vec<Toast>, kind: ToastKind, text: String) {
-    toasts.retain(|t| t.text != text || t.kind != kind);
-    toasts.push(Toast {
-        text,
-        kind,
-        ttl: TOAST_TICKS,
-    });
-    if toasts.len() > KEPT {
-        toasts.remove(0);
-    }
-}
-
 /// The toasts that fit in `max` columns, newest last (it is drawn rightmost), each as its text
 /// and kind: the newest always (cut with `…` when it alone is too long), then older ones while
 /// they fit whole; the oldest left out are counted on the leftmost (`+1`).
