@@ -121,23 +121,27 @@ fn a_typed_name_is_one_text_input_with_paste() {
 
 #[test]
 fn reveal_questions_are_the_same_layer() {
-    let mut app = on_tab(Tab::Notifications);
+    // A destination's signing secret (the fixture attempt masks nothing, so it asks nothing).
+    let mut app = on_tab(Tab::Destinations);
     app.apply(key(KeyCode::Enter));
     answer_all(&mut app);
-    app.apply(key(KeyCode::Enter));
     app.apply(ch('R'));
-    assert!(screen(&app).contains("Reveal secrets"));
+    assert!(
+        screen(&app).contains("Reveal signing secret"),
+        "{}",
+        screen(&app)
+    );
     let f = footer(&app);
     assert_eq!(f, "y yes  n/Esc no  ←/→ pick  Enter answer");
     // A yes/no question takes no paste.
     paste(&mut app, "y");
-    assert!(screen(&app).contains("Reveal secrets"));
+    assert!(screen(&app).contains("Reveal signing secret"));
     app.apply(key(KeyCode::Esc));
     let s = screen(&app);
-    assert!(!s.contains("Reveal secrets"), "{s}");
+    assert!(!s.contains("Reveal signing secret"), "{s}");
     assert!(
-        footer(&app).contains("P replay"),
-        "the attempt is still open"
+        s.contains("Signing secret"),
+        "the destination is still open: {s}"
     );
 }
 

@@ -65,8 +65,8 @@ pub(crate) fn ask(state: &mut State) -> bool {
     } else {
         let what = open_secret(state).map_or("secret", |(_, _, what)| what);
         state.confirm = Some(Confirm::yes_no(
-            &format!("Reveal {what}"),
-            &format!("Show this {what} in full (until you leave it)?"),
+            format!("Reveal {what}"),
+            format!("Show this {what} in full (until you leave it)?"),
             Subject::ShowSecret(id),
         ));
     }
