@@ -160,7 +160,11 @@ fn sorts_by_what_it_shows<T>(d: &Description<T>, items: &[T], ctx: &Ctx<'_>) {
                     cell.to_lowercase() == *t || cell.to_lowercase().starts_with(&format!("{t} "))
                 }
                 SortKey::Number(_) => shown_number(&cell).is_some(),
-                SortKey::Time(t) => cell == ctx.when(t),
+                // A next run gone by reads "overdue" in the console: it sorts by its time, all
+                // such runs together at the past end.
+                SortKey::Time(t) => {
+                    cell == ctx.when(t) || (cell == "overdue" && *t < chrono::Utc::now())
+                }
                 SortKey::Missing => {
                     [DASH, "never", "no deliveries"].contains(&cell.as_str())
                         || cell.ends_with("pending")
