@@ -5,9 +5,9 @@ use std::io::Write;
 
 use serde::de::DeserializeOwned;
 
-use super::output::clean;
 use crate::api::model::*;
 use crate::resource::{self, Ctx, Description, Field, cut, display_width};
+use crate::text::line as sanitized;
 
 /// A resource headless commands print as a table row and as a detail view.
 pub trait Tabular: DeserializeOwned + 'static {
@@ -91,7 +91,7 @@ fn table_cells<T: Tabular>(items: &[T]) -> (Vec<String>, Vec<Vec<String>>) {
             cols.iter()
                 .map(|c| {
                     cut(
-                        &clean(&c.headless_text(it, &ctx).unwrap_or_default()),
+                        &sanitized(&c.headless_text(it, &ctx).unwrap_or_default()),
                         MAX_CELL,
                     )
                 })
@@ -156,7 +156,7 @@ fn write_labelled(out: &mut dyn Write, fields: &[(String, Vec<String>)]) -> std:
         .max()
         .unwrap_or(0);
     for (label, lines) in fields {
-        let mut lines = lines.iter().map(|l| clean(l));
+        let mut lines = lines.iter().map(|l| sanitized(l).into_owned());
         let first = lines.next().unwrap_or_default();
         let pad = " ".repeat(w - display_width(label));
         writeln!(out, "{label}{pad}  {}", first.trim_end())?;
@@ -176,7 +176,13 @@ mod tests {
         let header = vec!["ID".to_string(), "NAME".to_string(), "|".to_string()];
         let rows: Vec<Vec<String>> = rows
             .iter()
-            .map(|(a, b)| vec![clean(a), cut(&clean(b), MAX_CELL), "|".into()])
+            .map(|(a, b)| {
+                vec![
+                    sanitized(a).into_owned(),
+                    cut(&sanitized(b), MAX_CELL),
+                    "|".into(),
+                ]
+            })
             .collect();
         let mut out = Vec::new();
         write_rows(&mut out, &header, &rows).expect("write");
