@@ -134,7 +134,9 @@ fn render_detail(state: &State, ctx: &ViewCtx, frame: &mut Frame, area: Rect) {
     };
     let (title, lines) = match record {
         Some(r) => {
-            let mut lines = super::deliveries::view::detail_lines(state, r, ctx);
+            // Not sanitized here: the pane sanitizes (and wraps) lines it has not seen, so a
+            // key on a long record does not sanitize it again.
+            let mut lines = super::deliveries::view::unsanitised_detail(state, r, ctx);
             if let super::record::Item::Team(t) = &r.item {
                 lines.extend(team_members(state, &t.id, ctx));
             }
@@ -160,7 +162,8 @@ fn render_detail(state: &State, ctx: &ViewCtx, frame: &mut Frame, area: Rect) {
     .render(frame, area);
 }
 
-/// A team's members for its detail, from the members loaded in the background.
+/// A team's members for its detail, from the members loaded in the background (server text,
+/// sanitized by the pane).
 fn team_members(state: &State, team_id: &str, ctx: &ViewCtx) -> Vec<Line<'static>> {
     use super::views::teams::{MembersNow, member_lines};
     let members = super::members::of_team(state, team_id);
@@ -171,8 +174,7 @@ fn team_members(state: &State, team_id: &str, ctx: &ViewCtx) -> Vec<Line<'static
         // Not asked yet (a preview of the selected row): Enter opens the detail and asks.
         (None, None) => return Vec::new(),
     };
-    // Names and emails are the server's text.
-    crate::text::tui::safe_lines(member_lines(now, ctx))
+    member_lines(now, ctx)
 }
 
 fn render_header(state: &State, frame: &mut Frame, area: Rect) {

@@ -296,3 +296,74 @@ async fn r_refreshes_the_glance() {
         "{now}"
     );
 }
+
+/// Issue item 9: the detail's wrapped lines are kept between keys, yet never stale: a reload
+/// with a changed field, a revealed secret and a resize each show the new lines.
+#[tokio::test]
+async fn the_kept_detail_lines_follow_reloads_reveals_and_resizes() {
+    let (t, mut app) = console(120, '4').await;
+    let words: Vec<String> = (0..40).map(|i| format!("word{i:02}")).collect();
+    let d = t
+        .client
+        .create_destination(&switchboard::api::model::CreateDestination {
+            name: "Cached hook".into(),
+            description: Some(format!("{} firstversion", words.join(" "))),
+            url: "http://127.0.0.1:9/cached".into(),
+            callbacks: switchboard::api::model::CallbacksInput::all(),
+        })
+        .await
+        .expect("destination");
+    press(&mut app, ch(':')).await;
+    typed(&mut app, &format!("goto {}", d.id)).await;
+    press(&mut app, key(KeyCode::Enter)).await;
+    // Keys that change nothing of the record draw it from what was kept.
+    for _ in 0..3 {
+        press(&mut app, ch('j')).await;
+        press(&mut app, ch('k')).await;
+    }
+    let s = screen(&app);
+    assert!(s.contains("firstversion"), "{s}");
+
+    t.client
+        .update_destination(
+            &d.id,
+            &switchboard::api::model::UpdateDestination {
+                description: Some(Some(format!("{} secondversion", words.join(" ")))),
+                ..Default::default()
+            },
+        )
+        .await
+        .expect("updated");
+    press(&mut app, ch('r')).await;
+    let s = screen(&app);
+    assert!(s.contains("secondversion"), "the reloaded record:\n{s}");
+    assert!(!s.contains("firstversion"), "{s}");
+
+    let secret = t
+        .client
+        .get_destination(&d.id)
+        .await
+        .expect("destination")
+        .webhook_destination
+        .expect("a webhook destination")
+        .signing_secret;
+    // The pane may wrap the secret: its start is enough.
+    let start = secret.get(..20).expect("a long secret");
+    assert!(!screen(&app).contains(start), "masked at first");
+    press(&mut app, ch('R')).await;
+    press(&mut app, ch('y')).await;
+    let s = screen(&app);
+    assert!(
+        s.contains(start) && s.contains("REVEALED"),
+        "revealed:\n{s}"
+    );
+
+    // Narrower: wrapped again, so every word still shows (rows kept for 120 columns would be
+    // cut at the pane's edge).
+    press(&mut app, Msg::Resize(80, HEIGHT)).await;
+    let s = screen(&app);
+    for w in &words {
+        assert!(s.contains(w.as_str()), "{w} after the resize:\n{s}");
+    }
+    assert!(s.contains("secondversion"), "{s}");
+}

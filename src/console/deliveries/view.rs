@@ -226,13 +226,13 @@ pub(crate) fn decorate(
     cells.into_iter().map(|c| c.patch_style(style)).collect()
 }
 
-/// Detail lines with this module's additions: the attempt cursor, a destination's health.
-pub(crate) fn detail_lines(state: &State, record: &Record, ctx: &ViewCtx) -> Vec<Line<'static>> {
-    // Names and the revealed secret are server text too: through the one sanitizer.
-    crate::text::tui::safe_lines(unsanitised_detail(state, record, ctx))
-}
-
-fn unsanitised_detail(state: &State, record: &Record, ctx: &ViewCtx) -> Vec<Line<'static>> {
+/// The detail's lines, before the sanitizer: names and the revealed secret are server text
+/// too, sanitized by the detail pane (once per record, not on every key).
+pub(crate) fn unsanitised_detail(
+    state: &State,
+    record: &Record,
+    ctx: &ViewCtx,
+) -> Vec<Line<'static>> {
     let ts = state.current();
     let open = ts.detail.as_ref().is_some_and(|d| d.id == record.id());
     match &record.item {
@@ -285,7 +285,7 @@ fn unsanitised_detail(state: &State, record: &Record, ctx: &ViewCtx) -> Vec<Line
                 .flatten();
             views::callbacks::detail_with(c, ctx, revealed.as_deref())
         }
-        _ => views::detail(record, ctx),
+        _ => views::unsanitised_detail(record, ctx),
     }
 }
 

@@ -71,7 +71,7 @@ fn cells_of<T>(d: &Description<T>, item: &T, ctx: &Ctx<'_>, v: &ViewCtx) -> Vec<
         .iter()
         .map(|c| {
             // Names and bodies are server text: one line, through the one sanitizer.
-            let text = crate::text::line(&(c.cell)(item, ctx)).into_owned();
+            let text = crate::text::line(head(&(c.cell)(item, ctx))).into_owned();
             let span = match c.tone {
                 Some(tone) => v.status(&text, tone(item)),
                 None if c.muted || text == crate::resource::DASH => {
@@ -82,6 +82,15 @@ fn cells_of<T>(d: &Description<T>, item: &T, ctx: &Ctx<'_>, v: &ViewCtx) -> Vec<
             Line::from(span)
         })
         .collect()
+}
+
+/// Characters of a cell worth sanitizing: more than a terminal row shows (the table cuts the
+/// rest with `…`), so a row with a 100,000-character value costs what a short one does.
+const CELL_CHARS: usize = 2048;
+
+/// The first [`CELL_CHARS`] characters of a cell.
+fn head(s: &str) -> &str {
+    s.char_indices().nth(CELL_CHARS).map_or(s, |(i, _)| &s[..i])
 }
 
 /// The cells of one row, one per column, as the description shows them.

@@ -15,16 +15,16 @@ use super::record::{Item, Record};
 pub(crate) use kit::{Tone, ViewCtx, duration_ms};
 pub use list::{ListColumn, columns};
 
-/// Every field of the item, for the detail pane.
-pub(crate) fn detail(record: &Record, ctx: &ViewCtx) -> Vec<Line<'static>> {
-    let lines = match record.shown() {
+/// Every field of the item, for the detail pane, before the sanitizer (the pane sanitizes
+/// what it shows, once per record).
+pub(crate) fn unsanitised_detail(record: &Record, ctx: &ViewCtx) -> Vec<Line<'static>> {
+    match record.shown() {
         Item::Team(t) => teams::detail(t, ctx),
         Item::Import(i) => imports::detail(i, ctx),
         Item::Callback(c) => callbacks::detail(c, ctx),
         Item::Destination(d) => destinations::detail(d, ctx),
         Item::Notification(n) => notifications::detail(n, ctx),
-    };
-    crate::text::tui::safe_lines(lines)
+    }
 }
 
 /// The detail pane's title.

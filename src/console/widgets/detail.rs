@@ -21,7 +21,7 @@ use crate::console::theme::Theme;
 pub(crate) struct DetailView<'a> {
     /// Block title.
     pub title: String,
-    /// Body lines.
+    /// Body lines, server text not yet sanitized: the pane sanitizes them when it wraps them.
     pub lines: Vec<Line<'static>>,
     /// Lines scrolled.
     pub scroll: u16,
@@ -61,8 +61,8 @@ impl DetailView<'_> {
             );
         }
         let inner = block.inner(area);
-        // Wrapped once per record and width (see `wrapped`): a key costs the same on a
-        // 100,000-character record as on a short one.
+        // Sanitized and wrapped once per record and width (see `wrapped`): a key on a
+        // 100,000-character record costs building and fingerprinting its lines, no more.
         let rows = wrapped(&self.lines, usize::from(inner.width));
         let total = u16::try_from(rows.len()).unwrap_or(u16::MAX);
         let visible = inner.height;
@@ -114,10 +114,14 @@ impl DetailView<'_> {
 
 thread_local! {
     /// The last detail's rows: a frame redraws the same detail far more often than it changes.
+    /// Kept outside `State` (a view never changes the state); keyed by the fingerprint of the
+    /// very lines the view built this frame and by the width, so it cannot serve stale rows:
+    /// a reload, a reveal, a new minute of a relative time or another theme changes the lines.
     static WRAPPED: RefCell<WrapCache<Style>> = RefCell::new(WrapCache::new());
 }
 
-/// A fingerprint of the lines (text and styles): a changed record, name or cursor changes it.
+/// A fingerprint of the lines (text and styles) as built, before the sanitizer: a changed
+/// record, name, cursor or revealed secret changes it.
 fn fingerprint(lines: &[Line<'_>]) -> u64 {
     let mut h = std::collections::hash_map::DefaultHasher::new();
     for l in lines {
@@ -142,13 +146,14 @@ fn hang(l: &Line<'_>) -> usize {
     }
 }
 
-/// The lines wrapped to `width`, each long value under its label, from the cache when the lines
-/// and the width are the ones of the last call.
-pub(crate) fn wrapped(lines: &[Line<'_>], width: usize) -> Arc<Vec<Row<Style>>> {
+/// The lines sanitized and wrapped to `width`, each long value under its label, from the cache
+/// when the lines and the width are the ones of the last call.
+pub(crate) fn wrapped(lines: &[Line<'static>], width: usize) -> Arc<Vec<Row<Style>>> {
     let key = fingerprint(lines);
     WRAPPED.with(|c| {
         c.borrow_mut().get(key, width, || {
-            lines
+            // Server text reaches the screen through the one sanitizer, on a miss only.
+            crate::text::tui::safe_lines(lines.to_vec())
                 .iter()
                 .flat_map(|l| {
                     let pieces: Vec<(Style, &str)> = l
