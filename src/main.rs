@@ -65,9 +65,9 @@ async fn dispatch(cli: Cli) -> u8 {
             Ok(()) => 0,
             Err(e) => fail(&e),
         },
-        Some(Command::Demo { db }) => Box::pin(demo(&g, db)).await,
+        Some(Command::Demo { db }) => demo(&g, db).await,
         // ---- end of service wiring ----
-        None => Box::pin(open_console(&g)).await,
+        None => open_console(&g).await,
     }
 }
 
@@ -167,7 +167,7 @@ async fn open_console(g: &GlobalArgs) -> u8 {
         read_only: resolved.read_only,
         power,
     };
-    match Box::pin(console::run(setup)).await {
+    match console::run(setup).await {
         Ok(()) => 0,
         Err(e) => fail(&e),
     }
@@ -215,7 +215,7 @@ async fn demo(g: &GlobalArgs, db: Option<std::path::PathBuf>) -> u8 {
             ..Default::default()
         },
     };
-    let result = Box::pin(console::run(setup)).await;
+    let result = console::run(setup).await;
     // Stop deliveries and remove the throwaway database and the session file before reporting.
     drop(session);
     svc.shutdown().await;

@@ -173,7 +173,7 @@ async fn notifications_app() -> (
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_status_filter_fetches_pages_until_a_screenful_matches() {
-    let (_t, mut app, all) = Box::pin(notifications_app()).await;
+    let (_t, mut app, all) = notifications_app().await;
     let failed = failed_ids(&all);
     assert!(!failed.is_empty(), "the demo has failed deliveries");
     let first_page: Vec<&str> = all.iter().take(20).map(|n| n.id.as_str()).collect();
@@ -204,7 +204,7 @@ async fn a_status_filter_fetches_pages_until_a_screenful_matches() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_scan_shows_its_progress_and_esc_stops_it() {
-    let (_t, mut app, _all) = Box::pin(notifications_app()).await;
+    let (_t, mut app, _all) = notifications_app().await;
     app.apply(ch('l'));
     let mut seen = false;
     for _ in 0..30 {
@@ -230,7 +230,7 @@ async fn a_scan_shows_its_progress_and_esc_stops_it() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn n_and_shift_n_jump_between_failed_deliveries_across_pages() {
-    let (_t, mut app, all) = Box::pin(notifications_app()).await;
+    let (_t, mut app, all) = notifications_app().await;
     let failed = failed_ids(&all);
     assert!(failed.len() >= 2, "the demo has two failures");
     app.apply(ch('n'));

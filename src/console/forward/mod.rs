@@ -156,7 +156,7 @@ impl std::fmt::Debug for Room {
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ForwardState {
     /// The open room.
-    pub room: Option<Room>,
+    pub room: Option<Box<Room>>,
     /// The last target started in this session, offered next time.
     pub last_target: Option<String>,
 }
@@ -164,6 +164,6 @@ pub struct ForwardState {
 impl ForwardState {
     /// The open room, when it belongs to `profile`.
     pub fn room_of(&self, profile: &str) -> Option<&Room> {
-        self.room.as_ref().filter(|r| r.profile == profile)
+        self.room.as_deref().filter(|r| r.profile == profile)
     }
 }

@@ -64,7 +64,7 @@ pub fn open(state: &mut State) -> Vec<Effect> {
         .last_target
         .clone()
         .unwrap_or_else(|| DEFAULT_TARGET.to_string());
-    state.forward.room = Some(Room {
+    state.forward.room = Some(Box::new(Room {
         profile: state.profile.clone(),
         scope,
         filter,
@@ -80,7 +80,7 @@ pub fn open(state: &mut State) -> Vec<Effect> {
         focus: Focus::Target,
         open: None,
         kept: state.settings.data_dir.is_some(),
-    });
+    }));
     Vec::new()
 }
 

@@ -275,13 +275,13 @@ pub struct RecoverState {
     /// Marked notifications.
     pub marks: Marks,
     /// The open room.
-    pub room: Option<Room>,
+    pub room: Option<Box<Room>>,
 }
 
 impl RecoverState {
     /// The open room, when it belongs to `profile`.
     pub fn room_of(&self, profile: &str) -> Option<&Room> {
-        self.room.as_ref().filter(|r| r.profile == profile)
+        self.room.as_deref().filter(|r| r.profile == profile)
     }
 
     /// Requests of the room awaiting a reply (for the spinner).

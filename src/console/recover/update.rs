@@ -196,7 +196,7 @@ pub fn open(state: &mut State) -> Vec<Effect> {
         .data_dir
         .as_ref()
         .map(|d| journal::path_for(d, &state.profile));
-    state.recover.room = Some(Room {
+    state.recover.room = Some(Box::new(Room {
         profile: state.profile.clone(),
         scope,
         base,
@@ -213,7 +213,7 @@ pub fn open(state: &mut State) -> Vec<Effect> {
         open: None,
         scroll: 0,
         journal,
-    });
+    }));
     Vec::new()
 }
 

@@ -188,7 +188,7 @@ pub struct ReplayState {
     /// Each profile's replays of this session, by profile name.
     pub histories: BTreeMap<String, ReplayHistory>,
     /// The open room.
-    pub room: Option<Room>,
+    pub room: Option<Box<Room>>,
 }
 
 impl std::fmt::Debug for ReplayState {
@@ -203,7 +203,7 @@ impl std::fmt::Debug for ReplayState {
 impl ReplayState {
     /// The open room, when it belongs to `profile`.
     pub fn room_of(&self, profile: &str) -> Option<&Room> {
-        self.room.as_ref().filter(|r| r.profile == profile)
+        self.room.as_deref().filter(|r| r.profile == profile)
     }
 
     /// Requests of the room awaiting a reply (for the spinner).

@@ -70,7 +70,7 @@ pub(crate) fn open(state: &mut State) -> Vec<Effect> {
         .and_then(|h| h.last_target())
         .unwrap_or(DEFAULT_TARGET)
         .to_string();
-    state.replay.room = Some(Room {
+    state.replay.room = Some(Box::new(Room {
         profile: state.profile.clone(),
         notification_id: id,
         attempt,
@@ -84,7 +84,7 @@ pub(crate) fn open(state: &mut State) -> Vec<Effect> {
         scroll: 0,
         history_cursor: 0,
         from_history: false,
-    });
+    }));
     Vec::new()
 }
 
@@ -345,7 +345,7 @@ fn preview_key(state: &mut State, key: &Input) -> Vec<Effect> {
             .is_none_or(|h| h.needs_confirmation(&plan.target))
             && !replay::is_loopback(&plan.target)
     };
-    let confirm = match &state.replay.room {
+    let confirm = match state.replay.room.as_deref() {
         Some(Room {
             stage: Stage::Preview { plan, .. },
             ..
