@@ -150,7 +150,9 @@ impl ServeChild {
     pub fn start_logged(args: &[&str], key: &str, log: Option<&std::path::Path>) -> Self {
         use std::io::BufRead;
         use std::process::{Command, Stdio};
-        let mut child = Command::new(env!("CARGO_BIN_EXE_switchboard"))
+        // Defined for the test binaries only; the crate's own tests never start the binary.
+        let bin = option_env!("CARGO_BIN_EXE_switchboard").expect("a test binary's build");
+        let mut child = Command::new(bin)
             .args(["serve", "--addr", "127.0.0.1:0"])
             .args(["--api-key-env", "SWITCHBOARD_TEST_SERVE_KEY"])
             .args(args)
