@@ -9,17 +9,17 @@ mod console_support;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use console_support::{ch, fixed_clock, fixture, fixtures_of, key as key_msg};
+use console_support::{fixed_clock, fixture, fixtures_of};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group};
+use crossterm::event::KeyCode;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use switchboard::api::model::*;
 use switchboard::api::{Client, ClientOptions, ListQuery, Page};
-use switchboard::console::record::decode_page_body;
-use switchboard::console::update::update;
-use switchboard::console::{ApiCmd, ApiReply, App, Msg, State, Tab};
+use switchboard::console::Tab;
+use switchboard::console::harness::{Harness, decode_page};
 use switchboard::service::{ServiceConfig, start};
 
 /// A list body of `n` items made from the fixture's items, each with a distinct id.
@@ -39,25 +39,14 @@ fn page_body(file: &str, n: usize) -> String {
 }
 
 /// An offline app of the given size on `tab`, its list answered with `rows` rows.
-fn app_with(tab: Tab, rows: usize, w: u16, h: u16) -> App {
-    let mut app = App::offline(State::new("bench", "http://127.0.0.1:9", fixed_clock()));
-    app.apply(Msg::Resize(w, h));
-    app.start();
+fn app_with(tab: Tab, rows: usize, w: u16, h: u16) -> Harness {
+    let mut app = Harness::offline("bench", fixed_clock(), (w, h));
     let digit = char::from_digit(tab.index() as u32 + 1, 10).expect("digit");
-    app.apply(ch(digit));
-    for r in app.take_requests() {
-        if let ApiCmd::List { tab: t, .. } = r.cmd {
-            let body = page_body(fixtures_of(t).0, rows);
-            let page = decode_page_body(t, 200, &body).expect("page decodes");
-            app.apply(Msg::Api {
-                req_id: r.req_id,
-                pane: r.pane,
-                result: Ok(ApiReply::Page(page)),
-            });
-        }
-    }
-    assert_eq!(app.state.tab, tab);
-    assert_eq!(app.state.tab_state(tab).list.rows.len(), rows);
+    app.ch(digit);
+    app.answer_lists(|t| page_body(fixtures_of(t).0, rows))
+        .expect("page decodes");
+    assert_eq!(app.tab(), tab);
+    assert_eq!(app.row_ids().len(), rows);
     app
 }
 
@@ -81,46 +70,43 @@ fn frames(c: &mut Criterion) {
     g.finish();
 }
 
+/// A message's handling through the app (`update()` and its effects), as a key press costs.
 fn key_update(c: &mut Criterion) {
     let mut g = c.benchmark_group("update");
     for rows in [100usize, 10_000] {
-        let (down, up) = (ch('j'), ch('k'));
         g.bench_function(format!("key_j_k/{rows}rows"), |b| {
-            let mut state = app_with(Tab::Teams, rows, 250, 80).state;
+            let mut app = app_with(Tab::Teams, rows, 250, 80);
             b.iter(|| {
-                black_box(update(&mut state, down.clone()));
-                black_box(update(&mut state, up.clone()));
+                app.ch('j');
+                app.ch('k');
             })
         });
         // With a filter and a sort on, every message but a cursor move puts the rows back in
         // server order and derives the shown rows again (reused while nothing changed).
         g.bench_function(format!("resize_filtered_sorted/{rows}rows"), |b| {
             let mut app = app_with(Tab::Teams, rows, 250, 80);
-            app.apply(ch('/'));
-            app.apply(ch('a'));
-            app.apply(key_msg(crossterm::event::KeyCode::Enter));
-            app.apply(ch('s'));
-            let mut state = app.state;
-            assert!(state.power.filters[Tab::Teams.index()].active());
-            b.iter(|| black_box(update(&mut state, Msg::Resize(250, 80))))
+            app.ch('/').ch('a').key(KeyCode::Enter).ch('s');
+            assert!(app.shown_ids().len() < rows, "the filter is on");
+            b.iter(|| {
+                app.resize(250, 80);
+            })
         });
         // Typing into the filter re-matches every loaded row: the cost of a real re-derive.
         g.bench_function(format!("filter_typing/{rows}rows"), |b| {
             let mut app = app_with(Tab::Teams, rows, 250, 80);
-            app.apply(ch('/'));
-            app.apply(ch('a'));
-            let mut state = app.state;
-            let back = key_msg(crossterm::event::KeyCode::Backspace);
+            app.ch('/').ch('a');
             b.iter(|| {
-                black_box(update(&mut state, ch('e')));
-                black_box(update(&mut state, back.clone()));
+                app.ch('e');
+                app.key(KeyCode::Backspace);
             })
         });
         g.bench_function(format!("tab_switch/{rows}rows"), |b| {
-            let mut state = app_with(Tab::Teams, rows, 250, 80).state;
+            let mut app = app_with(Tab::Teams, rows, 250, 80);
             b.iter(|| {
-                black_box(update(&mut state, ch('2')));
-                black_box(update(&mut state, ch('1')));
+                app.ch('2');
+                app.ch('1');
+                // An offline app keeps what it would have sent: drop it, as a worker would.
+                black_box(app.take_request_count());
             })
         });
     }
@@ -157,7 +143,7 @@ fn decoding(c: &mut Criterion) {
     for tab in Tab::ALL {
         let body = page_body(fixtures_of(tab).0, 100);
         g.bench_function(tab.title().to_lowercase(), |b| {
-            b.iter(|| black_box(decode_page_body(tab, 200, black_box(&body)).expect("decodes")))
+            b.iter(|| black_box(decode_page(tab, 200, black_box(&body)).expect("decodes")))
         });
     }
     g.finish();
@@ -371,26 +357,16 @@ fn detail_key(c: &mut Criterion) {
         .collect();
     for (w, h) in [(250u16, 80u16), (80, 24)] {
         g.bench_function(BenchmarkId::new("100k", format!("{w}x{h}")), |b| {
-            let mut app = App::offline(State::new("bench", "http://127.0.0.1:9", fixed_clock()));
-            app.apply(Msg::Resize(w, h));
-            app.start();
+            let mut app = Harness::offline("bench", fixed_clock(), (w, h));
             let mut v: Value =
                 serde_json::from_str(&page_body("team-list.json", 20)).expect("page");
             v["items"][0]["description"] = Value::String(long.clone());
-            let page = decode_page_body(Tab::Teams, 200, &v.to_string()).expect("page decodes");
-            for r in app.take_requests() {
-                if let ApiCmd::List { .. } = r.cmd {
-                    app.apply(Msg::Api {
-                        req_id: r.req_id,
-                        pane: r.pane,
-                        result: Ok(ApiReply::Page(page.clone())),
-                    });
-                }
-            }
-            app.apply(key_msg(crossterm::event::KeyCode::Enter));
+            let body = v.to_string();
+            app.answer_lists(|_| body.clone()).expect("page decodes");
+            app.key(KeyCode::Enter);
             let mut term = Terminal::new(TestBackend::new(w, h)).expect("terminal");
             b.iter(|| {
-                app.apply(ch('j'));
+                app.ch('j');
                 term.draw(|f| app.render(f)).expect("draw");
             })
         });

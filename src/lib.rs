@@ -14,7 +14,7 @@ pub mod text;
 #[cfg(test)]
 extern crate self as switchboard;
 #[cfg(test)]
-#[path = "../tests/common/mod.rs"]
+#[path = "console_tests/common/mod.rs"]
 mod common;
 #[cfg(test)]
 mod console_tests;

@@ -1,5 +1,6 @@
 //! `App`: the state plus the way out to the worker. Drivable from tests through its methods.
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+#[cfg(test)]
+use crossterm::event::KeyEvent;
 use ratatui::Frame;
 use tokio::sync::mpsc;
 
@@ -12,13 +13,13 @@ use crate::api::Client;
 
 /// A request `update` asked for, as kept by an `App` without a worker.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Request {
+pub(crate) struct Request {
     /// Tag to answer with.
-    pub req_id: u64,
+    pub(crate) req_id: u64,
     /// The pane it feeds.
-    pub pane: Pane,
+    pub(crate) pane: Pane,
     /// The call.
-    pub cmd: ApiCmd,
+    pub(crate) cmd: ApiCmd,
 }
 
 /// A profile resolved off the UI task: its tag, name, and client and settings (or why not).
@@ -26,9 +27,9 @@ type SwitchResult = (u64, String, Result<(Client, ProfileInfo), String>);
 
 /// The console's state and its connection to the API worker.
 #[derive(Debug)]
-pub struct App {
+pub(crate) struct App {
     /// All UI state.
-    pub state: State,
+    pub(crate) state: State,
     worker: Option<Worker>,
     replies: mpsc::UnboundedReceiver<Msg>,
     outbox: Vec<Request>,
@@ -41,16 +42,16 @@ pub struct App {
     /// Switches resolving on blocking tasks whose result has not come back yet.
     switches_out: usize,
     /// Where copies go (the terminal by default; tests inject a buffer).
-    pub clipboard: super::clipboard::Clipboard,
+    pub(crate) clipboard: super::clipboard::Clipboard,
     /// How `:profile NAME` gets a client; none refuses the switch.
-    pub switcher: Option<super::power::ProfileSwitcher>,
+    pub(crate) switcher: Option<super::power::ProfileSwitcher>,
     /// A message was handled since the last draw.
     redraw: bool,
 }
 
 impl App {
     /// An app whose requests go to a worker task on `client` (needs a tokio runtime).
-    pub fn with_client(state: State, client: Client) -> Self {
+    pub(crate) fn with_client(state: State, client: Client) -> Self {
         let (tx, replies) = mpsc::unbounded_channel();
         Self {
             state,
@@ -68,7 +69,7 @@ impl App {
 
     /// An app without a worker: requests are kept for [`App::take_requests`], replies are fed
     /// with [`App::apply`]. For tests and snapshots.
-    pub fn offline(state: State) -> Self {
+    pub(crate) fn offline(state: State) -> Self {
         let (_tx, replies) = mpsc::unbounded_channel();
         Self {
             state,
@@ -86,14 +87,14 @@ impl App {
     }
 
     /// Loads the first tab.
-    pub fn start(&mut self) {
+    pub(crate) fn start(&mut self) {
         self.redraw = true;
         let effects = init(&mut self.state);
         self.run_effects(effects);
     }
 
     /// Applies one message and carries out its effects.
-    pub fn apply(&mut self, msg: Msg) {
+    pub(crate) fn apply(&mut self, msg: Msg) {
         // Every handled message is drawn after; one that changed nothing is not.
         if let Some(effects) = update(&mut self.state, msg) {
             self.redraw = true;
@@ -102,13 +103,9 @@ impl App {
     }
 
     /// Applies a key press.
-    pub fn handle_key(&mut self, key: KeyEvent) {
+    #[cfg(test)]
+    pub(crate) fn handle_key(&mut self, key: KeyEvent) {
         self.apply(Msg::Key(key));
-    }
-
-    /// Applies a key press without modifiers.
-    pub fn press(&mut self, code: KeyCode) {
-        self.handle_key(KeyEvent::new(code, KeyModifiers::NONE));
     }
 
     fn run_effects(&mut self, effects: Vec<Effect>) {
@@ -196,7 +193,7 @@ impl App {
     /// anything still waits for it), no reply queued and not yet applied, no profile resolving.
     /// The one answer tests wait on. An offline app, whose caller answers its requests, answers
     /// from the replies its state awaits. (Toasts and watch mode wait on the clock, not on work.)
-    pub fn is_idle(&self) -> bool {
+    pub(crate) fn is_idle(&self) -> bool {
         let work = match &self.worker {
             // The count before the queue: a job's share goes only once its reply is queued.
             Some(w) => w.outstanding() + usize::from(!self.replies.is_empty()),
@@ -209,7 +206,7 @@ impl App {
     /// ends without a reply (superseded by a newer one for its pane) is seen too, so this never
     /// waits for a reply that cannot come. Returns at once for an offline app. Unbounded: callers
     /// that must not hang put a deadline around it.
-    pub async fn settle(&mut self) {
+    pub(crate) async fn settle(&mut self) {
         /// What woke the wait.
         enum Woke {
             Reply(Option<Msg>),
@@ -237,19 +234,14 @@ impl App {
         }
     }
 
-    /// Profile switches still resolving (their results, newest or stale, not yet taken in).
-    pub fn switches_pending(&self) -> usize {
-        self.switches_out
-    }
-
     /// Requests made since the last call (offline apps only).
-    pub fn take_requests(&mut self) -> Vec<Request> {
+    pub(crate) fn take_requests(&mut self) -> Vec<Request> {
         std::mem::take(&mut self.outbox)
     }
 
     /// Waits for the next worker reply, or a profile resolved meanwhile (put in place, its
     /// news being the reply); `None` when there is no worker.
-    pub async fn next_reply(&mut self) -> Option<Msg> {
+    pub(crate) async fn next_reply(&mut self) -> Option<Msg> {
         self.worker.as_ref()?;
         loop {
             tokio::select! {
@@ -264,7 +256,7 @@ impl App {
     }
 
     /// A reply (or resolved profile) that is already waiting, if any.
-    pub fn try_reply(&mut self) -> Option<Msg> {
+    pub(crate) fn try_reply(&mut self) -> Option<Msg> {
         while let Ok(done) = self.switches.1.try_recv() {
             if let Some(m) = self.finish_switch(done) {
                 return Some(m);
@@ -274,17 +266,17 @@ impl App {
     }
 
     /// Draws the current state.
-    pub fn render(&self, frame: &mut Frame) {
+    pub(crate) fn render(&self, frame: &mut Frame) {
         super::ui::render(&self.state, frame);
     }
 
     /// Whether the user asked to leave.
-    pub fn should_quit(&self) -> bool {
+    pub(crate) fn should_quit(&self) -> bool {
         self.state.quit
     }
 
     /// Whether a redraw is due (a message was handled since the last draw); clears the flag.
-    pub fn take_dirty(&mut self) -> bool {
+    pub(crate) fn take_dirty(&mut self) -> bool {
         std::mem::take(&mut self.redraw)
     }
 }

@@ -8,14 +8,14 @@ use std::sync::{Arc, Mutex};
 use base64::Engine;
 
 /// Bytes that ask the terminal to set the clipboard to `text`.
-pub fn osc52(text: &str) -> Vec<u8> {
+pub(crate) fn osc52(text: &str) -> Vec<u8> {
     let b64 = base64::engine::general_purpose::STANDARD.encode(text.as_bytes());
     format!("\x1b]52;c;{b64}\x07").into_bytes()
 }
 
 /// Which ways of copying are used (`[console] clipboard`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum ClipboardMode {
+pub(crate) enum ClipboardMode {
     /// OSC 52, plus the system clipboard when this is a local desktop session.
     #[default]
     Auto,
@@ -27,7 +27,7 @@ pub enum ClipboardMode {
 
 impl ClipboardMode {
     /// The mode named in the config, or why the name is wrong.
-    pub fn parse(name: &str) -> Result<Self, String> {
+    pub(crate) fn parse(name: &str) -> Result<Self, String> {
         match name {
             "auto" => Ok(Self::Auto),
             "osc52" => Ok(Self::Osc52),
@@ -50,7 +50,7 @@ pub(crate) fn local_desktop(var: impl Fn(&str) -> Option<String>) -> bool {
 }
 
 /// A system clipboard (the desktop's; tests use a recording one).
-pub trait SystemClipboard: Send {
+pub(crate) trait SystemClipboard: Send {
     /// Replaces the clipboard's text.
     fn set_text(&mut self, text: &str) -> Result<(), String>;
 }
@@ -77,7 +77,7 @@ type Shared<T> = Arc<Mutex<T>>;
 
 /// Where copies go: OSC 52 to the terminal, the system clipboard, or both.
 #[derive(Clone)]
-pub struct Clipboard {
+pub(crate) struct Clipboard {
     terminal: Option<Shared<dyn Write + Send>>,
     system: Option<Shared<dyn SystemClipboard>>,
 }
@@ -114,7 +114,7 @@ impl Clipboard {
     }
 
     /// A clipboard writing OSC 52 sequences to `w` only.
-    pub fn to_writer(w: impl Write + Send + 'static) -> Self {
+    pub(crate) fn to_writer(w: impl Write + Send + 'static) -> Self {
         Self {
             terminal: Some(Arc::new(Mutex::new(w))),
             system: None,
@@ -122,19 +122,20 @@ impl Clipboard {
     }
 
     /// A clipboard writing OSC 52 into a shared buffer only (tests read what was sent).
-    pub fn to_buffer(buf: Arc<Mutex<Vec<u8>>>) -> Self {
+    #[cfg(test)]
+    pub(crate) fn to_buffer(buf: Arc<Mutex<Vec<u8>>>) -> Self {
         Self::to_writer(SharedBuf(buf))
     }
 
     /// This clipboard with `system` as its system clipboard too.
-    pub fn with_system(mut self, system: impl SystemClipboard + 'static) -> Self {
+    pub(crate) fn with_system(mut self, system: impl SystemClipboard + 'static) -> Self {
         self.system = Some(Arc::new(Mutex::new(system)));
         self
     }
 
     /// Sends `text` every configured way; `Ok` names the ways that took it (and any that
     /// failed, since a terminal's silence says nothing of OSC 52), `Err` says why none did.
-    pub fn copy(&self, text: &str) -> Result<String, String> {
+    pub(crate) fn copy(&self, text: &str) -> Result<String, String> {
         // The one entry point: whatever a caller built, nothing that could act when pasted
         // (an escape ending a bracketed paste, a bidi override) reaches a clipboard.
         if !crate::text::sanitize::is_inert(text, true) {
@@ -180,8 +181,10 @@ fn write_osc52(out: &Shared<dyn Write + Send>, text: &str) -> std::io::Result<()
 }
 
 /// A `Write` into a shared byte buffer.
+#[cfg(test)]
 struct SharedBuf(Arc<Mutex<Vec<u8>>>);
 
+#[cfg(test)]
 impl Write for SharedBuf {
     fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
         self.0

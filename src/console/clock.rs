@@ -17,7 +17,7 @@ pub enum Clock {
 
 impl Clock {
     /// The current instant.
-    pub fn now(&self) -> DateTime<Utc> {
+    pub(crate) fn now(&self) -> DateTime<Utc> {
         match self {
             Clock::System => Utc::now(),
             Clock::Fixed { now, .. } => *now,
@@ -33,7 +33,7 @@ impl Clock {
     }
 
     /// `2025-10-24 17:30` in local time.
-    pub fn local(&self, t: &DateTime<Utc>) -> String {
+    pub(crate) fn local(&self, t: &DateTime<Utc>) -> String {
         t.with_timezone(&self.offset_at(t))
             .format("%Y-%m-%d %H:%M")
             .to_string()
@@ -45,7 +45,7 @@ impl Clock {
     }
 
     /// `3 min ago` / `in 2 h` relative to now.
-    pub fn relative(&self, t: &DateTime<Utc>) -> String {
+    pub(crate) fn relative(&self, t: &DateTime<Utc>) -> String {
         relative(self.now(), *t)
     }
 }

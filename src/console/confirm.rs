@@ -19,22 +19,22 @@ use super::widgets::centered;
 
 /// An open question.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Confirm {
+pub(crate) struct Confirm {
     /// The box's title.
-    pub title: String,
+    pub(crate) title: String,
     /// The question, one entry a line (server text is made safe when drawn).
-    pub question: Vec<String>,
+    pub(crate) question: Vec<String>,
     /// How it is answered.
-    pub kind: Kind,
+    pub(crate) kind: Kind,
     /// What the question is about: whose room acts on the answer.
-    pub subject: Subject,
+    pub(crate) subject: Subject,
     /// A wrong typed answer's message.
-    pub message: Option<String>,
+    pub(crate) message: Option<String>,
 }
 
 /// How a question is answered.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Kind {
+pub(crate) enum Kind {
     /// No / Yes buttons; `yes` is the highlighted one (No at first).
     YesNo {
         /// Yes is highlighted.
@@ -68,7 +68,7 @@ pub enum Kind {
 
 /// What a question is about; a yes does it, a no goes back to where it was asked.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Subject {
+pub(crate) enum Subject {
     /// The open form dialog's write (a delete, a project or member removal): sent on yes.
     FormWrite,
     /// The open attempt's masked header values: shown on yes.
@@ -83,7 +83,7 @@ pub enum Subject {
 
 /// An answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Answer {
+pub(crate) enum Answer {
     /// Do it.
     Yes,
     /// Do not.
@@ -92,7 +92,11 @@ pub enum Answer {
 
 impl Confirm {
     /// A yes/no question, No highlighted.
-    pub fn yes_no(title: impl Into<String>, question: impl Into<String>, subject: Subject) -> Self {
+    pub(crate) fn yes_no(
+        title: impl Into<String>,
+        question: impl Into<String>,
+        subject: Subject,
+    ) -> Self {
         Self::new(
             title,
             vec![question.into()],
@@ -102,7 +106,7 @@ impl Confirm {
     }
 
     /// A question answered by typing `name` exactly.
-    pub fn name(
+    pub(crate) fn name(
         title: impl Into<String>,
         question: impl Into<String>,
         name: impl Into<String>,
@@ -116,7 +120,7 @@ impl Confirm {
     }
 
     /// A question answered by typing `host`.
-    pub fn host(
+    pub(crate) fn host(
         title: impl Into<String>,
         question: Vec<String>,
         host: impl Into<String>,
@@ -131,7 +135,7 @@ impl Confirm {
 
     /// A question answered by typing every host of `hosts` and `count`; the question is the
     /// headless prompt's, its last line drawn before what is typed.
-    pub fn hosts(
+    pub(crate) fn hosts(
         title: impl Into<String>,
         hosts: Vec<String>,
         count: usize,
@@ -169,7 +173,7 @@ impl Confirm {
     }
 
     /// Pasted text goes into a typed answer (one line); a yes/no question ignores it.
-    pub fn paste(&mut self, text: &str) {
+    pub(crate) fn paste(&mut self, text: &str) {
         if let Some(t) = self.typed_mut() {
             t.paste(text);
             self.message = None;
@@ -201,7 +205,7 @@ impl Confirm {
 
 /// A key on the open question: the answer when it is given, `None` while it stays open (a
 /// choice moved, a letter typed, a wrong name refused with a message).
-pub fn on_key(c: &mut Confirm, key: &Input) -> Option<Answer> {
+pub(crate) fn on_key(c: &mut Confirm, key: &Input) -> Option<Answer> {
     if let Kind::YesNo { yes } = &mut c.kind {
         return match key.code {
             KeyCode::Char('y' | 'Y') => Some(Answer::Yes),
@@ -260,7 +264,7 @@ fn width(c: &Confirm) -> u16 {
 }
 
 /// Draws the question centred in `area`.
-pub fn render(frame: &mut Frame, area: Rect, c: &Confirm, theme: &Theme) {
+pub(crate) fn render(frame: &mut Frame, area: Rect, c: &Confirm, theme: &Theme) {
     let lines = lines(c, theme);
     let r = box_rect(area, width(c), &lines);
     let block = Block::bordered()

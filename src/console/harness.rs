@@ -1,7 +1,7 @@
-//! The console's test driver, public for the integration tests and benches (the console itself
-//! never uses it): an [`App`] for a profile on a real service URL, driven by keys, drained until
-//! [`App::is_idle`], and seen as the text of the rendered screen and the requests it made.
-//! Tests assert on what it returns, not on the state's fields.
+//! The console's test driver and its whole public face for tests and benches (the console itself
+//! never uses it): an app for a profile on a real service URL, driven by keys, drained until it
+//! is idle, and seen as the text of the rendered screen, the requests it made and a few
+//! read-outs. The state stays private to the crate: what a test needs becomes a read-out here.
 use std::time::Duration;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -9,10 +9,11 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
 
-use super::app::{App, Request};
+use super::app::App;
 use super::clock::Clock;
-use super::msg::Msg;
-use super::state::State;
+use super::msg::{ApiCmd, ApiReply, Msg};
+use super::record::{decode_item_body, decode_page_body};
+use super::state::{LoadState, State};
 use super::tab::Tab;
 use crate::api::{Client, ClientOptions, Error, Secret};
 
@@ -50,16 +51,18 @@ impl Harness {
         Ok(Self::start(App::with_client(state, client), w, h))
     }
 
-    /// An app without a worker, sized and started: its requests wait in
-    /// [`Harness::take_requests`] for the test to answer with [`Harness::apply`].
+    /// An app for `profile` on `client` (its own options: timeouts, retries), sized `w`×`h` and
+    /// started. Needs a tokio runtime.
+    pub fn with_client(profile: &str, client: Client, clock: Clock, (w, h): (u16, u16)) -> Self {
+        let state = State::new(profile, client.base_url().trim_end_matches('/'), clock);
+        Self::start(App::with_client(state, client), w, h)
+    }
+
+    /// An app without a worker, sized and started: its requests wait for
+    /// [`Harness::answer_lists`].
     pub fn offline(profile: &str, clock: Clock, (w, h): (u16, u16)) -> Self {
         let state = State::new(profile, "http://127.0.0.1:9", clock);
         Self::start(App::offline(state), w, h)
-    }
-
-    /// Drives an app made elsewhere (a console setup, a custom state), as it is.
-    pub fn from_app(app: App) -> Self {
-        Self { app }
     }
 
     fn start(mut app: App, w: u16, h: u16) -> Self {
@@ -68,18 +71,8 @@ impl Harness {
         Self { app }
     }
 
-    /// The app, for what the harness does not cover.
-    pub fn app(&self) -> &App {
-        &self.app
-    }
-
-    /// The app, mutably (clipboard, profile switcher).
-    pub fn app_mut(&mut self) -> &mut App {
-        &mut self.app
-    }
-
     /// Applies one message (a key, a resize, a reply for an offline app).
-    pub fn apply(&mut self, msg: Msg) -> &mut Self {
+    pub(crate) fn apply(&mut self, msg: Msg) -> &mut Self {
         self.app.apply(msg);
         self
     }
@@ -100,6 +93,16 @@ impl Harness {
             self.key(KeyCode::Char(c));
         }
         self
+    }
+
+    /// A character key.
+    pub fn ch(&mut self, c: char) -> &mut Self {
+        self.key(KeyCode::Char(c))
+    }
+
+    /// A new terminal size.
+    pub fn resize(&mut self, w: u16, h: u16) -> &mut Self {
+        self.apply(Msg::Resize(w, h))
     }
 
     /// `Ctrl` and a character.
@@ -126,9 +129,37 @@ impl Harness {
         self.app.is_idle()
     }
 
-    /// The requests an offline app made since the last call.
-    pub fn take_requests(&mut self) -> Vec<Request> {
-        self.app.take_requests()
+    /// Answers an offline app's pending list requests with the page `body(tab)` (status 200),
+    /// decoded as the worker decodes it; the number of lists answered.
+    pub fn answer_lists(&mut self, body: impl Fn(Tab) -> String) -> Result<usize, Error> {
+        let mut answered = 0;
+        for r in self.app.take_requests() {
+            if let ApiCmd::List { tab, .. } = r.cmd {
+                let page = decode_page_body(tab, 200, &body(tab))?;
+                self.apply(Msg::Api {
+                    req_id: r.req_id,
+                    pane: r.pane,
+                    result: Ok(ApiReply::Page(page)),
+                });
+                answered += 1;
+            }
+        }
+        Ok(answered)
+    }
+
+    /// Drops an offline app's pending requests, as a worker would take them; how many.
+    pub fn take_request_count(&mut self) -> usize {
+        self.app.take_requests().len()
+    }
+
+    /// Draws the app into a frame of the caller's terminal.
+    pub fn render(&self, frame: &mut ratatui::Frame) {
+        self.app.render(frame);
+    }
+
+    /// The state as its `Debug` form prints it (secrets must not be in it).
+    pub fn state_debug(&self) -> String {
+        format!("{:?}", self.app.state)
     }
 
     /// The screen as text, drawn at the app's size.
@@ -162,6 +193,14 @@ impl Harness {
         row_ids(&self.app)
     }
 
+    /// The message of the current list's failed load, if its last load failed.
+    pub fn list_error(&self) -> Option<String> {
+        match &self.app.state.current().list.load {
+            LoadState::Error(view) => Some(view.message.clone()),
+            _ => None,
+        }
+    }
+
     /// The texts of the toasts on screen, oldest first.
     pub fn toasts(&self) -> Vec<String> {
         self.app
@@ -174,20 +213,20 @@ impl Harness {
 }
 
 /// An app drawn at its own size, as text (one line per row).
-pub fn screen(app: &App) -> String {
+pub(crate) fn screen(app: &App) -> String {
     let (w, h) = app.state.size;
     screen_sized(app, w, h)
 }
 
 /// An app drawn at a given size, as text.
-pub fn screen_sized(app: &App, w: u16, h: u16) -> String {
+pub(crate) fn screen_sized(app: &App, w: u16, h: u16) -> String {
     let mut term = test_terminal(w, h);
     let _ = term.draw(|f| app.render(f));
     term.backend().to_string()
 }
 
 /// An app drawn at its own size, as a buffer (styles included).
-pub fn buffer(app: &App) -> Buffer {
+pub(crate) fn buffer(app: &App) -> Buffer {
     let (w, h) = app.state.size;
     let mut term = test_terminal(w, h);
     let _ = term.draw(|f| app.render(f));
@@ -195,13 +234,13 @@ pub fn buffer(app: &App) -> Buffer {
 }
 
 /// The ids of an app's current list rows as shown (filtered and sorted).
-pub fn shown_ids(app: &App) -> Vec<String> {
+pub(crate) fn shown_ids(app: &App) -> Vec<String> {
     let list = &app.state.current().list;
     list.shown().map(|r| r.id().to_string()).collect()
 }
 
 /// The ids of an app's current list rows as loaded (server order).
-pub fn row_ids(app: &App) -> Vec<String> {
+pub(crate) fn row_ids(app: &App) -> Vec<String> {
     let list = &app.state.current().list;
     list.rows.iter().map(|r| r.id().to_string()).collect()
 }
@@ -212,4 +251,15 @@ fn test_terminal(w: u16, h: u16) -> Terminal<TestBackend> {
         Ok(t) => t,
         Err(e) => match e {},
     }
+}
+
+/// Decodes `body` (answered with `status`) as a page of `tab`, the way the worker does: the
+/// number of rows, or why it was refused. For property tests of hostile bodies.
+pub fn decode_page(tab: Tab, status: u16, body: &str) -> Result<usize, Error> {
+    decode_page_body(tab, status, body).map(|p| p.records.len())
+}
+
+/// Decodes `body` (answered with `status`) as one record of `tab`, the way the worker does.
+pub fn decode_item(tab: Tab, status: u16, body: &str) -> Result<(), Error> {
+    decode_item_body(tab, status, body).map(|_| ())
 }

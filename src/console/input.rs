@@ -38,7 +38,7 @@ pub(crate) fn paste(input: &mut Input, text: &str) {
 
 /// A one-line editor compared by its text and cursor (so states holding one stay comparable).
 #[derive(Debug, Clone, Default)]
-pub struct TextInput(pub Input);
+pub(crate) struct TextInput(pub Input);
 
 impl PartialEq for TextInput {
     fn eq(&self, other: &Self) -> bool {
@@ -50,32 +50,32 @@ impl Eq for TextInput {}
 
 impl TextInput {
     /// An editor holding `value`, the cursor at its end.
-    pub fn new(value: impl Into<String>) -> Self {
+    pub(crate) fn new(value: impl Into<String>) -> Self {
         Self(Input::new(value.into()))
     }
 
     /// The text.
-    pub fn value(&self) -> &str {
+    pub(crate) fn value(&self) -> &str {
         self.0.value()
     }
 
     /// Applies an editing key; whether it was one.
-    pub fn edit(&mut self, key: &KeyEvent) -> bool {
+    pub(crate) fn edit(&mut self, key: &KeyEvent) -> bool {
         edit(&mut self.0, key)
     }
 
     /// Inserts pasted text at the cursor.
-    pub fn paste(&mut self, text: &str) {
+    pub(crate) fn paste(&mut self, text: &str) {
         paste(&mut self.0, text);
     }
 
     /// Replaces the text, the cursor at its end.
-    pub fn set(&mut self, value: impl Into<String>) {
+    pub(crate) fn set(&mut self, value: impl Into<String>) {
         self.0 = Input::new(value.into());
     }
 
     /// The text with a bar at the cursor, for one-line prompts.
-    pub fn with_cursor(&self) -> String {
+    pub(crate) fn with_cursor(&self) -> String {
         let v = self.value();
         let at = v
             .char_indices()

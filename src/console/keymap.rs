@@ -5,7 +5,7 @@ use super::tab::Tab;
 
 /// Something the user can ask for, independent of the key that asks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Action {
+pub(crate) enum Action {
     /// Leave the console.
     Quit,
     /// Show or hide the help.
@@ -88,7 +88,7 @@ pub enum Action {
 
 impl Action {
     /// One line for the help screen.
-    pub fn describe(self) -> &'static str {
+    pub(crate) fn describe(self) -> &'static str {
         match self {
             Action::Quit => "quit",
             Action::Help => "show / hide this help",
@@ -134,7 +134,7 @@ impl Action {
     }
 
     /// A word for the footer.
-    pub fn hint(self) -> &'static str {
+    pub(crate) fn hint(self) -> &'static str {
         match self {
             Action::Quit => "quit",
             Action::Help => "help",
@@ -169,7 +169,7 @@ impl Action {
 
     /// Whether the action changes something on the server: refused and hidden in read-only mode.
     /// Every action has an arm, so a new one says which it is.
-    pub fn is_write(self) -> bool {
+    pub(crate) fn is_write(self) -> bool {
         match self {
             Action::Create
             | Action::Edit
@@ -214,7 +214,7 @@ impl Action {
     }
 
     /// Every action, in a fixed order, walked through [`Action::after`].
-    pub fn all() -> Vec<Action> {
+    pub(crate) fn all() -> Vec<Action> {
         std::iter::successors(Some(Action::Quit), |a| a.after()).collect()
     }
 
@@ -323,16 +323,16 @@ impl Action {
 
 /// A key with its modifiers, as bound in the table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct KeySpec {
+pub(crate) struct KeySpec {
     /// The key.
-    pub code: KeyCode,
+    pub(crate) code: KeyCode,
     /// Modifiers that must be held (Shift is implied by the character for letters).
-    pub mods: KeyModifiers,
+    pub(crate) mods: KeyModifiers,
 }
 
 impl KeySpec {
     /// A key without modifiers.
-    pub const fn plain(code: KeyCode) -> Self {
+    pub(crate) const fn plain(code: KeyCode) -> Self {
         Self {
             code,
             mods: KeyModifiers::NONE,
@@ -340,13 +340,13 @@ impl KeySpec {
     }
 
     /// A character key.
-    pub const fn ch(c: char) -> Self {
+    pub(crate) const fn ch(c: char) -> Self {
         Self::plain(KeyCode::Char(c))
     }
 
     /// Whether an event is this key. Shift is ignored for characters and Back-Tab, since
     /// terminals differ in whether they report it.
-    pub fn matches(&self, ev: &KeyEvent) -> bool {
+    pub(crate) fn matches(&self, ev: &KeyEvent) -> bool {
         let relevant = KeyModifiers::CONTROL | KeyModifiers::ALT;
         let same_code = match (self.code, ev.code) {
             (KeyCode::Char(a), KeyCode::Char(b)) => a == b,
@@ -356,7 +356,7 @@ impl KeySpec {
     }
 
     /// How the key is written in help and footer: `j`, `↓`, `PgDn`, `Ctrl-C`.
-    pub fn label(&self) -> String {
+    pub(crate) fn label(&self) -> String {
         let base = match self.code {
             KeyCode::Char(' ') => "Space".to_string(),
             KeyCode::Char(c) => c.to_string(),
@@ -388,22 +388,22 @@ impl KeySpec {
 /// A key press as the rooms see it: the key itself (for text and dialogs) and every action the
 /// keymap binds to it, looked up once by the router before any room sees the key.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Input {
+pub(crate) struct Input {
     /// The key.
-    pub key: KeyEvent,
+    pub(crate) key: KeyEvent,
     /// The actions bound to it, the winning binding first.
     actions: Vec<Action>,
 }
 
 impl Input {
     /// The action the key asks for, if any.
-    pub fn action(&self) -> Option<Action> {
+    pub(crate) fn action(&self) -> Option<Action> {
         self.actions.first().copied()
     }
 
     /// The first bound action that `wanted` accepts, else the winning one: a room gives its own
     /// actions priority where a key means two things (`N` is a match key in the raw view).
-    pub fn action_among(&self, wanted: impl Fn(Action) -> bool) -> Option<Action> {
+    pub(crate) fn action_among(&self, wanted: impl Fn(Action) -> bool) -> Option<Action> {
         self.actions
             .iter()
             .copied()
@@ -412,7 +412,7 @@ impl Input {
     }
 
     /// Ctrl-C, which quits from anywhere whatever the keymap says.
-    pub fn is_ctrl_c(&self) -> bool {
+    pub(crate) fn is_ctrl_c(&self) -> bool {
         self.key.modifiers.contains(KeyModifiers::CONTROL)
             && matches!(self.key.code, KeyCode::Char('c' | 'C'))
     }
@@ -428,11 +428,11 @@ impl std::ops::Deref for Input {
 
 /// The key table: an ordered list of (key, action). Earlier bindings win.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Keymap {
+pub(crate) struct Keymap {
     bindings: Vec<(KeySpec, Action)>,
     /// Leave write actions out of help and footer (read-only mode); their keys still answer
     /// with a refusal.
-    pub hide_writes: bool,
+    pub(crate) hide_writes: bool,
 }
 
 impl Default for Keymap {
@@ -500,13 +500,14 @@ impl Default for Keymap {
 
 impl Keymap {
     /// Binds a key to an action, ahead of any existing binding of that key.
-    pub fn bind(&mut self, key: KeySpec, action: Action) {
+    pub(crate) fn bind(&mut self, key: KeySpec, action: Action) {
         self.bindings.retain(|(k, _)| *k != key);
         self.bindings.insert(0, (key, action));
     }
 
-    /// The action a key press asks for, if any.
-    pub fn action_for(&self, ev: &KeyEvent) -> Option<Action> {
+    /// The action a key press asks for, if any (tests read the bindings through it).
+    #[cfg(test)]
+    pub(crate) fn action_for(&self, ev: &KeyEvent) -> Option<Action> {
         if ev.kind == KeyEventKind::Release {
             return None;
         }
@@ -517,7 +518,7 @@ impl Keymap {
     }
 
     /// The key with every action bound to it: the one lookup a key press gets.
-    pub fn input(&self, key: KeyEvent) -> Input {
+    pub(crate) fn input(&self, key: KeyEvent) -> Input {
         let actions = if key.kind == KeyEventKind::Release {
             Vec::new()
         } else {
@@ -531,7 +532,7 @@ impl Keymap {
     }
 
     /// Every key bound to an action, in table order.
-    pub fn keys_for(&self, action: Action) -> Vec<KeySpec> {
+    pub(crate) fn keys_for(&self, action: Action) -> Vec<KeySpec> {
         self.bindings
             .iter()
             .filter(|(_, a)| *a == action)
@@ -559,7 +560,7 @@ impl Action {
 impl KeySpec {
     /// Parses `x`, `X`, `Ctrl-x`, `Alt-x`, `Enter`, `Esc`, `Tab`, `Shift-Tab`, `Space`, `Up`,
     /// `Down`, `Left`, `Right`, `PgUp`, `PgDn`, `Home`, `End`, `F1`…`F12`, `Del`, `Backspace`.
-    pub fn parse(text: &str) -> Result<KeySpec, String> {
+    pub(crate) fn parse(text: &str) -> Result<KeySpec, String> {
         let t = text.trim();
         let (mods, rest) = if let Some(r) = strip_prefix_ci(t, "ctrl-") {
             (KeyModifiers::CONTROL, r)
@@ -614,7 +615,7 @@ impl Keymap {
     /// The default table with the `[keys]` table of the config applied: each named action gets
     /// exactly the keys given (a string or a list of strings), taking them from other actions.
     /// Any mistake rejects the whole table, so that a typo never leaves a half-changed keymap.
-    pub fn from_config(keys: &toml::Table) -> Result<Keymap, String> {
+    pub(crate) fn from_config(keys: &toml::Table) -> Result<Keymap, String> {
         let mut km = Keymap::default();
         for (name, value) in keys {
             let action = Action::from_config_name(name)

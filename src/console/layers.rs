@@ -16,13 +16,13 @@ use super::replay;
 use super::state::State;
 
 /// A group of the help overlay: its title and rows (keys, description).
-pub type HelpGroup = (String, Vec<(String, String)>);
+pub(crate) type HelpGroup = (String, Vec<(String, String)>);
 
 /// The layers of the screen, outermost first. A key, turned into an [`Input`] once, is offered
 /// down this one list: the first open layer that takes it handles it; a modal layer takes every
 /// key while it is open. Only the tab, at the bottom, turns actions into list and detail work.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Layer {
+pub(crate) enum Layer {
     /// The one confirmation (yes/no, a typed name, a typed host), whichever room asked: every
     /// key while open.
     Confirm,
@@ -48,7 +48,7 @@ pub enum Layer {
 
 impl Layer {
     /// Every layer, outermost first.
-    pub const ORDER: [Layer; 10] = [
+    pub(crate) const ORDER: [Layer; 10] = [
         Layer::Confirm,
         Layer::Compare,
         Layer::Replay,
@@ -62,7 +62,7 @@ impl Layer {
     ];
 
     /// Whether the layer is on screen.
-    pub fn is_open(self, state: &State) -> bool {
+    pub(crate) fn is_open(self, state: &State) -> bool {
         let d = &state.deliveries;
         match self {
             Layer::Compare => state.compare.overlay_of(&state.profile).is_some(),
@@ -79,14 +79,6 @@ impl Layer {
             Layer::Help => state.help,
             Layer::Tab => true,
         }
-    }
-
-    /// The outermost open layer: whose keys the footer shows.
-    pub fn top(state: &State) -> Layer {
-        Layer::ORDER
-            .into_iter()
-            .find(|l| l.is_open(state))
-            .unwrap_or(Layer::Tab)
     }
 
     /// The keys the layer declares for the footer where it is.
@@ -193,7 +185,7 @@ impl Layer {
     /// What `?` lists, grouped: the keys the room under the help declares where it is (the
     /// footer's, in full), then for a list or detail the moves and tools that work there too.
     /// Every bound key shows (rebinding respected); writes hide in read-only mode.
-    pub fn help(state: &State) -> Vec<HelpGroup> {
+    pub(crate) fn help(state: &State) -> Vec<HelpGroup> {
         let km = &state.settings.keymap;
         let room = Layer::ORDER
             .into_iter()

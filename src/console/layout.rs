@@ -19,13 +19,13 @@ const FOOTER: u16 = 1;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Areas {
     /// Tabs, profile, in-flight indicator.
-    pub header: Rect,
+    pub(crate) header: Rect,
     /// The list, when shown.
-    pub list: Option<Rect>,
+    pub(crate) list: Option<Rect>,
     /// The detail pane, when shown.
-    pub detail: Option<Rect>,
+    pub(crate) detail: Option<Rect>,
     /// Key hints.
-    pub footer: Rect,
+    pub(crate) footer: Rect,
 }
 
 /// Whether the terminal is too small to draw the console.

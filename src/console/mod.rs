@@ -1,42 +1,43 @@
 //! The terminal console (ratatui, Elm shape): `msg` → `update` → effects → `worker` → `msg`;
 //! `ui` draws from the state. Entry point: [`run`]; tests drive [`App`].
 pub(crate) mod app;
-pub mod clipboard;
+pub(crate) mod clipboard;
 pub(crate) mod clock;
-pub mod confirm;
+pub(crate) mod confirm;
 
-pub mod compare;
-pub mod deliveries;
+pub(crate) mod compare;
+pub(crate) mod deliveries;
 pub(crate) mod footer;
-pub mod forms;
-pub mod forward;
+pub(crate) mod forms;
+pub(crate) mod forward;
 pub mod harness;
 pub(crate) mod input;
 
-pub mod keymap;
-pub mod layers;
+pub(crate) mod keymap;
+pub(crate) mod layers;
 pub(crate) mod layout;
 pub(crate) mod members;
 pub(crate) mod mouse;
 pub(crate) mod msg;
-pub mod pane;
+pub(crate) mod pane;
 pub mod power;
 pub(crate) mod raw_json;
-pub mod record;
-pub mod recover;
-pub mod replay;
+pub(crate) mod record;
+pub(crate) mod recover;
+pub(crate) mod replay;
 pub(crate) mod settings;
-pub mod state;
+pub(crate) mod state;
 pub(crate) mod tab;
 pub mod theme;
 pub(crate) mod ui;
-pub mod update;
+pub(crate) mod update;
 pub(crate) mod views;
 pub(crate) mod widgets;
 pub(crate) mod worker;
 
-/// What a profile switch keeps; tests and embedders start a console with it.
-pub use settings::Settings;
+/// What a profile switch keeps; tests start a console with it.
+#[cfg(test)]
+pub(crate) use settings::Settings;
 use std::time::Duration;
 
 use crossterm::event::{Event, EventStream, KeyEventKind};
@@ -47,10 +48,14 @@ use ratatui::Terminal;
 use ratatui::backend::Backend;
 use tokio::signal::unix::{SignalKind, signal};
 
-pub use app::{App, Request};
+pub(crate) use app::App;
+#[cfg(test)]
+pub(crate) use app::Request;
 pub use clock::Clock;
-pub use msg::{ApiCmd, ApiReply, Effect, Msg, Pane};
-pub use state::State;
+pub(crate) use msg::Msg;
+#[cfg(test)]
+pub(crate) use msg::{ApiCmd, ApiReply, Effect, Pane};
+pub(crate) use state::State;
 pub use tab::Tab;
 
 use crate::api::Client;
@@ -85,7 +90,7 @@ impl ConsoleSetup {
     }
 
     /// The app for this setup on its client, with the profile switcher in place.
-    pub fn app(&self) -> App {
+    pub(crate) fn app(&self) -> App {
         let mut app = App::with_client(self.initial_state(), self.client.clone());
         app.clipboard = clipboard::Clipboard::for_mode(app.state.settings.clipboard);
         app.switcher.clone_from(&self.power.switcher);
@@ -177,7 +182,7 @@ fn backend_err<E: std::error::Error + Send + Sync + 'static>(e: E) -> std::io::E
 /// app, then waits on terminal events, worker replies, `shutdown` and (only while something
 /// animates) a tick; applies every pending message, then draws once if anything changed.
 /// Returns the app when the user quits, `shutdown` resolves or the events end.
-pub async fn drive<B, S>(
+pub(crate) async fn drive<B, S>(
     terminal: &mut Terminal<B>,
     mut events: S,
     mut app: App,

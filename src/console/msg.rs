@@ -7,7 +7,7 @@ use crate::api::{Error, ListQuery, NotificationFilter};
 
 /// An input to `update`.
 #[derive(Debug, Clone)]
-pub enum Msg {
+pub(crate) enum Msg {
     /// A key press.
     Key(KeyEvent),
     /// The terminal has a new size (columns, rows).
@@ -31,7 +31,7 @@ pub enum Msg {
 
 /// A successful worker reply.
 #[derive(Debug, Clone, PartialEq)]
-pub enum ApiReply {
+pub(crate) enum ApiReply {
     /// A list page.
     Page(PageData),
     /// One item.
@@ -60,16 +60,16 @@ pub enum ApiReply {
 
 /// Every callback and every active destination, looked up in the background.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct Known {
+pub(crate) struct Known {
     /// The callbacks.
-    pub callbacks: Vec<crate::api::model::Callback>,
+    pub(crate) callbacks: Vec<crate::api::model::Callback>,
     /// The active destinations.
-    pub destinations: Vec<crate::api::model::Destination>,
+    pub(crate) destinations: Vec<crate::api::model::Destination>,
 }
 
 /// The pane a request feeds; a newer request for the same pane supersedes older ones.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Pane {
+pub(crate) enum Pane {
     /// The tab's list.
     List(Tab),
     /// The tab's detail pane.
@@ -104,7 +104,7 @@ pub enum Pane {
 
 /// A call for the worker to make.
 #[derive(Debug, Clone, PartialEq)]
-pub enum ApiCmd {
+pub(crate) enum ApiCmd {
     /// One page of a tab's list.
     List {
         /// Which resource.
@@ -163,7 +163,7 @@ pub enum ApiCmd {
 
 /// Something `update` wants done outside the state.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Effect {
+pub(crate) enum Effect {
     /// Send a request to the worker.
     Api {
         /// Tag echoed in the reply.
@@ -185,9 +185,9 @@ pub enum Effect {
 #[derive(Debug, Clone, PartialEq, Default)]
 pub(crate) struct Step {
     /// Effects to run.
-    pub effects: Vec<Effect>,
+    pub(crate) effects: Vec<Effect>,
     /// An action to apply after them.
-    pub then: Option<super::keymap::Action>,
+    pub(crate) then: Option<super::keymap::Action>,
 }
 
 impl Step {

@@ -13,13 +13,13 @@ use super::tab::Tab;
 use crate::api::{Error, ListQuery, NotificationFilter};
 
 /// The effects of opening the console: load the active tab.
-pub fn init(state: &mut State) -> Vec<Effect> {
+pub(crate) fn init(state: &mut State) -> Vec<Effect> {
     let tab = state.tab;
     load_list(state, tab, Anchor::First, 1, true)
 }
 
 /// Esc: closes the detail, else returns to where a cross-navigation came from.
-pub fn back(state: &mut State) -> Vec<Effect> {
+pub(crate) fn back(state: &mut State) -> Vec<Effect> {
     if state.current_mut().detail.take().is_some() {
         keep_cursor_visible(state, state.tab);
         return Vec::new();
@@ -68,7 +68,7 @@ fn restore(state: &mut State, frame: NavFrame) -> Vec<Effect> {
 
 /// Opens a tab's list with server-side filters, remembering where to come back to with Esc
 /// (cross-navigation: a callback's destinations or notifications, a destination's notifications).
-pub fn open_filtered(state: &mut State, to: Tab, filter: NotificationFilter) -> Vec<Effect> {
+pub(crate) fn open_filtered(state: &mut State, to: Tab, filter: NotificationFilter) -> Vec<Effect> {
     let saved = std::mem::take(state.tab_state_mut(to));
     state.nav.push(NavFrame {
         return_to: state.tab,
@@ -178,7 +178,7 @@ pub(crate) fn prev_page(state: &mut State, tab: Tab) -> Vec<Effect> {
 }
 
 /// Asks again for the shown page (and the open detail), keeping the cursor on its item.
-pub fn reload(state: &mut State, tab: Tab) -> Vec<Effect> {
+pub(crate) fn reload(state: &mut State, tab: Tab) -> Vec<Effect> {
     let list = &state.tab_state(tab).list;
     let (anchor, page) = (list.anchor.clone(), list.page);
     let mut effects = load_list(state, tab, anchor, page, false);
@@ -194,7 +194,7 @@ pub fn reload(state: &mut State, tab: Tab) -> Vec<Effect> {
 }
 
 /// The list query for a page of a tab.
-pub fn list_query(list: &ListPane, anchor: &Anchor) -> ListQuery {
+pub(crate) fn list_query(list: &ListPane, anchor: &Anchor) -> ListQuery {
     let mut q = ListQuery {
         limit: Some(PAGE_SIZE),
         order: Some(list.order),
@@ -429,7 +429,7 @@ fn detail_failed(state: &mut State, tab: Tab, e: &Error) {
 }
 
 /// Ends the console.
-pub fn quit(state: &mut State) -> Vec<Effect> {
+pub(crate) fn quit(state: &mut State) -> Vec<Effect> {
     state.quit = true;
     vec![Effect::Quit]
 }

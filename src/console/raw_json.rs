@@ -22,32 +22,32 @@ pub(crate) fn pretty(v: &Value) -> String {
 }
 
 /// Columns one `←`/`→` moves the JSON view.
-pub const SIDEWAYS: usize = 8;
+pub(crate) const SIDEWAYS: usize = 8;
 
 /// The open raw view.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct RawView {
+pub(crate) struct RawView {
     /// Title (the item's id).
-    pub id: String,
+    pub(crate) id: String,
     /// The item, secrets masked.
-    pub value: Value,
+    pub(crate) value: Value,
     /// Pretty-printed lines (as drawn), for search and scrolling.
-    pub lines: Vec<String>,
+    pub(crate) lines: Vec<String>,
     /// First line shown.
-    pub scroll: usize,
+    pub(crate) scroll: usize,
     /// Columns scrolled sideways (`←`/`→`, `h`/`l`): long lines are not wrapped.
-    pub hscroll: usize,
+    pub(crate) hscroll: usize,
     /// Search query; empty when none.
-    pub search: crate::console::input::TextInput,
+    pub(crate) search: crate::console::input::TextInput,
     /// Whether keys are typed into the search.
-    pub editing: bool,
+    pub(crate) editing: bool,
     /// Index into the matching lines of the current match.
-    pub current: usize,
+    pub(crate) current: usize,
 }
 
 impl RawView {
     /// A view of an item's JSON.
-    pub fn new(id: &str, raw: &Value) -> Self {
+    pub(crate) fn new(id: &str, raw: &Value) -> Self {
         let value = masked(raw);
         let lines = json::lines(&value, &Theme::plain())
             .iter()
@@ -62,7 +62,7 @@ impl RawView {
     }
 
     /// Lines that contain the search (ignoring case).
-    pub fn matches(&self) -> Vec<usize> {
+    pub(crate) fn matches(&self) -> Vec<usize> {
         let q = self.search.value().to_lowercase();
         if q.is_empty() {
             return Vec::new();

@@ -13,7 +13,7 @@ use crate::api::page::Pagination;
 
 /// The typed form of one resource.
 #[derive(Clone, PartialEq)]
-pub enum Item {
+pub(crate) enum Item {
     /// A team.
     Team(Arc<Team>),
     /// A token import.
@@ -28,7 +28,7 @@ pub enum Item {
 
 impl Item {
     /// The resource id.
-    pub fn id(&self) -> &str {
+    pub(crate) fn id(&self) -> &str {
         match self {
             Item::Team(t) => &t.id,
             Item::Import(i) => &i.id,
@@ -41,25 +41,25 @@ impl Item {
 
 /// One row of a list or the subject of a detail pane.
 #[derive(Clone, PartialEq)]
-pub struct Record {
+pub(crate) struct Record {
     /// Typed view of the item.
-    pub item: Item,
+    pub(crate) item: Item,
     /// The item's JSON as received (key order kept).
-    pub raw: Arc<Value>,
+    pub(crate) raw: Arc<Value>,
     /// Only when the received text holds a control, bidi or invisible character: the item
     /// decoded again from its JSON with every string through the one sanitizer, made once here
     /// at decode time so that views never draw the hazard and never redo the work per frame.
-    pub display: Option<Item>,
+    pub(crate) display: Option<Item>,
 }
 
 impl Record {
     /// The resource id.
-    pub fn id(&self) -> &str {
+    pub(crate) fn id(&self) -> &str {
         self.item.id()
     }
 
     /// The item as views show it: the sanitised copy when there is one (actions keep `item`).
-    pub fn shown(&self) -> &Item {
+    pub(crate) fn shown(&self) -> &Item {
         self.display.as_ref().unwrap_or(&self.item)
     }
 }
@@ -104,22 +104,22 @@ fn typed_item(tab: Tab, raw: &Value, status: u16) -> Result<Item, Error> {
 }
 
 /// Decodes a single-item reply body.
-pub fn decode_item_body(tab: Tab, status: u16, body: &str) -> Result<Record, Error> {
+pub(crate) fn decode_item_body(tab: Tab, status: u16, body: &str) -> Result<Record, Error> {
     let raw: Value = crate::api::client::decode(status, body)?;
     decode_item(tab, raw, status)
 }
 
 /// A decoded list page.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct PageData {
+pub(crate) struct PageData {
     /// The page's items in server order.
-    pub records: Vec<Record>,
+    pub(crate) records: Vec<Record>,
     /// Paging flags.
-    pub pagination: Pagination,
+    pub(crate) pagination: Pagination,
 }
 
 /// Decodes a list reply body: the envelope, then each item to the tab's type.
-pub fn decode_page_body(tab: Tab, status: u16, body: &str) -> Result<PageData, Error> {
+pub(crate) fn decode_page_body(tab: Tab, status: u16, body: &str) -> Result<PageData, Error> {
     #[derive(serde::Deserialize)]
     struct Envelope {
         items: Vec<Value>,

@@ -10,23 +10,23 @@ use crate::api::Order;
 
 /// The console's settings; a profile switch never resets them.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Settings {
+pub(crate) struct Settings {
     /// Key bindings.
-    pub keymap: Keymap,
+    pub(crate) keymap: Keymap,
     /// Styles.
-    pub theme: Theme,
+    pub(crate) theme: Theme,
     /// The order the Notifications tab opens in (`[console] notifications_order`).
-    pub notifications_order: Order,
+    pub(crate) notifications_order: Order,
     /// Ticks between watch-mode refreshes (`[console] watch_interval`).
-    pub watch_every_ticks: u32,
+    pub(crate) watch_every_ticks: u32,
     /// Whether mouse events are used.
-    pub mouse: bool,
+    pub(crate) mouse: bool,
     /// How copies are made (`[console] clipboard`).
-    pub clipboard: ClipboardMode,
+    pub(crate) clipboard: ClipboardMode,
     /// Where the history is kept; none keeps it in memory only.
-    pub data_dir: Option<PathBuf>,
+    pub(crate) data_dir: Option<PathBuf>,
     /// Profile names offered by completion.
-    pub profiles: Vec<String>,
+    pub(crate) profiles: Vec<String>,
 }
 
 impl Default for Settings {

@@ -9,11 +9,11 @@ use crate::api::{NotificationFilter, Order, Pagination};
 /// Rows per server page.
 pub(crate) const PAGE_SIZE: u32 = 20;
 /// Ticks a toast stays on screen.
-pub const TOAST_TICKS: u16 = 20;
+pub(crate) const TOAST_TICKS: u16 = 20;
 
 /// Where a page starts: the list query that fetched (or will fetch) it.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub enum Anchor {
+pub(crate) enum Anchor {
     /// The first page.
     #[default]
     First,
@@ -29,24 +29,24 @@ pub enum Anchor {
 /// The organization's members, loaded in the background for the teams' details and member
 /// dialogs (membership is each member's `actor.teams[]`). See `console::members`.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct MembersCache {
+pub(crate) struct MembersCache {
     /// The members as last loaded; none before the first reply.
-    pub members: Option<Vec<crate::api::model::Member>>,
+    pub(crate) members: Option<Vec<crate::api::model::Member>>,
     /// The request in flight.
-    pub pending: Option<u64>,
+    pub(crate) pending: Option<u64>,
     /// Why the last load failed.
-    pub error: Option<String>,
+    pub(crate) error: Option<String>,
 }
 
 /// What a failed call says, ready to show.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ErrorView {
+pub(crate) struct ErrorView {
     /// HTTP status, when a response came.
-    pub status: Option<u16>,
+    pub(crate) status: Option<u16>,
     /// The server's message (or the transport problem).
-    pub message: String,
+    pub(crate) message: String,
     /// A hint: the server's, or which key the tab needs on 401/403.
-    pub hint: Option<String>,
+    pub(crate) hint: Option<String>,
 }
 
 impl ErrorView {
@@ -72,7 +72,7 @@ impl ErrorView {
 
 /// Progress of a pane's data.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub enum LoadState {
+pub(crate) enum LoadState {
     /// Never asked.
     #[default]
     Idle,
@@ -86,78 +86,78 @@ pub enum LoadState {
 
 /// A list request waiting for its reply.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PendingPage {
+pub(crate) struct PendingPage {
     /// Request id.
-    pub req_id: u64,
+    pub(crate) req_id: u64,
     /// The page asked for.
-    pub anchor: Anchor,
+    pub(crate) anchor: Anchor,
     /// Its page number.
-    pub page: u32,
+    pub(crate) page: u32,
     /// Whether the cursor goes back to the top on arrival (a new page, not a reload).
-    pub new_page: bool,
+    pub(crate) new_page: bool,
 }
 
 /// A tab's list: the loaded page and how the user looks at it.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct ListPane {
+pub(crate) struct ListPane {
     /// Rows of the loaded page, in server order (filter and sort never move them).
-    pub rows: Vec<Record>,
+    pub(crate) rows: Vec<Record>,
     /// What is shown: positions into `rows`, filtered and sorted (see `power::filter_sort`).
-    pub view: Vec<usize>,
+    pub(crate) view: Vec<usize>,
     /// What `view` was derived from; none when it must be derived again.
-    pub view_of: Option<ViewKey>,
+    pub(crate) view_of: Option<ViewKey>,
     /// Paging flags of the loaded page.
-    pub pagination: Pagination,
+    pub(crate) pagination: Pagination,
     /// 1-based page number (counted by the console; the API has no totals).
-    pub page: u32,
+    pub(crate) page: u32,
     /// The query of the loaded page, for reloads.
-    pub anchor: Anchor,
+    pub(crate) anchor: Anchor,
     /// Selected row, a position in `view`.
-    pub cursor: usize,
+    pub(crate) cursor: usize,
     /// First visible row of `view`.
-    pub offset: usize,
+    pub(crate) offset: usize,
     /// Sort order asked of the server.
-    pub order: Order,
+    pub(crate) order: Order,
     /// Load progress.
-    pub load: LoadState,
+    pub(crate) load: LoadState,
     /// The request whose reply is awaited.
-    pub pending: Option<PendingPage>,
+    pub(crate) pending: Option<PendingPage>,
     /// Server-side filters (cross-navigation).
-    pub filter: NotificationFilter,
+    pub(crate) filter: NotificationFilter,
     /// Changes whenever `rows` change (see [`State::touch_rows`]): views derived from the rows
     /// are reused while it stays; 0 is a list never marked.
-    pub rev: u64,
+    pub(crate) rev: u64,
 }
 
 /// What a list's view was derived from: the rows (by revision and length), the filter query
 /// and the sort.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ViewKey {
+pub(crate) struct ViewKey {
     /// `ListPane::rev` at the time.
-    pub rev: u64,
+    pub(crate) rev: u64,
     /// Number of rows at the time.
-    pub len: usize,
+    pub(crate) len: usize,
     /// The filter query.
-    pub query: String,
+    pub(crate) query: String,
     /// The local status filter (notifications only).
-    pub status: Option<String>,
+    pub(crate) status: Option<String>,
     /// The sort.
-    pub sort: Sort,
+    pub(crate) sort: Sort,
 }
 
 impl ListPane {
     /// The selected row.
-    pub fn selected(&self) -> Option<&Record> {
+    pub(crate) fn selected(&self) -> Option<&Record> {
         self.rows.get(*self.view.get(self.cursor)?)
     }
 
     /// The rows shown, in the order shown.
-    pub fn shown(&self) -> impl Iterator<Item = &Record> {
+    pub(crate) fn shown(&self) -> impl Iterator<Item = &Record> {
         self.view.iter().filter_map(|&i| self.rows.get(i))
     }
 
     /// How many rows are shown.
-    pub fn shown_len(&self) -> usize {
+    pub(crate) fn shown_len(&self) -> usize {
         self.view.len()
     }
 
@@ -176,42 +176,42 @@ impl ListPane {
 
 /// An open detail pane.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct DetailPane {
+pub(crate) struct DetailPane {
     /// The item's id.
-    pub id: String,
+    pub(crate) id: String,
     /// The item, once known (from the list at once, then refreshed).
-    pub record: Option<Record>,
+    pub(crate) record: Option<Record>,
     /// Load progress of the refresh.
-    pub load: LoadState,
+    pub(crate) load: LoadState,
     /// The request whose reply is awaited.
-    pub pending: Option<u64>,
+    pub(crate) pending: Option<u64>,
     /// Lines scrolled.
-    pub scroll: u16,
+    pub(crate) scroll: u16,
 }
 
 /// One tab's own state, kept while other tabs are visited.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct TabState {
+pub(crate) struct TabState {
     /// The list.
-    pub list: ListPane,
+    pub(crate) list: ListPane,
     /// The open detail, if any.
-    pub detail: Option<DetailPane>,
+    pub(crate) detail: Option<DetailPane>,
 }
 
 /// A place to return to with Esc (cross-navigation pushes these).
 #[derive(Debug, Clone, PartialEq)]
-pub struct NavFrame {
+pub(crate) struct NavFrame {
     /// The tab that was active.
-    pub return_to: Tab,
+    pub(crate) return_to: Tab,
     /// The tab whose state the navigation replaced.
-    pub replaced: Tab,
+    pub(crate) replaced: Tab,
     /// That tab's state before, restored on the way back.
-    pub saved: TabState,
+    pub(crate) saved: TabState,
 }
 
 /// Severity of a toast.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ToastKind {
+pub(crate) enum ToastKind {
     /// Information.
     Info,
     /// Something failed.
@@ -220,38 +220,38 @@ pub enum ToastKind {
 
 /// A short message that clears itself.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Toast {
+pub(crate) struct Toast {
     /// The text.
-    pub text: String,
+    pub(crate) text: String,
     /// Severity.
-    pub kind: ToastKind,
+    pub(crate) kind: ToastKind,
     /// Ticks left before it goes.
-    pub ttl: u16,
+    pub(crate) ttl: u16,
 }
 
 /// Everything the console shows and remembers.
 #[derive(Debug, Clone, PartialEq)]
-pub struct State {
+pub(crate) struct State {
     /// The tab on screen.
-    pub tab: Tab,
+    pub(crate) tab: Tab,
     /// Per-tab state, indexed by [`Tab::index`].
-    pub tabs: [TabState; Tab::ALL.len()],
+    pub(crate) tabs: [TabState; Tab::ALL.len()],
     /// Back stack for cross-navigation.
-    pub nav: Vec<NavFrame>,
+    pub(crate) nav: Vec<NavFrame>,
     /// Whether the help overlay is open.
-    pub help: bool,
+    pub(crate) help: bool,
     /// Toasts, oldest first.
-    pub toasts: Vec<Toast>,
+    pub(crate) toasts: Vec<Toast>,
     /// Terminal size (columns, rows).
-    pub size: (u16, u16),
+    pub(crate) size: (u16, u16),
     /// Profile name for the header.
-    pub profile: String,
+    pub(crate) profile: String,
     /// Base URL for the header.
     pub(crate) base_url: String,
     /// Whether writes are refused.
-    pub read_only: bool,
+    pub(crate) read_only: bool,
     /// What the operator configured: kept whole across a profile switch.
-    pub settings: Settings,
+    pub(crate) settings: Settings,
     /// Time source.
     pub(crate) clock: Clock,
     /// Animation frame counter.
@@ -261,35 +261,39 @@ pub struct State {
     /// The last value given to a list's `rev`.
     pub(crate) last_rev: u64,
     /// The user asked to leave.
-    pub quit: bool,
+    pub(crate) quit: bool,
     /// The open confirmation, whichever room asked.
-    pub confirm: Option<super::confirm::Confirm>,
+    pub(crate) confirm: Option<super::confirm::Confirm>,
     /// Form dialogs.
-    pub forms: super::forms::FormsState,
+    pub(crate) forms: super::forms::FormsState,
     /// Deliveries: attempt view, watch, filter dialog, health.
-    pub deliveries: super::deliveries::DeliveriesState,
+    pub(crate) deliveries: super::deliveries::DeliveriesState,
     /// Command line, filters, sorts, raw view and the like.
-    pub power: super::power::PowerState,
+    pub(crate) power: super::power::PowerState,
     /// The organization's members (team details, member dialogs).
     pub(crate) members: MembersCache,
     /// The replay room and each profile's replays of this session.
-    pub replay: super::replay::ReplayState,
+    pub(crate) replay: super::replay::ReplayState,
     /// Marked notifications and the recover room.
-    pub recover: super::recover::RecoverState,
+    pub(crate) recover: super::recover::RecoverState,
     /// The forward room.
-    pub forward: super::forward::ForwardState,
+    pub(crate) forward: super::forward::ForwardState,
     /// Compare (`=`).
-    pub compare: super::compare::CompareState,
+    pub(crate) compare: super::compare::CompareState,
 }
 
 impl State {
     /// A fresh state on the Teams tab.
-    pub fn new(profile: impl Into<String>, base_url: impl Into<String>, clock: Clock) -> Self {
+    pub(crate) fn new(
+        profile: impl Into<String>,
+        base_url: impl Into<String>,
+        clock: Clock,
+    ) -> Self {
         Self::with_settings(profile, base_url, clock, Settings::default())
     }
 
     /// A fresh session on the Teams tab under these settings.
-    pub fn with_settings(
+    pub(crate) fn with_settings(
         profile: impl Into<String>,
         base_url: impl Into<String>,
         clock: Clock,
@@ -328,29 +332,29 @@ impl State {
     }
 
     /// State of a tab.
-    pub fn tab_state(&self, tab: Tab) -> &TabState {
+    pub(crate) fn tab_state(&self, tab: Tab) -> &TabState {
         &self.tabs[tab.index()]
     }
 
     /// Mutable state of a tab.
-    pub fn tab_state_mut(&mut self, tab: Tab) -> &mut TabState {
+    pub(crate) fn tab_state_mut(&mut self, tab: Tab) -> &mut TabState {
         &mut self.tabs[tab.index()]
     }
 
     /// State of the active tab.
-    pub fn current(&self) -> &TabState {
+    pub(crate) fn current(&self) -> &TabState {
         self.tab_state(self.tab)
     }
 
     /// Mutable state of the active tab.
-    pub fn current_mut(&mut self) -> &mut TabState {
+    pub(crate) fn current_mut(&mut self) -> &mut TabState {
         let t = self.tab;
         self.tab_state_mut(t)
     }
 
     /// Requests the header counts as in flight: lists, details, members, signature checks,
     /// health and the replay room.
-    pub fn in_flight(&self) -> usize {
+    pub(crate) fn in_flight(&self) -> usize {
         self.tabs
             .iter()
             .map(|t| {
@@ -367,12 +371,12 @@ impl State {
     /// Every request whose reply is awaited: the header's, an open form's write and lookups
     /// (the dialog shows those), and the quiet background lookups of names, activity and
     /// recent deliveries.
-    pub fn awaited(&self) -> usize {
+    pub(crate) fn awaited(&self) -> usize {
         self.in_flight() + self.forms.in_flight() + self.deliveries.background()
     }
 
     /// Whether something moves on screen, so that ticks are needed.
-    pub fn animating(&self) -> bool {
+    pub(crate) fn animating(&self) -> bool {
         self.in_flight() > 0
             || !self.toasts.is_empty()
             || self.deliveries.watch.needs_ticks(self.watch_paused())
@@ -389,7 +393,7 @@ impl State {
     }
 
     /// Adds a toast.
-    pub fn toast(&mut self, kind: ToastKind, text: impl Into<String>) {
+    pub(crate) fn toast(&mut self, kind: ToastKind, text: impl Into<String>) {
         let text = text.into();
         // The same message already showing is renewed, not shown twice.
         self.toasts.retain(|t| t.text != text || t.kind != kind);

@@ -41,12 +41,12 @@ impl Tab {
     }
 
     /// The next tab to the right, wrapping.
-    pub fn next(self) -> Tab {
+    pub(crate) fn next(self) -> Tab {
         Tab::from_index(self.index() + 1)
     }
 
     /// The next tab to the left, wrapping.
-    pub fn prev(self) -> Tab {
+    pub(crate) fn prev(self) -> Tab {
         Tab::from_index(self.index() + Tab::ALL.len() - 1)
     }
 

@@ -5,27 +5,27 @@ use ratatui::style::{Color, Modifier, Style};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Theme {
     /// Plain text.
-    pub text: Style,
+    pub(crate) text: Style,
     /// Labels, secondary text.
-    pub muted: Style,
+    pub(crate) muted: Style,
     /// The active tab, titles.
-    pub accent: Style,
+    pub(crate) accent: Style,
     /// Inactive tabs.
-    pub tab: Style,
+    pub(crate) tab: Style,
     /// The selected row.
-    pub selected: Style,
+    pub(crate) selected: Style,
     /// Column headers.
-    pub header: Style,
+    pub(crate) header: Style,
     /// Errors.
-    pub error: Style,
+    pub(crate) error: Style,
     /// Success.
-    pub ok: Style,
+    pub(crate) ok: Style,
     /// Warnings, in-progress states.
-    pub warn: Style,
+    pub(crate) warn: Style,
     /// Key names in help and footer.
-    pub key: Style,
+    pub(crate) key: Style,
     /// Section headings in detail panes.
-    pub section: Style,
+    pub(crate) section: Style,
 }
 
 impl Default for Theme {
@@ -55,7 +55,7 @@ impl Theme {
 
 impl Theme {
     /// The light theme: dark text colours that read on a white background.
-    pub fn light() -> Self {
+    pub(crate) fn light() -> Self {
         Self {
             text: Style::new(),
             muted: Style::new().fg(Color::DarkGray),
@@ -72,7 +72,7 @@ impl Theme {
     }
 
     /// No colour at all (`NO_COLOR`): emphasis through bold, dim, underline and reverse only.
-    pub fn plain() -> Self {
+    pub(crate) fn plain() -> Self {
         Self {
             text: Style::new(),
             muted: Style::new().add_modifier(Modifier::DIM),
@@ -90,7 +90,7 @@ impl Theme {
 
     /// The theme named in the config (`dark`, `light`); `no_color` (the `NO_COLOR` variable is
     /// set and not empty) wins over any name. An unknown name gives dark and a message.
-    pub fn choose(name: Option<&str>, no_color: bool) -> (Theme, Option<String>) {
+    pub(crate) fn choose(name: Option<&str>, no_color: bool) -> (Theme, Option<String>) {
         if no_color {
             return (Theme::plain(), None);
         }

@@ -23,7 +23,7 @@ use crate::api::Error;
 
 /// Applies one message and returns what must be done outside; `None` when the message changed
 /// nothing (a stale reply, a tick with nothing moving), so that nothing is drawn for it.
-pub fn update(state: &mut State, msg: Msg) -> Option<Vec<Effect>> {
+pub(crate) fn update(state: &mut State, msg: Msg) -> Option<Vec<Effect>> {
     let effects = route(state, msg)?;
     power::filter_sort::refresh(state);
     Some(effects)
@@ -124,7 +124,7 @@ fn on_reply(
 }
 
 /// The effects of opening the console: load the active tab.
-pub fn init(state: &mut State) -> Vec<Effect> {
+pub(crate) fn init(state: &mut State) -> Vec<Effect> {
     pane::init(state)
 }
 
@@ -155,7 +155,7 @@ fn on_key(state: &mut State, key: KeyEvent) -> Vec<Effect> {
 }
 
 /// Applies a semantic action, from the keymap, the mouse or the command line.
-pub fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
+pub(crate) fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
     let tab = state.tab;
     let detail_open = state.current().detail.is_some();
     if state.read_only && action.is_write() {

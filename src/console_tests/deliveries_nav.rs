@@ -327,7 +327,7 @@ fn notifications_open_newest_first_unless_configured() {
 fn clear_filters_and_local_status_can_be_rebound() {
     use crossterm::event::{KeyEvent, KeyModifiers};
     use switchboard::console::State;
-    use switchboard::console::deliveries::DeliveryKey;
+    use switchboard::console::deliveries::keys::DeliveryKey;
     use switchboard::console::keymap::Action;
     use switchboard::console::power::PowerSetup;
     let mut state = State::new("test", "http://127.0.0.1:9", crate::common::fixed_clock());

@@ -4,8 +4,6 @@
 //! clear message on stderr) and the console (data kept, error shown).
 use crate::common;
 
-use common::screen;
-
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::{Command, Output};
@@ -16,8 +14,7 @@ use std::time::{Duration, Instant};
 use common::fixture;
 use switchboard::api::model::CreateTeam;
 use switchboard::api::{Client, ClientOptions, Error, ListQuery, Secret};
-use switchboard::console::state::LoadState;
-use switchboard::console::{App, Msg, State, Tab};
+use switchboard::console::harness::Harness;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
@@ -471,13 +468,6 @@ async fn binary_network_error_on_a_closed_port() {
 
 // ---- the console ----
 
-async fn next_reply(app: &mut App) -> Msg {
-    tokio::time::timeout(DEADLINE, app.next_reply())
-        .await
-        .expect("a reply within the deadline")
-        .expect("the worker is running")
-}
-
 /// Loads the teams page, then reloads into each fault: rows stay, the error is on screen.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn console_keeps_its_data_when_a_reload_fails() {
@@ -487,6 +477,12 @@ async fn console_keeps_its_data_when_a_reload_fails() {
         Fault::json(200, html()),
         Fault::Hang,
     ];
+    let page: serde_json::Value =
+        serde_json::from_str(&fixture("team-list.json")).expect("team fixture");
+    let team = page["items"][0]["name"]
+        .as_str()
+        .expect("team name")
+        .to_string();
     for fault in faults {
         let name = format!("{fault:?}").chars().take(40).collect::<String>();
         let s = FaultServer::start(vec![Fault::json(200, fixture("team-list.json")), fault]).await;
@@ -495,38 +491,29 @@ async fn console_keeps_its_data_when_a_reload_fails() {
             ..options(&s.url())
         })
         .expect("client");
-        let mut app = App::with_client(State::new("test", s.url(), common::fixed_clock()), c);
-        app.apply(Msg::Resize(120, 40));
-        app.start();
-        let msg = next_reply(&mut app).await;
-        app.apply(msg);
-        let before = app.state.tab_state(Tab::Teams).list.rows.clone();
+        let mut app = Harness::with_client("test", c, common::fixed_clock(), (120, 40));
+        app.settle().await.expect("first page");
+        let before = app.row_ids();
         assert_eq!(before.len(), 2, "{name}");
-        let first_screen = screen(&app);
+        let first_screen = app.screen();
 
-        app.apply(common::ch('r'));
+        app.ch('r');
         // Keys are handled at once while the reload is in flight.
         let t = Instant::now();
-        app.apply(common::ch('j'));
+        app.ch('j');
         assert!(t.elapsed() < Duration::from_millis(50));
-        let msg = next_reply(&mut app).await;
-        app.apply(msg);
-        let list = &app.state.tab_state(Tab::Teams).list;
-        assert_eq!(list.rows, before, "{name}: rows kept");
-        let LoadState::Error(view) = &list.load else {
-            panic!("{name}: expected an error state, got {:?}", list.load)
-        };
-        let text = screen(&app);
-        let shown: String = view.message.chars().take(14).collect();
+        app.settle().await.expect("the reload ends");
+        assert_eq!(app.row_ids(), before, "{name}: rows kept");
+        let message = app
+            .list_error()
+            .unwrap_or_else(|| panic!("{name}: expected an error state"));
+        let text = app.screen();
+        let shown: String = message.chars().take(14).collect();
         assert!(
             text.contains(&shown),
             "{name}: error {shown:?} shown:\n{text}"
         );
         // The loaded rows are still drawn.
-        let team = before[0].raw["name"]
-            .as_str()
-            .expect("team name")
-            .to_string();
         assert!(first_screen.contains(&team), "{name}: {first_screen}");
         assert!(text.contains(&team), "{name}: rows still drawn:\n{text}");
         assert_no_key(&text);

@@ -1,16 +1,12 @@
 //! The one shared test harness (each test binary declares `mod common;`): `console` drives an
 //! offline app with keys and canned replies, `service` starts the embedded service on a random
-//! loopback port, `deliveries` adds a webhook receiver and real deliveries, `fake` is a recording
+//! loopback port, `fake` is a recording
 //! loopback server for the client and headless tests. `screen` draws an app as text.
 #![allow(dead_code, unused_imports)] // each test binary uses a different part of it
 
 pub mod console;
-pub mod deliveries;
 pub mod fake;
 pub mod replay;
 pub mod service;
 
 pub use console::*;
-
-// The drawing and read-outs live in the crate's test driver, `switchboard::console::harness`.
-pub use switchboard::console::harness::{buffer, row_ids, screen, screen_sized, shown_ids};

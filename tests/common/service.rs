@@ -151,7 +151,9 @@ impl ServeChild {
         use std::io::BufRead;
         use std::process::{Command, Stdio};
         // Defined for the test binaries only; the crate's own tests never start the binary.
-        let bin = option_env!("CARGO_BIN_EXE_switchboard").expect("a test binary's build");
+        let Some(bin) = option_env!("CARGO_BIN_EXE_switchboard") else {
+            panic!("only a test binary's build knows where the binary is");
+        };
         let mut child = Command::new(bin)
             .args(["serve", "--addr", "127.0.0.1:0"])
             .args(["--api-key-env", "SWITCHBOARD_TEST_SERVE_KEY"])

@@ -8,12 +8,11 @@ use std::path::Path;
 use std::process::{Command, Output};
 use std::time::Duration;
 
-use common::{ch, fixed_clock};
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
+use common::fixed_clock;
 use switchboard::api::model::CreateTeam;
 use switchboard::api::{Client, ClientOptions, ListQuery, Secret};
-use switchboard::console::{App, Msg, State, Tab};
+use switchboard::console::Tab;
+use switchboard::console::harness::Harness;
 use switchboard::service::{ServiceConfig, start};
 
 const KEY: &str = "sk_live_security_pass_0123456789abcdef";
@@ -252,34 +251,21 @@ async fn console_frames_never_show_the_key() {
             ..ClientOptions::default()
         })
         .expect("client");
-        let mut app = App::with_client(
-            State::new("sec", svc.base_url.clone(), fixed_clock()),
-            client,
-        );
-        app.apply(Msg::Resize(120, 40));
-        app.start();
-        let mut term = Terminal::new(TestBackend::new(120, 40)).expect("terminal");
+        let mut app = Harness::with_client("sec", client, fixed_clock(), (120, 40));
         for tab in Tab::ALL {
             let digit = char::from_digit(tab.index() as u32 + 1, 10).expect("digit");
-            app.apply(ch(digit));
-            while app.state.in_flight() > 0 {
-                let msg = tokio::time::timeout(Duration::from_secs(10), app.next_reply())
-                    .await
-                    .expect("reply")
-                    .expect("worker");
-                app.apply(msg);
-            }
+            app.ch(digit);
+            app.settle().await.expect("idle");
             for keys in [&[][..], &['?'][..], &['?'][..]] {
                 for k in keys {
-                    app.apply(ch(*k));
+                    app.ch(*k);
                 }
-                term.draw(|f| app.render(f)).expect("draw");
-                let screen = term.backend().to_string();
+                let screen = app.screen();
                 assert_no_key("console", &screen);
                 assert!(!screen.contains(&key[4..]), "service key on screen");
             }
         }
-        assert_no_key("console state", &format!("{:?}", app.state));
+        assert_no_key("console state", &app.state_debug());
     }
     svc.shutdown().await;
 }

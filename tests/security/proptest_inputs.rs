@@ -11,7 +11,7 @@ use switchboard::api::model::*;
 use switchboard::api::secret::{mask, mask_url_key};
 use switchboard::api::{ApiError, ApiRequest, Page, Secret};
 use switchboard::console::Tab;
-use switchboard::console::record::{decode_item_body, decode_page_body};
+use switchboard::console::harness::{decode_item, decode_page};
 use switchboard::headless::parse_expires_at;
 use switchboard::service::paging::{Anchor, ListParams, encode_cursor, parse_pairs, union};
 
@@ -58,8 +58,8 @@ fn decode_all(status: u16, body: &str) {
     one::<ApiError>(status, body);
     one::<serde_json::Value>(status, body);
     for tab in Tab::ALL {
-        let _ = decode_page_body(tab, status, body);
-        let _ = decode_item_body(tab, status, body);
+        let _ = decode_page(tab, status, body);
+        let _ = decode_item(tab, status, body);
     }
 }
 
@@ -325,8 +325,8 @@ fn every_fixture_list_decodes_as_its_tab() {
     // The mutated-fixture property starts from valid inputs: check that they are.
     for tab in Tab::ALL {
         let (list, item) = fixtures_of(tab);
-        assert!(decode_page_body(tab, 200, &fixture(list)).is_ok(), "{list}");
-        assert!(decode_item_body(tab, 200, &fixture(item)).is_ok(), "{item}");
+        assert!(decode_page(tab, 200, &fixture(list)).is_ok(), "{list}");
+        assert!(decode_item(tab, 200, &fixture(item)).is_ok(), "{item}");
     }
 }
 

@@ -3,8 +3,8 @@
 //! recorded attempt, an entry of this session's replay history, an answer replayed or forwarded
 //! from this machine) and see the two side by side, as [`crate::api::compare`] compares them.
 //! `mod` holds the model and the worker's part, `update` its keys, `view` its drawing.
-pub mod update;
-pub mod view;
+pub(crate) mod update;
+pub(crate) mod view;
 
 use std::path::PathBuf;
 
@@ -14,22 +14,22 @@ use crate::api::{Client, Error};
 
 /// What the worker is asked: the notification (its attempts) and the answers this machine kept.
 #[derive(Debug, Clone, PartialEq)]
-pub struct CompareCmd {
+pub(crate) struct CompareCmd {
     /// `cbn_…`.
-    pub notification_id: String,
+    pub(crate) notification_id: String,
     /// The profile (its answers' log).
-    pub profile: String,
+    pub(crate) profile: String,
     /// The data directory; `None`: no log to read.
-    pub data_dir: Option<PathBuf>,
+    pub(crate) data_dir: Option<PathBuf>,
 }
 
 /// What the worker found.
 #[derive(Clone, PartialEq)]
-pub struct Found {
+pub(crate) struct Found {
     /// The notification with its attempts.
-    pub notification: Box<Notification>,
+    pub(crate) notification: Box<Notification>,
     /// Answers replayed or forwarded from this machine, newest first.
-    pub kept: Vec<Answer>,
+    pub(crate) kept: Vec<Answer>,
 }
 
 // Answers may carry secrets: Debug shows counts only.
@@ -45,7 +45,7 @@ impl std::fmt::Debug for Found {
 }
 
 /// Runs the lookup on the worker. An unreadable log leaves its answers out.
-pub async fn execute(client: &Client, cmd: &CompareCmd) -> Result<Found, Error> {
+pub(crate) async fn execute(client: &Client, cmd: &CompareCmd) -> Result<Found, Error> {
     let n = client.get_notification(&cmd.notification_id).await?;
     let kept = cmd
         .data_dir
@@ -64,25 +64,25 @@ pub async fn execute(client: &Client, cmd: &CompareCmd) -> Result<Found, Error> 
 
 /// The open overlay.
 #[derive(Clone, PartialEq)]
-pub struct Overlay {
+pub(crate) struct Overlay {
     /// The profile it was opened in.
-    pub profile: String,
+    pub(crate) profile: String,
     /// `cbn_…`.
-    pub notification_id: String,
+    pub(crate) notification_id: String,
     /// The answer `=` was pressed on.
-    pub left: Answer,
+    pub(crate) left: Answer,
     /// What it can be compared with.
-    pub candidates: Vec<Answer>,
+    pub(crate) candidates: Vec<Answer>,
     /// The lookup awaited.
-    pub pending: Option<u64>,
+    pub(crate) pending: Option<u64>,
     /// Why the lookup failed.
-    pub message: Option<String>,
+    pub(crate) message: Option<String>,
     /// Selected candidate.
-    pub cursor: usize,
+    pub(crate) cursor: usize,
     /// The comparison shown, once a candidate is chosen.
-    pub shown: Option<Box<Comparison>>,
+    pub(crate) shown: Option<Box<Comparison>>,
     /// Lines scrolled in the comparison.
-    pub scroll: u16,
+    pub(crate) scroll: u16,
 }
 
 // The overlay holds receivers' answers: Debug shows where it is only.
@@ -97,14 +97,14 @@ impl std::fmt::Debug for Overlay {
 
 /// Everything compare remembers.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct CompareState {
+pub(crate) struct CompareState {
     /// The open overlay.
-    pub overlay: Option<Overlay>,
+    pub(crate) overlay: Option<Overlay>,
 }
 
 impl CompareState {
     /// The open overlay, when it belongs to `profile`.
-    pub fn overlay_of(&self, profile: &str) -> Option<&Overlay> {
+    pub(crate) fn overlay_of(&self, profile: &str) -> Option<&Overlay> {
         self.overlay.as_ref().filter(|o| o.profile == profile)
     }
 }

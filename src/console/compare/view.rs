@@ -14,7 +14,7 @@ use crate::console::theme::Theme;
 use crate::text::line as safe;
 
 /// The keys the overlay offers where it is.
-pub fn key_hints(o: &Overlay) -> &'static [(&'static str, &'static str)] {
+pub(crate) fn key_hints(o: &Overlay) -> &'static [(&'static str, &'static str)] {
     if o.shown.is_some() {
         &[("j/k", "scroll"), ("Esc", "choose another"), ("=", "close")]
     } else {
@@ -155,7 +155,7 @@ fn comparison_lines(c: &Comparison, width: usize, t: &Theme) -> Vec<Line<'static
 }
 
 /// Draws the overlay over `area` when it is open (for the active profile).
-pub fn render(state: &State, frame: &mut Frame, area: Rect) {
+pub(crate) fn render(state: &State, frame: &mut Frame, area: Rect) {
     let Some(o) = state.compare.overlay_of(&state.profile) else {
         return;
     };

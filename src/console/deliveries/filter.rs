@@ -16,15 +16,15 @@ pub(crate) const FIELDS: [&str; 3] = ["Callbacks", "Event ids", "Destinations"];
 
 /// The filter dialog's model.
 #[derive(Debug, Clone)]
-pub struct FilterDialog {
+pub(crate) struct FilterDialog {
     /// Callbacks: a multi-select by name (typed ids are taken as they are while names load).
-    pub callbacks: Picker,
+    pub(crate) callbacks: Picker,
     /// Event ids, separated by commas or spaces.
-    pub events: Input,
+    pub(crate) events: Input,
     /// Destinations: a multi-select by name.
-    pub destinations: Picker,
+    pub(crate) destinations: Picker,
     /// The field being edited.
-    pub focus: usize,
+    pub(crate) focus: usize,
 }
 
 impl PartialEq for FilterDialog {

@@ -6,7 +6,7 @@ use crate::api::model::Notification;
 pub(crate) const HEALTH_SAMPLE: usize = 200;
 
 /// How many of each listed destination's newest notifications its sparkline is drawn from.
-pub const GLANCE_SAMPLE: u32 = 50;
+pub(crate) const GLANCE_SAMPLE: u32 = 50;
 
 /// Bars in a list row's sparkline (the newest deliveries that fit).
 pub(crate) const GLANCE_BARS: usize = 12;
@@ -56,7 +56,7 @@ pub(crate) fn want_glance(
 
 /// The window a destination's detail counts its health over: the default of
 /// `destinations stats`, so that both show the same numbers.
-pub const STATS_WINDOW_SECS: i64 = 24 * 3600;
+pub(crate) const STATS_WINDOW_SECS: i64 = 24 * 3600;
 
 /// Asks for the open destination's [`crate::api::health::Stats`] after its detail (or any list)
 /// was loaded or reloaded: however it was opened (Enter, `:goto cld_…`), and again on `r`.
@@ -151,7 +151,7 @@ fn outcome_style(
 
 /// A list row's glance: a sparkline of the newest deliveries (one bar each, height by duration,
 /// colour by outcome, drawn by ratatui's `Sparkline`) and the success rate over them.
-pub fn glance_spans(
+pub(crate) fn glance_spans(
     h: &crate::api::health::Health,
     theme: &crate::console::theme::Theme,
 ) -> Vec<ratatui::text::Span<'static>> {
@@ -202,7 +202,7 @@ pub fn glance_spans(
 
 /// Outcomes over time for a destination's detail: the loaded deliveries in equal time slices,
 /// succeeded and failed side by side in each (ratatui's `BarChart`), and the window covered.
-pub fn timeline_lines(
+pub(crate) fn timeline_lines(
     items: &[Notification],
     theme: &crate::console::theme::Theme,
     clock: &crate::console::clock::Clock,

@@ -2,7 +2,7 @@
 
 /// A delivery-related action, wrapped in `keymap::Action::Deliver`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum DeliveryKey {
+pub(crate) enum DeliveryKey {
     /// On a callback: the destinations that receive it.
     Destinations,
     /// On a callback or destination: its notifications.
@@ -21,7 +21,7 @@ pub enum DeliveryKey {
 
 impl DeliveryKey {
     /// One line for the help screen.
-    pub fn describe(self) -> &'static str {
+    pub(crate) fn describe(self) -> &'static str {
         match self {
             DeliveryKey::Destinations => "callback → its destinations",
             DeliveryKey::Notifications => "callback / destination → its notifications",
@@ -34,7 +34,7 @@ impl DeliveryKey {
     }
 
     /// A word for the footer.
-    pub fn hint(self) -> &'static str {
+    pub(crate) fn hint(self) -> &'static str {
         match self {
             DeliveryKey::Destinations => "destinations",
             DeliveryKey::Notifications => "notifications",
@@ -73,7 +73,7 @@ impl DeliveryKey {
     }
 
     /// Every action, in help order.
-    pub const ALL: [DeliveryKey; 7] = [
+    pub(crate) const ALL: [DeliveryKey; 7] = [
         DeliveryKey::Destinations,
         DeliveryKey::Notifications,
         DeliveryKey::Filter,

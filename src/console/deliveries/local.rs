@@ -6,7 +6,7 @@ use crate::console::pane::load_list;
 use crate::console::state::State;
 use crate::console::tab::Tab;
 
-pub use super::{CYCLE, LocalFilter};
+pub(crate) use super::CYCLE;
 
 /// Next status in the cycle (all → failed → … → all).
 fn next(current: Option<&str>) -> Option<String> {
@@ -53,7 +53,7 @@ pub(crate) fn after_reply(state: &mut State) {
 }
 
 /// The title chip: `LOCAL failed 3/20 loaded` (kept short: list titles are narrow).
-pub fn chip(state: &State) -> Option<String> {
+pub(crate) fn chip(state: &State) -> Option<String> {
     let f = &state.deliveries.local;
     let status = f.status.as_ref()?;
     let list = &state.tab_state(Tab::Notifications).list;

@@ -3,7 +3,7 @@
 //! the list ends; `n`/`N` move to the next/previous failed delivery, fetching pages that way
 //! when none is loaded. Both are bounded ([`SCAN_PAGES`] per scan), say how far they got in the
 //! list title, and `Esc` stops them.
-pub use super::{Kept, Scan, ScanKind};
+pub(crate) use super::{Kept, Scan, ScanKind};
 use crate::api::model::NotificationStatus;
 use crate::console::msg::Effect;
 use crate::console::pane::load_list;
@@ -12,7 +12,7 @@ use crate::console::state::{Anchor, State, ToastKind};
 use crate::console::tab::Tab;
 
 /// Pages one scan fetches at most: a bound on requests and on rows held (20 rows a page).
-pub const SCAN_PAGES: u32 = 10;
+pub(crate) const SCAN_PAGES: u32 = 10;
 
 /// Whether a row is a failed delivery.
 fn failed(r: &Record) -> bool {
@@ -301,7 +301,7 @@ pub(crate) fn after_reply(state: &mut State) -> Vec<Effect> {
 }
 
 /// The scan's progress for the list title: `looking… page 3/10 · Esc stops`.
-pub fn progress(state: &State) -> Option<String> {
+pub(crate) fn progress(state: &State) -> Option<String> {
     let s = state.deliveries.local.scan.as_ref()?;
     let what = match s.kind {
         ScanKind::Fill => "more",

@@ -35,7 +35,7 @@ pub(crate) fn open_secret_id(state: &State) -> Option<String> {
 }
 
 /// The open callback's hook URL while it is revealed.
-pub fn revealed_hook(state: &State, callback_id: &str) -> Option<String> {
+pub(crate) fn revealed_hook(state: &State, callback_id: &str) -> Option<String> {
     if state.deliveries.secret_shown.as_deref() != Some(callback_id) {
         return None;
     }
@@ -74,7 +74,7 @@ pub(crate) fn ask(state: &mut State) -> bool {
 }
 
 /// The secret as it may be shown: in full only while revealed for this destination.
-pub fn shown(state: &State, d: &Destination, secret: &str) -> (String, bool) {
+pub(crate) fn shown(state: &State, d: &Destination, secret: &str) -> (String, bool) {
     if state.deliveries.secret_shown.as_deref() == Some(d.id.as_str()) {
         (crate::text::line(secret).into_owned(), true)
     } else {

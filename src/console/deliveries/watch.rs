@@ -8,7 +8,7 @@ use crate::console::record::{Item, Record};
 use crate::console::state::{LoadState, State};
 use crate::console::tab::Tab;
 
-pub use super::{FLASH_TICKS, MAX_BACKOFF, TICK, WATCH_INTERVAL, Watch};
+pub(crate) use super::{FLASH_TICKS, MAX_BACKOFF};
 
 /// What a row looks like to watch mode.
 fn fingerprint(r: &Record) -> (String, usize) {
@@ -19,7 +19,7 @@ fn fingerprint(r: &Record) -> (String, usize) {
 }
 
 /// Whether watching is on but held back (another tab, a detail, a dialog).
-pub fn paused(state: &State) -> bool {
+pub(crate) fn paused(state: &State) -> bool {
     state.watch_paused()
 }
 

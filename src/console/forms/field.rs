@@ -14,7 +14,7 @@ const SHORT: usize = 19;
 
 /// What a field holds and how it is edited.
 #[derive(Clone)]
-pub enum FieldKind {
+pub(crate) enum FieldKind {
     /// One line of text; `masked` shows bullets instead of the characters (tokens).
     Text {
         /// The editor.
@@ -42,25 +42,25 @@ pub enum FieldKind {
 
 /// A labelled field with its messages.
 #[derive(Clone)]
-pub struct Field {
+pub(crate) struct Field {
     /// The label shown.
-    pub label: &'static str,
+    pub(crate) label: &'static str,
     /// The request body key, for mapping the server's `errors[].path`.
-    pub key: &'static str,
+    pub(crate) key: &'static str,
     /// Other names the server uses for this field (a 404's `entity`).
-    pub entities: &'static [&'static str],
+    pub(crate) entities: &'static [&'static str],
     /// Whether a value is required.
-    pub required: bool,
+    pub(crate) required: bool,
     /// The editor.
-    pub kind: FieldKind,
+    pub(crate) kind: FieldKind,
     /// Problem shown beside the field (inline check or the server's).
-    pub error: Option<String>,
+    pub(crate) error: Option<String>,
     /// A neutral note shown beside the field (a resolved time, "empty keeps it").
-    pub note: Option<String>,
+    pub(crate) note: Option<String>,
     /// Format check run on every change.
-    pub check: Option<Check>,
+    pub(crate) check: Option<Check>,
     /// Shown but never edited (what an edit cannot change, e.g. a destination's URL).
-    pub read_only: bool,
+    pub(crate) read_only: bool,
     /// The value when the dialog opened, for "anything typed?".
     initial: String,
 }
@@ -85,7 +85,7 @@ impl Field {
 
     /// A text field holding `value`: the cursor at its end, or at its start when the value is
     /// longer than the narrowest form shows, so that an edit form opens on its beginning.
-    pub fn text(label: &'static str, key: &'static str, value: &str) -> Self {
+    pub(crate) fn text(label: &'static str, key: &'static str, value: &str) -> Self {
         let mut input = Input::new(value.to_string());
         if value.chars().count() > SHORT {
             input = input.with_cursor(0);
@@ -101,7 +101,7 @@ impl Field {
     }
 
     /// A masked text field, always empty at first (secrets are never shown again).
-    pub fn secret(label: &'static str, key: &'static str) -> Self {
+    pub(crate) fn secret(label: &'static str, key: &'static str) -> Self {
         Self::with_kind(
             label,
             key,
@@ -113,7 +113,7 @@ impl Field {
     }
 
     /// A several-line field holding `lines`.
-    pub fn lines(label: &'static str, key: &'static str, lines: Vec<String>) -> Self {
+    pub(crate) fn lines(label: &'static str, key: &'static str, lines: Vec<String>) -> Self {
         let mut done = lines;
         let last = done.pop().unwrap_or_default();
         Self::with_kind(
@@ -136,18 +136,18 @@ impl Field {
     }
 
     /// A picker field.
-    pub fn picker(label: &'static str, key: &'static str, picker: Picker) -> Self {
+    pub(crate) fn picker(label: &'static str, key: &'static str, picker: Picker) -> Self {
         Self::with_kind(label, key, FieldKind::Picker(picker))
     }
 
     /// Marks the field required.
-    pub fn required(mut self) -> Self {
+    pub(crate) fn required(mut self) -> Self {
         self.required = true;
         self
     }
 
     /// Sets the format check.
-    pub fn checked(mut self, check: Check) -> Self {
+    pub(crate) fn checked(mut self, check: Check) -> Self {
         self.check = Some(check);
         self
     }
@@ -165,7 +165,7 @@ impl Field {
     }
 
     /// The trimmed text of a text field (lines joined with newlines); empty for other kinds.
-    pub fn value(&self) -> String {
+    pub(crate) fn value(&self) -> String {
         match &self.kind {
             FieldKind::Text { input, .. } => input.value().trim().to_string(),
             FieldKind::Lines { .. } => self.lines_value().join("\n"),
@@ -198,7 +198,7 @@ impl Field {
     }
 
     /// The picker of a picker field.
-    pub fn picker_ref(&self) -> Option<&Picker> {
+    pub(crate) fn picker_ref(&self) -> Option<&Picker> {
         match &self.kind {
             FieldKind::Picker(p) => Some(p),
             _ => None,
@@ -214,7 +214,7 @@ impl Field {
     }
 
     /// Whether the field holds no value.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         match &self.kind {
             FieldKind::Choice { .. } => false,
             FieldKind::Picker(p) => p.is_empty(),
@@ -233,12 +233,12 @@ impl Field {
     }
 
     /// Whether the user changed anything here.
-    pub fn is_dirty(&self) -> bool {
+    pub(crate) fn is_dirty(&self) -> bool {
         self.fingerprint() != self.initial
     }
 
     /// Forgets changes for dirty tracking (after lookups pre-select values).
-    pub fn settle(&mut self) {
+    pub(crate) fn settle(&mut self) {
         self.initial = self.fingerprint();
     }
 
@@ -249,7 +249,7 @@ impl Field {
     }
 
     /// Applies a key; returns whether it was used.
-    pub fn handle_key(&mut self, key: &KeyEvent) -> bool {
+    pub(crate) fn handle_key(&mut self, key: &KeyEvent) -> bool {
         if self.read_only {
             return false;
         }
@@ -280,7 +280,7 @@ impl Field {
 
     /// Inserts pasted text: one line in a text field or a picker's search, a line each in a
     /// lines field; false for a choice.
-    pub fn paste(&mut self, text: &str) -> bool {
+    pub(crate) fn paste(&mut self, text: &str) -> bool {
         match &mut self.kind {
             FieldKind::Text { input, .. } => paste(input, text),
             FieldKind::Lines { done, input } => {
@@ -302,7 +302,7 @@ impl Field {
     }
 
     /// Picks option `k` of a choice field; whether it was one (and `k` exists).
-    pub fn choose(&mut self, k: usize) -> bool {
+    pub(crate) fn choose(&mut self, k: usize) -> bool {
         let FieldKind::Choice { options, index } = &mut self.kind else {
             return false;
         };

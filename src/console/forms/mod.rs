@@ -5,8 +5,8 @@ pub(crate) mod confirm;
 pub(crate) mod destinations;
 pub(crate) mod field;
 pub(crate) mod imports;
-pub mod ops;
-pub mod picker;
+pub(crate) mod ops;
+pub(crate) mod picker;
 pub(crate) mod teams;
 pub(crate) mod update;
 pub(crate) mod view;
@@ -17,16 +17,16 @@ use crate::api::Error;
 
 /// What the forms add to the console state.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct FormsState {
+pub(crate) struct FormsState {
     /// The open dialog, which takes the keyboard.
-    pub dialog: Option<Dialog>,
+    pub(crate) dialog: Option<Dialog>,
     /// An item the cursor should land on when its tab's list arrives (after a write).
-    pub land_on: Option<(crate::console::tab::Tab, String)>,
+    pub(crate) land_on: Option<(crate::console::tab::Tab, String)>,
 }
 
 impl FormsState {
     /// The open dialog's requests awaited: its write and its pickers' lookups.
-    pub fn in_flight(&self) -> usize {
+    pub(crate) fn in_flight(&self) -> usize {
         self.dialog.as_ref().map_or(0, |d| {
             d.lookups.len() + usize::from(matches!(d.phase, Phase::Submitting(_)))
         })
@@ -35,7 +35,7 @@ impl FormsState {
 
 /// Which write a dialog makes, with the ids it concerns.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Kind {
+pub(crate) enum Kind {
     /// New team.
     CreateTeam,
     /// Edit a team.
@@ -90,7 +90,7 @@ impl Kind {
 
 /// Where a dialog stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Phase {
+pub(crate) enum Phase {
     /// Fields take keys.
     Editing,
     /// "Discard what was typed?" after Esc.
@@ -103,34 +103,34 @@ pub enum Phase {
 
 /// An open form dialog.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Dialog {
+pub(crate) struct Dialog {
     /// Title of the box.
-    pub title: String,
+    pub(crate) title: String,
     /// The write it makes.
-    pub kind: Kind,
+    pub(crate) kind: Kind,
     /// The fields, top to bottom.
-    pub fields: Vec<Field>,
+    pub(crate) fields: Vec<Field>,
     /// The focused field.
-    pub focus: usize,
+    pub(crate) focus: usize,
     /// Where it stands.
-    pub phase: Phase,
+    pub(crate) phase: Phase,
     /// The question asked in the confirm phase.
-    pub confirm: String,
+    pub(crate) confirm: String,
     /// The server's (or the form's) message about the last attempt.
-    pub message: Option<String>,
+    pub(crate) message: Option<String>,
     /// Lookups to start when the dialog opens: (what, field index).
-    pub wanted: Vec<(Lookup, usize)>,
+    pub(crate) wanted: Vec<(Lookup, usize)>,
     /// Lookups in flight: (request id, field index).
-    pub lookups: Vec<(u64, usize)>,
+    pub(crate) lookups: Vec<(u64, usize)>,
     /// The project last seen in a set-project form, to pre-select its roles on change.
-    pub last_project: Option<String>,
+    pub(crate) last_project: Option<String>,
     /// The item's name, typed to confirm under `confirm = "type-name"`.
-    pub confirm_name: String,
+    pub(crate) confirm_name: String,
 }
 
 impl Dialog {
     /// A dialog for `kind` with these fields.
-    pub fn new(title: impl Into<String>, kind: Kind, fields: Vec<Field>) -> Self {
+    pub(crate) fn new(title: impl Into<String>, kind: Kind, fields: Vec<Field>) -> Self {
         Self {
             title: title.into(),
             kind,
@@ -147,28 +147,28 @@ impl Dialog {
     }
 
     /// Fills the picker of field `at` from a lookup when the dialog opens.
-    pub fn lookup(mut self, what: Lookup, at: usize) -> Self {
+    pub(crate) fn lookup(mut self, what: Lookup, at: usize) -> Self {
         self.wanted.push((what, at));
         self
     }
 
     /// Whether anything was typed or chosen.
-    pub fn is_dirty(&self) -> bool {
+    pub(crate) fn is_dirty(&self) -> bool {
         self.fields.iter().any(Field::is_dirty)
     }
 
     /// The field with a body key.
-    pub fn field(&self, key: &str) -> Option<&Field> {
+    pub(crate) fn field(&self, key: &str) -> Option<&Field> {
         self.fields.iter().find(|f| f.key == key)
     }
 
     /// The trimmed text of the field with a body key (empty when missing).
-    pub fn text(&self, key: &str) -> String {
+    pub(crate) fn text(&self, key: &str) -> String {
         self.field(key).map(Field::value).unwrap_or_default()
     }
 
     /// Sets a problem beside the field with a body key.
-    pub fn fail(&mut self, key: &str, msg: impl Into<String>) {
+    pub(crate) fn fail(&mut self, key: &str, msg: impl Into<String>) {
         if let Some(f) = self.fields.iter_mut().find(|f| f.key == key) {
             f.error = Some(msg.into());
         }

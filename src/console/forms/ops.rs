@@ -3,8 +3,8 @@ use serde::de::DeserializeOwned;
 
 use super::picker::PickItem;
 use crate::api::model::{
-    Callback, CreateDestination, CreateImport, CreateTeam, Member, Project, SetTeamProject,
-    TeamRole, UpdateDestination, UpdateImport, UpdateTeam,
+    Callback, CreateDestination, CreateImport, CreateTeam, Project, SetTeamProject, TeamRole,
+    UpdateDestination, UpdateImport, UpdateTeam,
 };
 use crate::api::{ApiRequest, Client, Error, ListQuery, Page};
 use crate::console::record::{Record, decode_item_body};
@@ -12,7 +12,7 @@ use crate::console::tab::Tab;
 
 /// One write operation of the API, with its body.
 #[derive(Debug, Clone, PartialEq)]
-pub enum WriteOp {
+pub(crate) enum WriteOp {
     /// `POST /organization/teams`.
     CreateTeam(CreateTeam),
     /// `POST /organization/teams/{id}`.
@@ -39,7 +39,7 @@ pub enum WriteOp {
 
 impl WriteOp {
     /// The tab whose resource the reply is.
-    pub fn tab(&self) -> Tab {
+    pub(crate) fn tab(&self) -> Tab {
         match self {
             WriteOp::CreateTeam(_)
             | WriteOp::UpdateTeam(..)
@@ -55,7 +55,7 @@ impl WriteOp {
     }
 
     /// The HTTP request.
-    pub fn request(&self) -> ApiRequest {
+    pub(crate) fn request(&self) -> ApiRequest {
         match self {
             WriteOp::CreateTeam(b) => ApiRequest::create_team(b),
             WriteOp::UpdateTeam(id, b) => ApiRequest::update_team(id, b),
@@ -74,13 +74,11 @@ impl WriteOp {
 
 /// A list a picker is filled from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Lookup {
+pub(crate) enum Lookup {
     /// `/organization/projects`.
     Projects,
     /// `/organization/team-roles`.
     TeamRoles,
-    /// `/organization/members`.
-    Members,
     /// `/callbacks`.
     Callbacks,
     /// The connections the token imports name (`/provider-oauth/token-imports`): the API lists
@@ -154,17 +152,6 @@ pub(crate) async fn execute_lookup(client: &Client, what: Lookup) -> Result<Vec<
                     label: r.name,
                     detail: r.permissions.join(", "),
                     id: r.id,
-                })
-                .collect()
-        }
-        Lookup::Members => {
-            let raw = client.send(&ApiRequest::list_members(&q)).await?;
-            page::<Member>(&raw)?
-                .into_iter()
-                .map(|m| PickItem {
-                    label: m.name,
-                    detail: m.email,
-                    id: m.actor_id,
                 })
                 .collect()
         }

@@ -7,18 +7,18 @@ use crate::console::input::edit;
 
 /// One item to choose.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PickItem {
+pub(crate) struct PickItem {
     /// The id sent to the server.
-    pub id: String,
+    pub(crate) id: String,
     /// The main text (a name).
-    pub label: String,
+    pub(crate) label: String,
     /// Secondary text (an email, permissions).
-    pub detail: String,
+    pub(crate) detail: String,
 }
 
 /// Where the picker's items stand.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Items {
+pub(crate) enum Items {
     /// The lookup is in flight.
     Loading,
     /// The items are here.
@@ -29,22 +29,22 @@ pub enum Items {
 
 /// A searchable list with a cursor and, for multi-selects, a set of chosen ids.
 #[derive(Debug, Clone)]
-pub struct Picker {
+pub(crate) struct Picker {
     /// Several may be chosen (Space toggles).
-    pub multi: bool,
+    pub(crate) multi: bool,
     /// The items.
-    pub items: Items,
+    pub(crate) items: Items,
     /// The search text (or the typed id).
-    pub search: Input,
+    pub(crate) search: Input,
     /// Row under the cursor, within the filtered items.
-    pub cursor: usize,
+    pub(crate) cursor: usize,
     /// Chosen ids (multi-selects), in the order chosen.
-    pub chosen: Vec<String>,
+    pub(crate) chosen: Vec<String>,
 }
 
 impl Picker {
     /// A picker waiting for its lookup.
-    pub fn loading(multi: bool) -> Self {
+    pub(crate) fn loading(multi: bool) -> Self {
         Self {
             multi,
             items: Items::Loading,
@@ -55,14 +55,14 @@ impl Picker {
     }
 
     /// A picker with its items already known.
-    pub fn ready(multi: bool, items: Vec<PickItem>) -> Self {
+    pub(crate) fn ready(multi: bool, items: Vec<PickItem>) -> Self {
         let mut p = Self::loading(multi);
         p.items = Items::Ready(items);
         p
     }
 
     /// The items matching the search text (case-insensitive, in id, label or detail).
-    pub fn filtered(&self) -> Vec<&PickItem> {
+    pub(crate) fn filtered(&self) -> Vec<&PickItem> {
         let Items::Ready(items) = &self.items else {
             return Vec::new();
         };
@@ -79,7 +79,7 @@ impl Picker {
     }
 
     /// The single choice: the item under the cursor, else the typed text as an id.
-    pub fn value(&self) -> Option<String> {
+    pub(crate) fn value(&self) -> Option<String> {
         if let Some(item) = self.filtered().get(self.cursor) {
             return Some(item.id.clone());
         }
@@ -88,7 +88,7 @@ impl Picker {
     }
 
     /// The chosen ids of a multi-select (plus a typed id when no item matches it).
-    pub fn values(&self) -> Vec<String> {
+    pub(crate) fn values(&self) -> Vec<String> {
         let mut v = self.chosen.clone();
         let typed = self.search.value().trim();
         if !matches!(self.items, Items::Ready(_)) || self.filtered().is_empty() {
@@ -103,7 +103,7 @@ impl Picker {
     }
 
     /// Whether nothing is chosen.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         if self.multi {
             self.values().is_empty()
         } else {
@@ -130,14 +130,14 @@ impl Picker {
     }
 
     /// Pasted text goes into the search.
-    pub fn paste(&mut self, text: &str) {
+    pub(crate) fn paste(&mut self, text: &str) {
         crate::console::input::paste(&mut self.search, text);
         let n = self.filtered().len();
         self.cursor = self.cursor.min(n.saturating_sub(1));
     }
 
     /// Applies a key: arrows move, Space toggles (multi), everything else edits the search.
-    pub fn handle_key(&mut self, key: &KeyEvent) -> bool {
+    pub(crate) fn handle_key(&mut self, key: &KeyEvent) -> bool {
         let n = self.filtered().len();
         match key.code {
             KeyCode::Down => {

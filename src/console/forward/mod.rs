@@ -4,9 +4,9 @@
 //! `Enter` opens an answer. `mod` holds the model, `run` the worker's part, `update` its keys
 //! and replies, `view` its drawing; following, signing and the journal are
 //! `crate::api::forward`'s, run on the worker so that keys stay live.
-pub mod run;
-pub mod update;
-pub mod view;
+pub(crate) mod run;
+pub(crate) mod update;
+pub(crate) mod view;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -18,29 +18,29 @@ use crate::api::forward::{self, Event};
 use crate::api::replay::ReplayResult;
 
 /// The target offered when nothing was forwarded in this session.
-pub const DEFAULT_TARGET: &str = "http://localhost:3000/webhooks";
+pub(crate) const DEFAULT_TARGET: &str = "http://localhost:3000/webhooks";
 /// Forwards kept in the room's list (the oldest go first).
-pub const ROWS: usize = 500;
+pub(crate) const ROWS: usize = 500;
 /// The pause between polls when there is nothing new.
-pub const INTERVAL: Duration = Duration::from_secs(1);
+pub(crate) const INTERVAL: Duration = Duration::from_secs(1);
 
 /// What forwarding the worker runs: where to, which notifications, and where the profile keeps
 /// its cursor and journal (none: nothing kept, nothing resumed).
 #[derive(Debug, Clone, PartialEq)]
-pub struct ForwardCmd {
+pub(crate) struct ForwardCmd {
     /// The receiver on this machine.
-    pub target: url::Url,
+    pub(crate) target: url::Url,
     /// The API's filters.
-    pub filter: NotificationFilter,
+    pub(crate) filter: NotificationFilter,
     /// The profile (its cursor and journal).
-    pub profile: String,
+    pub(crate) profile: String,
     /// The data directory.
-    pub data_dir: Option<PathBuf>,
+    pub(crate) data_dir: Option<PathBuf>,
 }
 
 /// What the room asks of the worker.
 #[derive(Debug, Clone, PartialEq)]
-pub enum ForwardJob {
+pub(crate) enum ForwardJob {
     /// Start forwarding; every event comes back as a [`ForwardReply::Event`] on this request.
     Start(Box<ForwardCmd>),
     /// Stop: the worker drops the running forward (a newer job for the pane replaces it).
@@ -49,7 +49,7 @@ pub enum ForwardJob {
 
 /// What the worker reports to the room.
 #[derive(Clone, PartialEq)]
-pub enum ForwardReply {
+pub(crate) enum ForwardReply {
     /// Something the forwarder reported.
     Event(Box<Event>),
     /// Forwarding ended; why, when it was not asked to.
@@ -74,22 +74,22 @@ impl std::fmt::Debug for ForwardReply {
 
 /// One line of the room's list: a forward and its answer, or a notification skipped.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Row {
+pub(crate) struct Row {
     /// When it was handled.
-    pub at: DateTime<Utc>,
+    pub(crate) at: DateTime<Utc>,
     /// `cbn_…`.
-    pub notification_id: String,
+    pub(crate) notification_id: String,
     /// The delivered body's `type`.
-    pub event_type: Option<String>,
+    pub(crate) event_type: Option<String>,
     /// The answer (receiver text: sanitise and mask before showing); `None` when skipped.
-    pub result: Option<ReplayResult>,
+    pub(crate) result: Option<ReplayResult>,
     /// Why it was not forwarded.
-    pub skipped: Option<String>,
+    pub(crate) skipped: Option<String>,
 }
 
 /// Which control has the keys.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Focus {
+pub(crate) enum Focus {
     /// The target URL.
     Target,
     /// The list of forwards.
@@ -98,42 +98,42 @@ pub enum Focus {
 
 /// The open room.
 #[derive(Clone, PartialEq)]
-pub struct Room {
+pub(crate) struct Room {
     /// The profile it was opened in (a switch closes it).
-    pub profile: String,
+    pub(crate) profile: String,
     /// What it forwards, in words (`all notifications`, `destination cld_…`).
-    pub scope: String,
+    pub(crate) scope: String,
     /// The API's filters it forwards with.
-    pub filter: NotificationFilter,
+    pub(crate) filter: NotificationFilter,
     /// The target being typed (or forwarded to).
-    pub target: crate::console::input::TextInput,
+    pub(crate) target: crate::console::input::TextInput,
     /// The target's problem.
-    pub target_error: Option<String>,
+    pub(crate) target_error: Option<String>,
     /// The request the running forward answers on; `None` when not running.
-    pub running: Option<u64>,
+    pub(crate) running: Option<u64>,
     /// The forwarder's last reported state; `None` before the first start.
-    pub state: Option<forward::State>,
+    pub(crate) state: Option<forward::State>,
     /// Where it started (`Ready`): the last notification not forwarded.
-    pub started_after: Option<Option<String>>,
+    pub(crate) started_after: Option<Option<String>>,
     /// The last catch-up's count.
-    pub caught_up: Option<usize>,
+    pub(crate) caught_up: Option<usize>,
     /// Why forwarding ended by itself.
-    pub message: Option<String>,
+    pub(crate) message: Option<String>,
     /// Forwards, oldest first.
-    pub rows: Vec<Row>,
+    pub(crate) rows: Vec<Row>,
     /// Selected row, counted from the newest.
-    pub cursor: usize,
+    pub(crate) cursor: usize,
     /// Which control has the keys.
-    pub focus: Focus,
+    pub(crate) focus: Focus,
     /// The answer open over the list (a row, counted from the newest).
-    pub open: Option<usize>,
+    pub(crate) open: Option<usize>,
     /// Whether the profile keeps a cursor and journal (a data directory).
-    pub kept: bool,
+    pub(crate) kept: bool,
 }
 
 impl Room {
     /// The row `i` counted from the newest.
-    pub fn newest(&self, i: usize) -> Option<&Row> {
+    pub(crate) fn newest(&self, i: usize) -> Option<&Row> {
         self.rows
             .len()
             .checked_sub(i + 1)
@@ -154,16 +154,16 @@ impl std::fmt::Debug for Room {
 
 /// Everything the forward room remembers.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct ForwardState {
+pub(crate) struct ForwardState {
     /// The open room.
-    pub room: Option<Box<Room>>,
+    pub(crate) room: Option<Box<Room>>,
     /// The last target started in this session, offered next time.
-    pub last_target: Option<String>,
+    pub(crate) last_target: Option<String>,
 }
 
 impl ForwardState {
     /// The open room, when it belongs to `profile`.
-    pub fn room_of(&self, profile: &str) -> Option<&Room> {
+    pub(crate) fn room_of(&self, profile: &str) -> Option<&Room> {
         self.room.as_deref().filter(|r| r.profile == profile)
     }
 }

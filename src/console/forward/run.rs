@@ -11,7 +11,7 @@ use crate::console::msg::{ApiReply, Msg, Pane};
 /// Runs forwarding for the room until aborted (a stop, a profile switch, quitting), sending
 /// every event back as a reply to `req_id`. It resumes from the profile's cursor for this
 /// target when one is saved, else starts with what comes from now on.
-pub async fn stream(
+pub(crate) async fn stream(
     client: Client,
     cmd: ForwardCmd,
     req_id: u64,

@@ -51,7 +51,7 @@ fn scope(state: &State) -> Option<(String, NotificationFilter)> {
 }
 
 /// Opens the room with the filter of where it was asked for.
-pub fn open(state: &mut State) -> Vec<Effect> {
+pub(crate) fn open(state: &mut State) -> Vec<Effect> {
     let Some((scope, filter)) = scope(state) else {
         state.toast(
             ToastKind::Info,

@@ -14,7 +14,7 @@ use crate::console::theme::Theme;
 use crate::text::line as safe;
 
 /// The keys the room offers where it is (the footer's declaration).
-pub fn key_hints(room: &Room) -> &'static [(&'static str, &'static str)] {
+pub(crate) fn key_hints(room: &Room) -> &'static [(&'static str, &'static str)] {
     match (room.open.is_some(), room.running.is_some(), room.focus) {
         (true, _, _) => &[("=", "compare"), ("Esc", "close answer")],
         (false, true, _) => &[
@@ -94,7 +94,7 @@ fn row_line(row: &Row, selected: bool, t: &Theme) -> Line<'static> {
 }
 
 /// Draws the room over `area` when it is open (for the active profile).
-pub fn render(state: &State, frame: &mut Frame, area: Rect) {
+pub(crate) fn render(state: &State, frame: &mut Frame, area: Rect) {
     let Some(room) = state.forward.room_of(&state.profile) else {
         return;
     };

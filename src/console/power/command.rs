@@ -8,15 +8,15 @@ pub(crate) const HISTORY_MAX: usize = 200;
 
 /// The command line while it is open.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct CommandLine {
+pub(crate) struct CommandLine {
     /// What was typed.
-    pub input: crate::console::input::TextInput,
+    pub(crate) input: crate::console::input::TextInput,
     /// Position in the history while browsing with ↑/↓ (0 = newest).
-    pub history_pos: Option<usize>,
+    pub(crate) history_pos: Option<usize>,
     /// Completion candidates of the last Tab, and which one is shown.
-    pub completion: Option<(Vec<String>, usize, String)>,
+    pub(crate) completion: Option<(Vec<String>, usize, String)>,
     /// Names of the loaded ids (id → name), shown beside id candidates.
-    pub names: std::collections::BTreeMap<String, String>,
+    pub(crate) names: std::collections::BTreeMap<String, String>,
 }
 
 /// A parsed command.
@@ -198,7 +198,7 @@ impl CommandLine {
     }
 
     /// The candidates as the footer lists them: an id with its name beside it.
-    pub fn candidates_line(&self) -> Option<String> {
+    pub(crate) fn candidates_line(&self) -> Option<String> {
         let (cands, _, _) = self.completion.as_ref().filter(|(c, _, _)| c.len() > 1)?;
         let shown: Vec<String> = cands
             .iter()

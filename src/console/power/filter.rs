@@ -10,16 +10,16 @@ use crate::resource::Ctx;
 
 /// One tab's filter.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Filter {
+pub(crate) struct Filter {
     /// The query; empty means no filter.
-    pub query: crate::console::input::TextInput,
+    pub(crate) query: crate::console::input::TextInput,
     /// Whether keys are typed into the query.
-    pub editing: bool,
+    pub(crate) editing: bool,
 }
 
 impl Filter {
     /// Whether rows are being filtered.
-    pub fn active(&self) -> bool {
+    pub(crate) fn active(&self) -> bool {
         !self.query.value().trim().is_empty()
     }
 }

@@ -13,7 +13,7 @@ pub(crate) mod view;
 
 use std::path::PathBuf;
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseEvent};
+use crossterm::event::MouseEvent;
 
 use self::command::CommandLine;
 use self::filter::Filter;
@@ -45,26 +45,26 @@ impl ConfirmMode {
 
 /// The power tools' part of the state.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct PowerState {
+pub(crate) struct PowerState {
     /// The open command line.
-    pub command: Option<CommandLine>,
+    pub(crate) command: Option<CommandLine>,
     /// Command history, oldest first (kept in the data dir between runs).
-    pub history: Vec<String>,
+    pub(crate) history: Vec<String>,
     /// Filter per tab, indexed by [`Tab::index`].
-    pub filters: [Filter; crate::console::tab::Tab::ALL.len()],
+    pub(crate) filters: [Filter; crate::console::tab::Tab::ALL.len()],
     /// Sort per tab.
-    pub sorts: [Sort; crate::console::tab::Tab::ALL.len()],
+    pub(crate) sorts: [Sort; crate::console::tab::Tab::ALL.len()],
     /// The open raw JSON view.
-    pub raw: Option<RawView>,
+    pub(crate) raw: Option<RawView>,
     /// Confirmation mode of the active profile.
-    pub confirm: ConfirmMode,
+    pub(crate) confirm: ConfirmMode,
     /// The profile being switched to, while it resolves.
-    pub switching: Option<String>,
+    pub(crate) switching: Option<String>,
 }
 
 /// What the app tells the power tools.
 #[derive(Debug, Clone)]
-pub enum PowerMsg {
+pub(crate) enum PowerMsg {
     /// A mouse event.
     Mouse(MouseEvent),
     /// The profile switch succeeded: a new client is in place.
@@ -96,7 +96,7 @@ pub struct ProfileInfo {
 /// What the power tools ask of the app. `Debug` is written by hand: a copy may carry a revealed
 /// secret, and debug output (logs, test failures) must never show it.
 #[derive(Clone, PartialEq)]
-pub enum PowerEffect {
+pub(crate) enum PowerEffect {
     /// Put text on the clipboard.
     Copy {
         /// The text.
@@ -154,7 +154,7 @@ mod effect_tests {
 #[derive(Clone)]
 pub struct ProfileSwitcher(
     #[allow(clippy::type_complexity)]
-    pub  std::sync::Arc<
+    pub(crate)  std::sync::Arc<
         dyn Fn(&str) -> Result<(crate::api::Client, ProfileInfo), String> + Send + Sync,
     >,
 );
@@ -191,18 +191,4 @@ pub struct PowerSetup {
     pub switcher: Option<ProfileSwitcher>,
     /// `NO_COLOR` is set.
     pub no_color: bool,
-}
-
-/// A typed character (no Ctrl/Alt held).
-pub fn typed(key: &KeyEvent) -> Option<char> {
-    match key.code {
-        KeyCode::Char(c)
-            if !key
-                .modifiers
-                .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT) =>
-        {
-            Some(c)
-        }
-        _ => None,
-    }
 }

@@ -6,7 +6,7 @@ use crate::console::state::{State, ToastKind};
 impl PowerSetup {
     /// Applies keys, theme, mouse, confirmation and history to a fresh state. Config mistakes
     /// leave the defaults in place and say why in a toast.
-    pub fn configure(&self, state: &mut State) {
+    pub(crate) fn configure(&self, state: &mut State) {
         let mut problems = Vec::new();
         if let Some(keys) = &self.keys {
             match crate::console::keymap::Keymap::from_config(keys) {

@@ -7,11 +7,11 @@ use crate::resource::{Ctx, SortKey};
 
 /// The sort of one tab's loaded rows; no column means server order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Sort {
+pub(crate) struct Sort {
     /// Index into the tab's sortable columns ([`list::sortable`]).
-    pub column: Option<usize>,
+    pub(crate) column: Option<usize>,
     /// Descending instead of ascending.
-    pub desc: bool,
+    pub(crate) desc: bool,
 }
 
 /// Sortable columns of a tab: (label, position among the list's columns).
@@ -35,7 +35,7 @@ impl Sort {
     }
 
     /// `sort event ↑ asc` for the list title, when a column is chosen.
-    pub fn label(&self, tab: Tab) -> Option<String> {
+    pub(crate) fn label(&self, tab: Tab) -> Option<String> {
         let (label, _) = keys(tab).into_iter().nth(self.column?)?;
         let arrow = if self.desc { "↓ desc" } else { "↑ asc" };
         Some(format!("sort {label} {arrow}"))
@@ -43,7 +43,7 @@ impl Sort {
 
     /// Sorts a view (positions into `rows`) in place by the chosen column's keys; stable: equal
     /// keys keep server order, and rows showing nothing stay last whichever the direction.
-    pub fn apply(&self, tab: Tab, rows: &[Record], ctx: &Ctx<'_>, view: &mut [usize]) {
+    pub(crate) fn apply(&self, tab: Tab, rows: &[Record], ctx: &Ctx<'_>, view: &mut [usize]) {
         let Some((_, col)) = self.column.and_then(|i| keys(tab).into_iter().nth(i)) else {
             return;
         };

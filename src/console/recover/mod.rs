@@ -5,8 +5,8 @@
 //! the model and the worker's part, `update` the keys and replies, `view` the drawing; the
 //! selection, planning, sending and journal are `crate::api`'s (`selection`, `recover`,
 //! `journal`), run on the worker.
-pub mod update;
-pub mod view;
+pub(crate) mod update;
+pub(crate) mod view;
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::PathBuf;
@@ -20,20 +20,20 @@ use crate::console::input::TextInput as Text;
 
 /// Rows marked on the Notifications list, by id: kept across pages, reloads and sorts.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Marks {
+pub(crate) struct Marks {
     /// The marked notifications.
-    pub ids: BTreeSet<String>,
+    pub(crate) ids: BTreeSet<String>,
     /// The row last toggled: where a range starts.
-    pub anchor: Option<String>,
+    pub(crate) anchor: Option<String>,
 }
 
 /// Asks a run to stop: no new delivery starts, those in flight finish and are journaled.
 #[derive(Debug, Clone, Default)]
-pub struct Stop(Arc<tokio::sync::Notify>);
+pub(crate) struct Stop(Arc<tokio::sync::Notify>);
 
 impl Stop {
     /// Stops the run (also when it has not started waiting yet: the permit is kept).
-    pub fn stop(&self) {
+    pub(crate) fn stop(&self) {
         self.0.notify_one();
     }
 
@@ -50,7 +50,7 @@ impl PartialEq for Stop {
 
 /// What the worker is asked to do for the room.
 #[derive(Clone, PartialEq)]
-pub enum RecoverCmd {
+pub(crate) enum RecoverCmd {
     /// Walk the selection and plan ([`recover::plan`]): nothing is sent.
     Plan {
         /// Which notifications.
@@ -89,7 +89,7 @@ impl std::fmt::Debug for RecoverCmd {
 
 /// What the worker answers (a run answers many times, all to the same request).
 #[derive(Clone, PartialEq)]
-pub enum RecoverReply {
+pub(crate) enum RecoverReply {
     /// The plan: the count first.
     Planned(Box<RecoverPlan>),
     /// One delivery sent, with its answer.
@@ -113,7 +113,7 @@ impl std::fmt::Debug for RecoverReply {
 }
 
 /// Runs a room command on the worker, handing every reply to `reply` as it comes.
-pub async fn execute(
+pub(crate) async fn execute(
     client: &Client,
     cmd: &RecoverCmd,
     mut reply: impl FnMut(Result<RecoverReply, Error>),
@@ -162,7 +162,7 @@ pub async fn execute(
 
 /// Which field of the form has the keys.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Field {
+pub(crate) enum Field {
     /// Created since (a duration ago or a time; empty: no start).
     Since,
     /// Statuses (comma separated; empty: any).
@@ -173,12 +173,12 @@ pub enum Field {
 
 impl Field {
     /// The fields in order.
-    pub const ALL: [Field; 3] = [Field::Since, Field::Statuses, Field::Target];
+    pub(crate) const ALL: [Field; 3] = [Field::Since, Field::Statuses, Field::Target];
 }
 
 /// Where the room is.
 #[derive(Clone, PartialEq)]
-pub enum Stage {
+pub(crate) enum Stage {
     /// The form.
     Editing,
     /// The selection is walked and planned on the worker.
@@ -203,39 +203,39 @@ pub enum Stage {
 
 /// The open room.
 #[derive(Clone, PartialEq)]
-pub struct Room {
+pub(crate) struct Room {
     /// The profile it was opened in.
-    pub profile: String,
+    pub(crate) profile: String,
     /// What the selection starts from, in words (`destination “ops” (cld_…)`, `3 marked`).
-    pub scope: String,
+    pub(crate) scope: String,
     /// The selection before the form's fields (destinations, callbacks, filters or marks).
-    pub base: Selection,
+    pub(crate) base: Selection,
     /// Created since.
-    pub since: Text,
+    pub(crate) since: Text,
     /// Statuses.
-    pub statuses: Text,
+    pub(crate) statuses: Text,
     /// Target URL.
-    pub target: Text,
+    pub(crate) target: Text,
     /// The focused field.
-    pub focus: Field,
+    pub(crate) focus: Field,
     /// Why the form or the last step did not work.
-    pub message: Option<String>,
+    pub(crate) message: Option<String>,
     /// Where the room is.
-    pub stage: Stage,
+    pub(crate) stage: Stage,
     /// The request awaited (a run's replies all carry it).
-    pub pending: Option<u64>,
+    pub(crate) pending: Option<u64>,
     /// The deliveries sent so far, in the order they completed.
-    pub deliveries: Vec<Delivery>,
+    pub(crate) deliveries: Vec<Delivery>,
     /// The attempt each planned notification replays (for the answer's title).
-    pub attempts: HashMap<String, i64>,
+    pub(crate) attempts: HashMap<String, i64>,
     /// Selected row of the results.
-    pub cursor: usize,
+    pub(crate) cursor: usize,
     /// The delivery whose answer is open.
-    pub open: Option<usize>,
+    pub(crate) open: Option<usize>,
     /// Lines scrolled in an open answer.
-    pub scroll: u16,
+    pub(crate) scroll: u16,
     /// The profile's journal.
-    pub journal: Option<PathBuf>,
+    pub(crate) journal: Option<PathBuf>,
 }
 
 // The room holds receivers' answers: Debug shows where it is only.
@@ -251,7 +251,7 @@ impl std::fmt::Debug for Room {
 
 impl Room {
     /// The text of a field.
-    pub fn field(&self, f: Field) -> &Text {
+    pub(crate) fn field(&self, f: Field) -> &Text {
         match f {
             Field::Since => &self.since,
             Field::Statuses => &self.statuses,
@@ -271,21 +271,21 @@ impl Room {
 
 /// The marks and the open room.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct RecoverState {
+pub(crate) struct RecoverState {
     /// Marked notifications.
-    pub marks: Marks,
+    pub(crate) marks: Marks,
     /// The open room.
-    pub room: Option<Box<Room>>,
+    pub(crate) room: Option<Box<Room>>,
 }
 
 impl RecoverState {
     /// The open room, when it belongs to `profile`.
-    pub fn room_of(&self, profile: &str) -> Option<&Room> {
+    pub(crate) fn room_of(&self, profile: &str) -> Option<&Room> {
         self.room.as_deref().filter(|r| r.profile == profile)
     }
 
     /// Requests of the room awaiting a reply (for the spinner).
-    pub fn in_flight(&self, profile: &str) -> usize {
+    pub(crate) fn in_flight(&self, profile: &str) -> usize {
         usize::from(self.room_of(profile).is_some_and(|r| r.pending.is_some()))
     }
 }

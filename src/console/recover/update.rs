@@ -19,9 +19,9 @@ use crate::console::state::{ErrorView, State, ToastKind};
 use crate::console::tab::Tab;
 
 /// The window a recover starts with when nothing is marked.
-pub const DEFAULT_SINCE: &str = "24h";
+pub(crate) const DEFAULT_SINCE: &str = "24h";
 /// The statuses it starts with when nothing is marked.
-pub const DEFAULT_STATUSES: &str = "failed";
+pub(crate) const DEFAULT_STATUSES: &str = "failed";
 
 /// Keys taken before every other layer while the room is open (every key).
 pub(crate) fn on_key(state: &mut State, key: &Input) -> Option<Vec<Effect>> {
@@ -175,7 +175,7 @@ fn notifications_scope(state: &State) -> (String, Selection, bool, Option<String
 }
 
 /// Opens the room on what is under the user's eye.
-pub fn open(state: &mut State) -> Vec<Effect> {
+pub(crate) fn open(state: &mut State) -> Vec<Effect> {
     let Some((scope, base, marked, status)) = scope(state) else {
         state.toast(
             ToastKind::Info,

@@ -37,7 +37,7 @@ pub(crate) fn marks<'a>(
 }
 
 /// Draws the room over `area` when it is open (for the active profile).
-pub fn render(state: &State, frame: &mut Frame, area: Rect) {
+pub(crate) fn render(state: &State, frame: &mut Frame, area: Rect) {
     let Some(room) = state.recover.room_of(&state.profile) else {
         return;
     };

@@ -10,11 +10,11 @@ use crate::api::replay::{self, HistoryEntry, ReplayHistory, ReplayPlan, ReplayRe
 use crate::api::{Client, Error};
 
 /// The target offered when this profile has replayed nothing yet.
-pub const DEFAULT_TARGET: &str = "http://localhost:3000/webhooks";
+pub(crate) const DEFAULT_TARGET: &str = "http://localhost:3000/webhooks";
 
 /// What the worker is asked to do for the room.
 #[derive(Clone, PartialEq)]
-pub enum ReplayCmd {
+pub(crate) enum ReplayCmd {
     /// Fetch the notification and plan a replay of it ([`replay::prepare`]).
     Prepare {
         /// `cbn_…`.
@@ -50,7 +50,7 @@ impl std::fmt::Debug for ReplayCmd {
 
 /// What the worker answers.
 #[derive(Clone, PartialEq)]
-pub enum ReplayReply {
+pub(crate) enum ReplayReply {
     /// The plan, ready for the preview.
     Planned(Box<ReplayPlan>),
     /// Why no plan could be made (nothing recorded, no single signing destination…).
@@ -72,7 +72,7 @@ impl std::fmt::Debug for ReplayReply {
 
 /// Runs a room command on the worker. A failed destination lookup is the API's error (shown with
 /// the server's message); any other reason not to replay is a [`ReplayReply::NotPlanned`].
-pub async fn execute(client: &Client, cmd: &ReplayCmd) -> Result<ReplayReply, Error> {
+pub(crate) async fn execute(client: &Client, cmd: &ReplayCmd) -> Result<ReplayReply, Error> {
     match cmd {
         ReplayCmd::Prepare {
             id,
@@ -99,11 +99,11 @@ pub async fn execute(client: &Client, cmd: &ReplayCmd) -> Result<ReplayReply, Er
 }
 
 /// The one-line editor of the target and the typed host (the console's one text input).
-pub use crate::console::input::TextInput as Text;
+pub(crate) use crate::console::input::TextInput as Text;
 
 /// Which control of the target form has the keys.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Focus {
+pub(crate) enum Focus {
     /// The target URL.
     Target,
     /// The unsigned toggle.
@@ -114,7 +114,7 @@ pub enum Focus {
 
 /// Where the room is.
 #[derive(Clone, PartialEq)]
-pub enum Stage {
+pub(crate) enum Stage {
     /// The target form.
     Editing,
     /// The plan is being made on the worker.
@@ -141,34 +141,34 @@ pub enum Stage {
 
 /// The open room.
 #[derive(Clone, PartialEq)]
-pub struct Room {
+pub(crate) struct Room {
     /// The profile it was opened in (a switch closes it).
-    pub profile: String,
+    pub(crate) profile: String,
     /// `cbn_…`.
-    pub notification_id: String,
+    pub(crate) notification_id: String,
     /// The attempt chosen (an open attempt's or the detail cursor's), else the latest with a
     /// recorded request. The API's index, from 0 (shown from 1).
-    pub attempt: Option<i64>,
+    pub(crate) attempt: Option<i64>,
     /// The target URL being typed.
-    pub target: Text,
+    pub(crate) target: Text,
     /// Send without a signature.
-    pub unsigned: bool,
+    pub(crate) unsigned: bool,
     /// The focused control of the form.
-    pub focus: Focus,
+    pub(crate) focus: Focus,
     /// The target's problem, shown beside it.
-    pub target_error: Option<String>,
+    pub(crate) target_error: Option<String>,
     /// Why the last preparation or send did not work (the server's or lookup's message).
-    pub message: Option<String>,
+    pub(crate) message: Option<String>,
     /// Where the room is.
-    pub stage: Stage,
+    pub(crate) stage: Stage,
     /// The request awaited.
-    pub pending: Option<u64>,
+    pub(crate) pending: Option<u64>,
     /// Lines scrolled in the preview or answer.
-    pub scroll: u16,
+    pub(crate) scroll: u16,
     /// Selected row of the history, newest first.
-    pub history_cursor: usize,
+    pub(crate) history_cursor: usize,
     /// The stage the history was entered from, to return to.
-    pub from_history: bool,
+    pub(crate) from_history: bool,
 }
 
 // The room holds recorded bodies and receivers' answers: Debug shows where it is only.
@@ -184,11 +184,11 @@ impl std::fmt::Debug for Room {
 
 /// Everything the replay room remembers.
 #[derive(Clone, PartialEq, Default)]
-pub struct ReplayState {
+pub(crate) struct ReplayState {
     /// Each profile's replays of this session, by profile name.
-    pub histories: BTreeMap<String, ReplayHistory>,
+    pub(crate) histories: BTreeMap<String, ReplayHistory>,
     /// The open room.
-    pub room: Option<Box<Room>>,
+    pub(crate) room: Option<Box<Room>>,
 }
 
 impl std::fmt::Debug for ReplayState {
@@ -202,17 +202,17 @@ impl std::fmt::Debug for ReplayState {
 
 impl ReplayState {
     /// The open room, when it belongs to `profile`.
-    pub fn room_of(&self, profile: &str) -> Option<&Room> {
+    pub(crate) fn room_of(&self, profile: &str) -> Option<&Room> {
         self.room.as_deref().filter(|r| r.profile == profile)
     }
 
     /// Requests of the room awaiting a reply (for the spinner).
-    pub fn in_flight(&self, profile: &str) -> usize {
+    pub(crate) fn in_flight(&self, profile: &str) -> usize {
         usize::from(self.room_of(profile).is_some_and(|r| r.pending.is_some()))
     }
 
     /// `profile`'s history, if it replayed anything.
-    pub fn history(&self, profile: &str) -> Option<&ReplayHistory> {
+    pub(crate) fn history(&self, profile: &str) -> Option<&ReplayHistory> {
         self.histories.get(profile)
     }
 }

@@ -17,7 +17,7 @@ pub(crate) fn row(state: &State, record: &Record, v: &ViewCtx) -> Vec<Line<'stat
 
 /// Calls `f` with what the console knows besides the items: relative times, names, deleted
 /// destinations, the glance, and the destinations a notification went to.
-pub fn with_ctx<R>(state: &State, f: impl FnOnce(&Ctx<'_>) -> R) -> R {
+pub(crate) fn with_ctx<R>(state: &State, f: impl FnOnce(&Ctx<'_>) -> R) -> R {
     let relative = |t: &DateTime<Utc>| state.clock.relative(t);
     let destinations =
         |n: &Notification| crate::console::deliveries::names::destinations_of(state, n);

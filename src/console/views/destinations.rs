@@ -19,11 +19,11 @@ pub(crate) fn detail(d: &Destination, ctx: &ViewCtx) -> Vec<Line<'static>> {
 #[derive(Debug, Default)]
 pub(crate) struct Extras<'a> {
     /// Names of callbacks by id.
-    pub names: Option<&'a crate::api::NameCache>,
+    pub(crate) names: Option<&'a crate::api::NameCache>,
     /// Known to be deleted.
-    pub deleted: bool,
+    pub(crate) deleted: bool,
     /// The signing secret revealed (in full), for this destination.
-    pub secret: Option<String>,
+    pub(crate) secret: Option<String>,
 }
 
 /// Detail lines with names, the deleted mark and a revealed secret.

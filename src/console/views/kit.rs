@@ -11,9 +11,9 @@ use crate::console::theme::Theme;
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct ViewCtx<'a> {
     /// Time source.
-    pub clock: &'a Clock,
+    pub(crate) clock: &'a Clock,
     /// Styles.
-    pub theme: &'a Theme,
+    pub(crate) theme: &'a Theme,
 }
 
 impl ViewCtx<'_> {
@@ -36,7 +36,7 @@ impl ViewCtx<'_> {
     }
 }
 
-pub use crate::resource::Tone;
+pub(crate) use crate::resource::Tone;
 
 /// `12 ms` or `10.0 s`.
 pub(crate) fn duration_ms(ms: i64) -> String {

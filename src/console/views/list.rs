@@ -13,11 +13,11 @@ use crate::resource::{
 
 /// One list column as the console draws it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ListColumn {
+pub(crate) struct ListColumn {
     /// Header text.
-    pub title: &'static str,
+    pub(crate) title: &'static str,
     /// Width rule (see [`crate::resource::allocate`]).
-    pub width: Width,
+    pub(crate) width: Width,
 }
 
 /// Calls `$f` with the description of `$tab` (each is of its own item type).
@@ -57,12 +57,12 @@ fn columns_of<T>(d: &Description<T>) -> Vec<ListColumn> {
 }
 
 /// The columns of a tab's list, in the description's order.
-pub fn columns(tab: Tab) -> Vec<ListColumn> {
+pub(crate) fn columns(tab: Tab) -> Vec<ListColumn> {
     with_description!(tab, columns_of)
 }
 
 /// The position of the column titled `title` in a tab's list.
-pub fn position(tab: Tab, title: &str) -> Option<usize> {
+pub(crate) fn position(tab: Tab, title: &str) -> Option<usize> {
     columns(tab).iter().position(|c| c.title == title)
 }
 
@@ -94,7 +94,7 @@ fn head(s: &str) -> &str {
 }
 
 /// The cells of one row, one per column, as the description shows them.
-pub fn cells(record: &Record, ctx: &Ctx<'_>, v: &ViewCtx) -> Vec<Line<'static>> {
+pub(crate) fn cells(record: &Record, ctx: &Ctx<'_>, v: &ViewCtx) -> Vec<Line<'static>> {
     with_item!(record, cells_of, ctx, v)
 }
 
@@ -104,7 +104,7 @@ fn filter_texts_of<T>(d: &Description<T>, item: &T, ctx: &Ctx<'_>) -> Vec<String
 
 /// The texts `/` matches in a row: what each column shows (and its extra text, such as the
 /// absolute date beside `3 min ago`).
-pub fn filter_texts(record: &Record, ctx: &Ctx<'_>) -> Vec<String> {
+pub(crate) fn filter_texts(record: &Record, ctx: &Ctx<'_>) -> Vec<String> {
     with_item!(record, filter_texts_of, ctx)
 }
 
@@ -113,7 +113,7 @@ fn sortable_of<T>(d: &Description<T>) -> Vec<usize> {
 }
 
 /// The positions of the sortable columns of a tab, in the order `s` cycles through them.
-pub fn sortable(tab: Tab) -> Vec<usize> {
+pub(crate) fn sortable(tab: Tab) -> Vec<usize> {
     with_description!(tab, sortable_of)
 }
 
@@ -125,7 +125,7 @@ fn sort_key_of<T>(d: &Description<T>, item: &T, col: usize, ctx: &Ctx<'_>) -> So
 }
 
 /// The key column `col` sorts a row by: taken from the value its cell shows.
-pub fn sort_key(record: &Record, col: usize, ctx: &Ctx<'_>) -> SortKey {
+pub(crate) fn sort_key(record: &Record, col: usize, ctx: &Ctx<'_>) -> SortKey {
     with_item!(record, sort_key_of, col, ctx)
 }
 
@@ -134,7 +134,7 @@ fn aliases_of<T>(d: &Description<T>) -> &'static [&'static str] {
 }
 
 /// The words `:` accepts for a tab's list (the first is what completion offers).
-pub fn aliases(tab: Tab) -> &'static [&'static str] {
+pub(crate) fn aliases(tab: Tab) -> &'static [&'static str] {
     with_description!(tab, aliases_of)
 }
 
@@ -143,7 +143,7 @@ fn owns_id_of<T>(d: &Description<T>, id: &str) -> bool {
 }
 
 /// The tab an id belongs to, by its resource's id prefix.
-pub fn tab_of_id(id: &str) -> Option<Tab> {
+pub(crate) fn tab_of_id(id: &str) -> Option<Tab> {
     Tab::ALL
         .into_iter()
         .find(|&t| with_description!(t, owns_id_of, id))

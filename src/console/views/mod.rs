@@ -1,10 +1,10 @@
 //! One module per resource: its columns, row cells and detail pane. Dispatch on the item kind.
 pub(crate) mod callbacks;
-pub mod context;
+pub(crate) mod context;
 pub(crate) mod destinations;
 pub(crate) mod imports;
 pub(crate) mod kit;
-pub mod list;
+pub(crate) mod list;
 pub(crate) mod notifications;
 pub(crate) mod teams;
 
@@ -13,7 +13,7 @@ use ratatui::text::Line;
 use super::record::{Item, Record};
 
 pub(crate) use kit::{Tone, ViewCtx, duration_ms};
-pub use list::{ListColumn, columns};
+pub(crate) use list::{ListColumn, columns};
 
 /// Every field of the item, for the detail pane, before the sanitizer (the pane sanitizes
 /// what it shows, once per record).

@@ -53,9 +53,9 @@ pub(crate) fn detail(n: &Notification, ctx: &ViewCtx) -> Vec<Line<'static>> {
 #[derive(Debug, Default)]
 pub(crate) struct Named {
     /// `name (id)` of the callback, or its id.
-    pub callback: Option<String>,
+    pub(crate) callback: Option<String>,
     /// The destinations it went to, by name (empty when unknown).
-    pub destinations: Vec<String>,
+    pub(crate) destinations: Vec<String>,
 }
 
 /// Detail lines: fields, ids read from the delivered body, and the attempts as a table with

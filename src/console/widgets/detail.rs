@@ -20,19 +20,19 @@ use crate::console::theme::Theme;
 #[derive(Debug)]
 pub(crate) struct DetailView<'a> {
     /// Block title.
-    pub title: String,
+    pub(crate) title: String,
     /// Body lines, server text not yet sanitized: the pane sanitizes them when it wraps them.
-    pub lines: Vec<Line<'static>>,
+    pub(crate) lines: Vec<Line<'static>>,
     /// Lines scrolled.
-    pub scroll: u16,
+    pub(crate) scroll: u16,
     /// Load state of the refresh.
-    pub load: &'a LoadState,
+    pub(crate) load: &'a LoadState,
     /// Whether the pane has the focus (it is open, not a preview).
-    pub focused: bool,
+    pub(crate) focused: bool,
     /// Animation frame for the spinner.
-    pub frame: u64,
+    pub(crate) frame: u64,
     /// Styles.
-    pub theme: &'a Theme,
+    pub(crate) theme: &'a Theme,
 }
 
 impl DetailView<'_> {

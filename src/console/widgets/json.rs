@@ -108,13 +108,13 @@ pub(crate) fn text_lines(body: &str, theme: &Theme) -> Vec<Line<'static>> {
 #[derive(Debug)]
 pub(crate) struct JsonView<'a> {
     /// Block title.
-    pub title: String,
+    pub(crate) title: String,
     /// The lines, usually from [`lines`] or [`text_lines`].
-    pub lines: Vec<Line<'static>>,
+    pub(crate) lines: Vec<Line<'static>>,
     /// Lines scrolled; clamped so that the last line can reach the bottom but not beyond.
-    pub scroll: u16,
+    pub(crate) scroll: u16,
     /// Styles.
-    pub theme: &'a Theme,
+    pub(crate) theme: &'a Theme,
 }
 
 impl JsonView<'_> {

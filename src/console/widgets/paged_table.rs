@@ -18,25 +18,25 @@ const MARK: u16 = 2;
 #[derive(Debug)]
 pub(crate) struct PagedTable<'a> {
     /// Block title (tab name and order).
-    pub title: String,
+    pub(crate) title: String,
     /// Plural noun for the empty message.
-    pub noun: &'static str,
+    pub(crate) noun: &'static str,
     /// The columns, from the resource's description.
-    pub columns: Vec<ListColumn>,
+    pub(crate) columns: Vec<ListColumn>,
     /// Cells of the rows from `first` on, one per column: only the rows that can show.
-    pub rows: Vec<Vec<Line<'static>>>,
+    pub(crate) rows: Vec<Vec<Line<'static>>>,
     /// Index in the page of the first row in `rows`.
-    pub first: usize,
+    pub(crate) first: usize,
     /// The pane's state.
-    pub list: &'a ListPane,
+    pub(crate) list: &'a ListPane,
     /// Whether the list has the keyboard focus.
-    pub focused: bool,
+    pub(crate) focused: bool,
     /// Animation frame for the spinner.
-    pub frame: u64,
+    pub(crate) frame: u64,
     /// Styles.
-    pub theme: &'a Theme,
+    pub(crate) theme: &'a Theme,
     /// A mark per row of `rows` (a leading `●` column) while the list has marks.
-    pub marks: Option<Vec<bool>>,
+    pub(crate) marks: Option<Vec<bool>>,
 }
 
 /// Lines for an error in a pane of `inner` size: the message and, when there is one, the hint,

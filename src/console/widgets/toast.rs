@@ -61,7 +61,7 @@ pub(crate) fn width(toasts: &[Toast], width: u16) -> u16 {
 
 /// Draws the toasts right-aligned in the one-line `area`, right of its first `used` columns (a
 /// prompt's text there stays; the toasts wait when they do not fit beside it).
-pub fn render(frame: &mut Frame, area: Rect, used: u16, toasts: &[Toast], theme: &Theme) {
+pub(crate) fn render(frame: &mut Frame, area: Rect, used: u16, toasts: &[Toast], theme: &Theme) {
     let room = if used > 0 {
         area.width.saturating_sub(used + 2)
     } else {

@@ -168,7 +168,7 @@ pub fn fixed_clock() -> Clock {
     }
 }
 
-pub use super::console::settle;
+pub use super::offline::settle;
 
 /// Pins times and durations of every loaded notification, so that screens are comparable.
 pub fn normalize(state: &mut State) {
@@ -217,7 +217,7 @@ pub fn normalize(state: &mut State) {
     }
 }
 
-pub use super::screen;
+pub(crate) use super::screen;
 
 /// Replaces each `secret` by a same-length placeholder, and blanks values after `date: ` and
 /// `metorial-signature: ` (they change with every run) up to the pane border.
