@@ -13,6 +13,9 @@ pub(crate) enum Hint {
     Action(Action, &'static str),
     /// Two actions sharing a word, shown by the first key of each: `j/k move`, `]/[ page`.
     Pair(Action, Action, &'static str),
+    /// Two actions a room gives a meaning of its own: the footer's word, then the help's
+    /// description (`n/N failed`: the next and previous failed delivery).
+    Means(Action, Action, &'static str, &'static str),
     /// A key a room reads itself (a dialog's `y`, a form's `Tab`).
     Key(&'static str, &'static str),
     /// The tab jumps, one key each.
@@ -26,8 +29,8 @@ impl Hint {
             Hint::Key(k, w) => Some((k.to_string(), w)),
             Hint::Action(a, _) if km.hide_writes && a.is_write() => None,
             Hint::Action(a, w) => Some((first_key(km, a)?, w)),
-            Hint::Pair(a, _, _) if km.hide_writes && a.is_write() => None,
-            Hint::Pair(a, b, w) => {
+            Hint::Pair(a, _, _) | Hint::Means(a, ..) if km.hide_writes && a.is_write() => None,
+            Hint::Pair(a, b, w) | Hint::Means(a, b, w, _) => {
                 let keys: Vec<String> = [a, b]
                     .into_iter()
                     .filter_map(|x| first_key(km, x))
@@ -48,7 +51,7 @@ impl Hint {
     pub(crate) fn actions(self) -> Vec<Action> {
         match self {
             Hint::Action(a, _) => vec![a],
-            Hint::Pair(a, b, _) => vec![a, b],
+            Hint::Pair(a, b, _) | Hint::Means(a, b, ..) => vec![a, b],
             Hint::Key(..) => Vec::new(),
             Hint::Tabs(_) => Tab::ALL.into_iter().map(Action::GoTab).collect(),
         }
@@ -69,10 +72,13 @@ impl Hint {
         };
         let word = match self {
             Hint::Key(_, w) | Hint::Action(_, w) | Hint::Pair(_, _, w) | Hint::Tabs(w) => w,
+            Hint::Means(.., d) => d,
         };
         let (keys, desc) = match self {
             Hint::Key(k, w) => (k.to_string(), w.to_string()),
-            Hint::Action(a, _) | Hint::Pair(a, ..) if hidden(a) => return None,
+            Hint::Action(a, _) | Hint::Pair(a, ..) | Hint::Means(a, ..) if hidden(a) => {
+                return None;
+            }
             // Used as the action says: the action's own description.
             Hint::Action(a, w) if w == a.hint() => (keys(&[a]), a.describe().to_string()),
             // A half rebound elsewhere (or unbound) is not described.

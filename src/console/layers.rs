@@ -336,7 +336,23 @@ impl Layer {
             }
             Layer::Overlay => deliveries::update::overlay_key(state, input).map(Step::from),
             Layer::Help if state.help => {
-                // The help overlay swallows keys; the usual ways out close it.
+                // The help overlay swallows keys; the usual ways out close it, the moves
+                // scroll it when it is taller than the screen.
+                let (w, h) = state.size;
+                let max = crate::console::widgets::help::max_scroll(
+                    ratatui::layout::Rect::new(0, 0, w, h),
+                    &Layer::help(state),
+                );
+                let at = state.help_scroll.min(max);
+                state.help_scroll = match input.action() {
+                    Some(Action::Down) => at.saturating_add(1).min(max),
+                    Some(Action::Up) => at.saturating_sub(1),
+                    Some(Action::NextPage) => at.saturating_add(10).min(max),
+                    Some(Action::PrevPage) => at.saturating_sub(10),
+                    Some(Action::First) => 0,
+                    Some(Action::Last) => max,
+                    _ => at,
+                };
                 match input.action() {
                     Some(Action::Help | Action::Back) => state.help = false,
                     Some(Action::Quit) => return Some(pane::quit(state).into()),

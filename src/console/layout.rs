@@ -20,6 +20,8 @@ const FOOTER: u16 = 1;
 pub(crate) struct Areas {
     /// Tabs, profile, in-flight indicator.
     pub(crate) header: Rect,
+    /// Between header and footer: the list and the detail, or a view over both.
+    pub(crate) body: Rect,
     /// The list, when shown.
     pub(crate) list: Option<Rect>,
     /// The detail pane, when shown.
@@ -36,6 +38,11 @@ pub(crate) fn too_small(size: (u16, u16)) -> bool {
 /// Whether the detail pane goes beside the list.
 pub(crate) fn is_wide(width: u16) -> bool {
     width >= WIDE
+}
+
+/// Where the lists, details and the views over them go: the screen between header and footer.
+pub(crate) fn body(screen: Rect) -> Rect {
+    areas(screen, false).body
 }
 
 /// Splits the screen. On wide terminals the detail pane is always beside the list (previewing the
@@ -58,6 +65,7 @@ pub(crate) fn areas(screen: Rect, detail_open: bool) -> Areas {
     };
     Areas {
         header,
+        body,
         list,
         detail,
         footer,

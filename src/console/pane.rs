@@ -517,9 +517,15 @@ pub(crate) fn keys(state: &State) -> Vec<super::footer::Hint> {
                 (list && notifications).then(|| one(14, a, "status"))
             }
             // The next / previous failed delivery, across pages.
-            Action::NextMatch => {
-                (list && notifications).then_some((24, Pair(a, Action::PrevMatch, "failed")))
-            }
+            Action::NextMatch => (list && notifications).then_some((
+                24,
+                Hint::Means(
+                    a,
+                    Action::PrevMatch,
+                    "failed",
+                    "next / previous failed delivery, across pages",
+                ),
+            )),
             Action::Back => detail.then(|| one(20, a, "back")),
             Action::Down if detail => Some((21, Pair(a, Action::Up, "scroll"))),
             Action::Down => Some((20, Pair(a, Action::Up, "move"))),

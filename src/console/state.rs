@@ -240,6 +240,8 @@ pub(crate) struct State {
     pub(crate) nav: Vec<NavFrame>,
     /// Whether the help overlay is open.
     pub(crate) help: bool,
+    /// Lines the help overlay is scrolled when it is taller than the screen.
+    pub(crate) help_scroll: u16,
     /// Toasts, oldest first.
     pub(crate) toasts: Vec<Toast>,
     /// Terminal size (columns, rows).
@@ -308,6 +310,7 @@ impl State {
             tabs,
             nav: Vec::new(),
             help: false,
+            help_scroll: 0,
             toasts: Vec::new(),
             size: (80, 24),
             profile: profile.into(),

@@ -121,7 +121,13 @@ pub(crate) fn render(state: &State, frame: &mut Frame) {
     }
     if state.help {
         let groups = super::layers::Layer::help(state);
-        help::render(frame, screen, &groups, &state.settings.theme);
+        help::render(
+            frame,
+            screen,
+            &groups,
+            state.help_scroll,
+            &state.settings.theme,
+        );
     }
 }
 

@@ -165,6 +165,7 @@ pub(crate) fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
         Action::Quit => pane::quit(state),
         Action::Help => {
             state.help = !state.help;
+            state.help_scroll = 0;
             Vec::new()
         }
         Action::Back if power::update::filter_active(state) => power::update::clear_filter(state),

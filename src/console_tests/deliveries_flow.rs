@@ -105,6 +105,13 @@ async fn destination_to_notifications_to_attempt_and_back() {
         !s.contains(RECEIVER_KEY) && !s.contains("abc123"),
         "masked:\n{s}"
     );
+    // The response headers are at the end of the view.
+    ch(&mut app, 'G').await;
+    let s = screen(&app);
+    assert!(
+        !s.contains(RECEIVER_KEY) && !s.contains("abc123"),
+        "masked:\n{s}"
+    );
     assert!(s.contains("x-api-key: ••••••••"), "{s}");
     insta::assert_snapshot!("console_deliveries_attempt_masked", redact(&s, &vol));
 
@@ -118,7 +125,12 @@ async fn destination_to_notifications_to_attempt_and_back() {
     ch(&mut app, 'R').await;
     ch(&mut app, 'y').await;
     let s = screen(&app);
-    assert!(s.contains(RECEIVER_KEY) && s.contains("REVEALED"), "{s}");
+    assert!(s.contains(RECEIVER_KEY), "{s}");
+    ch(&mut app, 'g').await;
+    let top = screen(&app);
+    assert!(top.contains("REVEALED"), "{top}");
+    ch(&mut app, 'G').await;
+    let s = screen(&app);
     insta::assert_snapshot!("console_deliveries_attempt_revealed", redact(&s, &vol));
 
     // Esc closes the attempt (its reveal goes with it), the detail, then returns to the

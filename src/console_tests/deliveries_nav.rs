@@ -262,6 +262,55 @@ fn attempt_cursor_stays_on_screen_in_a_long_history() {
     );
 }
 
+/// The "a–b of n" at the bottom of a scrolled view.
+fn view_range(s: &str) -> Option<(usize, usize)> {
+    let tail = s.rsplit(" of ").next()?;
+    let n: usize = tail.split_whitespace().next()?.parse().ok()?;
+    let head = s.rsplit_once(" of ")?.0;
+    let b: usize = head.rsplit('–').next()?.parse().ok()?;
+    Some((b, n))
+}
+
+#[test]
+fn an_attempt_wraps_long_headers_whole_and_scrolls_back_at_once() {
+    let signature = "i=api.metorial.com,t=1761320810,v1=3d1449264e18040508d40792ef899533193ff65375a11fce84ee13a65fd8450f";
+    assert!(
+        crate::common::fixture("notification.json").contains(signature),
+        "the fixture's signature"
+    );
+    let mut app = started_app(80, 24);
+    answer_all(&mut app);
+    app.apply(ch('5'));
+    answer_all(&mut app);
+    app.apply(key(KeyCode::Enter));
+    answer_all(&mut app);
+    app.apply(key(KeyCode::Enter));
+    let s = screen(&app);
+    // The header's rows, inside the border, joined: the value is there whole.
+    let rows: Vec<&str> = s
+        .lines()
+        .map(|l| l.trim_matches('"').trim_matches('│').trim())
+        .collect();
+    let at = rows
+        .iter()
+        .position(|r| r.starts_with("metorial-signature: "))
+        .unwrap_or_else(|| panic!("the signature header:\n{s}"));
+    let joined: String = rows[at..]
+        .iter()
+        .take(3)
+        .map(|r| r.trim_start_matches("metorial-signature: "))
+        .collect();
+    assert!(joined.starts_with(signature), "{joined}\n{s}");
+    // The first row is filled, not left with the label alone.
+    assert!(rows[at].starts_with("metorial-signature: i=api"), "{s}");
+    // `G` then `k`: one line up at once.
+    app.apply(ch('G'));
+    let (b, n) = view_range(&screen(&app)).expect("the view scrolls at 80×24");
+    assert_eq!(b, n);
+    app.apply(ch('k'));
+    assert_eq!(view_range(&screen(&app)), Some((n - 1, n)));
+}
+
 /// The order of the notifications list's first request, with this `[console]` table.
 fn notifications_order(console: &str) -> (switchboard::api::Order, Vec<String>) {
     use switchboard::console::power::PowerSetup;

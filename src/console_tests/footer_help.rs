@@ -48,6 +48,80 @@ fn help_fits_80x24_with_nothing_cut() {
     insta::assert_snapshot!("help_80x24", s);
 }
 
+/// The bottom line's "a–b of n", when the help scrolls.
+fn help_range(s: &str) -> Option<(usize, usize, usize)> {
+    let tail = s.split("j/k scroll · ").nth(1)?;
+    let (range, rest) = tail.split_once(" of ")?;
+    let (a, b) = range.split_once('–')?;
+    let n = rest.split_whitespace().next()?;
+    Some((a.parse().ok()?, b.parse().ok()?, n.parse().ok()?))
+}
+
+#[test]
+fn help_taller_than_the_screen_scrolls_with_nothing_cut() {
+    // The Notifications list offers the most keys: at 80×24 they do not fit in any columns.
+    let mut app = app_on(Tab::Notifications, 80, 24);
+    app.apply(ch('?'));
+    let first = screen(&app);
+    let (a, b, n) = help_range(&first).unwrap_or_else(|| panic!("scrolls:\n{first}"));
+    assert_eq!((a, b), (1, 22), "{first}");
+    // Every screenful from the top to the bottom, as words.
+    let mut seen = first.clone();
+    let mut at_end = b == n;
+    let mut guard = 0;
+    while !at_end {
+        app.apply(ch('j'));
+        let s = screen(&app);
+        let (_, b, _) = help_range(&s).expect("still scrolls");
+        at_end = b == n;
+        seen.push_str(&s);
+        guard += 1;
+        assert!(guard <= n, "j reaches the end");
+    }
+    let flat: String = seen
+        .lines()
+        .map(|l| l.trim_matches('"'))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let words: Vec<&str> = flat.split([' ', '│']).filter(|w| !w.is_empty()).collect();
+    let rows: Vec<(String, String)> = switchboard::console::layers::Layer::help(&app.state)
+        .into_iter()
+        .flat_map(|(_, rows)| rows)
+        .collect();
+    for (keys, desc) in &rows {
+        assert!(flat.contains(keys.as_str()), "keys {keys} shown:\n{seen}");
+        for w in desc.split(' ') {
+            assert!(words.contains(&w), "“{w}” of “{desc}” shown whole:\n{seen}");
+        }
+    }
+    // n/N says what it does here, and s and S are told apart.
+    let said = |k: &str| {
+        rows.iter()
+            .find(|(keys, _)| keys == k)
+            .map(|(_, d)| d.as_str())
+    };
+    assert_eq!(
+        said("n/N"),
+        Some("next / previous failed delivery, across pages")
+    );
+    assert_eq!(said("s"), Some("sort by the next column"));
+    assert_eq!(said("S"), Some("flip the sort direction"));
+    // At the end, one `k` moves one line up at once; `g` goes back to the top.
+    app.apply(ch('G'));
+    let (_, b, n) = help_range(&screen(&app)).expect("scrolls");
+    assert_eq!(b, n);
+    app.apply(ch('k'));
+    let (_, b2, _) = help_range(&screen(&app)).expect("scrolls");
+    assert_eq!(b2, n - 1);
+    app.apply(ch('g'));
+    assert_eq!(help_range(&screen(&app)).map(|r| r.0), Some(1));
+    // Closed and opened again, it starts at the top.
+    app.apply(ch('G'));
+    app.apply(ch('?'));
+    app.apply(ch('?'));
+    assert_eq!(help_range(&screen(&app)).map(|r| r.0), Some(1));
+}
+
 #[test]
 fn footer_follows_tab_pane_and_selection() {
     let mut app = app_on(Tab::Teams, 120, 40);

@@ -55,9 +55,16 @@ pub fn wrap_line<S: Clone>(
             }
             end += 1;
         }
-        // Break after a space when the line goes on and the space is not at the very start.
+        // Break after a space when the line goes on and the space is not at the very start,
+        // unless the word after it is too long for a row of its own anyway (a signature, a
+        // token): then the row is filled rather than left with its label alone.
+        let next_room = width - hang;
         let cut = match last_space {
-            Some(s) if end < chars.len() && s > start => s + 1,
+            Some(s)
+                if end < chars.len() && s > start && !longer_than(&chars[s + 1..], next_room) =>
+            {
+                s + 1
+            }
             _ => end,
         };
         // Something must be taken each time: a character wider than the room goes alone.
@@ -83,6 +90,21 @@ pub fn wrap_line<S: Clone>(
         start = cut;
     }
     rows
+}
+
+/// Whether the word at the start of `chars` is wider than `room` (looks no further than that).
+fn longer_than(chars: &[(usize, char, usize)], room: usize) -> bool {
+    let mut used = 0;
+    for &(_, c, w) in chars {
+        if c == ' ' {
+            return false;
+        }
+        used += w;
+        if used > room {
+            return true;
+        }
+    }
+    false
 }
 
 /// Lines wrapped for one record at one width, kept until either changes.
@@ -126,6 +148,23 @@ mod tests {
         rows.iter()
             .map(|r| r.iter().map(|(_, t)| t.as_str()).collect())
             .collect()
+    }
+
+    #[test]
+    fn a_word_too_long_for_any_row_fills_the_row_it_starts_on() {
+        let sig = "v1=0123456789abcdef0123456789";
+        let rows = wrap_line(&[(1, "  signature: "), (2, sig)], 24, 13, &0);
+        assert_eq!(
+            text(&rows),
+            [
+                "  signature: v1=01234567",
+                "             89abcdef012",
+                "             3456789",
+            ]
+        );
+        // A word that fits a row of its own still moves to the next row whole.
+        let rows = wrap_line(&[(1, "  signature: "), (2, "v1=01")], 16, 11, &0);
+        assert_eq!(text(&rows), ["  signature: ", "           v1=01"]);
     }
 
     #[test]

@@ -164,6 +164,16 @@ fn unsanitised_lines(state: &State, v: &AttemptView, ctx: &ViewCtx) -> Vec<Line<
     out
 }
 
+/// The furthest the attempt view scrolls on this screen: 0 when it fits.
+pub(crate) fn max_scroll(state: &State, v: &AttemptView) -> u16 {
+    let ctx = ViewCtx {
+        clock: &state.clock,
+        theme: &state.settings.theme,
+    };
+    let screen = Rect::new(0, 0, state.size.0, state.size.1);
+    JsonView::max_scroll(&lines(state, v, &ctx), crate::console::layout::body(screen))
+}
+
 /// Draws the attempt view over `area`.
 pub(crate) fn render(state: &State, v: &AttemptView, frame: &mut Frame, area: Rect) {
     let ctx = ViewCtx {

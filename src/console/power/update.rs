@@ -276,6 +276,7 @@ pub(crate) fn run_command(state: &mut State, line: &str) -> Step {
         Command::Quit => return Step::then(effects, Action::Quit),
         Command::Help => {
             state.help = true;
+            state.help_scroll = 0;
             Vec::new()
         }
         Command::Goto(id) => goto(state, &id),

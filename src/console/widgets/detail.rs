@@ -100,13 +100,7 @@ impl DetailView<'_> {
             .iter()
             .skip(first)
             .take(usize::from(body.height))
-            .map(|r| {
-                Line::from(
-                    r.iter()
-                        .map(|(style, text)| Span::styled(text.clone(), *style))
-                        .collect::<Vec<_>>(),
-                )
-            })
+            .map(row_line)
             .collect();
         frame.render_widget(Paragraph::new(shown), body);
     }
@@ -122,7 +116,7 @@ thread_local! {
 
 /// A fingerprint of the lines (text and styles) as built, before the sanitizer: a changed
 /// record, name, cursor or revealed secret changes it.
-fn fingerprint(lines: &[Line<'_>]) -> u64 {
+pub(crate) fn fingerprint(lines: &[Line<'_>]) -> u64 {
     let mut h = std::collections::hash_map::DefaultHasher::new();
     for l in lines {
         l.style.hash(&mut h);
@@ -153,17 +147,32 @@ pub(crate) fn wrapped(lines: &[Line<'static>], width: usize) -> Arc<Vec<Row<Styl
     WRAPPED.with(|c| {
         c.borrow_mut().get(key, width, || {
             // Server text reaches the screen through the one sanitizer, on a miss only.
-            crate::text::tui::safe_lines(lines.to_vec())
-                .iter()
-                .flat_map(|l| {
-                    let pieces: Vec<(Style, &str)> = l
-                        .spans
-                        .iter()
-                        .map(|s| (l.style.patch(s.style), s.content.as_ref()))
-                        .collect();
-                    wrap_line(&pieces, width, hang(l), &Style::default())
-                })
-                .collect()
+            wrap_rows(&crate::text::tui::safe_lines(lines.to_vec()), width)
         })
     })
+}
+
+/// Lines wrapped to `width`, each continuation under its label or indent. They are drawn as
+/// they are: the caller has sanitized them.
+pub(crate) fn wrap_rows(lines: &[Line<'_>], width: usize) -> Vec<Row<Style>> {
+    lines
+        .iter()
+        .flat_map(|l| {
+            let pieces: Vec<(Style, &str)> = l
+                .spans
+                .iter()
+                .map(|s| (l.style.patch(s.style), s.content.as_ref()))
+                .collect();
+            wrap_line(&pieces, width, hang(l), &Style::default())
+        })
+        .collect()
+}
+
+/// A wrapped row as a line to draw.
+pub(crate) fn row_line(r: &Row<Style>) -> Line<'static> {
+    Line::from(
+        r.iter()
+            .map(|(style, text)| Span::styled(text.clone(), *style))
+            .collect::<Vec<_>>(),
+    )
 }

@@ -1,6 +1,7 @@
 //! The help overlay, drawn from what the room under it declares (`layers::Layer::help`): a
 //! title over each group of keys. Nothing is ever cut: descriptions wrap under themselves, and
-//! rows flow into side-by-side columns (as few as fit the height).
+//! rows flow into side-by-side columns (as few as fit the height). When even the most columns
+//! do not fit, the columns scroll together (`j`/`k`, and the bottom line says where).
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -122,8 +123,53 @@ fn choose(rows: &[Row], key_w: usize, width: usize, height: usize) -> Option<Fit
     None
 }
 
-/// Draws the help box for `groups` centred in `area`.
-pub(crate) fn render(frame: &mut Frame, area: Rect, groups: &[HelpGroup], theme: &Theme) {
+/// When no layout fits the height: the most columns whose descriptions stay readable, each as
+/// tall as it must be to hold its rows whole (the box then scrolls).
+fn taller(rows: &[Row], key_w: usize, width: usize) -> Fit {
+    let desc_max = rows
+        .iter()
+        .filter(|r| !r.title)
+        .map(|r| r.desc.chars().count())
+        .max()
+        .unwrap_or(0);
+    let desc_w_for = |columns: usize| {
+        let col_w = width.saturating_sub(GAP * (columns - 1)) / columns;
+        col_w
+            .saturating_sub(key_w + GAP)
+            .min(desc_max.max(1))
+            .max(1)
+    };
+    let columns = (1..=MAX_COLUMNS)
+        .rev()
+        .find(|c| desc_w_for(*c) >= MIN_DESC.min(desc_max))
+        .unwrap_or(1);
+    let desc_w = desc_w_for(columns);
+    let heights: Vec<usize> = rows.iter().map(|r| r.height(key_w, desc_w)).collect();
+    let total: usize = heights.iter().sum();
+    let mut per_column = total
+        .div_ceil(columns)
+        .max(heights.iter().copied().max().unwrap_or(1));
+    while split(&heights, columns, per_column).is_none() {
+        per_column += 1;
+    }
+    Fit {
+        columns,
+        desc_w,
+        per_column,
+    }
+}
+
+/// Where the help goes: its rows, the key column's width, the layout, the columns' runs of
+/// rows and the box.
+struct Placed {
+    rows: Vec<Row>,
+    key_w: usize,
+    fit: Fit,
+    runs: Vec<std::ops::Range<usize>>,
+    r: Rect,
+}
+
+fn place(area: Rect, groups: &[HelpGroup]) -> Placed {
     let mut rows = Vec::new();
     for (title, keys) in groups {
         rows.push(Row {
@@ -144,13 +190,8 @@ pub(crate) fn render(frame: &mut Frame, area: Rect, groups: &[HelpGroup], theme:
         .unwrap_or(0);
     let inner_w = usize::from(area.width.saturating_sub(2));
     let inner_h = usize::from(area.height.saturating_sub(2));
-    // Too small for everything whole: the most columns, cut at the bottom (the console needs
-    // 80×24, where everything fits).
-    let fit = choose(&rows, key_w, inner_w, inner_h).unwrap_or(Fit {
-        columns: MAX_COLUMNS,
-        desc_w: inner_w.saturating_sub(GAP * (MAX_COLUMNS - 1)) / MAX_COLUMNS,
-        per_column: inner_h,
-    });
+    let fit =
+        choose(&rows, key_w, inner_w, inner_h).unwrap_or_else(|| taller(&rows, key_w, inner_w));
     let heights: Vec<usize> = rows.iter().map(|r| r.height(key_w, fit.desc_w)).collect();
     let runs = split(&heights, fit.columns, fit.per_column)
         .unwrap_or_else(|| std::iter::once(0..rows.len()).collect());
@@ -163,9 +204,55 @@ pub(crate) fn render(frame: &mut Frame, area: Rect, groups: &[HelpGroup], theme:
         u16::try_from(box_w).unwrap_or(u16::MAX),
         u16::try_from(box_h).unwrap_or(u16::MAX),
     );
+    Placed {
+        rows,
+        key_w,
+        fit,
+        runs,
+        r,
+    }
+}
+
+/// The furthest the help for `groups` scrolls in `area`: 0 when it fits.
+pub(crate) fn max_scroll(area: Rect, groups: &[HelpGroup]) -> u16 {
+    let p = place(area, groups);
+    let shown_h = usize::from(p.r.height.saturating_sub(2));
+    u16::try_from(p.fit.per_column.saturating_sub(shown_h)).unwrap_or(u16::MAX)
+}
+
+/// Draws the help box for `groups` centred in `area`, its columns scrolled by `scroll` lines
+/// when they are taller than the screen.
+pub(crate) fn render(
+    frame: &mut Frame,
+    area: Rect,
+    groups: &[HelpGroup],
+    scroll: u16,
+    theme: &Theme,
+) {
+    let Placed {
+        rows,
+        key_w,
+        fit,
+        runs,
+        r,
+    } = place(area, groups);
+    let col_w = key_w + GAP + fit.desc_w;
+    // Scrolled no further than the last line reaching the bottom.
+    let shown_h = usize::from(r.height.saturating_sub(2));
+    let first = usize::from(scroll).min(fit.per_column.saturating_sub(shown_h));
+    let where_ = if fit.per_column > shown_h {
+        format!(
+            " j/k scroll · {}–{} of {} · ? or Esc to close ",
+            first + 1,
+            first + shown_h,
+            fit.per_column
+        )
+    } else {
+        " ? or Esc to close ".to_string()
+    };
     let block = Block::bordered()
         .title(Line::from(Span::styled(" Keys ", theme.accent)))
-        .title_bottom(Line::from(Span::styled(" ? or Esc to close ", theme.muted)));
+        .title_bottom(Line::from(Span::styled(where_, theme.muted)));
     let inner = block.inner(r);
     frame.render_widget(Clear, r);
     frame.render_widget(block, r);
@@ -194,7 +281,10 @@ pub(crate) fn render(frame: &mut Frame, area: Rect, groups: &[HelpGroup], theme:
             inner.height,
         )
         .intersection(inner);
-        frame.render_widget(Paragraph::new(lines), slot);
+        frame.render_widget(
+            Paragraph::new(lines).scroll((u16::try_from(first).unwrap_or(u16::MAX), 0)),
+            slot,
+        );
     }
 }
 

@@ -1,5 +1,8 @@
-//! Pretty, coloured JSON as lines, and a scrollable block that shows them (shared by the attempt
-//! view and the raw JSON view).
+//! Pretty, coloured JSON as lines, and a scrollable block that shows them wrapped (the attempt
+//! view, the replay and recover rooms): a long header or value wraps under itself, never cut.
+use std::cell::RefCell;
+use std::sync::Arc;
+
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
@@ -7,9 +10,40 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph};
 use serde_json::Value;
 
+use super::detail::{fingerprint, row_line, wrap_rows};
 use crate::console::theme::Theme;
+use crate::resource::wrap::Row;
 
 const INDENT: usize = 2;
+
+/// Wrapped views kept: a room shows up to three at once, each redrawn far more often than
+/// it changes.
+const KEPT: usize = 4;
+
+/// A view's rows, by the fingerprint of its lines and the width.
+type Kept = (u64, usize, Arc<Vec<Row<Style>>>);
+
+thread_local! {
+    /// The last views' rows, outside `State` (a view never changes the state).
+    static WRAPPED: RefCell<Vec<Kept>> = const { RefCell::new(Vec::new()) };
+}
+
+/// `lines` wrapped to `width`, from the cache when these very lines were wrapped at it.
+fn wrapped(lines: &[Line<'static>], width: usize) -> Arc<Vec<Row<Style>>> {
+    let key = fingerprint(lines);
+    WRAPPED.with(|c| {
+        let mut c = c.borrow_mut();
+        if let Some((_, _, rows)) = c.iter().find(|(k, w, _)| *k == key && *w == width) {
+            return Arc::clone(rows);
+        }
+        let rows = Arc::new(wrap_rows(lines, width));
+        if c.len() == KEPT {
+            c.remove(0);
+        }
+        c.push((key, width, Arc::clone(&rows)));
+        rows
+    })
+}
 
 /// Accumulates lines while walking a value.
 struct Printer<'t> {
@@ -118,11 +152,13 @@ pub(crate) struct JsonView<'a> {
 }
 
 impl JsonView<'_> {
-    /// The largest useful scroll for a body area of `height` lines.
-    pub(crate) fn max_scroll(total: usize, height: u16) -> u16 {
+    /// The furthest `lines` scroll in a view drawn over `area`: 0 when they fit.
+    pub(crate) fn max_scroll(lines: &[Line<'static>], area: Rect) -> u16 {
+        let inner = Block::bordered().inner(area);
+        let total = wrapped(lines, usize::from(inner.width)).len();
         u16::try_from(total)
             .unwrap_or(u16::MAX)
-            .saturating_sub(height)
+            .saturating_sub(inner.height)
     }
 
     /// Draws the view into `area`.
@@ -132,16 +168,14 @@ impl JsonView<'_> {
             self.theme.accent,
         )));
         let inner = block.inner(area);
-        let total = self.lines.len();
-        let scroll = self.scroll.min(Self::max_scroll(total, inner.height));
-        let block = if total > usize::from(inner.height) {
+        let rows = wrapped(&self.lines, usize::from(inner.width));
+        let total = rows.len();
+        let height = usize::from(inner.height);
+        let first = usize::from(self.scroll).min(total.saturating_sub(height));
+        let block = if total > height {
             block.title_bottom(
                 Line::from(Span::styled(
-                    format!(
-                        " {}–{} of {total} ",
-                        scroll + 1,
-                        (usize::from(scroll) + usize::from(inner.height)).min(total)
-                    ),
+                    format!(" {}–{} of {total} ", first + 1, (first + height).min(total)),
                     self.theme.muted,
                 ))
                 .right_aligned(),
@@ -150,7 +184,9 @@ impl JsonView<'_> {
             block
         };
         frame.render_widget(block, area);
-        frame.render_widget(Paragraph::new(self.lines).scroll((scroll, 0)), inner);
+        let shown: Vec<Line<'static>> =
+            rows.iter().skip(first).take(height).map(row_line).collect();
+        frame.render_widget(Paragraph::new(shown), inner);
     }
 }
 

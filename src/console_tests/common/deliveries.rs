@@ -220,7 +220,8 @@ pub fn normalize(state: &mut State) {
 pub(crate) use super::screen;
 
 /// Replaces each `secret` by a same-length placeholder, and blanks values after `date: ` and
-/// `metorial-signature: ` (they change with every run) up to the pane border.
+/// `metorial-signature: ` (they change with every run) up to the pane border, and the rows a
+/// signature wraps onto.
 pub fn redact(text: &str, volatile: &[String]) -> String {
     let mut s = text.to_string();
     // Chips show ids cut to 12 characters and `…`.
@@ -238,9 +239,23 @@ pub fn redact(text: &str, volatile: &[String]) -> String {
             .collect();
         s = s.replace(v.as_str(), &placeholder);
     }
+    // A signature wraps under its label: its continuation rows are blanked too.
+    let mut in_signature = false;
     s.lines()
         .map(|line| {
             let mut line = line.to_string();
+            let inner = line.trim_matches('"').trim_matches('│');
+            let continues = in_signature
+                && inner.starts_with("  ")
+                && !inner.trim().is_empty()
+                && inner.trim().chars().all(|c| c.is_ascii_hexdigit());
+            if continues {
+                line = line
+                    .chars()
+                    .map(|c| if c.is_ascii_hexdigit() { '*' } else { c })
+                    .collect();
+            }
+            in_signature = continues;
             for label in ["date: ", "metorial-signature: ", "Date: "] {
                 if let Some(i) = line.find(label) {
                     let start = i + label.len();
@@ -248,6 +263,7 @@ pub fn redact(text: &str, volatile: &[String]) -> String {
                     let end = rest.find(['│', '"']).unwrap_or(rest.len());
                     let blank = "*".repeat(rest[..end].chars().count());
                     line = format!("{}{}{}", &line[..start], blank, &rest[end..]);
+                    in_signature |= label == "metorial-signature: ";
                 }
             }
             line
