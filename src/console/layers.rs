@@ -14,9 +14,7 @@ use super::power;
 use super::recover;
 use super::replay;
 use super::state::State;
-
-/// A group of the help overlay: its title and rows (keys, description).
-pub(crate) type HelpGroup = (String, Vec<(String, String)>);
+use super::widgets::help::HelpGroup;
 
 /// The layers of the screen, outermost first. A key, turned into an [`Input`] once, is offered
 /// down this one list: the first open layer that takes it handles it; a modal layer takes every
@@ -343,16 +341,11 @@ impl Layer {
                     ratatui::layout::Rect::new(0, 0, w, h),
                     &Layer::help(state),
                 );
-                let at = state.help_scroll.min(max);
-                state.help_scroll = match input.action() {
-                    Some(Action::Down) => at.saturating_add(1).min(max),
-                    Some(Action::Up) => at.saturating_sub(1),
-                    Some(Action::NextPage) => at.saturating_add(10).min(max),
-                    Some(Action::PrevPage) => at.saturating_sub(10),
-                    Some(Action::First) => 0,
-                    Some(Action::Last) => max,
-                    _ => at,
-                };
+                if let Some(a) = input.action()
+                    && let Some(at) = crate::console::widgets::scrolled(state.help_scroll, a, max)
+                {
+                    state.help_scroll = at;
+                }
                 match input.action() {
                     Some(Action::Help | Action::Back) => state.help = false,
                     Some(Action::Quit) => return Some(pane::quit(state).into()),

@@ -111,16 +111,13 @@ pub(crate) fn move_cursor(state: &mut State, f: impl Fn(usize, usize) -> usize) 
     Vec::new()
 }
 
-/// Scrolls the open detail (Down, Up, First, Last).
-pub(crate) fn scroll_detail(state: &mut State, action: Action) {
-    if let Some(d) = state.current_mut().detail.as_mut() {
-        d.scroll = match action {
-            Action::Down => d.scroll.saturating_add(1),
-            Action::Up => d.scroll.saturating_sub(1),
-            Action::First => 0,
-            // The renderer clamps to the content; a large number means "the end".
-            _ => u16::MAX / 2,
-        };
+/// Scrolls the open detail (Down, Up, First, Last) within `max`, the furthest its content
+/// scrolls on this screen.
+pub(crate) fn scroll_detail(state: &mut State, action: Action, max: u16) {
+    if let Some(d) = state.current_mut().detail.as_mut()
+        && let Some(at) = super::widgets::scrolled(d.scroll, action, max)
+    {
+        d.scroll = at;
     }
 }
 

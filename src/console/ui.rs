@@ -134,28 +134,11 @@ pub(crate) fn render(state: &State, frame: &mut Frame) {
 fn render_detail(state: &State, ctx: &ViewCtx, frame: &mut Frame, area: Rect) {
     let ts = state.current();
     let idle = super::state::LoadState::Idle;
-    let (record, load, scroll, focused) = match &ts.detail {
-        Some(d) => (d.record.as_ref(), &d.load, d.scroll, true),
-        None => (ts.list.selected(), &idle, 0, false),
+    let (load, scroll, focused) = match &ts.detail {
+        Some(d) => (&d.load, d.scroll, true),
+        None => (&idle, 0, false),
     };
-    let (title, lines) = match record {
-        Some(r) => {
-            // Not sanitized here: the pane sanitizes (and wraps) lines it has not seen, so a
-            // key on a long record does not sanitize it again.
-            let mut lines = super::deliveries::view::unsanitised_detail(state, r, ctx);
-            if let super::record::Item::Team(t) = &r.item {
-                lines.extend(team_members(state, &t.id, ctx));
-            }
-            (views::title(r), lines)
-        }
-        None => (
-            "Detail".to_string(),
-            vec![Line::from(Span::styled(
-                "nothing selected",
-                state.settings.theme.muted,
-            ))],
-        ),
-    };
+    let (title, lines) = super::detail::title_and_lines(state, ctx);
     DetailView {
         title,
         lines,
@@ -166,21 +149,6 @@ fn render_detail(state: &State, ctx: &ViewCtx, frame: &mut Frame, area: Rect) {
         theme: &state.settings.theme,
     }
     .render(frame, area);
-}
-
-/// A team's members for its detail, from the members loaded in the background (server text,
-/// sanitized by the pane).
-fn team_members(state: &State, team_id: &str, ctx: &ViewCtx) -> Vec<Line<'static>> {
-    use super::views::teams::{MembersNow, member_lines};
-    let members = super::members::of_team(state, team_id);
-    let now = match (&members, &state.members.error) {
-        (Some(m), _) => MembersNow::Loaded(m),
-        (None, Some(e)) => MembersNow::Failed(e),
-        (None, None) if state.members.pending.is_some() => MembersNow::Loading,
-        // Not asked yet (a preview of the selected row): Enter opens the detail and asks.
-        (None, None) => return Vec::new(),
-    };
-    member_lines(now, ctx)
 }
 
 fn render_header(state: &State, frame: &mut Frame, area: Rect) {

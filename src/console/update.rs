@@ -174,7 +174,8 @@ pub(crate) fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
         Action::NextTab => pane::switch_tab(state, tab.next()),
         Action::PrevTab => pane::switch_tab(state, tab.prev()),
         Action::Down | Action::Up | Action::First | Action::Last if detail_open => {
-            pane::scroll_detail(state, action);
+            let max = super::detail::max_scroll(state);
+            pane::scroll_detail(state, action, max);
             Vec::new()
         }
         Action::Down => pane::move_cursor(state, |c, _| c.saturating_add(1)),

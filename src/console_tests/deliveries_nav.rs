@@ -311,6 +311,28 @@ fn an_attempt_wraps_long_headers_whole_and_scrolls_back_at_once() {
     assert_eq!(view_range(&screen(&app)), Some((n - 1, n)));
 }
 
+#[test]
+fn a_detail_scrolls_back_from_its_end_at_once() {
+    let mut app = started_app(80, 14);
+    answer_all(&mut app);
+    app.apply(ch('2'));
+    answer_all(&mut app);
+    app.apply(key(KeyCode::Enter));
+    answer_all(&mut app);
+    app.apply(ch('G'));
+    let s = screen(&app);
+    let (b, n) = view_range(&s).unwrap_or_else(|| panic!("the detail scrolls at 80×14:\n{s}"));
+    assert_eq!(b, n, "{s}");
+    app.apply(ch('k'));
+    assert_eq!(view_range(&screen(&app)), Some((n - 1, n)));
+    // Past the end, `j` stays at the end and one `k` still moves.
+    app.apply(ch('j'));
+    app.apply(ch('j'));
+    app.apply(ch('j'));
+    app.apply(ch('k'));
+    assert_eq!(view_range(&screen(&app)), Some((n - 1, n)));
+}
+
 /// The order of the notifications list's first request, with this `[console]` table.
 fn notifications_order(console: &str) -> (switchboard::api::Order, Vec<String>) {
     use switchboard::console::power::PowerSetup;

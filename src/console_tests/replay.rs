@@ -125,6 +125,18 @@ async fn preview_send_and_answer_replayed_locally() {
     .chain(volatile_of_body(&recorded_body))
     .collect();
     insta::assert_snapshot!("replay_preview_100x30", redact(&screen(&app), &volatile));
+    // The preview scrolls within what it holds: `G` reaches its end, one `k` moves at once.
+    let range = |s: &str| -> Option<(usize, usize)> {
+        let (head, tail) = s.rsplit_once(" of ")?;
+        let n = tail.split_whitespace().next()?.parse().ok()?;
+        Some((head.rsplit('–').next()?.parse().ok()?, n))
+    };
+    app.apply(ch('G'));
+    let (b, n) = range(&screen(&app)).expect("the preview scrolls at 100×30");
+    assert_eq!(b, n);
+    app.apply(ch('k'));
+    assert_eq!(range(&screen(&app)), Some((n - 1, n)));
+    app.apply(ch('g'));
 
     // Enter sends on the worker; the receiver gets the body byte for byte, freshly signed.
     app.apply(key(KeyCode::Enter));

@@ -103,6 +103,7 @@ fn session_replays(state: &State, id: &str, left: &Answer) -> Vec<Answer> {
 }
 
 fn overlay_key(state: &mut State, input: &Input) -> Vec<Effect> {
+    let max = super::view::max_scroll(state);
     let Some(o) = state.compare.overlay.as_mut() else {
         return Vec::new();
     };
@@ -113,8 +114,16 @@ fn overlay_key(state: &mut State, input: &Input) -> Vec<Effect> {
         }
         Some(Action::Back | Action::Compare) => state.compare.overlay = None,
         Some(Action::Quit) => return crate::console::pane::quit(state),
-        Some(Action::Down) if o.shown.is_some() => o.scroll = o.scroll.saturating_add(1),
-        Some(Action::Up) if o.shown.is_some() => o.scroll = o.scroll.saturating_sub(1),
+        Some(
+            a @ (Action::Down
+            | Action::Up
+            | Action::First
+            | Action::Last
+            | Action::NextPage
+            | Action::PrevPage),
+        ) if o.shown.is_some() => {
+            o.scroll = crate::console::widgets::scrolled(o.scroll, a, max).unwrap_or(o.scroll);
+        }
         Some(Action::Down) => {
             o.cursor = (o.cursor + 1).min(o.candidates.len().saturating_sub(1));
         }

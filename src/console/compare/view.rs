@@ -154,6 +154,21 @@ fn comparison_lines(c: &Comparison, width: usize, t: &Theme) -> Vec<Line<'static
     out
 }
 
+/// The furthest the comparison shown scrolls on this screen: 0 when it fits or none is shown.
+pub(crate) fn max_scroll(state: &State) -> u16 {
+    let Some(c) = state
+        .compare
+        .overlay_of(&state.profile)
+        .and_then(|o| o.shown.as_deref())
+    else {
+        return 0;
+    };
+    let screen = Rect::new(0, 0, state.size.0, state.size.1);
+    let inner = Block::bordered().inner(crate::console::layout::body(screen));
+    let total = comparison_lines(c, usize::from(inner.width), &state.settings.theme).len();
+    u16::try_from(total.saturating_sub(usize::from(inner.height))).unwrap_or(u16::MAX)
+}
+
 /// Draws the overlay over `area` when it is open (for the active profile).
 pub(crate) fn render(state: &State, frame: &mut Frame, area: Rect) {
     let Some(o) = state.compare.overlay_of(&state.profile) else {

@@ -140,15 +140,16 @@ pub(crate) fn overlay_key(state: &mut State, key: &Input) -> Option<Vec<Effect>>
     // Scrolled within what the view holds on this screen, so `k` after `G` moves at once.
     let max = super::attempt::max_scroll(state, state.deliveries.attempt.as_ref()?);
     let v = state.deliveries.attempt.as_mut()?;
-    let at = v.scroll.min(max);
     match key.action() {
         Some(Action::Back) => state.deliveries.attempt = None,
-        Some(Action::Down) => v.scroll = at.saturating_add(1).min(max),
-        Some(Action::Up) => v.scroll = at.saturating_sub(1),
-        Some(Action::First) => v.scroll = 0,
-        Some(Action::Last) => v.scroll = max,
-        Some(Action::NextPage) => v.scroll = at.saturating_add(10).min(max),
-        Some(Action::PrevPage) => v.scroll = at.saturating_sub(10),
+        Some(
+            a @ (Action::Down
+            | Action::Up
+            | Action::First
+            | Action::Last
+            | Action::NextPage
+            | Action::PrevPage),
+        ) => v.scroll = crate::console::widgets::scrolled(v.scroll, a, max).unwrap_or(v.scroll),
         Some(Action::Quit | Action::Help | Action::Deliver(_) | Action::Replay) => return None,
         // Nothing else acts behind the attempt view.
         _ => {}

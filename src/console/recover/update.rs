@@ -289,6 +289,7 @@ fn request(state: &mut State, cmd: RecoverCmd) -> Vec<Effect> {
 }
 
 fn room_key(state: &mut State, key: &Input) -> Vec<Effect> {
+    let max = super::view::max_scroll(state);
     let Some(room) = state.recover.room.as_mut() else {
         return Vec::new();
     };
@@ -323,7 +324,7 @@ fn room_key(state: &mut State, key: &Input) -> Vec<Effect> {
                 stop.stop();
                 *stopping = true;
             } else {
-                results_key(room, key);
+                results_key(room, key, max);
             }
             Vec::new()
         }
@@ -331,15 +332,16 @@ fn room_key(state: &mut State, key: &Input) -> Vec<Effect> {
             if key.code == KeyCode::Esc && room.open.is_none() {
                 state.recover.room = None;
             } else {
-                results_key(room, key);
+                results_key(room, key, max);
             }
             Vec::new()
         }
     }
 }
 
-/// The results list: move, `Enter` opens a delivery's answer, `Esc` closes it; scrolls it.
-fn results_key(room: &mut Room, key: &Input) {
+/// The results list: move, `Enter` opens a delivery's answer, `Esc` closes it; scrolls it
+/// within `max`, the furthest the open answer scrolls on this screen.
+fn results_key(room: &mut Room, key: &Input, max: u16) {
     let n = room.deliveries.len();
     match (room.open, key.code, key.action()) {
         (Some(_), KeyCode::Esc, _) => {
@@ -347,14 +349,9 @@ fn results_key(room: &mut Room, key: &Input) {
             room.scroll = 0;
         }
         (Some(_), _, Some(a)) => {
-            room.scroll = match a {
-                Action::Down => room.scroll.saturating_add(1),
-                Action::Up => room.scroll.saturating_sub(1),
-                Action::NextPage => room.scroll.saturating_add(10),
-                Action::PrevPage => room.scroll.saturating_sub(10),
-                Action::First => 0,
-                _ => room.scroll,
-            };
+            if let Some(at) = crate::console::widgets::scrolled(room.scroll, a, max) {
+                room.scroll = at;
+            }
         }
         (None, KeyCode::Enter, _) if room.cursor < n => room.open = Some(room.cursor),
         (None, _, Some(Action::Down)) => room.cursor = (room.cursor + 1).min(n.saturating_sub(1)),

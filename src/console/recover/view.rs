@@ -36,13 +36,9 @@ pub(crate) fn marks<'a>(
     (!ids.is_empty()).then(|| rows.map(|r| ids.contains(r.id())).collect())
 }
 
-/// Draws the room over `area` when it is open (for the active profile).
-pub(crate) fn render(state: &State, frame: &mut Frame, area: Rect) {
-    let Some(room) = state.recover.room_of(&state.profile) else {
-        return;
-    };
-    let t = &state.settings.theme;
-    frame.render_widget(Clear, area);
+/// The room's parts over `area`: its border, the lines above (form, count, progress) and what
+/// the results (or an answer) take of the rest.
+fn parts(room: &Room, area: Rect, t: &Theme) -> (Block<'static>, Vec<Line<'static>>, [Rect; 2]) {
     let block = Block::bordered()
         .border_style(t.accent)
         .title(Line::from(Span::styled(
@@ -53,9 +49,9 @@ pub(crate) fn render(state: &State, frame: &mut Frame, area: Rect) {
             t.accent,
         )));
     let inner = block.inner(area);
-    frame.render_widget(block, area);
     let lines = top_lines(room, t);
-    // The results (or an answer) take what the lines above leave.
+    // The results (or an answer) take what the lines above leave; the room's keys are the
+    // footer's.
     let results =
         room.open.is_some() || matches!(room.stage, Stage::Running { .. } | Stage::Done(_));
     let (top_c, main_c) = if results {
@@ -66,28 +62,64 @@ pub(crate) fn render(state: &State, frame: &mut Frame, area: Rect) {
     } else {
         (Constraint::Fill(1), Constraint::Length(0))
     };
-    let [top, main, keys] = Layout::vertical([top_c, main_c, Constraint::Length(1)]).areas(inner);
+    let parts = Layout::vertical([top_c, main_c]).areas(inner);
+    (block, lines, parts)
+}
+
+/// The open delivery's answer: title and lines.
+fn answer(state: &State, room: &Room) -> Option<(String, Vec<Line<'static>>)> {
+    let i = room.open?;
+    let d = room.deliveries.get(i)?;
+    let entry = HistoryEntry {
+        notification_id: d.notification.clone(),
+        attempt_index: room.attempts.get(&d.notification).copied().unwrap_or(0),
+        target: d.target.clone(),
+        result: d.result.clone(),
+    };
+    Some((
+        format!(
+            "RECOVERED FROM THIS MACHINE · {} · not a recorded attempt",
+            safe(&d.notification)
+        ),
+        crate::text::tui::safe_lines(crate::console::replay::view::answer_lines(
+            state,
+            &entry,
+            &state.settings.theme,
+        )),
+    ))
+}
+
+/// The furthest the open answer scrolls on this screen: 0 when it fits or none is open.
+pub(crate) fn max_scroll(state: &State) -> u16 {
+    let Some(room) = state.recover.room_of(&state.profile) else {
+        return 0;
+    };
+    let screen = Rect::new(0, 0, state.size.0, state.size.1);
+    let (_, _, [_, main]) = parts(
+        room,
+        crate::console::layout::body(screen),
+        &state.settings.theme,
+    );
+    answer(state, room).map_or(0, |(_, lines)| JsonView::max_scroll(&lines, main))
+}
+
+/// Draws the room over `area` when it is open (for the active profile).
+pub(crate) fn render(state: &State, frame: &mut Frame, area: Rect) {
+    let Some(room) = state.recover.room_of(&state.profile) else {
+        return;
+    };
+    let t = &state.settings.theme;
+    frame.render_widget(Clear, area);
+    let (block, lines, [top, main]) = parts(room, area, t);
+    frame.render_widget(block, area);
     frame.render_widget(
         Paragraph::new(crate::text::tui::safe_lines(lines)).wrap(Wrap { trim: false }),
         top,
     );
-    if let Some(i) = room.open
-        && let Some(d) = room.deliveries.get(i)
-    {
-        let entry = HistoryEntry {
-            notification_id: d.notification.clone(),
-            attempt_index: room.attempts.get(&d.notification).copied().unwrap_or(0),
-            target: d.target.clone(),
-            result: d.result.clone(),
-        };
+    if let Some((title, lines)) = answer(state, room) {
         JsonView {
-            title: format!(
-                "RECOVERED FROM THIS MACHINE · {} · not a recorded attempt",
-                safe(&d.notification)
-            ),
-            lines: crate::text::tui::safe_lines(crate::console::replay::view::answer_lines(
-                state, &entry, t,
-            )),
+            title,
+            lines,
             scroll: room.scroll,
             theme: t,
         }
@@ -96,7 +128,6 @@ pub(crate) fn render(state: &State, frame: &mut Frame, area: Rect) {
         let lines = result_lines(room, usize::from(main.height), t);
         frame.render_widget(Paragraph::new(crate::text::tui::safe_lines(lines)), main);
     }
-    frame.render_widget(Paragraph::new(key_line(room, t)), keys);
 }
 
 fn label(text: &str, t: &Theme) -> Span<'static> {
@@ -303,13 +334,4 @@ pub(crate) fn key_hints(room: &Room) -> &'static [(&'static str, &'static str)] 
         Stage::Running { .. } => &[("↑/↓", "choose"), ("Enter", "answer"), ("Esc", "stop")],
         Stage::Done(_) => &[("↑/↓", "choose"), ("Enter", "answer"), ("Esc", "close")],
     }
-}
-
-fn key_line(room: &Room, t: &Theme) -> Line<'static> {
-    let mut spans = Vec::new();
-    for (k, word) in key_hints(room) {
-        spans.push(Span::styled(format!(" {k}"), t.key));
-        spans.push(Span::styled(format!(" {word} "), t.muted));
-    }
-    Line::from(spans)
 }

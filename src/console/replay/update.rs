@@ -229,7 +229,7 @@ fn room_key(state: &mut State, key: &Input) -> Vec<Effect> {
                 (KeyCode::Char('h'), _) => {
                     room.focus = Focus::History;
                 }
-                (_, Some(a)) => scroll(&mut room.scroll, a),
+                (_, Some(a)) => scroll(state, a),
                 _ => {}
             }
             Vec::new()
@@ -240,28 +240,22 @@ fn room_key(state: &mut State, key: &Input) -> Vec<Effect> {
 /// The wheel scrolls the preview or answer; clicks do nothing (nothing behind the room moves).
 pub(crate) fn on_mouse(state: &mut State, ev: crossterm::event::MouseEvent) {
     use crossterm::event::MouseEventKind;
-    let Some(room) = state.replay.room.as_mut() else {
-        return;
-    };
     let action = match ev.kind {
         MouseEventKind::ScrollDown => Action::Down,
         MouseEventKind::ScrollUp => Action::Up,
         _ => return,
     };
-    scroll(&mut room.scroll, action);
+    scroll(state, action);
 }
 
-/// Scrolls the preview or answer by a navigation action.
-fn scroll(s: &mut u16, action: Action) {
-    *s = match action {
-        Action::Down => s.saturating_add(1),
-        Action::Up => s.saturating_sub(1),
-        Action::NextPage => s.saturating_add(10),
-        Action::PrevPage => s.saturating_sub(10),
-        Action::First => 0,
-        Action::Last => u16::MAX / 2,
-        _ => *s,
-    };
+/// Scrolls the preview or answer by a navigation action, within what it holds on this screen.
+fn scroll(state: &mut State, action: Action) {
+    let max = super::view::max_scroll(state);
+    if let Some(room) = state.replay.room.as_mut()
+        && let Some(at) = crate::console::widgets::scrolled(room.scroll, action, max)
+    {
+        room.scroll = at;
+    }
 }
 
 fn editing_key(state: &mut State, key: &Input) -> Vec<Effect> {
@@ -376,7 +370,7 @@ fn preview_key(state: &mut State, key: &Input) -> Vec<Effect> {
         }
         _ => {
             if let Some(a) = action {
-                scroll(&mut room.scroll, a);
+                scroll(state, a);
             }
             Vec::new()
         }

@@ -21,13 +21,9 @@ const LABEL: usize = 10;
 /// History rows shown at most.
 const HISTORY_ROWS: usize = 6;
 
-/// Draws the room over `area` when it is open (for the active profile).
-pub(crate) fn render(state: &State, frame: &mut Frame, area: Rect) {
-    let Some(room) = state.replay.room_of(&state.profile) else {
-        return;
-    };
+/// The room's parts over `area`: its border, the form, the preview or answer, the history.
+fn parts(state: &State, room: &Room, area: Rect) -> (Block<'static>, [Rect; 3]) {
     let t = &state.settings.theme;
-    frame.render_widget(Clear, area);
     let attempt = room.attempt.map_or_else(
         || "latest recorded attempt".into(),
         |i| format!("attempt #{}", i.saturating_add(1)),
@@ -39,27 +35,77 @@ pub(crate) fn render(state: &State, frame: &mut Frame, area: Rect) {
             t.accent,
         )));
     let inner = block.inner(area);
+    let entries = state
+        .replay
+        .history(&state.profile)
+        .map_or(0, |h| h.newest_first().count());
+    let history_h = if entries == 0 {
+        0
+    } else {
+        u16::try_from(entries.min(HISTORY_ROWS) + 1).unwrap_or(0)
+    };
+    // The room's keys are the footer's.
+    let parts = Layout::vertical([
+        Constraint::Length(form_height(room, inner.width)),
+        Constraint::Fill(1),
+        Constraint::Length(history_h),
+    ])
+    .areas(inner);
+    (block, parts)
+}
+
+/// What the room's main part shows past the form: the preview or the answer (title, lines).
+fn shown(state: &State, room: &Room) -> Option<(String, Vec<Line<'static>>)> {
+    let t = &state.settings.theme;
+    match &room.stage {
+        Stage::Editing | Stage::Preparing => None,
+        Stage::Preview { plan, headers } | Stage::Confirm { plan, headers, .. } => Some((
+            "Preview · nothing sent yet".into(),
+            preview_lines(plan, headers, t),
+        )),
+        Stage::Sending(plan) => Some((
+            "Sending…".into(),
+            preview_lines(plan, &masked_headers(&plan.headers), t),
+        )),
+        Stage::Answer(e) => Some((
+            format!(
+                "REPLAYED LOCALLY · {} attempt #{} · not a recorded attempt",
+                safe(&e.notification_id),
+                e.attempt_index.saturating_add(1)
+            ),
+            answer_lines(state, e, t),
+        )),
+    }
+    .map(|(title, lines)| (title, crate::text::tui::safe_lines(lines)))
+}
+
+/// The furthest the preview or answer scrolls on this screen: 0 when it fits.
+pub(crate) fn max_scroll(state: &State) -> u16 {
+    let Some(room) = state.replay.room_of(&state.profile) else {
+        return 0;
+    };
+    let screen = Rect::new(0, 0, state.size.0, state.size.1);
+    let (_, [_, main, _]) = parts(state, room, crate::console::layout::body(screen));
+    shown(state, room).map_or(0, |(_, lines)| JsonView::max_scroll(&lines, main))
+}
+
+/// Draws the room over `area` when it is open (for the active profile).
+pub(crate) fn render(state: &State, frame: &mut Frame, area: Rect) {
+    let Some(room) = state.replay.room_of(&state.profile) else {
+        return;
+    };
+    let t = &state.settings.theme;
+    frame.render_widget(Clear, area);
+    let (block, [form, main, history]) = parts(state, room, area);
     frame.render_widget(block, area);
     let entries: Vec<&HistoryEntry> = state
         .replay
         .history(&state.profile)
         .map(|h| h.newest_first().collect())
         .unwrap_or_default();
-    let history_h = if entries.is_empty() {
-        0
-    } else {
-        u16::try_from(entries.len().min(HISTORY_ROWS) + 1).unwrap_or(0)
-    };
-    let [form, main, history, keys] = Layout::vertical([
-        Constraint::Length(form_height(room, inner.width)),
-        Constraint::Fill(1),
-        Constraint::Length(history_h),
-        Constraint::Length(1),
-    ])
-    .areas(inner);
     render_form(state, room, frame, form);
-    match &room.stage {
-        Stage::Editing | Stage::Preparing => {
+    match shown(state, room) {
+        None => {
             let text = [
                 "Enter fetches the notification and the signing secret of the destination that \
                  delivered it, then shows what will be sent: the recorded body byte for byte, the \
@@ -73,41 +119,15 @@ pub(crate) fn render(state: &State, frame: &mut Frame, area: Rect) {
                 .collect();
             frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), main);
         }
-        Stage::Preview { plan, headers } | Stage::Confirm { plan, headers, .. } => {
-            JsonView {
-                title: "Preview · nothing sent yet".into(),
-                lines: crate::text::tui::safe_lines(preview_lines(plan, headers, t)),
-                scroll: room.scroll,
-                theme: t,
-            }
-            .render(frame, main);
+        Some((title, lines)) => JsonView {
+            title,
+            lines,
+            scroll: room.scroll,
+            theme: t,
         }
-        Stage::Sending(plan) => {
-            let headers = masked_headers(&plan.headers);
-            JsonView {
-                title: "Sending…".into(),
-                lines: crate::text::tui::safe_lines(preview_lines(plan, &headers, t)),
-                scroll: room.scroll,
-                theme: t,
-            }
-            .render(frame, main);
-        }
-        Stage::Answer(e) => {
-            JsonView {
-                title: format!(
-                    "REPLAYED LOCALLY · {} attempt #{} · not a recorded attempt",
-                    safe(&e.notification_id),
-                    e.attempt_index.saturating_add(1)
-                ),
-                lines: crate::text::tui::safe_lines(answer_lines(state, e, t)),
-                scroll: room.scroll,
-                theme: t,
-            }
-            .render(frame, main);
-        }
+        .render(frame, main),
     }
     render_history(state, room, &entries, frame, history);
-    frame.render_widget(Paragraph::new(key_line(room, t)), keys);
 }
 
 /// The room's title, shortened to fit the border: the notification, then the attempt, then
@@ -475,15 +495,6 @@ pub(crate) fn key_hints(room: &Room) -> &'static [(&'static str, &'static str)] 
         (Stage::Sending(_), _) => &[("Esc", "stop waiting")],
         (Stage::Answer(_), _) => &[("↑/↓", "scroll"), ("h", "history"), ("Esc", "back")],
     }
-}
-
-fn key_line(room: &Room, t: &Theme) -> Line<'static> {
-    let mut spans = Vec::new();
-    for (k, word) in key_hints(room) {
-        spans.push(Span::styled(format!(" {k}"), t.key));
-        spans.push(Span::styled(format!(" {word} "), t.muted));
-    }
-    Line::from(spans)
 }
 
 #[cfg(test)]

@@ -2,14 +2,16 @@
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use std::cell::RefCell;
-use std::hash::{Hash, Hasher};
+
 use std::sync::Arc;
 
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Wrap};
 
-use crate::resource::wrap::{Row, WrapCache, wrap_line};
+use crate::resource::wrap::{Row, WrapCache};
+
+use super::wrapped::{fingerprint, row_line, wrap_rows};
 
 use super::paged_table::error_lines;
 use super::spinner;
@@ -36,6 +38,24 @@ pub(crate) struct DetailView<'a> {
 }
 
 impl DetailView<'_> {
+    /// The furthest `lines` scroll in a pane drawn over `area` with this load state (an error
+    /// takes rows from the body): 0 when they fit.
+    pub(crate) fn max_scroll(
+        lines: &[Line<'static>],
+        load: &LoadState,
+        area: Rect,
+        theme: &Theme,
+    ) -> u16 {
+        let inner = Block::bordered().inner(area);
+        let rows = wrapped(lines, usize::from(inner.width)).len();
+        let errors = match load {
+            LoadState::Error(e) => error_lines(e, theme, inner).len(),
+            _ => 0,
+        };
+        let body = usize::from(inner.height).saturating_sub(errors);
+        u16::try_from(rows.saturating_sub(body)).unwrap_or(u16::MAX)
+    }
+
     /// Draws the pane into `area`.
     pub(crate) fn render(self, frame: &mut Frame, area: Rect) {
         let t = self.theme;
@@ -114,32 +134,6 @@ thread_local! {
     static WRAPPED: RefCell<WrapCache<Style>> = RefCell::new(WrapCache::new());
 }
 
-/// A fingerprint of the lines (text and styles) as built, before the sanitizer: a changed
-/// record, name, cursor or revealed secret changes it.
-pub(crate) fn fingerprint(lines: &[Line<'_>]) -> u64 {
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    for l in lines {
-        l.style.hash(&mut h);
-        for s in &l.spans {
-            s.style.hash(&mut h);
-            s.content.hash(&mut h);
-        }
-        0xffu8.hash(&mut h);
-    }
-    h.finish()
-}
-
-/// Where a line's continuation rows start: under the value of a `Label   value` field (the
-/// first span is the label, padded) or under an indented line's text.
-fn hang(l: &Line<'_>) -> usize {
-    match l.spans.as_slice() {
-        [first, _, ..] if first.content.ends_with(' ') && first.content.chars().count() <= 24 => {
-            first.content.chars().count()
-        }
-        _ => 0,
-    }
-}
-
 /// The lines sanitized and wrapped to `width`, each long value under its label, from the cache
 /// when the lines and the width are the ones of the last call.
 pub(crate) fn wrapped(lines: &[Line<'static>], width: usize) -> Arc<Vec<Row<Style>>> {
@@ -150,29 +144,4 @@ pub(crate) fn wrapped(lines: &[Line<'static>], width: usize) -> Arc<Vec<Row<Styl
             wrap_rows(&crate::text::tui::safe_lines(lines.to_vec()), width)
         })
     })
-}
-
-/// Lines wrapped to `width`, each continuation under its label or indent. They are drawn as
-/// they are: the caller has sanitized them.
-pub(crate) fn wrap_rows(lines: &[Line<'_>], width: usize) -> Vec<Row<Style>> {
-    lines
-        .iter()
-        .flat_map(|l| {
-            let pieces: Vec<(Style, &str)> = l
-                .spans
-                .iter()
-                .map(|s| (l.style.patch(s.style), s.content.as_ref()))
-                .collect();
-            wrap_line(&pieces, width, hang(l), &Style::default())
-        })
-        .collect()
-}
-
-/// A wrapped row as a line to draw.
-pub(crate) fn row_line(r: &Row<Style>) -> Line<'static> {
-    Line::from(
-        r.iter()
-            .map(|(style, text)| Span::styled(text.clone(), *style))
-            .collect::<Vec<_>>(),
-    )
 }

@@ -8,8 +8,10 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph};
 
 use super::centered;
-use crate::console::layers::HelpGroup;
 use crate::console::theme::Theme;
+
+/// A group of the help overlay: its title and rows (keys, description).
+pub(crate) type HelpGroup = (String, Vec<(String, String)>);
 
 /// Columns tried at most.
 const MAX_COLUMNS: usize = 3;

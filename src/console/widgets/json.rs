@@ -10,7 +10,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph};
 use serde_json::Value;
 
-use super::detail::{fingerprint, row_line, wrap_rows};
+use super::wrapped::{fingerprint, row_line, wrap_rows};
 use crate::console::theme::Theme;
 use crate::resource::wrap::Row;
 

@@ -5,6 +5,7 @@ pub(crate) mod help;
 pub(crate) mod json;
 pub(crate) mod paged_table;
 pub(crate) mod toast;
+pub(crate) mod wrapped;
 
 /// Braille spinner frames for the in-flight indicator.
 const SPINNER: [char; 10] = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
@@ -24,4 +25,20 @@ pub(crate) fn centered(area: ratatui::layout::Rect, w: u16, h: u16) -> ratatui::
         w,
         h,
     )
+}
+
+/// A scroll position moved by a navigation key within `0..=max`, the furthest its content
+/// scrolls on this screen (so that `k` after `G` moves at once); `None` for other actions.
+pub(crate) fn scrolled(at: u16, action: crate::console::keymap::Action, max: u16) -> Option<u16> {
+    use crate::console::keymap::Action;
+    let at = at.min(max);
+    Some(match action {
+        Action::Down => at.saturating_add(1).min(max),
+        Action::Up => at.saturating_sub(1),
+        Action::NextPage => at.saturating_add(10).min(max),
+        Action::PrevPage => at.saturating_sub(10),
+        Action::First => 0,
+        Action::Last => max,
+        _ => return None,
+    })
 }
