@@ -119,13 +119,28 @@ impl Layer {
                 ),
                 None => Keys::Own,
             },
-            // Forms, prompts and the filter dialog draw their own hints.
-            Layer::Form | Layer::Prompt => Keys::Own,
+            // A dialog's keys, in the footer too (its own line is where the mouse clicks).
+            Layer::Form => match &state.forms.dialog {
+                Some(d) => Keys::Only(
+                    forms::view::key_hints(d)
+                        .iter()
+                        .map(|(k, w)| Hint::Key(k, w))
+                        .collect(),
+                ),
+                None => Keys::Own,
+            },
+            // The prompt takes the footer's line itself.
+            Layer::Prompt => Keys::Own,
             Layer::Confirm => match &state.confirm {
                 Some(c) => Keys::Only(c.hints()),
                 None => Keys::Own,
             },
-            Layer::Overlay if state.deliveries.filter.is_some() => Keys::Own,
+            Layer::Overlay if state.deliveries.filter.is_some() => Keys::Only(
+                deliveries::view::FILTER_KEYS
+                    .iter()
+                    .map(|(k, w)| Hint::Key(k, w))
+                    .collect(),
+            ),
             Layer::Overlay => Keys::Offers(
                 [
                     // Offered only where something is masked.

@@ -316,7 +316,10 @@ async fn filter_dialog_snapshot_with_names_chosen() {
                 .map(|b| (y, text[..b].chars().count()))
         })
         .expect("dialog drawn");
-    let dialog: Vec<String> = lines[top..top + 14]
+    let bottom = (top..lines.len())
+        .find(|&y| lines[y].get(left) == Some(&'└'))
+        .expect("the dialog's bottom border");
+    let dialog: Vec<String> = lines[top..=bottom]
         .iter()
         .map(|l| l[left..(left + 76).min(l.len())].iter().collect())
         .collect();

@@ -123,6 +123,40 @@ fn help_taller_than_the_screen_scrolls_with_nothing_cut() {
 }
 
 #[test]
+fn footer_shows_the_open_dialogs_keys_not_the_list_behind_it() {
+    let mut app = app_on(Tab::Teams, 100, 30);
+    assert!(footer(&app).contains("c new"), "{}", footer(&app));
+    app.apply(ch('c'));
+    let f = footer(&app);
+    assert!(f.contains("Ctrl-S save") && f.contains("Esc cancel"), "{f}");
+    assert!(!f.contains("c new") && !f.contains("? help"), "{f}");
+    // Typed text, then Esc: the discard question's keys.
+    app.apply(ch('x'));
+    app.apply(key(KeyCode::Esc));
+    let f = footer(&app);
+    assert!(f.contains("y discard"), "{f}");
+    app.apply(ch('y'));
+    assert!(footer(&app).contains("c new"));
+
+    let mut app = app_on(Tab::Notifications, 100, 30);
+    app.apply(ch('f'));
+    let f = footer(&app);
+    assert!(
+        f.contains("Enter apply") && f.contains("Space choose"),
+        "{f}"
+    );
+    assert!(!f.contains("P replay"), "{f}");
+    // The dialog is as tall as its lines: its last line sits on its bottom border.
+    let s = screen(&app);
+    let lines: Vec<&str> = s.lines().collect();
+    let bottom = lines
+        .iter()
+        .position(|l| l.trim_matches('"').starts_with('│') && l.contains("└─"))
+        .unwrap_or_else(|| panic!("the dialog's bottom border:\n{s}"));
+    assert!(lines[bottom - 1].contains("commas or spaces."), "{s}");
+}
+
+#[test]
 fn footer_follows_tab_pane_and_selection() {
     let mut app = app_on(Tab::Teams, 120, 40);
     let f = footer(&app);

@@ -106,7 +106,6 @@ pub(crate) fn columns(state: &State) -> Vec<views::ListColumn> {
 /// Draws the notification filter dialog.
 pub(crate) fn render_filter(state: &State, d: &FilterDialog, frame: &mut Frame, area: Rect) {
     let theme = &state.settings.theme;
-    let b = centered(area, 76, 14);
     let mut lines = Vec::new();
     for (i, label) in FIELDS.iter().enumerate() {
         let focused = i == d.focus;
@@ -131,31 +130,35 @@ pub(crate) fn render_filter(state: &State, d: &FilterDialog, frame: &mut Frame, 
         "Type to search by name, Space chooses (several: any matches). Event ids: commas or spaces.",
         theme.muted,
     )));
-    lines.push(Line::from(vec![
-        Span::styled("Tab", theme.key),
-        Span::raw(" field  "),
-        Span::styled("↑↓", theme.key),
-        Span::raw(" move  "),
-        Span::styled("Space", theme.key),
-        Span::raw(" choose  "),
-        Span::styled("Ctrl-U", theme.key),
-        Span::raw(" clear  "),
-        Span::styled("Enter", theme.key),
-        Span::raw(" apply  "),
-        Span::styled("Esc", theme.key),
-        Span::raw(" cancel"),
-    ]));
+    // As tall as its lines once wrapped (the wrap drawn is the one measured).
+    let inner_w = usize::from(area.width.min(76).saturating_sub(2)).max(1);
+    let rows =
+        crate::console::widgets::wrapped::wrap_rows(&crate::text::tui::safe_lines(lines), inner_w);
+    let b = centered(area, 76, u16::try_from(rows.len() + 2).unwrap_or(u16::MAX));
     frame.render_widget(Clear, b);
     frame.render_widget(
-        Paragraph::new(crate::text::tui::safe_lines(lines))
-            .wrap(ratatui::widgets::Wrap { trim: false })
-            .block(Block::bordered().title(Span::styled(
-                " Filter notifications (server-side) ",
-                theme.accent,
-            ))),
+        Paragraph::new(
+            rows.iter()
+                .map(crate::console::widgets::wrapped::row_line)
+                .collect::<Vec<_>>(),
+        )
+        .block(Block::bordered().title(Span::styled(
+            " Filter notifications (server-side) ",
+            theme.accent,
+        ))),
         b,
     );
 }
+
+/// The keys the filter dialog takes: the screen's footer shows them while it is open.
+pub(crate) const FILTER_KEYS: &[(&str, &str)] = &[
+    ("Tab", "field"),
+    ("↑↓", "move"),
+    ("Space", "choose"),
+    ("Ctrl-U", "clear"),
+    ("Enter", "apply"),
+    ("Esc", "cancel"),
+];
 
 /// What follows the list title: the live marker, then filter chips.
 pub(crate) fn title_suffix(state: &State, tab: Tab) -> String {

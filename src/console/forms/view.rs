@@ -227,6 +227,22 @@ fn render_confirm(frame: &mut Frame, area: Rect, d: &Dialog, theme: &Theme) {
     super::confirm::render(frame, area, d, theme);
 }
 
+/// The keys the dialog takes where it is, for the screen's footer.
+pub(crate) fn key_hints(d: &Dialog) -> &'static [(&'static str, &'static str)] {
+    match d.phase {
+        Phase::Editing => &[
+            ("Tab", "next"),
+            ("Shift-Tab", "back"),
+            ("Ctrl-S", "save"),
+            ("Esc", "cancel"),
+        ],
+        Phase::Discard => &[("y", "discard"), ("n/Esc", "keep editing")],
+        // The confirmation layer above declares its own.
+        Phase::Confirm => &[],
+        Phase::Submitting(_) => &[("", "saving…")],
+    }
+}
+
 /// The footer's keys that fit in `inner_w`: `Shift-Tab back` goes first on a narrow form.
 fn footer_keys(
     inner_w: usize,
