@@ -13,9 +13,10 @@ pub(crate) enum Hint {
     Action(Action, &'static str),
     /// Two actions sharing a word, shown by the first key of each: `j/k move`, `]/[ page`.
     Pair(Action, Action, &'static str),
-    /// Two actions a room gives a meaning of its own: the footer's word, then the help's
-    /// description (`n/N failed`: the next and previous failed delivery).
-    Means(Action, Action, &'static str, &'static str),
+    /// One action, or two, that a room gives a meaning of its own: the footer's word, then
+    /// the help's description (`n/N failed`: the next and previous failed delivery; `Enter
+    /// attempt` in a notification's detail).
+    Means(Action, Option<Action>, &'static str, &'static str),
     /// A key a room reads itself (a dialog's `y`, a form's `Tab`).
     Key(&'static str, &'static str),
     /// The tab jumps, one key each.
@@ -30,8 +31,13 @@ impl Hint {
             Hint::Action(a, _) if km.hide_writes && a.is_write() => None,
             Hint::Action(a, w) => Some((first_key(km, a)?, w)),
             Hint::Pair(a, _, _) | Hint::Means(a, ..) if km.hide_writes && a.is_write() => None,
-            Hint::Pair(a, b, w) | Hint::Means(a, b, w, _) => {
-                let keys: Vec<String> = [a, b]
+            Hint::Pair(..) | Hint::Means(..) => {
+                let w = match self {
+                    Hint::Pair(_, _, w) | Hint::Means(_, _, w, _) => w,
+                    _ => "",
+                };
+                let keys: Vec<String> = self
+                    .actions()
                     .into_iter()
                     .filter_map(|x| first_key(km, x))
                     .collect();
@@ -51,7 +57,8 @@ impl Hint {
     pub(crate) fn actions(self) -> Vec<Action> {
         match self {
             Hint::Action(a, _) => vec![a],
-            Hint::Pair(a, b, _) | Hint::Means(a, b, ..) => vec![a, b],
+            Hint::Pair(a, b, _) | Hint::Means(a, Some(b), ..) => vec![a, b],
+            Hint::Means(a, None, ..) => vec![a],
             Hint::Key(..) => Vec::new(),
             Hint::Tabs(_) => Tab::ALL.into_iter().map(Action::GoTab).collect(),
         }

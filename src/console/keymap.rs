@@ -163,7 +163,7 @@ impl Action {
             Action::NextMatch | Action::PrevMatch => "match",
             Action::Replay => "replay",
             Action::Mark => "mark",
-            Action::MarkRange | Action::MarkAll => "mark range/all",
+            Action::MarkRange | Action::MarkAll => "range/all",
             Action::Recover => "recover…",
             Action::Forward => "forward",
             Action::Compare => "compare",

@@ -474,11 +474,14 @@ pub(crate) fn keys(state: &State) -> Vec<super::footer::Hint> {
             Action::Deliver(K::ClearFilters) => server_filtered.then(|| one(0, a, "clear filters")),
             Action::Open if list => selected.then(|| one(1, a, "open")),
             // A notification's detail opens its attempts.
-            Action::Open => (notifications && selected).then(|| one(2, a, "attempt")),
+            Action::Open => (notifications && selected).then_some((
+                2,
+                Hint::Means(a, None, "attempt", "open the selected attempt: its request and answer"),
+            )),
             Action::Replay => (notifications && selected).then(|| one(3, a, "replay")),
             Action::Mark => (list && notifications && selected).then(|| one(23, a, "mark")),
             Action::MarkRange => (list && notifications && selected)
-                .then_some((28, Pair(a, Action::MarkAll, "range/all"))),
+                .then_some((28, Pair(a, Action::MarkAll, a.hint()))),
             Action::Recover => {
                 let here = notifications
                     || (selected && matches!(tab, Tab::Callbacks | Tab::Destinations));
@@ -508,7 +511,7 @@ pub(crate) fn keys(state: &State) -> Vec<super::footer::Hint> {
             .then(|| one(10, a, "reveal")),
             Action::Delete => (selected && tab == Tab::Destinations).then(|| one(11, a, "delete")),
             // Beside `/ filter` (this page's rows), the dialog that asks the server.
-            Action::Deliver(K::Filter) => (list && notifications).then(|| one(12, a, "filter by…")),
+            Action::Deliver(K::Filter) => (list && notifications).then(|| one(12, a, a.hint())),
             Action::Deliver(K::Watch) => (list && notifications).then(|| one(13, a, "watch")),
             Action::Deliver(K::LocalStatus) => {
                 (list && notifications).then(|| one(14, a, "status"))
@@ -518,7 +521,7 @@ pub(crate) fn keys(state: &State) -> Vec<super::footer::Hint> {
                 24,
                 Hint::Means(
                     a,
-                    Action::PrevMatch,
+                    Some(Action::PrevMatch),
                     "failed",
                     "next / previous failed delivery, across pages",
                 ),

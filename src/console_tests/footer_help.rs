@@ -106,6 +106,15 @@ fn help_taller_than_the_screen_scrolls_with_nothing_cut() {
     );
     assert_eq!(said("s"), Some("sort by the next column"));
     assert_eq!(said("S"), Some("flip the sort direction"));
+    // Keys whose footer word is short say in full what they do.
+    assert_eq!(
+        said("f"),
+        Some("filter notifications by callback, event, destination")
+    );
+    assert!(
+        said("V/*").is_some_and(|d| d.contains("mark all loaded rows")),
+        "{rows:?}"
+    );
     // At the end, one `k` moves one line up at once; `g` goes back to the top.
     app.apply(ch('G'));
     let (_, b, n) = help_range(&screen(&app)).expect("scrolls");

@@ -38,7 +38,7 @@ impl DeliveryKey {
         match self {
             DeliveryKey::Destinations => "destinations",
             DeliveryKey::Notifications => "notifications",
-            DeliveryKey::Filter => "filter",
+            DeliveryKey::Filter => "filter by…",
             DeliveryKey::Watch => "watch",
             DeliveryKey::Reveal => "reveal",
             DeliveryKey::LocalStatus => "status",

@@ -242,16 +242,24 @@ pub(crate) fn render(
     // Scrolled no further than the last line reaching the bottom.
     let shown_h = usize::from(r.height.saturating_sub(2));
     let first = usize::from(scroll).min(fit.per_column.saturating_sub(shown_h));
-    let where_ = if fit.per_column > shown_h {
-        format!(
-            " j/k scroll · {}–{} of {} · ? or Esc to close ",
-            first + 1,
-            first + shown_h,
-            fit.per_column
-        )
+    // The longest telling that fits the bottom border.
+    let range = format!("{}–{} of {}", first + 1, first + shown_h, fit.per_column);
+    let tellings = if fit.per_column > shown_h {
+        vec![
+            format!(" j/k scroll · {range} · ? or Esc to close "),
+            format!(" j/k · {range} · Esc "),
+            format!(" {range} "),
+        ]
     } else {
-        " ? or Esc to close ".to_string()
+        vec![" ? or Esc to close ".to_string(), " Esc ".to_string()]
     };
+    let room = usize::from(r.width.saturating_sub(2));
+    let where_ = tellings
+        .iter()
+        .find(|t| t.chars().count() <= room)
+        .or(tellings.last())
+        .cloned()
+        .unwrap_or_default();
     let block = Block::bordered()
         .title(Line::from(Span::styled(" Keys ", theme.accent)))
         .title_bottom(Line::from(Span::styled(where_, theme.muted)));
