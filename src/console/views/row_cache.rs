@@ -5,8 +5,9 @@
 //! Kept outside `State` (a view never changes the state), like the detail pane's wrapped lines.
 //! A row's cells are a function of the item, the [`Ctx`] and the theme, and each is in the key:
 //! the item by the address of its `Arc` (immutable, and pinned by a `Weak` while its entry
-//! lives, so no other item can take that address), every field of the `Ctx` by value, and the
-//! clock by the second (the cells' relative times are computed from that very second).
+//! lives, so no other item can take that address), the `Ctx`'s deleted destinations and glance
+//! by value, a notification's destinations as the `Ctx` names them, and the clock by the second
+//! (the cells' relative times are computed from that very second).
 use std::any::Any;
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -17,7 +18,6 @@ use ratatui::text::Line;
 
 use super::kit::ViewCtx;
 use super::list::cells;
-use crate::api::NameCache;
 use crate::api::health::Health;
 use crate::console::record::{Item, Record};
 use crate::console::state::State;
@@ -30,7 +30,6 @@ struct Context {
     /// The clock's second (relative times are computed from it).
     second: i64,
     theme: Theme,
-    names: Option<NameCache>,
     deleted: Option<BTreeSet<String>>,
     health: Option<BTreeMap<String, Health>>,
 }
@@ -76,7 +75,6 @@ fn identity(item: &Item) -> (usize, Weak<dyn Any>) {
 fn same(c: &Context, second: i64, theme: &Theme, ctx: &Ctx<'_>) -> bool {
     c.second == second
         && c.theme == *theme
-        && c.names.as_ref() == ctx.names
         && c.deleted.as_ref() == ctx.deleted
         && c.health.as_ref() == ctx.health
 }
@@ -96,13 +94,18 @@ pub(crate) fn rows<'r>(
         // Every field named: a new one fails to compile here until the key covers it.
         let Ctx {
             relative: _,
-            names,
+            names: _,
             deleted,
             health,
             destinations_of,
         } = *ctx;
+        // No list cell reads the names (a notification's destinations do, through
+        // `destinations_of`, which is in its row's key), and comparing them would cost a frame
+        // every name the console knows (10,000 on a big account): left out, so a column that
+        // starts reading them shows ids until they are added to the key here.
         let ctx = Ctx {
             relative: Some(&relative),
+            names: None,
             ..*ctx
         };
         ROWS.with(|cache| {
@@ -117,7 +120,6 @@ pub(crate) fn rows<'r>(
                 cache.context = Some(Context {
                     second,
                     theme: *v.theme,
-                    names: names.cloned(),
                     deleted: deleted.cloned(),
                     health: health.cloned(),
                 });
