@@ -53,14 +53,12 @@ pub(crate) fn render(state: &State, frame: &mut Frame) {
             ) + &super::recover::view::title_suffix(state),
             noun: state.tab.noun(),
             columns: super::deliveries::view::columns(state),
-            rows: list
-                .shown()
-                .skip(window.start)
-                .take(window.len())
-                .map(|r| {
-                    super::deliveries::view::decorate(state, r, views::context::row(state, r, &ctx))
-                })
-                .collect(),
+            rows: views::row_cache::rows(
+                state,
+                &ctx,
+                list.shown().skip(window.start).take(window.len()),
+                |r, cells| super::deliveries::view::decorate(state, r, cells),
+            ),
             first: window.start,
             list,
             focused: ts.detail.is_none() && !state.help,

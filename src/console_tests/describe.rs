@@ -367,3 +367,155 @@ async fn the_kept_detail_lines_follow_reloads_reveals_and_resizes() {
     }
     assert!(s.contains("secondversion"), "{s}");
 }
+
+/// Each drawn row of the teams list shows the name of the team whose id it shows.
+fn rows_match_their_teams(app: &App, teams: &[switchboard::api::model::Team], when: &str) {
+    let s = screen(app);
+    // The list's side of each line (the detail preview is drawn beside it).
+    let rows: Vec<String> = list_lines(&s)
+        .into_iter()
+        .map(|l| l.split("││").next().unwrap_or_default().to_string())
+        .filter(|l| l.contains("tm_"))
+        .collect();
+    assert!(!rows.is_empty(), "{when}: no rows:\n{s}");
+    // The rows drawn are the list's, in its order (a window of it).
+    let ids = switchboard::console::harness::shown_ids(app);
+    let drawn: Vec<&str> = rows
+        .iter()
+        .filter_map(|r| ids.iter().find(|id| r.contains(id.as_str())))
+        .map(String::as_str)
+        .collect();
+    let first = ids
+        .iter()
+        .position(|id| Some(&id.as_str()) == drawn.first());
+    assert!(
+        drawn.len() == rows.len()
+            && first.is_some_and(|f| ids.get(f..f + drawn.len()).is_some_and(|w| w == drawn)),
+        "{when}: the rows drawn are not the list's:\n{s}"
+    );
+    for r in &rows {
+        let team = teams
+            .iter()
+            .find(|t| r.contains(t.id.as_str()))
+            .unwrap_or_else(|| panic!("{when}: a row of an unknown team: {r}"));
+        assert!(
+            r.contains(&format!(" {} ", team.name)),
+            "{when}: {} shows another row's cells: {r}\n{s}",
+            team.id
+        );
+    }
+}
+
+async fn all_teams(t: &TestService) -> Vec<switchboard::api::model::Team> {
+    t.client
+        .list_teams(&ListQuery {
+            limit: Some(100),
+            ..ListQuery::default()
+        })
+        .await
+        .expect("teams")
+        .items
+}
+
+/// A row's cells are kept between frames (`views/row_cache.rs`), yet never stale: after keys
+/// that change nothing, a sort, a filter, a reload with a changed field and a resize, every row
+/// shows its own item's cells.
+#[tokio::test]
+async fn kept_row_cells_follow_sorts_filters_reloads_and_resizes() {
+    let (t, mut app) = console(200, '1').await;
+    let mut teams = all_teams(&t).await;
+    rows_match_their_teams(&app, &teams, "first frame");
+    for _ in 0..3 {
+        press(&mut app, ch('j')).await;
+    }
+    press(&mut app, ch('k')).await;
+    rows_match_their_teams(&app, &teams, "after moves");
+    for i in 0..2 {
+        press(&mut app, ch('s')).await;
+        rows_match_their_teams(&app, &teams, &format!("after s #{i}"));
+    }
+    let name = teams[0].name.clone();
+    press(&mut app, ch('/')).await;
+    typed(&mut app, &name).await;
+    press(&mut app, key(KeyCode::Enter)).await;
+    rows_match_their_teams(&app, &teams, "filtered");
+    press(&mut app, ch('/')).await;
+    press(&mut app, key(KeyCode::Esc)).await;
+    rows_match_their_teams(&app, &teams, "filter cleared");
+
+    let shown = list_lines(&screen(&app))
+        .into_iter()
+        .find_map(|l| teams.iter().find(|t| l.contains(t.id.as_str())).cloned())
+        .expect("a team shown");
+    t.client
+        .update_team(
+            &shown.id,
+            &switchboard::api::model::UpdateTeam {
+                name: Some("renamed-in-between".into()),
+                description: None,
+            },
+        )
+        .await
+        .expect("renamed");
+    press(&mut app, ch('r')).await;
+    teams = all_teams(&t).await;
+    rows_match_their_teams(&app, &teams, "reloaded");
+    let s = screen(&app);
+    assert!(s.contains(" renamed-in-between "), "the new name:\n{s}");
+    assert!(
+        !s.contains(&format!(" {} ", shown.name)),
+        "the old name:\n{s}"
+    );
+
+    for width in [170, 250, 200] {
+        press(&mut app, Msg::Resize(width, HEIGHT)).await;
+        rows_match_their_teams(&app, &teams, &format!("at {width} columns"));
+    }
+}
+
+/// The kept cells follow the clock: the same records (one decoded page) in two consoles whose
+/// clocks are three days apart, drawn in turn on one thread, each show their own relative times.
+#[test]
+fn kept_row_cells_follow_the_clock() {
+    use switchboard::console::harness::Harness;
+    use switchboard::console::record::decode_page_body;
+    use switchboard::console::{ApiCmd, ApiReply, Clock, Tab};
+
+    let body = crate::common::fixture("team-list.json");
+    let page = decode_page_body(Tab::Teams, 200, &body).expect("fixture page decodes");
+    let later = match fixed_clock() {
+        Clock::Fixed { now, offset } => Clock::Fixed {
+            now: now + chrono::Duration::days(3),
+            offset,
+        },
+        Clock::System => unreachable!("the tests' clock is fixed"),
+    };
+    let mut consoles = [fixed_clock(), later].map(|clock| {
+        let mut h = Harness::offline("test", clock, (200, 30));
+        for r in h.take_requests() {
+            if let ApiCmd::List { .. } = r.cmd {
+                h.apply(Msg::Api {
+                    req_id: r.req_id,
+                    pane: r.pane,
+                    result: Ok(ApiReply::Page(page.clone())),
+                });
+            }
+        }
+        h
+    });
+    for round in 0..2 {
+        let [now, later] = &mut consoles;
+        let s = now.screen();
+        assert!(
+            s.contains("min ago") && !s.contains("3 d ago"),
+            "round {round}, now:\n{s}"
+        );
+        let s = later.screen();
+        assert!(
+            s.contains("3 d ago") && !s.contains("min ago"),
+            "round {round}, three days later:\n{s}"
+        );
+        later.apply(ch('j'));
+        now.apply(ch('j'));
+    }
+}

@@ -150,13 +150,109 @@ fn request_object() -> String {
 impl WebhookRequest {
     /// A string field at the top level of the request body, when it is JSON.
     pub fn body_field(&self, key: &str) -> Option<String> {
-        let body = self.request_body.as_deref()?;
-        let v: serde_json::Value = serde_json::from_str(body).ok()?;
-        v.get(key)?.as_str().map(str::to_string)
+        top_level_str(self.request_body.as_deref()?, key)
     }
 
     /// Whether a response arrived.
     pub fn has_response(&self) -> bool {
         self.response_status >= 0
+    }
+}
+
+/// The string at `key` of a JSON object, `None` when `body` is not one or `key` is not a string
+/// there (a repeated key: its last value, as in the parsed document). Only that value is built:
+/// the rest is skipped, so a list reading each row's event type does not build every body.
+fn top_level_str(body: &str, key: &str) -> Option<String> {
+    use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
+    use std::fmt;
+
+    /// Whether an object key is `key`, without allocating it.
+    struct IsKey<'k>(&'k str);
+    impl<'de> DeserializeSeed<'de> for IsKey<'_> {
+        type Value = bool;
+        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<bool, D::Error> {
+            d.deserialize_str(self)
+        }
+    }
+    impl Visitor<'_> for IsKey<'_> {
+        type Value = bool;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("an object key")
+        }
+        fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<bool, E> {
+            Ok(v == self.0)
+        }
+    }
+
+    /// The object's string at the key.
+    struct Find<'k>(&'k str);
+    impl<'de> Visitor<'de> for Find<'_> {
+        type Value = Option<String>;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a JSON object")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            let mut found = None;
+            while let Some(is_key) = map.next_key_seed(IsKey(self.0))? {
+                if is_key {
+                    found = map
+                        .next_value::<serde_json::Value>()?
+                        .as_str()
+                        .map(str::to_string);
+                } else {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+            Ok(found)
+        }
+    }
+
+    let mut de = serde_json::Deserializer::from_str(body);
+    let found = de.deserialize_map(Find(key)).ok()?;
+    de.end().ok()?;
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::top_level_str;
+
+    /// What the field read by parsing the whole document gives.
+    fn parsed(body: &str, key: &str) -> Option<String> {
+        let v: serde_json::Value = serde_json::from_str(body).ok()?;
+        v.get(key)?.as_str().map(str::to_string)
+    }
+
+    #[test]
+    fn reads_what_the_parsed_document_holds() {
+        for body in [
+            r#"{"eventId":"cbe_1","type":"issues.opened","payload":{"type":"inner","a":[1,{"b":null}]}}"#,
+            r#"{"payload":{"type":"inner"}}"#,
+            r#"{"type":1}"#,
+            r#"{"type":"first","type":"last"}"#,
+            r#"{"type":"x","type":2}"#,
+            r#"{"ty\u0070e":"escaped key","other":"o"}"#,
+            r#"{"type":"line\nbreak \u00e9"}"#,
+            r#"  {"type" : "spaced"}  "#,
+            r#"["type","x"]"#,
+            r#""type""#,
+            r#"{"type":"x"} trailing"#,
+            r#"{"type":"x""#,
+            r#"{"type":"x",}"#,
+            "",
+            "not json",
+        ] {
+            assert_eq!(top_level_str(body, "type"), parsed(body, "type"), "{body}");
+        }
+    }
+
+    #[test]
+    fn a_deeply_nested_sibling_is_skipped_without_recursion() {
+        let deep = format!(
+            r#"{{"a":{}{},"type":"x"}}"#,
+            "[".repeat(100_000),
+            "]".repeat(100_000)
+        );
+        assert_eq!(top_level_str(&deep, "type").as_deref(), Some("x"));
     }
 }

@@ -1,19 +1,10 @@
 //! What the console knows besides an item, for the resource descriptions: relative times,
 //! names, deleted destinations, the glance, the destinations a notification went to.
 use chrono::{DateTime, Utc};
-use ratatui::text::Line;
 
-use super::kit::ViewCtx;
-use super::list::cells;
 use crate::api::model::Notification;
-use crate::console::record::Record;
 use crate::console::state::State;
 use crate::resource::Ctx;
-
-/// The cells of one row with everything the console knows (see [`with_ctx`]).
-pub(crate) fn row(state: &State, record: &Record, v: &ViewCtx) -> Vec<Line<'static>> {
-    with_ctx(state, |ctx| cells(record, ctx, v))
-}
 
 /// Calls `f` with what the console knows besides the items: relative times, names, deleted
 /// destinations, the glance, and the destinations a notification went to.

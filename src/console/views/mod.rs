@@ -6,6 +6,7 @@ pub(crate) mod imports;
 pub(crate) mod kit;
 pub(crate) mod list;
 pub(crate) mod notifications;
+pub(crate) mod row_cache;
 pub(crate) mod teams;
 
 use ratatui::text::Line;
