@@ -147,6 +147,12 @@ impl Harness {
         Ok(answered)
     }
 
+    /// The requests an offline app made since the last call, for a test to answer itself.
+    #[cfg(test)]
+    pub(crate) fn take_requests(&mut self) -> Vec<super::app::Request> {
+        self.app.take_requests()
+    }
+
     /// Drops an offline app's pending requests, as a worker would take them; how many.
     pub fn take_request_count(&mut self) -> usize {
         self.app.take_requests().len()
