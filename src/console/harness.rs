@@ -199,6 +199,12 @@ impl Harness {
         row_ids(&self.app)
     }
 
+    /// The current list's `/` filter, when one is on.
+    pub fn filter(&self) -> Option<String> {
+        let f = &self.app.state.power.filters[self.app.state.tab.index()];
+        f.active().then(|| f.query.value().to_string())
+    }
+
     /// The message of the current list's failed load, if its last load failed.
     pub fn list_error(&self) -> Option<String> {
         match &self.app.state.current().list.load {
