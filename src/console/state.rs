@@ -242,6 +242,12 @@ pub(crate) struct State {
     pub(crate) help: bool,
     /// Lines the help overlay is scrolled when it is taller than the screen.
     pub(crate) help_scroll: u16,
+    /// Messages handled so far: what a memo made while handling one is valid for.
+    pub(crate) handled: u64,
+    /// The open detail's furthest scroll, and the message it was worked out for: a run of
+    /// scroll keys works it out once (a 100,000-character record costs a full build of its
+    /// lines), and any other message in between makes it be worked out again.
+    pub(crate) detail_max: Option<(u64, u16)>,
     /// Toasts, oldest first.
     pub(crate) toasts: Vec<Toast>,
     /// Terminal size (columns, rows).
@@ -311,6 +317,8 @@ impl State {
             nav: Vec::new(),
             help: false,
             help_scroll: 0,
+            handled: 0,
+            detail_max: None,
             toasts: Vec::new(),
             size: (80, 24),
             profile: profile.into(),

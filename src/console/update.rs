@@ -24,6 +24,7 @@ use crate::api::Error;
 /// Applies one message and returns what must be done outside; `None` when the message changed
 /// nothing (a stale reply, a tick with nothing moving), so that nothing is drawn for it.
 pub(crate) fn update(state: &mut State, msg: Msg) -> Option<Vec<Effect>> {
+    state.handled = state.handled.wrapping_add(1);
     let effects = route(state, msg)?;
     power::filter_sort::refresh(state);
     Some(effects)
@@ -174,7 +175,12 @@ pub(crate) fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
         Action::NextTab => pane::switch_tab(state, tab.next()),
         Action::PrevTab => pane::switch_tab(state, tab.prev()),
         Action::Down | Action::Up | Action::First | Action::Last if detail_open => {
-            let max = super::detail::max_scroll(state);
+            // Worked out again unless the message before was a scroll key too.
+            let max = match state.detail_max {
+                Some((at, max)) if at.wrapping_add(1) == state.handled => max,
+                _ => super::detail::max_scroll(state),
+            };
+            state.detail_max = Some((state.handled, max));
             pane::scroll_detail(state, action, max);
             Vec::new()
         }

@@ -6,7 +6,7 @@ use crate::common::screen;
 use crate::common::{answer_all, ch, key, started_app};
 use crossterm::event::KeyCode;
 use switchboard::api::NotificationFilter;
-use switchboard::console::{ApiCmd, App, Pane, Tab};
+use switchboard::console::{ApiCmd, App, Msg, Pane, Tab};
 
 /// The single list request made since the last look: (tab, filter).
 fn list_request(app: &mut App) -> (Tab, NotificationFilter) {
@@ -329,6 +329,13 @@ fn a_detail_scrolls_back_from_its_end_at_once() {
     app.apply(ch('j'));
     app.apply(ch('j'));
     app.apply(ch('j'));
+    app.apply(ch('k'));
+    assert_eq!(view_range(&screen(&app)), Some((n - 1, n)));
+    // A shorter screen scrolls further: the end is worked out again after the resize.
+    app.apply(Msg::Resize(80, 12));
+    app.apply(ch('G'));
+    let (b, n) = view_range(&screen(&app)).expect("still scrolls");
+    assert_eq!(b, n);
     app.apply(ch('k'));
     assert_eq!(view_range(&screen(&app)), Some((n - 1, n)));
 }
