@@ -248,6 +248,8 @@ pub(crate) struct State {
     /// scroll keys works it out once (a 100,000-character record costs a full build of its
     /// lines), and any other message in between makes it be worked out again.
     pub(crate) detail_max: Option<(u64, u16)>,
+    /// The rows' filter texts, kept while keys are typed into `/`.
+    pub(crate) haystacks: crate::console::power::filter::Haystacks,
     /// Toasts, oldest first.
     pub(crate) toasts: Vec<Toast>,
     /// Terminal size (columns, rows).
@@ -319,6 +321,7 @@ impl State {
             help_scroll: 0,
             handled: 0,
             detail_max: None,
+            haystacks: Default::default(),
             toasts: Vec::new(),
             size: (80, 24),
             profile: profile.into(),

@@ -57,15 +57,73 @@ impl FuzzyQuery {
     }
 }
 
-/// Keeps the positions (into `rows`) of the rows that match `query`: every word of it matching
+/// Each row's filter texts as shown, and lower-cased, for one list's rows: building them
+/// formats every column of every row, so a run of keys typed into `/` builds them once.
+#[derive(Clone, Default, PartialEq)]
+pub(crate) struct Haystacks {
+    /// The tab, its rows' revision and length, and the message that last used them.
+    of: Option<(crate::console::tab::Tab, u64, usize)>,
+    used_at: u64,
+    rows: Vec<(Vec<String>, Vec<String>)>,
+}
+
+impl std::fmt::Debug for Haystacks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Haystacks({} rows)", self.rows.len())
+    }
+}
+
+impl Haystacks {
+    /// The texts of `rows` (tab `tab`, revision `rev`), kept from the message before this one
+    /// (`handled`) when it used them for the same rows, else built again: any other message in
+    /// between (a reply, a tick, a resize) may have changed a name or a relative time.
+    pub(crate) fn of(
+        &mut self,
+        (tab, rev, handled): (crate::console::tab::Tab, u64, u64),
+        rows: &[Record],
+        ctx: &Ctx<'_>,
+    ) -> &[(Vec<String>, Vec<String>)] {
+        let of = Some((tab, rev, rows.len()));
+        if self.of != of || self.used_at.wrapping_add(1) != handled {
+            self.rows = rows
+                .iter()
+                .map(|r| {
+                    let texts = crate::console::views::list::filter_texts(r, ctx);
+                    let lower = texts.iter().map(|t| t.to_lowercase()).collect();
+                    (texts, lower)
+                })
+                .collect();
+            self.of = of;
+        }
+        self.used_at = handled;
+        &self.rows
+    }
+}
+
+/// Keeps the positions (into the rows) of the rows that match `query`: every word of it matching
 /// one of the texts the row's columns show (the resource's description says which: what is
 /// shown is what filters; secrets are never shown, so never matched).
 /// Each word is looked for as written (smart case), not scattered: `/503` finds the rows that
-/// show 503, not every id holding a 5, a 0 and a 3.
-pub(crate) fn retain_matching(query: &str, rows: &[Record], ctx: &Ctx<'_>, view: &mut Vec<usize>) {
+/// show 503, not every id holding a 5, a 0 and a 3. The same rule as `resource::matches`, on
+/// texts lower-cased once.
+pub(crate) fn retain_matching(
+    query: &str,
+    hay: &[(Vec<String>, Vec<String>)],
+    view: &mut Vec<usize>,
+) {
+    let words: Vec<(bool, &str, String)> = query
+        .split_whitespace()
+        .map(|w| (w.chars().any(char::is_uppercase), w, w.to_lowercase()))
+        .collect();
     view.retain(|&i| {
-        rows.get(i).is_some_and(|r| {
-            crate::resource::matches(query, &crate::console::views::list::filter_texts(r, ctx))
+        hay.get(i).is_some_and(|(texts, lower)| {
+            words.iter().all(|(exact, w, lw)| {
+                if *exact {
+                    texts.iter().any(|t| t.contains(w))
+                } else {
+                    lower.iter().any(|t| t.contains(lw.as_str()))
+                }
+            })
         })
     });
 }
@@ -91,5 +149,85 @@ pub(crate) fn highlight(buf: &mut Buffer, area: Rect, query: &str) {
                 cell.set_style(Style::new().add_modifier(Modifier::BOLD | Modifier::UNDERLINED));
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::console::tab::Tab;
+    use chrono::{DateTime, Utc};
+
+    fn team_rows() -> Vec<Record> {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/team-list.json");
+        let body = std::fs::read_to_string(path).expect("team fixture");
+        crate::console::record::decode_page_body(Tab::Teams, 200, &body)
+            .expect("fixture decodes")
+            .records
+    }
+
+    /// Whether any row's texts hold `word` (the Created column shows the relative time).
+    fn holds(h: &[(Vec<String>, Vec<String>)], word: &str) -> bool {
+        h.iter()
+            .any(|(texts, _)| texts.iter().any(|t| t.contains(word)))
+    }
+
+    #[test]
+    fn haystacks_are_kept_only_for_a_run_of_messages_on_the_same_rows() {
+        let rows = team_rows();
+        let first = |_: &DateTime<Utc>| "first-clock".to_string();
+        let second = |_: &DateTime<Utc>| "second-clock".to_string();
+        let at = |f| Ctx {
+            relative: Some(f),
+            ..Ctx::default()
+        };
+        let mut h = Haystacks::default();
+        assert!(holds(
+            h.of((Tab::Teams, 1, 10), &rows, &at(&first)),
+            "first-clock"
+        ));
+        // The very next message, same rows: kept (the run of keys typed into `/`).
+        assert!(holds(
+            h.of((Tab::Teams, 1, 11), &rows, &at(&second)),
+            "first-clock"
+        ));
+        // A message in between that did not use them: built again.
+        assert!(holds(
+            h.of((Tab::Teams, 1, 13), &rows, &at(&second)),
+            "second-clock"
+        ));
+        // New rows (another revision), or another tab: built again.
+        assert!(holds(
+            h.of((Tab::Teams, 2, 14), &rows, &at(&first)),
+            "first-clock"
+        ));
+        assert!(holds(
+            h.of((Tab::Imports, 2, 15), &rows, &at(&second)),
+            "second-clock"
+        ));
+    }
+
+    #[test]
+    fn matching_is_smart_case_and_every_word_must_match() {
+        let hay = vec![
+            (
+                vec!["Flaky partner".to_string()],
+                vec!["flaky partner".to_string()],
+            ),
+            (
+                vec!["Event archive".to_string()],
+                vec!["event archive".to_string()],
+            ),
+        ];
+        let kept = |q: &str| {
+            let mut view = vec![0, 1];
+            retain_matching(q, &hay, &mut view);
+            view
+        };
+        assert_eq!(kept("flaky"), [0]);
+        assert_eq!(kept("Flaky"), [0]);
+        assert_eq!(kept("FLAKY"), Vec::<usize>::new());
+        assert_eq!(kept("e ar"), [0, 1]);
+        assert_eq!(kept("event flaky"), Vec::<usize>::new());
     }
 }

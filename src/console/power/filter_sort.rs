@@ -53,18 +53,22 @@ pub(crate) fn refresh(state: &mut State) {
         // Rev 0 is a list never marked: nothing is known of its rows.
         let fresh = key.rev != 0 && list.view_of.as_ref() == Some(&key);
         let mut changed = false;
+        let mut hay = std::mem::take(&mut state.haystacks);
+        let list = &state.tabs[i].list;
         let view = (!fresh).then(|| {
             let mut view: Vec<usize> = (0..list.rows.len())
                 .filter(|&i| list.rows.get(i).is_some_and(keeps))
                 .collect();
             crate::console::views::context::with_ctx(state, |ctx| {
                 if !key.query.trim().is_empty() {
-                    filter::retain_matching(&key.query, &list.rows, ctx, &mut view);
+                    let texts = hay.of((tab, key.rev, state.handled), &list.rows, ctx);
+                    filter::retain_matching(&key.query, texts, &mut view);
                 }
                 sort.apply(tab, &list.rows, ctx, &mut view);
             });
             view
         });
+        state.haystacks = hay;
         let list = &mut state.tab_state_mut(tab).list;
         if let Some(view) = view {
             if view != list.view {
