@@ -182,29 +182,22 @@ mod tests {
             ..Ctx::default()
         };
         let mut h = Haystacks::default();
-        assert!(holds(
-            h.of((Tab::Teams, 1, 10), &rows, &at(&first)),
-            "first-clock"
-        ));
-        // The very next message, same rows: kept (the run of keys typed into `/`).
-        assert!(holds(
-            h.of((Tab::Teams, 1, 11), &rows, &at(&second)),
-            "first-clock"
-        ));
-        // A message in between that did not use them: built again.
-        assert!(holds(
-            h.of((Tab::Teams, 1, 13), &rows, &at(&second)),
-            "second-clock"
-        ));
-        // New rows (another revision), or another tab: built again.
-        assert!(holds(
-            h.of((Tab::Teams, 2, 14), &rows, &at(&first)),
-            "first-clock"
-        ));
-        assert!(holds(
-            h.of((Tab::Imports, 2, 15), &rows, &at(&second)),
-            "second-clock"
-        ));
+        // (tab, rows' revision, message, clock, what the texts hold afterwards)
+        type Clock<'a> = &'a dyn Fn(&DateTime<Utc>) -> String;
+        let steps: [(Tab, u64, u64, Clock, &str); 5] = [
+            (Tab::Teams, 1, 10, &first, "first-clock"),
+            // The very next message, same rows: kept (the run of keys typed into `/`).
+            (Tab::Teams, 1, 11, &second, "first-clock"),
+            // A message in between that did not use them: built again.
+            (Tab::Teams, 1, 13, &second, "second-clock"),
+            // New rows (another revision), or another tab: built again.
+            (Tab::Teams, 2, 14, &first, "first-clock"),
+            (Tab::Imports, 2, 15, &second, "second-clock"),
+        ];
+        for (tab, rev, handled, clock, want) in steps {
+            let texts = h.of((tab, rev, handled), &rows, &at(clock));
+            assert!(holds(texts, want), "message {handled}: {want}");
+        }
     }
 
     #[test]
