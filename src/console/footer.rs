@@ -31,11 +31,7 @@ impl Hint {
             Hint::Action(a, _) if km.hide_writes && a.is_write() => None,
             Hint::Action(a, w) => Some((first_key(km, a)?, w)),
             Hint::Pair(a, _, _) | Hint::Means(a, ..) if km.hide_writes && a.is_write() => None,
-            Hint::Pair(..) | Hint::Means(..) => {
-                let w = match self {
-                    Hint::Pair(_, _, w) | Hint::Means(_, _, w, _) => w,
-                    _ => "",
-                };
+            Hint::Pair(_, _, w) | Hint::Means(_, _, w, _) => {
                 let keys: Vec<String> = self
                     .actions()
                     .into_iter()

@@ -16,6 +16,11 @@ use super::replay;
 use super::state::State;
 use super::widgets::help::HelpGroup;
 
+/// A room's own keys (key, word), every one it takes and nothing else.
+fn only(hints: &[(&'static str, &'static str)]) -> Keys {
+    Keys::Only(hints.iter().map(|(k, w)| Hint::Key(k, w)).collect())
+}
+
 /// The layers of the screen, outermost first. A key, turned into an [`Input`] once, is offered
 /// down this one list: the first open layer that takes it handles it; a modal layer takes every
 /// key while it is open. Only the tab, at the bottom, turns actions into list and detail work.
@@ -83,64 +88,37 @@ impl Layer {
     pub(crate) fn keys(self, state: &State) -> Keys {
         use super::deliveries::keys::DeliveryKey as K;
         match self {
-            Layer::Replay => match state.replay.room_of(&state.profile) {
-                Some(room) => Keys::Only(
-                    replay::view::key_hints(room)
-                        .iter()
-                        .map(|(k, w)| Hint::Key(k, w))
-                        .collect(),
-                ),
-                None => Keys::Own,
-            },
-            Layer::Recover => match state.recover.room_of(&state.profile) {
-                Some(room) => Keys::Only(
-                    recover::view::key_hints(room)
-                        .iter()
-                        .map(|(k, w)| Hint::Key(k, w))
-                        .collect(),
-                ),
-                None => Keys::Own,
-            },
-            Layer::Compare => match state.compare.overlay_of(&state.profile) {
-                Some(o) => Keys::Only(
-                    compare::view::key_hints(o)
-                        .iter()
-                        .map(|(k, w)| Hint::Key(k, w))
-                        .collect(),
-                ),
-                None => Keys::Own,
-            },
-            Layer::Forward => match state.forward.room_of(&state.profile) {
-                Some(room) => Keys::Only(
-                    forward::view::key_hints(room)
-                        .iter()
-                        .map(|(k, w)| Hint::Key(k, w))
-                        .collect(),
-                ),
-                None => Keys::Own,
-            },
+            Layer::Replay => state
+                .replay
+                .room_of(&state.profile)
+                .map_or(Keys::Own, |room| only(replay::view::key_hints(room))),
+            Layer::Recover => state
+                .recover
+                .room_of(&state.profile)
+                .map_or(Keys::Own, |room| only(recover::view::key_hints(room))),
+            Layer::Compare => state
+                .compare
+                .overlay_of(&state.profile)
+                .map_or(Keys::Own, |o| only(compare::view::key_hints(o))),
+            Layer::Forward => state
+                .forward
+                .room_of(&state.profile)
+                .map_or(Keys::Own, |room| only(forward::view::key_hints(room))),
             // A dialog's keys, in the footer too (its own line is where the mouse clicks).
-            Layer::Form => match &state.forms.dialog {
-                Some(d) => Keys::Only(
-                    forms::view::key_hints(d)
-                        .iter()
-                        .map(|(k, w)| Hint::Key(k, w))
-                        .collect(),
-                ),
-                None => Keys::Own,
-            },
+            Layer::Form => state
+                .forms
+                .dialog
+                .as_ref()
+                .map_or(Keys::Own, |d| only(forms::view::key_hints(d))),
             // The prompt takes the footer's line itself.
             Layer::Prompt => Keys::Own,
             Layer::Confirm => match &state.confirm {
                 Some(c) => Keys::Only(c.hints()),
                 None => Keys::Own,
             },
-            Layer::Overlay if state.deliveries.filter.is_some() => Keys::Only(
-                deliveries::view::FILTER_KEYS
-                    .iter()
-                    .map(|(k, w)| Hint::Key(k, w))
-                    .collect(),
-            ),
+            Layer::Overlay if state.deliveries.filter.is_some() => {
+                only(deliveries::view::FILTER_KEYS)
+            }
             Layer::Overlay => Keys::Offers(
                 [
                     // Offered only where something is masked.

@@ -3,7 +3,7 @@
 
 use crate::common::screen;
 
-use crate::common::{answer_all, ch, key, started_app};
+use crate::common::{answer_all, ch, key, scroll_range, started_app};
 use crossterm::event::KeyCode;
 use switchboard::api::NotificationFilter;
 use switchboard::console::{ApiCmd, App, Msg, Pane, Tab};
@@ -262,15 +262,6 @@ fn attempt_cursor_stays_on_screen_in_a_long_history() {
     );
 }
 
-/// The "a–b of n" at the bottom of a scrolled view.
-fn view_range(s: &str) -> Option<(usize, usize)> {
-    let tail = s.rsplit(" of ").next()?;
-    let n: usize = tail.split_whitespace().next()?.parse().ok()?;
-    let head = s.rsplit_once(" of ")?.0;
-    let b: usize = head.rsplit('–').next()?.parse().ok()?;
-    Some((b, n))
-}
-
 #[test]
 fn an_attempt_wraps_long_headers_whole_and_scrolls_back_at_once() {
     let signature = "i=api.metorial.com,t=1761320810,v1=3d1449264e18040508d40792ef899533193ff65375a11fce84ee13a65fd8450f";
@@ -305,10 +296,13 @@ fn an_attempt_wraps_long_headers_whole_and_scrolls_back_at_once() {
     assert!(rows[at].starts_with("metorial-signature: i=api"), "{s}");
     // `G` then `k`: one line up at once.
     app.apply(ch('G'));
-    let (b, n) = view_range(&screen(&app)).expect("the view scrolls at 80×24");
+    let (_, b, n) = scroll_range(&screen(&app)).expect("the view scrolls at 80×24");
     assert_eq!(b, n);
     app.apply(ch('k'));
-    assert_eq!(view_range(&screen(&app)), Some((n - 1, n)));
+    assert_eq!(
+        scroll_range(&screen(&app)).map(|(_, b, n)| (b, n)),
+        Some((n - 1, n))
+    );
 }
 
 #[test]
@@ -321,23 +315,32 @@ fn a_detail_scrolls_back_from_its_end_at_once() {
     answer_all(&mut app);
     app.apply(ch('G'));
     let s = screen(&app);
-    let (b, n) = view_range(&s).unwrap_or_else(|| panic!("the detail scrolls at 80×14:\n{s}"));
+    let (_, b, n) = scroll_range(&s).unwrap_or_else(|| panic!("the detail scrolls at 80×14:\n{s}"));
     assert_eq!(b, n, "{s}");
     app.apply(ch('k'));
-    assert_eq!(view_range(&screen(&app)), Some((n - 1, n)));
+    assert_eq!(
+        scroll_range(&screen(&app)).map(|(_, b, n)| (b, n)),
+        Some((n - 1, n))
+    );
     // Past the end, `j` stays at the end and one `k` still moves.
     app.apply(ch('j'));
     app.apply(ch('j'));
     app.apply(ch('j'));
     app.apply(ch('k'));
-    assert_eq!(view_range(&screen(&app)), Some((n - 1, n)));
+    assert_eq!(
+        scroll_range(&screen(&app)).map(|(_, b, n)| (b, n)),
+        Some((n - 1, n))
+    );
     // A shorter screen scrolls further: the end is worked out again after the resize.
     app.apply(Msg::Resize(80, 12));
     app.apply(ch('G'));
-    let (b, n) = view_range(&screen(&app)).expect("still scrolls");
+    let (_, b, n) = scroll_range(&screen(&app)).expect("still scrolls");
     assert_eq!(b, n);
     app.apply(ch('k'));
-    assert_eq!(view_range(&screen(&app)), Some((n - 1, n)));
+    assert_eq!(
+        scroll_range(&screen(&app)).map(|(_, b, n)| (b, n)),
+        Some((n - 1, n))
+    );
 }
 
 /// The order of the notifications list's first request, with this `[console]` table.

@@ -48,22 +48,13 @@ fn help_fits_80x24_with_nothing_cut() {
     insta::assert_snapshot!("help_80x24", s);
 }
 
-/// The bottom line's "a–b of n", when the help scrolls.
-fn help_range(s: &str) -> Option<(usize, usize, usize)> {
-    let tail = s.split("j/k scroll · ").nth(1)?;
-    let (range, rest) = tail.split_once(" of ")?;
-    let (a, b) = range.split_once('–')?;
-    let n = rest.split_whitespace().next()?;
-    Some((a.parse().ok()?, b.parse().ok()?, n.parse().ok()?))
-}
-
 #[test]
 fn help_taller_than_the_screen_scrolls_with_nothing_cut() {
     // The Notifications list offers the most keys: at 80×24 they do not fit in any columns.
     let mut app = app_on(Tab::Notifications, 80, 24);
     app.apply(ch('?'));
     let first = screen(&app);
-    let (a, b, n) = help_range(&first).unwrap_or_else(|| panic!("scrolls:\n{first}"));
+    let (a, b, n) = scroll_range(&first).unwrap_or_else(|| panic!("scrolls:\n{first}"));
     assert_eq!((a, b), (1, 22), "{first}");
     // Every screenful from the top to the bottom, as words.
     let mut seen = first.clone();
@@ -72,7 +63,7 @@ fn help_taller_than_the_screen_scrolls_with_nothing_cut() {
     while !at_end {
         app.apply(ch('j'));
         let s = screen(&app);
-        let (_, b, _) = help_range(&s).expect("still scrolls");
+        let (_, b, _) = scroll_range(&s).expect("still scrolls");
         at_end = b == n;
         seen.push_str(&s);
         guard += 1;
@@ -117,18 +108,18 @@ fn help_taller_than_the_screen_scrolls_with_nothing_cut() {
     );
     // At the end, one `k` moves one line up at once; `g` goes back to the top.
     app.apply(ch('G'));
-    let (_, b, n) = help_range(&screen(&app)).expect("scrolls");
+    let (_, b, n) = scroll_range(&screen(&app)).expect("scrolls");
     assert_eq!(b, n);
     app.apply(ch('k'));
-    let (_, b2, _) = help_range(&screen(&app)).expect("scrolls");
+    let (_, b2, _) = scroll_range(&screen(&app)).expect("scrolls");
     assert_eq!(b2, n - 1);
     app.apply(ch('g'));
-    assert_eq!(help_range(&screen(&app)).map(|r| r.0), Some(1));
+    assert_eq!(scroll_range(&screen(&app)).map(|r| r.0), Some(1));
     // Closed and opened again, it starts at the top.
     app.apply(ch('G'));
     app.apply(ch('?'));
     app.apply(ch('?'));
-    assert_eq!(help_range(&screen(&app)).map(|r| r.0), Some(1));
+    assert_eq!(scroll_range(&screen(&app)).map(|r| r.0), Some(1));
 }
 
 #[test]

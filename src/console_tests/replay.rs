@@ -10,7 +10,7 @@ use std::time::Duration;
 use common::deliveries::{fixed_clock, redact, settle};
 use common::replay::{World, got, receiver, short_receiver, verify_independently, world};
 use common::service::eventually;
-use common::{ch, key, screen};
+use common::{ch, key, screen, scroll_range};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use serde_json::Value;
 use switchboard::console::replay::Stage;
@@ -126,16 +126,14 @@ async fn preview_send_and_answer_replayed_locally() {
     .collect();
     insta::assert_snapshot!("replay_preview_100x30", redact(&screen(&app), &volatile));
     // The preview scrolls within what it holds: `G` reaches its end, one `k` moves at once.
-    let range = |s: &str| -> Option<(usize, usize)> {
-        let (head, tail) = s.rsplit_once(" of ")?;
-        let n = tail.split_whitespace().next()?.parse().ok()?;
-        Some((head.rsplit('–').next()?.parse().ok()?, n))
-    };
     app.apply(ch('G'));
-    let (b, n) = range(&screen(&app)).expect("the preview scrolls at 100×30");
+    let (_, b, n) = scroll_range(&screen(&app)).expect("the preview scrolls at 100×30");
     assert_eq!(b, n);
     app.apply(ch('k'));
-    assert_eq!(range(&screen(&app)), Some((n - 1, n)));
+    assert_eq!(
+        scroll_range(&screen(&app)).map(|(_, b, n)| (b, n)),
+        Some((n - 1, n))
+    );
     app.apply(ch('g'));
 
     // Enter sends on the worker; the receiver gets the body byte for byte, freshly signed.

@@ -103,7 +103,11 @@ fn session_replays(state: &State, id: &str, left: &Answer) -> Vec<Answer> {
 }
 
 fn overlay_key(state: &mut State, input: &Input) -> Vec<Effect> {
-    let max = super::view::max_scroll(state);
+    // The furthest the comparison scrolls, worked out only for a key that scrolls.
+    let max = match input.action() {
+        Some(a) if crate::console::widgets::is_scroll(a) => super::view::max_scroll(state),
+        _ => 0,
+    };
     let Some(o) = state.compare.overlay.as_mut() else {
         return Vec::new();
     };
@@ -114,14 +118,7 @@ fn overlay_key(state: &mut State, input: &Input) -> Vec<Effect> {
         }
         Some(Action::Back | Action::Compare) => state.compare.overlay = None,
         Some(Action::Quit) => return crate::console::pane::quit(state),
-        Some(
-            a @ (Action::Down
-            | Action::Up
-            | Action::First
-            | Action::Last
-            | Action::NextPage
-            | Action::PrevPage),
-        ) if o.shown.is_some() => {
+        Some(a) if o.shown.is_some() && crate::console::widgets::is_scroll(a) => {
             o.scroll = crate::console::widgets::scrolled(o.scroll, a, max).unwrap_or(o.scroll);
         }
         Some(Action::Down) => {

@@ -138,18 +138,19 @@ pub(crate) fn overlay_key(state: &mut State, key: &Input) -> Option<Vec<Effect>>
         return Some(filter_key(state, key));
     }
     // Scrolled within what the view holds on this screen, so `k` after `G` moves at once.
-    let max = super::attempt::max_scroll(state, state.deliveries.attempt.as_ref()?);
+    let action = key.action();
+    let max = match action {
+        Some(a) if crate::console::widgets::is_scroll(a) => {
+            super::attempt::max_scroll(state, state.deliveries.attempt.as_ref()?)
+        }
+        _ => 0,
+    };
     let v = state.deliveries.attempt.as_mut()?;
-    match key.action() {
+    match action {
         Some(Action::Back) => state.deliveries.attempt = None,
-        Some(
-            a @ (Action::Down
-            | Action::Up
-            | Action::First
-            | Action::Last
-            | Action::NextPage
-            | Action::PrevPage),
-        ) => v.scroll = crate::console::widgets::scrolled(v.scroll, a, max).unwrap_or(v.scroll),
+        Some(a) if crate::console::widgets::is_scroll(a) => {
+            v.scroll = crate::console::widgets::scrolled(v.scroll, a, max).unwrap_or(v.scroll);
+        }
         Some(Action::Quit | Action::Help | Action::Deliver(_) | Action::Replay) => return None,
         // Nothing else acts behind the attempt view.
         _ => {}

@@ -289,7 +289,11 @@ fn request(state: &mut State, cmd: RecoverCmd) -> Vec<Effect> {
 }
 
 fn room_key(state: &mut State, key: &Input) -> Vec<Effect> {
-    let max = super::view::max_scroll(state);
+    // The furthest an open answer scrolls, worked out only for a key that scrolls.
+    let max = match key.action() {
+        Some(a) if crate::console::widgets::is_scroll(a) => super::view::max_scroll(state),
+        _ => 0,
+    };
     let Some(room) = state.recover.room.as_mut() else {
         return Vec::new();
     };

@@ -42,3 +42,9 @@ pub(crate) fn scrolled(at: u16, action: crate::console::keymap::Action, max: u16
         _ => return None,
     })
 }
+
+/// Whether a navigation key scrolls (so that what it needs, the furthest scroll, is worked out
+/// only then).
+pub(crate) fn is_scroll(action: crate::console::keymap::Action) -> bool {
+    scrolled(0, action, 0).is_some()
+}

@@ -183,3 +183,19 @@ pub fn key(code: KeyCode) -> Msg {
 pub fn ch(c: char) -> Msg {
     key(KeyCode::Char(c))
 }
+
+/// The last "a–b of n" on a screen, a scrolled view's bottom line: (a, b, n).
+pub fn scroll_range(screen: &str) -> Option<(usize, usize, usize)> {
+    screen.rmatch_indices(" of ").find_map(|(i, _)| {
+        let n = screen[i + 4..]
+            .split(|c: char| !c.is_ascii_digit())
+            .next()?
+            .parse()
+            .ok()?;
+        let (a, b) = screen[..i]
+            .rsplit(|c: char| !(c.is_ascii_digit() || c == '–'))
+            .next()?
+            .split_once('–')?;
+        Some((a.parse().ok()?, b.parse().ok()?, n))
+    })
+}
