@@ -4,6 +4,7 @@ pub mod client;
 pub mod compare;
 pub mod error;
 pub mod forward;
+pub mod generation;
 pub mod health;
 pub mod journal;
 pub mod lookup;
