@@ -6,6 +6,7 @@ pub mod error;
 pub mod forward;
 pub mod generation;
 pub mod health;
+pub mod identity;
 pub mod journal;
 pub mod lookup;
 pub mod members;
