@@ -108,6 +108,10 @@ pub enum Command {
         /// refused when the profile is read-only.
         #[arg(long)]
         allow_writes: bool,
+        /// A receiver on this machine `replay_locally` may send to (repeatable; beside the
+        /// profile's `mcp_replay_targets`); no other target is accepted.
+        #[arg(long = "replay-to", value_name = "URL")]
+        replay_to: Vec<String>,
     },
     /// A resource command.
     #[command(flatten)]
@@ -117,8 +121,9 @@ pub enum Command {
 const MCP_HELP: &str = "\
 An MCP client starts it and talks JSON-RPC on its standard input and output, e.g. in the client's
 configuration: {\"command\": \"switchboard\", \"args\": [\"--profile\", \"work\", \"mcp\"]}.
-The tools, their inputs and the rules (secrets masked, replay to this machine only) are in the
-README, section \"For agents\".";
+The tools, their inputs and the rules (secrets masked, platform data marked as untrusted, replay
+only to the receivers named by --replay-to or mcp_replay_targets) are in the README, section
+\"For agents\".";
 
 const COMPLETION_HELP: &str = "\
 Examples:

@@ -55,7 +55,10 @@ async fn dispatch(cli: Cli) -> u8 {
     }
     match cli.command {
         Some(Command::Resource(r)) => run_headless(&g, r).await,
-        Some(Command::Mcp { allow_writes }) => mcp(&g, allow_writes).await,
+        Some(Command::Mcp {
+            allow_writes,
+            replay_to,
+        }) => mcp(&g, allow_writes, &replay_to).await,
         Some(Command::Info { versions }) => info(&g, versions).await,
         Some(Command::Completion { shell }) => setup::completion(shell),
         Some(Command::Man) => setup::man(),
@@ -137,7 +140,7 @@ fn report(g: &GlobalArgs, e: &headless::HeadlessError) -> u8 {
 }
 
 /// `switchboard mcp`: writes only when the profile allows them and `--allow-writes` asks.
-async fn mcp(g: &GlobalArgs, allow_writes: bool) -> u8 {
+async fn mcp(g: &GlobalArgs, allow_writes: bool, replay_to: &[String]) -> u8 {
     let (client, resolved) = match connect(g) {
         Ok(c) => c,
         Err(code) => return code,
@@ -146,7 +149,17 @@ async fn mcp(g: &GlobalArgs, allow_writes: bool) -> u8 {
         eprintln!("error: --allow-writes refused: the profile (or --read-only) is read-only");
         return USAGE;
     }
+    // The operator's receivers, from the flag and the profile: an agent cannot name another.
+    let named = replay_to.iter().chain(&resolved.mcp_replay_targets);
+    let targets = match switchboard::mcp::replay_targets(named) {
+        Ok(t) => t,
+        Err(e) => {
+            return report(g, &headless::HeadlessError::Usage(e));
+        }
+    };
     match switchboard::mcp::Server::new(client, allow_writes)
+        .with_replay_targets(targets)
+        .with_profile(&resolved.profile)
         .run_stdio()
         .await
     {

@@ -72,6 +72,8 @@ pub struct Profile {
     pub connect_timeout: Option<f64>,
     /// Retries of safe requests.
     pub retries: Option<u32>,
+    /// The receivers `switchboard mcp`'s `replay_locally` may send to (with `--replay-to`).
+    pub mcp_replay_targets: Option<Vec<String>>,
     /// Keys this version does not know; reported as warnings.
     #[serde(flatten)]
     pub unknown: BTreeMap<String, toml::Value>,

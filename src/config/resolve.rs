@@ -174,6 +174,8 @@ pub struct Settings {
     pub connect_timeout: Option<Duration>,
     /// Retries of safe requests.
     pub retries: Option<u32>,
+    /// The profile's `mcp_replay_targets`, as written.
+    pub mcp_replay_targets: Vec<String>,
     /// Things the user should know (printed on stderr by the binary).
     pub warnings: Vec<String>,
 }
@@ -195,6 +197,8 @@ pub struct Resolved {
     pub console: Option<toml::Table>,
     /// The file's `[keys]` table.
     pub keys: Option<toml::Table>,
+    /// The profile's `mcp_replay_targets` (checked by `switchboard mcp`).
+    pub mcp_replay_targets: Vec<String>,
     /// Warnings to show the user.
     pub warnings: Vec<String>,
 }
@@ -345,6 +349,7 @@ impl Settings {
             timeout: seconds("timeout", p.timeout)?,
             connect_timeout: seconds("connect_timeout", p.connect_timeout)?,
             retries: p.retries,
+            mcp_replay_targets: p.mcp_replay_targets.clone().unwrap_or_default(),
             // They quote profile names, keys and paths from the file: through the one sanitizer.
             warnings: warnings
                 .iter()
@@ -390,6 +395,7 @@ impl Settings {
             confirm_type_name: self.confirm_type_name,
             console: self.console,
             keys: self.keys,
+            mcp_replay_targets: self.mcp_replay_targets,
             warnings: self.warnings,
         })
     }
@@ -588,5 +594,17 @@ organization_key_cmd = "false"
         let (_d2, clash) = write("[profiles.default]\napi_key = \"a\"\napi_key_env = \"B\"\n");
         let e = resolve(&flags(&clash), &Env::default()).expect_err("two sources");
         assert!(e.to_string().contains("api_key_env, api_key"), "{e}");
+    }
+
+    #[test]
+    fn a_profile_names_its_mcp_replay_targets() {
+        let (_d, path) = write(
+            "[profiles.default]\napi_key = \"a\"\nmcp_replay_targets = [\"http://localhost:3000/hooks\"]\n",
+        );
+        let r = resolve(&flags(&path), &Env::default()).expect("resolves");
+        assert_eq!(r.mcp_replay_targets, ["http://localhost:3000/hooks"]);
+        let (_d2, none) = write("[profiles.default]\napi_key = \"a\"\n");
+        let r = resolve(&flags(&none), &Env::default()).expect("resolves");
+        assert!(r.mcp_replay_targets.is_empty());
     }
 }

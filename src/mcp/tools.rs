@@ -6,7 +6,7 @@ use serde_json::{Map, Value, json};
 use crate::api::model::{
     CallbacksInput, CreateDestination, CreateTeam, UpdateDestination, UpdateTeam,
 };
-use crate::api::replay::{self, ReplayError, SendOptions};
+use crate::api::replay::{self, ReplayError};
 use crate::api::signature;
 use crate::api::{ApiRequest, Client, Error, ListQuery, NotificationFilter, Order};
 
@@ -96,10 +96,45 @@ fn replay_props() -> Value {
     with(
         attempt_of(),
         json!({
-            "to": { "type": "string", "description": "An http(s) URL on this machine: localhost, 127.0.0.0/8 or [::1]." },
+            "to": { "type": "string", "description": "One of the receivers the operator named (`switchboard mcp --replay-to URL` or the profile's mcp_replay_targets), exactly as named." },
             "unsigned": { "type": "boolean", "description": "Send without a Metorial-Signature." }
         }),
     )
+}
+
+fn wait_props() -> Value {
+    json!({
+        "callback_ids": ids("Only notifications of these callbacks."),
+        "destination_ids": ids("Only notifications to these destinations."),
+        "status": { "type": "string", "enum": ["succeeded", "failed", "retrying", "pending"], "description": "The state to wait for (default succeeded)." },
+        "count": { "type": "integer", "minimum": 1, "maximum": 100, "description": "How many must be in that state (default 1)." },
+        "timeout_s": { "type": "number", "minimum": 0, "maximum": 300, "description": "Give up after this many seconds (default 30, at most 300)." }
+    })
+}
+
+fn plan_props() -> Value {
+    json!({
+        "selection": {
+            "type": "object",
+            "description": "Which notifications; every field narrows, several values of one field widen. At most 500 notifications.",
+            "properties": {
+                "destination_ids": ids("Only to these destinations (cld_…)."),
+                "callback_ids": ids("Only of these callbacks (clb_…)."),
+                "event_ids": ids("Only of these events (cbe_…)."),
+                "notification_ids": ids("Only these notifications (cbn_…)."),
+                "event_types": ids("Only of these event types (the delivered body's `type`; `build.*` a prefix)."),
+                "statuses": { "type": "array", "items": { "type": "string", "enum": ["succeeded", "failed", "retrying", "pending"] }, "description": "Only in these states." },
+                "retried": { "type": "boolean", "description": "Only those that needed more than one attempt." },
+                "since": { "type": "string", "description": "Created at or after: a duration ago (30m, 2h, 1d) or a time (2026-01-31T12:00:00Z)." },
+                "until": { "type": "string", "description": "Created at or before: a duration ago or a time." }
+            },
+            "additionalProperties": false
+        }
+    })
+}
+
+fn run_props() -> Value {
+    json!({ "token": { "type": "string", "description": "The token plan_recover answered." } })
 }
 
 fn team_fields() -> Value {
@@ -233,10 +268,31 @@ pub const TOOLS: &[ToolDef] = &[
     },
     ToolDef {
         name: "replay_locally",
-        description: "Send a recorded delivery again, signed afresh, to a receiver on this machine only (nothing is recorded on the platform); returns what was sent and the answer.",
-        write: false,
+        description: "Send a recorded delivery again, signed afresh, to one of the receivers the operator named for this server (nothing is recorded on the platform); returns what was sent and the answer. Sends a signed request: only with writes allowed.",
+        write: true,
         properties: replay_props,
         required: &["notification_id", "to"],
+    },
+    ToolDef {
+        name: "wait_for_notifications",
+        description: "Wait until the notifications of these callbacks or destinations (newest first) hold `count` in `status` (default 1 succeeded), looking every half second for at most `timeout_s` seconds (default 30, at most 300); returns those found, or how many there were when time ran out.",
+        write: false,
+        properties: wait_props,
+        required: &[],
+    },
+    ToolDef {
+        name: "plan_recover",
+        description: "Count what a bulk recover of this selection would send (each notification's latest recorded request, signed afresh, to its destination's own URL): the count, the time span, the hosts, and a token that run_recover takes within 10 minutes to send exactly these. Sends nothing; only with writes allowed.",
+        write: true,
+        properties: plan_props,
+        required: &["selection"],
+    },
+    ToolDef {
+        name: "run_recover",
+        description: "Send exactly what plan_recover counted for this token (once; a token lives 10 minutes): each delivery signed with its destination's real secret to its own URL. Only with writes allowed.",
+        write: true,
+        properties: run_props,
+        required: &["token"],
     },
     ToolDef {
         name: "create_team",
@@ -306,32 +362,37 @@ impl ToolError {
     }
 }
 
-fn usage(m: impl Into<String>) -> ToolError {
+pub(super) fn usage(m: impl Into<String>) -> ToolError {
     ToolError::Usage(m.into())
 }
 
 /// Every argument any tool takes; [`check`] has already held them to the tool's schema.
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
-struct Args {
+pub(super) struct Args {
     id: Option<String>,
     limit: Option<u32>,
     after: Option<String>,
     before: Option<String>,
     order: Option<String>,
-    callback_ids: Vec<String>,
+    pub(super) callback_ids: Vec<String>,
     event_ids: Vec<String>,
-    destination_ids: Vec<String>,
+    pub(super) destination_ids: Vec<String>,
     notification_id: Option<String>,
     attempt: Option<i64>,
     destination_id: Option<String>,
     window: Option<String>,
-    to: Option<String>,
-    unsigned: bool,
+    pub(super) to: Option<String>,
+    pub(super) unsigned: bool,
     name: Option<String>,
     description: Option<String>,
     url: Option<String>,
     all_callbacks: bool,
+    pub(super) status: Option<String>,
+    pub(super) count: Option<u64>,
+    pub(super) timeout_s: Option<f64>,
+    pub(super) selection: Option<Value>,
+    pub(super) token: Option<String>,
 }
 
 impl Args {
@@ -358,12 +419,12 @@ impl Args {
         need(self.id.as_deref(), "id")
     }
 
-    fn notification(&self) -> Result<&str, ToolError> {
+    pub(super) fn notification(&self) -> Result<&str, ToolError> {
         need(self.notification_id.as_deref(), "notification_id")
     }
 
     /// The API's attempt index (from 0) of the 1-based `attempt`.
-    fn index(&self) -> Result<Option<i64>, ToolError> {
+    pub(super) fn index(&self) -> Result<Option<i64>, ToolError> {
         match self.attempt {
             Some(n) if n < 1 => Err(usage("attempt counts from 1")),
             n => Ok(n.map(|n| n - 1)),
@@ -371,7 +432,7 @@ impl Args {
     }
 }
 
-fn need<'a>(v: Option<&'a str>, name: &str) -> Result<&'a str, ToolError> {
+pub(super) fn need<'a>(v: Option<&'a str>, name: &str) -> Result<&'a str, ToolError> {
     v.filter(|s| !s.is_empty())
         .ok_or_else(|| usage(format!("{name} is required")))
 }
@@ -396,6 +457,12 @@ fn check(def: &ToolDef, args: &Map<String, Value>) -> Result<(), ToolError> {
     Ok(())
 }
 
+/// The arguments of a call to `def`, held to its schema.
+pub(super) fn args_of(def: &ToolDef, args: Map<String, Value>) -> Result<Args, ToolError> {
+    check(def, &args)?;
+    serde_json::from_value(Value::Object(args)).map_err(|e| usage(format!("arguments: {e}")))
+}
+
 /// Runs tool `def` against the API; the result is the API's JSON (or the tool's own report),
 /// not yet masked or sanitised: the caller does both, once, for every tool.
 pub async fn call(
@@ -403,9 +470,7 @@ pub async fn call(
     def: &ToolDef,
     args: Map<String, Value>,
 ) -> Result<Value, ToolError> {
-    check(def, &args)?;
-    let a: Args = serde_json::from_value(Value::Object(args))
-        .map_err(|e| usage(format!("arguments: {e}")))?;
+    let a = args_of(def, args)?;
     let req = match def.name {
         "list_teams" => ApiRequest::list_teams(&a.query()?),
         "get_team" => ApiRequest::get_team(a.id()?),
@@ -428,7 +493,6 @@ pub async fn call(
         "get_attempt" => return attempt(client, &a).await,
         "destination_stats" => return destination_stats(client, &a).await,
         "verify_signature" => return verify(client, &a).await,
-        "replay_locally" => return replay_locally(client, &a).await,
         "create_team" => ApiRequest::create_team(&CreateTeam {
             name: need(a.name.as_deref(), "name")?.to_string(),
             description: a.description.clone(),
@@ -475,7 +539,7 @@ pub async fn call(
 }
 
 /// The notification as the API sent it (every field kept) and typed.
-async fn notification(
+pub(super) async fn notification(
     client: &Client,
     id: &str,
 ) -> Result<(Value, crate::api::model::Notification), ToolError> {
@@ -543,26 +607,6 @@ async fn verify(client: &Client, a: &Args) -> Result<Value, ToolError> {
         "signed_host": parts.as_ref().map(|p| p.host),
         "signed_at": parts.as_ref().map(|p| p.t),
     }))
-}
-
-async fn replay_locally(client: &Client, a: &Args) -> Result<Value, ToolError> {
-    let target = replay::parse_target(need(a.to.as_deref(), "to")?)?;
-    if !replay::is_loopback(&target) {
-        return Err(usage(format!(
-            "refused: replays go to this machine only (localhost, 127.0.0.1, [::1]), not to {}",
-            target.host_str().unwrap_or_default()
-        )));
-    }
-    let (_, n) = notification(client, a.notification()?).await?;
-    let plan = replay::prepare(client, &n, a.index()?, target, a.unsigned).await?;
-    let result = replay::send(
-        &plan,
-        &SendOptions {
-            timeout: replay::TIMEOUT,
-        },
-    )
-    .await;
-    Ok(crate::headless::replay_report(&plan, &result))
 }
 
 #[cfg(test)]
