@@ -360,6 +360,8 @@ async fn read_only_tools_answer_masked_sanitised_enveloped_and_never_send() {
             .contains("--allow-writes"),
         "{refused}"
     );
+    // The platform's error is platform text: inside the envelope too.
+    assert_eq!(s.calls[8]["structuredContent"]["notice"], NOTICE);
     let missing = failed(&s.calls[8]);
     assert_eq!(
         (missing["status"].as_u64(), missing["code"].as_str()),
@@ -599,6 +601,13 @@ async fn replay_goes_only_to_the_receivers_the_operator_named() {
     .await;
     let listed = s.tool("replay_locally");
     assert_eq!(listed["annotations"]["readOnlyHint"], false, "{listed}");
+    // The agent learns which receivers it may name.
+    assert!(
+        listed["description"]
+            .as_str()
+            .is_some_and(|d| d.contains(&target)),
+        "{listed}"
+    );
     assert_eq!(listed["annotations"]["destructiveHint"], true, "{listed}");
     for t in SENDING {
         assert!(s.tools.contains(&t.to_string()), "{t}");

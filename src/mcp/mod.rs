@@ -81,6 +81,22 @@ impl Server {
             && (def.name != "replay_locally" || !self.replay_targets.is_empty())
     }
 
+    /// `def` as listed: `replay_locally` names the receivers it may send to (masked as every
+    /// URL shown is, sanitised as the operator's text).
+    fn listed(&self, def: &ToolDef) -> Tool {
+        let mut t = tool(def);
+        if def.name == "replay_locally" && !self.replay_targets.is_empty() {
+            let named: Vec<String> = self
+                .replay_targets
+                .iter()
+                .map(|u| crate::text::redact::mask_url(u.as_str()))
+                .collect();
+            let text = format!("{} Receivers: {}.", def.description, named.join(", "));
+            t.description = Some(crate::text::line(&text).into_owned().into());
+        }
+        t
+    }
+
     /// The tools this server offers.
     pub fn tools(&self) -> impl Iterator<Item = &'static ToolDef> + '_ {
         TOOLS.iter().filter(|t| self.offers(t))
@@ -192,12 +208,14 @@ impl ServerHandler for Server {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         Ok(ListToolsResult::with_all_items(
-            self.tools().map(tool).collect(),
+            self.tools().map(|t| self.listed(t)).collect(),
         ))
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        self.tools().find(|t| t.name == name).map(tool)
+        self.tools()
+            .find(|t| t.name == name)
+            .map(|t| self.listed(t))
     }
 
     async fn call_tool(

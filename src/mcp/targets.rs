@@ -38,7 +38,7 @@ fn allowed_target(to: &str, allowed: &[Url]) -> Result<Url, ToolError> {
     let named = || {
         allowed
             .iter()
-            .map(|u| u.as_str())
+            .map(|u| crate::text::redact::mask_url(u.as_str()))
             .collect::<Vec<_>>()
             .join(", ")
     };
