@@ -96,7 +96,7 @@ fn replay_props() -> Value {
     with(
         attempt_of(),
         json!({
-            "to": { "type": "string", "description": "One of the receivers the operator named (`switchboard mcp --replay-to URL` or the profile's mcp_replay_targets), exactly as named." },
+            "to": { "type": "string", "description": "An http(s) URL on this machine: localhost, 127.0.0.0/8 or [::1]." },
             "unsigned": { "type": "boolean", "description": "Send without a Metorial-Signature." }
         }),
     )
