@@ -31,6 +31,9 @@ pub struct ConfigFile {
     /// Console key bindings (action name = key or list of keys), checked by the console.
     #[serde(default)]
     pub keys: Option<toml::Table>,
+    /// `[[alerts]]`: alert rules of a session without a named profile, checked by `crate::alerts`.
+    #[serde(default)]
+    pub alerts: Vec<toml::Table>,
 }
 
 /// `confirm` of a profile: `true`/`false`, or `"type-name"` (type the item's name to confirm).
@@ -72,6 +75,9 @@ pub struct Profile {
     pub connect_timeout: Option<f64>,
     /// Retries of safe requests.
     pub retries: Option<u32>,
+    /// `[[profiles.P.alerts]]`: alert rules, checked by `crate::alerts` when they are used.
+    #[serde(default)]
+    pub alerts: Vec<toml::Table>,
     /// Keys this version does not know; reported as warnings.
     #[serde(flatten)]
     pub unknown: BTreeMap<String, toml::Value>,
