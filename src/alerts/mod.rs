@@ -222,19 +222,32 @@ mod tests {
         let rules = [rule("r")];
         let mut m = Memory::default();
         let s = |v: &[(&str, &str)]| -> Vec<(String, String)> {
-            v.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect()
+            v.iter()
+                .map(|(a, b)| (a.to_string(), b.to_string()))
+                .collect()
         };
         assert_eq!(run(&rules, &[finding("r", "cld_a", false)], &mut m), s(&[]));
         assert_eq!(
-            run(&rules, &[finding("r", "cld_a", true), finding("r", "cld_b", true)], &mut m),
+            run(
+                &rules,
+                &[finding("r", "cld_a", true), finding("r", "cld_b", true)],
+                &mut m
+            ),
             s(&[("failing", "cld_a"), ("failing", "cld_b")])
         );
         assert_eq!(
-            run(&rules, &[finding("r", "cld_a", true), finding("r", "cld_b", true)], &mut m),
+            run(
+                &rules,
+                &[finding("r", "cld_a", true), finding("r", "cld_b", true)],
+                &mut m
+            ),
             s(&[])
         );
         // cld_b deleted: its failure is over.
-        assert_eq!(run(&rules, &[finding("r", "cld_a", false)], &mut m), s(&[("recovered", "cld_a"), ("recovered", "cld_b")]));
+        assert_eq!(
+            run(&rules, &[finding("r", "cld_a", false)], &mut m),
+            s(&[("recovered", "cld_a"), ("recovered", "cld_b")])
+        );
         assert!(m.failing.is_empty());
         // A rule taken out of the config takes its memory with it.
         run(&rules, &[finding("r", "cld_a", true)], &mut m);
@@ -245,7 +258,10 @@ mod tests {
     #[test]
     fn an_alert_is_masked() {
         let a = alert_json(&finding("r", "cld_a", true), State::Failing, None);
-        assert_eq!(a["last_answer"]["headers"]["set-cookie"], crate::text::redact::MASKED);
+        assert_eq!(
+            a["last_answer"]["headers"]["set-cookie"],
+            crate::text::redact::MASKED
+        );
         assert_eq!(a["last_answer"]["headers"]["content-type"], "text/plain");
         assert_eq!(a["alert"], "r");
         assert_eq!(a["destination"], "cld_a");

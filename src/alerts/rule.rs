@@ -183,13 +183,19 @@ pub fn parse_rules(
             detail,
         };
         let Some(name) = name else {
-            return Err(err("name", "give the rule a name (a non-empty string)".into()));
+            return Err(err(
+                "name",
+                "give the rule a name (a non-empty string)".into(),
+            ));
         };
         if rules.iter().any(|r| r.name == name) {
             return Err(err("name", "another rule has this name".into()));
         }
         if let Some(k) = t.keys().find(|k| !FIELDS.contains(&k.as_str())) {
-            return Err(err(k, format!("unknown field (known: {})", FIELDS.join(", "))));
+            return Err(err(
+                k,
+                format!("unknown field (known: {})", FIELDS.join(", ")),
+            ));
         }
         let rule = parse_one(t, config, env).map_err(|(f, d)| err(f, d))?;
         rules.push(Rule { name, ..rule });
@@ -248,7 +254,10 @@ fn parse_one(t: &toml::Table, config: Option<&Path>, env: &Env) -> Result<Rule, 
         .find(|k| !own.contains(&k.as_str()) && !used.contains(&k.as_str()))
     {
         let field = FIELDS.iter().find(|f| *f == k).copied().unwrap_or("rule");
-        return Err((field, format!("not used by rule = {word:?} (it uses {})", used.join(", "))));
+        return Err((
+            field,
+            format!("not used by rule = {word:?} (it uses {})", used.join(", ")),
+        ));
     }
     let target = if let Kind::Expiring { .. } = kind {
         match t.get("import") {
@@ -268,7 +277,12 @@ fn parse_one(t: &toml::Table, config: Option<&Path>, env: &Env) -> Result<Rule, 
                 Target::Destination(s.clone())
             }
             Some(_) => return Err(("destination", "a destination id (cld_…) or \"*\"".into())),
-            None => return Err(("destination", "missing: a destination id (cld_…) or \"*\"".into())),
+            None => {
+                return Err((
+                    "destination",
+                    "missing: a destination id (cld_…) or \"*\"".into(),
+                ));
+            }
         }
     };
     Ok(Rule {
@@ -284,7 +298,12 @@ fn threshold(t: &toml::Table) -> Result<f64, FieldError> {
         Some(Value::Float(f)) => *f,
         Some(Value::Integer(i)) => *i as f64,
         Some(_) => return Err(("threshold", "must be a number from 0 to 1, e.g. 0.5".into())),
-        None => return Err(("threshold", "missing: a share of deliveries, e.g. 0.5".into())),
+        None => {
+            return Err((
+                "threshold",
+                "missing: a share of deliveries, e.g. 0.5".into(),
+            ));
+        }
     };
     if v.is_finite() && v > 0.0 && v <= 1.0 {
         Ok(v)
@@ -308,7 +327,10 @@ fn int(t: &toml::Table, field: &'static str, min: i64, max: i64) -> Result<usize
         }
         Some(Value::Integer(i)) => Err((field, format!("{i} is not from {min} to {max}"))),
         Some(_) => Err((field, format!("must be a whole number from {min} to {max}"))),
-        None => Err((field, format!("missing: a whole number from {min} to {max}"))),
+        None => Err((
+            field,
+            format!("missing: a whole number from {min} to {max}"),
+        )),
     }
 }
 
@@ -327,7 +349,10 @@ fn sink(v: Option<&Value>, config: Option<&Path>, env: &Env) -> Result<Sink, Fie
     };
     let known = ["command", "timeout", "webhook", "secret_env"];
     if let Some(k) = t.keys().find(|k| !known.contains(&k.as_str())) {
-        return Err(("sink", format!("unknown field {k:?} (known: {})", known.join(", "))));
+        return Err((
+            "sink",
+            format!("unknown field {k:?} (known: {})", known.join(", ")),
+        ));
     }
     match (t.get("command"), t.get("webhook")) {
         (Some(_), Some(_)) => Err(("sink", "a command or a webhook, not both".into())),
@@ -412,7 +437,12 @@ mod tests {
             .and_then(Value::as_array)
             .map(|a| a.iter().filter_map(|v| v.as_table().cloned()).collect())
             .unwrap_or_default();
-        parse_rules(&tables, "[[alerts]]", None, &Env::from_pairs(env.iter().copied()))
+        parse_rules(
+            &tables,
+            "[[alerts]]",
+            None,
+            &Env::from_pairs(env.iter().copied()),
+        )
     }
 
     #[test]
@@ -457,7 +487,9 @@ days = 7
         );
         assert!(matches!(r[0].sink, Sink::Command { .. }));
         assert_eq!(r[1].target, Target::AllDestinations);
-        assert!(matches!(&r[1].sink, Sink::Webhook { secret: Some(s), .. } if s.expose() == "whsec_1"));
+        assert!(
+            matches!(&r[1].sink, Sink::Webhook { secret: Some(s), .. } if s.expose() == "whsec_1")
+        );
         assert!(matches!(r[2].sink, Sink::Ndjson));
         assert_eq!(r[3].target, Target::Imports(None));
         assert_eq!(r[3].kind, Kind::Expiring { days: 7 });
@@ -466,21 +498,65 @@ days = 7
     #[test]
     fn a_bad_rule_names_itself_and_the_field() {
         let cases: &[(&str, &str, &str)] = &[
-            ("rule = \"failure_rate\"\ndestination = \"cld_1\"\nthreshold = 0.5\nwindow = \"5w\"", "\"r\"", "window"),
-            ("rule = \"failure_rate\"\ndestination = \"cld_1\"\nthreshold = 2\nwindow = \"5m\"", "\"r\"", "threshold"),
+            (
+                "rule = \"failure_rate\"\ndestination = \"cld_1\"\nthreshold = 0.5\nwindow = \"5w\"",
+                "\"r\"",
+                "window",
+            ),
+            (
+                "rule = \"failure_rate\"\ndestination = \"cld_1\"\nthreshold = 2\nwindow = \"5m\"",
+                "\"r\"",
+                "threshold",
+            ),
             ("rule = \"nope\"\ndestination = \"cld_1\"", "\"r\"", "rule"),
-            ("rule = \"consecutive_failures\"\ndestination = \"x\"\ncount = 2", "\"r\"", "destination"),
-            ("rule = \"consecutive_failures\"\ndestination = \"*\"\ncount = 2\ntreshold = 1", "\"r\"", "treshold"),
-            ("rule = \"consecutive_failures\"\ndestination = \"*\"\ncount = 2\nwindow = \"1h\"", "\"r\"", "window"),
-            ("rule = \"expiring\"\ndays = 7\ndestination = \"*\"", "\"r\"", "destination"),
-            ("rule = \"expiring\"\ndays = 7\nsink = { webhook = \"http://example.com/\" }", "\"r\"", "sink.webhook"),
-            ("rule = \"expiring\"\ndays = 7\nsink = { webhook = \"https://example.com/\", secret_env = \"UNSET\" }", "\"r\"", "sink.secret_env"),
-            ("rule = \"expiring\"\ndays = 7\nsink = \"email\"", "\"r\"", "sink"),
+            (
+                "rule = \"consecutive_failures\"\ndestination = \"x\"\ncount = 2",
+                "\"r\"",
+                "destination",
+            ),
+            (
+                "rule = \"consecutive_failures\"\ndestination = \"*\"\ncount = 2\ntreshold = 1",
+                "\"r\"",
+                "treshold",
+            ),
+            (
+                "rule = \"consecutive_failures\"\ndestination = \"*\"\ncount = 2\nwindow = \"1h\"",
+                "\"r\"",
+                "window",
+            ),
+            (
+                "rule = \"expiring\"\ndays = 7\ndestination = \"*\"",
+                "\"r\"",
+                "destination",
+            ),
+            (
+                "rule = \"expiring\"\ndays = 7\nsink = { webhook = \"http://example.com/\" }",
+                "\"r\"",
+                "sink.webhook",
+            ),
+            (
+                "rule = \"expiring\"\ndays = 7\nsink = { webhook = \"https://example.com/\", secret_env = \"UNSET\" }",
+                "\"r\"",
+                "sink.secret_env",
+            ),
+            (
+                "rule = \"expiring\"\ndays = 7\nsink = \"email\"",
+                "\"r\"",
+                "sink",
+            ),
         ];
         for (body, rule, field) in cases {
             let e = rules(&format!("[[alerts]]\nname = \"r\"\n{body}\n"), &[]).expect_err(body);
-            assert_eq!((e.rule.as_str(), e.field.as_str()), (*rule, *field), "{body}: {e}");
-            assert!(e.to_string().starts_with("alert rule \"r\" (#1 in [[alerts]]): "), "{e}");
+            assert_eq!(
+                (e.rule.as_str(), e.field.as_str()),
+                (*rule, *field),
+                "{body}: {e}"
+            );
+            assert!(
+                e.to_string()
+                    .starts_with("alert rule \"r\" (#1 in [[alerts]]): "),
+                "{e}"
+            );
         }
         let e = rules("[[alerts]]\nrule = \"expiring\"\ndays = 1\n", &[]).expect_err("no name");
         assert_eq!((e.rule.as_str(), e.field.as_str()), ("#1", "name"));
@@ -489,6 +565,9 @@ days = 7
             &[],
         )
         .expect_err("twice");
-        assert_eq!((e.at.as_str(), e.field.as_str()), ("#2 in [[alerts]]", "name"));
+        assert_eq!(
+            (e.at.as_str(), e.field.as_str()),
+            ("#2 in [[alerts]]", "name")
+        );
     }
 }

@@ -222,13 +222,32 @@ mod tests {
     fn saved_0600_read_back_and_a_link_refused() {
         let dir = tempfile::tempdir().expect("tempdir");
         let file = StateFile::new(dir.path(), &ServiceIdentity::new("http://h", None));
-        assert_eq!(file.load().expect("empty"), Memory { version: 1, ..Memory::default() });
+        assert_eq!(
+            file.load().expect("empty"),
+            Memory {
+                version: 1,
+                ..Memory::default()
+            }
+        );
         let mut m = Memory::default();
         let at = Utc::now();
-        m.set("r", "cld_1", Failing { since: at, alerted_at: at });
+        m.set(
+            "r",
+            "cld_1",
+            Failing {
+                since: at,
+                alerted_at: at,
+            },
+        );
         file.save(&m).expect("save");
-        assert_eq!(file.load().expect("load").get("r", "cld_1"), m.get("r", "cld_1"));
-        let mode = std::fs::metadata(file.path()).expect("meta").permissions().mode();
+        assert_eq!(
+            file.load().expect("load").get("r", "cld_1"),
+            m.get("r", "cld_1")
+        );
+        let mode = std::fs::metadata(file.path())
+            .expect("meta")
+            .permissions()
+            .mode();
         assert_eq!(mode & 0o777, 0o600);
         m.remove("r", "cld_1");
         assert!(m.failing.is_empty());

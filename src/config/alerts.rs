@@ -40,11 +40,13 @@ pub fn alert_tables(flags: &Flags, env: &Env) -> Result<AlertTables, ConfigError
             out.tables.clone_from(&p.alerts);
             out.section = format!("[[profiles.{profile}.alerts]]");
             if !file.alerts.is_empty() {
-                out.warnings.push(crate::text::line(&format!(
-                    "the top-level [[alerts]] apply only without a named profile; profile \
+                out.warnings.push(
+                    crate::text::line(&format!(
+                        "the top-level [[alerts]] apply only without a named profile; profile \
                      {profile:?} uses its own [[profiles.{profile}.alerts]]"
-                ))
-                .into_owned());
+                    ))
+                    .into_owned(),
+                );
             }
         }
         None => {

@@ -117,7 +117,13 @@ impl World {
                 order: Some(Order::Desc),
                 ..Default::default()
             };
-            let items = self.t.client.list_notifications(&q, &filter).await.ok()?.items;
+            let items = self
+                .t
+                .client
+                .list_notifications(&q, &filter)
+                .await
+                .ok()?
+                .items;
             let done = items.len() == n
                 && items
                     .iter()
@@ -149,9 +155,10 @@ impl Home {
 
     /// Where `alerts watch` keeps what it sent for the service at `base_url`.
     fn state_file(&self, base_url: &str) -> PathBuf {
-        self.path()
-            .join("data/switchboard/alerts")
-            .join(format!("{}.json", ServiceIdentity::new(base_url, None).key()))
+        self.path().join("data/switchboard/alerts").join(format!(
+            "{}.json",
+            ServiceIdentity::new(base_url, None).key()
+        ))
     }
 
     fn command(&self, base_url: &str, key: &str, args: &[&str]) -> tokio::process::Command {
@@ -275,7 +282,10 @@ async fn watch_fires_once_on_each_change_and_not_again_after_a_restart() {
         "[[alerts]]\nname = \"partner down\"\ndestination = \"{dest}\"\n\
          rule = \"consecutive_failures\"\ncount = 2\n"
     ));
-    let (base, key) = (w.t.svc.base_url.clone(), w.t.svc.api_key.expose().to_string());
+    let (base, key) = (
+        w.t.svc.base_url.clone(),
+        w.t.svc.api_key.expose().to_string(),
+    );
 
     let first = Watcher::start(&home, &base, &key);
     let lines = first.wait_lines(1).await;
@@ -313,7 +323,10 @@ async fn watch_fires_once_on_each_change_and_not_again_after_a_restart() {
     {
         use std::os::unix::fs::PermissionsExt;
         let state = home.state_file(&base);
-        let mode = std::fs::metadata(&state).expect("state file").permissions().mode();
+        let mode = std::fs::metadata(&state)
+            .expect("state file")
+            .permissions()
+            .mode();
         assert_eq!(mode & 0o777, 0o600, "{}", state.display());
     }
 
@@ -350,7 +363,10 @@ async fn check_exits_3_on_a_failing_rule_0_otherwise_and_2_on_a_bad_rule_before_
     w.fire(1).await;
     w.delivered(&bad, 1, "retrying").await;
     w.delivered(&good, 1, "succeeded").await;
-    let (base, key) = (w.t.svc.base_url.clone(), w.t.svc.api_key.expose().to_string());
+    let (base, key) = (
+        w.t.svc.base_url.clone(),
+        w.t.svc.api_key.expose().to_string(),
+    );
     let rule = |name: &str, dest: &str| {
         format!(
             "[[alerts]]\nname = \"{name}\"\ndestination = \"{dest}\"\nrule = \"failure_rate\"\n\
@@ -410,7 +426,10 @@ async fn a_command_gets_the_alert_on_stdin_and_a_webhook_gets_it_signed() {
     let dest = w.destination(&format!("{rx}/fail")).await;
     w.fire(1).await;
     w.delivered(&dest, 1, "retrying").await;
-    let (base, key) = (w.t.svc.base_url.clone(), w.t.svc.api_key.expose().to_string());
+    let (base, key) = (
+        w.t.svc.base_url.clone(),
+        w.t.svc.api_key.expose().to_string(),
+    );
 
     let out = tempfile::tempdir().expect("out");
     let script = out.path().join("sink.sh");
@@ -469,9 +488,15 @@ async fn a_command_gets_the_alert_on_stdin_and_a_webhook_gets_it_signed() {
     for g in &hooks {
         verify_independently("whsec_alerts_0123456789", &g.headers, &g.body);
         let v: Value = serde_json::from_slice(&g.body).expect("JSON");
-        assert_eq!((&v["alert"], &v["state"]), (&json!("to a webhook"), &json!("failing")));
+        assert_eq!(
+            (&v["alert"], &v["state"]),
+            (&json!("to a webhook"), &json!("failing"))
+        );
     }
-    assert!(watcher.lines().is_empty(), "other sinks print nothing on stdout");
+    assert!(
+        watcher.lines().is_empty(),
+        "other sinks print nothing on stdout"
+    );
     watcher.kill().await;
 }
 
@@ -486,9 +511,7 @@ async fn a_link_planted_at_the_state_file_is_refused() {
     std::fs::write(&target, "keep\n").expect("target");
     std::os::unix::fs::symlink(&target, &state).expect("symlink");
     for verb in ["watch", "check"] {
-        let (code, out, err) = home
-            .run(&base, common::fake::KEY, &["alerts", verb])
-            .await;
+        let (code, out, err) = home.run(&base, common::fake::KEY, &["alerts", verb]).await;
         assert_eq!(code, 1, "{verb}: {out}\n{err}");
         assert!(err.contains("symbolic link"), "{verb}: {err}");
     }
