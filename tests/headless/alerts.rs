@@ -374,7 +374,15 @@ async fn check_exits_3_on_a_failing_rule_0_otherwise_and_2_on_a_bad_rule_before_
         )
     };
 
-    let home = Home::new(&format!("{}{}", rule("bad", &bad), rule("good", &good)));
+    let more = format!(
+        "[[alerts]]\nname = \"quiet\"\ndestination = \"{bad}\"\nrule = \"no_success\"\n\
+         window = \"1h\"\n[[alerts]]\nname = \"tokens\"\nrule = \"expiring\"\ndays = 7\n"
+    );
+    let home = Home::new(&format!(
+        "{}{}{more}",
+        rule("bad", &bad),
+        rule("good", &good)
+    ));
     let (code, out, err) = home.run(&base, &key, &["alerts", "check"]).await;
     assert_eq!(code, 3, "{out}\n{err}");
     let lines: Vec<Value> = out
@@ -383,6 +391,7 @@ async fn check_exits_3_on_a_failing_rule_0_otherwise_and_2_on_a_bad_rule_before_
         .collect();
     let states: Vec<(&str, &str)> = lines
         .iter()
+        .filter(|l| l["alert"] != "tokens")
         .map(|l| {
             (
                 l["alert"].as_str().unwrap_or_default(),
@@ -390,11 +399,41 @@ async fn check_exits_3_on_a_failing_rule_0_otherwise_and_2_on_a_bad_rule_before_
             )
         })
         .collect();
-    assert_eq!(states, [("bad", "failing"), ("good", "ok")], "{out}");
+    assert_eq!(
+        states,
+        [("bad", "failing"), ("good", "ok"), ("quiet", "failing")],
+        "{out}"
+    );
     assert_eq!(lines[0]["value"]["failure_rate"], 1.0, "{out}");
+    assert_eq!(lines[0]["last_answer"]["status"], 500, "{out}");
     assert!(!out.contains('\u{1b}'), "no raw escape: {out}");
     assert!(!out.contains("RECEIVER_SECRET_42"), "{out}");
     assert!(err.contains("bad"), "{err}");
+    // Every import judged; those expiring within 7 days (or expired) failing, by the API's own list.
+    let imports: Vec<switchboard::api::model::ProviderOauthImport> =
+        switchboard::api::list_all(&w.t.client, switchboard::api::ApiRequest::list_imports)
+            .await
+            .expect("imports");
+    let soon = chrono::Utc::now() + chrono::TimeDelta::days(7);
+    let mut want: Vec<(String, bool)> = imports
+        .iter()
+        .map(|i| (i.id.clone(), i.expires_at.is_some_and(|t| t <= soon)))
+        .collect();
+    let mut seen: Vec<(String, bool)> = lines
+        .iter()
+        .filter(|l| l["alert"] == "tokens")
+        .map(|l| {
+            assert!(l["destination"].is_null(), "{l}");
+            (
+                l["import"].as_str().unwrap_or_default().to_string(),
+                l["state"] == "failing",
+            )
+        })
+        .collect();
+    want.sort();
+    seen.sort();
+    assert!(want.iter().any(|(_, f)| *f) && want.iter().any(|(_, f)| !*f));
+    assert_eq!(seen, want);
 
     let home = Home::new(&rule("good", &good));
     let (code, out, err) = home.run(&base, &key, &["alerts", "check"]).await;
