@@ -125,6 +125,11 @@ async fn run_headless(g: &GlobalArgs, cmd: headless::Resource) -> u8 {
 async fn alerts(g: &GlobalArgs, cmd: headless::AlertsCmd) -> u8 {
     let env = Env::from_process();
     let usage = |e: String| report(g, &headless::HeadlessError::Usage(e));
+    if g.jq.is_some() || g.fields.is_some() || g.output == Some(OutputFormat::Table) {
+        return usage(
+            "alerts print JSON lines only: --jq, --fields and -o table do not apply".into(),
+        );
+    }
     let tables = match config::alert_tables(&flags(g), &env) {
         Ok(t) => t,
         Err(e) => return usage(e.to_string()),

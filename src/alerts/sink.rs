@@ -33,14 +33,13 @@ pub async fn deliver(sink: &Sink, alert: &str, host: &str) -> Result<(), SinkErr
         Sink::Ndjson => Ok(()),
         Sink::Command { command, timeout } => run_command(command, alert, *timeout).await,
         Sink::Webhook { url, secret } => {
-            let client = crate::api::replay::client_for(url, WEBHOOK_TIMEOUT)
-                .map_err(|e| SinkError::Webhook(e.to_string()))?;
+            let client = webhook_client(url).map_err(|e| SinkError::Webhook(e.to_string()))?;
             let mut req = client
                 .post(url.clone())
                 .header("content-type", "application/json")
                 .header(
                     "user-agent",
-                    format!("switchboard-alerts/{}", env!("CARGO_PKG_VERSION")),
+                    concat!("switchboard-alerts/", env!("CARGO_PKG_VERSION")),
                 );
             if let Some(secret) = secret {
                 let t = chrono::Utc::now().timestamp();
@@ -63,6 +62,18 @@ pub async fn deliver(sink: &Sink, alert: &str, host: &str) -> Result<(), SinkErr
             }
         }
     }
+}
+
+/// A client for a webhook sink: no redirect followed (the alert must not go elsewhere), the
+/// system's proxy honoured except for this machine.
+fn webhook_client(url: &url::Url) -> reqwest::Result<reqwest::Client> {
+    let mut b = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .timeout(WEBHOOK_TIMEOUT);
+    if crate::api::replay::is_loopback(url) {
+        b = b.no_proxy();
+    }
+    b.build()
 }
 
 /// Runs `sh -c command` in a process group of its own with the alert on standard input; its

@@ -455,6 +455,15 @@ async fn check_exits_3_on_a_failing_rule_0_otherwise_and_2_on_a_bad_rule_before_
         "{err}"
     );
     assert!(out.is_empty(), "{out}");
+    let (code, _, err) = home
+        .run(
+            &fake.base_url,
+            common::fake::KEY,
+            &["alerts", "check", "-o", "table"],
+        )
+        .await;
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("JSON lines only"), "{err}");
     assert!(fake.requests().is_empty() && fake.introspections().is_empty());
 }
 
