@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use super::ConfigError;
 use super::file::ConfigFile;
-use super::resolve::{Env, Flags, active_profile, config_path};
+use super::resolve::{Env, Flags, active_profile, config_path, named_profile};
 
 /// The alert rules' tables as written, with where they were found.
 #[derive(Debug, Clone, Default)]
@@ -49,6 +49,18 @@ pub fn alert_tables(flags: &Flags, env: &Env) -> Result<AlertTables, ConfigError
                 );
             }
         }
+        // As `Settings::load`: a profile asked for by name (or as the default) must exist.
+        None if named_profile(flags, env).is_some() || file.default_profile.is_some() => {
+            return Err(ConfigError::ProfileNotFound {
+                name: profile,
+                path: out.config_path.unwrap_or_default(),
+                available: if file.profiles.is_empty() {
+                    "none".into()
+                } else {
+                    file.profiles.keys().cloned().collect::<Vec<_>>().join(", ")
+                },
+            });
+        }
         None => {
             out.tables.clone_from(&file.alerts);
             out.section = "[[alerts]]".into();
@@ -87,5 +99,7 @@ mod tests {
         assert_eq!(a.tables[0]["name"].as_str(), Some("top"));
         assert_eq!(a.section, "[[alerts]]");
         assert!(a.warnings.is_empty());
+        let e = alert_tables(&flags(&path, Some("nope")), &Env::default()).expect_err("unknown");
+        assert!(matches!(e, ConfigError::ProfileNotFound { .. }), "{e}");
     }
 }
