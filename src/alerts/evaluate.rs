@@ -132,13 +132,12 @@ async fn destination(
         } => {
             let (seen, truncated) = window_of(client, id, now - window, now).await?;
             let s = Stats::of(&seen);
-            let bad = s.failed + s.retrying;
-            let rate = (s.tried() > 0).then(|| bad as f64 / s.tried() as f64);
-            f.failing = s.tried() >= min_deliveries && rate.is_some_and(|r| r >= threshold);
+            let (failing, rate) = failure_rate(&s, threshold, min_deliveries);
+            f.failing = failing;
             f.value = json!({
                 "failure_rate": rate.map(|r| (r * 1000.0).round() / 1000.0),
                 "threshold": threshold,
-                "failed": bad,
+                "failed": s.failed + s.retrying,
                 "tried": s.tried(),
                 "window": window_text(window),
                 "truncated": truncated,
@@ -175,6 +174,14 @@ async fn destination(
         f.last_answer = failed.first().and_then(last_answer);
     }
     Ok(f)
+}
+
+/// Whether `threshold` or more of the tried deliveries did not succeed (failed or retrying),
+/// once at least `min` were tried; and the share that did not.
+fn failure_rate(s: &Stats, threshold: f64, min: usize) -> (bool, Option<f64>) {
+    let tried = s.tried();
+    let rate = (tried > 0).then(|| (s.failed + s.retrying) as f64 / tried as f64);
+    (tried >= min && rate.is_some_and(|r| r >= threshold), rate)
 }
 
 /// The destination's deliveries created from `from` to `now`, newest first; `true` when the
@@ -292,5 +299,29 @@ fn expiring(rule: &Rule, i: &ProviderOauthImport, days: i64, now: DateTime<Utc>)
         notifications: Vec::new(),
         last_answer: None,
         value: json!({"expires_at": i.expires_at, "days": days}),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_rate_counts_retrying_as_failed_and_waits_for_enough_deliveries() {
+        let s = Stats {
+            succeeded: 2,
+            failed: 1,
+            retrying: 1,
+            pending: 5,
+            ..Stats::default()
+        };
+        assert_eq!(failure_rate(&s, 0.5, 1), (true, Some(0.5)));
+        assert_eq!(failure_rate(&s, 0.6, 1), (false, Some(0.5)));
+        assert_eq!(
+            failure_rate(&s, 0.5, 5),
+            (false, Some(0.5)),
+            "4 tried, 5 needed"
+        );
+        assert_eq!(failure_rate(&Stats::default(), 0.1, 1), (false, None));
     }
 }

@@ -154,3 +154,39 @@ fn kill_group(pid: Option<u32>) {
     #[cfg(not(unix))]
     let _ = pid;
 }
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_command_gets_the_alert_on_stdin_and_fails_or_times_out_plainly() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let got = dir.path().join("got");
+        let alert = r#"{"alert":"a","state":"failing"}"#;
+        run_command(&format!("cat > '{}'", got.display()), alert, COMMAND)
+            .await
+            .expect("sent");
+        assert_eq!(
+            std::fs::read_to_string(&got).expect("got"),
+            format!("{alert}\n")
+        );
+        // A command that does not read its input is not a failure.
+        run_command("true", alert, COMMAND).await.expect("sent");
+        let e = run_command("echo nope >&2; exit 3", alert, COMMAND)
+            .await
+            .expect_err("exit 3");
+        assert!(e.to_string().contains("nope"), "{e}");
+        let started = std::time::Instant::now();
+        let e = run_command("sleep 30 & wait", alert, Duration::from_millis(300))
+            .await
+            .expect_err("too slow");
+        assert!(e.to_string().contains("no end within"), "{e}");
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "stopped at its timeout"
+        );
+    }
+
+    const COMMAND: Duration = Duration::from_secs(10);
+}
