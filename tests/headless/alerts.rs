@@ -3,13 +3,13 @@
 //! failing alert, then one recovered, then one failing, and a watch restarted while the rule
 //! is failing sends nothing again; `check` exits 3 on a failing rule and 0 otherwise, 2 on a bad
 //! rule before any request; a command sink gets the alert on its standard input and nothing in
-//! its arguments; a webhook sink's signature verifies; the state file is 0600 and a link planted
-//! at its path is refused.
+//! its arguments; a webhook sink's signature verifies, and an alert a webhook refuses is not
+//! remembered and is sent again; the state file is 0600 and a link planted at its path is refused.
 use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -29,11 +29,12 @@ use tokio::io::{AsyncBufReadExt, BufReader};
 const WAIT: Duration = Duration::from_secs(30);
 
 /// A receiver on 127.0.0.1 that answers 500 (with a cookie and an escape sequence) while `fail`
-/// is set, 200 otherwise.
-async fn switchable(fail: Arc<AtomicBool>) -> String {
+/// is set, 200 otherwise; `hits` counts the requests.
+async fn switchable(fail: Arc<AtomicBool>, hits: Arc<AtomicUsize>) -> String {
     let app = Router::new().route(
         "/{path}",
         post(move || {
+            hits.fetch_add(1, Ordering::SeqCst);
             let fail = fail.load(Ordering::SeqCst);
             async move {
                 if fail {
@@ -273,7 +274,7 @@ impl Watcher {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn watch_fires_once_on_each_change_and_not_again_after_a_restart() {
     let fail = Arc::new(AtomicBool::new(true));
-    let rx = switchable(fail.clone()).await;
+    let rx = switchable(fail.clone(), Arc::default()).await;
     let w = world().await;
     let dest = w.destination(&format!("{rx}/partner")).await;
     w.fire(2).await;
@@ -479,6 +480,9 @@ async fn a_command_gets_the_alert_on_stdin_and_a_webhook_gets_it_signed() {
         w.t.svc.api_key.expose().to_string(),
     );
 
+    // A webhook that answers 500: its alert is not remembered, so it is sent again.
+    let refused = Arc::new(AtomicUsize::new(0));
+    let refusing = switchable(Arc::new(AtomicBool::new(true)), refused.clone()).await;
     let out = tempfile::tempdir().expect("out");
     let script = out.path().join("sink.sh");
     let (argv, got_file) = (out.path().join("argv"), out.path().join("got.json"));
@@ -503,7 +507,9 @@ async fn a_command_gets_the_alert_on_stdin_and_a_webhook_gets_it_signed() {
          rule = \"consecutive_failures\"\ncount = 1\nsink = {{ command = \"{}\" }}\n\
          [[alerts]]\nname = \"to a webhook\"\ndestination = \"*\"\n\
          rule = \"consecutive_failures\"\ncount = 1\n\
-         sink = {{ webhook = \"{rx}/okalerts\", secret_env = \"ALERT_SECRET\" }}\n",
+         sink = {{ webhook = \"{rx}/okalerts\", secret_env = \"ALERT_SECRET\" }}\n\
+         [[alerts]]\nname = \"refused\"\ndestination = \"{dest}\"\n\
+         rule = \"consecutive_failures\"\ncount = 1\nsink = {{ webhook = \"{refusing}/alerts\" }}\n",
         script.display()
     ));
     let watcher = Watcher::start(&home, &base, &key);
@@ -544,6 +550,25 @@ async fn a_command_gets_the_alert_on_stdin_and_a_webhook_gets_it_signed() {
     assert!(
         watcher.lines().is_empty(),
         "other sinks print nothing on stdout"
+    );
+
+    eventually(WAIT, || async {
+        (refused.load(Ordering::SeqCst) >= 2).then_some(())
+    })
+    .await;
+    let state: Value =
+        serde_json::from_str(&std::fs::read_to_string(home.state_file(&base)).expect("state file"))
+            .expect("state JSON");
+    let remembered = state["failing"].as_object().expect("failing");
+    assert!(
+        remembered.contains_key("to a command") && remembered.contains_key("to a webhook"),
+        "{state}"
+    );
+    assert!(!remembered.contains_key("refused"), "{state}");
+    let notes = watcher.notes.lock().expect("notes").join("\n");
+    assert!(
+        notes.contains("alert \"refused\" not sent to webhook at 127.0.0.1"),
+        "{notes}"
     );
     watcher.kill().await;
 }
