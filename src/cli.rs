@@ -3,7 +3,7 @@ use std::path::PathBuf;
 
 use clap::{ArgGroup, Args, Parser, Subcommand, ValueHint};
 use clap_complete::Shell;
-use switchboard::headless::{OutputFormat, Resource};
+use switchboard::headless::{AlertsCmd, OutputFormat, Resource};
 use switchboard::service::ServeArgs;
 
 const ENVIRONMENT: &str = "\
@@ -113,10 +113,22 @@ pub enum Command {
         #[arg(long = "replay-to", value_name = "URL")]
         replay_to: Vec<String>,
     },
+    /// The profile's alert rules: `check` them once, or `watch` and be told when one changes.
+    #[command(subcommand, after_help = ALERTS_HELP)]
+    Alerts(AlertsCmd),
     /// A resource command.
     #[command(flatten)]
     Resource(Resource),
 }
+
+const ALERTS_HELP: &str = "\
+Rules are in the config file, as [[profiles.NAME.alerts]] (or [[alerts]] without a profile):
+  name = \"partner down\", destination = \"cld_…\" or \"*\",
+  rule = \"failure_rate\" (threshold, window) | \"consecutive_failures\" (count)
+       | \"no_success\" (window) | \"expiring\" (days; import = \"poti_…\" or \"*\"),
+  sink = \"ndjson\" | { command = \"…\" } | { webhook = \"https://…\", secret_env = \"VAR\" }.
+A bad rule is a usage error (exit 2) before any request. `check` exits 3 when a rule is failing.
+What `watch` sent is kept in <data dir>/switchboard/alerts/. See the README, \"Alerts\".";
 
 const MCP_HELP: &str = "\
 An MCP client starts it and talks JSON-RPC on its standard input and output, e.g. in the client's

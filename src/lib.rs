@@ -1,4 +1,5 @@
 //! Switchboard: a terminal console, headless CLI and embedded local service for the management API.
+pub mod alerts;
 pub mod api;
 pub mod config;
 pub mod console;

@@ -55,6 +55,7 @@ async fn dispatch(cli: Cli) -> u8 {
     }
     match cli.command {
         Some(Command::Resource(r)) => run_headless(&g, r).await,
+        Some(Command::Alerts(a)) => alerts(&g, a).await,
         Some(Command::Mcp {
             allow_writes,
             replay_to,
@@ -118,6 +119,48 @@ async fn run_headless(g: &GlobalArgs, cmd: headless::Resource) -> u8 {
         Err(e) => Err(e),
     };
     match result {
+        Ok(()) => 0,
+        Err(e) => report(g, &e),
+    }
+}
+
+/// `alerts check|watch`: the rules are read and checked before the key or any request.
+async fn alerts(g: &GlobalArgs, cmd: headless::AlertsCmd) -> u8 {
+    let env = Env::from_process();
+    let usage = |e: String| report(g, &headless::HeadlessError::Usage(e));
+    if g.jq.is_some() || g.fields.is_some() || g.output == Some(OutputFormat::Table) {
+        return usage(
+            "alerts print JSON lines only: --jq, --fields and -o table do not apply".into(),
+        );
+    }
+    let tables = match config::alert_tables(&flags(g), &env) {
+        Ok(t) => t,
+        Err(e) => return usage(e.to_string()),
+    };
+    for w in &tables.warnings {
+        eprintln!("warning: {w}");
+    }
+    let rules = match switchboard::alerts::parse_rules(
+        &tables.tables,
+        &tables.section,
+        tables.config_path.as_deref(),
+        &env,
+    ) {
+        Ok(r) => r,
+        Err(e) => return usage(e.to_string()),
+    };
+    let (client, resolved) = match connect(g) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    let ctx = headless::AlertsContext {
+        rules,
+        section: tables.section,
+        data_dir: Paths::with_config(None).data_dir,
+        base_url: resolved.options.base_url.clone(),
+        instance: resolved.options.instance_id.clone(),
+    };
+    match headless::run_alerts(&client, cmd, &ctx).await {
         Ok(()) => 0,
         Err(e) => report(g, &e),
     }

@@ -31,6 +31,9 @@ pub struct ConfigFile {
     /// Console key bindings (action name = key or list of keys), checked by the console.
     #[serde(default)]
     pub keys: Option<toml::Table>,
+    /// `[[alerts]]`: alert rules of a session without a named profile, checked by `crate::alerts`.
+    #[serde(default)]
+    pub alerts: Vec<toml::Table>,
 }
 
 /// `confirm` of a profile: `true`/`false`, or `"type-name"` (type the item's name to confirm).
@@ -74,6 +77,9 @@ pub struct Profile {
     pub retries: Option<u32>,
     /// The receivers `switchboard mcp`'s `replay_locally` may send to (with `--replay-to`).
     pub mcp_replay_targets: Option<Vec<String>>,
+    /// `[[profiles.P.alerts]]`: alert rules, checked by `crate::alerts` when they are used.
+    #[serde(default)]
+    pub alerts: Vec<toml::Table>,
     /// Keys this version does not know; reported as warnings.
     #[serde(flatten)]
     pub unknown: BTreeMap<String, toml::Value>,

@@ -2,6 +2,7 @@
 //!
 //! Precedence, highest first: command-line flags, environment variables, the selected profile,
 //! built-in defaults. [`resolve`] turns all of it into [`crate::api::ClientOptions`].
+mod alerts;
 mod command;
 mod edit;
 mod error;
@@ -11,6 +12,7 @@ pub mod private_file;
 mod resolve;
 pub mod trust;
 
+pub use alerts::{AlertTables, alert_tables};
 pub use edit::{ConfigEdit, NewKey, NewProfile, valid_profile_name};
 pub use error::ConfigError;
 pub use file::{ConfigFile, ConfirmSetting, Profile, write_private};

@@ -1,6 +1,7 @@
 //! Headless commands: every operation as `switchboard <resource> <verb> …` with `-o json|table`,
 //! built on [`crate::api::Client`]. Exit codes: 0 ok, 1 cancelled or other failure, 2 usage, 3 API
 //! error, 4 network or timeout, 5 wait timed out, 6 output failed.
+mod alerts;
 mod args;
 mod columns;
 mod diff;
@@ -15,6 +16,7 @@ mod run;
 mod selection;
 mod wait;
 
+pub use alerts::{AlertsCmd, Context as AlertsContext, run as run_alerts};
 pub use args::{
     CallbacksCmd, DestinationsCmd, ImportFields, ImportsCmd, ListArgs, LookupCmd, MembersCmd,
     NotificationsCmd, Resource, TeamsCmd, TokenArgs,
