@@ -2,6 +2,7 @@
 pub mod capture;
 pub mod client;
 pub mod compare;
+pub mod detect;
 pub mod error;
 pub mod forward;
 pub mod generation;

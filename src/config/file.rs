@@ -72,6 +72,8 @@ pub struct Profile {
     pub connect_timeout: Option<f64>,
     /// Retries of safe requests.
     pub retries: Option<u32>,
+    /// A pinned API generation (`pulsar`, `callback-destinations`, `event-destinations`).
+    pub generation: Option<String>,
     /// Keys this version does not know; reported as warnings.
     #[serde(flatten)]
     pub unknown: BTreeMap<String, toml::Value>,
