@@ -93,7 +93,10 @@ pub(crate) fn flags(g: &GlobalArgs) -> Flags {
 /// The detection cache for a base URL and instance, in the data dir.
 fn detector(base_url: &str, instance: Option<&str>) -> Option<Detector> {
     let dir = Paths::with_config(None).data_dir?;
-    Some(Detector::new(&dir, ServiceIdentity::new(base_url, instance)))
+    Some(Detector::new(
+        &dir,
+        ServiceIdentity::new(base_url, instance),
+    ))
 }
 
 /// The client keeping its detection in the cache (when there is a data dir).

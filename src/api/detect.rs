@@ -243,7 +243,10 @@ const WEBHOOKS: [(&str, WebhooksKind); 5] = [
     ("callback-destinations", WebhooksKind::CallbackDestinations),
     ("callbacks-notifications", WebhooksKind::Pulsar),
     ("callbacks-destinations", WebhooksKind::Pulsar),
-    ("webhook-destinations", WebhooksKind::TransitionalUnsupported),
+    (
+        "webhook-destinations",
+        WebhooksKind::TransitionalUnsupported,
+    ),
 ];
 
 fn shown(template: &str) -> String {
@@ -298,7 +301,10 @@ impl Detection {
             found.teams.push(shown(ACCESS_POLICIES));
         }
         let mut imports = ImportsKind::Absent;
-        for (t, kind) in [(IMPORTS_NEW, ImportsKind::New), (IMPORTS_OLD, ImportsKind::Old)] {
+        for (t, kind) in [
+            (IMPORTS_NEW, ImportsKind::New),
+            (IMPORTS_OLD, ImportsKind::Old),
+        ] {
             if routes.has(t) {
                 found.imports.push(shown(t));
                 if imports == ImportsKind::Absent {
@@ -306,8 +312,10 @@ impl Detection {
                 }
             }
         }
-        let present: Vec<(&str, WebhooksKind)> =
-            WEBHOOKS.into_iter().filter(|(t, _)| routes.has(t)).collect();
+        let present: Vec<(&str, WebhooksKind)> = WEBHOOKS
+            .into_iter()
+            .filter(|(t, _)| routes.has(t))
+            .collect();
         found.webhooks = present.iter().map(|(t, _)| shown(t)).collect();
         let webhooks = webhooks_of(present.iter().map(|(_, k)| *k));
         Self::decided(
@@ -430,8 +438,16 @@ fn area_of<S: AsRef<str>>(segments: &[S]) -> Option<Area> {
         ["callback-destinations", ..] | ["callbacks", _, "notifications" | "events", ..] => {
             Area::Webhooks(WebhooksKind::CallbackDestinations)
         }
-        ["organization", "event-destinations" | "event-destination-listeners", ..]
-        | ["organization", "events" | "event-deliveries" | "event-delivery-attempts", ..]
+        [
+            "organization",
+            "event-destinations" | "event-destination-listeners",
+            ..,
+        ]
+        | [
+            "organization",
+            "events" | "event-deliveries" | "event-delivery-attempts",
+            ..,
+        ]
         | ["organization", "webhook-events", ..]
         | ["callback-events" | "callback-instances", ..] => {
             Area::Webhooks(WebhooksKind::EventDestinations)
@@ -832,7 +848,9 @@ pub(crate) async fn run(client: &super::Client, probe: bool) -> Result<Detection
         Discovery::Listed(l) => Some(l),
         Discovery::Unlisted => None,
     };
-    if let Some(l) = list.as_ref().filter(|l| l.versions.iter().any(|v| v.version == PULSAR_ID))
+    if let Some(l) = list
+        .as_ref()
+        .filter(|l| l.versions.iter().any(|v| v.version == PULSAR_ID))
     {
         return Ok(Detection::pulsar(base.base_url(), l, Utc::now()));
     }
@@ -942,7 +960,9 @@ mod tests {
         let c = choose(Some(pin), Some(&d));
         assert_eq!(c.generation, Some(Generation::CallbackDestinations));
         assert!(
-            c.note.as_deref().is_some_and(|n| n.contains("--generation")),
+            c.note
+                .as_deref()
+                .is_some_and(|n| n.contains("--generation")),
             "{c:?}"
         );
         let agreeing = Pin {
@@ -950,10 +970,7 @@ mod tests {
             source: PinSource::Profile,
         };
         assert_eq!(choose(Some(agreeing), Some(&d)).note, None);
-        assert_eq!(
-            choose(Some(pin), None).generation,
-            Some(Generation::Pulsar)
-        );
+        assert_eq!(choose(Some(pin), None).generation, Some(Generation::Pulsar));
     }
 
     #[test]

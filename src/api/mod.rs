@@ -12,6 +12,7 @@ pub mod journal;
 pub mod lookup;
 pub mod members;
 pub mod model;
+pub mod newer_requests;
 pub mod page;
 pub mod recover;
 pub mod replay;

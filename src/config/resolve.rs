@@ -461,11 +461,10 @@ fn profile_key(
 /// The pinned generation: `--generation`, else `SWITCHBOARD_GENERATION`, else the profile's.
 fn pin(flags: &Flags, env: &Env, p: &Profile) -> Result<Option<Pin>, ConfigError> {
     let parse = |v: &str, what: &str| {
-        v.parse::<Generation>()
-            .map_err(|e| ConfigError::Invalid {
-                what: what.into(),
-                detail: e.to_string(),
-            })
+        v.parse::<Generation>().map_err(|e| ConfigError::Invalid {
+            what: what.into(),
+            detail: e.to_string(),
+        })
     };
     if let Some(g) = flags.generation {
         return Ok(Some(Pin {
@@ -479,7 +478,12 @@ fn pin(flags: &Flags, env: &Env, p: &Profile) -> Result<Option<Pin>, ConfigError
             source: PinSource::Environment,
         }));
     }
-    match p.generation.as_deref().map(str::trim).filter(|v| !v.is_empty()) {
+    match p
+        .generation
+        .as_deref()
+        .map(str::trim)
+        .filter(|v| !v.is_empty())
+    {
         Some(v) => Ok(Some(Pin {
             generation: parse(v, "generation")?,
             source: PinSource::Profile,
@@ -611,7 +615,8 @@ organization_key_cmd = "false"
 
     #[test]
     fn a_generation_is_pinned_by_flag_then_environment_then_profile() {
-        let (_d, path) = write("[profiles.default]\napi_key = \"k\"\ngeneration = \"callback-destinations\"\n");
+        let (_d, path) =
+            write("[profiles.default]\napi_key = \"k\"\ngeneration = \"callback-destinations\"\n");
         let s = Settings::load(&flags(&path), &Env::default()).expect("loads");
         assert_eq!(
             s.pin,
