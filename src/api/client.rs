@@ -343,13 +343,17 @@ impl Client {
         }
     }
 
-    /// What a deployment without pulsar serves: the detection, learnt once (the cache if it saw
-    /// the same versions list, else introspection, written to the cache), never probing.
+    /// What a deployment without pulsar serves: the detection made by [`Self::detect`], else
+    /// (with a detector) learnt once: the cache if it saw the same versions list, else
+    /// introspection, written to the cache; never probing.
     async fn learn(&self, list: Option<&VersionList>) -> Option<Arc<Detection>> {
         let mut learnt = self.learnt.lock().await;
         if let Learnt::Known(d) = &*learnt {
             return d.clone();
         }
+        // Only a client keeping a detection cache learns on its own (a library client without
+        // one asks the versions list alone, as before, unless told to detect).
+        self.detector.as_ref()?;
         let cached = self
             .detector
             .as_deref()
@@ -411,8 +415,8 @@ impl Client {
     }
 
     /// The `Metorial-Version` for a call, asking the server first if not yet known: pulsar's id
-    /// where the server lists it (or lists nothing and no detection says otherwise); else the
-    /// version the detection gives the path. A connect failure is the call's own (nothing
+    /// where the server lists it; else the version the detection gives the path; else the
+    /// contract's default. A connect failure is the call's own (nothing
     /// reached the server, so it may be retried); any other failure to learn the versions leaves
     /// the contract's default.
     async fn version_header(&self, req: &ApiRequest) -> Result<HeaderValue, Error> {
@@ -427,28 +431,25 @@ impl Client {
             }
             _ => None,
         };
-        let value = match &d {
-            Some(Discovery::Listed(l)) => match l.pulsar() {
-                Some(p) => HeaderValue::from_str(&p.version).ok(),
-                None => Some(HeaderValue::from_static(
-                    newer(self.learn(Some(l)).await).unwrap_or(detect::DASHBOARD_ID),
-                )),
-            },
-            Some(Discovery::Unlisted) => {
-                let pinned_newer = self
-                    .opts
-                    .pin
-                    .is_some_and(|p| p.generation != super::generation::Generation::Pulsar);
-                let learnt = if self.detector.is_some() {
-                    newer(self.learn(None).await)
-                } else {
-                    None
-                };
-                learnt
-                    .or(pinned_newer.then_some(detect::DASHBOARD_ID))
-                    .map(HeaderValue::from_static)
-            }
+        let learnt = match &d {
+            Some(Discovery::Listed(l)) if l.pulsar().is_some() => None,
+            Some(Discovery::Listed(l)) => newer(self.learn(Some(l)).await),
+            Some(Discovery::Unlisted) => newer(self.learn(None).await),
             None => None,
+        };
+        let pinned_newer = self
+            .opts
+            .pin
+            .is_some_and(|p| p.generation != super::generation::Generation::Pulsar);
+        let value = match (&d, learnt) {
+            (Some(Discovery::Listed(l)), _) if l.pulsar().is_some() => l
+                .pulsar()
+                .and_then(|p| HeaderValue::from_str(&p.version).ok()),
+            (_, Some(v)) => Some(HeaderValue::from_static(v)),
+            // Nothing learnt: the platform ignores an id it does not know (the key's default,
+            // dashboard, answers), so the contract's default stands, unless a pin says newer.
+            (_, None) if pinned_newer => Some(HeaderValue::from_static(detect::DASHBOARD_ID)),
+            (_, None) => None,
         };
         Ok(value.unwrap_or(HeaderValue::from_static(API_VERSION)))
     }
