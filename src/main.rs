@@ -260,7 +260,7 @@ fn power_setup(g: &GlobalArgs, resolved: &config::Resolved) -> console::power::P
         let mut f = base.clone();
         f.profile = Some(name.to_string());
         let r = config::resolve(&f, &Env::from_process()).map_err(|e| e.to_string())?;
-        let client = Client::new(r.options.clone()).map_err(|e| e.to_string())?;
+        let client = with_detector(Client::new(r.options.clone()).map_err(|e| e.to_string())?);
         let info = ProfileInfo {
             profile: r.profile,
             base_url: r.options.base_url.trim_end_matches('/').to_string(),
