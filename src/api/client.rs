@@ -416,9 +416,8 @@ impl Client {
 
     /// The `Metorial-Version` for a call, asking the server first if not yet known: pulsar's id
     /// where the server lists it; else the version the detection gives the path; else the
-    /// contract's default. A connect failure is the call's own (nothing
-    /// reached the server, so it may be retried); any other failure to learn the versions leaves
-    /// the contract's default.
+    /// contract's default. A connect failure is the call's own (nothing reached the server, so it
+    /// may be retried); any other failure to learn the versions leaves the contract's default.
     async fn version_header(&self, req: &ApiRequest) -> Result<HeaderValue, Error> {
         let d = match self.discover().await {
             Ok(d) => Some(d),
