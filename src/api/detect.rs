@@ -586,44 +586,18 @@ impl Detection {
     }
 }
 
-/// One `introspect/endpoints` answer: only the paths are read.
+/// One `introspect/endpoints` answer: only the paths are read, and anything else is tolerated
+/// (an endpoint that is not an object, a path that is not text).
 #[derive(Debug, Clone, Default, Deserialize)]
 pub struct EndpointsDoc {
-    /// The endpoints.
+    /// The endpoints, as sent: `{path: {path, sdkPath} | "…", allPaths: [{path}]}` each.
     #[serde(default)]
-    pub endpoints: Vec<Endpoint>,
+    pub endpoints: Vec<serde_json::Value>,
 }
 
-/// One endpoint of an introspection answer.
-#[derive(Debug, Clone, Deserialize)]
-pub struct Endpoint {
-    /// `{path, sdkPath}` on the platform; a plain string from older builds.
-    #[serde(default)]
-    pub path: Option<PathField>,
-    /// Aliases (`/instances/:instanceId/…`).
-    #[serde(default, rename = "allPaths")]
-    pub all_paths: Vec<PathField>,
-}
-
-/// A path as introspection writes it.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(untagged)]
-pub enum PathField {
-    /// `"/callbacks"`.
-    Text(String),
-    /// `{"path": "/callbacks", "sdkPath": "…"}`.
-    Object {
-        /// The path.
-        path: String,
-    },
-}
-
-impl PathField {
-    fn text(&self) -> &str {
-        match self {
-            Self::Text(s) | Self::Object { path: s } => s,
-        }
-    }
+/// `"/callbacks"` (older builds) or `{"path": "/callbacks", …}`.
+fn path_text(v: &serde_json::Value) -> Option<&str> {
+    v.as_str().or_else(|| v.get("path")?.as_str())
 }
 
 impl EndpointsDoc {
@@ -632,8 +606,14 @@ impl EndpointsDoc {
     pub fn paths(&self) -> BTreeSet<String> {
         self.endpoints
             .iter()
-            .flat_map(|e| e.path.iter().chain(&e.all_paths))
-            .map(|p| normalise(p.text()))
+            .flat_map(|e| {
+                let aliases = e.get("allPaths").and_then(|a| a.as_array());
+                e.get("path")
+                    .into_iter()
+                    .chain(aliases.into_iter().flatten())
+            })
+            .filter_map(path_text)
+            .map(normalise)
             .filter(|p| !p.is_empty())
             .take(MAX_ROUTES)
             .collect()
@@ -971,6 +951,81 @@ mod tests {
         };
         assert_eq!(choose(Some(agreeing), Some(&d)).note, None);
         assert_eq!(choose(Some(pin), None).generation, Some(Generation::Pulsar));
+    }
+
+    #[test]
+    fn probes_decide_as_the_contract_says() {
+        let now = Utc::now();
+        let teams_without_policies = ProbeAnswers {
+            access_policies: Some(Probed::Absent),
+            teams: Some((Probed::Ok, Some(false))),
+            imports: vec![(IMPORTS_NEW, Probed::Absent), (IMPORTS_OLD, Probed::Ok)],
+            webhooks: vec![
+                ("organization/event-destinations", Probed::Absent),
+                ("callbacks-notifications", Probed::Ok),
+            ],
+        };
+        let d = Detection::from_probes("http://h", None, &teams_without_policies, now);
+        assert_eq!(
+            (d.teams, d.imports, d.generation),
+            (
+                TeamsKind::Projects,
+                ImportsKind::Old,
+                Some(Generation::Pulsar)
+            )
+        );
+        assert!(!d.versions_listed);
+        // A refused key still shows a routed path; a policies key on the first team decides.
+        let refused = ProbeAnswers {
+            access_policies: Some(Probed::Routed),
+            teams: Some((Probed::Ok, None)),
+            ..ProbeAnswers::default()
+        };
+        let d = Detection::from_probes("http://h", None, &refused, now);
+        assert_eq!(d.teams, TeamsKind::Policies);
+        assert_eq!(d.webhooks, WebhooksKind::Unrecognised);
+        assert_eq!(d.generation, None);
+    }
+
+    #[test]
+    fn a_detection_knows_which_paths_it_claimed() {
+        let now = Utc::now();
+        let routed = Detection::from_routes(
+            "http://h",
+            None,
+            routes(
+                &["/organization/teams/:teamId/policies"],
+                &["/callback-destinations"],
+            ),
+            now,
+        );
+        assert!(routed.says_exists(&["callback-destinations"]));
+        assert!(!routed.says_exists(&["organization", "event-destinations"]));
+        let probed = Detection::from_probes(
+            "http://h",
+            None,
+            &ProbeAnswers {
+                webhooks: vec![("organization/event-destinations", Probed::Ok)],
+                ..ProbeAnswers::default()
+            },
+            now,
+        );
+        assert!(probed.says_exists(&["organization", "event-deliveries", "evdi_1"]));
+        assert!(probed.says_exists(&["callbacks"]));
+        assert!(!probed.says_exists(&["callback-destinations"]));
+        assert!(probed.same_versions(None));
+    }
+
+    #[test]
+    fn hostile_introspection_is_read_without_harm() {
+        let doc: EndpointsDoc = serde_json::from_str(
+            r#"{"endpoints":[{"path":"/a/:x"},{"path":{"path":"/b/{y}"},"allPaths":[{"path":"//"}]},
+                {"nothing":1},{"path":42}]}"#,
+        )
+        .unwrap_or_default();
+        let paths = doc.paths();
+        assert!(paths.contains("a/*") && paths.contains("b/*"), "{paths:?}");
+        assert!(!paths.contains(""), "{paths:?}");
     }
 
     #[test]
