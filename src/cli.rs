@@ -13,6 +13,7 @@ Environment (flags win over these, these over the profile):
   SWITCHBOARD_BASE_URL     API base URL (also METORIAL_API_HOST)
   SWITCHBOARD_API_KEY      API key (also METORIAL_API_KEY)
   SWITCHBOARD_INSTANCE_ID  instance id sent as metorial-instance-id (also METORIAL_INSTANCE_ID)
+  SWITCHBOARD_GENERATION   pin the API generation (as --generation)
 
 Exit codes: 0 ok, 1 cancelled or other failure, 2 usage or configuration, 3 API error, 4 network or
 timeout, 5 wait timed out, 6 output failed (standard output closed or full: the output is lost).
@@ -67,6 +68,13 @@ pub struct GlobalArgs {
     /// Refuse every write.
     #[arg(long, global = true)]
     pub read_only: bool,
+    /// Pin the API generation (detected otherwise; a pin the server contradicts is reported).
+    #[arg(
+        long,
+        global = true,
+        value_name = "pulsar|callback-destinations|event-destinations"
+    )]
+    pub generation: Option<switchboard::api::generation::Generation>,
     /// Log filter, e.g. `warn`, `debug` or `switchboard=debug`.
     #[arg(long, global = true, value_name = "LEVEL")]
     pub log_level: Option<String>,
@@ -83,9 +91,10 @@ pub enum Command {
     },
     /// Run the local service in the foreground.
     Serve(ServeArgs),
-    /// Show paths, the active profile, base URL, instance id and the key (masked).
+    /// Show paths, the active profile, base URL and generation, instance id and the key (masked).
     Info {
-        /// Also ask the server which API versions it serves (no key is sent).
+        /// Also detect afresh what the server serves: versions listed, paths found per area,
+        /// the generation chosen (written to the detection cache).
         #[arg(long)]
         versions: bool,
     },

@@ -7,6 +7,8 @@ mod setup;
 use std::process::ExitCode;
 
 use clap::Parser;
+use switchboard::api::detect::{self, Detection, Detector};
+use switchboard::api::identity::ServiceIdentity;
 use switchboard::api::{Client, ClientOptions};
 use switchboard::config::{self, Env, Flags, Paths, Settings};
 use switchboard::console::{self, ConsoleSetup};
@@ -88,6 +90,24 @@ pub(crate) fn flags(g: &GlobalArgs) -> Flags {
         profile: g.profile.clone(),
         base_url: g.base_url.clone(),
         read_only: g.read_only,
+        generation: g.generation,
+    }
+}
+
+/// The detection cache for a base URL and instance, in the data dir.
+fn detector(base_url: &str, instance: Option<&str>) -> Option<Detector> {
+    let dir = Paths::with_config(None).data_dir?;
+    Some(Detector::new(
+        &dir,
+        ServiceIdentity::new(base_url, instance),
+    ))
+}
+
+/// The client keeping its detection in the cache (when there is a data dir).
+fn with_detector(client: Client) -> Client {
+    match detector(client.base_url(), client.options().instance_id.as_deref()) {
+        Some(d) => client.with_detector(d),
+        None => client,
     }
 }
 
@@ -101,7 +121,7 @@ fn connect(g: &GlobalArgs) -> Result<(Client, config::Resolved), u8> {
         eprintln!("warning: {w}");
     }
     let client = Client::new(resolved.options.clone()).map_err(|e| usage(e.to_string()))?;
-    Ok((client, resolved))
+    Ok((with_detector(client), resolved))
 }
 
 async fn run_headless(g: &GlobalArgs, cmd: headless::Resource) -> u8 {
@@ -296,7 +316,7 @@ fn power_setup(g: &GlobalArgs, resolved: &config::Resolved) -> console::power::P
         let mut f = base.clone();
         f.profile = Some(name.to_string());
         let r = config::resolve(&f, &Env::from_process()).map_err(|e| e.to_string())?;
-        let client = Client::new(r.options.clone()).map_err(|e| e.to_string())?;
+        let client = with_detector(Client::new(r.options.clone()).map_err(|e| e.to_string())?);
         let info = ProfileInfo {
             profile: r.profile,
             base_url: r.options.base_url.trim_end_matches('/').to_string(),
@@ -337,19 +357,34 @@ async fn info(g: &GlobalArgs, ask_versions: bool) -> u8 {
         )
     };
     let key = |spec: &Option<config::KeySpec>| match spec {
-        None => ("(none)".to_string(), None),
+        None => ("(none)".to_string(), None, None),
         Some(s) => match s.read() {
-            Ok(k) => (k.masked(), Some(s.source.to_string())),
-            Err(e) => (format!("(unreadable: {e})"), Some(s.source.to_string())),
+            Ok(k) => (k.masked(), Some(s.source.to_string()), Some(k)),
+            Err(e) => (
+                format!("(unreadable: {e})"),
+                Some(s.source.to_string()),
+                None,
+            ),
         },
     };
-    let (api_key, api_source) = key(&settings.api_key);
-    let (org_key, org_source) = key(&settings.organization_key);
-    let versions = if ask_versions {
-        Some(server_versions(&settings.base_url).await)
+    let (api_key, api_source, api_secret) = key(&settings.api_key);
+    let (org_key, org_source, org_secret) = key(&settings.organization_key);
+    let detector = detector(&settings.base_url, settings.instance_id.as_deref());
+    let (versions, detection) = if ask_versions {
+        let opts = ClientOptions {
+            base_url: settings.base_url.clone(),
+            api_key: api_secret.unwrap_or_default(),
+            organization_key: org_secret,
+            instance_id: settings.instance_id.clone(),
+            ..ClientOptions::default()
+        };
+        let (v, d) = detect_afresh(opts, detector.clone()).await;
+        (Some(v), d)
     } else {
-        None
+        (None, detector.as_ref().and_then(Detector::cached))
     };
+    let chosen = detect::choose(settings.pin, detection.as_ref());
+    let generation = generation_text(&chosen, detection.as_ref());
     let config_file = shown(&paths.config_file);
     let config_state = if settings.config_exists {
         ""
@@ -364,6 +399,10 @@ async fn info(g: &GlobalArgs, ask_versions: bool) -> u8 {
             "log_file": shown(&paths.log_file),
             "profile": settings.profile,
             "base_url": settings.base_url,
+            "generation": chosen.generation,
+            "generation_pin": chosen.pin,
+            "generation_note": chosen.note,
+            "detection": detection,
             "instance_id": settings.instance_id,
             "api_key": api_key,
             "api_key_source": api_source,
@@ -398,6 +437,7 @@ async fn info(g: &GlobalArgs, ask_versions: bool) -> u8 {
         ("log file", shown(&paths.log_file)),
         ("profile", settings.profile.clone()),
         ("base URL", settings.base_url.clone()),
+        ("generation", generation),
         (
             "instance id",
             settings
@@ -417,25 +457,76 @@ async fn info(g: &GlobalArgs, ask_versions: bool) -> u8 {
     }
     if let Some((_, summary)) = versions {
         println!("{:<17} {summary}", "API versions");
+        for (k, v) in detection.as_ref().map(detection_rows).unwrap_or_default() {
+            println!("{k:<17} {}", switchboard::text::line(&v));
+        }
     }
     0
 }
 
-/// The server's API versions (asked without a key): the list as JSON (null when not listed) and
-/// one line saying what is served and sent.
-async fn server_versions(base_url: &str) -> (serde_json::Value, String) {
-    use switchboard::api::versions::Discovery;
-    let client = Client::new(ClientOptions {
-        base_url: base_url.to_string(),
-        connect_timeout: std::time::Duration::from_secs(3),
-        request_timeout: std::time::Duration::from_secs(5),
-        ..ClientOptions::default()
-    });
-    let found = match client {
-        Ok(c) => c.versions().await,
-        Err(e) => Err(e),
+/// The generation line of `info`: what is used, how it was known, and a pin's note.
+fn generation_text(chosen: &detect::Chosen, detection: Option<&Detection>) -> String {
+    let mut text = match (chosen.generation, detection) {
+        (Some(g), Some(d)) => format!(
+            "{g} (detected {})",
+            switchboard::api::model::time::format(&d.detected_at)
+        ),
+        (Some(g), None) => g.to_string(),
+        (None, Some(d)) => format!("none: the server serves {}", detect::served(d)),
+        (None, None) => "not detected yet (switchboard info --versions detects it)".into(),
     };
-    match found {
+    if let Some(note) = &chosen.note {
+        text.push_str("; ");
+        text.push_str(note);
+    }
+    text
+}
+
+/// `info --versions`'s lines: how the detection decided, and each area's paths.
+fn detection_rows(d: &Detection) -> Vec<(&'static str, String)> {
+    let method = match d.method {
+        detect::Method::Versions => "the versions list names pulsar",
+        detect::Method::Introspection => "the endpoints introspection",
+        detect::Method::Probe => "probes (introspection did not answer)",
+    };
+    let paths = |kind: &str, p: &[String]| {
+        if p.is_empty() {
+            kind.to_string()
+        } else {
+            format!("{kind}  ({})", p.join(", "))
+        }
+    };
+    vec![
+        ("detected by", method.to_string()),
+        ("teams", paths(d.teams.as_str(), &d.found.teams)),
+        ("imports", paths(d.imports.as_str(), &d.found.imports)),
+        ("webhooks", paths(d.webhooks.as_str(), &d.found.webhooks)),
+    ]
+}
+
+/// A fresh detection for `info --versions` (written to the cache): the versions list as JSON
+/// (null when not listed) with its one line, and the detection when it could be made.
+async fn detect_afresh(
+    mut opts: ClientOptions,
+    detector: Option<Detector>,
+) -> ((serde_json::Value, String), Option<Detection>) {
+    use switchboard::api::versions::Discovery;
+    opts.connect_timeout = std::time::Duration::from_secs(3);
+    opts.request_timeout = std::time::Duration::from_secs(5);
+    opts.max_retries = 0;
+    let client = match Client::new(opts) {
+        Ok(c) => match detector {
+            Some(d) => c.with_detector(d),
+            None => c,
+        },
+        Err(e) => {
+            let why = format!("(not read: {})", switchboard::text::line(&e.to_string()));
+            return ((serde_json::Value::Null, why), None);
+        }
+    };
+    let detected = client.detect(true).await;
+    // The detection asked the versions list; this reads what it learnt.
+    let listed = match client.versions().await {
         Ok(d) => {
             let list = match &d {
                 Discovery::Listed(l) => serde_json::to_value(l).unwrap_or_default(),
@@ -448,7 +539,8 @@ async fn server_versions(base_url: &str) -> (serde_json::Value, String) {
             serde_json::Value::Null,
             format!("(not read: {})", switchboard::text::line(&e.to_string())),
         ),
-    }
+    };
+    (listed, detected.ok())
 }
 
 /// Logs go to standard error, except for the console (whose screen they would spoil): a file.

@@ -7,6 +7,7 @@ use rand::Rng;
 use reqwest::header::{HeaderMap, HeaderValue};
 use serde::de::DeserializeOwned;
 
+use super::detect::{self, Detection, Detector, EndpointsDoc, Pin, Probed};
 use super::error::{ApiError, Error};
 use super::model::*;
 use super::page::{ListQuery, Page};
@@ -39,6 +40,9 @@ pub struct ClientOptions {
     pub max_retry_wait: Duration,
     /// First backoff step; doubles each retry, with jitter.
     pub backoff_base: Duration,
+    /// A generation the user pinned (`--generation`, `SWITCHBOARD_GENERATION`, the profile's
+    /// `generation`): used where the server does not contradict it.
+    pub pin: Option<Pin>,
 }
 
 impl Default for ClientOptions {
@@ -53,6 +57,7 @@ impl Default for ClientOptions {
             max_retries: 3,
             max_retry_wait: Duration::from_secs(15),
             backoff_base: Duration::from_millis(200),
+            pin: None,
         }
     }
 }
@@ -78,8 +83,34 @@ pub struct Client {
     http: reqwest::Client,
     base: url::Url,
     opts: ClientOptions,
-    /// The server's versions, asked once before the first call (see [`super::versions`]).
-    versions: Arc<tokio::sync::OnceCell<Discovery>>,
+    /// The server's versions, asked once before the first call (see [`super::versions`]);
+    /// replaced when a detection reads them again.
+    versions: Arc<std::sync::RwLock<Option<Discovery>>>,
+    /// One first look at the versions at a time.
+    versions_gate: Arc<tokio::sync::Mutex<()>>,
+    /// What is known of a deployment without pulsar (see [`super::detect`]).
+    learnt: Arc<tokio::sync::Mutex<Learnt>>,
+    /// The detection cache, when the face gave one.
+    detector: Option<Arc<Detector>>,
+}
+
+/// What the client learnt of a deployment's generation.
+#[derive(Debug, Clone, Default)]
+enum Learnt {
+    /// Not asked yet.
+    #[default]
+    Unknown,
+    /// Asked: the detection, or none (introspection failed and nothing was cached).
+    Known(Option<Arc<Detection>>),
+}
+
+/// Which `Metorial-Version` a request carries.
+#[derive(Debug, Clone, Copy)]
+enum VersionChoice {
+    /// From the versions list and the detection.
+    Auto,
+    /// This id (the detection's probes).
+    Fixed(&'static str),
 }
 
 /// Why the versions were not learnt; nothing is remembered then.
@@ -148,7 +179,24 @@ impl Client {
             base,
             opts,
             versions: Arc::default(),
+            versions_gate: Arc::default(),
+            learnt: Arc::default(),
+            detector: None,
         })
+    }
+
+    /// The same client keeping its detection in `detector`'s cache: read before introspecting a
+    /// deployment without pulsar, written after, redone on a 404 `endpoint` from a path it said
+    /// exists.
+    #[must_use]
+    pub fn with_detector(mut self, detector: Detector) -> Self {
+        self.detector = Some(Arc::new(detector));
+        self
+    }
+
+    /// The detection cache, if any.
+    pub fn detector(&self) -> Option<&Detector> {
+        self.detector.as_deref()
     }
 
     /// The options this client was built with.
@@ -189,10 +237,147 @@ impl Client {
     }
 
     async fn discover(&self) -> Result<Discovery, NotLearnt> {
-        self.versions
-            .get_or_try_init(|| self.fetch_versions())
+        if let Some(d) = self.known_versions() {
+            return Ok(d);
+        }
+        let _gate = self.versions_gate.lock().await;
+        if let Some(d) = self.known_versions() {
+            return Ok(d);
+        }
+        let d = self.fetch_versions().await?;
+        self.remember_versions(d.clone());
+        Ok(d)
+    }
+
+    fn known_versions(&self) -> Option<Discovery> {
+        self.versions.read().ok().and_then(|g| g.clone())
+    }
+
+    fn remember_versions(&self, d: Discovery) {
+        if let Ok(mut g) = self.versions.write() {
+            *g = Some(d);
+        }
+    }
+
+    /// The versions list asked again (not the remembered one), remembered after; a 5xx is
+    /// "not listed" here, as a proxy in front of the server may answer it.
+    pub(crate) async fn versions_afresh(&self) -> Result<Discovery, Error> {
+        let d = match self.fetch_versions().await {
+            Ok(d) => d,
+            Err(f) if f.connect || f.error.status().is_none() => return Err(f.error),
+            Err(_) => Discovery::Unlisted,
+        };
+        self.remember_versions(d.clone());
+        Ok(d)
+    }
+
+    /// `GET /metorial/introspect/endpoints?version=ID` (without a key): `None` when it is not
+    /// answered with a list of endpoints.
+    ///
+    /// # Errors
+    /// The server could not be reached.
+    pub(crate) async fn endpoints(&self, version: &str) -> Result<Option<EndpointsDoc>, Error> {
+        let timeout = self.opts.request_timeout.min(VERSIONS_TIMEOUT);
+        let mut url = self.url_of(&["metorial", "introspect", "endpoints"])?;
+        url.query_pairs_mut().append_pair("version", version);
+        let resp = self
+            .http
+            .get(url)
+            .timeout(timeout)
+            .send()
             .await
-            .cloned()
+            .map_err(|e| transport_error(&e, timeout))?;
+        let status = resp.status().as_u16();
+        let body = read_body(resp)
+            .await
+            .map_err(|e| transport_error(&e, timeout))?;
+        if !(200..300).contains(&status) {
+            return Ok(None);
+        }
+        Ok(body
+            .and_then(|b| serde_json::from_str::<EndpointsDoc>(&b).ok())
+            .filter(|d| !d.endpoints.is_empty()))
+    }
+
+    /// `GET <path>?limit=1` with the dashboard version, for detection: 2xx is there, 404 is
+    /// absent, any other answer is a routed path (a refused key, say). The body of a 2xx comes too.
+    ///
+    /// # Errors
+    /// The server could not be reached or timed out.
+    pub(crate) async fn probe(&self, path: &str) -> Result<(Probed, Option<String>), Error> {
+        let segments: Vec<String> = path.split('/').map(str::to_string).collect();
+        let req = ApiRequest::probe(segments);
+        match self
+            .send_retrying(&req, VersionChoice::Fixed(detect::DASHBOARD_ID))
+            .await
+        {
+            Ok(r) => Ok((Probed::Ok, Some(r.body))),
+            Err(Error::Api(e)) if e.status == 404 => Ok((Probed::Absent, None)),
+            Err(Error::Api(_) | Error::Decode { .. }) => Ok((Probed::Routed, None)),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Detects the deployment's generation afresh (versions, introspection, then probes where
+    /// `probe` allows), adopts it for this client and its clones, and writes the cache when a
+    /// detector is set (a cache that cannot be written is logged, not an error).
+    ///
+    /// # Errors
+    /// The server could not be reached; or, without `probe`, introspection did not answer.
+    pub async fn detect(&self, probe: bool) -> Result<Detection, Error> {
+        let d = detect::run(self, probe).await?;
+        if let Some(det) = &self.detector
+            && let Err(e) = det.store(&d)
+        {
+            tracing::warn!("{e}");
+        }
+        *self.learnt.lock().await = Learnt::Known(Some(Arc::new(d.clone())));
+        Ok(d)
+    }
+
+    /// The detection this client uses now, if it learnt one (no request is made).
+    pub async fn detection(&self) -> Option<Arc<Detection>> {
+        match &*self.learnt.lock().await {
+            Learnt::Known(d) => d.clone(),
+            Learnt::Unknown => None,
+        }
+    }
+
+    /// What a deployment without pulsar serves: the detection made by [`Self::detect`], else
+    /// (with a detector) learnt once: the cache if it saw the same versions list, else
+    /// introspection, written to the cache; never probing.
+    async fn learn(&self, list: Option<&VersionList>) -> Option<Arc<Detection>> {
+        let mut learnt = self.learnt.lock().await;
+        if let Learnt::Known(d) = &*learnt {
+            return d.clone();
+        }
+        // Only a client keeping a detection cache learns on its own (a library client without
+        // one asks the versions list alone, as before, unless told to detect).
+        self.detector.as_ref()?;
+        let cached = self
+            .detector
+            .as_deref()
+            .and_then(Detector::cached)
+            .filter(|d| d.same_versions(list));
+        let d = match cached {
+            Some(d) => Some(d),
+            // An unlisted deployment is pulsar unless a detection said otherwise.
+            None if list.is_none() => None,
+            None => match detect::introspect(self, list).await {
+                Ok(Some(d)) => {
+                    if let Some(det) = &self.detector
+                        && let Err(e) = det.store(&d)
+                    {
+                        tracing::warn!("{e}");
+                    }
+                    Some(d)
+                }
+                _ => None,
+            },
+        };
+        let d = d.map(Arc::new);
+        *learnt = Learnt::Known(d.clone());
+        d
     }
 
     async fn fetch_versions(&self) -> Result<Discovery, NotLearnt> {
@@ -229,27 +414,81 @@ impl Client {
         Ok(listed.map_or(Discovery::Unlisted, Discovery::Listed))
     }
 
-    /// The `Metorial-Version` for the next call, asking the server first if not yet known. A
-    /// connect failure is the call's own (nothing reached the server, so it may be retried);
-    /// any other failure to learn the versions leaves the contract's default.
-    async fn version_header(&self) -> Result<HeaderValue, Error> {
-        let value = match self.discover().await {
-            Ok(d) => HeaderValue::from_str(d.header_value()).ok(),
+    /// The `Metorial-Version` for a call, asking the server first if not yet known: pulsar's id
+    /// where the server lists it; else the version the detection gives the path; else the
+    /// contract's default. A connect failure is the call's own (nothing reached the server, so it
+    /// may be retried); any other failure to learn the versions leaves the contract's default.
+    async fn version_header(&self, req: &ApiRequest) -> Result<HeaderValue, Error> {
+        let d = match self.discover().await {
+            Ok(d) => Some(d),
             Err(f) if f.connect => return Err(f.error),
             Err(_) => None,
+        };
+        let newer = |d: Option<Arc<Detection>>| match d {
+            Some(d) if d.generation != Some(super::generation::Generation::Pulsar) => {
+                Some(d.version_for(&req.segments))
+            }
+            _ => None,
+        };
+        let learnt = match &d {
+            Some(Discovery::Listed(l)) if l.pulsar().is_some() => None,
+            Some(Discovery::Listed(l)) => newer(self.learn(Some(l)).await),
+            Some(Discovery::Unlisted) => newer(self.learn(None).await),
+            None => None,
+        };
+        let pinned_newer = self
+            .opts
+            .pin
+            .is_some_and(|p| p.generation != super::generation::Generation::Pulsar);
+        let value = match (&d, learnt) {
+            (Some(Discovery::Listed(l)), _) if l.pulsar().is_some() => l
+                .pulsar()
+                .and_then(|p| HeaderValue::from_str(&p.version).ok()),
+            (_, Some(v)) => Some(HeaderValue::from_static(v)),
+            // Nothing learnt: the platform ignores an id it does not know (the key's default,
+            // dashboard, answers), so the contract's default stands, unless a pin says newer.
+            (_, None) if pinned_newer => Some(HeaderValue::from_static(detect::DASHBOARD_ID)),
+            (_, None) => None,
         };
         Ok(value.unwrap_or(HeaderValue::from_static(API_VERSION)))
     }
 
     /// A 404 `endpoint` from a server that lists its versions without pulsar is that fact, said
-    /// once, rather than a not-found error.
-    fn explain(&self, e: Error) -> Error {
-        let endpoint = e
-            .api()
-            .is_some_and(|a| a.status == 404 && a.entity.as_deref() == Some("endpoint"));
-        match self.versions.get().and_then(Discovery::without_pulsar) {
-            Some(served) if endpoint => Error::UnsupportedVersion(Box::new(served.clone())),
+    /// once, rather than a not-found error (not for a path only newer generations serve).
+    fn explain(&self, req: &ApiRequest, e: Error) -> Error {
+        let endpoint = is_endpoint_404(&e);
+        let served = self
+            .known_versions()
+            .and_then(|d| d.without_pulsar().cloned());
+        match served {
+            Some(served) if endpoint && !detect::newer_only(&req.segments) => {
+                Error::UnsupportedVersion(Box::new(served))
+            }
             _ => e,
+        }
+    }
+
+    /// A 404 `endpoint` from a path the detection (learnt or cached) said exists: the
+    /// deployment changed, so it is detected again (and the cache rewritten).
+    async fn after_endpoint_404(&self, req: &ApiRequest) {
+        let Some(detector) = &self.detector else {
+            return;
+        };
+        let current = match &*self.learnt.lock().await {
+            Learnt::Known(Some(d)) => Some(d.as_ref().clone()),
+            _ => detector.cached(),
+        };
+        if !current.is_some_and(|d| d.says_exists(&req.segments)) {
+            return;
+        }
+        tracing::info!(
+            "{} answered 404 endpoint where the detection said it exists; detecting again",
+            req.path()
+        );
+        if self.detect(true).await.is_err() {
+            // Not known now: the next call learns again rather than trust the old detection.
+            detector.forget();
+            *self.learnt.lock().await = Learnt::Unknown;
         }
     }
 
@@ -262,14 +501,28 @@ impl Client {
 
     /// Sends a request, retrying where that is safe, and returns the raw 2xx body.
     pub async fn send(&self, req: &ApiRequest) -> Result<RawResponse, Error> {
-        self.send_retrying(req).await.map_err(|e| self.explain(e))
+        let r = self.send_retrying(req, VersionChoice::Auto).await;
+        if let Err(e) = &r
+            && is_endpoint_404(e)
+        {
+            self.after_endpoint_404(req).await;
+        }
+        r.map_err(|e| self.explain(req, e))
     }
 
-    async fn send_retrying(&self, req: &ApiRequest) -> Result<RawResponse, Error> {
+    async fn send_retrying(
+        &self,
+        req: &ApiRequest,
+        choice: VersionChoice,
+    ) -> Result<RawResponse, Error> {
         let started = Instant::now();
         let mut retries = 0u32;
         loop {
-            let outcome = match self.version_header().await {
+            let version = match choice {
+                VersionChoice::Auto => self.version_header(req).await,
+                VersionChoice::Fixed(v) => Ok(HeaderValue::from_static(v)),
+            };
+            let outcome = match version {
                 Ok(version) => self.try_once(req, version).await,
                 Err(error) => Try::Retry { error, wait: None },
             };
@@ -479,6 +732,12 @@ impl Client {
     pub async fn get_notification(&self, id: &str) -> Result<Notification, Error> {
         self.call(&ApiRequest::get_notification(id)).await
     }
+}
+
+/// Whether an error is the platform's "no such route": 404 with `"entity":"endpoint"`.
+fn is_endpoint_404(e: &Error) -> bool {
+    e.api()
+        .is_some_and(|a| a.status == 404 && a.entity.as_deref() == Some("endpoint"))
 }
 
 /// Decodes a 2xx body; a mismatch is a `Decode` error, never a panic.

@@ -2,6 +2,7 @@
 pub mod capture;
 pub mod client;
 pub mod compare;
+pub mod detect;
 pub mod error;
 pub mod forward;
 pub mod generation;
@@ -11,6 +12,7 @@ pub mod journal;
 pub mod lookup;
 pub mod members;
 pub mod model;
+pub mod newer_requests;
 pub mod page;
 pub mod recover;
 pub mod replay;

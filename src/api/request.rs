@@ -159,6 +159,12 @@ impl ApiRequest {
         self.segments.first().is_some_and(|s| s == "organization")
     }
 
+    /// `GET <segments>?limit=1`: whether a path is served (detection's probes).
+    pub fn probe(segments: Vec<String>) -> Self {
+        let mut r = Self::get(segments);
+        r.query = vec![("limit".into(), "1".into())];
+        r
+    }
     /// `GET /organization/teams`.
     pub fn list_teams(q: &ListQuery) -> Self {
         Self::list(seg(&["organization", "teams"]), q)

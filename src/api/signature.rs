@@ -1,5 +1,7 @@
-//! Webhook signatures (api.md §5): `Metorial-Signature` is made here for the service's deliveries
-//! and checked here for the console's attempt view, so both sides agree by construction.
+//! Webhook signatures (api.md §5, generations.md §6–§7): `Metorial-Signature` is made here for the
+//! service's deliveries and checked here for the console's attempt view, so both sides agree by
+//! construction. One verifier serves every generation: with an `i=` part the signed string is
+//! `i.t.body` (pulsar), else `t.body` (the newer generations).
 use hmac::{Hmac, KeyInit, Mac};
 use sha2::Sha256;
 use subtle::ConstantTimeEq;
@@ -18,6 +20,62 @@ pub fn sign_hex(secret: &str, host: &str, t: i64, body: &str) -> String {
     };
     mac.update(format!("{host}.{t}.{body}").as_bytes());
     hex::encode(mac.finalize().into_bytes())
+}
+
+/// `metorial-signature` of the newer generations: `t=<unix s>,v1=<hex HMAC-SHA256(secret,
+/// "<t>.<body>")>`.
+pub fn signature_newer(secret: &str, t: i64, body: &str) -> String {
+    format!("t={t},v1={}", hmac_hex(secret, &format!("{t}.{body}")))
+}
+
+fn hmac_hex(secret: &str, signed: &str) -> String {
+    let mut mac = match Hmac::<Sha256>::new_from_slice(secret.as_bytes()) {
+        Ok(m) => m,
+        // HMAC takes keys of any length; this branch cannot be reached.
+        Err(_) => return String::new(),
+    };
+    mac.update(signed.as_bytes());
+    hex::encode(mac.finalize().into_bytes())
+}
+
+/// The parts of a signature header of any generation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AnyParts<'a> {
+    /// `i`: the API host (pulsar only).
+    pub host: Option<&'a str>,
+    /// `t`: unix seconds.
+    pub t: i64,
+    /// `v1`: hex HMAC.
+    pub v1: &'a str,
+}
+
+impl AnyParts<'_> {
+    /// The string the HMAC covers: `i.t.body` with an `i=` part, else `t.body`.
+    #[must_use]
+    pub fn signed_string(&self, body: &str) -> String {
+        match self.host {
+            Some(h) => format!("{h}.{}.{body}", self.t),
+            None => format!("{}.{body}", self.t),
+        }
+    }
+}
+
+/// Splits `[i=<host>,]t=<unix s>,v1=<hex>`.
+pub fn parse_any(header: &str) -> Result<AnyParts<'_>, SigError> {
+    let (mut host, mut t, mut v1) = (None, None, None);
+    for part in header.split(',') {
+        match part.trim().split_once('=') {
+            Some(("i", v)) => host = Some(v),
+            Some(("t", v)) => t = Some(v.parse::<i64>().map_err(|_| SigError::Malformed("t"))?),
+            Some(("v1", v)) => v1 = Some(v),
+            _ => {}
+        }
+    }
+    Ok(AnyParts {
+        host,
+        t: t.ok_or(SigError::Malformed("no t="))?,
+        v1: v1.ok_or(SigError::Malformed("no v1="))?,
+    })
 }
 
 /// Why a signature does not verify.
@@ -76,11 +134,12 @@ pub fn header_of<'a>(
         .map(|(_, v)| v.as_str())
 }
 
-/// Verifies a signature header over a body with a secret.
+/// Verifies a signature header of any generation over a body with a secret: with an `i=` part
+/// the signed string is `i.t.body`, else `t.body`.
 pub fn verify(secret: &str, header: Option<&str>, body: Option<&str>) -> Result<(), SigError> {
-    let parts = parse(header.ok_or(SigError::Missing)?)?;
+    let parts = parse_any(header.ok_or(SigError::Missing)?)?;
     let body = body.ok_or(SigError::NoBody)?;
-    let expected = sign_hex(secret, parts.host, parts.t, body);
+    let expected = hmac_hex(secret, &parts.signed_string(body));
     if bool::from(expected.as_bytes().ct_eq(parts.v1.as_bytes())) {
         Ok(())
     } else {
@@ -109,6 +168,24 @@ mod tests {
             verify("s", Some("garbage"), Some("{}")),
             Err(SigError::Malformed(_))
         ));
+    }
+
+    #[test]
+    fn one_verifier_takes_both_forms() {
+        let newer = signature_newer("whsec_x", 1_700_000_000, "{}");
+        assert!(!newer.contains("i="), "{newer}");
+        assert_eq!(verify("whsec_x", Some(&newer), Some("{}")), Ok(()));
+        assert_eq!(
+            verify("whsec_x", Some(&newer), Some("{ }")),
+            Err(SigError::Mismatch)
+        );
+        // A newer header carried over to pulsar's form (an `i=` added) no longer verifies.
+        let moved = format!("i=h,{newer}");
+        assert_eq!(
+            verify("whsec_x", Some(&moved), Some("{}")),
+            Err(SigError::Mismatch)
+        );
+        assert!(parse("t=1,v1=ab").is_err(), "pulsar's parse still wants i=");
     }
 
     #[test]

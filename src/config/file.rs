@@ -80,6 +80,8 @@ pub struct Profile {
     /// `[[profiles.P.alerts]]`: alert rules, checked by `crate::alerts` when they are used.
     #[serde(default)]
     pub alerts: Vec<toml::Table>,
+    /// A pinned API generation (`pulsar`, `callback-destinations`, `event-destinations`).
+    pub generation: Option<String>,
     /// Keys this version does not know; reported as warnings.
     #[serde(flatten)]
     pub unknown: BTreeMap<String, toml::Value>,

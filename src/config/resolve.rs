@@ -6,6 +6,8 @@ use std::time::Duration;
 use super::ConfigError;
 use super::file::{ConfigFile, ConfirmSetting, Profile};
 use super::paths::default_config_file;
+use crate::api::detect::{Pin, PinSource};
+use crate::api::generation::Generation;
 use crate::api::{ClientOptions, DEFAULT_BASE_URL, Secret};
 
 /// Name of the profile used when nothing selects one.
@@ -56,6 +58,8 @@ pub struct Flags {
     pub base_url: Option<String>,
     /// `--read-only`.
     pub read_only: bool,
+    /// `--generation`.
+    pub generation: Option<Generation>,
 }
 
 /// Where a key comes from; shown by `switchboard info`, never the key itself.
@@ -176,6 +180,8 @@ pub struct Settings {
     pub retries: Option<u32>,
     /// The profile's `mcp_replay_targets`, as written.
     pub mcp_replay_targets: Vec<String>,
+    /// A pinned generation and who pinned it.
+    pub pin: Option<Pin>,
     /// Things the user should know (printed on stderr by the binary).
     pub warnings: Vec<String>,
 }
@@ -322,6 +328,7 @@ impl Settings {
                 ("", None),
             ],
         )?;
+        let pin = pin(flags, env, &p)?;
         if !profile_defined && named {
             warnings.push(format!("profile {profile:?} is not defined"));
         }
@@ -350,6 +357,7 @@ impl Settings {
             connect_timeout: seconds("connect_timeout", p.connect_timeout)?,
             retries: p.retries,
             mcp_replay_targets: p.mcp_replay_targets.clone().unwrap_or_default(),
+            pin,
             // They quote profile names, keys and paths from the file: through the one sanitizer.
             warnings: warnings
                 .iter()
@@ -376,6 +384,7 @@ impl Settings {
             api_key,
             organization_key,
             instance_id: self.instance_id.clone(),
+            pin: self.pin,
             ..ClientOptions::default()
         };
         if let Some(t) = self.timeout {
@@ -453,6 +462,40 @@ fn profile_key(
             KeyValue::Ready(Secret::new(value.trim())),
         )
     }))
+}
+
+/// The pinned generation: `--generation`, else `SWITCHBOARD_GENERATION`, else the profile's.
+fn pin(flags: &Flags, env: &Env, p: &Profile) -> Result<Option<Pin>, ConfigError> {
+    let parse = |v: &str, what: &str| {
+        v.parse::<Generation>().map_err(|e| ConfigError::Invalid {
+            what: what.into(),
+            detail: e.to_string(),
+        })
+    };
+    if let Some(g) = flags.generation {
+        return Ok(Some(Pin {
+            generation: g,
+            source: PinSource::Flag,
+        }));
+    }
+    if let Some(v) = env.get("SWITCHBOARD_GENERATION") {
+        return Ok(Some(Pin {
+            generation: parse(&v, "SWITCHBOARD_GENERATION")?,
+            source: PinSource::Environment,
+        }));
+    }
+    match p
+        .generation
+        .as_deref()
+        .map(str::trim)
+        .filter(|v| !v.is_empty())
+    {
+        Some(v) => Ok(Some(Pin {
+            generation: parse(v, "generation")?,
+            source: PinSource::Profile,
+        })),
+        None => Ok(None),
+    }
 }
 
 /// What a key command of the profile needs besides its text.
@@ -574,6 +617,33 @@ organization_key_cmd = "false"
             ),
             "{e}"
         );
+    }
+
+    #[test]
+    fn a_generation_is_pinned_by_flag_then_environment_then_profile() {
+        let (_d, path) =
+            write("[profiles.default]\napi_key = \"k\"\ngeneration = \"callback-destinations\"\n");
+        let s = Settings::load(&flags(&path), &Env::default()).expect("loads");
+        assert_eq!(
+            s.pin,
+            Some(Pin {
+                generation: Generation::CallbackDestinations,
+                source: PinSource::Profile
+            })
+        );
+        let env = Env::from_pairs([("SWITCHBOARD_GENERATION", "pulsar")]);
+        let s = Settings::load(&flags(&path), &env).expect("loads");
+        assert_eq!(s.pin.map(|p| p.source), Some(PinSource::Environment));
+        let mut f = flags(&path);
+        f.generation = Some(Generation::EventDestinations);
+        let r = resolve(&f, &env).expect("resolves");
+        assert_eq!(
+            r.options.pin.map(|p| (p.generation, p.source)),
+            Some((Generation::EventDestinations, PinSource::Flag))
+        );
+        let bad = Env::from_pairs([("SWITCHBOARD_GENERATION", "magnetar")]);
+        let e = Settings::load(&flags(&path), &bad).expect_err("unknown generation");
+        assert!(e.to_string().contains("SWITCHBOARD_GENERATION"), "{e}");
     }
 
     #[test]

@@ -80,11 +80,16 @@ pub struct ConsoleSetup {
 impl ConsoleSetup {
     /// The initial state for this setup, on the system clock.
     pub(crate) fn initial_state(&self) -> State {
-        let mut s = State::new(
-            self.profile.clone(),
-            self.client.base_url().trim_end_matches('/'),
-            Clock::System,
-        );
+        // The header shows the generation beside the address, as the cache last detected it.
+        let base = self.client.base_url().trim_end_matches('/');
+        let place = match self.client.detector().and_then(|d| d.cached()) {
+            Some(d) => format!(
+                "{base} · {}",
+                d.generation.map_or(d.webhooks.as_str(), |g| g.as_str())
+            ),
+            None => base.to_string(),
+        };
+        let mut s = State::new(self.profile.clone(), place, Clock::System);
         s.read_only = self.read_only;
         self.power.configure(&mut s);
         s

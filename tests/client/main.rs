@@ -4,7 +4,10 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod detection;
 mod fault_injection;
 mod fixtures_roundtrip;
+mod generations;
 mod requests;
 mod resilience;
+mod standins;

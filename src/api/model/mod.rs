@@ -1,13 +1,48 @@
 //! Serde types for every resource of the contract. Tolerant: unknown keys are ignored and unknown
 //! enum values are kept as text (`Other(String)`).
+mod access_policy;
+mod auth_import;
 mod callback;
+mod callback_destination;
 mod destination;
+mod event_delivery;
+mod event_destination;
 mod import;
+mod integration_callback;
 mod notification;
 mod organization;
 mod requests;
+mod secret_field;
 mod team;
 pub mod time;
+
+pub use access_policy::{
+    AccessPolicy, AssignPolicy, InstancePreview, PolicyPreview, PolicyTeam, PolicyTeamProject,
+    PolicyType,
+};
+pub use auth_import::{
+    AuthConfig, AuthImport, AuthImportFilter, AuthImportSchema, CreateAuthImport, CredentialValue,
+};
+pub use callback_destination::{
+    CallbackDestination, CallbackNotification, CallbackNotificationStatus, CallbackTrigger,
+    CreateCallbackDestination, CreateDeploymentCallback, DeploymentCallback,
+    DeploymentCallbackEvent, DeploymentPreview, EventDeliveryStatus, NotificationDestination,
+    NotificationEvent, NotificationRetry, NotificationWebhook, ResourceStatus, SentRequest,
+    TriggerInput, TriggerPreview, UpdateCallbackDestination, UpdateDeploymentCallback,
+};
+pub use event_delivery::{
+    AttemptRequest, AttemptResponse, DeliveryAttempt, DeliveryAttemptStatus, DeliveryError,
+    DeliveryStatus, Event, EventDelivery, EventSource, EventType, HeaderPair,
+};
+pub use event_destination::{
+    CreateEventDestination, CreateListener, EventDestination, EventWebhook, Listener, ListenerType,
+    RetryPolicy, RetryStrategy, UpdateEventDestination, UpdateListener, WebhookInput,
+};
+pub use integration_callback::{
+    CallbackEvent, CallbackEventDetails, CallbackEventSource, CallbackEventStatus,
+    CallbackInstance, CallbackSync, CreateIntegrationCallback, EncodedBody, IntegrationCallback,
+    ProviderPreview, ReceivedRequest, ReceivedWebhook, SyncStatus, UpdateIntegrationCallback,
+};
 
 pub use callback::{Callback, CallbackSchedule, CallbackType};
 pub use destination::{
