@@ -727,8 +727,17 @@ async fn held(State(h): State<Held>) -> StatusCode {
 async fn sends_stay_within_the_per_host_and_overall_bounds() {
     use switchboard::api::journal::Journal;
     use switchboard::api::recover::{Item, RunOptions, run};
-    use switchboard::api::replay::ReplayPlan;
 
+    // Twenty real failed notifications, whose bodies the run reads when each one's turn comes.
+    let w = world().await;
+    let (down, _) = w.destination("down").await;
+    for i in 0..20 {
+        w.fire(i).await;
+    }
+    let failed = w.settled(&down, 20, "failed").await;
+    let destinations = switchboard::api::replay::fetch_candidates(&w.t.client, None)
+        .await
+        .expect("destinations");
     let shared = Held::default();
     let mut hosts = Vec::new();
     for _ in 0..2 {
@@ -745,20 +754,16 @@ async fn sends_stay_within_the_per_host_and_overall_bounds() {
         tokio::spawn(async move { axum::serve(listener, app).await });
         hosts.push((format!("http://{addr}/in"), h));
     }
-    let items: Vec<Item> = (0..20)
-        .map(|i| Item {
-            plan: ReplayPlan {
-                notification_id: format!("cbn_{i}"),
-                attempt_index: 0,
-                target: url::Url::parse(&hosts[i % 2].0).expect("url"),
-                method: "POST",
-                body: "{}".into(),
-                headers: vec![("content-type".into(), "application/json".into())],
-                signing: None,
-                destination: None,
-            },
-            status: "failed".into(),
-            created_at: chrono::Utc::now(),
+    let items: Vec<Item> = failed
+        .iter()
+        .enumerate()
+        .map(|(i, n)| Item {
+            notification_id: n.id.clone(),
+            target: url::Url::parse(&hosts[i % 2].0).expect("url"),
+            attempt_index: 0,
+            destination: down.clone(),
+            status: n.status.clone(),
+            created_at: n.created_at,
         })
         .collect();
     let dir = tempfile::tempdir().expect("dir");
@@ -768,8 +773,18 @@ async fn sends_stay_within_the_per_host_and_overall_bounds() {
         overall: 3,
         ..RunOptions::default()
     };
+    let client = w.t.client.clone();
     let sending = tokio::spawn(async move {
-        run(items, &opts, &mut journal, std::future::pending(), |_| {}).await
+        run(
+            &client,
+            &destinations,
+            items,
+            &opts,
+            &mut journal,
+            std::future::pending(),
+            |_| {},
+        )
+        .await
     });
     // Held at the bounds: three in flight over both hosts, at most two on either.
     eventually(Duration::from_secs(10), || async {
