@@ -969,4 +969,33 @@ mod tests {
         assert!(!text.contains("SECRET_ON_DISK"), "{text}");
         assert!(text.contains("text/plain"));
     }
+
+    #[cfg(unix)]
+    #[test]
+    fn cursor_and_answers_follow_no_planted_link() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().expect("dir");
+        let target = url::Url::parse("http://127.0.0.1:9/in").expect("url");
+        let victim = dir.path().join("victim");
+        std::fs::write(&victim, "keep\n").expect("victim");
+        std::fs::set_permissions(&victim, std::fs::Permissions::from_mode(0o644)).expect("m");
+        let c = CursorFile::new(dir.path(), "work", &target);
+        private_file::dir(c.path().parent().expect("dir")).expect("dir");
+        std::os::unix::fs::symlink(&victim, c.path()).expect("link");
+        assert!(c.save(Some("cbn_1"), &target).is_err());
+        assert!(c.load().is_err(), "not read through the link");
+        let answers = file_for(dir.path(), "work", "answers", "ndjson");
+        std::os::unix::fs::symlink(&victim, &answers).expect("link");
+        let log = AnswerLog::new(dir.path(), "work");
+        assert!(log.answers_of("cbn_1").is_err());
+        assert_eq!(std::fs::read(&victim).expect("read"), b"keep\n");
+        let mode = std::fs::metadata(&victim).expect("m").permissions().mode();
+        assert_eq!(mode & 0o777, 0o644, "not chmod-ed");
+        // A temporary file name planted beside the cursor is not written through either.
+        std::fs::remove_file(c.path()).expect("unlink");
+        std::os::unix::fs::symlink(&victim, c.path().with_extension("json.tmp")).expect("link");
+        c.save(Some("cbn_2"), &target).expect("saved");
+        assert_eq!(c.load().expect("load"), Some(Some("cbn_2".into())));
+        assert_eq!(std::fs::read(&victim).expect("read"), b"keep\n");
+    }
 }

@@ -1104,4 +1104,61 @@ mod tests {
             assert_eq!(m.len(), 0, "not written");
         }
     }
+
+    /// The start-up cost of a journal of 2 M lines (1 M deliveries, a claim and a success each):
+    /// `JOURNAL_BENCH=old` times the reading this module did before compaction (the whole tail
+    /// read at once, every line parsed into an `Entry`, a map of owned strings), anything else
+    /// the first open (which compacts) and a second open. Prints seconds and peak memory.
+    #[test]
+    #[ignore = "a measurement: run by hand with --ignored --nocapture"]
+    fn large_journal_start_up() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("j.ndjson");
+        {
+            let mut w = std::io::BufWriter::new(std::fs::File::create(&path).expect("create"));
+            for i in 0..1_000_000 {
+                for o in ["sending", "succeeded"] {
+                    writeln!(
+                        w,
+                        r#"{{"at":"2026-01-01T00:00:00.000Z","notification":"cbn_{i:020}","target":"http://127.0.0.1:3000/webhooks","outcome":"{o}","status":200,"duration_ms":12}}"#
+                    )
+                    .expect("line");
+                }
+            }
+        }
+        let peak = || {
+            std::fs::read_to_string("/proc/self/status")
+                .unwrap_or_default()
+                .lines()
+                .find(|l| l.starts_with("VmHWM"))
+                .unwrap_or_default()
+                .to_string()
+        };
+        let t = std::time::Instant::now();
+        if std::env::var("JOURNAL_BENCH").as_deref() == Ok("old") {
+            let mut buf = Vec::new();
+            std::io::Read::read_to_end(&mut File::open(&path).expect("open"), &mut buf)
+                .expect("read");
+            let mut states: HashMap<(String, String), State> = HashMap::new();
+            let end = buf.iter().rposition(|b| *b == b'\n').unwrap_or(0);
+            for line in buf[..end].split(|b| *b == b'\n') {
+                if let Ok(e) = serde_json::from_slice::<Entry>(line) {
+                    let st = match e.outcome {
+                        Outcome::Sending => State::InDoubt,
+                        Outcome::Succeeded => State::Succeeded,
+                        _ => State::NotDelivered,
+                    };
+                    states.insert((e.notification, e.target), st);
+                }
+            }
+            println!("old open: {:?}, {} deliveries, {}", t.elapsed(), states.len(), peak());
+        } else {
+            let j = Journal::open(&path).expect("open");
+            println!("first open (compacts): {:?}, {} kept, {}", t.elapsed(), j.len(), peak());
+            drop(j);
+            let t = std::time::Instant::now();
+            let j = Journal::open(&path).expect("open");
+            println!("second open: {:?}, {} kept, {}", t.elapsed(), j.len(), peak());
+        }
+    }
 }

@@ -376,4 +376,91 @@ mod tests {
         assert!(append(&fifo).is_err());
         assert!(append(dir.path()).is_err());
     }
+
+    #[test]
+    fn replace_is_atomic_private_and_refuses_links_and_other_users_files() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let p = dir.path().join("cursor.json");
+        replace(&p, b"one").expect("create");
+        assert_eq!(mode(&p), 0o600);
+        replace(&p, b"two").expect("replace");
+        assert_eq!(std::fs::read(&p).expect("read"), b"two");
+        let names: Vec<_> = std::fs::read_dir(dir.path())
+            .expect("ls")
+            .map(|e| e.expect("entry").file_name())
+            .collect();
+        assert_eq!(names.len(), 1, "no temporary file left: {names:?}");
+
+        let victim = dir.path().join("victim");
+        std::fs::write(&victim, "keep\n").expect("victim");
+        std::fs::set_permissions(&victim, std::fs::Permissions::from_mode(0o644)).expect("m");
+        let link = dir.path().join("demo.toml");
+        std::os::unix::fs::symlink(&victim, &link).expect("symlink");
+        let e = replace(&link, b"secret").expect_err("a link is refused");
+        assert!(e.to_string().contains("symbolic link"), "{e}");
+        assert!(std::fs::symlink_metadata(&link).expect("m").is_symlink());
+        assert_eq!(std::fs::read(&victim).expect("read"), b"keep\n");
+        assert_eq!(mode(&victim), 0o644);
+        assert!(!remove(&link).expect("remove"), "a link is not removed");
+        assert!(read(&link).is_err(), "nor read through");
+
+        if rustix::process::geteuid().is_root() {
+            let theirs = dir.path().join("theirs");
+            std::fs::write(&theirs, "theirs\n").expect("theirs");
+            std::fs::set_permissions(&theirs, std::fs::Permissions::from_mode(0o644)).expect("m");
+            rustix::fs::chown(
+                &theirs,
+                Some(rustix::fs::Uid::from_raw(4242)),
+                Some(rustix::fs::Gid::from_raw(4242)),
+            )
+            .expect("chown");
+            for r in [
+                replace(&theirs, b"x"),
+                write(&theirs, b"x"),
+                append(&theirs).map(drop),
+                read_append(&theirs).map(drop),
+                read(&theirs).map(drop),
+            ] {
+                let e = r.expect_err("another user's file is refused");
+                assert!(e.to_string().contains("another user"), "{e}");
+            }
+            assert_eq!(std::fs::read(&theirs).expect("read"), b"theirs\n");
+            assert_eq!(mode(&theirs), 0o644, "not chmod-ed");
+            assert!(!remove(&theirs).expect("remove"), "not removed");
+        }
+    }
+
+    #[test]
+    fn private_folders_are_0700_and_links_or_other_users_folders_refused() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let made = dir.path().join("data").join("switchboard");
+        super::dir(&made).expect("made");
+        assert_eq!(mode(&made), 0o700);
+        std::fs::set_permissions(&made, std::fs::Permissions::from_mode(0o755)).expect("m");
+        super::dir(&made).expect("again");
+        assert_eq!(mode(&made), 0o700, "ours, tightened");
+
+        let elsewhere = dir.path().join("elsewhere");
+        std::fs::create_dir(&elsewhere).expect("mkdir");
+        std::fs::set_permissions(&elsewhere, std::fs::Permissions::from_mode(0o755)).expect("m");
+        let link = dir.path().join("switchboard-0");
+        std::os::unix::fs::symlink(&elsewhere, &link).expect("symlink");
+        assert!(super::dir(&link).is_err(), "a planted link is refused");
+        assert_eq!(mode(&elsewhere), 0o755, "its target untouched");
+
+        if rustix::process::geteuid().is_root() {
+            let theirs = dir.path().join("theirs");
+            std::fs::create_dir(&theirs).expect("mkdir");
+            std::fs::set_permissions(&theirs, std::fs::Permissions::from_mode(0o777)).expect("m");
+            rustix::fs::chown(
+                &theirs,
+                Some(rustix::fs::Uid::from_raw(4242)),
+                Some(rustix::fs::Gid::from_raw(4242)),
+            )
+            .expect("chown");
+            let e = super::dir(&theirs).expect_err("another user's folder");
+            assert!(e.to_string().contains("another user"), "{e}");
+            assert_eq!(mode(&theirs), 0o777, "not chmod-ed");
+        }
+    }
 }

@@ -500,19 +500,18 @@ async fn a_run_killed_with_sigkill_resends_nothing_journaled_and_delivers_the_re
     assert_eq!(killed.len(), 3, "{killed:?}");
 
     let rest = run(&w.t, home.path(), &args).await;
-    assert_eq!(rest.code, 0, "{rest:?}");
     // The two journaled as succeeded are skipped; the one in flight when killed is in doubt
-    // (it did arrive here) and is not sent again without --again.
+    // (it did arrive here): named on stderr, not sent, and the run exits 3.
+    assert_eq!(rest.code, 3, "{rest:?}");
     assert!(
         rest.stderr.contains("2 skipped: already succeeded"),
         "{}",
         rest.stderr
     );
-    assert!(
-        rest.stderr.contains("1 skipped: in flight"),
-        "{}",
-        rest.stderr
-    );
+    assert!(rest.stderr.contains("1 in doubt, not sent"), "{}", rest.stderr);
+    let doubt = in_doubt_ids(&rest.stderr);
+    assert_eq!(doubt.len(), 1, "{}", rest.stderr);
+    assert!(killed.contains_key(&doubt[0]), "{doubt:?} vs {killed:?}");
     assert_eq!(rest.lines().len(), 3, "{rest:?}");
     let sent_again: Vec<String> = rest
         .lines()
@@ -526,6 +525,179 @@ async fn a_run_killed_with_sigkill_resends_nothing_journaled_and_delivers_the_re
     let per = w.rx.per_notification("gate");
     assert_eq!(per.len(), 6, "everything delivered: {per:?}");
     assert!(per.values().all(|n| *n == 1), "each exactly once: {per:?}");
+
+    // `--again ID` sends exactly the one named, however many the selection holds.
+    let again = run(&w.t, home.path(), &[&args[..], &["--again", &doubt[0]]].concat()).await;
+    assert_eq!(again.code, 0, "{again:?}");
+    assert_eq!(again.lines().len(), 1, "{again:?}");
+    assert_eq!(again.lines()[0]["notification"], doubt[0].as_str());
+    let per = w.rx.per_notification("gate");
+    assert_eq!(per[&doubt[0]], 2, "{per:?}");
+    assert_eq!(per.values().sum::<usize>(), 7, "nothing else: {per:?}");
+    // Now recorded: a plain rerun has nothing in doubt and sends nothing.
+    let quiet = run(&w.t, home.path(), &args).await;
+    assert_eq!(quiet.code, 0, "{quiet:?}");
+    assert!(quiet.stdout.is_empty(), "{quiet:?}");
+    assert!(run(&w.t, home.path(), &[&args[..], &["--again"]].concat()).await.code == 2);
+}
+
+/// The ids of the `in doubt: cbn_…` lines on stderr.
+fn in_doubt_ids(stderr: &str) -> Vec<String> {
+    stderr
+        .lines()
+        .filter_map(|l| l.strip_prefix("in doubt: "))
+        .map(|l| l.split_whitespace().next().unwrap_or_default().to_string())
+        .collect()
+}
+
+/// The journal file of the service `t` under `home`'s data folder.
+fn journal_file(t: &TestService, home: &Path) -> std::path::PathBuf {
+    let service = switchboard::api::identity::ServiceIdentity::new(&t.svc.base_url, None);
+    switchboard::api::journal::path_for(&home.join("data/switchboard"), &service)
+}
+
+/// A journal line claiming `id` for `target` with no outcome after it: what a kill leaves.
+fn claim_line(id: &str, target: &str) -> String {
+    json!({"at": "2026-01-01T00:00:00.000Z", "notification": id, "target": target,
+        "outcome": "sending"})
+    .to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn check_in_doubt_resolves_what_the_platforms_attempts_show_delivered() {
+    let w = world().await;
+    let (ok, _) = w.destination("ok").await;
+    let (down, _) = w.destination("down").await;
+    w.fire(1).await;
+    let delivered = w.settled(&ok, 1, "succeeded").await;
+    let failed = w.settled(&down, 1, "failed").await;
+    let home = tempfile::tempdir().expect("home");
+    // A killed run's claims, one spelled with another name for this machine.
+    let path = journal_file(&w.t, home.path());
+    switchboard::config::private_file::dir(path.parent().expect("dir")).expect("dir");
+    let port = url::Url::parse(&w.rx_url)
+        .expect("url")
+        .port()
+        .expect("port");
+    let lines = [
+        claim_line(&delivered[0].id, &format!("http://LOCALHOST:{port}/ok")),
+        claim_line(&failed[0].id, &format!("{}/down", w.rx_url)),
+    ];
+    switchboard::config::private_file::write(&path, format!("{}\n", lines.join("\n")).as_bytes())
+        .expect("journal");
+    let before = (w.rx.got("ok").len(), w.rx.got("down").len());
+    let args = [
+        "notifications",
+        "recover",
+        "--destination",
+        &ok,
+        "--destination",
+        &down,
+    ];
+
+    // Without the check, both are named and neither is sent.
+    let plain = run(&w.t, home.path(), &args).await;
+    assert_eq!(plain.code, 3, "{plain:?}");
+    let mut named = in_doubt_ids(&plain.stderr);
+    named.sort();
+    let mut want = vec![delivered[0].id.clone(), failed[0].id.clone()];
+    want.sort();
+    assert_eq!(named, want, "{}", plain.stderr);
+    assert!(plain.stdout.is_empty(), "{plain:?}");
+
+    // The check: the platform delivered the first to that receiver; of the second it cannot tell.
+    let checked = run(&w.t, home.path(), &[&args[..], &["--check-in-doubt"]].concat()).await;
+    assert_eq!(checked.code, 3, "{checked:?}");
+    assert!(
+        checked
+            .stderr
+            .contains(&format!("checked {}: the platform delivered it", delivered[0].id)),
+        "{}",
+        checked.stderr
+    );
+    assert_eq!(in_doubt_ids(&checked.stderr), vec![failed[0].id.clone()]);
+    assert!(checked.stdout.is_empty(), "nothing sent: {checked:?}");
+    assert_eq!((w.rx.got("ok").len(), w.rx.got("down").len()), before);
+    // Recorded: the next plain run counts it as succeeded.
+    let after = run(&w.t, home.path(), &args).await;
+    assert_eq!(in_doubt_ids(&after.stderr), vec![failed[0].id.clone()]);
+    assert!(
+        after.stderr.contains("1 skipped: already succeeded"),
+        "{}",
+        after.stderr
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_receiver_spelled_two_ways_is_one_target_and_unreadable_lines_are_not_resent() {
+    let w = world().await;
+    let (down, _) = w.destination("in").await;
+    for i in 0..20 {
+        w.fire(i).await;
+    }
+    w.settled(&down, 20, "failed").await;
+    w.rx.up.store(true, Ordering::SeqCst);
+    let home = tempfile::tempdir().expect("home");
+    let port = url::Url::parse(&w.rx_url)
+        .expect("url")
+        .port()
+        .expect("port");
+    let base = ["notifications", "recover", "--destination", &down, "--to"];
+    let first = run(
+        &w.t,
+        home.path(),
+        &[&base[..], &[&format!("http://127.0.0.1:{port}/in")]].concat(),
+    )
+    .await;
+    assert_eq!(first.code, 0, "{first:?}");
+    assert_eq!(first.lines().len(), 20);
+    // The same receiver spelled another way: already done.
+    let spelled = format!("HTTP://localhost:{port}/x/../in?");
+    let second = run(&w.t, home.path(), &[&base[..], &[&spelled]].concat()).await;
+    assert_eq!(second.code, 0, "{second:?}");
+    assert!(second.stdout.is_empty(), "{second:?}");
+    assert!(
+        second.stderr.contains("20 skipped: already succeeded"),
+        "{}",
+        second.stderr
+    );
+
+    // Damage every line of nine deliveries (their claim and their success).
+    let path = journal_file(&w.t, home.path());
+    let text = std::fs::read_to_string(&path).expect("journal");
+    let mut ids: Vec<String> = Vec::new();
+    let damaged: Vec<String> = text
+        .lines()
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).expect("a line");
+            let id = v["notification"].as_str().expect("id").to_string();
+            if !ids.contains(&id) {
+                ids.push(id.clone());
+            }
+            if ids.iter().position(|i| *i == id).expect("seen") < 9 {
+                format!("{}\u{0}garbage", &l[..l.len() / 2 + 10])
+            } else {
+                l.to_string()
+            }
+        })
+        .collect();
+    std::fs::write(&path, format!("{}\n", damaged.join("\n"))).expect("damage");
+    let before = w.rx.got("in").len();
+    let third = run(&w.t, home.path(), &[&base[..], &[&spelled]].concat()).await;
+    assert_eq!(third.code, 3, "{third:?}");
+    assert_eq!(w.rx.got("in").len(), before, "nothing sent again: {third:?}");
+    assert!(third.stdout.is_empty(), "{third:?}");
+    assert_eq!(
+        third.stderr.matches("could not be read").count(),
+        18,
+        "each damaged line named: {}",
+        third.stderr
+    );
+    let mut named = in_doubt_ids(&third.stderr);
+    named.sort();
+    let mut want: Vec<String> = ids[..9].to_vec();
+    want.sort();
+    assert_eq!(named, want, "{}", third.stderr);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
