@@ -1054,3 +1054,66 @@ async fn a_body_above_the_record_cap_is_recovered_whole() {
     serde_json::from_str::<Value>(&text).expect("JSON");
     assert!(text.contains(&big), "the posted payload whole");
 }
+
+/// A stand-in API whose notification list never ends (every page says there is more) and has
+/// no destinations; counts the notification pages asked for.
+async fn endless_notifications() -> (String, Arc<AtomicUsize>) {
+    let pages = Arc::new(AtomicUsize::new(0));
+    let list: Value = serde_json::from_str(&common::fake::fixture("notification-list.json"))
+        .expect("fixture");
+    let proto = list["items"][0].clone();
+    let counter = pages.clone();
+    let app = Router::new().fallback(move |uri: axum::http::Uri| {
+        let (proto, counter) = (proto.clone(), counter.clone());
+        async move {
+            let path = uri.path();
+            let body = if path.ends_with("/callbacks-notifications") {
+                let n = counter.fetch_add(1, Ordering::SeqCst);
+                let items: Vec<Value> = (0..100)
+                    .map(|i| {
+                        let mut v = proto.clone();
+                        v["id"] = json!(format!("cbn_x{n}y{i}"));
+                        v["status"] = json!("failed");
+                        v
+                    })
+                    .collect();
+                json!({"items": items,
+                    "pagination": {"has_more_before": n > 0, "has_more_after": true}})
+            } else if path.ends_with("/callbacks-destinations") {
+                json!({"items": [], "pagination": {"has_more_before": false, "has_more_after": false}})
+            } else {
+                return (StatusCode::NOT_FOUND, String::new());
+            };
+            (StatusCode::OK, body.to_string())
+        }
+    });
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    (format!("http://{addr}"), pages)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_selection_that_never_ends_stops_at_the_walk_cap() {
+    let (url, pages) = endless_notifications().await;
+    let home = tempfile::tempdir().expect("home");
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_switchboard"));
+    cmd.env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", home.path())
+        .env("XDG_CONFIG_HOME", home.path().join("config"))
+        .env("XDG_DATA_HOME", home.path().join("data"))
+        .env("SWITCHBOARD_BASE_URL", &url)
+        .env("SWITCHBOARD_API_KEY", "sk_test_endless_0123456789")
+        .args(["notifications", "recover", "--status", "failed", "--dry-run"])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true);
+    let out = finish(cmd.spawn().expect("spawn")).await;
+    assert_eq!(out.code, 3, "{out:?}");
+    assert_eq!(pages.load(Ordering::SeqCst), 200, "{out:?}");
+    assert!(out.stderr.contains("200 pages"), "{}", out.stderr);
+}
