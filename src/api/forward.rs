@@ -23,10 +23,10 @@ use tokio::sync::{mpsc, watch};
 
 use super::compare::Answer;
 use super::journal::{self, Journal};
-use crate::config::private_file;
 use super::model::{Destination, Notification, NotificationStatus};
 use super::replay::{self, ReplayPlan, ReplayResult, SendOptions, Signing};
 use super::{ApiRequest, Client, ListQuery, NotificationFilter, Order, Page, list_all};
+use crate::config::private_file;
 
 /// Notifications read per page.
 const PAGE: u32 = 100;

@@ -985,9 +985,17 @@ mod tests {
         );
         assert_eq!(bad[1].notifications, vec!["cbn_b", "cbn_c"]);
         assert!(bad[2].notifications.is_empty());
-        assert_eq!(j.state("cbn_a", T), Some(State::InDoubt), "may have succeeded");
+        assert_eq!(
+            j.state("cbn_a", T),
+            Some(State::InDoubt),
+            "may have succeeded"
+        );
         assert_eq!(j.state("cbn_b", T), Some(State::InDoubt));
-        assert_eq!(j.state("cbn_c", T), Some(State::NotDelivered), "settled after");
+        assert_eq!(
+            j.state("cbn_c", T),
+            Some(State::NotDelivered),
+            "settled after"
+        );
         assert!(j.succeeded("cbn_d", T));
         assert_eq!(j.state("cbn_e", T), None);
         drop(j);
@@ -1022,10 +1030,20 @@ mod tests {
         std::fs::write(&path, text).expect("write");
         let j = Journal::open(&path).expect("open");
         assert!(j.len() <= MAX_PER_TARGET + 1, "{}", j.len());
-        assert_eq!(j.state("cbn_doubt", T), Some(State::InDoubt), "never dropped");
-        assert!(j.succeeded(&format!("cbn_{:07}", MAX_PER_TARGET), T), "newest kept");
+        assert_eq!(
+            j.state("cbn_doubt", T),
+            Some(State::InDoubt),
+            "never dropped"
+        );
+        assert!(
+            j.succeeded(&format!("cbn_{MAX_PER_TARGET:07}"), T),
+            "newest kept"
+        );
         assert_eq!(j.state("cbn_0000000", T), None, "oldest settled dropped");
-        let lines = std::fs::read_to_string(&path).expect("read").lines().count();
+        let lines = std::fs::read_to_string(&path)
+            .expect("read")
+            .lines()
+            .count();
         assert_eq!(lines, j.len(), "one line per delivery");
     }
 
@@ -1151,14 +1169,29 @@ mod tests {
                     states.insert((e.notification, e.target), st);
                 }
             }
-            println!("old open: {:?}, {} deliveries, {}", t.elapsed(), states.len(), peak());
+            println!(
+                "old open: {:?}, {} deliveries, {}",
+                t.elapsed(),
+                states.len(),
+                peak()
+            );
         } else {
             let j = Journal::open(&path).expect("open");
-            println!("first open (compacts): {:?}, {} kept, {}", t.elapsed(), j.len(), peak());
+            println!(
+                "first open (compacts): {:?}, {} kept, {}",
+                t.elapsed(),
+                j.len(),
+                peak()
+            );
             drop(j);
             let t = std::time::Instant::now();
             let j = Journal::open(&path).expect("open");
-            println!("second open: {:?}, {} kept, {}", t.elapsed(), j.len(), peak());
+            println!(
+                "second open: {:?}, {} kept, {}",
+                t.elapsed(),
+                j.len(),
+                peak()
+            );
         }
     }
 }

@@ -216,7 +216,7 @@ pub async fn plan(
                     reason: SkipReason::Unplannable(why),
                 }),
                 Ok(p) => {
-                    let named = again.iter().any(|a| *a == p.notification_id);
+                    let named = again.contains(&p.notification_id);
                     let state = journal.state(&p.notification_id, p.target.as_str());
                     let reason = match state {
                         _ if named => None,

@@ -12,8 +12,8 @@ use tokio::sync::{mpsc, watch};
 
 use super::HeadlessError;
 use super::output::OutputFormat;
-use crate::api::identity::ServiceIdentity;
 use crate::api::forward::{self, Event, ForwardConfig, ForwardError, Memory, Start, State};
+use crate::api::identity::ServiceIdentity;
 use crate::api::replay::{self, SendOptions};
 use crate::api::{Client, NotificationFilter};
 use crate::text::sanitize::line;

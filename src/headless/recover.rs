@@ -17,10 +17,10 @@ use super::HeadlessError;
 use super::output::{self, OutputFormat};
 use super::selection::SelectionArgs;
 use crate::api::Client;
+use crate::api::identity::ServiceIdentity;
 use crate::api::journal::{self, Journal, Outcome};
 use crate::api::model::time;
 use crate::api::recover::{self, Delivery, Item, RecoverPlan, RunOptions, Summary};
-use crate::api::identity::ServiceIdentity;
 use crate::api::replay::{self, ReplayPlan, SendOptions};
 use crate::text::sanitize::line;
 
@@ -136,9 +136,11 @@ pub async fn run(
                 Some(recover::prepare(client, &plan.destinations, item).await)
             };
             output::emit(|out| match format {
-                OutputFormat::Json | OutputFormat::Ndjson => {
-                    output::write_raw(out, &planned_json(item, full.as_ref()).to_string(), terminal)
-                }
+                OutputFormat::Json | OutputFormat::Ndjson => output::write_raw(
+                    out,
+                    &planned_json(item, full.as_ref()).to_string(),
+                    terminal,
+                ),
                 OutputFormat::Table => write_planned(out, item, full.as_ref()),
             })?;
         }
@@ -178,23 +180,23 @@ pub async fn run(
         &mut journal,
         stop,
         |d| {
-        // On a terminal only what did not succeed gets a line; piped, every delivery does.
-        if format != OutputFormat::Table || d.outcome != Outcome::Succeeded {
-            if terminal {
-                progress.clear();
-            }
-            let written = output::emit(|out| match format {
-                OutputFormat::Json | OutputFormat::Ndjson => {
-                    output::write_raw(out, &delivery_json(d).to_string(), terminal)
+            // On a terminal only what did not succeed gets a line; piped, every delivery does.
+            if format != OutputFormat::Table || d.outcome != Outcome::Succeeded {
+                if terminal {
+                    progress.clear();
                 }
-                OutputFormat::Table => writeln!(out, "{}", delivery_line(d)),
-            });
-            if let Err(HeadlessError::Output(e) | HeadlessError::Io(e)) = written {
-                write_error.get_or_insert(e);
+                let written = output::emit(|out| match format {
+                    OutputFormat::Json | OutputFormat::Ndjson => {
+                        output::write_raw(out, &delivery_json(d).to_string(), terminal)
+                    }
+                    OutputFormat::Table => writeln!(out, "{}", delivery_line(d)),
+                });
+                if let Err(HeadlessError::Output(e) | HeadlessError::Io(e)) = written {
+                    write_error.get_or_insert(e);
+                }
             }
-        }
-        progress.delivered(d.outcome);
-    },
+            progress.delivered(d.outcome);
+        },
     )
     .await
     .map_err(|e| HeadlessError::Io(std::io::Error::other(e.to_string())))?;

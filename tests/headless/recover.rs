@@ -508,7 +508,11 @@ async fn a_run_killed_with_sigkill_resends_nothing_journaled_and_delivers_the_re
         "{}",
         rest.stderr
     );
-    assert!(rest.stderr.contains("1 in doubt, not sent"), "{}", rest.stderr);
+    assert!(
+        rest.stderr.contains("1 in doubt, not sent"),
+        "{}",
+        rest.stderr
+    );
     let doubt = in_doubt_ids(&rest.stderr);
     assert_eq!(doubt.len(), 1, "{}", rest.stderr);
     assert!(killed.contains_key(&doubt[0]), "{doubt:?} vs {killed:?}");
@@ -527,7 +531,12 @@ async fn a_run_killed_with_sigkill_resends_nothing_journaled_and_delivers_the_re
     assert!(per.values().all(|n| *n == 1), "each exactly once: {per:?}");
 
     // `--again ID` sends exactly the one named, however many the selection holds.
-    let again = run(&w.t, home.path(), &[&args[..], &["--again", &doubt[0]]].concat()).await;
+    let again = run(
+        &w.t,
+        home.path(),
+        &[&args[..], &["--again", &doubt[0]]].concat(),
+    )
+    .await;
     assert_eq!(again.code, 0, "{again:?}");
     assert_eq!(again.lines().len(), 1, "{again:?}");
     assert_eq!(again.lines()[0]["notification"], doubt[0].as_str());
@@ -538,7 +547,12 @@ async fn a_run_killed_with_sigkill_resends_nothing_journaled_and_delivers_the_re
     let quiet = run(&w.t, home.path(), &args).await;
     assert_eq!(quiet.code, 0, "{quiet:?}");
     assert!(quiet.stdout.is_empty(), "{quiet:?}");
-    assert!(run(&w.t, home.path(), &[&args[..], &["--again"]].concat()).await.code == 2);
+    assert!(
+        run(&w.t, home.path(), &[&args[..], &["--again"]].concat())
+            .await
+            .code
+            == 2
+    );
 }
 
 /// The ids of the `in doubt: cbn_…` lines on stderr.
@@ -606,12 +620,18 @@ async fn check_in_doubt_resolves_what_the_platforms_attempts_show_delivered() {
     assert!(plain.stdout.is_empty(), "{plain:?}");
 
     // The check: the platform delivered the first to that receiver; of the second it cannot tell.
-    let checked = run(&w.t, home.path(), &[&args[..], &["--check-in-doubt"]].concat()).await;
+    let checked = run(
+        &w.t,
+        home.path(),
+        &[&args[..], &["--check-in-doubt"]].concat(),
+    )
+    .await;
     assert_eq!(checked.code, 3, "{checked:?}");
     assert!(
-        checked
-            .stderr
-            .contains(&format!("checked {}: the platform delivered it", delivered[0].id)),
+        checked.stderr.contains(&format!(
+            "checked {}: the platform delivered it",
+            delivered[0].id
+        )),
         "{}",
         checked.stderr
     );
@@ -685,7 +705,11 @@ async fn one_receiver_spelled_two_ways_is_one_target_and_unreadable_lines_are_no
     let before = w.rx.got("in").len();
     let third = run(&w.t, home.path(), &[&base[..], &[&spelled]].concat()).await;
     assert_eq!(third.code, 3, "{third:?}");
-    assert_eq!(w.rx.got("in").len(), before, "nothing sent again: {third:?}");
+    assert_eq!(
+        w.rx.got("in").len(),
+        before,
+        "nothing sent again: {third:?}"
+    );
     assert!(third.stdout.is_empty(), "{third:?}");
     assert_eq!(
         third.stderr.matches("could not be read").count(),
@@ -1059,8 +1083,8 @@ async fn a_body_above_the_record_cap_is_recovered_whole() {
 /// no destinations; counts the notification pages asked for.
 async fn endless_notifications() -> (String, Arc<AtomicUsize>) {
     let pages = Arc::new(AtomicUsize::new(0));
-    let list: Value = serde_json::from_str(&common::fake::fixture("notification-list.json"))
-        .expect("fixture");
+    let list: Value =
+        serde_json::from_str(&common::fake::fixture("notification-list.json")).expect("fixture");
     let proto = list["items"][0].clone();
     let counter = pages.clone();
     let app = Router::new().fallback(move |uri: axum::http::Uri| {
@@ -1107,7 +1131,13 @@ async fn a_selection_that_never_ends_stops_at_the_walk_cap() {
         .env("XDG_DATA_HOME", home.path().join("data"))
         .env("SWITCHBOARD_BASE_URL", &url)
         .env("SWITCHBOARD_API_KEY", "sk_test_endless_0123456789")
-        .args(["notifications", "recover", "--status", "failed", "--dry-run"])
+        .args([
+            "notifications",
+            "recover",
+            "--status",
+            "failed",
+            "--dry-run",
+        ])
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())

@@ -190,11 +190,7 @@ pub(crate) fn open(state: &mut State) -> Vec<Effect> {
             status.unwrap_or_else(|| DEFAULT_STATUSES.into()),
         )
     };
-    let journal = state
-        .settings
-        .data_dir
-        .as_ref()
-        .cloned();
+    let journal = state.settings.data_dir.clone();
     state.recover.room = Some(Box::new(Room {
         profile: state.profile.clone(),
         scope,
