@@ -271,10 +271,11 @@ pub(crate) fn load_history(data_dir: Option<&Path>) -> Vec<String> {
 
 /// Writes the history (one command per line).
 pub(crate) fn save_history(data_dir: &Path, history: &[String]) -> std::io::Result<()> {
-    std::fs::create_dir_all(data_dir)?;
+    crate::config::private_file::dir(data_dir)?;
     let mut text = history.join("\n");
     text.push('\n');
-    crate::config::private_file::write(&history_path(data_dir), text.as_bytes())
+    // Atomic: a crash mid-write leaves the old history, never half of it.
+    crate::config::private_file::replace(&history_path(data_dir), text.as_bytes())
 }
 
 #[cfg(test)]
