@@ -103,7 +103,12 @@ async fn bench() {
     };
     let memory = || Memory {
         cursor: Some(CursorFile::new(data.path(), "bench", &target)),
-        journal: forward::open_journal(data.path(), "bench").expect("journal"),
+        journal: forward::open_journal(
+            data.path(),
+            &switchboard::api::identity::ServiceIdentity::of(&client),
+            "bench",
+        )
+        .expect("journal"),
         answers: Some(forward::AnswerLog::new(data.path(), "bench")),
     };
 

@@ -92,10 +92,12 @@ fn rss_kib() -> u64 {
 /// One whole recover: walk, plan, send, journal. Returns how many were delivered.
 async fn recover_once(r: &Rig, dir: &std::path::Path, run: usize) -> usize {
     let mut journal = Journal::open(&dir.join(format!("j{run}.ndjson"))).expect("journal");
-    let plan = recover::plan(&r.client, &r.selection, Some(&r.to), &journal, false)
+    let plan = recover::plan(&r.client, &r.selection, Some(&r.to), &journal, &[])
         .await
         .expect("plan");
     let summary = recover::run(
+        &r.client,
+        &plan.destinations,
         plan.items,
         &RunOptions::default(),
         &mut journal,

@@ -1,9 +1,13 @@
 //! The demo's session file: while `switchboard demo` runs, a config with one `demo` profile
 //! (its base URL and key) sits in a file only its owner can read, so a script reaches the demo's
-//! service with `export SWITCHBOARD_CONFIG=FILE` and never sees the key in argv. Removed at exit.
+//! service with `export SWITCHBOARD_CONFIG=FILE` and never sees the key in argv. Removed at exit
+//! (a normal end, an error, or SIGTERM, SIGINT and SIGHUP: see [`exit_signals`]). Written through
+//! [`private_file`]: no planted link is followed, another user's file is neither written nor
+//! removed, and with no data folder it goes to a private per-user folder.
 use std::path::{Path, PathBuf};
 
 use switchboard::api::Secret;
+use switchboard::config::private_file;
 
 /// The session file's name, in the data folder.
 const FILE: &str = "demo.toml";
@@ -29,7 +33,8 @@ impl Session {
             text(base_url),
             text(key.expose()),
         );
-        switchboard::config::write_private(&path, &contents).map_err(|e| e.to_string())?;
+        private_file::dir(dir).map_err(|e| e.to_string())?;
+        private_file::replace(&path, contents.as_bytes()).map_err(|e| e.to_string())?;
         Ok(Self { path, contents })
     }
 
@@ -48,10 +53,50 @@ impl Session {
 impl Drop for Session {
     fn drop(&mut self) {
         // A second demo started meanwhile owns the file now: leave its session alone.
-        if std::fs::read_to_string(&self.path).is_ok_and(|c| c == self.contents) {
-            let _ = std::fs::remove_file(&self.path);
+        let ours = private_file::read(&self.path)
+            .ok()
+            .flatten()
+            .and_then(|mut f| {
+                let mut text = String::new();
+                std::io::Read::read_to_string(&mut f, &mut text).ok()?;
+                Some(text)
+            })
+            .is_some_and(|c| c == self.contents);
+        if ours {
+            let _ = private_file::remove(&self.path);
         }
     }
+}
+
+/// The folder for the session file: the data folder, or without one a private per-user folder
+/// (never a fixed name in the shared temporary folder).
+///
+/// # Errors
+/// No private folder could be made.
+pub fn folder(data_dir: Option<PathBuf>) -> Result<PathBuf, String> {
+    match data_dir {
+        Some(d) => Ok(d),
+        None => private_file::fallback_dir().map_err(|e| e.to_string()),
+    }
+}
+
+/// Resolves on SIGTERM, SIGINT or SIGHUP. Made before the session file is written, so a signal
+/// at any point of the demo ends it through the path that removes the file.
+///
+/// # Errors
+/// A handler could not be installed.
+pub fn exit_signals() -> std::io::Result<impl std::future::Future<Output = ()>> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut term = signal(SignalKind::terminate())?;
+    let mut int = signal(SignalKind::interrupt())?;
+    let mut hup = signal(SignalKind::hangup())?;
+    Ok(async move {
+        tokio::select! {
+            _ = term.recv() => {}
+            _ = int.recv() => {}
+            _ = hup.recv() => {}
+        }
+    })
 }
 
 /// The path as one shell word: bare when it is plain, else in single quotes.
@@ -106,6 +151,23 @@ mod tests {
             Session::write(dir.path(), "http://127.0.0.1:2", &Secret::new("sk_b")).expect("b");
         drop(first);
         assert!(second.path().exists(), "the second demo's file stays");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_planted_link_is_neither_followed_nor_removed() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().expect("dir");
+        let victim = dir.path().join("victim");
+        std::fs::write(&victim, "keep\n").expect("victim");
+        std::fs::set_permissions(&victim, std::fs::Permissions::from_mode(0o644)).expect("m");
+        std::os::unix::fs::symlink(&victim, dir.path().join(FILE)).expect("link");
+        let key = Secret::new("sk_demo_key_0123456789");
+        assert!(Session::write(dir.path(), "http://127.0.0.1:1", &key).is_err());
+        assert_eq!(std::fs::read(&victim).expect("read"), b"keep\n");
+        let mode = std::fs::metadata(&victim).expect("m").permissions().mode();
+        assert_eq!(mode & 0o777, 0o644, "not chmod-ed");
+        assert!(dir.path().join(FILE).is_symlink(), "the link is left alone");
     }
 
     #[test]

@@ -259,11 +259,16 @@ async fn demo(g: &GlobalArgs, db: Option<std::path::PathBuf>) -> u8 {
         svc.base_url,
         svc.api_key.masked()
     );
+    // Before the session file exists: from here a signal ends the demo through the path that
+    // removes it.
+    let signals = match demo::exit_signals() {
+        Ok(s) => s,
+        Err(e) => return fail(&e),
+    };
     // Scripts reach the service through a session profile whose key is in a private file.
-    let dir = Paths::with_config(None)
-        .data_dir
-        .unwrap_or_else(std::env::temp_dir);
-    let session = match demo::Session::write(&dir, &svc.base_url, &svc.api_key) {
+    let session = match demo::folder(Paths::with_config(None).data_dir)
+        .and_then(|dir| demo::Session::write(&dir, &svc.base_url, &svc.api_key))
+    {
         Ok(s) => {
             eprintln!("headless commands while the demo runs: {}", s.export_line());
             Some(s)
@@ -291,7 +296,11 @@ async fn demo(g: &GlobalArgs, db: Option<std::path::PathBuf>) -> u8 {
             ..Default::default()
         },
     };
-    let result = console::run(setup).await;
+    // A signal the console did not take first ends it here (its guard restores the terminal).
+    let result = tokio::select! {
+        r = console::run(setup) => r,
+        () = signals => Ok(()),
+    };
     // Stop deliveries and remove the throwaway database and the session file before reporting.
     drop(session);
     svc.shutdown().await;

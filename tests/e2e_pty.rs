@@ -703,3 +703,56 @@ fn a_small_terminal_gets_the_console_and_toasts_leave_on_their_own() {
     c.press(b"q");
     c.exit(Duration::from_secs(15));
 }
+
+#[test]
+fn the_demo_session_file_goes_on_a_signal_and_on_an_error() {
+    for sig in ["-TERM", "-HUP"] {
+        let dirs = tempfile::tempdir().expect("tempdir");
+        let c = Console::start(dirs.path(), &["demo"], &[]);
+        c.wait_for("the teams list with data", |t| {
+            t.contains("Platform") && t.contains("q quit")
+        });
+        let want = dirs.path().join("data/switchboard/demo.toml");
+        assert!(want.exists(), "the session file while the demo runs");
+        let pid = c.child.0.process_id().expect("pid").to_string();
+        let sent = std::process::Command::new("kill")
+            .args([sig, &pid])
+            .status()
+            .expect("kill");
+        assert!(sent.success());
+        c.exit(Duration::from_secs(15));
+        assert!(!want.exists(), "removed after {sig}");
+    }
+    // An error after the file was written (no terminal for the console) removes it too; a
+    // planted link in its place is neither followed nor removed.
+    let dirs = tempfile::tempdir().expect("tempdir");
+    let demo = |dirs: &Path| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_switchboard"))
+            .env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .env("HOME", dirs)
+            .env("XDG_DATA_HOME", dirs.join("data"))
+            .env("XDG_CONFIG_HOME", dirs.join("config"))
+            .arg("demo")
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("run demo")
+    };
+    let out = demo(dirs.path());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "no terminal: {stderr}");
+    assert!(stderr.contains("export SWITCHBOARD_CONFIG="), "{stderr}");
+    let want = dirs.path().join("data/switchboard/demo.toml");
+    assert!(!want.exists(), "removed on the error path");
+    #[cfg(unix)]
+    {
+        let victim = dirs.path().join("victim");
+        std::fs::write(&victim, "keep\n").expect("victim");
+        std::os::unix::fs::symlink(&victim, &want).expect("link");
+        let out = demo(dirs.path());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("no session profile"), "{stderr}");
+        assert_eq!(std::fs::read(&victim).expect("read"), b"keep\n");
+        assert!(want.is_symlink(), "the link is left as it was");
+    }
+}

@@ -26,6 +26,7 @@ use super::journal::{self, Journal};
 use super::model::{Destination, Notification, NotificationStatus};
 use super::replay::{self, ReplayPlan, ReplayResult, SendOptions, Signing};
 use super::{ApiRequest, Client, ListQuery, NotificationFilter, Order, Page, list_all};
+use crate::config::private_file;
 
 /// Notifications read per page.
 const PAGE: u32 = 100;
@@ -168,21 +169,25 @@ fn file_for(data_dir: &Path, profile: &str, key: &str, ext: &str) -> PathBuf {
         .join(format!("{plain}-{}.{ext}", &hex::encode(hash)[..16]))
 }
 
-/// Opens `path` for writing, owner-only (0600), creating its folder.
-fn open_private(path: &Path, append: bool) -> std::io::Result<std::fs::File> {
+/// Opens `path` for appending through the private-file rules (no link followed, `0600`, the
+/// user's own), creating its folder owner-only.
+fn open_private(path: &Path) -> std::io::Result<std::fs::File> {
     if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)?;
+        private_file::dir(dir)?;
     }
-    let mut opts = std::fs::OpenOptions::new();
-    opts.write(true).create(true);
-    if append {
-        opts.append(true);
-    } else {
-        opts.truncate(true);
-    }
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut opts, 0o600);
-    opts.open(path)
+    private_file::append(path)
+}
+
+/// Reads `path` through the private-file rules (no link followed, the user's own); `None` when
+/// it does not exist.
+fn read_private(path: &Path) -> std::io::Result<Option<String>> {
+    use std::io::Read;
+    let Some(mut f) = private_file::read(path)? else {
+        return Ok(None);
+    };
+    let mut text = String::new();
+    f.read_to_string(&mut text)?;
+    Ok(Some(text))
 }
 
 /// The answers replayed (`notifications replay`) and forwarded with a profile from this machine,
@@ -256,7 +261,7 @@ impl AnswerLog {
             "body": r.body,
             "error": r.error.as_ref().map(ToString::to_string),
         });
-        let mut file = open_private(&self.path, true).map_err(|e| self.err(e))?;
+        let mut file = open_private(&self.path).map_err(|e| self.err(e))?;
         writeln!(file, "{line}").map_err(|e| self.err(e))?;
         let big = file.metadata().map(|m| m.len() > ANSWERS_MAX_BYTES);
         drop(file);
@@ -267,17 +272,15 @@ impl AnswerLog {
     }
 
     fn trim(&self) -> std::io::Result<()> {
-        use std::io::Write;
-        let text = std::fs::read_to_string(&self.path)?;
+        let text = read_private(&self.path)?.unwrap_or_default();
         let lines: Vec<&str> = text.lines().collect();
         let keep = &lines[lines.len().saturating_sub(ANSWERS_KEPT)..];
-        let tmp = self.path.with_extension("ndjson.tmp");
-        let mut f = open_private(&tmp, false)?;
-        for l in keep {
-            writeln!(f, "{l}")?;
-        }
-        drop(f);
-        std::fs::rename(&tmp, &self.path)
+        private_file::replace_with(&self.path, |f| {
+            for l in keep {
+                writeln!(f, "{l}")?;
+            }
+            Ok(())
+        })
     }
 
     /// The answers replayed or forwarded for `notification_id`, newest first (none when there
@@ -286,9 +289,9 @@ impl AnswerLog {
     /// # Errors
     /// The file exists but cannot be read.
     pub fn answers_of(&self, notification_id: &str) -> Result<Vec<Answer>, ForwardError> {
-        let text = match std::fs::read_to_string(&self.path) {
-            Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        let text = match read_private(&self.path) {
+            Ok(Some(t)) => t,
+            Ok(None) => return Ok(Vec::new()),
             Err(e) => return Err(self.err(e)),
         };
         let mut out: Vec<Answer> = text
@@ -362,9 +365,9 @@ impl CursorFile {
     /// # Errors
     /// The file exists but cannot be read or is not a cursor file.
     pub fn load(&self) -> Result<Option<Option<String>>, ForwardError> {
-        let text = match std::fs::read_to_string(&self.path) {
-            Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        let text = match read_private(&self.path) {
+            Ok(Some(t)) => t,
+            Ok(None) => return Ok(None),
             Err(e) => return Err(self.err(e)),
         };
         let v: serde_json::Value = serde_json::from_str(&text)
@@ -379,24 +382,23 @@ impl CursorFile {
         }
     }
 
-    /// Saves `cursor`: written to a 0600 file beside it, then renamed over it, so a kill leaves
-    /// the old cursor or the new one, never half of one.
+    /// Saves `cursor` atomically through the private-file rules ([`private_file::replace`]: a
+    /// temporary file created exclusively beside it, synced, renamed over it), so a kill leaves
+    /// the old cursor or the new one, never half of one, and no planted link is followed.
     ///
     /// # Errors
     /// The file cannot be written.
     pub fn save(&self, cursor: Option<&str>, target: &url::Url) -> Result<(), ForwardError> {
-        use std::io::Write;
         let text = serde_json::json!({
             "cursor": cursor,
             "target": target.as_str(),
             "saved_at": Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
         })
         .to_string();
-        let tmp = self.path.with_extension("json.tmp");
-        let mut f = open_private(&tmp, false).map_err(|e| self.err(e))?;
-        f.write_all(text.as_bytes()).map_err(|e| self.err(e))?;
-        drop(f);
-        std::fs::rename(&tmp, &self.path).map_err(|e| self.err(e))
+        if let Some(dir) = self.path.parent() {
+            private_file::dir(dir).map_err(|e| self.err(e))?;
+        }
+        private_file::replace(&self.path, text.as_bytes()).map_err(|e| self.err(e))
     }
 }
 
@@ -419,8 +421,12 @@ pub trait Ledger: Send {
 ///
 /// # Errors
 /// The journal cannot be opened.
-pub fn open_journal(data_dir: &Path, profile: &str) -> Result<Option<Box<dyn Ledger>>, String> {
-    let j = Journal::open(&journal::path_for(data_dir, profile)).map_err(|e| e.to_string())?;
+pub fn open_journal(
+    data_dir: &Path,
+    service: &super::identity::ServiceIdentity,
+    profile: &str,
+) -> Result<Option<Box<dyn Ledger>>, String> {
+    let j = Journal::open_for(data_dir, service, profile).map_err(|e| e.to_string())?;
     Ok(Some(Box::new(j)))
 }
 
@@ -962,5 +968,34 @@ mod tests {
         let text = std::fs::read_to_string(&log.path).expect("read");
         assert!(!text.contains("SECRET_ON_DISK"), "{text}");
         assert!(text.contains("text/plain"));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn cursor_and_answers_follow_no_planted_link() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().expect("dir");
+        let target = url::Url::parse("http://127.0.0.1:9/in").expect("url");
+        let victim = dir.path().join("victim");
+        std::fs::write(&victim, "keep\n").expect("victim");
+        std::fs::set_permissions(&victim, std::fs::Permissions::from_mode(0o644)).expect("m");
+        let c = CursorFile::new(dir.path(), "work", &target);
+        private_file::dir(c.path().parent().expect("dir")).expect("dir");
+        std::os::unix::fs::symlink(&victim, c.path()).expect("link");
+        assert!(c.save(Some("cbn_1"), &target).is_err());
+        assert!(c.load().is_err(), "not read through the link");
+        let answers = file_for(dir.path(), "work", "answers", "ndjson");
+        std::os::unix::fs::symlink(&victim, &answers).expect("link");
+        let log = AnswerLog::new(dir.path(), "work");
+        assert!(log.answers_of("cbn_1").is_err());
+        assert_eq!(std::fs::read(&victim).expect("read"), b"keep\n");
+        let mode = std::fs::metadata(&victim).expect("m").permissions().mode();
+        assert_eq!(mode & 0o777, 0o644, "not chmod-ed");
+        // A temporary file name planted beside the cursor is not written through either.
+        std::fs::remove_file(c.path()).expect("unlink");
+        std::os::unix::fs::symlink(&victim, c.path().with_extension("json.tmp")).expect("link");
+        c.save(Some("cbn_2"), &target).expect("saved");
+        assert_eq!(c.load().expect("load"), Some(Some("cbn_2".into())));
+        assert_eq!(std::fs::read(&victim).expect("read"), b"keep\n");
     }
 }

@@ -39,6 +39,12 @@ impl ServiceIdentity {
         Self { base_url, instance }
     }
 
+    /// The identity of the service `client` talks to.
+    #[must_use]
+    pub fn of(client: &super::Client) -> Self {
+        Self::new(client.base_url(), client.options().instance_id.as_deref())
+    }
+
     /// A file-name-safe key: 32 hex characters of SHA-256 over the base URL and the instance.
     #[must_use]
     pub fn key(&self) -> String {

@@ -3,10 +3,14 @@
 //! recorded request, body byte for byte, freshly signed with its destination's secret, to the
 //! destination's own URL or to one target; the replay's timeout and caps, no redirects.
 //!
-//! [`plan`] walks the selection and decides what would be sent (nothing is sent: a dry run is a
-//! plan); [`run`] sends it with bounded concurrency per host and overall, claiming each delivery
-//! in the [`Journal`] first and recording its outcome after, and stops taking new ones as soon as
-//! asked, letting those in flight finish. The platform's own records never change.
+//! [`plan`] walks the selection (within the walk's caps) and decides what would be sent, keeping
+//! ids, targets and times only (nothing is sent: a dry run is a plan); [`run`] reads each body when
+//! its turn comes and sends it with bounded concurrency per host and overall, claiming each
+//! delivery in the [`Journal`] first and recording its outcome after, and stops taking new ones as
+//! soon as asked, letting those in flight finish: memory follows what is in flight, not the size
+//! of the selection. What an earlier run left in doubt is named ([`RecoverPlan::in_doubt`]), sent
+//! only when the user names it (`again`), or resolved from the platform's attempts
+//! ([`check_in_doubt`]). The platform's own records never change.
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::future::Future;
 
@@ -28,11 +32,17 @@ pub const PER_HOST: usize = 2;
 /// Requests in flight at once over all hosts.
 pub const OVERALL: usize = 16;
 
-/// One delivery to send.
+/// One delivery to send: what it is and where it goes, without its body (read when sent).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Item {
-    /// What is sent (the target included).
-    pub plan: ReplayPlan,
+    /// `cbn_…`.
+    pub notification_id: String,
+    /// Where it is sent.
+    pub target: url::Url,
+    /// The recorded attempt whose request is sent (from 0).
+    pub attempt_index: i64,
+    /// The destination whose secret signs it (`cld_…`).
+    pub destination: String,
     /// The notification's state on the platform.
     pub status: NotificationStatus,
     /// When the notification was created.
@@ -43,7 +53,7 @@ impl Item {
     /// The target's `host[:port]`: the unit of per-host concurrency and of confirmation.
     #[must_use]
     pub fn host(&self) -> String {
-        host_of(&self.plan.target)
+        host_of(&self.target)
     }
 
     /// `cbn_…  failed  <created>  → <target>`, the target through the redaction policy.
@@ -51,10 +61,10 @@ impl Item {
     pub fn summary(&self) -> String {
         format!(
             "{}  {}  {}  → {}",
-            self.plan.notification_id,
+            self.notification_id,
             self.status.as_str(),
             time::format(&self.created_at),
-            crate::text::redact::mask_url(self.plan.target.as_str())
+            crate::text::redact::mask_url(self.target.as_str())
         )
     }
 }
@@ -74,8 +84,14 @@ pub fn host_of(url: &url::Url) -> String {
 pub enum SkipReason {
     /// The journal says it already succeeded to this target (`--again` sends it anyway).
     AlreadySucceeded,
-    /// A run was killed while it was in flight: whether it arrived is unknown (`--again`).
-    InDoubt,
+    /// A run was killed while it was in flight (or an unreadable journal line names it):
+    /// whether it arrived is unknown (`--check-in-doubt`, `--again ID`).
+    InDoubt {
+        /// Where it was being sent.
+        target: String,
+        /// What a check found, once one ran.
+        checked: Option<String>,
+    },
     /// It cannot be replayed: nothing recorded, no destination to sign for, a bad URL.
     Unplannable(String),
 }
@@ -90,7 +106,7 @@ pub struct Skipped {
 }
 
 /// What a recover would send, before anything is sent.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Clone, Default, PartialEq)]
 pub struct RecoverPlan {
     /// To send, oldest first (the order they first happened).
     pub items: Vec<Item>,
@@ -102,6 +118,20 @@ pub struct RecoverPlan {
     pub span: Option<(DateTime<Utc>, DateTime<Utc>)>,
     /// What the walk read.
     pub walk: WalkStats,
+    /// The active destinations, whose secrets sign the deliveries when they are sent.
+    pub destinations: Vec<Destination>,
+}
+
+// Destinations carry signing secrets: Debug shows counts only.
+impl std::fmt::Debug for RecoverPlan {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RecoverPlan")
+            .field("items", &self.items.len())
+            .field("skipped", &self.skipped)
+            .field("selected", &self.selected)
+            .field("destinations", &self.destinations.len())
+            .finish_non_exhaustive()
+    }
 }
 
 impl RecoverPlan {
@@ -121,7 +151,7 @@ impl RecoverPlan {
         let mut out: Vec<String> = self
             .items
             .iter()
-            .filter(|i| !replay::is_loopback(&i.plan.target))
+            .filter(|i| !replay::is_loopback(&i.target))
             .map(Item::host)
             .collect();
         out.sort();
@@ -134,11 +164,22 @@ impl RecoverPlan {
     pub fn skipped_for(&self, f: impl Fn(&SkipReason) -> bool) -> usize {
         self.skipped.iter().filter(|s| f(&s.reason)).count()
     }
+
+    /// The deliveries left in doubt (not sent): `cbn_…` ids, oldest first.
+    #[must_use]
+    pub fn in_doubt(&self) -> Vec<&Skipped> {
+        self.skipped
+            .iter()
+            .filter(|s| matches!(s.reason, SkipReason::InDoubt { .. }))
+            .collect()
+    }
 }
 
 /// Plans a recover of `selection`: each selected notification's latest recorded request to `to`,
-/// or without it to its destination's own URL, signed with that destination's secret. With
-/// `again`, what the journal says already succeeded (or is in doubt) is planned too.
+/// or without it to its destination's own URL, signed with that destination's secret. What the
+/// journal says already succeeded, or is in doubt, is left out unless its id is in `again`.
+/// Only ids, targets and times are kept: bodies are read when sent ([`run`]). The walk stops at
+/// the walk's caps ([`Error::TooManyPages`], naming where to continue).
 ///
 /// # Errors
 /// The API's error while reading destinations or the selection.
@@ -147,7 +188,7 @@ pub async fn plan(
     selection: &Selection,
     to: Option<&url::Url>,
     journal: &Journal,
-    again: bool,
+    again: &[String],
 ) -> Result<RecoverPlan, Error> {
     // Every active destination once: whose secret signs each delivery is decided locally.
     let destinations = replay::fetch_candidates(client, None).await?;
@@ -155,24 +196,35 @@ pub async fn plan(
     let mut walk = selection.walk(client);
     while let Some(batch) = walk.next_page().await? {
         for n in batch {
-            // A body the list page carried cut is read again whole before it is planned.
-            let n = replay::whole(client, n).await?;
             out.selected += 1;
             out.span = Some(match out.span {
                 None => (n.created_at, n.created_at),
                 Some((a, b)) => (a.min(n.created_at), b.max(n.created_at)),
             });
-            match plan_one(client.base_url(), &n, &destinations, to) {
+            // A body the list page carried cut may hide the callback that picks the destination:
+            // that one is read whole, then dropped with the page.
+            let planned = match plan_one(client.base_url(), &n, &destinations, to) {
+                Err(_) => replay::whole(client, n.clone())
+                    .await
+                    .map_err(|e| e.to_string())
+                    .and_then(|whole| plan_one(client.base_url(), &whole, &destinations, to)),
+                ok => ok,
+            };
+            match planned {
                 Err(why) => out.skipped.push(Skipped {
                     notification: n.id.clone(),
                     reason: SkipReason::Unplannable(why),
                 }),
                 Ok(p) => {
+                    let named = again.contains(&p.notification_id);
                     let state = journal.state(&p.notification_id, p.target.as_str());
                     let reason = match state {
-                        _ if again => None,
+                        _ if named => None,
                         Some(State::Succeeded) => Some(SkipReason::AlreadySucceeded),
-                        Some(State::InDoubt) => Some(SkipReason::InDoubt),
+                        Some(State::InDoubt) => Some(SkipReason::InDoubt {
+                            target: p.target.as_str().to_string(),
+                            checked: None,
+                        }),
                         Some(State::NotDelivered) | None => None,
                     };
                     match reason {
@@ -181,7 +233,10 @@ pub async fn plan(
                             reason,
                         }),
                         None => out.items.push(Item {
-                            plan: p,
+                            notification_id: p.notification_id,
+                            target: p.target,
+                            attempt_index: p.attempt_index,
+                            destination: p.destination.map(|d| d.id).unwrap_or_default(),
                             status: n.status.clone(),
                             created_at: n.created_at,
                         }),
@@ -191,8 +246,10 @@ pub async fn plan(
         }
     }
     out.walk = walk.stats();
+    out.destinations = destinations;
     // Walked newest first; sent in the order they first happened.
     out.items.reverse();
+    out.skipped.reverse();
     Ok(out)
 }
 
@@ -226,6 +283,97 @@ fn plan_one(
         .map_err(|e| e.to_string())
 }
 
+/// What is sent for `item`: its notification read again (whole), planned as [`plan`] planned
+/// it, to the item's target. Used when the item's turn comes, and by a dry run's listing.
+///
+/// # Errors
+/// Why it cannot be sent (the notification could not be read, or no longer plans).
+pub async fn prepare(
+    client: &Client,
+    destinations: &[Destination],
+    item: &Item,
+) -> Result<ReplayPlan, String> {
+    let n = client
+        .get_notification(&item.notification_id)
+        .await
+        .map_err(|e| format!("could not read the notification: {e}"))?;
+    plan_one(client.base_url(), &n, destinations, Some(&item.target))
+}
+
+/// What [`check_in_doubt`] decided for one delivery.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Checked {
+    /// The platform's attempts show it delivered to that target: recorded as succeeded.
+    Delivered,
+    /// The platform cannot tell (no successful attempt to that target, or the generation keeps
+    /// no attempts): it stays in doubt, with why.
+    Unknown(String),
+}
+
+/// Resolves the plan's in-doubt deliveries from the platform's attempts where the generation
+/// keeps them (pulsar: the notification's attempts list): one whose attempts hold a success to
+/// the same target (normalised) was delivered, and is recorded so in `journal` and counted as
+/// already succeeded; any other stays in doubt, with what the check found.
+///
+/// # Errors
+/// The API's error reading a notification, or the journal's.
+pub async fn check_in_doubt(
+    client: &Client,
+    plan: &mut RecoverPlan,
+    journal: &mut Journal,
+) -> Result<Vec<(String, Checked)>, CheckError> {
+    let mut out = Vec::new();
+    for s in &mut plan.skipped {
+        let SkipReason::InDoubt { target, checked } = &mut s.reason else {
+            continue;
+        };
+        let n = client.get_notification(&s.notification).await?;
+        let want = super::journal::normalise_target(target);
+        let found = if n.attempts.is_empty() {
+            Checked::Unknown("the platform keeps no attempts for it".into())
+        } else if n.attempts.iter().any(|a| {
+            a.status.as_str() == "succeeded"
+                && a.webhook_request
+                    .as_ref()
+                    .is_some_and(|r| super::journal::normalise_target(&r.url) == want)
+        }) {
+            Checked::Delivered
+        } else {
+            Checked::Unknown(format!(
+                "the platform's attempts show no success to {}",
+                crate::text::redact::mask_url(target)
+            ))
+        };
+        match &found {
+            Checked::Delivered => {
+                journal.record(&Entry {
+                    at: Utc::now(),
+                    notification: s.notification.clone(),
+                    target: target.clone(),
+                    outcome: Outcome::Succeeded,
+                    status: None,
+                    duration_ms: None,
+                })?;
+                s.reason = SkipReason::AlreadySucceeded;
+            }
+            Checked::Unknown(why) => *checked = Some(why.clone()),
+        }
+        out.push((s.notification.clone(), found));
+    }
+    Ok(out)
+}
+
+/// Why [`check_in_doubt`] could not finish.
+#[derive(Debug, thiserror::Error)]
+pub enum CheckError {
+    /// Reading a notification failed.
+    #[error(transparent)]
+    Api(#[from] Error),
+    /// Recording what was found failed.
+    #[error(transparent)]
+    Journal(#[from] JournalError),
+}
+
 /// How many planned deliveries an overview lists.
 pub const FIRST_FEW: usize = 5;
 
@@ -255,11 +403,13 @@ pub fn overview(plan: &RecoverPlan, dry_run: bool, again: Option<&str>) -> Vec<S
             anyway("sends them again")
         ));
     }
-    let doubt = plan.skipped_for(|r| *r == SkipReason::InDoubt);
+    let doubt = plan.in_doubt().len();
     if doubt > 0 {
         out.push(format!(
-            "  {doubt} skipped: in flight when an earlier run was killed, so whether they arrived is unknown{}",
-            anyway("sends them")
+            "  {doubt} in doubt, not sent: claimed by an earlier run that did not record an outcome (killed in flight, or an unreadable journal line), so whether they arrived is unknown{}",
+            again.map_or_else(String::new, |_| {
+                " (--check-in-doubt asks the platform; --again ID sends one)".into()
+            })
         ));
     }
     for s in &plan.skipped {
@@ -342,7 +492,7 @@ pub fn confirmed(answer: &str, remote: &[String], count: usize) -> bool {
 }
 
 /// How [`run`] sends.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RunOptions {
     /// In flight per host (at least 1).
     pub per_host: usize,
@@ -350,8 +500,9 @@ pub struct RunOptions {
     pub overall: usize,
     /// Each request's timeout.
     pub send: SendOptions,
-    /// Send even what the journal says succeeded or is in doubt.
-    pub again: bool,
+    /// Send even what the journal says succeeded or is in doubt, for these notifications only
+    /// (`--again ID …`).
+    pub again: Vec<String>,
 }
 
 impl Default for RunOptions {
@@ -360,7 +511,7 @@ impl Default for RunOptions {
             per_host: PER_HOST,
             overall: OVERALL,
             send: SendOptions::default(),
-            again: false,
+            again: Vec::new(),
         }
     }
 }
@@ -418,13 +569,17 @@ impl Summary {
 
 /// Sends `items` with at most `opts.per_host` in flight per host and `opts.overall` in all,
 /// hosts taken in turn. Each delivery is claimed in `journal` before it is sent (one another
-/// process claimed meanwhile is not sent) and its outcome recorded after; `each` sees every
-/// delivery as it completes. When `stop` completes, no new delivery starts; those in flight
-/// finish and are recorded, and the rest are counted in [`Summary::left`].
+/// process claimed meanwhile is not sent), its body read when its turn comes ([`prepare`]: only
+/// those in flight are in memory), and its outcome recorded after; `each` sees every delivery as
+/// it completes. One whose body cannot be read is not sent and counts as getting no answer.
+/// When `stop` completes, no new delivery starts; those in flight finish and are recorded, and the
+/// rest are counted in [`Summary::left`].
 ///
 /// # Errors
 /// The journal cannot be written: no new delivery starts, those in flight are awaited.
 pub async fn run(
+    client: &Client,
+    destinations: &[Destination],
     items: Vec<Item>,
     opts: &RunOptions,
     journal: &mut Journal,
@@ -450,6 +605,7 @@ pub async fn run(
     let mut failure: Option<JournalError> = None;
     // One client per scheme and host for the run: connections are kept between its requests.
     let mut clients: HashMap<String, reqwest::Client> = HashMap::new();
+    let client_api = client;
     let stop = std::pin::pin!(stop);
     let mut stop = stop;
     loop {
@@ -465,8 +621,9 @@ pub async fn run(
             let Some(item) = hosts[h].1.pop_front() else {
                 break;
             };
-            let target = item.plan.target.as_str().to_string();
-            match journal.claim(&item.plan.notification_id, &target, opts.again) {
+            let target = item.target.as_str().to_string();
+            let again = opts.again.contains(&item.notification_id);
+            match journal.claim(&item.notification_id, &target, again) {
                 Err(e) => {
                     hosts[h].1.push_front(item);
                     failure = Some(e);
@@ -475,7 +632,7 @@ pub async fn run(
                 Ok(true) => {
                     hosts[h].2 += 1;
                     let send = opts.send;
-                    let target = &item.plan.target;
+                    let target = &item.target;
                     let key = format!("{}://{}", target.scheme(), hosts[h].0);
                     let client = match clients.get(&key) {
                         Some(c) => Some(c.clone()),
@@ -483,11 +640,15 @@ pub async fn run(
                             clients.insert(key, c.clone());
                         }),
                     };
+                    let api = client_api;
                     in_flight.push(async move {
-                        let result = match client {
-                            Some(c) => replay::send_with(&c, &item.plan, &send).await,
-                            // `send` reports why no client could be built.
-                            None => replay::send(&item.plan, &send).await,
+                        let result = match prepare(api, destinations, &item).await {
+                            Err(why) => not_sent(why),
+                            Ok(plan) => match client {
+                                Some(c) => replay::send_with(&c, &plan, &send).await,
+                                // `send` reports why no client could be built.
+                                None => replay::send(&plan, &send).await,
+                            },
                         };
                         (h, item, result)
                     });
@@ -505,8 +666,8 @@ pub async fn run(
                 hosts[h].2 -= 1;
                 let outcome = outcome_of(&result);
                 let d = Delivery {
-                    notification: item.plan.notification_id,
-                    target: item.plan.target,
+                    notification: item.notification_id,
+                    target: item.target,
                     result,
                     outcome,
                 };
@@ -535,6 +696,21 @@ pub async fn run(
     match failure {
         Some(e) => Err(e),
         None => Ok(summary),
+    }
+}
+
+/// The result of a delivery that was not sent (its notification could not be read again).
+fn not_sent(why: String) -> ReplayResult {
+    ReplayResult {
+        sent_at: Utc::now(),
+        sent_headers: Vec::new(),
+        status: None,
+        headers: Default::default(),
+        headers_truncated: false,
+        body: None,
+        body_truncated: false,
+        duration: std::time::Duration::ZERO,
+        error: Some(replay::SendError::Network(format!("not sent: {why}"))),
     }
 }
 

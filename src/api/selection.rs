@@ -279,6 +279,18 @@ impl Walk<'_> {
                     && page.pagination.has_more_after
                     && self.cursors.insert(id.clone()) =>
             {
+                // The caps of every list walk (`lookup::walk`): a server that never stops paging
+                // must neither keep us reading forever nor pass a partial selection off as whole.
+                if self.stats.pages >= super::lookup::MAX_PAGES
+                    || self.stats.seen >= super::lookup::MAX_ITEMS
+                {
+                    self.done = true;
+                    return Err(Error::TooManyPages {
+                        pages: self.stats.pages,
+                        items: self.stats.seen,
+                        last: Some(id),
+                    });
+                }
                 self.after = Some(id);
             }
             _ => self.done = true,

@@ -9,7 +9,6 @@
 //! instance_id = "ins_…"
 //! ```
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
@@ -159,7 +158,8 @@ fn readable_by_others(_: &Path) -> bool {
 }
 
 /// Writes a file that may hold a key: created with mode 0600 (owner only) before any byte is
-/// written, so the secret is never briefly readable by others. Parent directories are created.
+/// written, so the secret is never briefly readable by others, and renamed over the old one
+/// ([`super::private_file::replace`]). Parent directories are created.
 pub fn write_private(path: &Path, contents: &str) -> Result<(), ConfigError> {
     let err = |source| ConfigError::Write {
         path: PathBuf::from(path),
@@ -174,23 +174,9 @@ pub fn write_private(path: &Path, contents: &str) -> Result<(), ConfigError> {
         std::os::unix::fs::DirBuilderExt::mode(&mut b, 0o700);
         b.create(dir).map_err(err)?;
     }
-    let mut opts = std::fs::OpenOptions::new();
-    opts.write(true).create(true).truncate(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
-        opts.mode(0o600);
-        let mut f = opts.open(path).map_err(err)?;
-        // An existing file keeps its old mode on open: tighten it before writing.
-        f.set_permissions(std::fs::Permissions::from_mode(0o600))
-            .map_err(err)?;
-        f.write_all(contents.as_bytes()).map_err(err)
-    }
-    #[cfg(not(unix))]
-    {
-        let mut f = opts.open(path).map_err(err)?;
-        f.write_all(contents.as_bytes()).map_err(err)
-    }
+    // Through the private-file rules: created 0600 and replaced atomically, no planted link
+    // followed, another user's file refused untouched.
+    super::private_file::replace(path, contents.as_bytes()).map_err(err)
 }
 
 #[cfg(test)]

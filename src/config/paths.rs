@@ -40,7 +40,7 @@ pub const LOG_ROTATE_BYTES: u64 = 5 * 1024 * 1024;
 /// tightened if looser), as logs name hosts and ids.
 pub fn open_log(path: &Path) -> std::io::Result<File> {
     if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)?;
+        super::private_file::dir(dir)?;
     }
     if std::fs::metadata(path).is_ok_and(|m| m.len() > LOG_ROTATE_BYTES) {
         let mut old = path.as_os_str().to_owned();

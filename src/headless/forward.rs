@@ -13,6 +13,7 @@ use tokio::sync::{mpsc, watch};
 use super::HeadlessError;
 use super::output::OutputFormat;
 use crate::api::forward::{self, Event, ForwardConfig, ForwardError, Memory, Start, State};
+use crate::api::identity::ServiceIdentity;
 use crate::api::replay::{self, SendOptions};
 use crate::api::{Client, NotificationFilter};
 use crate::text::sanitize::line;
@@ -119,7 +120,7 @@ pub async fn run(
             timeout: super::replay::timeout(),
         },
     };
-    let memory = memory(ctx, &target)?;
+    let memory = memory(client, ctx, &target)?;
     let (tx, rx) = mpsc::unbounded_channel();
     let (stop_tx, stop_rx) = watch::channel(false);
     let printer = Printer::new(format, &cfg);
@@ -142,13 +143,13 @@ pub async fn run(
 }
 
 /// The cursor file and journal of this profile and target (none without a data directory).
-fn memory(ctx: &Context, target: &url::Url) -> Result<Memory, HeadlessError> {
+fn memory(client: &Client, ctx: &Context, target: &url::Url) -> Result<Memory, HeadlessError> {
     let Some(dir) = &ctx.data_dir else {
         return Ok(Memory::default());
     };
     Ok(Memory {
         cursor: Some(forward::CursorFile::new(dir, &ctx.profile, target)),
-        journal: forward::open_journal(dir, &ctx.profile)
+        journal: forward::open_journal(dir, &ServiceIdentity::of(client), &ctx.profile)
             .map_err(|e| HeadlessError::Io(std::io::Error::other(e)))?,
         answers: Some(forward::AnswerLog::new(dir, &ctx.profile)),
     })

@@ -1,10 +1,12 @@
-//! `notifications recover [selection] [--to URL] [--dry-run] [--concurrency N] [--again] [--yes]`:
-//! every selected notification's latest recorded request sent again, signed afresh
-//! ([`crate::api::recover`]). First the count, the time span and the first few (stderr); with
-//! `--dry-run` the planned deliveries with masked headers and nothing sent. Then one line per
-//! delivery on stdout (NDJSON when piped), a progress line on stderr when it is a terminal, and
-//! a summary on stderr. Exit 0 when every answer was a whole 2xx, 3 when some were not, 4 when
-//! some got no answer, 130 when stopped (Ctrl-C) before the end: the same command sends the rest.
+//! `notifications recover [selection] [--to URL] [--dry-run] [--concurrency N] [--again ID …]
+//! [--check-in-doubt] [--yes]`: every selected notification's latest recorded request sent again,
+//! signed afresh ([`crate::api::recover`]). First the count, the time span and the first few
+//! (stderr); with `--dry-run` the planned deliveries with masked headers and nothing sent. Then
+//! one line per delivery on stdout (NDJSON when piped), a progress line on stderr when it is a
+//! terminal, a summary on stderr, and one `in doubt: cbn_…` line per delivery an earlier run left
+//! in doubt (not sent). Exit 0 when every answer was a whole 2xx, 3 when some were not or some are
+//! in doubt, 4 when some got no answer, 130 when stopped (Ctrl-C) before the end: the same command
+//! sends the rest.
 use std::io::{BufRead, IsTerminal, Write};
 use std::time::{Duration, Instant};
 
@@ -15,10 +17,11 @@ use super::HeadlessError;
 use super::output::{self, OutputFormat};
 use super::selection::SelectionArgs;
 use crate::api::Client;
+use crate::api::identity::ServiceIdentity;
 use crate::api::journal::{self, Journal, Outcome};
 use crate::api::model::time;
 use crate::api::recover::{self, Delivery, Item, RecoverPlan, RunOptions, Summary};
-use crate::api::replay::{self, SendOptions};
+use crate::api::replay::{self, ReplayPlan, SendOptions};
 use crate::text::sanitize::line;
 
 /// The exit code of a run stopped before the end (128 + SIGINT, as shells report it).
@@ -41,9 +44,14 @@ pub struct RecoverArgs {
     #[arg(long, value_name = "N", default_value_t = recover::PER_HOST,
           value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=16))]
     pub concurrency: usize,
-    /// Send again what the journal says already succeeded to that target (or is in doubt).
+    /// Send exactly these notifications (`cbn_…`), even when the journal says they already
+    /// succeeded to that target or are in doubt; nothing else is sent.
+    #[arg(long, value_name = "ID", num_args = 1..)]
+    pub again: Vec<String>,
+    /// Ask the platform about the deliveries an earlier run left in doubt: one its attempts show
+    /// delivered to that target is recorded so; the others stay in doubt.
     #[arg(long)]
-    pub again: bool,
+    pub check_in_doubt: bool,
     /// Send to hosts that are not this machine without typing their names and the count;
     /// needed when not on a terminal.
     #[arg(long, short = 'y')]
@@ -62,7 +70,17 @@ pub async fn run(
     read_only: bool,
     profile: &str,
 ) -> Result<(), HeadlessError> {
-    let selection = args.selection.selection()?;
+    let mut selection = args.selection.selection()?;
+    if !args.again.is_empty() {
+        if let Some(bad) = args.again.iter().find(|id| !id.starts_with("cbn_")) {
+            return Err(HeadlessError::Usage(format!(
+                "--again takes notification ids (cbn_…), not {}",
+                line(bad)
+            )));
+        }
+        // Exactly the named ones: the rest of the selection is not walked.
+        selection.notifications = args.again.clone();
+    }
     let to = args
         .to
         .as_deref()
@@ -79,9 +97,30 @@ pub async fn run(
                 "no data directory for the journal (set HOME or XDG_DATA_HOME)".into(),
             )
         })?;
-    let mut journal = Journal::open(&journal::path_for(&data_dir, profile))
+    let mut journal = Journal::open_for(&data_dir, &ServiceIdentity::of(client), profile)
         .map_err(|e| HeadlessError::Io(std::io::Error::other(e.to_string())))?;
-    let plan = recover::plan(client, &selection, to.as_ref(), &journal, args.again).await?;
+    for u in journal.unreadable() {
+        say(&unreadable_text(journal.path(), &u))?;
+    }
+    let mut plan = recover::plan(client, &selection, to.as_ref(), &journal, &args.again).await?;
+    if args.check_in_doubt {
+        let checked = recover::check_in_doubt(client, &mut plan, &mut journal)
+            .await
+            .map_err(|e| match e {
+                recover::CheckError::Api(e) => HeadlessError::Api(e),
+                recover::CheckError::Journal(e) => {
+                    HeadlessError::Io(std::io::Error::other(e.to_string()))
+                }
+            })?;
+        for (id, found) in checked {
+            say(&match found {
+                recover::Checked::Delivered => {
+                    format!("checked {id}: the platform delivered it; recorded, not sent")
+                }
+                recover::Checked::Unknown(why) => format!("checked {id}: {why}; still in doubt"),
+            })?;
+        }
+    }
     let remote = plan.remote_hosts();
     if read_only && !remote.is_empty() {
         return Err(refused_read_only(&remote));
@@ -89,20 +128,26 @@ pub async fn run(
     say(&overview(&plan, args.dry_run))?;
     let terminal = std::io::stdout().is_terminal();
     if args.dry_run {
-        return output::emit(|out| {
-            for (k, item) in plan.items.iter().enumerate() {
-                match format {
-                    OutputFormat::Json | OutputFormat::Ndjson => {
-                        output::write_raw(out, &planned_json(item).to_string(), terminal)?;
-                    }
-                    OutputFormat::Table => write_planned(out, item, k == 0)?,
-                }
-            }
-            Ok(())
-        });
+        // Each body read when its line is written: one at a time in memory.
+        for (k, item) in plan.items.iter().enumerate() {
+            let full = if format == OutputFormat::Table && k > 0 {
+                None
+            } else {
+                Some(recover::prepare(client, &plan.destinations, item).await)
+            };
+            output::emit(|out| match format {
+                OutputFormat::Json | OutputFormat::Ndjson => output::write_raw(
+                    out,
+                    &planned_json(item, full.as_ref()).to_string(),
+                    terminal,
+                ),
+                OutputFormat::Table => write_planned(out, item, full.as_ref()),
+            })?;
+        }
+        return in_doubt(&plan);
     }
     if plan.items.is_empty() {
-        return Ok(());
+        return in_doubt(&plan);
     }
     if !remote.is_empty() && !args.yes {
         confirm_remote(&plan, &remote)?;
@@ -113,7 +158,7 @@ pub async fn run(
         send: SendOptions {
             timeout: super::replay::timeout(),
         },
-        again: args.again,
+        again: args.again.clone(),
     };
     let total = plan.items.len();
     let mut progress = Progress::new(total, std::io::stderr().is_terminal());
@@ -126,24 +171,33 @@ pub async fn run(
         let _ = say("stopping: the deliveries in flight finish; the same command resumes the rest");
     };
     let mut write_error: Option<std::io::Error> = None;
-    let summary = recover::run(plan.items, &opts, &mut journal, stop, |d| {
-        // On a terminal only what did not succeed gets a line; piped, every delivery does.
-        if format != OutputFormat::Table || d.outcome != Outcome::Succeeded {
-            if terminal {
-                progress.clear();
-            }
-            let written = output::emit(|out| match format {
-                OutputFormat::Json | OutputFormat::Ndjson => {
-                    output::write_raw(out, &delivery_json(d).to_string(), terminal)
+    let items = std::mem::take(&mut plan.items);
+    let summary = recover::run(
+        client,
+        &plan.destinations,
+        items,
+        &opts,
+        &mut journal,
+        stop,
+        |d| {
+            // On a terminal only what did not succeed gets a line; piped, every delivery does.
+            if format != OutputFormat::Table || d.outcome != Outcome::Succeeded {
+                if terminal {
+                    progress.clear();
                 }
-                OutputFormat::Table => writeln!(out, "{}", delivery_line(d)),
-            });
-            if let Err(HeadlessError::Output(e) | HeadlessError::Io(e)) = written {
-                write_error.get_or_insert(e);
+                let written = output::emit(|out| match format {
+                    OutputFormat::Json | OutputFormat::Ndjson => {
+                        output::write_raw(out, &delivery_json(d).to_string(), terminal)
+                    }
+                    OutputFormat::Table => writeln!(out, "{}", delivery_line(d)),
+                });
+                if let Err(HeadlessError::Output(e) | HeadlessError::Io(e)) = written {
+                    write_error.get_or_insert(e);
+                }
             }
-        }
-        progress.delivered(d.outcome);
-    })
+            progress.delivered(d.outcome);
+        },
+    )
     .await
     .map_err(|e| HeadlessError::Io(std::io::Error::other(e.to_string())))?;
     progress.clear();
@@ -151,7 +205,55 @@ pub async fn run(
         return Err(HeadlessError::Output(e));
     }
     say(&summary_text(&summary, journal.path()))?;
-    outcome(&summary)
+    let doubt = in_doubt(&plan);
+    outcome(&summary).and(doubt)
+}
+
+/// One `in doubt: cbn_…` line on stderr per delivery left in doubt; exit 3 when there is one.
+fn in_doubt(plan: &RecoverPlan) -> Result<(), HeadlessError> {
+    let doubt = plan.in_doubt();
+    if doubt.is_empty() {
+        return Ok(());
+    }
+    for s in &doubt {
+        if let recover::SkipReason::InDoubt { target, checked } = &s.reason {
+            say(&format!(
+                "in doubt: {} (to {}{})",
+                s.notification,
+                crate::text::redact::mask_url(target),
+                checked
+                    .as_ref()
+                    .map_or_else(String::new, |c| format!("; {c}"))
+            ))?;
+        }
+    }
+    let ids: Vec<&str> = doubt.iter().map(|s| s.notification.as_str()).collect();
+    Err(HeadlessError::Outcome {
+        code: 3,
+        message: format!(
+            "{} in doubt, not sent: --check-in-doubt asks the platform; --again {} sends {}",
+            ids.len(),
+            ids.join(" "),
+            if ids.len() == 1 { "it" } else { "them" }
+        ),
+    })
+}
+
+/// A journal line that could not be read, and what it means for this run.
+fn unreadable_text(path: &std::path::Path, u: &journal::Unreadable) -> String {
+    let what = if u.notifications.is_empty() {
+        "it names no notification".to_string()
+    } else {
+        format!(
+            "what it recorded for {} is unknown: in doubt until checked or sent with --again",
+            u.notifications.join(", ")
+        )
+    };
+    format!(
+        "journal {} line {} could not be read; {what}",
+        path.display(),
+        u.line
+    )
 }
 
 fn refused_read_only(hosts: &[String]) -> HeadlessError {
@@ -186,26 +288,42 @@ fn masked(headers: &[(String, String)]) -> Value {
     Value::Object(m)
 }
 
-/// A planned delivery (dry run), headers masked.
-fn planned_json(item: &Item) -> Value {
-    json!({
-        "notification": item.plan.notification_id,
+/// A planned delivery (dry run), headers masked (with why, when its body could not be read).
+fn planned_json(item: &Item, full: Option<&Result<ReplayPlan, String>>) -> Value {
+    let mut v = json!({
+        "notification": item.notification_id,
         "status": item.status.as_str(),
         "created_at": time::format(&item.created_at),
-        "target": crate::text::redact::mask_url(item.plan.target.as_str()),
-        "attempt": item.plan.attempt_index.saturating_add(1),
-        "destination": item.plan.destination,
-        "headers": masked(&item.plan.preview_headers()),
+        "target": crate::text::redact::mask_url(item.target.as_str()),
+        "attempt": item.attempt_index.saturating_add(1),
+        "destination": item.destination,
         "dry_run": true,
-    })
+    });
+    match full {
+        Some(Ok(p)) => {
+            v["destination"] = json!(p.destination);
+            v["headers"] = masked(&p.preview_headers());
+        }
+        Some(Err(why)) => v["error"] = json!(line(why)),
+        None => {}
+    }
+    v
 }
 
-fn write_planned(out: &mut dyn Write, item: &Item, with_headers: bool) -> std::io::Result<()> {
+fn write_planned(
+    out: &mut dyn Write,
+    item: &Item,
+    full: Option<&Result<ReplayPlan, String>>,
+) -> std::io::Result<()> {
     writeln!(out, "{}", summary_of(item))?;
-    if with_headers {
-        for (k, v) in item.plan.preview_headers() {
-            writeln!(out, "    {}: {}", line(&k), line(&v))?;
+    match full {
+        Some(Ok(p)) => {
+            for (k, v) in p.preview_headers() {
+                writeln!(out, "    {}: {}", line(&k), line(&v))?;
+            }
         }
+        Some(Err(why)) => writeln!(out, "    {}", line(why))?,
+        None => {}
     }
     Ok(())
 }

@@ -44,20 +44,13 @@ fn lock_path(db: &Path) -> PathBuf {
 impl DbLock {
     /// Takes the lock of `db` without waiting, and writes this process's pid into it.
     pub fn acquire(db: &Path) -> Result<Self, LockError> {
-        use std::os::unix::fs::OpenOptionsExt;
         let path = lock_path(db);
         let io = |source| LockError::Io {
             path: path.display().to_string(),
             source,
         };
-        let mut file = std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .mode(0o600)
-            .open(&path)
-            .map_err(io)?;
+        // No planted link followed, another user's lock file refused (`private_file`).
+        let mut file = crate::config::private_file::read_append(&path).map_err(io)?;
         match fs4::FileExt::try_lock(&file) {
             Ok(()) => {}
             Err(fs4::TryLockError::WouldBlock) => {

@@ -500,19 +500,22 @@ async fn a_run_killed_with_sigkill_resends_nothing_journaled_and_delivers_the_re
     assert_eq!(killed.len(), 3, "{killed:?}");
 
     let rest = run(&w.t, home.path(), &args).await;
-    assert_eq!(rest.code, 0, "{rest:?}");
     // The two journaled as succeeded are skipped; the one in flight when killed is in doubt
-    // (it did arrive here) and is not sent again without --again.
+    // (it did arrive here): named on stderr, not sent, and the run exits 3.
+    assert_eq!(rest.code, 3, "{rest:?}");
     assert!(
         rest.stderr.contains("2 skipped: already succeeded"),
         "{}",
         rest.stderr
     );
     assert!(
-        rest.stderr.contains("1 skipped: in flight"),
+        rest.stderr.contains("1 in doubt, not sent"),
         "{}",
         rest.stderr
     );
+    let doubt = in_doubt_ids(&rest.stderr);
+    assert_eq!(doubt.len(), 1, "{}", rest.stderr);
+    assert!(killed.contains_key(&doubt[0]), "{doubt:?} vs {killed:?}");
     assert_eq!(rest.lines().len(), 3, "{rest:?}");
     let sent_again: Vec<String> = rest
         .lines()
@@ -526,6 +529,199 @@ async fn a_run_killed_with_sigkill_resends_nothing_journaled_and_delivers_the_re
     let per = w.rx.per_notification("gate");
     assert_eq!(per.len(), 6, "everything delivered: {per:?}");
     assert!(per.values().all(|n| *n == 1), "each exactly once: {per:?}");
+
+    // `--again ID` sends exactly the one named, however many the selection holds.
+    let again = run(
+        &w.t,
+        home.path(),
+        &[&args[..], &["--again", &doubt[0]]].concat(),
+    )
+    .await;
+    assert_eq!(again.code, 0, "{again:?}");
+    assert_eq!(again.lines().len(), 1, "{again:?}");
+    assert_eq!(again.lines()[0]["notification"], doubt[0].as_str());
+    let per = w.rx.per_notification("gate");
+    assert_eq!(per[&doubt[0]], 2, "{per:?}");
+    assert_eq!(per.values().sum::<usize>(), 7, "nothing else: {per:?}");
+    // Now recorded: a plain rerun has nothing in doubt and sends nothing.
+    let quiet = run(&w.t, home.path(), &args).await;
+    assert_eq!(quiet.code, 0, "{quiet:?}");
+    assert!(quiet.stdout.is_empty(), "{quiet:?}");
+    assert!(
+        run(&w.t, home.path(), &[&args[..], &["--again"]].concat())
+            .await
+            .code
+            == 2
+    );
+}
+
+/// The ids of the `in doubt: cbn_…` lines on stderr.
+fn in_doubt_ids(stderr: &str) -> Vec<String> {
+    stderr
+        .lines()
+        .filter_map(|l| l.strip_prefix("in doubt: "))
+        .map(|l| l.split_whitespace().next().unwrap_or_default().to_string())
+        .collect()
+}
+
+/// The journal file of the service `t` under `home`'s data folder.
+fn journal_file(t: &TestService, home: &Path) -> std::path::PathBuf {
+    let service = switchboard::api::identity::ServiceIdentity::new(&t.svc.base_url, None);
+    switchboard::api::journal::path_for(&home.join("data/switchboard"), &service)
+}
+
+/// A journal line claiming `id` for `target` with no outcome after it: what a kill leaves.
+fn claim_line(id: &str, target: &str) -> String {
+    json!({"at": "2026-01-01T00:00:00.000Z", "notification": id, "target": target,
+        "outcome": "sending"})
+    .to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn check_in_doubt_resolves_what_the_platforms_attempts_show_delivered() {
+    let w = world().await;
+    let (ok, _) = w.destination("ok").await;
+    let (down, _) = w.destination("down").await;
+    w.fire(1).await;
+    let delivered = w.settled(&ok, 1, "succeeded").await;
+    let failed = w.settled(&down, 1, "failed").await;
+    let home = tempfile::tempdir().expect("home");
+    // A killed run's claims, one spelled with another name for this machine.
+    let path = journal_file(&w.t, home.path());
+    switchboard::config::private_file::dir(path.parent().expect("dir")).expect("dir");
+    let port = url::Url::parse(&w.rx_url)
+        .expect("url")
+        .port()
+        .expect("port");
+    let lines = [
+        claim_line(&delivered[0].id, &format!("http://LOCALHOST:{port}/ok")),
+        claim_line(&failed[0].id, &format!("{}/down", w.rx_url)),
+    ];
+    switchboard::config::private_file::write(&path, format!("{}\n", lines.join("\n")).as_bytes())
+        .expect("journal");
+    let before = (w.rx.got("ok").len(), w.rx.got("down").len());
+    let args = [
+        "notifications",
+        "recover",
+        "--destination",
+        &ok,
+        "--destination",
+        &down,
+    ];
+
+    // Without the check, both are named and neither is sent.
+    let plain = run(&w.t, home.path(), &args).await;
+    assert_eq!(plain.code, 3, "{plain:?}");
+    let mut named = in_doubt_ids(&plain.stderr);
+    named.sort();
+    let mut want = vec![delivered[0].id.clone(), failed[0].id.clone()];
+    want.sort();
+    assert_eq!(named, want, "{}", plain.stderr);
+    assert!(plain.stdout.is_empty(), "{plain:?}");
+
+    // The check: the platform delivered the first to that receiver; of the second it cannot tell.
+    let checked = run(
+        &w.t,
+        home.path(),
+        &[&args[..], &["--check-in-doubt"]].concat(),
+    )
+    .await;
+    assert_eq!(checked.code, 3, "{checked:?}");
+    assert!(
+        checked.stderr.contains(&format!(
+            "checked {}: the platform delivered it",
+            delivered[0].id
+        )),
+        "{}",
+        checked.stderr
+    );
+    assert_eq!(in_doubt_ids(&checked.stderr), vec![failed[0].id.clone()]);
+    assert!(checked.stdout.is_empty(), "nothing sent: {checked:?}");
+    assert_eq!((w.rx.got("ok").len(), w.rx.got("down").len()), before);
+    // Recorded: the next plain run counts it as succeeded.
+    let after = run(&w.t, home.path(), &args).await;
+    assert_eq!(in_doubt_ids(&after.stderr), vec![failed[0].id.clone()]);
+    assert!(
+        after.stderr.contains("1 skipped: already succeeded"),
+        "{}",
+        after.stderr
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_receiver_spelled_two_ways_is_one_target_and_unreadable_lines_are_not_resent() {
+    let w = world().await;
+    let (down, _) = w.destination("in").await;
+    for i in 0..20 {
+        w.fire(i).await;
+    }
+    w.settled(&down, 20, "failed").await;
+    w.rx.up.store(true, Ordering::SeqCst);
+    let home = tempfile::tempdir().expect("home");
+    let port = url::Url::parse(&w.rx_url)
+        .expect("url")
+        .port()
+        .expect("port");
+    let base = ["notifications", "recover", "--destination", &down, "--to"];
+    let first = run(
+        &w.t,
+        home.path(),
+        &[&base[..], &[&format!("http://127.0.0.1:{port}/in")]].concat(),
+    )
+    .await;
+    assert_eq!(first.code, 0, "{first:?}");
+    assert_eq!(first.lines().len(), 20);
+    // The same receiver spelled another way: already done.
+    let spelled = format!("HTTP://localhost:{port}/x/../in?");
+    let second = run(&w.t, home.path(), &[&base[..], &[&spelled]].concat()).await;
+    assert_eq!(second.code, 0, "{second:?}");
+    assert!(second.stdout.is_empty(), "{second:?}");
+    assert!(
+        second.stderr.contains("20 skipped: already succeeded"),
+        "{}",
+        second.stderr
+    );
+
+    // Damage every line of nine deliveries (their claim and their success).
+    let path = journal_file(&w.t, home.path());
+    let text = std::fs::read_to_string(&path).expect("journal");
+    let mut ids: Vec<String> = Vec::new();
+    let damaged: Vec<String> = text
+        .lines()
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).expect("a line");
+            let id = v["notification"].as_str().expect("id").to_string();
+            if !ids.contains(&id) {
+                ids.push(id.clone());
+            }
+            if ids.iter().position(|i| *i == id).expect("seen") < 9 {
+                format!("{}\u{0}garbage", &l[..l.len() / 2 + 10])
+            } else {
+                l.to_string()
+            }
+        })
+        .collect();
+    std::fs::write(&path, format!("{}\n", damaged.join("\n"))).expect("damage");
+    let before = w.rx.got("in").len();
+    let third = run(&w.t, home.path(), &[&base[..], &[&spelled]].concat()).await;
+    assert_eq!(third.code, 3, "{third:?}");
+    assert_eq!(
+        w.rx.got("in").len(),
+        before,
+        "nothing sent again: {third:?}"
+    );
+    assert!(third.stdout.is_empty(), "{third:?}");
+    assert_eq!(
+        third.stderr.matches("could not be read").count(),
+        18,
+        "each damaged line named: {}",
+        third.stderr
+    );
+    let mut named = in_doubt_ids(&third.stderr);
+    named.sort();
+    let mut want: Vec<String> = ids[..9].to_vec();
+    want.sort();
+    assert_eq!(named, want, "{}", third.stderr);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -727,8 +923,17 @@ async fn held(State(h): State<Held>) -> StatusCode {
 async fn sends_stay_within_the_per_host_and_overall_bounds() {
     use switchboard::api::journal::Journal;
     use switchboard::api::recover::{Item, RunOptions, run};
-    use switchboard::api::replay::ReplayPlan;
 
+    // Twenty real failed notifications, whose bodies the run reads when each one's turn comes.
+    let w = world().await;
+    let (down, _) = w.destination("down").await;
+    for i in 0..20 {
+        w.fire(i).await;
+    }
+    let failed = w.settled(&down, 20, "failed").await;
+    let destinations = switchboard::api::replay::fetch_candidates(&w.t.client, None)
+        .await
+        .expect("destinations");
     let shared = Held::default();
     let mut hosts = Vec::new();
     for _ in 0..2 {
@@ -745,20 +950,16 @@ async fn sends_stay_within_the_per_host_and_overall_bounds() {
         tokio::spawn(async move { axum::serve(listener, app).await });
         hosts.push((format!("http://{addr}/in"), h));
     }
-    let items: Vec<Item> = (0..20)
-        .map(|i| Item {
-            plan: ReplayPlan {
-                notification_id: format!("cbn_{i}"),
-                attempt_index: 0,
-                target: url::Url::parse(&hosts[i % 2].0).expect("url"),
-                method: "POST",
-                body: "{}".into(),
-                headers: vec![("content-type".into(), "application/json".into())],
-                signing: None,
-                destination: None,
-            },
-            status: "failed".into(),
-            created_at: chrono::Utc::now(),
+    let items: Vec<Item> = failed
+        .iter()
+        .enumerate()
+        .map(|(i, n)| Item {
+            notification_id: n.id.clone(),
+            target: url::Url::parse(&hosts[i % 2].0).expect("url"),
+            attempt_index: 0,
+            destination: down.clone(),
+            status: n.status.clone(),
+            created_at: n.created_at,
         })
         .collect();
     let dir = tempfile::tempdir().expect("dir");
@@ -768,8 +969,18 @@ async fn sends_stay_within_the_per_host_and_overall_bounds() {
         overall: 3,
         ..RunOptions::default()
     };
+    let client = w.t.client.clone();
     let sending = tokio::spawn(async move {
-        run(items, &opts, &mut journal, std::future::pending(), |_| {}).await
+        run(
+            &client,
+            &destinations,
+            items,
+            &opts,
+            &mut journal,
+            std::future::pending(),
+            |_| {},
+        )
+        .await
     });
     // Held at the bounds: three in flight over both hosts, at most two on either.
     eventually(Duration::from_secs(10), || async {
@@ -866,4 +1077,73 @@ async fn a_body_above_the_record_cap_is_recovered_whole() {
     let text = String::from_utf8(sent.body.clone()).expect("UTF-8");
     serde_json::from_str::<Value>(&text).expect("JSON");
     assert!(text.contains(&big), "the posted payload whole");
+}
+
+/// A stand-in API whose notification list never ends (every page says there is more) and has
+/// no destinations; counts the notification pages asked for.
+async fn endless_notifications() -> (String, Arc<AtomicUsize>) {
+    let pages = Arc::new(AtomicUsize::new(0));
+    let list: Value =
+        serde_json::from_str(&common::fake::fixture("notification-list.json")).expect("fixture");
+    let proto = list["items"][0].clone();
+    let counter = pages.clone();
+    let app = Router::new().fallback(move |uri: axum::http::Uri| {
+        let (proto, counter) = (proto.clone(), counter.clone());
+        async move {
+            let path = uri.path();
+            let body = if path.ends_with("/callbacks-notifications") {
+                let n = counter.fetch_add(1, Ordering::SeqCst);
+                let items: Vec<Value> = (0..100)
+                    .map(|i| {
+                        let mut v = proto.clone();
+                        v["id"] = json!(format!("cbn_x{n}y{i}"));
+                        v["status"] = json!("failed");
+                        v
+                    })
+                    .collect();
+                json!({"items": items,
+                    "pagination": {"has_more_before": n > 0, "has_more_after": true}})
+            } else if path.ends_with("/callbacks-destinations") {
+                json!({"items": [], "pagination": {"has_more_before": false, "has_more_after": false}})
+            } else {
+                return (StatusCode::NOT_FOUND, String::new());
+            };
+            (StatusCode::OK, body.to_string())
+        }
+    });
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    (format!("http://{addr}"), pages)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_selection_that_never_ends_stops_at_the_walk_cap() {
+    let (url, pages) = endless_notifications().await;
+    let home = tempfile::tempdir().expect("home");
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_switchboard"));
+    cmd.env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", home.path())
+        .env("XDG_CONFIG_HOME", home.path().join("config"))
+        .env("XDG_DATA_HOME", home.path().join("data"))
+        .env("SWITCHBOARD_BASE_URL", &url)
+        .env("SWITCHBOARD_API_KEY", "sk_test_endless_0123456789")
+        .args([
+            "notifications",
+            "recover",
+            "--status",
+            "failed",
+            "--dry-run",
+        ])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true);
+    let out = finish(cmd.spawn().expect("spawn")).await;
+    assert_eq!(out.code, 3, "{out:?}");
+    assert_eq!(pages.load(Ordering::SeqCst), 200, "{out:?}");
+    assert!(out.stderr.contains("200 pages"), "{}", out.stderr);
 }

@@ -5,6 +5,7 @@ use tokio::sync::{mpsc, watch};
 use super::{ForwardCmd, ForwardReply, INTERVAL};
 use crate::api::Client;
 use crate::api::forward::{self, CursorFile, ForwardConfig, Memory, Start};
+use crate::api::identity::ServiceIdentity;
 use crate::api::replay::SendOptions;
 use crate::console::msg::{ApiReply, Msg, Pane};
 
@@ -36,10 +37,11 @@ pub(crate) async fn stream(
     let (memory, start) = match &cmd.data_dir {
         None => (Memory::default(), Start::Now),
         Some(dir) => {
-            let journal = match forward::open_journal(dir, &cmd.profile) {
-                Ok(j) => j,
-                Err(e) => return reply(ForwardReply::Ended(Some(e))),
-            };
+            let journal =
+                match forward::open_journal(dir, &ServiceIdentity::of(&client), &cmd.profile) {
+                    Ok(j) => j,
+                    Err(e) => return reply(ForwardReply::Ended(Some(e))),
+                };
             let cursor = CursorFile::new(dir, &cmd.profile, &cmd.target);
             let start = match cursor.load() {
                 Ok(Some(_)) => Start::Resume,

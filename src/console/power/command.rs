@@ -259,22 +259,27 @@ pub(crate) fn load_history(data_dir: Option<&Path>) -> Vec<String> {
     let Some(dir) = data_dir else {
         return Vec::new();
     };
-    std::fs::read_to_string(history_path(dir))
-        .map(|t| {
-            t.lines()
-                .map(str::to_string)
-                .filter(|l| !l.is_empty())
-                .collect()
-        })
-        .unwrap_or_default()
+    // Through the private-file rules: a planted link is not read through.
+    let Ok(Some(mut f)) = crate::config::private_file::read(&history_path(dir)) else {
+        return Vec::new();
+    };
+    let mut text = String::new();
+    if std::io::Read::read_to_string(&mut f, &mut text).is_err() {
+        return Vec::new();
+    }
+    text.lines()
+        .map(str::to_string)
+        .filter(|l| !l.is_empty())
+        .collect()
 }
 
 /// Writes the history (one command per line).
 pub(crate) fn save_history(data_dir: &Path, history: &[String]) -> std::io::Result<()> {
-    std::fs::create_dir_all(data_dir)?;
+    crate::config::private_file::dir(data_dir)?;
     let mut text = history.join("\n");
     text.push('\n');
-    crate::config::private_file::write(&history_path(data_dir), text.as_bytes())
+    // Atomic: a crash mid-write leaves the old history, never half of it.
+    crate::config::private_file::replace(&history_path(data_dir), text.as_bytes())
 }
 
 #[cfg(test)]

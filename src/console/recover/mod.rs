@@ -12,7 +12,9 @@ use std::collections::{BTreeSet, HashMap};
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use crate::api::identity::ServiceIdentity;
 use crate::api::journal::Journal;
+use crate::api::model::Destination;
 use crate::api::recover::{self, Delivery, Item, RecoverPlan, RunOptions, Summary};
 use crate::api::selection::Selection;
 use crate::api::{Client, Error};
@@ -57,15 +59,21 @@ pub(crate) enum RecoverCmd {
         selection: Box<Selection>,
         /// One target for all, or each destination's own URL.
         to: Option<url::Url>,
-        /// The profile's journal.
+        /// The data folder holding the journal.
         journal: PathBuf,
+        /// The profile (kept on the journal's lines).
+        profile: String,
     },
     /// Send the plan ([`recover::run`]): one reply per delivery, then the summary.
     Run {
         /// What to send.
         items: Vec<Item>,
-        /// The profile's journal.
+        /// Whose secrets sign them.
+        destinations: Vec<Destination>,
+        /// The data folder holding the journal.
         journal: PathBuf,
+        /// The profile (kept on the journal's lines).
+        profile: String,
         /// Stops the run.
         stop: Stop,
     },
@@ -124,27 +132,33 @@ pub(crate) async fn execute(
             selection,
             to,
             journal,
+            profile,
         } => {
-            let journal = match Journal::open(journal) {
+            let journal = match Journal::open_for(journal, &ServiceIdentity::of(client), profile) {
                 Ok(j) => j,
                 Err(e) => return reply(answer(RecoverReply::Failed(e.to_string()))),
             };
             reply(
-                recover::plan(client, selection, to.as_ref(), &journal, false)
+                recover::plan(client, selection, to.as_ref(), &journal, &[])
                     .await
                     .map(|p| RecoverReply::Planned(Box::new(p))),
             );
         }
         RecoverCmd::Run {
             items,
+            destinations,
             journal,
+            profile,
             stop,
         } => {
-            let mut journal = match Journal::open(journal) {
-                Ok(j) => j,
-                Err(e) => return reply(answer(RecoverReply::Failed(e.to_string()))),
-            };
+            let mut journal =
+                match Journal::open_for(journal, &ServiceIdentity::of(client), profile) {
+                    Ok(j) => j,
+                    Err(e) => return reply(answer(RecoverReply::Failed(e.to_string()))),
+                };
             let done = recover::run(
+                client,
+                destinations,
                 items.clone(),
                 &RunOptions::default(),
                 &mut journal,
@@ -234,7 +248,7 @@ pub(crate) struct Room {
     pub(crate) open: Option<usize>,
     /// Lines scrolled in an open answer.
     pub(crate) scroll: u16,
-    /// The profile's journal.
+    /// The data folder, where the service's journal lives.
     pub(crate) journal: Option<PathBuf>,
 }
 

@@ -5,7 +5,6 @@ use crossterm::event::KeyCode;
 
 use super::{Field, RecoverCmd, RecoverReply, Room, Stage, Stop, Text};
 use crate::api::Error;
-use crate::api::journal;
 use crate::api::model::NotificationStatus;
 use crate::api::recover;
 use crate::api::replay;
@@ -191,11 +190,7 @@ pub(crate) fn open(state: &mut State) -> Vec<Effect> {
             status.unwrap_or_else(|| DEFAULT_STATUSES.into()),
         )
     };
-    let journal = state
-        .settings
-        .data_dir
-        .as_ref()
-        .map(|d| journal::path_for(d, &state.profile));
+    let journal = state.settings.data_dir.clone();
     state.recover.room = Some(Box::new(Room {
         profile: state.profile.clone(),
         scope,
@@ -461,12 +456,14 @@ fn submit(state: &mut State) -> Vec<Effect> {
     room.message = None;
     room.deliveries.clear();
     room.stage = Stage::Planning;
+    let profile = room.profile.clone();
     request(
         state,
         RecoverCmd::Plan {
             selection: Box::new(selection),
             to,
             journal,
+            profile,
         },
     )
 }
@@ -532,7 +529,7 @@ fn run(state: &mut State, plan: crate::api::recover::RecoverPlan) -> Vec<Effect>
     room.attempts = plan
         .items
         .iter()
-        .map(|i| (i.plan.notification_id.clone(), i.plan.attempt_index))
+        .map(|i| (i.notification_id.clone(), i.attempt_index))
         .collect();
     room.deliveries.clear();
     room.cursor = 0;
@@ -542,11 +539,14 @@ fn run(state: &mut State, plan: crate::api::recover::RecoverPlan) -> Vec<Effect>
         stop: stop.clone(),
         stopping: false,
     };
+    let profile = room.profile.clone();
     request(
         state,
         RecoverCmd::Run {
             items: plan.items,
+            destinations: plan.destinations,
             journal,
+            profile,
             stop,
         },
     )

@@ -227,7 +227,7 @@ fn top_lines(room: &Room, t: &Theme) -> Vec<Line<'static>> {
             }
             if let Some(j) = &room.journal {
                 out.push(Line::from(Span::styled(
-                    format!("journal: {}", j.display()),
+                    format!("journal: in {}", j.join("journal").display()),
                     t.muted,
                 )));
             }
