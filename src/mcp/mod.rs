@@ -123,14 +123,8 @@ impl Server {
                 targets::replay_locally(&self.client, &a, &self.replay_targets).await
             }
             "wait_for_notifications" => wait::wait_for_notifications(&self.client, &a).await,
-            "plan_recover" => {
-                let journal = recover::journal_path(&self.profile)?;
-                self.plans.plan(&self.client, &a, &journal).await
-            }
-            _ => {
-                let journal = recover::journal_path(&self.profile)?;
-                self.plans.run(&self.client, &a, &journal).await
-            }
+            "plan_recover" => self.plans.plan(&self.client, &a, &self.profile).await,
+            _ => self.plans.run(&self.client, &a, &self.profile).await,
         }
     }
 

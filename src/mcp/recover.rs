@@ -5,7 +5,6 @@
 //! notifications again on the journal (what succeeded since is not sent twice) and sends them
 //! with `api::recover::run`, stopping new sends after [`RUN_LIMIT`].
 use std::collections::HashMap;
-use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -17,7 +16,8 @@ use tokio::time::Instant;
 use super::envelope::Answer;
 use super::tools::{Args, ToolError, need, usage};
 use crate::api::Client;
-use crate::api::journal::{self, Journal, Outcome};
+use crate::api::identity::ServiceIdentity;
+use crate::api::journal::{Journal, Outcome};
 use crate::api::model::{NotificationStatus, time};
 use crate::api::recover::{self, Delivery, RecoverPlan, RunOptions, SkipReason};
 use crate::api::replay::{self, SendOptions};
@@ -144,24 +144,22 @@ async fn plan_of(
         notifications: ids,
         ..Selection::default()
     };
-    Ok(recover::plan(client, &exactly, None, journal, false).await?)
+    Ok(recover::plan(client, &exactly, None, journal, &[]).await?)
 }
 
-fn open_journal(path: &std::path::Path) -> Result<Journal, ToolError> {
-    Journal::open(path).map_err(|e| usage(format!("the recover journal: {e}")))
-}
-
-/// The journal of `profile`'s recovers, as `notifications recover` keeps it.
+/// The service's recover journal, as `notifications recover` keeps it (one per base URL and
+/// instance; `profile` is recorded on each line).
 ///
 /// # Errors
-/// No data directory.
-pub fn journal_path(profile: &str) -> Result<PathBuf, ToolError> {
+/// No data directory; the journal cannot be opened.
+fn open_journal(client: &Client, profile: &str) -> Result<Journal, ToolError> {
     let dir = crate::config::Paths::with_config(None)
         .data_dir
         .ok_or_else(|| {
             usage("no data directory for the recover journal (set HOME or XDG_DATA_HOME)")
         })?;
-    Ok(journal::path_for(&dir, profile))
+    Journal::open_for(&dir, &ServiceIdentity::of(client), profile)
+        .map_err(|e| usage(format!("the recover journal: {e}")))
 }
 
 impl Plans {
@@ -173,7 +171,7 @@ impl Plans {
         &self,
         client: &Client,
         a: &Args,
-        journal: &std::path::Path,
+        profile: &str,
     ) -> Result<Answer, ToolError> {
         let input: SelectionInput = match &a.selection {
             Some(v @ Value::Object(_)) => {
@@ -183,7 +181,7 @@ impl Plans {
         };
         let selection = input.selection(Utc::now())?;
         let ids = selected_ids(client, &selection).await?;
-        let journal = open_journal(journal)?;
+        let journal = open_journal(client, profile)?;
         let plan = plan_of(client, ids, &journal).await?;
         let ttl = ttl();
         let expires_at = Utc::now() + chrono::TimeDelta::from_std(ttl).unwrap_or_default();
@@ -198,16 +196,16 @@ impl Plans {
             "expires_at": time::format(&expires_at),
             "selected": plan.selected,
             "already_succeeded": plan.skipped_for(|r| *r == SkipReason::AlreadySucceeded),
-            "in_doubt": plan.skipped_for(|r| *r == SkipReason::InDoubt),
+            "in_doubt": plan.skipped_for(|r| matches!(r, SkipReason::InDoubt { .. })),
         });
         let platform = json!({
             "hosts": plan.hosts(),
             "not_this_machine": plan.remote_hosts(),
             "first": plan.items.iter().take(recover::FIRST_FEW).map(|i| json!({
-                "notification": i.plan.notification_id,
+                "notification": i.notification_id,
                 "status": i.status.as_str(),
                 "created_at": time::format(&i.created_at),
-                "target": crate::text::redact::mask_url(i.plan.target.as_str()),
+                "target": crate::text::redact::mask_url(i.target.as_str()),
             })).collect::<Vec<_>>(),
             "unplannable": plan.skipped.iter().filter_map(|s| match &s.reason {
                 SkipReason::Unplannable(why) => Some(json!({"notification": s.notification, "why": why})),
@@ -217,7 +215,7 @@ impl Plans {
         let ids = plan
             .items
             .iter()
-            .map(|i| i.plan.notification_id.clone())
+            .map(|i| i.notification_id.clone())
             .collect();
         self.keep(
             token,
@@ -274,10 +272,10 @@ impl Plans {
         &self,
         client: &Client,
         a: &Args,
-        journal: &std::path::Path,
+        profile: &str,
     ) -> Result<Answer, ToolError> {
         let ids = self.take(need(a.token.as_deref(), "token")?)?;
-        let mut journal = open_journal(journal)?;
+        let mut journal = open_journal(client, profile)?;
         let plan = plan_of(client, ids, &journal).await?;
         let opts = RunOptions {
             send: SendOptions {
@@ -288,6 +286,8 @@ impl Plans {
         let already = plan.skipped_for(|r| *r == SkipReason::AlreadySucceeded);
         let mut deliveries = Vec::new();
         let summary = recover::run(
+            client,
+            &plan.destinations,
             plan.items,
             &opts,
             &mut journal,
