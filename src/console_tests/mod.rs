@@ -14,6 +14,7 @@ mod footer_help;
 mod forms_e2e;
 mod forms_offline;
 mod forward;
+mod frozen_names;
 mod idle;
 mod landing;
 mod operator;
