@@ -89,6 +89,10 @@ pub(crate) fn open_filtered(state: &mut State, to: Tab, filter: NotificationFilt
 
 /// Shows a tab, loading it the first time.
 pub(crate) fn switch_tab(state: &mut State, tab: Tab) -> Vec<Effect> {
+    // A tab the server's generation does not serve is absent: nothing to switch to.
+    if !state.is_shown(tab) {
+        return Vec::new();
+    }
     let mut effects = leave_trail(state);
     state.tab = tab;
     let list = &state.tab_state(tab).list;

@@ -15,6 +15,7 @@ mod forms_e2e;
 mod forms_offline;
 mod forward;
 mod frozen_names;
+mod generations;
 mod idle;
 mod landing;
 mod operator;

@@ -5,9 +5,11 @@ use super::{Column, Ctx, DASH, Description, Field, Headless, SortKey, absolute, 
 use crate::api::NameCache;
 use chrono::TimeDelta;
 
+use crate::api::generation::Generation;
 use crate::api::health::{Health, MAX_COUNTED, Stats, window_text};
 use crate::api::model::{CallbackSelection, Destination, SelectionType};
 use crate::api::secret::mask;
+use crate::api::{ApiRequest, ListQuery, NotificationFilter};
 
 /// A column of this resource.
 type C = Column<Destination>;
@@ -98,6 +100,40 @@ pub static DESTINATIONS: Description<Destination> = Description {
     ],
     fields: &[],
 };
+
+/// The destinations resource in the registry.
+pub struct Destinations;
+
+impl super::Resource for Destinations {
+    type Item = Destination;
+    const KIND: super::Kind = super::Kind::Destinations;
+    const NOUN: &'static str = "destinations";
+    const GENERATIONS: &'static [Generation] = &[Generation::Pulsar];
+
+    fn description() -> &'static Description<Destination> {
+        &DESTINATIONS
+    }
+
+    fn id(t: &Destination) -> &str {
+        &t.id
+    }
+
+    fn name(t: &Destination) -> String {
+        t.name.clone()
+    }
+
+    fn heading(t: &Destination) -> String {
+        format!("Destination {}", t.name)
+    }
+
+    fn list(q: &ListQuery, filter: &NotificationFilter) -> ApiRequest {
+        ApiRequest::list_destinations(q, &filter.callback_ids)
+    }
+
+    fn get(id: &str) -> ApiRequest {
+        ApiRequest::get_destination(id)
+    }
+}
 
 /// The signing secret masked, saying how to get it: `-o json` gives the API's reply in full.
 fn signing_secret(d: &Destination) -> String {

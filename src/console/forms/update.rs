@@ -376,13 +376,7 @@ fn write_done(state: &mut State, record: Record) -> Vec<Effect> {
     let Some(d) = state.forms.dialog.take() else {
         return Vec::new();
     };
-    let tab = match record.item {
-        Item::Team(_) => Tab::Teams,
-        Item::Import(_) => Tab::Imports,
-        Item::Destination(_) => Tab::Destinations,
-        Item::Callback(_) => Tab::Callbacks,
-        Item::Notification(_) => Tab::Notifications,
-    };
+    let tab = record.item.kind();
     let id = record.id().to_string();
     let name = crate::console::views::title(&record);
     state.toast(ToastKind::Info, format!("{name}: {}", d.kind.done_word()));

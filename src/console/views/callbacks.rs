@@ -74,3 +74,9 @@ pub(crate) fn detail_with(
     };
     f.finish()
 }
+
+impl super::DetailView for crate::resource::callbacks::Callbacks {
+    fn detail(item: &Callback, ctx: &ViewCtx) -> Vec<Line<'static>> {
+        detail(item, ctx)
+    }
+}

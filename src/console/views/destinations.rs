@@ -151,3 +151,9 @@ pub(crate) fn health_lines(
     }
     lines
 }
+
+impl super::DetailView for crate::resource::destinations::Destinations {
+    fn detail(item: &Destination, ctx: &ViewCtx) -> Vec<Line<'static>> {
+        detail(item, ctx)
+    }
+}

@@ -57,3 +57,9 @@ pub(crate) fn detail(i: &ProviderOauthImport, ctx: &ViewCtx) -> Vec<Line<'static
     }
     f.finish()
 }
+
+impl super::DetailView for crate::resource::imports::Imports {
+    fn detail(item: &ProviderOauthImport, ctx: &ViewCtx) -> Vec<Line<'static>> {
+        detail(item, ctx)
+    }
+}

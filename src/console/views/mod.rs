@@ -11,7 +11,7 @@ pub(crate) mod teams;
 
 use ratatui::text::Line;
 
-use super::record::{Item, Record};
+use super::record::Record;
 
 pub(crate) use kit::{Tone, ViewCtx, duration_ms};
 pub(crate) use list::{ListColumn, columns};
@@ -19,22 +19,16 @@ pub(crate) use list::{ListColumn, columns};
 /// Every field of the item, for the detail pane, before the sanitizer (the pane sanitizes
 /// what it shows, once per record).
 pub(crate) fn unsanitised_detail(record: &Record, ctx: &ViewCtx) -> Vec<Line<'static>> {
-    match record.shown() {
-        Item::Team(t) => teams::detail(t, ctx),
-        Item::Import(i) => imports::detail(i, ctx),
-        Item::Callback(c) => callbacks::detail(c, ctx),
-        Item::Destination(d) => destinations::detail(d, ctx),
-        Item::Notification(n) => notifications::detail(n, ctx),
-    }
+    crate::resource::with_item!(record.shown(), R, x => <R as DetailView>::detail(x, ctx))
+}
+
+/// A resource's detail lines in the console (each resource's view module has one).
+pub(crate) trait DetailView: crate::resource::Resource {
+    /// Every field of the item, before the sanitizer.
+    fn detail(item: &Self::Item, ctx: &ViewCtx) -> Vec<Line<'static>>;
 }
 
 /// The detail pane's title.
 pub(crate) fn title(record: &Record) -> String {
-    match record.shown() {
-        Item::Team(t) => format!("Team {}", t.name),
-        Item::Import(i) => format!("Import {}", i.id),
-        Item::Callback(c) => format!("Callback {}", c.name.as_deref().unwrap_or(&c.id)),
-        Item::Destination(d) => format!("Destination {}", d.name),
-        Item::Notification(n) => format!("Notification {}", n.id),
-    }
+    record.shown().heading()
 }

@@ -175,3 +175,9 @@ mod tests {
         }
     }
 }
+
+impl super::DetailView for crate::resource::notifications::Notifications {
+    fn detail(item: &Notification, ctx: &ViewCtx) -> Vec<Line<'static>> {
+        detail(item, ctx)
+    }
+}

@@ -98,3 +98,9 @@ pub(crate) fn member_lines(now: MembersNow<'_>, ctx: &ViewCtx) -> Vec<Line<'stat
     }
     f.finish()
 }
+
+impl super::DetailView for crate::resource::teams::Teams {
+    fn detail(item: &Team, ctx: &ViewCtx) -> Vec<Line<'static>> {
+        detail(item, ctx)
+    }
+}
