@@ -514,6 +514,11 @@ pub(crate) fn keys(state: &State) -> Vec<super::footer::Hint> {
                 && super::deliveries::secret::open_secret_id(state).is_some())
             .then(|| one(10, a, "reveal")),
             Action::Delete => (selected && tab == Tab::Destinations).then(|| one(11, a, "delete")),
+            // A resource's operations show on its own tab, where its console module places them.
+            Action::Op(o) => (selected && o.resource == tab)
+                .then(|| super::views::op_rank(o))
+                .flatten()
+                .map(|rank| one(rank, a, a.hint())),
             // Beside `/ filter` (this page's rows), the dialog that asks the server.
             Action::Deliver(K::Filter) => (list && notifications).then(|| one(12, a, a.hint())),
             Action::Deliver(K::Watch) => (list && notifications).then(|| one(13, a, "watch")),

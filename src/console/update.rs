@@ -221,6 +221,7 @@ pub(crate) fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
         | Action::RemoveProject
         | Action::AddMember
         | Action::RemoveMember => forms::update::on_action(state, action),
+        Action::Op(op) => forms::update::on_op(state, op),
         Action::Command
         | Action::Filter
         | Action::Sort

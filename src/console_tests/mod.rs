@@ -23,6 +23,7 @@ mod power_keys;
 mod power_service;
 mod recover;
 mod replay;
+mod resource_ops;
 mod seams_layout;
 mod seams_ops;
 mod tab_snapshots;

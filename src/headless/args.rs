@@ -320,6 +320,34 @@ pub enum DestinationsCmd {
         #[arg(long, short = 'y')]
         yes: bool,
     },
+    /// The destination's operations (`resource::destinations::OPS`), run as typed.
+    #[command(flatten)]
+    Op(DestinationOp),
+}
+
+/// A verb of one of the destination's operations: its arguments, mapped onto the operation.
+#[derive(Subcommand, Debug, Clone)]
+pub enum DestinationOp {}
+
+impl DestinationOp {
+    /// The operation with its subject and inputs.
+    pub fn call(self) -> OpCall {
+        match self {}
+    }
+}
+
+/// A resource operation as the command line gives it: the operation, the subject's id, the
+/// named inputs, and whether `--yes` answers its question.
+#[derive(Debug, Clone)]
+pub struct OpCall {
+    /// The operation (`resource::ops`).
+    pub op: crate::resource::ops::OpId,
+    /// The subject's id.
+    pub id: String,
+    /// Named inputs (`name` → the copy's name).
+    pub args: crate::resource::ops::OpArgs,
+    /// Do not ask.
+    pub yes: bool,
 }
 
 /// `notifications …`.

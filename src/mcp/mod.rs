@@ -42,7 +42,7 @@ impl Server {
 
     /// The tools this server offers.
     pub fn tools(&self) -> impl Iterator<Item = &'static ToolDef> + '_ {
-        TOOLS.iter().filter(|t| self.writes || !t.write)
+        tools::all().filter(|t| self.writes || !t.write)
     }
 
     /// Serves MCP on standard input and output until the client closes them.
@@ -113,7 +113,7 @@ impl ServerHandler for Server {
         request: CallToolRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let Some(def) = TOOLS.iter().find(|t| t.name == request.name) else {
+        let Some(def) = tools::all().find(|t| t.name == request.name) else {
             return Err(ErrorData::invalid_params(
                 format!("no tool {:?}", crate::text::line(&request.name)),
                 None,

@@ -275,6 +275,59 @@ pub const TOOLS: &[ToolDef] = &[
     },
 ];
 
+/// The tools of the resources' operations (`resource::ops`), each from its operation's
+/// [`crate::resource::ops::ToolSpec`].
+static OP_TOOLS: std::sync::LazyLock<Vec<ToolDef>> = std::sync::LazyLock::new(|| {
+    crate::resource::ops::all()
+        .filter_map(|op| {
+            op.tool.as_ref().map(|t| ToolDef {
+                name: t.name,
+                description: t.description,
+                write: op.writes,
+                properties: t.properties,
+                required: t.required,
+            })
+        })
+        .collect()
+});
+
+/// Every tool: [`TOOLS`], then those of the resources' operations.
+pub fn all() -> impl Iterator<Item = &'static ToolDef> {
+    TOOLS.iter().chain(OP_TOOLS.iter())
+}
+
+/// Runs a resource's operation (`resource::ops`): its subject fetched by `id`, its request
+/// built from the operation's typed value with the other (text) arguments as its inputs.
+async fn run_op(
+    client: &Client,
+    op: &crate::resource::ops::Op,
+    args: Map<String, Value>,
+) -> Result<Value, ToolError> {
+    let id = need(args.get("id").and_then(Value::as_str), "id")?.to_string();
+    let mut inputs = crate::resource::ops::OpArgs::new();
+    for (k, v) in args {
+        match v {
+            _ if k == "id" => {}
+            Value::String(s) => {
+                inputs.insert(k, s);
+            }
+            Value::Null => {}
+            _ => return Err(usage(format!("{} must be a string", crate::text::line(&k)))),
+        }
+    }
+    let raw = client.send(&op.resource.get_request(&id)).await?;
+    let value: Value = crate::api::client::decode(raw.status, &raw.body)?;
+    let item = crate::resource::AnyItem::decode(op.resource, &value).map_err(|e| {
+        ToolError::Api(Error::Decode {
+            status: raw.status,
+            detail: e.to_string(),
+        })
+    })?;
+    let req = (op.request)(&item, &inputs).map_err(usage)?;
+    let raw = client.send(&req).await?;
+    Ok(crate::api::client::decode::<Value>(raw.status, &raw.body)?)
+}
+
 /// Why a tool call failed: the API's error, or bad arguments.
 #[derive(Debug, thiserror::Error)]
 pub enum ToolError {
@@ -404,6 +457,9 @@ pub async fn call(
     args: Map<String, Value>,
 ) -> Result<Value, ToolError> {
     check(def, &args)?;
+    if let Some(op) = crate::resource::ops::by_tool(def.name) {
+        return run_op(client, op, args).await;
+    }
     let a: Args = serde_json::from_value(Value::Object(args))
         .map_err(|e| usage(format!("arguments: {e}")))?;
     let req = match def.name {
@@ -576,7 +632,7 @@ mod tests {
             .split("## For agents")
             .nth(1)
             .expect("README has a \"For agents\" section");
-        for t in TOOLS {
+        for t in all() {
             assert!(
                 section.contains(&format!("`{}`", t.name)),
                 "{} not in README",
@@ -598,7 +654,7 @@ mod tests {
 
     #[test]
     fn schemas_are_objects_without_extra_properties() {
-        for t in TOOLS {
+        for t in all() {
             let s = t.input_schema();
             assert_eq!(s["type"], "object", "{}", t.name);
             assert_eq!(s["additionalProperties"], false);

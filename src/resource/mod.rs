@@ -10,6 +10,7 @@ pub mod destinations;
 pub mod imports;
 pub mod members;
 pub mod notifications;
+pub mod ops;
 pub mod registry;
 pub mod teams;
 pub mod width;

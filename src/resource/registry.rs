@@ -9,6 +9,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::Description;
+use super::ops::Op;
 use crate::api::generation::Generation;
 use crate::api::{ApiRequest, ListQuery, NotificationFilter};
 
@@ -24,6 +25,8 @@ pub trait Resource: 'static {
     const NEEDED_KEY: &'static str = "the instance secret key";
     /// The API generations that serve it; a face connected to another shows no trace of it.
     const GENERATIONS: &'static [Generation];
+    /// Its operations beyond list and get, as every face offers them.
+    const OPS: &'static [&'static Op] = &[];
 
     /// Its description (columns, fields, `:` words, id prefix).
     fn description() -> &'static Description<Self::Item>;
@@ -90,6 +93,11 @@ macro_rules! resources {
             /// The generations that serve it.
             pub fn generations(self) -> &'static [Generation] {
                 match self { $(Kind::$kind => <$module::$ty as Resource>::GENERATIONS),* }
+            }
+
+            /// Its operations (see [`Resource::OPS`]).
+            pub fn ops(self) -> &'static [&'static Op] {
+                match self { $(Kind::$kind => <$module::$ty as Resource>::OPS),* }
             }
 
             /// Its `:` words (the first is what completion offers).
@@ -208,6 +216,12 @@ resources! {$
     Callbacks / Callback: callbacks::Callbacks,
     Destinations / Destination: destinations::Destinations,
     Notifications / Notification: notifications::Notifications,
+}
+
+impl Default for Kind {
+    fn default() -> Self {
+        Kind::ALL[0]
+    }
 }
 
 impl Kind {

@@ -59,6 +59,8 @@ pub(crate) enum Kind {
     EditDestination(String),
     /// Delete a destination.
     DeleteDestination(String),
+    /// A resource's operation (`resource::ops`), with the request it makes once confirmed.
+    Op(crate::resource::ops::OpId, crate::api::ApiRequest),
 }
 
 impl Kind {
@@ -84,6 +86,7 @@ impl Kind {
             Kind::AddMember(_) => "member added",
             Kind::RemoveMember(_) => "member removed",
             Kind::DeleteDestination(_) => "deleted",
+            Kind::Op(o, _) => o.op().map_or("done", |o| o.done),
         }
     }
 }

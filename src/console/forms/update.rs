@@ -134,6 +134,41 @@ pub(crate) fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
     }
 }
 
+/// A resource operation's key (`resource::ops`): its question about the item, then its request,
+/// both from the operation's typed value; no resource is named here.
+pub(crate) fn on_op(state: &mut State, id: crate::resource::ops::OpId) -> Vec<Effect> {
+    let Some(op) = id.op() else {
+        return Vec::new();
+    };
+    if state.read_only && op.writes {
+        state.toast(
+            ToastKind::Error,
+            "Read-only profile: changes are turned off",
+        );
+        return Vec::new();
+    }
+    let Some(record) = subject(state).filter(|r| r.item.kind() == op.resource) else {
+        let text = match &state.forms.land_on {
+            Some((t, id)) if *t == state.tab => format!("Loading the page that holds {id}…"),
+            _ => "Select an item first".to_string(),
+        };
+        state.toast(ToastKind::Info, text);
+        return Vec::new();
+    };
+    let req = match (op.request)(&record.item, &Default::default()) {
+        Ok(req) => req,
+        Err(why) => {
+            state.toast(ToastKind::Error, why);
+            return Vec::new();
+        }
+    };
+    let mut d = Dialog::new(op.title, Kind::Op(id, req), Vec::new());
+    d.confirm = (op.question)(&record.item);
+    d.confirm_name = record.item.name();
+    d.phase = Phase::Confirm;
+    open(state, d)
+}
+
 fn is_ctrl(key: &KeyEvent, c: char) -> bool {
     key.modifiers.contains(KeyModifiers::CONTROL)
         && matches!(key.code, KeyCode::Char(k) if k.eq_ignore_ascii_case(&c))
@@ -266,6 +301,7 @@ fn submit(state: &mut State) -> Vec<Effect> {
 /// The write the dialog's fields describe, or `None` with problems marked.
 fn build(d: &mut Dialog) -> Option<WriteOp> {
     match d.kind.clone() {
+        Kind::Op(o, req) => Some(WriteOp::Op(o.resource, req)),
         Kind::CreateImport | Kind::EditImport(_) => imports::build(d),
         Kind::CreateDestination | Kind::EditDestination(_) | Kind::DeleteDestination(_) => {
             destinations::build(d)

@@ -22,10 +22,22 @@ pub(crate) fn unsanitised_detail(record: &Record, ctx: &ViewCtx) -> Vec<Line<'st
     crate::resource::with_item!(record.shown(), R, x => <R as DetailView>::detail(x, ctx))
 }
 
-/// A resource's detail lines in the console (each resource's view module has one).
+/// A resource's console side (each resource's view module has one): its detail lines and where
+/// its operations show in the footer.
 pub(crate) trait DetailView: crate::resource::Resource {
     /// Every field of the item, before the sanitizer.
     fn detail(item: &Self::Item, ctx: &ViewCtx) -> Vec<Line<'static>>;
+
+    /// The footer rank of one of its operations on a selected item (lower shows first; the
+    /// tab's own keys rank 1–28), or `None` to offer it in help only.
+    fn op_rank(_verb: &str) -> Option<u8> {
+        None
+    }
+}
+
+/// Where an operation shows in its tab's footer, as its resource's console module says.
+pub(crate) fn op_rank(op: crate::resource::ops::OpId) -> Option<u8> {
+    crate::resource::with_kind!(op.resource, R => <R as DetailView>::op_rank(op.verb))
 }
 
 /// The detail pane's title.
