@@ -327,12 +327,31 @@ pub enum DestinationsCmd {
 
 /// A verb of one of the destination's operations: its arguments, mapped onto the operation.
 #[derive(Subcommand, Debug, Clone)]
-pub enum DestinationOp {}
+pub enum DestinationOp {
+    /// Copy a destination: the same URL, description and callbacks, a new signing secret.
+    Duplicate {
+        /// Destination id (`cld_…`).
+        id: String,
+        /// The copy's name (default: `<name> (copy)`).
+        #[arg(long)]
+        name: Option<String>,
+        /// Do not ask; required when not on a terminal.
+        #[arg(long, short = 'y')]
+        yes: bool,
+    },
+}
 
 impl DestinationOp {
     /// The operation with its subject and inputs.
     pub fn call(self) -> OpCall {
-        match self {}
+        match self {
+            DestinationOp::Duplicate { id, name, yes } => OpCall {
+                op: crate::resource::destinations::DUPLICATE.id(),
+                id,
+                args: name.map(|n| ("name".to_string(), n)).into_iter().collect(),
+                yes,
+            },
+        }
     }
 }
 

@@ -156,4 +156,9 @@ impl super::DetailView for crate::resource::destinations::Destinations {
     fn detail(item: &Destination, ctx: &ViewCtx) -> Vec<Line<'static>> {
         detail(item, ctx)
     }
+
+    /// `C duplicate` beside `d delete`.
+    fn op_rank(verb: &str) -> Option<u8> {
+        (verb == crate::resource::destinations::DUPLICATE.verb).then_some(11)
+    }
 }
