@@ -663,4 +663,50 @@ mod tests {
             }
         }
     }
+
+    /// Every resource operation's tool, on the local service: listed only with writes when it
+    /// writes, and run from its typed value on an item of its resource, answering such an item.
+    #[tokio::test]
+    async fn every_operation_tool_runs_its_operation_and_hides_without_writes() {
+        let t = crate::common::service::demo().await;
+        for op in crate::resource::ops::all() {
+            let Some(spec) = &op.tool else { continue };
+            let def = all().find(|d| d.name == spec.name).expect("listed");
+            assert_eq!(def.write, op.writes, "{}", spec.name);
+            let read_only = crate::mcp::Server::new(t.client.clone(), false);
+            assert_eq!(
+                read_only.tools().any(|d| d.name == spec.name),
+                !op.writes,
+                "{}",
+                spec.name
+            );
+            let writer = crate::mcp::Server::new(t.client.clone(), true);
+            assert!(writer.tools().any(|d| d.name == spec.name), "{}", spec.name);
+
+            let q = ListQuery::default();
+            let raw = t
+                .client
+                .send(&op.resource.list_request(&q, &Default::default()))
+                .await
+                .expect("list");
+            let page: Value = crate::api::client::decode(raw.status, &raw.body).expect("page");
+            let id = page["items"][0]["id"]
+                .as_str()
+                .expect("an item")
+                .to_string();
+            let mut args = Map::new();
+            args.insert("id".into(), json!(id));
+            let out = call(&t.client, def, args.clone()).await.expect("runs");
+            assert!(
+                crate::resource::AnyItem::decode(op.resource, &out).is_ok(),
+                "{}: {out}",
+                spec.name
+            );
+            args.insert("unknown".into(), json!("x"));
+            assert!(
+                call(&t.client, def, args).await.is_err(),
+                "held to its schema"
+            );
+        }
+    }
 }
