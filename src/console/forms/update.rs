@@ -306,7 +306,13 @@ fn build(d: &mut Dialog) -> Option<WriteOp> {
         Kind::CreateDestination | Kind::EditDestination(_) | Kind::DeleteDestination(_) => {
             destinations::build(d)
         }
-        _ => teams::build(d),
+        // Named one by one: a new kind does not compile until it says who builds its write.
+        Kind::CreateTeam
+        | Kind::EditTeam(_)
+        | Kind::SetProject(..)
+        | Kind::RemoveProject(_)
+        | Kind::AddMember(_)
+        | Kind::RemoveMember(_) => teams::build(d),
     }
 }
 

@@ -150,6 +150,12 @@ pub(crate) fn detail_with(
     lines
 }
 
+impl super::DetailView for crate::resource::notifications::Notifications {
+    fn detail(item: &Notification, ctx: &ViewCtx) -> Vec<Line<'static>> {
+        detail(item, ctx)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -173,11 +179,5 @@ mod tests {
             n.attempts.clear();
             n.url = None;
         }
-    }
-}
-
-impl super::DetailView for crate::resource::notifications::Notifications {
-    fn detail(item: &Notification, ctx: &ViewCtx) -> Vec<Line<'static>> {
-        detail(item, ctx)
     }
 }
