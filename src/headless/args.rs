@@ -39,6 +39,10 @@ impl Resource {
         match self {
             Resource::Teams(c) => !matches!(c, TeamsCmd::List(_) | TeamsCmd::Get { .. }),
             Resource::Imports(c) => !matches!(c, ImportsCmd::List(_) | ImportsCmd::Get { .. }),
+            // An operation says whether it writes.
+            Resource::Destinations(DestinationsCmd::Op(o)) => {
+                o.clone().call().op.op().is_none_or(|op| op.writes)
+            }
             Resource::Destinations(c) => !matches!(
                 c,
                 DestinationsCmd::List { .. }

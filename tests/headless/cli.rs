@@ -1405,3 +1405,12 @@ async fn destinations_duplicate_copies_url_description_and_callbacks_with_a_new_
     .await;
     assert_eq!(out.code, 3, "{out:?}");
 }
+
+#[test]
+fn a_resource_operation_is_refused_read_only_without_a_request() {
+    let s = FakeServer::start();
+    let out = Sb::at(&s).run(&["--read-only", "destinations", "duplicate", "cld_1", "--yes"]);
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(out.stderr.contains("read-only"), "{}", out.stderr);
+    assert!(s.take().is_empty(), "nothing may be sent");
+}
