@@ -148,6 +148,12 @@ macro_rules! resources {
                 })
             }
 
+            /// The typed item when it is one of `R`'s.
+            pub fn typed<R: Resource>(&self) -> Option<&R::Item> {
+                let any: &dyn Any = match self { $(AnyItem::$variant(x) => x.as_ref()),* };
+                any.downcast_ref::<R::Item>()
+            }
+
             /// Its kind.
             pub fn kind(&self) -> Kind {
                 match self { $(AnyItem::$variant(_) => Kind::$kind),* }

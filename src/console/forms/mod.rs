@@ -129,6 +129,8 @@ pub(crate) struct Dialog {
     pub(crate) last_project: Option<String>,
     /// The item's name, typed to confirm under `confirm = "type-name"`.
     pub(crate) confirm_name: String,
+    /// The resource whose console module opened it (and builds its write).
+    pub(crate) resource: Option<crate::console::tab::Tab>,
 }
 
 impl Dialog {
@@ -146,6 +148,7 @@ impl Dialog {
             lookups: Vec::new(),
             last_project: None,
             confirm_name: String::new(),
+            resource: None,
         }
     }
 
