@@ -93,6 +93,26 @@ impl App {
         self.run_effects(effects);
     }
 
+    /// Shows the tabs a server of generation `g` serves, and no other: the console's
+    /// generation, once known. When the tab on screen is not among them, the first shown one
+    /// is opened instead.
+    pub(crate) fn show_generation(&mut self, g: crate::api::generation::Generation) {
+        self.show_tabs(super::tab::shown_for(g));
+    }
+
+    /// Shows exactly these tabs, in this order (see [`App::show_generation`]).
+    pub(crate) fn show_tabs(&mut self, shown: Vec<super::tab::Tab>) {
+        let away = (!shown.contains(&self.state.tab))
+            .then(|| shown.first().copied())
+            .flatten();
+        self.state.shown = shown;
+        self.redraw = true;
+        if let Some(tab) = away {
+            let effects = super::pane::switch_tab(&mut self.state, tab);
+            self.run_effects(effects);
+        }
+    }
+
     /// Applies one message and carries out its effects.
     pub(crate) fn apply(&mut self, msg: Msg) {
         // Every handled message is drawn after; one that changed nothing is not.

@@ -71,6 +71,12 @@ impl Harness {
         Self { app }
     }
 
+    /// Shows only the tabs a server of generation `g` serves (the console's generation).
+    pub fn show_generation(&mut self, g: crate::api::generation::Generation) -> &mut Self {
+        self.app.show_generation(g);
+        self
+    }
+
     /// Applies one message (a key, a resize, a reply for an offline app).
     pub(crate) fn apply(&mut self, msg: Msg) -> &mut Self {
         self.app.apply(msg);

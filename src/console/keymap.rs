@@ -2,9 +2,12 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 use super::tab::Tab;
+use crate::resource::ops::{self, OpId};
 
-/// Something the user can ask for, independent of the key that asks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// Something the user can ask for, independent of the key that asks. The declaration order is
+/// [`Action::all`]'s (help and `[keys]` follow it); a variant that carries a value stands for
+/// one action per value (each tab, each delivery key, each operation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, strum::EnumIter)]
 pub(crate) enum Action {
     /// Leave the console.
     Quit,
@@ -36,22 +39,6 @@ pub(crate) enum Action {
     PrevTab,
     /// Jump to a tab.
     GoTab(Tab),
-    /// New item (form).
-    Create,
-    /// Edit the item (form).
-    Edit,
-    /// Delete the item (confirmation).
-    Delete,
-    /// Team: set a project's roles.
-    SetProject,
-    /// Team: remove a project.
-    RemoveProject,
-    /// Team: add a member.
-    AddMember,
-    /// Team: remove a member.
-    RemoveMember,
-    /// Follow a webhook: cross-navigation, filter, watch, reveal.
-    Deliver(super::deliveries::keys::DeliveryKey),
     /// Open the `:` command line.
     Command,
     /// Fuzzy-filter the loaded rows (`/`); inside the raw JSON view, search.
@@ -70,6 +57,22 @@ pub(crate) enum Action {
     NextMatch,
     /// Previous search match (raw JSON view).
     PrevMatch,
+    /// New item (form).
+    Create,
+    /// Edit the item (form).
+    Edit,
+    /// Delete the item (confirmation).
+    Delete,
+    /// Team: set a project's roles.
+    SetProject,
+    /// Team: remove a project.
+    RemoveProject,
+    /// Team: add a member.
+    AddMember,
+    /// Team: remove a member.
+    RemoveMember,
+    /// Follow a webhook: cross-navigation, filter, watch, reveal.
+    Deliver(super::deliveries::keys::DeliveryKey),
     /// Replay the notification (or open attempt) to a local receiver.
     Replay,
     /// Mark or unmark the notification row (and move on).
@@ -84,6 +87,8 @@ pub(crate) enum Action {
     Forward,
     /// Compare the open answer (an attempt, a replay, a forward) with another.
     Compare,
+    /// An operation of a resource (`resource::ops`): its key, name and place come from it.
+    Op(OpId),
 }
 
 impl Action {
@@ -104,11 +109,7 @@ impl Action {
             Action::Reload => "reload",
             Action::NextTab => "next tab",
             Action::PrevTab => "previous tab",
-            Action::GoTab(Tab::Teams) => "Teams tab",
-            Action::GoTab(Tab::Imports) => "Imports tab",
-            Action::GoTab(Tab::Callbacks) => "Callbacks tab",
-            Action::GoTab(Tab::Destinations) => "Destinations tab",
-            Action::GoTab(Tab::Notifications) => "Notifications tab",
+            Action::GoTab(t) => t.tab_help(),
             Action::Create => "create",
             Action::Edit => "edit",
             Action::Delete => "delete",
@@ -133,6 +134,7 @@ impl Action {
             Action::MarkAll => "mark all loaded rows (again: clear)",
             Action::Forward => "forward deliveries here",
             Action::Compare => "compare two answers",
+            Action::Op(o) => o.op().map_or("", |o| o.label),
         }
     }
 
@@ -167,6 +169,7 @@ impl Action {
             Action::Recover => "recover…",
             Action::Forward => "forward",
             Action::Compare => "compare",
+            Action::Op(o) => o.op().map_or("", |o| o.hint),
         }
     }
 
@@ -213,65 +216,24 @@ impl Action {
             | Action::Recover
             | Action::Forward
             | Action::Compare => false,
+            Action::Op(o) => o.op().is_none_or(|o| o.writes),
         }
     }
 
-    /// Every action, in a fixed order, walked through [`Action::after`].
+    /// Every action, in declaration order: a variant that carries a value once per value (every
+    /// tab, delivery key and resource operation). Derived from the enum, so no action can be
+    /// left out of `[keys]`, help or the footer.
     pub(crate) fn all() -> Vec<Action> {
-        std::iter::successors(Some(Action::Quit), |a| a.after()).collect()
-    }
-
-    /// The action after this one in [`Action::all`]. The match names every action, so a new one
-    /// does not compile until it has its place (and with it a config name, help and footer).
-    fn after(self) -> Option<Action> {
         use super::deliveries::keys::DeliveryKey as K;
-        Some(match self {
-            Action::Quit => Action::Help,
-            Action::Help => Action::Back,
-            Action::Back => Action::Open,
-            Action::Open => Action::Down,
-            Action::Down => Action::Up,
-            Action::Up => Action::First,
-            Action::First => Action::Last,
-            Action::Last => Action::NextPage,
-            Action::NextPage => Action::PrevPage,
-            Action::PrevPage => Action::ToggleOrder,
-            Action::ToggleOrder => Action::Reload,
-            Action::Reload => Action::NextTab,
-            Action::NextTab => Action::PrevTab,
-            Action::PrevTab => Action::GoTab(Tab::ALL[0]),
-            Action::GoTab(t) => match Tab::ALL.get(t.index() + 1) {
-                Some(next) => Action::GoTab(*next),
-                None => Action::Command,
-            },
-            Action::Command => Action::Filter,
-            Action::Filter => Action::Sort,
-            Action::Sort => Action::SortFlip,
-            Action::SortFlip => Action::RawJson,
-            Action::RawJson => Action::CopyId,
-            Action::CopyId => Action::CopyJson,
-            Action::CopyJson => Action::NextMatch,
-            Action::NextMatch => Action::PrevMatch,
-            Action::PrevMatch => Action::Create,
-            Action::Create => Action::Edit,
-            Action::Edit => Action::Delete,
-            Action::Delete => Action::SetProject,
-            Action::SetProject => Action::RemoveProject,
-            Action::RemoveProject => Action::AddMember,
-            Action::AddMember => Action::RemoveMember,
-            Action::RemoveMember => Action::Deliver(K::ALL[0]),
-            Action::Deliver(k) => match K::ALL.iter().position(|x| *x == k) {
-                Some(i) if i + 1 < K::ALL.len() => Action::Deliver(K::ALL[i + 1]),
-                _ => Action::Replay,
-            },
-            Action::Replay => Action::Mark,
-            Action::Mark => Action::MarkRange,
-            Action::MarkRange => Action::MarkAll,
-            Action::MarkAll => Action::Recover,
-            Action::Recover => Action::Forward,
-            Action::Forward => Action::Compare,
-            Action::Compare => return None,
-        })
+        use strum::IntoEnumIterator;
+        Action::iter()
+            .flat_map(|a| match a {
+                Action::GoTab(_) => Tab::ALL.map(Action::GoTab).to_vec(),
+                Action::Deliver(_) => K::ALL.map(Action::Deliver).to_vec(),
+                Action::Op(_) => ops::all().map(|o| Action::Op(o.id())).collect(),
+                a => vec![a],
+            })
+            .collect()
     }
 
     /// The name used in the `[keys]` table of the config.
@@ -291,11 +253,7 @@ impl Action {
             Action::Reload => "reload",
             Action::NextTab => "next_tab",
             Action::PrevTab => "prev_tab",
-            Action::GoTab(Tab::Teams) => "tab_teams",
-            Action::GoTab(Tab::Imports) => "tab_imports",
-            Action::GoTab(Tab::Callbacks) => "tab_callbacks",
-            Action::GoTab(Tab::Destinations) => "tab_destinations",
-            Action::GoTab(Tab::Notifications) => "tab_notifications",
+            Action::GoTab(t) => t.tab_config_name(),
             Action::Command => "command",
             Action::Filter => "filter",
             Action::Sort => "sort",
@@ -320,6 +278,7 @@ impl Action {
             Action::Recover => "recover",
             Action::Forward => "forward",
             Action::Compare => "compare",
+            Action::Op(o) => o.verb,
         }
     }
 }
@@ -490,6 +449,9 @@ impl Default for Keymap {
         b.push((KeySpec::ch('b'), Action::Recover));
         b.push((KeySpec::ch('L'), Action::Forward));
         b.push((KeySpec::ch('='), Action::Compare));
+        for op in ops::all() {
+            b.push((KeySpec::ch(op.key), Action::Op(op.id())));
+        }
         // Last, so that elsewhere `N` means a delivery key; views that search ask for these
         // first through `action_among`.
         b.push((KeySpec::ch('n'), Action::NextMatch));
@@ -697,6 +659,22 @@ mod tests {
             crate::console::footer::Hint::Action(Action::Reload, "reload").help_row(&km),
             Some(("x/r".into(), "reload".into()))
         );
+    }
+
+    #[test]
+    fn every_action_has_a_default_key_and_a_name_of_its_own() {
+        let km = Keymap::default();
+        let mut names = std::collections::BTreeSet::new();
+        for a in Action::all() {
+            assert!(!km.keys_for(a).is_empty(), "{a:?} has no default key");
+            assert!(!a.describe().is_empty() && !a.hint().is_empty(), "{a:?}");
+            assert!(
+                names.insert(a.config_name()),
+                "{} named twice",
+                a.config_name()
+            );
+            assert_eq!(Action::from_config_name(a.config_name()), Some(a));
+        }
     }
 
     #[test]

@@ -12,9 +12,9 @@ use super::state::State;
 use super::tab::Tab;
 
 /// The tab whose header label is at column `x` (labels are ` N Title ` after one space).
-pub(crate) fn tab_at(x: u16) -> Option<Tab> {
+pub(crate) fn tab_at(shown: &[Tab], x: u16) -> Option<Tab> {
     let mut left = 1u16;
-    for tab in Tab::ALL {
+    for &tab in shown {
         let width = tab.title().chars().count() as u16 + 4;
         if (left..left + width).contains(&x) {
             return Some(tab);
@@ -101,7 +101,7 @@ fn dialog_click(state: &mut State, ev: MouseEvent) -> Vec<Effect> {
 
 fn click(state: &mut State, x: u16, y: u16) -> Step {
     if y == 0
-        && let Some(tab) = tab_at(x)
+        && let Some(tab) = tab_at(&state.shown, x)
     {
         state.power.raw = None;
         return Step::then(Vec::new(), Action::GoTab(tab));

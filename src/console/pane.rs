@@ -89,6 +89,10 @@ pub(crate) fn open_filtered(state: &mut State, to: Tab, filter: NotificationFilt
 
 /// Shows a tab, loading it the first time.
 pub(crate) fn switch_tab(state: &mut State, tab: Tab) -> Vec<Effect> {
+    // A tab the server's generation does not serve is absent: nothing to switch to.
+    if !state.is_shown(tab) {
+        return Vec::new();
+    }
     let mut effects = leave_trail(state);
     state.tab = tab;
     let list = &state.tab_state(tab).list;
@@ -510,6 +514,11 @@ pub(crate) fn keys(state: &State) -> Vec<super::footer::Hint> {
                 && super::deliveries::secret::open_secret_id(state).is_some())
             .then(|| one(10, a, "reveal")),
             Action::Delete => (selected && tab == Tab::Destinations).then(|| one(11, a, "delete")),
+            // A resource's operations show on its own tab, where its console module places them.
+            Action::Op(o) => (selected && o.resource == tab)
+                .then(|| super::views::op_rank(o))
+                .flatten()
+                .map(|rank| one(rank, a, a.hint())),
             // Beside `/ filter` (this page's rows), the dialog that asks the server.
             Action::Deliver(K::Filter) => (list && notifications).then(|| one(12, a, a.hint())),
             Action::Deliver(K::Watch) => (list && notifications).then(|| one(13, a, "watch")),

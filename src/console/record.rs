@@ -3,41 +3,14 @@
 //! not a deep clone of the JSON.
 use std::sync::Arc;
 
-use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::tab::Tab;
 use crate::api::Error;
-use crate::api::model::{Callback, Destination, Notification, ProviderOauthImport, Team};
 use crate::api::page::Pagination;
 
-/// The typed form of one resource.
-#[derive(Clone, PartialEq)]
-pub(crate) enum Item {
-    /// A team.
-    Team(Arc<Team>),
-    /// A token import.
-    Import(Arc<ProviderOauthImport>),
-    /// A callback.
-    Callback(Arc<Callback>),
-    /// A destination.
-    Destination(Arc<Destination>),
-    /// A notification.
-    Notification(Arc<Notification>),
-}
-
-impl Item {
-    /// The resource id.
-    pub(crate) fn id(&self) -> &str {
-        match self {
-            Item::Team(t) => &t.id,
-            Item::Import(i) => &i.id,
-            Item::Callback(c) => &c.id,
-            Item::Destination(d) => &d.id,
-            Item::Notification(n) => &n.id,
-        }
-    }
-}
+/// The typed form of one resource: the registry's.
+pub(crate) use crate::resource::AnyItem as Item;
 
 /// One row of a list or the subject of a detail pane.
 #[derive(Clone, PartialEq)]
@@ -71,13 +44,6 @@ impl std::fmt::Debug for Record {
     }
 }
 
-fn typed<T: DeserializeOwned>(raw: &Value, status: u16) -> Result<T, Error> {
-    T::deserialize(raw).map_err(|e| Error::Decode {
-        status,
-        detail: e.to_string(),
-    })
-}
-
 /// Decodes one item of the tab's resource from its JSON.
 pub(crate) fn decode_item(tab: Tab, raw: Value, status: u16) -> Result<Record, Error> {
     use crate::text::sanitize::{json_for_display, json_has_hazard};
@@ -94,12 +60,9 @@ pub(crate) fn decode_item(tab: Tab, raw: Value, status: u16) -> Result<Record, E
 }
 
 fn typed_item(tab: Tab, raw: &Value, status: u16) -> Result<Item, Error> {
-    Ok(match tab {
-        Tab::Teams => Item::Team(Arc::new(typed(raw, status)?)),
-        Tab::Imports => Item::Import(Arc::new(typed(raw, status)?)),
-        Tab::Callbacks => Item::Callback(Arc::new(typed(raw, status)?)),
-        Tab::Destinations => Item::Destination(Arc::new(typed(raw, status)?)),
-        Tab::Notifications => Item::Notification(Arc::new(typed(raw, status)?)),
+    Item::decode(tab, raw).map_err(|e| Error::Decode {
+        status,
+        detail: e.to_string(),
     })
 }
 

@@ -236,6 +236,8 @@ pub(crate) struct State {
     pub(crate) tab: Tab,
     /// Per-tab state, indexed by [`Tab::index`].
     pub(crate) tabs: [TabState; Tab::ALL.len()],
+    /// The tabs shown, in header order: those the server's API generation serves.
+    pub(crate) shown: Vec<Tab>,
     /// Back stack for cross-navigation.
     pub(crate) nav: Vec<NavFrame>,
     /// Whether the help overlay is open.
@@ -316,6 +318,7 @@ impl State {
         Self {
             tab: Tab::Teams,
             tabs,
+            shown: super::tab::shown_for(crate::api::generation::Generation::Pulsar),
             nav: Vec::new(),
             help: false,
             help_scroll: 0,
@@ -343,6 +346,11 @@ impl State {
             forward: Default::default(),
             compare: Default::default(),
         }
+    }
+
+    /// Whether `tab` is shown.
+    pub(crate) fn is_shown(&self, tab: Tab) -> bool {
+        self.shown.contains(&tab)
     }
 
     /// State of a tab.

@@ -6,7 +6,6 @@ use ratatui::widgets::Paragraph;
 
 use super::layout::{self, MIN_SIZE};
 use super::state::State;
-use super::tab::Tab;
 use super::views::{self, ViewCtx};
 use super::widgets::detail::DetailView;
 use super::widgets::paged_table::PagedTable;
@@ -210,13 +209,14 @@ fn activity(state: &State) -> Span<'static> {
 /// their number (the active one keeps its title).
 fn tabs_line(state: &State, width: u16) -> Vec<Span<'static>> {
     let t = &state.settings.theme;
-    let full: usize = 1 + Tab::ALL
+    let full: usize = 1 + state
+        .shown
         .iter()
         .map(|tab| tab.title().chars().count() + 4)
         .sum::<usize>();
     let short = full > usize::from(width);
     let mut tabs = vec![Span::raw(" ")];
-    for tab in Tab::ALL {
+    for &tab in &state.shown {
         let active = tab == state.tab;
         let label = if short && !active {
             format!(" {} ", tab.index() + 1)

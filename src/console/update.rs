@@ -172,8 +172,8 @@ pub(crate) fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
         Action::Back if power::update::filter_active(state) => power::update::clear_filter(state),
         Action::Back => pane::back(state),
         Action::GoTab(t) => pane::switch_tab(state, t),
-        Action::NextTab => pane::switch_tab(state, tab.next()),
-        Action::PrevTab => pane::switch_tab(state, tab.prev()),
+        Action::NextTab => pane::switch_tab(state, super::tab::next_of(&state.shown, tab)),
+        Action::PrevTab => pane::switch_tab(state, super::tab::prev_of(&state.shown, tab)),
         Action::Down | Action::Up | Action::First | Action::Last if detail_open => {
             // Worked out again unless the message before was a scroll key too.
             let max = match state.detail_max {
@@ -221,6 +221,7 @@ pub(crate) fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
         | Action::RemoveProject
         | Action::AddMember
         | Action::RemoveMember => forms::update::on_action(state, action),
+        Action::Op(op) => forms::update::on_op(state, op),
         Action::Command
         | Action::Filter
         | Action::Sort

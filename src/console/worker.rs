@@ -167,28 +167,6 @@ impl Drop for Running {
     }
 }
 
-/// The request for a list page of a tab.
-pub(crate) fn list_request(tab: Tab, q: &ListQuery, f: &NotificationFilter) -> ApiRequest {
-    match tab {
-        Tab::Teams => ApiRequest::list_teams(q),
-        Tab::Imports => ApiRequest::list_imports(q),
-        Tab::Callbacks => ApiRequest::list_callbacks(q),
-        Tab::Destinations => ApiRequest::list_destinations(q, &f.callback_ids),
-        Tab::Notifications => ApiRequest::list_notifications(q, f),
-    }
-}
-
-/// The request for one item of a tab.
-pub(crate) fn get_request(tab: Tab, id: &str) -> ApiRequest {
-    match tab {
-        Tab::Teams => ApiRequest::get_team(id),
-        Tab::Imports => ApiRequest::get_import(id),
-        Tab::Callbacks => ApiRequest::get_callback(id),
-        Tab::Destinations => ApiRequest::get_destination(id),
-        Tab::Notifications => ApiRequest::get_notification(id),
-    }
-}
-
 /// A page holding `id`: up to a page less one of the items right before it, then it and what
 /// follows, filling one page. The API has no "around" query, so this takes two: `before=id`, then
 /// `after=<the last of those>` (which starts with the item itself, as the server lists it).
@@ -206,7 +184,7 @@ async fn list_around(
         after: None,
         ..query.clone()
     };
-    let raw = client.send(&list_request(tab, &before_q, filter)).await?;
+    let raw = client.send(&tab.list_request(&before_q, filter)).await?;
     let before = decode_page_body(tab, raw.status, &raw.body)?;
     let taken = u32::try_from(before.records.len()).unwrap_or(size);
     let rest_q = ListQuery {
@@ -215,7 +193,7 @@ async fn list_around(
         after: before.records.last().map(|r| r.id().to_string()),
         ..query.clone()
     };
-    let raw = client.send(&list_request(tab, &rest_q, filter)).await?;
+    let raw = client.send(&tab.list_request(&rest_q, filter)).await?;
     let rest = decode_page_body(tab, raw.status, &raw.body)?;
     let mut records = before.records;
     let has_more_before = !records.is_empty() && before.pagination.has_more_before;
@@ -233,7 +211,7 @@ async fn list_around(
 pub(crate) async fn execute(client: &Client, cmd: &ApiCmd) -> Result<ApiReply, Error> {
     match cmd {
         ApiCmd::List { tab, query, filter } => {
-            let raw = client.send(&list_request(*tab, query, filter)).await?;
+            let raw = client.send(&tab.list_request(query, filter)).await?;
             decode_page_body(*tab, raw.status, &raw.body).map(ApiReply::Page)
         }
         ApiCmd::ListAround {
@@ -245,7 +223,7 @@ pub(crate) async fn execute(client: &Client, cmd: &ApiCmd) -> Result<ApiReply, E
             .await
             .map(ApiReply::Page),
         ApiCmd::Get { tab, id } => {
-            let raw = client.send(&get_request(*tab, id)).await?;
+            let raw = client.send(&tab.get_request(id)).await?;
             decode_item_body(*tab, raw.status, &raw.body).map(ApiReply::Item)
         }
         ApiCmd::Write(op) => super::forms::ops::execute_write(client, op)

@@ -39,6 +39,10 @@ impl Resource {
         match self {
             Resource::Teams(c) => !matches!(c, TeamsCmd::List(_) | TeamsCmd::Get { .. }),
             Resource::Imports(c) => !matches!(c, ImportsCmd::List(_) | ImportsCmd::Get { .. }),
+            // An operation says whether it writes.
+            Resource::Destinations(DestinationsCmd::Op(o)) => {
+                o.clone().call().op.op().is_none_or(|op| op.writes)
+            }
             Resource::Destinations(c) => !matches!(
                 c,
                 DestinationsCmd::List { .. }
@@ -320,6 +324,53 @@ pub enum DestinationsCmd {
         #[arg(long, short = 'y')]
         yes: bool,
     },
+    /// The destination's operations (`resource::destinations::OPS`), run as typed.
+    #[command(flatten)]
+    Op(DestinationOp),
+}
+
+/// A verb of one of the destination's operations: its arguments, mapped onto the operation.
+#[derive(Subcommand, Debug, Clone)]
+pub enum DestinationOp {
+    /// Copy a destination: the same URL, description and callbacks, a new signing secret.
+    Duplicate {
+        /// Destination id (`cld_…`).
+        id: String,
+        /// The copy's name (default: `<name> (copy)`).
+        #[arg(long)]
+        name: Option<String>,
+        /// Do not ask; required when not on a terminal.
+        #[arg(long, short = 'y')]
+        yes: bool,
+    },
+}
+
+impl DestinationOp {
+    /// The operation with its subject and inputs.
+    pub fn call(self) -> OpCall {
+        match self {
+            DestinationOp::Duplicate { id, name, yes } => OpCall {
+                op: crate::resource::destinations::DUPLICATE.id(),
+                id,
+                args: name.map(|n| ("name".to_string(), n)).into_iter().collect(),
+                yes,
+            },
+        }
+    }
+}
+
+/// A resource operation as the command line gives it: the operation, the subject's id, the
+/// named inputs, and whether `--yes` answers its question.
+#[derive(Debug, Clone)]
+pub struct OpCall {
+    /// The operation (`resource::ops`).
+    pub op: crate::resource::ops::OpId,
+    /// The subject's id.
+    pub id: String,
+    /// Named inputs (`name` → the copy's name).
+    pub args: crate::resource::ops::OpArgs,
+    /// Do not ask.
+    pub yes: bool,
 }
 
 /// `notifications …`.

@@ -313,6 +313,7 @@ async fn destinations(p: &Printer<'_>, c: DestinationsCmd) -> Result<(), Headles
                 CallbacksInput::selected(callbacks)
             },
         }),
+        DestinationsCmd::Op(op) => return run_op(p, op.call()).await,
         DestinationsCmd::Delete { id, yes } => {
             if !yes && !confirm(&format!("Delete destination {}?", output::clean(&id)))? {
                 return Err(HeadlessError::Cancelled);
@@ -327,6 +328,43 @@ async fn destinations(p: &Printer<'_>, c: DestinationsCmd) -> Result<(), Headles
     };
     // A create or an update succeeds only on an active destination.
     destination(p, &req, Known::Active(true)).await
+}
+
+/// A resource's operation (`resource::ops`): its subject fetched, its question asked on a
+/// terminal (elsewhere `--yes` is needed: exit 2), its request sent, and the item it answers
+/// printed as that resource's writes print it.
+async fn run_op(p: &Printer<'_>, call: OpCall) -> Result<(), HeadlessError> {
+    use crate::resource::{AnyItem, Kind, Resource, with_kind};
+    use std::io::IsTerminal;
+    let Some(op) = call.op.op() else {
+        return Err(HeadlessError::Usage(format!(
+            "no operation {}",
+            call.op.verb
+        )));
+    };
+    let raw = p.client.send(&op.resource.get_request(&call.id)).await?;
+    let value: Value = decode(raw.status, &raw.body)?;
+    let item = AnyItem::decode(op.resource, &value).map_err(|e| Error::Decode {
+        status: raw.status,
+        detail: e.to_string(),
+    })?;
+    if !call.yes {
+        if !(std::io::stdin().is_terminal() && std::io::stderr().is_terminal()) {
+            return Err(HeadlessError::Usage(format!(
+                "refusing to {} without --yes when not on a terminal",
+                op.verb
+            )));
+        }
+        if !confirm(&output::clean(&(op.question)(&item)))? {
+            return Err(HeadlessError::Cancelled);
+        }
+    }
+    let req = (op.request)(&item, &call.args).map_err(HeadlessError::Usage)?;
+    match op.resource {
+        // As `destinations create` prints it: a write succeeds only on an active destination.
+        Kind::Destinations => destination(p, &req, Known::Active(true)).await,
+        kind => with_kind!(kind, R => p.one::<<R as Resource>::Item>(&req).await),
+    }
 }
 
 /// One destination: the API's reply as JSON, or a detail table that says whether it is deleted.

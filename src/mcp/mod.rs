@@ -99,7 +99,7 @@ impl Server {
 
     /// The tools this server offers.
     pub fn tools(&self) -> impl Iterator<Item = &'static ToolDef> + '_ {
-        TOOLS.iter().filter(|t| self.offers(t))
+        tools::all().filter(|t| self.offers(t))
     }
 
     /// Runs `def`: the tools with a state of their own here, every other one in `tools`.
@@ -217,7 +217,7 @@ impl ServerHandler for Server {
         request: CallToolRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let Some(def) = TOOLS.iter().find(|t| t.name == request.name) else {
+        let Some(def) = tools::all().find(|t| t.name == request.name) else {
             return Err(ErrorData::invalid_params(
                 format!("no tool {:?}", crate::text::line(&request.name)),
                 None,

@@ -331,6 +331,59 @@ pub const TOOLS: &[ToolDef] = &[
     },
 ];
 
+/// The tools of the resources' operations (`resource::ops`), each from its operation's
+/// [`crate::resource::ops::ToolSpec`].
+static OP_TOOLS: std::sync::LazyLock<Vec<ToolDef>> = std::sync::LazyLock::new(|| {
+    crate::resource::ops::all()
+        .filter_map(|op| {
+            op.tool.as_ref().map(|t| ToolDef {
+                name: t.name,
+                description: t.description,
+                write: op.writes,
+                properties: t.properties,
+                required: t.required,
+            })
+        })
+        .collect()
+});
+
+/// Every tool: [`TOOLS`], then those of the resources' operations.
+pub fn all() -> impl Iterator<Item = &'static ToolDef> {
+    TOOLS.iter().chain(OP_TOOLS.iter())
+}
+
+/// Runs a resource's operation (`resource::ops`): its subject fetched by `id`, its request
+/// built from the operation's typed value with the other (text) arguments as its inputs.
+async fn run_op(
+    client: &Client,
+    op: &crate::resource::ops::Op,
+    args: Map<String, Value>,
+) -> Result<Value, ToolError> {
+    let id = need(args.get("id").and_then(Value::as_str), "id")?.to_string();
+    let mut inputs = crate::resource::ops::OpArgs::new();
+    for (k, v) in args {
+        match v {
+            _ if k == "id" => {}
+            Value::String(s) => {
+                inputs.insert(k, s);
+            }
+            Value::Null => {}
+            _ => return Err(usage(format!("{} must be a string", crate::text::line(&k)))),
+        }
+    }
+    let raw = client.send(&op.resource.get_request(&id)).await?;
+    let value: Value = crate::api::client::decode(raw.status, &raw.body)?;
+    let item = crate::resource::AnyItem::decode(op.resource, &value).map_err(|e| {
+        ToolError::Api(Error::Decode {
+            status: raw.status,
+            detail: e.to_string(),
+        })
+    })?;
+    let req = (op.request)(&item, &inputs).map_err(usage)?;
+    let raw = client.send(&req).await?;
+    Ok(crate::api::client::decode::<Value>(raw.status, &raw.body)?)
+}
+
 /// Why a tool call failed: the API's error, or bad arguments.
 #[derive(Debug, thiserror::Error)]
 pub enum ToolError {
@@ -470,6 +523,10 @@ pub async fn call(
     def: &ToolDef,
     args: Map<String, Value>,
 ) -> Result<Value, ToolError> {
+    if let Some(op) = crate::resource::ops::by_tool(def.name) {
+        check(def, &args)?;
+        return run_op(client, op, args).await;
+    }
     let a = args_of(def, args)?;
     let req = match def.name {
         "list_teams" => ApiRequest::list_teams(&a.query()?),
@@ -620,7 +677,7 @@ mod tests {
             .split("## For agents")
             .nth(1)
             .expect("README has a \"For agents\" section");
-        for t in TOOLS {
+        for t in all() {
             assert!(
                 section.contains(&format!("`{}`", t.name)),
                 "{} not in README",
@@ -642,13 +699,59 @@ mod tests {
 
     #[test]
     fn schemas_are_objects_without_extra_properties() {
-        for t in TOOLS {
+        for t in all() {
             let s = t.input_schema();
             assert_eq!(s["type"], "object", "{}", t.name);
             assert_eq!(s["additionalProperties"], false);
             for r in t.required {
                 assert!(s["properties"].get(*r).is_some(), "{}: {r}", t.name);
             }
+        }
+    }
+
+    /// Every resource operation's tool, on the local service: listed only with writes when it
+    /// writes, and run from its typed value on an item of its resource, answering such an item.
+    #[tokio::test]
+    async fn every_operation_tool_runs_its_operation_and_hides_without_writes() {
+        let t = crate::common::service::demo().await;
+        for op in crate::resource::ops::all() {
+            let Some(spec) = &op.tool else { continue };
+            let def = all().find(|d| d.name == spec.name).expect("listed");
+            assert_eq!(def.write, op.writes, "{}", spec.name);
+            let read_only = crate::mcp::Server::new(t.client.clone(), false);
+            assert_eq!(
+                read_only.tools().any(|d| d.name == spec.name),
+                !op.writes,
+                "{}",
+                spec.name
+            );
+            let writer = crate::mcp::Server::new(t.client.clone(), true);
+            assert!(writer.tools().any(|d| d.name == spec.name), "{}", spec.name);
+
+            let q = ListQuery::default();
+            let raw = t
+                .client
+                .send(&op.resource.list_request(&q, &Default::default()))
+                .await
+                .expect("list");
+            let page: Value = crate::api::client::decode(raw.status, &raw.body).expect("page");
+            let id = page["items"][0]["id"]
+                .as_str()
+                .expect("an item")
+                .to_string();
+            let mut args = Map::new();
+            args.insert("id".into(), json!(id));
+            let out = call(&t.client, def, args.clone()).await.expect("runs");
+            assert!(
+                crate::resource::AnyItem::decode(op.resource, &out).is_ok(),
+                "{}: {out}",
+                spec.name
+            );
+            args.insert("unknown".into(), json!("x"));
+            assert!(
+                call(&t.client, def, args).await.is_err(),
+                "held to its schema"
+            );
         }
     }
 }

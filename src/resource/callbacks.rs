@@ -2,8 +2,10 @@
 use super::teams::dash;
 use super::width::Width;
 use super::{Column, DASH, Description, Headless, SortKey, absolute, field};
+use crate::api::generation::Generation;
 use crate::api::model::Callback;
 use crate::api::secret::mask_url_key;
+use crate::api::{ApiRequest, ListQuery, NotificationFilter};
 
 /// A column of this resource.
 type C = Column<Callback>;
@@ -114,3 +116,37 @@ pub static CALLBACKS: Description<Callback> = Description {
         field("Updated", |c| vec![absolute(&c.updated_at)]),
     ],
 };
+
+/// The callbacks resource in the registry.
+pub struct Callbacks;
+
+impl super::Resource for Callbacks {
+    type Item = Callback;
+    const KIND: super::Kind = super::Kind::Callbacks;
+    const NOUN: &'static str = "callbacks";
+    const GENERATIONS: &'static [Generation] = &[Generation::Pulsar];
+
+    fn description() -> &'static Description<Callback> {
+        &CALLBACKS
+    }
+
+    fn id(t: &Callback) -> &str {
+        &t.id
+    }
+
+    fn name(t: &Callback) -> String {
+        t.name.clone().unwrap_or_default()
+    }
+
+    fn heading(t: &Callback) -> String {
+        format!("Callback {}", t.name.as_deref().unwrap_or(&t.id))
+    }
+
+    fn list(q: &ListQuery, _filter: &NotificationFilter) -> ApiRequest {
+        ApiRequest::list_callbacks(q)
+    }
+
+    fn get(id: &str) -> ApiRequest {
+        ApiRequest::get_callback(id)
+    }
+}

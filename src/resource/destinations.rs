@@ -1,13 +1,18 @@
 //! Callback destinations: webhook URL, callback selection, recent deliveries; the signing secret
 //! only masked.
 use super::width::Width;
-use super::{Column, Ctx, DASH, Description, Field, Headless, SortKey, absolute, field};
+use super::{Column, Ctx, DASH, Description, Field, Headless, Kind, SortKey, absolute, field};
 use crate::api::NameCache;
 use chrono::TimeDelta;
 
+use super::AnyItem;
+use super::ops::{Op, OpArgs, ToolSpec};
+use crate::api::generation::Generation;
 use crate::api::health::{Health, MAX_COUNTED, Stats, window_text};
 use crate::api::model::{CallbackSelection, Destination, SelectionType};
+use crate::api::model::{CallbacksInput, CreateDestination};
 use crate::api::secret::mask;
+use crate::api::{ApiRequest, ListQuery, NotificationFilter};
 
 /// A column of this resource.
 type C = Column<Destination>;
@@ -98,6 +103,105 @@ pub static DESTINATIONS: Description<Destination> = Description {
     ],
     fields: &[],
 };
+
+/// The destinations resource in the registry.
+pub struct Destinations;
+
+impl super::Resource for Destinations {
+    type Item = Destination;
+    const KIND: super::Kind = super::Kind::Destinations;
+    const NOUN: &'static str = "destinations";
+    const GENERATIONS: &'static [Generation] = &[Generation::Pulsar];
+    const OPS: &'static [&'static Op] = &[&DUPLICATE];
+
+    fn description() -> &'static Description<Destination> {
+        &DESTINATIONS
+    }
+
+    fn id(t: &Destination) -> &str {
+        &t.id
+    }
+
+    fn name(t: &Destination) -> String {
+        t.name.clone()
+    }
+
+    fn heading(t: &Destination) -> String {
+        format!("Destination {}", t.name)
+    }
+
+    fn list(q: &ListQuery, filter: &NotificationFilter) -> ApiRequest {
+        ApiRequest::list_destinations(q, &filter.callback_ids)
+    }
+
+    fn get(id: &str) -> ApiRequest {
+        ApiRequest::get_destination(id)
+    }
+}
+
+/// `duplicate`: a new destination with the original's URL, description and callback selection,
+/// named `<name> (copy)` unless a name is given; the API gives it a new signing secret.
+pub static DUPLICATE: Op = Op {
+    resource: Kind::Destinations,
+    verb: "duplicate",
+    label: "duplicate the destination (a new signing secret)",
+    hint: "duplicate",
+    key: 'C',
+    writes: true,
+    done: "duplicated",
+    title: "Duplicate destination",
+    question: |item| match item {
+        AnyItem::Destination(d) => format!(
+            "Duplicate destination “{}” ({}) as “{}”? The copy gets the same URL, description \
+             and callbacks, and a new signing secret.",
+            d.name,
+            d.id,
+            copy_name(&d.name)
+        ),
+        _ => String::new(),
+    },
+    request: duplicate,
+    tool: Some(ToolSpec {
+        name: "duplicate_destination",
+        description: "Duplicate a destination: the same URL, description and callbacks, a new signing secret; named \"<name> (copy)\" unless name is given (only with writes allowed).",
+        properties: || {
+            serde_json::json!({
+                "id": { "type": "string", "description": "The destination to copy (cld_…)." },
+                "name": { "type": "string", "description": "The copy's name (default: \"<name> (copy)\")." }
+            })
+        },
+        required: &["id"],
+    }),
+};
+
+/// The default name of a copy.
+fn copy_name(name: &str) -> String {
+    format!("{name} (copy)")
+}
+
+/// The create request a copy of the destination makes.
+fn duplicate(item: &AnyItem, args: &OpArgs) -> Result<ApiRequest, String> {
+    let AnyItem::Destination(d) = item else {
+        return Err("only a destination can be duplicated".into());
+    };
+    let Some(hook) = &d.webhook_destination else {
+        return Err(format!("{} has no webhook URL to copy", d.id));
+    };
+    let name = match args.get("name").map(|n| n.trim()) {
+        Some(n) if !n.is_empty() => n.to_string(),
+        _ => copy_name(&d.name),
+    };
+    let callbacks = match d.callbacks.kind {
+        SelectionType::All => CallbacksInput::all(),
+        _ => CallbacksInput::selected(d.callbacks.callback_ids.clone().unwrap_or_default()),
+    };
+    Ok(ApiRequest::create_destination(&CreateDestination {
+        name,
+        description: (!d.description.is_empty()).then(|| d.description.clone()),
+        url: hook.url.clone(),
+        callbacks,
+    }))
+}
 
 /// The signing secret masked, saying how to get it: `-o json` gives the API's reply in full.
 fn signing_secret(d: &Destination) -> String {

@@ -4,7 +4,9 @@ use super::width::Width;
 use super::{
     Column, Description, Headless, SortKey, Tone, absolute, field, lines_or_dash, or_dash,
 };
+use crate::api::generation::Generation;
 use crate::api::model::{ImportStatus, ProviderOauthImport};
+use crate::api::{ApiRequest, ListQuery, NotificationFilter};
 
 /// A column of this resource.
 type C = Column<ProviderOauthImport>;
@@ -84,3 +86,37 @@ pub static IMPORTS: Description<ProviderOauthImport> = Description {
         }),
     ],
 };
+
+/// The imports resource in the registry.
+pub struct Imports;
+
+impl super::Resource for Imports {
+    type Item = ProviderOauthImport;
+    const KIND: super::Kind = super::Kind::Imports;
+    const NOUN: &'static str = "token imports";
+    const GENERATIONS: &'static [Generation] = &[Generation::Pulsar];
+
+    fn description() -> &'static Description<ProviderOauthImport> {
+        &IMPORTS
+    }
+
+    fn id(t: &ProviderOauthImport) -> &str {
+        &t.id
+    }
+
+    fn name(t: &ProviderOauthImport) -> String {
+        t.note.clone().unwrap_or_default()
+    }
+
+    fn heading(t: &ProviderOauthImport) -> String {
+        format!("Import {}", t.id)
+    }
+
+    fn list(q: &ListQuery, _filter: &NotificationFilter) -> ApiRequest {
+        ApiRequest::list_imports(q)
+    }
+
+    fn get(id: &str) -> ApiRequest {
+        ApiRequest::get_import(id)
+    }
+}

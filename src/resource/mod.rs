@@ -10,6 +10,8 @@ pub mod destinations;
 pub mod imports;
 pub mod members;
 pub mod notifications;
+pub mod ops;
+pub mod registry;
 pub mod teams;
 pub mod width;
 pub mod wrap;
@@ -25,6 +27,8 @@ use chrono::{DateTime, Utc};
 use crate::api::NameCache;
 use crate::api::health::Health;
 use crate::api::model::Notification;
+pub use registry::{AnyItem, Kind, Resource};
+pub(crate) use registry::{with_item, with_kind};
 pub use width::{Width, allocate, cut, display_width, fit};
 
 /// How a status reads (the console gives each a symbol and a colour, never the colour alone).
@@ -375,45 +379,35 @@ pub fn matches(query: &str, texts: &[String]) -> bool {
     })
 }
 
-/// Every resource's `:` words and id prefix, for a face that must tell them apart.
-pub fn words_and_prefixes() -> [(&'static str, &'static [&'static str], &'static str); 7] {
-    [
-        (
-            teams::TEAMS.name,
-            teams::TEAMS.aliases,
-            teams::TEAMS.id_prefix,
-        ),
-        (
-            imports::IMPORTS.name,
-            imports::IMPORTS.aliases,
-            imports::IMPORTS.id_prefix,
-        ),
-        (
-            callbacks::CALLBACKS.name,
-            callbacks::CALLBACKS.aliases,
-            callbacks::CALLBACKS.id_prefix,
-        ),
-        (
-            destinations::DESTINATIONS.name,
-            destinations::DESTINATIONS.aliases,
-            destinations::DESTINATIONS.id_prefix,
-        ),
-        (
-            notifications::NOTIFICATIONS.name,
-            notifications::NOTIFICATIONS.aliases,
-            notifications::NOTIFICATIONS.id_prefix,
-        ),
-        (
-            members::MEMBERS.name,
-            members::MEMBERS.aliases,
-            members::MEMBERS.id_prefix,
-        ),
-        (
-            attempts::ATTEMPTS.name,
-            attempts::ATTEMPTS.aliases,
-            attempts::ATTEMPTS.id_prefix,
-        ),
-    ]
+/// Every resource's `:` words and id prefix, for a face that must tell them apart: the
+/// registry's, then the ones described for lookups only (members, attempts).
+pub fn words_and_prefixes() -> Vec<(&'static str, &'static [&'static str], &'static str)> {
+    let mut out: Vec<_> = Kind::ALL
+        .into_iter()
+        .map(|k| (k.name(), k.aliases(), k.id_prefix()))
+        .collect();
+    out.push((
+        members::MEMBERS.name,
+        members::MEMBERS.aliases,
+        members::MEMBERS.id_prefix,
+    ));
+    out.push((
+        attempts::ATTEMPTS.name,
+        attempts::ATTEMPTS.aliases,
+        attempts::ATTEMPTS.id_prefix,
+    ));
+    out
+}
+
+/// The id prefix of every described resource (`cld_`), for what must recognise an id.
+pub fn id_prefixes() -> Vec<&'static str> {
+    let mut out: Vec<&'static str> = words_and_prefixes()
+        .into_iter()
+        .map(|(_, _, p)| p)
+        .collect();
+    out.push(teams::PROJECTS.id_prefix);
+    out.push(teams::TEAM_ROLES.id_prefix);
+    out
 }
 
 /// The resource an id belongs to, by its prefix.

@@ -6,7 +6,9 @@ use super::width::{Width, cut};
 use super::{
     Column, Ctx, DASH, Description, Headless, SortKey, Tone, absolute, field, lines_or_dash,
 };
+use crate::api::generation::Generation;
 use crate::api::model::{Notification, NotificationStatus, WebhookRequest};
+use crate::api::{ApiRequest, ListQuery, NotificationFilter};
 use crate::text::redact::header_value;
 
 /// A column of this resource.
@@ -151,6 +153,40 @@ pub static NOTIFICATIONS: Description<Notification> = Description {
         }),
     ],
 };
+
+/// The notifications resource in the registry.
+pub struct Notifications;
+
+impl super::Resource for Notifications {
+    type Item = Notification;
+    const KIND: super::Kind = super::Kind::Notifications;
+    const NOUN: &'static str = "notifications";
+    const GENERATIONS: &'static [Generation] = &[Generation::Pulsar];
+
+    fn description() -> &'static Description<Notification> {
+        &NOTIFICATIONS
+    }
+
+    fn id(t: &Notification) -> &str {
+        &t.id
+    }
+
+    fn name(t: &Notification) -> String {
+        t.status.as_str().to_string()
+    }
+
+    fn heading(t: &Notification) -> String {
+        format!("Notification {}", t.id)
+    }
+
+    fn list(q: &ListQuery, filter: &NotificationFilter) -> ApiRequest {
+        ApiRequest::list_notifications(q, filter)
+    }
+
+    fn get(id: &str) -> ApiRequest {
+        ApiRequest::get_notification(id)
+    }
+}
 
 /// Columns of a body shown in a detail view.
 const BODY_WIDTH: usize = 500;

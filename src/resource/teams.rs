@@ -2,7 +2,9 @@
 //! projects and team roles.
 use super::width::Width;
 use super::{Column, DASH, Description, Field, SortKey, absolute, field, lines_or_dash, or_dash};
+use crate::api::generation::Generation;
 use crate::api::model::{Member, Project, Team, TeamRole};
+use crate::api::{ApiRequest, ListQuery, NotificationFilter};
 
 type Ct = Column<Team>;
 type Cp = Column<Project>;
@@ -47,6 +49,41 @@ pub static TEAMS: Description<Team> = Description {
         field("Updated", |t| vec![absolute(&t.updated_at)]),
     ],
 };
+
+/// The teams resource in the registry.
+pub struct Teams;
+
+impl super::Resource for Teams {
+    type Item = Team;
+    const KIND: super::Kind = super::Kind::Teams;
+    const NOUN: &'static str = "teams";
+    const NEEDED_KEY: &'static str = "the organization key";
+    const GENERATIONS: &'static [Generation] = &[Generation::Pulsar];
+
+    fn description() -> &'static Description<Team> {
+        &TEAMS
+    }
+
+    fn id(t: &Team) -> &str {
+        &t.id
+    }
+
+    fn name(t: &Team) -> String {
+        t.name.clone()
+    }
+
+    fn heading(t: &Team) -> String {
+        format!("Team {}", t.name)
+    }
+
+    fn list(q: &ListQuery, _filter: &NotificationFilter) -> ApiRequest {
+        ApiRequest::list_teams(q)
+    }
+
+    fn get(id: &str) -> ApiRequest {
+        ApiRequest::get_team(id)
+    }
+}
 
 /// `-` for nothing, as headless detail views print it.
 pub(super) fn dash(s: Option<&str>) -> String {

@@ -1288,3 +1288,129 @@ fn profile_commands_take_jq_like_every_command() {
     let bad = Sb::new().run(&["--jq", ".[", "profile", "list"]);
     assert_eq!(bad.code, 2, "{bad:?}");
 }
+
+/// Runs the binary off the async runtime, so the local service keeps answering meanwhile.
+async fn run_beside(sb: Sb, args: Vec<String>) -> Out {
+    tokio::task::spawn_blocking(move || {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        sb.run(&args)
+    })
+    .await
+    .expect("the run finishes")
+}
+
+#[tokio::test]
+async fn destinations_duplicate_copies_url_description_and_callbacks_with_a_new_secret() {
+    use switchboard::api::model::{CallbacksInput, CreateDestination};
+    let t = common::service::demo().await;
+    let cb = common::service::manual_callback(&t.client).await;
+    let orig = t
+        .client
+        .create_destination(&CreateDestination {
+            name: "Original".into(),
+            description: Some("kept as it is".into()),
+            url: "https://example.com/in?token=abc".into(),
+            callbacks: CallbacksInput::selected(vec![cb.id.clone()]),
+        })
+        .await
+        .expect("destination");
+    let sb = || {
+        Sb::new()
+            .env("SWITCHBOARD_BASE_URL", &t.svc.base_url)
+            .env("SWITCHBOARD_API_KEY", t.svc.api_key.expose())
+    };
+    let args = |extra: &[&str]| {
+        let mut a = vec![
+            "destinations".to_string(),
+            "duplicate".into(),
+            orig.id.clone(),
+        ];
+        a.extend(extra.iter().map(|s| s.to_string()));
+        a
+    };
+    let count = || async {
+        t.client
+            .list_destinations(&Default::default(), &[])
+            .await
+            .expect("list")
+            .items
+            .len()
+    };
+    let before = count().await;
+
+    // Not on a terminal: it needs --yes (exit 2), and nothing is created.
+    let out = run_beside(sb().stdin("y\n"), args(&[])).await;
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(out.stderr.contains("--yes"), "{}", out.stderr);
+    assert_eq!(count().await, before, "nothing may be created");
+
+    // -o json: the API's object of the copy.
+    let out = run_beside(sb(), args(&["--yes"])).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let copy: Value = serde_json::from_str(&out.stdout).expect("the API's object");
+    assert_eq!(copy["name"], "Original (copy)");
+    assert_eq!(copy["description"], "kept as it is");
+    assert_ne!(copy["id"], json!(orig.id));
+    let hook = orig.webhook_destination.clone().expect("a webhook");
+    let got = t
+        .client
+        .get_destination(str_of(&copy, "id"))
+        .await
+        .expect("the copy exists");
+    let got_hook = got.webhook_destination.expect("a webhook");
+    assert_eq!(got_hook.url, hook.url, "the full URL is kept");
+    assert_ne!(got_hook.signing_secret, hook.signing_secret, "a new secret");
+    assert_eq!(
+        got.callbacks, orig.callbacks,
+        "the callback selection is kept"
+    );
+    assert_eq!(count().await, before + 1);
+
+    // `--name`, and the same shape `destinations create` prints.
+    let out = run_beside(sb(), args(&["--name", "Named copy", "-y"])).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let named: Value = serde_json::from_str(&out.stdout).expect("json");
+    assert_eq!(named["name"], "Named copy");
+    let created = run_beside(
+        sb(),
+        [
+            "destinations",
+            "create",
+            "--name",
+            "X",
+            "--url",
+            "https://example.com/x",
+            "--all-callbacks",
+        ]
+        .map(String::from)
+        .to_vec(),
+    )
+    .await;
+    assert_eq!(created.code, 0, "{created:?}");
+    let created: Value = serde_json::from_str(&created.stdout).expect("json");
+    let keys = |v: &Value| {
+        v.as_object()
+            .map(|o| o.keys().cloned().collect::<Vec<_>>())
+            .unwrap_or_default()
+    };
+    assert_eq!(keys(&named), keys(&created));
+
+    // An unknown id is the API's 404 (exit 3), still nothing created.
+    let out = run_beside(
+        sb(),
+        ["destinations", "duplicate", "cld_nothing", "--yes"]
+            .map(String::from)
+            .to_vec(),
+    )
+    .await;
+    assert_eq!(out.code, 3, "{out:?}");
+}
+
+#[test]
+fn a_resource_operation_is_refused_read_only_without_a_request() {
+    let s = FakeServer::start();
+    let out = Sb::at(&s).run(&["--read-only", "destinations", "duplicate", "cld_1", "--yes"]);
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(out.stderr.contains("read-only"), "{}", out.stderr);
+    assert!(s.take().is_empty(), "nothing may be sent");
+}

@@ -1,9 +1,10 @@
 //! The actions this module adds to the keymap.
 
 /// A delivery-related action, wrapped in `keymap::Action::Deliver`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub(crate) enum DeliveryKey {
     /// On a callback: the destinations that receive it.
+    #[default]
     Destinations,
     /// On a callback or destination: its notifications.
     Notifications,

@@ -59,6 +59,8 @@ pub(crate) enum Kind {
     EditDestination(String),
     /// Delete a destination.
     DeleteDestination(String),
+    /// A resource's operation (`resource::ops`), with the request it makes once confirmed.
+    Op(crate::resource::ops::OpId, crate::api::ApiRequest),
 }
 
 impl Kind {
@@ -84,6 +86,7 @@ impl Kind {
             Kind::AddMember(_) => "member added",
             Kind::RemoveMember(_) => "member removed",
             Kind::DeleteDestination(_) => "deleted",
+            Kind::Op(o, _) => o.op().map_or("done", |o| o.done),
         }
     }
 }
@@ -126,6 +129,8 @@ pub(crate) struct Dialog {
     pub(crate) last_project: Option<String>,
     /// The item's name, typed to confirm under `confirm = "type-name"`.
     pub(crate) confirm_name: String,
+    /// The resource whose console module opened it (and builds its write).
+    pub(crate) resource: Option<crate::console::tab::Tab>,
 }
 
 impl Dialog {
@@ -143,6 +148,7 @@ impl Dialog {
             lookups: Vec::new(),
             last_project: None,
             confirm_name: String::new(),
+            resource: None,
         }
     }
 

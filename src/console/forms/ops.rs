@@ -35,6 +35,9 @@ pub(crate) enum WriteOp {
     UpdateDestination(String, UpdateDestination),
     /// `DELETE /callbacks-destinations/{id}`.
     DeleteDestination(String),
+    /// A resource's operation: the request its typed value built, answered with an item of
+    /// that resource.
+    Op(Tab, ApiRequest),
 }
 
 impl WriteOp {
@@ -51,6 +54,7 @@ impl WriteOp {
             WriteOp::CreateDestination(_)
             | WriteOp::UpdateDestination(..)
             | WriteOp::DeleteDestination(_) => Tab::Destinations,
+            WriteOp::Op(tab, _) => *tab,
         }
     }
 
@@ -68,6 +72,7 @@ impl WriteOp {
             WriteOp::CreateDestination(b) => ApiRequest::create_destination(b),
             WriteOp::UpdateDestination(id, b) => ApiRequest::update_destination(id, b),
             WriteOp::DeleteDestination(id) => ApiRequest::delete_destination(id),
+            WriteOp::Op(_, req) => req.clone(),
         }
     }
 }

@@ -6,16 +6,17 @@ use super::field::{Field, new_line};
 use super::ops::WriteOp;
 use super::picker::Items;
 use super::view::FormHit;
-use super::{Dialog, Kind, Phase, destinations, imports, teams};
+use super::{Dialog, Kind, Phase};
 use crate::api::Error;
 use crate::console::confirm::{Confirm, Subject};
 use crate::console::keymap::Action;
 use crate::console::msg::{ApiCmd, ApiReply, Effect, Pane};
 use crate::console::pane::{load_detail, load_list};
 use crate::console::power::ConfirmMode;
-use crate::console::record::{Item, Record};
+use crate::console::record::Record;
 use crate::console::state::{Anchor, DetailPane, State, ToastKind};
 use crate::console::tab::Tab;
+use crate::console::views;
 
 /// The form's own message when fields are marked (cleared by the next edit).
 const FIX_FIELDS: &str = "Please fix the marked fields";
@@ -45,12 +46,7 @@ fn question(mode: ConfirmMode, d: &Dialog) -> Confirm {
     if mode != ConfirmMode::TypeName {
         return Confirm::yes_no(&d.title, &d.confirm, Subject::FormWrite);
     }
-    let expected = match &d.kind {
-        Kind::RemoveProject(_) | Kind::RemoveMember(_) | Kind::AddMember(_) => {
-            teams::confirm_name(d)
-        }
-        _ => d.confirm_name.clone(),
-    };
+    let expected = views::confirm_name(d).unwrap_or_else(|| d.confirm_name.clone());
     Confirm::name(&d.title, &d.confirm, expected, Subject::FormWrite)
 }
 
@@ -101,20 +97,8 @@ pub(crate) fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
         state.toast(ToastKind::Info, text);
         return Vec::new();
     }
-    let dialog = match (tab, action, item.map(|r| r.item)) {
-        (Tab::Teams, Action::Create, _) => Some(teams::create()),
-        (Tab::Imports, Action::Create, _) => Some(imports::create()),
-        (Tab::Destinations, Action::Create, _) => Some(destinations::create()),
-        (_, Action::Edit, Some(Item::Team(t))) => Some(teams::edit(&t)),
-        (_, Action::Edit, Some(Item::Import(i))) => Some(imports::edit(&i)),
-        (_, Action::Edit, Some(Item::Destination(d))) => Some(destinations::edit(&d)),
-        (_, Action::Delete, Some(Item::Destination(d))) => Some(destinations::delete(&d)),
-        (_, Action::SetProject, Some(Item::Team(t))) => Some(teams::set_project(&t)),
-        (_, Action::RemoveProject, Some(Item::Team(t))) => Some(teams::remove_project(&t)),
-        (_, Action::AddMember, Some(Item::Team(t))) => Some(teams::add_member(&t)),
-        (_, Action::RemoveMember, Some(Item::Team(t))) => Some(teams::remove_member(&t)),
-        _ => None,
-    };
+    // The tab's resource's console module says which dialog the key opens.
+    let dialog = views::dialog(tab, action, item.as_ref().map(|r| &r.item));
     match dialog {
         Some(mut d) if matches!(d.kind, Kind::AddMember(_) | Kind::RemoveMember(_)) => {
             crate::console::members::fill_dialog(&mut d, &state.members);
@@ -132,6 +116,41 @@ pub(crate) fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
             Vec::new()
         }
     }
+}
+
+/// A resource operation's key (`resource::ops`): its question about the item, then its request,
+/// both from the operation's typed value; no resource is named here.
+pub(crate) fn on_op(state: &mut State, id: crate::resource::ops::OpId) -> Vec<Effect> {
+    let Some(op) = id.op() else {
+        return Vec::new();
+    };
+    if state.read_only && op.writes {
+        state.toast(
+            ToastKind::Error,
+            "Read-only profile: changes are turned off",
+        );
+        return Vec::new();
+    }
+    let Some(record) = subject(state).filter(|r| r.item.kind() == op.resource) else {
+        let text = match &state.forms.land_on {
+            Some((t, id)) if *t == state.tab => format!("Loading the page that holds {id}…"),
+            _ => "Select an item first".to_string(),
+        };
+        state.toast(ToastKind::Info, text);
+        return Vec::new();
+    };
+    let req = match (op.request)(&record.item, &Default::default()) {
+        Ok(req) => req,
+        Err(why) => {
+            state.toast(ToastKind::Error, why);
+            return Vec::new();
+        }
+    };
+    let mut d = Dialog::new(op.title, Kind::Op(id, req), Vec::new());
+    d.confirm = (op.question)(&record.item);
+    d.confirm_name = record.item.name();
+    d.phase = Phase::Confirm;
+    open(state, d)
 }
 
 fn is_ctrl(key: &KeyEvent, c: char) -> bool {
@@ -205,7 +224,7 @@ fn editing_key(state: &mut State, key: KeyEvent) -> Vec<Effect> {
             {
                 d.message = None;
             }
-            teams::after_change(d);
+            views::after_change(d);
             Vec::new()
         }
     }
@@ -228,7 +247,7 @@ pub(crate) fn click(state: &mut State, hit: FormHit) -> Vec<Effect> {
                 if d.message.as_deref() == Some(FIX_FIELDS) {
                     d.message = None;
                 }
-                teams::after_change(d);
+                views::after_change(d);
             }
             Vec::new()
         }
@@ -265,22 +284,15 @@ fn submit(state: &mut State) -> Vec<Effect> {
 
 /// The write the dialog's fields describe, or `None` with problems marked.
 fn build(d: &mut Dialog) -> Option<WriteOp> {
-    match d.kind.clone() {
-        Kind::CreateImport | Kind::EditImport(_) => imports::build(d),
-        Kind::CreateDestination | Kind::EditDestination(_) | Kind::DeleteDestination(_) => {
-            destinations::build(d)
-        }
-        _ => teams::build(d),
+    if let Kind::Op(o, req) = &d.kind {
+        return Some(WriteOp::Op(o.resource, req.clone()));
     }
+    // The console module of the resource that opened the dialog builds its write.
+    views::build(d)
 }
 
 fn confirm_text(d: &Dialog) -> String {
-    match &d.kind {
-        Kind::RemoveProject(_) | Kind::RemoveMember(_) | Kind::AddMember(_) => {
-            teams::confirm_text(d)
-        }
-        _ => d.confirm.clone(),
-    }
+    views::confirm_text(d).unwrap_or_else(|| d.confirm.clone())
 }
 
 /// Sends the write (validated again, since confirm may follow an earlier check). Not while a
@@ -360,7 +372,7 @@ fn lookup_arrived(d: &mut Dialog, at: usize, result: Result<ApiReply, Error>) {
             _ => format!("list failed ({e}); type the id"),
         }),
     };
-    teams::after_change(d);
+    views::after_change(d);
     // Items arriving and pre-selection are not the user's doing.
     for (f, was) in d.fields.iter_mut().zip(before) {
         if !was {
@@ -376,13 +388,7 @@ fn write_done(state: &mut State, record: Record) -> Vec<Effect> {
     let Some(d) = state.forms.dialog.take() else {
         return Vec::new();
     };
-    let tab = match record.item {
-        Item::Team(_) => Tab::Teams,
-        Item::Import(_) => Tab::Imports,
-        Item::Destination(_) => Tab::Destinations,
-        Item::Callback(_) => Tab::Callbacks,
-        Item::Notification(_) => Tab::Notifications,
-    };
+    let tab = record.item.kind();
     let id = record.id().to_string();
     let name = crate::console::views::title(&record);
     state.toast(ToastKind::Info, format!("{name}: {}", d.kind.done_word()));
@@ -472,6 +478,6 @@ pub(crate) fn paste(state: &mut State, text: &str) -> bool {
     if d.message.as_deref() == Some(FIX_FIELDS) {
         d.message = None;
     }
-    teams::after_change(d);
+    views::after_change(d);
     true
 }

@@ -125,15 +125,7 @@ pub(crate) fn complete(line: &str, profiles: &[String], ids: &[String]) -> Vec<S
 /// A loaded record's name for completion: what its row is called (a notification by its
 /// status and event type), sanitised; empty when it has none.
 fn record_name(item: &crate::console::record::Item) -> String {
-    use crate::console::record::Item;
-    let name = match item {
-        Item::Team(t) => t.name.clone(),
-        Item::Import(i) => i.note.clone().unwrap_or_default(),
-        Item::Callback(c) => c.name.clone().unwrap_or_default(),
-        Item::Destination(d) => d.name.clone(),
-        Item::Notification(n) => n.status.as_str().to_string(),
-    };
-    crate::text::sanitize::line(&name).into_owned()
+    crate::text::sanitize::line(&item.name()).into_owned()
 }
 
 /// Names of these records by id, for completion (records without a name are left out).

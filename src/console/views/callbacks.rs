@@ -1,4 +1,7 @@
 //! Callbacks (read-only): type, schedule, webhook URL.
+use crate::console::forms::Dialog;
+use crate::console::forms::ops::WriteOp;
+use crate::console::keymap::Action;
 use ratatui::text::{Line, Span};
 
 use super::kit::{ViewCtx, interval};
@@ -73,4 +76,19 @@ pub(crate) fn detail_with(
         None => f.opt("Next run", None),
     };
     f.finish()
+}
+
+impl super::DetailView for crate::resource::callbacks::Callbacks {
+    fn detail(item: &Callback, ctx: &ViewCtx) -> Vec<Line<'static>> {
+        detail(item, ctx)
+    }
+
+    /// Read-only: no write key opens a dialog here.
+    fn dialog(_action: Action, _item: Option<&Callback>) -> Option<Dialog> {
+        None
+    }
+
+    fn build(_d: &mut Dialog) -> Option<WriteOp> {
+        None
+    }
 }

@@ -1,4 +1,7 @@
 //! Callback destinations: webhook URL, masked signing secret, callback selection.
+use crate::console::forms::Dialog;
+use crate::console::forms::ops::WriteOp;
+use crate::console::keymap::Action;
 use ratatui::text::{Line, Span};
 
 use super::kit::ViewCtx;
@@ -150,4 +153,29 @@ pub(crate) fn health_lines(
         ));
     }
     lines
+}
+
+impl super::DetailView for crate::resource::destinations::Destinations {
+    fn detail(item: &Destination, ctx: &ViewCtx) -> Vec<Line<'static>> {
+        detail(item, ctx)
+    }
+
+    fn dialog(action: Action, item: Option<&Destination>) -> Option<Dialog> {
+        use crate::console::forms::destinations as f;
+        match (action, item) {
+            (Action::Create, _) => Some(f::create()),
+            (Action::Edit, Some(d)) => Some(f::edit(d)),
+            (Action::Delete, Some(d)) => Some(f::delete(d)),
+            _ => None,
+        }
+    }
+
+    fn build(d: &mut Dialog) -> Option<WriteOp> {
+        crate::console::forms::destinations::build(d)
+    }
+
+    /// `C duplicate` beside `d delete`.
+    fn op_rank(verb: &str) -> Option<u8> {
+        (verb == crate::resource::destinations::DUPLICATE.verb).then_some(11)
+    }
 }

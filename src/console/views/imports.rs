@@ -1,4 +1,7 @@
 //! Provider OAuth token imports: status, connection, expiry, metadata. The token is never shown.
+use crate::console::forms::Dialog;
+use crate::console::forms::ops::WriteOp;
+use crate::console::keymap::Action;
 use ratatui::text::{Line, Span};
 
 use super::kit::{Tone, ViewCtx};
@@ -56,4 +59,23 @@ pub(crate) fn detail(i: &ProviderOauthImport, ctx: &ViewCtx) -> Vec<Line<'static
         );
     }
     f.finish()
+}
+
+impl super::DetailView for crate::resource::imports::Imports {
+    fn detail(item: &ProviderOauthImport, ctx: &ViewCtx) -> Vec<Line<'static>> {
+        detail(item, ctx)
+    }
+
+    fn dialog(action: Action, item: Option<&ProviderOauthImport>) -> Option<Dialog> {
+        use crate::console::forms::imports as f;
+        match (action, item) {
+            (Action::Create, _) => Some(f::create()),
+            (Action::Edit, Some(i)) => Some(f::edit(i)),
+            _ => None,
+        }
+    }
+
+    fn build(d: &mut Dialog) -> Option<WriteOp> {
+        crate::console::forms::imports::build(d)
+    }
 }

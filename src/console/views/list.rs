@@ -4,11 +4,10 @@
 use ratatui::text::{Line, Span};
 
 use super::kit::ViewCtx;
-use crate::console::record::{Item, Record};
+use crate::console::record::Record;
 use crate::console::tab::Tab;
 use crate::resource::{
-    Ctx, Description, SortKey, Width, callbacks::CALLBACKS, destinations::DESTINATIONS,
-    imports::IMPORTS, notifications::NOTIFICATIONS, teams::TEAMS,
+    Ctx, Description, Resource, SortKey, Width, with_item as resource_item, with_kind,
 };
 
 /// One list column as the console draws it.
@@ -23,26 +22,14 @@ pub(crate) struct ListColumn {
 /// Calls `$f` with the description of `$tab` (each is of its own item type).
 macro_rules! with_description {
     ($tab:expr, $f:ident $(, $arg:expr)*) => {
-        match $tab {
-            Tab::Teams => $f(&TEAMS $(, $arg)*),
-            Tab::Imports => $f(&IMPORTS $(, $arg)*),
-            Tab::Callbacks => $f(&CALLBACKS $(, $arg)*),
-            Tab::Destinations => $f(&DESTINATIONS $(, $arg)*),
-            Tab::Notifications => $f(&NOTIFICATIONS $(, $arg)*),
-        }
+        with_kind!($tab, R => $f(R::description() $(, $arg)*))
     };
 }
 
 /// Calls `$f` with a record's shown item and its description.
 macro_rules! with_item {
     ($record:expr, $f:ident $(, $arg:expr)*) => {
-        match $record.shown() {
-            Item::Team(x) => $f(&TEAMS, x.as_ref() $(, $arg)*),
-            Item::Import(x) => $f(&IMPORTS, x.as_ref() $(, $arg)*),
-            Item::Callback(x) => $f(&CALLBACKS, x.as_ref() $(, $arg)*),
-            Item::Destination(x) => $f(&DESTINATIONS, x.as_ref() $(, $arg)*),
-            Item::Notification(x) => $f(&NOTIFICATIONS, x.as_ref() $(, $arg)*),
-        }
+        resource_item!($record.shown(), R, x => $f(R::description(), x.as_ref() $(, $arg)*))
     };
 }
 

@@ -11,7 +11,12 @@ pub(crate) mod teams;
 
 use ratatui::text::Line;
 
+use super::forms::Dialog;
+use super::forms::ops::WriteOp;
+use super::keymap::Action;
 use super::record::{Item, Record};
+use super::tab::Tab;
+use crate::resource::{with_item, with_kind};
 
 pub(crate) use kit::{Tone, ViewCtx, duration_ms};
 pub(crate) use list::{ListColumn, columns};
@@ -19,22 +24,82 @@ pub(crate) use list::{ListColumn, columns};
 /// Every field of the item, for the detail pane, before the sanitizer (the pane sanitizes
 /// what it shows, once per record).
 pub(crate) fn unsanitised_detail(record: &Record, ctx: &ViewCtx) -> Vec<Line<'static>> {
-    match record.shown() {
-        Item::Team(t) => teams::detail(t, ctx),
-        Item::Import(i) => imports::detail(i, ctx),
-        Item::Callback(c) => callbacks::detail(c, ctx),
-        Item::Destination(d) => destinations::detail(d, ctx),
-        Item::Notification(n) => notifications::detail(n, ctx),
+    with_item!(record.shown(), R, x => <R as DetailView>::detail(x, ctx))
+}
+
+/// A resource's console side (each resource's view module has one): its detail lines and where
+/// its operations show in the footer.
+pub(crate) trait DetailView: crate::resource::Resource {
+    /// Every field of the item, before the sanitizer.
+    fn detail(item: &Self::Item, ctx: &ViewCtx) -> Vec<Line<'static>>;
+
+    /// The footer rank of one of its operations on a selected item (lower shows first; the
+    /// tab's own keys rank 1–28), or `None` to offer it in help only.
+    fn op_rank(_verb: &str) -> Option<u8> {
+        None
     }
+
+    /// The dialog a write key opens on its tab (`item`: the selected or open item).
+    fn dialog(action: Action, item: Option<&Self::Item>) -> Option<Dialog>;
+
+    /// The write one of its dialogs describes, or `None` with problems marked on the dialog.
+    fn build(d: &mut Dialog) -> Option<WriteOp>;
+
+    /// The question before one of its dialogs' writes, when the dialog's fields decide it.
+    fn confirm_text(_d: &Dialog) -> Option<String> {
+        None
+    }
+
+    /// The name typed to confirm under `confirm = "type-name"`, when the fields decide it.
+    fn confirm_name(_d: &Dialog) -> Option<String> {
+        None
+    }
+
+    /// Keeps one of its dialogs' fields in step after an edit.
+    fn after_change(_d: &mut Dialog) {}
+}
+
+/// The dialog a write key opens on `tab`, from the tab's resource's console module.
+pub(crate) fn dialog(tab: Tab, action: Action, item: Option<&Item>) -> Option<Dialog> {
+    with_kind!(tab, R => <R as DetailView>::dialog(action, item.and_then(|i| i.typed::<R>()))).map(
+        |mut d| {
+            d.resource = Some(tab);
+            d
+        },
+    )
+}
+
+/// The write a dialog describes, built by the console module of the resource that opened it.
+pub(crate) fn build(d: &mut Dialog) -> Option<WriteOp> {
+    let tab = d.resource?;
+    with_kind!(tab, R => <R as DetailView>::build(d))
+}
+
+/// The question a dialog's fields decide, if they do.
+pub(crate) fn confirm_text(d: &Dialog) -> Option<String> {
+    let tab = d.resource?;
+    with_kind!(tab, R => <R as DetailView>::confirm_text(d))
+}
+
+/// The name a dialog's fields decide for a typed confirmation, if they do.
+pub(crate) fn confirm_name(d: &Dialog) -> Option<String> {
+    let tab = d.resource?;
+    with_kind!(tab, R => <R as DetailView>::confirm_name(d))
+}
+
+/// Keeps a dialog's fields in step after an edit.
+pub(crate) fn after_change(d: &mut Dialog) {
+    if let Some(tab) = d.resource {
+        with_kind!(tab, R => <R as DetailView>::after_change(d));
+    }
+}
+
+/// Where an operation shows in its tab's footer, as its resource's console module says.
+pub(crate) fn op_rank(op: crate::resource::ops::OpId) -> Option<u8> {
+    crate::resource::with_kind!(op.resource, R => <R as DetailView>::op_rank(op.verb))
 }
 
 /// The detail pane's title.
 pub(crate) fn title(record: &Record) -> String {
-    match record.shown() {
-        Item::Team(t) => format!("Team {}", t.name),
-        Item::Import(i) => format!("Import {}", i.id),
-        Item::Callback(c) => format!("Callback {}", c.name.as_deref().unwrap_or(&c.id)),
-        Item::Destination(d) => format!("Destination {}", d.name),
-        Item::Notification(n) => format!("Notification {}", n.id),
-    }
+    record.shown().heading()
 }

@@ -1,4 +1,7 @@
 //! Callback notifications (read-only): delivery status and an attempts summary.
+use crate::console::forms::Dialog;
+use crate::console::forms::ops::WriteOp;
+use crate::console::keymap::Action;
 use ratatui::text::{Line, Span};
 
 use super::kit::{Tone, ViewCtx, duration_ms};
@@ -148,6 +151,21 @@ pub(crate) fn detail_with(
         )));
     }
     lines
+}
+
+impl super::DetailView for crate::resource::notifications::Notifications {
+    fn detail(item: &Notification, ctx: &ViewCtx) -> Vec<Line<'static>> {
+        detail(item, ctx)
+    }
+
+    /// Read-only: no write key opens a dialog here.
+    fn dialog(_action: Action, _item: Option<&Notification>) -> Option<Dialog> {
+        None
+    }
+
+    fn build(_d: &mut Dialog) -> Option<WriteOp> {
+        None
+    }
 }
 
 #[cfg(test)]

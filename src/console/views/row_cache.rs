@@ -11,7 +11,7 @@
 use std::any::Any;
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::sync::{Arc, Weak};
+use std::sync::Weak;
 
 use chrono::{DateTime, Utc};
 use ratatui::text::Line;
@@ -58,17 +58,7 @@ thread_local! {
 
 /// The address of an item's `Arc` and a `Weak` that keeps that address its own.
 fn identity(item: &Item) -> (usize, Weak<dyn Any>) {
-    fn of<T: Any>(a: &Arc<T>) -> (usize, Weak<dyn Any>) {
-        let weak: Weak<T> = Arc::downgrade(a);
-        (Arc::as_ptr(a).cast::<()>() as usize, weak as Weak<dyn Any>)
-    }
-    match item {
-        Item::Team(x) => of(x),
-        Item::Import(x) => of(x),
-        Item::Callback(x) => of(x),
-        Item::Destination(x) => of(x),
-        Item::Notification(x) => of(x),
-    }
+    item.identity()
 }
 
 /// Whether the context is the one the cached rows were built in.

@@ -1,4 +1,7 @@
 //! Teams: name, slug, projects with their roles.
+use crate::console::forms::Dialog;
+use crate::console::forms::ops::WriteOp;
+use crate::console::keymap::Action;
 use ratatui::text::{Line, Span};
 
 use super::kit::ViewCtx;
@@ -97,4 +100,48 @@ pub(crate) fn member_lines(now: MembersNow<'_>, ctx: &ViewCtx) -> Vec<Line<'stat
         }
     }
     f.finish()
+}
+
+impl super::DetailView for crate::resource::teams::Teams {
+    fn detail(item: &Team, ctx: &ViewCtx) -> Vec<Line<'static>> {
+        detail(item, ctx)
+    }
+
+    fn dialog(action: Action, item: Option<&Team>) -> Option<Dialog> {
+        use crate::console::forms::teams as f;
+        match (action, item) {
+            (Action::Create, _) => Some(f::create()),
+            (Action::Edit, Some(t)) => Some(f::edit(t)),
+            (Action::SetProject, Some(t)) => Some(f::set_project(t)),
+            (Action::RemoveProject, Some(t)) => Some(f::remove_project(t)),
+            (Action::AddMember, Some(t)) => Some(f::add_member(t)),
+            (Action::RemoveMember, Some(t)) => Some(f::remove_member(t)),
+            _ => None,
+        }
+    }
+
+    fn build(d: &mut Dialog) -> Option<WriteOp> {
+        crate::console::forms::teams::build(d)
+    }
+
+    fn confirm_text(d: &Dialog) -> Option<String> {
+        picked(d).then(|| crate::console::forms::teams::confirm_text(d))
+    }
+
+    fn confirm_name(d: &Dialog) -> Option<String> {
+        picked(d).then(|| crate::console::forms::teams::confirm_name(d))
+    }
+
+    fn after_change(d: &mut Dialog) {
+        crate::console::forms::teams::after_change(d);
+    }
+}
+
+/// Whether the dialog's question names what its picker chose (a project or a member).
+fn picked(d: &Dialog) -> bool {
+    use crate::console::forms::Kind;
+    matches!(
+        d.kind,
+        Kind::RemoveProject(_) | Kind::RemoveMember(_) | Kind::AddMember(_)
+    )
 }

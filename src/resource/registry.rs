@@ -1,0 +1,251 @@
+//! The one list of the resources the console shows as tabs. From it come the kind enumeration
+//! ([`Kind`], the console's tabs), the typed item ([`AnyItem`]) and its decoding, the list and get
+//! requests, the `:` words and id prefixes, and which API generations serve each resource.
+//! Adding a resource is its module (a [`Resource`] impl) and one line in [`resources!`]'s call.
+use std::any::Any;
+use std::sync::{Arc, Weak};
+
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use super::Description;
+use super::ops::Op;
+use crate::api::generation::Generation;
+use crate::api::{ApiRequest, ListQuery, NotificationFilter};
+
+/// One resource as the registry knows it: its item type, its description and its requests.
+pub trait Resource: 'static {
+    /// The typed item (the API's object).
+    type Item: DeserializeOwned + PartialEq + Send + Sync + 'static;
+    /// Its kind in the registry.
+    const KIND: Kind;
+    /// Plural noun for messages ("no token imports on this page").
+    const NOUN: &'static str;
+    /// Which key its paths need, for 401/403 messages.
+    const NEEDED_KEY: &'static str = "the instance secret key";
+    /// The API generations that serve it; a face connected to another shows no trace of it.
+    const GENERATIONS: &'static [Generation];
+    /// Its operations beyond list and get, as every face offers them.
+    const OPS: &'static [&'static Op] = &[];
+
+    /// Its description (columns, fields, `:` words, id prefix).
+    fn description() -> &'static Description<Self::Item>;
+    /// An item's id.
+    fn id(item: &Self::Item) -> &str;
+    /// What an item is called (its name, or what names its row), unsanitised; empty if nothing.
+    fn name(item: &Self::Item) -> String;
+    /// The heading of an item's detail (`Team core`), unsanitised.
+    fn heading(item: &Self::Item) -> String;
+    /// One page of the list; `filter` narrows the lists that take one.
+    fn list(q: &ListQuery, filter: &NotificationFilter) -> ApiRequest;
+    /// One item by id.
+    fn get(id: &str) -> ApiRequest;
+}
+
+/// Registers every listed resource once: `Kind / ItemVariant: module::Type`, in tab order.
+macro_rules! resources {
+    ($d:tt $( $kind:ident / $variant:ident : $module:ident :: $ty:ident ),* $(,)?) => {
+        /// One resource of the registry; the console's tabs, in header order.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Kind {
+            $(
+                #[doc = concat!("The ", stringify!($module), " (`resource::", stringify!($module), "`).")]
+                $kind,
+            )*
+        }
+
+        impl Kind {
+            /// How many resources are registered.
+            pub const COUNT: usize = [$(Kind::$kind),*].len();
+            /// Every resource, in tab order.
+            pub const ALL: [Kind; Kind::COUNT] = [$(Kind::$kind),*];
+
+            /// Position in [`Kind::ALL`].
+            pub const fn index(self) -> usize {
+                self as usize
+            }
+
+            /// Title in the console's header.
+            pub const fn title(self) -> &'static str {
+                match self { $(Kind::$kind => stringify!($kind)),* }
+            }
+
+            /// The `[keys]` name of the action that jumps to its tab.
+            pub const fn tab_config_name(self) -> &'static str {
+                match self { $(Kind::$kind => concat!("tab_", stringify!($module))),* }
+            }
+
+            /// The help line of the action that jumps to its tab.
+            pub const fn tab_help(self) -> &'static str {
+                match self { $(Kind::$kind => concat!(stringify!($kind), " tab")),* }
+            }
+
+            /// Plural noun for messages.
+            pub fn noun(self) -> &'static str {
+                match self { $(Kind::$kind => <$module::$ty as Resource>::NOUN),* }
+            }
+
+            /// Which key its paths need, for 401/403 messages.
+            pub fn needed_key(self) -> &'static str {
+                match self { $(Kind::$kind => <$module::$ty as Resource>::NEEDED_KEY),* }
+            }
+
+            /// The generations that serve it.
+            pub fn generations(self) -> &'static [Generation] {
+                match self { $(Kind::$kind => <$module::$ty as Resource>::GENERATIONS),* }
+            }
+
+            /// Its operations (see [`Resource::OPS`]).
+            pub fn ops(self) -> &'static [&'static Op] {
+                match self { $(Kind::$kind => <$module::$ty as Resource>::OPS),* }
+            }
+
+            /// Its `:` words (the first is what completion offers).
+            pub fn aliases(self) -> &'static [&'static str] {
+                match self { $(Kind::$kind => <$module::$ty as Resource>::description().aliases),* }
+            }
+
+            /// The prefix of its ids (`cld_`).
+            pub fn id_prefix(self) -> &'static str {
+                match self { $(Kind::$kind => <$module::$ty as Resource>::description().id_prefix),* }
+            }
+
+            /// Its plural, lower-case name (`destinations`).
+            pub fn name(self) -> &'static str {
+                match self { $(Kind::$kind => <$module::$ty as Resource>::description().name),* }
+            }
+
+            /// One page of its list.
+            pub fn list_request(self, q: &ListQuery, filter: &NotificationFilter) -> ApiRequest {
+                match self { $(Kind::$kind => <$module::$ty as Resource>::list(q, filter)),* }
+            }
+
+            /// One of its items by id.
+            pub fn get_request(self, id: &str) -> ApiRequest {
+                match self { $(Kind::$kind => <$module::$ty as Resource>::get(id)),* }
+            }
+        }
+
+        /// The typed form of one item of any registered resource (shared: copies cost a pointer).
+        #[derive(Clone, PartialEq)]
+        pub enum AnyItem {
+            $(
+                #[doc = concat!("One of the ", stringify!($module), ".")]
+                $variant(Arc<<$module::$ty as Resource>::Item>),
+            )*
+        }
+
+        impl AnyItem {
+            /// Decodes an item of `kind` from its JSON.
+            ///
+            /// # Errors
+            /// When the JSON is not the resource's object.
+            pub fn decode(kind: Kind, raw: &Value) -> Result<AnyItem, serde_json::Error> {
+                Ok(match kind {
+                    $(Kind::$kind => AnyItem::$variant(Arc::new(
+                        <<$module::$ty as Resource>::Item as serde::Deserialize>::deserialize(raw)?,
+                    ))),*
+                })
+            }
+
+            /// The typed item when it is one of `R`'s.
+            pub fn typed<R: Resource>(&self) -> Option<&R::Item> {
+                let any: &dyn Any = match self { $(AnyItem::$variant(x) => x.as_ref()),* };
+                any.downcast_ref::<R::Item>()
+            }
+
+            /// Its kind.
+            pub fn kind(&self) -> Kind {
+                match self { $(AnyItem::$variant(_) => Kind::$kind),* }
+            }
+
+            /// Its id.
+            pub fn id(&self) -> &str {
+                match self { $(AnyItem::$variant(x) => <$module::$ty as Resource>::id(x)),* }
+            }
+
+            /// What it is called, unsanitised (empty when nothing names it).
+            pub fn name(&self) -> String {
+                match self { $(AnyItem::$variant(x) => <$module::$ty as Resource>::name(x)),* }
+            }
+
+            /// Its detail's heading, unsanitised.
+            pub fn heading(&self) -> String {
+                match self { $(AnyItem::$variant(x) => <$module::$ty as Resource>::heading(x)),* }
+            }
+
+            /// The address of its `Arc` and a `Weak` that keeps that address its own (a cache
+            /// keyed by identity holds the `Weak`, so the address is not reused while it is kept).
+            pub fn identity(&self) -> (usize, Weak<dyn Any>) {
+                fn of<T: Any>(a: &Arc<T>) -> (usize, Weak<dyn Any>) {
+                    let weak: Weak<T> = Arc::downgrade(a);
+                    (Arc::as_ptr(a).cast::<()>() as usize, weak as Weak<dyn Any>)
+                }
+                match self { $(AnyItem::$variant(x) => of(x)),* }
+            }
+        }
+
+        /// Runs `$body` with `$R` the [`Resource`] type of the kind `$k`: a face's generic
+        /// code over one resource, dispatched without a match of its own.
+        macro_rules! with_kind {
+            ($d k:expr, $d R:ident => $d body:expr) => {
+                match $d k {
+                    $( $crate::resource::Kind::$kind => {
+                        type $d R = $crate::resource::$module::$ty;
+                        $d body
+                    } )*
+                }
+            };
+        }
+        pub(crate) use with_kind;
+
+        /// Runs `$body` with `$R` the [`Resource`] type of the item `$i` and `$x` its typed item.
+        macro_rules! with_item {
+            ($d i:expr, $d R:ident, $d x:ident => $d body:expr) => {
+                match $d i {
+                    $( $crate::resource::AnyItem::$variant($d x) => {
+                        type $d R = $crate::resource::$module::$ty;
+                        $d body
+                    } )*
+                }
+            };
+        }
+        pub(crate) use with_item;
+    };
+}
+
+use super::{callbacks, destinations, imports, notifications, teams};
+
+resources! {$
+    Teams / Team: teams::Teams,
+    Imports / Import: imports::Imports,
+    Callbacks / Callback: callbacks::Callbacks,
+    Destinations / Destination: destinations::Destinations,
+    Notifications / Notification: notifications::Notifications,
+}
+
+impl Default for Kind {
+    fn default() -> Self {
+        Kind::ALL[0]
+    }
+}
+
+impl Kind {
+    /// Whether a server of generation `g` serves this resource.
+    pub fn served_by(self, g: Generation) -> bool {
+        self.generations().contains(&g)
+    }
+
+    /// The resources a server of generation `g` serves, in tab order.
+    pub fn served(g: Generation) -> Vec<Kind> {
+        Kind::ALL.into_iter().filter(|k| k.served_by(g)).collect()
+    }
+
+    /// The resource an id belongs to, by its prefix.
+    pub fn of_id(id: &str) -> Option<Kind> {
+        Kind::ALL.into_iter().find(|k| {
+            let p = k.id_prefix();
+            id.len() > p.len() && id.starts_with(p)
+        })
+    }
+}
