@@ -129,9 +129,10 @@ const TOOLS_AT: &[(&str, bool, &[&str], &[&str])] = &[
         &["attempt", "notification_id"],
         &["notification_id"],
     ),
+    // A write since issue 36 (it sends signed requests, so it is offered only with writes allowed).
     (
         "replay_locally",
-        false,
+        true,
         &["attempt", "notification_id", "to", "unsigned"],
         &["notification_id", "to"],
     ),
