@@ -42,6 +42,8 @@ const LOOK_BACK_MAX: usize = 2_000;
 /// The most notifications kept open (pending, or a send to retry): past it, nothing new is read
 /// until the receiver takes some.
 const OPEN_MAX: usize = 10_000;
+/// How long a forwarder waits for another on the same cursor to end before refusing to start.
+const LOCK_GRACE: Duration = Duration::from_secs(1);
 /// A wall clock that moved this much more than the monotonic one between two polls means the
 /// machine slept: catch up at once.
 const CLOCK_JUMP: Duration = Duration::from_secs(5);
@@ -625,7 +627,7 @@ pub async fn run(
 ) -> Result<(), ForwardError> {
     // One forwarder per cursor: a second would send what the first has in flight, out of order.
     let _lock = match &memory.cursor {
-        Some(c) => Some(c.lock()?),
+        Some(c) => Some(take_lock(c).await?),
         None => None,
     };
     let mut f = Forwarder {
@@ -647,6 +649,20 @@ pub async fn run(
     let result = f.go(start).await;
     f.set(State::Stopped);
     result
+}
+
+/// Takes the cursor's lock, allowing a forwarder that was just stopped (the console's, whose
+/// task ends a moment after the stop) up to [`LOCK_GRACE`] to let go.
+async fn take_lock(c: &CursorFile) -> Result<CursorLock, ForwardError> {
+    let until = Instant::now() + LOCK_GRACE;
+    loop {
+        match c.lock() {
+            Err(ForwardError::Busy(_)) if Instant::now() < until => {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            other => return other,
+        }
+    }
 }
 
 /// What became of one notification handed to the forwarder.
@@ -889,6 +905,7 @@ impl Forwarder<'_> {
                     }
                 }
             }
+            self.forget_old();
             self.save()?;
             if !more {
                 return Ok(Some(caught));

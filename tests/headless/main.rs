@@ -4,9 +4,11 @@
 mod common;
 
 mod cli;
+mod clocks;
 mod forward;
 mod members;
 mod members_teams;
 mod recover;
 mod replay;
 mod setup;
+mod walks;
