@@ -34,8 +34,8 @@ impl Default for Budget {
 }
 
 impl Budget {
-    /// `--max-pages N`: `N` pages, with the items and bytes raised (never lowered) in proportion,
-    /// so that the pages are what binds.
+    /// `--max-pages N`: `N` pages, with the items and bytes raised in proportion past their
+    /// defaults (never lowered), so that raising the pages is never undone by the others.
     #[must_use]
     pub fn with_max_pages(pages: usize) -> Self {
         let d = Self::default();

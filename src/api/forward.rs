@@ -853,7 +853,10 @@ impl Forwarder<'_> {
 
     /// Reads from the anchor to the end, forwarding each notification not read before, in the
     /// order they come. `Ok(None)`: stopped. `Some(Some(n))`: a catch-up ended, `n` forwarded.
-    async fn read_new(&mut self, mut catch_up: bool) -> Result<Option<Option<usize>>, ForwardError> {
+    async fn read_new(
+        &mut self,
+        mut catch_up: bool,
+    ) -> Result<Option<Option<usize>>, ForwardError> {
         let mut after = self.anchor.clone();
         let mut caught: Option<usize> = None;
         loop {
@@ -1068,7 +1071,10 @@ impl Forwarder<'_> {
 
     /// How many notifications come after `after` (for "catching up, N left"), counted within
     /// the walk budget (a lower bound past it); `None` when stopped first.
-    async fn count_left(&mut self, mut after: Option<String>) -> Result<Option<usize>, ForwardError> {
+    async fn count_left(
+        &mut self,
+        mut after: Option<String>,
+    ) -> Result<Option<usize>, ForwardError> {
         let mut n = 0usize;
         let mut meter = self.client.budget().meter();
         loop {

@@ -145,7 +145,10 @@ async fn skewed(skew: i64) {
     let mut events = BufReader::new(stdout).lines();
     tokio::spawn(async move { while let Ok(Some(_)) = events.next_line().await {} });
     // The three posted in the last seconds (by the server's clock): each forwarded once.
-    eventually(WAIT, || async { (got(&log, "fwd").len() >= 3).then_some(()) }).await;
+    eventually(WAIT, || async {
+        (got(&log, "fwd").len() >= 3).then_some(())
+    })
+    .await;
     assert_eq!(got(&log, "fwd").len(), 3, "skew {skew}");
     let _ = f.kill().await;
 }

@@ -810,9 +810,13 @@ async fn a_cursor_past_every_id_is_reported() {
     let to = format!("{rx}/fwd");
     let target = url::Url::parse(&to).expect("url");
     // A cursor saved against another service whose ids run far ahead.
-    switchboard::api::forward::CursorFile::new(&home.path().join("data/switchboard"), "default", &target)
-        .save(Some("cbn_zzzzzzzzzzzzzzzzzzzzzz"), &[], &target)
-        .expect("cursor");
+    switchboard::api::forward::CursorFile::new(
+        &home.path().join("data/switchboard"),
+        "default",
+        &target,
+    )
+    .save(Some("cbn_zzzzzzzzzzzzzzzzzzzzzz"), &[], &target)
+    .expect("cursor");
     let (base, key) = (w.t.svc.base_url.clone(), w.t.svc.api_key.clone());
     let f = Forwarder::start(
         &base,
@@ -882,7 +886,11 @@ impl Platform {
                 let desc = q.get("order").map(String::as_str) == Some("desc");
                 seen.retain(|v| {
                     let id = v["id"].as_str().unwrap_or_default();
-                    if desc { id < after.as_str() } else { id > after.as_str() }
+                    if desc {
+                        id < after.as_str()
+                    } else {
+                        id > after.as_str()
+                    }
                 });
             }
             let limit: usize = q.get("limit").and_then(|l| l.parse().ok()).unwrap_or(10);
@@ -896,12 +904,17 @@ impl Platform {
             axum::extract::Path(id): axum::extract::Path<String>,
         ) -> axum::response::Response {
             let items = p.items.lock().expect("items");
-            match items.iter().find(|(v, visible)| *visible && v["id"] == id.as_str()) {
+            match items
+                .iter()
+                .find(|(v, visible)| *visible && v["id"] == id.as_str())
+            {
                 Some((v, _)) => axum::Json(v.clone()).into_response(),
                 None => (
                     StatusCode::NOT_FOUND,
-                    axum::Json(json!({"object": "error", "status": 404, "code": "not_found",
-                        "message": "no such notification"})),
+                    axum::Json(
+                        json!({"object": "error", "status": 404, "code": "not_found",
+                        "message": "no such notification"}),
+                    ),
                 )
                     .into_response(),
             }
