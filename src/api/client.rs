@@ -170,14 +170,17 @@ impl Client {
 
     /// The server's clock less this machine's, learnt from the `Date` header of its latest
     /// answer (asking for the versions list first when nothing was answered yet); zero when the
-    /// server sends no `Date`. `Date` counts whole seconds, so this is rounded down: a time moved
-    /// by it onto the server's clock is at most a second early, never late.
+    /// server sends no `Date`. `Date` counts whole seconds, so a difference under a second is no
+    /// difference (the clocks agree as far as it can tell), and a larger one is rounded down: a
+    /// time moved by it onto the server's clock is at most a second early, never late.
     pub async fn clock_offset(&self) -> chrono::TimeDelta {
         if self.known_offset().is_none() {
             // Only to hear the server's `Date`; a failure here is the next call's to report.
             let _ = self.discover().await;
         }
-        self.known_offset().unwrap_or_default()
+        self.known_offset()
+            .filter(|d| d.num_milliseconds().abs() >= 1000)
+            .unwrap_or_default()
     }
 
     fn known_offset(&self) -> Option<chrono::TimeDelta> {
