@@ -42,6 +42,9 @@ const LOOK_BACK_MAX: usize = 2_000;
 /// The most notifications kept open (pending, or a send to retry): past it, nothing new is read
 /// until the receiver takes some.
 const OPEN_MAX: usize = 10_000;
+/// How long the notifications after a pending one wait for its first attempt before they go on
+/// without it.
+const PENDING_GRACE: Duration = Duration::from_secs(3);
 /// How long a forwarder waits for another on the same cursor to end before refusing to start.
 const LOCK_GRACE: Duration = Duration::from_secs(1);
 /// A wall clock that moved this much more than the monotonic one between two polls means the
@@ -585,6 +588,8 @@ struct Open {
     due: Instant,
     /// The pause after its last failed send (`None`: pending, no attempt recorded yet).
     backoff: Option<Duration>,
+    /// When it was first kept open.
+    since: Instant,
 }
 
 /// The forwarder's working state.
@@ -604,6 +609,8 @@ struct Forwarder<'a> {
     known: HashSet<String>,
     /// What was saved last, so an unchanged cursor is not written again.
     saved: Option<Saved>,
+    /// A catch-up under way: how many it forwarded so far.
+    catching: Option<usize>,
     destinations: Vec<Destination>,
     state: Option<State>,
     /// A poll failed since the last look: catch up.
@@ -641,6 +648,7 @@ pub async fn run(
         recent: VecDeque::new(),
         known: HashSet::new(),
         saved: None,
+        catching: None,
         destinations: Vec::new(),
         state: None,
         reconnected: false,
@@ -804,6 +812,7 @@ impl Forwarder<'_> {
                 Open {
                     due: now,
                     backoff: None,
+                    since: now,
                 },
             );
         }
@@ -818,17 +827,21 @@ impl Forwarder<'_> {
         let mut wall = SystemTime::now();
         let mut mono = Instant::now();
         loop {
-            let Some(caught) = self.read_new(catch_up).await? else {
-                return Ok(());
-            };
+            // The open ones first: one whose first attempt came meanwhile goes before later ones.
             if !self.retry_open().await? {
                 return Ok(());
             }
+            let Some(finished) = self.read_new(catch_up).await? else {
+                return Ok(());
+            };
             self.forget_old();
             self.save()?;
-            self.set(State::Following);
-            if let Some(forwarded) = caught {
-                self.emit(Event::CaughtUp { forwarded });
+            // Not caught up while later ones wait behind a pending one.
+            if finished {
+                self.set(State::Following);
+                if let Some(forwarded) = self.catching.take() {
+                    self.emit(Event::CaughtUp { forwarded });
+                }
             }
             // The next look: after the interval, or sooner when an open one is due.
             let next_due = self
@@ -851,18 +864,24 @@ impl Forwarder<'_> {
         }
     }
 
+    /// Whether an older notification is pending, kept open less than [`PENDING_GRACE`]: the
+    /// ones after it wait for it that long, so that the order holds when its first attempt
+    /// follows at once, and no longer.
+    fn held_back(&self, id: &str) -> bool {
+        self.open
+            .range::<str, _>((std::ops::Bound::Unbounded, std::ops::Bound::Excluded(id)))
+            .any(|(_, o)| o.backoff.is_none() && o.since.elapsed() < PENDING_GRACE)
+    }
+
     /// Reads from the anchor to the end, forwarding each notification not read before, in the
-    /// order they come. `Ok(None)`: stopped. `Some(Some(n))`: a catch-up ended, `n` forwarded.
-    async fn read_new(
-        &mut self,
-        mut catch_up: bool,
-    ) -> Result<Option<Option<usize>>, ForwardError> {
+    /// order they come. `Ok(None)`: stopped. `Some(false)`: held back behind a pending one (read
+    /// again at the next look), or more than [`OPEN_MAX`] open.
+    async fn read_new(&mut self, mut catch_up: bool) -> Result<Option<bool>, ForwardError> {
         let mut after = self.anchor.clone();
-        let mut caught: Option<usize> = None;
         loop {
             if self.open.len() >= OPEN_MAX {
                 // Back-pressure: the receiver is not taking them; read more once it does.
-                return Ok(Some(caught));
+                return Ok(Some(false));
             }
             let Some(page) = self.list(PAGE, after.clone(), Order::Asc).await? else {
                 return Ok(None);
@@ -877,7 +896,7 @@ impl Forwarder<'_> {
                     !self.known.contains(&n.id) && !self.open.contains_key(&n.id)
                 })
                 .collect();
-            if (catch_up || more) && caught.is_none() {
+            if (catch_up || more) && self.catching.is_none() {
                 let left = if more {
                     match self.count_left(after.clone()).await? {
                         Some(n) => n + fresh.len(),
@@ -886,7 +905,7 @@ impl Forwarder<'_> {
                 } else {
                     fresh.len()
                 };
-                caught = Some(0);
+                self.catching = Some(0);
                 self.set(State::CatchingUp { left });
             }
             catch_up = false;
@@ -894,13 +913,18 @@ impl Forwarder<'_> {
                 if self.stopped() {
                     return Ok(None);
                 }
+                if self.held_back(&n.id) {
+                    // Not remembered: read again, and forwarded after the pending one.
+                    self.save()?;
+                    return Ok(Some(false));
+                }
                 self.remember(&n.id);
                 let sent = match self.handle(n, None).await? {
                     Handled::Stopped => return Ok(None),
                     Handled::Sent => 1,
                     Handled::Passed => 0,
                 };
-                if let Some(done) = caught.as_mut() {
+                if let Some(done) = self.catching.as_mut() {
                     *done += sent;
                     if let Some(State::CatchingUp { left }) = &self.state {
                         let left = left.saturating_sub(1);
@@ -911,7 +935,7 @@ impl Forwarder<'_> {
             self.forget_old();
             self.save()?;
             if !more {
-                return Ok(Some(caught));
+                return Ok(Some(true));
             }
         }
     }
@@ -952,6 +976,13 @@ impl Forwarder<'_> {
                 }
                 Err(e) => return Err(e),
             };
+            if pending(&n) {
+                // Still no attempt: looked at again at the next look, its wait unchanged.
+                if let Some(open) = self.open.get_mut(&id) {
+                    open.due = Instant::now() + self.cfg.interval;
+                }
+                continue;
+            }
             self.open.remove(&id);
             if let Handled::Stopped = self.handle(n, o.backoff).await? {
                 return Ok(false);
@@ -968,14 +999,17 @@ impl Forwarder<'_> {
         n: Notification,
         backoff: Option<Duration>,
     ) -> Result<Handled, ForwardError> {
-        if n.attempts.is_empty() && n.status == NotificationStatus::Pending {
+        if pending(&n) {
             // Not attempted yet: its request is not recorded. Later ones go on meanwhile; it is
             // looked at again at the next look.
+            let now = Instant::now();
+            let since = self.open.get(&n.id).map_or(now, |o| o.since);
             self.open.insert(
                 n.id,
                 Open {
-                    due: Instant::now() + self.cfg.interval,
+                    due: now + self.cfg.interval,
                     backoff,
+                    since,
                 },
             );
             return Ok(Handled::Passed);
@@ -986,11 +1020,13 @@ impl Forwarder<'_> {
             Some(None) => Ok(Handled::Passed),
             Some(Some(true)) => Ok(Handled::Sent),
             Some(Some(false)) => {
+                let now = Instant::now();
                 self.open.insert(
                     n.id,
                     Open {
-                        due: Instant::now() + retry_in,
+                        due: now + retry_in,
                         backoff: Some(retry_in),
+                        since: now,
                     },
                 );
                 Ok(Handled::Sent)
@@ -1225,6 +1261,11 @@ impl Forwarder<'_> {
                 .map_err(|e| e.to_string()),
         )
     }
+}
+
+/// Whether `n` has no attempt yet, so no request recorded to forward.
+fn pending(n: &Notification) -> bool {
+    n.attempts.is_empty() && n.status == NotificationStatus::Pending
 }
 
 /// Whether the machine slept between two looks: the wall clock moved [`CLOCK_JUMP`] more than
