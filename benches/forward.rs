@@ -114,7 +114,7 @@ async fn bench() {
 
     // Catch-up: the cursor is saved now (nothing yet), then 5,000 deliveries happen while away.
     CursorFile::new(data.path(), "bench", &target)
-        .save(None, &target)
+        .save(None, &[], &target)
         .expect("cursor");
     let posting = Instant::now();
     for i in 0..MISSED {

@@ -78,6 +78,11 @@ pub struct GlobalArgs {
     /// Log filter, e.g. `warn`, `debug` or `switchboard=debug`.
     #[arg(long, global = true, value_name = "LEVEL")]
     pub log_level: Option<String>,
+    /// Let one walk over a list's pages read up to N pages (default 200; items and bytes grow
+    /// in proportion from 20,000 items and 64 MiB).
+    #[arg(long, global = true, value_name = "N",
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
+    pub max_pages: Option<usize>,
 }
 
 /// The subcommands.

@@ -120,7 +120,11 @@ fn connect(g: &GlobalArgs) -> Result<(Client, config::Resolved), u8> {
     for w in &resolved.warnings {
         eprintln!("warning: {w}");
     }
-    let client = Client::new(resolved.options.clone()).map_err(|e| usage(e.to_string()))?;
+    let mut options = resolved.options.clone();
+    if let Some(pages) = g.max_pages {
+        options.budget = switchboard::api::budget::Budget::with_max_pages(pages);
+    }
+    let client = Client::new(options).map_err(|e| usage(e.to_string()))?;
     Ok((with_detector(client), resolved))
 }
 

@@ -43,6 +43,8 @@ pub struct ClientOptions {
     /// A generation the user pinned (`--generation`, `SWITCHBOARD_GENERATION`, the profile's
     /// `generation`): used where the server does not contradict it.
     pub pin: Option<Pin>,
+    /// How much one walk over a list's pages may read (`--max-pages`).
+    pub budget: super::budget::Budget,
 }
 
 impl Default for ClientOptions {
@@ -58,6 +60,7 @@ impl Default for ClientOptions {
             max_retry_wait: Duration::from_secs(15),
             backoff_base: Duration::from_millis(200),
             pin: None,
+            budget: super::budget::Budget::default(),
         }
     }
 }
@@ -92,6 +95,9 @@ pub struct Client {
     learnt: Arc<tokio::sync::Mutex<Learnt>>,
     /// The detection cache, when the face gave one.
     detector: Option<Arc<Detector>>,
+    /// The server's clock less ours, from the `Date` of its latest answer (see
+    /// [`Client::clock_offset`]).
+    clock: Arc<std::sync::Mutex<Option<chrono::TimeDelta>>>,
 }
 
 /// What the client learnt of a deployment's generation.
@@ -182,6 +188,7 @@ impl Client {
             versions_gate: Arc::default(),
             learnt: Arc::default(),
             detector: None,
+            clock: Arc::default(),
         })
     }
 
@@ -202,6 +209,47 @@ impl Client {
     /// The options this client was built with.
     pub fn options(&self) -> &ClientOptions {
         &self.opts
+    }
+
+    /// How much one walk over a list's pages may read.
+    pub fn budget(&self) -> super::budget::Budget {
+        self.opts.budget
+    }
+
+    /// The server's clock less this machine's, learnt from the `Date` header of its latest
+    /// answer (asking for the versions list first when nothing was answered yet); zero when the
+    /// server sends no `Date`. `Date` counts whole seconds, so a difference under a second is no
+    /// difference (the clocks agree as far as it can tell), and a larger one is rounded down: a
+    /// time moved by it onto the server's clock is at most a second early, never late.
+    pub async fn clock_offset(&self) -> chrono::TimeDelta {
+        if self.known_offset().is_none() {
+            // Only to hear the server's `Date`; a failure here is the next call's to report.
+            let _ = self.discover().await;
+        }
+        self.known_offset()
+            .filter(|d| d.num_milliseconds().abs() >= 1000)
+            .unwrap_or_default()
+    }
+
+    fn known_offset(&self) -> Option<chrono::TimeDelta> {
+        *self
+            .clock
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Notes the server's clock from an answer's `Date`.
+    fn hear_clock(&self, headers: &HeaderMap) {
+        let Some(date) = header_str(headers, "date")
+            .and_then(|d| chrono::DateTime::parse_from_rfc2822(d.trim()).ok())
+        else {
+            return;
+        };
+        let offset = date.with_timezone(&chrono::Utc) - chrono::Utc::now();
+        *self
+            .clock
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(offset);
     }
 
     /// The base URL.
@@ -398,6 +446,7 @@ impl Client {
             .send()
             .await
             .map_err(transport)?;
+        self.hear_clock(resp.headers());
         let status = resp.status().as_u16();
         let body = read_body(resp).await.map_err(transport)?;
         if status >= 500 {
@@ -576,6 +625,7 @@ impl Client {
                 };
             }
         };
+        self.hear_clock(resp.headers());
         let status = resp.status().as_u16();
         let request_id = header_str(resp.headers(), "metorial-req-id");
         let retry_after = retry_after(resp.headers());

@@ -170,8 +170,9 @@ pub enum Error {
     Invalid(String),
     /// A walk over a list's pages reached its cap while the server still reported more.
     #[error(
-        "stopped after {pages} pages ({items} items) while the server still reported more; \
-         narrow the list with filters{}",
+        "stopped after {pages} pages ({items} items) of {} MiB while the server still reported \
+         more; narrow the list with filters, raise --max-pages{}",
+        bytes.div_ceil(1024 * 1024),
         last.as_ref().map(|l| format!(", or continue with --after {l}")).unwrap_or_default()
     )]
     TooManyPages {
@@ -179,6 +180,8 @@ pub enum Error {
         pages: usize,
         /// Items read.
         items: usize,
+        /// Bytes of page bodies read.
+        bytes: u64,
         /// The last item's id, where a further walk would start.
         last: Option<String>,
     },

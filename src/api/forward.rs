@@ -15,6 +15,7 @@
 //! It never stops by itself on a network failure: the API going away is `reconnecting` with a
 //! growing pause, then a catch-up from the saved cursor; a jump of the wall clock (a laptop
 //! waking up) is a catch-up at once.
+use std::collections::{BTreeMap, HashSet, VecDeque};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
 
@@ -34,6 +35,19 @@ const PAGE: u32 = 100;
 const FIRST_BACKOFF: Duration = Duration::from_millis(500);
 /// The longest pause between tries while the API is away.
 const MAX_BACKOFF: Duration = Duration::from_secs(30);
+/// How long a notification read is looked for again: one that becomes visible this long after
+/// later ones were read is still forwarded.
+const LOOK_BACK: Duration = Duration::from_secs(30);
+/// The most notifications remembered for the look back.
+const LOOK_BACK_MAX: usize = 2_000;
+/// The most notifications kept open (pending, or a send to retry): past it, nothing new is read
+/// until the receiver takes some.
+const OPEN_MAX: usize = 10_000;
+/// How long the notifications after a pending one wait for its first attempt before they go on
+/// without it.
+const PENDING_GRACE: Duration = Duration::from_secs(3);
+/// How long a forwarder waits for another on the same cursor to end before refusing to start.
+const LOCK_GRACE: Duration = Duration::from_secs(1);
 /// A wall clock that moved this much more than the monotonic one between two polls means the
 /// machine slept: catch up at once.
 const CLOCK_JUMP: Duration = Duration::from_secs(5);
@@ -41,6 +55,12 @@ const CLOCK_JUMP: Duration = Duration::from_secs(5);
 /// Why forwarding cannot go on.
 #[derive(Debug, thiserror::Error)]
 pub enum ForwardError {
+    /// Another forwarder holds this profile and target's cursor.
+    #[error(
+        "another forwarder is running for this profile and target (it holds {}): one forwarder per cursor",
+        .0.display()
+    )]
+    Busy(PathBuf),
     /// `--resume` with no saved cursor for this profile and target.
     #[error(
         "nothing to resume: no cursor is saved for {0} with this profile (start with --from now or --since)"
@@ -126,6 +146,8 @@ pub struct Forwarded {
     pub signed: bool,
     /// The answer.
     pub result: ReplayResult,
+    /// Not delivered: sent again after this pause (while the run lives; `--resume` too).
+    pub retry_in: Option<Duration>,
 }
 
 /// What the forwarder reports.
@@ -151,6 +173,14 @@ pub enum Event {
     CaughtUp {
         /// How many were forwarded in the catch-up.
         forwarded: usize,
+    },
+    /// The saved cursor is past every notification the server has (a service reset, a restored
+    /// database): forwarding goes on from the newest it has.
+    CursorAhead {
+        /// The saved cursor.
+        cursor: String,
+        /// The newest notification the server has (`None`: it has none).
+        newest: Option<String>,
     },
 }
 
@@ -331,10 +361,28 @@ fn answer_of(v: &serde_json::Value) -> Answer {
     }
 }
 
-/// The saved cursor of one profile and target: the last notification handled.
+/// The saved cursor of one profile and target: where reading starts again (every notification
+/// up to it was handled), and the notifications after it still open (pending, or a send to
+/// retry).
 #[derive(Debug, Clone)]
 pub struct CursorFile {
     path: PathBuf,
+}
+
+/// What a [`CursorFile`] holds.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Saved {
+    /// Read again after this one (`None`: from the first notification).
+    pub cursor: Option<String>,
+    /// Not yet forwarded: pending (no attempt recorded yet) or a send to retry.
+    pub open: Vec<String>,
+}
+
+/// Held while a forwarder uses a cursor: a second forwarder on the same profile and target is
+/// refused ([`CursorFile::lock`]). Released when dropped (or when the process ends, killed too).
+#[derive(Debug)]
+pub struct CursorLock {
+    _file: std::fs::File,
 }
 
 impl CursorFile {
@@ -359,12 +407,38 @@ impl CursorFile {
         }
     }
 
+    /// Takes this cursor for one forwarder: an advisory lock on a file beside it, which the
+    /// system releases when the process ends, however it ends.
+    ///
+    /// # Errors
+    /// [`ForwardError::Busy`] when another forwarder holds it; the lock file cannot be opened.
+    pub fn lock(&self) -> Result<CursorLock, ForwardError> {
+        let path = self.path.with_extension("lock");
+        let file = open_private(&path, true).map_err(|source| ForwardError::Cursor {
+            path: path.clone(),
+            source,
+        })?;
+        match file.try_lock() {
+            Ok(()) => Ok(CursorLock { _file: file }),
+            Err(std::fs::TryLockError::WouldBlock) => Err(ForwardError::Busy(path)),
+            Err(std::fs::TryLockError::Error(source)) => Err(ForwardError::Cursor { path, source }),
+        }
+    }
+
     /// The saved cursor, if any: `Some(None)` is "from the first notification" (nothing existed
     /// when forwarding started).
     ///
     /// # Errors
     /// The file exists but cannot be read or is not a cursor file.
     pub fn load(&self) -> Result<Option<Option<String>>, ForwardError> {
+        Ok(self.load_saved()?.map(|s| s.cursor))
+    }
+
+    /// The saved cursor and the notifications still open, if saved.
+    ///
+    /// # Errors
+    /// The file exists but cannot be read or is not a cursor file.
+    pub fn load_saved(&self) -> Result<Option<Saved>, ForwardError> {
         let text = match read_private(&self.path) {
             Ok(Some(t)) => t,
             Ok(None) => return Ok(None),
@@ -372,9 +446,23 @@ impl CursorFile {
         };
         let v: serde_json::Value = serde_json::from_str(&text)
             .map_err(|e| self.err(std::io::Error::new(std::io::ErrorKind::InvalidData, e)))?;
+        // Files saved before open ones were kept have none.
+        let open: Vec<String> = v
+            .get("open")
+            .and_then(serde_json::Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(serde_json::Value::as_str)
+                    .map(str::to_string)
+                    .collect()
+            })
+            .unwrap_or_default();
         match v.get("cursor") {
-            Some(serde_json::Value::String(c)) => Ok(Some(Some(c.clone()))),
-            Some(serde_json::Value::Null) => Ok(Some(None)),
+            Some(serde_json::Value::String(c)) => Ok(Some(Saved {
+                cursor: Some(c.clone()),
+                open,
+            })),
+            Some(serde_json::Value::Null) => Ok(Some(Saved { cursor: None, open })),
             _ => Err(self.err(std::io::Error::new(
                 std::io::ErrorKind::InvalidData,
                 "no cursor in it",
@@ -388,9 +476,15 @@ impl CursorFile {
     ///
     /// # Errors
     /// The file cannot be written.
-    pub fn save(&self, cursor: Option<&str>, target: &url::Url) -> Result<(), ForwardError> {
+    pub fn save(
+        &self,
+        cursor: Option<&str>,
+        open: &[String],
+        target: &url::Url,
+    ) -> Result<(), ForwardError> {
         let text = serde_json::json!({
             "cursor": cursor,
+            "open": open,
             "target": target.as_str(),
             "saved_at": Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
         })
@@ -402,14 +496,25 @@ impl CursorFile {
     }
 }
 
+/// What the ledger says of a forward about to be sent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Claim {
+    /// Claimed: send it.
+    Free,
+    /// It reached this target already (an earlier run, or a look read it again): not sent again.
+    Done,
+    /// A run was stopped while sending it (or another process is): not sent again.
+    InDoubt,
+}
+
 /// Where each forward is claimed before it is sent and its outcome written after: the profile's
 /// delivery journal, shared with `recover`.
 pub trait Ledger: Send {
-    /// Claims `notification` for `target`; `false` when it was sent already (or is in doubt).
+    /// Claims `notification` for `target`: [`Claim::Free`] when it may be sent now.
     ///
     /// # Errors
     /// The ledger cannot be written: then nothing may be sent.
-    fn claim(&mut self, notification: &str, target: &str) -> Result<bool, String>;
+    fn claim(&mut self, notification: &str, target: &str) -> Result<Claim, String>;
     /// Writes the outcome of a claimed forward.
     ///
     /// # Errors
@@ -431,8 +536,14 @@ pub fn open_journal(
 }
 
 impl Ledger for Journal {
-    fn claim(&mut self, notification: &str, target: &str) -> Result<bool, String> {
-        Journal::claim(self, notification, target, false).map_err(|e| e.to_string())
+    fn claim(&mut self, notification: &str, target: &str) -> Result<Claim, String> {
+        if Journal::claim(self, notification, target, false).map_err(|e| e.to_string())? {
+            return Ok(Claim::Free);
+        }
+        Ok(match self.state(notification, target) {
+            Some(journal::State::Succeeded) => Claim::Done,
+            _ => Claim::InDoubt,
+        })
     }
 
     fn record(&mut self, notification: &str, target: &str, r: &ReplayResult) -> Result<(), String> {
@@ -476,6 +587,17 @@ fn transient(e: &super::Error) -> bool {
     }
 }
 
+/// A notification read but not forwarded yet.
+#[derive(Debug, Clone, Copy)]
+struct Open {
+    /// Looked at again from then on.
+    due: Instant,
+    /// The pause after its last failed send (`None`: pending, no attempt recorded yet).
+    backoff: Option<Duration>,
+    /// When it was first kept open.
+    since: Instant,
+}
+
 /// The forwarder's working state.
 struct Forwarder<'a> {
     client: &'a Client,
@@ -483,7 +605,18 @@ struct Forwarder<'a> {
     memory: Memory,
     events: mpsc::UnboundedSender<Event>,
     stop: watch::Receiver<bool>,
-    cursor: Option<String>,
+    /// Reading starts after this one: every notification up to it was handled (or is open).
+    anchor: Option<String>,
+    /// Read but not forwarded yet, oldest id first.
+    open: BTreeMap<String, Open>,
+    /// The notifications read after the anchor, and when: a look reads from the anchor again,
+    /// so one that became visible late (an id older than those already read) is still found.
+    recent: VecDeque<(String, Instant)>,
+    known: HashSet<String>,
+    /// What was saved last, so an unchanged cursor is not written again.
+    saved: Option<Saved>,
+    /// A catch-up under way: how many it forwarded so far.
+    catching: Option<usize>,
     destinations: Vec<Destination>,
     state: Option<State>,
     /// A poll failed since the last look: catch up.
@@ -495,8 +628,8 @@ struct Forwarder<'a> {
 /// Forwards until `stop` turns true (or its sender is dropped), reporting on `events`.
 ///
 /// # Errors
-/// Nothing to resume, a cursor or journal that cannot be written, or an API error that waiting
-/// does not fix. Network failures never end it.
+/// Another forwarder on the same cursor, nothing to resume, a cursor or journal that cannot be
+/// written, or an API error that waiting does not fix. Network failures never end it.
 pub async fn run(
     client: &Client,
     cfg: &ForwardConfig,
@@ -505,13 +638,23 @@ pub async fn run(
     events: mpsc::UnboundedSender<Event>,
     stop: watch::Receiver<bool>,
 ) -> Result<(), ForwardError> {
+    // One forwarder per cursor: a second would send what the first has in flight, out of order.
+    let _lock = match &memory.cursor {
+        Some(c) => Some(take_lock(c).await?),
+        None => None,
+    };
     let mut f = Forwarder {
         client,
         cfg,
         memory,
         events,
         stop,
-        cursor: None,
+        anchor: None,
+        open: BTreeMap::new(),
+        recent: VecDeque::new(),
+        known: HashSet::new(),
+        saved: None,
+        catching: None,
         destinations: Vec::new(),
         state: None,
         reconnected: false,
@@ -520,6 +663,30 @@ pub async fn run(
     let result = f.go(start).await;
     f.set(State::Stopped);
     result
+}
+
+/// Takes the cursor's lock, allowing a forwarder that was just stopped (the console's, whose
+/// task ends a moment after the stop) up to [`LOCK_GRACE`] to let go.
+async fn take_lock(c: &CursorFile) -> Result<CursorLock, ForwardError> {
+    let until = Instant::now() + LOCK_GRACE;
+    loop {
+        match c.lock() {
+            Err(ForwardError::Busy(_)) if Instant::now() < until => {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            other => return other,
+        }
+    }
+}
+
+/// What became of one notification handed to the forwarder.
+enum Handled {
+    /// Sent (whatever the answer).
+    Sent,
+    /// Not sent: filtered out, already sent, or it cannot be forwarded.
+    Passed,
+    /// Asked to stop first.
+    Stopped,
 }
 
 impl Forwarder<'_> {
@@ -600,183 +767,392 @@ impl Forwarder<'_> {
         .await
     }
 
+    /// Saves the anchor and the open ones when they changed.
+    fn save(&mut self) -> Result<(), ForwardError> {
+        let now = Saved {
+            cursor: self.anchor.clone(),
+            open: self.open.keys().cloned().collect(),
+        };
+        if self.saved.as_ref() == Some(&now) {
+            return Ok(());
+        }
+        if let Some(c) = &self.memory.cursor {
+            c.save(now.cursor.as_deref(), &now.open, &self.cfg.target)?;
+        }
+        self.saved = Some(now);
+        Ok(())
+    }
+
+    /// Remembers a notification read after the anchor.
+    fn remember(&mut self, id: &str) {
+        if self.known.insert(id.to_string()) {
+            self.recent.push_back((id.to_string(), Instant::now()));
+        }
+    }
+
+    /// Moves the anchor over what was read more than [`LOOK_BACK`] ago (or past
+    /// [`LOOK_BACK_MAX`] remembered): a notification older than those is not looked for again.
+    fn forget_old(&mut self) {
+        while let Some((id, at)) = self.recent.front() {
+            if at.elapsed() < LOOK_BACK && self.recent.len() <= LOOK_BACK_MAX {
+                break;
+            }
+            if self.anchor.as_deref().is_none_or(|a| a < id.as_str()) {
+                self.anchor = Some(id.clone());
+            }
+            self.known.remove(id);
+            self.recent.pop_front();
+        }
+    }
+
     async fn go(&mut self, start: Start) -> Result<(), ForwardError> {
         self.set(State::Connecting);
-        let Some(cursor) = self.start_cursor(start).await? else {
+        let Some(saved) = self.start_cursor(start).await? else {
             return Ok(());
         };
-        self.cursor = cursor;
-        // Saved at once, so that a run killed before its first forward can be resumed.
-        if let Some(c) = &self.memory.cursor {
-            c.save(self.cursor.as_deref(), &self.cfg.target)?;
+        self.anchor = saved.cursor;
+        let now = Instant::now();
+        for id in saved.open {
+            self.open.insert(
+                id,
+                Open {
+                    due: now,
+                    backoff: None,
+                    since: now,
+                },
+            );
         }
+        // Saved at once, so that a run killed before its first forward can be resumed.
+        self.save()?;
         self.emit(Event::Ready {
-            cursor: self.cursor.clone(),
+            cursor: self.anchor.clone(),
         });
         // A catch-up (with a count of what is left) at the start, after the API was away, after
         // the machine slept, and whenever a page is full.
         let mut catch_up = true;
-        let mut caught: Option<usize> = None;
         let mut wall = SystemTime::now();
         let mut mono = Instant::now();
         loop {
-            let Some(page) = self.list(PAGE, self.cursor.clone(), Order::Asc).await? else {
+            // The open ones first: one whose first attempt came meanwhile goes before later ones.
+            if !self.retry_open().await? {
+                return Ok(());
+            }
+            let Some(finished) = self.read_new(catch_up).await? else {
                 return Ok(());
             };
-            catch_up |= std::mem::take(&mut self.reconnected);
-            let more = page.pagination.has_more_after;
-            if (catch_up || more) && caught.is_none() {
-                let left = if more {
-                    match self.count_left().await? {
-                        Some(n) => n,
-                        None => return Ok(()),
-                    }
-                } else {
-                    page.items.len()
-                };
-                caught = Some(0);
-                self.set(State::CatchingUp { left });
-            }
-            catch_up = false;
-            let (done, waiting) = self.forward_page(page.items, &mut caught).await?;
-            if self.stopped() {
-                return Ok(());
-            }
-            if more && done && !waiting {
-                continue;
-            }
-            // Not caught up while the next one waits for its first attempt to be recorded.
-            if !(waiting && caught.is_some()) {
+            self.forget_old();
+            self.save()?;
+            // Not caught up while later ones wait behind a pending one.
+            if finished {
                 self.set(State::Following);
-                if let Some(forwarded) = caught.take() {
+                if let Some(forwarded) = self.catching.take() {
                     self.emit(Event::CaughtUp { forwarded });
                 }
             }
-            if !self.pause(self.cfg.interval).await {
+            // The next look: after the interval, or sooner when an open one is due.
+            let next_due = self
+                .open
+                .values()
+                .map(|o| o.due.saturating_duration_since(Instant::now()))
+                .min()
+                .unwrap_or(self.cfg.interval);
+            if !self.pause(self.cfg.interval.min(next_due)).await {
                 return Ok(());
             }
             // A wall clock far ahead of the monotonic one: the machine slept; catch up now.
             let (w, m) = (SystemTime::now(), Instant::now());
             let wall_gone = w.duration_since(wall).unwrap_or_default();
-            if slept(wall_gone, m.duration_since(mono)) {
+            catch_up = slept(wall_gone, m.duration_since(mono));
+            if catch_up {
                 tracing::info!("the wall clock jumped {wall_gone:?}: catching up");
-                catch_up = true;
             }
             (wall, mono) = (w, m);
         }
     }
 
-    /// Where to start; `Ok(None)` when stopped first. Inner `None`: from the first notification.
-    async fn start_cursor(&mut self, start: Start) -> Result<Option<Option<String>>, ForwardError> {
+    /// Whether an older notification is pending, kept open less than [`PENDING_GRACE`]: the
+    /// ones after it wait for it that long, so that the order holds when its first attempt
+    /// follows at once, and no longer.
+    fn held_back(&self, id: &str) -> bool {
+        self.open
+            .range::<str, _>((std::ops::Bound::Unbounded, std::ops::Bound::Excluded(id)))
+            .any(|(_, o)| o.backoff.is_none() && o.since.elapsed() < PENDING_GRACE)
+    }
+
+    /// Reads from the anchor to the end, forwarding each notification not read before, in the
+    /// order they come. `Ok(None)`: stopped. `Some(false)`: held back behind a pending one (read
+    /// again at the next look), or more than [`OPEN_MAX`] open.
+    async fn read_new(&mut self, mut catch_up: bool) -> Result<Option<bool>, ForwardError> {
+        let mut after = self.anchor.clone();
+        loop {
+            if self.open.len() >= OPEN_MAX {
+                // Back-pressure: the receiver is not taking them; read more once it does.
+                return Ok(Some(false));
+            }
+            let Some(page) = self.list(PAGE, after.clone(), Order::Asc).await? else {
+                return Ok(None);
+            };
+            catch_up |= std::mem::take(&mut self.reconnected);
+            let more = page.pagination.has_more_after;
+            let fresh: Vec<Notification> = page
+                .items
+                .into_iter()
+                .filter(|n| {
+                    after = Some(n.id.clone());
+                    !self.known.contains(&n.id) && !self.open.contains_key(&n.id)
+                })
+                .collect();
+            if (catch_up || more) && self.catching.is_none() {
+                let left = if more {
+                    match self.count_left(after.clone()).await? {
+                        Some(n) => n + fresh.len(),
+                        None => return Ok(None),
+                    }
+                } else {
+                    fresh.len()
+                };
+                self.catching = Some(0);
+                self.set(State::CatchingUp { left });
+            }
+            catch_up = false;
+            for n in fresh {
+                if self.stopped() {
+                    return Ok(None);
+                }
+                if self.held_back(&n.id) {
+                    // Not remembered: read again, and forwarded after the pending one.
+                    self.save()?;
+                    return Ok(Some(false));
+                }
+                self.remember(&n.id);
+                let sent = match self.handle(n, None).await? {
+                    Handled::Stopped => return Ok(None),
+                    Handled::Sent => 1,
+                    Handled::Passed => 0,
+                };
+                if let Some(done) = self.catching.as_mut() {
+                    *done += sent;
+                    if let Some(State::CatchingUp { left }) = &self.state {
+                        let left = left.saturating_sub(1);
+                        self.set(State::CatchingUp { left });
+                    }
+                }
+            }
+            self.forget_old();
+            self.save()?;
+            if !more {
+                return Ok(Some(true));
+            }
+        }
+    }
+
+    /// Looks again at the open ones that are due, oldest first (at most a page of them):
+    /// pending ones whose first attempt may now be recorded, sends to retry. `false`: stopped.
+    async fn retry_open(&mut self) -> Result<bool, ForwardError> {
+        let now = Instant::now();
+        let due: Vec<(String, Open)> = self
+            .open
+            .iter()
+            .filter(|(_, o)| o.due <= now)
+            .take(PAGE as usize)
+            .map(|(id, o)| (id.clone(), *o))
+            .collect();
+        for (id, o) in due {
+            if self.stopped() {
+                return Ok(false);
+            }
+            let client = self.client;
+            let read = id.clone();
+            let n = match self
+                .retrying(move || {
+                    let read = read.clone();
+                    async move { client.get_notification(&read).await }
+                })
+                .await
+            {
+                Ok(Some(n)) => n,
+                Ok(None) => return Ok(false),
+                Err(ForwardError::Api(e)) if e.status() == Some(404) => {
+                    self.open.remove(&id);
+                    self.emit(Event::Skipped {
+                        notification_id: id,
+                        why: "it is gone from the server".into(),
+                    });
+                    continue;
+                }
+                Err(e) => return Err(e),
+            };
+            if pending(&n) {
+                // Still no attempt: looked at again at the next look, its wait unchanged.
+                if let Some(open) = self.open.get_mut(&id) {
+                    open.due = Instant::now() + self.cfg.interval;
+                }
+                continue;
+            }
+            self.open.remove(&id);
+            if let Handled::Stopped = self.handle(n, o.backoff).await? {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    /// Forwards `n`, or keeps it open: pending (looked at again at the next look) or sent and
+    /// not delivered (sent again after a pause that doubles from [`FIRST_BACKOFF`] to
+    /// [`MAX_BACKOFF`]; `backoff` is the last one).
+    async fn handle(
+        &mut self,
+        n: Notification,
+        backoff: Option<Duration>,
+    ) -> Result<Handled, ForwardError> {
+        if pending(&n) {
+            // Not attempted yet: its request is not recorded. Later ones go on meanwhile; it is
+            // looked at again at the next look.
+            let now = Instant::now();
+            let since = self.open.get(&n.id).map_or(now, |o| o.since);
+            self.open.insert(
+                n.id,
+                Open {
+                    due: now + self.cfg.interval,
+                    backoff,
+                    since,
+                },
+            );
+            return Ok(Handled::Passed);
+        }
+        let retry_in = backoff.map_or(FIRST_BACKOFF, |b| (b * 2).min(MAX_BACKOFF));
+        match self.forward_one(&n, retry_in).await? {
+            None => Ok(Handled::Stopped),
+            Some(None) => Ok(Handled::Passed),
+            Some(Some(true)) => Ok(Handled::Sent),
+            Some(Some(false)) => {
+                let now = Instant::now();
+                self.open.insert(
+                    n.id,
+                    Open {
+                        due: now + retry_in,
+                        backoff: Some(retry_in),
+                        since: now,
+                    },
+                );
+                Ok(Handled::Sent)
+            }
+        }
+    }
+
+    /// Where to start; `Ok(None)` when stopped first. Its cursor `None`: from the first
+    /// notification.
+    async fn start_cursor(&mut self, start: Start) -> Result<Option<Saved>, ForwardError> {
         match start {
             Start::Resume => {
                 let saved = match &self.memory.cursor {
-                    Some(c) => c.load()?,
+                    Some(c) => c.load_saved()?,
                     None => None,
                 };
-                saved
-                    .map(Some)
-                    .ok_or_else(|| ForwardError::NothingToResume(self.cfg.target.to_string()))
+                let mut saved = saved
+                    .ok_or_else(|| ForwardError::NothingToResume(self.cfg.target.to_string()))?;
+                let Some(cursor) = saved.cursor.clone() else {
+                    return Ok(Some(saved));
+                };
+                // A cursor past every id would wait for ids the server may never make: say so,
+                // and go on from the newest it has.
+                let Some(page) = self.list(1, None, Order::Desc).await? else {
+                    return Ok(None);
+                };
+                let newest = page.items.into_iter().next().map(|n| n.id);
+                if newest.as_deref().is_none_or(|n| n < cursor.as_str()) {
+                    self.emit(Event::CursorAhead {
+                        cursor,
+                        newest: newest.clone(),
+                    });
+                    saved.cursor = newest;
+                }
+                Ok(Some(saved))
             }
             Start::Now => {
                 let page = self.list(1, None, Order::Desc).await?;
-                Ok(page.map(|p| p.items.into_iter().next().map(|n| n.id)))
+                Ok(page.map(|p| Saved {
+                    cursor: p.items.into_iter().next().map(|n| n.id),
+                    open: Vec::new(),
+                }))
             }
             Start::Since(t) => {
+                // `t` was read on this machine's clock; `created_at` is the server's.
+                let t = t + self.client.clock_offset().await;
                 // Newest first until one older than `t`: it is the cursor.
                 let mut after: Option<String> = None;
+                let mut meter = self.client.budget().meter();
                 loop {
                     let Some(page) = self.list(PAGE, after.clone(), Order::Desc).await? else {
                         return Ok(None);
                     };
+                    meter.count(page.items.len(), 0);
                     if let Some(older) = page.items.iter().find(|n| n.created_at < t) {
-                        return Ok(Some(Some(older.id.clone())));
+                        return Ok(Some(Saved {
+                            cursor: Some(older.id.clone()),
+                            open: Vec::new(),
+                        }));
                     }
                     match page.items.last() {
-                        Some(last) if page.pagination.has_more_after => {
+                        Some(last)
+                            if page.pagination.has_more_after
+                                && after.as_deref() != Some(last.id.as_str()) =>
+                        {
+                            // No `--after` to continue from: a start is found whole or not at all.
+                            meter.next(None)?;
                             after = Some(last.id.clone());
                         }
-                        _ => return Ok(Some(None)),
+                        _ => {
+                            return Ok(Some(Saved::default()));
+                        }
                     }
                 }
             }
         }
     }
 
-    /// How many notifications come after the cursor (for "catching up, N left"); `None` when
-    /// stopped first.
-    async fn count_left(&mut self) -> Result<Option<usize>, ForwardError> {
-        let mut after = self.cursor.clone();
+    /// How many notifications come after `after` (for "catching up, N left"), counted within
+    /// the walk budget (a lower bound past it); `None` when stopped first.
+    async fn count_left(
+        &mut self,
+        mut after: Option<String>,
+    ) -> Result<Option<usize>, ForwardError> {
         let mut n = 0usize;
+        let mut meter = self.client.budget().meter();
         loop {
             let Some(page) = self.list(PAGE, after.clone(), Order::Asc).await? else {
                 return Ok(None);
             };
+            meter.count(page.items.len(), 0);
             n += page.items.len();
             match page.items.last() {
-                Some(last) if page.pagination.has_more_after => after = Some(last.id.clone()),
+                Some(last)
+                    if page.pagination.has_more_after
+                        && meter.has_room()
+                        && after.as_deref() != Some(last.id.as_str()) =>
+                {
+                    after = Some(last.id.clone());
+                }
                 _ => return Ok(Some(n)),
             }
         }
     }
 
-    /// Forwards a page in order, then saves the cursor once (also when it stops mid-page or
-    /// fails: the journal already holds each forward, so a resume that reads some again skips
-    /// them). Returns whether every item was handled, and whether the first unhandled one waits
-    /// for its first attempt to be recorded.
-    async fn forward_page(
+    /// Forwards `n` unless the filter or the journal says no. `Ok(None)`: stopped mid-send (the
+    /// journal keeps it in doubt, so it is not sent twice). `Some(None)`: not sent.
+    /// `Some(Some(delivered))`: sent; `retry_in` is told with a send not delivered.
+    async fn forward_one(
         &mut self,
-        items: Vec<Notification>,
-        catching_up: &mut Option<usize>,
-    ) -> Result<(bool, bool), ForwardError> {
-        let before = self.cursor.clone();
-        let result = self.forward_items(items, catching_up).await;
-        if self.cursor != before
-            && let Some(c) = &self.memory.cursor
-        {
-            c.save(self.cursor.as_deref(), &self.cfg.target)?;
-        }
-        result
-    }
-
-    async fn forward_items(
-        &mut self,
-        items: Vec<Notification>,
-        catching_up: &mut Option<usize>,
-    ) -> Result<(bool, bool), ForwardError> {
-        for n in items {
-            if self.stopped() {
-                return Ok((false, false));
-            }
-            // Not attempted yet: its request is not recorded. Wait, so the order holds.
-            if n.attempts.is_empty() && n.status == NotificationStatus::Pending {
-                return Ok((false, true));
-            }
-            let Some(sent) = self.forward_one(&n).await? else {
-                return Ok((false, false));
-            };
-            self.cursor = Some(n.id.clone());
-            if let Some(done) = catching_up.as_mut() {
-                *done += usize::from(sent);
-                if let Some(State::CatchingUp { left }) = &self.state {
-                    let left = left.saturating_sub(1);
-                    self.set(State::CatchingUp { left });
-                }
-            }
-        }
-        Ok((true, false))
-    }
-
-    /// Forwards `n` unless the filter or the journal says no: `Ok(Some(true))` when it was sent.
-    /// `Ok(None)`: stopped mid-send (the journal keeps it in doubt, so it is not sent twice).
-    async fn forward_one(&mut self, n: &Notification) -> Result<Option<bool>, ForwardError> {
+        n: &Notification,
+        retry_in: Duration,
+    ) -> Result<Option<Option<bool>>, ForwardError> {
         let event_type = n.event_type();
         if !self.cfg.event_types.is_empty()
             && !event_type
                 .as_ref()
                 .is_some_and(|t| self.cfg.event_types.contains(t))
         {
-            return Ok(Some(false));
+            return Ok(Some(None));
         }
         let plan = match self.plan(n).await? {
             Ok(p) => p,
@@ -785,19 +1161,24 @@ impl Forwarder<'_> {
                     notification_id: n.id.clone(),
                     why,
                 });
-                return Ok(Some(false));
+                return Ok(Some(None));
             }
         };
         let target = self.cfg.target.as_str().to_string();
-        if let Some(j) = self.memory.journal.as_mut()
-            && !j.claim(&n.id, &target).map_err(ForwardError::Journal)?
-        {
-            // Sent already (by an earlier run or another process): once is enough.
-            self.emit(Event::Skipped {
-                notification_id: n.id.clone(),
-                why: "the journal says it was sent to this target already (or a run was stopped while sending it): not sent again".into(),
-            });
-            return Ok(Some(false));
+        if let Some(j) = self.memory.journal.as_mut() {
+            match j.claim(&n.id, &target).map_err(ForwardError::Journal)? {
+                Claim::Free => {}
+                // Sent already (by an earlier run, or read again by a look back): once is
+                // enough, and nothing to report.
+                Claim::Done => return Ok(Some(None)),
+                Claim::InDoubt => {
+                    self.emit(Event::Skipped {
+                        notification_id: n.id.clone(),
+                        why: "in doubt: a run was stopped while sending it (or another process is sending it); not sent again".into(),
+                    });
+                    return Ok(Some(None));
+                }
+            }
         }
         if self.http.is_none() {
             // `send` reports why no client could be built, on each forward.
@@ -818,18 +1199,20 @@ impl Forwarder<'_> {
             j.record(&n.id, &target, &result)
                 .map_err(ForwardError::Journal)?;
         }
+        let delivered = result.is_success();
         let f = Forwarded {
             notification_id: n.id.clone(),
             event_type,
             attempt_index: plan.attempt_index,
             signed: plan.signing.is_some(),
             result,
+            retry_in: (!delivered).then_some(retry_in),
         };
         if let Some(a) = &self.memory.answers {
             a.append(&f, &self.cfg.target)?;
         }
         self.emit(Event::Forwarded(f));
-        Ok(Some(true))
+        Ok(Some(Some(delivered)))
     }
 
     /// The plan of `n`'s latest recorded request, signed with its destination's secret unless
@@ -886,6 +1269,11 @@ impl Forwarder<'_> {
     }
 }
 
+/// Whether `n` has no attempt yet, so no request recorded to forward.
+fn pending(n: &Notification) -> bool {
+    n.attempts.is_empty() && n.status == NotificationStatus::Pending
+}
+
 /// Whether the machine slept between two looks: the wall clock moved [`CLOCK_JUMP`] more than
 /// the monotonic one (which stands still while suspended).
 fn slept(wall_gone: Duration, mono_gone: Duration) -> bool {
@@ -927,6 +1315,7 @@ mod tests {
                 duration: Duration::from_millis(3),
                 error: None,
             },
+            retry_in: None,
         }
     }
 
@@ -936,10 +1325,22 @@ mod tests {
         let target = url::Url::parse("http://localhost:3000/in").expect("url");
         let c = CursorFile::new(dir.path(), "work", &target);
         assert_eq!(c.load().expect("load"), None);
-        c.save(None, &target).expect("save");
+        c.save(None, &[], &target).expect("save");
         assert_eq!(c.load().expect("load"), Some(None));
-        c.save(Some("cbn_1"), &target).expect("save");
+        c.save(Some("cbn_1"), &["cbn_2".into()], &target)
+            .expect("save");
         assert_eq!(c.load().expect("load"), Some(Some("cbn_1".into())));
+        assert_eq!(
+            c.load_saved().expect("load").map(|s| s.open),
+            Some(vec!["cbn_2".to_string()])
+        );
+        let held = c.lock().expect("the first forwarder takes the cursor");
+        assert!(
+            matches!(c.lock(), Err(ForwardError::Busy(_))),
+            "a second is refused"
+        );
+        drop(held);
+        c.lock().expect("free again once the first ends");
         let other = CursorFile::new(
             dir.path(),
             "work",

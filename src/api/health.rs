@@ -338,10 +338,11 @@ pub fn parse_window(s: &str) -> Result<TimeDelta, String> {
 }
 
 /// A destination's [`Stats`] over the notifications created in the `window` before `now`,
-/// read newest first until the window's start (at most [`MAX_COUNTED`]).
+/// read newest first until the window's start (at most [`MAX_COUNTED`] counted), within the
+/// client's walk [`Budget`](super::budget::Budget).
 ///
 /// # Errors
-/// A list call's error.
+/// A list call's error; [`Error::TooManyPages`] past the budget.
 pub async fn destination_stats(
     client: &Client,
     id: &str,
@@ -360,8 +361,16 @@ pub async fn destination_stats(
     };
     let mut counted = Vec::new();
     let mut truncated = false;
+    let mut meter = client.budget().meter();
+    // Every cursor followed: a server cycling through pages must not keep us reading.
+    let mut cursors = std::collections::HashSet::new();
     loop {
-        let page = client.list_notifications(&q, &filter).await?;
+        let raw = client
+            .send(&super::request::ApiRequest::list_notifications(&q, &filter))
+            .await?;
+        let page: super::page::Page<Notification> = super::client::decode(raw.status, &raw.body)?;
+        meter.count(page.items.len(), raw.body.len());
+        drop(raw);
         let done = !page.pagination.has_more_after
             || page.items.last().is_none_or(|n| n.created_at < from);
         let last = page.items.last().map(|n| n.id.clone());
@@ -376,8 +385,10 @@ pub async fn destination_stats(
             break;
         }
         match last {
-            // A server repeating a page must not keep us reading.
-            Some(id) if !done && q.after.as_deref() != Some(id.as_str()) => q.after = Some(id),
+            Some(id) if !done && cursors.insert(id.clone()) => {
+                meter.next(Some(&id))?;
+                q.after = Some(id);
+            }
             _ => break,
         }
     }

@@ -14,20 +14,23 @@ use super::request::ApiRequest;
 const PAGE: u32 = 100;
 
 /// A walk over a list (`--all`, member and name lookups, the console's background lookups)
-/// reads at most this many pages…
-pub const MAX_PAGES: usize = 200;
+/// reads at most this many pages by default…
+pub const MAX_PAGES: usize = super::budget::DEFAULT_PAGES;
 
 /// …and this many items (200 full pages: far beyond any organization's teams, members,
-/// callbacks or destinations). Past either, with the server still reporting more, the walk
-/// fails with [`Error::TooManyPages`]: a server whose cursor always advances must neither keep
-/// us reading forever nor fill memory, and a partial list must not pass for a whole one.
-pub const MAX_ITEMS: usize = 20_000;
+/// callbacks or destinations), and [`super::budget::DEFAULT_BYTES`]: the client's
+/// [`Budget`](super::budget::Budget) (`--max-pages` raises it). Past it, with the server still
+/// reporting more, the walk fails with [`Error::TooManyPages`]: a server whose cursor always
+/// advances must neither keep us reading forever nor fill memory, and a partial list must not
+/// pass for a whole one.
+pub const MAX_ITEMS: usize = super::budget::DEFAULT_ITEMS;
 
 /// Walks a list from `q` (its first page unless `q` says otherwise; pages of 100 unless it sets
-/// a limit), calling `seen` with each page's items until it returns `false` or the list ends.
+/// a limit), calling `seen` with each page's items until it returns `false` or the list ends,
+/// within the client's budget.
 ///
 /// # Errors
-/// The first failing page's error; [`Error::TooManyPages`] at a cap.
+/// The first failing page's error; [`Error::TooManyPages`] past the budget.
 pub async fn walk<T: DeserializeOwned>(
     client: &Client,
     mut q: ListQuery,
@@ -37,12 +40,13 @@ pub async fn walk<T: DeserializeOwned>(
     q.limit = q.limit.or(Some(PAGE));
     // Every cursor followed: a server cycling through pages (A, B, A, …) must not make us loop.
     let mut cursors: HashSet<String> = HashSet::new();
-    let (mut pages, mut items_read) = (0usize, 0usize);
+    let mut meter = client.budget().meter();
     loop {
         // Decoded loosely first so the next cursor is known even for items of a shape `T` skips.
-        let page: Page<serde_json::Value> = client.call(&build(&q)).await?;
-        pages += 1;
-        items_read += page.items.len();
+        let raw = client.send(&build(&q)).await?;
+        let page: Page<serde_json::Value> = super::client::decode(raw.status, &raw.body)?;
+        meter.count(page.items.len(), raw.body.len());
+        drop(raw);
         let last = page
             .items
             .last()
@@ -64,13 +68,7 @@ pub async fn walk<T: DeserializeOwned>(
         }
         match last {
             Some(id) if more && cursors.insert(id.clone()) => {
-                if pages >= MAX_PAGES || items_read >= MAX_ITEMS {
-                    return Err(Error::TooManyPages {
-                        pages,
-                        items: items_read,
-                        last: Some(id),
-                    });
-                }
+                meter.next(Some(&id))?;
                 q.after = Some(id);
                 q.before = None;
                 q.cursor = None;

@@ -1,4 +1,5 @@
 //! The management API: wire model, request descriptions and the async client. No UI, no server.
+pub mod budget;
 pub mod capture;
 pub mod client;
 pub mod compare;

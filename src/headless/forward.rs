@@ -136,7 +136,7 @@ pub async fn run(
     let (result, printed, ()) = tokio::join!(forwarding, printer.print(rx), stopper);
     printed?;
     result.map_err(|e| match e {
-        ForwardError::NothingToResume(_) => usage(e.to_string()),
+        ForwardError::NothingToResume(_) | ForwardError::Busy(_) => usage(e.to_string()),
         ForwardError::Api(e) => HeadlessError::Api(e),
         other => HeadlessError::Io(std::io::Error::other(line(&other.to_string()).into_owned())),
     })
@@ -224,8 +224,13 @@ impl Printer {
                     "status": r.status,
                     "duration_ms": millis(r.duration),
                     "error": r.error.as_ref().map(|e| line(&e.to_string()).into_owned()),
+                    "retry_in_ms": f.retry_in.map(millis),
                 })
             }
+            Event::CursorAhead { cursor, newest } => json!({
+                "event": "cursor_ahead", "at": now, "cursor": line(cursor),
+                "newest": newest.as_deref().map(|n| line(n).into_owned()),
+            }),
             Event::Skipped {
                 notification_id,
                 why,
@@ -276,6 +281,10 @@ impl Printer {
                     (None, Some(e)) => format!("no answer: {}", line(&e.to_string())),
                     (None, None) => "no answer".into(),
                 };
+                let answer = match f.retry_in {
+                    Some(d) => format!("{answer} (again in {:.1} s)", d.as_secs_f64()),
+                    None => answer,
+                };
                 Some(format!(
                     "{time}  {:<24} {}  {answer}  {} ms",
                     line(f.event_type.as_deref().unwrap_or("-")),
@@ -295,6 +304,13 @@ impl Printer {
             Event::CaughtUp { forwarded } => {
                 Some(format!("{time}  caught up ({forwarded} forwarded)"))
             }
+            Event::CursorAhead { cursor, newest } => Some(format!(
+                "{time}  the saved cursor {} is past every notification on the server; going on after {}",
+                line(cursor),
+                newest
+                    .as_deref()
+                    .map_or_else(|| "the first".into(), |n| line(n).into_owned())
+            )),
         };
         if self.terminal {
             // Clear the status line, print above it, draw it again.

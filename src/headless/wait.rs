@@ -11,9 +11,9 @@ use tokio::time::Instant;
 use super::HeadlessError;
 use super::output::{self, OutputFormat};
 use super::selection::{SelectionArgs, parse_status};
-use crate::api::Client;
 use crate::api::model::{Notification, NotificationStatus};
-use crate::api::selection::parse_duration;
+use crate::api::selection::{PAGE, Selection, parse_duration};
+use crate::api::{ApiRequest, Client, ListQuery, Order};
 
 /// The exit code of a wait that timed out.
 pub const TIMED_OUT: i32 = 5;
@@ -65,20 +65,82 @@ enum Verdict {
     Waiting(usize),
 }
 
-fn judge(found: Vec<Notification>, state: &NotificationStatus, count: usize) -> Verdict {
-    let (reached, rest): (Vec<_>, Vec<_>) = found.into_iter().partition(|n| n.status == *state);
-    // A failure is what a CI job most needs to hear about: it wins over a count reached.
-    let failed: Vec<_> = rest
-        .into_iter()
-        .filter(|n| n.status == NotificationStatus::Failed)
-        .collect();
-    if !failed.is_empty() {
-        Verdict::Failed(failed)
-    } else if reached.len() >= count {
-        Verdict::Reached(reached)
-    } else {
-        Verdict::Waiting(reached.len())
+/// What one look kept: only what the wait is about (at most `count` in the wanted state and
+/// `count` failed ones), whatever the selection holds besides.
+#[derive(Default)]
+struct Kept {
+    reached: Vec<Notification>,
+    reached_total: usize,
+    failed: Vec<Notification>,
+}
+
+impl Kept {
+    fn keep(&mut self, n: Notification, state: &NotificationStatus, count: usize) {
+        if n.status == *state {
+            self.reached_total += 1;
+            if self.reached.len() < count {
+                self.reached.push(n);
+            }
+        } else if n.status == NotificationStatus::Failed && self.failed.len() < count {
+            self.failed.push(n);
+        }
     }
+}
+
+#[cfg(test)]
+fn judge(found: Vec<Notification>, state: &NotificationStatus, count: usize) -> Verdict {
+    let mut kept = Kept::default();
+    for n in found {
+        kept.keep(n, state, count);
+    }
+    verdict(kept, count)
+}
+
+fn verdict(kept: Kept, count: usize) -> Verdict {
+    // A failure is what a CI job most needs to hear about: it wins over a count reached.
+    if !kept.failed.is_empty() {
+        Verdict::Failed(kept.failed)
+    } else if kept.reached_total >= count {
+        Verdict::Reached(kept.reached)
+    } else {
+        Verdict::Waiting(kept.reached_total)
+    }
+}
+
+/// One look at the selection, newest first to the window's start, within the client's walk
+/// budget, keeping only what the wait is about.
+async fn look(
+    client: &Client,
+    selection: &Selection,
+    state: &NotificationStatus,
+    count: usize,
+) -> Result<Verdict, crate::api::Error> {
+    let filter = selection.filter();
+    let q = ListQuery {
+        limit: Some(PAGE),
+        order: Some(Order::Desc),
+        ..ListQuery::default()
+    };
+    let mut kept = Kept::default();
+    crate::api::lookup::walk(
+        client,
+        q,
+        |q| ApiRequest::list_notifications(q, &filter),
+        |items: Vec<Notification>| {
+            for n in items {
+                if selection.before_window(&n) {
+                    // Ids, hence pages, are in time order: nothing after this is in the window.
+                    return false;
+                }
+                if selection.matches(&n) {
+                    kept.keep(n, state, count);
+                }
+            }
+            true
+        },
+    )
+    .await?;
+    Ok(verdict(kept, count))
 }
 
 /// Waits as asked and prints the notifications it ended on.
@@ -90,7 +152,12 @@ pub async fn run(
     format: OutputFormat,
     args: WaitArgs,
 ) -> Result<(), HeadlessError> {
-    let selection = args.selection.selection()?;
+    let mut selection = args.selection.selection()?;
+    // `--since`/`--until` were read on this machine's clock; `created_at` is the server's.
+    let offset = client.clock_offset().await;
+    selection.since = selection.since.map(|t| t + offset);
+    selection.until = selection.until.map(|t| t + offset);
+    let look = || look(client, &selection, &args.state, args.count);
     let deadline = Instant::now() + args.timeout;
     let timed_out = |seen: usize| HeadlessError::Outcome {
         code: TIMED_OUT,
@@ -105,11 +172,11 @@ pub async fn run(
     let mut seen = 0;
     let mut said = false;
     loop {
-        let found = match tokio::time::timeout_at(deadline, selection.collect(client)).await {
+        let found = match tokio::time::timeout_at(deadline, look()).await {
             Err(_) => return Err(timed_out(seen)),
             Ok(found) => found?,
         };
-        match judge(found, &args.state, args.count) {
+        match found {
             Verdict::Reached(ns) => return print(format, &ns),
             Verdict::Failed(ns) => {
                 print(format, &ns)?;
@@ -140,10 +207,8 @@ pub async fn run(
         if Instant::now() + args.interval >= deadline {
             tokio::time::sleep_until(deadline).await;
             // One last look at the deadline itself, then give up.
-            let last = tokio::time::timeout(args.interval, selection.collect(client)).await;
-            if let Ok(Ok(found)) = last
-                && let Verdict::Reached(ns) = judge(found, &args.state, args.count)
-            {
+            let last = tokio::time::timeout(args.interval, look()).await;
+            if let Ok(Ok(Verdict::Reached(ns))) = last {
                 return print(format, &ns);
             }
             return Err(timed_out(seen));

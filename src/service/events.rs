@@ -83,7 +83,7 @@ pub fn fan_out(
     payload: Value,
 ) -> Result<(String, Vec<String>), StoreError> {
     let event_id = new_id("cbe");
-    let now = Utc::now();
+    let now = super::ids::now();
     db.save_event(&event_id, callback_id, event_type, &payload.to_string())?;
     let mut ids = Vec::new();
     for dest in destinations_for(db, callback_id)? {

@@ -11,9 +11,29 @@ const ALNUM: &[u8] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstu
 /// The last millisecond handed out, so ids made in one process sort in creation order.
 static LAST_MS: AtomicI64 = AtomicI64::new(0);
 
+/// Milliseconds the service's clock runs ahead of the machine's: `serve --test-clock-skew-secs`,
+/// for tests of clients under a skewed server clock only; zero otherwise.
+static SKEW_MS: AtomicI64 = AtomicI64::new(0);
+
+/// Skews the service's clock (tests only; see [`SKEW_MS`]).
+pub fn skew_clock(ms: i64) {
+    SKEW_MS.store(ms, Ordering::Relaxed);
+}
+
+/// The service's clock: the machine's, unless skewed for a test.
+pub fn now() -> DateTime<Utc> {
+    Utc::now() + chrono::Duration::milliseconds(SKEW_MS.load(Ordering::Relaxed))
+}
+
+/// The `Date` header of a skewed clock (`None` unskewed: the server's own is right).
+pub fn skewed_date() -> Option<String> {
+    (SKEW_MS.load(Ordering::Relaxed) != 0)
+        .then(|| now().format("%a, %d %b %Y %H:%M:%S GMT").to_string())
+}
+
 /// A new id for `prefix`, later than every id this process made before.
 pub fn new_id(prefix: &str) -> String {
-    let now = Utc::now().timestamp_millis();
+    let now = now().timestamp_millis();
     let mut prev = LAST_MS.load(Ordering::Relaxed);
     let ms = loop {
         let next = now.max(prev + 1);

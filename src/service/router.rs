@@ -21,5 +21,16 @@ pub fn router(app: App) -> Router {
         .method_not_allowed_fallback(no_route)
         .layer(DefaultBodyLimit::max(MAX_BODY))
         .layer(axum::middleware::from_fn_with_state(app.clone(), frame))
+        .layer(axum::middleware::map_response(dated))
         .with_state(app)
+}
+
+/// The `Date` of a clock skewed for a test (`serve --test-clock-skew-secs`); else hyper's own.
+async fn dated(mut r: axum::response::Response) -> axum::response::Response {
+    if let Some(v) =
+        super::ids::skewed_date().and_then(|d| axum::http::HeaderValue::from_str(&d).ok())
+    {
+        r.headers_mut().insert(axum::http::header::DATE, v);
+    }
+    r
 }

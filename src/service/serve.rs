@@ -36,6 +36,10 @@ pub struct ServeArgs {
     /// Also answer requests whose `Host` is NAME (besides the bound address and localhost).
     #[arg(long = "allow-host", value_name = "NAME")]
     pub allow_host: Vec<String>,
+    /// For tests only: run the service's clock this many seconds ahead (negative: behind) of the
+    /// machine's, in `created_at`, ids and the `Date` header.
+    #[arg(long, value_name = "SECS", hide = true, allow_hyphen_values = true)]
+    pub test_clock_skew_secs: Option<i64>,
 }
 
 /// Parses `demo` or `none`.
@@ -115,6 +119,9 @@ impl ServeArgs {
 /// Starts the service, prints its base URL (and a generated key, once), and serves until Ctrl-C
 /// or SIGTERM.
 pub async fn serve(args: ServeArgs) -> Result<(), ServiceError> {
+    if let Some(secs) = args.test_clock_skew_secs {
+        super::ids::skew_clock(secs.saturating_mul(1000));
+    }
     serve_config(args.to_config()?).await
 }
 

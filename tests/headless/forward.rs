@@ -652,3 +652,329 @@ async fn a_replay_answer_is_kept_for_diff_with_replay() {
     );
     assert_eq!(v["right"]["status"], 200);
 }
+
+/// A port on 127.0.0.1 where nothing listens now (bound, then let go).
+async fn free_port() -> std::net::SocketAddr {
+    let l = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    l.local_addr().expect("addr")
+}
+
+/// A receiver at `addr` (answering 200 on every path), recording what it got.
+async fn receiver_at(addr: std::net::SocketAddr) -> Log {
+    let log: Log = Arc::default();
+    let app = Router::new()
+        .route("/{path}", post(common::replay::receive))
+        .with_state(log.clone());
+    // The port was let go a moment ago: bind it again, bounded.
+    let listener = eventually(WAIT, || async {
+        tokio::net::TcpListener::bind(addr).await.ok()
+    })
+    .await;
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    log
+}
+
+fn ids_of(log: &Log, path: &str) -> Vec<String> {
+    got(log, path)
+        .iter()
+        .filter_map(|g| {
+            g.headers
+                .get("metorial-notification-id")
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_string)
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_receiver_that_restarts_gets_every_one_while_the_run_lives_and_on_resume() {
+    let (rx, _log) = receiver().await;
+    let w = world(demo_config(), &rx).await;
+    let home = tempfile::tempdir().expect("home");
+    let down = free_port().await;
+    let to = format!("http://{down}/fwd");
+    let args = ["--to", to.as_str(), "--destination", &w.dest];
+    let (base, key) = (w.t.svc.base_url.clone(), w.t.svc.api_key.clone());
+
+    // The receiver is down: each send fails and is tried again with a pause.
+    let f = Forwarder::start(&base, &key, home.path(), &args);
+    f.wait_for("ready", 1).await;
+    for i in 0..3 {
+        fire(&w.hook, i).await;
+    }
+    let failed = f.wait_for("failed", 3).await;
+    assert!(
+        failed.iter().all(|v| v["retry_in_ms"].as_u64().is_some()),
+        "{failed:?}"
+    );
+    // It comes back: all three arrive, while the same run lives.
+    let log = receiver_at(down).await;
+    f.wait_for("forwarded", 3).await;
+    let all = delivered(&w, 3).await;
+    let want: Vec<String> = all.iter().map(|n| n.id.clone()).collect();
+    let mut got_ids = ids_of(&log, "fwd");
+    got_ids.sort();
+    assert_eq!(got_ids, want, "each once");
+    drop(f);
+
+    // Down again, killed while two wait for their next try; `--resume` sends them.
+    let down = free_port().await;
+    let to = format!("http://{down}/fwd");
+    let args = ["--to", to.as_str(), "--destination", &w.dest];
+    let f = Forwarder::start(&base, &key, home.path(), &args);
+    f.wait_for("ready", 1).await;
+    for i in 3..5 {
+        fire(&w.hook, i).await;
+    }
+    f.wait_for("failed", 2).await;
+    drop(f);
+    let log = receiver_at(down).await;
+    let resumed = Forwarder::start(
+        &base,
+        &key,
+        home.path(),
+        &[&args[..], &["--resume"]].concat(),
+    );
+    resumed.wait_for("forwarded", 2).await;
+    let all = delivered(&w, 5).await;
+    let mut got_ids = ids_of(&log, "fwd");
+    got_ids.sort();
+    assert_eq!(got_ids, [all[3].id.clone(), all[4].id.clone()]);
+    assert_eq!(resumed.interrupt().await, 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_resume_reports_truthfully_and_a_second_forwarder_is_refused() {
+    let (rx, log) = receiver().await;
+    let w = world(demo_config(), &rx).await;
+    let home = tempfile::tempdir().expect("home");
+    let to = format!("{rx}/fwd");
+    let args = ["--to", to.as_str(), "--destination", &w.dest];
+    let (base, key) = (w.t.svc.base_url.clone(), w.t.svc.api_key.clone());
+    let first = Forwarder::start(&base, &key, home.path(), &args);
+    first.wait_for("ready", 1).await;
+
+    // A second forwarder on the same profile and target: refused, clearly.
+    let (b, k, h) = (base.clone(), key.clone(), home.path().to_path_buf());
+    let to2 = to.clone();
+    let second = tokio::task::spawn_blocking(move || {
+        std::process::Command::new(env!("CARGO_BIN_EXE_switchboard"))
+            .env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .env("HOME", &h)
+            .env("XDG_CONFIG_HOME", h.join("config"))
+            .env("XDG_DATA_HOME", h.join("data"))
+            .env("SWITCHBOARD_BASE_URL", &b)
+            .env("SWITCHBOARD_API_KEY", k.expose())
+            .args(["notifications", "forward", "--to", &to2, "--resume"])
+            .stdin(Stdio::null())
+            .output()
+            .expect("second")
+    })
+    .await
+    .expect("second runs");
+    let err = String::from_utf8_lossy(&second.stderr);
+    assert_eq!(second.status.code(), Some(2), "{err}");
+    assert!(err.contains("another forwarder is running"), "{err}");
+
+    for i in 0..4 {
+        fire(&w.hook, i).await;
+    }
+    first.wait_for("forwarded", 4).await;
+    drop(first); // killed: the cursor may lag what was sent
+
+    let resumed = Forwarder::start(
+        &base,
+        &key,
+        home.path(),
+        &[&args[..], &["--resume"]].concat(),
+    );
+    let caught = resumed.wait_for("caught_up", 1).await;
+    assert_eq!(caught[0]["forwarded"], 0);
+    assert!(
+        resumed.events("failed").is_empty(),
+        "nothing already delivered is reported failed: {:?}",
+        resumed.events("failed")
+    );
+    assert_eq!(got(&log, "fwd").len(), 4, "each once");
+    assert_eq!(resumed.interrupt().await, 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cursor_past_every_id_is_reported() {
+    let (rx, log) = receiver().await;
+    let w = world(demo_config(), &rx).await;
+    let home = tempfile::tempdir().expect("home");
+    let to = format!("{rx}/fwd");
+    let target = url::Url::parse(&to).expect("url");
+    // A cursor saved against another service whose ids run far ahead.
+    switchboard::api::forward::CursorFile::new(
+        &home.path().join("data/switchboard"),
+        "default",
+        &target,
+    )
+    .save(Some("cbn_zzzzzzzzzzzzzzzzzzzzzz"), &[], &target)
+    .expect("cursor");
+    let (base, key) = (w.t.svc.base_url.clone(), w.t.svc.api_key.clone());
+    let f = Forwarder::start(
+        &base,
+        &key,
+        home.path(),
+        &["--to", &to, "--destination", &w.dest, "--resume"],
+    );
+    let ahead = f.wait_for("cursor_ahead", 1).await;
+    assert_eq!(ahead[0]["cursor"], "cbn_zzzzzzzzzzzzzzzzzzzzzz");
+    f.wait_for("ready", 1).await;
+    fire(&w.hook, 0).await;
+    f.wait_for("forwarded", 1).await;
+    assert_eq!(got(&log, "fwd").len(), 1, "new ones still come");
+    assert_eq!(f.interrupt().await, 0);
+}
+
+/// A platform of our own making for the faults the service does not make: notifications listed
+/// by id (`after`, `order`, `limit`), each visible or not, pending or attempted, as the test
+/// sets them.
+#[derive(Clone, Default)]
+struct Platform {
+    items: Arc<Mutex<Vec<(Value, bool)>>>,
+}
+
+impl Platform {
+    fn notification(id: &str, attempted: bool) -> Value {
+        let at = "2026-01-01T00:00:00.000Z";
+        let attempts = if attempted {
+            json!([{"id": format!("{id}_a"), "status": "succeeded", "index": 0, "created_at": at,
+                "webhook_request": {"id": format!("{id}_r"), "url": "http://127.0.0.1:9/in",
+                    "request_method": "POST",
+                    "request_body": json!({"type": "build.done", "id": id}).to_string(),
+                    "request_headers": {}, "response_status": 200, "duration": 1,
+                    "created_at": at}}])
+        } else {
+            json!([])
+        };
+        json!({"object": "callback.notification", "id": id, "type": "webhook_http",
+            "status": if attempted { "succeeded" } else { "pending" },
+            "url": "http://127.0.0.1:9/in", "created_at": at, "attempts": attempts})
+    }
+
+    /// Adds (or replaces) `id`.
+    fn set(&self, id: &str, attempted: bool, visible: bool) {
+        let mut items = self.items.lock().expect("items");
+        items.retain(|(v, _)| v["id"] != id);
+        items.push((Self::notification(id, attempted), visible));
+        items.sort_by(|a, b| a.0["id"].as_str().cmp(&b.0["id"].as_str()));
+    }
+
+    async fn start(&self) -> String {
+        use axum::extract::{Query, State};
+        async fn list(
+            State(p): State<Platform>,
+            Query(q): Query<std::collections::HashMap<String, String>>,
+        ) -> axum::Json<Value> {
+            let items = p.items.lock().expect("items");
+            let mut seen: Vec<Value> = items
+                .iter()
+                .filter(|(_, visible)| *visible)
+                .map(|(v, _)| v.clone())
+                .collect();
+            if q.get("order").map(String::as_str) == Some("desc") {
+                seen.reverse();
+            }
+            if let Some(after) = q.get("after") {
+                let desc = q.get("order").map(String::as_str) == Some("desc");
+                seen.retain(|v| {
+                    let id = v["id"].as_str().unwrap_or_default();
+                    if desc {
+                        id < after.as_str()
+                    } else {
+                        id > after.as_str()
+                    }
+                });
+            }
+            let limit: usize = q.get("limit").and_then(|l| l.parse().ok()).unwrap_or(10);
+            let more = seen.len() > limit;
+            seen.truncate(limit);
+            axum::Json(json!({"items": seen,
+                "pagination": {"has_more_before": false, "has_more_after": more}}))
+        }
+        async fn one(
+            State(p): State<Platform>,
+            axum::extract::Path(id): axum::extract::Path<String>,
+        ) -> axum::response::Response {
+            let items = p.items.lock().expect("items");
+            match items
+                .iter()
+                .find(|(v, visible)| *visible && v["id"] == id.as_str())
+            {
+                Some((v, _)) => axum::Json(v.clone()).into_response(),
+                None => (
+                    StatusCode::NOT_FOUND,
+                    axum::Json(
+                        json!({"object": "error", "status": 404, "code": "not_found",
+                        "message": "no such notification"}),
+                    ),
+                )
+                    .into_response(),
+            }
+        }
+        let app = Router::new()
+            .route("/callbacks-notifications", axum::routing::get(list))
+            .route("/callbacks-notifications/{id}", axum::routing::get(one))
+            .with_state(self.clone());
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
+        let addr = listener.local_addr().expect("addr");
+        tokio::spawn(async move { axum::serve(listener, app).await });
+        format!("http://{addr}")
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_late_visible_one_is_found_and_a_pending_one_does_not_hold_back_later_ones() {
+    let (rx, log) = receiver().await;
+    let p = Platform::default();
+    let base = p.start().await;
+    let key = Secret::new("sk_test_platform");
+    let home = tempfile::tempdir().expect("home");
+    let to = format!("{rx}/fwd");
+    let f = Forwarder::start(
+        &base,
+        &key,
+        home.path(),
+        &["--to", &to, "--since", "1000d", "--unsigned"],
+    );
+    f.wait_for("ready", 1).await;
+    // 1 pending, 2 attempted: 2 goes first.
+    p.set("cbn_0000000001", false, true);
+    p.set("cbn_0000000002", true, true);
+    f.wait_for("forwarded", 1).await;
+    assert_eq!(ids_of(&log, "fwd"), ["cbn_0000000002"]);
+    // 3 read; then 0, older than everything read, becomes visible.
+    p.set("cbn_0000000003", true, true);
+    f.wait_for("forwarded", 2).await;
+    p.set("cbn_0000000000", true, true);
+    f.wait_for("forwarded", 3).await;
+    assert_eq!(
+        ids_of(&log, "fwd"),
+        ["cbn_0000000002", "cbn_0000000003", "cbn_0000000000"],
+        "the late one is found"
+    );
+    // 1 gets its first attempt: forwarded too, once.
+    p.set("cbn_0000000001", true, true);
+    f.wait_for("forwarded", 4).await;
+    assert_eq!(
+        ids_of(&log, "fwd"),
+        [
+            "cbn_0000000002",
+            "cbn_0000000003",
+            "cbn_0000000000",
+            "cbn_0000000001"
+        ]
+    );
+    assert!(f.events("failed").is_empty(), "{:?}", f.events("failed"));
+    assert_eq!(f.interrupt().await, 0);
+    assert_eq!(got(&log, "fwd").len(), 4, "each once");
+}

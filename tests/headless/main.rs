@@ -5,9 +5,11 @@ mod common;
 
 mod alerts;
 mod cli;
+mod clocks;
 mod forward;
 mod members;
 mod members_teams;
 mod recover;
 mod replay;
 mod setup;
+mod walks;

@@ -251,6 +251,13 @@ pub(crate) fn on_reply(state: &mut State, result: Result<ApiReply, Error>) -> Ve
             room.caught_up = Some(forwarded);
             None
         }
+        Event::CursorAhead { cursor, newest } => {
+            room.message = Some(format!(
+                "the saved cursor {cursor} is past every notification on the server; going on after {}",
+                newest.as_deref().unwrap_or("the first")
+            ));
+            None
+        }
         Event::Forwarded(f) => Some(Row {
             at: f.result.sent_at,
             notification_id: f.notification_id,
