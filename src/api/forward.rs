@@ -414,7 +414,7 @@ impl CursorFile {
     /// [`ForwardError::Busy`] when another forwarder holds it; the lock file cannot be opened.
     pub fn lock(&self) -> Result<CursorLock, ForwardError> {
         let path = self.path.with_extension("lock");
-        let file = open_private(&path, true).map_err(|source| ForwardError::Cursor {
+        let file = open_private(&path).map_err(|source| ForwardError::Cursor {
             path: path.clone(),
             source,
         })?;
@@ -1383,7 +1383,7 @@ mod tests {
         let c = CursorFile::new(dir.path(), "work", &target);
         private_file::dir(c.path().parent().expect("dir")).expect("dir");
         std::os::unix::fs::symlink(&victim, c.path()).expect("link");
-        assert!(c.save(Some("cbn_1"), &target).is_err());
+        assert!(c.save(Some("cbn_1"), &[], &target).is_err());
         assert!(c.load().is_err(), "not read through the link");
         let answers = file_for(dir.path(), "work", "answers", "ndjson");
         std::os::unix::fs::symlink(&victim, &answers).expect("link");
@@ -1395,7 +1395,7 @@ mod tests {
         // A temporary file name planted beside the cursor is not written through either.
         std::fs::remove_file(c.path()).expect("unlink");
         std::os::unix::fs::symlink(&victim, c.path().with_extension("json.tmp")).expect("link");
-        c.save(Some("cbn_2"), &target).expect("saved");
+        c.save(Some("cbn_2"), &[], &target).expect("saved");
         assert_eq!(c.load().expect("load"), Some(Some("cbn_2".into())));
         assert_eq!(std::fs::read(&victim).expect("read"), b"keep\n");
     }

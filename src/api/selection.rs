@@ -192,6 +192,7 @@ impl Selection {
             cursors: HashSet::new(),
             done: false,
             stats: WalkStats::default(),
+            meter: client.budget().meter(),
         }
     }
 
@@ -233,6 +234,8 @@ pub struct Walk<'a> {
     cursors: HashSet<String>,
     done: bool,
     stats: WalkStats,
+    // The client's walk budget (`api::budget`), counted page by page.
+    meter: super::budget::Meter,
 }
 
 impl Walk<'_> {
@@ -254,10 +257,13 @@ impl Walk<'_> {
             order: Some(Order::Desc),
             ..ListQuery::default()
         };
-        let page: Page<Notification> = self
+        let raw = self
             .client
-            .call(&ApiRequest::list_notifications(&q, &self.filter))
+            .send(&ApiRequest::list_notifications(&q, &self.filter))
             .await?;
+        let page: Page<Notification> = super::client::decode(raw.status, &raw.body)?;
+        self.meter.count(page.items.len(), raw.body.len());
+        drop(raw);
         self.stats.pages += 1;
         self.stats.seen += page.items.len();
         let last = page.items.last().map(|n| n.id.clone());
@@ -279,17 +285,11 @@ impl Walk<'_> {
                     && page.pagination.has_more_after
                     && self.cursors.insert(id.clone()) =>
             {
-                // The caps of every list walk (`lookup::walk`): a server that never stops paging
+                // The budget of every list walk (`lookup::walk`): a server that never stops paging
                 // must neither keep us reading forever nor pass a partial selection off as whole.
-                if self.stats.pages >= super::lookup::MAX_PAGES
-                    || self.stats.seen >= super::lookup::MAX_ITEMS
-                {
+                if let Err(e) = self.meter.next(Some(&id)) {
                     self.done = true;
-                    return Err(Error::TooManyPages {
-                        pages: self.stats.pages,
-                        items: self.stats.seen,
-                        last: Some(id),
-                    });
+                    return Err(e);
                 }
                 self.after = Some(id);
             }

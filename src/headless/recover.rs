@@ -102,6 +102,10 @@ pub async fn run(
     for u in journal.unreadable() {
         say(&unreadable_text(journal.path(), &u))?;
     }
+    // `--since`/`--until` were read on this machine's clock; `created_at` is the server's.
+    let offset = client.clock_offset().await;
+    selection.since = selection.since.map(|t| t + offset);
+    selection.until = selection.until.map(|t| t + offset);
     let mut plan = recover::plan(client, &selection, to.as_ref(), &journal, &args.again).await?;
     if args.check_in_doubt {
         let checked = recover::check_in_doubt(client, &mut plan, &mut journal)
