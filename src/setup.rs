@@ -217,7 +217,11 @@ fn command_section(roff: &mut Roff, cmd: &ClapCommand, parent: &str) {
 /// Exit code of a write to standard output: a lost output (closed or full) is exit 6, as for
 /// every command, never 0 or 1 (cancelled).
 fn finish(r: std::io::Result<()>) -> u8 {
-    match r.map_err(headless::output_error) {
+    // Writes to a closed standard output (`>&-`) "succeed": asked of the descriptor itself.
+    match r
+        .map_err(headless::output_error)
+        .and_then(|()| headless::stdout_open())
+    {
         // The reader closed the pipe (`| head`): quiet, exit 0.
         Ok(()) | Err(HeadlessError::ReaderClosed) => 0,
         Err(e) => {

@@ -262,6 +262,8 @@ impl Client {
 
     /// Sends a request, retrying where that is safe, and returns the raw 2xx body.
     pub async fn send(&self, req: &ApiRequest) -> Result<RawResponse, Error> {
+        // A request that cannot be made (an id of `..`) is refused before the versions are asked.
+        self.url_for(req)?;
         self.send_retrying(req).await.map_err(|e| self.explain(e))
     }
 

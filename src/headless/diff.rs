@@ -41,6 +41,20 @@ pub async fn run(
     args: DiffArgs,
     history: &[Answer],
 ) -> Result<(), HeadlessError> {
+    // Usage errors before any request.
+    for (flag, number) in [
+        ("--attempt", args.attempt),
+        ("--with-attempt", args.with_attempt),
+    ] {
+        if let Some(n) = number.filter(|n| *n < 1) {
+            return Err(from_one(flag, n));
+        }
+    }
+    if args.with_replay == Some(0) {
+        return Err(HeadlessError::Usage(
+            "--with-replay counts from 1 (1 is the newest answer), not 0".into(),
+        ));
+    }
     let n = client.get_notification(&args.id).await?;
     let left = match args.attempt {
         Some(a) => attempt(&n, a, "--attempt")?,
@@ -94,9 +108,7 @@ pub async fn run(
 /// Attempt `number` (from 1) of `n` as an answer.
 fn attempt(n: &Notification, number: i64, flag: &str) -> Result<Answer, HeadlessError> {
     if number < 1 {
-        return Err(HeadlessError::Usage(format!(
-            "{flag} counts from 1 (#1 is the first delivery), not {number}"
-        )));
+        return Err(from_one(flag, number));
     }
     let a = n
         .attempts
@@ -115,6 +127,12 @@ fn attempt(n: &Notification, number: i64, flag: &str) -> Result<Answer, Headless
             line(&n.id)
         ))
     })
+}
+
+fn from_one(flag: &str, number: i64) -> HeadlessError {
+    HeadlessError::Usage(format!(
+        "{flag} counts from 1 (#1 is the first delivery), not {number}"
+    ))
 }
 
 fn opt<T: ToString>(v: Option<T>, none: &str) -> String {

@@ -22,7 +22,7 @@ pub use args::{
 pub use diff::DiffArgs;
 pub use forward::{Context as ForwardContext, ForwardArgs};
 pub use input::{confirm, parse_expires_at, secret_from_stdin};
-pub use output::{Output, OutputFormat, api_error_parts, error_json, output_error};
+pub use output::{Output, OutputFormat, api_error_parts, error_json, output_error, stdout_open};
 pub use recover::RecoverArgs;
 pub use replay::{ReplayArgs, TIMEOUT_ENV as REPLAY_TIMEOUT_ENV, to_json as replay_report};
 pub use run::run;

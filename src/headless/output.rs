@@ -78,19 +78,32 @@ pub fn output_error(e: std::io::Error) -> HeadlessError {
     }
 }
 
-/// Refuses to start with standard output closed (`>&-`): the standard library takes writes to a
-/// closed descriptor for success, and the first file or socket opened would take its number,
-/// so results would be lost or written into it.
-fn stdout_open() -> Result<(), HeadlessError> {
-    #[cfg(unix)]
+/// Refuses to start with standard output closed (`>&-`). The standard library puts `/dev/null`
+/// (read-write) in place of a closed standard descriptor before `main`, so the output would
+/// vanish with exit 0: a standard output that is that `/dev/null` while standard error is not
+/// (`>/dev/null` opens it write-only; a detached process has both on it) was closed.
+pub fn stdout_open() -> Result<(), HeadlessError> {
+    #[cfg(target_os = "linux")]
     {
-        use std::os::fd::AsFd;
-        if let Err(e) = std::io::stdout().as_fd().try_clone_to_owned() {
-            if e.raw_os_error() == Some(rustix::io::Errno::BADF.raw_os_error()) {
-                return Err(HeadlessError::Output(std::io::Error::other(
-                    "standard output is closed",
-                )));
-            }
+        use rustix::fs::{FileType, OFlags};
+        let null = |fd: std::os::fd::BorrowedFd<'_>| {
+            rustix::fs::fstat(fd).is_ok_and(|st| {
+                FileType::from_raw_mode(st.st_mode) == FileType::CharacterDevice
+                    && rustix::fs::major(st.st_rdev) == 1
+                    && rustix::fs::minor(st.st_rdev) == 3
+            })
+        };
+        let (stdout, stderr) = (std::io::stdout(), std::io::stderr());
+        let (out, err) = (
+            std::os::fd::AsFd::as_fd(&stdout),
+            std::os::fd::AsFd::as_fd(&stderr),
+        );
+        let read_write = rustix::fs::fcntl_getfl(out)
+            .is_ok_and(|f| f.intersection(OFlags::ACCMODE) == OFlags::RDWR);
+        if read_write && null(out) && !null(err) {
+            return Err(HeadlessError::Output(std::io::Error::other(
+                "standard output is closed",
+            )));
         }
     }
     Ok(())

@@ -4,6 +4,7 @@
 mod common;
 
 mod cli;
+mod faces;
 mod forward;
 mod members;
 mod members_teams;
