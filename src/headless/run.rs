@@ -454,6 +454,7 @@ impl Printer<'_> {
             lines.format = output::OutputFormat::Ndjson;
         }
         let mut header = true;
+        let mut retry: Option<Duration> = None;
         loop {
             let q = ListQuery {
                 limit: Some(100),
@@ -461,13 +462,35 @@ impl Printer<'_> {
                 order: Some(Order::Asc),
                 ..ListQuery::default()
             };
-            let raw = self
-                .client
-                .send(&ApiRequest::list_notifications(&q, f))
-                .await?;
-            let page: Page<Value> = decode(raw.status, &raw.body)?;
+            let page = match self.client.send(&ApiRequest::list_notifications(&q, f)).await {
+                Ok(raw) => decode::<Page<Value>>(raw.status, &raw.body),
+                Err(e) => Err(e),
+            };
+            let page = match page {
+                Ok(page) => page,
+                // The service restarting (refused, reset, 5xx): wait, growing, and ask again.
+                Err(e) if passing(&e) => {
+                    let wait = retry.map_or(RETRY_FIRST, |d| (d * 2).min(RETRY_MAX));
+                    retry = Some(wait);
+                    eprintln!(
+                        "reconnecting: {}; next try in {}",
+                        output::clean(&e.to_string()),
+                        humane(wait)
+                    );
+                    tokio::time::sleep(wait).await;
+                    continue;
+                }
+                Err(e) => return Err(e.into()),
+            };
+            if retry.take().is_some() {
+                eprintln!("reconnected: watching again");
+            }
             let more = page.pagination.has_more_after;
-            if let Some(last) = page.items.last().and_then(item_id) {
+            let last = page.items.last().and_then(item_id);
+            // Straight on only for a page that moved the cursor and says more: an empty page
+            // that says "more", or one ending where the last did, waits like any other.
+            let moved = last.is_some() && last != after;
+            if let Some(last) = last {
                 after = Some(last);
                 if self.out.table() && self.out.fields.is_none() {
                     let typed = page
@@ -484,10 +507,26 @@ impl Printer<'_> {
                     lines.items(&page.items)?;
                 }
             }
-            if !more {
+            if !(more && moved) {
                 tokio::time::sleep(every).await;
             }
         }
+    }
+}
+
+/// The first pause of `--watch` after a failed poll; it doubles up to [`RETRY_MAX`].
+const RETRY_FIRST: Duration = Duration::from_millis(500);
+/// The longest pause of `--watch` between polls that fail.
+const RETRY_MAX: Duration = Duration::from_secs(30);
+
+/// Whether `--watch` waits out a failure: no answer, a cut answer or a server error (a restart),
+/// rather than an answer that will not change (bad key, bad filter).
+fn passing(e: &Error) -> bool {
+    match e {
+        Error::Network(_) | Error::Timeout(_) => true,
+        Error::Api(a) => a.status >= 500 || a.status == 429,
+        Error::Decode { status, .. } => *status >= 500,
+        _ => false,
     }
 }
 

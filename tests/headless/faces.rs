@@ -204,3 +204,200 @@ fn a_dot_dot_id_is_refused_before_any_request() {
         "the versions were asked for a usage error"
     );
 }
+
+/// A loopback TCP proxy on a fixed port in front of a service: stopping it refuses and cuts
+/// every connection, as a service restarting does; starting it again takes the same port.
+struct Restarting {
+    port: u16,
+    to: std::net::SocketAddr,
+    task: Option<tokio::task::JoinHandle<()>>,
+}
+
+impl Restarting {
+    async fn start(to: &str) -> Self {
+        let to = to
+            .trim_start_matches("http://")
+            .parse()
+            .expect("service address");
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
+        let port = listener.local_addr().expect("addr").port();
+        let mut p = Self {
+            port,
+            to,
+            task: None,
+        };
+        p.serve(listener);
+        p
+    }
+
+    fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    fn serve(&mut self, listener: tokio::net::TcpListener) {
+        let to = self.to;
+        self.task = Some(tokio::spawn(async move {
+            let mut conns = tokio::task::JoinSet::new();
+            while let Ok((mut inbound, _)) = listener.accept().await {
+                conns.spawn(async move {
+                    if let Ok(mut outbound) = tokio::net::TcpStream::connect(to).await {
+                        let _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound).await;
+                    }
+                });
+            }
+        }));
+    }
+
+    /// Down: the listener closed and every open connection cut.
+    async fn stop(&mut self) {
+        if let Some(t) = self.task.take() {
+            t.abort();
+            let _ = t.await;
+        }
+    }
+
+    /// Up again on the same port.
+    async fn restart(&mut self) {
+        let listener = tokio::net::TcpListener::bind(("127.0.0.1", self.port))
+            .await
+            .expect("the same port again");
+        self.serve(listener);
+    }
+}
+
+/// A destination receiving a manual callback on the demo service, and its hook URL.
+async fn watched(t: &common::service::TestService) -> (String, String) {
+    use switchboard::api::model::{CallbacksInput, CreateDestination};
+    let cb = common::service::manual_callback(&t.client).await;
+    let dest = t
+        .client
+        .create_destination(&CreateDestination {
+            name: "Watched".into(),
+            description: None,
+            url: format!("{}/in", common::fake::closed_port_url()),
+            callbacks: CallbacksInput::selected(vec![cb.id.clone()]),
+        })
+        .await
+        .expect("destination")
+        .id;
+    (dest, cb.url.expect("hook url"))
+}
+
+async fn post_event(hook: &str, n: u32) {
+    let r = common::service::http()
+        .post(hook)
+        .json(&serde_json::json!({"type": "order.created", "order": n}))
+        .send()
+        .await
+        .expect("hook");
+    assert_eq!(r.status(), 200);
+}
+
+/// Reads standard error until a line says `want`, within a bound.
+async fn said(
+    err: &mut tokio::io::Lines<tokio::io::BufReader<tokio::process::ChildStderr>>,
+    want: &str,
+) -> String {
+    loop {
+        let line = tokio::time::timeout(Duration::from_secs(30), err.next_line())
+            .await
+            .unwrap_or_else(|_| panic!("{want:?} said in time"))
+            .expect("stderr")
+            .unwrap_or_else(|| panic!("ended before saying {want:?}"));
+        if line.contains(want) {
+            return line;
+        }
+    }
+}
+
+#[tokio::test]
+async fn watch_survives_the_service_restarting() {
+    use tokio::io::{AsyncBufReadExt, BufReader};
+    let t = common::service::demo().await;
+    let (dest, hook) = watched(&t).await;
+    let mut proxy = Restarting::start(&t.svc.base_url).await;
+    let home = tempfile::tempdir().expect("home");
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_switchboard"))
+        .args([
+            "notifications",
+            "list",
+            "--destination",
+            &dest,
+            "--watch",
+            "--interval",
+            "100ms",
+        ])
+        .env_clear()
+        .env("HOME", home.path())
+        .env("SWITCHBOARD_BASE_URL", proxy.url())
+        .env("SWITCHBOARD_API_KEY", t.svc.api_key.expose())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("spawn watch");
+    let mut out = BufReader::new(child.stdout.take().expect("stdout")).lines();
+    let mut err = BufReader::new(child.stderr.take().expect("stderr")).lines();
+    let limit = Duration::from_secs(30);
+    said(&mut err, "watching").await;
+
+    proxy.stop().await;
+    let line = said(&mut err, "reconnecting").await;
+    assert!(line.contains("next try in"), "{line}");
+    assert!(
+        child.try_wait().expect("try_wait").is_none(),
+        "watch ended when the service went away"
+    );
+    proxy.restart().await;
+    said(&mut err, "reconnected").await;
+    post_event(&hook, 1).await;
+    let line = tokio::time::timeout(limit, out.next_line())
+        .await
+        .expect("the new notification, after the restart")
+        .expect("stdout")
+        .expect("still running");
+    let v: Value = serde_json::from_str(&line).expect("NDJSON");
+    assert_eq!(v["object"], "callback.notification", "{v}");
+    child.kill().await.expect("kill");
+}
+
+#[test]
+fn watch_pauses_between_polls_even_when_an_empty_page_says_more() {
+    let s = FakeServer::start();
+    let home = tempfile::tempdir().expect("home");
+    let empty_more = serde_json::json!({
+        "object": "list",
+        "items": [],
+        "pagination": {"has_more_before": false, "has_more_after": true}
+    })
+    .to_string();
+    // The newest notification first (where the watch starts), then pages saying "more" forever.
+    s.push(Reply::fixture(200, "notification-list.json"));
+    for _ in 0..500 {
+        s.push(Reply::text(200, empty_more.clone()));
+    }
+    let mut child = sb(&s, &home)
+        .args([
+            "notifications",
+            "list",
+            "--watch",
+            "--interval",
+            "500ms",
+        ])
+        .stdout(Stdio::null())
+        .spawn()
+        .expect("spawn watch");
+    // A measurement over a fixed span, not a synchronisation: how often it asked meanwhile.
+    let started = Instant::now();
+    std::thread::sleep(Duration::from_millis(1600));
+    let asked = s.requests().len();
+    let took = started.elapsed();
+    let _ = child.kill();
+    let _ = child.wait();
+    let most = 2 + usize::try_from(took.as_millis() / 500).unwrap_or(0);
+    assert!(asked <= most, "{asked} requests in {took:?} at a 500ms interval");
+    assert!(asked >= 2, "it polled: {asked}");
+}
