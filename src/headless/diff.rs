@@ -4,7 +4,6 @@
 use std::io::{IsTerminal, Write};
 
 use clap::{ArgGroup, Args};
-use serde_json::json;
 
 use super::HeadlessError;
 use super::output::{self, OutputFormat};
@@ -91,12 +90,19 @@ pub async fn run(
     let c = compare::compare(&left, &right);
     let text = match format {
         OutputFormat::Json | OutputFormat::Ndjson => {
-            let mut v = json!({"object": "switchboard.diff", "notification_id": line(&n.id)});
-            if let (Some(o), Ok(serde_json::Value::Object(c))) =
-                (v.as_object_mut(), serde_json::to_value(&c))
-            {
-                o.extend(c);
+            // Written straight from the comparison: no second copy of it as a JSON tree.
+            #[derive(serde::Serialize)]
+            struct Diff<'a> {
+                object: &'static str,
+                notification_id: String,
+                #[serde(flatten)]
+                comparison: &'a Comparison,
             }
+            let v = Diff {
+                object: "switchboard.diff",
+                notification_id: line(&n.id).into_owned(),
+                comparison: &c,
+            };
             serde_json::to_string_pretty(&v).map_err(|e| HeadlessError::Io(e.into()))?
         }
         OutputFormat::Table => table(&n, &c),
@@ -195,6 +201,14 @@ fn table(n: &Notification, c: &Comparison) -> String {
                 out.push(format!("{} {}", r.change.mark(), r.text));
             }
         }
+    }
+    if !c.omitted.is_none() {
+        out.push(format!(
+            "… {} more rows not shown ({} of them differ; past {} rows only those that differ are listed)",
+            c.omitted.rows,
+            c.omitted.changed,
+            compare::MAX_ROWS
+        ));
     }
     out.join("\n")
 }
