@@ -12,6 +12,7 @@ mod output;
 mod recover;
 mod replay;
 mod run;
+mod scan;
 mod selection;
 mod wait;
 
@@ -26,6 +27,7 @@ pub use output::{Output, OutputFormat, api_error_parts, error_json, output_error
 pub use recover::RecoverArgs;
 pub use replay::{ReplayArgs, TIMEOUT_ENV as REPLAY_TIMEOUT_ENV, to_json as replay_report};
 pub use run::run;
+pub use scan::ScanArgs;
 pub use selection::{SelectionArgs, parse_status};
 pub use wait::WaitArgs;
 

@@ -42,6 +42,7 @@ pub async fn run(
             callbacks,
             events,
             destinations,
+            scan,
             watch,
         }) => {
             let f = NotificationFilter {
@@ -51,6 +52,9 @@ pub async fn run(
             };
             if let Some(every) = watch.interval() {
                 return p.watch(&f, every).await;
+            }
+            if scan.wanted() {
+                return super::scan::run(client, out, list.query(), list.all, &f, &scan).await;
             }
             p.list::<Notification>(&list, |q| ApiRequest::list_notifications(q, &f))
                 .await

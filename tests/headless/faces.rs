@@ -401,3 +401,143 @@ fn watch_pauses_between_polls_even_when_an_empty_page_says_more() {
     assert!(asked <= most, "{asked} requests in {took:?} at a 500ms interval");
     assert!(asked >= 2, "it polled: {asked}");
 }
+
+/// A notification from the golden fixture with its id, status and delivered event type changed.
+fn notification(id: &str, status: &str, event_type: &str) -> Value {
+    let mut n: Value =
+        serde_json::from_str(&common::fake::fixture("notification.json")).expect("fixture");
+    n["id"] = id.into();
+    n["status"] = status.into();
+    for a in n["attempts"].as_array_mut().expect("attempts") {
+        let w = &mut a["webhook_request"];
+        if let Some(body) = w["request_body"].as_str() {
+            let mut b: Value = serde_json::from_str(body).expect("body");
+            b["type"] = event_type.into();
+            w["request_body"] = b.to_string().into();
+        }
+    }
+    n
+}
+
+fn page(items: Vec<Value>, more: bool) -> Reply {
+    Reply::text(
+        200,
+        serde_json::json!({
+            "object": "list",
+            "items": items,
+            "pagination": {"has_more_before": false, "has_more_after": more}
+        })
+        .to_string(),
+    )
+}
+
+fn three_pages(s: &FakeServer) {
+    s.push(page(
+        vec![
+            notification("cbn_4", "failed", "build.failed"),
+            notification("cbn_3", "succeeded", "build.failed"),
+        ],
+        true,
+    ));
+    s.push(page(vec![notification("cbn_2", "failed", "deploy.done")], true));
+    s.push(page(vec![notification("cbn_1", "failed", "build.failed")], false));
+}
+
+fn ids(v: &Value) -> Vec<&str> {
+    v.as_array()
+        .map(|a| a.iter().filter_map(|n| n["id"].as_str()).collect())
+        .unwrap_or_default()
+}
+
+#[test]
+fn notifications_list_filters_status_and_event_type_and_counts() {
+    let s = FakeServer::start();
+    let home = tempfile::tempdir().expect("home");
+    let filters = ["--status", "failed", "--event-type", "build.*"];
+
+    three_pages(&s);
+    let args = [&["notifications", "list", "-o", "json"][..], &filters].concat();
+    let out = run(sb(&s, &home), &args, Stdio::piped());
+    assert_eq!(out.code, 0, "{out:?}");
+    let v: Value = serde_json::from_str(&out.stdout).expect("JSON");
+    assert_eq!(ids(&v["items"]), ["cbn_4", "cbn_1"], "{v}");
+    assert_eq!(v["pagination"]["has_more_after"], false);
+    assert_eq!(s.take().len(), 3);
+
+    // `--limit` counts the matches printed: the first page holds one, so one page is read.
+    three_pages(&s);
+    let args = [&["notifications", "list", "--limit", "1", "-o", "json"][..], &filters].concat();
+    let out = run(sb(&s, &home), &args, Stdio::piped());
+    let v: Value = serde_json::from_str(&out.stdout).expect("JSON");
+    assert_eq!(ids(&v["items"]), ["cbn_4"], "{v}");
+    assert_eq!(v["pagination"]["has_more_after"], true);
+    assert_eq!(s.take().len(), 1);
+    s.clear_script();
+
+    three_pages(&s);
+    let args = [&["notifications", "list", "--count"][..], &filters].concat();
+    let out = run(sb(&s, &home), &args, Stdio::piped());
+    assert_eq!(out.code, 0, "{out:?}");
+    let v: Value = serde_json::from_str(&out.stdout).expect("JSON");
+    assert_eq!(v, serde_json::json!({"count": 2, "examined": 4, "complete": true}));
+    s.take();
+
+    three_pages(&s);
+    let out = run(
+        sb(&s, &home),
+        &["notifications", "list", "--status", "failed", "-o", "ndjson", "--all"],
+        Stdio::piped(),
+    );
+    assert_eq!(out.code, 0, "{out:?}");
+    let lines: Vec<Value> = out
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("NDJSON"))
+        .collect();
+    assert_eq!(
+        lines.iter().filter_map(|n| n["id"].as_str()).collect::<Vec<_>>(),
+        ["cbn_4", "cbn_2", "cbn_1"]
+    );
+}
+
+#[test]
+fn a_filtered_list_of_a_pager_without_end_stops_at_the_budget_and_says_so() {
+    let s = FakeServer::start();
+    let home = tempfile::tempdir().expect("home");
+    let endless = |s: &FakeServer| {
+        for i in 0..400 {
+            s.push(page(
+                vec![notification(&format!("cbn_{:05}", 99_999 - i), "failed", "a")],
+                true,
+            ));
+        }
+    };
+    endless(&s);
+    let out = run(
+        sb(&s, &home),
+        &["notifications", "list", "--status", "failed", "--count"],
+        Stdio::piped(),
+    );
+    assert_eq!(out.code, 0, "{out:?}");
+    let v: Value = serde_json::from_str(&out.stdout).expect("JSON");
+    assert_eq!(v["complete"], false, "{v}");
+    let examined = v["examined"].as_u64().expect("examined");
+    assert_eq!(v["count"].as_u64(), Some(examined));
+    let asked = s.take().len();
+    assert!(asked < 400 && examined as usize == asked, "{asked} pages, {v}");
+    s.clear_script();
+
+    endless(&s);
+    let out = run(
+        sb(&s, &home),
+        &["notifications", "list", "--status", "failed", "--all", "-o", "ndjson"],
+        Stdio::piped(),
+    );
+    assert_eq!(out.code, 3, "{out:?}");
+    assert_eq!(out.stdout.lines().count(), asked, "the matches found are printed");
+    let e = error_of(&out);
+    assert!(
+        e["message"].as_str().is_some_and(|m| m.contains("--after cbn_")),
+        "{e}"
+    );
+}
