@@ -181,7 +181,7 @@ impl Output {
         }
         match self.format {
             OutputFormat::Ndjson => {
-                let v: Value = serde_json::from_str(body).map_err(json_error)?;
+                let v: Value = crate::api::client::decode(200, body)?;
                 emit(|out| self.json_line(out, &v))
             }
             _ => emit(|out| write_raw(out, body, self.terminal)),

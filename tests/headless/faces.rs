@@ -541,3 +541,53 @@ fn a_filtered_list_of_a_pager_without_end_stops_at_the_budget_and_says_so() {
         "{e}"
     );
 }
+
+/// A notification whose recorded bodies hold a lone surrogate escape and a NUL, as JSON text.
+fn hostile_notification() -> String {
+    let mut n = notification("cbn_hostile", "failed", "build.failed");
+    for a in n["attempts"].as_array_mut().expect("attempts") {
+        let w = &mut a["webhook_request"];
+        w["request_body"] = r#"{"type":"build.failed","note":"@S@ and @N@"}"#.into();
+        w["response_body"] = "@S@@N@ gone".into();
+    }
+    n.to_string()
+        .replace("@S@", "\\ud800")
+        .replace("@N@", "\\u0000")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_body_with_a_lone_surrogate_or_a_nul_is_shown_and_replayed() {
+    let s = FakeServer::start();
+    let home = tempfile::tempdir().expect("home");
+    let n = hostile_notification();
+    assert!(n.contains(r"\ud800") && n.contains(r"\u0000"));
+    let (rx, log) = common::replay::receiver().await;
+    let list = format!(
+        r#"{{"object":"list","items":[{n}],"pagination":{{"has_more_before":false,"has_more_after":false}}}}"#
+    );
+    let to = format!("{rx}/ok");
+    for (args, reply) in [
+        (vec!["notifications", "get", "cbn_hostile", "-o", "table"], n.clone()),
+        (vec!["notifications", "get", "cbn_hostile", "-o", "json"], n.clone()),
+        (vec!["notifications", "list", "-o", "table"], list.clone()),
+        (vec!["notifications", "list", "-o", "ndjson"], list.clone()),
+        (
+            vec!["notifications", "replay", "cbn_hostile", "--to", &to, "--unsigned"],
+            n.clone(),
+        ),
+    ] {
+        s.push(Reply::text(200, reply));
+        let cmd = sb(&s, &home);
+        let argv: Vec<String> = args.iter().map(ToString::to_string).collect();
+        let out = tokio::task::spawn_blocking(move || {
+            let argv: Vec<&str> = argv.iter().map(String::as_str).collect();
+            run(cmd, &argv, Stdio::piped())
+        })
+        .await
+        .expect("run");
+        assert_eq!(out.code, 0, "{args:?}: {out:?}");
+        assert!(!out.stdout.contains('\0'), "{args:?}: a NUL reached the output");
+        s.clear_script();
+    }
+    assert_eq!(common::replay::got(&log, "ok").len(), 1, "replayed once");
+}
