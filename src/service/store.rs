@@ -887,6 +887,40 @@ impl Db<'_> {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
+    /// The soonest and the latest due time of any notification still to send (two seeks of the
+    /// due index, whatever the backlog).
+    pub fn due_bounds(&self) -> Result<Option<(i64, i64)>, StoreError> {
+        let bound = |sql: &str| -> Result<Option<i64>, StoreError> {
+            Ok(self.0.prepare_cached(sql)?.query_row([], |r| r.get(0))?)
+        };
+        let first = bound(
+            "SELECT MIN(next_attempt_at) FROM notifications WHERE next_attempt_at IS NOT NULL",
+        )?;
+        let last = bound(
+            "SELECT MAX(next_attempt_at) FROM notifications WHERE next_attempt_at IS NOT NULL",
+        )?;
+        Ok(first.zip(last))
+    }
+
+    /// The destinations of the notifications due by `now`, soonest first, reading at most
+    /// `limit` of them (a range of the due index): `None` when more than `limit` are due.
+    pub fn due_destinations(&self, now: i64, limit: usize) -> Result<Option<Vec<String>>, StoreError> {
+        let mut stmt = self.0.prepare_cached(
+            "SELECT destination_id FROM notifications INDEXED BY notifications_due
+             WHERE next_attempt_at IS NOT NULL AND next_attempt_at <= ?1
+             ORDER BY next_attempt_at LIMIT ?2",
+        )?;
+        let cap = i64::try_from(limit.saturating_add(1)).unwrap_or(i64::MAX);
+        let rows = stmt
+            .query_map(params![now, cap], |r| r.get::<_, String>(0))?
+            .collect::<Result<Vec<_>, _>>()?;
+        if rows.len() > limit {
+            return Ok(None);
+        }
+        let mut seen = std::collections::HashSet::new();
+        Ok(Some(rows.into_iter().filter(|d| seen.insert(d.clone())).collect()))
+    }
+
     /// Claims a notification due at `due_at` for one attempt: a compare-and-set of its due time
     /// to `lease_until`, so that only a crash during the attempt can send it again (after the
     /// lease). A row whose record does not decode, or whose event is gone, is marked failed and
