@@ -616,9 +616,11 @@ mod tests {
     #[test]
     fn lone_surrogate_escapes_read_as_replacement_characters() {
         use super::{decode, surrogates_replaced};
-        let v: serde_json::Value =
-            decode(200, r#"{"a":"x\ud800y","b":"\udc00","ok":"\ud83d\ude00","k\\ud800":"\\ud800"}"#)
-                .expect("read");
+        let v: serde_json::Value = decode(
+            200,
+            r#"{"a":"x\ud800y","b":"\udc00","ok":"\ud83d\ude00","k\\ud800":"\\ud800"}"#,
+        )
+        .expect("read");
         assert_eq!(v["a"], "x\u{fffd}y");
         assert_eq!(v["b"], "\u{fffd}");
         assert_eq!(v["ok"], "😀");

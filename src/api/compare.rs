@@ -567,7 +567,10 @@ mod tests {
         assert!(c.differs());
 
         let long = "x".repeat(MAX_CELL * 10);
-        let lines_l: String = (0..MAX_ROWS * 2).map(|i| format!("{i} {long}\n")).collect();
+        let lines_l = (0..MAX_ROWS * 2)
+            .map(|i| format!("{i} {long}"))
+            .collect::<Vec<_>>()
+            .join("\n");
         let c = compare(&answer(200, &[], &lines_l), &answer(200, &[], "other"));
         let BodyDiff::Lines(rows) = &c.body else {
             panic!("lines expected")

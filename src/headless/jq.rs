@@ -148,8 +148,8 @@ fn summarize(message: &str) -> String {
     while let Some(at) = rest.find(['{', '[', '"']) {
         out.push_str(&rest[..at]);
         let tail = &rest[at..];
-        let mut values = serde_json::Deserializer::from_str(tail)
-            .into_iter::<serde::de::IgnoredAny>();
+        let mut values =
+            serde_json::Deserializer::from_str(tail).into_iter::<serde::de::IgnoredAny>();
         let end = match values.next() {
             Some(Ok(_)) => values.byte_offset(),
             // Not a JSON value after all: keep the character and go on.

@@ -466,7 +466,11 @@ impl Printer<'_> {
                 order: Some(Order::Asc),
                 ..ListQuery::default()
             };
-            let page = match self.client.send(&ApiRequest::list_notifications(&q, f)).await {
+            let page = match self
+                .client
+                .send(&ApiRequest::list_notifications(&q, f))
+                .await
+            {
                 Ok(raw) => decode::<Page<Value>>(raw.status, &raw.body),
                 Err(e) => Err(e),
             };

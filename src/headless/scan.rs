@@ -92,8 +92,7 @@ pub async fn run(
                 }
                 examined += 1;
                 // An item of a shape the model does not read is not a match (never a failure).
-                let selected =
-                    Notification::deserialize(&v).is_ok_and(|n| selection.matches(&n));
+                let selected = Notification::deserialize(&v).is_ok_and(|n| selection.matches(&n));
                 if selected {
                     found += 1;
                     if !scan.count {

@@ -794,7 +794,11 @@ mod tests {
             for i in 0..pending {
                 let due = now + 60_000 + i64::try_from(i).unwrap_or(0) % 1_740_000;
                 insert
-                    .execute(rusqlite::params![format!("cbn_{i:06}"), format!("cld_{i:06}"), due])
+                    .execute(rusqlite::params![
+                        format!("cbn_{i:06}"),
+                        format!("cld_{i:06}"),
+                        due
+                    ])
                     .expect("row");
             }
             if due_now {

@@ -905,7 +905,11 @@ impl Db<'_> {
 
     /// The destinations of the notifications due by `now`, soonest first, reading at most
     /// `limit` of them (a range of the due index): `None` when more than `limit` are due.
-    pub fn due_destinations(&self, now: i64, limit: usize) -> Result<Option<Vec<String>>, StoreError> {
+    pub fn due_destinations(
+        &self,
+        now: i64,
+        limit: usize,
+    ) -> Result<Option<Vec<String>>, StoreError> {
         // A literal limit, as in `next_due`.
         let mut stmt = self.0.prepare_cached(&format!(
             "SELECT destination_id FROM notifications INDEXED BY notifications_due
@@ -920,7 +924,11 @@ impl Db<'_> {
             return Ok(None);
         }
         let mut seen = std::collections::HashSet::new();
-        Ok(Some(rows.into_iter().filter(|d| seen.insert(d.clone())).collect()))
+        Ok(Some(
+            rows.into_iter()
+                .filter(|d| seen.insert(d.clone()))
+                .collect(),
+        ))
     }
 
     /// Claims a notification due at `due_at` for one attempt: a compare-and-set of its due time

@@ -77,7 +77,10 @@ impl Sb {
     fn run_closed(mut self, args: &[&str]) -> Out {
         let bin = self.cmd.get_program().to_os_string();
         let mut sh = Command::new("sh");
-        sh.arg("-c").arg("exec \"$0\" \"$@\" >&-").arg(bin).args(args);
+        sh.arg("-c")
+            .arg("exec \"$0\" \"$@\" >&-")
+            .arg(bin)
+            .args(args);
         // The same clean environment.
         sh.env_clear();
         for (k, v) in self.cmd.get_envs() {

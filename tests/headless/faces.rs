@@ -117,11 +117,7 @@ fn jq_is_bounded_in_time_memory_and_depth_with_a_clear_error() {
     // Endless output to a reader that keeps up: stopped by the time bound.
     let mut cmd = sb(&s, &home);
     cmd.env("SWITCHBOARD_JQ_TIME_MS", "1500");
-    let out = run(
-        cmd,
-        &["--jq", "range(1e12)", "teams", "list"],
-        dev_null(),
-    );
+    let out = run(cmd, &["--jq", "range(1e12)", "teams", "list"], dev_null());
     assert_eq!(out.code, 2, "{out:?}");
     assert!(
         error_of(&out)["message"]
@@ -192,7 +188,15 @@ fn a_dot_dot_id_is_refused_before_any_request() {
         &["teams", "get", ".."][..],
         &["notifications", "get", ".."],
         &["destinations", "update", ".", "--name", "x"],
-        &["notifications", "diff", "cbn_1", "--attempt", "0", "--with-attempt", "1"],
+        &[
+            "notifications",
+            "diff",
+            "cbn_1",
+            "--attempt",
+            "0",
+            "--with-attempt",
+            "1",
+        ],
         &["notifications", "diff", "cbn_1", "--with-replay", "0"],
     ] {
         let out = run(sb(&s, &home), args, Stdio::piped());
@@ -380,13 +384,7 @@ fn watch_pauses_between_polls_even_when_an_empty_page_says_more() {
         s.push(Reply::text(200, empty_more.clone()));
     }
     let mut child = sb(&s, &home)
-        .args([
-            "notifications",
-            "list",
-            "--watch",
-            "--interval",
-            "500ms",
-        ])
+        .args(["notifications", "list", "--watch", "--interval", "500ms"])
         .stdout(Stdio::null())
         .spawn()
         .expect("spawn watch");
@@ -398,7 +396,10 @@ fn watch_pauses_between_polls_even_when_an_empty_page_says_more() {
     let _ = child.kill();
     let _ = child.wait();
     let most = 2 + usize::try_from(took.as_millis() / 500).unwrap_or(0);
-    assert!(asked <= most, "{asked} requests in {took:?} at a 500ms interval");
+    assert!(
+        asked <= most,
+        "{asked} requests in {took:?} at a 500ms interval"
+    );
     assert!(asked >= 2, "it polled: {asked}");
 }
 
@@ -439,8 +440,14 @@ fn three_pages(s: &FakeServer) {
         ],
         true,
     ));
-    s.push(page(vec![notification("cbn_2", "failed", "deploy.done")], true));
-    s.push(page(vec![notification("cbn_1", "failed", "build.failed")], false));
+    s.push(page(
+        vec![notification("cbn_2", "failed", "deploy.done")],
+        true,
+    ));
+    s.push(page(
+        vec![notification("cbn_1", "failed", "build.failed")],
+        false,
+    ));
 }
 
 fn ids(v: &Value) -> Vec<&str> {
@@ -466,7 +473,11 @@ fn notifications_list_filters_status_and_event_type_and_counts() {
 
     // `--limit` counts the matches printed: the first page holds one, so one page is read.
     three_pages(&s);
-    let args = [&["notifications", "list", "--limit", "1", "-o", "json"][..], &filters].concat();
+    let args = [
+        &["notifications", "list", "--limit", "1", "-o", "json"][..],
+        &filters,
+    ]
+    .concat();
     let out = run(sb(&s, &home), &args, Stdio::piped());
     let v: Value = serde_json::from_str(&out.stdout).expect("JSON");
     assert_eq!(ids(&v["items"]), ["cbn_4"], "{v}");
@@ -479,13 +490,24 @@ fn notifications_list_filters_status_and_event_type_and_counts() {
     let out = run(sb(&s, &home), &args, Stdio::piped());
     assert_eq!(out.code, 0, "{out:?}");
     let v: Value = serde_json::from_str(&out.stdout).expect("JSON");
-    assert_eq!(v, serde_json::json!({"count": 2, "examined": 4, "complete": true}));
+    assert_eq!(
+        v,
+        serde_json::json!({"count": 2, "examined": 4, "complete": true})
+    );
     s.take();
 
     three_pages(&s);
     let out = run(
         sb(&s, &home),
-        &["notifications", "list", "--status", "failed", "-o", "ndjson", "--all"],
+        &[
+            "notifications",
+            "list",
+            "--status",
+            "failed",
+            "-o",
+            "ndjson",
+            "--all",
+        ],
         Stdio::piped(),
     );
     assert_eq!(out.code, 0, "{out:?}");
@@ -495,7 +517,10 @@ fn notifications_list_filters_status_and_event_type_and_counts() {
         .map(|l| serde_json::from_str(l).expect("NDJSON"))
         .collect();
     assert_eq!(
-        lines.iter().filter_map(|n| n["id"].as_str()).collect::<Vec<_>>(),
+        lines
+            .iter()
+            .filter_map(|n| n["id"].as_str())
+            .collect::<Vec<_>>(),
         ["cbn_4", "cbn_2", "cbn_1"]
     );
 }
@@ -507,7 +532,11 @@ fn a_filtered_list_of_a_pager_without_end_stops_at_the_budget_and_says_so() {
     let endless = |s: &FakeServer| {
         for i in 0..400 {
             s.push(page(
-                vec![notification(&format!("cbn_{:05}", 99_999 - i), "failed", "a")],
+                vec![notification(
+                    &format!("cbn_{:05}", 99_999 - i),
+                    "failed",
+                    "a",
+                )],
                 true,
             ));
         }
@@ -524,20 +553,37 @@ fn a_filtered_list_of_a_pager_without_end_stops_at_the_budget_and_says_so() {
     let examined = v["examined"].as_u64().expect("examined");
     assert_eq!(v["count"].as_u64(), Some(examined));
     let asked = s.take().len();
-    assert!(asked < 400 && examined as usize == asked, "{asked} pages, {v}");
+    assert!(
+        asked < 400 && examined as usize == asked,
+        "{asked} pages, {v}"
+    );
     s.clear_script();
 
     endless(&s);
     let out = run(
         sb(&s, &home),
-        &["notifications", "list", "--status", "failed", "--all", "-o", "ndjson"],
+        &[
+            "notifications",
+            "list",
+            "--status",
+            "failed",
+            "--all",
+            "-o",
+            "ndjson",
+        ],
         Stdio::piped(),
     );
     assert_eq!(out.code, 3, "{out:?}");
-    assert_eq!(out.stdout.lines().count(), asked, "the matches found are printed");
+    assert_eq!(
+        out.stdout.lines().count(),
+        asked,
+        "the matches found are printed"
+    );
     let e = error_of(&out);
     assert!(
-        e["message"].as_str().is_some_and(|m| m.contains("--after cbn_")),
+        e["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("--after cbn_")),
         "{e}"
     );
 }
@@ -567,12 +613,25 @@ async fn a_body_with_a_lone_surrogate_or_a_nul_is_shown_and_replayed() {
     );
     let to = format!("{rx}/ok");
     for (args, reply) in [
-        (vec!["notifications", "get", "cbn_hostile", "-o", "table"], n.clone()),
-        (vec!["notifications", "get", "cbn_hostile", "-o", "json"], n.clone()),
+        (
+            vec!["notifications", "get", "cbn_hostile", "-o", "table"],
+            n.clone(),
+        ),
+        (
+            vec!["notifications", "get", "cbn_hostile", "-o", "json"],
+            n.clone(),
+        ),
         (vec!["notifications", "list", "-o", "table"], list.clone()),
         (vec!["notifications", "list", "-o", "ndjson"], list.clone()),
         (
-            vec!["notifications", "replay", "cbn_hostile", "--to", &to, "--unsigned"],
+            vec![
+                "notifications",
+                "replay",
+                "cbn_hostile",
+                "--to",
+                &to,
+                "--unsigned",
+            ],
             n.clone(),
         ),
     ] {
@@ -586,7 +645,10 @@ async fn a_body_with_a_lone_surrogate_or_a_nul_is_shown_and_replayed() {
         .await
         .expect("run");
         assert_eq!(out.code, 0, "{args:?}: {out:?}");
-        assert!(!out.stdout.contains('\0'), "{args:?}: a NUL reached the output");
+        assert!(
+            !out.stdout.contains('\0'),
+            "{args:?}: a NUL reached the output"
+        );
         s.clear_script();
     }
     assert_eq!(common::replay::got(&log, "ok").len(), 1, "replayed once");
