@@ -253,16 +253,35 @@ impl Jq {
         let progress = Progress::default();
         let start_memory = resident();
         let started = Instant::now();
+        // Handed to whichever thread starts.
+        let out = std::sync::Mutex::new(Some(out));
         std::thread::scope(|s| {
-            let worker = std::thread::Builder::new()
-                .name("jq".into())
-                .stack_size(STACK)
-                .spawn_scoped(s, || {
-                    let r = self.run_here(inputs, out, &line, &progress);
-                    progress.done.store(true, Ordering::Release);
-                    r
-                })
-                .map_err(|e| RunError::Filter(format!("cannot start the filter: {e}")))?;
+            // Where a stack that large cannot be had (strict overcommit), a quarter of it, with
+            // the memory bound below it so a deep recursion still stops as memory.
+            let mut memory = bounds.memory;
+            let spawn = |stack: usize| {
+                let (out, line, progress) = (&out, &line, &progress);
+                std::thread::Builder::new()
+                    .name("jq".into())
+                    .stack_size(stack)
+                    .spawn_scoped(s, move || {
+                        let out = out.lock().unwrap_or_else(|p| p.into_inner()).take();
+                        let r = match out {
+                            Some(out) => self.run_here(inputs, out, line, progress),
+                            None => Err(RunError::Filter("the filter ran twice".into())),
+                        };
+                        progress.done.store(true, Ordering::Release);
+                        r
+                    })
+            };
+            let worker = match spawn(STACK) {
+                Ok(w) => w,
+                Err(_) => {
+                    memory = memory.min(STACK as u64 / 8);
+                    spawn(STACK / 4)
+                        .map_err(|e| RunError::Filter(format!("cannot start the filter: {e}")))?
+                }
+            };
             let mut told = false;
             while !progress.done.load(Ordering::Acquire) {
                 std::thread::park_timeout(TICK);
@@ -279,10 +298,10 @@ impl Jq {
                         "stopped after {} s of computing (the bound of one filter run)",
                         bounds.time.as_secs_f32()
                     ))
-                } else if grown > bounds.memory {
+                } else if grown > memory {
                     Some(format!(
                         "stopped: the filter took more than {} MiB of memory (a result too large, or a recursion too deep)",
-                        bounds.memory / 1024 / 1024
+                        memory / 1024 / 1024
                     ))
                 } else {
                     None
