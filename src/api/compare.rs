@@ -3,10 +3,12 @@
 //! the body: as JSON when both bodies are JSON (keys in order, changed values marked), line by
 //! line otherwise. No UI here. Every string of a [`Comparison`] has been through the one
 //! sanitizer already, so whatever shows it (a table, JSON, a console pane) cannot forget to.
+use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 
 use serde::Serialize;
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use super::model::Attempt;
 use super::replay::ReplayResult;
@@ -289,20 +291,21 @@ fn headers(left: &[(String, String)], right: &[(String, String)]) -> Vec<HeaderR
         .collect()
 }
 
-/// A body as JSON: only an object or an array counts (a bare `"ok"` or `42` reads better as a line).
-fn as_json(body: &str) -> Option<Value> {
-    serde_json::from_str::<Value>(body)
+/// A body as JSON: only an object or an array counts (a bare `"ok"` or `42` reads better as a
+/// line). Checked without building it: the comparison reads it a level at a time.
+fn as_json(body: &str) -> Option<&RawValue> {
+    serde_json::from_str::<&RawValue>(body)
         .ok()
-        .filter(|v| v.is_object() || v.is_array())
+        .filter(|v| matches!(v.get().as_bytes().first(), Some(b'{' | b'[')))
 }
 
 fn body(left: &str, right: &str) -> (BodyDiff, Omitted) {
     match (as_json(left), as_json(right)) {
         (Some(l), Some(r)) => {
             let mut count = Keep::counting();
-            json_rows(&mut Vec::new(), Some(&l), Some(&r), &mut count);
+            json_rows(&mut Vec::new(), Some(l), Some(r), &mut count);
             let mut keep = count.then();
-            json_rows(&mut Vec::new(), Some(&l), Some(&r), &mut keep);
+            json_rows(&mut Vec::new(), Some(l), Some(r), &mut keep);
             let omitted = keep.omitted();
             (BodyDiff::Json(keep.rows), omitted)
         }
@@ -310,6 +313,59 @@ fn body(left: &str, right: &str) -> (BodyDiff, Omitted) {
             let (rows, omitted) = line_rows(left, right);
             (BodyDiff::Lines(rows), omitted)
         }
+    }
+}
+
+/// One level of a JSON body: its members as text not yet read, or a value. Only the levels on
+/// the path being compared are read, so memory follows the body's breadth, not its whole tree.
+enum Node<'a> {
+    Object(Vec<(String, &'a RawValue)>),
+    Array(Vec<&'a RawValue>),
+    Leaf(Value),
+}
+
+/// An object's members in order; a repeated key keeps its first place and its last value, as
+/// a parsed object does.
+struct Members<'a>(Vec<(String, &'a RawValue)>);
+
+impl<'de> serde::Deserialize<'de> for Members<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = Members<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Members<'de>, A::Error> {
+                let mut out: Vec<(String, &'de RawValue)> = Vec::new();
+                let mut at: HashMap<String, usize> = HashMap::new();
+                while let Some((k, v)) = map.next_entry::<String, &'de RawValue>()? {
+                    match at.get(&k) {
+                        Some(&i) => out[i].1 = v,
+                        None => {
+                            at.insert(k.clone(), out.len());
+                            out.push((k, v));
+                        }
+                    }
+                }
+                Ok(Members(out))
+            }
+        }
+        d.deserialize_map(Visit)
+    }
+}
+
+fn node(raw: &RawValue) -> Node<'_> {
+    let text = raw.get();
+    match text.as_bytes().first() {
+        Some(b'{') => serde_json::from_str::<Members>(text)
+            .map_or(Node::Leaf(Value::Null), |m| Node::Object(m.0)),
+        Some(b'[') => serde_json::from_str::<Vec<&RawValue>>(text)
+            .map_or(Node::Leaf(Value::Null), Node::Array),
+        _ => Node::Leaf(serde_json::from_str(text).unwrap_or(Value::Null)),
     }
 }
 
@@ -384,13 +440,23 @@ fn compact(v: &Value) -> String {
     line(&capped(&v.to_string())).into_owned()
 }
 
+/// A node's value as compact JSON (a member that is an object or an array is read whole here,
+/// for the rows listed only).
+fn compact_node(n: &Node<'_>, raw: &RawValue) -> String {
+    match n {
+        Node::Leaf(v) => compact(v),
+        _ => serde_json::from_str::<Value>(raw.get())
+            .map_or_else(|_| line(&capped(raw.get())).into_owned(), |v| compact(&v)),
+    }
+}
+
 /// A step of a path into a JSON body.
-enum Step<'a> {
-    Key(&'a str),
+enum Step {
+    Key(String),
     Index(usize),
 }
 
-fn path_text(steps: &[Step<'_>]) -> String {
+fn path_text(steps: &[Step]) -> String {
     let mut path = String::from("$");
     for s in steps {
         path = match s {
@@ -401,39 +467,52 @@ fn path_text(steps: &[Step<'_>]) -> String {
     line(&capped(&path)).into_owned()
 }
 
-fn json_rows<'a>(
-    path: &mut Vec<Step<'a>>,
-    l: Option<&'a Value>,
-    r: Option<&'a Value>,
+fn json_rows(
+    path: &mut Vec<Step>,
+    l: Option<&RawValue>,
+    r: Option<&RawValue>,
     out: &mut Keep<JsonRow>,
 ) {
-    match (l, r) {
-        (Some(Value::Object(lo)), Some(Value::Object(ro))) if !(lo.is_empty() && ro.is_empty()) => {
+    let (ln, rn) = (l.map(node), r.map(node));
+    match (&ln, &rn) {
+        (Some(Node::Object(lo)), Some(Node::Object(ro))) if !(lo.is_empty() && ro.is_empty()) => {
             // The left's keys in its order, then the keys only the right has, in its order.
+            let right: HashMap<&str, &RawValue> =
+                ro.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+            let left: HashSet<&str> = lo.iter().map(|(k, _)| k.as_str()).collect();
             for (k, lv) in lo {
-                path.push(Step::Key(k));
-                json_rows(path, Some(lv), ro.get(k), out);
+                path.push(Step::Key(k.clone()));
+                json_rows(path, Some(lv), right.get(k.as_str()).copied(), out);
                 path.pop();
             }
-            for (k, rv) in ro.iter().filter(|(k, _)| !lo.contains_key(*k)) {
-                path.push(Step::Key(k));
+            for (k, rv) in ro.iter().filter(|(k, _)| !left.contains(k.as_str())) {
+                path.push(Step::Key(k.clone()));
                 json_rows(path, None, Some(rv), out);
                 path.pop();
             }
         }
-        (Some(Value::Array(la)), Some(Value::Array(ra))) if !(la.is_empty() && ra.is_empty()) => {
+        (Some(Node::Array(la)), Some(Node::Array(ra))) if !(la.is_empty() && ra.is_empty()) => {
             for i in 0..la.len().max(ra.len()) {
                 path.push(Step::Index(i));
-                json_rows(path, la.get(i), ra.get(i), out);
+                json_rows(path, la.get(i).copied(), ra.get(i).copied(), out);
                 path.pop();
             }
         }
         _ => {
-            let change = Change::of(l, r);
+            let change = match (&ln, &rn) {
+                (Some(Node::Leaf(a)), Some(Node::Leaf(b))) => Change::of(Some(a), Some(b)),
+                // Two empty objects, or two empty arrays.
+                (Some(Node::Object(_)), Some(Node::Object(_)))
+                | (Some(Node::Array(_)), Some(Node::Array(_))) => Change::Same,
+                (Some(_), Some(_)) => Change::Changed,
+                (None, Some(_)) => Change::Added,
+                (Some(_), None) => Change::Removed,
+                (None, None) => Change::Same,
+            };
             out.offer(change, || JsonRow {
                 path: path_text(path),
-                left: l.map(compact),
-                right: r.map(compact),
+                left: ln.as_ref().zip(l).map(|(n, raw)| compact_node(n, raw)),
+                right: rn.as_ref().zip(r).map(|(n, raw)| compact_node(n, raw)),
                 change,
             });
         }
@@ -579,6 +658,34 @@ mod tests {
         assert_eq!(c.omitted.rows, MAX_ROWS + 1);
         assert_eq!(c.omitted.changed, MAX_ROWS + 1);
         assert!(rows.iter().all(|r| r.text.len() < MAX_CELL + 100));
+    }
+
+    #[test]
+    fn bodies_are_read_a_level_at_a_time_as_parsed_ones_compare() {
+        let l = answer(
+            200,
+            &[],
+            " {\"a\": {}, \"b\": [ ], \"c\": {\"x\": 1}, \"d\": 1, \"d\": 2}",
+        );
+        let r = answer(200, &[], r#"{"a":{},"b":{},"c":"s","d":2,"e\u0041":[1]}"#);
+        let c = compare(&l, &r);
+        let BodyDiff::Json(rows) = &c.body else {
+            panic!("json expected: {:?}", c.body)
+        };
+        let got: Vec<(&str, Change, Option<&str>)> = rows
+            .iter()
+            .map(|r| (r.path.as_str(), r.change, r.left.as_deref()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("$.a", Change::Same, Some("{}")),
+                ("$.b", Change::Changed, Some("[]")),
+                ("$.c", Change::Changed, Some(r#"{"x":1}"#)),
+                ("$.d", Change::Same, Some("2")),
+                ("$.eA", Change::Added, None),
+            ]
+        );
     }
 
     #[test]
