@@ -15,8 +15,9 @@ Environment (flags win over these, these over the profile):
   SWITCHBOARD_INSTANCE_ID  instance id sent as metorial-instance-id (also METORIAL_INSTANCE_ID)
   SWITCHBOARD_GENERATION   pin the API generation (as --generation)
 
-Exit codes: 0 ok, 1 cancelled or other failure, 2 usage or configuration, 3 API error, 4 network or
-timeout, 5 wait timed out, 6 output failed (standard output closed or full: the output is lost).
+Exit codes: 0 ok (also when the reader closed the pipe, as with `| head`), 1 cancelled or other
+failure, 2 usage or configuration, 3 API error, 4 network or timeout, 5 wait timed out, 6 output
+failed (standard output closed or full: the output is lost).
 Under -o json|ndjson (and --jq) an error is one JSON object on standard error:
   {\"error\":{\"status\":404,\"code\":\"not_found\",\"message\":\"…\"}}";
 

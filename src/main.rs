@@ -143,7 +143,8 @@ async fn run_headless(g: &GlobalArgs, cmd: headless::Resource) -> u8 {
         Err(e) => Err(e),
     };
     match result {
-        Ok(()) => 0,
+        // A reader that closed the pipe (`| head`) took what it wanted: quiet, as gh and kubectl.
+        Ok(()) | Err(headless::HeadlessError::ReaderClosed) => 0,
         Err(e) => report(g, &e),
     }
 }
@@ -436,7 +437,7 @@ async fn info(g: &GlobalArgs, ask_versions: bool) -> u8 {
         return match headless::Output::new(g.output, g.jq.as_deref(), None)
             .and_then(|out| out.document(&text))
         {
-            Ok(()) => 0,
+            Ok(()) | Err(headless::HeadlessError::ReaderClosed) => 0,
             Err(e) => report(g, &e),
         };
     }

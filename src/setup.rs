@@ -217,10 +217,14 @@ fn command_section(roff: &mut Roff, cmd: &ClapCommand, parent: &str) {
 /// Exit code of a write to standard output: a lost output (closed or full) is exit 6, as for
 /// every command, never 0 or 1 (cancelled).
 fn finish(r: std::io::Result<()>) -> u8 {
-    match r {
-        Ok(()) => 0,
+    // Writes to a closed standard output (`>&-`) "succeed": asked of the descriptor itself.
+    match r
+        .map_err(headless::output_error)
+        .and_then(|()| headless::stdout_open())
+    {
+        // The reader closed the pipe (`| head`): quiet, exit 0.
+        Ok(()) | Err(HeadlessError::ReaderClosed) => 0,
         Err(e) => {
-            let e = HeadlessError::Output(e);
             eprintln!("error: {e}");
             u8::try_from(e.exit_code()).unwrap_or(1)
         }
@@ -235,7 +239,7 @@ fn write_out(
     let mut out = stdout.lock();
     f(&mut out)
         .and_then(|()| std::io::Write::flush(&mut out))
-        .map_err(HeadlessError::Output)
+        .map_err(headless::output_error)
 }
 
 /// Why a profile command failed.
@@ -261,7 +265,7 @@ impl ProfileError {
 /// `switchboard profile …`.
 pub fn profile(g: &GlobalArgs, cmd: ProfileCmd) -> u8 {
     match run_profile(g, cmd) {
-        Ok(()) => 0,
+        Ok(()) | Err(ProfileError::Input(HeadlessError::ReaderClosed)) => 0,
         Err(e) => {
             eprintln!("error: {e}");
             e.exit_code()

@@ -550,6 +550,8 @@ impl Client {
 
     /// Sends a request, retrying where that is safe, and returns the raw 2xx body.
     pub async fn send(&self, req: &ApiRequest) -> Result<RawResponse, Error> {
+        // A request that cannot be made (an id of `..`) is refused before the versions are asked.
+        self.url_for(req)?;
         let r = self.send_retrying(req, VersionChoice::Auto).await;
         if let Err(e) = &r
             && is_endpoint_404(e)
@@ -792,9 +794,66 @@ fn is_endpoint_404(e: &Error) -> bool {
 
 /// Decodes a 2xx body; a mismatch is a `Decode` error, never a panic.
 pub fn decode<T: DeserializeOwned>(status: u16, body: &str) -> Result<T, Error> {
-    serde_json::from_str(body).map_err(|e| Error::Decode {
+    let decode_error = |e: serde_json::Error| Error::Decode {
         status,
         detail: e.to_string(),
+    };
+    match serde_json::from_str(body) {
+        Ok(v) => Ok(v),
+        // A lone surrogate escape (`"\ud800"`) is valid JSON text that no Rust string can
+        // hold: a receiver's body may carry one. Read as U+FFFD rather than refusing the reply.
+        Err(e) => match surrogates_replaced(body) {
+            Some(fixed) => serde_json::from_str(&fixed).map_err(decode_error),
+            None => Err(decode_error(e)),
+        },
+    }
+}
+
+/// `text` with every lone surrogate escape inside a string (`\ud800` not followed by a low
+/// one, or a low one alone) written `\ufffd`; `None` when it has none.
+fn surrogates_replaced(text: &str) -> Option<String> {
+    let hex = |s: &str| u16::from_str_radix(s, 16).ok();
+    let b = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let (mut i, mut copied, mut in_string, mut changed) = (0, 0, false, false);
+    while i < b.len() {
+        match b[i] {
+            b'"' => in_string = !in_string,
+            b'\\' if in_string => {
+                let unit = |at: usize| {
+                    (b.get(at) == Some(&b'\\') && b.get(at + 1) == Some(&b'u'))
+                        .then(|| text.get(at + 2..at + 6).and_then(hex))
+                        .flatten()
+                };
+                match unit(i) {
+                    Some(0xD800..=0xDBFF)
+                        if unit(i + 6).is_some_and(|low| (0xDC00..=0xDFFF).contains(&low)) =>
+                    {
+                        i += 12;
+                        continue;
+                    }
+                    Some(0xD800..=0xDFFF) => {
+                        out.push_str(&text[copied..i]);
+                        out.push_str("\\ufffd");
+                        i += 6;
+                        copied = i;
+                        changed = true;
+                        continue;
+                    }
+                    // Any other escape: its second character is never a quote that ends the string.
+                    _ => {
+                        i += 2;
+                        continue;
+                    }
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    changed.then(|| {
+        out.push_str(&text[copied..]);
+        out
     })
 }
 
@@ -863,6 +922,22 @@ fn retry_after(h: &HeaderMap) -> Option<Duration> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn lone_surrogate_escapes_read_as_replacement_characters() {
+        use super::{decode, surrogates_replaced};
+        let v: serde_json::Value = decode(
+            200,
+            r#"{"a":"x\ud800y","b":"\udc00","ok":"\ud83d\ude00","k\\ud800":"\\ud800"}"#,
+        )
+        .expect("read");
+        assert_eq!(v["a"], "x\u{fffd}y");
+        assert_eq!(v["b"], "\u{fffd}");
+        assert_eq!(v["ok"], "😀");
+        // An escaped backslash before `ud800` is text, not an escape.
+        assert_eq!(v["k\\ud800"], "\\ud800");
+        assert_eq!(surrogates_replaced(r#"{"a":"\u0000 \ud83d\ude00"}"#), None);
+    }
+
     use super::*;
 
     #[test]

@@ -3,10 +3,12 @@
 //! the body: as JSON when both bodies are JSON (keys in order, changed values marked), line by
 //! line otherwise. No UI here. Every string of a [`Comparison`] has been through the one
 //! sanitizer already, so whatever shows it (a table, JSON, a console pane) cannot forget to.
+use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 
 use serde::Serialize;
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use super::model::Attempt;
 use super::replay::ReplayResult;
@@ -15,6 +17,11 @@ use crate::text::sanitize::{line, lines};
 
 /// How long the line diff may search for the shortest edit before settling for a longer one.
 const LINE_DIFF_TIME: Duration = Duration::from_millis(500);
+/// Body rows listed at most: past it, only rows that differ are listed (up to this many) and
+/// the rest are counted in [`Comparison::omitted`], so two large answers make a bounded result.
+pub const MAX_ROWS: usize = 2_000;
+/// Bytes of one value or line shown; a longer one is cut and says how long it was.
+const MAX_CELL: usize = 2_000;
 
 /// One side of a comparison: an answer as recorded or as received (receiver text, raw).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -191,6 +198,26 @@ pub struct Comparison {
     pub headers: Vec<HeaderRow>,
     /// The bodies.
     pub body: BodyDiff,
+    /// Body rows not listed (past [`MAX_ROWS`]).
+    #[serde(skip_serializing_if = "Omitted::is_none")]
+    pub omitted: Omitted,
+}
+
+/// Body rows a comparison does not list, and how many of those differ.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Omitted {
+    /// Rows not listed.
+    pub rows: usize,
+    /// Of those, rows that differ.
+    pub changed: usize,
+}
+
+impl Omitted {
+    /// Whether every row is listed.
+    #[must_use]
+    pub fn is_none(&self) -> bool {
+        self.rows == 0
+    }
 }
 
 impl Comparison {
@@ -200,6 +227,7 @@ impl Comparison {
         self.status_changed
             || self.headers.iter().any(|h| h.change != Change::Same)
             || self.body.differs()
+            || self.omitted.changed > 0
     }
 }
 
@@ -219,16 +247,18 @@ pub fn compare(left: &Answer, right: &Answer) -> Comparison {
             .map(|(r, l)| r.saturating_sub(l)),
         _ => None,
     };
+    let (body, omitted) = body(
+        left.body.as_deref().unwrap_or_default(),
+        right.body.as_deref().unwrap_or_default(),
+    );
     Comparison {
         left: side(left),
         right: side(right),
         status_changed: left.status != right.status,
         duration_delta_ms,
         headers: headers(&left.headers, &right.headers),
-        body: body(
-            left.body.as_deref().unwrap_or_default(),
-            right.body.as_deref().unwrap_or_default(),
-        ),
+        body,
+        omitted,
     }
 }
 
@@ -261,50 +291,231 @@ fn headers(left: &[(String, String)], right: &[(String, String)]) -> Vec<HeaderR
         .collect()
 }
 
-/// A body as JSON: only an object or an array counts (a bare `"ok"` or `42` reads better as a line).
-fn as_json(body: &str) -> Option<Value> {
-    serde_json::from_str::<Value>(body)
+/// A body as JSON: only an object or an array counts (a bare `"ok"` or `42` reads better as a
+/// line). Checked without building it: the comparison reads it a level at a time.
+fn as_json(body: &str) -> Option<&RawValue> {
+    serde_json::from_str::<&RawValue>(body)
         .ok()
-        .filter(|v| v.is_object() || v.is_array())
+        .filter(|v| matches!(v.get().as_bytes().first(), Some(b'{' | b'[')))
 }
 
-fn body(left: &str, right: &str) -> BodyDiff {
+fn body(left: &str, right: &str) -> (BodyDiff, Omitted) {
     match (as_json(left), as_json(right)) {
         (Some(l), Some(r)) => {
-            let mut rows = Vec::new();
-            json_rows("$", Some(&l), Some(&r), &mut rows);
-            BodyDiff::Json(rows)
+            let mut count = Keep::counting();
+            json_rows(&mut Vec::new(), Some(l), Some(r), &mut count);
+            let mut keep = count.then();
+            json_rows(&mut Vec::new(), Some(l), Some(r), &mut keep);
+            let omitted = keep.omitted();
+            (BodyDiff::Json(keep.rows), omitted)
         }
-        _ => BodyDiff::Lines(line_rows(left, right)),
+        _ => {
+            let (rows, omitted) = line_rows(left, right);
+            (BodyDiff::Lines(rows), omitted)
+        }
     }
 }
 
-fn compact(v: &Value) -> String {
-    line(&v.to_string()).into_owned()
+/// One level of a JSON body: its members as text not yet read, or a value. Only the levels on
+/// the path being compared are read, so memory follows the body's breadth, not its whole tree.
+enum Node<'a> {
+    Object(Vec<(String, &'a RawValue)>),
+    Array(Vec<&'a RawValue>),
+    Leaf(Value),
 }
 
-fn json_rows(path: &str, l: Option<&Value>, r: Option<&Value>, out: &mut Vec<JsonRow>) {
-    match (l, r) {
-        (Some(Value::Object(lo)), Some(Value::Object(ro))) if !(lo.is_empty() && ro.is_empty()) => {
+/// An object's members in order; a repeated key keeps its first place and its last value, as
+/// a parsed object does.
+struct Members<'a>(Vec<(String, &'a RawValue)>);
+
+impl<'de> serde::Deserialize<'de> for Members<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = Members<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Members<'de>, A::Error> {
+                let mut out: Vec<(String, &'de RawValue)> = Vec::new();
+                let mut at: HashMap<String, usize> = HashMap::new();
+                while let Some((k, v)) = map.next_entry::<String, &'de RawValue>()? {
+                    match at.get(&k) {
+                        Some(&i) => out[i].1 = v,
+                        None => {
+                            at.insert(k.clone(), out.len());
+                            out.push((k, v));
+                        }
+                    }
+                }
+                Ok(Members(out))
+            }
+        }
+        d.deserialize_map(Visit)
+    }
+}
+
+fn node(raw: &RawValue) -> Node<'_> {
+    let text = raw.get();
+    match text.as_bytes().first() {
+        Some(b'{') => serde_json::from_str::<Members>(text)
+            .map_or(Node::Leaf(Value::Null), |m| Node::Object(m.0)),
+        Some(b'[') => serde_json::from_str::<Vec<&RawValue>>(text)
+            .map_or(Node::Leaf(Value::Null), Node::Array),
+        _ => Node::Leaf(serde_json::from_str(text).unwrap_or(Value::Null)),
+    }
+}
+
+/// Which rows are listed: every row when they are at most [`MAX_ROWS`], else only those that
+/// differ (at most [`MAX_ROWS`]); counted in a first pass, listed in a second.
+struct Keep<T> {
+    /// Rows and rows that differ, as counted (first pass) or to come (second).
+    total: usize,
+    changed: usize,
+    listing: bool,
+    only_changed: bool,
+    rows: Vec<T>,
+    listed_changed: usize,
+}
+
+impl<T> Keep<T> {
+    fn counting() -> Self {
+        Self {
+            total: 0,
+            changed: 0,
+            listing: false,
+            only_changed: false,
+            rows: Vec::new(),
+            listed_changed: 0,
+        }
+    }
+
+    /// The second pass, after counting.
+    fn then(self) -> Self {
+        Self {
+            listing: true,
+            only_changed: self.total > MAX_ROWS,
+            ..self
+        }
+    }
+
+    /// Offers a row: counts it, or lists it (built by `make`) if it is kept.
+    fn offer(&mut self, change: Change, make: impl FnOnce() -> T) {
+        if !self.listing {
+            self.total += 1;
+            self.changed += usize::from(change != Change::Same);
+            return;
+        }
+        if self.rows.len() >= MAX_ROWS || (self.only_changed && change == Change::Same) {
+            return;
+        }
+        self.listed_changed += usize::from(change != Change::Same);
+        self.rows.push(make());
+    }
+
+    fn omitted(&self) -> Omitted {
+        Omitted {
+            rows: self.total - self.rows.len(),
+            changed: self.changed - self.listed_changed,
+        }
+    }
+}
+
+/// `text` cut to [`MAX_CELL`] bytes (at a character boundary), saying how long it was.
+fn capped(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.len() <= MAX_CELL {
+        return text.into();
+    }
+    let mut end = MAX_CELL;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…({} bytes)", &text[..end], text.len()).into()
+}
+
+fn compact(v: &Value) -> String {
+    line(&capped(&v.to_string())).into_owned()
+}
+
+/// A node's value as compact JSON (a member that is an object or an array is read whole here,
+/// for the rows listed only).
+fn compact_node(n: &Node<'_>, raw: &RawValue) -> String {
+    match n {
+        Node::Leaf(v) => compact(v),
+        _ => serde_json::from_str::<Value>(raw.get())
+            .map_or_else(|_| line(&capped(raw.get())).into_owned(), |v| compact(&v)),
+    }
+}
+
+/// A step of a path into a JSON body.
+enum Step {
+    Key(String),
+    Index(usize),
+}
+
+fn path_text(steps: &[Step]) -> String {
+    let mut path = String::from("$");
+    for s in steps {
+        path = match s {
+            Step::Key(k) => key_path(&path, k),
+            Step::Index(i) => format!("{path}[{i}]"),
+        };
+    }
+    line(&capped(&path)).into_owned()
+}
+
+fn json_rows(
+    path: &mut Vec<Step>,
+    l: Option<&RawValue>,
+    r: Option<&RawValue>,
+    out: &mut Keep<JsonRow>,
+) {
+    let (ln, rn) = (l.map(node), r.map(node));
+    match (&ln, &rn) {
+        (Some(Node::Object(lo)), Some(Node::Object(ro))) if !(lo.is_empty() && ro.is_empty()) => {
             // The left's keys in its order, then the keys only the right has, in its order.
+            let right: HashMap<&str, &RawValue> =
+                ro.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+            let left: HashSet<&str> = lo.iter().map(|(k, _)| k.as_str()).collect();
             for (k, lv) in lo {
-                json_rows(&key_path(path, k), Some(lv), ro.get(k), out);
+                path.push(Step::Key(k.clone()));
+                json_rows(path, Some(lv), right.get(k.as_str()).copied(), out);
+                path.pop();
             }
-            for (k, rv) in ro.iter().filter(|(k, _)| !lo.contains_key(*k)) {
-                json_rows(&key_path(path, k), None, Some(rv), out);
+            for (k, rv) in ro.iter().filter(|(k, _)| !left.contains(k.as_str())) {
+                path.push(Step::Key(k.clone()));
+                json_rows(path, None, Some(rv), out);
+                path.pop();
             }
         }
-        (Some(Value::Array(la)), Some(Value::Array(ra))) if !(la.is_empty() && ra.is_empty()) => {
+        (Some(Node::Array(la)), Some(Node::Array(ra))) if !(la.is_empty() && ra.is_empty()) => {
             for i in 0..la.len().max(ra.len()) {
-                json_rows(&format!("{path}[{i}]"), la.get(i), ra.get(i), out);
+                path.push(Step::Index(i));
+                json_rows(path, la.get(i).copied(), ra.get(i).copied(), out);
+                path.pop();
             }
         }
-        _ => out.push(JsonRow {
-            path: line(path).into_owned(),
-            left: l.map(compact),
-            right: r.map(compact),
-            change: Change::of(l, r),
-        }),
+        _ => {
+            let change = match (&ln, &rn) {
+                (Some(Node::Leaf(a)), Some(Node::Leaf(b))) => Change::of(Some(a), Some(b)),
+                // Two empty objects, or two empty arrays.
+                (Some(Node::Object(_)), Some(Node::Object(_)))
+                | (Some(Node::Array(_)), Some(Node::Array(_))) => Change::Same,
+                (Some(_), Some(_)) => Change::Changed,
+                (None, Some(_)) => Change::Added,
+                (Some(_), None) => Change::Removed,
+                (None, None) => Change::Same,
+            };
+            out.offer(change, || JsonRow {
+                path: path_text(path),
+                left: ln.as_ref().zip(l).map(|(n, raw)| compact_node(n, raw)),
+                right: rn.as_ref().zip(r).map(|(n, raw)| compact_node(n, raw)),
+                change,
+            });
+        }
     }
 }
 
@@ -320,27 +531,36 @@ fn key_path(path: &str, key: &str) -> String {
     }
 }
 
-fn line_rows(left: &str, right: &str) -> Vec<LineRow> {
+fn line_rows(left: &str, right: &str) -> (Vec<LineRow>, Omitted) {
     let diff = similar::TextDiff::configure()
         .timeout(LINE_DIFF_TIME)
         .diff_lines(left, right);
-    diff.iter_all_changes()
-        .map(|c| {
-            let change = match c.tag() {
-                similar::ChangeTag::Equal => Change::Same,
-                similar::ChangeTag::Delete => Change::Removed,
-                similar::ChangeTag::Insert => Change::Added,
-            };
-            // One diff line is one text line: its ending goes, any other break becomes a marker.
-            let text = lines(c.value().trim_end_matches(['\n', '\r'])).join("⏎");
-            LineRow {
-                change,
-                left_line: c.old_index().map(|i| i + 1),
-                right_line: c.new_index().map(|i| i + 1),
-                text,
-            }
-        })
-        .collect()
+    let change_of = |c: &similar::Change<&str>| match c.tag() {
+        similar::ChangeTag::Equal => Change::Same,
+        similar::ChangeTag::Delete => Change::Removed,
+        similar::ChangeTag::Insert => Change::Added,
+    };
+    let mut keep = Keep::counting();
+    for listing in [false, true] {
+        if listing {
+            keep = keep.then();
+        }
+        for c in diff.iter_all_changes() {
+            let change = change_of(&c);
+            keep.offer(change, || {
+                // One diff line is one text line: its ending goes, any other break a marker.
+                let text = lines(&capped(c.value().trim_end_matches(['\n', '\r']))).join("⏎");
+                LineRow {
+                    change,
+                    left_line: c.old_index().map(|i| i + 1),
+                    right_line: c.new_index().map(|i| i + 1),
+                    text,
+                }
+            });
+        }
+    }
+    let omitted = keep.omitted();
+    (keep.rows, omitted)
 }
 
 #[cfg(test)]
@@ -403,6 +623,68 @@ mod tests {
         assert_eq!(
             rows.iter().filter(|r| r.change == Change::Removed).count(),
             3
+        );
+    }
+
+    #[test]
+    fn large_bodies_list_a_bounded_number_of_rows_differences_first() {
+        let body = |flip: usize| {
+            let items: Vec<Value> = (0..MAX_ROWS * 3)
+                .map(|i| serde_json::json!({"id": i, "ok": i % 1000 != flip}))
+                .collect();
+            serde_json::json!({ "items": items }).to_string()
+        };
+        let c = compare(&answer(200, &[], &body(0)), &answer(200, &[], &body(1)));
+        let BodyDiff::Json(rows) = &c.body else {
+            panic!("json expected")
+        };
+        // 6,000 items of two leaves: only the rows that differ are listed, the rest counted.
+        assert!(rows.iter().all(|r| r.change == Change::Changed));
+        assert_eq!(rows.len(), 12);
+        assert_eq!(c.omitted.rows, MAX_ROWS * 6 - 12);
+        assert_eq!(c.omitted.changed, 0);
+        assert!(c.differs());
+
+        let long = "x".repeat(MAX_CELL * 10);
+        let lines_l = (0..MAX_ROWS * 2)
+            .map(|i| format!("{i} {long}"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let c = compare(&answer(200, &[], &lines_l), &answer(200, &[], "other"));
+        let BodyDiff::Lines(rows) = &c.body else {
+            panic!("lines expected")
+        };
+        assert_eq!(rows.len(), MAX_ROWS);
+        assert_eq!(c.omitted.rows, MAX_ROWS + 1);
+        assert_eq!(c.omitted.changed, MAX_ROWS + 1);
+        assert!(rows.iter().all(|r| r.text.len() < MAX_CELL + 100));
+    }
+
+    #[test]
+    fn bodies_are_read_a_level_at_a_time_as_parsed_ones_compare() {
+        let l = answer(
+            200,
+            &[],
+            " {\"a\": {}, \"b\": [ ], \"c\": {\"x\": 1}, \"d\": 1, \"d\": 2}",
+        );
+        let r = answer(200, &[], r#"{"a":{},"b":{},"c":"s","d":2,"e\u0041":[1]}"#);
+        let c = compare(&l, &r);
+        let BodyDiff::Json(rows) = &c.body else {
+            panic!("json expected: {:?}", c.body)
+        };
+        let got: Vec<(&str, Change, Option<&str>)> = rows
+            .iter()
+            .map(|r| (r.path.as_str(), r.change, r.left.as_deref()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("$.a", Change::Same, Some("{}")),
+                ("$.b", Change::Changed, Some("[]")),
+                ("$.c", Change::Changed, Some(r#"{"x":1}"#)),
+                ("$.d", Change::Same, Some("2")),
+                ("$.eA", Change::Added, None),
+            ]
         );
     }
 

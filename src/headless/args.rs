@@ -390,6 +390,9 @@ pub enum NotificationsCmd {
         /// Only to this destination (repeat for several).
         #[arg(long = "destination", value_name = "ID")]
         destinations: Vec<String>,
+        /// `--status`, `--event-type`, `--count`: looked for by the client.
+        #[command(flatten)]
+        scan: super::scan::ScanArgs,
         /// Print new notifications as they arrive until interrupted.
         #[command(flatten)]
         watch: WatchArgs,

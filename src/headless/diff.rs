@@ -4,7 +4,6 @@
 use std::io::{IsTerminal, Write};
 
 use clap::{ArgGroup, Args};
-use serde_json::json;
 
 use super::HeadlessError;
 use super::output::{self, OutputFormat};
@@ -41,6 +40,20 @@ pub async fn run(
     args: DiffArgs,
     history: &[Answer],
 ) -> Result<(), HeadlessError> {
+    // Usage errors before any request.
+    for (flag, number) in [
+        ("--attempt", args.attempt),
+        ("--with-attempt", args.with_attempt),
+    ] {
+        if let Some(n) = number.filter(|n| *n < 1) {
+            return Err(from_one(flag, n));
+        }
+    }
+    if args.with_replay == Some(0) {
+        return Err(HeadlessError::Usage(
+            "--with-replay counts from 1 (1 is the newest answer), not 0".into(),
+        ));
+    }
     let n = client.get_notification(&args.id).await?;
     let left = match args.attempt {
         Some(a) => attempt(&n, a, "--attempt")?,
@@ -77,12 +90,19 @@ pub async fn run(
     let c = compare::compare(&left, &right);
     let text = match format {
         OutputFormat::Json | OutputFormat::Ndjson => {
-            let mut v = json!({"object": "switchboard.diff", "notification_id": line(&n.id)});
-            if let (Some(o), Ok(serde_json::Value::Object(c))) =
-                (v.as_object_mut(), serde_json::to_value(&c))
-            {
-                o.extend(c);
+            // Written straight from the comparison: no second copy of it as a JSON tree.
+            #[derive(serde::Serialize)]
+            struct Diff<'a> {
+                object: &'static str,
+                notification_id: String,
+                #[serde(flatten)]
+                comparison: &'a Comparison,
             }
+            let v = Diff {
+                object: "switchboard.diff",
+                notification_id: line(&n.id).into_owned(),
+                comparison: &c,
+            };
             serde_json::to_string_pretty(&v).map_err(|e| HeadlessError::Io(e.into()))?
         }
         OutputFormat::Table => table(&n, &c),
@@ -94,9 +114,7 @@ pub async fn run(
 /// Attempt `number` (from 1) of `n` as an answer.
 fn attempt(n: &Notification, number: i64, flag: &str) -> Result<Answer, HeadlessError> {
     if number < 1 {
-        return Err(HeadlessError::Usage(format!(
-            "{flag} counts from 1 (#1 is the first delivery), not {number}"
-        )));
+        return Err(from_one(flag, number));
     }
     let a = n
         .attempts
@@ -115,6 +133,12 @@ fn attempt(n: &Notification, number: i64, flag: &str) -> Result<Answer, Headless
             line(&n.id)
         ))
     })
+}
+
+fn from_one(flag: &str, number: i64) -> HeadlessError {
+    HeadlessError::Usage(format!(
+        "{flag} counts from 1 (#1 is the first delivery), not {number}"
+    ))
 }
 
 fn opt<T: ToString>(v: Option<T>, none: &str) -> String {
@@ -177,6 +201,14 @@ fn table(n: &Notification, c: &Comparison) -> String {
                 out.push(format!("{} {}", r.change.mark(), r.text));
             }
         }
+    }
+    if !c.omitted.is_none() {
+        out.push(format!(
+            "… {} more rows not shown ({} of them differ; past {} rows only those that differ are listed)",
+            c.omitted.rows,
+            c.omitted.changed,
+            compare::MAX_ROWS
+        ));
     }
     out.join("\n")
 }

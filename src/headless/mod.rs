@@ -13,6 +13,7 @@ mod output;
 mod recover;
 mod replay;
 mod run;
+mod scan;
 mod selection;
 mod wait;
 
@@ -24,10 +25,11 @@ pub use args::{
 pub use diff::DiffArgs;
 pub use forward::{Context as ForwardContext, ForwardArgs};
 pub use input::{confirm, parse_expires_at, secret_from_stdin};
-pub use output::{Output, OutputFormat, api_error_parts, error_json};
+pub use output::{Output, OutputFormat, api_error_parts, error_json, output_error, stdout_open};
 pub use recover::RecoverArgs;
 pub use replay::{ReplayArgs, TIMEOUT_ENV as REPLAY_TIMEOUT_ENV, to_json as replay_report};
 pub use run::run;
+pub use scan::ScanArgs;
 pub use selection::{SelectionArgs, parse_status};
 pub use wait::WaitArgs;
 
@@ -90,6 +92,9 @@ pub enum HeadlessError {
     /// Writing the output failed: standard output closed or full (exit 6, never 0 or 1).
     #[error("cannot write the output: {0}")]
     Output(std::io::Error),
+    /// The reader of standard output went away (`| head`): exit 0, nothing said.
+    #[error("the reader of the output closed it")]
+    ReaderClosed,
     /// A replay's receiver answered other than 2xx (exit 3) or not at all (exit 4).
     #[error("{message}")]
     Replay {
@@ -117,6 +122,7 @@ impl HeadlessError {
             HeadlessError::Api(e) => e.exit_code(),
             HeadlessError::Cancelled | HeadlessError::Io(_) => 1,
             HeadlessError::Output(_) => OUTPUT_FAILED,
+            HeadlessError::ReaderClosed => 0,
             HeadlessError::Replay { code, .. } | HeadlessError::Outcome { code, .. } => *code,
         }
     }

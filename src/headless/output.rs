@@ -4,7 +4,7 @@ use std::io::{IsTerminal, Write};
 use serde_json::Value;
 
 use super::HeadlessError;
-use super::jq::{Jq, Line};
+use super::jq::{Bounds, Jq, Line, RunError};
 
 /// `-o json|ndjson|table`.
 #[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,16 +58,63 @@ pub fn write_array(out: &mut dyn Write, items: &[Value], terminal: bool) -> std:
     write_raw(out, &text, terminal)
 }
 
-/// Writes to locked standard output; a write error (a closed pipe, a full disk) becomes
-/// [`HeadlessError::Output`] (its own exit code), never a panic and never success.
+/// Writes to locked standard output; a write error becomes [`output_error`]'s, never a panic.
 pub(super) fn emit(
     f: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
 ) -> Result<(), HeadlessError> {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
-    f(&mut out)
-        .and_then(|()| out.flush())
-        .map_err(HeadlessError::Output)
+    f(&mut out).and_then(|()| out.flush()).map_err(output_error)
+}
+
+/// A failed write to standard output: a reader that closed the pipe (`| head`) is
+/// [`HeadlessError::ReaderClosed`] (exit 0, nothing said, as `gh` and `kubectl` end); anything
+/// else (a full disk) is [`HeadlessError::Output`] (exit 6): lost output is never success.
+pub fn output_error(e: std::io::Error) -> HeadlessError {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        HeadlessError::ReaderClosed
+    } else {
+        HeadlessError::Output(e)
+    }
+}
+
+/// Refuses to start with standard output closed (`>&-`). The standard library puts `/dev/null`
+/// (read-write) in place of a closed standard descriptor before `main`, so the output would
+/// vanish with exit 0: a standard output that is that `/dev/null` while standard error is not
+/// (`>/dev/null` opens it write-only; a detached process has both on it) was closed.
+pub fn stdout_open() -> Result<(), HeadlessError> {
+    #[cfg(target_os = "linux")]
+    {
+        use rustix::fs::{FileType, OFlags};
+        let null = |fd: std::os::fd::BorrowedFd<'_>| {
+            rustix::fs::fstat(fd).is_ok_and(|st| {
+                FileType::from_raw_mode(st.st_mode) == FileType::CharacterDevice
+                    && rustix::fs::major(st.st_rdev) == 1
+                    && rustix::fs::minor(st.st_rdev) == 3
+            })
+        };
+        let (stdout, stderr) = (std::io::stdout(), std::io::stderr());
+        let (out, err) = (
+            std::os::fd::AsFd::as_fd(&stdout),
+            std::os::fd::AsFd::as_fd(&stderr),
+        );
+        let read_write = rustix::fs::fcntl_getfl(out)
+            .is_ok_and(|f| f.intersection(OFlags::ACCMODE) == OFlags::RDWR);
+        if read_write && null(out) && !null(err) {
+            return Err(HeadlessError::Output(std::io::Error::other(
+                "standard output is closed",
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// What `--jq` does past its bounds: the filter cannot be stopped from outside, so the command
+/// ends here, with the error as any other (`--jq` output is for programs: as JSON), exit 2.
+fn past_bounds(why: &str) {
+    let e = HeadlessError::Usage(format!("--jq: {why}"));
+    eprintln!("{}", error_json(&e));
+    std::process::exit(e.exit_code());
 }
 
 /// How a command prints: the format, and the `--jq` filter or the `--fields` columns if given.
@@ -95,6 +142,7 @@ impl Output {
         fields: Option<&str>,
     ) -> Result<Self, HeadlessError> {
         let usage = |m: &str| Err(HeadlessError::Usage(m.into()));
+        stdout_open()?;
         let jq = jq
             .map(|e| Jq::new(e).map_err(|m| HeadlessError::Usage(format!("--jq: {m}"))))
             .transpose()?;
@@ -129,11 +177,11 @@ impl Output {
     /// under `-o json`, on one line under `-o ndjson`, through the filter under `--jq`.
     pub fn document(&self, body: &str) -> Result<(), HeadlessError> {
         if let Some(jq) = &self.jq {
-            return self.filtered(jq, [body]);
+            return self.filtered(jq, &[body]);
         }
         match self.format {
             OutputFormat::Ndjson => {
-                let v: Value = serde_json::from_str(body).map_err(json_error)?;
+                let v: Value = crate::api::client::decode(200, body)?;
                 emit(|out| self.json_line(out, &v))
             }
             _ => emit(|out| write_raw(out, body, self.terminal)),
@@ -146,14 +194,14 @@ impl Output {
         match (self.format, &self.jq) {
             (OutputFormat::Ndjson, Some(jq)) => {
                 let texts: Vec<String> = items.iter().map(Value::to_string).collect();
-                self.filtered(jq, texts.iter().map(String::as_str))
+                self.filtered(jq, &texts)
             }
             (OutputFormat::Ndjson, None) => {
                 emit(|out| items.iter().try_for_each(|v| self.json_line(out, v)))
             }
             (_, Some(jq)) => {
-                let text = Value::Array(items.to_vec()).to_string();
-                self.filtered(jq, [text.as_str()])
+                let text = serde_json::to_string(items).map_err(json_error)?;
+                self.filtered(jq, &[text])
             }
             (_, None) => emit(|out| write_array(out, items, self.terminal)),
         }
@@ -169,27 +217,26 @@ impl Output {
         writeln!(out, "{text}")
     }
 
-    fn filtered<'a>(
-        &self,
-        jq: &Jq,
-        docs: impl IntoIterator<Item = &'a str>,
-    ) -> Result<(), HeadlessError> {
-        let lines = jq
-            .run(docs)
-            .map_err(|m| HeadlessError::Usage(format!("--jq: {m}")))?;
-        emit(|out| {
-            for l in &lines {
-                match l {
-                    // Raw text is server text: on a terminal, through the one sanitizer.
-                    Line::Text(t) if self.terminal => {
-                        writeln!(out, "{}", crate::text::multiline(t))?;
-                    }
-                    Line::Text(t) => writeln!(out, "{t}")?,
-                    Line::Json(j) => write_raw(out, j, self.terminal)?,
-                }
-            }
-            Ok(())
-        })
+    fn filtered<S: AsRef<str> + Sync>(&self, jq: &Jq, docs: &[S]) -> Result<(), HeadlessError> {
+        let terminal = self.terminal;
+        // Each result is written as it comes: a filter's output is never all kept first.
+        let r = jq.run(
+            docs,
+            std::io::stdout(),
+            |out, l| match l {
+                // Raw text is server text: on a terminal, through the one sanitizer.
+                Line::Text(t) if terminal => writeln!(out, "{}", crate::text::multiline(&t)),
+                Line::Text(t) => writeln!(out, "{t}"),
+                Line::Json(j) => write_raw(out, &j, terminal),
+            },
+            Bounds::default(),
+            &past_bounds,
+        );
+        match r {
+            Ok(()) => Ok(()),
+            Err(RunError::Filter(m)) => Err(HeadlessError::Usage(format!("--jq: {m}"))),
+            Err(RunError::Write(e)) => Err(output_error(e)),
+        }
     }
 
     /// A list's table with the `--fields` columns, secrets masked as in every table.
@@ -301,6 +348,7 @@ pub fn error_json(e: &HeadlessError) -> String {
         HeadlessError::Cancelled => (None, "cancelled".into(), e.to_string()),
         HeadlessError::Io(_) => (None, "io".into(), e.to_string()),
         HeadlessError::Output(_) => (None, "output".into(), e.to_string()),
+        HeadlessError::ReaderClosed => (None, "reader_closed".into(), e.to_string()),
         HeadlessError::Replay { code, .. } => (
             None,
             if *code == 4 {

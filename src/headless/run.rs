@@ -42,6 +42,7 @@ pub async fn run(
             callbacks,
             events,
             destinations,
+            scan,
             watch,
         }) => {
             let f = NotificationFilter {
@@ -51,6 +52,9 @@ pub async fn run(
             };
             if let Some(every) = watch.interval() {
                 return p.watch(&f, every).await;
+            }
+            if scan.wanted() {
+                return super::scan::run(client, out, list.query(), list.all, &f, &scan).await;
             }
             p.list::<Notification>(&list, |q| ApiRequest::list_notifications(q, &f))
                 .await
@@ -492,6 +496,7 @@ impl Printer<'_> {
             lines.format = output::OutputFormat::Ndjson;
         }
         let mut header = true;
+        let mut retry: Option<Duration> = None;
         loop {
             let q = ListQuery {
                 limit: Some(100),
@@ -499,13 +504,39 @@ impl Printer<'_> {
                 order: Some(Order::Asc),
                 ..ListQuery::default()
             };
-            let raw = self
+            let page = match self
                 .client
                 .send(&ApiRequest::list_notifications(&q, f))
-                .await?;
-            let page: Page<Value> = decode(raw.status, &raw.body)?;
+                .await
+            {
+                Ok(raw) => decode::<Page<Value>>(raw.status, &raw.body),
+                Err(e) => Err(e),
+            };
+            let page = match page {
+                Ok(page) => page,
+                // The service restarting (refused, reset, 5xx): wait, growing, and ask again.
+                Err(e) if passing(&e) => {
+                    let wait = retry.map_or(RETRY_FIRST, |d| (d * 2).min(RETRY_MAX));
+                    retry = Some(wait);
+                    eprintln!(
+                        "reconnecting: {}; next try in {}",
+                        output::clean(&e.to_string()),
+                        humane(wait)
+                    );
+                    tokio::time::sleep(wait).await;
+                    continue;
+                }
+                Err(e) => return Err(e.into()),
+            };
+            if retry.take().is_some() {
+                eprintln!("reconnected: watching again");
+            }
             let more = page.pagination.has_more_after;
-            if let Some(last) = page.items.last().and_then(item_id) {
+            let last = page.items.last().and_then(item_id);
+            // Straight on only for a page that moved the cursor and says more: an empty page
+            // that says "more", or one ending where the last did, waits like any other.
+            let moved = last.is_some() && last != after;
+            if let Some(last) = last {
                 after = Some(last);
                 if self.out.table() && self.out.fields.is_none() {
                     let typed = page
@@ -522,10 +553,26 @@ impl Printer<'_> {
                     lines.items(&page.items)?;
                 }
             }
-            if !more {
+            if !(more && moved) {
                 tokio::time::sleep(every).await;
             }
         }
+    }
+}
+
+/// The first pause of `--watch` after a failed poll; it doubles up to [`RETRY_MAX`].
+const RETRY_FIRST: Duration = Duration::from_millis(500);
+/// The longest pause of `--watch` between polls that fail.
+const RETRY_MAX: Duration = Duration::from_secs(30);
+
+/// Whether `--watch` waits out a failure: no answer, a cut answer or a server error (a restart),
+/// rather than an answer that will not change (bad key, bad filter).
+fn passing(e: &Error) -> bool {
+    match e {
+        Error::Network(_) | Error::Timeout(_) => true,
+        Error::Api(a) => a.status >= 500 || a.status == 429,
+        Error::Decode { status, .. } => *status >= 500,
+        _ => false,
     }
 }
 

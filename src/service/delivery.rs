@@ -339,18 +339,53 @@ impl Delivery {
     }
 }
 
-/// The next notifications of each destination with a free slot, soonest first: one index seek
-/// per destination, so the cost does not grow with the number of pending rows.
-fn schedule(db: &Db, busy: &HashMap<String, usize>) -> Result<Vec<Slot>, StoreError> {
+/// Due notifications read from the due index per plan at most; past it, every destination with
+/// something pending is planned (fair among many due at once).
+const DUE_SCAN: usize = 512;
+
+/// What the worker does next.
+enum Plan {
+    /// Nothing is due: sleep until the soonest due time (within the idle bound).
+    Sleep(Duration),
+    /// These slots, soonest first (some may not be due yet).
+    Slots(Vec<Slot>),
+}
+
+/// The plan by the next due time: nothing is read past the soonest due time while it is ahead
+/// (two index seeks), so a large backlog costs nothing while nothing is due; when something is,
+/// only the destinations with something due are planned (one index seek each).
+fn schedule(
+    db: &Db,
+    busy: &HashMap<String, usize>,
+    now: i64,
+    horizon: i64,
+) -> Result<Plan, StoreError> {
+    let Some((first, last)) = db.due_bounds()? else {
+        return Ok(Plan::Sleep(IDLE));
+    };
+    // A due time past the horizon was stamped before the clock stepped back: due now, wherever
+    // it is, so every destination is planned.
+    let destinations = if last > horizon {
+        None
+    } else if first > now {
+        let ms = u64::try_from(first - now).unwrap_or(0);
+        return Ok(Plan::Sleep(Duration::from_millis(ms).min(IDLE)));
+    } else {
+        db.due_destinations(now, DUE_SCAN)?
+    };
+    let destinations = match destinations {
+        Some(d) => d,
+        None => db.pending_destinations()?,
+    };
     let mut slots = Vec::new();
-    for dest in db.pending_destinations()? {
+    for dest in destinations {
         if busy.get(&dest).copied().unwrap_or(0) >= PER_DESTINATION {
             continue;
         }
         slots.extend(db.next_due(&dest, PER_DESTINATION)?);
     }
     slots.sort_by_key(|s| s.due_at);
-    Ok(slots)
+    Ok(Plan::Slots(slots))
 }
 
 impl Inner {
@@ -393,17 +428,22 @@ async fn run(inner: Arc<Inner>) {
         } else {
             let store = inner.store.clone();
             let busy = lock(&inner.busy).clone();
+            let now = Utc::now().timestamp_millis();
+            let horizon = now.saturating_add(inner.horizon());
             // On a read connection: the writer stays free for requests.
-            let plan = tokio::task::spawn_blocking(move || store.read(|db| schedule(db, &busy)))
-                .await
-                .unwrap_or_else(|e| Err(StoreError::Json(serde::de::Error::custom(e))));
+            let plan = tokio::task::spawn_blocking(move || {
+                store.read(|db| schedule(db, &busy, now, horizon))
+            })
+            .await
+            .unwrap_or_else(|e| Err(StoreError::Json(serde::de::Error::custom(e))));
             match plan {
                 Err(e) => {
                     error_limited(&format!("delivery worker: {e}"));
                     inner.pause();
                     wait = inner.paused_for().unwrap_or(IDLE);
                 }
-                Ok(slots) => wait = wait.min(dispatch(&inner, slots)),
+                Ok(Plan::Sleep(d)) => wait = wait.min(d),
+                Ok(Plan::Slots(slots)) => wait = wait.min(dispatch(&inner, slots)),
             }
         }
         tokio::select! {
@@ -733,6 +773,80 @@ fn record(db: &Db, id: &str, outcome: Option<Outcome>, base: Duration) -> Result
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A store whose backlog is `pending` notifications, each to a destination of its own, due
+    /// over the next half hour; plus one due now when `due_now`.
+    fn backlog(pending: usize, due_now: bool) -> (tempfile::TempDir, Store, i64) {
+        let dir = tempfile::tempdir().expect("dir");
+        let path = dir.path().join("service.db");
+        let store = Store::open(Some(&path)).expect("store");
+        let now = Utc::now().timestamp_millis();
+        let mut raw = rusqlite::Connection::open(&path).expect("raw");
+        let tx = raw.transaction().expect("tx");
+        {
+            let mut insert = tx
+                .prepare(
+                    "INSERT INTO notifications
+                       (id, event_id, callback_id, destination_id, status, next_attempt_at, body, data)
+                     VALUES (?1, 'cbe_1', 'clb_1', ?2, 'retrying', ?3, '', '{}')",
+                )
+                .expect("insert");
+            for i in 0..pending {
+                let due = now + 60_000 + i64::try_from(i).unwrap_or(0) % 1_740_000;
+                insert
+                    .execute(rusqlite::params![
+                        format!("cbn_{i:06}"),
+                        format!("cld_{i:06}"),
+                        due
+                    ])
+                    .expect("row");
+            }
+            if due_now {
+                insert
+                    .execute(rusqlite::params!["cbn_due", "cld_due", now - 1])
+                    .expect("row");
+            }
+        }
+        tx.commit().expect("commit");
+        (dir, store, now)
+    }
+
+    #[test]
+    fn a_large_backlog_is_not_read_while_nothing_is_due() {
+        let horizon = |now: i64| now + 31 * 60 * 1000;
+        let (_dir, store, now) = backlog(40_000, false);
+        let started = Instant::now();
+        let plan = store
+            .read(|db| schedule(db, &HashMap::new(), now, horizon(now)))
+            .expect("plan");
+        let took = started.elapsed();
+        // Two seeks of the due index: the 40,000 destinations are not visited one by one.
+        let Plan::Sleep(d) = plan else {
+            panic!("nothing is due: a sleep, not a plan")
+        };
+        assert!(d <= IDLE && d > Duration::from_secs(1), "{d:?}");
+        assert!(took < Duration::from_millis(100), "{took:?}");
+
+        // Something due: only its destination is planned.
+        let (_dir, store, now) = backlog(40_000, true);
+        let plan = store
+            .read(|db| schedule(db, &HashMap::new(), now, horizon(now)))
+            .expect("plan");
+        let Plan::Slots(slots) = plan else {
+            panic!("something is due")
+        };
+        let planned: Vec<&str> = slots.iter().map(|s| s.destination_id.as_str()).collect();
+        assert_eq!(planned, ["cld_due"]);
+
+        // A due time past the horizon (a clock stepped back): every destination is planned.
+        let plan = store
+            .read(|db| schedule(db, &HashMap::new(), now, now + 1_000))
+            .expect("plan");
+        let Plan::Slots(slots) = plan else {
+            panic!("planned")
+        };
+        assert!(slots.len() > 40_000, "{}", slots.len());
+    }
 
     #[test]
     fn a_cut_record_is_one_replay_reads_again_whole() {

@@ -871,13 +871,14 @@ impl Db<'_> {
 
     /// A destination's next `limit` notifications to send, soonest first (an index range).
     pub fn next_due(&self, destination_id: &str, limit: usize) -> Result<Vec<Slot>, StoreError> {
-        let mut stmt = self.0.prepare_cached(
+        // The limit is written into the statement: SQLite plans with a bound LIMIT's value and
+        // then prepares the statement again at every new binding (half the worker's CPU).
+        let mut stmt = self.0.prepare_cached(&format!(
             "SELECT id, next_attempt_at FROM notifications
              WHERE destination_id = ?1 AND next_attempt_at IS NOT NULL
-             ORDER BY next_attempt_at, id LIMIT ?2",
-        )?;
-        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-        let rows = stmt.query_map(params![destination_id, limit], |r| {
+             ORDER BY next_attempt_at, id LIMIT {limit}"
+        ))?;
+        let rows = stmt.query_map(params![destination_id], |r| {
             Ok(Slot {
                 id: r.get(0)?,
                 destination_id: destination_id.to_string(),
@@ -885,6 +886,49 @@ impl Db<'_> {
             })
         })?;
         Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// The soonest and the latest due time of any notification still to send (two seeks of the
+    /// due index, whatever the backlog).
+    pub fn due_bounds(&self) -> Result<Option<(i64, i64)>, StoreError> {
+        let bound = |sql: &str| -> Result<Option<i64>, StoreError> {
+            Ok(self.0.prepare_cached(sql)?.query_row([], |r| r.get(0))?)
+        };
+        let first = bound(
+            "SELECT MIN(next_attempt_at) FROM notifications WHERE next_attempt_at IS NOT NULL",
+        )?;
+        let last = bound(
+            "SELECT MAX(next_attempt_at) FROM notifications WHERE next_attempt_at IS NOT NULL",
+        )?;
+        Ok(first.zip(last))
+    }
+
+    /// The destinations of the notifications due by `now`, soonest first, reading at most
+    /// `limit` of them (a range of the due index): `None` when more than `limit` are due.
+    pub fn due_destinations(
+        &self,
+        now: i64,
+        limit: usize,
+    ) -> Result<Option<Vec<String>>, StoreError> {
+        // A literal limit, as in `next_due`.
+        let mut stmt = self.0.prepare_cached(&format!(
+            "SELECT destination_id FROM notifications INDEXED BY notifications_due
+             WHERE next_attempt_at IS NOT NULL AND next_attempt_at <= ?1
+             ORDER BY next_attempt_at LIMIT {}",
+            limit.saturating_add(1)
+        ))?;
+        let rows = stmt
+            .query_map(params![now], |r| r.get::<_, String>(0))?
+            .collect::<Result<Vec<_>, _>>()?;
+        if rows.len() > limit {
+            return Ok(None);
+        }
+        let mut seen = std::collections::HashSet::new();
+        Ok(Some(
+            rows.into_iter()
+                .filter(|d| seen.insert(d.clone()))
+                .collect(),
+        ))
     }
 
     /// Claims a notification due at `due_at` for one attempt: a compare-and-set of its due time

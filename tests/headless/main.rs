@@ -6,6 +6,7 @@ mod common;
 mod alerts;
 mod cli;
 mod clocks;
+mod faces;
 mod forward;
 mod members;
 mod members_teams;

@@ -151,6 +151,15 @@ fn comparison_lines(c: &Comparison, width: usize, t: &Theme) -> Vec<Line<'static
             }
         }
     }
+    if !c.omitted.is_none() {
+        out.push(Line::from(Span::styled(
+            format!(
+                "… {} more rows not shown ({} of them differ)",
+                c.omitted.rows, c.omitted.changed
+            ),
+            t.muted,
+        )));
+    }
     out
 }
 
