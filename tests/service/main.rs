@@ -8,6 +8,7 @@ mod api;
 mod delivery;
 mod durability;
 mod errors;
+mod generation;
 mod migration;
 mod openapi;
 mod paging;

@@ -27,6 +27,18 @@ pub fn is_organization(path: &str) -> bool {
     path == "/organization" || path.starts_with("/organization/")
 }
 
+/// Paths that need an instance (an instance key, or the organization key naming the instance).
+fn is_instance(path: &str) -> bool {
+    [
+        "/callbacks",
+        "/callback-events",
+        "/callback-instances",
+        "/provider-auth-config-imports",
+    ]
+    .iter()
+    .any(|p| path == *p || path.starts_with(&format!("{p}/")))
+}
+
 /// Paths only the dashboard version serves.
 fn dashboard_only(path: &str) -> bool {
     ["/organization/teams", "/organization/access-policies"]
@@ -68,7 +80,7 @@ fn authorize(g: &Gen, req: &Request) -> Option<Fail> {
     let path = req.uri().path();
     match kind {
         Key::Instance if is_organization(path) => Some(Fail::forbidden()),
-        Key::Organization if !is_organization(path) => {
+        Key::Organization if is_instance(path) => {
             match req
                 .headers()
                 .get("metorial-instance-id")
