@@ -159,6 +159,17 @@ fn url_field(f: &mut Fields<'_>, webhook: &Map<String, Value>, required: bool) -
             Some(u.clone())
         }
         None | Some(Value::Null) if !required => None,
+        got @ (None
+        | Some(
+            Value::Null | Value::Bool(_) | Value::Number(_) | Value::Array(_) | Value::Object(_),
+        )) => {
+            let got = got.cloned();
+            f.wrong("url", "string", got.as_ref());
+            if let Some(last) = f.issues.last_mut() {
+                last.path = vec!["webhook".into(), "url".into()];
+            }
+            None
+        }
         _ => {
             f.issues.push(issue(
                 "invalid_url",

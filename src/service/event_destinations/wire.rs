@@ -264,7 +264,8 @@ impl<'a> Fields<'a> {
         }
     }
 
-    fn wrong(&mut self, key: &str, expected: &str, got: Option<&Value>) {
+    /// Records that `key` is not of the `expected` JSON type (`got`: what was sent).
+    pub fn wrong(&mut self, key: &str, expected: &str, got: Option<&Value>) {
         let received = match got {
             None => "undefined",
             Some(Value::Null) => "null",
