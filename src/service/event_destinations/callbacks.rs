@@ -140,7 +140,7 @@ pub fn ranges(r: &Req, field: &str) -> Result<Vec<(String, Vec<String>)>, Fail> 
     let mut out = Vec::new();
     for (op, sql) in [("gt", ">"), ("gte", ">="), ("lt", "<"), ("lte", "<=")] {
         let key = format!("{field}[{op}]");
-        if let Some((_, v)) = r.pairs.iter().find(|(k, v)| *k == key && !v.is_empty()) {
+        if let Some((_, v)) = r.pairs.iter().find(|(k, _)| *k == key) {
             let t = chrono::DateTime::parse_from_rfc3339(v).map_err(|_| {
                 Fail::invalid(vec![crate::service::errors::issue(
                     "invalid_date",

@@ -192,7 +192,15 @@ fn retry_field(f: &mut Fields<'_>, given: Option<Map<String, Value>>, base: &Val
     ] {
         match given.get(key) {
             None | Some(Value::Null) => {}
-            Some(v) => match v.as_u64().filter(|n| (min..=max).contains(n)) {
+            Some(v) => match v
+                .as_u64()
+                .or_else(|| {
+                    v.as_f64()
+                        .filter(|f| f.fract() == 0.0 && *f >= 0.0 && *f <= 1e9)
+                        .map(|f| f as u64)
+                })
+                .filter(|n| (min..=max).contains(n))
+            {
                 Some(n) => out[key] = n.into(),
                 None => f.issues.push(issue(
                     "invalid_number",
@@ -355,11 +363,6 @@ async fn rotate(g: Gen, r: Req) -> Answer {
     g.write(move |db| {
         let mut d = db::get(db, "destination", &id)?
             .ok_or_else(|| Fail::not_found("event.destination", &id))?;
-        if d["status"] != "active" {
-            return Err(Fail::bad_request(
-                "An archived destination cannot rotate its secret.",
-            ));
-        }
         let secret = new_secret();
         db::set_secret(db, &id, &secret)?;
         d["updated_at"] = now_iso().into();
@@ -376,11 +379,6 @@ async fn ping(g: Gen, r: Req) -> Answer {
         .write(move |db| {
             let d = db::get(db, "destination", &id)?
                 .ok_or_else(|| Fail::not_found("event.destination", &id))?;
-            if d["status"] != "active" {
-                return Err(Fail::bad_request(
-                    "An archived destination cannot be pinged.",
-                ));
-            }
             let now = now_iso();
             let e = pipeline::event(
                 &org,
@@ -392,13 +390,20 @@ async fn ping(g: Gen, r: Req) -> Answer {
                 &now,
             );
             db::put(db, "event", &e)?;
-            let delivery = pipeline::delivery(&e, &d, &now);
+            let mut delivery = pipeline::delivery(&e, &d, &now);
+            if d["status"] == "active" {
+                db::set_due(
+                    db,
+                    delivery["id"].as_str().unwrap_or_default(),
+                    Some(chrono::Utc::now().timestamp_millis()),
+                )?;
+            } else {
+                // Through the same pipeline: an archived destination's deliveries are cancelled.
+                delivery["status"] = "cancelled".into();
+                delivery["next_attempt_at"] = Value::Null;
+                delivery["completed_at"] = now.clone().into();
+            }
             db::put(db, "delivery", &delivery)?;
-            db::set_due(
-                db,
-                delivery["id"].as_str().unwrap_or_default(),
-                Some(chrono::Utc::now().timestamp_millis()),
-            )?;
             Ok(public(delivery))
         })
         .await?;

@@ -19,7 +19,7 @@ pub fn routes() -> Vec<Route> {
         Route::new(Method::GET, "/metorial/introspect/endpoints", "introspect_endpoints", AREA,
             "The endpoints a version serves (no key); 400 without a version, 406 for one not served",
             || obj("EndpointList"), handler!(endpoints))
-            .query(&[("version", "string", "mt_2025_01_01_dashboard or mt_2026_01_01_magnetar")]),
+            .query(&[("version", "version!", "mt_2025_01_01_dashboard or mt_2026_01_01_magnetar")]),
     ]
 }
 

@@ -144,30 +144,12 @@ async fn create(g: Gen, r: Req) -> Answer {
     let callback_id = f.opt_string("callback_id", 100);
     let provider_id = f.opt_string("provider_id", 100);
     let chat = f.opt_string("chat_connection_id", 100);
-    match kind.as_str() {
-        "event" | "chat" if event_types.as_ref().is_none_or(Vec::is_empty) => {
-            f.issues.push(issue(
-                "invalid_type",
-                "At least one event type is needed",
-                &["event_types"],
-            ));
-        }
-        "callback" if triggers.as_ref().is_none_or(Vec::is_empty) => {
-            f.issues.push(issue(
-                "invalid_type",
-                "At least one trigger key is needed",
-                &["triggers"],
-            ));
-        }
-        "callback" if callback_id.is_some() && provider_id.is_some() => {
-            f.issues.push(issue(
-                "invalid_union",
-                "Give callback_id or provider_id, not both",
-                &["callback_id"],
-            ));
-        }
-        _ => {}
-    }
+    // Missing lists are empty: an event listener with no types hears nothing, a callback
+    // listener with no triggers hears every trigger.
+    let (event_types, triggers) = (
+        Some(event_types.unwrap_or_default()),
+        Some(triggers.unwrap_or_default()),
+    );
     f.check()?;
     let own_instance = g.0.instance_id.clone();
     g.write(move |db| {

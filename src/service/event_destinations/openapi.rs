@@ -28,7 +28,8 @@ fn links(route: &Route, all: &[Route]) -> Value {
             continue;
         };
         let params = path_params(rest);
-        if params.len() != 1 || !rest.starts_with("/{") {
+        // Only the item itself (`/{id}`), not its sub-resources.
+        if params.len() != 1 || !rest.starts_with("/{") || rest[1..].contains('/') {
             continue;
         }
         out.insert(
@@ -58,14 +59,19 @@ fn operation(route: &Route, all: &[Route]) -> Value {
         ]);
     }
     for (name, ty, description) in route.query {
+        // `string!`: a required, non-empty parameter.
+        let (ty, required) = ty.strip_suffix('!').map_or((*ty, false), |t| (t, true));
         let schema = if name.ends_with(']') {
             json!({"type": ty, "format": "date-time"})
+        } else if ty == "version" {
+            json!({"type": "string", "enum": [super::wire::DASHBOARD, super::wire::MAGNETAR]})
+        } else if required {
+            json!({"type": ty, "minLength": 1})
         } else {
             json!({"type": ty})
         };
-        params.push(
-            json!({"name": name, "in": "query", "description": description, "schema": schema}),
-        );
+        params.push(json!({"name": name, "in": "query", "required": required,
+                           "description": description, "schema": schema}));
     }
     let public = route.path.starts_with("/metorial/introspect/");
     let mut responses = json!({

@@ -82,10 +82,10 @@ fn retry_in() -> Value {
     json!({
         "type": "object",
         "properties": {
-            "strategy": en(&["exponential", "linear", "fixed"]),
-            "max_attempts": {"type": "integer", "minimum": 1, "maximum": 25},
-            "base_delay_seconds": {"type": "integer", "minimum": 1, "maximum": 86400},
-            "max_delay_seconds": {"type": "integer", "minimum": 1, "maximum": 86400},
+            "strategy": nullable(en(&["exponential", "linear", "fixed"])),
+            "max_attempts": {"type": ["integer", "null"], "minimum": 1, "maximum": 25},
+            "base_delay_seconds": {"type": ["integer", "null"], "minimum": 1, "maximum": 86400},
+            "max_delay_seconds": {"type": ["integer", "null"], "minimum": 1, "maximum": 86400},
         },
     })
 }
@@ -230,11 +230,11 @@ pub fn components() -> Value {
         ]),
         "TeamCreate": body(&["name"], &[
             ("name", text(100)), ("description", nullable(text(1000))),
-            ("slug", json!({"type": "string", "minLength": 1, "maxLength": 100, "pattern": "^[a-z0-9-]+$"})),
+            ("slug", nullable(json!({"type": "string", "minLength": 1, "maxLength": 100, "pattern": "^[a-z0-9-]+$"}))),
         ]),
         "TeamUpdate": body(&[], &[
             ("name", nullable(text(100))), ("description", nullable(text(1000))),
-            ("slug", json!({"type": "string", "minLength": 1, "maxLength": 100, "pattern": "^[a-z0-9-]+$"})),
+            ("slug", nullable(json!({"type": "string", "minLength": 1, "maxLength": 100, "pattern": "^[a-z0-9-]+$"}))),
         ]),
         "TeamPolicyAssign": body(&["access_policy_id"], &[("access_policy_id", text(100))]),
         "AccessPolicy": object(&[
@@ -293,26 +293,26 @@ pub fn components() -> Value {
         ]),
         "EventDestinationCreate": body(&["name", "type", "webhook"], &[
             ("name", text(200)), ("description", nullable(text(1000))), ("type", en(&["webhook"])),
-            ("webhook", body(&["url"], &[("url", json!({"type": "string", "format": "uri", "pattern": "^https?://[a-z0-9]+(\\.[a-z0-9]+)*(:[0-9]{2,5})?(/[a-z0-9]*)*$", "maxLength": 200}))])),
+            ("webhook", body(&["url"], &[("url", json!({"type": "string", "format": "uri", "pattern": "^https?://[a-z0-9]+(\\.[a-z0-9]+)*(:[0-9]{2,5})?(/[a-z0-9]*)*$", "maxLength": 2048}))])),
             ("retry", nullable(retry_in())),
         ]),
         "EventDestinationUpdate": body(&[], &[
             ("name", nullable(text(200))), ("description", nullable(text(1000))),
-            ("webhook", body(&[], &[("url", json!({"type": "string", "format": "uri", "pattern": "^https?://[a-z0-9]+(\\.[a-z0-9]+)*(:[0-9]{2,5})?(/[a-z0-9]*)*$", "maxLength": 200}))])),
+            ("webhook", nullable(body(&[], &[("url", nullable(json!({"type": "string", "format": "uri", "pattern": "^https?://[a-z0-9]+(\\.[a-z0-9]+)*(:[0-9]{2,5})?(/[a-z0-9]*)*$", "maxLength": 2048})))]))),
             ("retry", nullable(retry_in())),
         ]),
         "EventDestinationListener": listener(),
         "EventDestinationListenerCreate": body(&["instance_id", "event_destination_id", "type"], &[
             ("instance_id", text(100)), ("event_destination_id", text(100)),
             ("type", en(&["event", "callback", "chat"])),
-            ("event_types", json!({"type": "array", "items": text(100), "minItems": 1, "maxItems": 100})),
-            ("triggers", json!({"type": "array", "items": text(100), "minItems": 1, "maxItems": 100})),
+            ("event_types", nullable(json!({"type": "array", "items": text(100), "minItems": 1, "maxItems": 100}))),
+            ("triggers", nullable(json!({"type": "array", "items": text(100), "minItems": 1, "maxItems": 100}))),
             ("callback_id", nullable(text(100))), ("provider_id", nullable(text(100))),
             ("chat_connection_id", nullable(text(100))),
         ]),
         "EventDestinationListenerUpdate": body(&[], &[
-            ("event_types", json!({"type": "array", "items": text(100), "maxItems": 100})),
-            ("triggers", json!({"type": "array", "items": text(100), "maxItems": 100})),
+            ("event_types", nullable(json!({"type": "array", "items": text(100), "maxItems": 100}))),
+            ("triggers", nullable(json!({"type": "array", "items": text(100), "maxItems": 100}))),
         ]),
         "Event": object(&[
             ("object", en(&["event"])), ("id", s()), ("organization_id", s()), ("instance_id", s()),

@@ -38,6 +38,11 @@ pub fn bootstrap(
     let now = Utc::now();
     let at = iso(now - Duration::days(60));
     let providers = providers(db, &at)?;
+    let customs = if kind == Seed::Demo {
+        Some(custom_policies(db, &org, &instance, &at)?)
+    } else {
+        None
+    };
     let everyone = super::teams::policy(
         &org,
         "everyone",
@@ -58,8 +63,17 @@ pub fn bootstrap(
     );
     db::put(db, "policy", &everyone)?;
     db::put(db, "policy", &admin)?;
-    if kind == Seed::Demo {
-        demo(db, &org, &instance, base, &providers, &admin, now)?;
+    if let Some((ops, auditors)) = &customs {
+        demo(
+            db,
+            &org,
+            &instance,
+            base,
+            &providers,
+            &admin,
+            (ops, auditors),
+            now,
+        )?;
     }
     if history > 0 {
         seed_history(db, &org, &instance, history)?;
@@ -223,17 +237,13 @@ fn past_event(
     Ok(e)
 }
 
-/// The demo world.
-fn demo(
+/// The demo's custom policies, stored before the default ones so that lists show them first.
+fn custom_policies(
     db: &Db,
     org: &str,
     instance: &str,
-    base: &str,
-    providers: &[(Value, Value)],
-    admin: &Value,
-    now: DateTime<Utc>,
-) -> Result<(), StoreError> {
-    let at = iso(now - Duration::days(30));
+    at: &str,
+) -> Result<(Value, Value), StoreError> {
     let ops_policy = super::teams::policy(
         org,
         "custom",
@@ -254,6 +264,21 @@ fn demo(
     );
     db::put(db, "policy", &ops_policy)?;
     db::put(db, "policy", &auditors)?;
+    Ok((ops_policy, auditors))
+}
+
+/// The demo world.
+fn demo(
+    db: &Db,
+    org: &str,
+    instance: &str,
+    base: &str,
+    providers: &[(Value, Value)],
+    admin: &Value,
+    (ops_policy, auditors): (&Value, &Value),
+    now: DateTime<Utc>,
+) -> Result<(), StoreError> {
+    let at = iso(now - Duration::days(30));
     let project = |name: &str| {
         json!({
             "id": new_id("tmp"), "created_at": at, "updated_at": at,
@@ -267,7 +292,7 @@ fn demo(
             org,
             "Platform",
             Some("Owns callbacks and provider auth"),
-            &[&ops_policy],
+            &[ops_policy],
             &[project("Core")],
             &at,
         ),
@@ -276,7 +301,7 @@ fn demo(
             org,
             "Security",
             Some("Audits access"),
-            &[admin, &auditors],
+            &[admin, auditors],
             &[project("Edge")],
             &at,
         ),

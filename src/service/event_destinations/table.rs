@@ -146,8 +146,18 @@ async fn answer(
     query: Option<String>,
     version: Version,
     body: Bytes,
+    needs_body: bool,
 ) -> Response {
     let body = if body.is_empty() {
+        if needs_body {
+            let mut f = Fail::invalid(vec![crate::service::errors::issue(
+                "invalid_type",
+                "Invalid input, expected object, received undefined",
+                &[],
+            )]);
+            f.0.message = "The request body is missing.".into();
+            return f.into_response();
+        }
         None
     } else {
         match serde_json::from_slice::<Value>(&body) {
@@ -176,6 +186,7 @@ pub fn router() -> Router<Gen> {
     let mut r = Router::new();
     for route in routes() {
         let h = route.handler;
+        let needs_body = route.body.is_some();
         r = r.route(
             route.path,
             on(
@@ -186,7 +197,7 @@ pub fn router() -> Router<Gen> {
                       version: Option<Extension<Version>>,
                       body: Bytes| async move {
                     let v = version.map_or(Version::Dashboard, |Extension(v)| v);
-                    answer(g, h, params, q, v, body).await
+                    answer(g, h, params, q, v, body, needs_body).await
                 },
             ),
         );

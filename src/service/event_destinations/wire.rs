@@ -237,7 +237,7 @@ impl Req {
     /// The body as an object (an empty one when none was sent); anything else is `invalid_data`.
     pub fn object(&self) -> Result<Map<String, Value>, Fail> {
         match &self.body {
-            None | Some(Value::Null) => Ok(Map::new()),
+            None => Ok(Map::new()),
             Some(Value::Object(m)) => Ok(m.clone()),
             Some(_) => Err(Fail::invalid(vec![issue(
                 "invalid_type",
@@ -354,7 +354,10 @@ impl<'a> Fields<'a> {
             Some(Value::Array(items)) => {
                 let strings: Vec<String> = items
                     .iter()
-                    .filter_map(|v| v.as_str().filter(|s| !s.trim().is_empty()))
+                    .filter_map(|v| {
+                        v.as_str()
+                            .filter(|s| !s.trim().is_empty() && s.chars().count() <= 100)
+                    })
                     .map(String::from)
                     .collect();
                 if strings.len() == items.len() && items.len() <= 100 {
@@ -362,7 +365,7 @@ impl<'a> Fields<'a> {
                 } else {
                     self.issues.push(issue(
                         "invalid_type",
-                        "Expected at most 100 non-empty strings",
+                        "Expected at most 100 strings of 1 to 100 characters",
                         &[key],
                     ));
                     None
