@@ -1828,3 +1828,101 @@ async fn the_service_produces_the_golden_fixtures_shapes() {
     assert!(problems.is_empty(), "{problems:#?}");
     ed.svc.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn history_simulation_rate_limit_and_restart_work_as_on_pulsar() {
+    // --history N: N past events, each with a delivery.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = dir.path().join("service.db");
+    let cfg = || ServiceConfig {
+        seed: Seed::Demo,
+        generation: Generation::EventDestinations,
+        api_key: Some(Secret::new(ORG_KEY)),
+        instance_key: Some(Secret::new(INSTANCE_KEY)),
+        db: switchboard::service::DbLocation::Path(db.clone()),
+        ..ServiceConfig::ephemeral()
+    };
+    let svc = start(ServiceConfig {
+        history: 40,
+        simulate_events: Some(Duration::from_millis(200)),
+        ..cfg()
+    })
+    .await
+    .expect("start");
+    let ed = Ed {
+        instance: svc.instance_id.clone().expect("instance"),
+        svc,
+    };
+    let events = ed.get("/organization/events?limit=100").await;
+    assert!(ids(&events).len() >= 40, "history seeded");
+    // --simulate-events: new callback and session events keep arriving.
+    eventually(Duration::from_secs(10), || async {
+        let s = ed
+            .get("/organization/events?event_type=session.created&order=desc&limit=5")
+            .await;
+        s["items"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .any(|e| e["payload"]["simulated"] == true)
+            .then_some(())
+    })
+    .await;
+    let (d, _) = ed.destination("http://127.0.0.1:9/hook", fixed(1, 1)).await;
+    let teams = ids(&ed.get("/organization/teams?limit=100").await).len();
+    ed.svc.shutdown().await;
+    // A restart on the same file keeps everything and seeds nothing twice.
+    let svc = start(cfg()).await.expect("restart");
+    let ed = Ed {
+        instance: svc.instance_id.clone().expect("instance"),
+        svc,
+    };
+    assert_eq!(
+        ed.get(&format!(
+            "/organization/event-destinations/{}",
+            d["id"].as_str().unwrap_or("")
+        ))
+        .await["id"],
+        d["id"]
+    );
+    assert_eq!(
+        ids(&ed.get("/organization/teams?limit=100").await).len(),
+        teams
+    );
+    let (fresh, _) = ed.destination("http://127.0.0.1:9/hook", fixed(1, 1)).await;
+    assert!(
+        fresh["id"].as_str() > d["id"].as_str(),
+        "new ids sort after the stored ones"
+    );
+    ed.svc.shutdown().await;
+
+    // --rate-limit: past the window's requests, 429 in the newer error form.
+    let svc = start(ServiceConfig {
+        generation: Generation::EventDestinations,
+        api_key: Some(Secret::new(ORG_KEY)),
+        rate_limit: Some((3, Duration::from_secs(60))),
+        ..ServiceConfig::ephemeral()
+    })
+    .await
+    .expect("start");
+    let ed = Ed {
+        instance: svc.instance_id.clone().expect("instance"),
+        svc,
+    };
+    let mut statuses = Vec::new();
+    let mut last = None;
+    for _ in 0..5 {
+        let r = ed
+            .send(Method::GET, "/organization/events", None, Key::Org, &[])
+            .await;
+        statuses.push(r.status);
+        last = Some(r);
+    }
+    assert_eq!(statuses, [200, 200, 200, 429, 429]);
+    let last = last.expect("a reply");
+    assert_eq!(
+        (last.body["object"].as_str(), last.body["code"].as_str()),
+        (Some("error"), Some("rate_limit_exceeded"))
+    );
+    ed.svc.shutdown().await;
+}

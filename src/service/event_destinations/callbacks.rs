@@ -127,10 +127,8 @@ pub fn routes() -> Vec<Route> {
 /// A callback as a version shows it: magnetar has no `sync`.
 pub fn render(v: Value, version: Version) -> Value {
     let mut v = public(v);
-    if version == Version::Magnetar {
-        if let Value::Object(m) = &mut v {
-            m.remove("sync");
-        }
+    if let (Version::Magnetar, Value::Object(m)) = (version, &mut v) {
+        m.remove("sync");
     }
     v
 }

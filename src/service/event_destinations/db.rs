@@ -157,12 +157,11 @@ pub fn set_due(db: &Db, delivery_id: &str, due_at: Option<i64>) -> Result<(), St
     Ok(())
 }
 
+/// Deliveries due (id, due time), and the next due time after them.
+pub type Due = (Vec<(String, i64)>, Option<i64>);
+
 /// Deliveries due by `now` (unix ms), soonest first, and the next due time after them.
-pub fn due(
-    db: &Db,
-    now: i64,
-    limit: usize,
-) -> Result<(Vec<(String, i64)>, Option<i64>), StoreError> {
+pub fn due(db: &Db, now: i64, limit: usize) -> Result<Due, StoreError> {
     let mut stmt = db.conn().prepare_cached(
         "SELECT delivery_id, due_at FROM gen_due WHERE due_at <= ?1 ORDER BY due_at LIMIT ?2",
     )?;
@@ -211,4 +210,14 @@ pub fn set_secret(db: &Db, destination_id: &str, secret: &str) -> Result<(), Sto
         )?
         .execute(params![destination_id, secret])?;
     Ok(())
+}
+
+/// The newest id of each kind (ids of one kind share their prefix, so the largest is the newest):
+/// the id clock starts after them, whatever the wall clock says after a restart.
+pub fn newest_ids(db: &Db) -> Result<Vec<String>, StoreError> {
+    let mut stmt = db
+        .conn()
+        .prepare("SELECT MAX(id) FROM gen_records GROUP BY kind")?;
+    let rows = stmt.query_map([], |r| r.get::<_, String>(0))?;
+    Ok(rows.collect::<Result<Vec<_>, _>>()?)
 }

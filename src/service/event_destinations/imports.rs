@@ -150,10 +150,8 @@ async fn create_import(g: Gen, r: Req) -> Answer {
                 .ok_or_else(|| Fail::bad_request("No provider to import into"))?,
         };
         let method = auth_method(&provider);
-        if let Some(m) = &method_id {
-            if method["id"] != m.as_str() {
-                return Err(Fail::not_found("provider.capabilities.auth_method", m));
-            }
+        if let Some(m) = method_id.as_ref().filter(|m| method["id"] != m.as_str()) {
+            return Err(Fail::not_found("provider.capabilities.auth_method", m));
         }
         let now = now_iso();
         let config = match &config_id {

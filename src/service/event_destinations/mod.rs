@@ -113,6 +113,8 @@ pub async fn launch(
     let (org_id, instance_id) = tokio::task::spawn_blocking(move || {
         seed_store.write(|db| -> Result<_, super::store::StoreError> {
             db::migrate(db)?;
+            let stored = db::newest_ids(db)?;
+            super::ids::start_after(stored.iter().map(String::as_str));
             seed::bootstrap(db, kind, &base, history)
         })
     })

@@ -118,10 +118,8 @@ pub fn record_and_fan_out(db: &Db, e: &Value) -> Result<Vec<String>, StoreError>
     let instance = e["instance_id"].as_str().unwrap_or_default();
     let mut picked = BTreeSet::new();
     for l in db::all_with(db, "listener", "instance_id", instance)? {
-        if wants(&l, e) {
-            if let Some(d) = l["event_destination_id"].as_str() {
-                picked.insert(d.to_string());
-            }
+        if let Some(d) = l["event_destination_id"].as_str().filter(|_| wants(&l, e)) {
+            picked.insert(d.to_string());
         }
     }
     let now = chrono::Utc::now().timestamp_millis();

@@ -251,7 +251,7 @@ fn custom_policies(
         "Read and write callbacks in production",
         instance,
         &["instance.callback:read", "instance.callback:write"],
-        &at,
+        at,
     );
     let auditors = super::teams::policy(
         org,
@@ -260,7 +260,7 @@ fn custom_policies(
         "Read everything, change nothing",
         instance,
         &["instance:read"],
-        &at,
+        at,
     );
     db::put(db, "policy", &ops_policy)?;
     db::put(db, "policy", &auditors)?;
@@ -268,6 +268,7 @@ fn custom_policies(
 }
 
 /// The demo world.
+#[allow(clippy::too_many_arguments)]
 fn demo(
     db: &Db,
     org: &str,
