@@ -13,3 +13,4 @@ mod migration;
 mod openapi;
 mod paging;
 mod reliability;
+mod sdk;
