@@ -220,5 +220,15 @@ mod tests {
             .expect("parse");
         assert!(cli.serve.to_config().is_err());
         assert!(Cli::try_parse_from(["x", "--seed", "lots"]).is_err());
+        assert_eq!(cfg.generation, Generation::Pulsar);
+        let cli = Cli::try_parse_from(["x", "--generation", "event-destinations"]).expect("parse");
+        let cfg = cli.serve.to_config().expect("config");
+        assert_eq!(cfg.generation, Generation::EventDestinations);
+        // Parsed (so the caller can say it is not served yet), never guessed from a typo.
+        assert!(Cli::try_parse_from(["x", "--generation", "callback-destinations"]).is_ok());
+        assert!(Cli::try_parse_from(["x", "--generation", "magnetar"]).is_err());
+        // An instance key means nothing to pulsar.
+        let cli = Cli::try_parse_from(["x", "--instance-key-env", "PATH"]).expect("parse");
+        assert!(cli.serve.to_config().is_err());
     }
 }

@@ -1926,3 +1926,14 @@ async fn history_simulation_rate_limit_and_restart_work_as_on_pulsar() {
     );
     ed.svc.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn callback_destinations_is_not_served_yet() {
+    let refused = start(ServiceConfig {
+        generation: Generation::CallbackDestinations,
+        ..ServiceConfig::ephemeral()
+    })
+    .await;
+    let err = refused.expect_err("refused").to_string();
+    assert!(err.contains("not served yet"), "{err}");
+}
