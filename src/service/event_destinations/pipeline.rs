@@ -272,6 +272,13 @@ pub async fn incoming(
     })))
 }
 
+/// Whether a callback waits for its background sync (the seed's held one never does).
+pub fn callbacks_to_sync(db: &Db) -> Result<bool, StoreError> {
+    Ok(db::all_with(db, "callback", "sync.status", "pending")?
+        .iter()
+        .any(|c| c.get("_hold").is_none()))
+}
+
 /// Marks callbacks created a moment ago as synced (the platform syncs them in the background);
 /// the seed's held one stays pending.
 pub fn sync_callbacks(db: &Db) -> Result<usize, StoreError> {

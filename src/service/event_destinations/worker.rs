@@ -170,10 +170,27 @@ async fn tick(inner: &Arc<Inner>) -> Result<Duration, StoreError> {
     let free = inner.permits.available_permits();
     let lease =
         i64::try_from((inner.timeout + Duration::from_secs(30)).as_millis()).unwrap_or(60_000);
+    // A look on a read connection first: an idle worker takes no write transaction.
+    let look = store.clone();
+    let limit = free + busy.len();
+    let (due, next, sync) = tokio::task::spawn_blocking(move || {
+        look.read(|db| -> Result<_, StoreError> {
+            let (due, next) = db::due(db, now, limit)?;
+            Ok((due, next, super::pipeline::callbacks_to_sync(db)?))
+        })
+    })
+    .await
+    .map_err(|e| StoreError::Json(serde::de::Error::custom(e)))??;
+    let wanted = due.iter().any(|(id, _)| !busy.contains(id)) && free > 0;
+    if !wanted && !sync {
+        return Ok(until(next));
+    }
     let (claimed, next) = tokio::task::spawn_blocking(move || {
         store.write(|db| -> Result<_, StoreError> {
-            super::pipeline::sync_callbacks(db)?;
-            let (due, next) = db::due(db, now, free + busy.len())?;
+            if sync {
+                super::pipeline::sync_callbacks(db)?;
+            }
+            let (due, next) = db::due(db, now, limit)?;
             let mut claimed = Vec::new();
             for (id, at) in due {
                 if claimed.len() >= free || busy.contains(&id) {
@@ -203,12 +220,17 @@ async fn tick(inner: &Arc<Inner>) -> Result<Duration, StoreError> {
             inner.wake.notify_one();
         });
     }
+    Ok(until(next))
+}
+
+/// How long to wait for the next due time (at most [`IDLE`]).
+fn until(next: Option<i64>) -> Duration {
     let wait = next.map_or(IDLE, |at| {
         Duration::from_millis(
             u64::try_from(at - chrono::Utc::now().timestamp_millis()).unwrap_or(0),
         )
     });
-    Ok(wait.min(IDLE))
+    wait.min(IDLE)
 }
 
 /// What one HTTP attempt came to.
