@@ -606,13 +606,20 @@ async fn a_catch_up_reuses_one_connection_to_the_target() {
     let caught = f.wait_for("caught_up", 1).await;
     assert_eq!(caught[0]["forwarded"], 6);
     let mut seen = peers.lock().expect("peers").clone();
-    assert_eq!(seen.len(), 6, "each forwarded once");
+    // A send that failed (on a loaded machine, one that timed out) is sent again, and may reach
+    // the receiver twice and need a fresh connection: only those may add a request or one.
+    let retried = f.events("failed").len();
+    assert!(
+        (6..=6 + retried).contains(&seen.len()),
+        "each forwarded once ({retried} sends retried): {}",
+        seen.len()
+    );
     seen.sort();
     seen.dedup();
-    assert_eq!(
-        seen.len(),
-        1,
-        "one kept-alive connection for the whole catch-up, not one per forward: {seen:?}"
+    assert!(
+        seen.len() <= 1 + retried,
+        "one kept-alive connection for the whole catch-up, not one per forward \
+         ({retried} sends retried): {seen:?}"
     );
     assert_eq!(f.interrupt().await, 0);
 }
