@@ -155,7 +155,7 @@ impl Timeline {
     pub fn text(&self, when: impl Fn(&DateTime<Utc>) -> String) -> String {
         let mark = |w: &When| if w.estimate { "≈ " } else { "at " };
         match self {
-            Self::Delivered { on } => format!("delivered on attempt {on}, no retry"),
+            Self::Delivered { on } => format!("delivered on attempt {on}"),
             Self::GaveUp { attempts } => format!("gave up after {attempts} attempts"),
             Self::Next {
                 attempt,
@@ -172,7 +172,7 @@ impl Timeline {
                     s.push_str(&format!(", gives up {}{}", mark(g), when(&g.at)));
                 }
                 if next.estimate || gives_up.is_some_and(|g| g.estimate) {
-                    s.push_str(" (≈ estimated from the retry rule)");
+                    s.push_str(" (≈: estimated from the retry rule)");
                 }
                 s
             }
@@ -257,7 +257,7 @@ mod tests {
         let text = t.text(|d| d.format("%H:%M:%S").to_string());
         assert_eq!(
             text,
-            "attempt 6 of 20, next ≈ 12:00:34, gives up ≈ 17:03:38 (≈ estimated from the retry rule)"
+            "attempt 6 of 20, next ≈ 12:00:34, gives up ≈ 17:03:38 (≈: estimated from the retry rule)"
         );
         // A due time already past is now.
         let late = Timeline::of_notification(
@@ -290,7 +290,7 @@ mod tests {
         // Attempt 3 at 12:00:00 exactly; then attempt 4 after 3 × 10 s.
         assert_eq!(
             t.text(|d| d.format("%H:%M:%S").to_string()),
-            "attempt 3 of 4, next at 12:00:00, gives up ≈ 12:00:30 (≈ estimated from the retry rule)"
+            "attempt 3 of 4, next at 12:00:00, gives up ≈ 12:00:30 (≈: estimated from the retry rule)"
         );
     }
 }
