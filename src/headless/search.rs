@@ -186,6 +186,10 @@ pub async fn run(client: &Client, out: &Output, args: SearchArgs) -> Result<(), 
                 }
             }
             tally.matched += found.len();
+            if progress && !found.is_empty() {
+                // The progress line goes before rows are printed where it stood.
+                eprint!("\r\x1b[K");
+            }
             if let Err(e) = print(out, &lines, &found, &mut header) {
                 failed = Some(e);
                 return false;
