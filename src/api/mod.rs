@@ -18,6 +18,7 @@ pub mod page;
 pub mod recover;
 pub mod replay;
 pub mod request;
+pub mod retry;
 pub mod secret;
 pub mod selection;
 pub mod signature;

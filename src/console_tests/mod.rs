@@ -25,6 +25,7 @@ mod power_service;
 mod recover;
 mod replay;
 mod resource_ops;
+mod retry_timeline;
 mod seams_layout;
 mod seams_ops;
 mod tab_snapshots;

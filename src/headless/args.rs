@@ -412,6 +412,9 @@ pub enum NotificationsCmd {
     /// Wait until the selection holds `--count` notifications in the `--for status=S` state
     /// (exit 0, printing them), one ends failed (exit 3), or `--timeout` (exit 5).
     Wait(super::wait::WaitArgs),
+    /// Find notifications whose latest recorded attempt makes a jq expression `true` (the
+    /// body as `.`, `$headers`, `$response`), newest first, printed as found.
+    Search(super::search::SearchArgs),
     /// Compare two answers of a notification: two attempts, or an attempt and a forwarded answer.
     Diff(super::diff::DiffArgs),
     /// Forward new notifications to a receiver on this machine as they happen, signed afresh;

@@ -18,6 +18,8 @@ use jaq_json::Val;
 #[derive(Debug, Clone)]
 pub struct Jq {
     expr: String,
+    // Variables besides `$ENV` the caller gives each document (`$headers`, `$response`).
+    vars: Vec<&'static str>,
 }
 
 type Data = data::JustLut<Val>;
@@ -84,8 +86,8 @@ fn natives() -> impl Iterator<Item = Fun<Data>> {
         ])
 }
 
-/// Compiles `expr` with jq's standard library and `$ENV`; `Err` holds jaq's own message.
-fn compile(expr: &str) -> Result<Filter, String> {
+/// Compiles `expr` with jq's standard library, `$ENV` and `vars`; `Err` holds jaq's own message.
+fn compile(expr: &str, vars: &[&'static str]) -> Result<Filter, String> {
     let defs = jaq_core::defs()
         .chain(jaq_std::defs())
         .chain(jaq_json::defs());
@@ -99,7 +101,7 @@ fn compile(expr: &str) -> Result<Filter, String> {
         .map_err(|errs| load_message(&errs))?;
     Compiler::default()
         .with_funs(natives())
-        .with_global_vars(["$ENV"])
+        .with_global_vars(std::iter::once("$ENV").chain(vars.iter().copied()))
         .compile(modules)
         .map_err(|errs| {
             let found: Vec<String> = errs
@@ -225,8 +227,20 @@ impl Jq {
     /// # Errors
     /// jaq's message when the expression does not parse or names an undefined filter.
     pub fn new(expr: &str) -> Result<Self, String> {
-        compile(expr)?;
-        Ok(Self { expr: expr.into() })
+        Self::with_vars(expr, &[])
+    }
+
+    /// Checks `expr`, which may use the variables `vars` (`$headers`): each [`Doc`] given to
+    /// [`Jq::test`] carries their values in this order.
+    ///
+    /// # Errors
+    /// jaq's message when the expression does not parse or names an undefined filter or variable.
+    pub fn with_vars(expr: &str, vars: &[&'static str]) -> Result<Self, String> {
+        compile(expr, vars)?;
+        Ok(Self {
+            expr: expr.into(),
+            vars: vars.to_vec(),
+        })
     }
 
     /// Runs the filter over each JSON document of `inputs`, handing each result to `line` as it
@@ -250,71 +264,83 @@ impl Jq {
         W: Write + Send,
         L: Fn(&mut dyn Write, Line) -> std::io::Result<()> + Sync,
     {
-        let progress = Progress::default();
-        let start_memory = resident();
-        let started = Instant::now();
-        // Handed to whichever thread starts.
-        let out = std::sync::Mutex::new(Some(out));
-        std::thread::scope(|s| {
-            // Where a stack that large cannot be had (strict overcommit), a quarter of it, with
-            // the memory bound below it so a deep recursion still stops as memory.
-            let mut memory = bounds.memory;
-            let spawn = |stack: usize| {
-                let (out, line, progress) = (&out, &line, &progress);
-                std::thread::Builder::new()
-                    .name("jq".into())
-                    .stack_size(stack)
-                    .spawn_scoped(s, move || {
-                        let out = out.lock().unwrap_or_else(|p| p.into_inner()).take();
-                        let r = match out {
-                            Some(out) => self.run_here(inputs, out, line, progress),
-                            None => Err(RunError::Filter("the filter ran twice".into())),
-                        };
-                        progress.done.store(true, Ordering::Release);
-                        r
-                    })
-            };
-            let worker = match spawn(STACK) {
-                Ok(w) => w,
-                Err(_) => {
-                    memory = memory.min(STACK as u64 / 8);
-                    spawn(STACK / 4)
-                        .map_err(|e| RunError::Filter(format!("cannot start the filter: {e}")))?
-                }
-            };
-            let mut told = false;
-            while !progress.done.load(Ordering::Acquire) {
-                std::thread::park_timeout(TICK);
-                if told {
-                    continue;
-                }
-                let waiting = Duration::from_nanos(progress.waiting.load(Ordering::Relaxed));
-                let computing = started.elapsed().saturating_sub(waiting);
-                let grown = start_memory
-                    .zip(resident())
-                    .map_or(0, |(before, now)| now.saturating_sub(before));
-                let why = if computing > bounds.time {
-                    Some(format!(
-                        "stopped after {} s of computing (the bound of one filter run)",
-                        bounds.time.as_secs_f32()
-                    ))
-                } else if grown > memory {
-                    Some(format!(
-                        "stopped: the filter took more than {} MiB of memory (a result too large, or a recursion too deep)",
-                        memory / 1024 / 1024
-                    ))
-                } else {
-                    None
-                };
-                if let Some(why) = why {
-                    told = true;
-                    exceeded(&why);
+        bounded(bounds, exceeded, |progress| {
+            self.run_here(inputs, out, &line, progress)
+        })
+    }
+
+    /// The filter as a test: for each document of `docs` (read as they come: time waiting for
+    /// the next is not counted as computing), whether one of its results is `true`, handed to
+    /// `verdict` (which returns `false` to stop). A runtime error is that document's
+    /// [`Verdict::Failed`], not the run's. Past `bounds`, `exceeded` is called as by [`Jq::run`].
+    ///
+    /// # Errors
+    /// A variable that is not JSON (a document that is not is `null`); `halt` is a document's
+    /// failure.
+    pub fn test<I, F>(
+        &self,
+        docs: I,
+        verdict: F,
+        bounds: Bounds,
+        exceeded: &(dyn Fn(&str) + Sync),
+    ) -> Result<(), RunError>
+    where
+        I: Iterator<Item = Doc> + Send,
+        F: FnMut(Verdict) -> bool + Send,
+    {
+        bounded(bounds, exceeded, |progress| {
+            self.test_here(docs, verdict, progress)
+        })
+    }
+
+    fn test_here<I, F>(
+        &self,
+        mut docs: I,
+        mut verdict: F,
+        progress: &Progress,
+    ) -> Result<(), RunError>
+    where
+        I: Iterator<Item = Doc>,
+        F: FnMut(Verdict) -> bool,
+    {
+        let filter = compile(&self.expr, &self.vars).map_err(RunError::Filter)?;
+        let env = Val::from_map([]).map_err(|e| RunError::Filter(e.to_string()))?;
+        let parse = |text: &str, what: &str| {
+            jaq_json::read::parse_single(text.as_bytes())
+                .map_err(|e| RunError::Filter(format!("{what} is not JSON: {e}")))
+        };
+        loop {
+            // Waiting for the next document (the pages being read) is not computing.
+            let started = Instant::now();
+            let next = docs.next();
+            let ns = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
+            progress.waiting.fetch_add(ns, Ordering::Relaxed);
+            let Some(doc) = next else { return Ok(()) };
+            // A document that is not JSON is `null` to the filter (a search's body).
+            let input = parse(&doc.input, "a document").unwrap_or(Val::Null);
+            let mut vars = vec![env.clone()];
+            for v in &doc.vars {
+                vars.push(parse(v, "a variable")?);
+            }
+            let ctx = Ctx::<Data>::new(&filter.lut, Vars::new(vars));
+            let mut found = Verdict::NotTrue;
+            for v in filter.id.run((ctx, input)) {
+                match v {
+                    Ok(Val::Bool(true)) => {
+                        found = Verdict::True;
+                        break;
+                    }
+                    Ok(_) => {}
+                    Err(exn) => {
+                        found = Verdict::Failed(error_message(exn));
+                        break;
+                    }
                 }
             }
-            worker
-                .join()
-                .unwrap_or_else(|_| Err(RunError::Filter("the filter failed".into())))
-        })
+            if !verdict(found) {
+                return Ok(());
+            }
+        }
     }
 
     /// The filter's run on this thread: values live here only (jaq's are not `Send`).
@@ -325,7 +351,7 @@ impl Jq {
         line: &(dyn Fn(&mut dyn Write, Line) -> std::io::Result<()> + Sync),
         progress: &Progress,
     ) -> Result<(), RunError> {
-        let filter = compile(&self.expr).map_err(RunError::Filter)?;
+        let filter = compile(&self.expr, &self.vars).map_err(RunError::Filter)?;
         let mut out = std::io::BufWriter::new(Timed {
             inner: out,
             progress,
@@ -345,13 +371,7 @@ impl Jq {
                 let v = match v {
                     Ok(v) => v,
                     Err(exn) => {
-                        let message = match exn.get_err() {
-                            Ok(e) => summarize(&e.to_string()),
-                            Err(halted) => match halted.get_halt() {
-                                Ok(code) => format!("the filter called halt ({code})"),
-                                Err(_) => "the filter failed".into(),
-                            },
-                        };
+                        let message = error_message(exn);
                         return Err(RunError::Filter(format!("{message}{at}")));
                     }
                 };
@@ -366,6 +386,111 @@ impl Jq {
         }
         Ok(())
     }
+}
+
+/// A runtime error's message (values summarized) or `halt`'s.
+fn error_message(exn: jaq_core::Exn<Val>) -> String {
+    match exn.get_err() {
+        Ok(e) => summarize(&e.to_string()),
+        Err(halted) => match halted.get_halt() {
+            Ok(code) => format!("the filter called halt ({code})"),
+            Err(_) => "the filter failed".into(),
+        },
+    }
+}
+
+/// Runs `work` on a thread of its own with a large stack, watching its computing time (not
+/// counting what it reports as waiting) and the memory the process gains; past `bounds`,
+/// `exceeded` is called once with the message.
+fn bounded<F>(bounds: Bounds, exceeded: &(dyn Fn(&str) + Sync), work: F) -> Result<(), RunError>
+where
+    F: FnOnce(&Progress) -> Result<(), RunError> + Send,
+{
+    let progress = Progress::default();
+    let start_memory = resident();
+    let started = Instant::now();
+    // Handed to whichever thread starts.
+    let work = std::sync::Mutex::new(Some(work));
+    std::thread::scope(|s| {
+        // Where a stack that large cannot be had (strict overcommit), a quarter of it, with
+        // the memory bound below it so a deep recursion still stops as memory.
+        let mut memory = bounds.memory;
+        let spawn = |stack: usize| {
+            let (work, progress) = (&work, &progress);
+            std::thread::Builder::new()
+                .name("jq".into())
+                .stack_size(stack)
+                .spawn_scoped(s, move || {
+                    let work = work.lock().unwrap_or_else(|p| p.into_inner()).take();
+                    let r = match work {
+                        Some(work) => work(progress),
+                        None => Err(RunError::Filter("the filter ran twice".into())),
+                    };
+                    progress.done.store(true, Ordering::Release);
+                    r
+                })
+        };
+        let worker = match spawn(STACK) {
+            Ok(w) => w,
+            Err(_) => {
+                memory = memory.min(STACK as u64 / 8);
+                spawn(STACK / 4)
+                    .map_err(|e| RunError::Filter(format!("cannot start the filter: {e}")))?
+            }
+        };
+        let mut told = false;
+        while !progress.done.load(Ordering::Acquire) {
+            std::thread::park_timeout(TICK);
+            if told {
+                continue;
+            }
+            let waiting = Duration::from_nanos(progress.waiting.load(Ordering::Relaxed));
+            let computing = started.elapsed().saturating_sub(waiting);
+            let grown = start_memory
+                .zip(resident())
+                .map_or(0, |(before, now)| now.saturating_sub(before));
+            let why = if computing > bounds.time {
+                Some(format!(
+                    "stopped after {} s of computing (the bound of one filter run)",
+                    bounds.time.as_secs_f32()
+                ))
+            } else if grown > memory {
+                Some(format!(
+                    "stopped: the filter took more than {} MiB of memory (a result too large, or a recursion too deep)",
+                    memory / 1024 / 1024
+                ))
+            } else {
+                None
+            };
+            if let Some(why) = why {
+                told = true;
+                exceeded(&why);
+            }
+        }
+        worker
+            .join()
+            .unwrap_or_else(|_| Err(RunError::Filter("the filter failed".into())))
+    })
+}
+
+/// One document for [`Jq::test`]: `.` and the values of the variables, as JSON text.
+#[derive(Debug, Clone)]
+pub struct Doc {
+    /// `.`.
+    pub input: String,
+    /// The variables' values, in the order [`Jq::with_vars`] named them.
+    pub vars: Vec<String>,
+}
+
+/// What [`Jq::test`] found for one document.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    /// One of its results was `true`.
+    True,
+    /// None was.
+    NotTrue,
+    /// The filter failed on it: the message (no data in it).
+    Failed(String),
 }
 
 /// One output of a filter.

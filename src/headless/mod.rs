@@ -14,6 +14,7 @@ mod recover;
 mod replay;
 mod run;
 mod scan;
+mod search;
 mod selection;
 mod wait;
 

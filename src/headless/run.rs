@@ -68,6 +68,9 @@ pub async fn run(
         Resource::Notifications(NotificationsCmd::Wait(a)) => {
             super::wait::run(client, out.format, a).await
         }
+        Resource::Notifications(NotificationsCmd::Search(a)) => {
+            super::search::run(client, out, a).await
+        }
         Resource::Notifications(NotificationsCmd::Diff(a)) => {
             super::diff::run(client, out.format, a, &[]).await
         }

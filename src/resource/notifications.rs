@@ -108,6 +108,10 @@ pub static NOTIFICATIONS: Description<Notification> = Description {
         field("Event", |n| vec![dash(n.event_type().as_deref())]),
         field("URL", |n| vec![dash(url(n).as_deref())]),
         field("Attempts", |n| vec![n.attempts.len().to_string()]),
+        // When the next attempt is due and when the platform gives up (issue 38).
+        field("Retries", |n| {
+            vec![crate::api::retry::Timeline::of_notification(n, chrono::Utc::now()).text(absolute)]
+        }),
         field("Created", |n| vec![absolute(&n.created_at)]),
         field("History", |n| {
             lines_or_dash(

@@ -12,5 +12,6 @@ mod members;
 mod members_teams;
 mod recover;
 mod replay;
+mod search;
 mod setup;
 mod walks;

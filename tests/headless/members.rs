@@ -611,6 +611,12 @@ async fn a_notification_shows_what_the_receiver_answered() {
     assert_eq!(out.code, 0, "{out:?}");
     let text = &out.stdout;
     assert!(line(text, "LAST RESPONSE").contains("HTTP 418"), "{text}");
+    // Still retrying: which attempt comes, and when by pulsar's rule (estimates, marked).
+    assert!(
+        line(text, "RETRIES").contains("attempt 2 of 20, next ≈ ")
+            && line(text, "RETRIES").contains(", gives up ≈ "),
+        "{text}"
+    );
     assert!(text.contains("content-type: text/plain"), "{text}");
     assert!(text.contains("x-api-key: ••••••••"), "{text}");
     assert!(!text.contains("rk_live_never_printed"), "{text}");

@@ -144,6 +144,12 @@ pub(crate) fn detail_with(
         }
         lines.push(line);
     }
+    // Below the attempts, so the rows the attempt cursor scrolls by stay where they were.
+    let timeline = crate::api::retry::Timeline::of_notification(n, ctx.clock.now());
+    lines.push(Line::from(vec![
+        Span::styled("  Retries  ", ctx.theme.muted),
+        Span::raw(timeline.text(|t| ctx.clock.local_and_relative(t))),
+    ]));
     if cursor.is_some() && !n.attempts.is_empty() {
         lines.push(Line::from(Span::styled(
             "  j/k select · Enter opens the attempt",
@@ -187,7 +193,8 @@ mod tests {
         assert!(!n.attempts.is_empty(), "the fixture has attempts");
         for _ in 0..2 {
             let lines = detail(&n, &ctx).len();
-            assert_eq!(lines - n.attempts.len(), LINES_ABOVE_ATTEMPTS);
+            // Below the attempts: the retry line.
+            assert_eq!(lines - n.attempts.len() - 1, LINES_ABOVE_ATTEMPTS);
             n.attempts.clear();
             n.url = None;
         }
