@@ -623,6 +623,9 @@ struct Forwarder<'a> {
     reconnected: bool,
     /// One HTTP client for the target (its connection kept between forwards); built on first use.
     http: Option<reqwest::Client>,
+    /// The notifications already reported in doubt this run: a look back reads them again, and
+    /// one report each is the truth.
+    said_in_doubt: HashSet<String>,
 }
 
 /// Forwards until `stop` turns true (or its sender is dropped), reporting on `events`.
@@ -659,6 +662,7 @@ pub async fn run(
         state: None,
         reconnected: false,
         http: None,
+        said_in_doubt: HashSet::new(),
     };
     let result = f.go(start).await;
     f.set(State::Stopped);
@@ -1171,6 +1175,9 @@ impl Forwarder<'_> {
                 // Sent already (by an earlier run, or read again by a look back): once is
                 // enough, and nothing to report.
                 Claim::Done => return Ok(Some(None)),
+                Claim::InDoubt if !self.said_in_doubt.insert(n.id.clone()) => {
+                    return Ok(Some(None));
+                }
                 Claim::InDoubt => {
                     self.emit(Event::Skipped {
                         notification_id: n.id.clone(),
