@@ -94,6 +94,13 @@ pub enum Command {
         /// Keep the demo database in this file (default: in memory).
         #[arg(long, value_name = "PATH")]
         db: Option<PathBuf>,
+        /// The API generation the demo's service serves.
+        #[arg(
+            long,
+            default_value = "pulsar",
+            value_name = "pulsar|event-destinations"
+        )]
+        generation: switchboard::api::generation::Generation,
     },
     /// Run the local service in the foreground.
     Serve(ServeArgs),

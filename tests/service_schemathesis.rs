@@ -1,6 +1,7 @@
 //! `schemathesis` (from the Python package index, pinned) walks the service's own `/openapi.json` against a real
-//! `switchboard serve` on 127.0.0.1: every phase, stateful included, must pass with no
-//! "schema validation mismatch" warning. Settings and their reasons: tests/schemathesis.toml.
+//! `switchboard serve` on 127.0.0.1, once per generation served (pulsar, event-destinations): every
+//! phase, stateful included, must pass with no "schema validation mismatch" warning. Settings and
+//! their reasons: tests/schemathesis.toml, tests/schemathesis_event_destinations.toml.
 //!
 //! Needs `python3` with schemathesis installed (`.ci/run` installs it). Without it the test says
 //! so and passes on a developer machine, but fails when `CI=true`.
@@ -44,8 +45,13 @@ fn in_ci() -> bool {
     std::env::var("CI").is_ok_and(|v| v == "true" || v == "1")
 }
 
-/// Starts `switchboard serve` on a free loopback port; returns it and its base URL.
-fn start_serve(key: &str, log: &std::path::Path) -> (Killed, String) {
+/// Starts `switchboard serve` on a free loopback port; returns it, its base URL and the seeded
+/// instance id it printed (event-destinations only).
+fn start_serve(
+    key: &str,
+    log: &std::path::Path,
+    extra: &[&str],
+) -> (Killed, String, Option<String>) {
     let log = std::fs::File::create(log).expect("serve log");
     let mut child = Command::new(env!("CARGO_BIN_EXE_switchboard"))
         .args([
@@ -59,7 +65,9 @@ fn start_serve(key: &str, log: &std::path::Path) -> (Killed, String) {
             "--api-key-env",
             "SWITCHBOARD_TEST_SERVE_KEY",
         ])
+        .args(extra)
         .env("SWITCHBOARD_TEST_SERVE_KEY", key)
+        .env("SWITCHBOARD_TEST_INSTANCE_KEY", format!("{key}_instance"))
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::from(log))
@@ -71,15 +79,24 @@ fn start_serve(key: &str, log: &std::path::Path) -> (Killed, String) {
     // Reads lines on a thread so the wait below has a deadline.
     std::thread::spawn(move || {
         for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-            if let Some(url) = line.split_whitespace().find(|w| w.starts_with("http://")) {
-                let _ = tx.send(url.to_string());
-            }
+            let _ = tx.send(line);
         }
     });
-    let url = rx
-        .recv_timeout(Duration::from_secs(30))
-        .expect("serve printed its address");
-    (child, url)
+    let (mut url, mut instance) = (None, None);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    // The address comes first; the instance id, when there is one, a few lines later.
+    while let Ok(line) = rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+        if let Some(u) = line.split_whitespace().find(|w| w.starts_with("http://")) {
+            url = Some(u.to_string());
+        }
+        if let Some(id) = line.strip_prefix("Instance id: ") {
+            instance = Some(id.trim().to_string());
+        }
+        if url.is_some() && (extra.is_empty() || instance.is_some()) {
+            break;
+        }
+    }
+    (child, url.expect("serve printed its address"), instance)
 }
 
 /// The id of the first item of a seeded list.
@@ -104,6 +121,39 @@ fn first_id(base: &str, key: &str, path: &str) -> String {
 
 #[test]
 fn schemathesis_finds_nothing_in_any_phase() {
+    run(Walk {
+        settings: "tests/schemathesis.toml",
+        extra: &[],
+        seeded: &[
+            ("/callbacks", "callback_id"),
+            ("/callbacks-notifications", "notification_id"),
+        ],
+    });
+}
+
+#[test]
+fn schemathesis_finds_nothing_in_the_event_destinations_generation() {
+    run(Walk {
+        settings: "tests/schemathesis_event_destinations.toml",
+        extra: &[
+            "--generation",
+            "event-destinations",
+            "--instance-key-env",
+            "SWITCHBOARD_TEST_INSTANCE_KEY",
+        ],
+        seeded: &[],
+    });
+}
+
+/// One walk: the settings file, extra `serve` options, and list paths whose first seeded id is
+/// given to schemathesis as a parameter.
+struct Walk {
+    settings: &'static str,
+    extra: &'static [&'static str],
+    seeded: &'static [(&'static str, &'static str)],
+}
+
+fn run(walk: Walk) {
     match installed_version() {
         Some(v) if v == SCHEMATHESIS => {}
         found => {
@@ -118,19 +168,14 @@ fn schemathesis_finds_nothing_in_any_phase() {
     }
     let dir = tempfile::tempdir().expect("tempdir");
     let key = "sk_schemathesis_0123456789";
-    let (_serve, base) = start_serve(key, &dir.path().join("serve.log"));
+    let (_serve, base, instance) = start_serve(key, &dir.path().join("serve.log"), walk.extra);
     // The checked-in settings, plus ids of the seeded world for the read-only operations that
     // no create supplies (else schemathesis only ever sees their 404).
-    let settings = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/schemathesis.toml"
-    ))
-    .expect("tests/schemathesis.toml");
+    let settings =
+        std::fs::read_to_string(format!("{}/{}", env!("CARGO_MANIFEST_DIR"), walk.settings))
+            .expect("schemathesis settings");
     let mut parameters = String::from("\n[parameters]\n");
-    for (path, name) in [
-        ("/callbacks", "callback_id"),
-        ("/callbacks-notifications", "notification_id"),
-    ] {
+    for (path, name) in walk.seeded {
         let id = first_id(&base, key, path);
         parameters.push_str(&format!("{name} = \"{id}\"\n"));
     }
@@ -144,6 +189,12 @@ fn schemathesis_finds_nothing_in_any_phase() {
         .arg("run")
         .arg(format!("{base}/openapi.json"))
         .args(["-H", &format!("Authorization: Bearer {key}")])
+        // The organization key names the instance on instance paths (event-destinations).
+        .args(
+            instance
+                .iter()
+                .flat_map(|id| ["-H".to_string(), format!("metorial-instance-id: {id}")]),
+        )
         .args(["--phases", "examples,coverage,fuzzing,stateful"])
         .args(["--max-examples", MAX_EXAMPLES, "--seed", "20261123"])
         // One worker: hypothesis is not thread-safe in every code path, and CI has 2 cores.

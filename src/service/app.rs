@@ -87,11 +87,16 @@ impl HostRule {
 
 /// A 421 when the `Host` header does not name this service.
 fn misdirected(app: &App, req: &Request) -> Option<Failure> {
+    misdirected_for(&app.hosts, req)
+}
+
+/// A 421 when the `Host` header does not name a service answering `hosts`.
+pub(super) fn misdirected_for(hosts: &HostRule, req: &Request) -> Option<Failure> {
     let host = req
         .headers()
         .get(header::HOST)
         .and_then(|v| v.to_str().ok());
-    if host.is_some_and(|h| app.hosts.accepts(h)) {
+    if host.is_some_and(|h| hosts.accepts(h)) {
         return None;
     }
     Some(Failure::http(
@@ -110,7 +115,7 @@ fn is_json_type(v: &str) -> bool {
 
 /// A 415 for a request with a body that does not say it is JSON: a web page can send a
 /// text/plain body without a preflight, never an application/json one.
-fn unsupported_body(req: &Request) -> Option<Failure> {
+pub(super) fn unsupported_body(req: &Request) -> Option<Failure> {
     let h = req.headers();
     let has_body = h.contains_key(header::TRANSFER_ENCODING)
         || h.get(header::CONTENT_LENGTH)
@@ -204,11 +209,11 @@ pub struct Limiter {
 }
 
 /// The counter after one request.
-struct Quota {
-    limit: u32,
-    remaining: u32,
-    reset: u64,
-    exceeded: bool,
+pub(super) struct Quota {
+    pub(super) limit: u32,
+    pub(super) remaining: u32,
+    pub(super) reset: u64,
+    pub(super) exceeded: bool,
 }
 
 impl Limiter {
@@ -226,7 +231,7 @@ impl Limiter {
         }
     }
 
-    fn take(&self) -> Quota {
+    pub(super) fn take(&self) -> Quota {
         let mut s = self.state.lock().unwrap_or_else(|p| p.into_inner());
         let now = Instant::now();
         if now.duration_since(s.0) >= self.window {
@@ -252,7 +257,7 @@ pub(super) fn is_public(path: &str) -> bool {
         || path.starts_with("/metorial/introspect/")
 }
 
-fn bearer(headers: &HeaderMap, uri: &Uri) -> Result<String, Failure> {
+pub(super) fn bearer(headers: &HeaderMap, uri: &Uri) -> Result<String, Failure> {
     if let Some(v) = headers.get(header::AUTHORIZATION) {
         let text = v
             .to_str()
@@ -274,7 +279,7 @@ fn bearer(headers: &HeaderMap, uri: &Uri) -> Result<String, Failure> {
 }
 
 /// A 414 or 431 for a request target or header section past our limits.
-fn oversized(req: &Request) -> Option<Failure> {
+pub(super) fn oversized(req: &Request) -> Option<Failure> {
     let target = req.uri().path_and_query().map_or(0, |pq| pq.as_str().len());
     if target > MAX_URI {
         return Some(Failure::http(
@@ -297,7 +302,7 @@ fn oversized(req: &Request) -> Option<Failure> {
 }
 
 /// Whether a response already carries a JSON body.
-fn is_json(resp: &Response) -> bool {
+pub(super) fn is_json(resp: &Response) -> bool {
     resp.headers()
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
@@ -375,7 +380,7 @@ pub async fn frame(State(app): State<App>, req: Request, next: Next) -> Response
 }
 
 impl Limiter {
-    fn peek(&self) -> Quota {
+    pub(super) fn peek(&self) -> Quota {
         let s = self.state.lock().unwrap_or_else(|p| p.into_inner());
         let elapsed = Instant::now().duration_since(s.0);
         let (used, left) = if elapsed >= self.window {

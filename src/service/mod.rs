@@ -5,6 +5,8 @@ pub mod delivery;
 /// Types that only describe the API in the OpenAPI document.
 mod doc_types;
 mod errors;
+/// The `event-destinations` generation.
+mod event_destinations;
 mod events;
 mod http;
 /// Time-sortable ids.
@@ -35,6 +37,7 @@ use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
 use crate::api::Secret;
+use crate::api::generation::Generation;
 
 pub use http::Limits as HttpLimits;
 pub use serve::{ServeArgs, default_db_path, serve, serve_config};
@@ -84,6 +87,11 @@ pub struct ServiceConfig {
     pub limits: HttpLimits,
     /// `Host` names answered besides the bound address and `localhost`.
     pub allowed_hosts: Vec<String>,
+    /// The API generation served (`pulsar` unless asked).
+    pub generation: Generation,
+    /// `event-destinations` only: an instance key besides the organization key (`api_key`); a
+    /// fresh random one when `None`.
+    pub instance_key: Option<Secret>,
 }
 
 fn loopback_any_port() -> SocketAddr {
@@ -106,6 +114,8 @@ impl ServiceConfig {
             history: 0,
             limits: HttpLimits::default(),
             allowed_hosts: Vec::new(),
+            generation: Generation::Pulsar,
+            instance_key: None,
         }
     }
 
@@ -136,8 +146,12 @@ impl ServiceConfig {
 pub struct RunningService {
     /// `http://127.0.0.1:PORT`.
     pub base_url: String,
-    /// The key clients must send.
+    /// The key clients must send (`event-destinations`: the organization key).
     pub api_key: Secret,
+    /// `event-destinations`: the instance key.
+    pub instance_key: Option<Secret>,
+    /// `event-destinations`: the seeded instance's id.
+    pub instance_id: Option<String>,
     /// The database file, when not in memory.
     pub db_path: Option<PathBuf>,
     stop: oneshot::Sender<()>,
@@ -154,7 +168,10 @@ pub struct RunningService {
 }
 
 /// The delivery worker handle, kept opaque in `RunningService`'s `Debug`.
-struct DeliveryHandle(delivery::Delivery);
+enum DeliveryHandle {
+    Pulsar(delivery::Delivery),
+    Events(event_destinations::Worker),
+}
 
 impl std::fmt::Debug for DeliveryHandle {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -194,7 +211,10 @@ impl RunningService {
         self.watcher.abort();
         let _ = self.stop.send(());
         let _ = tokio::time::timeout(SHUTDOWN_GRACE, self.server).await;
-        self.delivery.0.stop().await;
+        match &self.delivery {
+            DeliveryHandle::Pulsar(d) => d.stop().await,
+            DeliveryHandle::Events(w) => w.stop().await,
+        }
         let _ = self.worker.await;
         if let Some(sim) = self.simulation {
             let _ = sim.await;
@@ -245,8 +265,15 @@ pub enum ServiceError {
     Stopped(String),
 }
 
+/// Why `--generation callback-destinations` is refused.
+pub const NOT_SERVED: &str =
+    "the callback-destinations generation is not served yet; use pulsar or event-destinations";
+
 /// Starts the service in this process and returns once it listens.
 pub async fn start(cfg: ServiceConfig) -> Result<RunningService, ServiceError> {
+    if cfg.generation == Generation::CallbackDestinations {
+        return Err(ServiceError::Config(NOT_SERVED.into()));
+    }
     let path = match &cfg.db {
         DbLocation::Memory => None,
         DbLocation::Path(p) => {
@@ -275,6 +302,52 @@ pub async fn start(cfg: ServiceConfig) -> Result<RunningService, ServiceError> {
     if let Some(l) = db_lock.as_mut() {
         l.announce(Some(&base_url))?;
     }
+    let api_key = cfg
+        .api_key
+        .clone()
+        .unwrap_or_else(|| Secret::new(format!("sk_local_{}", ids::random_alnum(40))));
+    match cfg.generation {
+        Generation::EventDestinations => {
+            let instance_key = cfg
+                .instance_key
+                .clone()
+                .unwrap_or_else(|| Secret::new(format!("sk_inst_{}", ids::random_alnum(40))));
+            let launched = event_destinations::launch(
+                store.clone(),
+                &base_url,
+                local,
+                &cfg,
+                &api_key,
+                Some(&instance_key),
+            )
+            .await?;
+            let (fatal_tx, fatal) = tokio::sync::watch::channel(None);
+            let watcher = tokio::spawn(watch_file(store.clone(), fatal_tx));
+            let (stop, stopped) = oneshot::channel::<()>();
+            let server = tokio::spawn(http::serve(listener, launched.router, stopped, cfg.limits));
+            let remove_dir = cfg
+                .remove_db_dir_on_shutdown
+                .then(|| path.as_ref().and_then(|p| p.parent().map(PathBuf::from)))
+                .flatten();
+            return Ok(RunningService {
+                base_url,
+                api_key,
+                instance_key: Some(instance_key),
+                instance_id: Some(launched.instance_id),
+                db_path: path,
+                stop,
+                server,
+                worker: launched.worker_task,
+                simulation: launched.simulation,
+                delivery: DeliveryHandle::Events(launched.worker),
+                remove_dir,
+                watcher,
+                fatal,
+                lock: db_lock,
+            });
+        }
+        Generation::Pulsar | Generation::CallbackDestinations => {}
+    }
     let (seed_store, seed_base, seed_kind) = (store.clone(), base_url.clone(), cfg.seed);
     tokio::task::spawn_blocking(move || {
         seed_store.with(|db| seed::bootstrap(db, seed_kind, &seed_base))
@@ -292,10 +365,6 @@ pub async fn start(cfg: ServiceConfig) -> Result<RunningService, ServiceError> {
             clock.elapsed().as_secs_f64()
         );
     }
-    let api_key = cfg
-        .api_key
-        .clone()
-        .unwrap_or_else(|| Secret::new(format!("sk_local_{}", ids::random_alnum(40))));
     let delivery = delivery::Delivery::new(
         store.clone(),
         cfg.retry_base,
@@ -333,12 +402,14 @@ pub async fn start(cfg: ServiceConfig) -> Result<RunningService, ServiceError> {
     Ok(RunningService {
         base_url,
         api_key,
+        instance_key: None,
+        instance_id: None,
         db_path: path,
         stop,
         server,
         worker,
         simulation,
-        delivery: DeliveryHandle(delivery),
+        delivery: DeliveryHandle::Pulsar(delivery),
         remove_dir,
         watcher,
         fatal,

@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use super::{DbLocation, Seed, ServiceConfig, ServiceError, start};
 use crate::api::Secret;
+use crate::api::generation::Generation;
 
 /// Options of `switchboard serve`.
 #[derive(clap::Args, Debug, Clone)]
@@ -18,9 +19,22 @@ pub struct ServeArgs {
     /// Seed data for an empty database.
     #[arg(long, default_value = "none", value_parser = parse_seed, value_name = "demo|none")]
     pub seed: Seed,
-    /// Read the accepted API key from this environment variable (else a random key is printed).
+    /// Read the accepted API key from this environment variable (else a random key is printed);
+    /// with `--generation event-destinations`, the organization key.
     #[arg(long, value_name = "VAR")]
     pub api_key_env: Option<String>,
+    /// The API generation to serve: pulsar or event-destinations (callback-destinations is not
+    /// served yet).
+    #[arg(
+        long,
+        default_value = "pulsar",
+        value_name = "pulsar|event-destinations"
+    )]
+    pub generation: Generation,
+    /// `event-destinations`: read an instance key from this environment variable (else a random
+    /// one is printed).
+    #[arg(long, value_name = "VAR")]
+    pub instance_key_env: Option<String>,
     /// Generate an event every SECS seconds.
     #[arg(long, value_name = "SECS")]
     pub simulate_events: Option<u64>,
@@ -90,17 +104,22 @@ impl ServeArgs {
                     ServiceError::Config("no data directory; pass --db PATH".into())
                 })?),
             };
-        let api_key = match &self.api_key_env {
-            None => None,
+        let from_env = |var: &Option<String>| match var {
+            None => Ok(None),
             Some(var) => match std::env::var(var) {
-                Ok(v) if !v.is_empty() => Some(Secret::new(v)),
-                _ => {
-                    return Err(ServiceError::Config(format!(
-                        "environment variable {var} is not set"
-                    )));
-                }
+                Ok(v) if !v.is_empty() => Ok(Some(Secret::new(v))),
+                _ => Err(ServiceError::Config(format!(
+                    "environment variable {var} is not set"
+                ))),
             },
         };
+        let api_key = from_env(&self.api_key_env)?;
+        let instance_key = from_env(&self.instance_key_env)?;
+        if instance_key.is_some() && self.generation != Generation::EventDestinations {
+            return Err(ServiceError::Config(
+                "--instance-key-env needs --generation event-destinations".into(),
+            ));
+        }
         Ok(ServiceConfig {
             addr: self.addr,
             db,
@@ -111,6 +130,8 @@ impl ServeArgs {
             rate_limit: self.rate_limit,
             history: self.history.unwrap_or(0),
             allowed_hosts: self.allow_host.clone(),
+            generation: self.generation,
+            instance_key,
             ..ServiceConfig::ephemeral()
         })
     }
@@ -129,12 +150,27 @@ pub async fn serve(args: ServeArgs) -> Result<(), ServiceError> {
 /// a generated key once, and serves until Ctrl-C or SIGTERM.
 pub async fn serve_config(cfg: ServiceConfig) -> Result<(), ServiceError> {
     let generated = cfg.api_key.is_none();
+    let instance_generated = cfg.instance_key.is_none();
+    let generation = cfg.generation;
     let svc = start(cfg).await?;
     println!("Switchboard local service listening on {}", svc.base_url);
     if let Some(p) = &svc.db_path {
         println!("Database: {}", p.display());
     }
-    if generated {
+    if generation == Generation::EventDestinations {
+        println!(
+            "Generation: event-destinations (versions mt_2025_01_01_dashboard, mt_2026_01_01_magnetar)"
+        );
+        if generated {
+            println!("Organization key (shown once): {}", svc.api_key.expose());
+        }
+        if let (true, Some(k)) = (instance_generated, &svc.instance_key) {
+            println!("Instance key (shown once): {}", k.expose());
+        }
+        if let Some(id) = &svc.instance_id {
+            println!("Instance id: {id}");
+        }
+    } else if generated {
         println!("API key (shown once): {}", svc.api_key.expose());
     }
     let failed = tokio::select! {
@@ -191,5 +227,15 @@ mod tests {
             .expect("parse");
         assert!(cli.serve.to_config().is_err());
         assert!(Cli::try_parse_from(["x", "--seed", "lots"]).is_err());
+        assert_eq!(cfg.generation, Generation::Pulsar);
+        let cli = Cli::try_parse_from(["x", "--generation", "event-destinations"]).expect("parse");
+        let cfg = cli.serve.to_config().expect("config");
+        assert_eq!(cfg.generation, Generation::EventDestinations);
+        // Parsed (so the caller can say it is not served yet), never guessed from a typo.
+        assert!(Cli::try_parse_from(["x", "--generation", "callback-destinations"]).is_ok());
+        assert!(Cli::try_parse_from(["x", "--generation", "magnetar"]).is_err());
+        // An instance key means nothing to pulsar.
+        let cli = Cli::try_parse_from(["x", "--instance-key-env", "PATH"]).expect("parse");
+        assert!(cli.serve.to_config().is_err());
     }
 }

@@ -690,6 +690,26 @@ impl Db<'_> {
         Ok(data_only(page))
     }
 
+    /// One page of `table`'s rows matching every condition (SQL with `?` bound to its values in
+    /// order), keyset-paged by `id` as every list is: (id, data) pairs as stored.
+    pub fn page_where(
+        &self,
+        table: &'static str,
+        conditions: &[(String, Vec<String>)],
+        p: &ListParams,
+    ) -> Result<Page<(String, String)>, StoreError> {
+        let mut src = Source::new(table, "id", "data");
+        for (sql, args) in conditions {
+            src.filter(sql, args.iter().map(String::as_str));
+        }
+        self.keyset(&src, p)
+    }
+
+    /// The connection itself, for a module that keeps tables of its own (`event_destinations`).
+    pub fn conn(&self) -> &Connection {
+        self.0
+    }
+
     /// One page of records of a kind, decoded.
     pub fn records_page<T: DeserializeOwned>(
         &self,

@@ -1,0 +1,223 @@
+//! The generation's tables beside pulsar's: records as their wire JSON (keys starting with `_`
+//! are the service's own), and the delivery schedule. Created by migrations of their own,
+//! counted in the `meta` table, so pulsar's schema (and its `user_version`) stays as it was.
+use rusqlite::{OptionalExtension, params};
+use serde_json::Value;
+
+use crate::api::Page;
+use crate::service::paging::ListParams;
+use crate::service::store::{Db, StoreError, decode, skip_bad};
+
+/// The meta key counting this generation's migrations.
+const SCHEMA_KEY: &str = "event_destinations_schema";
+
+/// This generation's migrations, applied in order.
+const MIGRATIONS: &[&str] = &[
+    // 1: records by kind (keyset-paged by id like pulsar's), the due index of deliveries, and
+    // the destinations' secrets apart from their records (never rendered by mistake).
+    "CREATE TABLE IF NOT EXISTS gen_records (
+         kind TEXT NOT NULL, id TEXT NOT NULL, data TEXT NOT NULL,
+         PRIMARY KEY (kind, id)) WITHOUT ROWID;
+     CREATE INDEX IF NOT EXISTS gen_records_destination
+         ON gen_records (kind, json_extract(data, '$.event_destination_id'), id);
+     CREATE TABLE IF NOT EXISTS gen_due (
+         delivery_id TEXT PRIMARY KEY, due_at INTEGER NOT NULL) WITHOUT ROWID;
+     CREATE INDEX IF NOT EXISTS gen_due_at ON gen_due (due_at, delivery_id);
+     CREATE TABLE IF NOT EXISTS gen_secrets (
+         destination_id TEXT PRIMARY KEY, secret TEXT NOT NULL) WITHOUT ROWID;",
+];
+
+/// Brings this generation's tables up to date (in the caller's transaction).
+pub fn migrate(db: &Db) -> Result<(), StoreError> {
+    let done: usize = db
+        .meta(SCHEMA_KEY)?
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    for (n, sql) in MIGRATIONS.iter().enumerate().skip(done) {
+        db.conn().execute_batch(sql)?;
+        db.set_meta(SCHEMA_KEY, &(n + 1).to_string())?;
+    }
+    Ok(())
+}
+
+/// One record.
+pub fn get(db: &Db, kind: &str, id: &str) -> Result<Option<Value>, StoreError> {
+    let data: Option<String> = db
+        .conn()
+        .prepare_cached("SELECT data FROM gen_records WHERE kind = ?1 AND id = ?2")?
+        .query_row(params![kind, id], |r| r.get(0))
+        .optional()?;
+    data.map(|d| decode(kind, id, &d)).transpose()
+}
+
+/// Inserts or replaces a record (its `id` key names it).
+pub fn put(db: &Db, kind: &str, v: &Value) -> Result<(), StoreError> {
+    let id = v["id"].as_str().unwrap_or_default();
+    db.conn()
+        .prepare_cached(
+            "INSERT INTO gen_records (kind, id, data) VALUES (?1, ?2, ?3)
+             ON CONFLICT (kind, id) DO UPDATE SET data = excluded.data",
+        )?
+        .execute(params![kind, id, v.to_string()])?;
+    Ok(())
+}
+
+/// Deletes a record.
+pub fn delete(db: &Db, kind: &str, id: &str) -> Result<(), StoreError> {
+    db.conn()
+        .prepare_cached("DELETE FROM gen_records WHERE kind = ?1 AND id = ?2")?
+        .execute(params![kind, id])?;
+    Ok(())
+}
+
+/// A filter on a record's field: `json_extract(data, '$.field') IN (…)`.
+pub fn any_of(field: &str, values: Vec<String>) -> Option<(String, Vec<String>)> {
+    if values.is_empty() {
+        return None;
+    }
+    let marks = vec!["?"; values.len()].join(", ");
+    Some((
+        format!("json_extract(data, '$.{field}') IN ({marks})"),
+        values,
+    ))
+}
+
+/// One page of a kind's records matching `conditions`, decoded (one that does not decode is left
+/// out and logged).
+pub fn page(
+    db: &Db,
+    kind: &str,
+    mut conditions: Vec<(String, Vec<String>)>,
+    p: &ListParams,
+) -> Result<Page<Value>, StoreError> {
+    conditions.insert(0, ("kind = ?".into(), vec![kind.to_string()]));
+    let raw = db.page_where("gen_records", &conditions, p)?;
+    Ok(Page {
+        items: raw
+            .items
+            .iter()
+            .filter_map(|(id, data)| skip_bad(decode(kind, id, data)))
+            .collect(),
+        pagination: raw.pagination,
+    })
+}
+
+/// Every record of a kind whose `field` equals `value`, by id.
+pub fn all_with(db: &Db, kind: &str, field: &str, value: &str) -> Result<Vec<Value>, StoreError> {
+    let mut stmt = db.conn().prepare_cached(&format!(
+        "SELECT id, data FROM gen_records WHERE kind = ?1 AND json_extract(data, '$.{field}') = ?2
+         ORDER BY id"
+    ))?;
+    let rows = stmt.query_map(params![kind, value], |r| {
+        Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
+    })?;
+    let mut out = Vec::new();
+    for row in rows {
+        let (id, data) = row?;
+        if let Some(v) = skip_bad(decode(kind, &id, &data)) {
+            out.push(v);
+        }
+    }
+    Ok(out)
+}
+
+/// Every record of a kind, by id.
+pub fn all(db: &Db, kind: &str) -> Result<Vec<Value>, StoreError> {
+    let mut stmt = db
+        .conn()
+        .prepare_cached("SELECT id, data FROM gen_records WHERE kind = ?1 ORDER BY id")?;
+    let rows = stmt.query_map(params![kind], |r| {
+        Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
+    })?;
+    let mut out = Vec::new();
+    for row in rows {
+        let (id, data) = row?;
+        if let Some(v) = skip_bad(decode(kind, &id, &data)) {
+            out.push(v);
+        }
+    }
+    Ok(out)
+}
+
+/// Schedules a delivery's next attempt (unix ms), or takes it off the schedule.
+pub fn set_due(db: &Db, delivery_id: &str, due_at: Option<i64>) -> Result<(), StoreError> {
+    match due_at {
+        Some(at) => db
+            .conn()
+            .prepare_cached(
+                "INSERT INTO gen_due (delivery_id, due_at) VALUES (?1, ?2)
+                 ON CONFLICT (delivery_id) DO UPDATE SET due_at = excluded.due_at",
+            )?
+            .execute(params![delivery_id, at])?,
+        None => db
+            .conn()
+            .prepare_cached("DELETE FROM gen_due WHERE delivery_id = ?1")?
+            .execute(params![delivery_id])?,
+    };
+    Ok(())
+}
+
+/// Deliveries due (id, due time), and the next due time after them.
+pub type Due = (Vec<(String, i64)>, Option<i64>);
+
+/// Deliveries due by `now` (unix ms), soonest first, and the next due time after them.
+pub fn due(db: &Db, now: i64, limit: usize) -> Result<Due, StoreError> {
+    let mut stmt = db.conn().prepare_cached(
+        "SELECT delivery_id, due_at FROM gen_due WHERE due_at <= ?1 ORDER BY due_at LIMIT ?2",
+    )?;
+    let rows = stmt
+        .query_map(params![now, i64::try_from(limit).unwrap_or(64)], |r| {
+            Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?))
+        })?
+        .collect::<Result<Vec<_>, _>>()?;
+    let next: Option<i64> = db
+        .conn()
+        .prepare_cached("SELECT MIN(due_at) FROM gen_due WHERE due_at > ?1")?
+        .query_row(params![now], |r| r.get(0))?;
+    Ok((rows, next))
+}
+
+/// Claims a due delivery for one attempt: its due time moves to `lease_until` only if it is still
+/// `due_at` (so one attempt per due time, and a crash retries it after the lease).
+pub fn claim(
+    db: &Db,
+    delivery_id: &str,
+    due_at: i64,
+    lease_until: i64,
+) -> Result<bool, StoreError> {
+    let n = db
+        .conn()
+        .prepare_cached("UPDATE gen_due SET due_at = ?3 WHERE delivery_id = ?1 AND due_at = ?2")?
+        .execute(params![delivery_id, due_at, lease_until])?;
+    Ok(n == 1)
+}
+
+/// A destination's signing secret.
+pub fn secret(db: &Db, destination_id: &str) -> Result<Option<String>, StoreError> {
+    Ok(db
+        .conn()
+        .prepare_cached("SELECT secret FROM gen_secrets WHERE destination_id = ?1")?
+        .query_row(params![destination_id], |r| r.get(0))
+        .optional()?)
+}
+
+/// Sets a destination's signing secret (the old one stops at once).
+pub fn set_secret(db: &Db, destination_id: &str, secret: &str) -> Result<(), StoreError> {
+    db.conn()
+        .prepare_cached(
+            "INSERT INTO gen_secrets (destination_id, secret) VALUES (?1, ?2)
+             ON CONFLICT (destination_id) DO UPDATE SET secret = excluded.secret",
+        )?
+        .execute(params![destination_id, secret])?;
+    Ok(())
+}
+
+/// The newest id of each kind (ids of one kind share their prefix, so the largest is the newest):
+/// the id clock starts after them, whatever the wall clock says after a restart.
+pub fn newest_ids(db: &Db) -> Result<Vec<String>, StoreError> {
+    let mut stmt = db
+        .conn()
+        .prepare("SELECT MAX(id) FROM gen_records GROUP BY kind")?;
+    let rows = stmt.query_map([], |r| r.get::<_, String>(0))?;
+    Ok(rows.collect::<Result<Vec<_>, _>>()?)
+}

@@ -1,0 +1,206 @@
+//! Every route of the generation declared once — method, path, handler and what the OpenAPI
+//! document and the introspection routes say of it — and the router built from that table.
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::{Extension, RawPathParams, RawQuery, State};
+use axum::http::Method;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{MethodFilter, on};
+use futures::future::BoxFuture;
+use serde_json::Value;
+
+use super::Gen;
+use super::wire::{Answer, Fail, Req, Version};
+use crate::service::paging::parse_pairs;
+
+/// A handler: the shared state and the request's parts in, a JSON answer out.
+pub type Handler = fn(Gen, Req) -> BoxFuture<'static, Answer>;
+
+/// Wraps an `async fn(Gen, Req) -> Answer` as a [`Handler`].
+macro_rules! handler {
+    ($f:path) => {
+        |g, r| Box::pin($f(g, r))
+    };
+}
+pub(crate) use handler;
+
+/// One query parameter a route reads: its name, JSON type and description.
+pub type Query = (&'static str, &'static str, &'static str);
+
+/// One route of the generation.
+pub struct Route {
+    /// GET, POST, PATCH or DELETE.
+    pub method: Method,
+    /// The path, with `{name}` parameters.
+    pub path: &'static str,
+    /// The operation's id (OpenAPI) and SDK-like name.
+    pub op: &'static str,
+    /// The controller (OpenAPI tag, introspection controller).
+    pub area: &'static str,
+    /// What it does, one line.
+    pub summary: &'static str,
+    /// Listed by the dashboard version only (teams, access policies).
+    pub dashboard_only: bool,
+    /// The query parameters besides paging (and whether it pages at all).
+    pub query: &'static [Query],
+    /// Whether it is a paged list.
+    pub paged: bool,
+    /// The request body's schema, when it takes one.
+    pub body: Option<fn() -> Value>,
+    /// The answer's schema.
+    pub output: fn() -> Value,
+    /// What answers it.
+    pub handler: Handler,
+}
+
+impl Route {
+    /// A route with no query, no body.
+    pub fn new(
+        method: Method,
+        path: &'static str,
+        op: &'static str,
+        area: &'static str,
+        summary: &'static str,
+        output: fn() -> Value,
+        handler: Handler,
+    ) -> Self {
+        Self {
+            method,
+            path,
+            op,
+            area,
+            summary,
+            dashboard_only: false,
+            query: &[],
+            paged: false,
+            body: None,
+            output,
+            handler,
+        }
+    }
+
+    /// A paged list with these filters.
+    pub fn list(mut self, query: &'static [Query]) -> Self {
+        self.paged = true;
+        self.query = query;
+        self
+    }
+
+    /// Query parameters of a route that does not page.
+    pub fn query(mut self, query: &'static [Query]) -> Self {
+        self.query = query;
+        self
+    }
+
+    /// Takes a JSON body of this schema.
+    pub fn body(mut self, schema: fn() -> Value) -> Self {
+        self.body = Some(schema);
+        self
+    }
+
+    /// Only the dashboard version lists it.
+    pub fn dashboard_only(mut self) -> Self {
+        self.dashboard_only = true;
+        self
+    }
+
+    /// Whether a version lists this route.
+    pub fn served_in(&self, v: Version) -> bool {
+        v == Version::Dashboard || !self.dashboard_only
+    }
+
+    /// The path with `:name` placeholders, as introspection writes it.
+    pub fn colon_path(&self) -> String {
+        self.path.replace('{', ":").replace('}', "")
+    }
+}
+
+/// Every route of the generation, area by area.
+pub fn routes() -> Vec<Route> {
+    let mut all = Vec::new();
+    all.extend(super::teams::routes());
+    all.extend(super::imports::routes());
+    all.extend(super::callbacks::routes());
+    all.extend(super::destinations::routes());
+    all.extend(super::listeners::routes());
+    all.extend(super::deliveries::routes());
+    all.extend(super::introspect::routes());
+    all
+}
+
+fn filter(m: &Method) -> MethodFilter {
+    match *m {
+        Method::POST => MethodFilter::POST,
+        Method::PATCH => MethodFilter::PATCH,
+        Method::DELETE => MethodFilter::DELETE,
+        Method::PUT => MethodFilter::PUT,
+        _ => MethodFilter::GET,
+    }
+}
+
+/// Runs a handler on a request's parts.
+async fn answer(
+    g: Gen,
+    h: Handler,
+    params: RawPathParams,
+    query: Option<String>,
+    version: Version,
+    body: Bytes,
+    needs_body: bool,
+) -> Response {
+    let body = if body.is_empty() {
+        if needs_body {
+            let mut f = Fail::invalid(vec![crate::service::errors::issue(
+                "invalid_type",
+                "Invalid input, expected object, received undefined",
+                &[],
+            )]);
+            f.0.message = "The request body is missing.".into();
+            return f.into_response();
+        }
+        None
+    } else {
+        match serde_json::from_slice::<Value>(&body) {
+            Ok(v) => Some(v),
+            Err(_) => {
+                let mut f = Fail::bad_request("The request body is not valid JSON");
+                f.0.reason = Some("invalid_json_body".into());
+                return f.into_response();
+            }
+        }
+    };
+    let req = Req {
+        params: params.iter().map(|(_, v)| v.to_string()).collect(),
+        pairs: parse_pairs(query.as_deref()),
+        body,
+        version,
+    };
+    match h(g, req).await {
+        Ok(v) => axum::Json(v).into_response(),
+        Err(f) => f.into_response(),
+    }
+}
+
+/// The table as an axum router (the frame and fallbacks are added by the caller).
+pub fn router() -> Router<Gen> {
+    let mut r = Router::new();
+    for route in routes() {
+        let h = route.handler;
+        let needs_body = route.body.is_some();
+        r = r.route(
+            route.path,
+            on(
+                filter(&route.method),
+                move |State(g): State<Gen>,
+                      params: RawPathParams,
+                      RawQuery(q): RawQuery,
+                      version: Option<Extension<Version>>,
+                      body: Bytes| async move {
+                    let v = version.map_or(Version::Dashboard, |Extension(v)| v);
+                    answer(g, h, params, q, v, body, needs_body).await
+                },
+            ),
+        );
+    }
+    r
+}
