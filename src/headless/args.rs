@@ -59,7 +59,9 @@ impl Resource {
                     | DestinationsCmd::Stats { .. }
             ),
             Resource::Notifications(NotificationsCmd::Retry { .. }) => true,
-            Resource::Listeners(c) => !matches!(c, ListenersCmd::List { .. } | ListenersCmd::Get { .. }),
+            Resource::Listeners(c) => {
+                !matches!(c, ListenersCmd::List { .. } | ListenersCmd::Get { .. })
+            }
             Resource::Callbacks(_)
             | Resource::Notifications(_)
             | Resource::Members(_)
@@ -235,7 +237,12 @@ pub enum ListenersCmd {
         #[arg(long = "event-type", value_name = "T")]
         event_types: Vec<String>,
         /// A callback whose triggers it listens to.
-        #[arg(long, value_name = "ID", conflicts_with = "provider", requires = "triggers")]
+        #[arg(
+            long,
+            value_name = "ID",
+            conflicts_with = "provider",
+            requires = "triggers"
+        )]
         callback: Option<String>,
         /// A provider whose triggers it listens to.
         #[arg(long, value_name = "ID", requires = "triggers")]

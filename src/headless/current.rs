@@ -127,7 +127,9 @@ fn lacking_on_current(cmd: &Resource) -> Option<&'static str> {
             | TeamsCmd::Update { .. }
             | TeamsCmd::AddMember { .. }
             | TeamsCmd::RemoveMember { .. },
-        ) => "Switchboard changes a team here only by its access policies (assign-policy, remove-policy)",
+        ) => {
+            "Switchboard changes a team here only by its access policies (assign-policy, remove-policy)"
+        }
         Resource::Imports(ImportsCmd::Update { .. }) => {
             "an import cannot be changed here; import again"
         }
@@ -149,7 +151,9 @@ fn lacking_on_current(cmd: &Resource) -> Option<&'static str> {
             | NotificationsCmd::Wait(_)
             | NotificationsCmd::Diff(_)
             | NotificationsCmd::Forward(_),
-        ) => "Switchboard does not offer this verb on deliveries yet (notifications retry asks the platform to deliver again)",
+        ) => {
+            "Switchboard does not offer this verb on deliveries yet (notifications retry asks the platform to deliver again)"
+        }
         Resource::Notifications(NotificationsCmd::List { watch, scan, .. })
             if watch.watch || scan.count || !scan.event_types.is_empty() =>
         {
@@ -185,10 +189,14 @@ fn check_ids(cmd: &Resource) -> Result<(), HeadlessError> {
         )
         | Resource::Notifications(NotificationsCmd::Get { id } | NotificationsCmd::Retry { id })
         | Resource::Listeners(
-            ListenersCmd::Get { id } | ListenersCmd::Update { id, .. } | ListenersCmd::Delete { id, .. },
+            ListenersCmd::Get { id }
+            | ListenersCmd::Update { id, .. }
+            | ListenersCmd::Delete { id, .. },
         )
         | Resource::Events(EventsCmd::Get { id }) => vec![id],
-        Resource::Teams(TeamsCmd::AssignPolicy { id, policy } | TeamsCmd::RemovePolicy { id, policy }) => {
+        Resource::Teams(
+            TeamsCmd::AssignPolicy { id, policy } | TeamsCmd::RemovePolicy { id, policy },
+        ) => {
             vec![id, policy]
         }
         Resource::Destinations(DestinationsCmd::Op(o)) => match o {
@@ -229,7 +237,9 @@ pub async fn route(client: &Client, cmd: &Resource) -> Result<Route, HeadlessErr
     let generation = chosen.as_ref().and_then(|c| c.generation);
     let detection = client.detection().await;
     let served = || match (&chosen, &detection) {
-        (Some(c), _) if c.generation.is_some() => c.generation.map(|g| g.to_string()).unwrap_or_default(),
+        (Some(c), _) if c.generation.is_some() => {
+            c.generation.map(|g| g.to_string()).unwrap_or_default()
+        }
         (_, Some(d)) => crate::api::detect::served(d),
         _ => "pulsar".into(),
     };
@@ -249,7 +259,9 @@ pub async fn route(client: &Client, cmd: &Resource) -> Result<Route, HeadlessErr
         },
         (Some(g @ Generation::CallbackDestinations), _) => match (area, lacking_on_current(cmd)) {
             (Area::Teams | Area::Imports, None) => Ok(Route::Current),
-            (Area::Teams | Area::Imports, Some(why)) => refuse(format!("{} on {g}: {why}.", verb(cmd))),
+            (Area::Teams | Area::Imports, Some(why)) => {
+                refuse(format!("{} on {g}: {why}.", verb(cmd)))
+            }
             _ => refuse(format!(
                 "{} is not offered against callback-destinations yet; this deployment serves {g}.",
                 verb(cmd)
@@ -472,7 +484,10 @@ async fn list(
         }
     } else {
         let req = build(&args.query());
-        let raw = client.send(&req).await.map_err(|e| keyed(client, &req, e))?;
+        let raw = client
+            .send(&req)
+            .await
+            .map_err(|e| keyed(client, &req, e))?;
         let page: Page<Value> = crate::api::client::decode(raw.status, &raw.body)?;
         if !out.table() {
             return if ndjson {
@@ -573,7 +588,9 @@ fn delivery_status(s: &crate::api::model::NotificationStatus) -> String {
 /// The API's, usage errors, [`HeadlessError::Outcome`] exit 5 for a ping past its timeout.
 pub async fn run(client: &Client, out: &Output, cmd: Resource) -> Result<(), HeadlessError> {
     match cmd {
-        Resource::Teams(TeamsCmd::List(l)) => list(client, out, &l, TEAMS, ApiRequest::list_teams).await,
+        Resource::Teams(TeamsCmd::List(l)) => {
+            list(client, out, &l, TEAMS, ApiRequest::list_teams).await
+        }
         Resource::Teams(TeamsCmd::Get { id }) => {
             one(out, &send(client, &ApiRequest::get_team(&id)).await?, TEAMS)
         }
@@ -592,29 +609,50 @@ pub async fn run(client: &Client, out: &Output, cmd: Resource) -> Result<(), Hea
         }
         Resource::Policies(PoliciesCmd::Get { id }) => {
             let policy = policy_id(client, &id).await?;
-            one(out, &send(client, &ApiRequest::get_access_policy(&policy)).await?, POLICIES)
+            one(
+                out,
+                &send(client, &ApiRequest::get_access_policy(&policy)).await?,
+                POLICIES,
+            )
         }
         Resource::Imports(ImportsCmd::List(l)) => {
             let f = crate::api::model::AuthImportFilter::default();
-            list(client, out, &l, IMPORTS, |q| ApiRequest::list_auth_imports(q, &f)).await
+            list(client, out, &l, IMPORTS, |q| {
+                ApiRequest::list_auth_imports(q, &f)
+            })
+            .await
         }
-        Resource::Imports(ImportsCmd::Get { id }) => {
-            one(out, &send(client, &ApiRequest::get_auth_import(&id)).await?, IMPORTS)
-        }
+        Resource::Imports(ImportsCmd::Get { id }) => one(
+            out,
+            &send(client, &ApiRequest::get_auth_import(&id)).await?,
+            IMPORTS,
+        ),
         Resource::Callbacks(CallbacksCmd::List(l)) => {
             let f = IntegrationCallbackFilter::default();
-            list(client, out, &l, CALLBACKS, |q| ApiRequest::list_integration_callbacks(q, &f)).await
+            list(client, out, &l, CALLBACKS, |q| {
+                ApiRequest::list_integration_callbacks(q, &f)
+            })
+            .await
         }
-        Resource::Callbacks(CallbacksCmd::Get { id }) => {
-            one(out, &send(client, &ApiRequest::get_callback(&id)).await?, CALLBACKS)
-        }
-        Resource::Callbacks(CallbacksCmd::Events { list: l, callbacks, statuses }) => {
+        Resource::Callbacks(CallbacksCmd::Get { id }) => one(
+            out,
+            &send(client, &ApiRequest::get_callback(&id)).await?,
+            CALLBACKS,
+        ),
+        Resource::Callbacks(CallbacksCmd::Events {
+            list: l,
+            callbacks,
+            statuses,
+        }) => {
             let f = CallbackEventFilter {
                 callback_ids: callbacks,
                 statuses,
                 ..CallbackEventFilter::default()
             };
-            list(client, out, &l, CALLBACK_EVENTS, |q| ApiRequest::list_callback_events(q, &f)).await
+            list(client, out, &l, CALLBACK_EVENTS, |q| {
+                ApiRequest::list_callback_events(q, &f)
+            })
+            .await
         }
         Resource::Callbacks(CallbacksCmd::Instances { list: l, callbacks }) => {
             list(client, out, &l, CALLBACK_INSTANCES, |q| {
@@ -627,7 +665,10 @@ pub async fn run(client: &Client, out: &Output, cmd: Resource) -> Result<(), Hea
                 callback_ids: callbacks,
                 ..EventDestinationFilter::default()
             };
-            list(client, out, &l, DESTINATIONS, |q| ApiRequest::list_event_destinations(q, &f)).await
+            list(client, out, &l, DESTINATIONS, |q| {
+                ApiRequest::list_event_destinations(q, &f)
+            })
+            .await
         }
         Resource::Destinations(DestinationsCmd::Get { id }) => one(
             out,
@@ -635,32 +676,49 @@ pub async fn run(client: &Client, out: &Output, cmd: Resource) -> Result<(), Hea
             DESTINATIONS,
         ),
         Resource::Destinations(DestinationsCmd::Archive { id, yes }) => {
-            ask(yes, "archive a destination", &format!(
-                "Archive destination {}? Its pending and retrying deliveries are cancelled.",
-                super::output::clean(&id)
-            ))?;
+            ask(
+                yes,
+                "archive a destination",
+                &format!(
+                    "Archive destination {}? Its pending and retrying deliveries are cancelled.",
+                    super::output::clean(&id)
+                ),
+            )?;
             let d = send(client, &ApiRequest::archive_event_destination(&id)).await?;
             one(out, &d, DESTINATIONS)
         }
         Resource::Destinations(DestinationsCmd::RotateSecret { id, yes }) => {
-            ask(yes, "rotate a signing secret", &format!(
-                "Rotate the signing secret of {}? The old one stops at once: its receiver fails until it has the new one.",
-                super::output::clean(&id)
-            ))?;
+            ask(
+                yes,
+                "rotate a signing secret",
+                &format!(
+                    "Rotate the signing secret of {}? The old one stops at once: its receiver fails until it has the new one.",
+                    super::output::clean(&id)
+                ),
+            )?;
             let d = send(client, &ApiRequest::rotate_event_destination_secret(&id)).await?;
             rotated(out, &d)
         }
         Resource::Destinations(DestinationsCmd::Ping { id, timeout }) => {
             ping(client, out, &id, timeout).await
         }
-        Resource::Notifications(NotificationsCmd::List { list: l, destinations, events, scan, .. }) => {
+        Resource::Notifications(NotificationsCmd::List {
+            list: l,
+            destinations,
+            events,
+            scan,
+            ..
+        }) => {
             let f = DeliveryFilter {
                 statuses: scan.statuses.iter().map(delivery_status).collect(),
                 event_ids: events,
                 event_destination_ids: destinations,
                 ..DeliveryFilter::default()
             };
-            list(client, out, &l, DELIVERIES, |q| ApiRequest::list_deliveries(q, &f)).await
+            list(client, out, &l, DELIVERIES, |q| {
+                ApiRequest::list_deliveries(q, &f)
+            })
+            .await
         }
         Resource::Notifications(NotificationsCmd::Get { id }) => {
             let d = send(client, &ApiRequest::get_delivery(&id)).await?;
@@ -670,16 +728,25 @@ pub async fn run(client: &Client, out: &Output, cmd: Resource) -> Result<(), Hea
             let d = send(client, &ApiRequest::retry_delivery(&id)).await?;
             one(out, &d, DELIVERIES)
         }
-        Resource::Listeners(ListenersCmd::List { list: l, destinations, instances }) => {
+        Resource::Listeners(ListenersCmd::List {
+            list: l,
+            destinations,
+            instances,
+        }) => {
             let f = ListenerFilter {
                 event_destination_ids: destinations,
                 instance_ids: instances,
             };
-            list(client, out, &l, LISTENERS, |q| ApiRequest::list_listeners(q, &f)).await
+            list(client, out, &l, LISTENERS, |q| {
+                ApiRequest::list_listeners(q, &f)
+            })
+            .await
         }
-        Resource::Listeners(ListenersCmd::Get { id }) => {
-            one(out, &send(client, &ApiRequest::get_listener(&id)).await?, LISTENERS)
-        }
+        Resource::Listeners(ListenersCmd::Get { id }) => one(
+            out,
+            &send(client, &ApiRequest::get_listener(&id)).await?,
+            LISTENERS,
+        ),
         Resource::Listeners(ListenersCmd::Create {
             destination,
             instance,
@@ -692,27 +759,56 @@ pub async fn run(client: &Client, out: &Output, cmd: Resource) -> Result<(), Hea
             let b = CreateListener {
                 instance_id: instance,
                 event_destination_id: destination,
-                kind: if events { ListenerType::Event } else { ListenerType::Callback },
+                kind: if events {
+                    ListenerType::Event
+                } else {
+                    ListenerType::Callback
+                },
                 event_types: events.then_some(event_types),
                 callback_id: callback,
                 provider_id: provider,
                 triggers: (!triggers.is_empty()).then_some(triggers),
                 chat_connection_id: None,
             };
-            one(out, &send(client, &ApiRequest::create_listener(&b)).await?, LISTENERS)
+            one(
+                out,
+                &send(client, &ApiRequest::create_listener(&b)).await?,
+                LISTENERS,
+            )
         }
-        Resource::Listeners(ListenersCmd::Update { id, event_types, triggers }) => {
+        Resource::Listeners(ListenersCmd::Update {
+            id,
+            event_types,
+            triggers,
+        }) => {
             let b = UpdateListener {
                 event_types: (!event_types.is_empty()).then_some(event_types),
                 triggers: (!triggers.is_empty()).then_some(triggers),
             };
-            one(out, &send(client, &ApiRequest::update_listener(&id, &b)).await?, LISTENERS)
+            one(
+                out,
+                &send(client, &ApiRequest::update_listener(&id, &b)).await?,
+                LISTENERS,
+            )
         }
         Resource::Listeners(ListenersCmd::Delete { id, yes }) => {
-            ask(yes, "delete", &format!("Delete listener {}?", super::output::clean(&id)))?;
-            one(out, &send(client, &ApiRequest::delete_listener(&id)).await?, LISTENERS)
+            ask(
+                yes,
+                "delete",
+                &format!("Delete listener {}?", super::output::clean(&id)),
+            )?;
+            one(
+                out,
+                &send(client, &ApiRequest::delete_listener(&id)).await?,
+                LISTENERS,
+            )
         }
-        Resource::Events(EventsCmd::List { list: l, event_types, callbacks, sources }) => {
+        Resource::Events(EventsCmd::List {
+            list: l,
+            event_types,
+            callbacks,
+            sources,
+        }) => {
             let f = EventFilter {
                 event_types,
                 callback_ids: callbacks,
@@ -721,9 +817,11 @@ pub async fn run(client: &Client, out: &Output, cmd: Resource) -> Result<(), Hea
             };
             list(client, out, &l, EVENTS, |q| ApiRequest::list_events(q, &f)).await
         }
-        Resource::Events(EventsCmd::Get { id }) => {
-            one(out, &send(client, &ApiRequest::get_event(&id)).await?, EVENTS)
-        }
+        Resource::Events(EventsCmd::Get { id }) => one(
+            out,
+            &send(client, &ApiRequest::get_event(&id)).await?,
+            EVENTS,
+        ),
         // `route` sends no other command here.
         other => Err(HeadlessError::Usage(format!(
             "{} is not offered on this generation.",
@@ -779,7 +877,9 @@ async fn ping(
     let mut d = first;
     loop {
         let attempted = d.get("attempt_count").and_then(Value::as_u64).unwrap_or(0) > 0
-            || d.get("attempts").and_then(Value::as_array).is_some_and(|a| !a.is_empty());
+            || d.get("attempts")
+                .and_then(Value::as_array)
+                .is_some_and(|a| !a.is_empty());
         let finished = matches!(
             d.get("status").and_then(Value::as_str),
             Some("delivered" | "failed" | "cancelled")
@@ -798,7 +898,10 @@ async fn ping(
             });
         }
         // Polled within the timeout: the platform offers no way to be told.
-        tokio::time::sleep(Duration::from_millis(250).min(timeout.saturating_sub(started.elapsed()))).await;
+        tokio::time::sleep(
+            Duration::from_millis(250).min(timeout.saturating_sub(started.elapsed())),
+        )
+        .await;
         d = send(client, &ApiRequest::get_delivery(&delivery_id)).await?;
     }
 }

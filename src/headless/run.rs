@@ -29,14 +29,16 @@ pub async fn run(
     let p = Printer { client, out };
     let refused = super::current::not_on_pulsar(&cmd);
     match cmd {
-        Resource::Teams(c @ (TeamsCmd::List(_)
-        | TeamsCmd::Get { .. }
-        | TeamsCmd::Create { .. }
-        | TeamsCmd::Update { .. }
-        | TeamsCmd::SetProject { .. }
-        | TeamsCmd::RemoveProject { .. }
-        | TeamsCmd::AddMember { .. }
-        | TeamsCmd::RemoveMember { .. })) => teams(&p, c).await,
+        Resource::Teams(
+            c @ (TeamsCmd::List(_)
+            | TeamsCmd::Get { .. }
+            | TeamsCmd::Create { .. }
+            | TeamsCmd::Update { .. }
+            | TeamsCmd::SetProject { .. }
+            | TeamsCmd::RemoveProject { .. }
+            | TeamsCmd::AddMember { .. }
+            | TeamsCmd::RemoveMember { .. }),
+        ) => teams(&p, c).await,
         Resource::Imports(c) => imports(&p, c).await,
         Resource::Callbacks(CallbacksCmd::List(l)) => {
             p.list::<Callback>(&l, ApiRequest::list_callbacks).await

@@ -129,26 +129,116 @@ const fn write(
 
 /// The tools only the newer generations serve.
 pub const TOOLS: &[ToolDef] = &[
-    read("list_access_policies", "List the organization's access policies (event-destinations, callback-destinations).", page, &[]),
-    read("get_access_policy", "One access policy by id.", id_only, &["id"]),
-    read("list_callback_events", "List the events callbacks received, with their status (event-destinations).", callback_events, &[]),
-    read("list_listeners", "List event destination listeners: which deliveries each destination gets (event-destinations).", listener_page, &[]),
+    read(
+        "list_access_policies",
+        "List the organization's access policies (event-destinations, callback-destinations).",
+        page,
+        &[],
+    ),
+    read(
+        "get_access_policy",
+        "One access policy by id.",
+        id_only,
+        &["id"],
+    ),
+    read(
+        "list_callback_events",
+        "List the events callbacks received, with their status (event-destinations).",
+        callback_events,
+        &[],
+    ),
+    read(
+        "list_listeners",
+        "List event destination listeners: which deliveries each destination gets (event-destinations).",
+        listener_page,
+        &[],
+    ),
     read("get_listener", "One listener.", id_only, &["id"]),
-    read("list_events", "List the organization's events (event-destinations).", event_page, &[]),
+    read(
+        "list_events",
+        "List the organization's events (event-destinations).",
+        event_page,
+        &[],
+    ),
     read("get_event", "One event with its payload.", id_only, &["id"]),
-    read("list_deliveries", "List event deliveries (event-destinations), the status filtered by the platform.", delivery_page, &[]),
-    read("get_delivery", "One delivery with its attempts (without bodies).", id_only, &["id"]),
-    read("list_delivery_attempts", "List delivery attempts (event-destinations).", attempt_page, &[]),
-    read("get_delivery_attempt", "One attempt with the request sent and the response (secret headers masked).", id_only, &["id"]),
-    write("assign_team_policy", "Give a team a custom access policy (only with writes allowed).", team_policy, &["id", "policy_id"]),
-    write("remove_team_policy", "Take an access policy from a team (only with writes allowed).", team_policy, &["id", "policy_id"]),
-    write("retry_delivery", "Ask the platform to deliver a finished delivery again: one attempt at once, then its destination's policy (only with writes allowed).", id_only, &["id"]),
-    write("ping_destination", "Send a test event to an event destination through the platform; returns the delivery (only with writes allowed).", id_only, &["id"]),
-    write("rotate_destination_secret", "Give an event destination a new signing secret; the old one stops at once and its receiver fails until updated (only with writes allowed; the secret is masked here).", id_only, &["id"]),
-    write("archive_destination", "Archive an event destination: its pending and retrying deliveries are cancelled (only with writes allowed).", id_only, &["id"]),
-    write("create_listener", "Create a listener binding an event destination to an instance's event types or triggers (only with writes allowed).", listener_create, &["destination_id", "instance_id"]),
-    write("update_listener", "Change a listener's event types or triggers (only with writes allowed).", listener_update, &["id"]),
-    write("delete_listener", "Delete a listener (only with writes allowed).", id_only, &["id"]),
+    read(
+        "list_deliveries",
+        "List event deliveries (event-destinations), the status filtered by the platform.",
+        delivery_page,
+        &[],
+    ),
+    read(
+        "get_delivery",
+        "One delivery with its attempts (without bodies).",
+        id_only,
+        &["id"],
+    ),
+    read(
+        "list_delivery_attempts",
+        "List delivery attempts (event-destinations).",
+        attempt_page,
+        &[],
+    ),
+    read(
+        "get_delivery_attempt",
+        "One attempt with the request sent and the response (secret headers masked).",
+        id_only,
+        &["id"],
+    ),
+    write(
+        "assign_team_policy",
+        "Give a team a custom access policy (only with writes allowed).",
+        team_policy,
+        &["id", "policy_id"],
+    ),
+    write(
+        "remove_team_policy",
+        "Take an access policy from a team (only with writes allowed).",
+        team_policy,
+        &["id", "policy_id"],
+    ),
+    write(
+        "retry_delivery",
+        "Ask the platform to deliver a finished delivery again: one attempt at once, then its destination's policy (only with writes allowed).",
+        id_only,
+        &["id"],
+    ),
+    write(
+        "ping_destination",
+        "Send a test event to an event destination through the platform; returns the delivery (only with writes allowed).",
+        id_only,
+        &["id"],
+    ),
+    write(
+        "rotate_destination_secret",
+        "Give an event destination a new signing secret; the old one stops at once and its receiver fails until updated (only with writes allowed; the secret is masked here).",
+        id_only,
+        &["id"],
+    ),
+    write(
+        "archive_destination",
+        "Archive an event destination: its pending and retrying deliveries are cancelled (only with writes allowed).",
+        id_only,
+        &["id"],
+    ),
+    write(
+        "create_listener",
+        "Create a listener binding an event destination to an instance's event types or triggers (only with writes allowed).",
+        listener_create,
+        &["destination_id", "instance_id"],
+    ),
+    write(
+        "update_listener",
+        "Change a listener's event types or triggers (only with writes allowed).",
+        listener_update,
+        &["id"],
+    ),
+    write(
+        "delete_listener",
+        "Delete a listener (only with writes allowed).",
+        id_only,
+        &["id"],
+    ),
 ];
 
 /// Every argument the new tools take (held to the tool's schema first).
@@ -261,7 +351,11 @@ pub async fn route(
     }
 }
 
-async fn run(client: &Client, def: &ToolDef, args: &Map<String, Value>) -> Result<Value, ToolError> {
+async fn run(
+    client: &Client,
+    def: &ToolDef,
+    args: &Map<String, Value>,
+) -> Result<Value, ToolError> {
     let a: Args = serde_json::from_value(Value::Object(args.clone()))
         .map_err(|e| usage(format!("arguments: {e}")))?;
     let req = match def.name {
@@ -356,12 +450,13 @@ async fn run(client: &Client, def: &ToolDef, args: &Map<String, Value>) -> Resul
         "create_listener" => {
             let events = !a.event_types.is_empty();
             if !events && a.triggers.is_empty() {
-                return Err(usage("give event_types, or triggers with callback_id or provider_id"));
+                return Err(usage(
+                    "give event_types, or triggers with callback_id or provider_id",
+                ));
             }
             ApiRequest::create_listener(&CreateListener {
                 instance_id: Args::need(&a.instance_id, "instance_id")?.to_string(),
-                event_destination_id: Args::need(&a.destination_id, "destination_id")?
-                    .to_string(),
+                event_destination_id: Args::need(&a.destination_id, "destination_id")?.to_string(),
                 kind: if events {
                     ListenerType::Event
                 } else {

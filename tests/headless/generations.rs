@@ -115,7 +115,11 @@ fn ids(v: &Value) -> Vec<String> {
 async fn reads_print_the_platforms_objects_and_tables() {
     let ed = service(Generation::EventDestinations).await;
     for (args, object, prefix) in [
-        (&["-o", "json", "teams", "list"][..], "management.team", "tm"),
+        (
+            &["-o", "json", "teams", "list"][..],
+            "management.team",
+            "tm",
+        ),
         (
             &["-o", "json", "policies", "list"],
             "management.access_policy",
@@ -149,20 +153,31 @@ async fn reads_print_the_platforms_objects_and_tables() {
         assert_eq!(out.code, 0, "{args:?}: {out:?}");
         let page = out.json();
         let items = page["items"].as_array().cloned().unwrap_or_default();
-        assert!(!items.is_empty(), "{args:?}: the demo seed has some: {page}");
+        assert!(
+            !items.is_empty(),
+            "{args:?}: the demo seed has some: {page}"
+        );
         if !object.is_empty() {
             assert_eq!(items[0]["object"], object, "{args:?}");
             assert!(
-                items[0]["id"].as_str().unwrap_or_default().starts_with(prefix),
+                items[0]["id"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .starts_with(prefix),
                 "{args:?}: {}",
                 items[0]["id"]
             );
         }
     }
     // A get prints the object, and a table its columns.
-    let deliveries = ed.run(&["-o", "json", "notifications", "list"]).await.json();
+    let deliveries = ed
+        .run(&["-o", "json", "notifications", "list"])
+        .await
+        .json();
     let first = ids(&deliveries).first().cloned().expect("a delivery");
-    let one = ed.run(&["-o", "json", "notifications", "get", &first]).await;
+    let one = ed
+        .run(&["-o", "json", "notifications", "get", &first])
+        .await;
     assert_eq!(one.code, 0, "{one:?}");
     assert_eq!(one.json()["id"], first.as_str());
     let table = ed.run(&["-o", "table", "destinations", "list"]).await;
@@ -173,7 +188,15 @@ async fn reads_print_the_platforms_objects_and_tables() {
     }
     assert!(table.stdout.contains("evtd_"), "{}", table.stdout);
     let teams = ed.run(&["-o", "table", "teams", "list"]).await;
-    assert!(teams.stdout.lines().next().unwrap_or_default().contains("POLICIES"), "{teams:?}");
+    assert!(
+        teams
+            .stdout
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .contains("POLICIES"),
+        "{teams:?}"
+    );
     ed.svc.shutdown().await;
 }
 
@@ -181,12 +204,24 @@ async fn reads_print_the_platforms_objects_and_tables() {
 async fn the_status_filter_is_the_platforms() {
     let ed = service(Generation::EventDestinations).await;
     let out = ed
-        .run(&["-o", "json", "notifications", "list", "--status", "failed", "--limit", "100"])
+        .run(&[
+            "-o",
+            "json",
+            "notifications",
+            "list",
+            "--status",
+            "failed",
+            "--limit",
+            "100",
+        ])
         .await;
     assert_eq!(out.code, 0, "{out:?}");
     let page = out.json();
     let items = page["items"].as_array().cloned().unwrap_or_default();
-    assert!(!items.is_empty(), "the seed has failed deliveries among the newest");
+    assert!(
+        !items.is_empty(),
+        "the seed has failed deliveries among the newest"
+    );
     assert!(items.iter().all(|d| d["status"] == "failed"), "{page}");
     ed.svc.shutdown().await;
 }
@@ -196,14 +231,25 @@ async fn verbs_a_generation_lacks_exit_2_with_one_sentence() {
     let ed = service(Generation::EventDestinations).await;
     for (args, said) in [
         (
-            &["teams", "set-project", "tm_x", "--project", "p", "--role", "r"][..],
+            &[
+                "teams",
+                "set-project",
+                "tm_x",
+                "--project",
+                "p",
+                "--role",
+                "r",
+            ][..],
             "access policies",
         ),
         (
             &["imports", "update", "paci_x", "--note", "n"],
             "import again",
         ),
-        (&["destinations", "delete", "evtd_x", "--yes"], "use archive"),
+        (
+            &["destinations", "delete", "evtd_x", "--yes"],
+            "use archive",
+        ),
     ] {
         let out = ed.run(args).await;
         assert_eq!(out.code, 2, "{args:?}: {out:?}");
@@ -241,7 +287,14 @@ async fn verbs_a_generation_lacks_exit_2_with_one_sentence() {
 async fn a_pin_chooses_the_verbs_and_help_asks_nothing() {
     let ed = service(Generation::EventDestinations).await;
     let out = ed
-        .run(&["--generation", "event-destinations", "-o", "json", "listeners", "list"])
+        .run(&[
+            "--generation",
+            "event-destinations",
+            "-o",
+            "json",
+            "listeners",
+            "list",
+        ])
         .await;
     assert_eq!(out.code, 0, "{out:?}");
     let help = ed.run(&["listeners", "--help"]).await;
@@ -264,7 +317,9 @@ async fn writes_reach_the_platforms_operations() {
         .expect("a custom policy");
     let slug = custom["slug"].as_str().unwrap_or_default();
     let id = custom["id"].as_str().unwrap_or_default();
-    let out = ed.run(&["-o", "json", "teams", "assign-policy", &team, slug]).await;
+    let out = ed
+        .run(&["-o", "json", "teams", "assign-policy", &team, slug])
+        .await;
     assert_eq!(out.code, 0, "{out:?}");
     let has = |v: &Value| {
         v["policies"]
@@ -272,7 +327,9 @@ async fn writes_reach_the_platforms_operations() {
             .is_some_and(|a| a.iter().any(|p| p["id"] == id))
     };
     assert!(has(&out.json()), "{}", out.stdout);
-    let out = ed.run(&["-o", "json", "teams", "remove-policy", &team, id]).await;
+    let out = ed
+        .run(&["-o", "json", "teams", "remove-policy", &team, id])
+        .await;
     assert_eq!(out.code, 0, "{out:?}");
     assert!(!has(&out.json()), "{}", out.stdout);
 
@@ -293,25 +350,50 @@ async fn writes_reach_the_platforms_operations() {
     let dest = active.first().cloned().expect("an active destination");
     let out = ed
         .run(&[
-            "-o", "json", "listeners", "create", "--destination", &dest, "--instance",
-            &ed.instance, "--event-type", "ping",
+            "-o",
+            "json",
+            "listeners",
+            "create",
+            "--destination",
+            &dest,
+            "--instance",
+            &ed.instance,
+            "--event-type",
+            "ping",
         ])
         .await;
     assert_eq!(out.code, 0, "{out:?}");
     let listener = out.json()["id"].as_str().unwrap_or_default().to_string();
     let out = ed
-        .run(&["-o", "json", "listeners", "update", &listener, "--event-type", "x.y"])
+        .run(&[
+            "-o",
+            "json",
+            "listeners",
+            "update",
+            &listener,
+            "--event-type",
+            "x.y",
+        ])
         .await;
     assert_eq!(out.code, 0, "{out:?}");
     assert_eq!(out.json()["event_types"][0], "x.y");
     let out = ed.run(&["listeners", "delete", &listener]).await;
     assert_eq!(out.code, 2, "no --yes off a terminal: {out:?}");
-    let out = ed.run(&["-o", "json", "listeners", "delete", &listener, "--yes"]).await;
+    let out = ed
+        .run(&["-o", "json", "listeners", "delete", &listener, "--yes"])
+        .await;
     assert_eq!(out.code, 0, "{out:?}");
 
     // Rotation prints the new secret once; archive needs --yes and then archives.
     let out = ed
-        .run(&["-o", "json", "destinations", "rotate-secret", &dest, "--yes"])
+        .run(&[
+            "-o",
+            "json",
+            "destinations",
+            "rotate-secret",
+            &dest,
+            "--yes",
+        ])
         .await;
     assert_eq!(out.code, 0, "{out:?}");
     let secret = out.json()["webhook"]["signing_secret"]
@@ -362,12 +444,26 @@ async fn ping_waits_for_the_first_attempt() {
         .map(str::to_string)
         .expect("an active destination");
     let out = ed
-        .run(&["-o", "json", "destinations", "ping", &dest, "--timeout", "60s"])
+        .run(&[
+            "-o",
+            "json",
+            "destinations",
+            "ping",
+            &dest,
+            "--timeout",
+            "60s",
+        ])
         .await;
     assert_eq!(out.code, 0, "{out:?}");
     let d = out.json();
-    assert!(d["id"].as_str().unwrap_or_default().starts_with("evdi_"), "{d}");
-    assert!(d["attempt_count"].as_u64().unwrap_or(0) >= 1 || d["status"] != "pending", "{d}");
+    assert!(
+        d["id"].as_str().unwrap_or_default().starts_with("evdi_"),
+        "{d}"
+    );
+    assert!(
+        d["attempt_count"].as_u64().unwrap_or(0) >= 1 || d["status"] != "pending",
+        "{d}"
+    );
     ed.svc.shutdown().await;
 }
 
