@@ -226,8 +226,13 @@ fn check_ids(cmd: &Resource) -> Result<(), HeadlessError> {
 /// # Errors
 /// [`HeadlessError::Usage`] when the deployment's generation lacks the verb.
 pub async fn route(client: &Client, cmd: &Resource) -> Result<Route, HeadlessError> {
-    if check_ids(cmd).is_err() {
-        return Ok(Route::Pulsar);
+    if let Err(e) = check_ids(cmd) {
+        // Pulsar's verbs say their own usage errors, as before detection.
+        return if on_pulsar(cmd) {
+            Ok(Route::Pulsar)
+        } else {
+            Err(e)
+        };
     }
     let area = area(cmd);
     if area == Area::Shared && on_pulsar(cmd) {

@@ -477,3 +477,35 @@ async fn a_refused_key_is_named() {
     assert!(out.stderr.contains("organization key"), "{}", out.stderr);
     ed.svc.shutdown().await;
 }
+
+#[test]
+fn an_unusable_id_of_a_newer_verb_asks_nothing() {
+    use crate::common::fake::{FakeServer, KEY};
+    let s = FakeServer::start();
+    let home = tempfile::tempdir().expect("home");
+    for args in [
+        &["listeners", "get", ".."][..],
+        &["destinations", "archive", ".", "--yes"],
+        &["teams", "assign-policy", "..", "apl_1"],
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_switchboard"))
+            .env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .env("HOME", home.path())
+            .env("XDG_CONFIG_HOME", home.path().join("config"))
+            .env("XDG_DATA_HOME", home.path().join("data"))
+            .env("SWITCHBOARD_BASE_URL", &s.base_url)
+            .env("SWITCHBOARD_API_KEY", KEY)
+            .args(args)
+            .stdin(Stdio::null())
+            .output()
+            .expect("run switchboard");
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {out:?}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("not an id"),
+            "{args:?}: {out:?}"
+        );
+    }
+    assert!(s.requests().is_empty(), "{:#?}", s.requests());
+    assert!(s.introspections().is_empty(), "the versions were asked");
+}
