@@ -650,6 +650,57 @@ async fn teams_with_policies_and_access_policies() {
             "{p}"
         );
     }
+    // Members as pulsar: add, twice is 400, remove, not a member is 400; the actor's teams follow.
+    let members = ed.get("/organization/members").await;
+    let actor = members["items"][2]["actor_id"]
+        .as_str()
+        .expect("an actor")
+        .to_string();
+    let path = format!("/organization/teams/{id}/members");
+    ed.post(&path, json!({"actor_id": actor})).await;
+    let twice = ed
+        .send(
+            Method::POST,
+            &path,
+            Some(json!({"actor_id": actor})),
+            Key::Org,
+            &[],
+        )
+        .await;
+    assert_eq!(twice.status, 400, "{}", twice.text);
+    let listed = ed.get("/organization/members?limit=100").await;
+    let teams_of = |list: &Value| -> Vec<String> {
+        list["items"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|m| m["actor_id"] == actor.as_str())
+            .flat_map(|m| m["actor"]["teams"].as_array().cloned().unwrap_or_default())
+            .filter_map(|t| t["name"].as_str().map(String::from))
+            .collect()
+    };
+    assert_eq!(teams_of(&listed), ["Night owls"]);
+    let r = ed
+        .send(
+            Method::DELETE,
+            &format!("{path}/{actor}"),
+            None,
+            Key::Org,
+            &[],
+        )
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    let r = ed
+        .send(
+            Method::DELETE,
+            &format!("{path}/{actor}"),
+            None,
+            Key::Org,
+            &[],
+        )
+        .await;
+    assert_eq!(r.status, 400, "{}", r.text);
+    assert!(teams_of(&ed.get("/organization/members?limit=100").await).is_empty());
     ed.svc.shutdown().await;
 }
 

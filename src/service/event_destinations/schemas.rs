@@ -236,6 +236,13 @@ pub fn components() -> Value {
             ("name", nullable(text(100))), ("description", nullable(text(1000))),
             ("slug", nullable(json!({"type": "string", "minLength": 1, "maxLength": 100, "pattern": "^[a-z0-9-]+$"}))),
         ]),
+        "TeamMemberAdd": body(&["actor_id"], &[("actor_id", text(100))]),
+        "Member": object(&[
+            ("object", en(&["organization.member"])), ("id", s()), ("status", s()), ("role", s()),
+            ("user_id", s()), ("organization_id", s()), ("actor_id", s()), ("name", s()),
+            ("email", sn()), ("image_url", sn()), ("last_active_at", sn()), ("created_at", s()),
+            ("updated_at", s()), ("deleted_at", sn()), ("actor", json!({"type": "object"})),
+        ]),
         "TeamPolicyAssign": body(&["access_policy_id"], &[("access_policy_id", text(100))]),
         "AccessPolicy": object(&[
             ("object", en(&["management.access_policy"])), ("id", s()), ("organization_id", s()),

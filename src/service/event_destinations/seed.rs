@@ -288,7 +288,7 @@ fn demo(
                         "created_at": at, "updated_at": at},
         })
     };
-    for t in [
+    let teams = [
         super::teams::team(
             org,
             "Platform",
@@ -306,8 +306,30 @@ fn demo(
             &[project("Edge")],
             &at,
         ),
+    ];
+    for t in &teams {
+        db::put(db, "team", t)?;
+    }
+    for (name, email, role, of) in [
+        (
+            "Ada Lovelace",
+            "ada@example.com",
+            "admin",
+            vec![&teams[0], &teams[2]],
+        ),
+        (
+            "Grace Hopper",
+            "grace@example.com",
+            "member",
+            vec![&teams[0]],
+        ),
+        ("Alan Turing", "alan@example.com", "member", vec![]),
     ] {
-        db::put(db, "team", &t)?;
+        db::put(
+            db,
+            "member",
+            &super::teams::member(org, name, email, role, &of, &at),
+        )?;
     }
     // Imports: GitHub through its deployment, Slack without.
     let deployments = db::all(db, "deployment")?;

@@ -119,6 +119,7 @@ impl Route {
 pub fn routes() -> Vec<Route> {
     let mut all = Vec::new();
     all.extend(super::teams::routes());
+    all.extend(super::teams::member_routes());
     all.extend(super::imports::routes());
     all.extend(super::callbacks::routes());
     all.extend(super::destinations::routes());

@@ -233,6 +233,7 @@ async fn update_team(g: Gen, r: Req) -> Answer {
         }
         team["updated_at"] = now_iso().into();
         db::put(db, "team", &team)?;
+        refresh_memberships(db, &team)?;
         Ok(public(team))
     })
     .await
@@ -351,5 +352,154 @@ pub fn team(
         "slug": slugify(name), "description": description,
         "policies": policies.iter().map(|p| preview(p)).collect::<Vec<_>>(),
         "projects": projects, "created_at": at, "updated_at": at,
+    })
+}
+
+/// The routes of the organization's members and team membership (§4: as pulsar).
+pub fn member_routes() -> Vec<Route> {
+    vec![
+        Route::new(
+            Method::GET,
+            "/organization/members",
+            "list_members",
+            AREA,
+            "List the organization's members (each actor's teams embedded)",
+            || list_of("Member"),
+            handler!(list_members),
+        )
+        .list(&[]),
+        Route::new(
+            Method::POST,
+            "/organization/teams/{team_id}/members",
+            "add_team_member",
+            AREA,
+            "Add an actor to a team",
+            || obj("Team"),
+            handler!(add_member),
+        )
+        .body(|| obj("TeamMemberAdd"))
+        .dashboard_only(),
+        Route::new(
+            Method::DELETE,
+            "/organization/teams/{team_id}/members/{actor_id}",
+            "remove_team_member",
+            AREA,
+            "Remove an actor from a team",
+            || obj("Team"),
+            handler!(remove_member),
+        )
+        .dashboard_only(),
+    ]
+}
+
+async fn list_members(g: Gen, r: Req) -> Answer {
+    let p = r.list_params()?;
+    let page = g
+        .read(move |db| Ok(db::page(db, "member", Vec::new(), &p)?))
+        .await?;
+    Ok(list(page))
+}
+
+/// The member whose actor is `actor_id`.
+fn member_of(db: &crate::service::store::Db, actor_id: &str) -> Result<Option<Value>, Fail> {
+    Ok(db::all_with(db, "member", "actor_id", actor_id)?
+        .into_iter()
+        .next())
+}
+
+async fn add_member(g: Gen, r: Req) -> Answer {
+    let key = r.param(0).to_string();
+    let body = r.object()?;
+    let mut f = Fields::new(&body);
+    let actor_id = f.string("actor_id", 100);
+    f.check()?;
+    g.write(move |db| {
+        let team = by_id_or_slug(db, "team", &key)?.ok_or_else(|| Fail::not_found("team", &key))?;
+        let mut member = member_of(db, &actor_id)?
+            .ok_or_else(|| Fail::not_found("organization-actor", &actor_id))?;
+        let mut teams = member["actor"]["teams"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        if teams.iter().any(|t| t["id"] == team["id"]) {
+            return Err(Fail::bad_request(
+                "The actor is already a member of the specified team",
+            ));
+        }
+        let now = now_iso();
+        teams.push(json!({
+            "id": team["id"], "name": team["name"], "slug": team["slug"],
+            "assignment_id": new_id("tmm"), "created_at": now, "updated_at": now,
+        }));
+        member["actor"]["teams"] = teams.into();
+        db::put(db, "member", &member)?;
+        Ok(public(team))
+    })
+    .await
+}
+
+async fn remove_member(g: Gen, r: Req) -> Answer {
+    let key = r.param(0).to_string();
+    let actor_id = r.param(1).to_string();
+    g.write(move |db| {
+        let team = by_id_or_slug(db, "team", &key)?.ok_or_else(|| Fail::not_found("team", &key))?;
+        let not_member = || Fail::bad_request("The actor is not a member of the specified team");
+        let mut member = member_of(db, &actor_id)?
+            .ok_or_else(|| Fail::not_found("organization-actor", &actor_id))?;
+        let teams = member["actor"]["teams"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        let kept: Vec<Value> = teams
+            .iter()
+            .filter(|t| t["id"] != team["id"])
+            .cloned()
+            .collect();
+        if kept.len() == teams.len() {
+            return Err(not_member());
+        }
+        member["actor"]["teams"] = kept.into();
+        db::put(db, "member", &member)?;
+        Ok(public(team))
+    })
+    .await
+}
+
+/// Keeps the members' `actor.teams[]` entries of a team in step with its name and slug.
+fn refresh_memberships(db: &crate::service::store::Db, team: &Value) -> Result<(), Fail> {
+    for mut m in db::all(db, "member")? {
+        let Some(teams) = m["actor"]["teams"].as_array_mut() else {
+            continue;
+        };
+        let mut changed = false;
+        for t in teams.iter_mut().filter(|t| t["id"] == team["id"]) {
+            t["name"] = team["name"].clone();
+            t["slug"] = team["slug"].clone();
+            changed = true;
+        }
+        if changed {
+            db::put(db, "member", &m)?;
+        }
+    }
+    Ok(())
+}
+
+/// A member record with its actor (seed).
+pub fn member(org: &str, name: &str, email: &str, role: &str, teams: &[&Value], at: &str) -> Value {
+    let actor = new_id("oac");
+    json!({
+        "object": "organization.member", "id": new_id("om"), "status": "active", "role": role,
+        "user_id": new_id("usr"), "organization_id": org, "actor_id": actor, "name": name,
+        "email": email, "image_url": null, "last_active_at": null, "created_at": at,
+        "updated_at": at, "deleted_at": null,
+        "actor": {
+            "object": "organization.actor", "id": actor, "type": "member", "organization_id": org,
+            "name": name, "email": email, "image_url": null,
+            "teams": teams.iter().map(|t| json!({
+                "id": t["id"], "name": t["name"], "slug": t["slug"], "assignment_id": new_id("tmm"),
+                "created_at": at, "updated_at": at,
+            })).collect::<Vec<_>>(),
+            "created_at": at, "updated_at": at,
+        },
     })
 }
