@@ -750,3 +750,108 @@ async fn plan_then_run_recovers_exactly_the_planned_notifications() {
     assert!(message(&s.calls[1]).contains("expired"), "{}", s.calls[1]);
     assert_eq!(received(&log), quiet, "an expired token sends nothing");
 }
+
+/// The tools against `serve --generation event-destinations`: the new read tools answer in the
+/// envelope, the old names run where the meaning is the same, a write tool is listed only with
+/// writes allowed and archives, and on pulsar a new tool is one sentence.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn event_destinations_tools_read_write_and_say_what_pulsar_lacks() {
+    use switchboard::api::Secret;
+    use switchboard::api::generation::Generation;
+    use switchboard::service::{Seed, ServiceConfig, start};
+    if !client_available() {
+        return;
+    }
+    const ORG: &str = "sk_org_mcp_generations_0123456789";
+    const INSTANCE: &str = "sk_instance_mcp_generations_0123456789";
+    let svc = start(ServiceConfig {
+        seed: Seed::Demo,
+        generation: Generation::EventDestinations,
+        api_key: Some(Secret::new(ORG)),
+        instance_key: Some(Secret::new(INSTANCE)),
+        ..ServiceConfig::ephemeral()
+    })
+    .await
+    .expect("service");
+    // The organization key alone reaches every organization path these tools use.
+    let read = session(
+        &svc.base_url,
+        ORG,
+        &["mcp"],
+        &[
+            ("list_access_policies", json!({})),
+            ("list_deliveries", json!({ "statuses": ["failed"] })),
+            ("list_destinations", json!({ "limit": 100 })),
+            ("archive_destination", json!({ "id": "evtd_x" })),
+        ],
+    )
+    .await;
+    for t in [
+        "list_access_policies",
+        "list_listeners",
+        "get_delivery_attempt",
+    ] {
+        assert!(read.tools.contains(&t.to_string()), "{t} not listed");
+    }
+    assert!(!read.tools.contains(&"archive_destination".to_string()));
+    let policies = ok(&read.calls[0]);
+    assert!(
+        policies["items"][0]["id"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with("apl_"),
+        "{policies}"
+    );
+    let failed_ones = ok(&read.calls[1])["items"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert!(!failed_ones.is_empty(), "{}", read.raw);
+    assert!(failed_ones.iter().all(|d| d["status"] == "failed"));
+    let dests = ok(&read.calls[2])["items"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert!(
+        dests.iter().all(|d| d["object"] == "event.destination"),
+        "{}",
+        read.raw
+    );
+    assert!(message(&read.calls[3]).contains("read-only"));
+    let active = dests
+        .iter()
+        .find(|d| d["status"] == "active")
+        .and_then(|d| d["id"].as_str())
+        .expect("an active destination")
+        .to_string();
+
+    let write = session(
+        &svc.base_url,
+        ORG,
+        &["mcp", "--allow-writes"],
+        &[("archive_destination", json!({ "id": active }))],
+    )
+    .await;
+    let tool = write.tool("archive_destination");
+    assert_eq!(tool["annotations"]["readOnlyHint"], false, "{tool}");
+    assert_eq!(tool["annotations"]["destructiveHint"], true, "{tool}");
+    assert_eq!(ok(&write.calls[0])["status"], "archived", "{}", write.raw);
+    svc.shutdown().await;
+
+    // On pulsar, a new tool says what the deployment serves, and asks nothing of its path.
+    let p = common::service::demo().await;
+    let key = p.svc.api_key.expose().to_string();
+    let s = session(
+        &p.svc.base_url,
+        &key,
+        &["mcp"],
+        &[("list_listeners", json!({}))],
+    )
+    .await;
+    assert!(
+        message(&s.calls[0]).contains("this one serves pulsar"),
+        "{}",
+        s.raw
+    );
+    p.svc.shutdown().await;
+}

@@ -383,6 +383,31 @@ impl Client {
         Ok(d)
     }
 
+    /// What the faces choose their verbs and tools by: pulsar where the versions list names it,
+    /// else the detection (cached, or introspected once) with a pin where nothing contradicts
+    /// it. `None` when nothing could be learnt (the versions unreachable, or an unlisted server
+    /// nothing was detected on): the faces then speak pulsar, as before detection existed.
+    pub async fn served(&self) -> Option<detect::Chosen> {
+        let listed = match self.discover().await {
+            Ok(Discovery::Listed(l)) => Some(l),
+            Ok(Discovery::Unlisted) => None,
+            Err(_) => return None,
+        };
+        if let Some(l) = listed.as_ref().filter(|l| l.pulsar().is_some()) {
+            let d = Detection::pulsar(self.base_url(), l, chrono::Utc::now());
+            return Some(detect::choose(self.opts.pin, Some(&d)));
+        }
+        let mut learnt = self.learn(listed.as_ref()).await;
+        if learnt.is_none() && listed.is_some() && self.detector.is_none() {
+            // A client without a cache learns nothing on its own: asked once here.
+            learnt = self.detect(false).await.ok().map(Arc::new);
+        }
+        if learnt.is_none() && self.opts.pin.is_none() {
+            return None;
+        }
+        Some(detect::choose(self.opts.pin, learnt.as_deref()))
+    }
+
     /// The detection this client uses now, if it learnt one (no request is made).
     pub async fn detection(&self) -> Option<Arc<Detection>> {
         match &*self.learnt.lock().await {

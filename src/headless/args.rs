@@ -31,6 +31,15 @@ pub enum Resource {
     /// Team roles (lookup).
     #[command(subcommand)]
     TeamRoles(LookupCmd),
+    /// Access policies a team can be given (event-destinations and callback-destinations).
+    #[command(subcommand)]
+    Policies(PoliciesCmd),
+    /// Which deliveries each event destination gets (event-destinations only).
+    #[command(subcommand)]
+    Listeners(ListenersCmd),
+    /// The organization's events (event-destinations only; read-only).
+    #[command(subcommand)]
+    Events(EventsCmd),
 }
 
 impl Resource {
@@ -49,11 +58,17 @@ impl Resource {
                     | DestinationsCmd::Get { .. }
                     | DestinationsCmd::Stats { .. }
             ),
+            Resource::Notifications(NotificationsCmd::Retry { .. }) => true,
+            Resource::Listeners(c) => {
+                !matches!(c, ListenersCmd::List { .. } | ListenersCmd::Get { .. })
+            }
             Resource::Callbacks(_)
             | Resource::Notifications(_)
             | Resource::Members(_)
             | Resource::Projects(_)
-            | Resource::TeamRoles(_) => false,
+            | Resource::TeamRoles(_)
+            | Resource::Policies(_)
+            | Resource::Events(_) => false,
         }
     }
 }
@@ -161,6 +176,126 @@ pub enum TeamsCmd {
         /// Actor id (`oac_…`), email, or part of a name that matches one member of the team.
         member: String,
     },
+    /// Give the team a custom access policy (event-destinations, callback-destinations).
+    AssignPolicy {
+        /// Team id.
+        id: String,
+        /// Access policy id or slug.
+        policy: String,
+    },
+    /// Take an access policy from the team (event-destinations, callback-destinations).
+    RemovePolicy {
+        /// Team id.
+        id: String,
+        /// Access policy id or slug.
+        policy: String,
+    },
+}
+
+/// `policies …`.
+#[derive(Subcommand, Debug, Clone)]
+pub enum PoliciesCmd {
+    /// List the organization's access policies.
+    List(ListArgs),
+    /// Show one access policy.
+    Get {
+        /// Access policy id (`apl_…`).
+        id: String,
+    },
+}
+
+/// `listeners …`.
+#[derive(Subcommand, Debug, Clone)]
+pub enum ListenersCmd {
+    /// List listeners.
+    List {
+        /// Paging.
+        #[command(flatten)]
+        list: ListArgs,
+        /// Only this destination's (repeat for several).
+        #[arg(long = "destination", value_name = "ID")]
+        destinations: Vec<String>,
+        /// Only this instance's (repeat for several).
+        #[arg(long = "instance", value_name = "ID")]
+        instances: Vec<String>,
+    },
+    /// Show one listener.
+    Get {
+        /// Listener id.
+        id: String,
+    },
+    /// Create a listener: event types, or a callback's or a provider's triggers.
+    #[command(group(ArgGroup::new("what").required(true).args(["event_types", "callback", "provider"])))]
+    Create {
+        /// The event destination (`evtd_…`).
+        #[arg(long, value_name = "ID")]
+        destination: String,
+        /// The instance (`ins_…`).
+        #[arg(long, value_name = "ID")]
+        instance: String,
+        /// An event type (repeat for several).
+        #[arg(long = "event-type", value_name = "T")]
+        event_types: Vec<String>,
+        /// A callback whose triggers it listens to.
+        #[arg(
+            long,
+            value_name = "ID",
+            conflicts_with = "provider",
+            requires = "triggers"
+        )]
+        callback: Option<String>,
+        /// A provider whose triggers it listens to.
+        #[arg(long, value_name = "ID", requires = "triggers")]
+        provider: Option<String>,
+        /// A trigger key (repeat for several).
+        #[arg(long = "trigger", value_name = "K")]
+        triggers: Vec<String>,
+    },
+    /// Change a listener's event types or triggers.
+    #[command(group(ArgGroup::new("changes").required(true).multiple(true).args(["event_types", "triggers"])))]
+    Update {
+        /// Listener id.
+        id: String,
+        /// An event type (repeat for several; replaces the set).
+        #[arg(long = "event-type", value_name = "T")]
+        event_types: Vec<String>,
+        /// A trigger key (repeat for several; replaces the set).
+        #[arg(long = "trigger", value_name = "K")]
+        triggers: Vec<String>,
+    },
+    /// Delete a listener.
+    Delete {
+        /// Listener id.
+        id: String,
+        /// Do not ask; required when not on a terminal.
+        #[arg(long, short = 'y')]
+        yes: bool,
+    },
+}
+
+/// `events …`.
+#[derive(Subcommand, Debug, Clone)]
+pub enum EventsCmd {
+    /// List events.
+    List {
+        /// Paging.
+        #[command(flatten)]
+        list: ListArgs,
+        /// Only of this type (repeat for several).
+        #[arg(long = "event-type", value_name = "T")]
+        event_types: Vec<String>,
+        /// Only from this callback (repeat for several).
+        #[arg(long = "callback", value_name = "ID")]
+        callbacks: Vec<String>,
+        /// Only from this source (repeat for several).
+        #[arg(long = "source", value_name = "S")]
+        sources: Vec<String>,
+    },
+    /// Show one event.
+    Get {
+        /// Event id (`evnt_…`).
+        id: String,
+    },
 }
 
 /// Where an access token comes from: never a plain flag value (shell history, `ps`).
@@ -253,6 +388,27 @@ pub enum CallbacksCmd {
         /// Callback id (`clb_…`).
         id: String,
     },
+    /// The events callbacks received (event-destinations only).
+    Events {
+        /// Paging.
+        #[command(flatten)]
+        list: ListArgs,
+        /// Only this callback's (repeat for several).
+        #[arg(long = "callback", value_name = "ID")]
+        callbacks: Vec<String>,
+        /// Only in this state (repeat for several).
+        #[arg(long = "status", value_name = "S")]
+        statuses: Vec<String>,
+    },
+    /// The callbacks' instances (event-destinations only).
+    Instances {
+        /// Paging.
+        #[command(flatten)]
+        list: ListArgs,
+        /// Only this callback's (repeat for several).
+        #[arg(long = "callback", value_name = "ID")]
+        callbacks: Vec<String>,
+    },
 }
 
 /// `destinations …`.
@@ -324,9 +480,41 @@ pub enum DestinationsCmd {
         #[arg(long, short = 'y')]
         yes: bool,
     },
+    /// Send a test event and wait for its delivery's first attempt (event-destinations only;
+    /// exit 0 once it finished, 5 at the timeout).
+    Ping {
+        /// Event destination id (`evtd_…`).
+        id: String,
+        /// How long to wait for the attempt.
+        #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_timeout)]
+        timeout: std::time::Duration,
+    },
+    /// Give the destination a new signing secret, printed once; the old one stops at once
+    /// (event-destinations only).
+    RotateSecret {
+        /// Event destination id (`evtd_…`).
+        id: String,
+        /// Do not ask; required when not on a terminal.
+        #[arg(long, short = 'y')]
+        yes: bool,
+    },
+    /// Archive the destination: its pending and retrying deliveries are cancelled
+    /// (event-destinations only).
+    Archive {
+        /// Event destination id (`evtd_…`).
+        id: String,
+        /// Do not ask; required when not on a terminal.
+        #[arg(long, short = 'y')]
+        yes: bool,
+    },
     /// The destination's operations (`resource::destinations::OPS`), run as typed.
     #[command(flatten)]
     Op(DestinationOp),
+}
+
+/// `30s`, `2m`, `500ms` (at most an hour).
+fn parse_timeout(s: &str) -> Result<std::time::Duration, String> {
+    parse_interval(s)
 }
 
 /// A verb of one of the destination's operations: its arguments, mapped onto the operation.
@@ -420,6 +608,11 @@ pub enum NotificationsCmd {
     /// Forward new notifications to a receiver on this machine as they happen, signed afresh;
     /// catch up on what arrived while away (`--resume`).
     Forward(super::forward::ForwardArgs),
+    /// Ask the platform to deliver a finished delivery again (event-destinations only).
+    Retry {
+        /// Delivery id (`evdi_…`).
+        id: String,
+    },
 }
 
 /// `members …`.

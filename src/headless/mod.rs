@@ -4,6 +4,7 @@
 mod alerts;
 mod args;
 mod columns;
+mod current;
 mod diff;
 mod forward;
 mod input;
@@ -20,8 +21,8 @@ mod wait;
 
 pub use alerts::{AlertsCmd, Context as AlertsContext, run as run_alerts};
 pub use args::{
-    CallbacksCmd, DestinationsCmd, ImportFields, ImportsCmd, ListArgs, LookupCmd, MembersCmd,
-    NotificationsCmd, Resource, TeamsCmd, TokenArgs,
+    CallbacksCmd, DestinationsCmd, EventsCmd, ImportFields, ImportsCmd, ListArgs, ListenersCmd,
+    LookupCmd, MembersCmd, NotificationsCmd, PoliciesCmd, Resource, TeamsCmd, TokenArgs,
 };
 pub use diff::DiffArgs;
 pub use forward::{Context as ForwardContext, ForwardArgs};
@@ -45,6 +46,15 @@ pub async fn run_in_profile(
     cmd: Resource,
     ctx: &ForwardContext,
 ) -> Result<(), HeadlessError> {
+    if ctx.read_only && cmd.is_write() {
+        return Err(HeadlessError::Usage(
+            "refused: read-only mode (--read-only or the profile's read_only)".into(),
+        ));
+    }
+    // The deployment's generation chooses the verbs (no request when the ids are unusable).
+    if let current::Route::Current = current::route(client, &cmd).await? {
+        return current::run(client, out, cmd).await;
+    }
     match cmd {
         Resource::Notifications(NotificationsCmd::Forward(a)) => {
             forward::run(client, out.format, a, ctx).await

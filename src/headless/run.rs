@@ -27,8 +27,18 @@ pub async fn run(
         ));
     }
     let p = Printer { client, out };
+    let refused = super::current::not_on_pulsar(&cmd);
     match cmd {
-        Resource::Teams(c) => teams(&p, c).await,
+        Resource::Teams(
+            c @ (TeamsCmd::List(_)
+            | TeamsCmd::Get { .. }
+            | TeamsCmd::Create { .. }
+            | TeamsCmd::Update { .. }
+            | TeamsCmd::SetProject { .. }
+            | TeamsCmd::RemoveProject { .. }
+            | TeamsCmd::AddMember { .. }
+            | TeamsCmd::RemoveMember { .. }),
+        ) => teams(&p, c).await,
         Resource::Imports(c) => imports(&p, c).await,
         Resource::Callbacks(CallbacksCmd::List(l)) => {
             p.list::<Callback>(&l, ApiRequest::list_callbacks).await
@@ -36,7 +46,15 @@ pub async fn run(
         Resource::Callbacks(CallbacksCmd::Get { id }) => {
             p.one::<Callback>(&ApiRequest::get_callback(&id)).await
         }
-        Resource::Destinations(c) => destinations(&p, c).await,
+        Resource::Destinations(
+            c @ (DestinationsCmd::List { .. }
+            | DestinationsCmd::Get { .. }
+            | DestinationsCmd::Stats { .. }
+            | DestinationsCmd::Update { .. }
+            | DestinationsCmd::Create { .. }
+            | DestinationsCmd::Delete { .. }
+            | DestinationsCmd::Op(_)),
+        ) => destinations(&p, c).await,
         Resource::Notifications(NotificationsCmd::List {
             list,
             callbacks,
@@ -94,6 +112,18 @@ pub async fn run(
         Resource::TeamRoles(LookupCmd::List(l)) => {
             p.list::<TeamRole>(&l, ApiRequest::list_team_roles).await
         }
+        // Verbs of the newer generations: `current::route` refuses them on pulsar first.
+        Resource::Policies(_)
+        | Resource::Listeners(_)
+        | Resource::Events(_)
+        | Resource::Teams(TeamsCmd::AssignPolicy { .. } | TeamsCmd::RemovePolicy { .. })
+        | Resource::Callbacks(CallbacksCmd::Events { .. } | CallbacksCmd::Instances { .. })
+        | Resource::Destinations(
+            DestinationsCmd::Ping { .. }
+            | DestinationsCmd::RotateSecret { .. }
+            | DestinationsCmd::Archive { .. },
+        )
+        | Resource::Notifications(NotificationsCmd::Retry { .. }) => Err(refused),
     }
 }
 
@@ -132,6 +162,9 @@ async fn teams(p: &Printer<'_>, c: TeamsCmd) -> Result<(), HeadlessError> {
         }
         TeamsCmd::RemoveMember { id, member } => {
             return member_change(p, &id, &member, Change::Remove).await;
+        }
+        c @ (TeamsCmd::AssignPolicy { .. } | TeamsCmd::RemovePolicy { .. }) => {
+            return Err(super::current::not_on_pulsar(&Resource::Teams(c)));
         }
     };
     show_team(p, &req, true).await
@@ -321,6 +354,11 @@ async fn destinations(p: &Printer<'_>, c: DestinationsCmd) -> Result<(), Headles
             },
         }),
         DestinationsCmd::Op(op) => return run_op(p, op.call()).await,
+        c @ (DestinationsCmd::Ping { .. }
+        | DestinationsCmd::RotateSecret { .. }
+        | DestinationsCmd::Archive { .. }) => {
+            return Err(super::current::not_on_pulsar(&Resource::Destinations(c)));
+        }
         DestinationsCmd::Delete { id, yes } => {
             if !yes && !confirm(&format!("Delete destination {}?", output::clean(&id)))? {
                 return Err(HeadlessError::Cancelled);

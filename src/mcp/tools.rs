@@ -347,9 +347,13 @@ static OP_TOOLS: std::sync::LazyLock<Vec<ToolDef>> = std::sync::LazyLock::new(||
         .collect()
 });
 
-/// Every tool: [`TOOLS`], then those of the resources' operations.
+/// Every tool: [`TOOLS`], then those of the resources' operations, then those only the newer
+/// generations serve.
 pub fn all() -> impl Iterator<Item = &'static ToolDef> {
-    TOOLS.iter().chain(OP_TOOLS.iter())
+    TOOLS
+        .iter()
+        .chain(OP_TOOLS.iter())
+        .chain(super::current::TOOLS.iter())
 }
 
 /// Runs a resource's operation (`resource::ops`): its subject fetched by `id`, its request
@@ -491,7 +495,7 @@ pub(super) fn need<'a>(v: Option<&'a str>, name: &str) -> Result<&'a str, ToolEr
 }
 
 /// Holds the arguments to the tool's schema: no unknown property, every required one present.
-fn check(def: &ToolDef, args: &Map<String, Value>) -> Result<(), ToolError> {
+pub(super) fn check(def: &ToolDef, args: &Map<String, Value>) -> Result<(), ToolError> {
     let props = (def.properties)();
     for k in args.keys() {
         if props.get(k).is_none() {
@@ -523,6 +527,10 @@ pub async fn call(
     def: &ToolDef,
     args: Map<String, Value>,
 ) -> Result<Value, ToolError> {
+    // The deployment's generation chooses what a tool asks (pulsar's tools run below).
+    if let Some(answer) = super::current::route(client, def, &args).await {
+        return answer;
+    }
     if let Some(op) = crate::resource::ops::by_tool(def.name) {
         check(def, &args)?;
         return run_op(client, op, args).await;

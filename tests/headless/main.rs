@@ -8,6 +8,7 @@ mod cli;
 mod clocks;
 mod faces;
 mod forward;
+mod generations;
 mod members;
 mod members_teams;
 mod recover;

@@ -1,0 +1,511 @@
+//! The headless verbs against `serve --generation event-destinations` over real HTTP: the faces
+//! choose their verbs by the deployment's generation (detected, or pinned), the reads print the
+//! API's objects and tables, the writes reach the platform's operations, a verb a generation
+//! lacks exits 2 with one sentence, and a refused key is named.
+use std::process::{Command, Stdio};
+
+use serde_json::Value;
+use switchboard::api::Secret;
+use switchboard::api::generation::Generation;
+use switchboard::service::{RunningService, Seed, ServiceConfig, start};
+
+const ORG_KEY: &str = "sk_org_headless_generations_0123456789";
+const INSTANCE_KEY: &str = "sk_instance_headless_generations_0123456789";
+
+struct Ed {
+    svc: RunningService,
+    instance: String,
+    home: tempfile::TempDir,
+}
+
+async fn service(generation: Generation) -> Ed {
+    let cfg = ServiceConfig {
+        seed: Seed::Demo,
+        generation,
+        api_key: Some(Secret::new(if generation == Generation::Pulsar {
+            INSTANCE_KEY
+        } else {
+            ORG_KEY
+        })),
+        instance_key: (generation != Generation::Pulsar).then(|| Secret::new(INSTANCE_KEY)),
+        ..ServiceConfig::ephemeral()
+    };
+    let svc = start(cfg).await.expect("service starts");
+    let instance = svc.instance_id.clone().unwrap_or_default();
+    let home = tempfile::tempdir().expect("home");
+    let conf = home.path().join("config/switchboard");
+    std::fs::create_dir_all(&conf).expect("config dir");
+    // The organization key through the profile, as an operator gives it.
+    std::fs::write(
+        conf.join("config.toml"),
+        "[profiles.default]\norganization_key_env = \"SB_TEST_ORG_KEY\"\n",
+    )
+    .expect("config");
+    Ed {
+        svc,
+        instance,
+        home,
+    }
+}
+
+#[derive(Debug)]
+struct Out {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+impl Out {
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.stdout).unwrap_or_else(|e| panic!("{e}: {self:?}"))
+    }
+}
+
+impl Ed {
+    fn cmd(&self, org_key: bool) -> Command {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_switchboard"));
+        cmd.env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .env("HOME", self.home.path())
+            .env("XDG_CONFIG_HOME", self.home.path().join("config"))
+            .env("XDG_DATA_HOME", self.home.path().join("data"))
+            .env("SWITCHBOARD_BASE_URL", &self.svc.base_url)
+            .env("SWITCHBOARD_API_KEY", INSTANCE_KEY)
+            .env("SWITCHBOARD_INSTANCE_ID", &self.instance)
+            .stdin(Stdio::null());
+        if org_key {
+            cmd.env("SB_TEST_ORG_KEY", ORG_KEY);
+        } else {
+            // The profile names the variable; left empty, it is no key.
+            cmd.env("SB_TEST_ORG_KEY", INSTANCE_KEY);
+        }
+        cmd
+    }
+
+    async fn run_with(&self, org_key: bool, args: &[&str]) -> Out {
+        let mut cmd = self.cmd(org_key);
+        cmd.args(args);
+        let out = tokio::task::spawn_blocking(move || cmd.output().expect("run switchboard"))
+            .await
+            .expect("joined");
+        Out {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+
+    async fn run(&self, args: &[&str]) -> Out {
+        self.run_with(true, args).await
+    }
+}
+
+fn ids(v: &Value) -> Vec<String> {
+    v["items"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|x| x["id"].as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[tokio::test]
+async fn reads_print_the_platforms_objects_and_tables() {
+    let ed = service(Generation::EventDestinations).await;
+    for (args, object, prefix) in [
+        (
+            &["-o", "json", "teams", "list"][..],
+            "management.team",
+            "tm",
+        ),
+        (
+            &["-o", "json", "policies", "list"],
+            "management.access_policy",
+            "apl_",
+        ),
+        (
+            &["-o", "json", "imports", "list"],
+            "provider.auth_import",
+            "paci_",
+        ),
+        (&["-o", "json", "callbacks", "list"], "callback", "cbk_"),
+        (
+            &["-o", "json", "callbacks", "events"],
+            "callback_event",
+            "cbe_",
+        ),
+        (
+            &["-o", "json", "destinations", "list"],
+            "event.destination",
+            "evtd_",
+        ),
+        (&["-o", "json", "listeners", "list"], "", ""),
+        (&["-o", "json", "events", "list"], "event", "evnt_"),
+        (
+            &["-o", "json", "notifications", "list"],
+            "event.delivery",
+            "evdi_",
+        ),
+    ] {
+        let out = ed.run(args).await;
+        assert_eq!(out.code, 0, "{args:?}: {out:?}");
+        let page = out.json();
+        let items = page["items"].as_array().cloned().unwrap_or_default();
+        assert!(
+            !items.is_empty(),
+            "{args:?}: the demo seed has some: {page}"
+        );
+        if !object.is_empty() {
+            assert_eq!(items[0]["object"], object, "{args:?}");
+            assert!(
+                items[0]["id"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .starts_with(prefix),
+                "{args:?}: {}",
+                items[0]["id"]
+            );
+        }
+    }
+    // A get prints the object, and a table its columns.
+    let deliveries = ed
+        .run(&["-o", "json", "notifications", "list"])
+        .await
+        .json();
+    let first = ids(&deliveries).first().cloned().expect("a delivery");
+    let one = ed
+        .run(&["-o", "json", "notifications", "get", &first])
+        .await;
+    assert_eq!(one.code, 0, "{one:?}");
+    assert_eq!(one.json()["id"], first.as_str());
+    let table = ed.run(&["-o", "table", "destinations", "list"]).await;
+    assert_eq!(table.code, 0, "{table:?}");
+    let header = table.stdout.lines().next().unwrap_or_default();
+    for col in ["ID", "NAME", "STATUS", "URL", "RETRY", "LISTENERS"] {
+        assert!(header.contains(col), "{header}");
+    }
+    assert!(table.stdout.contains("evtd_"), "{}", table.stdout);
+    let teams = ed.run(&["-o", "table", "teams", "list"]).await;
+    assert!(
+        teams
+            .stdout
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .contains("POLICIES"),
+        "{teams:?}"
+    );
+    ed.svc.shutdown().await;
+}
+
+#[tokio::test]
+async fn the_status_filter_is_the_platforms() {
+    let ed = service(Generation::EventDestinations).await;
+    let out = ed
+        .run(&[
+            "-o",
+            "json",
+            "notifications",
+            "list",
+            "--status",
+            "failed",
+            "--limit",
+            "100",
+        ])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let page = out.json();
+    let items = page["items"].as_array().cloned().unwrap_or_default();
+    assert!(
+        !items.is_empty(),
+        "the seed has failed deliveries among the newest"
+    );
+    assert!(items.iter().all(|d| d["status"] == "failed"), "{page}");
+    ed.svc.shutdown().await;
+}
+
+#[tokio::test]
+async fn verbs_a_generation_lacks_exit_2_with_one_sentence() {
+    let ed = service(Generation::EventDestinations).await;
+    for (args, said) in [
+        (
+            &[
+                "teams",
+                "set-project",
+                "tm_x",
+                "--project",
+                "p",
+                "--role",
+                "r",
+            ][..],
+            "access policies",
+        ),
+        (
+            &["imports", "update", "paci_x", "--note", "n"],
+            "import again",
+        ),
+        (
+            &["destinations", "delete", "evtd_x", "--yes"],
+            "use archive",
+        ),
+    ] {
+        let out = ed.run(args).await;
+        assert_eq!(out.code, 2, "{args:?}: {out:?}");
+        let lines: Vec<&str> = out.stderr.lines().collect();
+        assert_eq!(lines.len(), 1, "{args:?}: {out:?}");
+        assert!(lines[0].contains(said), "{args:?}: {}", lines[0]);
+    }
+    ed.svc.shutdown().await;
+
+    // And the newer verbs on pulsar, before anything is asked of their paths.
+    let p = service(Generation::Pulsar).await;
+    for args in [
+        &["listeners", "list"][..],
+        &["policies", "list"],
+        &["destinations", "ping", "cld_x"],
+        &["notifications", "retry", "cbn_x"],
+        &["teams", "assign-policy", "tm_x", "apl_x"],
+    ] {
+        let out = p.run(args).await;
+        assert_eq!(out.code, 2, "{args:?}: {out:?}");
+        assert!(
+            out.stderr.contains("this one serves pulsar"),
+            "{args:?}: {}",
+            out.stderr
+        );
+    }
+    // Pulsar's own verbs are unchanged.
+    let out = p.run(&["-o", "json", "destinations", "list"]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(ids(&out.json()).iter().all(|i| i.starts_with("cld_")));
+    p.svc.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_pin_chooses_the_verbs_and_help_asks_nothing() {
+    let ed = service(Generation::EventDestinations).await;
+    let out = ed
+        .run(&[
+            "--generation",
+            "event-destinations",
+            "-o",
+            "json",
+            "listeners",
+            "list",
+        ])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let help = ed.run(&["listeners", "--help"]).await;
+    assert_eq!(help.code, 0, "{help:?}");
+    assert!(help.stdout.contains("create"), "{}", help.stdout);
+    ed.svc.shutdown().await;
+}
+
+#[tokio::test]
+async fn writes_reach_the_platforms_operations() {
+    let ed = service(Generation::EventDestinations).await;
+    // A policy assigned and removed, by slug.
+    let teams = ed.run(&["-o", "json", "teams", "list"]).await.json();
+    let team = ids(&teams).first().cloned().expect("a team");
+    let policies = ed.run(&["-o", "json", "policies", "list"]).await.json();
+    let custom = policies["items"]
+        .as_array()
+        .and_then(|a| a.iter().find(|p| p["type"] == "custom"))
+        .cloned()
+        .expect("a custom policy");
+    let slug = custom["slug"].as_str().unwrap_or_default();
+    let id = custom["id"].as_str().unwrap_or_default();
+    let out = ed
+        .run(&["-o", "json", "teams", "assign-policy", &team, slug])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let has = |v: &Value| {
+        v["policies"]
+            .as_array()
+            .is_some_and(|a| a.iter().any(|p| p["id"] == id))
+    };
+    assert!(has(&out.json()), "{}", out.stdout);
+    let out = ed
+        .run(&["-o", "json", "teams", "remove-policy", &team, id])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(!has(&out.json()), "{}", out.stdout);
+
+    // A listener created, updated and deleted.
+    let dests = ed
+        .run(&["-o", "json", "destinations", "list", "--limit", "100"])
+        .await
+        .json();
+    let active: Vec<String> = dests["items"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter(|d| d["status"] == "active")
+                .filter_map(|d| d["id"].as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default();
+    let dest = active.first().cloned().expect("an active destination");
+    let out = ed
+        .run(&[
+            "-o",
+            "json",
+            "listeners",
+            "create",
+            "--destination",
+            &dest,
+            "--instance",
+            &ed.instance,
+            "--event-type",
+            "ping",
+        ])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let listener = out.json()["id"].as_str().unwrap_or_default().to_string();
+    let out = ed
+        .run(&[
+            "-o",
+            "json",
+            "listeners",
+            "update",
+            &listener,
+            "--event-type",
+            "x.y",
+        ])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(out.json()["event_types"][0], "x.y");
+    let out = ed.run(&["listeners", "delete", &listener]).await;
+    assert_eq!(out.code, 2, "no --yes off a terminal: {out:?}");
+    let out = ed
+        .run(&["-o", "json", "listeners", "delete", &listener, "--yes"])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+
+    // Rotation prints the new secret once; archive needs --yes and then archives.
+    let out = ed
+        .run(&[
+            "-o",
+            "json",
+            "destinations",
+            "rotate-secret",
+            &dest,
+            "--yes",
+        ])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let secret = out.json()["webhook"]["signing_secret"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(!secret.is_empty(), "{}", out.stdout);
+    let again = ed.run(&["-o", "json", "destinations", "get", &dest]).await;
+    assert!(!again.stdout.contains(&secret), "the secret is shown once");
+    let out = ed.run(&["destinations", "archive", &dest]).await;
+    assert_eq!(out.code, 2, "{out:?}");
+    let out = ed
+        .run(&["-o", "json", "destinations", "archive", &dest, "--yes"])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(out.json()["status"], "archived");
+
+    // Retry: a finished delivery is accepted, an unfinished one is the platform's 400.
+    let failed = ed
+        .run(&["-o", "json", "notifications", "list", "--status", "failed"])
+        .await
+        .json();
+    let f = ids(&failed).first().cloned().expect("a failed delivery");
+    let out = ed.run(&["-o", "json", "notifications", "retry", &f]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let pending = ed
+        .run(&["-o", "json", "notifications", "list", "--status", "pending"])
+        .await
+        .json();
+    if let Some(p) = ids(&pending).first() {
+        let out = ed.run(&["notifications", "retry", p]).await;
+        assert_eq!(out.code, 3, "{out:?}");
+    }
+    ed.svc.shutdown().await;
+}
+
+#[tokio::test]
+async fn ping_waits_for_the_first_attempt() {
+    let ed = service(Generation::EventDestinations).await;
+    let dests = ed
+        .run(&["-o", "json", "destinations", "list", "--limit", "100"])
+        .await
+        .json();
+    let dest = dests["items"]
+        .as_array()
+        .and_then(|a| a.iter().find(|d| d["status"] == "active"))
+        .and_then(|d| d["id"].as_str())
+        .map(str::to_string)
+        .expect("an active destination");
+    let out = ed
+        .run(&[
+            "-o",
+            "json",
+            "destinations",
+            "ping",
+            &dest,
+            "--timeout",
+            "60s",
+        ])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let d = out.json();
+    assert!(
+        d["id"].as_str().unwrap_or_default().starts_with("evdi_"),
+        "{d}"
+    );
+    assert!(
+        d["attempt_count"].as_u64().unwrap_or(0) >= 1 || d["status"] != "pending",
+        "{d}"
+    );
+    ed.svc.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_refused_key_is_named() {
+    let ed = service(Generation::EventDestinations).await;
+    // The instance key where the organization key is needed: the platform's 403 and our hint.
+    let out = ed.run_with(false, &["destinations", "list"]).await;
+    assert_eq!(out.code, 3, "{out:?}");
+    assert!(out.stderr.contains("403"), "{}", out.stderr);
+    assert!(out.stderr.contains("organization key"), "{}", out.stderr);
+    ed.svc.shutdown().await;
+}
+
+#[test]
+fn an_unusable_id_of_a_newer_verb_asks_nothing() {
+    use crate::common::fake::{FakeServer, KEY};
+    let s = FakeServer::start();
+    let home = tempfile::tempdir().expect("home");
+    for args in [
+        &["listeners", "get", ".."][..],
+        &["destinations", "archive", ".", "--yes"],
+        &["teams", "assign-policy", "..", "apl_1"],
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_switchboard"))
+            .env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .env("HOME", home.path())
+            .env("XDG_CONFIG_HOME", home.path().join("config"))
+            .env("XDG_DATA_HOME", home.path().join("data"))
+            .env("SWITCHBOARD_BASE_URL", &s.base_url)
+            .env("SWITCHBOARD_API_KEY", KEY)
+            .args(args)
+            .stdin(Stdio::null())
+            .output()
+            .expect("run switchboard");
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {out:?}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("not an id"),
+            "{args:?}: {out:?}"
+        );
+    }
+    assert!(s.requests().is_empty(), "{:#?}", s.requests());
+    assert!(s.introspections().is_empty(), "the versions were asked");
+}
