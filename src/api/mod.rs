@@ -17,6 +17,7 @@ pub mod newer_requests;
 pub mod page;
 pub mod recover;
 pub mod replay;
+pub mod samples;
 pub mod request;
 pub mod secret;
 pub mod selection;

@@ -31,6 +31,9 @@ pub enum Resource {
     /// Team roles (lookup).
     #[command(subcommand)]
     TeamRoles(LookupCmd),
+    /// Named samples kept with `notifications keep` (this machine, per profile).
+    #[command(subcommand)]
+    Samples(super::samples::SamplesCmd),
 }
 
 impl Resource {
@@ -53,7 +56,8 @@ impl Resource {
             | Resource::Notifications(_)
             | Resource::Members(_)
             | Resource::Projects(_)
-            | Resource::TeamRoles(_) => false,
+            | Resource::TeamRoles(_)
+            | Resource::Samples(_) => false,
         }
     }
 }
@@ -417,6 +421,9 @@ pub enum NotificationsCmd {
     /// Forward new notifications to a receiver on this machine as they happen, signed afresh;
     /// catch up on what arrived while away (`--resume`).
     Forward(super::forward::ForwardArgs),
+    /// Keep a delivery as a named sample on this machine (headers masked, body as recorded),
+    /// to send again with `samples send` after the platform has let it go.
+    Keep(super::samples::KeepArgs),
 }
 
 /// `members …`.
