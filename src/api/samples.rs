@@ -486,6 +486,66 @@ mod tests {
         }
     }
 
+    fn notification(body: &str, headers: &[(&str, &str)]) -> Notification {
+        let v = serde_json::json!({
+            "id": "cbn_1", "type": "webhook_http", "status": "failed", "url": "http://r/in",
+            "created_at": "2026-01-01T00:00:00.000Z",
+            "attempts": [
+                {"id": "cbna_0", "status": "failed", "index": 0, "created_at": "2026-01-01T00:00:00.000Z",
+                 "webhook_request": {
+                    "id": "cbnwr_1", "url": "http://r/in", "request_method": "POST",
+                    "request_body": body,
+                    "request_headers": headers.iter().map(|(k, v)| ((*k).to_string(), Value::String((*v).to_string()))).collect::<serde_json::Map<_, _>>(),
+                    "response_status": 500, "duration": 3, "created_at": "2026-01-01T00:00:00.000Z"}}
+            ]
+        });
+        serde_json::from_value(v).expect("notification")
+    }
+
+    #[test]
+    fn a_sample_keeps_headers_masked_and_sends_only_those_kept_whole() {
+        let body = r#"{"eventId":"cbe_9","callbackId":"clb_9","type":"build.failed"}"#;
+        let n = notification(
+            body,
+            &[
+                ("authorization", "Bearer hunter2-secret"),
+                ("metorial-event-id", "cbe_9"),
+                ("content-type", "application/json"),
+            ],
+        );
+        let s = Sample::from_notification("k", &n, None, None, None).expect("sample");
+        let text = serde_json::to_string(&s).expect("json");
+        assert!(!text.contains("hunter2"), "{text}");
+        assert_eq!(s.event_type.as_deref(), Some("build.failed"));
+        assert_eq!(s.callback_id().as_deref(), Some("clb_9"));
+        let target = url::Url::parse("http://127.0.0.1:1/in").expect("url");
+        let plan = s.plan(target, None).expect("plan");
+        assert_eq!(plan.body, body);
+        assert!(plan.headers.iter().all(|(k, _)| k != "authorization"));
+        assert!(plan.headers.contains(&("metorial-event-id".into(), "cbe_9".into())));
+        assert!(plan.headers.contains(&("metorial-callback-id".into(), "clb_9".into())));
+    }
+
+    #[test]
+    fn a_library_keeps_lists_refuses_a_second_and_removes() {
+        let home = tempfile::tempdir().expect("dir");
+        let lib = Library::for_profile(home.path(), "").expect("library");
+        assert!(lib.dir().ends_with("samples/default"));
+        assert!(Library::for_profile(home.path(), "..").is_err());
+        let s = Sample::from_notification("one", &notification("{}", &[]), None, None, None)
+            .expect("sample");
+        lib.save(&s, false).expect("save");
+        assert!(matches!(lib.save(&s, false), Err(SampleError::Exists(_))));
+        lib.save(&s, true).expect("forced");
+        std::fs::write(lib.dir().join("junk.json"), "not json").expect("junk");
+        let (all, bad) = lib.list().expect("list");
+        assert_eq!(all, vec![s.clone()]);
+        assert_eq!(bad.len(), 1);
+        assert_eq!(lib.load("one").expect("load"), s);
+        lib.remove("one").expect("rm");
+        assert!(matches!(lib.load("one"), Err(SampleError::NotFound(_))));
+    }
+
     #[test]
     fn an_envelope_posts_its_payload_with_the_type() {
         let s = Sample {

@@ -12,5 +12,6 @@ mod members;
 mod members_teams;
 mod recover;
 mod replay;
+mod samples;
 mod setup;
 mod walks;
