@@ -348,7 +348,10 @@ impl Library {
         }
         let s: Sample = serde_json::from_slice(&text).map_err(|e| invalid(e.to_string()))?;
         if s.format != FORMAT {
-            return Err(invalid(format!("format {} (this version reads {FORMAT})", s.format)));
+            return Err(invalid(format!(
+                "format {} (this version reads {FORMAT})",
+                s.format
+            )));
         }
         Ok(Some(s))
     }
@@ -465,7 +468,9 @@ pub enum PostError {
     #[error("listing the service's callbacks: {0}")]
     Api(#[from] super::Error),
     /// No `webhook_manual` callback to post to.
-    #[error("the service has no webhook_manual callback to post samples to (start it with --seed demo)")]
+    #[error(
+        "the service has no webhook_manual callback to post samples to (start it with --seed demo)"
+    )]
     NoManualCallback,
     /// The HTTP client.
     #[error("{0}")]
@@ -522,8 +527,14 @@ mod tests {
         let plan = s.plan(target, None).expect("plan");
         assert_eq!(plan.body, body);
         assert!(plan.headers.iter().all(|(k, _)| k != "authorization"));
-        assert!(plan.headers.contains(&("metorial-event-id".into(), "cbe_9".into())));
-        assert!(plan.headers.contains(&("metorial-callback-id".into(), "clb_9".into())));
+        assert!(
+            plan.headers
+                .contains(&("metorial-event-id".into(), "cbe_9".into()))
+        );
+        assert!(
+            plan.headers
+                .contains(&("metorial-callback-id".into(), "clb_9".into()))
+        );
     }
 
     #[test]

@@ -185,10 +185,7 @@ async fn post_samples(base_url: &str, key: &Secret, dir: &std::path::Path) {
                 eprintln!("sample not posted: {}", crate::text::line(&why));
             }
         }
-        Err(e) => eprintln!(
-            "samples not posted: {}",
-            crate::text::line(&e.to_string())
-        ),
+        Err(e) => eprintln!("samples not posted: {}", crate::text::line(&e.to_string())),
     }
 }
 

@@ -11,7 +11,7 @@ use std::time::Duration;
 use common::replay::{Log, got, receiver, verify_independently, world};
 use common::service::{ServeChild, TestService, client_for, eventually};
 use serde_json::Value;
-use switchboard::api::{ListQuery, NotificationFilter, Secret};
+use switchboard::api::{ListQuery, NotificationFilter, Order, Secret};
 
 #[derive(Debug)]
 struct Out {
@@ -73,7 +73,15 @@ async fn a_kept_sample_lists_shows_masked_sends_signed_and_is_removed() {
     let kept = run(
         &w.t,
         home.path(),
-        &["notifications", "keep", &w.n.id, "--name", "build-42", "-o", "json"],
+        &[
+            "notifications",
+            "keep",
+            &w.n.id,
+            "--name",
+            "build-42",
+            "-o",
+            "json",
+        ],
         &[],
     )
     .await;
@@ -82,9 +90,15 @@ async fn a_kept_sample_lists_shows_masked_sends_signed_and_is_removed() {
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        let mode = std::fs::metadata(&file).expect("sample file").permissions().mode();
+        let mode = std::fs::metadata(&file)
+            .expect("sample file")
+            .permissions()
+            .mode();
         assert_eq!(mode & 0o777, 0o600, "the sample is the owner's only");
-        let dir = std::fs::metadata(library(home.path())).expect("folder").permissions().mode();
+        let dir = std::fs::metadata(library(home.path()))
+            .expect("folder")
+            .permissions()
+            .mode();
         assert_eq!(dir & 0o777, 0o700, "its folder too");
     }
     let on_disk = std::fs::read_to_string(&file).expect("read sample");
@@ -124,22 +138,39 @@ async fn a_kept_sample_lists_shows_masked_sends_signed_and_is_removed() {
     assert_eq!(items[0]["destination"]["name"], "Receiver under repair");
     assert_eq!(items[0]["callback"]["id"], w.callback.as_str());
 
-    let show = run(&w.t, home.path(), &["samples", "show", "build-42", "-o", "json"], &[]).await;
+    let show = run(
+        &w.t,
+        home.path(),
+        &["samples", "show", "build-42", "-o", "json"],
+        &[],
+    )
+    .await;
     assert_eq!(show.code, 0, "{show:?}");
     let s = json(&show);
     assert_eq!(s["body"], body.as_str(), "the body as recorded");
     let sig = s["request_headers"]
         .as_array()
         .and_then(|hs| {
-            hs.iter()
-                .find(|h| h[0].as_str().is_some_and(|k| k.eq_ignore_ascii_case("metorial-signature")))
+            hs.iter().find(|h| {
+                h[0].as_str()
+                    .is_some_and(|k| k.eq_ignore_ascii_case("metorial-signature"))
+            })
         })
         .expect("the signature header is kept");
     assert_eq!(sig[1].as_str(), Some(recorded_sig.as_str()), "{sig}");
-    let table = run(&w.t, home.path(), &["samples", "show", "build-42", "-o", "table"], &[]).await;
+    let table = run(
+        &w.t,
+        home.path(),
+        &["samples", "show", "build-42", "-o", "table"],
+        &[],
+    )
+    .await;
     assert_eq!(table.code, 0, "{table:?}");
     assert!(table.stdout.contains("SAMPLE        build-42"), "{table:?}");
-    assert!(table.stdout.contains("metorial-notification-id"), "{table:?}");
+    assert!(
+        table.stdout.contains("metorial-notification-id"),
+        "{table:?}"
+    );
 
     let before = chrono::Utc::now().timestamp();
     let to = format!("{rx}/ok-sample");
@@ -173,11 +204,20 @@ async fn a_kept_sample_lists_shows_masked_sends_signed_and_is_removed() {
     assert_eq!(remote.code, 2, "{remote:?}");
 
     // Once the destination is gone, the sample still sends, unsigned, and says so.
-    w.t.client.delete_destination(&w.dest).await.expect("delete");
+    w.t.client
+        .delete_destination(&w.dest)
+        .await
+        .expect("delete");
     let unsigned = run(
         &w.t,
         home.path(),
-        &["samples", "send", "build-42", "--to", &format!("{rx}/ok-gone")],
+        &[
+            "samples",
+            "send",
+            "build-42",
+            "--to",
+            &format!("{rx}/ok-gone"),
+        ],
         &[],
     )
     .await;
@@ -187,7 +227,13 @@ async fn a_kept_sample_lists_shows_masked_sends_signed_and_is_removed() {
     assert!(g.headers.get("metorial-signature").is_none());
     assert_eq!(g.body, body.as_bytes());
 
-    let rm = run(&w.t, home.path(), &["samples", "rm", "build-42", "--yes"], &[]).await;
+    let rm = run(
+        &w.t,
+        home.path(),
+        &["samples", "rm", "build-42", "--yes"],
+        &[],
+    )
+    .await;
     assert_eq!(rm.code, 0, "{rm:?}");
     assert!(!file.exists());
     let gone = run(&w.t, home.path(), &["samples", "show", "build-42"], &[]).await;
@@ -271,7 +317,16 @@ async fn an_edited_replay_sends_the_edit_signed_afresh_and_compares_the_answers(
     let out = run(
         &w.t,
         home.path(),
-        &["notifications", "replay", &w.n.id, "--to", &to, "--edit", "-o", "json"],
+        &[
+            "notifications",
+            "replay",
+            &w.n.id,
+            "--to",
+            &to,
+            "--edit",
+            "-o",
+            "json",
+        ],
         &[("EDITOR", &editor)],
     )
     .await;
@@ -301,7 +356,17 @@ async fn an_edited_replay_sends_the_edit_signed_afresh_and_compares_the_answers(
     let out = run(
         &w.t,
         home.path(),
-        &["notifications", "replay", &w.n.id, "--to", &format!("{rx}/ok-file"), "--body-file", &file, "-o", "table"],
+        &[
+            "notifications",
+            "replay",
+            &w.n.id,
+            "--to",
+            &format!("{rx}/ok-file"),
+            "--body-file",
+            &file,
+            "-o",
+            "table",
+        ],
         &[],
     )
     .await;
@@ -324,7 +389,15 @@ async fn an_edit_that_is_not_json_or_not_local_sends_nothing() {
     let out = run(
         &w.t,
         home.path(),
-        &["notifications", "replay", &w.n.id, "--to", &format!("{rx}/ok-broken"), "--body-file", &file],
+        &[
+            "notifications",
+            "replay",
+            &w.n.id,
+            "--to",
+            &format!("{rx}/ok-broken"),
+            "--body-file",
+            &file,
+        ],
         &[],
     )
     .await;
@@ -334,7 +407,14 @@ async fn an_edit_that_is_not_json_or_not_local_sends_nothing() {
     let out = run(
         &w.t,
         home.path(),
-        &["notifications", "replay", &w.n.id, "--to", &format!("{rx}/ok-broken"), "--edit"],
+        &[
+            "notifications",
+            "replay",
+            &w.n.id,
+            "--to",
+            &format!("{rx}/ok-broken"),
+            "--edit",
+        ],
         &[("EDITOR", "sh -c 'printf x >> \"$0\"'")],
     )
     .await;
@@ -344,7 +424,14 @@ async fn an_edit_that_is_not_json_or_not_local_sends_nothing() {
     let out = run(
         &w.t,
         home.path(),
-        &["notifications", "replay", &w.n.id, "--to", &format!("{rx}/ok-broken"), "--edit"],
+        &[
+            "notifications",
+            "replay",
+            &w.n.id,
+            "--to",
+            &format!("{rx}/ok-broken"),
+            "--edit",
+        ],
         &[],
     )
     .await;
@@ -352,7 +439,15 @@ async fn an_edit_that_is_not_json_or_not_local_sends_nothing() {
     let out = run(
         &w.t,
         home.path(),
-        &["notifications", "replay", &w.n.id, "--to", "http://192.0.2.1/in", "--body-file", &file],
+        &[
+            "notifications",
+            "replay",
+            &w.n.id,
+            "--to",
+            "http://192.0.2.1/in",
+            "--body-file",
+            &file,
+        ],
         &[],
     )
     .await;
@@ -399,7 +494,14 @@ async fn serve_posts_the_samples_of_a_folder_as_hook_events() {
                 ..Default::default()
             };
             let page = client
-                .list_notifications(&ListQuery::default(), &f)
+                .list_notifications(
+                    &ListQuery {
+                        limit: Some(100),
+                        order: Some(Order::Desc),
+                        ..ListQuery::default()
+                    },
+                    &f,
+                )
                 .await
                 .ok()?;
             page.items
@@ -409,7 +511,9 @@ async fn serve_posts_the_samples_of_a_folder_as_hook_events() {
                         a.webhook_request
                             .as_ref()
                             .and_then(|r| r.request_body.as_deref())
-                            .is_some_and(|b| b.contains("build.failed") && b.contains("\"build\":42"))
+                            .is_some_and(|b| {
+                                b.contains("build.failed") && b.contains("\"build\":42")
+                            })
                     })
                 })
                 .then_some(())
