@@ -327,11 +327,10 @@ impl Library {
     /// A bad name, no such sample, or a file that is not one (or cannot be read).
     pub fn load(&self, name: &str) -> Result<Sample, SampleError> {
         let path = self.path_of(name)?;
-        self.read(&path)?
-            .ok_or_else(|| SampleError::NotFound(name.to_string()))
+        Self::read(&path)?.ok_or_else(|| SampleError::NotFound(name.to_string()))
     }
 
-    fn read(&self, path: &Path) -> Result<Option<Sample>, SampleError> {
+    fn read(path: &Path) -> Result<Option<Sample>, SampleError> {
         let Some(f) = private_file::read(path).map_err(Self::io(path))? else {
             return Ok(None);
         };
@@ -400,9 +399,10 @@ impl Library {
     /// A bad name, no such sample (or a link in its place, left alone), or the removal's error.
     pub fn remove(&self, name: &str) -> Result<(), SampleError> {
         let path = self.path_of(name)?;
-        match private_file::remove(&path).map_err(Self::io(&path))? {
-            true => Ok(()),
-            false => Err(SampleError::NotFound(name.to_string())),
+        if private_file::remove(&path).map_err(Self::io(&path))? {
+            Ok(())
+        } else {
+            Err(SampleError::NotFound(name.to_string()))
         }
     }
 }
