@@ -5,6 +5,7 @@ pub mod client;
 pub mod compare;
 pub mod detect;
 pub mod error;
+pub mod export;
 pub mod forward;
 pub mod generation;
 pub mod health;

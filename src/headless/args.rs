@@ -424,6 +424,9 @@ pub enum NotificationsCmd {
     /// Keep a delivery as a named sample on this machine (headers masked, body as recorded),
     /// to send again with `samples send` after the platform has let it go.
     Keep(super::samples::KeepArgs),
+    /// Write the selected deliveries with their attempts, callbacks and destinations (fresh
+    /// secrets, no credentials) to one NDJSON bundle.
+    Export(super::export::ExportArgs),
 }
 
 /// `members …`.

@@ -6,6 +6,7 @@ mod args;
 mod columns;
 mod diff;
 mod edit;
+mod export;
 mod forward;
 mod input;
 mod jq;

@@ -521,3 +521,73 @@ async fn serve_posts_the_samples_of_a_folder_as_hook_events() {
     })
     .await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_export_holds_the_deliveries_with_fresh_secrets_and_no_hook_keys() {
+    let (rx, _log) = receiver().await;
+    let w = world(&rx).await;
+    let home = tempfile::tempdir().expect("home");
+    let cb = common::service::manual_callback(&w.t.client).await;
+    let hook = cb.url.clone().expect("hook url");
+    let file = home.path().join("incident.ndjson");
+    let out = run(
+        &w.t,
+        home.path(),
+        &[
+            "notifications",
+            "export",
+            "--destination",
+            &w.dest,
+            "--out",
+            &file.to_string_lossy(),
+            "-o",
+            "json",
+        ],
+        &[],
+    )
+    .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&file)
+            .expect("bundle")
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600);
+    }
+    let text = std::fs::read_to_string(&file).expect("bundle");
+    assert!(!text.contains(&w.secret), "the real secret never leaves");
+    let key = hook.rsplit('/').next().expect("key");
+    assert!(!text.contains(key), "no hook key");
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect();
+    assert_eq!(lines[0]["kind"], "manifest");
+    assert_eq!(lines[0]["format"], 1);
+    assert_eq!(lines[0]["counts"]["notifications"], 1, "{}", lines[0]);
+    let notes: Vec<&Value> = lines
+        .iter()
+        .filter(|l| l["kind"] == "notification")
+        .collect();
+    assert_eq!(notes.len(), 1);
+    assert_eq!(notes[0]["id"], w.n.id.as_str());
+    assert_eq!(
+        notes[0]["attempts"].as_array().map(Vec::len),
+        Some(w.n.attempts.len())
+    );
+    let dest = lines
+        .iter()
+        .find(|l| l["kind"] == "destination" && l["id"] == w.dest.as_str())
+        .expect("the destination");
+    let fresh = dest["webhook_destination"]["signing_secret"]
+        .as_str()
+        .expect("a secret");
+    assert!(fresh.starts_with("clb_sec_") && fresh != w.secret);
+    assert!(
+        lines
+            .iter()
+            .any(|l| l["kind"] == "callback" && l["id"] == w.callback.as_str())
+    );
+}
