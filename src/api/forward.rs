@@ -278,8 +278,25 @@ impl AnswerLog {
         r: &ReplayResult,
         target: &url::Url,
     ) -> Result<(), ForwardError> {
+        self.append_sent(kind, notification_id, attempt_index, r, target, None)
+    }
+
+    /// [`Self::append_answer`], keeping with it the body sent when it was not the recorded one
+    /// (`notifications replay --edit | --body-file`).
+    ///
+    /// # Errors
+    /// The file cannot be written.
+    pub fn append_sent(
+        &self,
+        kind: &str,
+        notification_id: &str,
+        attempt_index: i64,
+        r: &ReplayResult,
+        target: &url::Url,
+        sent_body: Option<&str>,
+    ) -> Result<(), ForwardError> {
         use std::io::Write;
-        let line = serde_json::json!({
+        let mut line = serde_json::json!({
             "kind": kind,
             "notification_id": notification_id,
             "target": target.as_str(),
@@ -291,6 +308,9 @@ impl AnswerLog {
             "body": r.body,
             "error": r.error.as_ref().map(ToString::to_string),
         });
+        if let Some(b) = sent_body {
+            line["sent_body"] = serde_json::Value::String(b.to_string());
+        }
         let mut file = open_private(&self.path).map_err(|e| self.err(e))?;
         writeln!(file, "{line}").map_err(|e| self.err(e))?;
         let big = file.metadata().map(|m| m.len() > ANSWERS_MAX_BYTES);

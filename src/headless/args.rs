@@ -40,6 +40,9 @@ pub enum Resource {
     /// The organization's events (event-destinations only; read-only).
     #[command(subcommand)]
     Events(EventsCmd),
+    /// Named samples kept with `notifications keep` (this machine, per profile).
+    #[command(subcommand)]
+    Samples(super::samples::SamplesCmd),
 }
 
 impl Resource {
@@ -68,7 +71,8 @@ impl Resource {
             | Resource::Projects(_)
             | Resource::TeamRoles(_)
             | Resource::Policies(_)
-            | Resource::Events(_) => false,
+            | Resource::Events(_)
+            | Resource::Samples(_) => false,
         }
     }
 }
@@ -613,6 +617,12 @@ pub enum NotificationsCmd {
         /// Delivery id (`evdi_…`).
         id: String,
     },
+    /// Keep a delivery as a named sample on this machine (headers masked, body as recorded),
+    /// to send again with `samples send` after the platform has let it go.
+    Keep(super::samples::KeepArgs),
+    /// Write the selected deliveries with their attempts, callbacks and destinations (fresh
+    /// secrets, no credentials) to one NDJSON bundle.
+    Export(super::export::ExportArgs),
 }
 
 /// `members …`.

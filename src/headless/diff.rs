@@ -105,7 +105,7 @@ pub async fn run(
             };
             serde_json::to_string_pretty(&v).map_err(|e| HeadlessError::Io(e.into()))?
         }
-        OutputFormat::Table => table(&n, &c),
+        OutputFormat::Table => table(&n.id, &c),
     };
     let terminal = std::io::stdout().is_terminal();
     output::emit(|out: &mut dyn Write| output::write_raw(out, &text, terminal))
@@ -155,7 +155,7 @@ fn pair(left: &Option<String>, right: &Option<String>, change: Change) -> String
 }
 
 /// `-o table`: every string in `c` is already sanitised.
-fn table(n: &Notification, c: &Comparison) -> String {
+pub(super) fn table(id: &str, c: &Comparison) -> String {
     let side = |name: &str, s: &compare::Side| {
         let mut l = format!(
             "{name:<6} {}  status {}  {} ms",
@@ -169,7 +169,7 @@ fn table(n: &Notification, c: &Comparison) -> String {
         l
     };
     let mut out = vec![
-        format!("DIFF   {}", line(&n.id)),
+        format!("DIFF   {}", line(id)),
         side("LEFT", &c.left),
         side("RIGHT", &c.right),
         format!(

@@ -6,6 +6,8 @@ mod args;
 mod columns;
 mod current;
 mod diff;
+mod edit;
+mod export;
 mod forward;
 mod input;
 mod jq;
@@ -14,6 +16,7 @@ mod output;
 mod recover;
 mod replay;
 mod run;
+mod samples;
 mod scan;
 mod search;
 mod selection;
@@ -31,6 +34,7 @@ pub use output::{Output, OutputFormat, api_error_parts, error_json, output_error
 pub use recover::RecoverArgs;
 pub use replay::{ReplayArgs, TIMEOUT_ENV as REPLAY_TIMEOUT_ENV, to_json as replay_report};
 pub use run::run;
+pub use samples::{KeepArgs, SamplesCmd};
 pub use scan::ScanArgs;
 pub use selection::{SelectionArgs, parse_status};
 pub use wait::WaitArgs;
@@ -75,11 +79,24 @@ pub async fn run_in_profile(
             };
             diff::run(client, out.format, a, &answers).await
         }
+        Resource::Notifications(NotificationsCmd::Keep(a)) => {
+            samples::keep(client, out, a, &library(ctx)?).await
+        }
+        Resource::Samples(c) => samples::run(client, out, c, &library(ctx)?, ctx.read_only).await,
         other => run(client, out, other, ctx.read_only, &ctx.profile).await,
     }
 }
 
 use crate::api;
+
+/// The profile's samples library; a usage error without a data directory.
+fn library(ctx: &ForwardContext) -> Result<api::samples::Library, HeadlessError> {
+    let dir = ctx.data_dir.as_ref().ok_or_else(|| {
+        HeadlessError::Usage("samples need a data directory (none is known here)".into())
+    })?;
+    api::samples::Library::for_profile(dir, &ctx.profile)
+        .map_err(|e| HeadlessError::Usage(e.to_string()))
+}
 
 /// Exit code when the output could not be written (standard output closed, disk full): a
 /// script must not take lost output for success (0) or for a cancel (1).

@@ -39,6 +39,14 @@ pub struct ReplayArgs {
     /// Send to a host that is not this machine without asking; needed when not on a terminal.
     #[arg(long, short = 'y')]
     pub yes: bool,
+    /// Edit the recorded body in `$VISUAL` or `$EDITOR` first; the answer is then compared with
+    /// the recorded one.
+    #[arg(long, conflicts_with = "body_file")]
+    pub edit: bool,
+    /// Send this file's bytes in place of the recorded body (validated as JSON when the recorded
+    /// body was); the answer is then compared with the recorded one.
+    #[arg(long, value_name = "F")]
+    pub body_file: Option<std::path::PathBuf>,
 }
 
 /// Runs a replay and prints it; the error carries the exit code of a non-2xx or missing answer.
@@ -69,18 +77,7 @@ pub async fn run_logged(
 ) -> Result<(), HeadlessError> {
     let target = replay::parse_target(&args.to).map_err(usage)?;
     let local = replay::is_loopback(&target);
-    if read_only && !local {
-        return Err(HeadlessError::Usage(format!(
-            "refused: a read-only profile replays only to this machine (localhost, 127.0.0.1, [::1]), not to {}",
-            line(target.host_str().unwrap_or_default())
-        )));
-    }
-    if !local && !args.yes && !on_terminal() {
-        return Err(HeadlessError::Usage(format!(
-            "refusing to replay to {}, which is not this machine, without --yes when not on a terminal",
-            line(target.host_str().unwrap_or_default())
-        )));
-    }
+    check_target(&target, read_only, args.yes)?;
     // Shown counted from 1; the API's index counts from 0.
     let index = match args.attempt {
         Some(n) if n < 1 => {
@@ -91,32 +88,63 @@ pub async fn run_logged(
         n => n.map(|n| n - 1),
     };
     let n = client.get_notification(&args.id).await?;
-    let plan = replay::prepare(client, &n, index, target, args.unsigned)
+    let mut plan = replay::prepare(client, &n, index, target, args.unsigned)
         .await
         .map_err(usage)?;
+    let edited = args.edit || args.body_file.is_some();
+    if edited {
+        // Validated before anything is sent: an invalid edit sends nothing.
+        plan.body = super::edit::new_body(&plan.body, args.body_file.as_deref())?;
+    }
     if !local && !args.yes {
         confirm_remote(&plan)?;
     }
     let result = replay::send(&plan, &SendOptions { timeout: timeout() }).await;
     if let Some(log) = log
-        && let Err(e) = log.append_answer(
-            "replayed",
+        && let Err(e) = log.append_sent(
+            if edited { "edited" } else { "replayed" },
             &plan.notification_id,
             plan.attempt_index,
             &result,
             &plan.target,
+            edited.then_some(plan.body.as_str()),
         )
     {
         // The replay happened; only the comparison later lacks it.
         tracing::warn!("the answer is not kept for diff --with-replay: {e}");
     }
-    if out.table() {
+    if edited {
+        super::edit::print(out, &n, &plan, &result)?;
+    } else if out.table() {
         let text = to_table(&plan, &result);
         output::emit(|w| output::write_raw(w, &text, false))?;
     } else {
         out.document(&format!("{:#}", to_json(&plan, &result)))?;
     }
     outcome(&result)
+}
+
+/// Refuses a target beyond this machine from a read-only profile, or without `--yes` when not
+/// on a terminal (where no confirmation can be typed).
+pub(super) fn check_target(
+    target: &url::Url,
+    read_only: bool,
+    yes: bool,
+) -> Result<(), HeadlessError> {
+    let local = replay::is_loopback(target);
+    if read_only && !local {
+        return Err(HeadlessError::Usage(format!(
+            "refused: a read-only profile replays only to this machine (localhost, 127.0.0.1, [::1]), not to {}",
+            line(target.host_str().unwrap_or_default())
+        )));
+    }
+    if !local && !yes && !on_terminal() {
+        return Err(HeadlessError::Usage(format!(
+            "refusing to replay to {}, which is not this machine, without --yes when not on a terminal",
+            line(target.host_str().unwrap_or_default())
+        )));
+    }
+    Ok(())
 }
 
 fn usage(e: ReplayError) -> HeadlessError {
@@ -142,7 +170,7 @@ pub(super) fn timeout() -> Duration {
 
 /// The exit code: 0 on a whole 2xx answer, 3 on another answer, 4 on none or on a 2xx cut short
 /// (the delivery engine counts that attempt failed too).
-fn outcome(r: &ReplayResult) -> Result<(), HeadlessError> {
+pub(super) fn outcome(r: &ReplayResult) -> Result<(), HeadlessError> {
     match (r.status, &r.error) {
         _ if r.is_success() => Ok(()),
         (Some(s), Some(e)) if r.is_2xx() => Err(HeadlessError::Replay {
@@ -163,7 +191,7 @@ fn outcome(r: &ReplayResult) -> Result<(), HeadlessError> {
 }
 
 /// Shows what will be sent and asks for the target's host to be typed back.
-fn confirm_remote(plan: &ReplayPlan) -> Result<(), HeadlessError> {
+pub(super) fn confirm_remote(plan: &ReplayPlan) -> Result<(), HeadlessError> {
     let host = plan.target.host_str().unwrap_or_default().to_string();
     let mut err = std::io::stderr().lock();
     let preview = format!(
@@ -295,7 +323,7 @@ fn request_lines(plan: &ReplayPlan, headers: &[(String, String)]) -> Vec<String>
 }
 
 /// `-o table`: what was sent (masked) and the answer (masked and sanitised).
-fn to_table(plan: &ReplayPlan, r: &ReplayResult) -> String {
+pub(super) fn to_table(plan: &ReplayPlan, r: &ReplayResult) -> String {
     let mut out = request_lines(plan, &masked_headers(&r.sent_headers));
     let ms = r.duration.as_millis();
     out.push(match r.status {

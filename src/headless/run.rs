@@ -95,6 +95,12 @@ pub async fn run(
         Resource::Notifications(NotificationsCmd::Forward(a)) => {
             super::forward::run(client, out.format, a, &super::forward::Context::default()).await
         }
+        Resource::Notifications(NotificationsCmd::Export(a)) => {
+            super::export::run(client, out, a).await
+        }
+        Resource::Notifications(NotificationsCmd::Keep(_)) | Resource::Samples(_) => Err(
+            HeadlessError::Usage("samples are kept per profile: run through the CLI".into()),
+        ),
         Resource::Notifications(NotificationsCmd::Get { id }) => {
             p.one::<Notification>(&ApiRequest::get_notification(&id))
                 .await

@@ -54,6 +54,10 @@ pub struct ServeArgs {
     /// machine's, in `created_at`, ids and the `Date` header.
     #[arg(long, value_name = "SECS", hide = true, allow_hyphen_values = true)]
     pub test_clock_skew_secs: Option<i64>,
+    /// Post each sample (`NAME.json`, as `notifications keep` writes) of DIR to the first
+    /// `webhook_manual` callback at start, as hook events.
+    #[arg(long, value_name = "DIR")]
+    pub samples: Option<PathBuf>,
 }
 
 /// Parses `demo` or `none`.
@@ -143,12 +147,20 @@ pub async fn serve(args: ServeArgs) -> Result<(), ServiceError> {
     if let Some(secs) = args.test_clock_skew_secs {
         super::ids::skew_clock(secs.saturating_mul(1000));
     }
-    serve_config(args.to_config()?).await
+    serve_with_samples(args.to_config()?, args.samples.as_deref()).await
 }
 
 /// Starts a service from a configuration (e.g. [`ServiceConfig::demo`]), prints its base URL and
 /// a generated key once, and serves until Ctrl-C or SIGTERM.
 pub async fn serve_config(cfg: ServiceConfig) -> Result<(), ServiceError> {
+    serve_with_samples(cfg, None).await
+}
+
+/// [`serve_config`], posting the samples of `samples` once it listens.
+async fn serve_with_samples(
+    cfg: ServiceConfig,
+    samples: Option<&std::path::Path>,
+) -> Result<(), ServiceError> {
     let generated = cfg.api_key.is_none();
     let instance_generated = cfg.instance_key.is_none();
     let generation = cfg.generation;
@@ -173,6 +185,9 @@ pub async fn serve_config(cfg: ServiceConfig) -> Result<(), ServiceError> {
     } else if generated {
         println!("API key (shown once): {}", svc.api_key.expose());
     }
+    if let Some(dir) = samples {
+        post_samples(&svc.base_url, &svc.api_key, dir).await;
+    }
     let failed = tokio::select! {
         r = wait_for_signal() => { r?; None }
         why = svc.failed() => Some(why),
@@ -181,6 +196,32 @@ pub async fn serve_config(cfg: ServiceConfig) -> Result<(), ServiceError> {
     match failed {
         Some(why) => Err(ServiceError::Stopped(why)),
         None => Ok(()),
+    }
+}
+
+/// Posts the samples of `dir` into the service just started, saying what was posted and what
+/// was not; a failure leaves the service running.
+async fn post_samples(base_url: &str, key: &Secret, dir: &std::path::Path) {
+    use crate::api::samples::{Library, post_all};
+    let client = match crate::api::Client::new(crate::api::ClientOptions {
+        base_url: base_url.to_string(),
+        api_key: key.clone(),
+        ..crate::api::ClientOptions::default()
+    }) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("samples not posted: {e}");
+            return;
+        }
+    };
+    match post_all(&client, &Library::in_dir(dir.to_path_buf())).await {
+        Ok(p) => {
+            println!("Samples posted: {}", p.posted.len());
+            for why in p.skipped {
+                eprintln!("sample not posted: {}", crate::text::line(&why));
+            }
+        }
+        Err(e) => eprintln!("samples not posted: {}", crate::text::line(&e.to_string())),
     }
 }
 

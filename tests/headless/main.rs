@@ -14,5 +14,6 @@ mod members_teams;
 mod recover;
 mod replay;
 mod search;
+mod samples;
 mod setup;
 mod walks;
