@@ -86,6 +86,7 @@ fn verb(cmd: &Resource) -> &'static str {
         Resource::Events(_) => "events",
         Resource::Members(_) => "members",
         Resource::Projects(_) => "projects",
+        Resource::Samples(_) => "samples",
     }
 }
 
@@ -150,7 +151,10 @@ fn lacking_on_current(cmd: &Resource) -> Option<&'static str> {
             | NotificationsCmd::Recover(_)
             | NotificationsCmd::Wait(_)
             | NotificationsCmd::Diff(_)
-            | NotificationsCmd::Forward(_),
+            | NotificationsCmd::Forward(_)
+            | NotificationsCmd::Search(_)
+            | NotificationsCmd::Keep(_)
+            | NotificationsCmd::Export(_),
         ) => {
             "Switchboard does not offer this verb on deliveries yet (notifications retry asks the platform to deliver again)"
         }
@@ -158,6 +162,9 @@ fn lacking_on_current(cmd: &Resource) -> Option<&'static str> {
             if watch.watch || scan.count || !scan.event_types.is_empty() =>
         {
             "on deliveries, notifications list takes --status (the platform filters it) but not --watch, --count or --event-type yet"
+        }
+        Resource::Samples(_) => {
+            "Switchboard keeps and sends samples of pulsar deliveries only, not of this generation yet"
         }
         _ => return None,
     })

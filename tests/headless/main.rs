@@ -13,7 +13,7 @@ mod members;
 mod members_teams;
 mod recover;
 mod replay;
-mod search;
 mod samples;
+mod search;
 mod setup;
 mod walks;
