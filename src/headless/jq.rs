@@ -39,7 +39,7 @@ pub struct Bounds {
 /// The computing time one run may take unless [`TIME_ENV`] says otherwise.
 const TIME: Duration = Duration::from_secs(30);
 /// Resident memory one run may add.
-const MEMORY: u64 = 512 * 1024 * 1024;
+const MEMORY: u64 = 256 * 1024 * 1024;
 /// The filter thread's stack: above [`MEMORY`], so memory is what stops a deep recursion.
 const STACK: usize = 1024 * 1024 * 1024;
 /// How often the bounds are checked.
