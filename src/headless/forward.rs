@@ -191,7 +191,8 @@ impl Printer {
             } else {
                 self.table(&mut out, &e)
             };
-            r.and_then(|()| out.flush()).map_err(HeadlessError::Io)?;
+            r.and_then(|()| out.flush())
+                .map_err(super::output::output_error)?;
         }
         if !self.json && self.terminal {
             // End the status line.
@@ -199,7 +200,7 @@ impl Printer {
             let mut out = stdout.lock();
             writeln!(out)
                 .and_then(|()| out.flush())
-                .map_err(HeadlessError::Io)?;
+                .map_err(super::output::output_error)?;
         }
         Ok(())
     }
