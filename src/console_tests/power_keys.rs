@@ -596,6 +596,36 @@ fn mouse_clicks_tabs_and_rows_and_the_wheel_scrolls_unless_turned_off() {
 }
 
 #[test]
+fn the_watch_toast_and_help_say_the_configured_interval() {
+    let setup = PowerSetup {
+        console: Some(keys_table("watch_interval = 10\n")),
+        ..Default::default()
+    };
+    let mut app = configured(&setup, Tab::Notifications, 80, 24);
+    app.state.toasts.clear();
+    app.apply(ch('w'));
+    let toasts: Vec<&str> = app.state.toasts.iter().map(|t| t.text.as_str()).collect();
+    assert_eq!(toasts, vec!["Watching: every 10 s"]);
+    let help: Vec<String> = switchboard::console::layers::Layer::help(&app.state)
+        .into_iter()
+        .flat_map(|(_, rows)| rows.into_iter().map(|(_, d)| d))
+        .collect();
+    assert!(
+        help.iter().any(|d| d == "watch: refresh notifications every 10 s"),
+        "{help:?}"
+    );
+    assert!(!help.iter().any(|d| d.contains("every 2 s")), "{help:?}");
+    let fast = PowerSetup {
+        console: Some(keys_table("watch_interval = 0.5\n")),
+        ..Default::default()
+    };
+    let mut app = configured(&fast, Tab::Notifications, 80, 24);
+    app.state.toasts.clear();
+    app.apply(ch('w'));
+    assert_eq!(app.state.toasts[0].text, "Watching: every 0.4 s", "whole ticks");
+}
+
+#[test]
 fn watch_interval_comes_from_the_config() {
     let default = configured(&PowerSetup::default(), Tab::Notifications, 80, 24);
     let every_default = default.state.settings.watch_every_ticks;

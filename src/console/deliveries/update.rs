@@ -85,9 +85,9 @@ pub(crate) fn on_action(state: &mut State, key: DeliveryKey) -> Vec<Effect> {
         (DeliveryKey::Watch, _) if state.tab == Tab::Notifications => {
             watch::toggle(state);
             let word = if state.deliveries.watch.on {
-                "Watching: refresh every 2 s"
+                format!("Watching: every {}", state.settings.watch_interval())
             } else {
-                "Watch off"
+                "Watch off".into()
             };
             state.toast(ToastKind::Info, word);
             Vec::new()
