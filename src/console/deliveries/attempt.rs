@@ -8,7 +8,9 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Clear;
 
 use super::lookup::{SigStatus, check};
-use super::mask::{any_masked, is_safe, shown};
+use crate::text::redact::{
+    any_header_masked as any_masked, header_is_safe as is_safe, header_value as shown,
+};
 use super::{AttemptView, sorted_attempts};
 use crate::api::model::AttemptStatus;
 use crate::console::state::State;

@@ -8,7 +8,6 @@ pub(crate) mod health;
 pub(crate) mod keys;
 pub(crate) mod local;
 pub(crate) mod lookup;
-pub(crate) mod mask;
 pub(crate) mod names;
 pub(crate) mod scan;
 pub(crate) mod secret;
