@@ -571,6 +571,21 @@ fn mouse(kind: MouseEventKind, column: u16, row: u16) -> Msg {
 }
 
 #[test]
+fn a_click_on_a_short_tab_label_selects_that_tab() {
+    // Below the width where every title fits, the other tabs show only their number.
+    let mut app = loaded(Tab::Teams, 60, 24);
+    let top = screen(&app).lines().next().unwrap_or_default().to_string();
+    let third = app.state.shown[2];
+    let at = top.find(&format!(" {} ", third.index() + 1)).expect("label") + 1;
+    app.apply(mouse(
+        MouseEventKind::Down(MouseButton::Left),
+        u16::try_from(at).expect("column"),
+        0,
+    ));
+    assert_eq!(app.state.tab, third, "{top}");
+}
+
+#[test]
 fn mouse_clicks_tabs_and_rows_and_the_wheel_scrolls_unless_turned_off() {
     let mut app = loaded(Tab::Teams, 80, 24);
     // " 1 Teams  2 Imports  3 Callbacks": column 24 is inside "3 Callbacks".
