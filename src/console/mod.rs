@@ -60,7 +60,6 @@ pub use tab::Tab;
 
 use crate::api::Client;
 
-
 /// What the console needs to start.
 #[derive(Debug, Clone)]
 pub struct ConsoleSetup {

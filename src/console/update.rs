@@ -117,7 +117,7 @@ fn on_reply(
             members::awaits(state, req_id).then(|| members::on_reply(state, req_id, result))
         }
         Pane::Health | Pane::Lookup | Pane::Names | Pane::Active | Pane::Glance => {
-            deliveries::update::on_reply(state, req_id, result)
+            deliveries::update::on_reply(state, to, req_id, result)
         }
         Pane::Stats => deliveries::health::on_stats(state, req_id, result),
         Pane::Named => deliveries::deleted::on_reply(state, req_id, result),

@@ -576,7 +576,10 @@ fn a_click_on_a_short_tab_label_selects_that_tab() {
     let mut app = loaded(Tab::Teams, 60, 24);
     let top = screen(&app).lines().next().unwrap_or_default().to_string();
     let third = app.state.shown[2];
-    let at = top.find(&format!(" {} ", third.index() + 1)).expect("label") + 1;
+    let at = top
+        .find(&format!(" {} ", third.index() + 1))
+        .expect("label")
+        + 1;
     app.apply(mouse(
         MouseEventKind::Down(MouseButton::Left),
         u16::try_from(at).expect("column"),
@@ -626,7 +629,8 @@ fn the_watch_toast_and_help_say_the_configured_interval() {
         .flat_map(|(_, rows)| rows.into_iter().map(|(_, d)| d))
         .collect();
     assert!(
-        help.iter().any(|d| d == "watch: refresh notifications every 10 s"),
+        help.iter()
+            .any(|d| d == "watch: refresh notifications every 10 s"),
         "{help:?}"
     );
     assert!(!help.iter().any(|d| d.contains("every 2 s")), "{help:?}");
@@ -637,7 +641,10 @@ fn the_watch_toast_and_help_say_the_configured_interval() {
     let mut app = configured(&fast, Tab::Notifications, 80, 24);
     app.state.toasts.clear();
     app.apply(ch('w'));
-    assert_eq!(app.state.toasts[0].text, "Watching: every 0.4 s", "whole ticks");
+    assert_eq!(
+        app.state.toasts[0].text, "Watching: every 0.4 s",
+        "whole ticks"
+    );
 }
 
 #[test]

@@ -547,9 +547,9 @@ pub fn history(
         // Dropping the receiver stops a generator still sending after a write error.
         drop(rx);
         let restored = store.with(|db| db.bulk_mode(false));
-        let generated = producer.join().map_err(|_| {
-            StoreError::Task("history generator panicked".into())
-        })?;
+        let generated = producer
+            .join()
+            .map_err(|_| StoreError::Task("history generator panicked".into()))?;
         let written = written?;
         generated?;
         restored?;
