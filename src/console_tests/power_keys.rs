@@ -648,6 +648,42 @@ fn the_watch_toast_and_help_say_the_configured_interval() {
 }
 
 #[test]
+fn console_settings_of_the_wrong_kind_keep_the_defaults_and_say_why() {
+    let defaults = configured(&PowerSetup::default(), Tab::Teams, 80, 24)
+        .state
+        .settings;
+    for (line, said) in [
+        ("theme = 1", "[console] theme must be \"dark\" or \"light\""),
+        (
+            "mouse = \"yes\"",
+            "[console] mouse must be true or false; mouse on",
+        ),
+        (
+            "watch_interval = 0.1",
+            "[console] watch_interval must be seconds between 0.2 and 3600; 2 s in use",
+        ),
+        (
+            "notifications_order = \"up\"",
+            "[console] notifications_order must be \"desc\" or \"asc\"; newest first in use",
+        ),
+        (
+            "clipboard = 3",
+            "[console] clipboard must be a string; auto in use",
+        ),
+        ("speed = 9", "[console] unknown setting \"speed\" (ignored)"),
+    ] {
+        let setup = PowerSetup {
+            console: Some(keys_table(&format!("{line}\n"))),
+            ..Default::default()
+        };
+        let app = configured(&setup, Tab::Teams, 80, 24);
+        let toasts: Vec<&str> = app.state.toasts.iter().map(|t| t.text.as_str()).collect();
+        assert_eq!(toasts, vec![said], "{line}");
+        assert_eq!(app.state.settings, defaults, "{line}");
+    }
+}
+
+#[test]
 fn watch_interval_comes_from_the_config() {
     let default = configured(&PowerSetup::default(), Tab::Notifications, 80, 24);
     let every_default = default.state.settings.watch_every_ticks;
