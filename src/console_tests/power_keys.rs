@@ -36,12 +36,6 @@ fn loaded(tab: Tab, w: u16, h: u16) -> App {
     configured(&PowerSetup::default(), tab, w, h)
 }
 
-fn typed(app: &mut App, text: &str) {
-    for c in text.chars() {
-        app.apply(ch(c));
-    }
-}
-
 fn keys_table(text: &str) -> toml::Table {
     toml::from_str(text).expect("toml")
 }
