@@ -607,16 +607,22 @@ fn mouse_clicks_tabs_and_rows_and_the_wheel_scrolls_unless_turned_off() {
     assert_eq!(app.state.tab, Tab::Teams, "mouse off: clicks ignored");
 }
 
-#[test]
-fn the_watch_toast_and_help_say_the_configured_interval() {
+/// On Notifications with `[console] watch_interval = secs`, watching turned on: its toast.
+fn watching_every(secs: &str) -> (App, Vec<String>) {
     let setup = PowerSetup {
-        console: Some(keys_table("watch_interval = 10\n")),
+        console: Some(keys_table(&format!("watch_interval = {secs}\n"))),
         ..Default::default()
     };
     let mut app = configured(&setup, Tab::Notifications, 80, 24);
     app.state.toasts.clear();
     app.apply(ch('w'));
-    let toasts: Vec<&str> = app.state.toasts.iter().map(|t| t.text.as_str()).collect();
+    let toasts = app.state.toasts.iter().map(|t| t.text.clone()).collect();
+    (app, toasts)
+}
+
+#[test]
+fn the_watch_toast_and_help_say_the_configured_interval() {
+    let (app, toasts) = watching_every("10");
     assert_eq!(toasts, vec!["Watching: every 10 s"]);
     let help: Vec<String> = switchboard::console::layers::Layer::help(&app.state)
         .into_iter()
@@ -628,17 +634,8 @@ fn the_watch_toast_and_help_say_the_configured_interval() {
         "{help:?}"
     );
     assert!(!help.iter().any(|d| d.contains("every 2 s")), "{help:?}");
-    let fast = PowerSetup {
-        console: Some(keys_table("watch_interval = 0.5\n")),
-        ..Default::default()
-    };
-    let mut app = configured(&fast, Tab::Notifications, 80, 24);
-    app.state.toasts.clear();
-    app.apply(ch('w'));
-    assert_eq!(
-        app.state.toasts[0].text, "Watching: every 0.4 s",
-        "whole ticks"
-    );
+    let (_, toasts) = watching_every("0.5");
+    assert_eq!(toasts, vec!["Watching: every 0.4 s"], "whole ticks");
 }
 
 #[test]
