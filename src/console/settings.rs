@@ -53,7 +53,7 @@ impl Settings {
     /// The watch interval as it really runs (whole ticks), for the toast and help: `2 s`.
     pub(crate) fn watch_interval(&self) -> String {
         let ms = u128::from(self.watch_every_ticks) * TICK.as_millis();
-        if ms % 1000 == 0 {
+        if ms.is_multiple_of(1000) {
             format!("{} s", ms / 1000)
         } else {
             format!("{:.1} s", ms as f64 / 1000.0)
