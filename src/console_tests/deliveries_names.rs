@@ -23,9 +23,8 @@ async fn ch(app: &mut App, c: char) {
 }
 
 async fn typed(app: &mut App, text: &str) {
-    for c in text.chars() {
-        ch(app, c).await;
-    }
+    common::typed(app, text);
+    settle(app).await;
 }
 
 /// Opens the detail of destination `id` on the Destinations tab.
