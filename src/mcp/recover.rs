@@ -268,12 +268,7 @@ impl Plans {
     ///
     /// # Errors
     /// An unknown, spent or expired token; the API's or the journal's error.
-    pub async fn run(
-        &self,
-        client: &Client,
-        a: &Args,
-        profile: &str,
-    ) -> Result<Answer, ToolError> {
+    pub async fn run(&self, client: &Client, a: &Args, profile: &str) -> Result<Answer, ToolError> {
         let ids = self.take(need(a.token.as_deref(), "token")?)?;
         let mut journal = open_journal(client, profile)?;
         let plan = plan_of(client, ids, &journal).await?;
