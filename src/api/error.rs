@@ -120,14 +120,6 @@ impl ApiError {
             other => Some(other.to_string()),
         }
     }
-
-    /// Validation messages for one form field (first path key).
-    pub fn field_errors<'a>(&'a self, field: &'a str) -> impl Iterator<Item = &'a str> + 'a {
-        self.errors
-            .iter()
-            .filter(move |e| e.field() == Some(field))
-            .map(|e| e.message.as_str())
-    }
 }
 
 impl std::fmt::Display for ApiError {

@@ -95,9 +95,7 @@ impl Harness {
 
     /// Each character of `text` as a key.
     pub fn type_text(&mut self, text: &str) -> &mut Self {
-        for c in text.chars() {
-            self.key(KeyCode::Char(c));
-        }
+        typed(&mut self.app, text);
         self
     }
 
@@ -113,7 +111,7 @@ impl Harness {
 
     /// `Ctrl` and a character.
     pub fn ctrl(&mut self, c: char) -> &mut Self {
-        self.key_with(KeyCode::Char(c), KeyModifiers::CONTROL)
+        self.apply(ctrl(c))
     }
 
     /// Applies replies until [`App::is_idle`], at most [`DEADLINE`].
@@ -228,6 +226,21 @@ impl Harness {
             .map(|t| t.text.clone())
             .collect()
     }
+}
+
+/// Each character of `text` as a key, on a bare app (the crate's tests; [`Harness::type_text`]).
+pub(crate) fn typed(app: &mut App, text: &str) {
+    for c in text.chars() {
+        app.apply(Msg::Key(KeyEvent::new(
+            KeyCode::Char(c),
+            KeyModifiers::NONE,
+        )));
+    }
+}
+
+/// `Ctrl` and a character, as a message ([`Harness::ctrl`]).
+pub(crate) fn ctrl(c: char) -> Msg {
+    Msg::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL))
 }
 
 /// An app drawn at its own size, as text (one line per row).

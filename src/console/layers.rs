@@ -243,6 +243,7 @@ impl Layer {
                         new.then_some(h)
                     })
                     .filter_map(|h| h.help_row(km))
+                    .map(|(keys, desc)| (keys, with_interval(desc, state)))
                     .collect::<Vec<_>>();
                 (title, rows)
             })
@@ -392,5 +393,16 @@ pub(crate) fn answered(state: &mut State, subject: Subject, answer: Answer) -> V
         }
         Subject::Replay => replay::update::answered(state, yes),
         Subject::Recover => recover::update::answered(state, yes),
+    }
+}
+
+/// The watch key's description with the interval the operator configured (the action's own
+/// text is static; the interval is known only at run time).
+fn with_interval(desc: String, state: &State) -> String {
+    let watch = Action::Deliver(deliveries::keys::DeliveryKey::Watch).describe();
+    if desc == watch {
+        format!("{desc} every {}", state.settings.watch_interval())
+    } else {
+        desc
     }
 }

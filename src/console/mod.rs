@@ -39,7 +39,6 @@ pub(crate) mod worker;
 /// What a profile switch keeps; tests start a console with it.
 #[cfg(test)]
 pub(crate) use settings::Settings;
-use std::time::Duration;
 
 use crossterm::event::{Event, EventStream, KeyEventKind};
 use std::task::Poll;
@@ -60,9 +59,6 @@ pub(crate) use state::State;
 pub use tab::Tab;
 
 use crate::api::Client;
-
-/// Animation step while something moves (spinner, toasts); no timer runs otherwise.
-const TICK: Duration = Duration::from_millis(200);
 
 /// What the console needs to start.
 #[derive(Debug, Clone)]
@@ -203,7 +199,7 @@ where
     let size = terminal.size().map_err(backend_err)?;
     app.apply(Msg::Resize(size.width, size.height));
     app.start();
-    let mut tick = tokio::time::interval(TICK);
+    let mut tick = tokio::time::interval(settings::TICK);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     loop {
         if app.take_dirty() {

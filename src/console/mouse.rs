@@ -11,17 +11,12 @@ use super::msg::{Effect, Step};
 use super::state::State;
 use super::tab::Tab;
 
-/// The tab whose header label is at column `x` (labels are ` N Title ` after one space).
-pub(crate) fn tab_at(shown: &[Tab], x: u16) -> Option<Tab> {
-    let mut left = 1u16;
-    for &tab in shown {
-        let width = tab.title().chars().count() as u16 + 4;
-        if (left..left + width).contains(&x) {
-            return Some(tab);
-        }
-        left += width;
-    }
-    None
+/// The tab whose header label is at column `x`, as the header draws the labels now.
+pub(crate) fn tab_at(state: &State, x: u16) -> Option<Tab> {
+    super::tab::labels(&state.shown, state.tab, state.size.0)
+        .into_iter()
+        .find(|(_, _, span)| span.contains(&x))
+        .map(|(tab, ..)| tab)
 }
 
 /// Applies a mouse event.
@@ -101,7 +96,7 @@ fn dialog_click(state: &mut State, ev: MouseEvent) -> Vec<Effect> {
 
 fn click(state: &mut State, x: u16, y: u16) -> Step {
     if y == 0
-        && let Some(tab) = tab_at(&state.shown, x)
+        && let Some(tab) = tab_at(state, x)
     {
         state.power.raw = None;
         return Step::then(Vec::new(), Action::GoTab(tab));

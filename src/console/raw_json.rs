@@ -11,11 +11,6 @@ use super::theme::Theme;
 use super::widgets::json;
 use crate::text::redact;
 
-/// The value with every secret masked, recorded headers included (see [`redact::masked`]).
-pub(crate) fn masked(v: &Value) -> Value {
-    redact::masked(v)
-}
-
 /// Pretty JSON of an item for the clipboard: secrets masked, hazards `\u`-escaped.
 pub(crate) fn pretty(v: &Value) -> String {
     crate::text::clip::json(v)
@@ -48,7 +43,7 @@ pub(crate) struct RawView {
 impl RawView {
     /// A view of an item's JSON.
     pub(crate) fn new(id: &str, raw: &Value) -> Self {
-        let value = masked(raw);
+        let value = redact::masked(raw);
         let lines = json::lines(&value, &Theme::plain())
             .iter()
             .map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect())

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use super::clipboard::ClipboardMode;
-use super::deliveries::{TICK, WATCH_INTERVAL};
+use super::deliveries::WATCH_INTERVAL;
 use super::keymap::Keymap;
 use super::theme::Theme;
 use crate::api::Order;
@@ -42,6 +42,21 @@ impl Default for Settings {
             clipboard: ClipboardMode::default(),
             data_dir: None,
             profiles: Vec::new(),
+        }
+    }
+}
+
+/// The console's animation step: spinner, toasts and watch mode advance by it.
+pub(crate) const TICK: std::time::Duration = std::time::Duration::from_millis(200);
+
+impl Settings {
+    /// The watch interval as it really runs (whole ticks), for the toast and help: `2 s`.
+    pub(crate) fn watch_interval(&self) -> String {
+        let ms = u128::from(self.watch_every_ticks) * TICK.as_millis();
+        if ms.is_multiple_of(1000) {
+            format!("{} s", ms / 1000)
+        } else {
+            format!("{:.1} s", ms as f64 / 1000.0)
         }
     }
 }

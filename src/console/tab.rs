@@ -43,3 +43,33 @@ pub(crate) fn prev_of(shown: &[Tab], tab: Tab) -> Tab {
         None => shown.first().copied().unwrap_or(tab),
     }
 }
+
+/// The header's tab labels as drawn in `width` columns, with the columns each takes: ` N Title `
+/// after one space; when they do not all fit, the others show only their number (the active one
+/// keeps its title). The header draws these and a click reads them, so the two cannot differ.
+pub(crate) fn labels(
+    shown: &[Tab],
+    active: Tab,
+    width: u16,
+) -> Vec<(Tab, String, std::ops::Range<u16>)> {
+    let full: usize = 1 + shown
+        .iter()
+        .map(|tab| tab.title().chars().count() + 4)
+        .sum::<usize>();
+    let short = full > usize::from(width);
+    let mut left = 1u16;
+    shown
+        .iter()
+        .map(|&tab| {
+            let label = if short && tab != active {
+                format!(" {} ", tab.index() + 1)
+            } else {
+                format!(" {} {} ", tab.index() + 1, tab.title())
+            };
+            let w = u16::try_from(label.chars().count()).unwrap_or(u16::MAX);
+            let span = left..left.saturating_add(w);
+            left = span.end;
+            (tab, label, span)
+        })
+        .collect()
+}

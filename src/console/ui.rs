@@ -205,25 +205,12 @@ fn activity(state: &State) -> Span<'static> {
     }
 }
 
-/// The tabs, each as ` N Title `; when they do not all fit in `width`, the others show only
-/// their number (the active one keeps its title).
+/// The tabs as `tab::labels` lays them out, the active one reversed.
 fn tabs_line(state: &State, width: u16) -> Vec<Span<'static>> {
     let t = &state.settings.theme;
-    let full: usize = 1 + state
-        .shown
-        .iter()
-        .map(|tab| tab.title().chars().count() + 4)
-        .sum::<usize>();
-    let short = full > usize::from(width);
     let mut tabs = vec![Span::raw(" ")];
-    for &tab in &state.shown {
-        let active = tab == state.tab;
-        let label = if short && !active {
-            format!(" {} ", tab.index() + 1)
-        } else {
-            format!(" {} {} ", tab.index() + 1, tab.title())
-        };
-        let style = if active {
+    for (tab, label, _) in super::tab::labels(&state.shown, state.tab, width) {
+        let style = if tab == state.tab {
             t.accent.add_modifier(ratatui::style::Modifier::REVERSED)
         } else {
             t.tab

@@ -1,8 +1,9 @@
-//! `update`: the router and the only place state changes. A key goes to the first layer that
-//! takes it (Ctrl-C, an open form, the power tools' prompts, the delivery panes, then the keymap
-//! and its action); a reply goes to the pane or feature that asked. Features hand back effects
-//! and follow-up actions ([`Step`]); the work on lists and details is in [`super::pane`].
-//! It never awaits; I/O is returned as [`Effect`]s.
+//! `update`: the router. A key becomes an `Input` once (every action bound to it); Ctrl-C
+//! quits, then the key goes down [`Layer::ORDER`] to the first open layer that takes it, the tab
+//! last (`on_action`). A reply goes to the room its address ([`Pane`]) names, in one `match`; a
+//! click goes through `mouse`. Rooms change their own part of the state and hand back effects or
+//! a [`Step`] (effects plus an action the router applies next); list and detail work is in
+//! [`super::pane`]. It never awaits: I/O is returned as [`Effect`]s.
 use crossterm::event::{KeyEvent, KeyEventKind};
 
 use super::compare;
@@ -117,7 +118,7 @@ fn on_reply(
             members::awaits(state, req_id).then(|| members::on_reply(state, req_id, result))
         }
         Pane::Health | Pane::Lookup | Pane::Names | Pane::Active | Pane::Glance => {
-            deliveries::update::on_reply(state, req_id, result)
+            deliveries::update::on_reply(state, to, req_id, result)
         }
         Pane::Stats => deliveries::health::on_stats(state, req_id, result),
         Pane::Named => deliveries::deleted::on_reply(state, req_id, result),

@@ -5,12 +5,6 @@ use crate::common::*;
 use crossterm::event::KeyCode;
 use switchboard::console::App;
 
-fn typed(app: &mut App, text: &str) {
-    for c in text.chars() {
-        app.apply(ch(c));
-    }
-}
-
 fn input(app: &App) -> String {
     app.state
         .power

@@ -1,20 +1,10 @@
 //! The one confirmation layer (yes/no, a typed name, a typed host), the one text input with
 //! paste in every input, and `?` generated from what the room under it declares.
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use crossterm::event::KeyCode;
 use switchboard::console::power::{ConfirmMode, PowerSetup};
 use switchboard::console::{ApiCmd, App, Msg, State, Tab};
 
 use crate::common::*;
-
-fn ctrl(c: char) -> Msg {
-    Msg::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL))
-}
-
-fn typed(app: &mut App, text: &str) {
-    for c in text.chars() {
-        app.apply(ch(c));
-    }
-}
 
 fn paste(app: &mut App, text: &str) {
     app.apply(Msg::Paste(text.into()));

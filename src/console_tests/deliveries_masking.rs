@@ -4,10 +4,10 @@
 use crate::common::{answer_all, ch, fixed_clock, key};
 use crossterm::event::KeyCode;
 use proptest::prelude::*;
-use switchboard::console::deliveries::mask::{is_safe, shown};
 use switchboard::console::record::Item;
 use switchboard::console::{App, Msg, State, Tab};
 use switchboard::text::redact::MASKED;
+use switchboard::text::redact::{header_is_safe as is_safe, header_value as shown};
 
 #[test]
 fn safe_list_in_any_case() {

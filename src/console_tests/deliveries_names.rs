@@ -23,9 +23,8 @@ async fn ch(app: &mut App, c: char) {
 }
 
 async fn typed(app: &mut App, text: &str) {
-    for c in text.chars() {
-        ch(app, c).await;
-    }
+    common::typed(app, text);
+    settle(app).await;
 }
 
 /// Opens the detail of destination `id` on the Destinations tab.
@@ -324,4 +323,38 @@ async fn filter_dialog_snapshot_with_names_chosen() {
         .map(|l| l[left..(left + 76).min(l.len())].iter().collect())
         .collect();
     insta::assert_snapshot!("console_deliveries_filter_dialog", dialog.join("\n"));
+}
+
+#[test]
+fn a_reply_goes_to_the_pane_it_is_addressed_to_not_to_whoever_has_its_request_id() {
+    use switchboard::console::{ApiReply, Msg, Pane, State};
+    let mut app = App::offline(State::new(
+        "test",
+        "http://127.0.0.1:9",
+        common::fixed_clock(),
+    ));
+    app.state
+        .deliveries
+        .active_pending
+        .insert(77, "dst_x".into());
+    // Addressed to the names lookup, which waits for nothing: dropped, whatever its id.
+    app.apply(Msg::Api {
+        req_id: 77,
+        pane: Pane::Names,
+        result: Ok(ApiReply::Active(true)),
+    });
+    assert!(
+        app.state.deliveries.active.is_empty(),
+        "not taken as an answer about dst_x"
+    );
+    assert!(
+        app.state.deliveries.active_pending.contains_key(&77),
+        "still waiting"
+    );
+    app.apply(Msg::Api {
+        req_id: 77,
+        pane: Pane::Active,
+        result: Ok(ApiReply::Active(true)),
+    });
+    assert!(app.state.deliveries.active.contains("dst_x"));
 }

@@ -144,7 +144,7 @@ async fn new_deliveries_appear_without_a_key_press() {
     w.fire(2).await;
 
     // The event loop's tick (only while animating) and replies; no keys from here on.
-    let mut tick = tokio::time::interval(switchboard::console::deliveries::TICK);
+    let mut tick = tokio::time::interval(switchboard::console::settings::TICK);
     let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
     while app.state.current().list.rows.len() < 2 {
         assert!(

@@ -25,9 +25,8 @@ async fn press(app: &mut App, msg: Msg) {
 }
 
 async fn typed(app: &mut App, text: &str) {
-    for c in text.chars() {
-        press(app, ch(c)).await;
-    }
+    crate::common::typed(app, text);
+    settle(app).await;
 }
 
 /// The demo world and a console on it, `width` columns wide, on tab `tab_key` (`1`–`5`).

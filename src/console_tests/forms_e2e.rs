@@ -2,22 +2,12 @@
 //! service's state is checked through the client.
 
 use crate::common::service::{TestService, client_for, demo};
-use crate::common::{ch, fixed_clock, key, settle};
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use crate::common::{ch, ctrl, fixed_clock, key, settle, typed};
+use crossterm::event::KeyCode;
 use switchboard::api::model::SelectionType;
 use switchboard::api::{ListQuery, Order};
 use switchboard::console::record::Item;
 use switchboard::console::{App, Msg, State};
-
-fn ctrl(c: char) -> Msg {
-    Msg::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL))
-}
-
-fn typed(app: &mut App, text: &str) {
-    for c in text.chars() {
-        app.apply(ch(c));
-    }
-}
 
 /// Presses a key and waits for what it started.
 async fn press(app: &mut App, msg: Msg) {

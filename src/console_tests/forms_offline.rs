@@ -3,7 +3,7 @@
 use crate::common;
 
 use common::*;
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use crossterm::event::KeyCode;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use serde_json::json;
@@ -15,16 +15,6 @@ use switchboard::console::{ApiCmd, ApiReply, App, Msg, Tab};
 
 const W: u16 = 100;
 const H: u16 = 30;
-
-fn ctrl(c: char) -> Msg {
-    Msg::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL))
-}
-
-fn typed(app: &mut App, text: &str) {
-    for c in text.chars() {
-        app.apply(ch(c));
-    }
-}
 
 /// An app on `tab` with its list loaded from the fixtures.
 fn app_on(tab: Tab) -> App {

@@ -5,22 +5,12 @@
 //! dialogs offer only the members that apply.
 
 use crate::common::service::{TestService, client_for, demo};
-use crate::common::{ch, fixed_clock, key, next_reply, settle};
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use crate::common::{ch, ctrl, fixed_clock, key, next_reply, settle, typed};
+use crossterm::event::KeyCode;
 use switchboard::api::model::CreateTeam;
 use switchboard::api::{ListQuery, Order};
 use switchboard::console::forms::Kind;
 use switchboard::console::{App, Msg, State};
-
-fn ctrl(c: char) -> Msg {
-    Msg::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL))
-}
-
-fn typed(app: &mut App, text: &str) {
-    for c in text.chars() {
-        app.apply(ch(c));
-    }
-}
 
 async fn press(app: &mut App, msg: Msg) {
     app.apply(msg);

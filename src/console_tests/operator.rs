@@ -1,22 +1,12 @@
 //! What an operator saw go wrong, each driven as they would: settings that a profile switch
 //! forgot, footers that missed the keys that matter, a header that ran together, text inputs
 //! that ignored the editing keys, a confirmation hint ending in a bare `Enter`.
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use crossterm::event::KeyCode;
 use switchboard::api::{Client, ClientOptions, Secret};
 use switchboard::console::power::{ConfirmMode, PowerSetup, ProfileInfo, ProfileSwitcher};
 use switchboard::console::{ApiCmd, App, Msg, State, Tab};
 
 use crate::common::*;
-
-fn ctrl(c: char) -> Msg {
-    Msg::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL))
-}
-
-fn typed(app: &mut App, text: &str) {
-    for c in text.chars() {
-        app.apply(ch(c));
-    }
-}
 
 fn command(app: &mut App, line: &str) {
     app.apply(ch(':'));

@@ -36,12 +36,6 @@ fn loaded(tab: Tab, w: u16, h: u16) -> App {
     configured(&PowerSetup::default(), tab, w, h)
 }
 
-fn typed(app: &mut App, text: &str) {
-    for c in text.chars() {
-        app.apply(ch(c));
-    }
-}
-
 fn keys_table(text: &str) -> toml::Table {
     toml::from_str(text).expect("toml")
 }
@@ -571,6 +565,24 @@ fn mouse(kind: MouseEventKind, column: u16, row: u16) -> Msg {
 }
 
 #[test]
+fn a_click_on_a_short_tab_label_selects_that_tab() {
+    // Below the width where every title fits, the other tabs show only their number.
+    let mut app = loaded(Tab::Teams, 60, 24);
+    let top = screen(&app).lines().next().unwrap_or_default().to_string();
+    let third = app.state.shown[2];
+    let at = top
+        .find(&format!(" {} ", third.index() + 1))
+        .expect("label")
+        + 1;
+    app.apply(mouse(
+        MouseEventKind::Down(MouseButton::Left),
+        u16::try_from(at).expect("column"),
+        0,
+    ));
+    assert_eq!(app.state.tab, third, "{top}");
+}
+
+#[test]
 fn mouse_clicks_tabs_and_rows_and_the_wheel_scrolls_unless_turned_off() {
     let mut app = loaded(Tab::Teams, 80, 24);
     // " 1 Teams  2 Imports  3 Callbacks": column 24 is inside "3 Callbacks".
@@ -593,6 +605,73 @@ fn mouse_clicks_tabs_and_rows_and_the_wheel_scrolls_unless_turned_off() {
     let mut app = configured(&off, Tab::Teams, 80, 24);
     app.apply(mouse(MouseEventKind::Down(MouseButton::Left), 24, 0));
     assert_eq!(app.state.tab, Tab::Teams, "mouse off: clicks ignored");
+}
+
+/// On Notifications with `[console] watch_interval = secs`, watching turned on: its toast.
+fn watching_every(secs: &str) -> (App, Vec<String>) {
+    let setup = PowerSetup {
+        console: Some(keys_table(&format!("watch_interval = {secs}\n"))),
+        ..Default::default()
+    };
+    let mut app = configured(&setup, Tab::Notifications, 80, 24);
+    app.state.toasts.clear();
+    app.apply(ch('w'));
+    let toasts = app.state.toasts.iter().map(|t| t.text.clone()).collect();
+    (app, toasts)
+}
+
+#[test]
+fn the_watch_toast_and_help_say_the_configured_interval() {
+    let (app, toasts) = watching_every("10");
+    assert_eq!(toasts, vec!["Watching: every 10 s"]);
+    let help: Vec<String> = switchboard::console::layers::Layer::help(&app.state)
+        .into_iter()
+        .flat_map(|(_, rows)| rows.into_iter().map(|(_, d)| d))
+        .collect();
+    assert!(
+        help.iter()
+            .any(|d| d == "watch: refresh notifications every 10 s"),
+        "{help:?}"
+    );
+    assert!(!help.iter().any(|d| d.contains("every 2 s")), "{help:?}");
+    let (_, toasts) = watching_every("0.5");
+    assert_eq!(toasts, vec!["Watching: every 0.4 s"], "whole ticks");
+}
+
+#[test]
+fn console_settings_of_the_wrong_kind_keep_the_defaults_and_say_why() {
+    let defaults = configured(&PowerSetup::default(), Tab::Teams, 80, 24)
+        .state
+        .settings;
+    for (line, said) in [
+        ("theme = 1", "[console] theme must be \"dark\" or \"light\""),
+        (
+            "mouse = \"yes\"",
+            "[console] mouse must be true or false; mouse on",
+        ),
+        (
+            "watch_interval = 0.1",
+            "[console] watch_interval must be seconds between 0.2 and 3600; 2 s in use",
+        ),
+        (
+            "notifications_order = \"up\"",
+            "[console] notifications_order must be \"desc\" or \"asc\"; newest first in use",
+        ),
+        (
+            "clipboard = 3",
+            "[console] clipboard must be a string; auto in use",
+        ),
+        ("speed = 9", "[console] unknown setting \"speed\" (ignored)"),
+    ] {
+        let setup = PowerSetup {
+            console: Some(keys_table(&format!("{line}\n"))),
+            ..Default::default()
+        };
+        let app = configured(&setup, Tab::Teams, 80, 24);
+        let toasts: Vec<&str> = app.state.toasts.iter().map(|t| t.text.as_str()).collect();
+        assert_eq!(toasts, vec![said], "{line}");
+        assert_eq!(app.state.settings, defaults, "{line}");
+    }
 }
 
 #[test]

@@ -176,9 +176,7 @@ async fn press(app: &mut App, msg: Msg) {
 }
 
 async fn typed(app: &mut App, text: &str) {
-    for c in text.chars() {
-        app.apply(ch(c));
-    }
+    crate::common::typed(app, text);
     settle(app).await;
 }
 

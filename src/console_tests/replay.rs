@@ -10,8 +10,8 @@ use std::time::Duration;
 use common::deliveries::{fixed_clock, redact, settle};
 use common::replay::{World, got, receiver, short_receiver, verify_independently, world};
 use common::service::eventually;
-use common::{ch, key, screen, scroll_range};
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use common::{ch, ctrl, key, screen, scroll_range, typed};
+use crossterm::event::KeyCode;
 use serde_json::Value;
 use switchboard::console::replay::Stage;
 use switchboard::console::{App, Msg, State};
@@ -29,16 +29,6 @@ async fn console(w: &World, width: u16, height: u16, read_only: bool) -> App {
     app.apply(key(KeyCode::Enter));
     settle(&mut app).await;
     app
-}
-
-fn typed(app: &mut App, text: &str) {
-    for c in text.chars() {
-        app.apply(ch(c));
-    }
-}
-
-fn ctrl(c: char) -> Msg {
-    Msg::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL))
 }
 
 /// `P`, the target typed over the prefilled one, Enter, and the plan awaited.

@@ -2,16 +2,12 @@
 //! scroll, a project's roles, errors wrapped with their cause, toasts in the footer line and the
 //! header's own activity: keys drive the app, the rendered screen is what is checked.
 use crate::common::*;
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use crossterm::event::KeyCode;
 use switchboard::api::{ApiError, Client, ClientOptions, Error, Secret};
 use switchboard::console::forms::ops::{Lookup, WriteOp};
 use switchboard::console::forms::picker::PickItem;
 use switchboard::console::record::decode_page_body;
 use switchboard::console::{ApiCmd, ApiReply, App, Msg, State, Tab};
-
-fn ctrl(c: char) -> Msg {
-    Msg::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL))
-}
 
 /// An app of this size on `tab`, its list loaded from the fixtures.
 fn on_tab(tab: Tab, w: u16, h: u16) -> App {

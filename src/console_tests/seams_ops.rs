@@ -4,16 +4,10 @@
 
 use crate::common::deliveries::settle;
 use crate::common::service::{client_for, demo};
-use crate::common::{ch, key, screen_sized};
+use crate::common::{ch, key, screen_sized, typed};
 use crossterm::event::KeyCode;
 use switchboard::api::Secret;
 use switchboard::console::{App, Msg, State};
-
-fn typed(app: &mut App, text: &str) {
-    for c in text.chars() {
-        app.apply(ch(c));
-    }
-}
 
 /// A console of the given size on a demo service, its first list loaded.
 async fn demo_app(w: u16, h: u16) -> (crate::common::service::TestService, App) {

@@ -435,7 +435,7 @@ async fn run(inner: Arc<Inner>) {
                 store.read(|db| schedule(db, &busy, now, horizon))
             })
             .await
-            .unwrap_or_else(|e| Err(StoreError::Json(serde::de::Error::custom(e))));
+            .unwrap_or_else(|e| Err(StoreError::Task(format!("the delivery task stopped: {e}"))));
             match plan {
                 Err(e) => {
                     error_limited(&format!("delivery worker: {e}"));
@@ -554,7 +554,7 @@ async fn attempt(inner: &Inner, slot: Slot) {
         })
     })
     .await
-    .unwrap_or_else(|e| Err(StoreError::Json(serde::de::Error::custom(e))));
+    .unwrap_or_else(|e| Err(StoreError::Task(format!("the delivery task stopped: {e}"))));
     let (due, target) = match claimed {
         Ok(Claimed::Send(due, target)) => {
             inner.unpause();
@@ -591,7 +591,7 @@ async fn record_until_written(inner: &Inner, id: &str, outcome: Option<Outcome>)
             store.write(|db| record(db, &id_owned, outcome_owned, base))
         })
         .await
-        .unwrap_or_else(|e| Err(StoreError::Json(serde::de::Error::custom(e))));
+        .unwrap_or_else(|e| Err(StoreError::Task(format!("the delivery task stopped: {e}"))));
         let Err(e) = saved else {
             return;
         };
@@ -671,21 +671,18 @@ async fn send(inner: &Inner, due: &DueNotification, url: &str, secret: &str) -> 
     Outcome {
         ok,
         request: WebhookRequest {
-            object: "callback.notification.attempt.webhook_request".into(),
-            id: String::new(),
-            url: url.into(),
-            request_method: "POST".into(),
-            request_body: Some(capped_record(&body, RECORDED_REQUEST_BODY)),
-            request_headers: headers
-                .into_iter()
-                .map(|(k, v)| (k.to_string(), v))
-                .collect(),
             response_headers,
             response_status: status,
             response_body,
             request_error: error,
             duration,
-            created_at: started_at,
+            ..WebhookRequest::post(
+                String::new(),
+                url,
+                capped_record(&body, RECORDED_REQUEST_BODY),
+                headers,
+                started_at,
+            )
         },
     }
 }
@@ -700,21 +697,14 @@ fn failed_before_sending(
     Outcome {
         ok: false,
         request: WebhookRequest {
-            object: "callback.notification.attempt.webhook_request".into(),
-            id: String::new(),
-            url: url.into(),
-            request_method: "POST".into(),
-            request_body: Some(capped_record(body, RECORDED_REQUEST_BODY)),
-            request_headers: headers
-                .into_iter()
-                .map(|(k, v)| (k.to_string(), v))
-                .collect(),
-            response_headers: BTreeMap::new(),
-            response_status: -1,
-            response_body: None,
             request_error: Some(error),
-            duration: 0,
-            created_at: Utc::now(),
+            ..WebhookRequest::post(
+                String::new(),
+                url,
+                capped_record(body, RECORDED_REQUEST_BODY),
+                headers,
+                Utc::now(),
+            )
         },
     }
 }

@@ -120,7 +120,7 @@ fn pick<T>(items: &[T], i: usize) -> Option<&T> {
 
 fn demo(db: &Db, base_url: &str) -> Result<(), StoreError> {
     let world: DemoWorld = serde_json::from_str(DEMO)?;
-    let org = organization_id(db).map_err(|e| StoreError::Json(serde::de::Error::custom(e.0)))?;
+    let org = organization_id(db).map_err(|e| StoreError::Task(e.0.to_string()))?;
     let now = Utc::now();
     let mut rng = rand::rng();
 
@@ -437,15 +437,6 @@ fn history_of(
             },
             index: i64::try_from(index).unwrap_or(0),
             webhook_request: Some(WebhookRequest {
-                object: "callback.notification.attempt.webhook_request".into(),
-                id: attempt_id.replacen("cbna_", "cbnwr_", 1),
-                url: url.clone(),
-                request_method: "POST".into(),
-                request_body: Some(keys.body.clone()),
-                request_headers: request_headers(ids, &keys.body, secret, host, at.timestamp())
-                    .into_iter()
-                    .map(|(k, v)| (k.to_string(), v))
-                    .collect(),
                 response_headers,
                 response_status: match (ok, timeout) {
                     (true, _) => 200,
@@ -461,7 +452,13 @@ fn history_of(
                 },
                 request_error: timeout.then(|| "timeout after 10000 ms".to_string()),
                 duration,
-                created_at: at,
+                ..WebhookRequest::post(
+                    attempt_id.replacen("cbna_", "cbnwr_", 1),
+                    &url,
+                    keys.body.clone(),
+                    request_headers(ids, &keys.body, secret, host, at.timestamp()),
+                    at,
+                )
             }),
             created_at: at,
         });
@@ -550,9 +547,9 @@ pub fn history(
         // Dropping the receiver stops a generator still sending after a write error.
         drop(rx);
         let restored = store.with(|db| db.bulk_mode(false));
-        let generated = producer.join().map_err(|_| {
-            StoreError::Json(serde::ser::Error::custom("history generator panicked"))
-        })?;
+        let generated = producer
+            .join()
+            .map_err(|_| StoreError::Task("history generator panicked".into()))?;
         let written = written?;
         generated?;
         restored?;
@@ -680,4 +677,19 @@ fn generate_history(
         let _ = tx.send(chunk);
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_demo_without_its_organization_is_a_task_failure_not_a_stored_record() {
+        let store = crate::service::store::Store::open(None).expect("in-memory store");
+        let err = store
+            .with(|db| demo(db, "http://127.0.0.1:9"))
+            .expect_err("no organization");
+        assert!(matches!(err, StoreError::Task(_)), "{err:?}");
+        assert!(!err.to_string().contains("stored record"), "{err}");
+    }
 }

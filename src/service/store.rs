@@ -137,6 +137,10 @@ pub enum StoreError {
     /// A stored record did not decode.
     #[error("stored record: {0}")]
     Json(#[from] serde_json::Error),
+    /// A step that is neither SQLite nor a stored record failed: a blocking task that panicked
+    /// or was cancelled, a seed without its organization.
+    #[error("{0}")]
+    Task(String),
     /// The database file could not be created or protected.
     #[error("database file: {0}")]
     Io(std::io::Error),

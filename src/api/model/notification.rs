@@ -148,6 +148,34 @@ fn request_object() -> String {
 }
 
 impl WebhookRequest {
+    /// A `POST` of `body` to `url` with `headers`, made at `at`, before any answer (status
+    /// `-1`, nothing received, no error yet): the recorders fill in what came back.
+    pub fn post<K: ToString>(
+        id: String,
+        url: &str,
+        body: String,
+        headers: impl IntoIterator<Item = (K, String)>,
+        at: DateTime<Utc>,
+    ) -> Self {
+        Self {
+            object: request_object(),
+            id,
+            url: url.into(),
+            request_method: "POST".into(),
+            request_body: Some(body),
+            request_headers: headers
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v))
+                .collect(),
+            response_headers: BTreeMap::new(),
+            response_status: -1,
+            response_body: None,
+            request_error: None,
+            duration: 0,
+            created_at: at,
+        }
+    }
+
     /// A string field at the top level of the request body, when it is JSON.
     pub fn body_field(&self, key: &str) -> Option<String> {
         top_level_str(self.request_body.as_deref()?, key)

@@ -8,12 +8,14 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Clear;
 
 use super::lookup::{SigStatus, check};
-use super::mask::{any_masked, is_safe, shown};
 use super::{AttemptView, sorted_attempts};
 use crate::api::model::AttemptStatus;
 use crate::console::state::State;
 use crate::console::views::{Tone, ViewCtx, duration_ms};
 use crate::console::widgets::json::{JsonView, text_lines};
+use crate::text::redact::{
+    any_header_masked as any_masked, header_is_safe as is_safe, header_value as shown,
+};
 
 fn section(out: &mut Vec<Line<'static>>, title: String, ctx: &ViewCtx) {
     out.push(Line::raw(""));

@@ -27,7 +27,7 @@ impl DeliveryKey {
             DeliveryKey::Destinations => "callback → its destinations",
             DeliveryKey::Notifications => "callback / destination → its notifications",
             DeliveryKey::Filter => "filter notifications by callback, event, destination",
-            DeliveryKey::Watch => "watch: refresh notifications every 2 s",
+            DeliveryKey::Watch => "watch: refresh notifications",
             DeliveryKey::Reveal => "reveal masked headers / a destination's signing secret",
             DeliveryKey::LocalStatus => "status filter on the loaded rows (local)",
             DeliveryKey::ClearFilters => "clear every server filter of notifications",

@@ -8,7 +8,6 @@ pub(crate) mod health;
 pub(crate) mod keys;
 pub(crate) mod local;
 pub(crate) mod lookup;
-pub(crate) mod mask;
 pub(crate) mod names;
 pub(crate) mod scan;
 pub(crate) mod secret;
@@ -26,8 +25,6 @@ pub(crate) use filter::FilterDialog;
 
 /// Default time between refreshes.
 pub(crate) const WATCH_INTERVAL: Duration = Duration::from_secs(2);
-/// The console's animation step, which drives watch mode.
-pub(crate) const TICK: Duration = Duration::from_millis(200);
 /// Ticks a new or changed row stays highlighted.
 pub(crate) const FLASH_TICKS: u16 = 10;
 /// The longest back-off factor after repeated errors.

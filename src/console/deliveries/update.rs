@@ -85,9 +85,9 @@ pub(crate) fn on_action(state: &mut State, key: DeliveryKey) -> Vec<Effect> {
         (DeliveryKey::Watch, _) if state.tab == Tab::Notifications => {
             watch::toggle(state);
             let word = if state.deliveries.watch.on {
-                "Watching: refresh every 2 s"
+                format!("Watching: every {}", state.settings.watch_interval())
             } else {
-                "Watch off"
+                "Watch off".into()
             };
             state.toast(ToastKind::Info, word);
             Vec::new()
@@ -320,55 +320,71 @@ fn health_page(state: &mut State, after: Option<String>) -> Vec<Effect> {
     }]
 }
 
-/// A reply to one of this room's background requests (names, glance, active, lookup, health);
-/// `None` when it is stale.
+/// A reply to one of this room's background requests (names, glance, active, lookup, health),
+/// handled by the pane it is addressed to; `None` when that pane no longer waits for it.
 pub(crate) fn on_reply(
+    state: &mut State,
+    pane: Pane,
+    req_id: u64,
+    result: Result<ApiReply, Error>,
+) -> Option<Vec<Effect>> {
+    // The reply's address says who asked; its request id only says whether that one still waits.
+    let d = &mut state.deliveries;
+    match pane {
+        Pane::Names => {
+            d.names_pending.take_if(|p| *p == req_id)?;
+            // Without names the ids stay: nothing else to say.
+            if let Ok(ApiReply::Known(k)) = result {
+                super::names::learned(state, *k);
+            }
+            Some(Vec::new())
+        }
+        Pane::Glance => {
+            d.glance_pending.take_if(|p| *p == req_id)?;
+            if let Ok(ApiReply::Glance(found)) = result {
+                d.glance.extend(found);
+            }
+            // Rows that arrived meanwhile get theirs now.
+            Some(super::health::want_glance(state))
+        }
+        Pane::Active => {
+            let id = d.active_pending.remove(&req_id)?;
+            match result {
+                Ok(ApiReply::Active(true)) => {
+                    d.active.insert(id);
+                }
+                Ok(ApiReply::Active(false)) => {
+                    d.deleted.insert(id);
+                }
+                _ => {}
+            }
+            Some(Vec::new())
+        }
+        Pane::Lookup => {
+            d.lookup_pending.take_if(|p| *p == req_id)?;
+            if let Ok(ApiReply::Page(p)) = result {
+                for r in p.records {
+                    if let Item::Destination(dest) = r.item {
+                        d.destinations
+                            .insert(dest.id.clone(), Arc::unwrap_or_clone(dest));
+                    }
+                }
+            }
+            Some(Vec::new())
+        }
+        Pane::Health => health_reply(state, req_id, result),
+        _ => None,
+    }
+}
+
+/// A page of the open destination's health sample.
+fn health_reply(
     state: &mut State,
     req_id: u64,
     result: Result<ApiReply, Error>,
 ) -> Option<Vec<Effect>> {
-    if state.deliveries.names_pending == Some(req_id) {
-        state.deliveries.names_pending = None;
-        // Without names the ids stay: nothing else to say.
-        if let Ok(ApiReply::Known(k)) = result {
-            super::names::learned(state, *k);
-        }
-        return Some(Vec::new());
-    }
-    if state.deliveries.glance_pending == Some(req_id) {
-        state.deliveries.glance_pending = None;
-        if let Ok(ApiReply::Glance(found)) = result {
-            state.deliveries.glance.extend(found);
-        }
-        // Rows that arrived meanwhile get theirs now.
-        return Some(super::health::want_glance(state));
-    }
-    if let Some(id) = state.deliveries.active_pending.remove(&req_id) {
-        match result {
-            Ok(ApiReply::Active(true)) => {
-                state.deliveries.active.insert(id);
-            }
-            Ok(ApiReply::Active(false)) => {
-                state.deliveries.deleted.insert(id);
-            }
-            _ => {}
-        }
-        return Some(Vec::new());
-    }
     let d = &mut state.deliveries;
-    if d.lookup_pending == Some(req_id) {
-        d.lookup_pending = None;
-        if let Ok(ApiReply::Page(p)) = result {
-            for r in p.records {
-                if let Item::Destination(dest) = r.item {
-                    d.destinations
-                        .insert(dest.id.clone(), Arc::unwrap_or_clone(dest));
-                }
-            }
-        }
-        return Some(Vec::new());
-    }
-    // Anything else is stale: nobody waits for it any more.
+    // Stale: nobody waits for it any more.
     let h = d.health.as_mut().filter(|h| h.pending == Some(req_id))?;
     h.pending = None;
     match result {

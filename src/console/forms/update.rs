@@ -78,13 +78,6 @@ fn subject(state: &State) -> Option<Record> {
 
 /// A write key (`c`, `e`, `d`, `p`, `x`, `m`, `M`) outside any dialog.
 pub(crate) fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
-    if state.read_only {
-        state.toast(
-            ToastKind::Error,
-            "Read-only profile: changes are turned off",
-        );
-        return Vec::new();
-    }
     let tab = state.tab;
     let needs_item = !matches!(action, Action::Create);
     let item = subject(state);
@@ -124,13 +117,6 @@ pub(crate) fn on_op(state: &mut State, id: crate::resource::ops::OpId) -> Vec<Ef
     let Some(op) = id.op() else {
         return Vec::new();
     };
-    if state.read_only && op.writes {
-        state.toast(
-            ToastKind::Error,
-            "Read-only profile: changes are turned off",
-        );
-        return Vec::new();
-    }
     let Some(record) = subject(state).filter(|r| r.item.kind() == op.resource) else {
         let text = match &state.forms.land_on {
             Some((t, id)) if *t == state.tab => format!("Loading the page that holds {id}…"),

@@ -14,11 +14,19 @@ impl PowerSetup {
                 Err(e) => problems.push(format!("{e}; default keys in use")),
             }
         }
-        let console = self.console.clone().unwrap_or_default();
-        let theme_name = match console.get("theme") {
+        let console = match self.console.clone().map(ConsoleTable::try_from) {
+            None => ConsoleTable::default(),
+            Some(Ok(table)) => table,
+            // Every key takes any value; only a table that is no table could land here.
+            Some(Err(e)) => {
+                problems.push(format!("[console] {e}"));
+                ConsoleTable::default()
+            }
+        };
+        let theme_name = match &console.theme {
             None => None,
-            Some(toml::Value::String(s)) => Some(s.as_str()),
-            Some(_) => {
+            Some(Setting::Is(s)) => Some(s.as_str()),
+            Some(Setting::Not(_)) => {
                 problems.push("[console] theme must be \"dark\" or \"light\"".into());
                 None
             }
@@ -26,28 +34,25 @@ impl PowerSetup {
         let (theme, problem) = crate::console::theme::Theme::choose(theme_name, self.no_color);
         state.settings.theme = theme;
         problems.extend(problem);
-        state.settings.mouse = match console.get("mouse") {
+        state.settings.mouse = match console.mouse {
             None => true,
-            Some(toml::Value::Boolean(b)) => *b,
-            Some(_) => {
+            Some(Setting::Is(b)) => b,
+            Some(Setting::Not(_)) => {
                 problems.push("[console] mouse must be true or false; mouse on".into());
                 true
             }
         };
-        match console.get("watch_interval") {
+        match console.watch_interval {
             None => {}
-            Some(v) => match v.as_float().or_else(|| v.as_integer().map(|i| i as f64)) {
-                Some(secs) if (0.2..=3600.0).contains(&secs) => {
-                    state.settings.watch_every_ticks =
-                        crate::console::settings::ticks(std::time::Duration::from_secs_f64(secs))
-                }
-                _ => problems.push(
-                    "[console] watch_interval must be seconds between 0.2 and 3600; 2 s in use"
-                        .into(),
-                ),
-            },
+            Some(Setting::Is(secs)) if (0.2..=3600.0).contains(&secs) => {
+                state.settings.watch_every_ticks =
+                    crate::console::settings::ticks(std::time::Duration::from_secs_f64(secs))
+            }
+            Some(_) => problems.push(
+                "[console] watch_interval must be seconds between 0.2 and 3600; 2 s in use".into(),
+            ),
         }
-        match console.get("notifications_order").map(toml::Value::as_str) {
+        match console.notifications_order.as_ref().map(Setting::value) {
             None => {}
             Some(Some(word @ ("asc" | "desc"))) => {
                 let order = if word == "asc" {
@@ -64,29 +69,21 @@ impl PowerSetup {
                     .into(),
             ),
         }
-        state.settings.clipboard = match console.get("clipboard") {
+        state.settings.clipboard = match console.clipboard.as_ref().map(Setting::value) {
             None => Default::default(),
-            Some(v) => match v
-                .as_str()
-                .map(crate::console::clipboard::ClipboardMode::parse)
-            {
-                Some(Ok(mode)) => mode,
-                Some(Err(e)) => {
+            Some(Some(word)) => match crate::console::clipboard::ClipboardMode::parse(word) {
+                Ok(mode) => mode,
+                Err(e) => {
                     problems.push(e);
                     Default::default()
                 }
-                None => {
-                    problems.push("[console] clipboard must be a string; auto in use".into());
-                    Default::default()
-                }
             },
+            Some(None) => {
+                problems.push("[console] clipboard must be a string; auto in use".into());
+                Default::default()
+            }
         };
-        for key in console.keys().filter(|k| {
-            !matches!(
-                k.as_str(),
-                "theme" | "mouse" | "watch_interval" | "clipboard" | "notifications_order"
-            )
-        }) {
+        for key in console.unknown.keys() {
             problems.push(format!("[console] unknown setting {key:?} (ignored)"));
         }
         state.settings.keymap.hide_writes = state.read_only;
@@ -97,6 +94,49 @@ impl PowerSetup {
         for p in problems {
             tracing::warn!("config: {p}");
             state.toast(ToastKind::Error, p);
+        }
+    }
+}
+
+/// The `[console]` table: each known key as the type it should be, or what was there instead
+/// (so that one bad value is named and the rest still apply); the other keys, to be named.
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(default)]
+struct ConsoleTable {
+    theme: Option<Setting<String>>,
+    mouse: Option<Setting<bool>>,
+    /// Seconds; a whole number is taken too.
+    watch_interval: Option<Setting<f64>>,
+    notifications_order: Option<Setting<String>>,
+    clipboard: Option<Setting<String>>,
+    #[serde(flatten)]
+    unknown: std::collections::BTreeMap<String, toml::Value>,
+}
+
+impl TryFrom<toml::Table> for ConsoleTable {
+    type Error = toml::de::Error;
+
+    fn try_from(table: toml::Table) -> Result<Self, Self::Error> {
+        serde::Deserialize::deserialize(toml::Value::Table(table))
+    }
+}
+
+/// One setting's value: of its type, or anything else.
+#[derive(Debug, serde::Deserialize)]
+#[serde(untagged)]
+enum Setting<T> {
+    /// Of the expected type.
+    Is(T),
+    /// Something else, to be refused.
+    Not(serde::de::IgnoredAny),
+}
+
+impl Setting<String> {
+    /// The text, when it is text.
+    fn value(&self) -> Option<&str> {
+        match self {
+            Setting::Is(s) => Some(s),
+            Setting::Not(_) => None,
         }
     }
 }

@@ -1,4 +1,7 @@
-//! One module per resource: its columns, row cells and detail pane. Dispatch on the item kind.
+//! The console side of each resource, one module each (a [`DetailView`]: detail lines, which
+//! dialog a write key opens and the write it builds, where its operations show in the footer),
+//! reached through the registry's `with_kind!`/`with_item!`, never a `match` on the kind. The
+//! list's columns, cells, `/` texts and sort keys come from `resource/` through `list`.
 pub(crate) mod callbacks;
 pub(crate) mod context;
 pub(crate) mod destinations;

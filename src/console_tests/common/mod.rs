@@ -17,4 +17,6 @@ pub mod service;
 pub use console::*;
 pub use offline::*;
 
-pub(crate) use switchboard::console::harness::{buffer, row_ids, screen, screen_sized, shown_ids};
+pub(crate) use switchboard::console::harness::{
+    buffer, ctrl, row_ids, screen, screen_sized, shown_ids, typed,
+};
