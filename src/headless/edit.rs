@@ -124,7 +124,7 @@ pub(super) fn print(
     );
     let c = recorded.as_ref().map(|r| compare::compare(r, &new));
     if out.table() {
-        let mut text = super::replay::to_table(plan, result);
+        let mut text = super::replay_report::to_table(plan, result);
         text.push_str("\n\n");
         match &c {
             Some(c) => text.push_str(&super::diff::table(&n.id, c)),
@@ -132,7 +132,7 @@ pub(super) fn print(
         }
         output::emit(|w| output::write_raw(w, &text, false))
     } else {
-        let mut v = super::replay::to_json(plan, result);
+        let mut v = super::replay_report::to_json(plan, result);
         v["edited"] = Value::Bool(true);
         v["diff"] = match &c {
             Some(c) => serde_json::to_value(c).map_err(|e| HeadlessError::Io(e.into()))?,

@@ -15,6 +15,7 @@ mod lookups;
 mod output;
 mod recover;
 mod replay;
+mod replay_report;
 mod run;
 mod samples;
 mod scan;

@@ -4,7 +4,7 @@
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use super::tools::{ToolDef, ToolError, check, usage};
+use super::def::{ToolDef, ToolError, check, usage};
 use crate::api::generation::Generation;
 use crate::api::model::{CreateListener, ListenerType, UpdateListener};
 use crate::api::newer_requests::*;

@@ -6,6 +6,7 @@
 //! writes and `--allow-writes` was given, `replay_locally` only towards the operator's receivers.
 mod annotations;
 mod current;
+mod def;
 mod envelope;
 mod recover;
 mod targets;

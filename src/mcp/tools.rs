@@ -6,35 +6,13 @@ use serde_json::{Map, Value, json};
 use crate::api::model::{
     CallbacksInput, CreateDestination, CreateTeam, UpdateDestination, UpdateTeam,
 };
-use crate::api::replay::{self, ReplayError};
+use crate::api::replay;
 use crate::api::signature;
 use crate::api::{ApiRequest, Client, Error, ListQuery, NotificationFilter, Order};
 
-/// One tool: its name, what it does, whether it writes, and the properties it takes.
-pub struct ToolDef {
-    /// The tool's name.
-    pub name: &'static str,
-    /// What it does, for the agent.
-    pub description: &'static str,
-    /// Changes something on the platform (listed and callable only with writes allowed).
-    pub write: bool,
-    /// The properties of its input object.
-    pub properties: fn() -> Value,
-    /// The properties it cannot do without.
-    pub required: &'static [&'static str],
-}
-
-impl ToolDef {
-    /// The JSON Schema of its input: an object of exactly these properties.
-    pub fn input_schema(&self) -> Map<String, Value> {
-        let mut m = Map::new();
-        m.insert("type".into(), json!("object"));
-        m.insert("properties".into(), (self.properties)());
-        m.insert("required".into(), json!(self.required));
-        m.insert("additionalProperties".into(), json!(false));
-        m
-    }
-}
+// Shared with `current`; re-exported so the other tool modules keep naming them here.
+pub use super::def::{ToolDef, ToolError};
+pub(super) use super::def::{check, usage};
 
 fn id_only() -> Value {
     json!({ "id": { "type": "string", "description": "The resource's id." } })
@@ -388,41 +366,6 @@ async fn run_op(
     Ok(crate::api::client::decode::<Value>(raw.status, &raw.body)?)
 }
 
-/// Why a tool call failed: the API's error, or bad arguments.
-#[derive(Debug, thiserror::Error)]
-pub enum ToolError {
-    /// The API call failed.
-    #[error(transparent)]
-    Api(#[from] Error),
-    /// The arguments are wrong or the action is refused.
-    #[error("{0}")]
-    Usage(String),
-}
-
-impl From<ReplayError> for ToolError {
-    fn from(e: ReplayError) -> Self {
-        match e {
-            ReplayError::Lookup(e) => ToolError::Api(e),
-            other => ToolError::Usage(other.to_string()),
-        }
-    }
-}
-
-impl ToolError {
-    /// `{"error":{"status","code","message"}}`, as the headless commands print under `-o json`.
-    pub fn to_json(&self) -> Value {
-        let (status, code, message) = match self {
-            ToolError::Api(e) => crate::headless::api_error_parts(e),
-            ToolError::Usage(m) => (None, "usage".into(), m.clone()),
-        };
-        json!({ "error": { "status": status, "code": code, "message": message } })
-    }
-}
-
-pub(super) fn usage(m: impl Into<String>) -> ToolError {
-    ToolError::Usage(m.into())
-}
-
 /// Every argument any tool takes; [`check`] has already held them to the tool's schema.
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
@@ -492,26 +435,6 @@ impl Args {
 pub(super) fn need<'a>(v: Option<&'a str>, name: &str) -> Result<&'a str, ToolError> {
     v.filter(|s| !s.is_empty())
         .ok_or_else(|| usage(format!("{name} is required")))
-}
-
-/// Holds the arguments to the tool's schema: no unknown property, every required one present.
-pub(super) fn check(def: &ToolDef, args: &Map<String, Value>) -> Result<(), ToolError> {
-    let props = (def.properties)();
-    for k in args.keys() {
-        if props.get(k).is_none() {
-            return Err(usage(format!(
-                "{} takes no argument {:?}",
-                def.name,
-                crate::text::line(k)
-            )));
-        }
-    }
-    for r in def.required {
-        if !args.contains_key(*r) {
-            return Err(usage(format!("{} needs {r}", def.name)));
-        }
-    }
-    Ok(())
 }
 
 /// The arguments of a call to `def`, held to its schema.

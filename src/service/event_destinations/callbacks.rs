@@ -6,8 +6,8 @@ use serde_json::{Value, json};
 use super::Gen;
 use super::db;
 use super::pipeline;
+use super::route::{Route, handler};
 use super::schemas::{list_of, obj};
-use super::table::{Route, handler};
 use super::wire::{Answer, Fail, Fields, Req, Version, list, now_iso, public};
 use crate::service::ids::new_id;
 

@@ -4,8 +4,9 @@ use axum::http::Method;
 use serde_json::{Value, json};
 
 use super::Gen;
+use super::route::{Route, handler};
 use super::schemas::obj;
-use super::table::{Route, handler, routes as all_routes};
+use super::table::routes as all_routes;
 use super::wire::{Answer, DASHBOARD, Fail, MAGNETAR, Req, Version};
 
 const AREA: &str = "Introspection";

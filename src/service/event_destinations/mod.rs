@@ -11,6 +11,7 @@ mod introspect;
 mod listeners;
 mod openapi;
 mod pipeline;
+mod route;
 mod schemas;
 mod seed;
 mod table;

@@ -3,8 +3,9 @@
 use axum::Json;
 use serde_json::{Map, Value, json};
 
+use super::route::Route;
 use super::schemas::components;
-use super::table::{Route, routes};
+use super::table::routes;
 
 /// The parameters in a path (`{name}`), in order.
 fn path_params(path: &str) -> Vec<&str> {

@@ -5,8 +5,8 @@ use serde_json::{Value, json};
 
 use super::Gen;
 use super::db;
+use super::route::{Route, handler};
 use super::schemas::{list_of, obj};
-use super::table::{Route, handler};
 use super::wire::{Answer, Fail, Fields, Req, list, now_iso, public};
 use crate::service::ids::new_id;
 
