@@ -68,6 +68,8 @@ pub async fn run(
                 event_ids: events,
                 destination_ids: destinations,
             };
+            // Only deliveries have these statuses: refused as pulsar's parser always did.
+            super::selection::pulsar_statuses(&scan.statuses).map_err(HeadlessError::Usage)?;
             if let Some(every) = watch.interval() {
                 return p.watch(&f, every).await;
             }
