@@ -11,7 +11,10 @@ use super::args::*;
 use super::output::{Output, OutputFormat};
 use crate::api::detect::TeamsKind;
 use crate::api::generation::Generation;
-use crate::api::model::{CreateListener, ListenerType, UpdateListener};
+use crate::api::model::{
+    CreateEventDestination, CreateListener, ListenerType, RetryPolicy, RetryStrategy,
+    UpdateListener,
+};
 use crate::api::newer_requests::*;
 use crate::api::{ApiRequest, Client, Error, ListQuery, Page};
 
@@ -141,10 +144,7 @@ fn lacking_on_current(cmd: &Resource) -> Option<&'static str> {
             "an event destination is not deleted: use archive"
         }
         Resource::Destinations(
-            DestinationsCmd::Create { .. }
-            | DestinationsCmd::Update { .. }
-            | DestinationsCmd::Stats { .. }
-            | DestinationsCmd::Op(_),
+            DestinationsCmd::Update { .. } | DestinationsCmd::Stats { .. } | DestinationsCmd::Op(_),
         ) => "Switchboard does not offer this verb on event destinations yet",
         Resource::Notifications(
             NotificationsCmd::Replay(_)
@@ -226,6 +226,27 @@ fn check_ids(cmd: &Resource) -> Result<(), HeadlessError> {
         .map_err(HeadlessError::Api)
 }
 
+/// Whether a create lacks what pulsar requires and has nothing only a newer generation takes,
+/// and no newer generation is pinned: pulsar's path then says its usage error before any
+/// request, as when it was clap's requirement (a newer deployment is pinned, or given a flag of
+/// its own, to be asked).
+fn pulsar_usage_first(client: &Client, cmd: &Resource) -> bool {
+    let newer_pin = client
+        .options()
+        .pin
+        .as_ref()
+        .is_some_and(|p| p.generation != Generation::Pulsar);
+    match cmd {
+        Resource::Destinations(DestinationsCmd::Create {
+            all_callbacks,
+            callbacks,
+            retry,
+            ..
+        }) => !newer_pin && !all_callbacks && callbacks.is_empty() && !retry.given(),
+        _ => false,
+    }
+}
+
 /// How the command is run: pulsar's verbs, this module's, or refused with one sentence naming
 /// what the deployment serves. Nothing is asked when the command's own ids are unusable (its
 /// usage error comes first, as before detection).
@@ -240,6 +261,9 @@ pub async fn route(client: &Client, cmd: &Resource) -> Result<Route, HeadlessErr
         } else {
             Err(e)
         };
+    }
+    if pulsar_usage_first(client, cmd) {
+        return Ok(Route::Pulsar);
     }
     let area = area(cmd);
     if area == Area::Shared && on_pulsar(cmd) {
@@ -687,6 +711,32 @@ pub async fn run(client: &Client, out: &Output, cmd: Resource) -> Result<(), Hea
             &send(client, &ApiRequest::get_event_destination(&id)).await?,
             DESTINATIONS,
         ),
+        Resource::Destinations(DestinationsCmd::Create {
+            name,
+            url,
+            description,
+            all_callbacks,
+            callbacks,
+            retry,
+        }) => {
+            if all_callbacks || !callbacks.is_empty() {
+                return Err(HeadlessError::Usage(
+                    "destinations create on event-destinations: --all-callbacks and --callback are pulsar's; listeners choose what a destination receives (listeners create).".into(),
+                ));
+            }
+            let mut b = CreateEventDestination::webhook(name, url);
+            b.description = description;
+            if retry.given() {
+                b.retry = Some(RetryPolicy {
+                    strategy: RetryStrategy::from(retry.retry.as_deref().unwrap_or("exponential")),
+                    max_attempts: retry.max_attempts,
+                    base_delay_seconds: retry.base_delay.map(|d| d.as_secs()),
+                    max_delay_seconds: retry.max_delay.map(|d| d.as_secs()),
+                });
+            }
+            let d = send(client, &ApiRequest::create_event_destination(&b)).await?;
+            created(out, &d)
+        }
         Resource::Destinations(DestinationsCmd::Archive { id, yes }) => {
             ask(
                 yes,
@@ -867,6 +917,21 @@ fn rotated(out: &Output, d: &Value) -> Result<(), HeadlessError> {
     if let Some(s) = secret.as_str() {
         // Printed once, on purpose: the platform shows it only in this answer.
         println!("signing secret (shown once): {}", super::output::clean(s));
+    }
+    Ok(())
+}
+
+/// The created destination: as received under `-o json`; in a table its signing secret is
+/// masked by the one policy, as every secret in a table is.
+fn created(out: &Output, d: &Value) -> Result<(), HeadlessError> {
+    one(out, d, DESTINATIONS)?;
+    if out.table() && out.fields.is_none() {
+        if let Some(s) = pick(d, "webhook.signing_secret").as_str() {
+            println!(
+                "signing secret: {} (shown once by the platform: -o json prints it whole)",
+                super::output::clean(&crate::text::redact::mask(s))
+            );
+        }
     }
     Ok(())
 }

@@ -319,6 +319,29 @@ async fn imports(p: &Printer<'_>, c: ImportsCmd) -> Result<(), HeadlessError> {
     p.one::<ProviderOauthImport>(&req).await
 }
 
+/// Pulsar's `destinations create` needs its callbacks named and takes no retry policy: said
+/// before any request, as clap said it when it was clap's requirement.
+///
+/// # Errors
+/// The usage error.
+pub fn pulsar_create_selection(
+    all_callbacks: bool,
+    callbacks: &[String],
+    retry: &super::args::RetryArgs,
+) -> Result<(), HeadlessError> {
+    if retry.given() {
+        return Err(HeadlessError::Usage(
+            "--retry, --max-attempts, --base-delay and --max-delay are for event-destinations; this deployment serves pulsar.".into(),
+        ));
+    }
+    if !all_callbacks && callbacks.is_empty() {
+        return Err(HeadlessError::Usage(
+            "the following required arguments were not provided: <--all-callbacks|--callback <ID>> (a deployment of event-destinations takes neither: pin it with --generation event-destinations)".into(),
+        ));
+    }
+    Ok(())
+}
+
 async fn destinations(p: &Printer<'_>, c: DestinationsCmd) -> Result<(), HeadlessError> {
     let req = match c {
         DestinationsCmd::List { list, callbacks } => {
@@ -351,16 +374,20 @@ async fn destinations(p: &Printer<'_>, c: DestinationsCmd) -> Result<(), Headles
             description,
             all_callbacks,
             callbacks,
-        } => ApiRequest::create_destination(&CreateDestination {
-            name,
-            description,
-            url,
-            callbacks: if all_callbacks {
-                CallbacksInput::all()
-            } else {
-                CallbacksInput::selected(callbacks)
-            },
-        }),
+            retry,
+        } => {
+            pulsar_create_selection(all_callbacks, &callbacks, &retry)?;
+            ApiRequest::create_destination(&CreateDestination {
+                name,
+                description,
+                url,
+                callbacks: if all_callbacks {
+                    CallbacksInput::all()
+                } else {
+                    CallbacksInput::selected(callbacks)
+                },
+            })
+        }
         DestinationsCmd::Op(op) => return run_op(p, op.call()).await,
         c @ (DestinationsCmd::Ping { .. }
         | DestinationsCmd::RotateSecret { .. }
