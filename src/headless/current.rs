@@ -226,27 +226,6 @@ fn check_ids(cmd: &Resource) -> Result<(), HeadlessError> {
         .map_err(HeadlessError::Api)
 }
 
-/// Whether a create lacks what pulsar requires and has nothing only a newer generation takes,
-/// and no newer generation is pinned: pulsar's path then says its usage error before any
-/// request, as when it was clap's requirement (a newer deployment is pinned, or given a flag of
-/// its own, to be asked).
-fn pulsar_usage_first(client: &Client, cmd: &Resource) -> bool {
-    let newer_pin = client
-        .options()
-        .pin
-        .as_ref()
-        .is_some_and(|p| p.generation != Generation::Pulsar);
-    match cmd {
-        Resource::Destinations(DestinationsCmd::Create {
-            all_callbacks,
-            callbacks,
-            retry,
-            ..
-        }) => !newer_pin && !all_callbacks && callbacks.is_empty() && !retry.given(),
-        _ => false,
-    }
-}
-
 /// How the command is run: pulsar's verbs, this module's, or refused with one sentence naming
 /// what the deployment serves. Nothing is asked when the command's own ids are unusable (its
 /// usage error comes first, as before detection).
@@ -261,9 +240,6 @@ pub async fn route(client: &Client, cmd: &Resource) -> Result<Route, HeadlessErr
         } else {
             Err(e)
         };
-    }
-    if pulsar_usage_first(client, cmd) {
-        return Ok(Route::Pulsar);
     }
     let area = area(cmd);
     if area == Area::Shared && on_pulsar(cmd) {

@@ -336,7 +336,8 @@ pub fn pulsar_create_selection(
     }
     if !all_callbacks && callbacks.is_empty() {
         return Err(HeadlessError::Usage(
-            "the following required arguments were not provided: <--all-callbacks|--callback <ID>> (a deployment of event-destinations takes neither: pin it with --generation event-destinations)".into(),
+            "the following required arguments were not provided: <--all-callbacks|--callback <ID>>"
+                .into(),
         ));
     }
     Ok(())
