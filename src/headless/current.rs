@@ -12,8 +12,8 @@ use super::output::{Output, OutputFormat};
 use crate::api::detect::TeamsKind;
 use crate::api::generation::Generation;
 use crate::api::model::{
-    CreateEventDestination, CreateListener, ListenerType, RetryPolicy, RetryStrategy,
-    UpdateListener,
+    CreateAuthImport, CreateEventDestination, CreateListener, ListenerType, RetryPolicy,
+    RetryStrategy, UpdateListener,
 };
 use crate::api::newer_requests::*;
 use crate::api::{ApiRequest, Client, Error, ListQuery, Page};
@@ -136,9 +136,6 @@ fn lacking_on_current(cmd: &Resource) -> Option<&'static str> {
         }
         Resource::Imports(ImportsCmd::Update { .. }) => {
             "an import cannot be changed here; import again"
-        }
-        Resource::Imports(ImportsCmd::Create { .. }) => {
-            "Switchboard does not create auth imports on this generation yet"
         }
         Resource::Destinations(DestinationsCmd::Delete { .. }) => {
             "an event destination is not deleted: use archive"
@@ -639,6 +636,54 @@ pub async fn run(client: &Client, out: &Output, cmd: Resource) -> Result<(), Hea
             &send(client, &ApiRequest::get_auth_import(&id)).await?,
             IMPORTS,
         ),
+        Resource::Imports(ImportsCmd::Create {
+            server_deployment,
+            connection,
+            token,
+            fields,
+            auth,
+        }) => {
+            let pulsars = server_deployment.is_some()
+                || connection.is_some()
+                || token.access_token_stdin
+                || token.access_token_env.is_some()
+                || fields.id_token_env.is_some()
+                || fields.expires_at.is_some()
+                || fields.scope.is_some()
+                || fields.token_type.is_some();
+            if pulsars {
+                return Err(HeadlessError::Usage(
+                    "imports create here: --server-deployment, --connection, --access-token-*, --id-token-env, --expires-at, --scope and --token-type are pulsar's; an auth import takes --note, --value-stdin or --value-env, and the ids it is for.".into(),
+                ));
+            }
+            let Some(note) = fields.note.clone() else {
+                return Err(HeadlessError::Usage(
+                    "imports create here needs --note.".into(),
+                ));
+            };
+            let value = import_value(&auth)?;
+            let metadata = (!fields.metadata.is_empty()).then(|| {
+                fields
+                    .metadata
+                    .iter()
+                    .map(|(k, v)| (k.clone(), Value::String(v.clone())))
+                    .collect()
+            });
+            let b = CreateAuthImport {
+                note,
+                value,
+                metadata,
+                provider_id: auth.provider,
+                provider_deployment_id: auth.provider_deployment,
+                provider_auth_config_id: auth.auth_config,
+                provider_auth_method_id: auth.auth_method,
+            };
+            one(
+                out,
+                &send(client, &ApiRequest::create_auth_import(&b)).await?,
+                IMPORTS,
+            )
+        }
         Resource::Callbacks(CallbacksCmd::List(l)) => {
             let f = IntegrationCallbackFilter::default();
             list(client, out, &l, CALLBACKS, |q| {
@@ -864,6 +909,30 @@ pub async fn run(client: &Client, out: &Output, cmd: Resource) -> Result<(), Hea
         other => Err(HeadlessError::Usage(format!(
             "{} is not offered on this generation.",
             verb(&other)
+        ))),
+    }
+}
+
+/// An auth import's value: a JSON object from standard input or the named variable. It is a
+/// secret: no message says any of it, only that it is not an object.
+fn import_value(
+    auth: &super::args::AuthImportArgs,
+) -> Result<crate::api::model::CredentialValue, HeadlessError> {
+    const WHAT: &str = "the import's value";
+    let text = if auth.value_stdin {
+        super::input::secret_from_stdin(WHAT)?
+    } else if let Some(var) = auth.value_env.as_deref() {
+        super::input::secret_from_env(var, WHAT)?
+    } else {
+        return Err(HeadlessError::Usage(
+            "imports create here needs its value: --value-stdin or --value-env VAR.".into(),
+        ));
+    };
+    match serde_json::from_str::<Value>(&text) {
+        Ok(Value::Object(m)) => Ok(crate::api::model::CredentialValue::new(m)),
+        // serde's message is dropped: it could quote part of the secret.
+        _ => Err(HeadlessError::Usage(format!(
+            "{WHAT} is not a JSON object (such as {{\"access_token\": \"…\"}})."
         ))),
     }
 }

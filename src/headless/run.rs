@@ -272,6 +272,34 @@ impl ImportFields {
     }
 }
 
+/// Pulsar's `imports create` needs a target and the token and takes no auth import's flags:
+/// said before any request, as clap said it when they were clap's requirements.
+fn pulsar_import_flags(
+    target: bool,
+    token: &TokenArgs,
+    auth: &super::args::AuthImportArgs,
+) -> Result<(), HeadlessError> {
+    if auth.given() {
+        return Err(HeadlessError::Usage(
+            "--value-stdin, --value-env, --provider, --provider-deployment, --auth-config and --auth-method are for a newer generation's auth imports; this deployment serves pulsar.".into(),
+        ));
+    }
+    let mut missing = Vec::new();
+    if !target {
+        missing.push("<--server-deployment <ID>|--connection <ID>>");
+    }
+    if !token.access_token_stdin && token.access_token_env.is_none() {
+        missing.push("<--access-token-stdin|--access-token-env <VAR>>");
+    }
+    if missing.is_empty() {
+        return Ok(());
+    }
+    Err(HeadlessError::Usage(format!(
+        "the following required arguments were not provided: {}",
+        missing.join(" ")
+    )))
+}
+
 async fn imports(p: &Printer<'_>, c: ImportsCmd) -> Result<(), HeadlessError> {
     let req = match c {
         ImportsCmd::List(l) => {
@@ -285,7 +313,13 @@ async fn imports(p: &Printer<'_>, c: ImportsCmd) -> Result<(), HeadlessError> {
             connection,
             token,
             fields,
+            auth,
         } => {
+            pulsar_import_flags(
+                server_deployment.is_some() || connection.is_some(),
+                &token,
+                &auth,
+            )?;
             let access_token = token.read()?.ok_or_else(|| {
                 HeadlessError::Usage(
                     "give the token with --access-token-stdin or --access-token-env".into(),

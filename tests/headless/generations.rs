@@ -95,6 +95,30 @@ impl Ed {
         }
     }
 
+    /// Run with one more variable and standard input given.
+    async fn run_fed(&self, args: &[&str], var: (&str, &str), stdin: &str) -> Out {
+        use std::io::Write as _;
+        let mut cmd = self.cmd(true);
+        cmd.args(args).env(var.0, var.1).stdin(Stdio::piped());
+        cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+        let input = stdin.to_string();
+        let out = tokio::task::spawn_blocking(move || {
+            let mut child = cmd.spawn().expect("run switchboard");
+            if let Some(mut w) = child.stdin.take() {
+                // The command may refuse before reading: a closed pipe is its answer.
+                let _ = w.write_all(input.as_bytes());
+            }
+            child.wait_with_output().expect("output")
+        })
+        .await
+        .expect("joined");
+        Out {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+
     async fn run(&self, args: &[&str]) -> Out {
         self.run_with(true, args).await
     }
@@ -472,6 +496,154 @@ async fn destinations_create_takes_the_retry_policy_and_masks_the_secret_in_tabl
         .await;
     assert_eq!(out.code, 0, "{out:?}");
     assert_eq!(out.json()["name"], "n");
+    pulsar.svc.shutdown().await;
+}
+
+#[tokio::test]
+async fn imports_create_takes_the_value_from_stdin_or_a_variable_never_saying_it() {
+    let ed = service(Generation::EventDestinations).await;
+    let token = "tok_import_secret_value_0123456789";
+    let value = format!("{{\"access_token\": \"{token}\"}}");
+    let listed = ed
+        .run(&["-o", "json", "imports", "list", "--limit", "100"])
+        .await
+        .json();
+    let provider = listed["items"][0]["provider_id"]
+        .as_str()
+        .map(str::to_string)
+        .unwrap_or_default();
+    let before = ids(&listed).len();
+    let out = ed
+        .run_fed(
+            &[
+                "-o",
+                "json",
+                "imports",
+                "create",
+                "--note",
+                "made here",
+                "--value-env",
+                "SB_IMPORT_VALUE",
+                "--provider",
+                &provider,
+                "--metadata",
+                "team=ops",
+            ],
+            ("SB_IMPORT_VALUE", &value),
+            "",
+        )
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let made = out.json();
+    assert_eq!(made["object"], "provider.auth_import", "{made}");
+    assert_eq!(made["note"], "made here");
+    assert_eq!(made["provider_id"], provider.as_str(), "{made}");
+    assert!(!out.stdout.contains(token) && !out.stderr.contains(token));
+
+    let out = ed
+        .run_fed(
+            &[
+                "-o",
+                "table",
+                "imports",
+                "create",
+                "--note",
+                "piped",
+                "--value-stdin",
+            ],
+            ("UNUSED", ""),
+            &value,
+        )
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(out.stdout.contains("piped"), "{out:?}");
+    assert!(!out.stdout.contains(token) && !out.stderr.contains(token));
+    let listed = ed
+        .run(&["-o", "json", "imports", "list", "--limit", "100"])
+        .await
+        .json();
+    assert_eq!(ids(&listed).len(), before + 2, "{listed}");
+
+    // Refusals, each before a request and never quoting the value.
+    let not_object = "[\"tok_not_an_object_0123456789\"]";
+    for (args, var, said) in [
+        (
+            &["imports", "create", "--note", "n", "--value-env", "V"][..],
+            not_object,
+            "not a JSON object",
+        ),
+        (
+            &["imports", "create", "--note", "n", "--value-env", "V"],
+            "",
+            "V is not set",
+        ),
+        (
+            &["imports", "create", "--value-env", "V"],
+            &value,
+            "needs --note",
+        ),
+        (
+            &["imports", "create", "--note", "n"],
+            &value,
+            "--value-stdin",
+        ),
+        (
+            &[
+                "imports",
+                "create",
+                "--note",
+                "n",
+                "--access-token-env",
+                "V",
+            ],
+            &value,
+            "pulsar's",
+        ),
+    ] {
+        let out = ed.run_fed(args, ("V", var), "").await;
+        assert_eq!(out.code, 2, "{args:?}: {out:?}");
+        assert!(out.stderr.contains(said), "{args:?}: {out:?}");
+        assert!(!out.stderr.contains("tok_"), "{out:?}");
+    }
+    let listed = ed
+        .run(&["-o", "json", "imports", "list", "--limit", "100"])
+        .await
+        .json();
+    assert_eq!(ids(&listed).len(), before + 2, "a refusal made an import");
+    // A value flag beside pulsar's target is refused by the parser.
+    let out = ed
+        .run_fed(
+            &[
+                "imports",
+                "create",
+                "--connection",
+                "poc_1",
+                "--value-env",
+                "V",
+            ],
+            ("V", &value),
+            "",
+        )
+        .await;
+    assert_eq!(out.code, 2, "{out:?}");
+    ed.svc.shutdown().await;
+
+    // Pulsar: the auth import's flags are refused, its own requirements as before.
+    let pulsar = service(Generation::Pulsar).await;
+    let out = pulsar
+        .run_fed(
+            &["imports", "create", "--note", "n", "--value-env", "V"],
+            ("V", &value),
+            "",
+        )
+        .await;
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(out.stderr.contains("serves pulsar"), "{out:?}");
+    let out = pulsar
+        .run(&["imports", "create", "--connection", "poc_1"])
+        .await;
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(out.stderr.contains("--access-token-stdin"), "{out:?}");
     pulsar.svc.shutdown().await;
 }
 
