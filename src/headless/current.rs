@@ -970,13 +970,14 @@ fn rotated(out: &Output, d: &Value) -> Result<(), HeadlessError> {
 /// masked by the one policy, as every secret in a table is.
 fn created(out: &Output, d: &Value) -> Result<(), HeadlessError> {
     one(out, d, DESTINATIONS)?;
-    if out.table() && out.fields.is_none() {
-        if let Some(s) = pick(d, "webhook.signing_secret").as_str() {
-            println!(
-                "signing secret: {} (shown once by the platform: -o json prints it whole)",
-                super::output::clean(&crate::text::redact::mask(s))
-            );
-        }
+    if out.table()
+        && out.fields.is_none()
+        && let Some(s) = pick(d, "webhook.signing_secret").as_str()
+    {
+        println!(
+            "signing secret: {} (shown once by the platform: -o json prints it whole)",
+            super::output::clean(&crate::text::redact::mask(s))
+        );
     }
     Ok(())
 }
