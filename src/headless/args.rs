@@ -336,6 +336,43 @@ pub struct ImportFields {
     pub token_type: Option<String>,
 }
 
+/// `imports create` on a newer generation: the value (a JSON object, a secret: never a flag's
+/// value) and the ids it is for.
+#[derive(Args, Debug, Clone, Default)]
+#[group(id = "auth_import", multiple = true, conflicts_with_all = ["target", "token"])]
+pub struct AuthImportArgs {
+    /// Read the value (a JSON object such as `{"access_token": …}`) from standard input.
+    #[arg(long, conflicts_with = "value_env")]
+    pub value_stdin: bool,
+    /// Read the value (a JSON object) from this environment variable.
+    #[arg(long, value_name = "VAR")]
+    pub value_env: Option<String>,
+    /// Provider id.
+    #[arg(long, value_name = "ID")]
+    pub provider: Option<String>,
+    /// Provider deployment id.
+    #[arg(long, value_name = "ID")]
+    pub provider_deployment: Option<String>,
+    /// Provider auth config id.
+    #[arg(long, value_name = "ID")]
+    pub auth_config: Option<String>,
+    /// Provider auth method id.
+    #[arg(long, value_name = "ID")]
+    pub auth_method: Option<String>,
+}
+
+impl AuthImportArgs {
+    /// Whether any of these flags was given (they belong to the newer generations only).
+    pub fn given(&self) -> bool {
+        self.value_stdin
+            || self.value_env.is_some()
+            || self.provider.is_some()
+            || self.provider_deployment.is_some()
+            || self.auth_config.is_some()
+            || self.auth_method.is_some()
+    }
+}
+
 /// `imports …`.
 #[derive(Subcommand, Debug, Clone)]
 pub enum ImportsCmd {
@@ -346,10 +383,14 @@ pub enum ImportsCmd {
         /// Import id (`poti_…`).
         id: String,
     },
-    /// Import a token for a server deployment or a connection.
+    /// Import a token for a server deployment or a connection (pulsar: a target and the token
+    /// are required); on a newer generation, an auth import: --note and --value-stdin or
+    /// --value-env.
+    // Not clap requirements: the newer generations take other flags; pulsar's path asks for
+    // them before any request.
     #[command(
-        group(ArgGroup::new("target").required(true).args(["server_deployment", "connection"])),
-        group(ArgGroup::new("token").required(true).args(["access_token_stdin", "access_token_env"]))
+        group(ArgGroup::new("target").args(["server_deployment", "connection"])),
+        group(ArgGroup::new("token").args(["access_token_stdin", "access_token_env"]))
     )]
     Create {
         /// Server deployment id (`svd_…`).
@@ -364,6 +405,9 @@ pub enum ImportsCmd {
         /// Other fields.
         #[command(flatten)]
         fields: ImportFields,
+        /// An auth import's value and what it is for (newer generations).
+        #[command(flatten)]
+        auth: AuthImportArgs,
     },
     /// Change an import's fields or token.
     #[command(group(ArgGroup::new("changes").required(true).multiple(true).args([
@@ -457,8 +501,11 @@ pub enum DestinationsCmd {
         #[arg(long)]
         clear_description: bool,
     },
-    /// Create a webhook destination.
-    #[command(group(ArgGroup::new("selection").required(true).args(["all_callbacks", "callbacks"])))]
+    /// Create a webhook destination (on pulsar: --all-callbacks or --callback is required; on
+    /// event-destinations: the retry policy instead, the signing secret shown once).
+    // Not a clap requirement: event-destinations takes none; pulsar's path asks for it before
+    // any request.
+    #[command(group(ArgGroup::new("selection").args(["all_callbacks", "callbacks"])))]
     Create {
         /// Name.
         #[arg(long)]
@@ -475,6 +522,9 @@ pub enum DestinationsCmd {
         /// Receive this callback (repeat for several).
         #[arg(long = "callback", value_name = "ID")]
         callbacks: Vec<String>,
+        /// The retry policy (event-destinations only).
+        #[command(flatten)]
+        retry: RetryArgs,
     },
     /// Delete a destination (it stops receiving deliveries).
     Delete {
@@ -514,6 +564,47 @@ pub enum DestinationsCmd {
     /// The destination's operations (`resource::destinations::OPS`), run as typed.
     #[command(flatten)]
     Op(DestinationOp),
+}
+
+/// `destinations create`'s retry policy on event-destinations.
+#[derive(Args, Debug, Clone, Default)]
+pub struct RetryArgs {
+    /// How retries are spaced: exponential, linear or fixed (default: exponential when another
+    /// retry flag is given, else the platform's).
+    #[arg(long, value_name = "STRATEGY", value_parser = ["exponential", "linear", "fixed"],
+        conflicts_with_all = ["all_callbacks", "callbacks"])]
+    pub retry: Option<String>,
+    /// Attempts at most (1 to 25).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=25),
+        conflicts_with_all = ["all_callbacks", "callbacks"])]
+    pub max_attempts: Option<u32>,
+    /// The first retry's delay (`10s`, `2m`).
+    #[arg(long, value_name = "DURATION", value_parser = parse_delay,
+        conflicts_with_all = ["all_callbacks", "callbacks"])]
+    pub base_delay: Option<std::time::Duration>,
+    /// The longest delay between retries (`3h`).
+    #[arg(long, value_name = "DURATION", value_parser = parse_delay,
+        conflicts_with_all = ["all_callbacks", "callbacks"])]
+    pub max_delay: Option<std::time::Duration>,
+}
+
+impl RetryArgs {
+    /// Whether any retry flag was given (they belong to event-destinations only).
+    pub fn given(&self) -> bool {
+        self.retry.is_some()
+            || self.max_attempts.is_some()
+            || self.base_delay.is_some()
+            || self.max_delay.is_some()
+    }
+}
+
+/// A retry delay: `10s`, `5m`, `3h` (whole seconds, at least one).
+fn parse_delay(s: &str) -> Result<std::time::Duration, String> {
+    let d = crate::api::selection::parse_duration(s).map_err(|e| e.to_string())?;
+    if d.as_secs() == 0 {
+        return Err(format!("{s:?} is shorter than a second"));
+    }
+    Ok(d)
 }
 
 /// `30s`, `2m`, `500ms` (at most an hour).

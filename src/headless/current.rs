@@ -11,7 +11,10 @@ use super::args::*;
 use super::output::{Output, OutputFormat};
 use crate::api::detect::TeamsKind;
 use crate::api::generation::Generation;
-use crate::api::model::{CreateListener, ListenerType, UpdateListener};
+use crate::api::model::{
+    CreateAuthImport, CreateEventDestination, CreateListener, ListenerType, RetryPolicy,
+    RetryStrategy, UpdateListener,
+};
 use crate::api::newer_requests::*;
 use crate::api::{ApiRequest, Client, Error, ListQuery, Page};
 
@@ -134,17 +137,11 @@ fn lacking_on_current(cmd: &Resource) -> Option<&'static str> {
         Resource::Imports(ImportsCmd::Update { .. }) => {
             "an import cannot be changed here; import again"
         }
-        Resource::Imports(ImportsCmd::Create { .. }) => {
-            "Switchboard does not create auth imports on this generation yet"
-        }
         Resource::Destinations(DestinationsCmd::Delete { .. }) => {
             "an event destination is not deleted: use archive"
         }
         Resource::Destinations(
-            DestinationsCmd::Create { .. }
-            | DestinationsCmd::Update { .. }
-            | DestinationsCmd::Stats { .. }
-            | DestinationsCmd::Op(_),
+            DestinationsCmd::Update { .. } | DestinationsCmd::Stats { .. } | DestinationsCmd::Op(_),
         ) => "Switchboard does not offer this verb on event destinations yet",
         Resource::Notifications(
             NotificationsCmd::Replay(_)
@@ -639,6 +636,54 @@ pub async fn run(client: &Client, out: &Output, cmd: Resource) -> Result<(), Hea
             &send(client, &ApiRequest::get_auth_import(&id)).await?,
             IMPORTS,
         ),
+        Resource::Imports(ImportsCmd::Create {
+            server_deployment,
+            connection,
+            token,
+            fields,
+            auth,
+        }) => {
+            let pulsars = server_deployment.is_some()
+                || connection.is_some()
+                || token.access_token_stdin
+                || token.access_token_env.is_some()
+                || fields.id_token_env.is_some()
+                || fields.expires_at.is_some()
+                || fields.scope.is_some()
+                || fields.token_type.is_some();
+            if pulsars {
+                return Err(HeadlessError::Usage(
+                    "imports create here: --server-deployment, --connection, --access-token-*, --id-token-env, --expires-at, --scope and --token-type are pulsar's; an auth import takes --note, --value-stdin or --value-env, and the ids it is for.".into(),
+                ));
+            }
+            let Some(note) = fields.note.clone() else {
+                return Err(HeadlessError::Usage(
+                    "imports create here needs --note.".into(),
+                ));
+            };
+            let value = import_value(&auth)?;
+            let metadata = (!fields.metadata.is_empty()).then(|| {
+                fields
+                    .metadata
+                    .iter()
+                    .map(|(k, v)| (k.clone(), Value::String(v.clone())))
+                    .collect()
+            });
+            let b = CreateAuthImport {
+                note,
+                value,
+                metadata,
+                provider_id: auth.provider,
+                provider_deployment_id: auth.provider_deployment,
+                provider_auth_config_id: auth.auth_config,
+                provider_auth_method_id: auth.auth_method,
+            };
+            one(
+                out,
+                &send(client, &ApiRequest::create_auth_import(&b)).await?,
+                IMPORTS,
+            )
+        }
         Resource::Callbacks(CallbacksCmd::List(l)) => {
             let f = IntegrationCallbackFilter::default();
             list(client, out, &l, CALLBACKS, |q| {
@@ -687,6 +732,32 @@ pub async fn run(client: &Client, out: &Output, cmd: Resource) -> Result<(), Hea
             &send(client, &ApiRequest::get_event_destination(&id)).await?,
             DESTINATIONS,
         ),
+        Resource::Destinations(DestinationsCmd::Create {
+            name,
+            url,
+            description,
+            all_callbacks,
+            callbacks,
+            retry,
+        }) => {
+            if all_callbacks || !callbacks.is_empty() {
+                return Err(HeadlessError::Usage(
+                    "destinations create on event-destinations: --all-callbacks and --callback are pulsar's; listeners choose what a destination receives (listeners create).".into(),
+                ));
+            }
+            let mut b = CreateEventDestination::webhook(name, url);
+            b.description = description;
+            if retry.given() {
+                b.retry = Some(RetryPolicy {
+                    strategy: RetryStrategy::from(retry.retry.as_deref().unwrap_or("exponential")),
+                    max_attempts: retry.max_attempts,
+                    base_delay_seconds: retry.base_delay.map(|d| d.as_secs()),
+                    max_delay_seconds: retry.max_delay.map(|d| d.as_secs()),
+                });
+            }
+            let d = send(client, &ApiRequest::create_event_destination(&b)).await?;
+            created(out, &d)
+        }
         Resource::Destinations(DestinationsCmd::Archive { id, yes }) => {
             ask(
                 yes,
@@ -842,6 +913,30 @@ pub async fn run(client: &Client, out: &Output, cmd: Resource) -> Result<(), Hea
     }
 }
 
+/// An auth import's value: a JSON object from standard input or the named variable. It is a
+/// secret: no message says any of it, only that it is not an object.
+fn import_value(
+    auth: &super::args::AuthImportArgs,
+) -> Result<crate::api::model::CredentialValue, HeadlessError> {
+    const WHAT: &str = "the import's value";
+    let text = if auth.value_stdin {
+        super::input::secret_from_stdin(WHAT)?
+    } else if let Some(var) = auth.value_env.as_deref() {
+        super::input::secret_from_env(var, WHAT)?
+    } else {
+        return Err(HeadlessError::Usage(
+            "imports create here needs its value: --value-stdin or --value-env VAR.".into(),
+        ));
+    };
+    match serde_json::from_str::<Value>(&text) {
+        Ok(Value::Object(m)) => Ok(crate::api::model::CredentialValue::new(m)),
+        // serde's message is dropped: it could quote part of the secret.
+        _ => Err(HeadlessError::Usage(format!(
+            "{WHAT} is not a JSON object (such as {{\"access_token\": \"…\"}})."
+        ))),
+    }
+}
+
 /// A delivery with its attempts: the object as received, or its lines and an attempts table.
 fn delivery(out: &Output, d: &Value) -> Result<(), HeadlessError> {
     one(out, d, DELIVERIES)?;
@@ -867,6 +962,22 @@ fn rotated(out: &Output, d: &Value) -> Result<(), HeadlessError> {
     if let Some(s) = secret.as_str() {
         // Printed once, on purpose: the platform shows it only in this answer.
         println!("signing secret (shown once): {}", super::output::clean(s));
+    }
+    Ok(())
+}
+
+/// The created destination: as received under `-o json`; in a table its signing secret is
+/// masked by the one policy, as every secret in a table is.
+fn created(out: &Output, d: &Value) -> Result<(), HeadlessError> {
+    one(out, d, DESTINATIONS)?;
+    if out.table()
+        && out.fields.is_none()
+        && let Some(s) = pick(d, "webhook.signing_secret").as_str()
+    {
+        println!(
+            "signing secret: {} (shown once by the platform: -o json prints it whole)",
+            super::output::clean(&crate::text::redact::mask(s))
+        );
     }
     Ok(())
 }

@@ -68,6 +68,8 @@ pub async fn run(
                 event_ids: events,
                 destination_ids: destinations,
             };
+            // Only deliveries have these statuses: refused as pulsar's parser always did.
+            super::selection::pulsar_statuses(&scan.statuses).map_err(HeadlessError::Usage)?;
             if let Some(every) = watch.interval() {
                 return p.watch(&f, every).await;
             }
@@ -270,6 +272,34 @@ impl ImportFields {
     }
 }
 
+/// Pulsar's `imports create` needs a target and the token and takes no auth import's flags:
+/// said before any request, as clap said it when they were clap's requirements.
+fn pulsar_import_flags(
+    target: bool,
+    token: &TokenArgs,
+    auth: &super::args::AuthImportArgs,
+) -> Result<(), HeadlessError> {
+    if auth.given() {
+        return Err(HeadlessError::Usage(
+            "--value-stdin, --value-env, --provider, --provider-deployment, --auth-config and --auth-method are for a newer generation's auth imports; this deployment serves pulsar.".into(),
+        ));
+    }
+    let mut missing = Vec::new();
+    if !target {
+        missing.push("<--server-deployment <ID>|--connection <ID>>");
+    }
+    if !token.access_token_stdin && token.access_token_env.is_none() {
+        missing.push("<--access-token-stdin|--access-token-env <VAR>>");
+    }
+    if missing.is_empty() {
+        return Ok(());
+    }
+    Err(HeadlessError::Usage(format!(
+        "the following required arguments were not provided: {}",
+        missing.join(" ")
+    )))
+}
+
 async fn imports(p: &Printer<'_>, c: ImportsCmd) -> Result<(), HeadlessError> {
     let req = match c {
         ImportsCmd::List(l) => {
@@ -283,7 +313,13 @@ async fn imports(p: &Printer<'_>, c: ImportsCmd) -> Result<(), HeadlessError> {
             connection,
             token,
             fields,
+            auth,
         } => {
+            pulsar_import_flags(
+                server_deployment.is_some() || connection.is_some(),
+                &token,
+                &auth,
+            )?;
             let access_token = token.read()?.ok_or_else(|| {
                 HeadlessError::Usage(
                     "give the token with --access-token-stdin or --access-token-env".into(),
@@ -315,6 +351,30 @@ async fn imports(p: &Printer<'_>, c: ImportsCmd) -> Result<(), HeadlessError> {
         ),
     };
     p.one::<ProviderOauthImport>(&req).await
+}
+
+/// Pulsar's `destinations create` needs its callbacks named and takes no retry policy: said
+/// before any request, as clap said it when it was clap's requirement.
+///
+/// # Errors
+/// The usage error.
+pub fn pulsar_create_selection(
+    all_callbacks: bool,
+    callbacks: &[String],
+    retry: &super::args::RetryArgs,
+) -> Result<(), HeadlessError> {
+    if retry.given() {
+        return Err(HeadlessError::Usage(
+            "--retry, --max-attempts, --base-delay and --max-delay are for event-destinations; this deployment serves pulsar.".into(),
+        ));
+    }
+    if !all_callbacks && callbacks.is_empty() {
+        return Err(HeadlessError::Usage(
+            "the following required arguments were not provided: <--all-callbacks|--callback <ID>>"
+                .into(),
+        ));
+    }
+    Ok(())
 }
 
 async fn destinations(p: &Printer<'_>, c: DestinationsCmd) -> Result<(), HeadlessError> {
@@ -349,16 +409,20 @@ async fn destinations(p: &Printer<'_>, c: DestinationsCmd) -> Result<(), Headles
             description,
             all_callbacks,
             callbacks,
-        } => ApiRequest::create_destination(&CreateDestination {
-            name,
-            description,
-            url,
-            callbacks: if all_callbacks {
-                CallbacksInput::all()
-            } else {
-                CallbacksInput::selected(callbacks)
-            },
-        }),
+            retry,
+        } => {
+            pulsar_create_selection(all_callbacks, &callbacks, &retry)?;
+            ApiRequest::create_destination(&CreateDestination {
+                name,
+                description,
+                url,
+                callbacks: if all_callbacks {
+                    CallbacksInput::all()
+                } else {
+                    CallbacksInput::selected(callbacks)
+                },
+            })
+        }
         DestinationsCmd::Op(op) => return run_op(p, op.call()).await,
         c @ (DestinationsCmd::Ping { .. }
         | DestinationsCmd::RotateSecret { .. }

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use super::HeadlessError;
 use super::columns;
 use super::output::{Output, OutputFormat, emit};
-use super::selection::parse_status;
+use super::selection::parse_list_status;
 use crate::api::model::{Notification, NotificationStatus};
 use crate::api::selection::Selection;
 use crate::api::{ApiRequest, Client, Error, ListQuery, NotificationFilter};
@@ -20,8 +20,9 @@ const DEFAULT_LIMIT: usize = 20;
 #[derive(Args, Debug, Clone, Default)]
 pub struct ScanArgs {
     /// Only in this state: failed, retrying, succeeded or pending (repeat for several); looked
-    /// for page by page, within the walk's budget.
-    #[arg(long = "status", value_name = "S", value_parser = parse_status, conflicts_with = "watch")]
+    /// for page by page, within the walk's budget. On event-destinations, a delivery's: pending,
+    /// retrying, delivered, failed or cancelled (the platform filters it).
+    #[arg(long = "status", value_name = "S", value_parser = parse_list_status, conflicts_with = "watch")]
     pub statuses: Vec<NotificationStatus>,
     /// Only of this event type (the delivered body's `type`; `build.*` matches a prefix; repeat
     /// for several); looked for page by page, within the walk's budget.

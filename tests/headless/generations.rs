@@ -95,6 +95,30 @@ impl Ed {
         }
     }
 
+    /// Run with one more variable and standard input given.
+    async fn run_fed(&self, args: &[&str], var: (&str, &str), stdin: &str) -> Out {
+        use std::io::Write as _;
+        let mut cmd = self.cmd(true);
+        cmd.args(args).env(var.0, var.1).stdin(Stdio::piped());
+        cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+        let input = stdin.to_string();
+        let out = tokio::task::spawn_blocking(move || {
+            let mut child = cmd.spawn().expect("run switchboard");
+            if let Some(mut w) = child.stdin.take() {
+                // The command may refuse before reading: a closed pipe is its answer.
+                let _ = w.write_all(input.as_bytes());
+            }
+            child.wait_with_output().expect("output")
+        })
+        .await
+        .expect("joined");
+        Out {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+
     async fn run(&self, args: &[&str]) -> Out {
         self.run_with(true, args).await
     }
@@ -224,6 +248,403 @@ async fn the_status_filter_is_the_platforms() {
     );
     assert!(items.iter().all(|d| d["status"] == "failed"), "{page}");
     ed.svc.shutdown().await;
+}
+
+#[tokio::test]
+async fn every_delivery_status_filters_and_pulsar_refuses_those_it_lacks() {
+    let ed = service(Generation::EventDestinations).await;
+    for status in ["pending", "retrying", "delivered", "failed", "cancelled"] {
+        let out = ed
+            .run(&[
+                "-o",
+                "json",
+                "notifications",
+                "list",
+                "--status",
+                status,
+                "--all",
+            ])
+            .await;
+        assert_eq!(out.code, 0, "{status}: {out:?}");
+        let page = out.json();
+        // `--all` prints the whole list as one array.
+        let items = page.as_array().cloned().unwrap_or_default();
+        assert!(
+            !items.is_empty(),
+            "the seed has {status} deliveries: {page}"
+        );
+        assert!(items.iter().all(|d| d["status"] == status), "{page}");
+    }
+    // Two at once: the platform's filter takes both.
+    let out = ed
+        .run(&[
+            "-o",
+            "json",
+            "notifications",
+            "list",
+            "--status",
+            "delivered",
+            "--status",
+            "cancelled",
+            "--all",
+        ])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let page = out.json();
+    let items = page.as_array().cloned().unwrap_or_default();
+    assert!(items.iter().any(|d| d["status"] == "delivered"), "{page}");
+    assert!(items.iter().any(|d| d["status"] == "cancelled"), "{page}");
+    assert!(
+        items
+            .iter()
+            .all(|d| d["status"] == "delivered" || d["status"] == "cancelled"),
+        "{page}"
+    );
+    ed.svc.shutdown().await;
+
+    // Pulsar has four statuses: the others are refused as its parser always did, and an unknown
+    // word is refused on both.
+    let pulsar = service(Generation::Pulsar).await;
+    for status in ["delivered", "cancelled", "bogus"] {
+        let out = pulsar
+            .run(&["notifications", "list", "--status", status])
+            .await;
+        assert_eq!(out.code, 2, "{status}: {out:?}");
+        assert!(out.stdout.is_empty(), "{out:?}");
+        assert!(
+            out.stderr
+                .contains("is not a status: failed, retrying, succeeded or pending"),
+            "{out:?}"
+        );
+    }
+    let out = pulsar
+        .run(&[
+            "-o",
+            "json",
+            "notifications",
+            "list",
+            "--status",
+            "succeeded",
+        ])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    pulsar.svc.shutdown().await;
+}
+
+#[tokio::test]
+async fn destinations_create_takes_the_retry_policy_and_masks_the_secret_in_tables() {
+    let ed = service(Generation::EventDestinations).await;
+    let url = "http://127.0.0.1:9/hook";
+    let out = ed
+        .run(&[
+            "-o",
+            "json",
+            "destinations",
+            "create",
+            "--name",
+            "made here",
+            "--url",
+            url,
+            "--description",
+            "d",
+            "--retry",
+            "linear",
+            "--max-attempts",
+            "4",
+            "--base-delay",
+            "10s",
+            "--max-delay",
+            "3h",
+        ])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let d = out.json();
+    assert_eq!(d["object"], "event.destination", "{d}");
+    assert_eq!(d["name"], "made here");
+    assert_eq!(d["description"], "d");
+    assert_eq!(d["webhook"]["url"], url);
+    assert_eq!(d["retry"]["strategy"], "linear", "{d}");
+    assert_eq!(d["retry"]["max_attempts"], 4);
+    assert_eq!(d["retry"]["base_delay_seconds"], 10);
+    assert_eq!(d["retry"]["max_delay_seconds"], 10_800);
+    // The API's object as received: the secret whole, this once.
+    let secret = d["webhook"]["signing_secret"].as_str().unwrap_or_default();
+    assert!(secret.len() > 8, "{d}");
+    let id = d["id"].as_str().unwrap_or_default();
+    let got = ed.run(&["-o", "json", "destinations", "get", id]).await;
+    assert_eq!(got.code, 0, "{got:?}");
+
+    // A table masks it (pinned here, as an operator may).
+    let out = ed
+        .run(&[
+            "-o",
+            "table",
+            "--generation",
+            "event-destinations",
+            "destinations",
+            "create",
+            "--name",
+            "plain",
+            "--url",
+            url,
+        ])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let line = out
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("signing secret:"))
+        .unwrap_or_else(|| panic!("no secret line: {out:?}"));
+    let shown = line
+        .trim_start_matches("signing secret:")
+        .split_whitespace()
+        .next()
+        .unwrap_or_default();
+    assert!(shown.ends_with('…') && shown.chars().count() <= 6, "{line}");
+    assert!(out.stdout.contains("plain"), "{out:?}");
+
+    // Unpinned, the plain create is the deployment's too; pulsar's flags are refused here in
+    // one sentence, making nothing.
+    let out = ed
+        .run(&[
+            "-o",
+            "json",
+            "destinations",
+            "create",
+            "--name",
+            "unpinned",
+            "--url",
+            url,
+        ])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(out.json()["name"], "unpinned", "{out:?}");
+    let before = ed
+        .run(&["-o", "json", "destinations", "list", "--all"])
+        .await
+        .json();
+    let out = ed
+        .run(&[
+            "--generation",
+            "event-destinations",
+            "destinations",
+            "create",
+            "--name",
+            "n",
+            "--url",
+            url,
+            "--all-callbacks",
+        ])
+        .await;
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(out.stderr.contains("listeners create"), "{out:?}");
+    let out = ed
+        .run(&[
+            "destinations",
+            "create",
+            "--name",
+            "n",
+            "--url",
+            url,
+            "--callback",
+            "cbk_x",
+            "--retry",
+            "fixed",
+        ])
+        .await;
+    assert_eq!(out.code, 2, "{out:?}");
+    let after = ed
+        .run(&["-o", "json", "destinations", "list", "--all"])
+        .await
+        .json();
+    assert_eq!(before, after, "a refused create made a destination");
+    ed.svc.shutdown().await;
+
+    // Pulsar: its callbacks still required, the retry flags refused, its create unchanged.
+    let pulsar = service(Generation::Pulsar).await;
+    let out = pulsar
+        .run(&["destinations", "create", "--name", "n", "--url", url])
+        .await;
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(out.stderr.contains("--all-callbacks"), "{out:?}");
+    let out = pulsar
+        .run(&[
+            "destinations",
+            "create",
+            "--name",
+            "n",
+            "--url",
+            url,
+            "--retry",
+            "linear",
+        ])
+        .await;
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(out.stderr.contains("for event-destinations"), "{out:?}");
+    let out = pulsar
+        .run(&[
+            "-o",
+            "json",
+            "destinations",
+            "create",
+            "--name",
+            "n",
+            "--url",
+            "https://hooks.example.com/x",
+            "--all-callbacks",
+        ])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(out.json()["name"], "n");
+    pulsar.svc.shutdown().await;
+}
+
+#[tokio::test]
+async fn imports_create_takes_the_value_from_stdin_or_a_variable_never_saying_it() {
+    let ed = service(Generation::EventDestinations).await;
+    let token = "tok_import_secret_value_0123456789";
+    let value = format!("{{\"access_token\": \"{token}\"}}");
+    let listed = ed
+        .run(&["-o", "json", "imports", "list", "--limit", "100"])
+        .await
+        .json();
+    let provider = listed["items"][0]["provider_id"]
+        .as_str()
+        .map(str::to_string)
+        .unwrap_or_default();
+    let before = ids(&listed).len();
+    let out = ed
+        .run_fed(
+            &[
+                "-o",
+                "json",
+                "imports",
+                "create",
+                "--note",
+                "made here",
+                "--value-env",
+                "SB_IMPORT_VALUE",
+                "--provider",
+                &provider,
+                "--metadata",
+                "team=ops",
+            ],
+            ("SB_IMPORT_VALUE", &value),
+            "",
+        )
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let made = out.json();
+    assert_eq!(made["object"], "provider.auth_import", "{made}");
+    assert_eq!(made["note"], "made here");
+    assert_eq!(made["provider_id"], provider.as_str(), "{made}");
+    assert!(!out.stdout.contains(token) && !out.stderr.contains(token));
+
+    let out = ed
+        .run_fed(
+            &[
+                "-o",
+                "table",
+                "imports",
+                "create",
+                "--note",
+                "piped",
+                "--value-stdin",
+            ],
+            ("UNUSED", ""),
+            &value,
+        )
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(out.stdout.contains("piped"), "{out:?}");
+    assert!(!out.stdout.contains(token) && !out.stderr.contains(token));
+    let listed = ed
+        .run(&["-o", "json", "imports", "list", "--limit", "100"])
+        .await
+        .json();
+    assert_eq!(ids(&listed).len(), before + 2, "{listed}");
+
+    // Refusals, each before a request and never quoting the value.
+    let not_object = "[\"tok_not_an_object_0123456789\"]";
+    for (args, var, said) in [
+        (
+            &["imports", "create", "--note", "n", "--value-env", "V"][..],
+            not_object,
+            "not a JSON object",
+        ),
+        (
+            &["imports", "create", "--note", "n", "--value-env", "V"],
+            "",
+            "V is not set",
+        ),
+        (
+            &["imports", "create", "--value-env", "V"],
+            &value,
+            "needs --note",
+        ),
+        (
+            &["imports", "create", "--note", "n"],
+            &value,
+            "--value-stdin",
+        ),
+        (
+            &[
+                "imports",
+                "create",
+                "--note",
+                "n",
+                "--access-token-env",
+                "V",
+            ],
+            &value,
+            "pulsar's",
+        ),
+    ] {
+        let out = ed.run_fed(args, ("V", var), "").await;
+        assert_eq!(out.code, 2, "{args:?}: {out:?}");
+        assert!(out.stderr.contains(said), "{args:?}: {out:?}");
+        assert!(!out.stderr.contains("tok_"), "{out:?}");
+    }
+    let listed = ed
+        .run(&["-o", "json", "imports", "list", "--limit", "100"])
+        .await
+        .json();
+    assert_eq!(ids(&listed).len(), before + 2, "a refusal made an import");
+    // A value flag beside pulsar's target is refused by the parser.
+    let out = ed
+        .run_fed(
+            &[
+                "imports",
+                "create",
+                "--connection",
+                "poc_1",
+                "--value-env",
+                "V",
+            ],
+            ("V", &value),
+            "",
+        )
+        .await;
+    assert_eq!(out.code, 2, "{out:?}");
+    ed.svc.shutdown().await;
+
+    // Pulsar: the auth import's flags are refused, its own requirements as before.
+    let pulsar = service(Generation::Pulsar).await;
+    let out = pulsar
+        .run_fed(
+            &["imports", "create", "--note", "n", "--value-env", "V"],
+            ("V", &value),
+            "",
+        )
+        .await;
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(out.stderr.contains("serves pulsar"), "{out:?}");
+    let out = pulsar
+        .run(&["imports", "create", "--connection", "poc_1"])
+        .await;
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(out.stderr.contains("--access-token-stdin"), "{out:?}");
+    pulsar.svc.shutdown().await;
 }
 
 #[tokio::test]
