@@ -946,7 +946,7 @@ fn delivery(out: &Output, d: &Value) -> Result<(), HeadlessError> {
             .and_then(Value::as_array)
             .cloned()
             .unwrap_or_default();
-        println!();
+        super::output::emit(|w| writeln!(w))?;
         table(out, ATTEMPTS, &attempts)?;
     }
     Ok(())
@@ -961,7 +961,13 @@ fn rotated(out: &Output, d: &Value) -> Result<(), HeadlessError> {
     let secret = pick(d, "webhook.signing_secret");
     if let Some(s) = secret.as_str() {
         // Printed once, on purpose: the platform shows it only in this answer.
-        println!("signing secret (shown once): {}", super::output::clean(s));
+        super::output::emit(|w| {
+            writeln!(
+                w,
+                "signing secret (shown once): {}",
+                super::output::clean(s)
+            )
+        })?;
     }
     Ok(())
 }
@@ -974,10 +980,13 @@ fn created(out: &Output, d: &Value) -> Result<(), HeadlessError> {
         && out.fields.is_none()
         && let Some(s) = pick(d, "webhook.signing_secret").as_str()
     {
-        println!(
-            "signing secret: {} (shown once by the platform: -o json prints it whole)",
-            super::output::clean(&crate::text::redact::mask(s))
-        );
+        super::output::emit(|w| {
+            writeln!(
+                w,
+                "signing secret: {} (shown once by the platform: -o json prints it whole)",
+                super::output::clean(&crate::text::redact::mask(s))
+            )
+        })?;
     }
     Ok(())
 }
