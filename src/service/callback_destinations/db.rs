@@ -56,7 +56,11 @@ pub fn set_due(db: &Db, id: &str, due_at: Option<i64>) -> Result<(), StoreError>
 }
 
 /// Notifications due by `now` (id, due time), soonest first, and the next due time after them.
-pub fn due(db: &Db, now: i64, limit: usize) -> Result<(Vec<(String, i64)>, Option<i64>), StoreError> {
+pub fn due(
+    db: &Db,
+    now: i64,
+    limit: usize,
+) -> Result<(Vec<(String, i64)>, Option<i64>), StoreError> {
     let rows = db
         .conn()
         .prepare_cached(
