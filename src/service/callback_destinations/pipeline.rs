@@ -72,10 +72,10 @@ pub fn ingest(
     let mut dests = Vec::new();
     if cb["status"] == "active" && wanted(cb, trigger, event_type) {
         for id in cb["_destination_ids"].as_array().into_iter().flatten() {
-            if let Some(d) = db::get(db, kind::DESTINATION, id.as_str().unwrap_or_default())? {
-                if d["status"] == "active" {
-                    dests.push(d);
-                }
+            if let Some(d) = db::get(db, kind::DESTINATION, id.as_str().unwrap_or_default())?
+                && d["status"] == "active"
+            {
+                dests.push(d);
             }
         }
     }

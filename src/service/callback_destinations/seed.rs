@@ -21,8 +21,11 @@ use crate::service::store::{Db, StoreError};
 const ORG_KEY: &str = "callback_destinations_org";
 const INSTANCE_KEY: &str = "callback_destinations_instance";
 
-/// Each seeded provider's triggers: key, name, event types.
-const TRIGGERS: &[(&str, &[(&str, &str, &[&str])])] = &[
+/// A trigger: key, name, event types.
+type Trigger = (&'static str, &'static str, &'static [&'static str]);
+
+/// Each seeded provider's triggers.
+const TRIGGERS: &[(&str, &[Trigger])] = &[
     (
         "GitHub",
         &[
