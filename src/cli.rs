@@ -98,7 +98,7 @@ pub enum Command {
         #[arg(
             long,
             default_value = "pulsar",
-            value_name = "pulsar|event-destinations"
+            value_name = "pulsar|callback-destinations|event-destinations"
         )]
         generation: switchboard::api::generation::Generation,
     },

@@ -67,25 +67,14 @@ async fn dispatch(cli: Cli) -> u8 {
         Some(Command::Man) => setup::man(),
         Some(Command::Profile(p)) => setup::profile(&g, p),
         // ---- service wiring: `serve` and `demo` use the service branch's API ----
-        Some(Command::Serve(args)) if not_served(args.generation) => USAGE,
         Some(Command::Serve(args)) => match service::serve(args).await {
             Ok(()) => 0,
             Err(e) => fail(&e),
         },
-        Some(Command::Demo { generation, .. }) if not_served(generation) => USAGE,
         Some(Command::Demo { db, generation }) => demo(&g, db, generation).await,
         // ---- end of service wiring ----
         None => open_console(&g).await,
     }
-}
-
-/// Says so when the local service does not serve a generation yet.
-fn not_served(generation: switchboard::api::generation::Generation) -> bool {
-    let refused = generation == switchboard::api::generation::Generation::CallbackDestinations;
-    if refused {
-        eprintln!("error: {}", service::NOT_SERVED);
-    }
-    refused
 }
 
 fn fail(e: &dyn std::fmt::Display) -> u8 {

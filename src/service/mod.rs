@@ -1,5 +1,7 @@
 //! The embedded local service: the whole API on SQLite with real webhook delivery.
 mod app;
+/// The `callback-destinations` generation.
+mod callback_destinations;
 /// The webhook delivery worker and its signature.
 pub mod delivery;
 /// Types that only describe the API in the OpenAPI document.
@@ -89,7 +91,7 @@ pub struct ServiceConfig {
     pub allowed_hosts: Vec<String>,
     /// The API generation served (`pulsar` unless asked).
     pub generation: Generation,
-    /// `event-destinations` only: an instance key besides the organization key (`api_key`); a
+    /// The newer generations only: an instance key besides the organization key (`api_key`); a
     /// fresh random one when `None`.
     pub instance_key: Option<Secret>,
 }
@@ -146,11 +148,11 @@ impl ServiceConfig {
 pub struct RunningService {
     /// `http://127.0.0.1:PORT`.
     pub base_url: String,
-    /// The key clients must send (`event-destinations`: the organization key).
+    /// The key clients must send (the newer generations: the organization key).
     pub api_key: Secret,
-    /// `event-destinations`: the instance key.
+    /// The newer generations: the instance key.
     pub instance_key: Option<Secret>,
-    /// `event-destinations`: the seeded instance's id.
+    /// The newer generations: the seeded instance's id.
     pub instance_id: Option<String>,
     /// The database file, when not in memory.
     pub db_path: Option<PathBuf>,
@@ -171,6 +173,7 @@ pub struct RunningService {
 enum DeliveryHandle {
     Pulsar(delivery::Delivery),
     Events(event_destinations::Worker),
+    Callbacks(callback_destinations::Worker),
 }
 
 impl std::fmt::Debug for DeliveryHandle {
@@ -214,6 +217,7 @@ impl RunningService {
         match &self.delivery {
             DeliveryHandle::Pulsar(d) => d.stop().await,
             DeliveryHandle::Events(w) => w.stop().await,
+            DeliveryHandle::Callbacks(w) => w.stop().await,
         }
         let _ = self.worker.await;
         if let Some(sim) = self.simulation {
@@ -265,15 +269,8 @@ pub enum ServiceError {
     Stopped(String),
 }
 
-/// Why `--generation callback-destinations` is refused.
-pub const NOT_SERVED: &str =
-    "the callback-destinations generation is not served yet; use pulsar or event-destinations";
-
 /// Starts the service in this process and returns once it listens.
 pub async fn start(cfg: ServiceConfig) -> Result<RunningService, ServiceError> {
-    if cfg.generation == Generation::CallbackDestinations {
-        return Err(ServiceError::Config(NOT_SERVED.into()));
-    }
     let path = match &cfg.db {
         DbLocation::Memory => None,
         DbLocation::Path(p) => {
@@ -306,47 +303,61 @@ pub async fn start(cfg: ServiceConfig) -> Result<RunningService, ServiceError> {
         .api_key
         .clone()
         .unwrap_or_else(|| Secret::new(format!("sk_local_{}", ids::random_alnum(40))));
-    match cfg.generation {
-        Generation::EventDestinations => {
-            let instance_key = cfg
-                .instance_key
-                .clone()
-                .unwrap_or_else(|| Secret::new(format!("sk_inst_{}", ids::random_alnum(40))));
-            let launched = event_destinations::launch(
-                store.clone(),
-                &base_url,
-                local,
-                &cfg,
-                &api_key,
-                Some(&instance_key),
-            )
-            .await?;
-            let (fatal_tx, fatal) = tokio::sync::watch::channel(None);
-            let watcher = tokio::spawn(watch_file(store.clone(), fatal_tx));
-            let (stop, stopped) = oneshot::channel::<()>();
-            let server = tokio::spawn(http::serve(listener, launched.router, stopped, cfg.limits));
-            let remove_dir = cfg
-                .remove_db_dir_on_shutdown
-                .then(|| path.as_ref().and_then(|p| p.parent().map(PathBuf::from)))
-                .flatten();
-            return Ok(RunningService {
-                base_url,
-                api_key,
-                instance_key: Some(instance_key),
-                instance_id: Some(launched.instance_id),
-                db_path: path,
-                stop,
-                server,
-                worker: launched.worker_task,
-                simulation: launched.simulation,
-                delivery: DeliveryHandle::Events(launched.worker),
-                remove_dir,
-                watcher,
-                fatal,
-                lock: db_lock,
-            });
-        }
-        Generation::Pulsar | Generation::CallbackDestinations => {}
+    if cfg.generation != Generation::Pulsar {
+        let instance_key = cfg
+            .instance_key
+            .clone()
+            .unwrap_or_else(|| Secret::new(format!("sk_inst_{}", ids::random_alnum(40))));
+        let (router, instance_id, worker, simulation, delivery) =
+            if cfg.generation == Generation::EventDestinations {
+                let l = event_destinations::launch(
+                    store.clone(),
+                    &base_url,
+                    local,
+                    &cfg,
+                    &api_key,
+                    Some(&instance_key),
+                )
+                .await?;
+                let d = DeliveryHandle::Events(l.worker);
+                (l.router, l.instance_id, l.worker_task, l.simulation, d)
+            } else {
+                let l = callback_destinations::launch(
+                    store.clone(),
+                    &base_url,
+                    local,
+                    &cfg,
+                    &api_key,
+                    Some(&instance_key),
+                )
+                .await?;
+                let d = DeliveryHandle::Callbacks(l.worker);
+                (l.router, l.instance_id, l.worker_task, l.simulation, d)
+            };
+        let (fatal_tx, fatal) = tokio::sync::watch::channel(None);
+        let watcher = tokio::spawn(watch_file(store.clone(), fatal_tx));
+        let (stop, stopped) = oneshot::channel::<()>();
+        let server = tokio::spawn(http::serve(listener, router, stopped, cfg.limits));
+        let remove_dir = cfg
+            .remove_db_dir_on_shutdown
+            .then(|| path.as_ref().and_then(|p| p.parent().map(PathBuf::from)))
+            .flatten();
+        return Ok(RunningService {
+            base_url,
+            api_key,
+            instance_key: Some(instance_key),
+            instance_id: Some(instance_id),
+            db_path: path,
+            stop,
+            server,
+            worker,
+            simulation,
+            delivery,
+            remove_dir,
+            watcher,
+            fatal,
+            lock: db_lock,
+        });
     }
     let (seed_store, seed_base, seed_kind) = (store.clone(), base_url.clone(), cfg.seed);
     tokio::task::spawn_blocking(move || {

@@ -20,18 +20,17 @@ pub struct ServeArgs {
     #[arg(long, default_value = "none", value_parser = parse_seed, value_name = "demo|none")]
     pub seed: Seed,
     /// Read the accepted API key from this environment variable (else a random key is printed);
-    /// with `--generation event-destinations`, the organization key.
+    /// with the newer generations, the organization key.
     #[arg(long, value_name = "VAR")]
     pub api_key_env: Option<String>,
-    /// The API generation to serve: pulsar or event-destinations (callback-destinations is not
-    /// served yet).
+    /// The API generation to serve: pulsar, callback-destinations or event-destinations.
     #[arg(
         long,
         default_value = "pulsar",
-        value_name = "pulsar|event-destinations"
+        value_name = "pulsar|callback-destinations|event-destinations"
     )]
     pub generation: Generation,
-    /// `event-destinations`: read an instance key from this environment variable (else a random
+    /// The newer generations: read an instance key from this environment variable (else a random
     /// one is printed).
     #[arg(long, value_name = "VAR")]
     pub instance_key_env: Option<String>,
@@ -119,9 +118,11 @@ impl ServeArgs {
         };
         let api_key = from_env(&self.api_key_env)?;
         let instance_key = from_env(&self.instance_key_env)?;
-        if instance_key.is_some() && self.generation != Generation::EventDestinations {
+        if instance_key.is_some() && self.generation == Generation::Pulsar {
             return Err(ServiceError::Config(
-                "--instance-key-env needs --generation event-destinations".into(),
+                "--instance-key-env needs --generation callback-destinations or \
+                 event-destinations"
+                    .into(),
             ));
         }
         Ok(ServiceConfig {
@@ -169,9 +170,10 @@ async fn serve_with_samples(
     if let Some(p) = &svc.db_path {
         println!("Database: {}", p.display());
     }
-    if generation == Generation::EventDestinations {
+    if generation != Generation::Pulsar {
         println!(
-            "Generation: event-destinations (versions mt_2025_01_01_dashboard, mt_2026_01_01_magnetar)"
+            "Generation: {} (versions mt_2025_01_01_dashboard, mt_2026_01_01_magnetar)",
+            generation.as_str()
         );
         if generated {
             println!("Organization key (shown once): {}", svc.api_key.expose());
@@ -272,8 +274,10 @@ mod tests {
         let cli = Cli::try_parse_from(["x", "--generation", "event-destinations"]).expect("parse");
         let cfg = cli.serve.to_config().expect("config");
         assert_eq!(cfg.generation, Generation::EventDestinations);
-        // Parsed (so the caller can say it is not served yet), never guessed from a typo.
-        assert!(Cli::try_parse_from(["x", "--generation", "callback-destinations"]).is_ok());
+        let cli =
+            Cli::try_parse_from(["x", "--generation", "callback-destinations"]).expect("parse");
+        let cfg = cli.serve.to_config().expect("config");
+        assert_eq!(cfg.generation, Generation::CallbackDestinations);
         assert!(Cli::try_parse_from(["x", "--generation", "magnetar"]).is_err());
         // An instance key means nothing to pulsar.
         let cli = Cli::try_parse_from(["x", "--instance-key-env", "PATH"]).expect("parse");

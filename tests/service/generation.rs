@@ -1979,12 +1979,13 @@ async fn history_simulation_rate_limit_and_restart_work_as_on_pulsar() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn callback_destinations_is_not_served_yet() {
-    let refused = start(ServiceConfig {
+async fn callback_destinations_is_served_with_both_keys() {
+    let svc = start(ServiceConfig {
         generation: Generation::CallbackDestinations,
         ..ServiceConfig::ephemeral()
     })
-    .await;
-    let err = refused.expect_err("refused").to_string();
-    assert!(err.contains("not served yet"), "{err}");
+    .await
+    .expect("callback-destinations is served");
+    assert!(svc.instance_key.is_some() && svc.instance_id.is_some());
+    svc.shutdown().await;
 }

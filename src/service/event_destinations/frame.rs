@@ -28,15 +28,11 @@ pub fn is_organization(path: &str) -> bool {
 }
 
 /// Paths that need an instance (an instance key, or the organization key naming the instance).
-fn is_instance(path: &str) -> bool {
-    [
-        "/callbacks",
-        "/callback-events",
-        "/callback-instances",
-        "/provider-auth-config-imports",
-    ]
-    .iter()
-    .any(|p| path == *p || path.starts_with(&format!("{p}/")))
+fn is_instance(g: &Gen, path: &str) -> bool {
+    g.0.flavor
+        .instance_paths
+        .iter()
+        .any(|p| path == *p || path.starts_with(&format!("{p}/")))
 }
 
 /// Paths only the dashboard version serves.
@@ -80,7 +76,7 @@ fn authorize(g: &Gen, req: &Request) -> Option<Fail> {
     let path = req.uri().path();
     match kind {
         Key::Instance if is_organization(path) => Some(Fail::forbidden()),
-        Key::Organization if is_instance(path) => {
+        Key::Organization if is_instance(g, path) => {
             match req
                 .headers()
                 .get("metorial-instance-id")

@@ -6,7 +6,6 @@ use serde_json::{Value, json};
 use super::Gen;
 use super::route::{Route, handler};
 use super::schemas::obj;
-use super::table::routes as all_routes;
 use super::wire::{Answer, DASHBOARD, Fail, MAGNETAR, Req, Version};
 
 const AREA: &str = "Introspection";
@@ -31,9 +30,9 @@ async fn versions(_g: Gen, _r: Req) -> Answer {
     ]}))
 }
 
-/// The endpoints of a version, one controller per area.
-pub fn endpoints_of(v: Version) -> Value {
-    let routes: Vec<Route> = all_routes()
+/// The endpoints of a version among `all` (a generation's table), one controller per area.
+pub fn endpoints_of(all: Vec<Route>, v: Version) -> Value {
+    let routes: Vec<Route> = all
         .into_iter()
         .filter(|r| r.area != AREA && r.served_in(v))
         .collect();
@@ -77,7 +76,7 @@ pub fn endpoints_of(v: Version) -> Value {
     json!({"version": v.display(), "controllers": controllers, "endpoints": endpoints, "types": []})
 }
 
-async fn endpoints(_g: Gen, r: Req) -> Answer {
+async fn endpoints(g: Gen, r: Req) -> Answer {
     let asked = r
         .pairs
         .iter()
@@ -93,8 +92,8 @@ async fn endpoints(_g: Gen, r: Req) -> Answer {
             f.0.entity = Some("query".into());
             Err(f)
         }
-        Some(DASHBOARD) => Ok(endpoints_of(Version::Dashboard)),
-        Some(MAGNETAR) => Ok(endpoints_of(Version::Magnetar)),
+        Some(DASHBOARD) => Ok(endpoints_of((g.0.flavor.routes)(), Version::Dashboard)),
+        Some(MAGNETAR) => Ok(endpoints_of((g.0.flavor.routes)(), Version::Magnetar)),
         Some(other) => {
             let mut f = Fail::version_not_allowed(other);
             f.0.status = 406;

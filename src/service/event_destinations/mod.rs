@@ -1,23 +1,23 @@
 //! The `event-destinations` generation (shared/spec/generations.md §3–§5, §7), served by
 //! `serve --generation event-destinations`: its own routes (one table: `table`), records and
 //! delivery worker on the same store as pulsar's, which stays as it is.
-mod callbacks;
-mod db;
+pub(super) mod callbacks;
+pub(super) mod db;
 mod deliveries;
-mod destinations;
-mod frame;
-mod imports;
-mod introspect;
+pub(super) mod destinations;
+pub(super) mod frame;
+pub(super) mod imports;
+pub(super) mod introspect;
 mod listeners;
-mod openapi;
+pub(super) mod openapi;
 mod pipeline;
-mod route;
-mod schemas;
-mod seed;
-mod table;
-mod teams;
-mod wire;
-mod worker;
+pub(super) mod route;
+pub(super) mod schemas;
+pub(super) mod seed;
+pub(super) mod table;
+pub(super) mod teams;
+pub(super) mod wire;
+pub(super) mod worker;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -53,9 +53,59 @@ pub struct State {
     pub limiter: Limiter,
     /// Which `Host` headers are answered.
     pub hosts: HostRule,
-    /// The delivery worker.
-    pub worker: Worker,
+    /// The delivery worker, nudged when something may be due.
+    pub worker: Arc<dyn Wake>,
+    /// Which generation's routes, document and key rules these are.
+    pub flavor: &'static Flavor,
 }
+
+/// A delivery worker the handlers can nudge.
+pub trait Wake: Send + Sync {
+    /// Something may be due now.
+    fn wake(&self);
+    /// Changes when the worker is told to stop.
+    fn stopped(&self) -> tokio::sync::watch::Receiver<bool>;
+}
+
+impl Wake for Worker {
+    fn wake(&self) {
+        Worker::wake(self);
+    }
+    fn stopped(&self) -> tokio::sync::watch::Receiver<bool> {
+        Worker::stopped(self)
+    }
+}
+
+/// What differs between the generations served on this frame: the route table, the document's
+/// components and words, and which paths are instance paths.
+pub struct Flavor {
+    /// Every route, declared once.
+    pub routes: fn() -> Vec<route::Route>,
+    /// The OpenAPI document's component schemas.
+    pub components: fn() -> serde_json::Value,
+    /// Paths (and their sub-paths) that need an instance.
+    pub instance_paths: &'static [&'static str],
+    /// The document's title.
+    pub title: &'static str,
+    /// The document's description.
+    pub description: &'static str,
+}
+
+/// This generation.
+pub static FLAVOR: Flavor = Flavor {
+    routes: table::routes,
+    components: schemas::components,
+    instance_paths: &[
+        "/callbacks",
+        "/callback-events",
+        "/callback-instances",
+        "/provider-auth-config-imports",
+    ],
+    title: "Switchboard local service — event-destinations",
+    description: "The newest generation of the platform's API (organization event \
+                  destinations, listeners, events, deliveries with retry, attempts), as \
+                  `switchboard serve --generation event-destinations` serves it.",
+};
 
 impl Gen {
     /// Runs a read-only closure on a read connection, off the async threads.
@@ -136,7 +186,8 @@ pub async fn launch(
         instance_id: instance_id.clone(),
         limiter: Limiter::new(cfg.rate_limit),
         hosts: HostRule::new(local.ip(), &cfg.allowed_hosts),
-        worker: worker.clone(),
+        worker: Arc::new(worker.clone()),
+        flavor: &FLAVOR,
     }));
     let worker_task = worker.spawn();
     let simulation = cfg
@@ -157,7 +208,7 @@ async fn no_route() -> wire::Fail {
 
 /// The whole router: the table's routes, the document, the receivers and the frame.
 fn router(state: Gen) -> Router {
-    table::router()
+    table::router(table::routes())
         .route("/openapi.json", axum::routing::get(openapi::document))
         .route("/_receiver/{mode}", post(super::routes::hooks::receiver))
         .route("/w/{webhook_id}", post(pipeline::incoming))

@@ -1,11 +1,11 @@
 //! The OpenAPI document of the generation, built from the route table: what is served is what
 //! is described.
 use axum::Json;
+use axum::extract::State;
 use serde_json::{Map, Value, json};
 
 use super::route::Route;
-use super::schemas::components;
-use super::table::routes;
+use super::{Flavor, Gen};
 
 /// The parameters in a path (`{name}`), in order.
 fn path_params(path: &str) -> Vec<&str> {
@@ -107,9 +107,9 @@ fn operation(route: &Route, all: &[Route]) -> Value {
     op
 }
 
-/// The document.
-pub fn document_value() -> Value {
-    let all = routes();
+/// The document of a generation.
+pub fn document_value(flavor: &Flavor) -> Value {
+    let all = (flavor.routes)();
     let mut paths = Map::new();
     for r in &all {
         let entry = paths.entry(r.path.to_string()).or_insert_with(|| json!({}));
@@ -118,23 +118,21 @@ pub fn document_value() -> Value {
     json!({
         "openapi": "3.1.0",
         "info": {
-            "title": "Switchboard local service — event-destinations",
+            "title": flavor.title,
             "version": "mt_2025_01_01_dashboard",
-            "description": "The newest generation of the platform's API (organization event \
-                            destinations, listeners, events, deliveries with retry, attempts), \
-                            as `switchboard serve --generation event-destinations` serves it.",
+            "description": flavor.description,
         },
         "servers": [{"url": "/"}],
         "security": [{"bearer": []}],
         "paths": paths,
         "components": {
-            "schemas": components(),
+            "schemas": (flavor.components)(),
             "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
         },
     })
 }
 
 /// `GET /openapi.json`.
-pub async fn document() -> Json<Value> {
-    Json(document_value())
+pub async fn document(State(g): State<Gen>) -> Json<Value> {
+    Json(document_value(g.0.flavor))
 }

@@ -22,37 +22,37 @@ pub fn list_of(name: &str) -> Value {
     })
 }
 
-fn s() -> Value {
+pub(in crate::service) fn s() -> Value {
     json!({"type": "string"})
 }
-fn sn() -> Value {
+pub(in crate::service) fn sn() -> Value {
     json!({"type": ["string", "null"]})
 }
-fn int() -> Value {
+pub(in crate::service) fn int() -> Value {
     json!({"type": "integer"})
 }
-fn boolean() -> Value {
+pub(in crate::service) fn boolean() -> Value {
     json!({"type": "boolean"})
 }
-fn any() -> Value {
+pub(in crate::service) fn any() -> Value {
     json!({})
 }
-fn nullable(v: Value) -> Value {
+pub(in crate::service) fn nullable(v: Value) -> Value {
     json!({"anyOf": [v, {"type": "null"}]})
 }
-fn strings() -> Value {
+pub(in crate::service) fn strings() -> Value {
     json!({"type": "array", "items": {"type": "string"}})
 }
-fn en(values: &[&str]) -> Value {
+pub(in crate::service) fn en(values: &[&str]) -> Value {
     json!({"type": "string", "enum": values})
 }
 /// A required text field as the service checks it: 1–`max` characters, not only spaces.
-fn text(max: usize) -> Value {
+pub(in crate::service) fn text(max: usize) -> Value {
     json!({"type": "string", "minLength": 1, "maxLength": max, "pattern": "\\S"})
 }
 
 /// An object whose every listed property is required (nullable ones say so in their type).
-fn object(props: &[(&str, Value)]) -> Value {
+pub(in crate::service) fn object(props: &[(&str, Value)]) -> Value {
     let mut p = Map::new();
     for (k, v) in props {
         p.insert((*k).to_string(), v.clone());
@@ -61,7 +61,7 @@ fn object(props: &[(&str, Value)]) -> Value {
 }
 
 /// A request body: `required` names, the rest optional.
-fn body(required: &[&str], props: &[(&str, Value)]) -> Value {
+pub(in crate::service) fn body(required: &[&str], props: &[(&str, Value)]) -> Value {
     let mut p = Map::new();
     for (k, v) in props {
         p.insert((*k).to_string(), v.clone());

@@ -36,33 +36,7 @@ pub fn bootstrap(
     db.set_meta(ORG_KEY, &org)?;
     db.set_meta(INSTANCE_KEY, &instance)?;
     let now = Utc::now();
-    let at = iso(now - Duration::days(60));
-    let providers = providers(db, &at)?;
-    let customs = if kind == Seed::Demo {
-        Some(custom_policies(db, &org, &instance, &at)?)
-    } else {
-        None
-    };
-    let everyone = super::teams::policy(
-        &org,
-        "everyone",
-        "Everyone",
-        "Every member",
-        &instance,
-        &["instance:read"],
-        &at,
-    );
-    let admin = super::teams::policy(
-        &org,
-        "admin",
-        "Admin",
-        "Everything",
-        &instance,
-        &["organization:admin"],
-        &at,
-    );
-    db::put(db, "policy", &everyone)?;
-    db::put(db, "policy", &admin)?;
+    let (providers, admin, customs) = organization(db, kind, &org, &instance, now)?;
     if let Some((ops, auditors)) = &customs {
         demo(
             db,
@@ -79,6 +53,46 @@ pub fn bootstrap(
         seed_history(db, &org, &instance, history)?;
     }
     Ok((org, instance))
+}
+
+/// The organization's providers and policies (the demo's custom ones too): what every newer
+/// generation's seed starts with. Returns the providers, the admin policy and the custom ones.
+#[allow(clippy::type_complexity)]
+pub(in crate::service) fn organization(
+    db: &Db,
+    kind: Seed,
+    org: &str,
+    instance: &str,
+    now: DateTime<Utc>,
+) -> Result<(Vec<(Value, Value)>, Value, Option<(Value, Value)>), StoreError> {
+    let at = iso(now - Duration::days(60));
+    let providers = providers(db, &at)?;
+    let customs = if kind == Seed::Demo {
+        Some(custom_policies(db, org, instance, &at)?)
+    } else {
+        None
+    };
+    let everyone = super::teams::policy(
+        org,
+        "everyone",
+        "Everyone",
+        "Every member",
+        instance,
+        &["instance:read"],
+        &at,
+    );
+    let admin = super::teams::policy(
+        org,
+        "admin",
+        "Admin",
+        "Everything",
+        instance,
+        &["organization:admin"],
+        &at,
+    );
+    db::put(db, "policy", &everyone)?;
+    db::put(db, "policy", &admin)?;
+    Ok((providers, admin, customs))
 }
 
 /// GitHub, Slack and Linear: each with an auth method, a deployment, an integration and its
@@ -267,13 +281,11 @@ fn custom_policies(
     Ok((ops_policy, auditors))
 }
 
-/// The demo world.
-#[allow(clippy::too_many_arguments)]
-fn demo(
+/// The demo's teams (with and without policies), members and auth imports: shared by the
+/// newer generations' demo seeds.
+pub(in crate::service) fn people(
     db: &Db,
     org: &str,
-    instance: &str,
-    base: &str,
     providers: &[(Value, Value)],
     admin: &Value,
     (ops_policy, auditors): (&Value, &Value),
@@ -344,6 +356,23 @@ fn demo(
         db::put(db, "auth_config", &config)?;
         db::put(db, "import", &import)?;
     }
+    Ok(())
+}
+
+/// The demo world.
+#[allow(clippy::too_many_arguments)]
+fn demo(
+    db: &Db,
+    org: &str,
+    instance: &str,
+    base: &str,
+    providers: &[(Value, Value)],
+    admin: &Value,
+    (ops_policy, auditors): (&Value, &Value),
+    now: DateTime<Utc>,
+) -> Result<(), StoreError> {
+    people(db, org, providers, admin, (ops_policy, auditors), now)?;
+    let at = iso(now - Duration::days(30));
     // Callbacks: GitHub and Slack synced, Linear not yet (held pending).
     let mut callbacks = Vec::new();
     for (i, (provider, ip)) in providers.iter().enumerate() {

@@ -80,10 +80,10 @@ async fn answer(
     }
 }
 
-/// The table as an axum router (the frame and fallbacks are added by the caller).
-pub fn router() -> Router<Gen> {
+/// A table as an axum router (the frame and fallbacks are added by the caller).
+pub fn router(routes: Vec<Route>) -> Router<Gen> {
     let mut r = Router::new();
-    for route in routes() {
+    for route in routes {
         let h = route.handler;
         let needs_body = route.body.is_some();
         r = r.route(

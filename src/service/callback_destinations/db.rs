@@ -1,0 +1,105 @@
+//! This generation's delivery schedule beside the newer generations' records (`gen_records`,
+//! `gen_secrets`, shared with `event_destinations::db`): its own migrations, counted in the
+//! `meta` table, so neither pulsar's schema nor the newest generation's moves.
+use rusqlite::params;
+
+use crate::service::store::{Db, StoreError};
+
+pub use crate::service::event_destinations::db::{
+    all, all_with, any_of, get, page, put, secret, set_secret,
+};
+
+/// The meta key counting this generation's migrations.
+const SCHEMA_KEY: &str = "callback_destinations_schema";
+
+/// This generation's migrations, applied in order.
+const MIGRATIONS: &[&str] = &[
+    // 1: when each open notification is next attempted; notifications by callback and by event.
+    "CREATE TABLE IF NOT EXISTS cbd_due (
+         notification_id TEXT PRIMARY KEY, due_at INTEGER NOT NULL) WITHOUT ROWID;
+     CREATE INDEX IF NOT EXISTS cbd_due_at ON cbd_due (due_at, notification_id);
+     CREATE INDEX IF NOT EXISTS cbd_records_callback
+         ON gen_records (kind, json_extract(data, '$._callback_id'), id);
+     CREATE INDEX IF NOT EXISTS cbd_records_event
+         ON gen_records (kind, json_extract(data, '$._event_id'), id);",
+];
+
+/// Brings this generation's tables up to date (in the caller's transaction).
+pub fn migrate(db: &Db) -> Result<(), StoreError> {
+    let done: usize = db
+        .meta(SCHEMA_KEY)?
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    for (n, sql) in MIGRATIONS.iter().enumerate().skip(done) {
+        db.conn().execute_batch(sql)?;
+        db.set_meta(SCHEMA_KEY, &(n + 1).to_string())?;
+    }
+    Ok(())
+}
+
+/// Schedules a notification's next attempt (unix ms), or takes it off the schedule.
+pub fn set_due(db: &Db, id: &str, due_at: Option<i64>) -> Result<(), StoreError> {
+    match due_at {
+        Some(at) => db
+            .conn()
+            .prepare_cached(
+                "INSERT INTO cbd_due (notification_id, due_at) VALUES (?1, ?2)
+                 ON CONFLICT (notification_id) DO UPDATE SET due_at = excluded.due_at",
+            )?
+            .execute(params![id, at])?,
+        None => db
+            .conn()
+            .prepare_cached("DELETE FROM cbd_due WHERE notification_id = ?1")?
+            .execute(params![id])?,
+    };
+    Ok(())
+}
+
+/// Notifications due by `now` (id, due time), soonest first, and the next due time after them.
+pub fn due(db: &Db, now: i64, limit: usize) -> Result<(Vec<(String, i64)>, Option<i64>), StoreError> {
+    let rows = db
+        .conn()
+        .prepare_cached(
+            "SELECT notification_id, due_at FROM cbd_due WHERE due_at <= ?1
+             ORDER BY due_at LIMIT ?2",
+        )?
+        .query_map(params![now, i64::try_from(limit).unwrap_or(64)], |r| {
+            Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?))
+        })?
+        .collect::<Result<Vec<_>, _>>()?;
+    let next: Option<i64> = db
+        .conn()
+        .prepare_cached("SELECT MIN(due_at) FROM cbd_due WHERE due_at > ?1")?
+        .query_row(params![now], |r| r.get(0))?;
+    Ok((rows, next))
+}
+
+/// Claims a due notification for one attempt: its due time moves to `lease_until` only if it
+/// is still `due_at` (one attempt per due time; a crash retries it after the lease).
+pub fn claim(db: &Db, id: &str, due_at: i64, lease_until: i64) -> Result<bool, StoreError> {
+    let n = db
+        .conn()
+        .prepare_cached(
+            "UPDATE cbd_due SET due_at = ?3 WHERE notification_id = ?1 AND due_at = ?2",
+        )?
+        .execute(params![id, due_at, lease_until])?;
+    Ok(n == 1)
+}
+
+/// Record kinds of this generation (namespaced apart from the newest generation's).
+pub mod kind {
+    /// A callback.
+    pub const CALLBACK: &str = "cb.callback";
+    /// A callback destination.
+    pub const DESTINATION: &str = "cb.destination";
+    /// A callback event (what the provider sent).
+    pub const EVENT: &str = "cb.event";
+    /// A notification's event (what is sent, `sev_`), shared by its notifications.
+    pub const SENT_EVENT: &str = "cb.sent_event";
+    /// A notification (one event to one destination).
+    pub const NOTIFICATION: &str = "cb.notification";
+    /// A provider's trigger.
+    pub const TRIGGER: &str = "cb.trigger";
+    /// A provider deployment (seeded by the newer generations' common seed).
+    pub const DEPLOYMENT: &str = "deployment";
+}
