@@ -890,7 +890,10 @@ async fn callback_destinations_tools_read_write_and_say_what_they_lack() {
             ("list_callbacks", json!({ "limit": 100 })),
             ("list_destinations", json!({ "limit": 100 })),
             ("list_notifications", json!({ "limit": 3 })),
-            ("create_callback", json!({ "provider_deployment_id": "pde_x", "name": "n" })),
+            (
+                "create_callback",
+                json!({ "provider_deployment_id": "pde_x", "name": "n" }),
+            ),
             ("get_attempt", json!({ "notification_id": "sdi_x" })),
             ("list_access_policies", json!({})),
         ],
@@ -899,15 +902,29 @@ async fn callback_destinations_tools_read_write_and_say_what_they_lack() {
     for t in ["create_callback", "update_callback", "delete_callback"] {
         assert!(!read.tools.contains(&t.to_string()), "{t} listed read-only");
     }
-    let callbacks = ok(&read.calls[0])["items"].as_array().cloned().unwrap_or_default();
-    assert!(callbacks.iter().all(|c| c["object"] == "callback"), "{}", read.raw);
+    let callbacks = ok(&read.calls[0])["items"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert!(
+        callbacks.iter().all(|c| c["object"] == "callback"),
+        "{}",
+        read.raw
+    );
     let source = callbacks
         .iter()
         .find(|c| c["status"] == "active")
         .expect("an active callback")
         .clone();
-    let dests = ok(&read.calls[1])["items"].as_array().cloned().unwrap_or_default();
-    assert!(dests.iter().all(|d| d["object"] == "callback.destination"), "{}", read.raw);
+    let dests = ok(&read.calls[1])["items"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert!(
+        dests.iter().all(|d| d["object"] == "callback.destination"),
+        "{}",
+        read.raw
+    );
     let active = dests
         .iter()
         .find(|d| d["status"] == "active")
@@ -918,8 +935,16 @@ async fn callback_destinations_tools_read_write_and_say_what_they_lack() {
     let notes = merged["items"].as_array().cloned().unwrap_or_default();
     assert_eq!(notes.len(), 3, "{}", read.raw);
     assert!(notes.iter().all(|n| n["object"] == "callback.notification"));
-    assert!(message(&read.calls[3]).contains("read-only"), "{}", read.raw);
-    assert!(message(&read.calls[4]).contains("callback-destinations"), "{}", read.raw);
+    assert!(
+        message(&read.calls[3]).contains("read-only"),
+        "{}",
+        read.raw
+    );
+    assert!(
+        message(&read.calls[4]).contains("callback-destinations"),
+        "{}",
+        read.raw
+    );
     assert!(
         ok(&read.calls[5])["items"][0]["id"]
             .as_str()
@@ -969,7 +994,10 @@ async fn callback_destinations_tools_read_write_and_say_what_they_lack() {
     ] {
         let tool = write.tool(t);
         assert_eq!(tool["annotations"]["readOnlyHint"], read_only, "{tool}");
-        assert_eq!(tool["annotations"]["destructiveHint"], destructive, "{tool}");
+        assert_eq!(
+            tool["annotations"]["destructiveHint"], destructive,
+            "{tool}"
+        );
     }
     let changed = session_with(
         &svc.base_url,
@@ -977,13 +1005,26 @@ async fn callback_destinations_tools_read_write_and_say_what_they_lack() {
         &["mcp", "--allow-writes"],
         &env,
         &[
-            ("update_callback", json!({ "id": new_id, "destination_ids": [] })),
+            (
+                "update_callback",
+                json!({ "id": new_id, "destination_ids": [] }),
+            ),
             ("delete_callback", json!({ "id": new_id })),
         ],
     )
     .await;
-    assert_eq!(ok(&changed.calls[0])["destinations"], json!([]), "{}", changed.raw);
-    assert_eq!(ok(&changed.calls[1])["status"], "archived", "{}", changed.raw);
+    assert_eq!(
+        ok(&changed.calls[0])["destinations"],
+        json!([]),
+        "{}",
+        changed.raw
+    );
+    assert_eq!(
+        ok(&changed.calls[1])["status"],
+        "archived",
+        "{}",
+        changed.raw
+    );
     svc.shutdown().await;
 
     // On pulsar, a callback write tool says what the deployment serves.

@@ -65,11 +65,10 @@ pub async fn find_notification(
     }
     let all = callbacks(client).await?;
     let mut meter = client.budget().meter();
-    let mut asked = 0;
-    let mut last = None;
-    for cb in all.iter().filter_map(id_of) {
-        meter.next(last)?;
-        asked += 1;
+    for (n, cb) in all.iter().filter_map(id_of).enumerate() {
+        // No `--after` to continue from here: only a larger budget looks further.
+        meter.next(None)?;
+        let asked = n + 1;
         match client
             .send(&ApiRequest::get_callback_notification(cb, id))
             .await
@@ -85,7 +84,6 @@ pub async fn find_notification(
             Err(Error::Api(e)) if e.status == 404 => meter.count(0, 0),
             Err(e) => return Err(e),
         }
-        last = Some(cb);
     }
     Ok(None)
 }
@@ -114,7 +112,10 @@ pub async fn merged_notifications(
     f: &CallbackNotificationFilter,
 ) -> Result<Merged, Error> {
     let all = match only {
-        Some(ids) => ids.iter().map(|id| serde_json::json!({ "id": id })).collect(),
+        Some(ids) => ids
+            .iter()
+            .map(|id| serde_json::json!({ "id": id }))
+            .collect(),
         None => callbacks(client).await?,
     };
     let mut meter = client.budget().meter();
@@ -190,7 +191,10 @@ pub async fn sender(
     Ok(Some(whole))
 }
 
-async fn get<T: serde::de::DeserializeOwned>(client: &Client, req: &ApiRequest) -> Result<T, Error> {
+async fn get<T: serde::de::DeserializeOwned>(
+    client: &Client,
+    req: &ApiRequest,
+) -> Result<T, Error> {
     let raw = client.send(req).await?;
     super::client::decode(raw.status, &raw.body)
 }
@@ -271,7 +275,10 @@ mod tests {
         );
         assert_eq!(get("Metorial-Notification-Id"), Some(n.id.as_str()));
         assert_eq!(get("Metorial-Event-Id"), Some("sev_0mnswzi6gvdr0UwfMpf5rg"));
-        assert_eq!(get("Metorial-Webhook-Id"), Some("sdw_0mnhb6c5o7wOojmCUuBRoe"));
+        assert_eq!(
+            get("Metorial-Webhook-Id"),
+            Some("sdw_0mnhb6c5o7wOojmCUuBRoe")
+        );
         assert_eq!(get("Metorial-Version"), Some("2025-01-01"));
         assert_eq!(get("Metorial-Delivery-Attempt"), Some("3"));
         assert_eq!(get("metorial-trigger-event-type"), Some("issues.opened"));

@@ -67,7 +67,9 @@ impl Resource {
             }
             Resource::Callbacks(c) => matches!(
                 c,
-                CallbacksCmd::Create { .. } | CallbacksCmd::Update { .. } | CallbacksCmd::Delete { .. }
+                CallbacksCmd::Create { .. }
+                    | CallbacksCmd::Update { .. }
+                    | CallbacksCmd::Delete { .. }
             ),
             Resource::Notifications(_)
             | Resource::Members(_)
@@ -498,7 +500,11 @@ pub enum CallbacksCmd {
         #[arg(long)]
         description: Option<String>,
         /// A destination (repeat for several; replaces the set).
-        #[arg(long = "destination", value_name = "ID", conflicts_with = "no_destinations")]
+        #[arg(
+            long = "destination",
+            value_name = "ID",
+            conflicts_with = "no_destinations"
+        )]
         destinations: Vec<String>,
         /// Detach every destination.
         #[arg(long)]

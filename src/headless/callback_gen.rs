@@ -281,10 +281,7 @@ async fn callbacks(client: &Client, out: &Output, c: CallbacksCmd) -> Result<(),
             ask(
                 yes,
                 "archive a callback",
-                &format!(
-                    "Archive callback {}? It stops taking events.",
-                    clean(&id)
-                ),
+                &format!("Archive callback {}? It stops taking events.", clean(&id)),
             )?;
             one(
                 out,
@@ -451,8 +448,7 @@ async fn notifications(
         })
         .await;
     }
-    if l.after.is_some() || l.before.is_some() || l.cursor.is_some() || l.all || l.order.is_some()
-    {
+    if l.after.is_some() || l.before.is_some() || l.cursor.is_some() || l.all || l.order.is_some() {
         return Err(usage(
             "notifications list without one --callback merges every callback's newest notifications: --after, --before, --cursor, --order and --all need --callback ID.",
         ));
@@ -530,7 +526,8 @@ async fn replay_one(
     a: super::ReplayArgs,
     read_only: bool,
 ) -> Result<(), HeadlessError> {
-    let target = replay::parse_target(&a.to).map_err(|e| usage(crate::text::line(&e.to_string())))?;
+    let target =
+        replay::parse_target(&a.to).map_err(|e| usage(crate::text::line(&e.to_string())))?;
     super::replay::check_target(&target, read_only, a.yes)?;
     if a.attempt.is_some() {
         return Err(usage(
@@ -538,10 +535,12 @@ async fn replay_one(
         ));
     }
     let found = find(client, &a.id, a.callback.as_deref()).await?;
-    let n: CallbackNotification = serde_json::from_value(found.notification.clone())
-        .map_err(|e| crate::api::Error::Decode {
-            status: 200,
-            detail: e.to_string(),
+    let n: CallbackNotification =
+        serde_json::from_value(found.notification.clone()).map_err(|e| {
+            crate::api::Error::Decode {
+                status: 200,
+                detail: e.to_string(),
+            }
         })?;
     let Some((mut body, mut headers)) = cg::replay_request(&n) else {
         return Err(usage(format!(

@@ -222,10 +222,9 @@ async fn run(
             &crate::api::model::AuthImportFilter::default(),
         ),
         "get_import" => ApiRequest::get_auth_import(a.id()?),
-        "list_callbacks" => ApiRequest::list_deployment_callbacks(
-            &a.query()?,
-            &DeploymentCallbackFilter::default(),
-        ),
+        "list_callbacks" => {
+            ApiRequest::list_deployment_callbacks(&a.query()?, &DeploymentCallbackFilter::default())
+        }
         "get_callback" => ApiRequest::get_callback(a.id()?),
         "list_callback_events" => {
             if !a.statuses.is_empty() {
@@ -241,8 +240,11 @@ async fn run(
             ApiRequest::list_deployment_callback_events(&a.query()?, cb, &a.event_types)
         }
         "create_callback" => ApiRequest::create_deployment_callback(&CreateDeploymentCallback {
-            provider_deployment_id: Args::need(&a.provider_deployment_id, "provider_deployment_id")?
-                .to_string(),
+            provider_deployment_id: Args::need(
+                &a.provider_deployment_id,
+                "provider_deployment_id",
+            )?
+            .to_string(),
             name: Args::need(&a.name, "name")?.to_string(),
             description: a.description.clone(),
             metadata: None,

@@ -27,7 +27,12 @@ fn notification() -> CallbackNotification {
 fn a_replay_carries_the_platforms_delivery_headers_and_a_t_v1_signature() {
     let n = notification();
     let (body, mut headers) = replay_request(&n).expect("the fixture embeds its request");
-    sign(&mut headers, &Secret::new("whsec_fixture"), 1_775_826_093, &body);
+    sign(
+        &mut headers,
+        &Secret::new("whsec_fixture"),
+        1_775_826_093,
+        &body,
+    );
     let recorded = fixture("webhook-headers.json");
     let recorded = recorded.as_object().expect("an object of headers");
     let get = |k: &str| {
@@ -71,9 +76,16 @@ fn the_sending_destination_is_matched_by_id_then_url_then_name() {
     let n = notification();
     let callback: DeploymentCallback =
         serde_json::from_value(fixture("callback.json")).expect("callback decodes");
-    let d = callback.destinations.first().expect("a destination").clone();
+    let d = callback
+        .destinations
+        .first()
+        .expect("a destination")
+        .clone();
     // The preview's id is the delivery service's `sed_…`: the URL matches.
-    assert_ne!(n.destination.as_ref().map(|p| p.id.as_str()), Some(d.id.as_str()));
+    assert_ne!(
+        n.destination.as_ref().map(|p| p.id.as_str()),
+        Some(d.id.as_str())
+    );
     assert!(names_destination(&n, &d));
     let mut other: CallbackDestination = d.clone();
     other.url = "https://elsewhere.example.com/in".into();
@@ -81,6 +93,10 @@ fn the_sending_destination_is_matched_by_id_then_url_then_name() {
     other.name = "Someone else".into();
     assert!(!names_destination(&n, &other));
     let mut by_id = other.clone();
-    by_id.id = n.destination.as_ref().map(|p| p.id.clone()).unwrap_or_default();
+    by_id.id = n
+        .destination
+        .as_ref()
+        .map(|p| p.id.clone())
+        .unwrap_or_default();
     assert!(names_destination(&n, &by_id));
 }

@@ -113,7 +113,10 @@ async fn callbacks_and_destinations_are_read_created_changed_and_archived() {
     assert!(callbacks.iter().all(|c| c["object"] == "callback"));
     let source = callbacks
         .iter()
-        .find(|c| c["status"] == "active" && !items(&serde_json::json!({"items": c["provider_triggers"]})).is_empty())
+        .find(|c| {
+            c["status"] == "active"
+                && !items(&serde_json::json!({"items": c["provider_triggers"]})).is_empty()
+        })
         .expect("an active callback with triggers")
         .clone();
     let deployment = s(&source["provider_deployment"]["id"]);
@@ -190,7 +193,14 @@ async fn callbacks_and_destinations_are_read_created_changed_and_archived() {
         .await;
     assert_eq!(emptied["destinations"], serde_json::json!([]));
     let both = cd
-        .run(&["callbacks", "update", &id, "--destination", &active[0], "--no-destinations"])
+        .run(&[
+            "callbacks",
+            "update",
+            &id,
+            "--destination",
+            &active[0],
+            "--no-destinations",
+        ])
         .await;
     assert_eq!(both.code, 2, "{both:?}");
 
@@ -203,36 +213,75 @@ async fn callbacks_and_destinations_are_read_created_changed_and_archived() {
 
     // Events of one callback, by type.
     let src = s(&source["id"]);
-    let all_events = items(&cd.json(&["callbacks", "events", &src, "--limit", "100"]).await);
+    let all_events = items(
+        &cd.json(&["callbacks", "events", &src, "--limit", "100"])
+            .await,
+    );
     assert!(!all_events.is_empty(), "the demo callback received events");
     let a_type = s(&all_events[0]["type"]);
     let typed = items(
-        &cd.json(&["callbacks", "events", &src, "--type", &a_type, "--limit", "100"])
-            .await,
+        &cd.json(&[
+            "callbacks",
+            "events",
+            &src,
+            "--type",
+            &a_type,
+            "--limit",
+            "100",
+        ])
+        .await,
     );
     assert!(!typed.is_empty());
-    assert!(typed.iter().all(|e| e["type"] == a_type.as_str()), "{typed:?}");
+    assert!(
+        typed.iter().all(|e| e["type"] == a_type.as_str()),
+        "{typed:?}"
+    );
     let no_id = cd.run(&["callbacks", "events"]).await;
     assert_eq!(no_id.code, 2, "{no_id:?}");
 
     // Destinations: created with a secret on the detailed answer, the URL editable, archived.
     let refused = cd
-        .run(&["destinations", "create", "--name", "x", "--url", "https://example.com/x", "--callback", &src])
+        .run(&[
+            "destinations",
+            "create",
+            "--name",
+            "x",
+            "--url",
+            "https://example.com/x",
+            "--callback",
+            &src,
+        ])
         .await;
     assert_eq!(refused.code, 2, "{refused:?}");
-    assert!(refused.stderr.contains("attach it from the callback"), "{refused:?}");
+    assert!(
+        refused.stderr.contains("attach it from the callback"),
+        "{refused:?}"
+    );
     let d = cd
-        .json(&["destinations", "create", "--name", "Made", "--url", "http://127.0.0.1:9/in"])
+        .json(&[
+            "destinations",
+            "create",
+            "--name",
+            "Made",
+            "--url",
+            "http://127.0.0.1:9/in",
+        ])
         .await;
     let did = s(&d["id"]);
     assert!(did.starts_with("cbd_"), "{d}");
     assert!(d["signing_secret"].is_string(), "{d}");
-    let table = cd
-        .run(&["-o", "table", "destinations", "get", &did])
-        .await;
+    let table = cd.run(&["-o", "table", "destinations", "get", &did]).await;
     assert_eq!(table.code, 0, "{table:?}");
     let moved = cd
-        .json(&["destinations", "update", &did, "--url", "http://127.0.0.1:9/moved", "--name", "Moved"])
+        .json(&[
+            "destinations",
+            "update",
+            &did,
+            "--url",
+            "http://127.0.0.1:9/moved",
+            "--name",
+            "Moved",
+        ])
         .await;
     assert_eq!(moved["url"], "http://127.0.0.1:9/moved");
     assert_eq!(moved["name"], "Moved");
@@ -258,8 +307,17 @@ async fn notifications_merge_across_callbacks_and_are_found_without_their_callba
     let mut owner = String::new();
     for c in &callbacks {
         let page = items(
-            &cd.json(&["notifications", "list", "--callback", &s(&c["id"]), "--order", "desc", "--limit", "1"])
-                .await,
+            &cd.json(&[
+                "notifications",
+                "list",
+                "--callback",
+                &s(&c["id"]),
+                "--order",
+                "desc",
+                "--limit",
+                "1",
+            ])
+            .await,
         );
         if let Some(n) = page.first()
             && s(&n["created_at"]) > newest
@@ -272,14 +330,25 @@ async fn notifications_merge_across_callbacks_and_are_found_without_their_callba
 
     // The status filter keeps this generation's words; `succeeded` means `delivered`.
     for word in ["delivered", "succeeded"] {
-        let page = items(&cd.json(&["notifications", "list", "--status", word, "--limit", "50"]).await);
+        let page = items(
+            &cd.json(&["notifications", "list", "--status", word, "--limit", "50"])
+                .await,
+        );
         assert!(!page.is_empty(), "{word}");
-        assert!(page.iter().all(|n| n["status"] == "delivered"), "{word}: {page:?}");
+        assert!(
+            page.iter().all(|n| n["status"] == "delivered"),
+            "{word}: {page:?}"
+        );
     }
-    let failed = items(&cd.json(&["notifications", "list", "--status", "failed"]).await);
+    let failed = items(
+        &cd.json(&["notifications", "list", "--status", "failed"])
+            .await,
+    );
     assert!(failed.iter().all(|n| n["status"] == "failed"));
     assert!(!failed.is_empty());
-    let cancelled = cd.run(&["notifications", "list", "--status", "cancelled"]).await;
+    let cancelled = cd
+        .run(&["notifications", "list", "--status", "cancelled"])
+        .await;
     assert_eq!(cancelled.code, 2, "{cancelled:?}");
     let after = cd
         .run(&["notifications", "list", "--after", &s(&got[0]["id"])])
@@ -295,18 +364,37 @@ async fn notifications_merge_across_callbacks_and_are_found_without_their_callba
     assert!(found.stderr.contains("found under callback"), "{found:?}");
     assert!(found.stderr.contains(&owner), "{found:?}");
     let direct = cd
-        .run(&["-o", "json", "notifications", "get", &id, "--callback", &owner])
+        .run(&[
+            "-o",
+            "json",
+            "notifications",
+            "get",
+            &id,
+            "--callback",
+            &owner,
+        ])
         .await;
     assert_eq!(direct.code, 0, "{direct:?}");
     assert!(!direct.stderr.contains("found under"), "{direct:?}");
-    assert!(direct.json()["event"]["request"]["body"].is_string(), "a get embeds the request");
+    assert!(
+        direct.json()["event"]["request"]["body"].is_string(),
+        "a get embeds the request"
+    );
     let missing = cd
         .run(&["notifications", "get", "sdi_0000000000000nothinghere"])
         .await;
     assert_eq!(missing.code, 3, "{missing:?}");
     let table = cd.run(&["-o", "table", "notifications", "list"]).await;
     assert_eq!(table.code, 0, "{table:?}");
-    assert!(table.stdout.lines().next().unwrap_or_default().contains("ATTEMPTS"), "{table:?}");
+    assert!(
+        table
+            .stdout
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .contains("ATTEMPTS"),
+        "{table:?}"
+    );
     cd.svc.shutdown().await;
 }
 
@@ -315,8 +403,15 @@ async fn replay_sends_the_embedded_request_signed_t_v1_with_the_destinations_sec
     let cd = service(Generation::CallbackDestinations).await;
     let (rx, log) = receiver().await;
     let delivered = items(
-        &cd.json(&["notifications", "list", "--status", "delivered", "--limit", "1"])
-            .await,
+        &cd.json(&[
+            "notifications",
+            "list",
+            "--status",
+            "delivered",
+            "--limit",
+            "1",
+        ])
+        .await,
     );
     let id = s(&delivered[0]["id"]);
     let to = format!("{rx}/ok");
@@ -328,7 +423,11 @@ async fn replay_sends_the_embedded_request_signed_t_v1_with_the_destinations_sec
     let body = s(&whole["event"]["request"]["body"]);
     let sent = got(&log, "ok");
     assert_eq!(sent.len(), 1);
-    assert_eq!(String::from_utf8_lossy(&sent[0].body), body, "the embedded body, byte for byte");
+    assert_eq!(
+        String::from_utf8_lossy(&sent[0].body),
+        body,
+        "the embedded body, byte for byte"
+    );
     let h = &sent[0].headers;
     let header = |k: &str| {
         h.get(k)
@@ -339,7 +438,10 @@ async fn replay_sends_the_embedded_request_signed_t_v1_with_the_destinations_sec
     assert_eq!(header("metorial-notification-id"), id);
     assert_eq!(header("metorial-version"), "2025-01-01");
     let sig = header("metorial-signature");
-    assert!(sig.starts_with("t=") && sig.contains(",v1=") && !sig.contains("i="), "{sig}");
+    assert!(
+        sig.starts_with("t=") && sig.contains(",v1=") && !sig.contains("i="),
+        "{sig}"
+    );
     // Signed with the secret of the destination that sent it (matched by name or URL).
     let dests = items(&cd.json(&["destinations", "list", "--limit", "100"]).await);
     let dest = dests
@@ -370,7 +472,15 @@ async fn replay_sends_the_embedded_request_signed_t_v1_with_the_destinations_sec
     assert_eq!(sent.len(), 2);
     assert!(sent[1].headers.get("metorial-signature").is_none());
     let attempt = cd
-        .run(&["notifications", "replay", &id, "--to", &to, "--attempt", "1"])
+        .run(&[
+            "notifications",
+            "replay",
+            &id,
+            "--to",
+            &to,
+            "--attempt",
+            "1",
+        ])
         .await;
     assert_eq!(attempt.code, 2, "{attempt:?}");
     assert_eq!(got(&log, "ok").len(), 2, "a refused replay sends nothing");
@@ -409,7 +519,14 @@ async fn verbs_the_generation_lacks_say_so_in_one_sentence() {
     // Pulsar: the new verbs and flags are refused before anything changes.
     let p = service(Generation::Pulsar).await;
     for args in [
-        &["callbacks", "create", "--provider-deployment", "pde_x", "--name", "n"][..],
+        &[
+            "callbacks",
+            "create",
+            "--provider-deployment",
+            "pde_x",
+            "--name",
+            "n",
+        ][..],
         &["callbacks", "delete", "clb_x", "--yes"],
     ] {
         let out = p.run(args).await;
@@ -419,7 +536,13 @@ async fn verbs_the_generation_lacks_say_so_in_one_sentence() {
     let dests = items(&p.json(&["destinations", "list"]).await);
     let d = s(&dests[0]["id"]);
     let url = p
-        .run(&["destinations", "update", &d, "--url", "http://127.0.0.1:9/x"])
+        .run(&[
+            "destinations",
+            "update",
+            &d,
+            "--url",
+            "http://127.0.0.1:9/x",
+        ])
         .await;
     assert_eq!(url.code, 2, "{url:?}");
     p.svc.shutdown().await;
