@@ -855,3 +855,192 @@ async fn event_destinations_tools_read_write_and_say_what_pulsar_lacks() {
     );
     p.svc.shutdown().await;
 }
+
+/// On `callback-destinations`: the read tools under the names the other generations use (the
+/// notifications of every callback merged, one found without its callback), the callback write
+/// tools listed and annotated only with writes allowed and reaching the platform, and a tool
+/// the generation lacks one sentence; on pulsar the new write tools say what it serves.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn callback_destinations_tools_read_write_and_say_what_they_lack() {
+    use switchboard::api::Secret;
+    use switchboard::api::generation::Generation;
+    use switchboard::service::{Seed, ServiceConfig, start};
+    if !client_available() {
+        return;
+    }
+    const ORG: &str = "sk_org_mcp_callback_gen_0123456789";
+    const INSTANCE: &str = "sk_instance_mcp_callback_gen_0123456789";
+    let svc = start(ServiceConfig {
+        seed: Seed::Demo,
+        generation: Generation::CallbackDestinations,
+        api_key: Some(Secret::new(ORG)),
+        instance_key: Some(Secret::new(INSTANCE)),
+        ..ServiceConfig::ephemeral()
+    })
+    .await
+    .expect("service");
+    let instance = svc.instance_id.clone().unwrap_or_default();
+    let env = [("SWITCHBOARD_INSTANCE_ID", instance.as_str())];
+    let read = session_with(
+        &svc.base_url,
+        ORG,
+        &["mcp"],
+        &env,
+        &[
+            ("list_callbacks", json!({ "limit": 100 })),
+            ("list_destinations", json!({ "limit": 100 })),
+            ("list_notifications", json!({ "limit": 3 })),
+            (
+                "create_callback",
+                json!({ "provider_deployment_id": "pde_x", "name": "n" }),
+            ),
+            ("get_attempt", json!({ "notification_id": "sdi_x" })),
+            ("list_access_policies", json!({})),
+        ],
+    )
+    .await;
+    for t in ["create_callback", "update_callback", "delete_callback"] {
+        assert!(!read.tools.contains(&t.to_string()), "{t} listed read-only");
+    }
+    let callbacks = ok(&read.calls[0])["items"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert!(
+        callbacks.iter().all(|c| c["object"] == "callback"),
+        "{}",
+        read.raw
+    );
+    let source = callbacks
+        .iter()
+        .find(|c| c["status"] == "active")
+        .expect("an active callback")
+        .clone();
+    let dests = ok(&read.calls[1])["items"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert!(
+        dests.iter().all(|d| d["object"] == "callback.destination"),
+        "{}",
+        read.raw
+    );
+    let active = dests
+        .iter()
+        .find(|d| d["status"] == "active")
+        .and_then(|d| d["id"].as_str())
+        .expect("an active destination")
+        .to_string();
+    let merged = ok(&read.calls[2]);
+    let notes = merged["items"].as_array().cloned().unwrap_or_default();
+    assert_eq!(notes.len(), 3, "{}", read.raw);
+    assert!(notes.iter().all(|n| n["object"] == "callback.notification"));
+    assert!(
+        message(&read.calls[3]).contains("read-only"),
+        "{}",
+        read.raw
+    );
+    assert!(
+        message(&read.calls[4]).contains("callback-destinations"),
+        "{}",
+        read.raw
+    );
+    assert!(
+        ok(&read.calls[5])["items"][0]["id"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with("apl_"),
+        "{}",
+        read.raw
+    );
+    let note = notes[0]["id"].as_str().unwrap_or_default().to_string();
+    let cb = source["id"].as_str().unwrap_or_default().to_string();
+
+    let write = session_with(
+        &svc.base_url,
+        ORG,
+        &["mcp", "--allow-writes"],
+        &env,
+        &[
+            (
+                "create_callback",
+                json!({
+                    "provider_deployment_id": source["provider_deployment"]["id"],
+                    "name": "Agent's callback",
+                    "destination_ids": [active],
+                }),
+            ),
+            ("get_notification", json!({ "id": note })),
+            ("list_callback_events", json!({ "callback_ids": [cb] })),
+        ],
+    )
+    .await;
+    let created = ok(&write.calls[0]).clone();
+    let new_id = created["id"].as_str().unwrap_or_default().to_string();
+    assert!(new_id.starts_with("cbk_"), "{}", write.raw);
+    assert_eq!(created["destinations"][0]["id"], active.as_str());
+    assert_eq!(ok(&write.calls[1])["id"], note.as_str(), "{}", write.raw);
+    assert!(
+        ok(&write.calls[2])["items"]
+            .as_array()
+            .is_some_and(|a| !a.is_empty()),
+        "{}",
+        write.raw
+    );
+    for (t, read_only, destructive) in [
+        ("create_callback", false, false),
+        ("update_callback", false, false),
+        ("delete_callback", false, true),
+    ] {
+        let tool = write.tool(t);
+        assert_eq!(tool["annotations"]["readOnlyHint"], read_only, "{tool}");
+        assert_eq!(
+            tool["annotations"]["destructiveHint"], destructive,
+            "{tool}"
+        );
+    }
+    let changed = session_with(
+        &svc.base_url,
+        ORG,
+        &["mcp", "--allow-writes"],
+        &env,
+        &[
+            (
+                "update_callback",
+                json!({ "id": new_id, "destination_ids": [] }),
+            ),
+            ("delete_callback", json!({ "id": new_id })),
+        ],
+    )
+    .await;
+    assert_eq!(
+        ok(&changed.calls[0])["destinations"],
+        json!([]),
+        "{}",
+        changed.raw
+    );
+    assert_eq!(
+        ok(&changed.calls[1])["status"],
+        "archived",
+        "{}",
+        changed.raw
+    );
+    svc.shutdown().await;
+
+    // On pulsar, a callback write tool says what the deployment serves.
+    let p = common::service::demo().await;
+    let key = p.svc.api_key.expose().to_string();
+    let s = session(
+        &p.svc.base_url,
+        &key,
+        &["mcp", "--allow-writes"],
+        &[("delete_callback", json!({ "id": "clb_x" }))],
+    )
+    .await;
+    assert!(
+        message(&s.calls[0]).contains("this one serves pulsar"),
+        "{}",
+        s.raw
+    );
+    p.svc.shutdown().await;
+}

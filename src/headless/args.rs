@@ -65,8 +65,13 @@ impl Resource {
             Resource::Listeners(c) => {
                 !matches!(c, ListenersCmd::List { .. } | ListenersCmd::Get { .. })
             }
-            Resource::Callbacks(_)
-            | Resource::Notifications(_)
+            Resource::Callbacks(c) => matches!(
+                c,
+                CallbacksCmd::Create { .. }
+                    | CallbacksCmd::Update { .. }
+                    | CallbacksCmd::Delete { .. }
+            ),
+            Resource::Notifications(_)
             | Resource::Members(_)
             | Resource::Projects(_)
             | Resource::TeamRoles(_)
@@ -436,11 +441,17 @@ pub enum CallbacksCmd {
         /// Callback id (`clb_…`).
         id: String,
     },
-    /// The events callbacks received (event-destinations only).
+    /// The events callbacks received (event-destinations; on callback-destinations one
+    /// callback's, named by its id).
     Events {
+        /// The callback (`cbk_…`; callback-destinations).
+        id: Option<String>,
         /// Paging.
         #[command(flatten)]
         list: ListArgs,
+        /// Only of this event type (repeat for several; callback-destinations).
+        #[arg(long = "type", value_name = "T")]
+        types: Vec<String>,
         /// Only this callback's (repeat for several).
         #[arg(long = "callback", value_name = "ID")]
         callbacks: Vec<String>,
@@ -456,6 +467,56 @@ pub enum CallbacksCmd {
         /// Only this callback's (repeat for several).
         #[arg(long = "callback", value_name = "ID")]
         callbacks: Vec<String>,
+    },
+    /// Create a callback on a provider deployment (callback-destinations only).
+    Create {
+        /// The provider deployment (`pde_…`).
+        #[arg(long, value_name = "ID")]
+        provider_deployment: String,
+        /// Name.
+        #[arg(long)]
+        name: String,
+        /// Description.
+        #[arg(long)]
+        description: Option<String>,
+        /// A callback destination to deliver to (repeat for several).
+        #[arg(long = "destination", value_name = "ID")]
+        destinations: Vec<String>,
+        /// A provider trigger, with the event types taken from it (repeat for several).
+        #[arg(long = "trigger", value_name = "ID[=type,type]")]
+        triggers: Vec<String>,
+    },
+    /// Change a callback; `--destination` replaces the set of destinations (callback-destinations
+    /// only).
+    #[command(group(ArgGroup::new("changes").required(true).multiple(true)
+        .args(["name", "description", "destinations", "no_destinations"])))]
+    Update {
+        /// Callback id (`cbk_…`).
+        id: String,
+        /// New name.
+        #[arg(long)]
+        name: Option<String>,
+        /// New description.
+        #[arg(long)]
+        description: Option<String>,
+        /// A destination (repeat for several; replaces the set).
+        #[arg(
+            long = "destination",
+            value_name = "ID",
+            conflicts_with = "no_destinations"
+        )]
+        destinations: Vec<String>,
+        /// Detach every destination.
+        #[arg(long)]
+        no_destinations: bool,
+    },
+    /// Archive a callback (callback-destinations only).
+    Delete {
+        /// Callback id (`cbk_…`).
+        id: String,
+        /// Do not ask; required when not on a terminal.
+        #[arg(long, short = 'y')]
+        yes: bool,
     },
 }
 
@@ -487,7 +548,7 @@ pub enum DestinationsCmd {
     },
     /// Rename or describe a destination (url and callbacks cannot change).
     #[command(group(ArgGroup::new("fields").required(true).multiple(true)
-        .args(["name", "description", "clear_description"])))]
+        .args(["name", "description", "clear_description", "url"])))]
     Update {
         /// Destination id (`cld_…`).
         id: String,
@@ -500,6 +561,9 @@ pub enum DestinationsCmd {
         /// Remove the description.
         #[arg(long)]
         clear_description: bool,
+        /// New URL (callback-destinations only).
+        #[arg(long, value_name = "U")]
+        url: Option<String>,
     },
     /// Create a webhook destination (on pulsar: --all-callbacks or --callback is required; on
     /// event-destinations: the retry policy instead, the signing secret shown once).
@@ -684,6 +748,10 @@ pub enum NotificationsCmd {
     Get {
         /// Notification id (`cbn_…`).
         id: String,
+        /// The notification's callback (callback-destinations: without it the callbacks are
+        /// looked through).
+        #[arg(long, value_name = "ID")]
+        callback: Option<String>,
     },
     /// Send a recorded delivery again to a receiver, signed afresh (exit 0 on 2xx, 3 on another
     /// answer, 4 on none).

@@ -24,6 +24,8 @@ pub enum Route {
     Pulsar,
     /// Through this module, for a deployment of this generation.
     Current,
+    /// Through `callback_gen`, for a deployment of `callback-destinations`.
+    CallbackGen,
 }
 
 /// The areas a command belongs to, as the generations differ.
@@ -49,7 +51,7 @@ fn area(cmd: &Resource) -> Area {
 }
 
 /// The verb as the user typed it (`destinations ping`), for sentences.
-fn verb(cmd: &Resource) -> &'static str {
+pub(super) fn verb(cmd: &Resource) -> &'static str {
     match cmd {
         Resource::Teams(TeamsCmd::AssignPolicy { .. }) => "teams assign-policy",
         Resource::Teams(TeamsCmd::RemovePolicy { .. }) => "teams remove-policy",
@@ -67,6 +69,9 @@ fn verb(cmd: &Resource) -> &'static str {
         Resource::Imports(_) => "imports",
         Resource::Callbacks(CallbacksCmd::Events { .. }) => "callbacks events",
         Resource::Callbacks(CallbacksCmd::Instances { .. }) => "callbacks instances",
+        Resource::Callbacks(CallbacksCmd::Create { .. }) => "callbacks create",
+        Resource::Callbacks(CallbacksCmd::Update { .. }) => "callbacks update",
+        Resource::Callbacks(CallbacksCmd::Delete { .. }) => "callbacks delete",
         Resource::Callbacks(_) => "callbacks",
         Resource::Destinations(DestinationsCmd::Ping { .. }) => "destinations ping",
         Resource::Destinations(DestinationsCmd::RotateSecret { .. }) => {
@@ -109,7 +114,13 @@ fn on_pulsar(cmd: &Resource) -> bool {
             | Resource::Policies(_)
             | Resource::Listeners(_)
             | Resource::Events(_)
-            | Resource::Callbacks(CallbacksCmd::Events { .. } | CallbacksCmd::Instances { .. })
+            | Resource::Callbacks(
+                CallbacksCmd::Events { .. }
+                    | CallbacksCmd::Instances { .. }
+                    | CallbacksCmd::Create { .. }
+                    | CallbacksCmd::Update { .. }
+                    | CallbacksCmd::Delete { .. }
+            )
             | Resource::Destinations(
                 DestinationsCmd::Ping { .. }
                     | DestinationsCmd::RotateSecret { .. }
@@ -136,6 +147,11 @@ fn lacking_on_current(cmd: &Resource) -> Option<&'static str> {
         }
         Resource::Imports(ImportsCmd::Update { .. }) => {
             "an import cannot be changed here; import again"
+        }
+        Resource::Callbacks(
+            CallbacksCmd::Create { .. } | CallbacksCmd::Update { .. } | CallbacksCmd::Delete { .. },
+        ) => {
+            "these callbacks belong to integrations, not provider deployments; Switchboard changes callbacks on callback-destinations only"
         }
         Resource::Destinations(DestinationsCmd::Delete { .. }) => {
             "an event destination is not deleted: use archive"
@@ -191,7 +207,10 @@ fn check_ids(cmd: &Resource) -> Result<(), HeadlessError> {
             | DestinationsCmd::RotateSecret { id, .. }
             | DestinationsCmd::Archive { id, .. },
         )
-        | Resource::Notifications(NotificationsCmd::Get { id } | NotificationsCmd::Retry { id })
+        | Resource::Callbacks(CallbacksCmd::Update { id, .. } | CallbacksCmd::Delete { id, .. })
+        | Resource::Notifications(
+            NotificationsCmd::Get { id, .. } | NotificationsCmd::Retry { id },
+        )
         | Resource::Listeners(
             ListenersCmd::Get { id }
             | ListenersCmd::Update { id, .. }
@@ -271,10 +290,10 @@ pub async fn route(client: &Client, cmd: &Resource) -> Result<Route, HeadlessErr
             (Area::Teams | Area::Imports, Some(why)) => {
                 refuse(format!("{} on {g}: {why}.", verb(cmd)))
             }
-            _ => refuse(format!(
-                "{} is not offered against callback-destinations yet; this deployment serves {g}.",
-                verb(cmd)
-            )),
+            _ => match super::callback_gen::lacking(cmd) {
+                Some(why) => refuse(format!("{} on {g}: {why}.", verb(cmd))),
+                None => Ok(Route::CallbackGen),
+            },
         },
         // Webhooks Switchboard does not recognise: teams and imports where their paths are.
         (None, true) => {
@@ -301,7 +320,7 @@ pub async fn route(client: &Client, cmd: &Resource) -> Result<Route, HeadlessErr
 
 /// A table's columns: the header, and where its cell is read (`a.b`, `list[].name` joins a
 /// list's names, `#list` counts it).
-type Columns = &'static [(&'static str, &'static str)];
+pub(super) type Columns = &'static [(&'static str, &'static str)];
 
 const TEAMS: Columns = &[
     ("id", "id"),
@@ -387,7 +406,7 @@ const ATTEMPTS: Columns = &[
 ];
 
 /// The value a column shows.
-fn pick(item: &Value, path: &str) -> Value {
+pub(super) fn pick(item: &Value, path: &str) -> Value {
     if let Some(list) = path.strip_prefix('#') {
         return super::output::at_path(item, list)
             .and_then(Value::as_array)
@@ -426,14 +445,14 @@ fn project(cols: Columns, items: &[Value]) -> (Vec<String>, Vec<Value>) {
 }
 
 /// Sends a request; a refused key gets a hint saying which key the area needs.
-async fn send(client: &Client, req: &ApiRequest) -> Result<Value, HeadlessError> {
+pub(super) async fn send(client: &Client, req: &ApiRequest) -> Result<Value, HeadlessError> {
     let raw = client.send(req).await.map_err(|e| keyed(client, req, e))?;
     Ok(crate::api::client::decode::<Value>(raw.status, &raw.body)?)
 }
 
 /// The hint for a refused key: organization paths need the organization key; the others the
 /// instance key (or the organization key with the instance id).
-fn keyed(client: &Client, req: &ApiRequest, e: Error) -> HeadlessError {
+pub(super) fn keyed(client: &Client, req: &ApiRequest, e: Error) -> HeadlessError {
     let Error::Api(mut a) = e else {
         return HeadlessError::Api(e);
     };
@@ -457,7 +476,7 @@ fn keyed(client: &Client, req: &ApiRequest, e: Error) -> HeadlessError {
 }
 
 /// A list: one page (the envelope as received), or with `--all` every item; a table of `cols`.
-async fn list(
+pub(super) async fn list(
     client: &Client,
     out: &Output,
     args: &ListArgs,
@@ -522,7 +541,7 @@ async fn list(
     Ok(())
 }
 
-fn table(out: &Output, cols: Columns, items: &[Value]) -> Result<(), HeadlessError> {
+pub(super) fn table(out: &Output, cols: Columns, items: &[Value]) -> Result<(), HeadlessError> {
     if let Some(fields) = &out.fields {
         return out.field_table(fields, items);
     }
@@ -531,7 +550,7 @@ fn table(out: &Output, cols: Columns, items: &[Value]) -> Result<(), HeadlessErr
 }
 
 /// One object: as received, or its columns' `HEADER  value` lines.
-fn one(out: &Output, item: &Value, cols: Columns) -> Result<(), HeadlessError> {
+pub(super) fn one(out: &Output, item: &Value, cols: Columns) -> Result<(), HeadlessError> {
     if !out.table() {
         let text = serde_json::to_string_pretty(item).unwrap_or_default();
         return out.document(&text);
@@ -547,7 +566,7 @@ fn one(out: &Output, item: &Value, cols: Columns) -> Result<(), HeadlessError> {
 }
 
 /// Asks before a change that cannot be taken back, unless `--yes`.
-fn ask(yes: bool, what: &str, question: &str) -> Result<(), HeadlessError> {
+pub(super) fn ask(yes: bool, what: &str, question: &str) -> Result<(), HeadlessError> {
     use std::io::IsTerminal;
     if yes {
         return Ok(());
@@ -697,10 +716,18 @@ pub async fn run(client: &Client, out: &Output, cmd: Resource) -> Result<(), Hea
             CALLBACKS,
         ),
         Resource::Callbacks(CallbacksCmd::Events {
+            id,
             list: l,
-            callbacks,
+            types,
+            mut callbacks,
             statuses,
         }) => {
+            if !types.is_empty() {
+                return Err(HeadlessError::Usage(
+                    "callbacks events on event-destinations: --type is callback-destinations'; use --status or --callback.".into(),
+                ));
+            }
+            callbacks.extend(id);
             let f = CallbackEventFilter {
                 callback_ids: callbacks,
                 statuses,
@@ -803,7 +830,7 @@ pub async fn run(client: &Client, out: &Output, cmd: Resource) -> Result<(), Hea
             })
             .await
         }
-        Resource::Notifications(NotificationsCmd::Get { id }) => {
+        Resource::Notifications(NotificationsCmd::Get { id, .. }) => {
             let d = send(client, &ApiRequest::get_delivery(&id)).await?;
             delivery(out, &d)
         }

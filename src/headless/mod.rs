@@ -3,6 +3,7 @@
 //! error, 4 network or timeout, 5 wait timed out, 6 output failed.
 mod alerts;
 mod args;
+mod callback_gen;
 mod columns;
 mod current;
 mod diff;
@@ -57,8 +58,10 @@ pub async fn run_in_profile(
         ));
     }
     // The deployment's generation chooses the verbs (no request when the ids are unusable).
-    if let current::Route::Current = current::route(client, &cmd).await? {
-        return current::run(client, out, cmd).await;
+    match current::route(client, &cmd).await? {
+        current::Route::Current => return current::run(client, out, cmd).await,
+        current::Route::CallbackGen => return callback_gen::run(client, out, cmd, ctx).await,
+        current::Route::Pulsar => {}
     }
     match cmd {
         Resource::Notifications(NotificationsCmd::Forward(a)) => {

@@ -31,6 +31,10 @@ pub struct ReplayArgs {
     /// latest with a recorded request.
     #[arg(long, value_name = "N")]
     pub attempt: Option<i64>,
+    /// The notification's callback (callback-destinations: without it the callbacks are
+    /// looked through).
+    #[arg(long, value_name = "ID")]
+    pub callback: Option<String>,
     /// Send without a `Metorial-Signature` (the destination is still named when it can be told).
     #[arg(long)]
     pub unsigned: bool,

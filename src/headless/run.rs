@@ -103,7 +103,7 @@ pub async fn run(
         Resource::Notifications(NotificationsCmd::Keep(_)) | Resource::Samples(_) => Err(
             HeadlessError::Usage("samples are kept per profile: run through the CLI".into()),
         ),
-        Resource::Notifications(NotificationsCmd::Get { id }) => {
+        Resource::Notifications(NotificationsCmd::Get { id, .. }) => {
             p.one::<Notification>(&ApiRequest::get_notification(&id))
                 .await
         }
@@ -125,7 +125,13 @@ pub async fn run(
         | Resource::Listeners(_)
         | Resource::Events(_)
         | Resource::Teams(TeamsCmd::AssignPolicy { .. } | TeamsCmd::RemovePolicy { .. })
-        | Resource::Callbacks(CallbacksCmd::Events { .. } | CallbacksCmd::Instances { .. })
+        | Resource::Callbacks(
+            CallbacksCmd::Events { .. }
+            | CallbacksCmd::Instances { .. }
+            | CallbacksCmd::Create { .. }
+            | CallbacksCmd::Update { .. }
+            | CallbacksCmd::Delete { .. },
+        )
         | Resource::Destinations(
             DestinationsCmd::Ping { .. }
             | DestinationsCmd::RotateSecret { .. }
@@ -395,7 +401,13 @@ async fn destinations(p: &Printer<'_>, c: DestinationsCmd) -> Result<(), Headles
             name,
             description,
             clear_description,
+            url,
         } => {
+            if url.is_some() {
+                return Err(HeadlessError::Usage(
+                    "destinations update --url: pulsar does not change a destination's URL; create another destination.".into(),
+                ));
+            }
             let description = if clear_description {
                 Some(None)
             } else {

@@ -37,8 +37,9 @@ fn id_only() -> Value {
 
 fn callback_events() -> Value {
     with(json!({
-        "callback_ids": ids("Only these callbacks' events."),
-        "statuses": ids("Only in these states.")
+        "callback_ids": ids("Only these callbacks' events (callback-destinations: exactly one)."),
+        "statuses": ids("Only in these states (event-destinations)."),
+        "event_types": ids("Only of these event types (callback-destinations).")
     }))
 }
 
@@ -143,7 +144,7 @@ pub const TOOLS: &[ToolDef] = &[
     ),
     read(
         "list_callback_events",
-        "List the events callbacks received, with their status (event-destinations).",
+        "List the events callbacks received, with their status (event-destinations; on callback-destinations one callback's, by type).",
         callback_events,
         &[],
     ),
@@ -393,6 +394,11 @@ async fn run(
         // The new tools.
         "list_access_policies" => ApiRequest::list_access_policies(&a.query()?),
         "get_access_policy" => ApiRequest::get_access_policy(a.id()?),
+        "list_callback_events" if !a.event_types.is_empty() => {
+            return Err(usage(
+                "list_callback_events on event-destinations filters by statuses, not event_types",
+            ));
+        }
         "list_callback_events" => ApiRequest::list_callback_events(
             &a.query()?,
             &CallbackEventFilter {

@@ -5,6 +5,7 @@
 //! (`annotations`); write tools, and every tool that sends, exist only when the profile allows
 //! writes and `--allow-writes` was given, `replay_locally` only towards the operator's receivers.
 mod annotations;
+mod callback_gen;
 mod current;
 mod def;
 mod envelope;

@@ -332,6 +332,7 @@ pub fn all() -> impl Iterator<Item = &'static ToolDef> {
         .iter()
         .chain(OP_TOOLS.iter())
         .chain(super::current::TOOLS.iter())
+        .chain(super::callback_gen::TOOLS.iter())
 }
 
 /// Runs a resource's operation (`resource::ops`): its subject fetched by `id`, its request
@@ -451,6 +452,9 @@ pub async fn call(
     args: Map<String, Value>,
 ) -> Result<Value, ToolError> {
     // The deployment's generation chooses what a tool asks (pulsar's tools run below).
+    if let Some(answer) = super::callback_gen::route(client, def, &args).await {
+        return answer;
+    }
     if let Some(answer) = super::current::route(client, def, &args).await {
         return answer;
     }

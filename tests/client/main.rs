@@ -4,6 +4,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod callback_gen;
 mod detection;
 mod fault_injection;
 mod fixtures_roundtrip;

@@ -4,6 +4,7 @@
 mod common;
 
 mod alerts;
+mod callback_gen;
 mod cli;
 mod clocks;
 mod faces;
