@@ -1,0 +1,239 @@
+//! The notifications list on a long history (issue 37): the status filter looks from the top and
+//! says how far, `l` off returns to where the list was, `r` starts again, a page fills a tall
+//! pane, the columns depend on the width alone (`Created` always there), and `n` keeps its cursor
+//! on the last failure it found. Keys drive a console on a real local service; the rendered screen
+//! is what is checked.
+use std::time::Duration;
+
+use crate::common::deliveries::{fixed_clock, settle};
+use crate::common::service::{TestService, start_with};
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use switchboard::api::model::NotificationStatus;
+use switchboard::api::{ListQuery, NotificationFilter, Order};
+use switchboard::console::record::Item;
+use switchboard::console::{App, Msg, State, Tab};
+use switchboard::service::{Seed, ServiceConfig};
+
+/// A service with the demo world and `events` past events (about two notifications each).
+async fn history(events: usize) -> TestService {
+    let mut cfg = ServiceConfig::ephemeral();
+    cfg.seed = Seed::Demo;
+    cfg.history = events;
+    cfg.retry_base = Duration::from_secs(600);
+    start_with(cfg).await
+}
+
+/// A console of this size on the service's Notifications tab.
+async fn on_notifications(t: &TestService, w: u16, h: u16) -> App {
+    let state = State::new("test", t.svc.base_url.clone(), fixed_clock());
+    let mut app = App::with_client(state, t.client.clone());
+    app.apply(Msg::Resize(w, h));
+    app.start();
+    settle(&mut app).await;
+    press(&mut app, KeyCode::Char('5')).await;
+    app
+}
+
+async fn press(app: &mut App, code: KeyCode) {
+    app.handle_key(KeyEvent::new(code, KeyModifiers::NONE));
+    settle(app).await;
+}
+
+/// The screen's rows, unquoted.
+fn rows(app: &App) -> Vec<String> {
+    crate::common::screen(app)
+        .lines()
+        .map(|l| l.trim_matches('"').to_string())
+        .collect()
+}
+
+/// The newest notification ids, as the API lists them.
+async fn newest(t: &TestService, n: u32) -> Vec<String> {
+    let q = ListQuery {
+        limit: Some(n),
+        order: Some(Order::Desc),
+        ..ListQuery::default()
+    };
+    t.client
+        .list_notifications(&q, &NotificationFilter::default())
+        .await
+        .expect("list")
+        .items
+        .into_iter()
+        .map(|n| n.id)
+        .collect()
+}
+
+fn selected(app: &App) -> Option<String> {
+    app.state
+        .tab_state(Tab::Notifications)
+        .list
+        .selected()
+        .map(|r| r.id().to_string())
+}
+
+fn status_of(app: &App, id: &str) -> Option<NotificationStatus> {
+    app.state
+        .tab_state(Tab::Notifications)
+        .list
+        .rows
+        .iter()
+        .find(|r| r.id() == id)
+        .and_then(|r| match &r.item {
+            Item::Notification(n) => Some(n.status.clone()),
+            _ => None,
+        })
+}
+
+#[tokio::test]
+async fn the_status_filter_looks_from_the_top_and_off_returns_to_where_the_list_was() {
+    let t = history(400).await;
+    let mut app = on_notifications(&t, 120, 40).await;
+    // Two pages on, a row picked.
+    press(&mut app, KeyCode::Char(']')).await;
+    press(&mut app, KeyCode::Char(']')).await;
+    press(&mut app, KeyCode::Char('j')).await;
+    press(&mut app, KeyCode::Char('j')).await;
+    let was = selected(&app).expect("a row");
+    let top = newest(&t, 1).await;
+    for (presses, status) in [(1, "failed"), (1, "retrying"), (1, "pending")] {
+        for _ in 0..presses {
+            press(&mut app, KeyCode::Char('l')).await;
+        }
+        let list = &app.state.tab_state(Tab::Notifications).list;
+        assert_eq!(
+            list.rows.first().map(|r| r.id().to_string()),
+            top.first().cloned(),
+            "{status}: the scan starts at the newest row, not where the last one stopped"
+        );
+        let examined = list.rows.len();
+        let shown = list.shown_len();
+        let s = crate::common::screen(&app);
+        assert!(
+            s.contains(&format!("{status} {shown} of the newest {examined}")),
+            "{status}: the title says how far it looked:\n{s}"
+        );
+        assert!(!s.contains("page 3"), "{status}: no page number:\n{s}");
+        if shown == 0 {
+            assert!(
+                s.contains(&format!("none in the newest {examined}")),
+                "{status}: the empty list says how far it looked:\n{s}"
+            );
+        }
+    }
+    // `r` looks again from the top.
+    press(&mut app, KeyCode::Char(']')).await;
+    press(&mut app, KeyCode::Char('r')).await;
+    let list = &app.state.tab_state(Tab::Notifications).list;
+    assert_eq!(
+        list.rows.first().map(|r| r.id().to_string()),
+        top.first().cloned()
+    );
+    // Off: the page and the row the list had.
+    press(&mut app, KeyCode::Char('l')).await;
+    press(&mut app, KeyCode::Char('l')).await;
+    let s = crate::common::screen(&app);
+    assert!(!s.contains("of the newest"), "{s}");
+    assert!(s.contains("page 3"), "back on page 3:\n{s}");
+    assert_eq!(selected(&app).as_deref(), Some(was.as_str()), "{s}");
+}
+
+#[tokio::test]
+async fn a_page_fills_a_tall_pane() {
+    let t = history(200).await;
+    for (w, h) in [(120, 40), (200, 55)] {
+        let app = on_notifications(&t, w, h).await;
+        let rows = rows(&app);
+        // The list's last row (above its bottom border) holds a notification.
+        let bottom = rows
+            .iter()
+            .rposition(|r| r.starts_with('└'))
+            .expect("the list's border");
+        let last = &rows[bottom - 1];
+        assert!(
+            last.contains("succeeded") || last.contains("failed") || last.contains("retrying"),
+            "{w}×{h}: the last row is filled:\n{}",
+            rows.join("\n")
+        );
+        let limit = app.state.tab_state(Tab::Notifications).list.rows.len();
+        assert!(limit > 20, "{w}×{h}: {limit} rows");
+        assert!(
+            rows[bottom].contains(&format!("{limit} per page")),
+            "{w}×{h}: the page line says its size:\n{}",
+            rows[bottom]
+        );
+    }
+}
+
+#[tokio::test]
+async fn columns_follow_the_width_alone_and_created_stays() {
+    let t = history(200).await;
+    for w in [40u16, 60, 80, 120, 200] {
+        let mut app = on_notifications(&t, w, 30).await;
+        // The list's header row (without the preview beside it).
+        let header = |app: &App| {
+            rows(app)
+                .into_iter()
+                .find(|r| r.contains("Status"))
+                .and_then(|r| r.split("││").next().map(str::to_string))
+                .expect("a header row")
+        };
+        let first = header(&app);
+        if w >= 60 {
+            assert!(first.contains("Created"), "{w}: {first}");
+        }
+        // Scrolling to the end, and the next page, move no column.
+        press(&mut app, KeyCode::Char('G')).await;
+        assert_eq!(header(&app), first, "{w}: after G");
+        press(&mut app, KeyCode::Char(']')).await;
+        press(&mut app, KeyCode::Char(']')).await;
+        assert_eq!(header(&app), first, "{w}: after ] ]");
+    }
+}
+
+#[tokio::test]
+async fn n_keeps_the_cursor_on_the_last_failure_and_says_how_far_it_looked() {
+    let t = history(400).await;
+    let mut app = on_notifications(&t, 120, 40).await;
+    let mut last_match: Option<String> = None;
+    let mut saw_progress = false;
+    for _ in 0..200 {
+        app.handle_key(KeyEvent::new(KeyCode::Char('n'), KeyModifiers::NONE));
+        let s = crate::common::screen(&app);
+        if s.contains("Esc stops") {
+            saw_progress = true;
+            assert!(
+                s.contains("looked back to") && s.contains("rows · Esc stops"),
+                "the progress says how far:\n{s}"
+            );
+        }
+        settle(&mut app).await;
+        let now = selected(&app).expect("a row");
+        if last_match.as_deref() == Some(now.as_str()) || !app.state.toasts.is_empty() {
+            let ended = app
+                .state
+                .toasts
+                .iter()
+                .any(|t| t.text.contains("No failed delivery after this one"));
+            if ended {
+                // The cursor stays on the last failure found.
+                assert_eq!(
+                    Some(now.as_str()),
+                    last_match.as_deref(),
+                    "{}",
+                    crate::common::screen(&app)
+                );
+                assert!(saw_progress, "a scan ran and showed its progress");
+                return;
+            }
+        }
+        assert_eq!(
+            status_of(&app, &now),
+            Some(NotificationStatus::Failed),
+            "n lands on a failure"
+        );
+        last_match = Some(now);
+        app.state.toasts.clear();
+    }
+    panic!("n never reached the end");
+}
