@@ -237,3 +237,105 @@ async fn n_keeps_the_cursor_on_the_last_failure_and_says_how_far_it_looked() {
     }
     panic!("n never reached the end");
 }
+
+#[tokio::test]
+async fn a_delivery_is_named_by_the_destination_its_signature_verifies_with() {
+    use crate::common::deliveries::receiver;
+    use crate::common::service::{eventually, http, manual_callback};
+    use switchboard::api::model::{CallbacksInput, CreateDestination};
+    let mut cfg = ServiceConfig::ephemeral();
+    cfg.seed = Seed::Demo;
+    cfg.retry_base = Duration::from_secs(600);
+    let t = start_with(cfg).await;
+    let rx = receiver().await;
+    let cb = manual_callback(&t.client).await;
+    // Two destinations of one callback with one URL: only the signature tells them apart.
+    for name in ["Archive twin", "Triage twin"] {
+        t.client
+            .create_destination(&CreateDestination {
+                name: name.into(),
+                description: None,
+                url: format!("{rx}/ok"),
+                callbacks: CallbacksInput::selected(vec![cb.id.clone()]),
+            })
+            .await
+            .expect("destination");
+    }
+    let r = http()
+        .post(cb.url.as_deref().expect("hook url"))
+        .json(&serde_json::json!({"type": "twin.created"}))
+        .send()
+        .await
+        .expect("hook");
+    assert_eq!(r.status(), 200);
+    let url = format!("{rx}/ok");
+    eventually(Duration::from_secs(10), || async {
+        let q = ListQuery {
+            limit: Some(20),
+            order: Some(Order::Desc),
+            ..ListQuery::default()
+        };
+        let p = t
+            .client
+            .list_notifications(&q, &NotificationFilter::default())
+            .await
+            .ok()?;
+        let done = p
+            .items
+            .iter()
+            .filter(|n| n.url.as_deref() == Some(url.as_str()) && !n.attempts.is_empty())
+            .count();
+        (done == 2).then_some(())
+    })
+    .await;
+    let mut app = on_notifications(&t, 120, 30).await;
+    let twins: Vec<String> = rows(&app)
+        .into_iter()
+        .filter_map(|r| r.split("││").next().map(str::to_string))
+        // The demo's own destinations of the callback get the event too.
+        .filter(|r| r.contains("Archive twin") || r.contains("Triage twin"))
+        .collect();
+    assert_eq!(twins.len(), 2, "{}", crate::common::screen(&app));
+    let named = |row: &str, name: &str| row.contains(name);
+    assert!(
+        (named(&twins[0], "Archive twin") && named(&twins[1], "Triage twin"))
+            || (named(&twins[0], "Triage twin") && named(&twins[1], "Archive twin")),
+        "each row names its own destination: {twins:#?}"
+    );
+    assert!(
+        twins.iter().all(|r| !r.contains(',') && !r.contains('+')),
+        "{twins:#?}"
+    );
+    // The detail names the same one.
+    let row = rows(&app)
+        .iter()
+        .position(|r| r.contains("Archive twin") || r.contains("Triage twin"))
+        .expect("a twin row");
+    let list_top = rows(&app)
+        .iter()
+        .position(|r| r.contains("Status"))
+        .expect("header");
+    for _ in 0..(row - list_top - 1) {
+        press(&mut app, KeyCode::Char('j')).await;
+    }
+    let first = &twins[0];
+    let own = if first.contains("Archive twin") {
+        "Archive twin"
+    } else {
+        "Triage twin"
+    };
+    let detail: Vec<String> = rows(&app)
+        .into_iter()
+        .filter(|r| r.contains("Destination    "))
+        .collect();
+    assert!(
+        detail
+            .iter()
+            .any(|r| r.contains(own) && !r.contains(if own == "Archive twin" {
+                "Triage twin"
+            } else {
+                "Archive twin"
+            })),
+        "the detail names {own} alone: {detail:#?}"
+    );
+}
