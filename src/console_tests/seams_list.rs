@@ -329,9 +329,8 @@ async fn a_delivery_is_named_by_the_destination_its_signature_verifies_with() {
         .filter(|r| r.contains("Destination    "))
         .collect();
     assert!(
-        detail
-            .iter()
-            .any(|r| r.contains(own) && !r.contains(if own == "Archive twin" {
+        detail.iter().any(|r| r.contains(own)
+            && !r.contains(if own == "Archive twin" {
                 "Triage twin"
             } else {
                 "Archive twin"

@@ -92,11 +92,9 @@ pub static NOTIFICATIONS: Description<Notification> = Description {
         .sort(|n, _| SortKey::text(&url(n).unwrap_or_default()))
         .headless(Headless::Text(|n, _| dash(url(n).as_deref()))),
         // When a delivery happened is never left out to make room for text (kubectl's AGE).
-        C::new("Created", Width::fixed(11), |n, c| {
-            c.when(&n.created_at)
-        })
-        .sort(|n, _| SortKey::Time(n.created_at))
-        .also(|n, _| absolute(&n.created_at)),
+        C::new("Created", Width::fixed(11), |n, c| c.when(&n.created_at))
+            .sort(|n, _| SortKey::Time(n.created_at))
+            .also(|n, _| absolute(&n.created_at)),
         C::new("ID", Width::flexible(10, 32).optional(4), |n, _| {
             n.id.clone()
         })

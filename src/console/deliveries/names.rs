@@ -149,9 +149,9 @@ pub(crate) fn attribution(state: &State, n: &Notification) -> Attribution {
         .filter
         .destination_ids;
     if filtered.len() == 1 {
-        return filtered
-            .first()
-            .map_or(Attribution::Unknown, |id| Attribution::Named(label(state, id)));
+        return filtered.first().map_or(Attribution::Unknown, |id| {
+            Attribution::Named(label(state, id))
+        });
     }
     let candidates = super::lookup::candidates(state, n);
     match candidates.as_slice() {

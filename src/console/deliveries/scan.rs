@@ -358,7 +358,11 @@ pub(crate) fn progress(state: &State) -> Option<String> {
         list.rows.first()
     };
     let newest_first = list.rows_order.unwrap_or(list.order) == crate::api::Order::Desc;
-    let way = if forward == newest_first { "back" } else { "on" };
+    let way = if forward == newest_first {
+        "back"
+    } else {
+        "on"
+    };
     let when = match edge.map(|r| &r.item) {
         Some(Item::Notification(n)) => {
             format!("looked {way} to {}, ", state.clock.relative(&n.created_at))
@@ -373,7 +377,7 @@ pub(crate) fn grouped(n: usize) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
