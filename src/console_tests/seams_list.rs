@@ -338,3 +338,20 @@ async fn a_delivery_is_named_by_the_destination_its_signature_verifies_with() {
         "the detail names {own} alone: {detail:#?}"
     );
 }
+
+#[test]
+fn the_title_names_the_order_of_the_rows_shown() {
+    use crate::common::{answer_all, ch, started_app};
+    let mut app = started_app(120, 40);
+    answer_all(&mut app);
+    app.apply(ch('5'));
+    answer_all(&mut app);
+    assert!(crate::common::screen(&app).contains("Notifications · newest first"));
+    // `o` asks for the other order: until its rows come, the rows shown are still newest first.
+    app.apply(ch('o'));
+    let s = crate::common::screen(&app);
+    assert!(s.contains("Notifications · newest first"), "{s}");
+    answer_all(&mut app);
+    let s = crate::common::screen(&app);
+    assert!(s.contains("Notifications · oldest first"), "{s}");
+}
