@@ -355,3 +355,46 @@ fn the_title_names_the_order_of_the_rows_shown() {
     let s = crate::common::screen(&app);
     assert!(s.contains("Notifications · oldest first"), "{s}");
 }
+
+#[test]
+fn destinations_the_signature_cannot_tell_apart_read_a_plus_one_and_the_detail_says_why() {
+    use crate::common::{answer_all, ch, fixture, started_app};
+    use switchboard::api::model::Destination;
+    use switchboard::console::{ApiCmd, ApiReply};
+    let mut app = started_app(120, 40);
+    answer_all(&mut app);
+    app.apply(ch('5'));
+    let reqs = answer_all(&mut app);
+    let known = reqs
+        .iter()
+        .find(|r| matches!(r.cmd, ApiCmd::Known))
+        .expect("the names are looked up");
+    // The fixture's destination and a twin with its URL and callbacks, signed with another secret.
+    let one: Destination = serde_json::from_str(&fixture("destination.json")).expect("fixture");
+    let mut twin = one.clone();
+    twin.id = "cld_0zzzzzzzzzzzzzzzzzzzzz".into();
+    twin.name = "Issue triage twin".into();
+    if let Some(w) = twin.webhook_destination.as_mut() {
+        w.signing_secret = "clb_sec_not_the_one_that_signed".into();
+    }
+    app.apply(Msg::Api {
+        req_id: known.req_id,
+        pane: known.pane,
+        result: Ok(ApiReply::Known(Box::new(
+            switchboard::console::msg::Known {
+                callbacks: Vec::new(),
+                destinations: vec![one, twin],
+            },
+        ))),
+    });
+    // The pending row has no signature yet: one name and how many more.
+    let s = crate::common::screen(&app);
+    let pending = s
+        .lines()
+        .find(|l| l.contains("pending"))
+        .expect("the pending row");
+    assert!(pending.contains("Issue triage +1"), "{s}");
+    app.apply(ch('j'));
+    let s = crate::common::screen(&app);
+    assert!(s.contains("Issue triage or Issue"), "the detail names both:\n{s}");
+}
