@@ -194,10 +194,21 @@ pub(crate) fn reload(state: &mut State, tab: Tab) -> Vec<Effect> {
     effects
 }
 
-/// The list query for a page of a tab.
-pub(crate) fn list_query(list: &ListPane, anchor: &Anchor) -> ListQuery {
+/// The API's largest page.
+pub(crate) const MAX_PAGE_SIZE: u32 = 100;
+
+/// Rows a page asks for: enough to fill the list at this size (a tall pane is never left half
+/// empty), at least [`PAGE_SIZE`], at most the API's [`MAX_PAGE_SIZE`].
+pub(crate) fn page_size(size: (u16, u16)) -> u32 {
+    u32::try_from(layout::list_rows(size, false, 0))
+        .unwrap_or(MAX_PAGE_SIZE)
+        .clamp(PAGE_SIZE, MAX_PAGE_SIZE)
+}
+
+/// The list query for a page of a tab, of `limit` rows.
+pub(crate) fn list_query(list: &ListPane, anchor: &Anchor, limit: u32) -> ListQuery {
     let mut q = ListQuery {
-        limit: Some(PAGE_SIZE),
+        limit: Some(limit),
         order: Some(list.order),
         ..ListQuery::default()
     };
@@ -219,8 +230,15 @@ pub(crate) fn load_list(
     new_page: bool,
 ) -> Vec<Effect> {
     let req_id = state.next_req_id();
+    // The notifications list is read on tall terminals (a long history): its page fills the pane.
+    let limit = if tab == Tab::Notifications {
+        page_size(state.size)
+    } else {
+        PAGE_SIZE
+    };
     let list = &mut state.tab_state_mut(tab).list;
-    let query = list_query(list, &anchor);
+    let query = list_query(list, &anchor, limit);
+    list.limit = limit;
     let mut filter = list.filter.clone();
     if tab != Tab::Notifications {
         // Only notifications take event and destination filters.
@@ -370,6 +388,8 @@ fn page_arrived(state: &mut State, tab: Tab, data: PageData) -> Option<Tab> {
         .then(|| list.selected().map(|r| r.id().to_string()))
         .flatten();
     list.set_rows(data.records);
+    // The reply awaited is the newest request's, asked in the order now set.
+    list.rows_order = Some(list.order);
     list.pagination = data.pagination;
     // Without items before this page, it is the first one, whatever was counted.
     // A page landed on by id has no count (0, shown as `?`) until the first page is reached.

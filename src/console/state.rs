@@ -127,6 +127,10 @@ pub(crate) struct ListPane {
     /// Changes whenever `rows` change (see [`State::touch_rows`]): views derived from the rows
     /// are reused while it stays; 0 is a list never marked.
     pub(crate) rev: u64,
+    /// Rows a page was last asked for (0: none asked yet; [`PAGE_SIZE`] is shown then).
+    pub(crate) limit: u32,
+    /// The order the loaded rows came in (the title says it, not the one asked for since).
+    pub(crate) rows_order: Option<Order>,
 }
 
 /// What a list's view was derived from: the rows (by revision and length), the filter query

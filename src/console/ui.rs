@@ -38,7 +38,7 @@ pub(crate) fn render(state: &State, frame: &mut Frame) {
     };
     if let Some(area) = areas.list {
         let list = &ts.list;
-        let order = match list.order {
+        let order = match list.rows_order.unwrap_or(list.order) {
             crate::api::Order::Asc => "oldest first",
             crate::api::Order::Desc => "newest first",
         };
@@ -67,6 +67,9 @@ pub(crate) fn render(state: &State, frame: &mut Frame) {
                 state,
                 list.shown().skip(window.start).take(window.len()),
             ),
+            empty: super::deliveries::view::empty_note(state),
+            page_note: super::deliveries::view::page_note(state),
+            stable: state.tab == super::tab::Tab::Notifications,
         }
         .render(frame, area);
         super::power::view::render_list_extras(state, frame, area);

@@ -205,7 +205,7 @@ fn local_status_filter_hides_other_rows_and_says_so() {
     );
     let s = screen(&app);
     assert!(
-        s.contains(&format!("[LOCAL {status} {want}/{loaded} loaded]")),
+        s.contains(&format!("[{status} {want} of the newest {loaded}]")),
         "{s}"
     );
     // Cycling back to "all" brings every row back.
@@ -214,7 +214,7 @@ fn local_status_filter_hides_other_rows_and_says_so() {
         list_request(&mut app);
     }
     assert_eq!(app.state.current().list.shown_len(), loaded);
-    assert!(!screen(&app).contains("LOCAL"));
+    assert!(!screen(&app).contains("of the newest"));
 }
 
 #[test]

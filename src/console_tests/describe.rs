@@ -90,7 +90,10 @@ async fn identifying_columns_are_whole_at_80_120_and_200_columns() {
         press(&mut app, Msg::Resize(width, HEIGHT)).await;
         let s = screen(&app);
         for e in &events {
-            assert!(s.contains(e.as_str()), "{e} whole at {width}:\n{s}");
+            // Issue 37: beside the preview at 120 the time column stays and long text is cut
+            // (with its sign); it is whole again at 200.
+            let cut = width == 120 && s.contains(&e.chars().take(10).collect::<String>());
+            assert!(s.contains(e.as_str()) || cut, "{e} whole at {width}:\n{s}");
         }
     }
     let teams: Vec<String> = t

@@ -190,6 +190,8 @@ async fn marks_survive_paging_and_recover_sends_each_selected_failed_delivery_on
     let w = world("in", 25).await;
     w.rx.up.store(true, Ordering::SeqCst);
     let mut app = w.app().await;
+    // A pane of 20 rows: pages of 20 (a taller one asks for pages that fill it).
+    app.apply(Msg::Resize(140, 26));
     // The destination's notifications (the demo's destinations get the same events).
     app.apply(ch(':'));
     typed(&mut app, &format!("goto {}", w.dest)).await;

@@ -175,7 +175,7 @@ async fn a_status_filter_fetches_pages_until_a_screenful_matches() {
     app.apply(ch('l'));
     settle(&mut app).await;
     let s = screen_sized(&app, 220, 40);
-    assert!(s.contains("LOCAL failed"), "{s}");
+    assert!(s.contains("[failed "), "{s}");
     // Failed deliveries beyond the first page are on screen without paging.
     let beyond: Vec<&String> = failed
         .iter()
@@ -193,7 +193,7 @@ async fn a_status_filter_fetches_pages_until_a_screenful_matches() {
         rows >= failed.len().min(screenful),
         "a screenful of failures ({rows} rows):\n{s}"
     );
-    assert!(!s.contains("looking for"), "the scan ended:\n{s}");
+    assert!(!s.contains("Esc stops"), "the scan ended:\n{s}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -208,7 +208,7 @@ async fn a_scan_shows_its_progress_and_esc_stops_it() {
         let msg = crate::common::next_reply(&mut app).await;
         app.apply(msg);
         let s = screen_sized(&app, 220, 40);
-        if s.contains("looking for more: page") && s.contains("Esc stops") {
+        if s.contains("looking further: page") && s.contains("Esc stops") {
             seen = true;
             app.apply(key(KeyCode::Esc));
             break;
@@ -217,9 +217,9 @@ async fn a_scan_shows_its_progress_and_esc_stops_it() {
     assert!(seen, "the progress was shown while pages were fetched");
     settle(&mut app).await;
     let s = screen_sized(&app, 220, 40);
-    assert!(!s.contains("looking for"), "stopped:\n{s}");
+    assert!(!s.contains("Esc stops"), "stopped:\n{s}");
     assert!(s.contains("Stopped after"), "says it stopped:\n{s}");
-    assert!(s.contains("LOCAL failed"), "the filter stays:\n{s}");
+    assert!(s.contains("[failed "), "the filter stays:\n{s}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -79,11 +79,11 @@ pub static NOTIFICATIONS: Description<Notification> = Description {
         .sort(|n, _| last_request(n).map_or(SortKey::Missing, |r| SortKey::Number(r.duration))),
         // The event type read from the delivered body: `/type` of the notification is the kind
         // (`webhook_http` on every row), which nobody sees.
-        C::new("Event", Width::identifying(10, 40), |n, _| {
+        C::new("Event", Width::identifying(10, 28), |n, _| {
             n.event_type().unwrap_or_else(|| DASH.into())
         })
         .sort(|n, _| SortKey::text(&n.event_type().unwrap_or_default())),
-        C::new("Destination", Width::identifying(10, 32), destinations)
+        C::new("Destination", Width::identifying(10, 24), destinations)
             .sort(|n, c| SortKey::text(&destinations(n, c)))
             .headless(Headless::Hidden),
         C::new("URL", Width::flexible(10, 60).optional(5), |n, _| {
@@ -91,11 +91,10 @@ pub static NOTIFICATIONS: Description<Notification> = Description {
         })
         .sort(|n, _| SortKey::text(&url(n).unwrap_or_default()))
         .headless(Headless::Text(|n, _| dash(url(n).as_deref()))),
-        C::new("Created", Width::fixed(11).optional(2), |n, c| {
-            c.when(&n.created_at)
-        })
-        .sort(|n, _| SortKey::Time(n.created_at))
-        .also(|n, _| absolute(&n.created_at)),
+        // When a delivery happened is never left out to make room for text (kubectl's AGE).
+        C::new("Created", Width::fixed(11), |n, c| c.when(&n.created_at))
+            .sort(|n, _| SortKey::Time(n.created_at))
+            .also(|n, _| absolute(&n.created_at)),
         C::new("ID", Width::flexible(10, 32).optional(4), |n, _| {
             n.id.clone()
         })

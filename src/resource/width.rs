@@ -165,6 +165,93 @@ pub fn allocate(rules: &[Width], content: &[u16], total: u16, gap: u16) -> Vec<u
     widths
 }
 
+/// Shares `total` columns among columns with these rules from the rules alone (the console's
+/// notifications list): which columns show and how wide they are depend on `total` only, never on
+/// the rows' text, so nothing moves while scrolling or paging, and a wider terminal never shows
+/// less of a cell.
+///
+/// 1. Every kept column gets its minimum; when even the minimums do not fit, the kept columns
+///    that do not name the row are left out from the last one, and nothing grows.
+/// 2. The identifying columns grow together, one column each in turn, up to `natural`; then the
+///    other kept ones, in priority order.
+/// 3. Then optional columns are added as in [`allocate`], each as wide as its `natural`.
+pub fn allocate_stable(rules: &[Width], total: u16, gap: u16) -> Vec<u16> {
+    let want: Vec<u16> = rules.iter().map(|r| r.natural.max(r.min)).collect();
+    let mut widths = vec![0u16; rules.len()];
+    let mut kept: Vec<usize> = (0..rules.len()).filter(|&i| !rules[i].droppable).collect();
+    let need = |kept: &[usize]| {
+        let gaps = gap.saturating_mul(u16::try_from(kept.len().saturating_sub(1)).unwrap_or(0));
+        kept.iter()
+            .fold(gaps, |sum, &i| sum.saturating_add(rules[i].min))
+    };
+    if need(&kept) > total {
+        // Too narrow for every minimum: the row's names stay, other columns go from the end.
+        while need(&kept) > total {
+            let Some(pos) = kept.iter().rposition(|&i| !rules[i].identifying) else {
+                break;
+            };
+            kept.remove(pos);
+        }
+        for &i in &kept {
+            widths[i] = rules[i].min;
+        }
+        return widths;
+    }
+    let mut left = total - need(&kept);
+    for &i in &kept {
+        widths[i] = rules[i].min;
+    }
+    let identifying: Vec<usize> = kept
+        .iter()
+        .copied()
+        .filter(|&i| rules[i].identifying)
+        .collect();
+    // Fair shares: a long event type does not starve the destination beside it.
+    while left > 0 {
+        let mut grew = false;
+        for &i in &identifying {
+            if left > 0 && widths[i] < want[i] {
+                widths[i] += 1;
+                left -= 1;
+                grew = true;
+            }
+        }
+        if !grew {
+            break;
+        }
+    }
+    let mut others: Vec<usize> = kept
+        .iter()
+        .copied()
+        .filter(|&i| !rules[i].identifying)
+        .collect();
+    others.sort_by_key(|&i| (rules[i].priority, i));
+    for &i in &others {
+        let more = want[i].saturating_sub(widths[i]).min(left);
+        widths[i] += more;
+        left -= more;
+    }
+    if kept.iter().any(|&i| widths[i] < want[i]) {
+        return widths;
+    }
+    let mut optional: Vec<usize> = (0..rules.len()).filter(|&i| rules[i].droppable).collect();
+    optional.sort_by_key(|&i| (rules[i].priority, i));
+    for (shown, i) in (kept.len()..).zip(optional) {
+        let sep = if shown == 0 { 0 } else { gap };
+        let need = rules[i].min.saturating_add(sep);
+        if need > left {
+            break;
+        }
+        let w = want[i].min(left - sep);
+        widths[i] = w;
+        left -= w + sep;
+        if w < want[i] {
+            break;
+        }
+    }
+    widths
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -214,6 +301,26 @@ mod tests {
                     + now.iter().filter(|w| **w > 0).count().saturating_sub(1) as u16;
                 let floor: u16 = rules.iter().filter(|r| !r.droppable).map(|r| r.min).sum::<u16>()
                     + rules.iter().filter(|r| !r.droppable).count().saturating_sub(1) as u16;
+                prop_assert!(used <= total.max(floor), "{used} > {total}");
+                before = now;
+            }
+        }
+
+        /// Stable widths: none shrinks as the terminal widens, and they never overflow once the
+        /// minimums fit.
+        #[test]
+        fn stable_widths_never_shrink_as_the_terminal_widens(
+            rules in prop::collection::vec(rule(), 1..10),
+        ) {
+            let mut before = allocate_stable(&rules, 20, 1);
+            for total in 21..=250 {
+                let now = allocate_stable(&rules, total, 1);
+                for (i, (a, b)) in before.iter().zip(&now).enumerate() {
+                    prop_assert!(b >= a, "column {i} shrank {a} → {b} at {total}");
+                }
+                let used: u16 = now.iter().sum::<u16>()
+                    + now.iter().filter(|w| **w > 0).count().saturating_sub(1) as u16;
+                let floor: u16 = rules.iter().filter(|r| r.identifying).map(|r| r.min + 1).sum();
                 prop_assert!(used <= total.max(floor), "{used} > {total}");
                 before = now;
             }

@@ -29,7 +29,7 @@ impl DeliveryKey {
             DeliveryKey::Filter => "filter notifications by callback, event, destination",
             DeliveryKey::Watch => "watch: refresh notifications",
             DeliveryKey::Reveal => "reveal masked headers / a destination's signing secret",
-            DeliveryKey::LocalStatus => "status filter on the loaded rows (local)",
+            DeliveryKey::LocalStatus => "keep one status, looked for from the top of the list",
             DeliveryKey::ClearFilters => "clear every server filter of notifications",
         }
     }

@@ -1,12 +1,15 @@
-//! The local status filter: hides loaded notification rows of other statuses from the derived
-//! view (`power::filter_sort`). It filters only what the server returned for the page, and says
-//! so in the list title.
+//! The status filter: keeps notification rows of one status in the derived view
+//! (`power::filter_sort`). The API of this generation does not filter by status, so turning it on
+//! always starts from the top of the current list (its first page, its order and server filters)
+//! and `scan` reads the following pages until a screenful matches; the title says how far it
+//! looked (`failed 3 of the newest 220`). Turning it off goes back to where the list was.
 use crate::console::msg::Effect;
 use crate::console::pane::load_list;
-use crate::console::state::State;
+use crate::console::state::{Anchor, State};
 use crate::console::tab::Tab;
 
 pub(crate) use super::CYCLE;
+use super::ReturnTo;
 
 /// Next status in the cycle (all → failed → … → all).
 fn next(current: Option<&str>) -> Option<String> {
@@ -20,13 +23,48 @@ fn next(current: Option<&str>) -> Option<String> {
     }
 }
 
-/// Moves to the next status and reloads the page, so that hidden rows can come back.
+/// Moves to the next status: a status is looked for from the top of the list; "all" returns to
+/// the page and row shown before the filter was turned on.
 pub(crate) fn cycle(state: &mut State) -> Vec<Effect> {
+    if state.deliveries.local.status.is_none() {
+        let list = &state.tab_state(Tab::Notifications).list;
+        state.deliveries.local.return_to = Some(ReturnTo {
+            anchor: list.anchor.clone(),
+            page: list.page.max(1),
+            selected: list.selected().map(|r| r.id().to_string()),
+            order: list.order,
+            filter: list.filter.clone(),
+        });
+    }
     let f = &mut state.deliveries.local;
     f.status = next(f.status.as_deref());
+    if f.status.is_some() {
+        return from_top(state);
+    }
+    state.deliveries.local.scan = None;
     let list = &state.tab_state(Tab::Notifications).list;
-    let (anchor, page) = (list.anchor.clone(), list.page.max(1));
-    load_list(state, Tab::Notifications, anchor, page, false)
+    let (order, filter) = (list.order, list.filter.clone());
+    // A place in a list of another order or other server filters is not where the list was.
+    let same = |b: &ReturnTo| b.order == order && b.filter == filter;
+    match state.deliveries.local.return_to.take().filter(same) {
+        Some(back) => {
+            state.deliveries.local.restore = back.selected;
+            load_list(state, Tab::Notifications, back.anchor, back.page, true)
+        }
+        None => from_top(state),
+    }
+}
+
+/// The list from its first page (a status filter on, `r`, `[`): what a filtered list shows is
+/// always the newest rows examined, never the page a previous scan stopped at.
+pub(crate) fn from_top(state: &mut State) -> Vec<Effect> {
+    state.deliveries.local.scan = None;
+    load_list(state, Tab::Notifications, Anchor::First, 1, true)
+}
+
+/// Whether a status filter is on.
+pub(crate) fn on(state: &State) -> bool {
+    state.deliveries.local.status.is_some()
 }
 
 /// Notes a list reply that is about to be applied, so that its rows are filtered after.
@@ -37,7 +75,8 @@ pub(crate) fn before_reply(state: &mut State, req_id: u64) {
     }
 }
 
-/// Applies the status to a page that just arrived.
+/// Applies the status to a page that just arrived; the page the filter was turned off for gets
+/// its cursor back on the row it had.
 pub(crate) fn after_reply(state: &mut State) {
     if state.tab_state(Tab::Notifications).list.pending.is_some() {
         return;
@@ -50,19 +89,60 @@ pub(crate) fn after_reply(state: &mut State) {
     let local = &mut state.deliveries.local;
     local.applied.clone_from(&local.status);
     local.loaded = loaded;
+    if let Some(id) = local.restore.take() {
+        let list = &mut state.tab_state_mut(Tab::Notifications).list;
+        if let Some(i) = list.rows.iter().position(|r| r.id() == id) {
+            list.cursor = i;
+            crate::console::pane::keep_cursor_visible(state, Tab::Notifications);
+        }
+    }
 }
 
-/// The title chip: `LOCAL failed 3/20 loaded` (kept short: list titles are narrow).
+/// Which end of the list the loaded rows start at, as the title says it.
+fn end(state: &State) -> &'static str {
+    let list = &state.tab_state(Tab::Notifications).list;
+    match list.rows_order.unwrap_or(list.order) {
+        crate::api::Order::Asc => "oldest",
+        crate::api::Order::Desc => "newest",
+    }
+}
+
+/// The title chip: `failed 3 of the newest 220` (a scan's progress is on the bottom line).
 pub(crate) fn chip(state: &State) -> Option<String> {
     let f = &state.deliveries.local;
     let status = f.status.as_ref()?;
     let list = &state.tab_state(Tab::Notifications).list;
     let shown = list.rows.iter().filter(|r| f.keeps(r)).count();
-    let progress = super::scan::progress(state)
-        .map(|p| format!(" · {p}"))
-        .unwrap_or_default();
     Some(format!(
-        "LOCAL {status} {shown}/{} loaded{progress}",
-        f.loaded
+        "{status} {shown} of the {} {}",
+        end(state),
+        list.rows.len()
+    ))
+}
+
+/// The empty list's sentence while a status filter is on: how far it looked.
+pub(crate) fn empty_note(state: &State) -> Option<String> {
+    let f = &state.deliveries.local;
+    let status = f.applied.as_ref()?;
+    let examined = state.tab_state(Tab::Notifications).list.rows.len();
+    Some(format!(
+        "no {status} notification: none in the {} {examined}",
+        end(state)
+    ))
+}
+
+/// The bottom line while a status filter is on: what was examined, and the keys that go on.
+pub(crate) fn page_note(state: &State) -> Option<String> {
+    state.deliveries.local.applied.as_ref()?;
+    let list = &state.tab_state(Tab::Notifications).list;
+    let more = if list.pagination.has_more_after {
+        " · ] looks further"
+    } else {
+        " · the whole list"
+    };
+    Some(format!(
+        " the {} {} examined{more} ",
+        end(state),
+        list.rows.len()
     ))
 }

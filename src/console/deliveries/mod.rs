@@ -72,6 +72,25 @@ pub(crate) struct LocalFilter {
     pub(crate) scan: Option<Scan>,
     /// The list reply being applied was asked anew: it may start filling the screen.
     pub(crate) fill_next: bool,
+    /// Where the list was when the status filter was turned on: turning it off goes back there.
+    pub(crate) return_to: Option<ReturnTo>,
+    /// The row the cursor goes back to when the page of [`ReturnTo`] arrives.
+    pub(crate) restore: Option<String>,
+}
+
+/// A place in the notifications list: its page and the row selected.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct ReturnTo {
+    /// The page's query.
+    pub(crate) anchor: crate::console::state::Anchor,
+    /// Its number.
+    pub(crate) page: u32,
+    /// The row selected on it.
+    pub(crate) selected: Option<String>,
+    /// The list's order then.
+    pub(crate) order: crate::api::Order,
+    /// Its server filters then.
+    pub(crate) filter: crate::api::NotificationFilter,
 }
 
 impl LocalFilter {
@@ -108,6 +127,8 @@ pub(crate) struct Scan {
     /// The rows loaded when that request's reply came (they stay; the page is added to them),
     /// with their revision, paging flags and page number.
     pub(crate) kept: Option<Kept>,
+    /// What `n`/`N` read so far, against the walk budget every walk over pages has.
+    pub(crate) meter: crate::api::budget::Meter,
 }
 
 /// What the list held before a scan's page arrived.
@@ -117,6 +138,8 @@ pub(crate) struct Kept {
     pub(crate) rev: u64,
     pub(crate) pagination: crate::api::page::Pagination,
     pub(crate) page: u32,
+    /// The row selected then: the cursor stays on it unless a match is found.
+    pub(crate) selected: Option<String>,
 }
 
 /// The attempt open in the attempt view.

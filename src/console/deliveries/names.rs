@@ -1,7 +1,8 @@
 //! Names where ids were: callbacks and destinations looked up once per profile in the
 //! background ([`crate::api::NameCache`]), the destinations a notification went to, and whether
 //! a destination was deleted. An id without a known name shows as the id.
-use crate::api::model::Notification;
+use crate::api::model::{Destination, Notification};
+use crate::api::signature::{header_of, verify};
 use crate::console::msg::{ApiCmd, Effect, Known, Pane};
 use crate::console::record::Item;
 use crate::console::state::State;
@@ -75,19 +76,116 @@ pub(crate) fn label(state: &State, id: &str) -> String {
     }
 }
 
-/// The destinations a notification went to, by name: the list's destination filter when it
-/// has one, else the known destinations with its URL that select its callback.
-pub(crate) fn destinations_of(state: &State, n: &Notification) -> Vec<String> {
+/// Which destination a notification went to, as far as the console can tell.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Attribution {
+    /// This one (its label): the list's only destination filter, the only destination with the
+    /// URL, or the one whose signing secret verifies the delivery's signature.
+    Named(String),
+    /// One of these (labels): they share the URL and no signature tells them apart.
+    Ambiguous(Vec<String>),
+    /// None known.
+    Unknown,
+}
+
+thread_local! {
+    /// The destinations whose secret verifies a notification's signature, by notification id,
+    /// attempt count and the candidates asked about: an HMAC is computed once per row, not on
+    /// every frame that draws it.
+    static VERIFIED: std::cell::RefCell<std::collections::HashMap<(String, usize, String), Vec<String>>> =
+        std::cell::RefCell::new(std::collections::HashMap::new());
+}
+
+/// Rows remembered by [`VERIFIED`] before it starts again (a bound on memory).
+const VERIFIED_ROWS: usize = 20_000;
+
+/// The candidates (ids) whose signing secret verifies the latest signed attempt.
+fn verified_by(n: &Notification, candidates: &[&Destination]) -> Vec<String> {
+    let ids: Vec<&str> = candidates.iter().map(|d| d.id.as_str()).collect();
+    let key = (n.id.clone(), n.attempts.len(), ids.join(","));
+    if let Some(hit) = VERIFIED.with(|v| v.borrow().get(&key).cloned()) {
+        return hit;
+    }
+    let req = super::sorted_attempts(n)
+        .into_iter()
+        .rev()
+        .filter_map(|a| a.webhook_request.as_ref())
+        .find(|r| header_of(&r.request_headers).is_some());
+    let found: Vec<String> = req
+        .map(|r| {
+            candidates
+                .iter()
+                .filter(|d| {
+                    d.webhook_destination.as_ref().is_some_and(|w| {
+                        verify(
+                            &w.signing_secret,
+                            header_of(&r.request_headers),
+                            r.request_body.as_deref(),
+                        )
+                        .is_ok()
+                    })
+                })
+                .map(|d| d.id.clone())
+                .collect()
+        })
+        .unwrap_or_default();
+    VERIFIED.with(|v| {
+        let mut v = v.borrow_mut();
+        if v.len() >= VERIFIED_ROWS {
+            v.clear();
+        }
+        v.insert(key, found.clone());
+    });
+    found
+}
+
+/// The destination a notification went to: the list's destination filter when it has one, else
+/// the known destinations with its URL that select its callback, told apart by which one's
+/// signing secret verifies the delivery.
+pub(crate) fn attribution(state: &State, n: &Notification) -> Attribution {
     let filtered = &state
         .tab_state(crate::console::tab::Tab::Notifications)
         .list
         .filter
         .destination_ids;
     if filtered.len() == 1 {
-        return filtered.iter().map(|id| label(state, id)).collect();
+        return filtered.first().map_or(Attribution::Unknown, |id| {
+            Attribution::Named(label(state, id))
+        });
     }
-    super::lookup::candidates(state, n)
-        .iter()
-        .map(|d| label(state, &d.id))
-        .collect()
+    let candidates = super::lookup::candidates(state, n);
+    match candidates.as_slice() {
+        [] => Attribution::Unknown,
+        [one] => Attribution::Named(label(state, &one.id)),
+        many => match verified_by(n, many).as_slice() {
+            [one] => Attribution::Named(label(state, one)),
+            _ => Attribution::Ambiguous(many.iter().map(|d| label(state, &d.id)).collect()),
+        },
+    }
+}
+
+/// The destinations a notification went to, for its list row: one name, or `A +1` when the
+/// signature cannot tell which of several with its URL (the detail says so).
+pub(crate) fn destinations_of(state: &State, n: &Notification) -> Vec<String> {
+    match attribution(state, n) {
+        Attribution::Named(name) => vec![name],
+        Attribution::Ambiguous(names) => names
+            .first()
+            .map(|first| vec![format!("{first} +{}", names.len() - 1)])
+            .unwrap_or_default(),
+        Attribution::Unknown => Vec::new(),
+    }
+}
+
+/// The notification detail's destination line: the name, or the candidates with why it is not
+/// one name.
+pub(crate) fn destination_line(state: &State, n: &Notification) -> Option<String> {
+    match attribution(state, n) {
+        Attribution::Named(name) => Some(name),
+        Attribution::Ambiguous(names) => Some(format!(
+            "{} (the same URL; no signature tells which)",
+            names.join(" or ")
+        )),
+        Attribution::Unknown => None,
+    }
 }

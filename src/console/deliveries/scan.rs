@@ -1,8 +1,9 @@
 //! Failures found without paging. With a status filter on, the notifications list keeps asking
 //! for the following pages, adding their rows to the loaded ones, until a screenful matches or
-//! the list ends; `n`/`N` move to the next/previous failed delivery, fetching pages that way
-//! when none is loaded. Both are bounded ([`SCAN_PAGES`] per scan), say how far they got in the
-//! list title, and `Esc` stops them.
+//! the list ends ([`SCAN_PAGES`] at most); `n`/`N` move to the next/previous failed delivery,
+//! fetching pages that way when none is loaded, within the walk budget every walk over pages has
+//! ([`crate::api::budget`]). Both say how far they got in the list title, and `Esc` stops them;
+//! the cursor leaves its row only for a match.
 pub(crate) use super::{Kept, Scan, ScanKind};
 use crate::api::model::NotificationStatus;
 use crate::console::msg::Effect;
@@ -11,7 +12,7 @@ use crate::console::record::{Item, Record};
 use crate::console::state::{Anchor, State, ToastKind};
 use crate::console::tab::Tab;
 
-/// Pages one scan fetches at most: a bound on requests and on rows held (20 rows a page).
+/// Pages a status filter's scan fetches at most before `]` goes on.
 pub(crate) const SCAN_PAGES: u32 = 10;
 
 /// Whether a row is a failed delivery.
@@ -75,8 +76,34 @@ fn maybe_fill(state: &mut State) -> Vec<Effect> {
         pages: 0,
         req_id: None,
         kept: None,
+        meter: crate::api::budget::Budget::default().meter(),
     });
     step(state, true)
+}
+
+/// `]` with a status filter on: the following pages are examined too (another [`SCAN_PAGES`]).
+pub(crate) fn further(state: &mut State) -> Vec<Effect> {
+    if !state
+        .tab_state(Tab::Notifications)
+        .list
+        .pagination
+        .has_more_after
+    {
+        state.toast(ToastKind::Info, "Every row of the list was examined");
+        return Vec::new();
+    }
+    state.deliveries.local.scan = Some(Scan {
+        kind: ScanKind::Fill,
+        pages: 0,
+        req_id: None,
+        kept: None,
+        meter: crate::api::budget::Budget::default().meter(),
+    });
+    let effects = step(state, true);
+    if effects.is_empty() {
+        state.deliveries.local.scan = None;
+    }
+    effects
 }
 
 /// `n` / `N` on the notifications list: the cursor to the next / previous failed delivery,
@@ -99,6 +126,7 @@ pub(crate) fn seek(state: &mut State, forward: bool) -> Vec<Effect> {
         pages: 0,
         req_id: None,
         kept: None,
+        meter: crate::api::budget::Budget::default().meter(),
     });
     let effects = step(state, forward);
     if effects.is_empty() {
@@ -170,6 +198,7 @@ pub(crate) fn before_reply(state: &mut State, req_id: u64) {
         rev: list.rev,
         pagination: list.pagination,
         page: list.page,
+        selected: list.selected().map(|r| r.id().to_string()),
     };
     let pending = state
         .tab_state(Tab::Notifications)
@@ -214,6 +243,7 @@ pub(crate) fn after_reply(state: &mut State) -> Vec<Effect> {
         rev,
         pagination,
         page,
+        selected,
     }) = s.kept.take()
     else {
         // Still waiting for the scan's page.
@@ -232,16 +262,13 @@ pub(crate) fn after_reply(state: &mut State) -> Vec<Effect> {
         }
         return Vec::new();
     }
-    let selected = kept
-        .get(list.cursor)
-        .map(|r| r.id().to_string())
-        .or_else(|| list.selected().map(|r| r.id().to_string()));
     // Rows already kept are not added twice: a server whose cursor does not move ends the scan.
     let new: Vec<Record> = std::mem::take(&mut list.rows)
         .into_iter()
         .filter(|r| !kept.iter().any(|k| k.id() == r.id()))
         .collect();
     let new_ids: Vec<String> = new.iter().map(|r| r.id().to_string()).collect();
+    s.meter.count(new.len(), 0);
     let stuck = new.is_empty();
     let merged: Vec<Record> = if forward {
         kept.into_iter().chain(new).collect()
@@ -276,17 +303,26 @@ pub(crate) fn after_reply(state: &mut State) -> Vec<Effect> {
     if done {
         return Vec::new();
     }
-    if s.pages >= SCAN_PAGES {
-        let more = if forward { "n" } else { "N" };
-        let again = match s.kind {
-            ScanKind::Fill => "] goes on".to_string(),
-            ScanKind::Seek { .. } => format!("{more} looks further"),
-        };
-        state.toast(
-            ToastKind::Info,
-            format!("Looked through {SCAN_PAGES} more pages: {again}"),
-        );
-        return Vec::new();
+    match s.kind {
+        ScanKind::Fill if s.pages >= SCAN_PAGES => {
+            state.toast(
+                ToastKind::Info,
+                format!("Looked through {SCAN_PAGES} more pages: ] goes on"),
+            );
+            return Vec::new();
+        }
+        ScanKind::Seek { .. } if !s.meter.has_room() => {
+            let more = if forward { "n" } else { "N" };
+            state.toast(
+                ToastKind::Info,
+                format!(
+                    "Looked through {} rows (the walk's budget): {more} looks further",
+                    grouped(s.meter.items)
+                ),
+            );
+            return Vec::new();
+        }
+        _ => {}
     }
     let kind = s.kind;
     state.deliveries.local.scan = Some(s);
@@ -300,16 +336,51 @@ pub(crate) fn after_reply(state: &mut State) -> Vec<Effect> {
     effects
 }
 
-/// The scan's progress for the list title: `looking… page 3/10 · Esc stops`.
+/// The scan's progress for the list's bottom line: `n: looked back to 5 h ago, 3,940 rows · Esc
+/// stops`.
 pub(crate) fn progress(state: &State) -> Option<String> {
     let s = state.deliveries.local.scan.as_ref()?;
-    let what = match s.kind {
-        ScanKind::Fill => "more",
-        ScanKind::Seek { forward: true } => "next failed",
-        ScanKind::Seek { forward: false } => "previous failed",
+    let list = &state.tab_state(Tab::Notifications).list;
+    let rows = grouped(list.rows.len());
+    let forward = match s.kind {
+        ScanKind::Fill => {
+            return Some(format!(
+                "looking further: page {}/{SCAN_PAGES} · Esc stops",
+                s.pages
+            ));
+        }
+        ScanKind::Seek { forward } => forward,
     };
-    Some(format!(
-        "looking for {what}: page {}/{SCAN_PAGES} · Esc stops",
-        s.pages
-    ))
+    let what = if forward { "n" } else { "N" };
+    let edge = if forward {
+        list.rows.last()
+    } else {
+        list.rows.first()
+    };
+    let newest_first = list.rows_order.unwrap_or(list.order) == crate::api::Order::Desc;
+    let way = if forward == newest_first {
+        "back"
+    } else {
+        "on"
+    };
+    let when = match edge.map(|r| &r.item) {
+        Some(Item::Notification(n)) => {
+            format!("looked {way} to {}, ", state.clock.relative(&n.created_at))
+        }
+        _ => String::new(),
+    };
+    Some(format!("{what}: {when}{rows} rows · Esc stops"))
+}
+
+/// `3940` as `3,940`.
+pub(crate) fn grouped(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }

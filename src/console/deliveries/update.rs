@@ -176,6 +176,15 @@ pub(crate) fn tab_key(state: &mut State, key: &Input) -> Option<Vec<Effect>> {
     if on_list && matches!(seek, Some(Action::NextMatch | Action::PrevMatch)) {
         return Some(super::scan::seek(state, seek == Some(Action::NextMatch)));
     }
+    // With a status filter on, the rows are the newest examined, not a page: `r` and `[` look
+    // again from the top, `]` looks further.
+    if on_list && super::local::on(state) {
+        match action {
+            Some(Action::Reload | Action::PrevPage) => return Some(super::local::from_top(state)),
+            Some(Action::NextPage) => return Some(super::scan::further(state)),
+            _ => {}
+        }
+    }
     // Esc on the notifications list, with nothing to go back to and no row filter to clear
     // first, clears the server filters (as F does).
     if action == Some(Action::Back)

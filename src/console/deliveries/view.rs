@@ -176,16 +176,30 @@ pub(crate) fn title_suffix(state: &State, tab: Tab) -> String {
         && let Some(chip) = super::local::chip(state)
     {
         s.push_str(&format!(" · [{chip}]"));
-    } else if tab == Tab::Notifications
-        && let Some(p) = super::scan::progress(state)
-    {
-        s.push_str(&format!(" · [{p}]"));
     }
     for chip in chips(state, &list.filter) {
         s.push_str(&format!(" · [{chip}]"));
     }
     // Names are server text.
     crate::text::line(&s).into_owned()
+}
+
+/// What the shown list says when it is empty, if not the usual (a status filter on).
+pub(crate) fn empty_note(state: &State) -> Option<String> {
+    (state.tab == Tab::Notifications)
+        .then(|| super::local::empty_note(state))
+        .flatten()
+}
+
+/// The shown list's bottom line, if not the page's number: a scan's progress (the title is too
+/// narrow for it beside a preview), or what a status filter examined.
+pub(crate) fn page_note(state: &State) -> Option<String> {
+    if state.tab != Tab::Notifications {
+        return None;
+    }
+    super::scan::progress(state)
+        .map(|p| format!(" {p} "))
+        .or_else(|| super::local::page_note(state))
 }
 
 /// The breadcrumb of cross-navigation (`Callbacks › Destinations › Notifications`), if any.
@@ -250,9 +264,9 @@ pub(crate) fn unsanitised_detail(
                 callback: n
                     .body_field("callbackId")
                     .map(|id| state.deliveries.names.label_with_id(&id)),
-                destinations: match names::destinations_of(state, n) {
-                    v if v.is_empty() && d.names_pending.is_some() => vec!["looking up…".into()],
-                    v => v,
+                destinations: match names::destination_line(state, n) {
+                    None if d.names_pending.is_some() => vec!["looking up…".into()],
+                    line => line.into_iter().collect(),
                 },
             };
             views::notifications::detail_with(n, ctx, open.then_some(cursor), &named)

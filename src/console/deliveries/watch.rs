@@ -68,7 +68,13 @@ pub(crate) fn on_tick(state: &mut State) -> Vec<Effect> {
     let list = &state.tab_state(Tab::Notifications).list;
     let failed = matches!(list.load, LoadState::Error(_));
     let busy = list.pending.is_some();
-    let (anchor, page) = (list.anchor.clone(), list.page.max(1));
+    // A status filter shows the newest rows examined: the top is what is watched, not the page
+    // its scan stopped at.
+    let (anchor, page) = if super::local::on(state) {
+        (crate::console::state::Anchor::First, 1)
+    } else {
+        (list.anchor.clone(), list.page.max(1))
+    };
     let every = state.settings.watch_every_ticks;
     let w = &mut state.deliveries.watch;
     w.countdown = w.countdown.saturating_sub(1);

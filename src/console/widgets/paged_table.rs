@@ -37,6 +37,12 @@ pub(crate) struct PagedTable<'a> {
     pub(crate) theme: &'a Theme,
     /// A mark per row of `rows` (a leading `●` column) while the list has marks.
     pub(crate) marks: Option<Vec<bool>>,
+    /// What an empty loaded list says instead of "no … on this page" (how far a filter looked).
+    pub(crate) empty: Option<String>,
+    /// The bottom line instead of the page's number (rows gathered from several pages).
+    pub(crate) page_note: Option<String>,
+    /// Widths follow the pane's width alone, never the rows' text ([`stable_widths`]).
+    pub(crate) stable: bool,
 }
 
 /// Lines for an error in a pane of `inner` size: the message and, when there is one, the hint,
@@ -68,7 +74,12 @@ pub(crate) fn page_line(list: &ListPane) -> String {
     } else {
         parts.push(format!("page {}", list.page.max(1)));
     }
-    parts.push(format!("{PAGE_SIZE} per page"));
+    let per_page = if list.limit == 0 {
+        PAGE_SIZE
+    } else {
+        list.limit
+    };
+    parts.push(format!("{per_page} per page"));
     if list.pagination.has_more_after {
         parts.push("more →".to_string());
     }
@@ -84,7 +95,12 @@ impl PagedTable<'_> {
                 format!(" {} ", self.title),
                 if self.focused { t.accent } else { t.text },
             )))
-            .title_bottom(Line::from(Span::styled(page_line(self.list), t.muted)));
+            .title_bottom(Line::from(Span::styled(
+                self.page_note
+                    .clone()
+                    .unwrap_or_else(|| page_line(self.list)),
+                t.muted,
+            )));
         if self.list.load == LoadState::Loading {
             block = block.title(
                 Line::from(Span::styled(
@@ -115,7 +131,10 @@ impl PagedTable<'_> {
             let msg = match self.list.load {
                 LoadState::Idle | LoadState::Loading => format!("loading {}…", self.noun),
                 LoadState::Error(_) => String::new(),
-                LoadState::Loaded => format!("no {} on this page", self.noun),
+                LoadState::Loaded => self
+                    .empty
+                    .clone()
+                    .unwrap_or_else(|| format!("no {} on this page", self.noun)),
             };
             frame.render_widget(Paragraph::new(Span::styled(msg, t.muted)), table_area);
             return;
@@ -124,11 +143,15 @@ impl PagedTable<'_> {
         // While the list has marks, a one-column `●` before the columns (and its spacing).
         let marks = self.marks;
         let mark_w = if marks.is_some() { 2 } else { 0 };
-        let widths = column_widths(
-            &self.columns,
-            &self.rows,
-            table_area.width.saturating_sub(mark_w),
-        );
+        let widths = if self.stable {
+            stable_widths(&self.columns, table_area.width.saturating_sub(mark_w))
+        } else {
+            column_widths(
+                &self.columns,
+                &self.rows,
+                table_area.width.saturating_sub(mark_w),
+            )
+        };
         let shown: Vec<usize> = (0..self.columns.len())
             .filter(|&i| widths.get(i).is_some_and(|w| *w > 0))
             .collect();
@@ -195,6 +218,14 @@ pub(crate) fn column_widths(
         .collect();
     let rules: Vec<_> = columns.iter().map(|c| c.width).collect();
     allocate(&rules, &content, width.saturating_sub(MARK), 1)
+}
+
+/// Each column's width on a table `width` columns wide, from the rules alone: which columns
+/// show and how wide depends on the width, never on the page's text, so nothing moves while
+/// scrolling or paging ([`crate::resource::width::allocate_stable`]).
+pub(crate) fn stable_widths(columns: &[ListColumn], width: u16) -> Vec<u16> {
+    let rules: Vec<_> = columns.iter().map(|c| c.width).collect();
+    crate::resource::width::allocate_stable(&rules, width.saturating_sub(MARK), 1)
 }
 
 /// A cell's line in at most `width` columns: whole when it fits, else cut by display width
