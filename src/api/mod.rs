@@ -16,6 +16,7 @@ pub mod members;
 pub mod model;
 pub mod newer_requests;
 pub mod page;
+pub mod platform_retry;
 pub mod recover;
 pub mod replay;
 pub mod request;

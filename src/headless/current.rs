@@ -144,10 +144,7 @@ fn lacking_on_current(cmd: &Resource) -> Option<&'static str> {
             DestinationsCmd::Update { .. } | DestinationsCmd::Stats { .. } | DestinationsCmd::Op(_),
         ) => "Switchboard does not offer this verb on event destinations yet",
         Resource::Notifications(
-            NotificationsCmd::Replay(_)
-            | NotificationsCmd::Recover(_)
-            | NotificationsCmd::Wait(_)
-            | NotificationsCmd::Diff(_)
+            NotificationsCmd::Diff(_)
             | NotificationsCmd::Forward(_)
             | NotificationsCmd::Search(_)
             | NotificationsCmd::Keep(_)

@@ -5,6 +5,8 @@ mod alerts;
 mod args;
 mod columns;
 mod current;
+mod current_deliveries;
+mod current_replay;
 mod diff;
 mod edit;
 mod export;
@@ -58,7 +60,7 @@ pub async fn run_in_profile(
     }
     // The deployment's generation chooses the verbs (no request when the ids are unusable).
     if let current::Route::Current = current::route(client, &cmd).await? {
-        return current::run(client, out, cmd).await;
+        return current_deliveries::run(client, out, cmd, ctx).await;
     }
     match cmd {
         Resource::Notifications(NotificationsCmd::Forward(a)) => {

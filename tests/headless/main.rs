@@ -11,6 +11,7 @@ mod forward;
 mod generations;
 mod members;
 mod members_teams;
+mod platform_retry;
 mod recover;
 mod replay;
 mod samples;
