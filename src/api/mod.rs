@@ -3,6 +3,7 @@ pub mod budget;
 pub mod capture;
 pub mod client;
 pub mod compare;
+pub mod delivery_health;
 pub mod detect;
 pub mod error;
 pub mod export;

@@ -485,9 +485,10 @@ pub enum DestinationsCmd {
         #[arg(long, value_name = "W", default_value = "24h", value_parser = crate::api::health::parse_window)]
         window: chrono::TimeDelta,
     },
-    /// Rename or describe a destination (url and callbacks cannot change).
+    /// Rename or describe a destination (on pulsar url and callbacks cannot change; on
+    /// event-destinations --url moves it).
     #[command(group(ArgGroup::new("fields").required(true).multiple(true)
-        .args(["name", "description", "clear_description"])))]
+        .args(["name", "description", "clear_description", "url"])))]
     Update {
         /// Destination id (`cld_…`).
         id: String,
@@ -500,6 +501,9 @@ pub enum DestinationsCmd {
         /// Remove the description.
         #[arg(long)]
         clear_description: bool,
+        /// New URL deliveries are posted to (event-destinations only).
+        #[arg(long, value_name = "U")]
+        url: Option<String>,
     },
     /// Create a webhook destination (on pulsar: --all-callbacks or --callback is required; on
     /// event-destinations: the retry policy instead, the signing secret shown once).

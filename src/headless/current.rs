@@ -140,9 +140,6 @@ fn lacking_on_current(cmd: &Resource) -> Option<&'static str> {
         Resource::Destinations(DestinationsCmd::Delete { .. }) => {
             "an event destination is not deleted: use archive"
         }
-        Resource::Destinations(
-            DestinationsCmd::Update { .. } | DestinationsCmd::Stats { .. } | DestinationsCmd::Op(_),
-        ) => "Switchboard does not offer this verb on event destinations yet",
         Resource::Notifications(
             NotificationsCmd::Diff(_)
             | NotificationsCmd::Forward(_)

@@ -36,7 +36,8 @@ pub async fn run(
     cmd: super::args::Resource,
     ctx: &super::ForwardContext,
 ) -> Result<(), HeadlessError> {
-    use super::args::{NotificationsCmd, Resource};
+    use super::args::{DestinationsCmd, NotificationsCmd, Resource};
+    use crate::api::model::{UpdateEventDestination, WebhookInput};
     match cmd {
         Resource::Notifications(NotificationsCmd::Recover(a)) => {
             recover(client, out.format, a, ctx.read_only, &ctx.profile).await
@@ -45,8 +46,209 @@ pub async fn run(
         Resource::Notifications(NotificationsCmd::Replay(a)) => {
             super::current_replay::replay(client, out, a, ctx.read_only).await
         }
+        Resource::Destinations(DestinationsCmd::Stats { id, window }) => {
+            stats(client, out, &id, window).await
+        }
+        Resource::Destinations(DestinationsCmd::Update {
+            id,
+            name,
+            description,
+            clear_description,
+            url,
+        }) => {
+            let b = UpdateEventDestination {
+                name,
+                description: if clear_description {
+                    Some(String::new())
+                } else {
+                    description
+                },
+                webhook: url.map(|url| WebhookInput { url }),
+                retry: None,
+            };
+            let raw = client
+                .send(&ApiRequest::update_event_destination(&id, &b))
+                .await?;
+            let d: Value = crate::api::client::decode(raw.status, &raw.body)?;
+            if out.table() {
+                let fields: Vec<String> = ["id", "name", "description", "status", "webhook.url"]
+                    .iter()
+                    .map(|s| (*s).to_string())
+                    .collect();
+                out.field_detail(&fields, &d)
+            } else {
+                out.document(&format!("{d:#}"))
+            }
+        }
+        Resource::Destinations(DestinationsCmd::Op(super::args::DestinationOp::Duplicate {
+            id,
+            name,
+            yes,
+        })) => duplicate(client, out, &id, name, yes).await,
         other => super::current::run(client, out, other).await,
     }
+}
+
+/// `destinations duplicate ID [--name N]` on event-destinations: a new destination with the
+/// same URL, description and retry policy (its own signing secret, shown once), listening as the
+/// original does (each of its listeners created again for the copy).
+async fn duplicate(
+    client: &Client,
+    out: &super::Output,
+    id: &str,
+    name: Option<String>,
+    yes: bool,
+) -> Result<(), HeadlessError> {
+    use crate::api::model::{CreateEventDestination, CreateListener, ListenerType, RetryPolicy};
+    use crate::api::newer_requests::ListenerFilter;
+    let raw = client.send(&ApiRequest::get_event_destination(id)).await?;
+    let d: Value = crate::api::client::decode(raw.status, &raw.body)?;
+    let text = |k: &str| {
+        output::at_path(&d, k)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string()
+    };
+    let name = name.unwrap_or_else(|| format!("{} (copy)", text("name")));
+    if !yes {
+        if !(std::io::stdin().is_terminal() && std::io::stderr().is_terminal()) {
+            return Err(usage(
+                "refusing to create a destination without --yes when not on a terminal",
+            ));
+        }
+        if !super::input::confirm(&format!(
+            "Create {} delivering to {} as {} does, with a new signing secret?",
+            line(&name),
+            line(&crate::text::redact::mask_url(&text("webhook.url"))),
+            line(id)
+        ))? {
+            return Err(HeadlessError::Cancelled);
+        }
+    }
+    let listeners = crate::api::lookup::list_all_from(client, ListQuery::default(), |q| {
+        ApiRequest::list_listeners(
+            q,
+            &ListenerFilter {
+                event_destination_ids: vec![id.to_string()],
+                instance_ids: Vec::new(),
+            },
+        )
+    })
+    .await?;
+    let mut b = CreateEventDestination::webhook(name, text("webhook.url"));
+    b.description = Some(text("description")).filter(|s| !s.is_empty());
+    b.retry = d
+        .get("retry")
+        .and_then(|r| serde_json::from_value::<RetryPolicy>(r.clone()).ok());
+    let raw = client
+        .send(&ApiRequest::create_event_destination(&b))
+        .await?;
+    let copy: Value = crate::api::client::decode(raw.status, &raw.body)?;
+    let copy_id = copy
+        .get("id")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string();
+    let field = |l: &Value, k: &str| l.get(k).and_then(Value::as_str).map(str::to_string);
+    let list = |l: &Value, k: &str| {
+        l.get(k).and_then(Value::as_array).map(|a| {
+            a.iter()
+                .filter_map(|x| x.as_str().map(str::to_string))
+                .collect::<Vec<_>>()
+        })
+    };
+    let mut copied = 0usize;
+    for l in &listeners {
+        let Ok(kind) =
+            serde_json::from_value::<ListenerType>(l.get("type").cloned().unwrap_or(Value::Null))
+        else {
+            continue;
+        };
+        let b = CreateListener {
+            instance_id: field(l, "instance_id").unwrap_or_default(),
+            event_destination_id: copy_id.clone(),
+            kind,
+            event_types: list(l, "event_types"),
+            callback_id: field(l, "callback_id"),
+            provider_id: field(l, "provider_id"),
+            triggers: list(l, "triggers"),
+            chat_connection_id: field(l, "chat_connection_id"),
+        };
+        client.send(&ApiRequest::create_listener(&b)).await?;
+        copied += 1;
+    }
+    say(&format!(
+        "created {} from {}, with {copied} of its {} listener{}",
+        copy_id,
+        id,
+        listeners.len(),
+        if listeners.len() == 1 { "" } else { "s" }
+    ))?;
+    if out.table() {
+        let fields: Vec<String> = ["id", "name", "status", "webhook.url"]
+            .iter()
+            .map(|s| (*s).to_string())
+            .collect();
+        out.field_detail(&fields, &copy)?;
+        if let Some(s) = output::at_path(&copy, "webhook.signing_secret").and_then(Value::as_str) {
+            output::emit(|w| {
+                writeln!(
+                    w,
+                    "signing secret: {} (shown once by the platform: -o json prints it whole)",
+                    output::clean(&crate::text::redact::mask(s))
+                )
+            })?;
+        }
+        Ok(())
+    } else {
+        out.document(&format!("{copy:#}"))
+    }
+}
+
+/// `destinations stats ID` on event-destinations: [`crate::api::health::Stats`] from its
+/// deliveries and attempts, in the document pulsar's stats print.
+async fn stats(
+    client: &Client,
+    out: &super::Output,
+    id: &str,
+    window: chrono::TimeDelta,
+) -> Result<(), HeadlessError> {
+    let raw = client.send(&ApiRequest::get_event_destination(id)).await?;
+    let d: Value = crate::api::client::decode(raw.status, &raw.body)?;
+    let now = {
+        use chrono::SubsecRound as _;
+        let t = chrono::Utc::now();
+        let s = t.trunc_subsecs(0);
+        if s < t {
+            s + chrono::TimeDelta::seconds(1)
+        } else {
+            s
+        }
+    };
+    let s = crate::api::delivery_health::destination_stats(client, id, window, now).await?;
+    let name = d.get("name").and_then(Value::as_str).unwrap_or_default();
+    if out.table() {
+        let mut text = vec![format!("Destination  {name} ({id})")];
+        text.extend(s.lines());
+        if s.other > 0 {
+            text.push(format!("{} cancelled (not counted as tried)", s.other));
+        }
+        return output::emit(|w| writeln!(w, "{}", crate::text::multiline(&text.join("\n"))));
+    }
+    let mut doc = json!({
+        "object": "switchboard.destination_stats",
+        "destination_id": id,
+        "destination_name": name,
+        "window": crate::api::health::window_text(window),
+        "window_seconds": window.num_seconds(),
+        "success_percent": s.success_percent(),
+        "attempt_success_percent": s.attempt_success_percent(),
+        "cancelled": s.other,
+    });
+    if let (Some(o), Ok(Value::Object(m))) = (doc.as_object_mut(), serde_json::to_value(&s)) {
+        o.extend(m);
+    }
+    out.document(&format!("{doc:#}"))
 }
 
 /// How long the new attempts are followed by default.

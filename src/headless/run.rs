@@ -395,7 +395,13 @@ async fn destinations(p: &Printer<'_>, c: DestinationsCmd) -> Result<(), Headles
             name,
             description,
             clear_description,
+            url,
         } => {
+            if url.is_some() {
+                return Err(HeadlessError::Usage(
+                    "a pulsar destination's url cannot change (--url is event-destinations'): create another".into(),
+                ));
+            }
             let description = if clear_description {
                 Some(None)
             } else {

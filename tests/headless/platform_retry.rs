@@ -524,3 +524,200 @@ async fn recover_to_a_local_receiver_sends_the_recorded_request_freshly_signed()
     assert!(out.stderr.contains("--secret-env"), "{out:?}");
     r.svc.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn wait_replay_stats_update_and_duplicate_on_deliveries() {
+    let r = rig().await;
+    let dest = r.failing_destination().await;
+    let ids = r.failed_deliveries(&dest, 1).await;
+    let id = &ids[0];
+
+    // wait: reached, ended otherwise (exit 3), nothing (exit 5).
+    let out = r
+        .run(&[
+            "-o",
+            "json",
+            "notifications",
+            "wait",
+            "--destination",
+            &dest,
+            "--for",
+            "status=failed",
+            "--timeout",
+            "10s",
+        ])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(out.lines_with("id")[0]["id"], id.as_str(), "{out:?}");
+    let out = r
+        .run(&[
+            "notifications",
+            "wait",
+            "--destination",
+            &dest,
+            "--for",
+            "status=delivered",
+            "--timeout",
+            "10s",
+        ])
+        .await;
+    assert_eq!(out.code, 3, "it ended failed: {out:?}");
+    let out = r
+        .run(&[
+            "notifications",
+            "wait",
+            "--destination",
+            "evtd_none",
+            "--for",
+            "status=delivered",
+            "--timeout",
+            "300ms",
+            "--interval",
+            "100ms",
+        ])
+        .await;
+    assert_eq!(out.code, 5, "{out:?}");
+
+    // stats: the one failed delivery and its one attempt, as pulsar's stats count them.
+    let out = r.run(&["-o", "json", "destinations", "stats", &dest]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let s = out.json();
+    assert_eq!(s["object"], "switchboard.destination_stats");
+    assert_eq!(
+        (s["notifications"].as_u64(), s["failed"].as_u64()),
+        (Some(1), Some(1)),
+        "{s}"
+    );
+    assert_eq!(
+        (s["attempts"].as_u64(), s["attempts_succeeded"].as_u64()),
+        (Some(1), Some(0)),
+        "{s}"
+    );
+    assert_eq!(s["success_percent"], 0.0, "{s}");
+
+    // replay: the recorded request, freshly signed with the secret given, or unsigned.
+    let to = format!("{}/ok", r.rx_url);
+    let secret = "whsec_replay_secret_0123456789";
+    let before = r.rx.lock().expect("log").len();
+    let mut cmd = r.cmd(&[
+        "-o",
+        "json",
+        "notifications",
+        "replay",
+        id,
+        "--to",
+        &to,
+        "--secret-env",
+        "SB_TEST_SECRET",
+    ]);
+    cmd.env("SB_TEST_SECRET", secret);
+    let out = cmd.output().await.expect("run");
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let report: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(report["signed"], true, "{report}");
+    assert_eq!(report["response"]["status"], 200, "{report}");
+    let got = r.rx.lock().expect("log")[before..].to_vec();
+    assert_eq!(got.len(), 1);
+    let t = got[0]
+        .headers
+        .get("metorial-timestamp")
+        .and_then(|v| v.to_str().ok())
+        .expect("t");
+    let body = String::from_utf8_lossy(&got[0].body);
+    let want = crate::common::replay::hmac_hex(secret, format!("{t}.{body}").as_bytes());
+    assert_eq!(
+        got[0]
+            .headers
+            .get("metorial-signature")
+            .and_then(|v| v.to_str().ok()),
+        Some(format!("t={t},v1={want}").as_str())
+    );
+    let out = r
+        .run(&["notifications", "replay", id, "--to", &to, "--unsigned"])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let last = r.rx.lock().expect("log").last().cloned().expect("got");
+    assert!(last.headers.get("metorial-signature").is_none());
+    let out = r.run(&["notifications", "replay", id, "--to", &to]).await;
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(out.stderr.contains("--secret-env"), "{out:?}");
+
+    // update: renamed and moved; the next ping reaches the new URL.
+    let out = r
+        .run(&[
+            "-o",
+            "json",
+            "destinations",
+            "update",
+            &dest,
+            "--name",
+            "moved",
+            "--url",
+            &to,
+        ])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(out.json()["name"], "moved");
+    assert_eq!(out.json()["webhook"]["url"], to.as_str());
+    let oks =
+        r.rx.lock()
+            .expect("log")
+            .iter()
+            .filter(|g| g.path == "ok")
+            .count();
+    let out = r.run(&["-o", "json", "destinations", "ping", &dest]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    eventually(Duration::from_secs(30), || async {
+        (r.rx
+            .lock()
+            .expect("log")
+            .iter()
+            .filter(|g| g.path == "ok")
+            .count()
+            > oks)
+            .then_some(())
+    })
+    .await;
+
+    // duplicate: the same URL and policy, its own secret, the original's listeners again.
+    let out = r
+        .run(&[
+            "-o",
+            "json",
+            "listeners",
+            "create",
+            "--destination",
+            &dest,
+            "--instance",
+            &r.instance,
+            "--event-type",
+            "x.y",
+        ])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let out = r
+        .run(&[
+            "-o",
+            "json",
+            "destinations",
+            "duplicate",
+            &dest,
+            "--name",
+            "twin",
+            "--yes",
+        ])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let copy = out.json();
+    assert_eq!(copy["name"], "twin");
+    assert_eq!(copy["webhook"]["url"], to.as_str());
+    assert_eq!(copy["retry"]["max_attempts"], 1, "{copy}");
+    let copy_id = copy["id"].as_str().expect("id");
+    assert_ne!(copy_id, dest);
+    let ls = r
+        .run(&["-o", "json", "listeners", "list", "--destination", copy_id])
+        .await
+        .json();
+    assert_eq!(ls["items"][0]["event_types"][0], "x.y", "{ls}");
+    r.svc.shutdown().await;
+}
