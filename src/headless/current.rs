@@ -142,7 +142,6 @@ fn lacking_on_current(cmd: &Resource) -> Option<&'static str> {
         }
         Resource::Notifications(
             NotificationsCmd::Diff(_)
-            | NotificationsCmd::Forward(_)
             | NotificationsCmd::Search(_)
             | NotificationsCmd::Keep(_)
             | NotificationsCmd::Export(_),

@@ -46,6 +46,9 @@ pub async fn run(
         Resource::Notifications(NotificationsCmd::Replay(a)) => {
             super::current_replay::replay(client, out, a, ctx.read_only).await
         }
+        Resource::Notifications(NotificationsCmd::Forward(a)) => {
+            super::current_forward::run(client, out.format, a, ctx).await
+        }
         Resource::Destinations(DestinationsCmd::Stats { id, window }) => {
             stats(client, out, &id, window).await
         }

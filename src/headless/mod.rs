@@ -6,6 +6,7 @@ mod args;
 mod columns;
 mod current;
 mod current_deliveries;
+mod current_forward;
 mod current_replay;
 mod diff;
 mod edit;

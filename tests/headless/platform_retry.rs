@@ -721,3 +721,124 @@ async fn wait_replay_stats_update_and_duplicate_on_deliveries() {
     assert_eq!(ls["items"][0]["event_types"][0], "x.y", "{ls}");
     r.svc.shutdown().await;
 }
+
+/// A running `forward`, its stdout read line by line.
+struct Following {
+    child: tokio::process::Child,
+    lines: tokio::sync::mpsc::UnboundedReceiver<Value>,
+}
+
+impl Following {
+    fn start(mut cmd: tokio::process::Command) -> Self {
+        use tokio::io::AsyncBufReadExt as _;
+        let mut child = cmd.spawn().expect("spawn");
+        let stdout = child.stdout.take().expect("stdout");
+        let (tx, lines) = tokio::sync::mpsc::unbounded_channel();
+        tokio::spawn(async move {
+            let mut l = tokio::io::BufReader::new(stdout).lines();
+            while let Ok(Some(text)) = l.next_line().await {
+                if let Ok(v) = serde_json::from_str::<Value>(&text) {
+                    let _ = tx.send(v);
+                }
+            }
+        });
+        Self { child, lines }
+    }
+
+    /// The next event named `event`, within 30 s.
+    async fn next(&mut self, event: &str) -> Value {
+        tokio::time::timeout(Duration::from_secs(30), async {
+            loop {
+                let v = self.lines.recv().await.expect("forward ended");
+                if v["event"] == event {
+                    return v;
+                }
+            }
+        })
+        .await
+        .unwrap_or_else(|_| panic!("no {event} within 30 s"))
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn forward_follows_deliveries_once_across_a_kill_and_filters() {
+    let r = rig().await;
+    let dest = r.failing_destination().await;
+    let to = format!("{}/ok", r.rx_url);
+    let secret = "whsec_forward_secret_0123456789";
+    let forward = |extra: &[&str]| {
+        let mut args = vec![
+            "-o",
+            "json",
+            "notifications",
+            "forward",
+            "--to",
+            &to,
+            "--destination",
+            &dest,
+            "--secret-env",
+            "SB_TEST_SECRET",
+            "--interval",
+            "100ms",
+        ];
+        args.extend_from_slice(extra);
+        let mut cmd = r.cmd(&args);
+        cmd.env("SB_TEST_SECRET", secret);
+        cmd
+    };
+    let at_ok = |id: &str| {
+        r.rx.lock()
+            .expect("log")
+            .iter()
+            .filter(|g| {
+                g.path == "ok"
+                    && g.headers
+                        .get("metorial-delivery-id")
+                        .and_then(|v| v.to_str().ok())
+                        == Some(id)
+            })
+            .count()
+    };
+    let mut f = Following::start(forward(&[]));
+    f.next("ready").await;
+    let first = r.failed_deliveries(&dest, 2).await;
+    for _ in 0..first.len() {
+        let v = f.next("forwarded").await;
+        assert!(first.iter().any(|i| v["delivery"] == i.as_str()), "{v}");
+    }
+    assert!(first.iter().all(|id| at_ok(id) == 1));
+    // Killed; one more delivery meanwhile; resumed: only the new one is forwarded.
+    f.child.start_kill().expect("SIGKILL");
+    let _ = f.child.wait().await;
+    let later = r.failed_deliveries(&dest, 1).await;
+    let mut f = Following::start(forward(&["--resume"]));
+    f.next("ready").await;
+    let v = f.next("forwarded").await;
+    assert_eq!(v["delivery"], later[0].as_str(), "{v}");
+    f.next("caught_up").await;
+    assert!(
+        first.iter().chain(&later).all(|id| at_ok(id) == 1),
+        "each once"
+    );
+    let pid = f.child.id().expect("pid").to_string();
+    let stopped = tokio::process::Command::new("kill")
+        .args(["-INT", &pid])
+        .status()
+        .await
+        .expect("kill");
+    assert!(stopped.success());
+    let status = tokio::time::timeout(Duration::from_secs(20), f.child.wait())
+        .await
+        .expect("ends")
+        .expect("wait");
+    assert_eq!(status.code(), Some(0), "Ctrl-C ends it cleanly");
+
+    // Another event type: nothing of this destination's pings is forwarded.
+    let mut f = Following::start(forward(&["--since", "1h", "--event-type", "other.type"]));
+    f.next("ready").await;
+    let v = f.next("caught_up").await;
+    assert_eq!(v["forwarded"], 0, "{v}");
+    f.child.start_kill().expect("kill");
+    assert!(first.iter().chain(&later).all(|id| at_ok(id) == 1));
+    r.svc.shutdown().await;
+}
