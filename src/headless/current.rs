@@ -141,10 +141,7 @@ fn lacking_on_current(cmd: &Resource) -> Option<&'static str> {
             "an event destination is not deleted: use archive"
         }
         Resource::Notifications(
-            NotificationsCmd::Diff(_)
-            | NotificationsCmd::Search(_)
-            | NotificationsCmd::Keep(_)
-            | NotificationsCmd::Export(_),
+            NotificationsCmd::Search(_) | NotificationsCmd::Keep(_) | NotificationsCmd::Export(_),
         ) => {
             "Switchboard does not offer this verb on deliveries yet (notifications retry asks the platform to deliver again)"
         }

@@ -46,6 +46,7 @@ pub async fn run(
         Resource::Notifications(NotificationsCmd::Replay(a)) => {
             super::current_replay::replay(client, out, a, ctx.read_only).await
         }
+        Resource::Notifications(NotificationsCmd::Diff(a)) => diff(client, out.format, a).await,
         Resource::Notifications(NotificationsCmd::Forward(a)) => {
             super::current_forward::run(client, out.format, a, ctx).await
         }
@@ -825,4 +826,102 @@ fn print(format: OutputFormat, ds: &[Value]) -> Result<(), HeadlessError> {
             Ok(())
         }
     })
+}
+
+/// An attempt's recorded answer, as [`crate::api::compare`] compares answers.
+fn answer_of(a: &Value) -> crate::api::compare::Answer {
+    let r = a.get("response").filter(|r| r.is_object());
+    let error = match a.get("error") {
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(v @ Value::Object(_)) => v
+            .get("message")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+            .or_else(|| Some(v.to_string())),
+        _ => None,
+    };
+    crate::api::compare::Answer {
+        label: format!(
+            "attempt #{}",
+            a.get("attempt_number").and_then(Value::as_i64).unwrap_or(0)
+        ),
+        status: r.and_then(|r| r.get("status_code")).and_then(Value::as_i64),
+        duration_ms: a.get("duration_ms").and_then(Value::as_u64),
+        headers: r
+            .and_then(|r| r.get("headers"))
+            .and_then(Value::as_array)
+            .map(|hs| {
+                hs.iter()
+                    .filter_map(|h| {
+                        Some((
+                            h.get("key")?.as_str()?.to_string(),
+                            h.get("value")?.as_str()?.to_string(),
+                        ))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default(),
+        body: r
+            .and_then(|r| r.get("body"))
+            .and_then(Value::as_str)
+            .map(str::to_string),
+        error,
+    }
+}
+
+/// `notifications diff ID [--attempt A] --with-attempt B` on deliveries: two attempts' answers
+/// side by side, as pulsar's diff shows them. Exit 0 whether or not they differ.
+async fn diff(
+    client: &Client,
+    format: OutputFormat,
+    args: super::DiffArgs,
+) -> Result<(), HeadlessError> {
+    let Some(b) = args.with_attempt else {
+        return Err(usage(
+            "on deliveries, diff compares two attempts the platform recorded: --with-attempt B (replayed answers are not kept here).",
+        ));
+    };
+    let raw = client.send(&ApiRequest::get_delivery(&args.id)).await?;
+    let d: Value = crate::api::client::decode(raw.status, &raw.body)?;
+    let attempts = d
+        .get("attempts")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let n_of = |a: &Value| a.get("attempt_number").and_then(Value::as_i64).unwrap_or(0);
+    let a = match args.attempt {
+        Some(n) => n,
+        None => attempts.iter().map(n_of).max().unwrap_or(0),
+    };
+    let mut answers = Vec::new();
+    for (flag, n) in [("--attempt", a), ("--with-attempt", b)] {
+        let Some(id) = attempts
+            .iter()
+            .find(|x| n_of(x) == n)
+            .and_then(|x| x.get("id").and_then(Value::as_str))
+        else {
+            return Err(usage(format!(
+                "{flag}: delivery {} has no attempt #{n} ({} recorded)",
+                args.id,
+                attempts.len()
+            )));
+        };
+        let raw = client.send(&ApiRequest::get_delivery_attempt(id)).await?;
+        let full: Value = crate::api::client::decode(raw.status, &raw.body)?;
+        answers.push(answer_of(&full));
+    }
+    let c = crate::api::compare::compare(&answers[0], &answers[1]);
+    let text = match format {
+        OutputFormat::Json | OutputFormat::Ndjson => {
+            let mut v = serde_json::to_value(&c).map_err(|e| HeadlessError::Io(e.into()))?;
+            if let Value::Object(m) = &mut v {
+                m.insert("object".into(), json!("switchboard.diff"));
+                m.insert("delivery_id".into(), json!(line(&args.id)));
+            }
+            serde_json::to_string_pretty(&v).map_err(|e| HeadlessError::Io(e.into()))?
+        }
+        OutputFormat::Table => super::diff::table(&args.id, &c),
+    };
+    let terminal = std::io::stdout().is_terminal();
+    output::emit(|out| output::write_raw(out, &text, terminal))
 }

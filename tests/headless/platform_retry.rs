@@ -679,6 +679,39 @@ async fn wait_replay_stats_update_and_duplicate_on_deliveries() {
     })
     .await;
 
+    // diff: the retried delivery's two attempts, the 500 of /fail and the 200 of /ok.
+    let out = r.run(&["-o", "json", "notifications", "retry", id]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    eventually(Duration::from_secs(30), || async {
+        let d = r.delivery(id).await;
+        (d["attempt_count"] == 2 && d["status"] == "delivered").then_some(())
+    })
+    .await;
+    let out = r
+        .run(&[
+            "-o",
+            "json",
+            "notifications",
+            "diff",
+            id,
+            "--with-attempt",
+            "1",
+        ])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let c = out.json();
+    assert_eq!(c["object"], "switchboard.diff", "{c}");
+    assert_eq!(c["status_changed"], true, "{c}");
+    assert_eq!(
+        (c["left"]["status"].as_i64(), c["right"]["status"].as_i64()),
+        (Some(200), Some(500)),
+        "{c}"
+    );
+    let out = r
+        .run(&["notifications", "diff", id, "--with-replay", "1"])
+        .await;
+    assert_eq!(out.code, 2, "{out:?}");
+
     // duplicate: the same URL and policy, its own secret, the original's listeners again.
     let out = r
         .run(&[
