@@ -75,6 +75,7 @@ fn verb(cmd: &Resource) -> &'static str {
         Resource::Destinations(DestinationsCmd::Archive { .. }) => "destinations archive",
         Resource::Destinations(DestinationsCmd::Create { .. }) => "destinations create",
         Resource::Destinations(DestinationsCmd::Update { .. }) => "destinations update",
+        Resource::Destinations(DestinationsCmd::Delete { .. }) => "destinations delete",
         Resource::Destinations(DestinationsCmd::Stats { .. }) => "destinations stats",
         Resource::Destinations(DestinationsCmd::Op(_)) => "destinations duplicate",
         Resource::Destinations(_) => "destinations",
@@ -84,6 +85,8 @@ fn verb(cmd: &Resource) -> &'static str {
         Resource::Notifications(NotificationsCmd::Wait(_)) => "notifications wait",
         Resource::Notifications(NotificationsCmd::Diff(_)) => "notifications diff",
         Resource::Notifications(NotificationsCmd::Forward(_)) => "notifications forward",
+        Resource::Notifications(NotificationsCmd::List { .. }) => "notifications list",
+        Resource::Notifications(NotificationsCmd::Keep(_)) => "notifications keep",
         Resource::Notifications(_) => "notifications",
         Resource::Listeners(_) => "listeners",
         Resource::Events(_) => "events",
@@ -152,6 +155,9 @@ fn lacking_on_current(cmd: &Resource) -> Option<&'static str> {
         }
         Resource::Samples(_) => {
             "Switchboard keeps and sends samples of pulsar deliveries only, not of this generation yet"
+        }
+        Resource::Projects(_) => {
+            "the platform lists no projects in this generation (a team's projects show in teams get)"
         }
         _ => return None,
     })
@@ -229,7 +235,8 @@ pub async fn route(client: &Client, cmd: &Resource) -> Result<Route, HeadlessErr
         };
     }
     let area = area(cmd);
-    if area == Area::Shared && on_pulsar(cmd) {
+    // Projects are pulsar's: the newer generations list none (said, not a 404).
+    if area == Area::Shared && on_pulsar(cmd) && !matches!(cmd, Resource::Projects(_)) {
         return Ok(Route::Pulsar);
     }
     let chosen = client.served().await;

@@ -875,3 +875,62 @@ async fn forward_follows_deliveries_once_across_a_kill_and_filters() {
     assert!(first.iter().chain(&later).all(|id| at_ok(id) == 1));
     r.svc.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pulsar_verbs_this_generation_lacks_exit_2_with_one_sentence() {
+    let r = rig().await;
+    for (args, said) in [
+        (&["projects", "list"][..], "no projects"),
+        (&["team-roles", "list"], "access policies"),
+        (
+            &["destinations", "delete", "evtd_x", "--yes"],
+            "use archive",
+        ),
+        (&["notifications", "list", "--watch"], "--status"),
+        (
+            &["notifications", "recover", "--callback", "cbk_x"],
+            "--callback is pulsar's",
+        ),
+        (&["notifications", "recover", "--check-in-doubt"], "--again"),
+        (&["notifications", "recover", "--again", "cbn_x"], "evdi_"),
+        (
+            &["notifications", "forward", "--to", "http://localhost:9/x"],
+            "--secret-env",
+        ),
+        (
+            &[
+                "notifications",
+                "forward",
+                "--to",
+                "http://localhost:9/x",
+                "--unsigned",
+                "--callback",
+                "cbk_x",
+            ],
+            "--callback",
+        ),
+        (
+            &["notifications", "diff", "evdi_x", "--with-replay", "1"],
+            "--with-attempt",
+        ),
+        (
+            &[
+                "notifications",
+                "replay",
+                "evdi_x",
+                "--to",
+                "http://localhost:9/x",
+                "--edit",
+            ],
+            "--edit",
+        ),
+        (&["samples", "list"], "samples"),
+    ] {
+        let out = r.run(args).await;
+        assert_eq!(out.code, 2, "{args:?}: {out:?}");
+        let lines: Vec<&str> = out.stderr.lines().collect();
+        assert_eq!(lines.len(), 1, "{args:?}: {out:?}");
+        assert!(lines[0].contains(said), "{args:?}: {}", lines[0]);
+    }
+    r.svc.shutdown().await;
+}
