@@ -10,7 +10,7 @@
 //! `succeeded` once the platform accepted the retry (so a rerun does not ask again unless named
 //! with `again`), and stops taking new ones as soon as asked. [`follow`] watches the accepted
 //! ones until their new attempt lands, within a bound.
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashSet, VecDeque};
 use std::future::Future;
 use std::time::Duration;
 
@@ -252,9 +252,9 @@ pub async fn plan(
         }
     }
     let mut plan = RetryPlan::default();
-    let mut seen: HashMap<String, ()> = HashMap::new();
+    let mut seen: HashSet<String> = HashSet::new();
     for item in found.iter().filter_map(Item::of) {
-        if seen.insert(item.delivery.clone(), ()).is_some() {
+        if !seen.insert(item.delivery.clone()) {
             continue;
         }
         plan.selected += 1;

@@ -129,8 +129,7 @@ pub async fn run(
             .map_err(io)?
             .ok_or_else(|| {
                 usage(format!(
-                    "nothing to resume: no cursor is saved for {} with this profile (start with --from now or --since)",
-                    target
+                    "nothing to resume: no cursor is saved for {target} with this profile (start with --from now or --since)"
                 ))
             })?
             .cursor
