@@ -1044,3 +1044,93 @@ async fn callback_destinations_tools_read_write_and_say_what_they_lack() {
     );
     p.svc.shutdown().await;
 }
+
+/// `plan_recover` and `run_recover` against `serve --generation event-destinations`: the run asks
+/// the platform to retry exactly what was counted, once; a later plan counts it as retried.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn event_destinations_recover_is_the_platforms_retry_once() {
+    use switchboard::api::Secret;
+    use switchboard::api::generation::Generation;
+    use switchboard::service::{Seed, ServiceConfig, start};
+    if !client_available() {
+        return;
+    }
+    const ORG: &str = "sk_org_mcp_platform_retry_0123456789";
+    let svc = start(ServiceConfig {
+        seed: Seed::Demo,
+        generation: Generation::EventDestinations,
+        api_key: Some(Secret::new(ORG)),
+        instance_key: Some(Secret::new("sk_instance_mcp_platform_retry_0123456789")),
+        ..ServiceConfig::ephemeral()
+    })
+    .await
+    .expect("service");
+    let read = session(
+        &svc.base_url,
+        ORG,
+        &["mcp"],
+        &[
+            ("list_destinations", json!({ "limit": 100 })),
+            (
+                "list_deliveries",
+                json!({ "statuses": ["failed"], "limit": 100 }),
+            ),
+        ],
+    )
+    .await;
+    let active: Vec<String> = ok(&read.calls[0])["items"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .iter()
+        .filter(|d| d["status"] == "active")
+        .filter_map(|d| d["id"].as_str().map(str::to_string))
+        .collect();
+    let failed_one = ok(&read.calls[1])["items"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .into_iter()
+        .find(|d| {
+            active
+                .iter()
+                .any(|a| d["event_destination_id"].as_str() == Some(a.as_str()))
+        })
+        .expect("a failed delivery to an active destination");
+    let id = failed_one["id"].as_str().expect("id").to_string();
+    let selection = json!({"selection": {"notification_ids": [id]}});
+    let s = session(
+        &svc.base_url,
+        ORG,
+        &["mcp", "--allow-writes"],
+        &[
+            ("plan_recover", selection.clone()),
+            ("run_recover", json!({"token": {"$from": [0, "token"]}})),
+            ("run_recover", json!({"token": {"$from": [0, "token"]}})),
+            ("plan_recover", selection),
+        ],
+    )
+    .await;
+    let plan = own(&s.calls[0]);
+    assert_eq!(plan["count"], 1, "{}", s.raw);
+    assert_eq!(plan["retried_by"], "the platform", "{plan}");
+    assert_eq!(ok(&s.calls[0])["first"][0]["delivery"], id.as_str());
+    let run = own(&s.calls[1]);
+    assert_eq!(run["accepted"], 1, "{}", s.raw);
+    assert_eq!(ok(&s.calls[1])["retries"][0]["delivery"], id.as_str());
+    assert!(
+        message(&s.calls[2]).contains("unknown token"),
+        "{}",
+        s.calls[2]
+    );
+    // A later plan does not count it again: the journal has it as retried (or the platform is
+    // still delivering it, its new attempt having failed into its policy).
+    let again = own(&s.calls[3]);
+    assert_eq!(again["count"], 0, "{}", s.raw);
+    assert_eq!(
+        again["already_retried"].as_u64().unwrap_or(0) + again["unfinished"].as_u64().unwrap_or(0),
+        1,
+        "{again}"
+    );
+    svc.shutdown().await;
+}

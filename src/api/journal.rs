@@ -772,23 +772,27 @@ fn lock_path(path: &Path) -> PathBuf {
     PathBuf::from(p)
 }
 
-/// The notification ids (`cbn_` and id characters) in a line that could not be read.
+/// The notification and delivery ids (`cbn_`, `evdi_` and id characters) in a line that could
+/// not be read.
 fn ids_in(body: &[u8]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    let mut i = 0;
-    while let Some(at) = body[i..].windows(4).position(|w| w == b"cbn_") {
-        let start = i + at;
-        let end = body[start + 4..]
-            .iter()
-            .position(|b| !(b.is_ascii_alphanumeric() || *b == b'_' || *b == b'-'))
-            .map_or(body.len(), |p| start + 4 + p);
-        if end > start + 4 {
-            let id = String::from_utf8_lossy(&body[start..end]).into_owned();
-            if !out.contains(&id) {
-                out.push(id);
+    for prefix in [&b"cbn_"[..], b"evdi_"] {
+        let n = prefix.len();
+        let mut i = 0;
+        while let Some(at) = body[i..].windows(n).position(|w| w == prefix) {
+            let start = i + at;
+            let end = body[start + n..]
+                .iter()
+                .position(|b| !(b.is_ascii_alphanumeric() || *b == b'_' || *b == b'-'))
+                .map_or(body.len(), |p| start + n + p);
+            if end > start + n {
+                let id = String::from_utf8_lossy(&body[start..end]).into_owned();
+                if !out.contains(&id) {
+                    out.push(id);
+                }
             }
+            i = end.max(start + n);
         }
-        i = end.max(start + 4);
     }
     out
 }

@@ -546,7 +546,8 @@ pub enum DestinationsCmd {
         #[arg(long, value_name = "W", default_value = "24h", value_parser = crate::api::health::parse_window)]
         window: chrono::TimeDelta,
     },
-    /// Rename or describe a destination (url and callbacks cannot change).
+    /// Rename or describe a destination (on pulsar url and callbacks cannot change; on
+    /// event-destinations --url moves it).
     #[command(group(ArgGroup::new("fields").required(true).multiple(true)
         .args(["name", "description", "clear_description", "url"])))]
     Update {
@@ -561,7 +562,7 @@ pub enum DestinationsCmd {
         /// Remove the description.
         #[arg(long)]
         clear_description: bool,
-        /// New URL (callback-destinations only).
+        /// New URL deliveries are posted to (callback-destinations and event-destinations).
         #[arg(long, value_name = "U")]
         url: Option<String>,
     },

@@ -80,6 +80,7 @@ pub(super) fn verb(cmd: &Resource) -> &'static str {
         Resource::Destinations(DestinationsCmd::Archive { .. }) => "destinations archive",
         Resource::Destinations(DestinationsCmd::Create { .. }) => "destinations create",
         Resource::Destinations(DestinationsCmd::Update { .. }) => "destinations update",
+        Resource::Destinations(DestinationsCmd::Delete { .. }) => "destinations delete",
         Resource::Destinations(DestinationsCmd::Stats { .. }) => "destinations stats",
         Resource::Destinations(DestinationsCmd::Op(_)) => "destinations duplicate",
         Resource::Destinations(_) => "destinations",
@@ -89,6 +90,8 @@ pub(super) fn verb(cmd: &Resource) -> &'static str {
         Resource::Notifications(NotificationsCmd::Wait(_)) => "notifications wait",
         Resource::Notifications(NotificationsCmd::Diff(_)) => "notifications diff",
         Resource::Notifications(NotificationsCmd::Forward(_)) => "notifications forward",
+        Resource::Notifications(NotificationsCmd::List { .. }) => "notifications list",
+        Resource::Notifications(NotificationsCmd::Keep(_)) => "notifications keep",
         Resource::Notifications(_) => "notifications",
         Resource::Listeners(_) => "listeners",
         Resource::Events(_) => "events",
@@ -156,18 +159,8 @@ fn lacking_on_current(cmd: &Resource) -> Option<&'static str> {
         Resource::Destinations(DestinationsCmd::Delete { .. }) => {
             "an event destination is not deleted: use archive"
         }
-        Resource::Destinations(
-            DestinationsCmd::Update { .. } | DestinationsCmd::Stats { .. } | DestinationsCmd::Op(_),
-        ) => "Switchboard does not offer this verb on event destinations yet",
         Resource::Notifications(
-            NotificationsCmd::Replay(_)
-            | NotificationsCmd::Recover(_)
-            | NotificationsCmd::Wait(_)
-            | NotificationsCmd::Diff(_)
-            | NotificationsCmd::Forward(_)
-            | NotificationsCmd::Search(_)
-            | NotificationsCmd::Keep(_)
-            | NotificationsCmd::Export(_),
+            NotificationsCmd::Search(_) | NotificationsCmd::Keep(_) | NotificationsCmd::Export(_),
         ) => {
             "Switchboard does not offer this verb on deliveries yet (notifications retry asks the platform to deliver again)"
         }
@@ -178,6 +171,9 @@ fn lacking_on_current(cmd: &Resource) -> Option<&'static str> {
         }
         Resource::Samples(_) => {
             "Switchboard keeps and sends samples of pulsar deliveries only, not of this generation yet"
+        }
+        Resource::Projects(_) => {
+            "the platform lists no projects in this generation (a team's projects show in teams get)"
         }
         _ => return None,
     })
@@ -258,7 +254,8 @@ pub async fn route(client: &Client, cmd: &Resource) -> Result<Route, HeadlessErr
         };
     }
     let area = area(cmd);
-    if area == Area::Shared && on_pulsar(cmd) {
+    // Projects are pulsar's: the newer generations list none (said, not a 404).
+    if area == Area::Shared && on_pulsar(cmd) && !matches!(cmd, Resource::Projects(_)) {
         return Ok(Route::Pulsar);
     }
     let chosen = client.served().await;

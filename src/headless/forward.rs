@@ -53,6 +53,10 @@ pub struct ForwardArgs {
     /// Forward to a host that is not this machine.
     #[arg(long, short = 'y')]
     pub yes: bool,
+    /// On event-destinations: the variable holding the destination's signing secret (the
+    /// platform shows it only on create and rotate), to sign each forward afresh.
+    #[arg(long, value_name = "VAR", conflicts_with = "unsigned")]
+    pub secret_env: Option<String>,
 }
 
 /// Where the forwarder keeps its cursor and journal.
@@ -81,6 +85,11 @@ pub async fn run(
     args: ForwardArgs,
     ctx: &Context,
 ) -> Result<(), HeadlessError> {
+    if args.secret_env.is_some() {
+        return Err(usage(
+            "--secret-env is for event-destinations: pulsar's forward signs with the destination's secret the API gives.",
+        ));
+    }
     let target = replay::parse_target(&args.to).map_err(|e| usage(e.to_string()))?;
     if !replay::is_loopback(&target) && (ctx.read_only || !args.yes) {
         return Err(usage(format!(

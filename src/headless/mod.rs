@@ -6,6 +6,9 @@ mod args;
 mod callback_gen;
 mod columns;
 mod current;
+mod current_deliveries;
+mod current_forward;
+mod current_replay;
 mod diff;
 mod edit;
 mod export;
@@ -59,7 +62,7 @@ pub async fn run_in_profile(
     }
     // The deployment's generation chooses the verbs (no request when the ids are unusable).
     match current::route(client, &cmd).await? {
-        current::Route::Current => return current::run(client, out, cmd).await,
+        current::Route::Current => return current_deliveries::run(client, out, cmd, ctx).await,
         current::Route::CallbackGen => return callback_gen::run(client, out, cmd, ctx).await,
         current::Route::Pulsar => {}
     }

@@ -56,6 +56,19 @@ pub struct RecoverArgs {
     /// needed when not on a terminal.
     #[arg(long, short = 'y')]
     pub yes: bool,
+    /// On event-destinations: how long to print the new attempts' outcomes as they land after
+    /// the platform accepted the retries (`30s` by default; `0s` prints none). The exit code
+    /// does not depend on them.
+    #[arg(long = "wait", value_name = "D", value_parser = wait_duration)]
+    pub wait: Option<Duration>,
+    /// On event-destinations with `--to`: the variable holding the destination's signing secret
+    /// (the platform shows it only on create and rotate), to sign each request afresh.
+    #[arg(long, value_name = "VAR")]
+    pub secret_env: Option<String>,
+}
+
+fn wait_duration(s: &str) -> Result<Duration, String> {
+    crate::api::selection::parse_duration(s).map_err(|e| e.to_string())
 }
 
 /// Plans, shows and (unless `--dry-run`) sends a recover for `profile`'s journal.
@@ -70,6 +83,11 @@ pub async fn run(
     read_only: bool,
     profile: &str,
 ) -> Result<(), HeadlessError> {
+    if args.wait.is_some() || args.secret_env.is_some() {
+        return Err(HeadlessError::Usage(
+            "--wait and --secret-env are for event-destinations, where the platform retries; pulsar's recover sends from this machine.".into(),
+        ));
+    }
     let mut selection = args.selection.selection()?;
     if !args.again.is_empty() {
         if let Some(bad) = args.again.iter().find(|id| !id.starts_with("cbn_")) {

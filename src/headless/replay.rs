@@ -49,6 +49,10 @@ pub struct ReplayArgs {
     /// body was); the answer is then compared with the recorded one.
     #[arg(long, value_name = "F")]
     pub body_file: Option<std::path::PathBuf>,
+    /// On event-destinations: the variable holding the destination's signing secret (the
+    /// platform shows it only on create and rotate), to sign the request afresh.
+    #[arg(long, value_name = "VAR")]
+    pub secret_env: Option<String>,
 }
 
 /// Runs a replay and prints it; the error carries the exit code of a non-2xx or missing answer.
@@ -77,6 +81,11 @@ pub async fn run_logged(
     read_only: bool,
     log: Option<&crate::api::forward::AnswerLog>,
 ) -> Result<(), HeadlessError> {
+    if args.secret_env.is_some() {
+        return Err(HeadlessError::Usage(
+            "--secret-env is for event-destinations: pulsar's replay signs with the destination's secret the API gives.".into(),
+        ));
+    }
     let target = replay::parse_target(&args.to).map_err(usage)?;
     let local = replay::is_loopback(&target);
     check_target(&target, read_only, args.yes)?;

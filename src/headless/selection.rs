@@ -25,7 +25,8 @@ pub struct SelectionArgs {
     #[arg(long = "event-type", value_name = "TYPE")]
     pub event_types: Vec<String>,
     /// Only in this state: failed, retrying, succeeded or pending (repeat for several).
-    #[arg(long = "status", value_name = "S", value_parser = parse_status)]
+    /// (Deliveries of event-destinations also have delivered and cancelled.)
+    #[arg(long = "status", value_name = "S", value_parser = parse_list_status)]
     pub statuses: Vec<NotificationStatus>,
     /// Only those that needed more than one attempt.
     #[arg(long)]
@@ -44,6 +45,8 @@ impl SelectionArgs {
     /// # Errors
     /// Usage: a window that ends before it starts.
     pub fn selection(&self) -> Result<Selection, HeadlessError> {
+        // Only deliveries have these statuses: refused as pulsar's parser always did.
+        pulsar_statuses(&self.statuses).map_err(HeadlessError::Usage)?;
         let s = Selection {
             destinations: self.destinations.clone(),
             callbacks: self.callbacks.clone(),

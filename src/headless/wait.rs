@@ -10,7 +10,7 @@ use tokio::time::Instant;
 
 use super::HeadlessError;
 use super::output::{self, OutputFormat};
-use super::selection::{SelectionArgs, parse_status};
+use super::selection::{SelectionArgs, parse_list_status, pulsar_statuses};
 use crate::api::model::{Notification, NotificationStatus};
 use crate::api::selection::{PAGE, Selection, parse_duration};
 use crate::api::{ApiRequest, Client, ListQuery, Order};
@@ -52,7 +52,8 @@ fn parse_for(s: &str) -> Result<NotificationStatus, String> {
             "{s:?}: wait --for status=S (succeeded, failed, retrying or pending)"
         ));
     };
-    parse_status(v)
+    // Deliveries of event-destinations also end delivered or cancelled: pulsar refuses them.
+    parse_list_status(v)
 }
 
 /// What the selection holds now.
@@ -152,6 +153,7 @@ pub async fn run(
     format: OutputFormat,
     args: WaitArgs,
 ) -> Result<(), HeadlessError> {
+    pulsar_statuses(std::slice::from_ref(&args.state)).map_err(HeadlessError::Usage)?;
     let mut selection = args.selection.selection()?;
     // `--since`/`--until` were read on this machine's clock; `created_at` is the server's.
     let offset = client.clock_offset().await;

@@ -7,6 +7,7 @@
 mod annotations;
 mod callback_gen;
 mod current;
+mod current_recover;
 mod def;
 mod envelope;
 mod recover;
@@ -121,6 +122,16 @@ impl Server {
                 .map(Answer::platform);
         }
         let a = tools::args_of(def, args)?;
+        // On event-destinations a recover is the platform's retry.
+        if matches!(def.name, "plan_recover" | "run_recover")
+            && current_recover::applies(&self.client).await
+        {
+            return if def.name == "plan_recover" {
+                current_recover::plan(&self.plans, &self.client, &a, &self.profile).await
+            } else {
+                current_recover::run(&self.plans, &self.client, &a, &self.profile).await
+            };
+        }
         match def.name {
             "replay_locally" => {
                 targets::replay_locally(&self.client, &a, &self.replay_targets).await

@@ -87,10 +87,10 @@ impl SelectionInput {
 
 /// What a token stands for.
 #[derive(Debug)]
-struct Planned {
+pub(super) struct Planned {
     /// The notifications to send, as counted.
-    ids: Vec<String>,
-    expires: Instant,
+    pub(super) ids: Vec<String>,
+    pub(super) expires: Instant,
 }
 
 /// The plans handed out, by token (shared by the server's clones).
@@ -98,7 +98,7 @@ struct Planned {
 pub struct Plans(Arc<Mutex<HashMap<String, Planned>>>);
 
 /// A token's lifetime: [`TOKEN_TTL`], or shorter for a test.
-fn ttl() -> Duration {
+pub(super) fn ttl() -> Duration {
     std::env::var(TTL_ENV)
         .ok()
         .and_then(|v| v.parse::<u64>().ok())
@@ -227,7 +227,7 @@ impl Plans {
         Ok(Answer::with_own(own, platform))
     }
 
-    fn keep(&self, token: String, planned: Planned) {
+    pub(super) fn keep(&self, token: String, planned: Planned) {
         let mut plans = self
             .0
             .lock()
@@ -248,7 +248,7 @@ impl Plans {
     }
 
     /// The notifications `token` stands for, spending it.
-    fn take(&self, token: &str) -> Result<Vec<String>, ToolError> {
+    pub(super) fn take(&self, token: &str) -> Result<Vec<String>, ToolError> {
         let mut plans = self
             .0
             .lock()

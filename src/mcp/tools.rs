@@ -101,7 +101,7 @@ fn plan_props() -> Value {
                 "event_ids": ids("Only of these events (cbe_…)."),
                 "notification_ids": ids("Only these notifications (cbn_…)."),
                 "event_types": ids("Only of these event types (the delivered body's `type`; `build.*` a prefix)."),
-                "statuses": { "type": "array", "items": { "type": "string", "enum": ["succeeded", "failed", "retrying", "pending"] }, "description": "Only in these states." },
+                "statuses": { "type": "array", "items": { "type": "string", "enum": ["succeeded", "failed", "retrying", "pending", "delivered", "cancelled"] }, "description": "Only in these states (delivered and cancelled: deliveries of event-destinations)." },
                 "retried": { "type": "boolean", "description": "Only those that needed more than one attempt." },
                 "since": { "type": "string", "description": "Created at or after: a duration ago (30m, 2h, 1d) or a time (2026-01-31T12:00:00Z)." },
                 "until": { "type": "string", "description": "Created at or before: a duration ago or a time." }

@@ -12,6 +12,7 @@ mod forward;
 mod generations;
 mod members;
 mod members_teams;
+mod platform_retry;
 mod recover;
 mod replay;
 mod samples;
