@@ -290,6 +290,8 @@ pub(crate) struct State {
     pub(crate) recover: super::recover::RecoverState,
     /// The forward room.
     pub(crate) forward: super::forward::ForwardState,
+    /// `Ctrl-F`: the search by content on Notifications.
+    pub(crate) search: super::search::SearchState,
     /// Compare (`=`).
     pub(crate) compare: super::compare::CompareState,
 }
@@ -344,6 +346,7 @@ impl State {
             replay: Default::default(),
             recover: Default::default(),
             forward: Default::default(),
+            search: Default::default(),
             compare: Default::default(),
         }
     }

@@ -28,6 +28,7 @@ mod resource_ops;
 mod retry_timeline;
 mod seams_layout;
 mod seams_ops;
+mod search;
 mod tab_snapshots;
 mod update;
 mod worker;

@@ -10,7 +10,7 @@ mod edit;
 mod export;
 mod forward;
 mod input;
-mod jq;
+use crate::api::jq;
 mod lookups;
 mod output;
 mod recover;

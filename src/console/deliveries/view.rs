@@ -181,6 +181,11 @@ pub(crate) fn title_suffix(state: &State, tab: Tab) -> String {
     {
         s.push_str(&format!(" · [{p}]"));
     }
+    if tab == Tab::Notifications
+        && let Some(chip) = crate::console::search::chip(state)
+    {
+        s.push_str(&format!(" · [{chip}]"));
+    }
     for chip in chips(state, &list.filter) {
         s.push_str(&format!(" · [{chip}]"));
     }
