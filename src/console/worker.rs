@@ -146,7 +146,7 @@ async fn run(
                     let _ = out.send(Msg::Api {
                         req_id: job.req_id,
                         pane: job.pane,
-                        result,
+                        result: result.map(ApiReply::Search),
                     });
                 })
                 .await;
@@ -296,7 +296,7 @@ pub(crate) async fn execute(client: &Client, cmd: &ApiCmd) -> Result<ApiReply, E
             // One answer: the last.
             let mut last = Err(Error::Invalid("the search answered nothing".into()));
             super::search::execute(client, cmd, |r| last = r).await;
-            last
+            last.map(ApiReply::Search)
         }
     }
 }

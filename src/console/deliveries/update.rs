@@ -172,7 +172,7 @@ pub(crate) fn tab_key(state: &mut State, key: &Input) -> Option<Vec<Effect>> {
         return Some(Vec::new());
     }
     // Esc stops a search by content (Ctrl-F), keeping its matches.
-    if on_list && action == Some(Action::Back) && crate::console::search::stop(state) {
+    if on_list && action == Some(Action::Back) && crate::console::search::update::stop(state) {
         return Some(Vec::new());
     }
     // `N` also follows a callback's notifications: on this list it is the previous failure.

@@ -182,7 +182,7 @@ pub(crate) fn title_suffix(state: &State, tab: Tab) -> String {
         s.push_str(&format!(" · [{p}]"));
     }
     if tab == Tab::Notifications
-        && let Some(chip) = crate::console::search::chip(state)
+        && let Some(chip) = crate::console::search::update::chip(state)
     {
         s.push_str(&format!(" · [{chip}]"));
     }
