@@ -26,6 +26,7 @@ pub(crate) mod raw_json;
 pub(crate) mod record;
 pub(crate) mod recover;
 pub(crate) mod replay;
+pub(crate) mod saved_views;
 pub(crate) mod search;
 pub(crate) mod settings;
 pub(crate) mod state;

@@ -26,6 +26,7 @@ mod recover;
 mod replay;
 mod resource_ops;
 mod retry_timeline;
+mod saved_views;
 mod seams_layout;
 mod seams_ops;
 mod search;

@@ -21,6 +21,7 @@ mod samples;
 mod scan;
 mod search;
 mod selection;
+mod views;
 mod wait;
 
 pub use alerts::{AlertsCmd, Context as AlertsContext, run as run_alerts};
@@ -38,6 +39,7 @@ pub use run::run;
 pub use samples::{KeepArgs, SamplesCmd};
 pub use scan::ScanArgs;
 pub use selection::{SelectionArgs, parse_status};
+pub use views::{apply as apply_view, view_name};
 pub use wait::WaitArgs;
 
 /// [`run`], with what `notifications forward` and `diff` keep per profile (the cursor, the

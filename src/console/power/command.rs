@@ -36,6 +36,8 @@ pub(crate) enum Command {
     Help,
     /// Search the notifications by content (`:search EXPR`, `Ctrl-F`).
     Search(String),
+    /// Saved views: `:view`, `:view NAME`, `:view save NAME` (the rest of the line).
+    View(String),
 }
 
 /// Words offered by completion.
@@ -48,6 +50,7 @@ const WORDS: &[&str] = &[
     "profile",
     "goto",
     "search",
+    "view",
     "help",
     "quit",
 ];
@@ -70,6 +73,9 @@ pub(crate) fn parse(line: &str) -> Result<Command, String> {
     }
     match (word.as_str(), arg) {
         // The rest of the line whole: an expression has spaces.
+        ("view" | "views", _) => Ok(Command::View(
+            line.trim_start()[word.len()..].trim().to_string(),
+        )),
         ("search" | "find", _) => Ok(Command::Search(
             line.trim_start()[word.len()..].trim().to_string(),
         )),
