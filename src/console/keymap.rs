@@ -89,6 +89,8 @@ pub(crate) enum Action {
     Compare,
     /// Search the notifications by content (a jq expression), across pages.
     Search,
+    /// The action palette: every action available here, fuzzy-filtered.
+    Palette,
     /// An operation of a resource (`resource::ops`): its key, name and place come from it.
     Op(OpId),
 }
@@ -137,6 +139,7 @@ impl Action {
             Action::Forward => "forward deliveries here",
             Action::Compare => "compare two answers",
             Action::Search => "search deliveries by content (jq), across pages",
+            Action::Palette => "action palette: every action here, by name",
             Action::Op(o) => o.op().map_or("", |o| o.label),
         }
     }
@@ -173,6 +176,7 @@ impl Action {
             Action::Forward => "forward",
             Action::Compare => "compare",
             Action::Search => "search",
+            Action::Palette => "palette",
             Action::Op(o) => o.op().map_or("", |o| o.hint),
         }
     }
@@ -220,7 +224,8 @@ impl Action {
             | Action::Recover
             | Action::Forward
             | Action::Compare
-            | Action::Search => false,
+            | Action::Search
+            | Action::Palette => false,
             Action::Op(o) => o.op().is_none_or(|o| o.writes),
         }
     }
@@ -284,6 +289,7 @@ impl Action {
             Action::Forward => "forward",
             Action::Compare => "compare",
             Action::Search => "search",
+            Action::Palette => "palette",
             Action::Op(o) => o.verb,
         }
     }
@@ -461,6 +467,13 @@ impl Default for Keymap {
                 mods: KeyModifiers::CONTROL,
             },
             Action::Search,
+        ));
+        b.push((
+            KeySpec {
+                code: KeyCode::Char('p'),
+                mods: KeyModifiers::CONTROL,
+            },
+            Action::Palette,
         ));
         for op in ops::all() {
             b.push((KeySpec::ch(op.key), Action::Op(op.id())));

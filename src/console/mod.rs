@@ -20,6 +20,7 @@ pub(crate) mod layout;
 pub(crate) mod members;
 pub(crate) mod mouse;
 pub(crate) mod msg;
+pub(crate) mod palette;
 pub(crate) mod pane;
 pub mod power;
 pub(crate) mod raw_json;

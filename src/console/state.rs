@@ -292,6 +292,8 @@ pub(crate) struct State {
     pub(crate) forward: super::forward::ForwardState,
     /// `Ctrl-F`: the search by content on Notifications.
     pub(crate) search: super::search::SearchState,
+    /// `Ctrl-P`'s palette and the help's filter.
+    pub(crate) palette: super::palette::PaletteState,
     /// Compare (`=`).
     pub(crate) compare: super::compare::CompareState,
 }
@@ -347,6 +349,7 @@ impl State {
             recover: Default::default(),
             forward: Default::default(),
             search: Default::default(),
+            palette: Default::default(),
             compare: Default::default(),
         }
     }

@@ -226,6 +226,7 @@ pub(crate) fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
         | Action::RemoveMember => forms::update::on_action(state, action),
         Action::Op(op) => forms::update::on_op(state, op),
         Action::Search => super::search::update::open(state),
+        Action::Palette => super::palette::update::open(state),
         Action::Command
         | Action::Filter
         | Action::Sort

@@ -20,6 +20,7 @@ mod header_generation;
 mod idle;
 mod landing;
 mod operator;
+mod palette;
 mod power_keys;
 mod power_service;
 mod recover;
