@@ -40,6 +40,9 @@ pub struct GlobalArgs {
     /// Profile of the config file to use.
     #[arg(long, global = true, value_name = "P")]
     pub profile: Option<String>,
+    /// The console: open on a saved view (`:view` lists them; on a list command, after it).
+    #[arg(long = "view", value_name = "NAME")]
+    pub view: Option<String>,
     /// API base URL.
     #[arg(long, global = true, value_name = "URL", value_hint = ValueHint::Url)]
     pub base_url: Option<String>,

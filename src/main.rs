@@ -138,7 +138,19 @@ async fn run_headless(g: &GlobalArgs, cmd: headless::Resource) -> u8 {
         data_dir: Paths::with_config(None).data_dir,
         read_only: resolved.read_only,
     };
-    let result = match headless::Output::new(g.output, g.jq.as_deref(), g.fields.as_deref()) {
+    let mut cmd = cmd;
+    let mut fields = g.fields.clone();
+    // `--view NAME` on a list: the saved view fills in what the command line left out.
+    if let Some(name) = headless::view_name(&mut cmd) {
+        let applied = config::views::session_view(&flags(g), &Env::from_process(), &name)
+            .map_err(|e| headless::HeadlessError::Usage(e.to_string()))
+            .and_then(|v| headless::apply_view(&mut cmd, &name, &v, chrono::Utc::now()));
+        match applied {
+            Ok(columns) => fields = fields.or(columns.map(|c| c.join(","))),
+            Err(e) => return report(g, &e),
+        }
+    }
+    let result = match headless::Output::new(g.output, g.jq.as_deref(), fields.as_deref()) {
         Ok(out) => headless::run_in_profile(&client, &out, cmd, &ctx).await,
         Err(e) => Err(e),
     };
@@ -355,6 +367,10 @@ fn power_setup(g: &GlobalArgs, resolved: &config::Resolved) -> console::power::P
         profiles,
         switcher: Some(switcher),
         no_color: console::theme::Theme::no_color_env(),
+        config_path: Settings::load(&flags(g), &Env::from_process())
+            .ok()
+            .and_then(|s| s.config_path),
+        view: g.view.clone(),
     }
 }
 

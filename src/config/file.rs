@@ -33,6 +33,9 @@ pub struct ConfigFile {
     /// `[[alerts]]`: alert rules of a session without a named profile, checked by `crate::alerts`.
     #[serde(default)]
     pub alerts: Vec<toml::Table>,
+    /// `[views.NAME]`: saved views of a session without a named profile (`super::views`).
+    #[serde(default)]
+    pub views: BTreeMap<String, super::views::View>,
 }
 
 /// `confirm` of a profile: `true`/`false`, or `"type-name"` (type the item's name to confirm).
@@ -79,6 +82,9 @@ pub struct Profile {
     /// `[[profiles.P.alerts]]`: alert rules, checked by `crate::alerts` when they are used.
     #[serde(default)]
     pub alerts: Vec<toml::Table>,
+    /// `[profiles.P.views.NAME]`: the profile's saved views (`super::views`).
+    #[serde(default)]
+    pub views: BTreeMap<String, super::views::View>,
     /// A pinned API generation (`pulsar`, `callback-destinations`, `event-destinations`).
     pub generation: Option<String>,
     /// Keys this version does not know; reported as warnings.

@@ -11,6 +11,7 @@ mod paths;
 pub mod private_file;
 mod resolve;
 pub mod trust;
+pub mod views;
 
 pub use alerts::{AlertTables, alert_tables};
 pub use edit::{ConfigEdit, NewKey, NewProfile, valid_profile_name};

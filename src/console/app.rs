@@ -149,6 +149,19 @@ impl App {
                 let result = self.clipboard.copy(&text);
                 self.apply(Msg::Power(PowerMsg::Copied { what, result }));
             }
+            PowerEffect::SaveView {
+                path,
+                profile,
+                name,
+                view,
+            } => {
+                if let Err(e) = crate::config::views::save(&path, profile.as_deref(), &name, &view)
+                {
+                    let text =
+                        crate::text::line(&format!("View {name} not saved: {e}")).into_owned();
+                    self.state.toast(super::state::ToastKind::Error, text);
+                }
+            }
             PowerEffect::SaveHistory(dir, lines) => {
                 if let Err(e) = super::power::command::save_history(&dir, &lines) {
                     tracing::warn!("command history not saved in {}: {e}", dir.display());

@@ -87,6 +87,10 @@ pub(crate) enum Action {
     Forward,
     /// Compare the open answer (an attempt, a replay, a forward) with another.
     Compare,
+    /// Search the notifications by content (a jq expression), across pages.
+    Search,
+    /// The action palette: every action available here, fuzzy-filtered.
+    Palette,
     /// An operation of a resource (`resource::ops`): its key, name and place come from it.
     Op(OpId),
 }
@@ -134,6 +138,8 @@ impl Action {
             Action::MarkAll => "mark all loaded rows (again: clear)",
             Action::Forward => "forward deliveries here",
             Action::Compare => "compare two answers",
+            Action::Search => "search deliveries by content (jq), across pages",
+            Action::Palette => "action palette: every action here, by name",
             Action::Op(o) => o.op().map_or("", |o| o.label),
         }
     }
@@ -169,6 +175,8 @@ impl Action {
             Action::Recover => "recover…",
             Action::Forward => "forward",
             Action::Compare => "compare",
+            Action::Search => "search",
+            Action::Palette => "palette",
             Action::Op(o) => o.op().map_or("", |o| o.hint),
         }
     }
@@ -215,7 +223,9 @@ impl Action {
             | Action::MarkAll
             | Action::Recover
             | Action::Forward
-            | Action::Compare => false,
+            | Action::Compare
+            | Action::Search
+            | Action::Palette => false,
             Action::Op(o) => o.op().is_none_or(|o| o.writes),
         }
     }
@@ -278,6 +288,8 @@ impl Action {
             Action::Recover => "recover",
             Action::Forward => "forward",
             Action::Compare => "compare",
+            Action::Search => "search",
+            Action::Palette => "palette",
             Action::Op(o) => o.verb,
         }
     }
@@ -449,6 +461,20 @@ impl Default for Keymap {
         b.push((KeySpec::ch('b'), Action::Recover));
         b.push((KeySpec::ch('L'), Action::Forward));
         b.push((KeySpec::ch('='), Action::Compare));
+        b.push((
+            KeySpec {
+                code: KeyCode::Char('f'),
+                mods: KeyModifiers::CONTROL,
+            },
+            Action::Search,
+        ));
+        b.push((
+            KeySpec {
+                code: KeyCode::Char('p'),
+                mods: KeyModifiers::CONTROL,
+            },
+            Action::Palette,
+        ));
         for op in ops::all() {
             b.push((KeySpec::ch(op.key), Action::Op(op.id())));
         }

@@ -39,6 +39,8 @@ pub(crate) enum Layer {
     Forward,
     /// An open form dialog: every key.
     Form,
+    /// The action palette (`Ctrl-P`): every key while open.
+    Palette,
     /// The power tools' prompts: the command line, `/` being typed, the raw JSON view.
     Prompt,
     /// The filter dialog (every key) and the attempt view (its own keys).
@@ -51,13 +53,14 @@ pub(crate) enum Layer {
 
 impl Layer {
     /// Every layer, outermost first.
-    pub(crate) const ORDER: [Layer; 10] = [
+    pub(crate) const ORDER: [Layer; 11] = [
         Layer::Confirm,
         Layer::Compare,
         Layer::Replay,
         Layer::Recover,
         Layer::Forward,
         Layer::Form,
+        Layer::Palette,
         Layer::Prompt,
         Layer::Overlay,
         Layer::Help,
@@ -73,6 +76,7 @@ impl Layer {
             Layer::Recover => state.recover.room_of(&state.profile).is_some(),
             Layer::Forward => state.forward.room_of(&state.profile).is_some(),
             Layer::Form => state.forms.dialog.is_some(),
+            Layer::Palette => state.palette.open.is_some(),
             Layer::Prompt => power::update::is_modal(state),
             Layer::Confirm => state
                 .confirm
@@ -110,6 +114,7 @@ impl Layer {
                 .dialog
                 .as_ref()
                 .map_or(Keys::Own, |d| only(forms::view::key_hints(d))),
+            Layer::Palette => only(super::palette::KEYS),
             // The prompt takes the footer's line itself.
             Layer::Prompt => Keys::Own,
             Layer::Confirm => match &state.confirm {
@@ -163,6 +168,7 @@ impl Layer {
             Layer::Recover => "Recover".into(),
             Layer::Forward => "Forward".into(),
             Layer::Form => "This dialog".into(),
+            Layer::Palette => "Action palette".into(),
             Layer::Prompt => "This prompt".into(),
             Layer::Overlay if state.deliveries.filter.is_some() => "Filter".into(),
             Layer::Overlay => "This attempt".into(),
@@ -225,7 +231,7 @@ impl Layer {
         groups.push(("Anywhere".into(), anywhere));
         // A key the room already lists is not listed again.
         let mut seen: Vec<Action> = Vec::new();
-        groups
+        let groups = groups
             .into_iter()
             .map(|(title, hints)| {
                 let rows = hints
@@ -248,7 +254,8 @@ impl Layer {
                 (title, rows)
             })
             .filter(|(_, rows)| !rows.is_empty())
-            .collect()
+            .collect::<Vec<_>>();
+        super::palette::update::filter_help(state, groups)
     }
 
     /// Pasted text for the layer's focused text input; false when it has none (a yes/no
@@ -285,6 +292,7 @@ impl Layer {
             },
             Layer::Compare => false,
             Layer::Form => forms::update::paste(state, text),
+            Layer::Palette => super::palette::update::paste(state, text),
             Layer::Prompt => power::update::paste(state, text),
             Layer::Overlay => match state.deliveries.filter.as_mut() {
                 Some(f) => {
@@ -310,6 +318,7 @@ impl Layer {
                 .dialog
                 .is_some()
                 .then(|| forms::update::on_key(state, input.key).into()),
+            Layer::Palette => super::palette::update::on_key(state, input),
             Layer::Prompt => {
                 power::update::is_modal(state).then(|| power::update::on_modal_key(state, input))
             }
@@ -328,6 +337,10 @@ impl Layer {
             }
             Layer::Overlay => deliveries::update::overlay_key(state, input).map(Step::from),
             Layer::Help if state.help => {
+                // Typed keys narrow it (`/`, or a letter it does not use).
+                if let Some(step) = super::palette::update::help_key(state, input) {
+                    return Some(step);
+                }
                 // The help overlay swallows keys; the usual ways out close it, the moves
                 // scroll it when it is taller than the screen.
                 let (w, h) = state.size;

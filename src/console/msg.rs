@@ -56,6 +56,8 @@ pub(crate) enum ApiReply {
     Forward(super::forward::ForwardReply),
     /// Compare's lookup: the notification and the answers kept on this machine.
     Compare(Box<super::compare::Found>),
+    /// A search's page of matches, or its end.
+    Search(super::search::SearchReply),
 }
 
 /// Every callback and every active destination, looked up in the background.
@@ -100,6 +102,8 @@ pub(crate) enum Pane {
     Forward,
     /// Compare's lookup.
     Compare,
+    /// The search by content (many replies to one request).
+    Search,
 }
 
 /// A call for the worker to make.
@@ -159,6 +163,8 @@ pub(crate) enum ApiCmd {
     Forward(Box<super::forward::ForwardJob>),
     /// Compare: the notification's attempts and the kept answers.
     Compare(Box<super::compare::CompareCmd>),
+    /// Search the notifications by content (a page of matches at a time, then the end).
+    Search(Box<super::search::SearchCmd>),
 }
 
 /// Something `update` wants done outside the state.

@@ -354,7 +354,8 @@ pub(crate) fn on_reply(
             | Pane::Replay
             | Pane::Recover
             | Pane::Forward
-            | Pane::Compare,
+            | Pane::Compare
+            | Pane::Search,
             _,
         ) => {}
     }
@@ -565,6 +566,9 @@ pub(crate) fn keys(state: &State) -> Vec<super::footer::Hint> {
             Action::CopyId => detail.then(|| one(24, a, "copy")),
             Action::ToggleOrder => list.then(|| one(24, a, "order")),
             Action::Command => list.then(|| one(25, a, "cmd")),
+            Action::Search => (list && notifications).then(|| one(25, a, "search")),
+            // In help ("Anywhere"): the footer keeps its width for the room's keys.
+            Action::Palette => None,
             Action::Sort => list.then(|| one(26, a, "sort")),
             Action::NextTab => list.then(|| one(27, a, "tabs")),
             // Shown with their partner, in help only, or the footer's own (help, quit).

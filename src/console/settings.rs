@@ -27,6 +27,10 @@ pub(crate) struct Settings {
     pub(crate) data_dir: Option<PathBuf>,
     /// Profile names offered by completion.
     pub(crate) profiles: Vec<String>,
+    /// The config file, where `:view save` writes.
+    pub(crate) config_path: Option<PathBuf>,
+    /// Every saved view of the file (each profile's and the top-level ones).
+    pub(crate) views: crate::config::views::AllViews,
 }
 
 impl Default for Settings {
@@ -42,6 +46,8 @@ impl Default for Settings {
             clipboard: ClipboardMode::default(),
             data_dir: None,
             profiles: Vec::new(),
+            config_path: None,
+            views: Default::default(),
         }
     }
 }

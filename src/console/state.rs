@@ -294,6 +294,10 @@ pub(crate) struct State {
     pub(crate) recover: super::recover::RecoverState,
     /// The forward room.
     pub(crate) forward: super::forward::ForwardState,
+    /// `Ctrl-F`: the search by content on Notifications.
+    pub(crate) search: super::search::SearchState,
+    /// `Ctrl-P`'s palette and the help's filter.
+    pub(crate) palette: super::palette::PaletteState,
     /// Compare (`=`).
     pub(crate) compare: super::compare::CompareState,
 }
@@ -348,6 +352,8 @@ impl State {
             replay: Default::default(),
             recover: Default::default(),
             forward: Default::default(),
+            search: Default::default(),
+            palette: Default::default(),
             compare: Default::default(),
         }
     }

@@ -119,6 +119,9 @@ pub(crate) fn render(state: &State, frame: &mut Frame) {
     {
         super::confirm::render(frame, screen, c, &state.settings.theme);
     }
+    if let Some(p) = &state.palette.open {
+        super::palette::view::render(frame, screen, p, &state.settings.theme);
+    }
     if state.help {
         let groups = super::layers::Layer::help(state);
         help::render(

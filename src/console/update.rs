@@ -114,6 +114,8 @@ fn on_reply(
         Pane::Forward => {
             forward::update::awaits(state, req_id).then(|| forward::update::on_reply(state, result))
         }
+        Pane::Search => super::search::update::awaits(state, req_id)
+            .then(|| super::search::update::on_reply(state, result)),
         Pane::Members => {
             members::awaits(state, req_id).then(|| members::on_reply(state, req_id, result))
         }
@@ -223,6 +225,8 @@ pub(crate) fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
         | Action::AddMember
         | Action::RemoveMember => forms::update::on_action(state, action),
         Action::Op(op) => forms::update::on_op(state, op),
+        Action::Search => super::search::update::open(state),
+        Action::Palette => super::palette::update::open(state),
         Action::Command
         | Action::Filter
         | Action::Sort

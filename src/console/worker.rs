@@ -140,6 +140,18 @@ async fn run(
                 .await;
                 return;
             }
+            // So does a search: each page's matches, then the end.
+            if let ApiCmd::Search(cmd) = &job.cmd {
+                super::search::execute(&client, cmd, |result| {
+                    let _ = out.send(Msg::Api {
+                        req_id: job.req_id,
+                        pane: job.pane,
+                        result: result.map(ApiReply::Search),
+                    });
+                })
+                .await;
+                return;
+            }
             let result = execute(&client, &job.cmd).await;
             let _ = out.send(Msg::Api {
                 req_id: job.req_id,
@@ -280,5 +292,11 @@ pub(crate) async fn execute(client: &Client, cmd: &ApiCmd) -> Result<ApiReply, E
             .await
             .map(|f| ApiReply::Compare(Box::new(f))),
         ApiCmd::Forward(_) => Ok(ApiReply::Forward(super::forward::ForwardReply::Ended(None))),
+        ApiCmd::Search(cmd) => {
+            // One answer: the last.
+            let mut last = Err(Error::Invalid("the search answered nothing".into()));
+            super::search::execute(client, cmd, |r| last = r).await;
+            last.map(ApiReply::Search)
+        }
     }
 }

@@ -542,7 +542,8 @@ fn read_only_refuses_every_write_and_hides_it() {
                     | ApiCmd::Replay(_)
                     | ApiCmd::Recover(_)
                     | ApiCmd::Forward(_)
-                    | ApiCmd::Compare(_) => continue,
+                    | ApiCmd::Compare(_)
+                    | ApiCmd::Search(_) => continue,
                 };
                 app.apply(Msg::Api {
                     req_id: r.req_id,

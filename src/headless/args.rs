@@ -103,6 +103,10 @@ pub struct ListArgs {
     /// Follow the pages to the end and print every item.
     #[arg(long)]
     pub all: bool,
+    /// Apply a saved view (`[profiles.P.views.NAME]`; shipped: failed, retrying, today): its
+    /// order, filters, status and columns, where not given here.
+    #[arg(long, value_name = "NAME")]
+    pub view: Option<String>,
 }
 
 impl ListArgs {

@@ -14,7 +14,7 @@ mod edit;
 mod export;
 mod forward;
 mod input;
-mod jq;
+use crate::api::jq;
 mod lookups;
 mod output;
 mod recover;
@@ -25,6 +25,7 @@ mod samples;
 mod scan;
 mod search;
 mod selection;
+mod views;
 mod wait;
 
 pub use alerts::{AlertsCmd, Context as AlertsContext, run as run_alerts};
@@ -42,6 +43,7 @@ pub use run::run;
 pub use samples::{KeepArgs, SamplesCmd};
 pub use scan::ScanArgs;
 pub use selection::{SelectionArgs, parse_status};
+pub use views::{apply as apply_view, view_name};
 pub use wait::WaitArgs;
 
 /// [`run`], with what `notifications forward` and `diff` keep per profile (the cursor, the

@@ -32,12 +32,18 @@ pub struct ScanArgs {
     /// examined, and whether the walk reached the end (not its budget).
     #[arg(long, conflicts_with_all = ["watch", "limit", "all"])]
     pub count: bool,
+    /// Only those created since (a view's `since`; no flag of its own).
+    #[arg(skip)]
+    pub since: Option<chrono::DateTime<chrono::Utc>>,
 }
 
 impl ScanArgs {
     /// Whether the list is looked through by the client rather than printed page by page.
     pub fn wanted(&self) -> bool {
-        self.count || !self.statuses.is_empty() || !self.event_types.is_empty()
+        self.count
+            || !self.statuses.is_empty()
+            || !self.event_types.is_empty()
+            || self.since.is_some()
     }
 }
 
@@ -66,6 +72,7 @@ pub async fn run(
     let selection = Selection {
         statuses: scan.statuses.clone(),
         event_types: scan.event_types.clone(),
+        since: scan.since,
         ..Selection::default()
     };
     let limit = match (all || scan.count, q.limit) {

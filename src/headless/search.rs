@@ -12,20 +12,21 @@ use std::sync::mpsc;
 
 use clap::Args;
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::HeadlessError;
 use super::columns;
 use super::jq::{Bounds, Doc, Jq, RunError, Verdict};
 use super::output::{self, Output, OutputFormat, emit};
 use super::selection::SelectionArgs;
-use crate::api::model::{Notification, WebhookRequest, time};
+use crate::api::model::Notification;
+use crate::api::search::{self, Tally};
 use crate::api::selection::{PAGE, Selection};
 use crate::api::{ApiRequest, Client, Error, ListQuery, Order};
-use crate::text::redact;
 
-/// The variables EXPR may use besides `.`, in the order each [`Doc`] carries them.
-pub const VARS: &[&str] = &["$headers", "$response"];
+use crate::api::search::VARS;
+#[cfg(test)]
+use crate::api::search::doc_of;
 
 /// `notifications search`.
 #[derive(Args, Debug, Clone)]
@@ -43,59 +44,6 @@ pub struct SearchArgs {
 /// EXPR as given: a usage error (exit 2) before any request when it does not compile.
 fn parse_expr(expr: &str) -> Result<Jq, String> {
     Jq::with_vars(expr, VARS)
-}
-
-/// What EXPR sees of a notification: its latest attempt with a recorded request, `None` when it
-/// has none (not yet attempted, or no URL).
-pub fn doc_of(n: &Notification) -> Option<Doc> {
-    let r: &WebhookRequest = n
-        .attempts
-        .iter()
-        .filter(|a| a.webhook_request.is_some())
-        .max_by_key(|a| a.index)?
-        .webhook_request
-        .as_ref()?;
-    let masked = |h: &std::collections::BTreeMap<String, String>| {
-        Value::Object(
-            h.iter()
-                .map(|(k, v)| (k.clone(), json!(redact::header_value(k, v, false))))
-                .collect(),
-        )
-    };
-    // Not JSON: the filter sees `null` (the jq runner reads an unreadable document so).
-    let input = r.request_body.clone().unwrap_or_else(|| "null".into());
-    let response = json!({
-        "status": r.has_response().then_some(r.response_status),
-        "headers": masked(&r.response_headers),
-        "body": r.response_body,
-    });
-    Some(Doc {
-        input,
-        vars: vec![masked(&r.request_headers).to_string(), response.to_string()],
-    })
-}
-
-/// How far a search got.
-#[derive(Debug, Default)]
-struct Tally {
-    examined: usize,
-    matched: usize,
-    /// The oldest notification examined.
-    back_to: Option<String>,
-    /// Deliveries EXPR failed on (counted as not matching), and the first message.
-    failed: usize,
-    first_failure: Option<String>,
-}
-
-impl Tally {
-    fn line(&self) -> String {
-        format!(
-            "examined {}, matched {}, back to {}",
-            self.examined,
-            self.matched,
-            self.back_to.as_deref().unwrap_or("-")
-        )
-    }
 }
 
 /// What a search's filter does past its bounds: it cannot be stopped from outside, so the
@@ -149,23 +97,10 @@ pub async fn run(client: &Client, out: &Output, args: SearchArgs) -> Result<(), 
         q,
         |q| ApiRequest::list_notifications(q, &filter_api),
         |items: Vec<Value>| {
+            let examined = search::examine(items, &selection, &mut tally);
+            let mut ended = examined.ended;
             let mut asked: Vec<Value> = Vec::new();
-            let mut ended = false;
-            for v in items {
-                // An item of a shape the model does not read is examined, never a match.
-                let n = Notification::deserialize(&v).ok();
-                if n.as_ref().is_some_and(|n| selection.before_window(n)) {
-                    // Newest first: nothing after this is in the window.
-                    ended = true;
-                    break;
-                }
-                tally.examined += 1;
-                if let Some(n) = &n {
-                    tally.back_to = Some(time::format(&n.created_at));
-                }
-                let Some(doc) = n.filter(|n| selection.matches(n)).as_ref().and_then(doc_of) else {
-                    continue;
-                };
+            for (v, doc) in examined.asked {
                 if docs.send(doc).is_err() {
                     ended = true;
                     break;
@@ -175,17 +110,15 @@ pub async fn run(client: &Client, out: &Output, args: SearchArgs) -> Result<(), 
             let mut found = Vec::new();
             for v in asked {
                 match verdicts.recv() {
-                    Ok(Verdict::True) => found.push(v),
-                    Ok(Verdict::NotTrue) => {}
-                    Ok(Verdict::Failed(m)) => {
-                        tally.failed += 1;
-                        tally.first_failure.get_or_insert(m);
+                    Ok(verdict) => {
+                        if search::count(&mut tally, verdict) {
+                            found.push(v);
+                        }
                     }
                     // The filter stopped (its error is read when it is joined).
                     Err(_) => return false,
                 }
             }
-            tally.matched += found.len();
             if progress && !found.is_empty() {
                 // The progress line goes before rows are printed where it stood.
                 eprint!("\r\x1b[K");
@@ -262,6 +195,8 @@ fn print(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::text::redact;
+    use serde_json::json;
 
     fn notification(headers: Value, response_headers: Value, body: &str) -> Notification {
         let attempts: Vec<Value> = [r#"{"old":true}"#, body]

@@ -171,6 +171,10 @@ pub(crate) fn tab_key(state: &mut State, key: &Input) -> Option<Vec<Effect>> {
     if on_list && action == Some(Action::Back) && super::scan::stop(state) {
         return Some(Vec::new());
     }
+    // Esc stops a search by content (Ctrl-F), keeping its matches.
+    if on_list && action == Some(Action::Back) && crate::console::search::update::stop(state) {
+        return Some(Vec::new());
+    }
     // `N` also follows a callback's notifications: on this list it is the previous failure.
     let seek = key.action_among(|a| matches!(a, Action::NextMatch | Action::PrevMatch));
     if on_list && matches!(seek, Some(Action::NextMatch | Action::PrevMatch)) {

@@ -34,6 +34,10 @@ pub(crate) enum Command {
     Quit,
     /// Open the help.
     Help,
+    /// Search the notifications by content (`:search EXPR`, `Ctrl-F`).
+    Search(String),
+    /// Saved views: `:view`, `:view NAME`, `:view save NAME` (the rest of the line).
+    View(String),
 }
 
 /// Words offered by completion.
@@ -45,6 +49,8 @@ const WORDS: &[&str] = &[
     "notifications",
     "profile",
     "goto",
+    "search",
+    "view",
     "help",
     "quit",
 ];
@@ -66,6 +72,13 @@ pub(crate) fn parse(line: &str) -> Result<Command, String> {
         return Ok(Command::Tab(tab));
     }
     match (word.as_str(), arg) {
+        // The rest of the line whole: an expression has spaces.
+        ("view" | "views", _) => Ok(Command::View(
+            line.trim_start()[word.len()..].trim().to_string(),
+        )),
+        ("search" | "find", _) => Ok(Command::Search(
+            line.trim_start()[word.len()..].trim().to_string(),
+        )),
         ("q" | "quit" | "q!" | "exit", _) => Ok(Command::Quit),
         ("help" | "h", _) => Ok(Command::Help),
         ("profile" | "ctx" | "p", Some(name)) => Ok(Command::Profile(name.to_string())),

@@ -110,6 +110,17 @@ pub(crate) enum PowerEffect {
     SwitchProfile(String),
     /// Forget the switch still resolving (the user stays where they are).
     CancelSwitch,
+    /// Write a saved view into the config file (`:view save NAME`).
+    SaveView {
+        /// The config file.
+        path: PathBuf,
+        /// Its profile's section, or the top-level one.
+        profile: Option<String>,
+        /// The view's name.
+        name: String,
+        /// The view.
+        view: Box<crate::config::views::View>,
+    },
 }
 
 impl std::fmt::Debug for PowerEffect {
@@ -130,6 +141,11 @@ impl std::fmt::Debug for PowerEffect {
                 .finish(),
             Self::SwitchProfile(name) => f.debug_tuple("SwitchProfile").field(name).finish(),
             Self::CancelSwitch => f.write_str("CancelSwitch"),
+            Self::SaveView { profile, name, .. } => f
+                .debug_struct("SaveView")
+                .field("profile", profile)
+                .field("name", name)
+                .finish_non_exhaustive(),
         }
     }
 }
@@ -191,4 +207,8 @@ pub struct PowerSetup {
     pub switcher: Option<ProfileSwitcher>,
     /// `NO_COLOR` is set.
     pub no_color: bool,
+    /// The config file (saved views are read from and written to it).
+    pub config_path: Option<PathBuf>,
+    /// `--view NAME`: a saved view applied at start.
+    pub view: Option<String>,
 }

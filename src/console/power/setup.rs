@@ -91,6 +91,22 @@ impl PowerSetup {
         state.settings.data_dir.clone_from(&self.data_dir);
         state.settings.profiles.clone_from(&self.profiles);
         state.power.history = command::load_history(self.data_dir.as_deref());
+        state.settings.config_path.clone_from(&self.config_path);
+        match crate::config::views::AllViews::load(self.config_path.as_deref()) {
+            Ok(views) => state.settings.views = views,
+            Err(e) => problems.push(format!("views: {e}")),
+        }
+        if let Some(name) = &self.view {
+            let view = state
+                .settings
+                .views
+                .of(crate::console::saved_views::section(state).as_deref())
+                .remove(name);
+            match view.and_then(|v| crate::console::saved_views::apply(state, &v)) {
+                Some(_) => {}
+                None => problems.push(format!("--view {name}: no such view for this profile")),
+            }
+        }
         for p in problems {
             tracing::warn!("config: {p}");
             state.toast(ToastKind::Error, p);

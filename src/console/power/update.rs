@@ -280,6 +280,8 @@ pub(crate) fn run_command(state: &mut State, line: &str) -> Step {
             Vec::new()
         }
         Command::Goto(id) => goto(state, &id),
+        Command::View(rest) => crate::console::saved_views::command(state, &rest),
+        Command::Search(expr) => crate::console::search::update::start(state, &expr),
         Command::Profiles => {
             let line = command::profiles_line(&state.settings.profiles, &state.profile);
             state.toast(ToastKind::Info, line);

@@ -251,7 +251,11 @@ pub(crate) fn render(
             format!(" {range} "),
         ]
     } else {
-        vec![" ? or Esc to close ".to_string(), " Esc ".to_string()]
+        vec![
+            " ? or Esc to close · / filters · Ctrl-P every action ".to_string(),
+            " ? or Esc to close ".to_string(),
+            " Esc ".to_string(),
+        ]
     };
     let room = usize::from(r.width.saturating_sub(2));
     let where_ = tellings

@@ -1,0 +1,183 @@
+//! The search's keys, replies and title chip: `Ctrl-F` opens the command line at `:search `,
+//! `:search EXPR` starts (see the module above), `Esc` stops.
+use super::{MAX_MATCHES, Running, SearchCmd, SearchReply, Stop};
+use crate::api::Error;
+use crate::api::jq::Jq;
+use crate::api::search::{Tally, VARS};
+use crate::console::msg::{ApiCmd, ApiReply, Effect, Pane};
+use crate::console::state::{LoadState, State, ToastKind};
+use crate::console::tab::Tab;
+
+/// `Ctrl-F`: the command line, at `:search `.
+pub(crate) fn open(state: &mut State) -> Vec<Effect> {
+    state.power.command = Some(crate::console::power::command::CommandLine {
+        input: crate::console::input::TextInput::new("search "),
+        ..Default::default()
+    });
+    Vec::new()
+}
+
+/// `:search EXPR`: checks the expression, empties the notifications list and starts the walk.
+pub(crate) fn start(state: &mut State, expr: &str) -> Vec<Effect> {
+    let expr = expr.trim();
+    if expr.is_empty() {
+        state.toast(
+            ToastKind::Error,
+            "usage: :search EXPR (a jq test: .order.id == \"o-1\", $headers, $response)",
+        );
+        return Vec::new();
+    }
+    if let Err(e) = Jq::with_vars(expr, VARS) {
+        state.toast(
+            ToastKind::Error,
+            format!("search: {}", crate::text::line(&e)),
+        );
+        return Vec::new();
+    }
+    stop(state);
+    let mut effects = Vec::new();
+    if state.tab != Tab::Notifications {
+        effects.extend(crate::console::pane::switch_tab(state, Tab::Notifications));
+    }
+    // What the list was loading is dropped: its reply would replace the matches.
+    effects.retain(|e| {
+        !matches!(
+            e,
+            Effect::Api {
+                pane: Pane::List(Tab::Notifications),
+                ..
+            }
+        )
+    });
+    let ts = state.tab_state_mut(Tab::Notifications);
+    ts.detail = None;
+    let list = &mut ts.list;
+    list.pending = None;
+    list.load = LoadState::Loaded;
+    list.pagination = crate::api::Pagination::default();
+    list.page = 1;
+    list.cursor = 0;
+    list.offset = 0;
+    list.set_rows(Vec::new());
+    let filter = list.filter.clone();
+    state.touch_rows(Tab::Notifications);
+    let req_id = state.next_req_id();
+    let stop = Stop::default();
+    state.search.run = Some(Running {
+        expr: expr.to_string(),
+        req_id,
+        stop: stop.clone(),
+        tally: Tally::default(),
+        ended: None,
+        rev: state.tab_state(Tab::Notifications).list.rev,
+    });
+    effects.push(Effect::Api {
+        req_id,
+        pane: Pane::Search,
+        cmd: ApiCmd::Search(Box::new(SearchCmd {
+            expr: expr.to_string(),
+            filter,
+            stop,
+        })),
+    });
+    effects
+}
+
+/// `Esc` while a search runs: stop it, keeping the matches found. False when none runs.
+pub(crate) fn stop(state: &mut State) -> bool {
+    let Some(run) = state.search.run.as_mut().filter(|r| r.ended.is_none()) else {
+        return false;
+    };
+    run.stop.stop();
+    run.ended = Some("stopped".into());
+    let line = run.tally.line();
+    state.toast(ToastKind::Info, format!("Search stopped: {line}"));
+    true
+}
+
+/// Whether a reply is the running search's.
+pub(crate) fn awaits(state: &State, req_id: u64) -> bool {
+    state
+        .search
+        .run
+        .as_ref()
+        .is_some_and(|r| r.req_id == req_id && r.ended.is_none())
+}
+
+/// A page's matches join the list; the end says how far the search got.
+pub(crate) fn on_reply(state: &mut State, result: Result<ApiReply, Error>) -> Vec<Effect> {
+    let still_shown = state
+        .search
+        .run
+        .as_ref()
+        .is_some_and(|r| r.rev == state.tab_state(Tab::Notifications).list.rev);
+    match result {
+        Ok(ApiReply::Search(SearchReply::Found { tally, rows })) => {
+            if still_shown && !rows.is_empty() {
+                let list = &mut state.tab_state_mut(Tab::Notifications).list;
+                let mut all = std::mem::take(&mut list.rows);
+                for r in rows {
+                    if all.len() < MAX_MATCHES && !all.iter().any(|k| k.id() == r.id()) {
+                        all.push(r);
+                    }
+                }
+                list.set_rows(all);
+                state.touch_rows(Tab::Notifications);
+            }
+            let rev = state.tab_state(Tab::Notifications).list.rev;
+            if let Some(run) = state.search.run.as_mut() {
+                run.tally = tally;
+                if still_shown {
+                    run.rev = rev;
+                }
+            }
+        }
+        Ok(ApiReply::Search(SearchReply::Done { tally, why })) => {
+            let line = tally.line();
+            let failed = (tally.failed > 0).then(|| {
+                format!(
+                    "; EXPR failed on {} (the first: {})",
+                    tally.failed,
+                    tally.first_failure.as_deref().unwrap_or("-")
+                )
+            });
+            let why = why.unwrap_or_else(|| "end of the list".into());
+            state.toast(
+                ToastKind::Info,
+                crate::text::line(&format!(
+                    "Search done ({why}): {line}{}",
+                    failed.unwrap_or_default()
+                ))
+                .into_owned(),
+            );
+            if let Some(run) = state.search.run.as_mut() {
+                run.tally = tally;
+                run.ended = Some(why);
+            }
+        }
+        Ok(_) => {}
+        Err(e) => {
+            let why = crate::text::line(&e.to_string()).into_owned();
+            state.toast(ToastKind::Error, format!("Search failed: {why}"));
+            if let Some(run) = state.search.run.as_mut() {
+                run.ended = Some(why);
+            }
+        }
+    }
+    Vec::new()
+}
+
+/// The notifications list's title chip while it shows a search's matches:
+/// `search .x == 1: examined 300, matched 2, back to … · Esc stops`.
+pub(crate) fn chip(state: &State) -> Option<String> {
+    let run = state.search.run.as_ref()?;
+    if run.rev != state.tab_state(Tab::Notifications).list.rev {
+        return None;
+    }
+    let expr: String = run.expr.chars().take(40).collect();
+    let tail = match &run.ended {
+        None => " · Esc stops".to_string(),
+        Some(why) => format!(" ({why})"),
+    };
+    Some(format!("search {expr}: {}{tail}", run.tally.line()))
+}
