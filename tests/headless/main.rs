@@ -9,6 +9,7 @@ mod clocks;
 mod faces;
 mod forward;
 mod generations;
+mod incident;
 mod members;
 mod members_teams;
 mod recover;
