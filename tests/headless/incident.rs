@@ -109,6 +109,7 @@ async fn an_exported_incident_loads_lists_identically_and_recovers_once_each() {
     )
     .await;
     assert_eq!(exported.code, 0, "{exported:?}");
+    assert!(exported.stdout.contains("switchboard.export"), "{exported:?}");
     let lines: Vec<Value> = std::fs::read_to_string(&file)
         .expect("bundle")
         .lines()
@@ -197,6 +198,7 @@ async fn an_exported_incident_loads_lists_identically_and_recovers_once_each() {
     )
     .await;
     assert_eq!(recovered.code, 0, "{recovered:?}");
+    assert!(!recovered.stderr.contains("panicked"), "{recovered:?}");
     let sent = got(&log, "repaired");
     assert_eq!(sent.len(), DELIVERIES, "each delivery once");
     let mut ids: Vec<String> = sent
