@@ -87,6 +87,8 @@ pub(crate) enum Action {
     Forward,
     /// Compare the open answer (an attempt, a replay, a forward) with another.
     Compare,
+    /// Edit the recorded body in the operator's editor, replay it signed, compare the answers.
+    EditReplay,
     /// An operation of a resource (`resource::ops`): its key, name and place come from it.
     Op(OpId),
 }
@@ -134,6 +136,7 @@ impl Action {
             Action::MarkAll => "mark all loaded rows (again: clear)",
             Action::Forward => "forward deliveries here",
             Action::Compare => "compare two answers",
+            Action::EditReplay => "edit a delivery's body, replay it signed, compare the answers",
             Action::Op(o) => o.op().map_or("", |o| o.label),
         }
     }
@@ -169,6 +172,7 @@ impl Action {
             Action::Recover => "recover…",
             Action::Forward => "forward",
             Action::Compare => "compare",
+            Action::EditReplay => "edit+replay",
             Action::Op(o) => o.op().map_or("", |o| o.hint),
         }
     }
@@ -215,7 +219,8 @@ impl Action {
             | Action::MarkAll
             | Action::Recover
             | Action::Forward
-            | Action::Compare => false,
+            | Action::Compare
+            | Action::EditReplay => false,
             Action::Op(o) => o.op().is_none_or(|o| o.writes),
         }
     }
@@ -278,6 +283,7 @@ impl Action {
             Action::Recover => "recover",
             Action::Forward => "forward",
             Action::Compare => "compare",
+            Action::EditReplay => "edit_replay",
             Action::Op(o) => o.verb,
         }
     }
@@ -449,6 +455,7 @@ impl Default for Keymap {
         b.push((KeySpec::ch('b'), Action::Recover));
         b.push((KeySpec::ch('L'), Action::Forward));
         b.push((KeySpec::ch('='), Action::Compare));
+        b.push((KeySpec::ch('E'), Action::EditReplay));
         for op in ops::all() {
             b.push((KeySpec::ch(op.key), Action::Op(op.id())));
         }

@@ -109,7 +109,10 @@ async fn an_exported_incident_loads_lists_identically_and_recovers_once_each() {
     )
     .await;
     assert_eq!(exported.code, 0, "{exported:?}");
-    assert!(exported.stdout.contains("switchboard.export"), "{exported:?}");
+    assert!(
+        exported.stdout.contains("switchboard.export"),
+        "{exported:?}"
+    );
     let lines: Vec<Value> = std::fs::read_to_string(&file)
         .expect("bundle")
         .lines()
