@@ -174,8 +174,11 @@ where
     term::enable_raw_mode()?;
     crossterm::execute!(std::io::stdout(), term::EnterAlternateScreen)?;
     enable_input_modes(mouse)?;
-    // What the editor left on the screen is not what ratatui remembers: draw everything anew.
-    terminal.clear().map_err(backend_err)?;
+    // What the editor left on the screen is not what ratatui remembers: the screen cleared, and
+    // an empty frame drawn so that the next draw writes every cell (`Terminal::clear` would ask
+    // the terminal where its cursor is, which not every terminal answers).
+    crossterm::execute!(std::io::stdout(), term::Clear(term::ClearType::All))?;
+    terminal.draw(|_| {}).map_err(backend_err)?;
     Ok(edited)
 }
 
