@@ -28,7 +28,8 @@ pub struct Bundle {
 }
 
 /// A fresh signing secret, in the platform's shape.
-fn fresh_secret() -> String {
+#[must_use]
+pub fn fresh_secret() -> String {
     const ALNUM: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
     let mut rng = rand::rng();
     let tail: String = (0..32)

@@ -123,15 +123,28 @@ pub async fn run(setup: ConsoleSetup) -> std::io::Result<()> {
     let app = setup.app();
     let mouse = app.state.settings.mouse;
     enable_input_modes(mouse)?;
-    let (mut app, mut ended) =
-        drive_until(&mut terminal, EventStream::new(), app, &mut shutdown, true).await?;
+    // Boxed: the loop's future is large, and `run` awaits it in two places.
+    let (mut app, mut ended) = Box::pin(drive_until(
+        &mut terminal,
+        EventStream::new(),
+        app,
+        &mut shutdown,
+        true,
+    ))
+    .await?;
     // The loop stops for the editor: its event stream is dropped first (so nothing reads the
     // keyboard behind the editor's back), the terminal restored, then taken back.
     while !ended && let Some(text) = app.take_editor() {
         let edited = with_terminal_restored(&mut terminal, mouse, text).await?;
         app.apply(Msg::Edited(edited));
-        (app, ended) =
-            drive_until(&mut terminal, EventStream::new(), app, &mut shutdown, false).await?;
+        (app, ended) = Box::pin(drive_until(
+            &mut terminal,
+            EventStream::new(),
+            app,
+            &mut shutdown,
+            false,
+        ))
+        .await?;
     }
     Ok(())
 }

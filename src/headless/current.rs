@@ -148,10 +148,7 @@ fn lacking_on_current(cmd: &Resource) -> Option<&'static str> {
             | NotificationsCmd::Recover(_)
             | NotificationsCmd::Wait(_)
             | NotificationsCmd::Diff(_)
-            | NotificationsCmd::Forward(_)
-            | NotificationsCmd::Search(_)
-            | NotificationsCmd::Keep(_)
-            | NotificationsCmd::Export(_),
+            | NotificationsCmd::Forward(_),
         ) => {
             "Switchboard does not offer this verb on deliveries yet (notifications retry asks the platform to deliver again)"
         }
@@ -810,6 +807,12 @@ pub async fn run(client: &Client, out: &Output, cmd: Resource) -> Result<(), Hea
         Resource::Notifications(NotificationsCmd::Retry { id }) => {
             let d = send(client, &ApiRequest::retry_delivery(&id)).await?;
             one(out, &d, DELIVERIES)
+        }
+        Resource::Notifications(NotificationsCmd::Search(a)) => {
+            super::delivery_repro::search(client, out, a).await
+        }
+        Resource::Notifications(NotificationsCmd::Export(a)) => {
+            super::delivery_repro::export(client, out, a).await
         }
         Resource::Listeners(ListenersCmd::List {
             list: l,

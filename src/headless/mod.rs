@@ -5,6 +5,7 @@ mod alerts;
 mod args;
 mod columns;
 mod current;
+mod delivery_repro;
 mod diff;
 mod edit;
 mod export;
@@ -58,6 +59,10 @@ pub async fn run_in_profile(
     }
     // The deployment's generation chooses the verbs (no request when the ids are unusable).
     if let current::Route::Current = current::route(client, &cmd).await? {
+        // Keeping a delivery needs the profile's library, which `current::run` does not know.
+        if let Resource::Notifications(NotificationsCmd::Keep(a)) = cmd {
+            return delivery_repro::keep(client, out, a, &library(ctx)?).await;
+        }
         return current::run(client, out, cmd).await;
     }
     match cmd {

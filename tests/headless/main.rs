@@ -9,6 +9,7 @@ mod clocks;
 mod faces;
 mod forward;
 mod generations;
+mod generations_repro;
 mod incident;
 mod members;
 mod members_teams;
