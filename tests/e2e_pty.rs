@@ -756,3 +756,176 @@ fn the_demo_session_file_goes_on_a_signal_and_on_an_error() {
         assert!(want.is_symlink(), "the link is left as it was");
     }
 }
+
+/// A loopback receiver on a thread: answers 200 and records each request's body.
+fn recording_receiver() -> (String, Arc<Mutex<Vec<String>>>) {
+    use std::io::{BufRead, BufReader};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let url = format!("http://{}", listener.local_addr().expect("addr"));
+    let got: Arc<Mutex<Vec<String>>> = Arc::default();
+    let log = Arc::clone(&got);
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let mut reader = BufReader::new(stream.try_clone().expect("clone"));
+            let mut len = 0usize;
+            loop {
+                let mut line = String::new();
+                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                    break;
+                }
+                if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                    len = v.trim().parse().unwrap_or(0);
+                }
+            }
+            let mut body = vec![0u8; len];
+            if reader.read_exact(&mut body).is_ok() {
+                log.lock()
+                    .expect("log")
+                    .push(String::from_utf8_lossy(&body).into_owned());
+            }
+            let _ = stream
+                .write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: close\r\n\r\nok");
+        }
+    });
+    (url, got)
+}
+
+#[test]
+fn e_gives_the_editor_a_restored_terminal_then_replays_the_edit_and_compares() {
+    use switchboard::api::model::{CallbackType, CallbacksInput, CreateDestination};
+    use switchboard::api::{Client, ClientOptions, ListQuery, NotificationFilter};
+    let rt = tokio::runtime::Runtime::new().expect("runtime");
+    let mut cfg = switchboard::service::ServiceConfig::ephemeral();
+    cfg.seed = switchboard::service::Seed::Demo;
+    let svc = rt
+        .block_on(switchboard::service::start(cfg))
+        .expect("service");
+    let key = svc.api_key.expose().to_string();
+    let client = Client::new(ClientOptions {
+        base_url: svc.base_url.clone(),
+        api_key: svc.api_key.clone(),
+        max_retries: 0,
+        ..ClientOptions::default()
+    })
+    .expect("client");
+    let (rx, got) = recording_receiver();
+    let notification = rt.block_on(async {
+        let q = ListQuery {
+            limit: Some(100),
+            ..Default::default()
+        };
+        let cb = client
+            .list_callbacks(&q)
+            .await
+            .expect("callbacks")
+            .items
+            .into_iter()
+            .find(|c| c.kind == CallbackType::WebhookManual)
+            .expect("a manual callback");
+        let dest = client
+            .create_destination(&CreateDestination {
+                name: "Receiver under repair".into(),
+                description: None,
+                url: format!("{rx}/in"),
+                callbacks: CallbacksInput::selected(vec![cb.id.clone()]),
+            })
+            .await
+            .expect("destination");
+        let r = reqwest::Client::new()
+            .post(cb.url.expect("hook url"))
+            .json(&serde_json::json!({"type": "build.failed", "note": "as recorded"}))
+            .send()
+            .await
+            .expect("hook");
+        assert_eq!(r.status(), 200);
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let f = NotificationFilter {
+                destination_ids: vec![dest.id.clone()],
+                ..Default::default()
+            };
+            let page = client
+                .list_notifications(&ListQuery::default(), &f)
+                .await
+                .expect("notifications");
+            if let Some(n) = page.items.into_iter().find(|n| !n.attempts.is_empty()) {
+                break n.id;
+            }
+            assert!(Instant::now() < deadline, "the receiver was never called");
+            tokio::time::sleep(Duration::from_millis(20)).await; // polling interval
+        }
+    });
+
+    let dirs = tempfile::tempdir().expect("tempdir");
+    let cfg = dirs.path().join("config.toml");
+    std::fs::write(
+        &cfg,
+        format!(
+            "default_profile = \"s\"\n[profiles.s]\nbase_url = \"{}\"\napi_key_env = \"E2E_KEY\"\n",
+            svc.base_url
+        ),
+    )
+    .expect("config");
+    // The editor: notes whether the terminal is back in cooked mode, then edits one field.
+    let marker = dirs.path().join("tty-mode");
+    let editor = dirs.path().join("editor.sh");
+    std::fs::write(
+        &editor,
+        format!(
+            "#!/bin/sh\nif stty -a | grep -q -- ' icanon'; then echo cooked > '{m}'; else echo raw > '{m}'; fi\n\
+             sed -i 's/as recorded/edited by hand/' \"$1\"\n",
+            m = marker.display()
+        ),
+    )
+    .expect("editor script");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&editor, std::fs::Permissions::from_mode(0o700)).expect("chmod");
+    }
+    let editor = editor.to_str().expect("utf-8 path").to_string();
+    let mut c = Console::start(
+        dirs.path(),
+        &["--config", cfg.to_str().expect("utf-8 path")],
+        &[("E2E_KEY", &key), ("VISUAL", ""), ("EDITOR", &editor)],
+    );
+    c.wait_for("the console", |t| {
+        t.contains("Teams ·") && t.contains("q quit")
+    });
+    c.press(b"5");
+    c.wait_for("our notification selected", |t| {
+        t.contains(&format!("Notification {notification}"))
+    });
+    c.press(b"E");
+    c.wait_for("the replay room", |t| t.contains("Target"));
+    c.press(b"\x15"); // Ctrl-U
+    c.press(format!("{rx}/edited").as_bytes());
+    c.press(b"\r");
+    let preview = c.wait_for("the edited body's preview", |t| {
+        t.contains("as edited") && t.contains("Preview · nothing sent yet")
+    });
+    assert!(preview.contains("edited by hand"), "{preview}");
+    assert_eq!(
+        std::fs::read_to_string(&marker)
+            .expect("the editor ran")
+            .trim(),
+        "cooked",
+        "the editor had the terminal in its normal mode"
+    );
+    assert!(
+        got.lock().expect("log").len() == 1,
+        "only the recorded delivery so far"
+    );
+    c.press(b"\r");
+    c.wait_for(
+        "compare, the recorded answer beside the edited replay's",
+        |t| t.contains("edited replay to"),
+    );
+    let sent = got.lock().expect("log").clone();
+    assert_eq!(sent.len(), 2, "{sent:?}");
+    assert!(sent[1].contains("edited by hand"), "{sent:?}");
+    c.press(b"q");
+    c.exit(Duration::from_secs(15));
+    rt.block_on(svc.shutdown());
+}

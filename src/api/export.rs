@@ -28,7 +28,8 @@ pub struct Bundle {
 }
 
 /// A fresh signing secret, in the platform's shape.
-fn fresh_secret() -> String {
+#[must_use]
+pub fn fresh_secret() -> String {
     const ALNUM: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
     let mut rng = rand::rng();
     let tail: String = (0..32)
@@ -70,8 +71,19 @@ fn callback_line(c: &Callback) -> Value {
 }
 
 /// A notification as exported: credentials out of every URL, recorded request headers through
-/// the redaction policy.
-fn notification_line(n: &Notification) -> Value {
+/// the redaction policy, and the destination that sent it (a notification does not name it;
+/// `serve --load` files it under that destination).
+fn notification_line(n: &Notification, destinations: &[&Destination]) -> Value {
+    let destination = replay::recorded_request(n, None).ok().and_then(|(_, r)| {
+        let cb = r.body_field("callbackId");
+        replay::matching(
+            destinations.iter().copied(),
+            Some(r.url.as_str()),
+            cb.as_deref(),
+        )
+        .first()
+        .map(|d| d.id.clone())
+    });
     let mut n = n.clone();
     n.url = n.url.as_deref().and_then(without_credentials);
     for a in &mut n.attempts {
@@ -88,6 +100,7 @@ fn notification_line(n: &Notification) -> Value {
     }
     let mut v = serde_json::to_value(&n).unwrap_or(Value::Null);
     v["kind"] = json!("notification");
+    v["destination_id"] = json!(destination);
     v
 }
 
@@ -105,7 +118,10 @@ pub async fn export(
     let mut walk = selection.walk(client);
     let mut notifications: Vec<Notification> = Vec::new();
     while let Some(batch) = walk.next_page().await? {
-        notifications.extend(batch);
+        for n in batch {
+            // A page carries long bodies cut; the bundle holds what was sent.
+            notifications.push(replay::whole(client, n).await?);
+        }
         progress(notifications.len());
     }
     let mut callback_ids = BTreeSet::new();
@@ -157,7 +173,11 @@ pub async fn export(
     let mut lines = vec![manifest.clone()];
     lines.extend(callbacks.iter().map(callback_line));
     lines.extend(involved.iter().map(|d| destination_line(d)));
-    lines.extend(notifications.iter().map(notification_line));
+    lines.extend(
+        notifications
+            .iter()
+            .map(|n| notification_line(n, &involved)),
+    );
     Ok(Bundle {
         manifest,
         lines,

@@ -5,6 +5,8 @@
 mod alerts;
 mod command;
 mod edit;
+/// The operator's editor and editing a text in it.
+pub mod editor;
 mod error;
 mod file;
 mod paths;

@@ -47,6 +47,8 @@ pub(crate) struct App {
     pub(crate) switcher: Option<super::power::ProfileSwitcher>,
     /// A message was handled since the last draw.
     redraw: bool,
+    /// A text to open in the operator's editor ([`Effect::Editor`]), until the loop takes it.
+    editor: Option<String>,
 }
 
 impl App {
@@ -64,6 +66,7 @@ impl App {
             clipboard: Default::default(),
             switcher: None,
             redraw: true,
+            editor: None,
         }
     }
 
@@ -83,6 +86,7 @@ impl App {
             clipboard: super::clipboard::Clipboard::to_writer(std::io::sink()),
             switcher: None,
             redraw: true,
+            editor: None,
         }
     }
 
@@ -122,6 +126,16 @@ impl App {
         }
     }
 
+    /// Whether a text waits to be opened in the editor.
+    pub(crate) fn wants_editor(&self) -> bool {
+        self.editor.is_some()
+    }
+
+    /// The text to open in the editor, once; its answer goes back as [`Msg::Edited`].
+    pub(crate) fn take_editor(&mut self) -> Option<String> {
+        self.editor.take()
+    }
+
     /// Applies a key press.
     #[cfg(test)]
     pub(crate) fn handle_key(&mut self, key: KeyEvent) {
@@ -137,6 +151,8 @@ impl App {
                 },
                 // `update` already set `state.quit`; the loop reads it.
                 Effect::Quit => {}
+                // The loop gives the editor the terminal (see `console::run`).
+                Effect::Editor(text) => self.editor = Some(text),
                 Effect::Power(p) => self.run_power(p),
             }
         }

@@ -120,18 +120,82 @@ impl Drop for RestoreOnDrop {
 /// Runs the console until the user quits; the terminal is restored on every exit path
 /// (ratatui's panic hook covers panics).
 pub async fn run(setup: ConsoleSetup) -> std::io::Result<()> {
-    let shutdown = shutdown_signals()?;
+    let mut shutdown = Box::pin(shutdown_signals()?);
     let mut terminal = init_terminal()?;
     let _restore = RestoreOnDrop;
     let app = setup.app();
-    // A paste arrives as one text, not as keys: a line break in it never submits anything.
+    let mouse = app.state.settings.mouse;
+    enable_input_modes(mouse)?;
+    // Boxed: the loop's future is large, and `run` awaits it in two places.
+    let (mut app, mut ended) = Box::pin(drive_until(
+        &mut terminal,
+        EventStream::new(),
+        app,
+        &mut shutdown,
+        true,
+    ))
+    .await?;
+    // The loop stops for the editor: its event stream is dropped first (so nothing reads the
+    // keyboard behind the editor's back), the terminal restored, then taken back.
+    while !ended && let Some(text) = app.take_editor() {
+        let edited = with_terminal_restored(&mut terminal, mouse, text).await?;
+        app.apply(Msg::Edited(edited));
+        (app, ended) = Box::pin(drive_until(
+            &mut terminal,
+            EventStream::new(),
+            app,
+            &mut shutdown,
+            false,
+        ))
+        .await?;
+    }
+    Ok(())
+}
+
+/// Bracketed paste (a paste arrives as one text, not as keys: a line break in it never submits
+/// anything) and, when asked, the mouse.
+fn enable_input_modes(mouse: bool) -> std::io::Result<()> {
     crossterm::execute!(std::io::stdout(), crossterm::event::EnableBracketedPaste)?;
-    if app.state.settings.mouse {
+    if mouse {
         crossterm::execute!(std::io::stdout(), crossterm::event::EnableMouseCapture)?;
     }
-    drive(&mut terminal, EventStream::new(), app, shutdown)
-        .await
-        .map(|_| ())
+    Ok(())
+}
+
+/// Gives the terminal to the operator's editor on `text` (raw mode off, the main screen, the
+/// cursor shown), then takes it back and redraws everything; the editor's answer or why none.
+async fn with_terminal_restored<B>(
+    terminal: &mut Terminal<B>,
+    mouse: bool,
+    text: String,
+) -> std::io::Result<Result<String, String>>
+where
+    B: Backend,
+    B::Error: Send + Sync + 'static,
+{
+    use crossterm::{cursor, event, terminal as term};
+    crossterm::execute!(
+        std::io::stdout(),
+        event::DisableMouseCapture,
+        event::DisableBracketedPaste,
+        term::LeaveAlternateScreen,
+        cursor::Show
+    )?;
+    term::disable_raw_mode()?;
+    let edited = tokio::task::spawn_blocking(move || {
+        crate::config::editor::edit_text(&text, "body.json").map_err(|e| e.to_string())
+    })
+    .await
+    .unwrap_or_else(|e| Err(format!("the editor's task failed: {e}")));
+    term::enable_raw_mode()?;
+    crossterm::execute!(std::io::stdout(), term::EnterAlternateScreen)?;
+    enable_input_modes(mouse)?;
+    // What the editor left on the screen is not what ratatui remembers: the screen cleared, and
+    // an empty frame drawn so that the next draw writes every cell (`Terminal::clear` would ask
+    // the terminal where its cursor is, which not every terminal answers).
+    crossterm::execute!(std::io::stdout(), term::Clear(term::ClearType::All))?;
+    terminal.draw(|_| {}).map_err(backend_err)?;
+    Ok(edited)
 }
 
 /// The terminal as `ratatui::try_init` sets it up (raw mode, alternate screen, a panic hook
@@ -183,16 +247,36 @@ fn backend_err<E: std::error::Error + Send + Sync + 'static>(e: E) -> std::io::E
     std::io::Error::other(e)
 }
 
+#[cfg(test)]
 /// The event loop on any backend and event source (the real terminal, or a test's): starts the
 /// app, then waits on terminal events, worker replies, `shutdown` and (only while something
 /// animates) a tick; applies every pending message, then draws once if anything changed.
 /// Returns the app when the user quits, `shutdown` resolves or the events end.
 pub(crate) async fn drive<B, S>(
     terminal: &mut Terminal<B>,
+    events: S,
+    app: App,
+    shutdown: impl Future<Output = ()>,
+) -> std::io::Result<App>
+where
+    B: Backend,
+    B::Error: Send + Sync + 'static,
+    S: Stream<Item = std::io::Result<Event>> + Unpin,
+{
+    drive_until(terminal, events, app, shutdown, true)
+        .await
+        .map(|(app, _)| app)
+}
+
+/// [`drive`], starting the app only when `start`; it also returns when the app asks for the
+/// editor (`false`: not ended), so that the caller can give it the terminal.
+async fn drive_until<B, S>(
+    terminal: &mut Terminal<B>,
     mut events: S,
     mut app: App,
     shutdown: impl Future<Output = ()>,
-) -> std::io::Result<App>
+    start: bool,
+) -> std::io::Result<(App, bool)>
 where
     B: Backend,
     B::Error: Send + Sync + 'static,
@@ -201,7 +285,9 @@ where
     tokio::pin!(shutdown);
     let size = terminal.size().map_err(backend_err)?;
     app.apply(Msg::Resize(size.width, size.height));
-    app.start();
+    if start {
+        app.start();
+    }
     let mut tick = tokio::time::interval(settings::TICK);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     loop {
@@ -209,11 +295,14 @@ where
             terminal.draw(|f| app.render(f)).map_err(backend_err)?;
         }
         if app.should_quit() {
-            return Ok(app);
+            return Ok((app, true));
+        }
+        if app.wants_editor() {
+            return Ok((app, false));
         }
         let animating = app.state.animating();
         let msg = tokio::select! {
-            _ = &mut shutdown => return Ok(app),
+            _ = &mut shutdown => return Ok((app, true)),
             Some(m) = app.next_reply() => m,
             ev = events.next() => match ev {
                 Some(Ok(ev)) => match event_msg(ev) {
@@ -221,7 +310,7 @@ where
                     None => continue,
                 },
                 Some(Err(e)) => return Err(e),
-                None => return Ok(app),
+                None => return Ok((app, true)),
             },
             _ = tick.tick(), if animating => Msg::Tick,
         };
@@ -240,7 +329,7 @@ where
                     }
                 }
                 Poll::Ready(Some(Err(e))) => return Err(e),
-                Poll::Ready(None) => return Ok(app),
+                Poll::Ready(None) => return Ok((app, true)),
                 Poll::Pending => break,
             }
         }

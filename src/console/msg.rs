@@ -27,6 +27,8 @@ pub(crate) enum Msg {
     Power(super::power::PowerMsg),
     /// Text pasted into the terminal (bracketed paste): for the focused text input.
     Paste(String),
+    /// What the operator's editor left of [`Effect::Editor`]'s text, or why it left nothing.
+    Edited(Result<String, String>),
 }
 
 /// A successful worker reply.
@@ -183,6 +185,9 @@ pub(crate) enum Effect {
     Quit,
     /// Clipboard, history file or profile switch.
     Power(super::power::PowerEffect),
+    /// Open this text in the operator's editor, the terminal restored around it; the answer
+    /// comes back as [`Msg::Edited`].
+    Editor(String),
 }
 
 /// What a feature hands back to the router: effects to run, and maybe an action for the router

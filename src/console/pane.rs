@@ -572,7 +572,8 @@ pub(crate) fn keys(state: &State) -> Vec<super::footer::Hint> {
             Action::Sort => list.then(|| one(26, a, "sort")),
             Action::NextTab => list.then(|| one(27, a, "tabs")),
             // Shown with their partner, in help only, or the footer's own (help, quit).
-            Action::RemoveMember
+            Action::EditReplay
+            | Action::RemoveMember
             | Action::RemoveProject
             | Action::Up
             | Action::First

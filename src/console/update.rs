@@ -70,6 +70,7 @@ fn route(state: &mut State, msg: Msg) -> Option<Vec<Effect>> {
             run(state, step)
         }
         Msg::Paste(text) => on_paste(state, &text)?,
+        Msg::Edited(result) => replay::update::edited(state, result),
     })
 }
 
@@ -205,6 +206,7 @@ pub(crate) fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
         }
         Action::Deliver(k) => deliveries::update::on_action(state, k),
         Action::Replay => replay::update::open(state),
+        Action::EditReplay => replay::update::open_edit(state),
         Action::Mark | Action::MarkRange | Action::MarkAll | Action::Recover => {
             recover::update::on_action(state, action)
         }

@@ -159,11 +159,6 @@ fn lacking_on_current(cmd: &Resource) -> Option<&'static str> {
         Resource::Destinations(DestinationsCmd::Delete { .. }) => {
             "an event destination is not deleted: use archive"
         }
-        Resource::Notifications(
-            NotificationsCmd::Search(_) | NotificationsCmd::Keep(_) | NotificationsCmd::Export(_),
-        ) => {
-            "Switchboard does not offer this verb on deliveries yet (notifications retry asks the platform to deliver again)"
-        }
         Resource::Notifications(NotificationsCmd::List { watch, scan, .. })
             if watch.watch || scan.count || !scan.event_types.is_empty() =>
         {
@@ -834,6 +829,12 @@ pub async fn run(client: &Client, out: &Output, cmd: Resource) -> Result<(), Hea
         Resource::Notifications(NotificationsCmd::Retry { id }) => {
             let d = send(client, &ApiRequest::retry_delivery(&id)).await?;
             one(out, &d, DELIVERIES)
+        }
+        Resource::Notifications(NotificationsCmd::Search(a)) => {
+            super::delivery_repro::search(client, out, a).await
+        }
+        Resource::Notifications(NotificationsCmd::Export(a)) => {
+            super::delivery_repro::export(client, out, a).await
         }
         Resource::Listeners(ListenersCmd::List {
             list: l,

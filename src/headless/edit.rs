@@ -11,11 +11,8 @@ use super::output::{self, Output};
 use crate::api::compare::{self, Answer};
 use crate::api::model::Notification;
 use crate::api::replay::{ReplayPlan, ReplayResult};
-use crate::config::private_file;
+use crate::config::editor::{self, EditorError};
 use crate::text::sanitize::line;
-
-/// The longest edited body accepted: the recorded-body cap of the delivery engine is far below.
-const MAX_BODY_BYTES: u64 = 16 * 1024 * 1024;
 
 /// The body to send: `body_file`'s bytes, or what the editor leaves of `recorded`; checked to
 /// be JSON when `recorded` is.
@@ -25,16 +22,11 @@ const MAX_BODY_BYTES: u64 = 16 * 1024 * 1024;
 /// editor set; the editor failing.
 pub(super) fn new_body(recorded: &str, body_file: Option<&Path>) -> Result<String, HeadlessError> {
     let body = match body_file {
-        Some(f) => read_file(f)?,
+        Some(f) => editor::read_text(f)
+            .map_err(|e| usage(format!("--body-file {}: {}", f.display(), file_error(&e))))?,
         None => edit(recorded)?,
     };
-    if serde_json::from_str::<serde::de::IgnoredAny>(recorded).is_ok()
-        && let Err(e) = serde_json::from_str::<serde::de::IgnoredAny>(&body)
-    {
-        return Err(HeadlessError::Usage(format!(
-            "the edited body is not JSON ({e}) and the recorded one was: nothing sent"
-        )));
-    }
+    editor::json_kept(recorded, &body).map_err(HeadlessError::Usage)?;
     Ok(body)
 }
 
@@ -42,63 +34,28 @@ fn usage(what: String) -> HeadlessError {
     HeadlessError::Usage(line(&what).into_owned())
 }
 
-fn read_file(f: &Path) -> Result<String, HeadlessError> {
-    use std::io::Read;
-    let file =
-        std::fs::File::open(f).map_err(|e| usage(format!("--body-file {}: {e}", f.display())))?;
-    let mut bytes = Vec::new();
-    file.take(MAX_BODY_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| usage(format!("--body-file {}: {e}", f.display())))?;
-    if bytes.len() as u64 > MAX_BODY_BYTES {
-        return Err(usage(format!(
-            "--body-file {}: larger than {MAX_BODY_BYTES} bytes",
-            f.display()
-        )));
+/// A file's error as `--body-file` said it before the editor module was shared.
+fn file_error(e: &EditorError) -> String {
+    match e {
+        EditorError::File(e) => e.to_string(),
+        EditorError::TooLarge => format!("larger than {} bytes", editor::MAX_EDITED_BYTES),
+        EditorError::NotUtf8 => "not UTF-8 text".into(),
+        other => other.to_string(),
     }
-    String::from_utf8(bytes)
-        .map_err(|_| usage(format!("--body-file {}: not UTF-8 text", f.display())))
 }
 
-/// `$VISUAL`, else `$EDITOR`, when set and not empty.
-fn editor() -> Option<String> {
-    ["VISUAL", "EDITOR"]
-        .iter()
-        .filter_map(|v| std::env::var(v).ok())
-        .find(|v| !v.trim().is_empty())
-}
-
-/// Opens `recorded` in the editor: a `0600` file in a fresh `0700` folder, both removed after.
+/// Opens `recorded` in the editor ([`editor::edit_text`]).
 fn edit(recorded: &str) -> Result<String, HeadlessError> {
-    let Some(editor) = editor() else {
-        return Err(usage(
-            "--edit needs $VISUAL or $EDITOR (or give the body with --body-file F)".into(),
-        ));
-    };
-    let io = |e: std::io::Error| HeadlessError::Io(e);
-    // `tempfile` makes the folder 0700 with an unpredictable name; removed when dropped.
-    let dir = tempfile::Builder::new()
-        .prefix("switchboard-edit-")
-        .tempdir()
-        .map_err(io)?;
-    let path = dir.path().join("body.json");
-    private_file::write(&path, recorded.as_bytes()).map_err(io)?;
-    // As git runs its editor: through the shell, so `code --wait` works, the path as an argument.
-    let status = std::process::Command::new("sh")
-        .arg("-c")
-        .arg(format!("{editor} \"$1\""))
-        .arg("sh")
-        .arg(&path)
-        .status()
-        .map_err(|e| usage(format!("cannot start the editor: {e}")))?;
-    if !status.success() {
-        return Err(usage(format!(
-            "the editor exited with {status}: nothing sent"
-        )));
-    }
-    let body = read_file(&path);
-    drop(dir);
-    body
+    editor::edit_text(recorded, "body.json").map_err(|e| match e {
+        EditorError::NoEditor => {
+            usage("--edit needs $VISUAL or $EDITOR (or give the body with --body-file F)".into())
+        }
+        EditorError::Failed(status) => {
+            usage(format!("the editor exited with {status}: nothing sent"))
+        }
+        EditorError::File(e) => HeadlessError::Io(e),
+        other => usage(other.to_string()),
+    })
 }
 
 /// The answer to an edited replay, then its comparison with the recorded answer of the attempt

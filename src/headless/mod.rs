@@ -9,6 +9,7 @@ mod current;
 mod current_deliveries;
 mod current_forward;
 mod current_replay;
+mod delivery_repro;
 mod diff;
 mod edit;
 mod export;
@@ -64,7 +65,13 @@ pub async fn run_in_profile(
     }
     // The deployment's generation chooses the verbs (no request when the ids are unusable).
     match current::route(client, &cmd).await? {
-        current::Route::Current => return current_deliveries::run(client, out, cmd, ctx).await,
+        current::Route::Current => {
+            // Keeping a delivery needs the profile's library, which `current::run` does not know.
+            if let Resource::Notifications(NotificationsCmd::Keep(a)) = cmd {
+                return delivery_repro::keep(client, out, a, &library(ctx)?).await;
+            }
+            return current_deliveries::run(client, out, cmd, ctx).await;
+        }
         current::Route::CallbackGen => return callback_gen::run(client, out, cmd, ctx).await,
         current::Route::Pulsar => {}
     }

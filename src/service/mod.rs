@@ -13,6 +13,8 @@ mod events;
 mod http;
 /// Time-sortable ids.
 pub mod ids;
+/// `serve --load`: an export bundle written into an empty database.
+pub mod load;
 mod lock;
 /// Rate-limited error lines.
 mod logs;

@@ -57,6 +57,16 @@ pub struct ServeArgs {
     /// `webhook_manual` callback at start, as hook events.
     #[arg(long, value_name = "DIR")]
     pub samples: Option<PathBuf>,
+    /// Start from an export bundle (`notifications export`): its callbacks, destinations and
+    /// deliveries under the same ids, none retried until recovered; needs a new `--db PATH`.
+    #[arg(long, value_name = "FILE")]
+    pub load: Option<PathBuf>,
+    /// With `--load`: every loaded destination (and recorded delivery) points at URL.
+    #[arg(long, value_name = "URL", requires = "load")]
+    pub rewrite_destinations: Option<String>,
+    /// With `--load`: every loaded destination signs with the secret in this environment variable.
+    #[arg(long, value_name = "VAR", requires = "load")]
+    pub signing_secret_env: Option<String>,
 }
 
 /// Parses `demo` or `none`.
@@ -148,7 +158,86 @@ pub async fn serve(args: ServeArgs) -> Result<(), ServiceError> {
     if let Some(secs) = args.test_clock_skew_secs {
         super::ids::skew_clock(secs.saturating_mul(1000));
     }
-    serve_with_samples(args.to_config()?, args.samples.as_deref()).await
+    let mut cfg = args.to_config()?;
+    if let Some(file) = &args.load {
+        load_bundle(&args, &mut cfg, file).await?;
+    }
+    serve_with_samples(cfg, args.samples.as_deref()).await
+}
+
+/// `--load`: checks the options, writes the bundle into the (new) database and says what it
+/// holds; the service then starts on it as on any database.
+async fn load_bundle(
+    args: &ServeArgs,
+    cfg: &mut ServiceConfig,
+    file: &std::path::Path,
+) -> Result<(), ServiceError> {
+    use super::load::{LoadOptions, load};
+    let DbLocation::Path(db) = &cfg.db else {
+        return Err(ServiceError::Config(
+            "--load needs --db PATH (a database file, not :memory:)".into(),
+        ));
+    };
+    if args.db.is_none() {
+        return Err(ServiceError::Config(
+            "--load needs --db PATH: a new database for the bundle".into(),
+        ));
+    }
+    if cfg.seed != Seed::None || cfg.history > 0 || cfg.simulate_events.is_some() {
+        return Err(ServiceError::Config(
+            "--load holds only the bundle: --seed none, no --history or --simulate-events".into(),
+        ));
+    }
+    // The bundle's generation is served; bundles are pulsar's only, today.
+    if cfg.generation != Generation::Pulsar {
+        return Err(ServiceError::Config(
+            "--load serves the bundle's generation (pulsar); leave out --generation".into(),
+        ));
+    }
+    let rewrite_destinations = match &args.rewrite_destinations {
+        None => None,
+        Some(u) => Some(
+            url::Url::parse(u)
+                .ok()
+                .filter(|u| matches!(u.scheme(), "http" | "https"))
+                .ok_or_else(|| {
+                    ServiceError::Config(format!(
+                        "--rewrite-destinations {}: not an http(s) URL",
+                        crate::text::line(u)
+                    ))
+                })?,
+        ),
+    };
+    let signing_secret = match &args.signing_secret_env {
+        None => None,
+        Some(var) => match std::env::var(var) {
+            Ok(v) if !v.is_empty() => Some(Secret::new(v)),
+            _ => {
+                return Err(ServiceError::Config(format!(
+                    "environment variable {var} is not set"
+                )));
+            }
+        },
+    };
+    let opts = LoadOptions {
+        file: file.to_path_buf(),
+        rewrite_destinations,
+        signing_secret,
+    };
+    let db = db.clone();
+    let loaded = tokio::task::spawn_blocking(move || load(&db, &opts))
+        .await?
+        .map_err(|e| ServiceError::Config(e.to_string()))?;
+    println!(
+        "Loaded {}: {} callbacks, {} destinations, {} notifications ({} attempts), none retried \
+         until recovered",
+        crate::text::line(&file.display().to_string()),
+        loaded.callbacks,
+        loaded.destinations,
+        loaded.notifications,
+        loaded.attempts
+    );
+    Ok(())
 }
 
 /// Starts a service from a configuration (e.g. [`ServiceConfig::demo`]), prints its base URL and

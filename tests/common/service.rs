@@ -148,6 +148,16 @@ impl ServeChild {
 
     /// [`ServeChild::start`], with standard error (the service's log) written to `log`.
     pub fn start_logged(args: &[&str], key: &str, log: Option<&std::path::Path>) -> Self {
+        Self::start_env(args, key, log, &[])
+    }
+
+    /// [`ServeChild::start_logged`], with `env` set in the child's environment too.
+    pub fn start_env(
+        args: &[&str],
+        key: &str,
+        log: Option<&std::path::Path>,
+        env: &[(&str, &str)],
+    ) -> Self {
         use std::io::BufRead;
         use std::process::{Command, Stdio};
         // Defined for the test binaries only; the crate's own tests never start the binary.
@@ -159,6 +169,7 @@ impl ServeChild {
             .args(["--api-key-env", "SWITCHBOARD_TEST_SERVE_KEY"])
             .args(args)
             .env("SWITCHBOARD_TEST_SERVE_KEY", key)
+            .envs(env.iter().copied())
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(match log {

@@ -10,6 +10,8 @@ mod clocks;
 mod faces;
 mod forward;
 mod generations;
+mod generations_repro;
+mod incident;
 mod members;
 mod members_teams;
 mod platform_retry;

@@ -18,6 +18,8 @@ pub struct HistoryEntry {
     pub target: url::Url,
     /// The answer.
     pub result: ReplayResult,
+    /// The body sent when it was edited (`E`, `--edit`), else `None` (the recorded body).
+    pub edited_body: Option<String>,
 }
 
 /// A profile's replay memory for the session (not saved: it holds receivers' answers).
@@ -49,6 +51,16 @@ impl ReplayHistory {
 
     /// Records a replay, dropping the oldest beyond [`HISTORY_LEN`].
     pub fn record(&mut self, plan: &ReplayPlan, result: ReplayResult) {
+        self.record_body(plan, result, None);
+    }
+
+    /// [`ReplayHistory::record`], keeping the edited body sent.
+    pub fn record_body(
+        &mut self,
+        plan: &ReplayPlan,
+        result: ReplayResult,
+        edited_body: Option<String>,
+    ) {
         self.last_target = Some(plan.target.to_string());
         if self.entries.len() >= HISTORY_LEN {
             self.entries.pop_front();
@@ -58,6 +70,7 @@ impl ReplayHistory {
             attempt_index: plan.attempt_index,
             target: plan.target.clone(),
             result,
+            edited_body,
         });
     }
 

@@ -83,6 +83,8 @@ pub(crate) struct Overlay {
     pub(crate) shown: Option<Box<Comparison>>,
     /// Lines scrolled in the comparison.
     pub(crate) scroll: u16,
+    /// `E`: the recorded attempt (its index) shown beside `left` as soon as it is found.
+    pub(crate) against: Option<i64>,
 }
 
 // The overlay holds receivers' answers: Debug shows where it is only.

@@ -61,6 +61,21 @@ pub(crate) fn on_key(state: &mut State, input: &Input) -> Option<Vec<Effect>> {
     Some(open(state, id, left))
 }
 
+/// Opens compare on `new` (an edited replay's answer) and, once the notification is found, shows
+/// the recorded answer of attempt `attempt_index` beside it (`E`).
+pub(crate) fn open_against(
+    state: &mut State,
+    notification_id: String,
+    new: Answer,
+    attempt_index: i64,
+) -> Vec<Effect> {
+    let effects = open(state, notification_id, new);
+    if let Some(o) = state.compare.overlay.as_mut() {
+        o.against = Some(attempt_index);
+    }
+    effects
+}
+
 fn open(state: &mut State, notification_id: String, left: Answer) -> Vec<Effect> {
     let req_id = state.next_req_id();
     // This session's replays of the notification are known at once; the rest comes from the
@@ -76,6 +91,7 @@ fn open(state: &mut State, notification_id: String, left: Answer) -> Vec<Effect>
         cursor: 0,
         shown: None,
         scroll: 0,
+        against: None,
     });
     vec![Effect::Api {
         req_id,
@@ -153,6 +169,18 @@ pub(crate) fn on_reply(state: &mut State, result: Result<ApiReply, Error>) -> Ve
     match result {
         Ok(ApiReply::Compare(found)) => {
             let Found { notification, kept } = *found;
+            let recorded = o.against.take().and_then(|i| {
+                notification
+                    .attempts
+                    .iter()
+                    .find(|a| a.index == i)
+                    .and_then(Answer::from_attempt)
+            });
+            if let Some(recorded) = recorded {
+                // The recorded answer on the left, the edited replay's beside it.
+                o.shown = Some(Box::new(compare::compare(&recorded, &o.left)));
+                o.scroll = 0;
+            }
             let mut attempts: Vec<Answer> = notification
                 .attempts
                 .iter()

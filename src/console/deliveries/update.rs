@@ -151,7 +151,9 @@ pub(crate) fn overlay_key(state: &mut State, key: &Input) -> Option<Vec<Effect>>
         Some(a) if crate::console::widgets::is_scroll(a) => {
             v.scroll = crate::console::widgets::scrolled(v.scroll, a, max).unwrap_or(v.scroll);
         }
-        Some(Action::Quit | Action::Help | Action::Deliver(_) | Action::Replay) => return None,
+        Some(
+            Action::Quit | Action::Help | Action::Deliver(_) | Action::Replay | Action::EditReplay,
+        ) => return None,
         // Nothing else acts behind the attempt view.
         _ => {}
     }

@@ -75,6 +75,7 @@ fn answer(state: &State, room: &Room) -> Option<(String, Vec<Line<'static>>)> {
         attempt_index: room.attempts.get(&d.notification).copied().unwrap_or(0),
         target: d.target.clone(),
         result: d.result.clone(),
+        edited_body: None,
     };
     Some((
         format!(

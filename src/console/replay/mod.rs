@@ -133,6 +133,8 @@ pub(crate) enum Stage {
         /// Its preview headers (kept for going back).
         headers: Vec<(String, String)>,
     },
+    /// `E`: the recorded body is out in the operator's editor (the console is suspended).
+    Editor(Box<ReplayPlan>),
     /// The plan is on its way.
     Sending(Box<ReplayPlan>),
     /// A replay's answer (the one just sent, or one picked from the history).
@@ -169,6 +171,8 @@ pub(crate) struct Room {
     pub(crate) history_cursor: usize,
     /// The stage the history was entered from, to return to.
     pub(crate) from_history: bool,
+    /// `E`: the body is edited before it is sent, and the answer compared with the recorded one.
+    pub(crate) edit: bool,
 }
 
 // The room holds recorded bodies and receivers' answers: Debug shows where it is only.

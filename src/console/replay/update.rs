@@ -57,10 +57,26 @@ fn chosen(state: &State) -> Option<(String, Option<i64>)> {
 
 /// Opens the room on the chosen notification, its target prefilled with the profile's last.
 pub(crate) fn open(state: &mut State) -> Vec<Effect> {
+    open_room(state, false)
+}
+
+/// `E`: opens the room to edit the recorded body before sending it (see [`edited`]).
+pub(crate) fn open_edit(state: &mut State) -> Vec<Effect> {
+    open_room(state, true)
+}
+
+fn open_room(state: &mut State, edit: bool) -> Vec<Effect> {
     let Some((id, attempt)) = chosen(state) else {
+        let key = if edit {
+            "E edits and replays"
+        } else {
+            "P replays"
+        };
         state.toast(
             ToastKind::Info,
-            "P replays a notification: select one on the Notifications tab, or open an attempt",
+            format!(
+                "{key} a notification: select one on the Notifications tab, or open an attempt"
+            ),
         );
         return Vec::new();
     };
@@ -84,6 +100,7 @@ pub(crate) fn open(state: &mut State) -> Vec<Effect> {
         scroll: 0,
         history_cursor: 0,
         from_history: false,
+        edit,
     }));
     Vec::new()
 }
@@ -105,6 +122,13 @@ pub(crate) fn on_reply(state: &mut State, result: Result<ApiReply, Error>) -> Ve
     room.pending = None;
     let stage = std::mem::replace(&mut room.stage, Stage::Editing);
     match (stage, result) {
+        (Stage::Preparing, Ok(ApiReply::Replay(ReplayReply::Planned(plan)))) if room.edit => {
+            // Out to the operator's editor; the console is suspended until it exits.
+            room.message = None;
+            let body = plan.body.clone();
+            room.stage = Stage::Editor(plan);
+            return vec![Effect::Editor(body)];
+        }
         (Stage::Preparing, Ok(ApiReply::Replay(ReplayReply::Planned(plan)))) => {
             let headers = plan.preview_headers();
             room.scroll = 0;
@@ -126,18 +150,35 @@ pub(crate) fn on_reply(state: &mut State, result: Result<ApiReply, Error>) -> Ve
                 attempt_index: plan.attempt_index,
                 target: plan.target.clone(),
                 result: (*result).clone(),
+                edited_body: room.edit.then(|| plan.body.clone()),
             };
+            let edited = entry.edited_body.clone();
+            let new = edited.as_ref().map(|_| {
+                crate::api::compare::Answer::from_replay(
+                    format!("edited replay to {}", plan.target),
+                    &result,
+                )
+            });
             state
                 .replay
                 .histories
                 .entry(profile)
                 .or_default()
-                .record(&plan, *result);
+                .record_body(&plan, *result, edited);
             if let Some(room) = state.replay.room.as_mut() {
                 room.scroll = 0;
                 room.history_cursor = 0;
                 room.from_history = false;
                 room.stage = Stage::Answer(Box::new(entry));
+            }
+            // `E`: the recorded answer beside the new one, at once.
+            if let Some(new) = new {
+                return crate::console::compare::update::open_against(
+                    state,
+                    plan.notification_id.clone(),
+                    new,
+                    plan.attempt_index,
+                );
             }
         }
         (Stage::Sending(plan), other) => {
@@ -194,6 +235,8 @@ fn room_key(state: &mut State, key: &Input) -> Vec<Effect> {
             Vec::new()
         }
         Stage::Preview { .. } => preview_key(state, key),
+        // The editor has the terminal; nothing reaches here until it exits.
+        Stage::Editor(_) => Vec::new(),
         // Asked by the confirmation layer; should that question be gone, Esc goes back.
         Stage::Confirm { .. } => {
             if key.code == KeyCode::Esc {
@@ -475,6 +518,32 @@ fn history_key(state: &mut State, key: &Input) -> Vec<Effect> {
         (_, Some(Action::First)) => room.history_cursor = 0,
         (_, Some(Action::Last)) => room.history_cursor = last,
         _ => {}
+    }
+    Vec::new()
+}
+
+/// What the editor left (`E`): checked to be JSON when the recorded body was, then the preview
+/// of the edited body, signed afresh when sent; an editor that failed or a body refused leaves
+/// the form with the reason, nothing sent.
+pub(crate) fn edited(state: &mut State, result: Result<String, String>) -> Vec<Effect> {
+    let Some(room) = state.replay.room.as_mut() else {
+        return Vec::new();
+    };
+    let Stage::Editor(mut plan) = std::mem::replace(&mut room.stage, Stage::Editing) else {
+        return Vec::new();
+    };
+    match result.and_then(|body| {
+        crate::config::editor::json_kept(&plan.body, &body)?;
+        Ok(body)
+    }) {
+        Ok(body) => {
+            plan.body = body;
+            let headers = plan.preview_headers();
+            room.scroll = 0;
+            room.message = None;
+            room.stage = Stage::Preview { plan, headers };
+        }
+        Err(why) => room.message = Some(why),
     }
     Vec::new()
 }

@@ -61,11 +61,15 @@ fn shown(state: &State, room: &Room) -> Option<(String, Vec<Line<'static>>)> {
         Stage::Editing | Stage::Preparing => None,
         Stage::Preview { plan, headers } | Stage::Confirm { plan, headers, .. } => Some((
             "Preview · nothing sent yet".into(),
-            preview_lines(plan, headers, t),
+            preview_lines(plan, headers, t, room.edit),
+        )),
+        Stage::Editor(plan) => Some((
+            "Editing the body in $VISUAL / $EDITOR · nothing sent yet".into(),
+            preview_lines(plan, &masked_headers(&plan.headers), t, false),
         )),
         Stage::Sending(plan) => Some((
             "Sending…".into(),
-            preview_lines(plan, &masked_headers(&plan.headers), t),
+            preview_lines(plan, &masked_headers(&plan.headers), t, room.edit),
         )),
         Stage::Answer(e) => Some((
             format!(
@@ -285,7 +289,12 @@ fn masked_note<H: crate::api::replay::HeaderList + ?Sized>(headers: &H) -> &'sta
 }
 
 /// What will be sent: method, URL, who signs, the headers (masked), the recorded body.
-fn preview_lines(plan: &ReplayPlan, headers: &[(String, String)], t: &Theme) -> Vec<Line<'static>> {
+fn preview_lines(
+    plan: &ReplayPlan,
+    headers: &[(String, String)],
+    t: &Theme,
+    edited: bool,
+) -> Vec<Line<'static>> {
     let mut out = vec![
         Line::from(vec![
             Span::styled(plan.method, t.accent),
@@ -315,10 +324,14 @@ fn preview_lines(plan: &ReplayPlan, headers: &[(String, String)], t: &Theme) -> 
     header_lines(&mut out, headers, t);
     section(
         &mut out,
-        format!(
-            "Body · {} bytes, sent byte for byte as recorded",
-            plan.body.len()
-        ),
+        if edited {
+            format!("Body · {} bytes, as edited", plan.body.len())
+        } else {
+            format!(
+                "Body · {} bytes, sent byte for byte as recorded",
+                plan.body.len()
+            )
+        },
         t,
     );
     body_lines(&mut out, Some(&plan.body), t);
@@ -493,6 +506,7 @@ pub(crate) fn key_hints(room: &Room) -> &'static [(&'static str, &'static str)] 
         (Stage::Preview { .. }, _) => &[("Enter", "send"), ("↑/↓", "scroll"), ("Esc", "back")],
         (Stage::Confirm { .. }, _) => &[("Enter", "confirm"), ("Esc", "back")],
         (Stage::Sending(_), _) => &[("Esc", "stop waiting")],
+        (Stage::Editor(_), _) => &[],
         (Stage::Answer(_), _) => &[("↑/↓", "scroll"), ("h", "history"), ("Esc", "back")],
     }
 }

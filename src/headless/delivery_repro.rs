@@ -1,0 +1,516 @@
+//! `notifications keep`, `export` and `search` on the newest generation's deliveries (issue 39 on
+//! `event-destinations`): a delivery's attempt kept as a sample, the selected deliveries with
+//! their attempts and the event destinations involved as one bundle (`format` 1, `generation`
+//! `event-destinations`; fresh signing secrets, no URL credentials), and jq over each latest
+//! attempt as pulsar's search does. The selection flags map onto the deliveries' filters
+//! (statuses as the platform names them, events, destinations, event types); the window and
+//! `--retried` are read from each delivery; `--callback` is not a filter of deliveries.
+use std::collections::BTreeSet;
+use std::io::{IsTerminal, Write};
+
+use serde_json::{Value, json};
+
+use super::HeadlessError;
+use super::export::ExportArgs;
+use super::jq::{Bounds, Doc, RunError, Verdict};
+use super::output::{self, Output};
+use super::samples::KeepArgs;
+use super::search::SearchArgs;
+use super::selection::SelectionArgs;
+use crate::api::model::{DeliveryAttempt, EventDelivery, HeaderPair};
+use crate::api::newer_requests::DeliveryFilter;
+use crate::api::samples::{FORMAT as SAMPLE_FORMAT, Library, Named, Sample, valid_name};
+use crate::api::selection::{PAGE, Selection};
+use crate::api::{ApiRequest, Client, ListQuery, Order, export, replay};
+use crate::text::{line, redact};
+
+/// The columns of a delivery in a table, as JSON paths.
+const COLUMNS: &[&str] = &[
+    "id",
+    "status",
+    "event_type",
+    "event_destination_id",
+    "attempt_count",
+    "created_at",
+];
+
+/// The selection, and the deliveries' filter it maps onto.
+fn filter_of(args: &SelectionArgs) -> Result<(Selection, DeliveryFilter), HeadlessError> {
+    let s = args.selection()?;
+    if !s.callbacks.is_empty() {
+        return Err(HeadlessError::Usage(
+            "deliveries are not filtered by callback: use --destination, --event or --event-type"
+                .into(),
+        ));
+    }
+    let f = DeliveryFilter {
+        statuses: s
+            .statuses
+            .iter()
+            .map(|st| match st.as_str() {
+                "succeeded" => "delivered".to_string(),
+                other => other.to_string(),
+            })
+            .collect(),
+        event_ids: s.events.clone(),
+        event_types: s.event_types.clone(),
+        event_destination_ids: s.destinations.clone(),
+        ..DeliveryFilter::default()
+    };
+    Ok((s, f))
+}
+
+/// Whether a delivery read is within the selection's window (`Some(false)`: older than it, and
+/// so is everything after it, newest first) and `--retried`.
+fn within(s: &Selection, d: &EventDelivery) -> Option<bool> {
+    if s.since.is_some_and(|t| d.created_at < t) {
+        return None;
+    }
+    Some(s.until.is_none_or(|t| d.created_at <= t) && (!s.retried || d.attempt_count > 1))
+}
+
+/// Every selected delivery, newest first, within the walk's budget; `progress` is told the
+/// count read so far.
+async fn selected(
+    client: &Client,
+    args: &SelectionArgs,
+    mut progress: impl FnMut(usize),
+) -> Result<Vec<Value>, HeadlessError> {
+    let (s, f) = filter_of(args)?;
+    let q = ListQuery {
+        limit: Some(PAGE),
+        order: Some(Order::Desc),
+        ..ListQuery::default()
+    };
+    let mut out = Vec::new();
+    crate::api::lookup::walk(
+        client,
+        q,
+        |q| ApiRequest::list_deliveries(q, &f),
+        |items: Vec<Value>| {
+            for v in items {
+                let Ok(d) = serde_json::from_value::<EventDelivery>(v.clone()) else {
+                    continue;
+                };
+                match within(&s, &d) {
+                    None => return false,
+                    Some(true) => out.push(v),
+                    Some(false) => {}
+                }
+            }
+            progress(out.len());
+            true
+        },
+    )
+    .await?;
+    Ok(out)
+}
+
+/// One JSON document of the API.
+async fn get(client: &Client, req: &ApiRequest) -> Result<Value, crate::api::Error> {
+    let raw = client.send(req).await?;
+    crate::api::client::decode::<Value>(raw.status, &raw.body)
+}
+
+/// `d` with its attempts read whole (a delivery embeds them without their request): every one,
+/// or only the latest.
+async fn whole(
+    client: &Client,
+    mut d: Value,
+    only_latest: bool,
+) -> Result<Value, crate::api::Error> {
+    // A list's delivery may leave its attempts out: read it by id.
+    let listed = d
+        .get("attempts")
+        .and_then(Value::as_array)
+        .map_or(0, Vec::len);
+    let counted = d.get("attempt_count").and_then(Value::as_u64).unwrap_or(0);
+    if (listed as u64) < counted
+        && let Some(id) = d.get("id").and_then(Value::as_str).map(str::to_string)
+    {
+        d = get(client, &ApiRequest::get_delivery(&id)).await?;
+    }
+    let Some(attempts) = d.get_mut("attempts").and_then(Value::as_array_mut) else {
+        return Ok(d);
+    };
+    let latest = attempts
+        .iter()
+        .filter_map(|a| a.get("attempt_number").and_then(Value::as_u64))
+        .max();
+    for a in attempts.iter_mut() {
+        let number = a.get("attempt_number").and_then(Value::as_u64);
+        if only_latest && number != latest {
+            continue;
+        }
+        let Some(id) = a.get("id").and_then(Value::as_str).map(str::to_string) else {
+            continue;
+        };
+        match get(client, &ApiRequest::get_delivery_attempt(&id)).await {
+            Ok(full) => *a = full,
+            // An attempt gone since stays as the delivery embeds it.
+            Err(crate::api::Error::Api(e)) if e.status == 404 => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(d)
+}
+
+/// The latest attempt that recorded a request.
+fn latest(d: &EventDelivery) -> Option<&DeliveryAttempt> {
+    d.attempts
+        .iter()
+        .filter(|a| a.request.is_some())
+        .max_by_key(|a| a.attempt_number)
+}
+
+fn pairs(h: &[HeaderPair]) -> Vec<(String, String)> {
+    h.iter().map(|p| (p.key.clone(), p.value.clone())).collect()
+}
+
+/// `notifications keep ID --name NAME` on a delivery: its attempt's request (headers through the
+/// redaction policy), body, event type and destination, in the profile's library.
+///
+/// # Errors
+/// A bad name or attempt, the API's error, nothing recorded, the library's error.
+pub async fn keep(
+    client: &Client,
+    out: &Output,
+    args: KeepArgs,
+    library: &Library,
+) -> Result<(), HeadlessError> {
+    if !valid_name(&args.name) {
+        return Err(HeadlessError::Usage(format!(
+            "a sample's name is 1 to 64 of A-Z a-z 0-9 . _ -, not {:?}",
+            line(&args.name)
+        )));
+    }
+    if args.attempt.is_some_and(|n| n < 1) {
+        return Err(HeadlessError::Usage(
+            "--attempt counts from 1 (#1 is the first delivery)".into(),
+        ));
+    }
+    let v = get(client, &ApiRequest::get_delivery(&args.id)).await?;
+    let v = whole(client, v, false).await?;
+    let d: EventDelivery = serde_json::from_value(v)
+        .map_err(|e| HeadlessError::Usage(format!("not a delivery: {e}")))?;
+    let attempt = match args.attempt {
+        Some(n) => d
+            .attempts
+            .iter()
+            .find(|a| i64::from(a.attempt_number) == n && a.request.is_some()),
+        None => latest(&d),
+    };
+    let Some((a, req)) = attempt.and_then(|a| a.request.as_ref().map(|r| (a, r))) else {
+        return Err(HeadlessError::Usage(format!(
+            "{} has no recorded request to keep",
+            line(&d.id)
+        )));
+    };
+    // The name is a nicety: a destination that cannot be read is kept by id.
+    let name = get(
+        client,
+        &ApiRequest::get_event_destination(&d.event_destination_id),
+    )
+    .await
+    .ok()
+    .and_then(|v| v.get("name").and_then(Value::as_str).map(str::to_string));
+    let sample = Sample {
+        format: SAMPLE_FORMAT,
+        name: args.name.clone(),
+        kept_at: chrono::Utc::now(),
+        notification_id: d.id.clone(),
+        attempt: i64::from(a.attempt_number),
+        event_type: d.event_type.clone(),
+        callback: None,
+        destination: Some(Named {
+            id: d.event_destination_id.clone(),
+            name,
+        }),
+        request_headers: replay::masked_headers(&pairs(&req.headers)),
+        body: req.body.clone().unwrap_or_default(),
+    };
+    let path = library
+        .save(&sample, args.force)
+        .map_err(|e| HeadlessError::Usage(line(&e.to_string()).into_owned()))?;
+    if out.table() {
+        let text = format!(
+            "KEPT  {} ({} attempt #{}) in {}",
+            line(&sample.name),
+            line(&sample.notification_id),
+            sample.attempt,
+            line(&path.display().to_string())
+        );
+        output::emit(|w| output::write_raw(w, &text, false))
+    } else {
+        out.document(&format!(
+            "{:#}",
+            json!({
+                "object": "switchboard.sample",
+                "name": sample.name,
+                "notification_id": sample.notification_id,
+                "attempt": sample.attempt,
+                "event_type": sample.event_type,
+                "destination": {"id": d.event_destination_id, "name": sample.destination.and_then(|n| n.name)},
+                "path": path.display().to_string(),
+            })
+        ))
+    }
+}
+
+/// A delivery as exported: credentials out of every URL, request headers masked.
+fn delivery_line(mut v: Value) -> Value {
+    if let Some(attempts) = v.get_mut("attempts").and_then(Value::as_array_mut) {
+        for a in attempts {
+            let Some(r) = a.get_mut("request").filter(|r| r.is_object()) else {
+                continue;
+            };
+            if let Some(u) = r.get("url").and_then(Value::as_str) {
+                r["url"] = json!(export::without_credentials(u).unwrap_or_default());
+            }
+            let headers: Vec<HeaderPair> = r
+                .get("headers")
+                .cloned()
+                .and_then(|h| serde_json::from_value(h).ok())
+                .unwrap_or_default();
+            let masked: Vec<Value> = replay::masked_headers(&pairs(&headers))
+                .into_iter()
+                .map(|(key, value)| json!({"key": key, "value": value}))
+                .collect();
+            r["headers"] = Value::Array(masked);
+        }
+    }
+    v["kind"] = json!("delivery");
+    v
+}
+
+/// An event destination as exported: a fresh secret, no credentials in its URL.
+fn destination_line(mut v: Value) -> Value {
+    if let Some(w) = v.get_mut("webhook").filter(|w| w.is_object()) {
+        if w.get("signing_secret").is_some() {
+            w["signing_secret"] = json!(export::fresh_secret());
+        }
+        if let Some(u) = w.get("url").and_then(Value::as_str) {
+            w["url"] = json!(export::without_credentials(u).unwrap_or_default());
+        }
+    }
+    v["kind"] = json!("destination");
+    v
+}
+
+/// `notifications export` on deliveries: one NDJSON bundle, `0600`, replaced atomically.
+///
+/// # Errors
+/// Usage, the API's error (the walk's budget included), the file's.
+pub async fn export(client: &Client, out: &Output, args: ExportArgs) -> Result<(), HeadlessError> {
+    let terminal = std::io::stderr().is_terminal();
+    let deliveries = selected(client, &args.selection, |n| {
+        if terminal {
+            let mut e = std::io::stderr().lock();
+            // Progress only: a failed write to the terminal changes nothing.
+            let _ = write!(e, "\rread {n} deliveries");
+            let _ = e.flush();
+        }
+    })
+    .await?;
+    if terminal {
+        eprintln!();
+    }
+    let mut full = Vec::with_capacity(deliveries.len());
+    for d in deliveries {
+        full.push(whole(client, d, false).await?);
+    }
+    let deliveries = full;
+    let ids: BTreeSet<String> = deliveries
+        .iter()
+        .filter_map(|d| d.get("event_destination_id").and_then(Value::as_str))
+        .map(str::to_string)
+        .collect();
+    let mut destinations = Vec::new();
+    for id in &ids {
+        match get(client, &ApiRequest::get_event_destination(id)).await {
+            Ok(v) => destinations.push(destination_line(v)),
+            // One gone since is named by its deliveries only.
+            Err(crate::api::Error::Api(e)) if e.status == 404 => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
+    let created: Vec<&str> = deliveries
+        .iter()
+        .filter_map(|d| d.get("created_at").and_then(Value::as_str))
+        .collect();
+    let attempts: usize = deliveries
+        .iter()
+        .map(|d| {
+            d.get("attempts")
+                .and_then(Value::as_array)
+                .map_or(0, Vec::len)
+        })
+        .sum();
+    let manifest = json!({
+        "kind": "manifest",
+        "format": export::FORMAT,
+        "source_host": replay::api_host(client.base_url()),
+        "generation": "event-destinations",
+        "exported_at": chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+        // Newest first: the last is the oldest.
+        "from": created.last(),
+        "to": created.first(),
+        "counts": {
+            "destinations": destinations.len(),
+            "deliveries": deliveries.len(),
+            "attempts": attempts,
+        },
+    });
+    let count = deliveries.len();
+    let mut text = Vec::new();
+    let lines = std::iter::once(manifest.clone())
+        .chain(destinations)
+        .chain(deliveries.into_iter().map(delivery_line));
+    for l in lines {
+        serde_json::to_writer(&mut text, &l).map_err(|e| HeadlessError::Io(e.into()))?;
+        text.push(b'\n');
+    }
+    crate::config::private_file::replace(&args.out, &text).map_err(|e| {
+        HeadlessError::Io(std::io::Error::other(format!(
+            "{}: {e}",
+            args.out.display()
+        )))
+    })?;
+    if out.table() {
+        let text = format!(
+            "EXPORTED  {count} deliveries to {}\n{}",
+            line(&args.out.display().to_string()),
+            line(&manifest["counts"].to_string())
+        );
+        output::emit(|w| output::write_raw(w, &text, false))
+    } else {
+        let summary = json!({
+            "object": "switchboard.export",
+            "out": args.out.display().to_string(),
+            "manifest": manifest,
+        });
+        out.document(&format!("{summary:#}"))
+    }
+}
+
+/// What EXPR sees of a delivery: its latest attempt with a recorded request (`.` its body,
+/// `$headers` masked, `$response` `{status, headers, body}`), as pulsar's search.
+fn doc_of(d: &EventDelivery) -> Option<Doc> {
+    let a = latest(d)?;
+    let r = a.request.as_ref()?;
+    let masked = |h: &[HeaderPair]| {
+        Value::Object(
+            h.iter()
+                .map(|p| {
+                    (
+                        p.key.clone(),
+                        json!(redact::header_value(&p.key, &p.value, false)),
+                    )
+                })
+                .collect(),
+        )
+    };
+    let response = match &a.response {
+        Some(resp) => json!({
+            "status": resp.status_code,
+            "headers": masked(resp.headers.as_deref().unwrap_or_default()),
+            "body": resp.body,
+        }),
+        None => json!({"status": null, "headers": {}, "body": null}),
+    };
+    Some(Doc {
+        input: r.body.clone().unwrap_or_else(|| "null".into()),
+        vars: vec![masked(&r.headers).to_string(), response.to_string()],
+    })
+}
+
+/// `notifications search EXPR` on deliveries: the selection read (within the walk's budget),
+/// then EXPR run over each latest attempt; the matches printed, the summary on stderr.
+///
+/// # Errors
+/// Usage, the API's error, EXPR's error, an output error.
+pub async fn search(client: &Client, out: &Output, args: SearchArgs) -> Result<(), HeadlessError> {
+    let mut read = Vec::new();
+    for d in selected(client, &args.selection, |_| {}).await? {
+        read.push(whole(client, d, true).await?);
+    }
+    let mut asked: Vec<(Value, Doc)> = Vec::new();
+    for v in &read {
+        if let Some(doc) = serde_json::from_value::<EventDelivery>(v.clone())
+            .ok()
+            .as_ref()
+            .and_then(doc_of)
+        {
+            asked.push((v.clone(), doc));
+        }
+    }
+    let docs: Vec<Doc> = asked.iter().map(|(_, d)| d.clone()).collect();
+    let jq = args.expr.clone();
+    // jaq's values are not `Send`: the filter runs on a thread of its own.
+    let verdicts = std::thread::Builder::new()
+        .name("search".into())
+        .spawn(move || {
+            let mut got = Vec::new();
+            let ran = jq.test(
+                docs.into_iter(),
+                |v| {
+                    got.push(v);
+                    true
+                },
+                Bounds::default(),
+                &|why| {
+                    let e = HeadlessError::Usage(format!("search: {why}"));
+                    eprintln!("{}", output::error_json(&e));
+                    std::process::exit(e.exit_code());
+                },
+            );
+            ran.map(|()| got)
+        })
+        .map_err(HeadlessError::Io)?
+        .join()
+        .unwrap_or_else(|_| Err(RunError::Filter("the filter failed".into())));
+    let verdicts = match verdicts {
+        Ok(v) => v,
+        Err(RunError::Filter(m)) => return Err(HeadlessError::Usage(format!("search: {m}"))),
+        Err(RunError::Write(e)) => return Err(output::output_error(e)),
+    };
+    let mut failed = 0;
+    let found: Vec<Value> = asked
+        .into_iter()
+        .zip(verdicts)
+        .filter_map(|((v, _), verdict)| match verdict {
+            Verdict::True => Some(v),
+            Verdict::NotTrue => None,
+            Verdict::Failed(_) => {
+                failed += 1;
+                None
+            }
+        })
+        .collect();
+    if out.table() {
+        let fields: Vec<String> = COLUMNS.iter().map(|c| (*c).to_string()).collect();
+        if !found.is_empty() {
+            out.field_table(out.fields.as_ref().unwrap_or(&fields), &found)?;
+        }
+    } else {
+        let lines = Output {
+            format: output::OutputFormat::Ndjson,
+            ..out.clone()
+        };
+        lines.items(&found)?;
+    }
+    let back_to = read
+        .last()
+        .and_then(|d| d.get("created_at").and_then(Value::as_str))
+        .unwrap_or("-");
+    eprintln!(
+        "examined {}, matched {}, back to {}",
+        read.len(),
+        found.len(),
+        line(back_to)
+    );
+    if failed > 0 {
+        eprintln!("EXPR failed on {failed} deliveries (not counted as matches)");
+    }
+    Ok(())
+}
