@@ -27,6 +27,7 @@ mod replay;
 mod resource_ops;
 mod retry_timeline;
 mod seams_layout;
+mod seams_marks;
 mod seams_ops;
 mod tab_snapshots;
 mod update;

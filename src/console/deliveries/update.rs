@@ -171,6 +171,13 @@ pub(crate) fn tab_key(state: &mut State, key: &Input) -> Option<Vec<Effect>> {
     if on_list && action == Some(Action::Back) && super::scan::stop(state) {
         return Some(Vec::new());
     }
+    // Then it clears the marks (they are this list's), before any filter.
+    if on_list
+        && action == Some(Action::Back)
+        && let Some(effects) = crate::console::recover::update::clear_on_back(state)
+    {
+        return Some(effects);
+    }
     // `N` also follows a callback's notifications: on this list it is the previous failure.
     let seek = key.action_among(|a| matches!(a, Action::NextMatch | Action::PrevMatch));
     if on_list && matches!(seek, Some(Action::NextMatch | Action::PrevMatch)) {
