@@ -131,6 +131,7 @@ impl Layer {
                     Some(Hint::Action(Action::Replay, "replay")),
                     Some(Hint::Action(Action::Compare, "compare")),
                     Some(Hint::Pair(Action::Down, Action::Up, "scroll")),
+                    Some(Hint::Action(Action::Command, "cmd")),
                     Some(Hint::Action(Action::Back, "back")),
                 ]
                 .into_iter()

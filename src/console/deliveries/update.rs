@@ -151,7 +151,15 @@ pub(crate) fn overlay_key(state: &mut State, key: &Input) -> Option<Vec<Effect>>
         Some(a) if crate::console::widgets::is_scroll(a) => {
             v.scroll = crate::console::widgets::scrolled(v.scroll, a, max).unwrap_or(v.scroll);
         }
-        Some(Action::Quit | Action::Help | Action::Deliver(_) | Action::Replay) => return None,
+        // `:` works here too; of the delivery keys only reveal is the attempt's (watch, the
+        // filters and follows belong to the list hidden behind it).
+        Some(
+            Action::Quit
+            | Action::Help
+            | Action::Deliver(DeliveryKey::Reveal)
+            | Action::Replay
+            | Action::Command,
+        ) => return None,
         // Nothing else acts behind the attempt view.
         _ => {}
     }
