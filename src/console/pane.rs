@@ -94,6 +94,11 @@ pub(crate) fn switch_tab(state: &mut State, tab: Tab) -> Vec<Effect> {
         return Vec::new();
     }
     let mut effects = leave_trail(state);
+    if tab != state.tab {
+        // A toast speaks of the tab it was said on; only what this same key said stays.
+        let now = state.toast_topic;
+        state.toasts.retain(|t| now.is_some() && t.topic == now);
+    }
     state.tab = tab;
     let list = &state.tab_state(tab).list;
     if list.load == LoadState::Idle && list.pending.is_none() {

@@ -29,6 +29,7 @@ mod retry_timeline;
 mod seams_layout;
 mod seams_marks;
 mod seams_ops;
+mod seams_toasts;
 mod seams_views;
 mod tab_snapshots;
 mod update;
