@@ -315,6 +315,7 @@ async fn demo(
         profile: "demo".into(),
         read_only: g.read_only,
         power: console::power::PowerSetup {
+            session_line: session.as_ref().map(demo::Session::export_line),
             data_dir: Paths::with_config(None).data_dir,
             no_color: console::theme::Theme::no_color_env(),
             ..Default::default()
@@ -366,6 +367,7 @@ fn power_setup(g: &GlobalArgs, resolved: &config::Resolved) -> console::power::P
         profiles,
         switcher: Some(switcher),
         no_color: console::theme::Theme::no_color_env(),
+        session_line: None,
     }
 }
 

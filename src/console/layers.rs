@@ -224,6 +224,16 @@ impl Layer {
             groups.push(("Tools".into(), tools));
         }
         groups.push(("Anywhere".into(), anywhere));
+        let scripts = state.settings.session_line.as_ref().map(|line| {
+            let row = (
+                "scripts".to_string(),
+                format!(
+                    "{} (then headless commands reach this demo; the file goes when it ends)",
+                    crate::text::line(line)
+                ),
+            );
+            ("While the demo runs".to_string(), vec![row])
+        });
         // A key the room already lists is not listed again.
         let mut seen: Vec<Action> = Vec::new();
         groups
@@ -249,6 +259,7 @@ impl Layer {
                 (title, rows)
             })
             .filter(|(_, rows)| !rows.is_empty())
+            .chain(scripts)
             .collect()
     }
 

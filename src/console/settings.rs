@@ -27,6 +27,8 @@ pub(crate) struct Settings {
     pub(crate) data_dir: Option<PathBuf>,
     /// Profile names offered by completion.
     pub(crate) profiles: Vec<String>,
+    /// What a script runs to reach this service while the console runs (the demo's `export`).
+    pub(crate) session_line: Option<String>,
 }
 
 impl Default for Settings {
@@ -42,6 +44,7 @@ impl Default for Settings {
             clipboard: ClipboardMode::default(),
             data_dir: None,
             profiles: Vec::new(),
+            session_line: None,
         }
     }
 }

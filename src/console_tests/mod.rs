@@ -26,6 +26,7 @@ mod recover;
 mod replay;
 mod resource_ops;
 mod retry_timeline;
+mod seams_demo;
 mod seams_dialogs;
 mod seams_layout;
 mod seams_marks;

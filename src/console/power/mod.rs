@@ -191,4 +191,7 @@ pub struct PowerSetup {
     pub switcher: Option<ProfileSwitcher>,
     /// `NO_COLOR` is set.
     pub no_color: bool,
+    /// The line a script runs to reach this console's service (the demo's `export`), shown in
+    /// `?` while the console runs.
+    pub session_line: Option<String>,
 }
