@@ -316,6 +316,7 @@ async fn demo(
         profile: "demo".into(),
         read_only: g.read_only,
         power: console::power::PowerSetup {
+            session_line: session.as_ref().map(demo::Session::export_line),
             data_dir: Paths::with_config(None).data_dir,
             no_color: console::theme::Theme::no_color_env(),
             ..Default::default()
@@ -371,6 +372,7 @@ fn power_setup(g: &GlobalArgs, resolved: &config::Resolved) -> console::power::P
             .ok()
             .and_then(|s| s.config_path),
         view: g.view.clone(),
+        session_line: None,
     }
 }
 

@@ -265,21 +265,42 @@ fn width(c: &Confirm) -> u16 {
 
 /// Draws the question centred in `area`.
 pub(crate) fn render(frame: &mut Frame, area: Rect, c: &Confirm, theme: &Theme) {
-    let lines = lines(c, theme);
-    let r = box_rect(area, width(c), &lines);
     let block = Block::bordered()
         .border_style(theme.warn)
         .title(Line::from(Span::styled(
             format!(" {} ", crate::text::line(&c.title)),
             theme.warn,
         )));
+    draw_box(frame, area, width(c), lines(c, theme), block);
+}
+
+/// Draws `lines` in a bordered box of `width` (at most `area`'s) centred in `area`, grown with
+/// the wrapped text; the last line (the answers) is kept at the bottom inside the border, so a
+/// small terminal cuts the question, never the way to answer it.
+pub(crate) fn draw_box(
+    frame: &mut Frame,
+    area: Rect,
+    width: u16,
+    mut lines: Vec<Line<'static>>,
+    block: Block<'static>,
+) {
+    let r = box_rect(area, width, &lines);
+    let inner = block.inner(r);
+    let foot = lines.pop().unwrap_or_default();
+    let foot_h = wrapped_height(&foot, inner.width).min(inner.height);
+    let body = Rect {
+        height: inner.height - foot_h,
+        ..inner
+    };
+    let foot_r = Rect {
+        y: body.bottom(),
+        height: foot_h,
+        ..inner
+    };
     frame.render_widget(Clear, r);
-    frame.render_widget(
-        Paragraph::new(lines)
-            .block(block)
-            .wrap(Wrap { trim: false }),
-        r,
-    );
+    frame.render_widget(block, r);
+    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), body);
+    frame.render_widget(Paragraph::new(foot).wrap(Wrap { trim: false }), foot_r);
 }
 
 /// Where the No and Yes buttons of a yes/no question are drawn, for mouse clicks.
@@ -287,23 +308,53 @@ pub(crate) fn buttons(area: Rect, c: &Confirm, theme: &Theme) -> Option<(Rect, R
     if !matches!(c.kind, Kind::YesNo { .. }) {
         return None;
     }
-    let r = box_rect(area, width(c), &lines(c, theme));
-    // The buttons are the last line inside the border: ` No `, two spaces, ` Yes `.
-    let y = (r.y + r.height).checked_sub(2)?;
+    let lines = lines(c, theme);
+    let r = box_rect(area, width(c), &lines);
+    let foot_h = lines
+        .last()
+        .map_or(1, |l| wrapped_height(l, r.width.saturating_sub(2)));
+    // The buttons start the last line inside the border: ` No `, two spaces, ` Yes `.
+    let y = (r.y + r.height).checked_sub(1 + foot_h)?.max(r.y + 1);
     let no = Rect::new(r.x + 1, y, 4, 1);
     let yes = Rect::new(r.x + 1 + 4 + 2, y, 5, 1);
     Some((no, yes))
 }
 
-/// A box of `width` holding `lines` wrapped, centred in `area`.
+/// A box of `width` (at most `area`'s) holding `lines` wrapped at the width it really gets,
+/// centred in `area`.
 pub(crate) fn box_rect(area: Rect, width: u16, lines: &[Line]) -> Rect {
-    let text_w = usize::from(width.saturating_sub(2)).max(1);
+    let width = width.min(area.width);
+    let inner_w = width.saturating_sub(2);
     let wrapped: usize = lines
         .iter()
-        .map(|l| l.width().div_ceil(text_w).max(1))
+        .map(|l| usize::from(wrapped_height(l, inner_w)))
         .sum();
     let h = u16::try_from(wrapped + 2).unwrap_or(u16::MAX);
     centered(area, width, h)
+}
+
+/// The rows `line` takes wrapped at word boundaries in `width` columns (a word longer than a
+/// row is broken), as the drawing's wrap lays it out or more.
+pub(crate) fn wrapped_height(line: &Line, width: u16) -> u16 {
+    let width = usize::from(width).max(1);
+    let text: String = line.spans.iter().map(|s| s.content.as_ref()).collect();
+    let mut rows = 1usize;
+    let mut at = 0usize;
+    for word in text.split_inclusive(' ') {
+        let w = crate::resource::display_width(word);
+        let bare = crate::resource::display_width(word.trim_end_matches(' '));
+        if at > 0 && at + bare > width {
+            rows += 1;
+            at = 0;
+        }
+        if at == 0 && bare > width {
+            rows += bare.div_ceil(width) - 1;
+            at = bare % width;
+            continue;
+        }
+        at += w;
+    }
+    u16::try_from(rows).unwrap_or(u16::MAX)
 }
 
 fn lines(c: &Confirm, theme: &Theme) -> Vec<Line<'static>> {

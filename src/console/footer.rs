@@ -142,3 +142,13 @@ pub(crate) fn hints(declared: Keys, km: &Keymap, width: u16) -> Vec<(String, &'s
     out.extend(tail);
     out
 }
+
+/// Columns the footer keeps for `? help` and `q quit` (where the layer offers them), whatever
+/// else (a toast) wants the line.
+pub(crate) fn kept_width(declared: Keys, km: &Keymap) -> u16 {
+    let w: usize = hints(declared, km, 0)
+        .iter()
+        .map(|(k, w)| k.chars().count() + w.chars().count() + 3)
+        .sum();
+    u16::try_from(w).unwrap_or(u16::MAX)
+}

@@ -137,7 +137,7 @@ impl Action {
             Action::Recover => "recover… every delivery selected, signed",
             Action::Mark => "mark the row",
             Action::MarkRange => "mark from the last marked row to here",
-            Action::MarkAll => "mark all loaded rows (again: clear)",
+            Action::MarkAll => "mark all loaded rows (again: clear every mark)",
             Action::Forward => "forward deliveries here",
             Action::Compare => "compare two answers",
             Action::Search => "search deliveries by content (jq), across pages",

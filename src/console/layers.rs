@@ -136,6 +136,7 @@ impl Layer {
                     Some(Hint::Action(Action::Replay, "replay")),
                     Some(Hint::Action(Action::Compare, "compare")),
                     Some(Hint::Pair(Action::Down, Action::Up, "scroll")),
+                    Some(Hint::Action(Action::Command, "cmd")),
                     Some(Hint::Action(Action::Back, "back")),
                 ]
                 .into_iter()
@@ -229,6 +230,16 @@ impl Layer {
             groups.push(("Tools".into(), tools));
         }
         groups.push(("Anywhere".into(), anywhere));
+        let scripts = state.settings.session_line.as_ref().map(|line| {
+            let row = (
+                "scripts".to_string(),
+                format!(
+                    "{} (then headless commands reach this demo; the file goes when it ends)",
+                    crate::text::line(line)
+                ),
+            );
+            ("While the demo runs".to_string(), vec![row])
+        });
         // A key the room already lists is not listed again.
         let mut seen: Vec<Action> = Vec::new();
         let groups = groups
@@ -254,6 +265,7 @@ impl Layer {
                 (title, rows)
             })
             .filter(|(_, rows)| !rows.is_empty())
+            .chain(scripts)
             .collect::<Vec<_>>();
         super::palette::update::filter_help(state, groups)
     }

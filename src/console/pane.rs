@@ -94,6 +94,12 @@ pub(crate) fn switch_tab(state: &mut State, tab: Tab) -> Vec<Effect> {
         return Vec::new();
     }
     let mut effects = leave_trail(state);
+    if tab != state.tab {
+        // A key's toast speaks of the tab it was said on; only what this same key said stays
+        // (startup warnings and replies' errors are no tab's).
+        let now = state.toast_topic;
+        state.toasts.retain(|t| t.topic.is_none() || t.topic == now);
+    }
     state.tab = tab;
     let list = &state.tab_state(tab).list;
     if list.load == LoadState::Idle && list.pending.is_none() {

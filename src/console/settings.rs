@@ -31,6 +31,8 @@ pub(crate) struct Settings {
     pub(crate) config_path: Option<PathBuf>,
     /// Every saved view of the file (each profile's and the top-level ones).
     pub(crate) views: crate::config::views::AllViews,
+    /// What a script runs to reach this service while the console runs (the demo's `export`).
+    pub(crate) session_line: Option<String>,
 }
 
 impl Default for Settings {
@@ -48,6 +50,7 @@ impl Default for Settings {
             profiles: Vec::new(),
             config_path: None,
             views: Default::default(),
+            session_line: None,
         }
     }
 }

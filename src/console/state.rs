@@ -231,6 +231,8 @@ pub(crate) struct Toast {
     pub(crate) kind: ToastKind,
     /// Ticks left before it goes.
     pub(crate) ttl: u16,
+    /// What said it (the key's action): a newer toast of the same replaces it.
+    pub(crate) topic: Option<crate::console::keymap::Action>,
 }
 
 /// Everything the console shows and remembers.
@@ -258,6 +260,8 @@ pub(crate) struct State {
     pub(crate) haystacks: crate::console::power::filter::Haystacks,
     /// Toasts, oldest first.
     pub(crate) toasts: Vec<Toast>,
+    /// The action being handled, given to the toasts it says (see [`Toast::topic`]).
+    pub(crate) toast_topic: Option<crate::console::keymap::Action>,
     /// Terminal size (columns, rows).
     pub(crate) size: (u16, u16),
     /// Profile name for the header.
@@ -334,6 +338,7 @@ impl State {
             detail_max: None,
             haystacks: Default::default(),
             toasts: Vec::new(),
+            toast_topic: None,
             size: (80, 24),
             profile: profile.into(),
             base_url: base_url.into(),
@@ -429,10 +434,16 @@ impl State {
         let text = text.into();
         // The same message already showing is renewed, not shown twice.
         self.toasts.retain(|t| t.text != text || t.kind != kind);
+        // A toast replaces its own kind (a toggle's on then off), never shows beside it.
+        let topic = self.toast_topic;
+        if topic.is_some() {
+            self.toasts.retain(|t| t.topic != topic);
+        }
         self.toasts.push(Toast {
             text,
             kind,
             ttl: TOAST_TICKS,
+            topic,
         });
         // A burst of messages must not pile up.
         if self.toasts.len() > 3 {

@@ -91,7 +91,18 @@ pub(crate) fn render(state: &State, frame: &mut Frame) {
     super::power::view::render_overlay(state, frame, screen);
     // A toast takes the right end of the footer line (never rows of the list or its border);
     // the key hints are cut to what is left.
-    let toast_w = toast::width(&state.toasts, areas.footer.width);
+    // `? help` and `q quit` stay whatever the toasts say.
+    let kept = super::footer::kept_width(
+        super::layers::Layer::declared(state),
+        &state.settings.keymap,
+    )
+    .min(areas.footer.width);
+    let toast_area = Rect {
+        x: areas.footer.x + kept,
+        width: areas.footer.width - kept,
+        ..areas.footer
+    };
+    let toast_w = toast::width(&state.toasts, toast_area.width);
     let hints = Rect {
         width: areas.footer.width.saturating_sub(toast_w),
         ..areas.footer
@@ -108,7 +119,7 @@ pub(crate) fn render(state: &State, frame: &mut Frame) {
         );
     } else {
         render_footer(state, frame, hints);
-        toast::render(frame, areas.footer, 0, &state.toasts, &state.settings.theme);
+        toast::render(frame, toast_area, 0, &state.toasts, &state.settings.theme);
     }
     if let Some(d) = &state.forms.dialog {
         super::forms::view::render(frame, screen, d, &state.settings.theme);

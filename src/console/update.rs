@@ -26,6 +26,7 @@ use crate::api::Error;
 /// nothing (a stale reply, a tick with nothing moving), so that nothing is drawn for it.
 pub(crate) fn update(state: &mut State, msg: Msg) -> Option<Vec<Effect>> {
     state.handled = state.handled.wrapping_add(1);
+    state.toast_topic = None;
     let effects = route(state, msg)?;
     power::filter_sort::refresh(state);
     Some(effects)
@@ -147,6 +148,7 @@ fn on_key(state: &mut State, key: KeyEvent) -> Vec<Effect> {
         return Vec::new();
     }
     let input = state.settings.keymap.input(key);
+    state.toast_topic = input.action();
     // Ctrl-C quits from anywhere, whatever the keymap says.
     if input.is_ctrl_c() {
         return pane::quit(state);

@@ -477,7 +477,8 @@ fn an_invalid_keys_table_falls_back_to_defaults_with_a_toast() {
         console: Some(keys_table("theme = \"sepia\"\n")),
         ..Default::default()
     };
-    let mut app = configured(&setup, Tab::Teams, 120, 40);
+    // Both warnings side by side beside `? help` and `q quit` (#37: toasts never push them out).
+    let mut app = configured(&setup, Tab::Teams, 140, 40);
     let s = screen(&app);
     assert!(s.contains("unknown action \"frobnicate\""), "{s}");
     assert!(s.contains("theme \"sepia\" is unknown"), "{s}");

@@ -151,8 +151,15 @@ pub(crate) fn overlay_key(state: &mut State, key: &Input) -> Option<Vec<Effect>>
         Some(a) if crate::console::widgets::is_scroll(a) => {
             v.scroll = crate::console::widgets::scrolled(v.scroll, a, max).unwrap_or(v.scroll);
         }
+        // `:` works here too; of the delivery keys only reveal is the attempt's (watch, the
+        // filters and follows belong to the list hidden behind it).
         Some(
-            Action::Quit | Action::Help | Action::Deliver(_) | Action::Replay | Action::EditReplay,
+            Action::Quit
+            | Action::Help
+            | Action::Deliver(DeliveryKey::Reveal)
+            | Action::Replay
+            | Action::EditReplay
+            | Action::Command,
         ) => return None,
         // Nothing else acts behind the attempt view.
         _ => {}
@@ -176,6 +183,13 @@ pub(crate) fn tab_key(state: &mut State, key: &Input) -> Option<Vec<Effect>> {
     // Esc stops a search by content (Ctrl-F), keeping its matches.
     if on_list && action == Some(Action::Back) && crate::console::search::update::stop(state) {
         return Some(Vec::new());
+    }
+    // Then it clears the marks (they are this list's), before any filter.
+    if on_list
+        && action == Some(Action::Back)
+        && let Some(effects) = crate::console::recover::update::clear_on_back(state)
+    {
+        return Some(effects);
     }
     // `N` also follows a callback's notifications: on this list it is the previous failure.
     let seek = key.action_among(|a| matches!(a, Action::NextMatch | Action::PrevMatch));

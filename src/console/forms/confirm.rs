@@ -4,7 +4,7 @@
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Clear, Paragraph, Wrap};
+use ratatui::widgets::{Block, Clear, Paragraph};
 
 use crate::console::forms::{Dialog, Phase};
 use crate::console::theme::Theme;
@@ -16,21 +16,13 @@ const WIDTH: u16 = 64;
 /// Draws a question-only dialog's box after its question was answered: its write in flight or
 /// the server's answer.
 pub(crate) fn render(frame: &mut Frame, area: Rect, d: &Dialog, theme: &Theme) {
-    let lines = lines(d, theme);
-    let r = crate::console::confirm::box_rect(area, WIDTH, &lines);
     let block = Block::bordered()
         .border_style(theme.warn)
         .title(Line::from(Span::styled(
             format!(" {} ", crate::text::line(&d.title)),
             theme.warn,
         )));
-    frame.render_widget(Clear, r);
-    frame.render_widget(
-        Paragraph::new(lines)
-            .block(block)
-            .wrap(Wrap { trim: false }),
-        r,
-    );
+    crate::console::confirm::draw_box(frame, area, WIDTH, lines(d, theme), block);
 }
 
 fn lines(d: &Dialog, theme: &Theme) -> Vec<Line<'static>> {

@@ -211,4 +211,7 @@ pub struct PowerSetup {
     pub config_path: Option<PathBuf>,
     /// `--view NAME`: a saved view applied at start.
     pub view: Option<String>,
+    /// The line a script runs to reach this console's service (the demo's `export`), shown in
+    /// `?` while the console runs.
+    pub session_line: Option<String>,
 }

@@ -90,6 +90,7 @@ impl PowerSetup {
         state.power.confirm = self.confirm;
         state.settings.data_dir.clone_from(&self.data_dir);
         state.settings.profiles.clone_from(&self.profiles);
+        state.settings.session_line.clone_from(&self.session_line);
         state.power.history = command::load_history(self.data_dir.as_deref());
         state.settings.config_path.clone_from(&self.config_path);
         match crate::config::views::AllViews::load(self.config_path.as_deref()) {

@@ -132,6 +132,8 @@ pub(crate) fn on_msg(state: &mut State, msg: PowerMsg) -> Step {
         }
         PowerMsg::SwitchFailed(e) => {
             state.power.switching = None;
+            // It answers the command's "Switching…", replacing it.
+            state.toast_topic = Some(Action::Command);
             state.toast(ToastKind::Error, e);
             Step::default()
         }
@@ -161,6 +163,7 @@ fn switched(state: &mut State, info: ProfileInfo) -> Vec<Effect> {
     fresh.read_only = info.read_only;
     fresh.settings.keymap.hide_writes = info.read_only;
     *state = fresh;
+    state.toast_topic = Some(Action::Command);
     state.toast(
         ToastKind::Info,
         format!("Profile {} · {}", info.profile, info.base_url),
@@ -257,6 +260,8 @@ pub(crate) fn run_command(state: &mut State, line: &str) -> Step {
         return Step::default();
     }
     command::remember(&mut state.power.history, line);
+    // A command's toasts replace the previous command's.
+    state.toast_topic = Some(Action::Command);
     let mut effects = match &state.settings.data_dir {
         Some(d) => fx(PowerEffect::SaveHistory(
             d.clone(),
@@ -300,6 +305,21 @@ pub(crate) fn run_command(state: &mut State, line: &str) -> Step {
                 Vec::new()
             }
         },
+        // A name the configuration does not have is refused here, not switched to and failed.
+        Command::Profile(name)
+            if !state.settings.profiles.is_empty()
+                && !state.settings.profiles.iter().any(|p| *p == name) =>
+        {
+            state.toast(
+                ToastKind::Error,
+                format!(
+                    "No profile {name} (profiles: {}); staying on {}",
+                    state.settings.profiles.join(", "),
+                    state.profile
+                ),
+            );
+            Vec::new()
+        }
         Command::Profile(name) => {
             state.toast(ToastKind::Info, format!("Switching to profile {name}…"));
             state.power.switching = Some(name.clone());

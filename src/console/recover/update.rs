@@ -56,16 +56,15 @@ fn mark(state: &mut State, action: Action) -> Vec<Effect> {
         return Vec::new();
     };
     let cursor = list.cursor;
+    if action == Action::MarkAll && shown.iter().all(|id| state.recover.marks.ids.contains(id)) {
+        // Every mark goes, also those of pages not loaded now.
+        clear(state);
+        return Vec::new();
+    }
     let marks = &mut state.recover.marks;
     match action {
         Action::MarkAll => {
-            if shown.iter().all(|id| marks.ids.contains(id)) {
-                for id in &shown {
-                    marks.ids.remove(id);
-                }
-            } else {
-                marks.ids.extend(shown);
-            }
+            marks.ids.extend(shown);
             Vec::new()
         }
         Action::MarkRange => {
@@ -87,6 +86,38 @@ fn mark(state: &mut State, action: Action) -> Vec<Effect> {
             pane::move_cursor(state, |c, _| c.saturating_add(1))
         }
     }
+}
+
+/// Clears every mark, saying how many went.
+fn clear(state: &mut State) {
+    let n = state.recover.marks.ids.len();
+    state.recover.marks = super::Marks::default();
+    state.toast(
+        ToastKind::Info,
+        format!("Cleared {n} mark{}", recover::plural(n)),
+    );
+}
+
+/// `Esc` on the Notifications list clears its marks first (with a count); `None` when there
+/// are none to clear or the list is not under the user's eye.
+pub(crate) fn clear_on_back(state: &mut State) -> Option<Vec<Effect>> {
+    let here = state.tab == Tab::Notifications && state.current().detail.is_none();
+    if !here || state.recover.marks.ids.is_empty() {
+        return None;
+    }
+    clear(state);
+    Some(Vec::new())
+}
+
+/// How many marked rows are loaded but hidden by the list's `/` or status filter.
+fn hidden_marks(state: &State) -> usize {
+    let list = &state.tab_state(Tab::Notifications).list;
+    let marks = &state.recover.marks.ids;
+    let shown: std::collections::HashSet<&str> = list.shown().map(|r| r.id()).collect();
+    list.rows
+        .iter()
+        .filter(|r| marks.contains(r.id()) && !shown.contains(r.id()))
+        .count()
 }
 
 /// What a recover from here selects: (in words, the selection, whether it is the marks, the
@@ -133,8 +164,13 @@ fn notifications_scope(state: &State) -> (String, Selection, bool, Option<String
     let marks = &state.recover.marks.ids;
     if !marks.is_empty() {
         let n = marks.len();
+        // A bulk write over marks says which of them the filter keeps out of sight.
+        let hidden = match hidden_marks(state) {
+            0 => String::new(),
+            h => format!(" ({h} hidden by the filter)"),
+        };
         return (
-            format!("{n} marked notification{}", recover::plural(n)),
+            format!("{n} marked notification{}{hidden}", recover::plural(n)),
             Selection {
                 notifications: marks.iter().cloned().collect(),
                 ..Selection::default()

@@ -17,10 +17,11 @@ use crate::console::widgets::json::JsonView;
 use crate::text::line as safe;
 use crate::text::redact::mask_url;
 
-/// The list's title suffix: how many rows are marked (on any page).
+/// The list's title suffix: how many rows are marked (on any page). Marks are the
+/// Notifications list's: other tabs' titles do not carry them.
 pub(crate) fn title_suffix(state: &State) -> String {
     let n = state.recover.marks.ids.len();
-    if n == 0 {
+    if n == 0 || state.tab != crate::console::tab::Tab::Notifications {
         String::new()
     } else {
         format!(" · {n} marked")
@@ -33,7 +34,8 @@ pub(crate) fn marks<'a>(
     rows: impl Iterator<Item = &'a Record>,
 ) -> Option<Vec<bool>> {
     let ids = &state.recover.marks.ids;
-    (!ids.is_empty()).then(|| rows.map(|r| ids.contains(r.id())).collect())
+    let here = state.tab == crate::console::tab::Tab::Notifications;
+    (here && !ids.is_empty()).then(|| rows.map(|r| ids.contains(r.id())).collect())
 }
 
 /// The room's parts over `area`: its border, the lines above (form, count, progress) and what

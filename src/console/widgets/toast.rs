@@ -15,17 +15,29 @@ const GAP: usize = 1;
 const MIN_BESIDE: u16 = 12;
 /// The toasts that fit in `max` columns, newest last (it is drawn rightmost), each as its text
 /// and kind: the newest always (cut with `…` when it alone is too long), then older ones while
-/// they fit whole; the oldest left out are counted on the leftmost (`+1`).
+/// they fit whole; the oldest left out are counted on the leftmost (`+1 more`, the newest
+/// cut to leave room for it).
 fn shown(toasts: &[Toast], max: usize) -> Vec<(String, ToastKind)> {
     // Toasts often quote a server's error message.
     let text = |t: &Toast| format!(" {} ", crate::text::line(&t.text));
     let Some(newest) = toasts.last() else {
         return Vec::new();
     };
+    let newest_w = crate::resource::display_width(&text(newest));
+    let older = toasts.len() - 1;
+    // Alone it does not fit beside the count of the others: cut it so that the count shows.
+    let reserve = if older > 0 && newest_w + more(older).len() > max {
+        more(older).len()
+    } else {
+        0
+    };
     let mut out = vec![(
         format!(
             " {} ",
-            crate::resource::cut(&crate::text::line(&newest.text), max.saturating_sub(2))
+            crate::resource::cut(
+                &crate::text::line(&newest.text),
+                max.saturating_sub(2 + reserve)
+            )
         ),
         newest.kind,
     )];
@@ -41,12 +53,17 @@ fn shown(toasts: &[Toast], max: usize) -> Vec<(String, ToastKind)> {
     }
     let left_out = toasts.len() - out.len();
     if left_out > 0 {
-        let more = format!(" +{left_out}");
+        let more = more(left_out);
         if used + more.len() <= max {
             out[0].0.insert_str(0, &more);
         }
     }
     out
+}
+
+/// The count of the toasts left out, said in words.
+fn more(n: usize) -> String {
+    format!(" +{n} more")
 }
 
 /// Columns the toasts take at the right end of a footer `width` wide (0 when there is none).
