@@ -120,7 +120,12 @@ pub async fn run(setup: ConsoleSetup) -> std::io::Result<()> {
     let shutdown = shutdown_signals()?;
     let mut terminal = init_terminal()?;
     let _restore = RestoreOnDrop;
-    let app = setup.app();
+    let mut app = setup.app();
+    // The tabs follow the generation the deployment serves (detected once and cached, or
+    // pinned where nothing contradicts the pin).
+    if let Some(g) = setup.client.served().await.and_then(|c| c.generation) {
+        app.preset_generation(g);
+    }
     // A paste arrives as one text, not as keys: a line break in it never submits anything.
     crossterm::execute!(std::io::stdout(), crossterm::event::EnableBracketedPaste)?;
     if app.state.settings.mouse {

@@ -9,6 +9,7 @@ mod deliveries_names;
 mod deliveries_nav;
 mod deliveries_watch;
 mod describe;
+mod event_destinations;
 mod event_loop;
 mod footer_help;
 mod forms_e2e;

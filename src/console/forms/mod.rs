@@ -131,6 +131,8 @@ pub(crate) struct Dialog {
     pub(crate) confirm_name: String,
     /// The resource whose console module opened it (and builds its write).
     pub(crate) resource: Option<crate::console::tab::Tab>,
+    /// The name is typed to confirm whatever `confirm` says (the operation asks for it).
+    pub(crate) typed: bool,
 }
 
 impl Dialog {
@@ -149,6 +151,7 @@ impl Dialog {
             last_project: None,
             confirm_name: String::new(),
             resource: None,
+            typed: false,
         }
     }
 

@@ -128,7 +128,19 @@ fn connections(imports: Vec<crate::api::model::ProviderOauthImport>) -> Vec<Pick
 /// Runs a write; the reply is the changed item.
 pub(crate) async fn execute_write(client: &Client, op: &WriteOp) -> Result<Record, Error> {
     let raw = client.send(&op.request()).await?;
-    decode_item_body(op.tab(), raw.status, &raw.body)
+    let tab = op.tab();
+    decode_item_body(tab, raw.status, &raw.body).or_else(|e| {
+        // An operation may answer with another resource's item (a ping, its delivery): the
+        // reply is the resource its id names.
+        let other = serde_json::from_str::<serde_json::Value>(&raw.body)
+            .ok()
+            .and_then(|v| v.get("id").and_then(|i| i.as_str()).and_then(Tab::of_id))
+            .filter(|k| *k != tab);
+        match other {
+            Some(k) => decode_item_body(k, raw.status, &raw.body),
+            None => Err(e),
+        }
+    })
 }
 
 /// Runs a lookup; the reply is the picker's items.

@@ -43,7 +43,7 @@ fn open(state: &mut State, mut dialog: Dialog) -> Vec<Effect> {
 /// The confirmation of a dialog's write: yes/no, or under `confirm = "type-name"` the item's
 /// name typed.
 fn question(mode: ConfirmMode, d: &Dialog) -> Confirm {
-    if mode != ConfirmMode::TypeName {
+    if mode != ConfirmMode::TypeName && !d.typed {
         return Confirm::yes_no(&d.title, &d.confirm, Subject::FormWrite);
     }
     let expected = views::confirm_name(d).unwrap_or_else(|| d.confirm_name.clone());
@@ -135,6 +135,7 @@ pub(crate) fn on_op(state: &mut State, id: crate::resource::ops::OpId) -> Vec<Ef
     let mut d = Dialog::new(op.title, Kind::Op(id, req), Vec::new());
     d.confirm = (op.question)(&record.item);
     d.confirm_name = record.item.name();
+    d.typed = views::typed_confirm(id);
     d.phase = Phase::Confirm;
     open(state, d)
 }
@@ -411,7 +412,11 @@ fn write_done(state: &mut State, record: Record) -> Vec<Effect> {
     } else {
         load_list(state, tab, Anchor::Around(id.clone()), 0, true)
     };
-    effects.extend(load_detail(state, tab, id));
+    // An answer holding what no read gives again (a new secret) stays: shown this once.
+    let keeps = matches!(&d.kind, Kind::Op(o, _) if views::keeps_reply(*o));
+    if !keeps {
+        effects.extend(load_detail(state, tab, id));
+    }
     if membership {
         effects.extend(crate::console::members::refresh(state));
     } else if tab == Tab::Teams {

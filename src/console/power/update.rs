@@ -272,7 +272,17 @@ pub(crate) fn run_command(state: &mut State, line: &str) -> Step {
         }
     };
     effects.extend(match cmd {
-        Command::Tab(t) => return Step::then(effects, Action::GoTab(t)),
+        Command::Tab(t) => {
+            // A word names a tab of each generation (`:teams`): the shown one.
+            let word = line.split_whitespace().next().unwrap_or_default();
+            let word = word.to_ascii_lowercase();
+            let shown = state
+                .shown
+                .iter()
+                .copied()
+                .find(|s| crate::console::views::list::aliases(*s).contains(&word.as_str()));
+            return Step::then(effects, Action::GoTab(shown.unwrap_or(t)));
+        }
         Command::Quit => return Step::then(effects, Action::Quit),
         Command::Help => {
             state.help = true;

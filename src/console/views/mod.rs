@@ -2,13 +2,23 @@
 //! dialog a write key opens and the write it builds, where its operations show in the footer),
 //! reached through the registry's `with_kind!`/`with_item!`, never a `match` on the kind. The
 //! list's columns, cells, `/` texts and sort keys come from `resource/` through `list`.
+pub(crate) mod auth_imports;
+pub(crate) mod callback_events;
 pub(crate) mod callbacks;
 pub(crate) mod context;
+pub(crate) mod deliveries;
+pub(crate) mod delivery_attempts;
+pub(crate) mod described;
 pub(crate) mod destinations;
+pub(crate) mod event_destinations;
+pub(crate) mod events;
 pub(crate) mod imports;
+pub(crate) mod integration_callbacks;
 pub(crate) mod kit;
 pub(crate) mod list;
+pub(crate) mod listeners;
 pub(crate) mod notifications;
+pub(crate) mod org_teams;
 pub(crate) mod row_cache;
 pub(crate) mod teams;
 
@@ -40,6 +50,23 @@ pub(crate) trait DetailView: crate::resource::Resource {
     /// tab's own keys rank 1–28), or `None` to offer it in help only.
     fn op_rank(_verb: &str) -> Option<u8> {
         None
+    }
+
+    /// Whether one of its operations asks for the item's name typed, whatever `confirm` says
+    /// (an operation that breaks something until the operator acts).
+    fn typed_confirm(_verb: &str) -> bool {
+        false
+    }
+
+    /// Whether one of its operations answers with what no later read gives (a new secret): the
+    /// detail keeps that answer instead of reading the item again.
+    fn keeps_reply(_verb: &str) -> bool {
+        false
+    }
+
+    /// The statuses its list is filtered by on the server (`l` cycles them); none by default.
+    fn server_statuses() -> &'static [&'static str] {
+        &[]
     }
 
     /// The dialog a write key opens on its tab (`item`: the selected or open item).
@@ -100,6 +127,21 @@ pub(crate) fn after_change(d: &mut Dialog) {
 /// Where an operation shows in its tab's footer, as its resource's console module says.
 pub(crate) fn op_rank(op: crate::resource::ops::OpId) -> Option<u8> {
     crate::resource::with_kind!(op.resource, R => <R as DetailView>::op_rank(op.verb))
+}
+
+/// Whether an operation asks for the item's name typed, as its resource's console module says.
+pub(crate) fn typed_confirm(op: crate::resource::ops::OpId) -> bool {
+    crate::resource::with_kind!(op.resource, R => <R as DetailView>::typed_confirm(op.verb))
+}
+
+/// Whether an operation's answer stays in the detail, as its resource's console module says.
+pub(crate) fn keeps_reply(op: crate::resource::ops::OpId) -> bool {
+    crate::resource::with_kind!(op.resource, R => <R as DetailView>::keeps_reply(op.verb))
+}
+
+/// The statuses a tab's list is filtered by on the server, as its console module says.
+pub(crate) fn server_statuses(tab: Tab) -> &'static [&'static str] {
+    with_kind!(tab, R => <R as DetailView>::server_statuses())
 }
 
 /// The detail pane's title.
