@@ -89,6 +89,9 @@ pub(crate) enum Lookup {
     /// The connections the token imports name (`/provider-oauth/token-imports`): the API lists
     /// no connections, so the known ones are those imports already use.
     Connections,
+    /// One page of a registered resource's list, as its console module offers them
+    /// (`DetailView::pick`).
+    Items(Tab),
 }
 
 /// Items fetched per lookup (the API's largest page).
@@ -186,6 +189,16 @@ pub(crate) async fn execute_lookup(client: &Client, what: Lookup) -> Result<Vec<
         Lookup::Connections => {
             let raw = client.send(&ApiRequest::list_imports(&q)).await?;
             connections(page::<crate::api::model::ProviderOauthImport>(&raw)?)
+        }
+        Lookup::Items(tab) => {
+            let raw = client
+                .send(&tab.list_request(&q, &Default::default()))
+                .await?;
+            crate::console::record::decode_page_body(tab, raw.status, &raw.body)?
+                .records
+                .iter()
+                .filter_map(crate::console::views::pick)
+                .collect()
         }
     };
     Ok(items)

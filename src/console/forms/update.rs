@@ -125,6 +125,14 @@ pub(crate) fn on_op(state: &mut State, id: crate::resource::ops::OpId) -> Vec<Ef
         state.toast(ToastKind::Info, text);
         return Vec::new();
     };
+    // An operation with inputs asks for them first (its resource's console module says which).
+    if let Some((fields, lookups)) = views::op_form(id, &record) {
+        let question = (op.question)(&record.item);
+        let mut d = Dialog::new(op.title, Kind::OpForm(id, Box::new(record)), fields);
+        d.confirm = question;
+        d.wanted = lookups;
+        return open(state, d);
+    }
     let req = match (op.request)(&record.item, &Default::default()) {
         Ok(req) => req,
         Err(why) => {
@@ -273,6 +281,24 @@ fn submit(state: &mut State) -> Vec<Effect> {
 fn build(d: &mut Dialog) -> Option<WriteOp> {
     if let Kind::Op(o, req) = &d.kind {
         return Some(WriteOp::Op(o.resource, req.clone()));
+    }
+    if let Kind::OpForm(o, record) = &d.kind {
+        // The fields' values are the operation's named inputs.
+        let args: crate::resource::ops::OpArgs = d
+            .fields
+            .iter()
+            .map(|f| (f.key.to_string(), f.value()))
+            .filter(|(_, v)| !v.is_empty())
+            .collect();
+        let req = o.op().map(|op| (op.request)(&record.item, &args));
+        return match req {
+            Some(Ok(req)) => Some(WriteOp::Op(o.resource, req)),
+            Some(Err(why)) => {
+                d.message = Some(why);
+                None
+            }
+            None => None,
+        };
     }
     // The console module of the resource that opened the dialog builds its write.
     views::build(d)

@@ -26,6 +26,7 @@ use ratatui::text::Line;
 
 use super::forms::Dialog;
 use super::forms::ops::WriteOp;
+use super::forms::picker::PickItem;
 use super::keymap::Action;
 use super::record::{Item, Record};
 use super::tab::Tab;
@@ -56,6 +57,23 @@ pub(crate) trait DetailView: crate::resource::Resource {
     /// (an operation that breaks something until the operator acts).
     fn typed_confirm(_verb: &str) -> bool {
         false
+    }
+
+    /// The fields one of its operations asks for first (their keys name its inputs), with the
+    /// lookups that fill their pickers; `None`: the operation only asks its question.
+    fn op_form(_verb: &str, _item: &Self::Item) -> Option<OpForm> {
+        None
+    }
+
+    /// How an item shows in a picker filled from its list, or `None` to leave it out.
+    fn pick(item: &Self::Item) -> Option<PickItem> {
+        let name = Self::name(item);
+        let id = Self::id(item).to_string();
+        Some(PickItem {
+            label: if name.is_empty() { id.clone() } else { name },
+            detail: String::new(),
+            id,
+        })
     }
 
     /// Whether one of its operations answers with what no later read gives (a new secret): the
@@ -132,6 +150,24 @@ pub(crate) fn op_rank(op: crate::resource::ops::OpId) -> Option<u8> {
 /// Whether an operation asks for the item's name typed, as its resource's console module says.
 pub(crate) fn typed_confirm(op: crate::resource::ops::OpId) -> bool {
     crate::resource::with_kind!(op.resource, R => <R as DetailView>::typed_confirm(op.verb))
+}
+
+/// The fields of an operation's dialog and the lookups filling their pickers.
+pub(crate) type OpForm = (
+    Vec<crate::console::forms::field::Field>,
+    Vec<(crate::console::forms::ops::Lookup, usize)>,
+);
+
+/// The fields an operation asks for first on `record`, as its resource's console module says.
+pub(crate) fn op_form(op: crate::resource::ops::OpId, record: &Record) -> Option<OpForm> {
+    with_item!(&record.item, R, x => (op.resource == <R as crate::resource::Resource>::KIND)
+        .then(|| <R as DetailView>::op_form(op.verb, x))
+        .flatten())
+}
+
+/// A record as a picker item, as its resource's console module shows it.
+pub(crate) fn pick(record: &Record) -> Option<PickItem> {
+    with_item!(&record.item, R, x => <R as DetailView>::pick(x))
 }
 
 /// Whether an operation's answer stays in the detail, as its resource's console module says.
