@@ -438,13 +438,14 @@ impl Default for Keymap {
             (KeySpec::ch('y'), Action::CopyId),
             (KeySpec::ch('Y'), Action::CopyJson),
         ];
-        // 1–9 in tab order among its generation's tabs: the same digit names one tab of each
-        // generation, and only a shown tab's binding answers (`input`). A tenth has `:` only.
+        // 1–9 (and 0 for a tenth) in tab order among its generation's tabs: the same digit
+        // names one tab of each generation, and only a shown tab's binding answers (`input`).
+        // Past ten, `:` only.
         for tab in super::tab::Tab::ALL {
             let digit = u32::try_from(tab.number())
                 .ok()
-                .filter(|n| (1..=9).contains(n))
-                .and_then(|n| char::from_digit(n, 10));
+                .filter(|n| (1..=10).contains(n))
+                .and_then(|n| char::from_digit(n % 10, 10));
             if let Some(digit) = digit {
                 b.push((KeySpec::ch(digit), Action::GoTab(tab)));
             }

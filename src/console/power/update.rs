@@ -319,7 +319,13 @@ pub(crate) fn run_command(state: &mut State, line: &str) -> Step {
 
 /// Opens a resource from its id: the prefix says which tab.
 fn goto(state: &mut State, id: &str) -> Vec<Effect> {
-    let Some(tab) = command::tab_of_id(id) else {
+    // A prefix a generation shares with another (`tm_`): the shown tab's.
+    let shown = state
+        .shown
+        .iter()
+        .copied()
+        .find(|t| id.len() > t.id_prefix().len() && id.starts_with(t.id_prefix()));
+    let Some(tab) = shown.or_else(|| command::tab_of_id(id)) else {
         state.toast(
             ToastKind::Error,
             format!("{id}: unknown id (tm_, poti_, clb_, cld_ or cbn_)"),
