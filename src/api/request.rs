@@ -33,12 +33,18 @@ pub struct NotificationFilter {
     pub event_ids: Vec<String>,
     /// `destination_id` values.
     pub destination_ids: Vec<String>,
+    /// `status` values, where the platform filters a list by status (a newer generation's
+    /// deliveries); pulsar's lists take none.
+    pub statuses: Vec<String>,
 }
 
 impl NotificationFilter {
     /// Whether no filter is set.
     pub fn is_empty(&self) -> bool {
-        self.callback_ids.is_empty() && self.event_ids.is_empty() && self.destination_ids.is_empty()
+        self.callback_ids.is_empty()
+            && self.event_ids.is_empty()
+            && self.destination_ids.is_empty()
+            && self.statuses.is_empty()
     }
 }
 

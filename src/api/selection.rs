@@ -125,6 +125,7 @@ impl Selection {
             callback_ids: self.callbacks.clone(),
             event_ids: self.events.clone(),
             destination_ids: self.destinations.clone(),
+            ..NotificationFilter::default()
         }
     }
 

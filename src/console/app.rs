@@ -104,11 +104,23 @@ impl App {
         self.show_tabs(super::tab::shown_for(g));
     }
 
+    /// Before [`App::start`]: the tabs of generation `g`, starting on its first (nothing loaded
+    /// yet: the start loads it).
+    pub(crate) fn preset_generation(&mut self, g: crate::api::generation::Generation) {
+        let shown = super::tab::shown_for(g);
+        if let Some(first) = shown.first().filter(|_| !shown.contains(&self.state.tab)) {
+            self.state.tab = *first;
+        }
+        self.state.settings.keymap.shown.clone_from(&shown);
+        self.state.shown = shown;
+    }
+
     /// Shows exactly these tabs, in this order (see [`App::show_generation`]).
     pub(crate) fn show_tabs(&mut self, shown: Vec<super::tab::Tab>) {
         let away = (!shown.contains(&self.state.tab))
             .then(|| shown.first().copied())
             .flatten();
+        self.state.settings.keymap.shown.clone_from(&shown);
         self.state.shown = shown;
         self.redraw = true;
         if let Some(tab) = away {

@@ -40,8 +40,10 @@ impl Hint {
                 (!keys.is_empty()).then(|| (keys.join("/"), w))
             }
             Hint::Tabs(w) => {
-                let keys: Vec<String> = Tab::ALL
-                    .into_iter()
+                let keys: Vec<String> = km
+                    .shown
+                    .iter()
+                    .copied()
                     .filter_map(|t| first_key(km, Action::GoTab(t)))
                     .collect();
                 (!keys.is_empty()).then(|| (keys.join("/"), w))
@@ -93,6 +95,11 @@ impl Hint {
                 format!("{} / {}", a.describe(), b.describe()),
             ),
             Hint::Pair(a, _, w) if w == a.hint() => (keys(&self.actions()), a.describe().into()),
+            // The shown tabs' keys only: each digit names one tab of each generation.
+            Hint::Tabs(w) => {
+                let shown: Vec<Action> = km.shown.iter().copied().map(Action::GoTab).collect();
+                (keys(&shown), w.to_string())
+            }
             _ => (keys(&self.actions()), word.to_string()),
         };
         (!keys.is_empty()).then_some((keys, desc))

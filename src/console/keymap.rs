@@ -413,6 +413,9 @@ pub(crate) struct Keymap {
     /// Leave write actions out of help and footer (read-only mode); their keys still answer
     /// with a refusal.
     pub(crate) hide_writes: bool,
+    /// The tabs shown (the connected generation's): a key bound to another tab does not answer
+    /// for it, and help lists only these tabs' keys.
+    pub(crate) shown: Vec<super::tab::Tab>,
 }
 
 impl Default for Keymap {
@@ -453,9 +456,17 @@ impl Default for Keymap {
             (KeySpec::ch('y'), Action::CopyId),
             (KeySpec::ch('Y'), Action::CopyJson),
         ];
-        for (i, tab) in super::tab::Tab::ALL.iter().enumerate() {
-            let digit = char::from_digit(i as u32 + 1, 10).unwrap_or('?');
-            b.push((KeySpec::ch(digit), Action::GoTab(*tab)));
+        // 1–9 (and 0 for a tenth) in tab order among its generation's tabs: the same digit
+        // names one tab of each generation, and only a shown tab's binding answers (`input`).
+        // Past ten, `:` only.
+        for tab in super::tab::Tab::ALL {
+            let digit = u32::try_from(tab.number())
+                .ok()
+                .filter(|n| (1..=10).contains(n))
+                .and_then(|n| char::from_digit(n % 10, 10));
+            if let Some(digit) = digit {
+                b.push((KeySpec::ch(digit), Action::GoTab(tab)));
+            }
         }
         for k in super::deliveries::keys::DeliveryKey::ALL {
             b.push((KeySpec::ch(k.default_char()), Action::Deliver(k)));
@@ -492,6 +503,7 @@ impl Default for Keymap {
         Self {
             bindings: b,
             hide_writes: false,
+            shown: super::tab::shown_for(crate::api::generation::Generation::Pulsar),
         }
     }
 }
@@ -524,6 +536,7 @@ impl Keymap {
                 .iter()
                 .filter(|(k, _)| k.matches(&key))
                 .map(|(_, a)| *a)
+                .filter(|a| !matches!(a, Action::GoTab(t) if !self.shown.contains(t)))
                 .collect()
         };
         Input { key, actions }

@@ -123,7 +123,12 @@ pub async fn run(setup: ConsoleSetup) -> std::io::Result<()> {
     let mut shutdown = Box::pin(shutdown_signals()?);
     let mut terminal = init_terminal()?;
     let _restore = RestoreOnDrop;
-    let app = setup.app();
+    let mut app = setup.app();
+    // The tabs follow the generation the deployment serves (detected once and cached, or
+    // pinned where nothing contradicts the pin).
+    if let Some(g) = setup.client.served().await.and_then(|c| c.generation) {
+        app.preset_generation(g);
+    }
     let mouse = app.state.settings.mouse;
     enable_input_modes(mouse)?;
     // Boxed: the loop's future is large, and `run` awaits it in two places.

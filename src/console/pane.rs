@@ -550,7 +550,8 @@ pub(crate) fn keys(state: &State) -> Vec<super::footer::Hint> {
             Action::Deliver(K::Filter) => (list && notifications).then(|| one(12, a, a.hint())),
             Action::Deliver(K::Watch) => (list && notifications).then(|| one(13, a, "watch")),
             Action::Deliver(K::LocalStatus) => {
-                (list && notifications).then(|| one(14, a, "status"))
+                let here = notifications || !super::views::server_statuses(tab).is_empty();
+                (list && here).then(|| one(14, a, "status"))
             }
             // The next / previous failed delivery, across pages.
             Action::NextMatch => (list && notifications).then_some((

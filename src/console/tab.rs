@@ -62,9 +62,9 @@ pub(crate) fn labels(
         .iter()
         .map(|&tab| {
             let label = if short && tab != active {
-                format!(" {} ", tab.index() + 1)
+                format!(" {} ", tab.number())
             } else {
-                format!(" {} {} ", tab.index() + 1, tab.title())
+                format!(" {} {} ", tab.number(), tab.title())
             };
             let w = u16::try_from(label.chars().count()).unwrap_or(u16::MAX);
             let span = left..left.saturating_add(w);

@@ -10,6 +10,7 @@ mod deliveries_nav;
 mod deliveries_watch;
 mod describe;
 mod edit_replay;
+mod event_destinations;
 mod event_loop;
 mod footer_help;
 mod forms_e2e;

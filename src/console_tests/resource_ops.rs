@@ -11,9 +11,12 @@ use switchboard::resource::ops::{self, OpArgs};
 fn app_on(tab: Tab) -> App {
     let mut app = started_app(120, 30);
     answer_all(&mut app);
+    // Its generation's tabs (pulsar's are shown already), then its tab's digit.
+    app.show_generation(tab.home());
+    answer_all(&mut app);
     app.apply(switchboard::console::Msg::Key(
         crossterm::event::KeyEvent::from(crossterm::event::KeyCode::Char(
-            char::from_digit(tab.index() as u32 + 1, 10).unwrap_or('1'),
+            char::from_digit(tab.number() as u32, 10).unwrap_or('1'),
         )),
     ));
     answer_all(&mut app);
@@ -49,7 +52,15 @@ fn every_operation_asks_sends_its_request_and_lands_on_the_reply() {
             "{}: nothing sent unasked",
             op.verb
         );
-        app.apply(ch('y'));
+        if switchboard::console::views::typed_confirm(op.id()) {
+            // Its question asks for the name typed.
+            for c in record.item.name().chars() {
+                app.apply(ch(c));
+            }
+            app.apply(key(crossterm::event::KeyCode::Enter));
+        } else {
+            app.apply(ch('y'));
+        }
         let sent = writes(&mut app);
         let want = (op.request)(&record.item, &OpArgs::new()).expect("a request for the row");
         let [(req_id, w)] = sent.as_slice() else {

@@ -17,6 +17,11 @@ fn app_on(tab: Tab, w: u16, h: u16) -> App {
     app
 }
 
+/// Pulsar's tabs (the snapshots are theirs; the newer generations' are tested on their service).
+fn pulsar_tabs() -> Vec<Tab> {
+    switchboard::console::tab::shown_for(switchboard::api::generation::Generation::Pulsar)
+}
+
 fn snap_tab(tab: Tab, w: u16, h: u16) {
     let mut app = app_on(tab, w, h);
     let name = tab.title().to_lowercase();
@@ -30,14 +35,14 @@ fn snap_tab(tab: Tab, w: u16, h: u16) {
 
 #[test]
 fn every_tab_wide() {
-    for tab in Tab::ALL {
+    for tab in pulsar_tabs() {
         snap_tab(tab, 120, 40);
     }
 }
 
 #[test]
 fn every_tab_narrow() {
-    for tab in Tab::ALL {
+    for tab in pulsar_tabs() {
         snap_tab(tab, 80, 24);
     }
 }

@@ -34,6 +34,15 @@ tabular!(
     Callback => resource::callbacks::CALLBACKS,
     Destination => resource::destinations::DESTINATIONS,
     Notification => resource::notifications::NOTIFICATIONS,
+    crate::api::model::PolicyTeam => resource::org_teams::ORG_TEAMS,
+    crate::api::model::AuthImport => resource::auth_imports::AUTH_IMPORTS,
+    crate::api::model::IntegrationCallback => resource::integration_callbacks::INTEGRATION_CALLBACKS,
+    crate::api::model::CallbackEvent => resource::callback_events::CALLBACK_EVENTS,
+    crate::api::model::EventDestination => resource::event_destinations::EVENT_DESTINATIONS,
+    crate::api::model::Listener => resource::listeners::LISTENERS,
+    crate::api::model::Event => resource::events::EVENTS,
+    crate::api::model::EventDelivery => resource::deliveries::DELIVERIES,
+    crate::api::model::DeliveryAttempt => resource::delivery_attempts::DELIVERY_ATTEMPTS,
 );
 
 /// Cells wider than this many terminal columns are cut with `…` in list tables.

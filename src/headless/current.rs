@@ -314,88 +314,24 @@ pub async fn route(client: &Client, cmd: &Resource) -> Result<Route, HeadlessErr
 /// list's names, `#list` counts it).
 pub(super) type Columns = &'static [(&'static str, &'static str)];
 
-const TEAMS: Columns = &[
-    ("id", "id"),
-    ("name", "name"),
-    ("slug", "slug"),
-    ("policies", "policies[].name"),
-];
+// Each resource's table is its registry entry's (`Resource::WIRE_COLUMNS`).
+use crate::resource::Kind;
+const TEAMS: Columns = Kind::OrgTeams.wire_columns();
 const POLICIES: Columns = &[
     ("id", "id"),
     ("name", "name"),
     ("slug", "slug"),
     ("type", "type"),
 ];
-const IMPORTS: Columns = &[
-    ("id", "id"),
-    ("note", "note"),
-    ("provider", "provider_id"),
-    ("created", "created_at"),
-    ("expires", "expires_at"),
-];
-const CALLBACKS: Columns = &[
-    ("id", "id"),
-    ("name", "name"),
-    ("status", "status"),
-    ("provider", "provider.name"),
-    ("created", "created_at"),
-];
-const CALLBACK_EVENTS: Columns = &[
-    ("id", "id"),
-    ("status", "status"),
-    ("source", "source"),
-    ("trigger", "provider_trigger_key"),
-    ("callback", "callback_id"),
-    ("occurred", "occurred_at"),
-];
-const CALLBACK_INSTANCES: Columns = &[
-    ("id", "id"),
-    ("status", "status"),
-    ("callback", "callback_id"),
-    ("created", "created_at"),
-];
-const DESTINATIONS: Columns = &[
-    ("id", "id"),
-    ("name", "name"),
-    ("status", "status"),
-    ("url", "webhook.url"),
-    ("retry", "retry.strategy"),
-    ("attempts", "retry.max_attempts"),
-    ("listeners", "#listeners"),
-];
-const LISTENERS: Columns = &[
-    ("id", "id"),
-    ("type", "type"),
-    ("destination", "event_destination_id"),
-    ("instance", "instance_id"),
-    ("event_types", "event_types"),
-    ("triggers", "triggers"),
-];
-const EVENTS: Columns = &[
-    ("id", "id"),
-    ("type", "event_type"),
-    ("source", "source"),
-    ("callback", "callback_id"),
-    ("created", "created_at"),
-];
-const DELIVERIES: Columns = &[
-    ("id", "id"),
-    ("status", "status"),
-    ("event_type", "event_type"),
-    ("destination", "event_destination_id"),
-    ("attempts", "attempt_count"),
-    ("next", "next_attempt_at"),
-    ("created", "created_at"),
-];
-const ATTEMPTS: Columns = &[
-    ("id", "id"),
-    ("n", "attempt_number"),
-    ("status", "status"),
-    ("http", "response.status_code"),
-    ("ms", "duration_ms"),
-    ("error", "error"),
-    ("started", "started_at"),
-];
+const IMPORTS: Columns = Kind::AuthImports.wire_columns();
+const CALLBACKS: Columns = Kind::IntegrationCallbacks.wire_columns();
+const CALLBACK_EVENTS: Columns = Kind::CallbackEvents.wire_columns();
+const CALLBACK_INSTANCES: Columns = crate::resource::integration_callbacks::INSTANCE_WIRE_COLUMNS;
+const DESTINATIONS: Columns = Kind::EventDestinations.wire_columns();
+const LISTENERS: Columns = Kind::Listeners.wire_columns();
+const EVENTS: Columns = Kind::Events.wire_columns();
+const DELIVERIES: Columns = Kind::Deliveries.wire_columns();
+const ATTEMPTS: Columns = Kind::DeliveryAttempts.wire_columns();
 
 /// The value a column shows.
 pub(super) fn pick(item: &Value, path: &str) -> Value {

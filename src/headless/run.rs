@@ -67,6 +67,7 @@ pub async fn run(
                 callback_ids: callbacks,
                 event_ids: events,
                 destination_ids: destinations,
+                ..NotificationFilter::default()
             };
             // Only deliveries have these statuses: refused as pulsar's parser always did.
             super::selection::pulsar_statuses(&scan.statuses).map_err(HeadlessError::Usage)?;

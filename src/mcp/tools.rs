@@ -479,6 +479,7 @@ pub async fn call(
                 callback_ids: a.callback_ids.clone(),
                 event_ids: a.event_ids.clone(),
                 destination_ids: a.destination_ids.clone(),
+                ..NotificationFilter::default()
             },
         ),
         "get_notification" => ApiRequest::get_notification(a.id()?),

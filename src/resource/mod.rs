@@ -5,12 +5,21 @@
 //! a typed key taken from the same value, so what is shown is what sorts and what filters. No
 //! UI here: the console and `headless` read these descriptions and draw them their own way.
 pub mod attempts;
+pub mod auth_imports;
+pub mod callback_events;
 pub mod callbacks;
+pub mod deliveries;
+pub mod delivery_attempts;
 pub mod destinations;
+pub mod event_destinations;
+pub mod events;
 pub mod imports;
+pub mod integration_callbacks;
+pub mod listeners;
 pub mod members;
 pub mod notifications;
 pub mod ops;
+pub mod org_teams;
 pub mod registry;
 pub mod teams;
 pub mod width;

@@ -27,6 +27,10 @@ pub trait Resource: 'static {
     const GENERATIONS: &'static [Generation];
     /// Its operations beyond list and get, as every face offers them.
     const OPS: &'static [&'static Op] = &[];
+    /// Its headless table over the API's JSON (a newer generation's verbs print the objects as
+    /// received): each column's header and where its cell is read (`a.b`, `list[].name` joins a
+    /// list's names, `#list` counts it).
+    const WIRE_COLUMNS: &'static [(&'static str, &'static str)] = &[];
 
     /// Its description (columns, fields, `:` words, id prefix).
     fn description() -> &'static Description<Self::Item>;
@@ -42,9 +46,20 @@ pub trait Resource: 'static {
     fn get(id: &str) -> ApiRequest;
 }
 
-/// Registers every listed resource once: `Kind / ItemVariant: module::Type`, in tab order.
+/// A tab's title: the one given, else the kind's name.
+macro_rules! title_or {
+    ($t:literal ; $k:ident) => {
+        $t
+    };
+    (; $k:ident) => {
+        stringify!($k)
+    };
+}
+
+/// Registers every listed resource once: `Kind ("Title")? / ItemVariant: module::Type`, in tab
+/// order (a title when the kind's name is not what the header shows).
 macro_rules! resources {
-    ($d:tt $( $kind:ident / $variant:ident : $module:ident :: $ty:ident ),* $(,)?) => {
+    ($d:tt $( $kind:ident $(($title:literal))? / $variant:ident : $module:ident :: $ty:ident ),* $(,)?) => {
         /// One resource of the registry; the console's tabs, in header order.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub enum Kind {
@@ -67,7 +82,7 @@ macro_rules! resources {
 
             /// Title in the console's header.
             pub const fn title(self) -> &'static str {
-                match self { $(Kind::$kind => stringify!($kind)),* }
+                match self { $(Kind::$kind => title_or!($($title)? ; $kind)),* }
             }
 
             /// The `[keys]` name of the action that jumps to its tab.
@@ -77,7 +92,7 @@ macro_rules! resources {
 
             /// The help line of the action that jumps to its tab.
             pub const fn tab_help(self) -> &'static str {
-                match self { $(Kind::$kind => concat!(stringify!($kind), " tab")),* }
+                match self { $(Kind::$kind => concat!(title_or!($($title)? ; $kind), " tab")),* }
             }
 
             /// Plural noun for messages.
@@ -88,6 +103,11 @@ macro_rules! resources {
             /// Which key its paths need, for 401/403 messages.
             pub fn needed_key(self) -> &'static str {
                 match self { $(Kind::$kind => <$module::$ty as Resource>::NEEDED_KEY),* }
+            }
+
+            /// Its headless table's columns (see [`Resource::WIRE_COLUMNS`]).
+            pub const fn wire_columns(self) -> &'static [(&'static str, &'static str)] {
+                match self { $(Kind::$kind => <$module::$ty as Resource>::WIRE_COLUMNS),* }
             }
 
             /// The generations that serve it.
@@ -214,7 +234,11 @@ macro_rules! resources {
     };
 }
 
-use super::{callbacks, destinations, imports, notifications, teams};
+use super::{
+    auth_imports, callback_events, callbacks, deliveries, delivery_attempts, destinations,
+    event_destinations, events, imports, integration_callbacks, listeners, notifications,
+    org_teams, teams,
+};
 
 resources! {$
     Teams / Team: teams::Teams,
@@ -222,6 +246,15 @@ resources! {$
     Callbacks / Callback: callbacks::Callbacks,
     Destinations / Destination: destinations::Destinations,
     Notifications / Notification: notifications::Notifications,
+    OrgTeams("Teams") / OrgTeam: org_teams::OrgTeams,
+    AuthImports("Imports") / AuthImport: auth_imports::AuthImports,
+    IntegrationCallbacks("Callbacks") / IntegrationCallback: integration_callbacks::IntegrationCallbacks,
+    CallbackEvents("Callback events") / CallbackEvent: callback_events::CallbackEvents,
+    EventDestinations("Destinations") / EventDestination: event_destinations::EventDestinations,
+    Listeners / Listener: listeners::Listeners,
+    Events / Event: events::Events,
+    Deliveries / Delivery: deliveries::Deliveries,
+    DeliveryAttempts("Attempts") / DeliveryAttempt: delivery_attempts::DeliveryAttempts,
 }
 
 impl Default for Kind {
@@ -239,6 +272,23 @@ impl Kind {
     /// The resources a server of generation `g` serves, in tab order.
     pub fn served(g: Generation) -> Vec<Kind> {
         Kind::ALL.into_iter().filter(|k| k.served_by(g)).collect()
+    }
+
+    /// The generation its tab is numbered in: the first that serves it.
+    pub fn home(self) -> Generation {
+        self.generations()
+            .first()
+            .copied()
+            .unwrap_or(Generation::Pulsar)
+    }
+
+    /// Its tab's number (from 1) among the tabs of its home generation, which the digit keys
+    /// follow: `1`–`9` in tab order whichever generation is shown.
+    pub fn number(self) -> usize {
+        Kind::served(self.home())
+            .iter()
+            .position(|k| *k == self)
+            .map_or(0, |i| i + 1)
     }
 
     /// The resource an id belongs to, by its prefix.

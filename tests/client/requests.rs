@@ -315,6 +315,7 @@ async fn union_filters_send_one_value_or_repeat_the_key() {
         callback_ids: ids(&["clb_a", "clb_b"]),
         event_ids: ids(&["cbe_1"]),
         destination_ids: ids(&["cld_1", "cld_2"]),
+        ..NotificationFilter::default()
     };
     let q = ListQuery {
         limit: Some(100),

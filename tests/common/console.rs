@@ -22,6 +22,42 @@ pub fn fixtures_of(tab: Tab) -> (&'static str, &'static str) {
         Tab::Callbacks => ("callback-list.json", "callback.json"),
         Tab::Destinations => ("destination-list.json", "destination.json"),
         Tab::Notifications => ("notification-list.json", "notification.json"),
+        Tab::OrgTeams => (
+            "generations/dashboard/team-list.json",
+            "generations/dashboard/team.json",
+        ),
+        Tab::AuthImports => (
+            "generations/auth-import-list.json",
+            "generations/auth-import.json",
+        ),
+        Tab::IntegrationCallbacks => (
+            "generations/event-destinations/callback-list-dashboard.json",
+            "generations/event-destinations/callback.json",
+        ),
+        Tab::CallbackEvents => (
+            "generations/event-destinations/callback-event-list.json",
+            "generations/event-destinations/callback-event.json",
+        ),
+        Tab::EventDestinations => (
+            "generations/event-destinations/destination-list.json",
+            "generations/event-destinations/destination-created.json",
+        ),
+        Tab::Listeners => (
+            "generations/event-destinations/listener-list.json",
+            "generations/event-destinations/listener.json",
+        ),
+        Tab::Events => (
+            "generations/event-destinations/event-list.json",
+            "generations/event-destinations/event.json",
+        ),
+        Tab::DeliveryAttempts => (
+            "generations/event-destinations/attempt-list.json",
+            "generations/event-destinations/delivery-attempt.json",
+        ),
+        Tab::Deliveries => (
+            "generations/event-destinations/delivery-list.json",
+            "generations/event-destinations/delivery.json",
+        ),
     }
 }
 

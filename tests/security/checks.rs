@@ -252,7 +252,9 @@ async fn console_frames_never_show_the_key() {
         })
         .expect("client");
         let mut app = Harness::with_client("sec", client, fixed_clock(), (120, 40));
-        for tab in Tab::ALL {
+        // Pulsar's tabs: this service speaks pulsar.
+        let pulsar = switchboard::api::generation::Generation::Pulsar;
+        for tab in Tab::ALL.into_iter().filter(|t| t.served_by(pulsar)) {
             let digit = char::from_digit(tab.index() as u32 + 1, 10).expect("digit");
             app.ch(digit);
             app.settle().await.expect("idle");

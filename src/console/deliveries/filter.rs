@@ -126,6 +126,7 @@ impl FilterDialog {
             callback_ids: dedup(self.callbacks.values()),
             event_ids: split_ids(self.events.value()),
             destination_ids: dedup(self.destinations.values()),
+            ..NotificationFilter::default()
         }
     }
 

@@ -11,6 +11,7 @@ pub(crate) mod lookup;
 pub(crate) mod names;
 pub(crate) mod scan;
 pub(crate) mod secret;
+pub(crate) mod server_status;
 pub(crate) mod update;
 pub(crate) mod view;
 pub(crate) mod watch;

@@ -92,6 +92,9 @@ pub(crate) fn on_action(state: &mut State, key: DeliveryKey) -> Vec<Effect> {
             state.toast(ToastKind::Info, word);
             Vec::new()
         }
+        (DeliveryKey::LocalStatus, _) if super::server_status::applies(state) => {
+            super::server_status::cycle(state)
+        }
         (DeliveryKey::LocalStatus, _) if state.tab == Tab::Notifications => {
             super::local::cycle(state)
         }

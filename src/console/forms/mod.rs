@@ -61,6 +61,12 @@ pub(crate) enum Kind {
     DeleteDestination(String),
     /// A resource's operation (`resource::ops`), with the request it makes once confirmed.
     Op(crate::resource::ops::OpId, crate::api::ApiRequest),
+    /// A resource's operation that takes inputs first (its console module's fields), on its
+    /// subject; the fields' values are the operation's named inputs.
+    OpForm(
+        crate::resource::ops::OpId,
+        Box<crate::console::record::Record>,
+    ),
 }
 
 impl Kind {
@@ -73,6 +79,8 @@ impl Kind {
                 | Kind::DeleteDestination(_)
                 // The picker pre-selects a member: Enter alone must not add one unasked.
                 | Kind::AddMember(_)
+                // An operation asks its question after its inputs.
+                | Kind::OpForm(..)
         )
     }
 
@@ -86,7 +94,7 @@ impl Kind {
             Kind::AddMember(_) => "member added",
             Kind::RemoveMember(_) => "member removed",
             Kind::DeleteDestination(_) => "deleted",
-            Kind::Op(o, _) => o.op().map_or("done", |o| o.done),
+            Kind::Op(o, _) | Kind::OpForm(o, _) => o.op().map_or("done", |o| o.done),
         }
     }
 }
@@ -131,6 +139,8 @@ pub(crate) struct Dialog {
     pub(crate) confirm_name: String,
     /// The resource whose console module opened it (and builds its write).
     pub(crate) resource: Option<crate::console::tab::Tab>,
+    /// The name is typed to confirm whatever `confirm` says (the operation asks for it).
+    pub(crate) typed: bool,
 }
 
 impl Dialog {
@@ -149,6 +159,7 @@ impl Dialog {
             last_project: None,
             confirm_name: String::new(),
             resource: None,
+            typed: false,
         }
     }
 

@@ -89,6 +89,9 @@ pub(crate) enum Lookup {
     /// The connections the token imports name (`/provider-oauth/token-imports`): the API lists
     /// no connections, so the known ones are those imports already use.
     Connections,
+    /// One page of a registered resource's list, as its console module offers them
+    /// (`DetailView::pick`).
+    Items(Tab),
 }
 
 /// Items fetched per lookup (the API's largest page).
@@ -128,7 +131,19 @@ fn connections(imports: Vec<crate::api::model::ProviderOauthImport>) -> Vec<Pick
 /// Runs a write; the reply is the changed item.
 pub(crate) async fn execute_write(client: &Client, op: &WriteOp) -> Result<Record, Error> {
     let raw = client.send(&op.request()).await?;
-    decode_item_body(op.tab(), raw.status, &raw.body)
+    let tab = op.tab();
+    decode_item_body(tab, raw.status, &raw.body).or_else(|e| {
+        // An operation may answer with another resource's item (a ping, its delivery): the
+        // reply is the resource its id names.
+        let other = serde_json::from_str::<serde_json::Value>(&raw.body)
+            .ok()
+            .and_then(|v| v.get("id").and_then(|i| i.as_str()).and_then(Tab::of_id))
+            .filter(|k| *k != tab);
+        match other {
+            Some(k) => decode_item_body(k, raw.status, &raw.body),
+            None => Err(e),
+        }
+    })
 }
 
 /// Runs a lookup; the reply is the picker's items.
@@ -174,6 +189,16 @@ pub(crate) async fn execute_lookup(client: &Client, what: Lookup) -> Result<Vec<
         Lookup::Connections => {
             let raw = client.send(&ApiRequest::list_imports(&q)).await?;
             connections(page::<crate::api::model::ProviderOauthImport>(&raw)?)
+        }
+        Lookup::Items(tab) => {
+            let raw = client
+                .send(&tab.list_request(&q, &Default::default()))
+                .await?;
+            crate::console::record::decode_page_body(tab, raw.status, &raw.body)?
+                .records
+                .iter()
+                .filter_map(crate::console::views::pick)
+                .collect()
         }
     };
     Ok(items)

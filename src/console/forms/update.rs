@@ -43,7 +43,7 @@ fn open(state: &mut State, mut dialog: Dialog) -> Vec<Effect> {
 /// The confirmation of a dialog's write: yes/no, or under `confirm = "type-name"` the item's
 /// name typed.
 fn question(mode: ConfirmMode, d: &Dialog) -> Confirm {
-    if mode != ConfirmMode::TypeName {
+    if mode != ConfirmMode::TypeName && !d.typed {
         return Confirm::yes_no(&d.title, &d.confirm, Subject::FormWrite);
     }
     let expected = views::confirm_name(d).unwrap_or_else(|| d.confirm_name.clone());
@@ -125,6 +125,14 @@ pub(crate) fn on_op(state: &mut State, id: crate::resource::ops::OpId) -> Vec<Ef
         state.toast(ToastKind::Info, text);
         return Vec::new();
     };
+    // An operation with inputs asks for them first (its resource's console module says which).
+    if let Some((fields, lookups)) = views::op_form(id, &record) {
+        let question = (op.question)(&record.item);
+        let mut d = Dialog::new(op.title, Kind::OpForm(id, Box::new(record)), fields);
+        d.confirm = question;
+        d.wanted = lookups;
+        return open(state, d);
+    }
     let req = match (op.request)(&record.item, &Default::default()) {
         Ok(req) => req,
         Err(why) => {
@@ -135,6 +143,7 @@ pub(crate) fn on_op(state: &mut State, id: crate::resource::ops::OpId) -> Vec<Ef
     let mut d = Dialog::new(op.title, Kind::Op(id, req), Vec::new());
     d.confirm = (op.question)(&record.item);
     d.confirm_name = record.item.name();
+    d.typed = views::typed_confirm(id);
     d.phase = Phase::Confirm;
     open(state, d)
 }
@@ -272,6 +281,24 @@ fn submit(state: &mut State) -> Vec<Effect> {
 fn build(d: &mut Dialog) -> Option<WriteOp> {
     if let Kind::Op(o, req) = &d.kind {
         return Some(WriteOp::Op(o.resource, req.clone()));
+    }
+    if let Kind::OpForm(o, record) = &d.kind {
+        // The fields' values are the operation's named inputs.
+        let args: crate::resource::ops::OpArgs = d
+            .fields
+            .iter()
+            .map(|f| (f.key.to_string(), f.value()))
+            .filter(|(_, v)| !v.is_empty())
+            .collect();
+        let req = o.op().map(|op| (op.request)(&record.item, &args));
+        return match req {
+            Some(Ok(req)) => Some(WriteOp::Op(o.resource, req)),
+            Some(Err(why)) => {
+                d.message = Some(why);
+                None
+            }
+            None => None,
+        };
     }
     // The console module of the resource that opened the dialog builds its write.
     views::build(d)
@@ -411,7 +438,11 @@ fn write_done(state: &mut State, record: Record) -> Vec<Effect> {
     } else {
         load_list(state, tab, Anchor::Around(id.clone()), 0, true)
     };
-    effects.extend(load_detail(state, tab, id));
+    // An answer holding what no read gives again (a new secret) stays: shown this once.
+    let keeps = matches!(&d.kind, Kind::Op(o, _) if views::keeps_reply(*o));
+    if !keeps {
+        effects.extend(load_detail(state, tab, id));
+    }
     if membership {
         effects.extend(crate::console::members::refresh(state));
     } else if tab == Tab::Teams {

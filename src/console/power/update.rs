@@ -277,7 +277,17 @@ pub(crate) fn run_command(state: &mut State, line: &str) -> Step {
         }
     };
     effects.extend(match cmd {
-        Command::Tab(t) => return Step::then(effects, Action::GoTab(t)),
+        Command::Tab(t) => {
+            // A word names a tab of each generation (`:teams`): the shown one.
+            let word = line.split_whitespace().next().unwrap_or_default();
+            let word = word.to_ascii_lowercase();
+            let shown = state
+                .shown
+                .iter()
+                .copied()
+                .find(|s| crate::console::views::list::aliases(*s).contains(&word.as_str()));
+            return Step::then(effects, Action::GoTab(shown.unwrap_or(t)));
+        }
         Command::Quit => return Step::then(effects, Action::Quit),
         Command::Help => {
             state.help = true;
@@ -331,7 +341,13 @@ pub(crate) fn run_command(state: &mut State, line: &str) -> Step {
 
 /// Opens a resource from its id: the prefix says which tab.
 fn goto(state: &mut State, id: &str) -> Vec<Effect> {
-    let Some(tab) = command::tab_of_id(id) else {
+    // A prefix a generation shares with another (`tm_`): the shown tab's.
+    let shown = state
+        .shown
+        .iter()
+        .copied()
+        .find(|t| id.len() > t.id_prefix().len() && id.starts_with(t.id_prefix()));
+    let Some(tab) = shown.or_else(|| command::tab_of_id(id)) else {
         state.toast(
             ToastKind::Error,
             format!("{id}: unknown id (tm_, poti_, clb_, cld_ or cbn_)"),

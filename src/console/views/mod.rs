@@ -2,13 +2,23 @@
 //! dialog a write key opens and the write it builds, where its operations show in the footer),
 //! reached through the registry's `with_kind!`/`with_item!`, never a `match` on the kind. The
 //! list's columns, cells, `/` texts and sort keys come from `resource/` through `list`.
+pub(crate) mod auth_imports;
+pub(crate) mod callback_events;
 pub(crate) mod callbacks;
 pub(crate) mod context;
+pub(crate) mod deliveries;
+pub(crate) mod delivery_attempts;
+pub(crate) mod described;
 pub(crate) mod destinations;
+pub(crate) mod event_destinations;
+pub(crate) mod events;
 pub(crate) mod imports;
+pub(crate) mod integration_callbacks;
 pub(crate) mod kit;
 pub(crate) mod list;
+pub(crate) mod listeners;
 pub(crate) mod notifications;
+pub(crate) mod org_teams;
 pub(crate) mod row_cache;
 pub(crate) mod teams;
 
@@ -16,6 +26,7 @@ use ratatui::text::Line;
 
 use super::forms::Dialog;
 use super::forms::ops::WriteOp;
+use super::forms::picker::PickItem;
 use super::keymap::Action;
 use super::record::{Item, Record};
 use super::tab::Tab;
@@ -40,6 +51,40 @@ pub(crate) trait DetailView: crate::resource::Resource {
     /// tab's own keys rank 1–28), or `None` to offer it in help only.
     fn op_rank(_verb: &str) -> Option<u8> {
         None
+    }
+
+    /// Whether one of its operations asks for the item's name typed, whatever `confirm` says
+    /// (an operation that breaks something until the operator acts).
+    fn typed_confirm(_verb: &str) -> bool {
+        false
+    }
+
+    /// The fields one of its operations asks for first (their keys name its inputs), with the
+    /// lookups that fill their pickers; `None`: the operation only asks its question.
+    fn op_form(_verb: &str, _item: &Self::Item) -> Option<OpForm> {
+        None
+    }
+
+    /// How an item shows in a picker filled from its list, or `None` to leave it out.
+    fn pick(item: &Self::Item) -> Option<PickItem> {
+        let name = Self::name(item);
+        let id = Self::id(item).to_string();
+        Some(PickItem {
+            label: if name.is_empty() { id.clone() } else { name },
+            detail: String::new(),
+            id,
+        })
+    }
+
+    /// Whether one of its operations answers with what no later read gives (a new secret): the
+    /// detail keeps that answer instead of reading the item again.
+    fn keeps_reply(_verb: &str) -> bool {
+        false
+    }
+
+    /// The statuses its list is filtered by on the server (`l` cycles them); none by default.
+    fn server_statuses() -> &'static [&'static str] {
+        &[]
     }
 
     /// The dialog a write key opens on its tab (`item`: the selected or open item).
@@ -100,6 +145,39 @@ pub(crate) fn after_change(d: &mut Dialog) {
 /// Where an operation shows in its tab's footer, as its resource's console module says.
 pub(crate) fn op_rank(op: crate::resource::ops::OpId) -> Option<u8> {
     crate::resource::with_kind!(op.resource, R => <R as DetailView>::op_rank(op.verb))
+}
+
+/// Whether an operation asks for the item's name typed, as its resource's console module says.
+pub(crate) fn typed_confirm(op: crate::resource::ops::OpId) -> bool {
+    crate::resource::with_kind!(op.resource, R => <R as DetailView>::typed_confirm(op.verb))
+}
+
+/// The fields of an operation's dialog and the lookups filling their pickers.
+pub(crate) type OpForm = (
+    Vec<crate::console::forms::field::Field>,
+    Vec<(crate::console::forms::ops::Lookup, usize)>,
+);
+
+/// The fields an operation asks for first on `record`, as its resource's console module says.
+pub(crate) fn op_form(op: crate::resource::ops::OpId, record: &Record) -> Option<OpForm> {
+    with_item!(&record.item, R, x => (op.resource == <R as crate::resource::Resource>::KIND)
+        .then(|| <R as DetailView>::op_form(op.verb, x))
+        .flatten())
+}
+
+/// A record as a picker item, as its resource's console module shows it.
+pub(crate) fn pick(record: &Record) -> Option<PickItem> {
+    with_item!(&record.item, R, x => <R as DetailView>::pick(x))
+}
+
+/// Whether an operation's answer stays in the detail, as its resource's console module says.
+pub(crate) fn keeps_reply(op: crate::resource::ops::OpId) -> bool {
+    crate::resource::with_kind!(op.resource, R => <R as DetailView>::keeps_reply(op.verb))
+}
+
+/// The statuses a tab's list is filtered by on the server, as its console module says.
+pub(crate) fn server_statuses(tab: Tab) -> &'static [&'static str] {
+    with_kind!(tab, R => <R as DetailView>::server_statuses())
 }
 
 /// The detail pane's title.

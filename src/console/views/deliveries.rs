@@ -1,0 +1,47 @@
+//! Deliveries of the newest generation: the fields, then each attempt with the request it sent
+//! and the response it got (headers through the redaction policy).
+use ratatui::text::{Line, Span};
+
+use super::kit::ViewCtx;
+use crate::api::model::EventDelivery;
+use crate::console::forms::Dialog;
+use crate::console::forms::ops::WriteOp;
+use crate::console::keymap::Action;
+use crate::resource::deliveries::{DELIVERIES, Deliveries, attempt_lines};
+
+impl super::DetailView for Deliveries {
+    fn detail(item: &EventDelivery, ctx: &ViewCtx) -> Vec<Line<'static>> {
+        let mut lines = super::described::detail(&DELIVERIES, item, ctx);
+        lines.push(Line::default());
+        lines.push(Line::from(Span::styled(
+            format!("Attempts ({})", item.attempts.len()),
+            ctx.theme.section,
+        )));
+        if item.attempts.is_empty() {
+            lines.push(Line::from(Span::styled("  none yet", ctx.theme.muted)));
+        }
+        for a in &item.attempts {
+            for l in attempt_lines(a, false) {
+                lines.push(Line::from(format!("  {l}")));
+            }
+            // Only the attempt itself holds its request and response bodies.
+            lines.push(Line::from(Span::styled(
+                format!("    open with :goto {}", a.id),
+                ctx.theme.muted,
+            )));
+        }
+        lines
+    }
+
+    fn server_statuses() -> &'static [&'static str] {
+        crate::resource::deliveries::STATUSES
+    }
+
+    fn dialog(_action: Action, _item: Option<&EventDelivery>) -> Option<Dialog> {
+        None
+    }
+
+    fn build(_d: &mut Dialog) -> Option<WriteOp> {
+        None
+    }
+}

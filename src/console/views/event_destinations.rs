@@ -1,0 +1,42 @@
+//! Event destinations: ping, rotate (a typed confirmation: it breaks the receiver until it has
+//! the new secret) and archive in the footer.
+use ratatui::text::Line;
+
+use super::kit::ViewCtx;
+use crate::api::model::EventDestination;
+use crate::console::forms::Dialog;
+use crate::console::forms::ops::WriteOp;
+use crate::console::keymap::Action;
+use crate::resource::event_destinations::{EVENT_DESTINATIONS, EventDestinations};
+
+impl super::DetailView for EventDestinations {
+    fn detail(item: &EventDestination, ctx: &ViewCtx) -> Vec<Line<'static>> {
+        super::described::detail(&EVENT_DESTINATIONS, item, ctx)
+    }
+
+    fn op_rank(verb: &str) -> Option<u8> {
+        match verb {
+            "ping" => Some(4),
+            "rotate-secret" => Some(24),
+            "archive" => Some(25),
+            _ => None,
+        }
+    }
+
+    fn typed_confirm(verb: &str) -> bool {
+        verb == "rotate-secret"
+    }
+
+    fn keeps_reply(verb: &str) -> bool {
+        // The new secret is in rotate's answer only.
+        verb == "rotate-secret"
+    }
+
+    fn dialog(_action: Action, _item: Option<&EventDestination>) -> Option<Dialog> {
+        None
+    }
+
+    fn build(_d: &mut Dialog) -> Option<WriteOp> {
+        None
+    }
+}

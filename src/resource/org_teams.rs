@@ -1,0 +1,101 @@
+//! Teams of the newer generations: access policies instead of projects with roles.
+use super::teams::dash;
+use super::width::Width;
+use super::{Column, Description, SortKey, absolute, field, lines_or_dash, or_dash};
+use crate::api::generation::Generation;
+use crate::api::model::PolicyTeam;
+use crate::api::{ApiRequest, ListQuery, NotificationFilter};
+
+type C = Column<PolicyTeam>;
+
+/// Its policies' names, joined.
+fn policies(t: &PolicyTeam) -> String {
+    let names: Vec<&str> = t.policies.iter().map(|p| p.name.as_str()).collect();
+    or_dash(Some(&names.join(", ")))
+}
+
+/// Teams with their access policies.
+pub static ORG_TEAMS: Description<PolicyTeam> = Description {
+    name: "teams",
+    aliases: &["teams", "team", "tm"],
+    id_prefix: "tm_",
+    columns: &[
+        C::new("Name", Width::identifying(8, 40), |t, _| t.name.clone())
+            .sort(|t, _| SortKey::text(&t.name)),
+        C::new("Slug", Width::flexible(8, 40), |t, _| t.slug.clone())
+            .sort(|t, _| SortKey::text(&t.slug)),
+        C::new("Policies", Width::flexible(8, 60), |t, _| policies(t))
+            .sort(|t, _| SortKey::Number(t.policies.len() as i64)),
+        C::new("Created", Width::fixed(11), |t, c| c.when(&t.created_at))
+            .sort(|t, _| SortKey::Time(t.created_at))
+            .also(|t, _| absolute(&t.created_at)),
+        C::new("ID", Width::flexible(10, 32).optional(1), |t, _| {
+            t.id.clone()
+        })
+        .sort(|t, _| SortKey::text(&t.id))
+        .muted(),
+    ],
+    fields: &[
+        field("ID", |t| vec![t.id.clone()]),
+        field("Name", |t| vec![t.name.clone()]),
+        field("Slug", |t| vec![t.slug.clone()]),
+        field("Description", |t| vec![dash(t.description.as_deref())]),
+        field("Policies", |t| {
+            lines_or_dash(
+                t.policies
+                    .iter()
+                    .map(|p| format!("{} ({}, {})", p.name, p.kind, p.id))
+                    .collect(),
+            )
+        }),
+        field("Projects", |t| {
+            lines_or_dash(t.projects.iter().map(|p| p.project.slug.clone()).collect())
+        }),
+        field("Created", |t| vec![absolute(&t.created_at)]),
+        field("Updated", |t| vec![absolute(&t.updated_at)]),
+    ],
+};
+
+/// The teams of the newer generations in the registry.
+pub struct OrgTeams;
+
+impl super::Resource for OrgTeams {
+    type Item = PolicyTeam;
+    const KIND: super::Kind = super::Kind::OrgTeams;
+    const NOUN: &'static str = "teams";
+    const NEEDED_KEY: &'static str = "the organization key";
+    const GENERATIONS: &'static [Generation] = &[
+        Generation::EventDestinations,
+        Generation::CallbackDestinations,
+    ];
+    const WIRE_COLUMNS: &'static [(&'static str, &'static str)] = &[
+        ("id", "id"),
+        ("name", "name"),
+        ("slug", "slug"),
+        ("policies", "policies[].name"),
+    ];
+
+    fn description() -> &'static Description<PolicyTeam> {
+        &ORG_TEAMS
+    }
+
+    fn id(t: &PolicyTeam) -> &str {
+        &t.id
+    }
+
+    fn name(t: &PolicyTeam) -> String {
+        t.name.clone()
+    }
+
+    fn heading(t: &PolicyTeam) -> String {
+        format!("Team {}", t.name)
+    }
+
+    fn list(q: &ListQuery, _filter: &NotificationFilter) -> ApiRequest {
+        ApiRequest::list_teams(q)
+    }
+
+    fn get(id: &str) -> ApiRequest {
+        ApiRequest::get_team(id)
+    }
+}
