@@ -206,6 +206,8 @@ pub(crate) fn apply(state: &mut State, view: &View) -> Option<Tab> {
         callback_ids: f.callbacks.clone(),
         event_ids: f.events.clone(),
         destination_ids: f.destinations.clone(),
+        // A view's status goes through the status filter below, not the server's.
+        statuses: Vec::new(),
     };
     if tab == Tab::Notifications {
         state.deliveries.local.status.clone_from(&view.status);
