@@ -224,6 +224,16 @@ async fn n_keeps_the_cursor_on_the_last_failure_and_says_how_far_it_looked() {
                     crate::common::screen(&app)
                 );
                 assert!(saw_progress, "a scan ran and showed its progress");
+                // The rows joined several pages: the bottom line says so, and `r` starts again
+                // from the top.
+                let s = crate::common::screen(&app);
+                assert!(s.contains("rows from page 1 on"), "{s}");
+                press(&mut app, KeyCode::Char('r')).await;
+                let list = &app.state.tab_state(Tab::Notifications).list;
+                assert_eq!(
+                    list.rows.first().map(|r| r.id().to_string()),
+                    newest(&t, 1).await.first().cloned()
+                );
                 return;
             }
         }
@@ -396,5 +406,8 @@ fn destinations_the_signature_cannot_tell_apart_read_a_plus_one_and_the_detail_s
     assert!(pending.contains("Issue triage +1"), "{s}");
     app.apply(ch('j'));
     let s = crate::common::screen(&app);
-    assert!(s.contains("Issue triage or Issue"), "the detail names both:\n{s}");
+    assert!(
+        s.contains("Issue triage or Issue"),
+        "the detail names both:\n{s}"
+    );
 }

@@ -81,6 +81,12 @@ fn maybe_fill(state: &mut State) -> Vec<Effect> {
     step(state, true)
 }
 
+/// Whether the loaded rows are more than the page asked for: a scan joined pages.
+pub(crate) fn merged(state: &State) -> bool {
+    let list = &state.tab_state(Tab::Notifications).list;
+    list.limit > 0 && list.rows.len() > list.limit as usize
+}
+
 /// `]` with a status filter on: the following pages are examined too (another [`SCAN_PAGES`]).
 pub(crate) fn further(state: &mut State) -> Vec<Effect> {
     if !state

@@ -201,6 +201,10 @@ pub(crate) fn tab_key(state: &mut State, key: &Input) -> Option<Vec<Effect>> {
     }
     // With a status filter on, the rows are the newest examined, not a page: `r` and `[` look
     // again from the top, `]` looks further.
+    // After `n`/`N` joined pages, the rows are no single page either: `r` starts from the top.
+    if on_list && action == Some(Action::Reload) && super::scan::merged(state) {
+        return Some(super::local::from_top(state));
+    }
     if on_list && super::local::on(state) {
         match action {
             Some(Action::Reload | Action::PrevPage) => return Some(super::local::from_top(state)),

@@ -205,6 +205,30 @@ pub(crate) fn page_note(state: &State) -> Option<String> {
     super::scan::progress(state)
         .map(|p| format!(" {p} "))
         .or_else(|| super::local::page_note(state))
+        .or_else(|| merged_note(state))
+}
+
+/// The bottom line after `n`/`N` joined pages: how many rows, from which page, and that `r`
+/// starts again from the top (a page number alone would not be true).
+fn merged_note(state: &State) -> Option<String> {
+    if !super::scan::merged(state) {
+        return None;
+    }
+    let list = &state.tab_state(Tab::Notifications).list;
+    let mut parts = Vec::new();
+    if list.pagination.has_more_before {
+        parts.push("← more".to_string());
+    }
+    parts.push(format!(
+        "{} rows from page {} on",
+        super::scan::grouped(list.rows.len()),
+        list.page.max(1)
+    ));
+    parts.push("r: from the top".to_string());
+    if list.pagination.has_more_after {
+        parts.push("more →".to_string());
+    }
+    Some(format!(" {} ", parts.join(" · ")))
 }
 
 /// The breadcrumb of cross-navigation (`Callbacks › Destinations › Notifications`), if any.
