@@ -934,3 +934,88 @@ async fn pulsar_verbs_this_generation_lacks_exit_2_with_one_sentence() {
     }
     r.svc.shutdown().await;
 }
+
+/// `destinations stats` means the same on both generations: the same document, the same keys.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stats_are_one_document_on_both_generations() {
+    let mut docs = Vec::new();
+    for generation in [Generation::Pulsar, Generation::EventDestinations] {
+        let pulsar = generation == Generation::Pulsar;
+        let svc = start(ServiceConfig {
+            seed: Seed::Demo,
+            generation,
+            api_key: Some(Secret::new(if pulsar { INSTANCE_KEY } else { ORG_KEY })),
+            instance_key: (!pulsar).then(|| Secret::new(INSTANCE_KEY)),
+            ..ServiceConfig::ephemeral()
+        })
+        .await
+        .expect("service");
+        let home = tempfile::tempdir().expect("home");
+        let conf = home.path().join("config/switchboard");
+        std::fs::create_dir_all(&conf).expect("config dir");
+        std::fs::write(
+            conf.join("config.toml"),
+            "[profiles.default]\norganization_key_env = \"SB_TEST_ORG_KEY\"\n",
+        )
+        .expect("config");
+        let r = Rig {
+            instance: svc.instance_id.clone().unwrap_or_default(),
+            base_url: svc.base_url.clone(),
+            svc,
+            home,
+            rx_url: String::new(),
+            rx: Log::default(),
+        };
+        let list = r.run(&["-o", "json", "destinations", "list"]).await;
+        assert_eq!(list.code, 0, "{list:?}");
+        let dest = list.json()["items"][0]["id"]
+            .as_str()
+            .expect("a destination")
+            .to_string();
+        let out = r
+            .run(&[
+                "-o",
+                "json",
+                "destinations",
+                "stats",
+                &dest,
+                "--window",
+                "7d",
+            ])
+            .await;
+        assert_eq!(out.code, 0, "{generation:?}: {out:?}");
+        let doc = out.json();
+        assert_eq!(doc["destination_id"], dest.as_str());
+        docs.push(doc);
+        r.svc.shutdown().await;
+    }
+    for key in [
+        "object",
+        "window",
+        "window_seconds",
+        "success_percent",
+        "attempt_success_percent",
+        "notifications",
+        "succeeded",
+        "failed",
+        "retrying",
+        "pending",
+        "retried",
+        "attempts",
+        "attempts_succeeded",
+        "latency_ms",
+        "from",
+        "to",
+    ] {
+        for d in &docs {
+            assert!(d.get(key).is_some(), "{key}: {d}");
+        }
+    }
+    assert_eq!(docs[0]["object"], docs[1]["object"]);
+    // The event-destinations seed has deliveries of every status: some counted.
+    assert!(
+        docs[1]["notifications"].as_u64().unwrap_or(0) > 0,
+        "{}",
+        docs[1]
+    );
+}
