@@ -898,3 +898,40 @@ async fn history_and_simulation_add_events() {
     .await;
     s.svc.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_rate_limit_answers_429_in_this_generations_envelope() {
+    let svc = start(ServiceConfig {
+        generation: Generation::CallbackDestinations,
+        api_key: Some(Secret::new(ORG_KEY)),
+        instance_key: Some(Secret::new(INSTANCE_KEY)),
+        rate_limit: Some((3, Duration::from_secs(60))),
+        ..ServiceConfig::ephemeral()
+    })
+    .await
+    .expect("service starts");
+    let instance = svc.instance_id.clone().expect("instance");
+    let s = Cbd { svc, instance };
+    let mut seen = Vec::new();
+    let mut last = None;
+    for _ in 0..5 {
+        let r = s
+            .send(
+                Method::GET,
+                "/callback-destinations",
+                None,
+                Key::Instance,
+                &[],
+            )
+            .await;
+        seen.push(r.status);
+        last = Some(r);
+    }
+    assert_eq!(seen, [200, 200, 200, 429, 429]);
+    let last = last.expect("a reply");
+    assert_eq!(
+        (last.body["object"].as_str(), last.body["code"].as_str()),
+        (Some("error"), Some("rate_limit_exceeded"))
+    );
+    s.svc.shutdown().await;
+}
