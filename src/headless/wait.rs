@@ -10,7 +10,7 @@ use tokio::time::Instant;
 
 use super::HeadlessError;
 use super::output::{self, OutputFormat};
-use super::selection::{SelectionArgs, parse_status};
+use super::selection::{SelectionArgs, parse_list_status};
 use crate::api::model::{Notification, NotificationStatus};
 use crate::api::selection::{PAGE, Selection, parse_duration};
 use crate::api::{ApiRequest, Client, ListQuery, Order};
@@ -26,7 +26,8 @@ pub struct WaitArgs {
     /// Which notifications.
     #[command(flatten)]
     pub selection: SelectionArgs,
-    /// The state to wait for: `status=succeeded` (or `failed`, `retrying`, `pending`).
+    /// The state to wait for: `status=succeeded` (or `failed`, `retrying`, `pending`;
+    /// callback-destinations also says `delivered`).
     #[arg(long = "for", value_name = "status=S", value_parser = parse_for)]
     pub state: NotificationStatus,
     /// How many notifications must be in that state.
@@ -52,7 +53,8 @@ fn parse_for(s: &str) -> Result<NotificationStatus, String> {
             "{s:?}: wait --for status=S (succeeded, failed, retrying or pending)"
         ));
     };
-    parse_status(v)
+    // The newer generations' `delivered` too; pulsar's path refuses it as its parser did.
+    parse_list_status(v)
 }
 
 /// What the selection holds now.
@@ -152,6 +154,8 @@ pub async fn run(
     format: OutputFormat,
     args: WaitArgs,
 ) -> Result<(), HeadlessError> {
+    super::selection::pulsar_statuses(std::slice::from_ref(&args.state))
+        .map_err(HeadlessError::Usage)?;
     let mut selection = args.selection.selection()?;
     // `--since`/`--until` were read on this machine's clock; `created_at` is the server's.
     let offset = client.clock_offset().await;
