@@ -1,7 +1,8 @@
 //! `schemathesis` (from the Python package index, pinned) walks the service's own `/openapi.json` against a real
-//! `switchboard serve` on 127.0.0.1, once per generation served (pulsar, event-destinations): every
-//! phase, stateful included, must pass with no "schema validation mismatch" warning. Settings and
-//! their reasons: tests/schemathesis.toml, tests/schemathesis_event_destinations.toml.
+//! `switchboard serve` on 127.0.0.1, once per generation served (pulsar, callback-destinations,
+//! event-destinations): every phase, stateful included, must pass with no "schema validation
+//! mismatch" warning. Settings and their reasons: tests/schemathesis.toml,
+//! tests/schemathesis_event_destinations.toml, tests/schemathesis_callback_destinations.toml.
 //!
 //! Needs `python3` with schemathesis installed (`.ci/run` installs it). Without it the test says
 //! so and passes on a developer machine, but fails when `CI=true`.
@@ -99,19 +100,17 @@ fn start_serve(
     (child, url.expect("serve printed its address"), instance)
 }
 
-/// The id of the first item of a seeded list.
-fn first_id(base: &str, key: &str, path: &str) -> String {
+/// The id of the first item of a seeded list (the instance named when there is one).
+fn first_id(base: &str, key: &str, path: &str, instance: Option<&str>) -> String {
     let rt = tokio::runtime::Runtime::new().expect("runtime");
     rt.block_on(async {
-        let page: serde_json::Value = reqwest::Client::new()
+        let mut rb = reqwest::Client::new()
             .get(format!("{base}{path}?limit=1"))
-            .bearer_auth(key)
-            .send()
-            .await
-            .expect("list")
-            .json()
-            .await
-            .expect("json");
+            .bearer_auth(key);
+        if let Some(id) = instance {
+            rb = rb.header("metorial-instance-id", id);
+        }
+        let page: serde_json::Value = rb.send().await.expect("list").json().await.expect("json");
         page["items"][0]["id"]
             .as_str()
             .unwrap_or_else(|| panic!("the demo seed has no {path}: {page}"))
@@ -142,6 +141,20 @@ fn schemathesis_finds_nothing_in_the_event_destinations_generation() {
             "SWITCHBOARD_TEST_INSTANCE_KEY",
         ],
         seeded: &[],
+    });
+}
+
+#[test]
+fn schemathesis_finds_nothing_in_the_callback_destinations_generation() {
+    run(Walk {
+        settings: "tests/schemathesis_callback_destinations.toml",
+        extra: &[
+            "--generation",
+            "callback-destinations",
+            "--instance-key-env",
+            "SWITCHBOARD_TEST_INSTANCE_KEY",
+        ],
+        seeded: &[("/callbacks", "callback_id")],
     });
 }
 
@@ -176,7 +189,7 @@ fn run(walk: Walk) {
             .expect("schemathesis settings");
     let mut parameters = String::from("\n[parameters]\n");
     for (path, name) in walk.seeded {
-        let id = first_id(&base, key, path);
+        let id = first_id(&base, key, path, instance.as_deref());
         parameters.push_str(&format!("{name} = \"{id}\"\n"));
     }
     let config = dir.path().join("schemathesis.toml");

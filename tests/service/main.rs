@@ -5,6 +5,7 @@
 mod common;
 
 mod api;
+mod callback_destinations;
 mod delivery;
 mod durability;
 mod errors;

@@ -4,14 +4,12 @@ use axum::http::Method;
 use serde_json::{Map, Value, json};
 
 use super::db::{self, kind};
+use crate::service::errors::issue;
 use crate::service::event_destinations::Gen;
 use crate::service::event_destinations::callbacks::ranges;
 use crate::service::event_destinations::route::{Route, handler};
 use crate::service::event_destinations::schemas::{list_of, obj};
-use crate::service::event_destinations::wire::{
-    Answer, Fail, Fields, Req, list, now_iso, public,
-};
-use crate::service::errors::issue;
+use crate::service::event_destinations::wire::{Answer, Fail, Fields, Req, list, now_iso, public};
 use crate::service::ids::new_id;
 use crate::service::store::Db;
 
@@ -32,7 +30,11 @@ pub fn deployment_routes() -> Vec<Route> {
         )
         .list(&[
             ("id", "string", "Only these deployments"),
-            ("provider_id", "string", "Only deployments of these providers"),
+            (
+                "provider_id",
+                "string",
+                "Only deployments of these providers",
+            ),
         ]),
         Route::new(
             Method::GET,
@@ -101,7 +103,7 @@ pub fn routes() -> Vec<Route> {
             "/callbacks/{callback_id}",
             "delete_callback",
             AREA,
-            "Archive an active callback",
+            "Archive a callback (an archived one is answered as it is)",
             || obj("Callback"),
             handler!(delete_callback),
         ),
@@ -294,12 +296,7 @@ fn resolve_triggers(
             .iter()
             .find(|t| t["id"] == ask.as_str())
             .or_else(|| known.iter().find(|t| t["key"] == ask.as_str()))
-            .ok_or_else(|| {
-                Fail::bad_request(format!(
-                    "The provider has no trigger {}",
-                    crate::text::line(&ask)
-                ))
-            })?;
+            .ok_or_else(|| Fail::not_found("provider.trigger", &crate::text::line(&ask)))?;
         let types = if types.is_empty() {
             t["event_types"].clone()
         } else {
@@ -383,17 +380,6 @@ async fn create_callback(g: Gen, r: Req) -> Answer {
     .await
 }
 
-/// A callback that is not active refuses changes.
-fn not_active(cb: &Value) -> Fail {
-    Fail::rule(
-        "callback_not_active",
-        format!(
-            "The callback {} is not active",
-            crate::text::line(cb["id"].as_str().unwrap_or_default())
-        ),
-    )
-}
-
 async fn update_callback(g: Gen, r: Req) -> Answer {
     let id = r.param(0).to_string();
     let body = r.object()?;
@@ -407,9 +393,6 @@ async fn update_callback(g: Gen, r: Req) -> Answer {
     f.check()?;
     g.write(move |db| {
         let mut cb = find(db, &id)?;
-        if cb["status"] != "active" {
-            return Err(not_active(&cb));
-        }
         let at = now_iso();
         if let Some(n) = name {
             cb["name"] = n.into();
@@ -444,12 +427,12 @@ async fn delete_callback(g: Gen, r: Req) -> Answer {
     let id = r.param(0).to_string();
     g.write(move |db| {
         let mut cb = find(db, &id)?;
-        if cb["status"] != "active" {
-            return Err(not_active(&cb));
+        // Archiving an archived callback changes nothing and answers it as it is.
+        if cb["status"] == "active" {
+            cb["status"] = "archived".into();
+            cb["updated_at"] = now_iso().into();
+            db::put(db, kind::CALLBACK, &cb)?;
         }
-        cb["status"] = "archived".into();
-        cb["updated_at"] = now_iso().into();
-        db::put(db, kind::CALLBACK, &cb)?;
         render(db, cb)
     })
     .await

@@ -6,7 +6,7 @@ use rusqlite::params;
 use crate::service::store::{Db, StoreError};
 
 pub use crate::service::event_destinations::db::{
-    all, all_with, any_of, get, page, put, secret, set_secret,
+    Due, all, all_with, any_of, get, page, put, secret, set_secret,
 };
 
 /// The meta key counting this generation's migrations.
@@ -56,7 +56,7 @@ pub fn set_due(db: &Db, id: &str, due_at: Option<i64>) -> Result<(), StoreError>
 }
 
 /// Notifications due by `now` (id, due time), soonest first, and the next due time after them.
-pub fn due(db: &Db, now: i64, limit: usize) -> Result<(Vec<(String, i64)>, Option<i64>), StoreError> {
+pub fn due(db: &Db, now: i64, limit: usize) -> Result<Due, StoreError> {
     let rows = db
         .conn()
         .prepare_cached(

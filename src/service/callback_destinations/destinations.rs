@@ -9,9 +9,7 @@ use crate::service::event_destinations::Gen;
 use crate::service::event_destinations::destinations::new_secret;
 use crate::service::event_destinations::route::{Route, handler};
 use crate::service::event_destinations::schemas::{list_of, obj};
-use crate::service::event_destinations::wire::{
-    Answer, Fail, Fields, Req, list, now_iso, public,
-};
+use crate::service::event_destinations::wire::{Answer, Fail, Fields, Req, list, now_iso, public};
 use crate::service::ids::new_id;
 
 const AREA: &str = "Callback destinations";
@@ -30,7 +28,11 @@ pub fn routes() -> Vec<Route> {
         )
         .list(&[
             ("id", "string", "Only these destinations"),
-            ("callback_id", "string", "Only destinations of these callbacks"),
+            (
+                "callback_id",
+                "string",
+                "Only destinations of these callbacks",
+            ),
             ("status", "string", "active or archived"),
         ]),
         Route::new(
@@ -118,8 +120,11 @@ fn url_field(f: &mut Fields<'_>, body: &Map<String, Value>, required: bool) -> O
         }
         None | Some(Value::Null) if !required => None,
         Some(Value::String(_)) => {
-            f.issues
-                .push(issue("invalid_url", "Expected an http or https URL", &["url"]));
+            f.issues.push(issue(
+                "invalid_url",
+                "Expected an http or https URL",
+                &["url"],
+            ));
             None
         }
         got => {
@@ -208,13 +213,8 @@ async fn update(g: Gen, r: Req) -> Answer {
     let url = url_field(&mut f, &body, false);
     f.check()?;
     g.write(move |db| {
+        // An archived destination stays editable (it receives nothing either way).
         let mut d = find(db, &id)?;
-        if d["status"] != "active" {
-            return Err(Fail::bad_request(format!(
-                "The callback destination {} is archived",
-                crate::text::line(&id)
-            )));
-        }
         if let Some(n) = name {
             d["name"] = n.into();
         }
@@ -244,11 +244,18 @@ async fn archive(g: Gen, r: Req) -> Answer {
                 d["status"] = "archived".into();
                 d["updated_at"] = now_iso().into();
                 db::put(db, kind::DESTINATION, &d)?;
+                // Its open notifications are due at once: the worker ends them as failed
+                // rather than keeping them scheduled for a destination that no longer takes any.
+                let now = chrono::Utc::now().timestamp_millis();
+                for n in db::all_with(db, kind::NOTIFICATION, "_destination_id", &id)? {
+                    if matches!(n["status"].as_str(), Some("pending" | "retrying")) {
+                        db::set_due(db, n["id"].as_str().unwrap_or_default(), Some(now))?;
+                    }
+                }
             }
             Ok(render(d, None))
         })
         .await?;
-    // Its open notifications end at their next turn.
     g.0.worker.wake();
     Ok(d)
 }

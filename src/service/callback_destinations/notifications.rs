@@ -64,14 +64,18 @@ fn destination_preview(d: &Value, detailed: bool) -> Value {
 
 /// A notification as sent: its event (the request on get only) and destination embedded.
 pub fn render(db: &Db, n: Value, detailed: bool) -> Result<Value, Fail> {
-    let event = db::get(db, kind::SENT_EVENT, n["_event_id"].as_str().unwrap_or_default())?
-        .map(|mut e| {
-            if !detailed {
-                e["request"] = Value::Null;
-            }
-            public(e)
-        })
-        .unwrap_or(Value::Null);
+    let event = db::get(
+        db,
+        kind::SENT_EVENT,
+        n["_event_id"].as_str().unwrap_or_default(),
+    )?
+    .map(|mut e| {
+        if !detailed {
+            e["request"] = Value::Null;
+        }
+        public(e)
+    })
+    .unwrap_or(Value::Null);
     let dest = db::get(
         db,
         kind::DESTINATION,

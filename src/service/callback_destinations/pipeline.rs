@@ -37,7 +37,10 @@ pub fn payload_body(event_type: &str, trigger: &str, data: &Value, t: DateTime<U
 
 /// Whether a callback's triggers take an event (no triggers: every event).
 fn wanted(cb: &Value, trigger: &str, event_type: &str) -> bool {
-    let triggers = cb["provider_triggers"].as_array().cloned().unwrap_or_default();
+    let triggers = cb["provider_triggers"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
     triggers.is_empty()
         || triggers.iter().any(|t| {
             t["provider_trigger"]["key"] == trigger
@@ -69,10 +72,10 @@ pub fn ingest(
     let mut dests = Vec::new();
     if cb["status"] == "active" && wanted(cb, trigger, event_type) {
         for id in cb["_destination_ids"].as_array().into_iter().flatten() {
-            if let Some(d) = db::get(db, kind::DESTINATION, id.as_str().unwrap_or_default())? {
-                if d["status"] == "active" {
-                    dests.push(d);
-                }
+            if let Some(d) = db::get(db, kind::DESTINATION, id.as_str().unwrap_or_default())?
+                && d["status"] == "active"
+            {
+                dests.push(d);
             }
         }
     }
@@ -140,7 +143,11 @@ pub fn settle(db: &Db, sent_id: &str, at: &str) -> Result<(), StoreError> {
     sent["status"] = status.into();
     sent["updated_at"] = at.into();
     db::put(db, kind::SENT_EVENT, &sent)?;
-    if let Some(mut e) = db::get(db, kind::EVENT, sent["_cbe_id"].as_str().unwrap_or_default())? {
+    if let Some(mut e) = db::get(
+        db,
+        kind::EVENT,
+        sent["_cbe_id"].as_str().unwrap_or_default(),
+    )? {
         e["delivery_status"] = delivery.into();
         db::put(db, kind::EVENT, &e)?;
     }
@@ -163,11 +170,7 @@ pub async fn incoming(
         .chars()
         .take(100)
         .collect::<String>();
-    let trigger = event_type
-        .split('.')
-        .next()
-        .unwrap_or_default()
-        .to_string();
+    let trigger = event_type.split('.').next().unwrap_or_default().to_string();
     let made = g
         .write(move |db| {
             let cb = db::get(db, kind::CALLBACK, &callback_id)?
@@ -207,19 +210,27 @@ pub async fn simulate(g: Gen, every: Duration) {
                     let mut rng = rand::rng();
                     (!live.is_empty()).then(|| {
                         let cb = &live[rng.random_range(0..live.len())];
-                        let triggers = cb["provider_triggers"].as_array().cloned().unwrap_or_default();
-                        let (trigger, event_type) = match triggers.get(rng.random_range(0..triggers.len().max(1))) {
-                            Some(t) => {
-                                let types = t["event_types"].as_array().cloned().unwrap_or_default();
-                                let key = t["provider_trigger"]["key"].as_str().unwrap_or("webhook").to_string();
-                                let ty = types
-                                    .get(rng.random_range(0..types.len().max(1)))
-                                    .and_then(Value::as_str)
-                                    .map_or_else(|| format!("{key}.received"), String::from);
-                                (key, ty)
-                            }
-                            None => ("webhook".to_string(), "webhook.received".to_string()),
-                        };
+                        let triggers = cb["provider_triggers"]
+                            .as_array()
+                            .cloned()
+                            .unwrap_or_default();
+                        let (trigger, event_type) =
+                            match triggers.get(rng.random_range(0..triggers.len().max(1))) {
+                                Some(t) => {
+                                    let types =
+                                        t["event_types"].as_array().cloned().unwrap_or_default();
+                                    let key = t["provider_trigger"]["key"]
+                                        .as_str()
+                                        .unwrap_or("webhook")
+                                        .to_string();
+                                    let ty = types
+                                        .get(rng.random_range(0..types.len().max(1)))
+                                        .and_then(Value::as_str)
+                                        .map_or_else(|| format!("{key}.received"), String::from);
+                                    (key, ty)
+                                }
+                                None => ("webhook".to_string(), "webhook.received".to_string()),
+                            };
                         (cb.clone(), trigger, event_type, rng.random_range(1..5000))
                     })
                 };

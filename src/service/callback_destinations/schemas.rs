@@ -82,10 +82,12 @@ fn trigger() -> Value {
 }
 
 fn triggers_in() -> Value {
-    nullable(json!({"type": "array", "maxItems": 50, "items": body(&["provider_trigger_id"], &[
-        ("provider_trigger_id", text(100)),
-        ("event_types", nullable(json!({"type": "array", "maxItems": 100, "items": text(100)}))),
-    ])}))
+    nullable(
+        json!({"type": "array", "maxItems": 50, "items": body(&["provider_trigger_id"], &[
+            ("provider_trigger_id", text(100)),
+            ("event_types", nullable(json!({"type": "array", "maxItems": 100, "items": text(100)}))),
+        ])}),
+    )
 }
 
 fn ids_in() -> Value {
@@ -149,8 +151,14 @@ fn notification() -> Value {
     object(&[
         ("object", en(&["callback.notification"])),
         ("id", s()),
-        ("status", en(&["pending", "delivered", "retrying", "failed"])),
-        ("error", nullable(object(&[("code", s()), ("message", s())]))),
+        (
+            "status",
+            en(&["pending", "delivered", "retrying", "failed"]),
+        ),
+        (
+            "error",
+            nullable(object(&[("code", s()), ("message", s())])),
+        ),
         ("attempt_count", int()),
         ("event", event),
         ("destination", nullable(destination)),

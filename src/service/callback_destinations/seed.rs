@@ -21,8 +21,11 @@ use crate::service::store::{Db, StoreError};
 const ORG_KEY: &str = "callback_destinations_org";
 const INSTANCE_KEY: &str = "callback_destinations_instance";
 
-/// Each seeded provider's triggers: key, name, event types.
-const TRIGGERS: &[(&str, &[(&str, &str, &[&str])])] = &[
+/// A trigger: key, name, event types.
+type Trigger = (&'static str, &'static str, &'static [&'static str]);
+
+/// Each seeded provider's triggers.
+const TRIGGERS: &[(&str, &[Trigger])] = &[
     (
         "GitHub",
         &[
@@ -117,10 +120,20 @@ struct Past<'a> {
 }
 
 /// Writes the attempts `past` describes onto a notification made at `t`.
-fn past(db: &Db, n: &Value, sent: &Value, p: &Past<'_>, t: DateTime<Utc>) -> Result<(), StoreError> {
+fn past(
+    db: &Db,
+    n: &Value,
+    sent: &Value,
+    p: &Past<'_>,
+    t: DateTime<Utc>,
+) -> Result<(), StoreError> {
     let id = n["id"].as_str().unwrap_or_default().to_string();
-    let dest = db::get(db, kind::DESTINATION, n["_destination_id"].as_str().unwrap_or_default())?
-        .unwrap_or(Value::Null);
+    let dest = db::get(
+        db,
+        kind::DESTINATION,
+        n["_destination_id"].as_str().unwrap_or_default(),
+    )?
+    .unwrap_or(Value::Null);
     let mut n = n.clone();
     let mut last = t;
     for (i, answer) in p.statuses.iter().enumerate() {
@@ -136,8 +149,12 @@ fn past(db: &Db, n: &Value, sent: &Value, p: &Past<'_>, t: DateTime<Utc>) -> Res
         n["last_attempt_at"] = iso(last).into();
         n["error"] = match answer {
             Some(s) if (200..300).contains(s) => Value::Null,
-            Some(s) => json!({"code": "http_error", "message": format!("Destination responded with HTTP {s}")}),
-            None => json!({"code": "request_error", "message": "connect ECONNREFUSED 203.0.113.10:443"}),
+            Some(s) => {
+                json!({"code": "http_error", "message": format!("Destination responded with HTTP {s}")})
+            }
+            None => {
+                json!({"code": "request_error", "message": "connect ECONNREFUSED 203.0.113.10:443"})
+            }
         };
     }
     n["status"] = p.status.into();
@@ -208,7 +225,11 @@ fn demo(db: &Db, base: &str, now: DateTime<Utc>) -> Result<(), StoreError> {
         db::set_secret(db, d["id"].as_str().unwrap_or_default(), &new_secret())?;
         dests.push(d);
     }
-    let dest_ids = |ix: &[usize]| ix.iter().map(|i| dests[*i]["id"].clone()).collect::<Vec<_>>();
+    let dest_ids = |ix: &[usize]| {
+        ix.iter()
+            .map(|i| dests[*i]["id"].clone())
+            .collect::<Vec<_>>()
+    };
     let deployments = db::all(db, kind::DEPLOYMENT)?;
     let on = |provider_name: &str| {
         deployments
@@ -241,7 +262,9 @@ fn demo(db: &Db, base: &str, now: DateTime<Utc>) -> Result<(), StoreError> {
         "Slack mentions",
         None,
         dest_ids(&[2, 1]),
-        trigger(db, &pid(&slack), "message", &at)?.into_iter().collect(),
+        trigger(db, &pid(&slack), "message", &at)?
+            .into_iter()
+            .collect(),
         &at,
     );
     let mut old = callback(
@@ -249,7 +272,9 @@ fn demo(db: &Db, base: &str, now: DateTime<Utc>) -> Result<(), StoreError> {
         "Old Linear sync",
         Some("Replaced by the GitHub callback".into()),
         Vec::new(),
-        trigger(db, &pid(&linear), "issue", &at)?.into_iter().collect(),
+        trigger(db, &pid(&linear), "issue", &at)?
+            .into_iter()
+            .collect(),
         &at,
     );
     old["poll_interval_seconds_override"] = 120.into();
@@ -362,8 +387,12 @@ fn seed_history(db: &Db, n: usize) -> Result<(), StoreError> {
         let t = now - Duration::milliseconds(back) - Duration::hours(1);
         let cb = &callbacks[rng.random_range(0..callbacks.len())];
         let trigger = &cb["provider_triggers"][0];
-        let key = trigger["provider_trigger"]["key"].as_str().unwrap_or("webhook");
-        let ty = trigger["event_types"][0].as_str().unwrap_or("webhook.received");
+        let key = trigger["provider_trigger"]["key"]
+            .as_str()
+            .unwrap_or("webhook");
+        let ty = trigger["event_types"][0]
+            .as_str()
+            .unwrap_or("webhook.received");
         let roll: f64 = rng.random();
         let (statuses, status): (&[Option<u16>], &str) = if roll < 0.8 {
             (&[Some(200)], "delivered")

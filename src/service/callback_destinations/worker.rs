@@ -248,7 +248,12 @@ async fn send(inner: &Inner, url: &str, headers: &[(String, String)], body: &str
                 format!("No response within {} ms", inner.timeout.as_millis()),
             );
         }
-        Err(e) => return failed("request_error", format!("Could not reach the destination: {e}")),
+        Err(e) => {
+            return failed(
+                "request_error",
+                format!("Could not reach the destination: {e}"),
+            );
+        }
     };
     let status = resp.status().as_u16();
     let mut bytes = Vec::new();
@@ -259,7 +264,10 @@ async fn send(inner: &Inner, url: &str, headers: &[(String, String)], body: &str
             _ => break,
         }
     }
-    let body: String = String::from_utf8_lossy(&bytes).chars().take(RESPONSE_CAP).collect();
+    let body: String = String::from_utf8_lossy(&bytes)
+        .chars()
+        .take(RESPONSE_CAP)
+        .collect();
     let error = (!(200..300).contains(&status)).then(|| {
         (
             "http_error".to_string(),
@@ -290,7 +298,10 @@ pub fn headers(
             "User-Agent".to_string(),
             "Metorial (https://metorial.com)".to_string(),
         ),
-        ("Metorial-Webhook-Id".to_string(), text(&dest["_webhook_id"])),
+        (
+            "Metorial-Webhook-Id".to_string(),
+            text(&dest["_webhook_id"]),
+        ),
         (
             "Metorial-Notification-Id".to_string(),
             notification_id.to_string(),
@@ -344,7 +355,11 @@ async fn attempt(inner: &Arc<Inner>, id: &str) -> Result<(), StoreError> {
             let Some(n) = db::get(db, kind::NOTIFICATION, &key)? else {
                 return Ok(None);
             };
-            let sent = db::get(db, kind::SENT_EVENT, n["_event_id"].as_str().unwrap_or_default())?;
+            let sent = db::get(
+                db,
+                kind::SENT_EVENT,
+                n["_event_id"].as_str().unwrap_or_default(),
+            )?;
             let dest_id = n["_destination_id"].as_str().unwrap_or_default();
             let dest = db::get(db, kind::DESTINATION, dest_id)?;
             let secret = db::secret(db, dest_id)?;
@@ -363,7 +378,10 @@ async fn attempt(inner: &Arc<Inner>, id: &str) -> Result<(), StoreError> {
         return close(inner, id, Some("The destination was archived")).await;
     };
     let number = n["attempt_count"].as_u64().unwrap_or(0) + 1;
-    let body = sent["request"]["body"].as_str().unwrap_or_default().to_string();
+    let body = sent["request"]["body"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
     let t = chrono::Utc::now().timestamp();
     let url = dest["url"].as_str().unwrap_or_default().to_string();
     let h = headers(&dest, id, &sent, number, &secret, t, &body);
@@ -421,12 +439,18 @@ mod tests {
     fn schedules_wait_as_the_contract_says() {
         let exp = json!({"type": "exponential", "max_attempts": 10, "delay_seconds": 30});
         let lin = json!({"type": "linear", "max_attempts": 5, "delay_seconds": 10});
-        assert_eq!([1, 2, 3, 4].map(|n| delay_seconds(&exp, n)), [30, 60, 120, 240]);
+        assert_eq!(
+            [1, 2, 3, 4].map(|n| delay_seconds(&exp, n)),
+            [30, 60, 120, 240]
+        );
         assert_eq!([1, 2, 3].map(|n| delay_seconds(&lin, n)), [10, 20, 30]);
         // Clamped to 10 s – 3 h.
         let tiny = json!({"type": "linear", "delay_seconds": 1});
         assert_eq!(delay_seconds(&tiny, 1), 10);
         assert_eq!(delay_seconds(&exp, 40), 3 * 3600);
-        assert_eq!(scaled(30, Duration::from_millis(10)), Duration::from_millis(300));
+        assert_eq!(
+            scaled(30, Duration::from_millis(10)),
+            Duration::from_millis(300)
+        );
     }
 }
