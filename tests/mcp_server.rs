@@ -896,9 +896,25 @@ async fn callback_destinations_tools_read_write_and_say_what_they_lack() {
             ),
             ("get_attempt", json!({ "notification_id": "sdi_x" })),
             ("list_access_policies", json!({})),
+            (
+                "wait_for_notifications",
+                json!({ "status": "delivered", "count": 2, "timeout_s": 5 }),
+            ),
         ],
     )
     .await;
+    let waited = own(&read.calls[6]);
+    assert_eq!(waited["reached"], true, "{}", read.raw);
+    let found = waited["untrusted_platform_data"]["notifications"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(found.len(), 2, "{}", read.raw);
+    assert!(
+        found.iter().all(|n| n["status"] == "delivered"),
+        "{}",
+        read.raw
+    );
     for t in ["create_callback", "update_callback", "delete_callback"] {
         assert!(!read.tools.contains(&t.to_string()), "{t} listed read-only");
     }

@@ -145,6 +145,106 @@ pub async fn merged_notifications(
     Ok(out)
 }
 
+/// The ids of every callback, within the client's walk budget.
+///
+/// # Errors
+/// As [`callbacks`].
+pub async fn callback_ids(client: &Client) -> Result<Vec<String>, Error> {
+    Ok(callbacks(client)
+        .await?
+        .iter()
+        .filter_map(|c| id_of(c).map(str::to_string))
+        .collect())
+}
+
+/// What a wait looks for: `count` notifications in `state` (this generation's word), created
+/// within the window (the server's clock).
+#[derive(Debug, Clone)]
+pub struct WaitFor {
+    /// pending, delivered, retrying or failed.
+    pub state: String,
+    /// How many.
+    pub count: usize,
+    /// Created at or after.
+    pub since: Option<DateTime<Utc>>,
+    /// Created at or before.
+    pub until: Option<DateTime<Utc>>,
+}
+
+/// What one look kept: at most `count` in the wanted state (and how many in all), at most
+/// `count` failed ones, and how many notifications were read.
+#[derive(Debug, Default)]
+pub struct Looked {
+    /// In the wanted state, newest first per callback.
+    pub reached: Vec<Value>,
+    /// How many are in the wanted state.
+    pub reached_total: usize,
+    /// Failed ones (when another state is wanted).
+    pub failed: Vec<Value>,
+    /// Notifications read.
+    pub examined: usize,
+}
+
+impl Looked {
+    fn keep(&mut self, n: Value, want: &WaitFor) {
+        let status = n.get("status").and_then(Value::as_str).unwrap_or_default();
+        if status == want.state {
+            self.reached_total += 1;
+            if self.reached.len() < want.count {
+                self.reached.push(n);
+            }
+        } else if status == "failed" && self.failed.len() < want.count {
+            self.failed.push(n);
+        }
+    }
+}
+
+/// One look of a wait: each of `callbacks`' notifications newest first to the window's start,
+/// each callback's walk within the client's budget.
+///
+/// # Errors
+/// The API's; [`Error::TooManyPages`] past a walk's budget.
+pub async fn look(
+    client: &Client,
+    callbacks: &[String],
+    f: &CallbackNotificationFilter,
+    want: &WaitFor,
+) -> Result<Looked, Error> {
+    let mut kept = Looked::default();
+    for cb in callbacks {
+        let q = ListQuery {
+            order: Some(Order::Desc),
+            ..ListQuery::default()
+        };
+        super::lookup::walk(
+            client,
+            q,
+            |q| ApiRequest::list_callback_notifications(q, cb, f),
+            |items: Vec<Value>| {
+                for n in items {
+                    kept.examined += 1;
+                    let t = created(&n);
+                    if let (Some(since), Some(t)) = (want.since, t)
+                        && t < since
+                    {
+                        // Newest first: nothing further is in the window.
+                        return false;
+                    }
+                    if let (Some(until), Some(t)) = (want.until, t)
+                        && t > until
+                    {
+                        continue;
+                    }
+                    kept.keep(n, want);
+                }
+                true
+            },
+        )
+        .await?;
+    }
+    Ok(kept)
+}
+
 fn created(v: &Value) -> Option<DateTime<Utc>> {
     v.get("created_at")
         .and_then(Value::as_str)

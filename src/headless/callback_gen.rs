@@ -42,7 +42,7 @@ const DESTINATIONS: Columns = &[
     ("url", "url"),
     ("created", "created_at"),
 ];
-const NOTIFICATIONS: Columns = &[
+pub(super) const NOTIFICATIONS: Columns = &[
     ("id", "id"),
     ("status", "status"),
     ("event_type", "event.type"),
@@ -101,9 +101,6 @@ pub fn lacking(cmd: &Resource) -> Option<&'static str> {
         }
         Resource::Notifications(NotificationsCmd::Forward(_)) => {
             "Switchboard does not forward this generation's notifications yet"
-        }
-        Resource::Notifications(NotificationsCmd::Wait(_)) => {
-            "Switchboard does not wait on this generation's notifications yet; notifications list --callback ID --status S shows where they stand"
         }
         Resource::Notifications(
             NotificationsCmd::Search(_) | NotificationsCmd::Keep(_) | NotificationsCmd::Export(_),
@@ -203,6 +200,9 @@ pub async fn run(
         }
         Resource::Notifications(NotificationsCmd::Replay(a)) => {
             replay_one(client, out, a, ctx.read_only).await
+        }
+        Resource::Notifications(NotificationsCmd::Wait(a)) => {
+            super::callback_wait::run(client, out, a).await
         }
         other => Err(usage(format!(
             "{} is not offered on callback-destinations.",

@@ -4,6 +4,7 @@
 mod alerts;
 mod args;
 mod callback_gen;
+mod callback_wait;
 mod columns;
 mod current;
 mod current_deliveries;

@@ -26,7 +26,8 @@ pub struct WaitArgs {
     /// Which notifications.
     #[command(flatten)]
     pub selection: SelectionArgs,
-    /// The state to wait for: `status=succeeded` (or `failed`, `retrying`, `pending`).
+    /// The state to wait for: `status=succeeded` (or `failed`, `retrying`, `pending`;
+    /// callback-destinations also says `delivered`).
     #[arg(long = "for", value_name = "status=S", value_parser = parse_for)]
     pub state: NotificationStatus,
     /// How many notifications must be in that state.

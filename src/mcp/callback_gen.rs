@@ -190,9 +190,6 @@ fn lacking(name: &str) -> Option<&'static str> {
         "replay_locally" | "plan_recover" | "run_recover" => {
             "Switchboard does not send this generation's notifications again from here yet; `notifications replay` does"
         }
-        "wait_for_notifications" => {
-            "Switchboard does not wait on this generation's notifications yet; list_notifications with one callback shows where they stand"
-        }
         "duplicate_destination" | "ping_destination" | "archive_destination" => {
             "Switchboard does not offer this on callback destinations (delete_destination archives one)"
         }
@@ -363,4 +360,101 @@ async fn notifications(client: &Client, a: &Args) -> Result<Value, ToolError> {
         "pagination": { "has_more_after": m.more, "has_more_before": false },
         "merged_callbacks": m.callbacks,
     }))
+}
+
+/// Whether the deployment serves `callback-destinations`.
+pub async fn serves(client: &Client) -> bool {
+    client.served().await.and_then(|c| c.generation) == Some(Generation::CallbackDestinations)
+}
+
+/// `wait_for_notifications` arguments.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct WaitArgs {
+    callback_ids: Vec<String>,
+    destination_ids: Vec<String>,
+    status: Option<String>,
+    count: Option<u64>,
+    timeout_s: Option<f64>,
+}
+
+/// `wait_for_notifications` on `callback-destinations`: the callbacks' (the named ones', or
+/// every one's) notifications looked at every half second until `count` are in `status`
+/// (`succeeded` is `delivered` here) or `timeout_s` has passed; the answer as on pulsar.
+///
+/// # Errors
+/// Bad arguments, or the API's error during a look.
+pub async fn wait(
+    client: &Client,
+    def: &ToolDef,
+    args: &Map<String, Value>,
+) -> Result<super::envelope::Answer, ToolError> {
+    use super::wait::{DEFAULT_TIMEOUT_S, INTERVAL, MAX_COUNT, MAX_TIMEOUT_S};
+    use tokio::time::Instant;
+    check(def, args)?;
+    let a: WaitArgs = serde_json::from_value(Value::Object(args.clone()))
+        .map_err(|e| usage(format!("arguments: {e}")))?;
+    let state = match a.status.as_deref().map(str::trim) {
+        None | Some("succeeded" | "delivered") => "delivered",
+        Some(s @ ("failed" | "retrying" | "pending")) => s,
+        Some(other) => {
+            return Err(usage(format!(
+                "{:?} is not a status: succeeded (delivered), failed, retrying or pending",
+                crate::text::line(other)
+            )));
+        }
+    };
+    let count = a.count.unwrap_or(1);
+    if !(1..=MAX_COUNT).contains(&count) {
+        return Err(usage(format!("count is 1–{MAX_COUNT}")));
+    }
+    let timeout = a.timeout_s.unwrap_or(DEFAULT_TIMEOUT_S);
+    if !(0.0..=MAX_TIMEOUT_S).contains(&timeout) {
+        return Err(usage(format!("timeout_s is 0–{MAX_TIMEOUT_S}")));
+    }
+    for id in a.callback_ids.iter().chain(&a.destination_ids) {
+        crate::api::request::check_segment(id)?;
+    }
+    let want = cg::WaitFor {
+        state: state.to_string(),
+        count: usize::try_from(count).unwrap_or(1),
+        since: None,
+        until: None,
+    };
+    let started = Instant::now();
+    let deadline = started + std::time::Duration::from_secs_f64(timeout);
+    let callbacks = if a.callback_ids.is_empty() {
+        cg::callback_ids(client).await?
+    } else {
+        a.callback_ids.clone()
+    };
+    let f = CallbackNotificationFilter {
+        destination_ids: a.destination_ids.clone(),
+        statuses: Vec::new(),
+    };
+    let mut last = cg::Looked::default();
+    loop {
+        match tokio::time::timeout_at(deadline, cg::look(client, &callbacks, &f, &want)).await {
+            Err(_) => break,
+            Ok(found) => last = found?,
+        }
+        if last.reached_total >= want.count || Instant::now() >= deadline {
+            break;
+        }
+        tokio::time::sleep_until((Instant::now() + INTERVAL).min(deadline)).await;
+    }
+    let reached = last.reached_total >= want.count;
+    let own = json!({
+        "reached": reached,
+        "timed_out": !reached,
+        "status": state,
+        "count": want.count,
+        "found": last.reached.len(),
+        "examined": last.examined,
+        "waited_ms": u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+    });
+    Ok(super::envelope::Answer::with_own(
+        own,
+        json!({ "notifications": last.reached }),
+    ))
 }

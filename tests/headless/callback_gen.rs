@@ -493,7 +493,6 @@ async fn verbs_the_generation_lacks_say_so_in_one_sentence() {
     for args in [
         &["notifications", "recover", "--yes"][..],
         &["notifications", "diff", "sdi_x", "--with-attempt", "1"],
-        &["notifications", "wait", "--for", "status=failed"],
         &["notifications", "forward", "--to", "http://127.0.0.1:9/in"],
         &["notifications", "retry", "sdi_x"],
         &["notifications", "list", "--watch"],
@@ -545,5 +544,102 @@ async fn verbs_the_generation_lacks_say_so_in_one_sentence() {
         ])
         .await;
     assert_eq!(url.code, 2, "{url:?}");
+    // Pulsar's wait refuses the newer generations' word, as its parser did.
+    let word = p
+        .run(&[
+            "notifications",
+            "wait",
+            "--for",
+            "status=delivered",
+            "--timeout",
+            "1s",
+        ])
+        .await;
+    assert_eq!(word.code, 2, "{word:?}");
+    assert!(word.stderr.contains("not a status"), "{word:?}");
     p.svc.shutdown().await;
+}
+
+#[tokio::test]
+async fn wait_reads_the_callbacks_notifications_and_a_failure_wins() {
+    let cd = service(Generation::CallbackDestinations).await;
+    let callbacks = items(&cd.json(&["callbacks", "list", "--limit", "100"]).await);
+    let named = |name: &str| {
+        callbacks
+            .iter()
+            .find(|c| c["name"] == name)
+            .map(|c| s(&c["id"]))
+            .unwrap_or_else(|| panic!("{name} in the demo seed"))
+    };
+    let (github, slack) = (named("GitHub issues"), named("Slack mentions"));
+    // `succeeded` is this generation's `delivered`; what it ended on is printed a line each.
+    let ok = cd
+        .run(&[
+            "-o",
+            "json",
+            "notifications",
+            "wait",
+            "--callback",
+            &github,
+            "--for",
+            "status=succeeded",
+            "--count",
+            "2",
+            "--timeout",
+            "5s",
+        ])
+        .await;
+    assert_eq!(ok.code, 0, "{ok:?}");
+    let lines: Vec<Value> = ok
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect();
+    assert_eq!(lines.len(), 2, "{ok:?}");
+    assert!(lines.iter().all(|n| n["status"] == "delivered"), "{ok:?}");
+    // The Slack callback's dead receiver failed: that wins over the count reached.
+    let failed = cd
+        .run(&[
+            "notifications",
+            "wait",
+            "--callback",
+            &slack,
+            "--for",
+            "status=delivered",
+            "--timeout",
+            "5s",
+        ])
+        .await;
+    assert_eq!(failed.code, 3, "{failed:?}");
+    assert!(failed.stderr.contains("ended failed"), "{failed:?}");
+    // Never enough pending: the timeout, exit 5.
+    let late = cd
+        .run(&[
+            "notifications",
+            "wait",
+            "--callback",
+            &github,
+            "--for",
+            "status=pending",
+            "--count",
+            "50",
+            "--timeout",
+            "1s",
+            "--interval",
+            "200ms",
+        ])
+        .await;
+    assert_eq!(late.code, 5, "{late:?}");
+    let event = cd
+        .run(&[
+            "notifications",
+            "wait",
+            "--for",
+            "status=failed",
+            "--event",
+            "sev_x",
+        ])
+        .await;
+    assert_eq!(event.code, 2, "{event:?}");
+    cd.svc.shutdown().await;
 }
