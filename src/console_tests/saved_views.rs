@@ -81,7 +81,7 @@ async fn a_saved_view_survives_a_restart_and_a_profile_switch() {
     }
     let before = title(&app);
     assert!(
-        before.contains("oldest first") && before.contains("LOCAL failed"),
+        before.contains("oldest first") && before.contains("[failed "),
         "{before}"
     );
     command(&mut app, "view save mine");
@@ -101,7 +101,7 @@ async fn a_saved_view_survives_a_restart_and_a_profile_switch() {
 
     // A restart: a new console on the same file, on another tab, applies it by name.
     let mut again = console(&t, &path, None).await;
-    assert!(!title(&again).contains("LOCAL failed"));
+    assert!(!title(&again).contains("[failed "));
     command(&mut again, "view mine");
     settle(&mut again).await;
     assert_eq!(title(&again), before);
@@ -131,7 +131,7 @@ async fn a_saved_view_survives_a_restart_and_a_profile_switch() {
     let failed = console(&t, &path, Some("failed")).await;
     let s = title(&failed);
     assert!(
-        s.contains("LOCAL failed") && s.contains("newest first"),
+        s.contains("[failed ") && s.contains("newest first"),
         "{s}"
     );
 }
