@@ -117,13 +117,14 @@ impl Drop for RestoreOnDrop {
 /// Runs the console until the user quits; the terminal is restored on every exit path
 /// (ratatui's panic hook covers panics).
 pub async fn run(setup: ConsoleSetup) -> std::io::Result<()> {
+    // The tabs follow the generation the deployment serves (detected once and cached, or
+    // pinned where nothing contradicts the pin); asked before the app exists, which is large.
+    let generation = setup.client.served().await.and_then(|c| c.generation);
     let shutdown = shutdown_signals()?;
     let mut terminal = init_terminal()?;
     let _restore = RestoreOnDrop;
     let mut app = setup.app();
-    // The tabs follow the generation the deployment serves (detected once and cached, or
-    // pinned where nothing contradicts the pin).
-    if let Some(g) = setup.client.served().await.and_then(|c| c.generation) {
+    if let Some(g) = generation {
         app.preset_generation(g);
     }
     // A paste arrives as one text, not as keys: a line break in it never submits anything.
@@ -131,7 +132,8 @@ pub async fn run(setup: ConsoleSetup) -> std::io::Result<()> {
     if app.state.settings.mouse {
         crossterm::execute!(std::io::stdout(), crossterm::event::EnableMouseCapture)?;
     }
-    drive(&mut terminal, EventStream::new(), app, shutdown)
+    // On the heap: the app it owns is large (a tab's state for every registered resource).
+    Box::pin(drive(&mut terminal, EventStream::new(), app, shutdown))
         .await
         .map(|_| ())
 }
