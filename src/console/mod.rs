@@ -120,13 +120,14 @@ impl Drop for RestoreOnDrop {
 /// Runs the console until the user quits; the terminal is restored on every exit path
 /// (ratatui's panic hook covers panics).
 pub async fn run(setup: ConsoleSetup) -> std::io::Result<()> {
+    // The tabs follow the generation the deployment serves (detected once and cached, or
+    // pinned where nothing contradicts the pin); asked before the app exists, which is large.
+    let generation = setup.client.served().await.and_then(|c| c.generation);
     let mut shutdown = Box::pin(shutdown_signals()?);
     let mut terminal = init_terminal()?;
     let _restore = RestoreOnDrop;
     let mut app = setup.app();
-    // The tabs follow the generation the deployment serves (detected once and cached, or
-    // pinned where nothing contradicts the pin).
-    if let Some(g) = setup.client.served().await.and_then(|c| c.generation) {
+    if let Some(g) = generation {
         app.preset_generation(g);
     }
     let mouse = app.state.settings.mouse;

@@ -235,13 +235,51 @@ pub(crate) struct Toast {
     pub(crate) topic: Option<crate::console::keymap::Action>,
 }
 
+/// Every tab's state, indexed by [`Tab::index`], on the heap: one per registered resource (of
+/// every generation) would make the state too large to move around by value.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Tabs(Box<[TabState; Tab::ALL.len()]>);
+
+impl std::ops::Deref for Tabs {
+    type Target = [TabState; Tab::ALL.len()];
+
+    fn deref(&self) -> &Self::Target {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Tabs {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.0
+    }
+}
+
+impl<'a> IntoIterator for &'a Tabs {
+    type Item = &'a TabState;
+    type IntoIter = std::slice::Iter<'a, TabState>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter()
+    }
+}
+
+impl<'a> IntoIterator for &'a mut Tabs {
+    type Item = &'a mut TabState;
+    type IntoIter = std::slice::IterMut<'a, TabState>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter_mut()
+    }
+}
+
 /// Everything the console shows and remembers.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct State {
     /// The tab on screen.
     pub(crate) tab: Tab,
-    /// Per-tab state, indexed by [`Tab::index`].
-    pub(crate) tabs: [TabState; Tab::ALL.len()],
+    /// Per-tab state, indexed by [`Tab::index`] (boxed: one per registered resource, of every
+    /// generation, would make the state too large to move).
+    pub(crate) tabs: Tabs,
     /// The tabs shown, in header order: those the server's API generation serves.
     pub(crate) shown: Vec<Tab>,
     /// Back stack for cross-navigation.
@@ -329,7 +367,7 @@ impl State {
         tabs[Tab::Notifications.index()].list.order = settings.notifications_order;
         Self {
             tab: Tab::Teams,
-            tabs,
+            tabs: Tabs(Box::new(tabs)),
             shown: super::tab::shown_for(crate::api::generation::Generation::Pulsar),
             nav: Vec::new(),
             help: false,

@@ -52,12 +52,16 @@ fn header(app: &Harness) -> String {
     app.screen().lines().next().unwrap_or_default().to_string()
 }
 
-fn digit(tab: Tab) -> char {
-    char::from_digit(u32::try_from(tab.number()).expect("small"), 10).expect("a digit")
-}
-
+/// Its digit, or its `:` word past nine.
 async fn go(app: &mut Harness, tab: Tab) {
-    app.ch(digit(tab));
+    match char::from_digit(u32::try_from(tab.number()).expect("small"), 10) {
+        Some(d) if tab.number() <= 9 => {
+            app.ch(d);
+        }
+        _ => {
+            app.ch(':').type_text(tab.aliases()[0]).key(KeyCode::Enter);
+        }
+    }
     app.settle().await.expect("idle");
     assert_eq!(app.tab(), tab, "{}", app.screen());
 }
@@ -108,11 +112,11 @@ async fn the_tabs_follow_the_generation_and_the_digits_their_order() {
     app.settle().await.expect("idle");
     assert_eq!(app.tab(), Tab::Listeners);
 
-    // Help lists the shown tabs' keys, once each.
+    // Help lists the shown tabs' keys, once each (digits up to nine).
     app.ch('?');
     app.settle().await.expect("idle");
     let help = app.screen();
-    let keys: Vec<String> = (1..=shown.len()).map(|n| n.to_string()).collect();
+    let keys: Vec<String> = (1..=shown.len().min(9)).map(|n| n.to_string()).collect();
     assert!(help.contains(&keys.join("/")), "{help}");
 }
 
@@ -305,4 +309,103 @@ async fn a_destination_is_pinged_rotated_and_archived() {
         app.toasts()
     );
     assert!(app.screen().contains("archived"), "{}", app.screen());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn teams_show_their_policies_and_take_a_custom_one_from_a_picker() {
+    let (_svc, client) = service().await;
+    let mut app = console(&client, 200, 50).await;
+    // The policies list: custom and default ones.
+    go(&mut app, Tab::AccessPolicies).await;
+    let s = app.screen();
+    assert!(s.contains("custom"), "{s}");
+    assert!(s.contains("admin") || s.contains("everyone"), "{s}");
+    app.key(KeyCode::Enter);
+    app.settle().await.expect("idle");
+    assert!(app.screen().contains("Grants"), "{}", app.screen());
+
+    // A team without policies gets one from the picker of custom policies.
+    let raw = client
+        .send(&ApiRequest::list_teams(&ListQuery::default()))
+        .await
+        .expect("teams");
+    let page: switchboard::api::Page<serde_json::Value> =
+        serde_json::from_str(&raw.body).expect("a page");
+    let bare = page
+        .items
+        .iter()
+        .find(|t| t["policies"].as_array().is_some_and(Vec::is_empty))
+        .expect("a team without policies");
+    let (team, name) = (
+        bare["id"].as_str().unwrap_or_default().to_string(),
+        bare["name"].as_str().unwrap_or_default().to_string(),
+    );
+    app.ch(':')
+        .type_text(&format!("goto {team}"))
+        .key(KeyCode::Enter);
+    app.settle().await.expect("idle");
+    assert_eq!(app.tab(), Tab::OrgTeams);
+    let footer = app.screen().lines().last().unwrap_or_default().to_string();
+    assert!(footer.contains("a assign policy"), "{footer}");
+    app.ch('a');
+    app.settle().await.expect("idle");
+    let s = app.screen();
+    assert!(s.contains("Assign access policy"), "{s}");
+    let offered: Vec<&str> = s
+        .lines()
+        .filter(|l| l.contains("( )") || l.contains("(•)"))
+        .collect();
+    assert!(!offered.is_empty(), "{s}");
+    assert!(
+        offered
+            .iter()
+            .all(|l| !l.contains("Admin") && !l.contains("Everyone")),
+        "only custom policies are offered: {s}"
+    );
+    // The first custom policy, chosen; asked; sent.
+    app.ctrl('s');
+    app.settle().await.expect("idle");
+    assert!(app.screen().contains(&name), "{}", app.screen());
+    app.ch('y');
+    app.settle().await.expect("idle");
+    assert!(
+        app.toasts().iter().any(|t| t.contains("policy assigned")),
+        "{:?}\n{}",
+        app.toasts(),
+        app.screen()
+    );
+    let raw = client
+        .send(&ApiRequest::get_team(&team))
+        .await
+        .expect("team");
+    let now: serde_json::Value = serde_json::from_str(&raw.body).expect("a team");
+    let given = now["policies"][0]["name"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(!given.is_empty(), "{now}");
+    assert!(app.screen().contains(&given), "shown: {}", app.screen());
+
+    // And removed from the picker of its own.
+    app.ch('X');
+    app.settle().await.expect("idle");
+    assert!(
+        app.screen().contains("Remove access policy"),
+        "{}",
+        app.screen()
+    );
+    app.ctrl('s');
+    app.ch('y');
+    app.settle().await.expect("idle");
+    assert!(
+        app.toasts().iter().any(|t| t.contains("policy removed")),
+        "{:?}",
+        app.toasts()
+    );
+    let raw = client
+        .send(&ApiRequest::get_team(&team))
+        .await
+        .expect("team");
+    let now: serde_json::Value = serde_json::from_str(&raw.body).expect("a team");
+    assert_eq!(now["policies"], serde_json::json!([]), "{now}");
 }

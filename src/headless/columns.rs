@@ -35,6 +35,7 @@ tabular!(
     Destination => resource::destinations::DESTINATIONS,
     Notification => resource::notifications::NOTIFICATIONS,
     crate::api::model::PolicyTeam => resource::org_teams::ORG_TEAMS,
+    crate::api::model::AccessPolicy => resource::access_policies::ACCESS_POLICIES,
     crate::api::model::AuthImport => resource::auth_imports::AUTH_IMPORTS,
     crate::api::model::IntegrationCallback => resource::integration_callbacks::INTEGRATION_CALLBACKS,
     crate::api::model::CallbackEvent => resource::callback_events::CALLBACK_EVENTS,

@@ -317,12 +317,7 @@ pub(super) type Columns = &'static [(&'static str, &'static str)];
 // Each resource's table is its registry entry's (`Resource::WIRE_COLUMNS`).
 use crate::resource::Kind;
 const TEAMS: Columns = Kind::OrgTeams.wire_columns();
-const POLICIES: Columns = &[
-    ("id", "id"),
-    ("name", "name"),
-    ("slug", "slug"),
-    ("type", "type"),
-];
+const POLICIES: Columns = Kind::AccessPolicies.wire_columns();
 const IMPORTS: Columns = Kind::AuthImports.wire_columns();
 const CALLBACKS: Columns = Kind::IntegrationCallbacks.wire_columns();
 const CALLBACK_EVENTS: Columns = Kind::CallbackEvents.wire_columns();

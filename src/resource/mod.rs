@@ -4,6 +4,7 @@
 //! A [`Column`] holds the text a cell shows; the filter matches that text and the sort orders by
 //! a typed key taken from the same value, so what is shown is what sorts and what filters. No
 //! UI here: the console and `headless` read these descriptions and draw them their own way.
+pub mod access_policies;
 pub mod attempts;
 pub mod auth_imports;
 pub mod callback_events;

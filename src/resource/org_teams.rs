@@ -1,7 +1,9 @@
-//! Teams of the newer generations: access policies instead of projects with roles.
+//! Teams of the newer generations: access policies instead of projects with roles; a custom
+//! policy is assigned to a team or removed from it.
+use super::ops::{Op, OpArgs};
 use super::teams::dash;
 use super::width::Width;
-use super::{Column, Description, SortKey, absolute, field, lines_or_dash, or_dash};
+use super::{AnyItem, Column, Description, Kind, SortKey, absolute, field, lines_or_dash, or_dash};
 use crate::api::generation::Generation;
 use crate::api::model::PolicyTeam;
 use crate::api::{ApiRequest, ListQuery, NotificationFilter};
@@ -56,6 +58,71 @@ pub static ORG_TEAMS: Description<PolicyTeam> = Description {
     ],
 };
 
+fn team(item: &AnyItem) -> Result<&PolicyTeam, String> {
+    match item {
+        AnyItem::OrgTeam(t) => Ok(t),
+        _ => Err("only a team".into()),
+    }
+}
+
+/// The policy an operation names (`access_policy_id`: its id).
+fn policy(args: &OpArgs) -> Result<&str, String> {
+    args.get("access_policy_id")
+        .map(|p| p.trim())
+        .filter(|p| !p.is_empty())
+        .ok_or_else(|| "choose an access policy".to_string())
+}
+
+/// `assign-policy`: a custom access policy given to the team (assigning it again changes
+/// nothing).
+pub static ASSIGN_POLICY: Op = Op {
+    resource: Kind::OrgTeams,
+    verb: "assign-policy",
+    label: "assign an access policy (a custom one) to the team",
+    hint: "assign policy",
+    key: 'a',
+    writes: true,
+    done: "policy assigned",
+    title: "Assign access policy",
+    question: |item| match team(item) {
+        Ok(t) => format!("Give team “{}” the chosen access policy?", t.name),
+        Err(_) => String::new(),
+    },
+    request: |item, args| {
+        Ok(ApiRequest::assign_team_policy(
+            &team(item)?.id,
+            policy(args)?,
+        ))
+    },
+    tool: None,
+};
+
+/// `remove-policy`: one of the team's policies taken away.
+pub static REMOVE_POLICY: Op = Op {
+    resource: Kind::OrgTeams,
+    verb: "remove-policy",
+    label: "remove an access policy from the team",
+    hint: "remove policy",
+    key: 'X',
+    writes: true,
+    done: "policy removed",
+    title: "Remove access policy",
+    question: |item| match team(item) {
+        Ok(t) => format!(
+            "Take the chosen access policy away from team “{}”? Its members lose what it grants.",
+            t.name
+        ),
+        Err(_) => String::new(),
+    },
+    request: |item, args| {
+        Ok(ApiRequest::remove_team_policy(
+            &team(item)?.id,
+            policy(args)?,
+        ))
+    },
+    tool: None,
+};
+
 /// The teams of the newer generations in the registry.
 pub struct OrgTeams;
 
@@ -68,6 +135,7 @@ impl super::Resource for OrgTeams {
         Generation::EventDestinations,
         Generation::CallbackDestinations,
     ];
+    const OPS: &'static [&'static Op] = &[&ASSIGN_POLICY, &REMOVE_POLICY];
     const WIRE_COLUMNS: &'static [(&'static str, &'static str)] = &[
         ("id", "id"),
         ("name", "name"),

@@ -235,9 +235,9 @@ macro_rules! resources {
 }
 
 use super::{
-    auth_imports, callback_events, callbacks, deliveries, delivery_attempts, destinations,
-    event_destinations, events, imports, integration_callbacks, listeners, notifications,
-    org_teams, teams,
+    access_policies, auth_imports, callback_events, callbacks, deliveries, delivery_attempts,
+    destinations, event_destinations, events, imports, integration_callbacks, listeners,
+    notifications, org_teams, teams,
 };
 
 resources! {$
@@ -247,6 +247,7 @@ resources! {$
     Destinations / Destination: destinations::Destinations,
     Notifications / Notification: notifications::Notifications,
     OrgTeams("Teams") / OrgTeam: org_teams::OrgTeams,
+    AccessPolicies("Policies") / AccessPolicy: access_policies::AccessPolicies,
     AuthImports("Imports") / AuthImport: auth_imports::AuthImports,
     IntegrationCallbacks("Callbacks") / IntegrationCallback: integration_callbacks::IntegrationCallbacks,
     CallbackEvents("Callback events") / CallbackEvent: callback_events::CallbackEvents,

@@ -26,6 +26,10 @@ pub fn fixtures_of(tab: Tab) -> (&'static str, &'static str) {
             "generations/dashboard/team-list.json",
             "generations/dashboard/team.json",
         ),
+        Tab::AccessPolicies => (
+            "generations/dashboard/access-policy-list.json",
+            "generations/dashboard/access-policy.json",
+        ),
         Tab::AuthImports => (
             "generations/auth-import-list.json",
             "generations/auth-import.json",

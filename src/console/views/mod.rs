@@ -2,6 +2,7 @@
 //! dialog a write key opens and the write it builds, where its operations show in the footer),
 //! reached through the registry's `with_kind!`/`with_item!`, never a `match` on the kind. The
 //! list's columns, cells, `/` texts and sort keys come from `resource/` through `list`.
+pub(crate) mod access_policies;
 pub(crate) mod auth_imports;
 pub(crate) mod callback_events;
 pub(crate) mod callbacks;
