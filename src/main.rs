@@ -370,6 +370,17 @@ fn power_setup(g: &GlobalArgs, resolved: &config::Resolved) -> console::power::P
         };
         Ok((client, info))
     });
+    // The profile's alert rules, as `alerts check` reads them: judged on the worker.
+    let env = Env::from_process();
+    let (alerts, alerts_error) = match config::alert_tables(&flags(g), &env)
+        .map_err(|e| e.to_string())
+        .and_then(|t| {
+            switchboard::alerts::parse_rules(&t.tables, &t.section, t.config_path.as_deref(), &env)
+                .map_err(|e| e.to_string())
+        }) {
+        Ok(rules) => (rules, None),
+        Err(e) => (Vec::new(), Some(e)),
+    };
     PowerSetup {
         confirm: ConfirmMode::from_settings(resolved.confirm, resolved.confirm_type_name),
         keys: resolved.keys.clone(),
@@ -382,6 +393,8 @@ fn power_setup(g: &GlobalArgs, resolved: &config::Resolved) -> console::power::P
             .ok()
             .and_then(|s| s.config_path),
         view: g.view.clone(),
+        alerts,
+        alerts_error,
     }
 }
 

@@ -91,6 +91,8 @@ pub(crate) enum Action {
     Search,
     /// The action palette: every action available here, fuzzy-filtered.
     Palette,
+    /// List the active alerts.
+    Alerts,
     /// An operation of a resource (`resource::ops`): its key, name and place come from it.
     Op(OpId),
 }
@@ -140,6 +142,7 @@ impl Action {
             Action::Compare => "compare two answers",
             Action::Search => "search deliveries by content (jq), across pages",
             Action::Palette => "action palette: every action here, by name",
+            Action::Alerts => "active alerts (the profile's rules, checked again)",
             Action::Op(o) => o.op().map_or("", |o| o.label),
         }
     }
@@ -177,6 +180,7 @@ impl Action {
             Action::Compare => "compare",
             Action::Search => "search",
             Action::Palette => "palette",
+            Action::Alerts => "alerts",
             Action::Op(o) => o.op().map_or("", |o| o.hint),
         }
     }
@@ -225,7 +229,8 @@ impl Action {
             | Action::Forward
             | Action::Compare
             | Action::Search
-            | Action::Palette => false,
+            | Action::Palette
+            | Action::Alerts => false,
             Action::Op(o) => o.op().is_none_or(|o| o.writes),
         }
     }
@@ -290,6 +295,7 @@ impl Action {
             Action::Compare => "compare",
             Action::Search => "search",
             Action::Palette => "palette",
+            Action::Alerts => "alerts",
             Action::Op(o) => o.verb,
         }
     }
@@ -475,6 +481,7 @@ impl Default for Keymap {
             },
             Action::Palette,
         ));
+        b.push((KeySpec::ch('!'), Action::Alerts));
         for op in ops::all() {
             b.push((KeySpec::ch(op.key), Action::Op(op.id())));
         }

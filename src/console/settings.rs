@@ -31,6 +31,8 @@ pub(crate) struct Settings {
     pub(crate) config_path: Option<PathBuf>,
     /// Every saved view of the file (each profile's and the top-level ones).
     pub(crate) views: crate::config::views::AllViews,
+    /// The alert rules of the profile the console opened on.
+    pub(crate) alert_rules: Option<super::alerts::Rules>,
 }
 
 impl Default for Settings {
@@ -48,6 +50,7 @@ impl Default for Settings {
             profiles: Vec::new(),
             config_path: None,
             views: Default::default(),
+            alert_rules: None,
         }
     }
 }

@@ -211,4 +211,8 @@ pub struct PowerSetup {
     pub config_path: Option<PathBuf>,
     /// `--view NAME`: a saved view applied at start.
     pub view: Option<String>,
+    /// The profile's alert rules (checked).
+    pub alerts: Vec<crate::alerts::Rule>,
+    /// Why the profile's alert rules cannot be used.
+    pub alerts_error: Option<String>,
 }
