@@ -73,9 +73,10 @@ async fn dispatch(cli: Cli) -> u8 {
             Err(e) => fail(&e),
         },
         Some(Command::Demo { generation, .. }) if not_served(generation) => USAGE,
-        Some(Command::Demo { db, generation }) => demo(&g, db, generation).await,
+        // Boxed: the console's state makes these futures large (clippy::large_futures).
+        Some(Command::Demo { db, generation }) => Box::pin(demo(&g, db, generation)).await,
         // ---- end of service wiring ----
-        None => open_console(&g).await,
+        None => Box::pin(open_console(&g)).await,
     }
 }
 
