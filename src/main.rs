@@ -71,9 +71,10 @@ async fn dispatch(cli: Cli) -> u8 {
             Ok(()) => 0,
             Err(e) => fail(&e),
         },
-        Some(Command::Demo { db, generation }) => demo(&g, db, generation).await,
+        // Boxed: the console's state makes these futures large (clippy::large_futures).
+        Some(Command::Demo { db, generation }) => Box::pin(demo(&g, db, generation)).await,
         // ---- end of service wiring ----
-        None => open_console(&g).await,
+        None => Box::pin(open_console(&g)).await,
     }
 }
 
@@ -360,6 +361,17 @@ fn power_setup(g: &GlobalArgs, resolved: &config::Resolved) -> console::power::P
         };
         Ok((client, info))
     });
+    // The profile's alert rules, as `alerts check` reads them: judged on the worker.
+    let env = Env::from_process();
+    let (alerts, alerts_error) = match config::alert_tables(&flags(g), &env)
+        .map_err(|e| e.to_string())
+        .and_then(|t| {
+            switchboard::alerts::parse_rules(&t.tables, &t.section, t.config_path.as_deref(), &env)
+                .map_err(|e| e.to_string())
+        }) {
+        Ok(rules) => (rules, None),
+        Err(e) => (Vec::new(), Some(e)),
+    };
     PowerSetup {
         confirm: ConfirmMode::from_settings(resolved.confirm, resolved.confirm_type_name),
         keys: resolved.keys.clone(),
@@ -373,6 +385,8 @@ fn power_setup(g: &GlobalArgs, resolved: &config::Resolved) -> console::power::P
             .and_then(|s| s.config_path),
         view: g.view.clone(),
         session_line: None,
+        alerts,
+        alerts_error,
     }
 }
 

@@ -93,6 +93,8 @@ pub(crate) enum Action {
     Palette,
     /// Edit the recorded body in the operator's editor, replay it signed, compare the answers.
     EditReplay,
+    /// List the active alerts.
+    Alerts,
     /// An operation of a resource (`resource::ops`): its key, name and place come from it.
     Op(OpId),
 }
@@ -143,6 +145,7 @@ impl Action {
             Action::Search => "search deliveries by content (jq), across pages",
             Action::Palette => "action palette: every action here, by name",
             Action::EditReplay => "edit a delivery's body, replay it signed, compare the answers",
+            Action::Alerts => "active alerts (the profile's rules, checked again)",
             Action::Op(o) => o.op().map_or("", |o| o.label),
         }
     }
@@ -181,6 +184,7 @@ impl Action {
             Action::Search => "search",
             Action::Palette => "palette",
             Action::EditReplay => "edit+replay",
+            Action::Alerts => "alerts",
             Action::Op(o) => o.op().map_or("", |o| o.hint),
         }
     }
@@ -230,7 +234,8 @@ impl Action {
             | Action::Compare
             | Action::Search
             | Action::Palette
-            | Action::EditReplay => false,
+            | Action::EditReplay
+            | Action::Alerts => false,
             Action::Op(o) => o.op().is_none_or(|o| o.writes),
         }
     }
@@ -296,6 +301,7 @@ impl Action {
             Action::Search => "search",
             Action::Palette => "palette",
             Action::EditReplay => "edit_replay",
+            Action::Alerts => "alerts",
             Action::Op(o) => o.verb,
         }
     }
@@ -493,6 +499,7 @@ impl Default for Keymap {
             Action::Palette,
         ));
         b.push((KeySpec::ch('E'), Action::EditReplay));
+        b.push((KeySpec::ch('!'), Action::Alerts));
         for op in ops::all() {
             b.push((KeySpec::ch(op.key), Action::Op(op.id())));
         }

@@ -76,7 +76,7 @@ impl Layer {
             Layer::Recover => state.recover.room_of(&state.profile).is_some(),
             Layer::Forward => state.forward.room_of(&state.profile).is_some(),
             Layer::Form => state.forms.dialog.is_some(),
-            Layer::Palette => state.palette.open.is_some(),
+            Layer::Palette => state.palette.open.is_some() || state.alerts.shown,
             Layer::Prompt => power::update::is_modal(state),
             Layer::Confirm => state
                 .confirm
@@ -114,6 +114,7 @@ impl Layer {
                 .dialog
                 .as_ref()
                 .map_or(Keys::Own, |d| only(forms::view::key_hints(d))),
+            Layer::Palette if state.alerts.shown => only(super::alerts::update::KEYS),
             Layer::Palette => only(super::palette::KEYS),
             // The prompt takes the footer's line itself.
             Layer::Prompt => Keys::Own,
@@ -330,7 +331,8 @@ impl Layer {
                 .dialog
                 .is_some()
                 .then(|| forms::update::on_key(state, input.key).into()),
-            Layer::Palette => super::palette::update::on_key(state, input),
+            Layer::Palette => super::alerts::update::on_key(state, input)
+                .or_else(|| super::palette::update::on_key(state, input)),
             Layer::Prompt => {
                 power::update::is_modal(state).then(|| power::update::on_modal_key(state, input))
             }

@@ -60,6 +60,8 @@ pub(crate) enum ApiReply {
     Compare(Box<super::compare::Found>),
     /// A search's page of matches, or its end.
     Search(super::search::SearchReply),
+    /// The alert rules failing now.
+    Alerts(AlertsFound),
 }
 
 /// Every callback and every active destination, looked up in the background.
@@ -106,6 +108,8 @@ pub(crate) enum Pane {
     Compare,
     /// The search by content (many replies to one request).
     Search,
+    /// The alert rules' check.
+    Alerts,
 }
 
 /// A call for the worker to make.
@@ -167,6 +171,18 @@ pub(crate) enum ApiCmd {
     Compare(Box<super::compare::CompareCmd>),
     /// Search the notifications by content (a page of matches at a time, then the end).
     Search(Box<super::search::SearchCmd>),
+    /// Judge the profile's alert rules once ([`ApiReply::Alerts`]).
+    Alerts(Box<super::alerts::AlertsCmd>),
+}
+
+/// The failing alert rules; `Debug` shows the count only (a finding holds an unmasked answer).
+#[derive(Clone, PartialEq)]
+pub(crate) struct AlertsFound(pub(crate) super::alerts::Active);
+
+impl std::fmt::Debug for AlertsFound {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "AlertsFound({} failing)", self.0.len())
+    }
 }
 
 /// Something `update` wants done outside the state.

@@ -361,7 +361,8 @@ pub(crate) fn on_reply(
             | Pane::Recover
             | Pane::Forward
             | Pane::Compare
-            | Pane::Search,
+            | Pane::Search
+            | Pane::Alerts,
             _,
         ) => {}
     }
@@ -576,6 +577,8 @@ pub(crate) fn keys(state: &State) -> Vec<super::footer::Hint> {
             Action::Search => (list && notifications).then(|| one(25, a, "search")),
             // In help ("Anywhere"): the footer keeps its width for the room's keys.
             Action::Palette => None,
+            // In the palette and the header's chip (`⚠ 2 alerts · !`).
+            Action::Alerts => None,
             Action::Sort => list.then(|| one(26, a, "sort")),
             Action::NextTab => list.then(|| one(27, a, "tabs")),
             // Shown with their partner, in help only, or the footer's own (help, quit).

@@ -33,6 +33,8 @@ pub(crate) struct Settings {
     pub(crate) views: crate::config::views::AllViews,
     /// What a script runs to reach this service while the console runs (the demo's `export`).
     pub(crate) session_line: Option<String>,
+    /// The alert rules of the profile the console opened on.
+    pub(crate) alert_rules: Option<super::alerts::Rules>,
 }
 
 impl Default for Settings {
@@ -51,6 +53,7 @@ impl Default for Settings {
             config_path: None,
             views: Default::default(),
             session_line: None,
+            alert_rules: None,
         }
     }
 }

@@ -340,6 +340,8 @@ pub(crate) struct State {
     pub(crate) search: super::search::SearchState,
     /// `Ctrl-P`'s palette and the help's filter.
     pub(crate) palette: super::palette::PaletteState,
+    /// The profile's alert rules judged (`!`, the header's chip).
+    pub(crate) alerts: super::alerts::AlertsState,
     /// Compare (`=`).
     pub(crate) compare: super::compare::CompareState,
 }
@@ -397,6 +399,7 @@ impl State {
             forward: Default::default(),
             search: Default::default(),
             palette: Default::default(),
+            alerts: Default::default(),
             compare: Default::default(),
         }
     }

@@ -130,6 +130,9 @@ pub(crate) fn render(state: &State, frame: &mut Frame) {
     {
         super::confirm::render(frame, screen, c, &state.settings.theme);
     }
+    if state.alerts.shown {
+        super::alerts::view::render(frame, screen, state);
+    }
     if let Some(p) = &state.palette.open {
         super::palette::view::render(frame, screen, p, &state.settings.theme);
     }
@@ -189,6 +192,10 @@ fn render_header(state: &State, frame: &mut Frame, area: Rect) {
     };
     if narrow && state.read_only {
         info.push(Span::styled(" · read-only", t.warn));
+    }
+    // Failing alert rules come before the address, so a cut leaves them.
+    if let Some(chip) = super::alerts::update::header(state) {
+        info.push(Span::styled(format!(" · {chip}"), t.error));
     }
     info.push(Span::styled(" · ", t.muted));
     // While following a webhook, the path matters more than the address.

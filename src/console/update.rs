@@ -116,6 +116,8 @@ fn on_reply(
         Pane::Forward => {
             forward::update::awaits(state, req_id).then(|| forward::update::on_reply(state, result))
         }
+        Pane::Alerts => super::alerts::update::awaits(state, req_id)
+            .then(|| super::alerts::update::on_reply(state, result)),
         Pane::Search => super::search::update::awaits(state, req_id)
             .then(|| super::search::update::on_reply(state, result)),
         Pane::Members => {
@@ -131,7 +133,9 @@ fn on_reply(
 
 /// The effects of opening the console: load the active tab.
 pub(crate) fn init(state: &mut State) -> Vec<Effect> {
-    pane::init(state)
+    let mut effects = pane::init(state);
+    effects.extend(super::alerts::update::start(state));
+    effects
 }
 
 /// Runs a feature's answer: its effects, then the action it asked for.
@@ -231,6 +235,7 @@ pub(crate) fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
         Action::Op(op) => forms::update::on_op(state, op),
         Action::Search => super::search::update::open(state),
         Action::Palette => super::palette::update::open(state),
+        Action::Alerts => super::alerts::update::open(state),
         Action::Command
         | Action::Filter
         | Action::Sort

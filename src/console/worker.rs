@@ -292,6 +292,9 @@ pub(crate) async fn execute(client: &Client, cmd: &ApiCmd) -> Result<ApiReply, E
             .await
             .map(|f| ApiReply::Compare(Box::new(f))),
         ApiCmd::Forward(_) => Ok(ApiReply::Forward(super::forward::ForwardReply::Ended(None))),
+        ApiCmd::Alerts(cmd) => super::alerts::execute(client, cmd)
+            .await
+            .map(|a| ApiReply::Alerts(super::msg::AlertsFound(a))),
         ApiCmd::Search(cmd) => {
             // One answer: the last.
             let mut last = Err(Error::Invalid("the search answered nothing".into()));

@@ -1,6 +1,7 @@
 //! The console's tests, inside the crate: each module drives the real app state
 //! with keys and replies and asserts on the rendered screen and the effects.
 
+mod alerts;
 mod command_completion;
 mod confirm;
 mod deliveries_flow;

@@ -544,7 +544,8 @@ fn read_only_refuses_every_write_and_hides_it() {
                     | ApiCmd::Recover(_)
                     | ApiCmd::Forward(_)
                     | ApiCmd::Compare(_)
-                    | ApiCmd::Search(_) => continue,
+                    | ApiCmd::Search(_)
+                    | ApiCmd::Alerts(_) => continue,
                 };
                 app.apply(Msg::Api {
                     req_id: r.req_id,

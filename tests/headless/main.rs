@@ -20,4 +20,5 @@ mod replay;
 mod samples;
 mod search;
 mod setup;
+mod views;
 mod walks;

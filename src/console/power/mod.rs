@@ -214,4 +214,8 @@ pub struct PowerSetup {
     /// The line a script runs to reach this console's service (the demo's `export`), shown in
     /// `?` while the console runs.
     pub session_line: Option<String>,
+    /// The profile's alert rules (checked).
+    pub alerts: Vec<crate::alerts::Rule>,
+    /// Why the profile's alert rules cannot be used.
+    pub alerts_error: Option<String>,
 }

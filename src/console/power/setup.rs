@@ -97,6 +97,15 @@ impl PowerSetup {
             Ok(views) => state.settings.views = views,
             Err(e) => problems.push(format!("views: {e}")),
         }
+        if !self.alerts.is_empty() {
+            state.settings.alert_rules = Some(crate::console::alerts::Rules {
+                profile: state.profile.clone(),
+                rules: std::sync::Arc::new(self.alerts.clone()),
+            });
+        }
+        if let Some(e) = &self.alerts_error {
+            problems.push(format!("alerts: {e}"));
+        }
         if let Some(name) = &self.view {
             let view = state
                 .settings
