@@ -31,6 +31,7 @@ mod seams_dialogs;
 mod seams_layout;
 mod seams_marks;
 mod seams_ops;
+mod seams_sort;
 mod seams_toasts;
 mod seams_views;
 mod tab_snapshots;

@@ -71,7 +71,8 @@ pub(crate) fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
             Vec::new()
         }
         Action::Sort => {
-            state.power.sorts[tab.index()].cycle(tab);
+            let shown = super::shown_columns::shown(state);
+            state.power.sorts[tab.index()].cycle_among(tab, shown.as_deref());
             Vec::new()
         }
         Action::SortFlip => {
