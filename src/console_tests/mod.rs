@@ -30,6 +30,7 @@ mod seams_demo;
 mod seams_dialogs;
 mod seams_layout;
 mod seams_marks;
+mod seams_members;
 mod seams_ops;
 mod seams_sort;
 mod seams_toasts;
