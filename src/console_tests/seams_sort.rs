@@ -6,7 +6,13 @@ use switchboard::console::Tab;
 #[test]
 fn s_sorts_only_by_a_column_on_screen() {
     for w in [40u16, 60, 80, 120, 200] {
-        for tab in [Tab::Teams, Tab::Imports, Tab::Callbacks, Tab::Destinations, Tab::Notifications] {
+        for tab in [
+            Tab::Teams,
+            Tab::Imports,
+            Tab::Callbacks,
+            Tab::Destinations,
+            Tab::Notifications,
+        ] {
             let mut app = started_app(w, 30);
             answer_all(&mut app);
             let digit = char::from_digit(tab.index() as u32 + 1, 10).expect("digit");

@@ -14,7 +14,10 @@ fn attempt_open(w: u16, h: u16) -> App {
     app.apply(key(KeyCode::Enter));
     answer_all(&mut app);
     app.apply(key(KeyCode::Enter));
-    assert!(app.state.deliveries.attempt.is_some(), "the attempt view is open");
+    assert!(
+        app.state.deliveries.attempt.is_some(),
+        "the attempt view is open"
+    );
     app
 }
 
@@ -23,7 +26,10 @@ fn w_in_an_attempt_view_starts_no_watch() {
     let mut app = attempt_open(120, 40);
     app.apply(ch('w'));
     let s = screen_sized(&app, 120, 40);
-    assert!(!app.state.deliveries.watch.on, "the hidden list is watched: {s}");
+    assert!(
+        !app.state.deliveries.watch.on,
+        "the hidden list is watched: {s}"
+    );
     assert!(!s.contains("Watching"), "{s}");
     assert!(app.state.deliveries.attempt.is_some(), "{s}");
 }
@@ -34,7 +40,10 @@ fn colon_in_an_attempt_view_opens_the_command_line() {
         let mut app = attempt_open(w, 30);
         let s = screen_sized(&app, w, 30);
         // Narrower footers keep `? help` and `q quit`; `?` lists the key there.
-        assert!(w < 80 || s.contains(": cmd"), "the footer offers `:` at {w}: {s}");
+        assert!(
+            w < 80 || s.contains(": cmd"),
+            "the footer offers `:` at {w}: {s}"
+        );
         app.apply(ch(':'));
         let s = screen_sized(&app, w, 30);
         let footer = s.lines().last().unwrap_or_default();
@@ -43,6 +52,9 @@ fn colon_in_an_attempt_view_opens_the_command_line() {
             "the command line is open at {w}: {s}"
         );
         app.apply(key(KeyCode::Esc));
-        assert!(app.state.deliveries.attempt.is_some(), "Esc leaves the prompt only");
+        assert!(
+            app.state.deliveries.attempt.is_some(),
+            "Esc leaves the prompt only"
+        );
     }
 }

@@ -306,8 +306,7 @@ pub(crate) fn run_command(state: &mut State, line: &str) -> Step {
         },
         // A name the configuration does not have is refused here, not switched to and failed.
         Command::Profile(name)
-            if !state.settings.profiles.is_empty()
-                && !state.settings.profiles.iter().any(|p| *p == name) =>
+            if !state.settings.profiles.is_empty() && !state.settings.profiles.contains(&name) =>
         {
             state.toast(
                 ToastKind::Error,
