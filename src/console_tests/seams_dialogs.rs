@@ -2,7 +2,7 @@
 //! always on screen, and a click on Yes answers it where it is drawn.
 use crate::common::{answer_all, ch, screen_sized, started_app};
 use switchboard::console::power::PowerMsg;
-use switchboard::console::{App, ApiCmd, Msg, Tab};
+use switchboard::console::{ApiCmd, App, Msg, Tab};
 
 const SIZES: [(u16, u16); 5] = [(40, 12), (60, 16), (80, 24), (120, 30), (200, 40)];
 

@@ -29,7 +29,10 @@ fn filter_to_first(app: &mut App) {
     typed(app, "0mh50xmzg");
     app.apply(key(KeyCode::Enter));
     let s = screen(app);
-    assert!(!s.contains("0mh50yy1w"), "the filter hides the second row: {s}");
+    assert!(
+        !s.contains("0mh50yy1w"),
+        "the filter hides the second row: {s}"
+    );
 }
 
 #[test]
@@ -39,7 +42,10 @@ fn marks_show_on_the_notifications_list_only() {
     answer_all(&mut app);
     let s = screen(&app);
     assert!(s.contains("Teams"), "{s}");
-    assert!(!s.contains("marked"), "another tab's title names no marks: {s}");
+    assert!(
+        !s.contains("marked"),
+        "another tab's title names no marks: {s}"
+    );
     assert_eq!(marked_rows(&s), 0, "another tab has no marks gutter: {s}");
     app.apply(ch('5'));
     answer_all(&mut app);

@@ -33,7 +33,10 @@ fn a_toggles_second_toast_replaces_its_first() {
     app.apply(ch('w'));
     let f = footer(&app, 200, 30);
     assert!(f.contains("Watch off"), "{f}");
-    assert!(!f.contains("Watching"), "both toasts of one toggle show: {f}");
+    assert!(
+        !f.contains("Watching"),
+        "both toasts of one toggle show: {f}"
+    );
     assert!(!f.contains("more"), "{f}");
 }
 
@@ -78,7 +81,10 @@ fn a_toast_expires_on_a_tab_change() {
     app.apply(ch('2'));
     answer_all(&mut app);
     let f = footer(&app, 120, 24);
-    assert!(!f.contains("first page"), "the Teams toast outlived the tab: {f}");
+    assert!(
+        !f.contains("first page"),
+        "the Teams toast outlived the tab: {f}"
+    );
 }
 
 #[test]
@@ -90,6 +96,9 @@ fn profile_nosuch_says_one_thing() {
     app.apply(key(KeyCode::Enter));
     let f = footer(&app, 200, 24);
     assert!(f.contains("No profile nosuch"), "{f}");
-    assert!(!f.contains("Switching"), "it says it switches and that it cannot: {f}");
+    assert!(
+        !f.contains("Switching"),
+        "it says it switches and that it cannot: {f}"
+    );
     assert_eq!(app.state.profile, "test");
 }

@@ -130,12 +130,18 @@ fn unsanitised_lines(state: &State, v: &AttemptView, ctx: &ViewCtx) -> Vec<Line<
         Span::styled(format!("  {}", duration_ms(r.duration)), ctx.theme.muted),
     ]));
     out.push(signature(check(state, n, v.position), ctx));
-    let note = match (masks_anything(v), v.revealed) {
-        (true, false) => " (secret values masked · R reveals)",
-        (true, true) => " (REVEALED for this attempt)",
-        _ => "",
-    };
-    section(&mut out, format!("Request headers{note}"), ctx);
+    // The note stands over the headers whose values are masked (request, response or both).
+    let note =
+        |h: &std::collections::BTreeMap<String, String>| match (any_masked(h.keys()), v.revealed) {
+            (true, false) => " (secret values masked · R reveals)",
+            (true, true) => " (REVEALED for this attempt)",
+            _ => "",
+        };
+    section(
+        &mut out,
+        format!("Request headers{}", note(&r.request_headers)),
+        ctx,
+    );
     headers(&mut out, &r.request_headers, v.revealed, ctx);
     section(&mut out, "Request body".into(), ctx);
     body(&mut out, r.request_body.as_deref(), ctx);
@@ -159,7 +165,11 @@ fn unsanitised_lines(state: &State, v: &AttemptView, ctx: &ViewCtx) -> Vec<Line<
             Span::styled(e.clone(), ctx.theme.error),
         ]));
     }
-    section(&mut out, "Response headers".into(), ctx);
+    section(
+        &mut out,
+        format!("Response headers{}", note(&r.response_headers)),
+        ctx,
+    );
     headers(&mut out, &r.response_headers, v.revealed, ctx);
     section(&mut out, "Response body".into(), ctx);
     body(&mut out, r.response_body.as_deref(), ctx);

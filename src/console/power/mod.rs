@@ -7,6 +7,7 @@ pub(crate) mod filter;
 pub(crate) mod filter_sort;
 pub(crate) mod raw;
 pub(crate) mod setup;
+pub(crate) mod shown_columns;
 pub(crate) mod sort;
 pub(crate) mod update;
 pub(crate) mod view;

@@ -34,6 +34,19 @@ impl Sort {
         };
     }
 
+    /// The next column in the cycle among those drawn (`shown`: positions among the list's
+    /// columns; `None`: all), so that `s` never sorts by a column off screen.
+    pub(crate) fn cycle_among(&mut self, tab: Tab, shown: Option<&[usize]>) {
+        let keys = keys(tab);
+        loop {
+            self.cycle(tab);
+            match self.column.and_then(|i| keys.get(i)) {
+                Some((_, at)) if shown.is_some_and(|s| !s.contains(at)) => {}
+                _ => return,
+            }
+        }
+    }
+
     /// `sort event ↑ asc` for the list title, when a column is chosen.
     pub(crate) fn label(&self, tab: Tab) -> Option<String> {
         let (label, _) = keys(tab).into_iter().nth(self.column?)?;

@@ -71,7 +71,8 @@ pub(crate) fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
             Vec::new()
         }
         Action::Sort => {
-            state.power.sorts[tab.index()].cycle(tab);
+            let shown = super::shown_columns::shown(state);
+            state.power.sorts[tab.index()].cycle_among(tab, shown.as_deref());
             Vec::new()
         }
         Action::SortFlip => {
@@ -317,8 +318,7 @@ pub(crate) fn run_command(state: &mut State, line: &str) -> Step {
         },
         // A name the configuration does not have is refused here, not switched to and failed.
         Command::Profile(name)
-            if !state.settings.profiles.is_empty()
-                && !state.settings.profiles.contains(&name) =>
+            if !state.settings.profiles.is_empty() && !state.settings.profiles.contains(&name) =>
         {
             state.toast(
                 ToastKind::Error,

@@ -75,13 +75,33 @@ pub(crate) fn member_lines(now: MembersNow<'_>, ctx: &ViewCtx) -> Vec<Line<'stat
                     vec![Span::styled("no members · m adds one", ctx.theme.muted)],
                 );
             }
-            for m in members {
-                let email = m.contact_email().unwrap_or("—").to_string();
+            // In columns: names and emails padded to the widest (measured as drawn, sanitised).
+            let cells: Vec<(String, String)> = members
+                .iter()
+                .map(|m| {
+                    (
+                        crate::text::line(m.display_name()).into_owned(),
+                        crate::text::line(m.contact_email().unwrap_or("—")).into_owned(),
+                    )
+                })
+                .collect();
+            let widest = |get: fn(&(String, String)) -> &String| {
+                cells
+                    .iter()
+                    .map(|c| crate::resource::display_width(get(c)))
+                    .max()
+                    .unwrap_or(0)
+            };
+            let (name_w, email_w) = (widest(|c| &c.0), widest(|c| &c.1));
+            let pad = |s: &str, w: usize| {
+                format!("{s}{}", " ".repeat(w - crate::resource::display_width(s)))
+            };
+            for (m, (name, email)) in members.iter().zip(&cells) {
                 f.line(
                     2,
                     vec![
-                        Span::styled(m.display_name().to_string(), ctx.theme.header),
-                        Span::raw(format!("  {email}")),
+                        Span::styled(pad(name, name_w), ctx.theme.header),
+                        Span::raw(format!("  {}", pad(email, email_w))),
                         Span::styled(format!("  {}", m.role.as_str()), ctx.theme.muted),
                     ],
                 );

@@ -1,0 +1,42 @@
+//! Which of the list's columns the table draws at the terminal's size, worked out as the
+//! drawing does (`ui` and `widgets::paged_table`), so that `s` sorts only by a column on screen.
+use ratatui::layout::Rect;
+
+use crate::console::state::State;
+use crate::console::views::{self, ViewCtx};
+use crate::console::widgets::paged_table::{column_widths, visible_window};
+
+/// The positions (among the tab's list columns) drawn now; `None` when no list is on screen.
+pub(crate) fn shown(state: &State) -> Option<Vec<usize>> {
+    let ts = state.current();
+    let screen = Rect::new(0, 0, state.size.0, state.size.1);
+    let area = crate::console::layout::areas(screen, ts.detail.is_some()).list?;
+    // Inside the border; the error lines above the table take no columns.
+    let inner = Rect::new(
+        area.x + 1,
+        area.y + 1,
+        area.width.saturating_sub(2),
+        area.height.saturating_sub(2),
+    );
+    let ctx = ViewCtx {
+        clock: &state.clock,
+        theme: &state.settings.theme,
+    };
+    let list = &ts.list;
+    let window = visible_window(list, area);
+    let rows = views::row_cache::rows(
+        state,
+        &ctx,
+        list.shown().skip(window.start).take(window.len()),
+        |r, cells| crate::console::deliveries::view::decorate(state, r, cells),
+    );
+    let columns = crate::console::deliveries::view::columns(state);
+    let marks = crate::console::recover::view::marks(state, std::iter::empty()).is_some();
+    let width = inner.width.saturating_sub(if marks { 2 } else { 0 });
+    let widths = column_widths(&columns, &rows, width);
+    Some(
+        (0..columns.len())
+            .filter(|&i| widths.get(i).is_some_and(|w| *w > 0))
+            .collect(),
+    )
+}
