@@ -130,8 +130,5 @@ async fn a_saved_view_survives_a_restart_and_a_profile_switch() {
     assert_eq!(title(&started), before);
     let failed = console(&t, &path, Some("failed")).await;
     let s = title(&failed);
-    assert!(
-        s.contains("[failed ") && s.contains("newest first"),
-        "{s}"
-    );
+    assert!(s.contains("[failed ") && s.contains("newest first"), "{s}");
 }
