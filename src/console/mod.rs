@@ -1,6 +1,7 @@
 //! The terminal console (ratatui, Elm shape): `msg` → `update` → effects → `worker` → `msg`;
 //! `ui` draws from the state. Entry point: [`run`]; tests drive [`App`].
 pub(crate) mod alerts;
+pub(crate) mod anchor;
 pub(crate) mod app;
 pub(crate) mod clipboard;
 pub(crate) mod clock;

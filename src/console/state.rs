@@ -11,20 +11,7 @@ pub(crate) const PAGE_SIZE: u32 = 20;
 /// Ticks a toast stays on screen.
 pub(crate) const TOAST_TICKS: u16 = 20;
 
-/// Where a page starts: the list query that fetched (or will fetch) it.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub(crate) enum Anchor {
-    /// The first page.
-    #[default]
-    First,
-    /// The items after this id.
-    After(String),
-    /// The items right before this id.
-    Before(String),
-    /// A page holding this id (landing on a created or edited item): the items before it, then
-    /// it and what follows, one page in all.
-    Around(String),
-}
+pub(crate) use super::anchor::Anchor;
 
 /// The organization's members, loaded in the background for the teams' details and member
 /// dialogs (membership is each member's `actor.teams[]`). See `console::members`.

@@ -244,9 +244,12 @@ pub(crate) async fn execute(client: &Client, cmd: &ApiCmd) -> Result<ApiReply, E
         ApiCmd::Members => crate::api::lookup::all_members(client)
             .await
             .map(ApiReply::Members),
-        ApiCmd::Lookup(what) => super::forms::ops::execute_lookup(client, *what)
-            .await
-            .map(ApiReply::Options),
+        ApiCmd::Lookup(what) => {
+            // Each resource's console module says how its rows read in a picker.
+            super::forms::ops::execute_lookup(client, *what, super::views::pick)
+                .await
+                .map(ApiReply::Options)
+        }
         ApiCmd::Known => {
             let callbacks = crate::api::list_all(client, ApiRequest::list_callbacks).await?;
             let destinations =

@@ -83,7 +83,7 @@ pub(crate) struct LocalFilter {
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct ReturnTo {
     /// The page's query.
-    pub(crate) anchor: crate::console::state::Anchor,
+    pub(crate) anchor: crate::console::anchor::Anchor,
     /// Its number.
     pub(crate) page: u32,
     /// The row selected on it.

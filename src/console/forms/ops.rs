@@ -147,7 +147,11 @@ pub(crate) async fn execute_write(client: &Client, op: &WriteOp) -> Result<Recor
 }
 
 /// Runs a lookup; the reply is the picker's items.
-pub(crate) async fn execute_lookup(client: &Client, what: Lookup) -> Result<Vec<PickItem>, Error> {
+pub(crate) async fn execute_lookup(
+    client: &Client,
+    what: Lookup,
+    pick: fn(&Record) -> Option<PickItem>,
+) -> Result<Vec<PickItem>, Error> {
     let q = ListQuery {
         limit: Some(LOOKUP_LIMIT),
         ..ListQuery::default()
@@ -197,7 +201,7 @@ pub(crate) async fn execute_lookup(client: &Client, what: Lookup) -> Result<Vec<
             crate::console::record::decode_page_body(tab, raw.status, &raw.body)?
                 .records
                 .iter()
-                .filter_map(crate::console::views::pick)
+                .filter_map(pick)
                 .collect()
         }
     };
