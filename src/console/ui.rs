@@ -69,7 +69,7 @@ pub(crate) fn render(state: &State, frame: &mut Frame) {
             ),
             empty: super::deliveries::view::empty_note(state),
             page_note: super::deliveries::view::page_note(state),
-            stable: state.tab == super::tab::Tab::Notifications,
+            stable: super::widgets::paged_table::stable_for(state.tab),
         }
         .render(frame, area);
         super::power::view::render_list_extras(state, frame, area);

@@ -298,6 +298,8 @@ struct Proxy {
     upstream: String,
     http: reqwest::Client,
     retries: Arc<Mutex<Vec<String>>>,
+    /// Retries the platform answered (counted before an answer is held).
+    accepted: Arc<AtomicUsize>,
     pass: Arc<AtomicUsize>,
 }
 
@@ -336,6 +338,9 @@ async fn forward(
     let status = resp.status();
     let resp_headers = resp.headers().clone();
     let bytes = resp.bytes().await.unwrap_or_default();
+    if retry {
+        p.accepted.fetch_add(1, Ordering::SeqCst);
+    }
     if retry && nth > p.pass.load(Ordering::SeqCst) {
         // Accepted by the platform; the answer never reaches the client.
         std::future::pending::<()>().await;
@@ -358,6 +363,7 @@ async fn proxy(upstream: &str, pass: usize) -> (String, Proxy) {
             .build()
             .expect("client"),
         retries: Arc::default(),
+        accepted: Arc::default(),
         pass: Arc::new(AtomicUsize::new(pass)),
     };
     let app = axum::Router::new().fallback(forward).with_state(p.clone());
@@ -406,8 +412,9 @@ async fn a_run_killed_mid_run_resumes_without_asking_any_retry_twice() {
         "0s",
     ];
     let mut child = r.cmd(&args).spawn().expect("spawn");
+    // Killed once the platform has answered the third retry (its answer held from the client).
     eventually(Duration::from_secs(30), || async {
-        (p.retries.lock().expect("retries").len() == 3).then_some(())
+        (p.accepted.load(Ordering::SeqCst) == 3).then_some(())
     })
     .await;
     child.start_kill().expect("SIGKILL");
@@ -422,6 +429,15 @@ async fn a_run_killed_mid_run_resumes_without_asking_any_retry_twice() {
     );
     let killed = p.per_delivery();
     assert_eq!(killed.len(), 3, "{killed:?}");
+    // Only a finished delivery is selected: the resume waits until the three retried ones have
+    // had their one attempt (to a failing receiver), else it races the platform.
+    for id in killed.keys() {
+        eventually(Duration::from_secs(30), || async {
+            let d = r.delivery(id).await;
+            (d["attempt_count"] == 2 && d["status"] == "failed").then_some(())
+        })
+        .await;
+    }
 
     // Resumed: the two answered are retried already, the one held is in doubt (the platform did
     // accept it): neither is asked again; the other two are.

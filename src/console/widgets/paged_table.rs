@@ -220,6 +220,12 @@ pub(crate) fn column_widths(
     allocate(&rules, &content, width.saturating_sub(MARK), 1)
 }
 
+/// Whether a tab's columns follow the width alone ([`stable_widths`]): the one rule `ui` draws
+/// by and `s` sorts by.
+pub(crate) fn stable_for(tab: crate::console::tab::Tab) -> bool {
+    tab == crate::console::tab::Tab::Notifications
+}
+
 /// Each column's width on a table `width` columns wide, from the rules alone: which columns
 /// show and how wide depends on the width, never on the page's text, so nothing moves while
 /// scrolling or paging ([`crate::resource::width::allocate_stable`]).
