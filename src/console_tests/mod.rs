@@ -40,6 +40,7 @@ mod seams_members;
 mod seams_ops;
 mod seams_sort;
 mod seams_toasts;
+mod seams_verdict;
 mod seams_views;
 mod search;
 mod tab_snapshots;
