@@ -1430,7 +1430,10 @@ mod tests {
         log.append(&far, &target).expect("append");
         let answers = log.answers_of("cbn_1").expect("answers");
         let origins: Vec<_> = answers.iter().map(|a| a.origin).collect();
-        assert_eq!(origins, [HeaderOrigin::Elsewhere, HeaderOrigin::OwnReceiver]);
+        assert_eq!(
+            origins,
+            [HeaderOrigin::Elsewhere, HeaderOrigin::OwnReceiver]
+        );
         // diff compares the two as they were shown when they came.
         let c = crate::api::compare::compare(&answers[0], &answers[1]);
         let row = c
@@ -1440,7 +1443,11 @@ mod tests {
             .expect("row");
         assert_eq!(row.left.as_deref(), Some(crate::text::redact::MASKED));
         assert_eq!(row.right.as_deref(), Some("rx-own-1"));
-        let cookie = c.headers.iter().find(|h| h.name == "set-cookie").expect("row");
+        let cookie = c
+            .headers
+            .iter()
+            .find(|h| h.name == "set-cookie")
+            .expect("row");
         assert_eq!(cookie.right.as_deref(), Some(crate::text::redact::MASKED));
     }
 

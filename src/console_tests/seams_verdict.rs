@@ -45,7 +45,10 @@ async fn an_own_receivers_header_keeps_its_verdict_from_the_replay_room_to_compa
         .lines()
         .find(|l| l.contains("x-receiver"))
         .unwrap_or_else(|| panic!("an x-receiver row: {s}"));
-    assert!(row.contains("rx-own-1"), "the own receiver's verdict kept: {s}");
+    assert!(
+        row.contains("rx-own-1"),
+        "the own receiver's verdict kept: {s}"
+    );
     assert!(!s.contains("RECEIVER_SECRET_42"), "{s}");
 
     let cookie = s
