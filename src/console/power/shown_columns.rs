@@ -4,7 +4,7 @@ use ratatui::layout::Rect;
 
 use crate::console::state::State;
 use crate::console::views::{self, ViewCtx};
-use crate::console::widgets::paged_table::{column_widths, visible_window};
+use crate::console::widgets::paged_table::{column_widths, stable_widths, visible_window};
 
 /// The positions (among the tab's list columns) drawn now; `None` when no list is on screen.
 pub(crate) fn shown(state: &State) -> Option<Vec<usize>> {
@@ -33,7 +33,12 @@ pub(crate) fn shown(state: &State) -> Option<Vec<usize>> {
     let columns = crate::console::deliveries::view::columns(state);
     let marks = crate::console::recover::view::marks(state, std::iter::empty()).is_some();
     let width = inner.width.saturating_sub(if marks { 2 } else { 0 });
-    let widths = column_widths(&columns, &rows, width);
+    // As `ui` draws it: the Notifications list's widths follow the width alone.
+    let widths = if state.tab == crate::console::tab::Tab::Notifications {
+        stable_widths(&columns, width)
+    } else {
+        column_widths(&columns, &rows, width)
+    };
     Some(
         (0..columns.len())
             .filter(|&i| widths.get(i).is_some_and(|w| *w > 0))
