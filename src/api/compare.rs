@@ -12,7 +12,7 @@ use serde_json::value::RawValue;
 
 use super::model::Attempt;
 use super::replay::ReplayResult;
-use crate::text::redact::header_value;
+use crate::text::redact::{HeaderOrigin, header_value_from};
 use crate::text::sanitize::{line, lines};
 
 /// How long the line diff may search for the shortest edit before settling for a longer one.
@@ -38,6 +38,9 @@ pub struct Answer {
     pub body: Option<String>,
     /// Why no (whole) answer came.
     pub error: Option<String>,
+    /// Who wrote the headers: the answer's one masking verdict, the same wherever it is shown
+    /// (the replay room, compare, `notifications diff`).
+    pub origin: HeaderOrigin,
 }
 
 impl Answer {
@@ -56,6 +59,8 @@ impl Answer {
                 .collect(),
             body: r.response_body.clone(),
             error: r.request_error.clone(),
+            // Recorded by the platform: fail closed, as `notifications get` shows it.
+            origin: HeaderOrigin::Elsewhere,
         })
     }
 
@@ -69,6 +74,7 @@ impl Answer {
             headers: r.headers.list.clone(),
             body: r.body.clone(),
             error: r.error.as_ref().map(ToString::to_string),
+            origin: r.headers.origin,
         }
     }
 }
@@ -256,13 +262,14 @@ pub fn compare(left: &Answer, right: &Answer) -> Comparison {
         right: side(right),
         status_changed: left.status != right.status,
         duration_delta_ms,
-        headers: headers(&left.headers, &right.headers),
+        headers: headers(left, right),
         body,
         omitted,
     }
 }
 
-fn headers(left: &[(String, String)], right: &[(String, String)]) -> Vec<HeaderRow> {
+fn headers(left_answer: &Answer, right_answer: &Answer) -> Vec<HeaderRow> {
+    let (left, right) = (&left_answer.headers, &right_answer.headers);
     let find = |hs: &[(String, String)], name: &str| {
         hs.iter()
             .find(|(k, _)| k.eq_ignore_ascii_case(name))
@@ -279,12 +286,15 @@ fn headers(left: &[(String, String)], right: &[(String, String)]) -> Vec<HeaderR
         .into_iter()
         .map(|name| {
             let (l, r) = (find(left, &name), find(right, &name));
-            let show =
-                |v: Option<String>| v.map(|v| line(header_value(&name, &v, false)).into_owned());
+            // Each side keeps its own answer's verdict (an own receiver's header shows here as
+            // it did in the replay room).
+            let show = |origin: HeaderOrigin, v: Option<String>| {
+                v.map(|v| line(header_value_from(origin, &name, &v, false)).into_owned())
+            };
             HeaderRow {
                 change: Change::of(l.as_ref(), r.as_ref()),
-                left: show(l),
-                right: show(r),
+                left: show(left_answer.origin, l),
+                right: show(right_answer.origin, r),
                 name: line(&name).into_owned(),
             }
         })
@@ -578,6 +588,7 @@ mod tests {
                 .collect(),
             body: Some(body.into()),
             error: None,
+            origin: HeaderOrigin::Elsewhere,
         }
     }
 

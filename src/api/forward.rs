@@ -28,6 +28,7 @@ use super::model::{Destination, Notification, NotificationStatus};
 use super::replay::{self, ReplayPlan, ReplayResult, SendOptions, Signing};
 use super::{ApiRequest, Client, ListQuery, NotificationFilter, Order, Page, list_all};
 use crate::config::private_file;
+use crate::text::redact::HeaderOrigin;
 
 /// Notifications read per page.
 const PAGE: u32 = 100;
@@ -305,6 +306,11 @@ impl AnswerLog {
             "status": r.status,
             "duration_ms": u64::try_from(r.duration.as_millis()).unwrap_or(u64::MAX),
             "headers": replay::masked_headers(&r.headers),
+            // The answer's masking verdict, so that `notifications diff` shows it as sent.
+            "origin": match r.headers.origin {
+                HeaderOrigin::OwnReceiver => "own_receiver",
+                HeaderOrigin::Elsewhere => "elsewhere",
+            },
             "body": r.body,
             "error": r.error.as_ref().map(ToString::to_string),
         });
@@ -378,6 +384,12 @@ fn answer_of(v: &serde_json::Value) -> Answer {
             .unwrap_or_default(),
         body: text("body"),
         error: text("error"),
+        // A line without a verdict (written before it was kept) fails closed.
+        origin: if v["origin"] == "own_receiver" {
+            HeaderOrigin::OwnReceiver
+        } else {
+            HeaderOrigin::Elsewhere
+        },
     }
 }
 
@@ -1396,6 +1408,47 @@ mod tests {
         let text = std::fs::read_to_string(&log.path).expect("read");
         assert!(!text.contains("SECRET_ON_DISK"), "{text}");
         assert!(text.contains("text/plain"));
+    }
+
+    #[test]
+    fn the_answer_log_keeps_each_answers_masking_verdict_for_diff() {
+        let dir = tempfile::tempdir().expect("dir");
+        let target = url::Url::parse("http://127.0.0.1:9/in").expect("url");
+        let log = AnswerLog::new(dir.path(), "work");
+        let mut own = forwarded("cbn_1", 500);
+        own.result.headers.origin = HeaderOrigin::OwnReceiver;
+        own.result
+            .headers
+            .list
+            .push(("x-receiver".into(), "rx-own-1".into()));
+        log.append(&own, &target).expect("append");
+        let mut far = forwarded("cbn_1", 200);
+        far.result
+            .headers
+            .list
+            .push(("x-receiver".into(), "rx-far".into()));
+        log.append(&far, &target).expect("append");
+        let answers = log.answers_of("cbn_1").expect("answers");
+        let origins: Vec<_> = answers.iter().map(|a| a.origin).collect();
+        assert_eq!(
+            origins,
+            [HeaderOrigin::Elsewhere, HeaderOrigin::OwnReceiver]
+        );
+        // diff compares the two as they were shown when they came.
+        let c = crate::api::compare::compare(&answers[0], &answers[1]);
+        let row = c
+            .headers
+            .iter()
+            .find(|h| h.name == "x-receiver")
+            .expect("row");
+        assert_eq!(row.left.as_deref(), Some(crate::text::redact::MASKED));
+        assert_eq!(row.right.as_deref(), Some("rx-own-1"));
+        let cookie = c
+            .headers
+            .iter()
+            .find(|h| h.name == "set-cookie")
+            .expect("row");
+        assert_eq!(cookie.right.as_deref(), Some(crate::text::redact::MASKED));
     }
 
     #[cfg(unix)]

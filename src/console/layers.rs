@@ -427,8 +427,12 @@ pub(crate) fn answered(state: &mut State, subject: Subject, answer: Answer) -> V
 /// text is static; the interval is known only at run time).
 fn with_interval(desc: String, state: &State) -> String {
     let watch = Action::Deliver(deliveries::keys::DeliveryKey::Watch).describe();
+    let status = Action::Deliver(deliveries::keys::DeliveryKey::LocalStatus).describe();
     if desc == watch {
         format!("{desc} every {}", state.settings.watch_interval())
+    } else if desc == status && deliveries::server_status::applies(state) {
+        // This tab's platform filters by status itself: `l` asks it, nothing is scanned here.
+        "keep one status, filtered by the server (all → each → all)".into()
     } else {
         desc
     }

@@ -866,6 +866,8 @@ fn answer_of(a: &Value) -> crate::api::compare::Answer {
             .and_then(Value::as_str)
             .map(str::to_string),
         error,
+        // Recorded by the platform: fail closed.
+        origin: crate::text::redact::HeaderOrigin::Elsewhere,
     }
 }
 

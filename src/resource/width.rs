@@ -35,6 +35,38 @@ pub fn cut(s: &str, max: usize) -> String {
     out
 }
 
+/// An `http(s)` URL in at most `max` columns: whole when it fits, else cut in the middle,
+/// keeping its host:port and the tail of its path (`127.0.0.1:4100…/issue-triage`): on a list
+/// of one service's URLs the shared prefix tells none apart. `None` when `s` is not such a URL
+/// or its host alone does not leave room for a tail.
+pub fn cut_url(s: &str, max: usize) -> Option<String> {
+    if display_width(s) <= max {
+        return Some(s.to_string());
+    }
+    let rest = s
+        .strip_prefix("http://")
+        .or_else(|| s.strip_prefix("https://"))?;
+    let (host, path) = rest.split_at(rest.find('/')?);
+    let host_w = display_width(host);
+    // At least a few characters of the path's tail, or the cut says nothing distinct.
+    let room = max.checked_sub(host_w + 1).filter(|r| *r >= 4)?;
+    let mut tail: Vec<char> = Vec::new();
+    let mut used = 0;
+    for c in path.chars().rev() {
+        let w = UnicodeWidthChar::width(c).unwrap_or(0);
+        if used + w > room {
+            break;
+        }
+        used += w;
+        tail.push(c);
+    }
+    tail.reverse();
+    let mut out = host.to_string();
+    out.push(ELLIPSIS);
+    out.extend(tail);
+    Some(out)
+}
+
 /// `s` cut to `width` columns and padded with spaces to exactly `width`.
 pub fn fit(s: &str, width: usize) -> String {
     let mut out = cut(s, width);

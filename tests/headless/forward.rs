@@ -338,6 +338,17 @@ async fn a_service_restarted_midway_is_waited_out_and_nothing_is_lost() {
 
 /// Runs the binary to the end with no terminal; exit 0 expected; its standard output.
 fn switchboard(base: &str, key: &Secret, home: &std::path::Path, args: &[&str]) -> String {
+    switchboard_exit(base, key, home, args, 0)
+}
+
+/// [`switchboard`], expecting exit `code`.
+fn switchboard_exit(
+    base: &str,
+    key: &Secret,
+    home: &std::path::Path,
+    args: &[&str],
+    code: i32,
+) -> String {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_switchboard"))
         .env_clear()
         .env("PATH", std::env::var("PATH").unwrap_or_default())
@@ -350,7 +361,7 @@ fn switchboard(base: &str, key: &Secret, home: &std::path::Path, args: &[&str]) 
         .stdin(Stdio::null())
         .output()
         .expect("run switchboard");
-    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(out.status.code(), Some(code), "{out:?}");
     String::from_utf8(out.stdout).expect("utf-8")
 }
 
@@ -658,6 +669,56 @@ async fn a_replay_answer_is_kept_for_diff_with_replay() {
         "the replay's answer: {v}"
     );
     assert_eq!(v["right"]["status"], 200);
+}
+
+/// Issue 37 item 9: one masking verdict per answer. The own receiver's header the replay
+/// showed is shown by `diff --with-replay` too (it was masked there); its cookie stays masked.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn diff_with_replay_keeps_the_replays_masking_verdict() {
+    let (rx, _log) = receiver().await;
+    let w = world(demo_config(), &rx).await;
+    fire(&w.hook, 0).await;
+    let n = delivered(&w, 1).await.remove(0);
+    let home = tempfile::tempdir().expect("home");
+    let (base, key) = (w.t.svc.base_url.clone(), w.t.svc.api_key.clone());
+    let (id, home_path) = (n.id.clone(), home.path().to_path_buf());
+    let to = format!("{rx}/fail");
+    let (replay, diff) = tokio::task::spawn_blocking(move || {
+        let run = |args: &[&str]| switchboard(&base, &key, &home_path, args);
+        // A receiver's 5xx answer: exit 3 (the receiver failed), the answer printed and kept.
+        let replay = switchboard_exit(
+            &base,
+            &key,
+            &home_path,
+            &["notifications", "replay", &id, "--to", &to, "-o", "json"],
+            3,
+        );
+        let diff = run(&[
+            "notifications",
+            "diff",
+            &id,
+            "--with-replay",
+            "1",
+            "-o",
+            "json",
+        ]);
+        (replay, diff)
+    })
+    .await
+    .expect("replay then diff");
+    let r: Value = serde_json::from_str(&replay).expect("the replay parses");
+    assert_eq!(r["response"]["headers"]["x-receiver"], "rx-own-1", "{r}");
+    let v: Value = serde_json::from_str(&diff).expect("the diff parses");
+    let row = |name: &str| {
+        v["headers"]
+            .as_array()
+            .and_then(|hs| hs.iter().find(|h| h["name"] == name))
+            .cloned()
+            .unwrap_or_else(|| panic!("a {name} row: {v}"))
+    };
+    assert_eq!(row("x-receiver")["right"], "rx-own-1", "{v}");
+    assert_eq!(row("set-cookie")["right"], "••••••••", "{v}");
+    assert!(!diff.contains("RECEIVER_SECRET_42"), "{diff}");
 }
 
 /// A port on 127.0.0.1 where nothing listens now (bound, then let go).

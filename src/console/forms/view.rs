@@ -13,8 +13,17 @@ use crate::console::theme::Theme;
 use crate::console::widgets::centered;
 use tui_input::Input;
 
-/// Width of the label column.
+/// Width of the label column (at least: a longer label widens it for its form).
 const LABEL: usize = 14;
+
+/// The label column of `d`: [`LABEL`], or wider when a label and its star would touch (a
+/// starred `Access token` keeps a space before its star and one after).
+fn label_w(d: &Dialog) -> usize {
+    d.fields
+        .iter()
+        .map(|f| f.label.chars().count() + 3)
+        .fold(LABEL, usize::max)
+}
 /// Column (after the label) where a field's message starts when it fits beside the value.
 const VALUE: usize = 30;
 /// Picker rows shown at once.
@@ -64,7 +73,7 @@ fn lay_out(area: Rect, d: &Dialog, theme: &Theme) -> Laid {
     for (i, f) in d.fields.iter().enumerate() {
         let focused = i == d.focus && d.phase == Phase::Editing;
         let start = lines.len();
-        let (first, col) = field_lines(f, focused, inner_w, theme, &mut lines);
+        let (first, col) = field_lines(f, focused, inner_w, label_w(d), theme, &mut lines);
         fields.push((start, lines.len()));
         if focused {
             focus_lines = (start, lines.len());
@@ -213,7 +222,7 @@ pub(crate) fn hit(area: Rect, d: &Dialog, theme: &Theme, at: Position) -> Option
     let option = match &d.fields[i].kind {
         FieldKind::Choice { options, .. } => {
             let row = line - laid.fields[i].0;
-            choice_spots(options, usize::from(inner.width))
+            choice_spots(options, usize::from(inner.width), label_w(d))
                 .iter()
                 .position(|&(r, x, w)| r == row && (x..x + w).contains(&col))
         }
@@ -291,19 +300,17 @@ fn field_lines(
     f: &Field,
     focused: bool,
     inner_w: usize,
+    lw: usize,
     theme: &Theme,
     out: &mut Vec<Line<'static>>,
 ) -> (usize, Option<u16>) {
     let first = out.len();
     let star = if f.required { "*" } else { " " };
     let label_style = if focused { theme.accent } else { theme.muted };
-    let label = Span::styled(
-        format!("{:<w$}{star} ", f.label, w = LABEL - 2),
-        label_style,
-    );
+    let label = Span::styled(format!("{:<w$}{star} ", f.label, w = lw - 2), label_style);
     let value_style = theme.text;
     // The value takes the rest of the line; a message goes under it when it does not fit.
-    let value_w = inner_w.saturating_sub(LABEL + 1).max(1);
+    let value_w = inner_w.saturating_sub(lw + 1).max(1);
     let mut cursor = None;
     // Rows below the field's first line where the cursor sits (the typed line of a lines field).
     let mut cursor_row = 0;
@@ -329,17 +336,14 @@ fn field_lines(
                 if i == 0 {
                     value.push(Span::raw(row));
                 } else {
-                    extra.push(Line::from(vec![
-                        Span::raw(" ".repeat(LABEL)),
-                        Span::raw(row),
-                    ]));
+                    extra.push(Line::from(vec![Span::raw(" ".repeat(lw)), Span::raw(row)]));
                 }
             }
             cursor = Some(col);
             cursor_row = last;
         }
         FieldKind::Choice { options, index } => {
-            let spots = choice_spots(options, inner_w);
+            let spots = choice_spots(options, inner_w, lw);
             for (i, (o, (row, x, _))) in options.iter().zip(spots).enumerate() {
                 let mark = if i == *index { "(•) " } else { "( ) " };
                 let style = if i == *index { theme.text } else { theme.muted };
@@ -365,15 +369,15 @@ fn field_lines(
             } else {
                 value.push(Span::styled(text, value_style));
             }
-            picker_rows(p, focused, inner_w, theme, &mut extra);
+            picker_rows(p, focused, inner_w, lw, theme, &mut extra);
         }
     }
-    let used: usize = LABEL
+    let used: usize = lw
         + value
             .iter()
             .map(|s| s.content.chars().count())
             .sum::<usize>();
-    let pad = VALUE.saturating_add(LABEL).saturating_sub(used).max(1);
+    let pad = VALUE.saturating_add(lw).saturating_sub(used).max(1);
     let msg = match (&f.error, &f.note) {
         (Some(e), _) => Some(Span::styled(format!("✗ {e}"), theme.error)),
         (None, Some(n)) => Some(Span::styled(n.clone(), theme.muted)),
@@ -393,15 +397,12 @@ fn field_lines(
             out.push(Line::from(spans));
             out.extend(under_first);
             let style = m.style;
-            let below = wrap(&m.content, inner_w.saturating_sub(LABEL));
+            let below = wrap(&m.content, inner_w.saturating_sub(lw));
             if cursor_row > 0 {
                 cursor_row += below.len();
             }
             out.extend(below.into_iter().map(|chunk| {
-                Line::from(vec![
-                    Span::raw(" ".repeat(LABEL)),
-                    Span::styled(chunk, style),
-                ])
+                Line::from(vec![Span::raw(" ".repeat(lw)), Span::styled(chunk, style)])
             }));
         }
         None => {
@@ -410,23 +411,23 @@ fn field_lines(
         }
     }
     out.extend(extra);
-    let col = cursor.map(|c| u16::try_from(LABEL + c).unwrap_or(0));
+    let col = cursor.map(|c| u16::try_from(lw + c).unwrap_or(0));
     (first + cursor_row, col)
 }
 
 /// Where each option of a choice is drawn as `( ) name  `: (row under the field's first line,
 /// column, width). Options go on one row while they fit in `inner_w`, then on the next.
-fn choice_spots(options: &[&str], inner_w: usize) -> Vec<(usize, usize, usize)> {
-    let (mut row, mut x) = (0, LABEL);
+fn choice_spots(options: &[&str], inner_w: usize, lw: usize) -> Vec<(usize, usize, usize)> {
+    let (mut row, mut x) = (0, lw);
     options
         .iter()
         .map(|o| {
             let w = 4 + o.chars().count() + 2;
             // The two trailing spaces may pass the edge.
-            if x > LABEL && x + w - 2 > inner_w {
+            if x > lw && x + w - 2 > inner_w {
                 row += 1;
                 // Under the label when too long for the value column.
-                x = LABEL.min((inner_w + 2).saturating_sub(w));
+                x = lw.min((inner_w + 2).saturating_sub(w));
             }
             let spot = (row, x, w);
             x += w;
@@ -459,17 +460,18 @@ fn picker_rows(
     p: &Picker,
     focused: bool,
     inner_w: usize,
+    lw: usize,
     theme: &Theme,
     out: &mut Vec<Line<'static>>,
 ) {
-    let indent = Span::raw(" ".repeat(LABEL));
+    let indent = Span::raw(" ".repeat(lw));
     match &p.items {
         Items::Loading => out.push(Line::from(vec![
             indent,
             Span::styled("loading…", theme.muted),
         ])),
         Items::Typed(reason) => out.extend(
-            wrap(reason, inner_w.saturating_sub(LABEL))
+            wrap(reason, inner_w.saturating_sub(lw))
                 .into_iter()
                 .map(|chunk| Line::from(vec![indent.clone(), Span::styled(chunk, theme.warn)])),
         ),
@@ -494,7 +496,7 @@ fn picker_rows(
                 };
                 let style: Style = if here { theme.selected } else { theme.text };
                 let text = format!("{mark}{}", item.label);
-                let room = inner_w.saturating_sub(LABEL + text.chars().count() + 2);
+                let room = inner_w.saturating_sub(lw + text.chars().count() + 2);
                 let detail: String = item.detail.chars().take(room).collect();
                 out.push(Line::from(vec![
                     indent.clone(),

@@ -241,6 +241,12 @@ pub(crate) fn cut_line(line: Line<'static>, width: u16) -> Line<'static> {
     if line.width() <= width {
         return line;
     }
+    // A URL alone in its cell is cut in the middle: its host and its path's end tell rows apart.
+    if let [span] = line.spans.as_slice()
+        && let Some(short) = crate::resource::width::cut_url(&span.content, width)
+    {
+        return Line::from(Span::styled(short, span.style)).style(line.style);
+    }
     let room = width.saturating_sub(1);
     let mut used = 0;
     let mut spans: Vec<Span<'static>> = Vec::new();
