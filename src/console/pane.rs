@@ -188,7 +188,19 @@ pub(crate) fn prev_page(state: &mut State, tab: Tab) -> Vec<Effect> {
 pub(crate) fn reload(state: &mut State, tab: Tab) -> Vec<Effect> {
     let list = &state.tab_state(tab).list;
     let (anchor, page) = (list.anchor.clone(), list.page);
-    let mut effects = load_list(state, tab, anchor, page, false);
+    let effects = load_list(state, tab, anchor, page, false);
+    with_detail_reloaded(state, tab, effects)
+}
+
+/// `r`: the list afresh from its first page (what is newest now, not the page it was on), the
+/// cursor kept on its item when that is still on it, and the open detail reloaded.
+pub(crate) fn refresh(state: &mut State, tab: Tab) -> Vec<Effect> {
+    let effects = load_list(state, tab, Anchor::First, 1, false);
+    with_detail_reloaded(state, tab, effects)
+}
+
+/// `effects` and a reload of the tab's open detail (and its members on Teams).
+fn with_detail_reloaded(state: &mut State, tab: Tab, mut effects: Vec<Effect>) -> Vec<Effect> {
     let detail_id = state.tab_state(tab).detail.as_ref().map(|d| d.id.clone());
     if let Some(id) = detail_id {
         effects.extend(load_detail(state, tab, id));

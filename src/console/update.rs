@@ -202,7 +202,7 @@ pub(crate) fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
         Action::NextPage => pane::next_page(state, tab),
         Action::PrevPage => pane::prev_page(state, tab),
         Action::ToggleOrder => pane::toggle_order(state, tab),
-        Action::Reload => pane::reload(state, tab),
+        Action::Reload => pane::refresh(state, tab),
         // Inside a detail, Enter belongs to the view (attempts); nothing to open.
         Action::Open if detail_open => Vec::new(),
         Action::Open => {

@@ -229,21 +229,24 @@ fn order_toggle_reloads_from_the_first_page() {
 }
 
 #[test]
-fn reload_keeps_the_page_and_the_selected_item() {
+fn r_loads_the_first_page_afresh_keeping_the_selected_item_when_it_is_there() {
     let mut app = app_with_teams();
     app.apply(ch(']'));
     let req = only_request(&mut app);
     reply(&mut app, &req, teams_page(20, 20, true, true));
+    assert_eq!(app.state.current().list.page, 2);
     app.apply(ch('j'));
     app.apply(ch('j'));
     app.apply(ch('r'));
     let req = only_request(&mut app);
-    assert_eq!(list_query(&req).after.as_deref(), Some("tm_page0019"));
-    // One item before the selection vanished: the cursor follows the item.
-    reply(&mut app, &req, teams_page(21, 19, true, true));
+    // From the top: what is newest now, not the page the list was on.
+    assert_eq!(list_query(&req).after, None);
+    assert_eq!(list_query(&req).before, None);
+    // The selected item is on the fresh page: the cursor stays on it.
+    reply(&mut app, &req, teams_page(15, 20, false, true));
     let list = &app.state.current().list;
     assert_eq!(list.selected().map(|r| r.id()), Some("tm_page0022"));
-    assert_eq!(list.page, 2);
+    assert_eq!(list.page, 1);
 }
 
 #[test]
