@@ -340,7 +340,7 @@ async fn demo(
 /// The console's settings from the config, and a switcher that resolves other profiles quietly
 /// (the terminal belongs to the console by then).
 fn power_setup(g: &GlobalArgs, resolved: &config::Resolved) -> console::power::PowerSetup {
-    use console::power::{ConfirmMode, PowerSetup, ProfileInfo, ProfileSwitcher};
+    use console::power::{AlertsLoader, ConfirmMode, PowerSetup, ProfileInfo, ProfileSwitcher};
     let profiles = Settings::load(&flags(g), &Env::from_process())
         .ok()
         .and_then(|s| s.config_path)
@@ -348,6 +348,16 @@ fn power_setup(g: &GlobalArgs, resolved: &config::Resolved) -> console::power::P
         .map(|f| f.profiles.into_keys().collect())
         .unwrap_or_default();
     let base = flags(g);
+    // After `:profile NAME`, that profile's alert rules, read as `alerts check` reads them.
+    let rules_of = base.clone();
+    let alerts_loader = AlertsLoader::new(move |name| {
+        let mut f = rules_of.clone();
+        f.profile = Some(name.to_string());
+        let env = Env::from_process();
+        let t = config::alert_tables(&f, &env).map_err(|e| e.to_string())?;
+        switchboard::alerts::parse_rules(&t.tables, &t.section, t.config_path.as_deref(), &env)
+            .map_err(|e| e.to_string())
+    });
     let switcher = ProfileSwitcher::new(move |name| {
         let mut f = base.clone();
         f.profile = Some(name.to_string());
@@ -387,6 +397,7 @@ fn power_setup(g: &GlobalArgs, resolved: &config::Resolved) -> console::power::P
         session_line: None,
         alerts,
         alerts_error,
+        alerts_loader: Some(alerts_loader),
     }
 }
 
