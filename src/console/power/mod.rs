@@ -194,11 +194,10 @@ impl ProfileSwitcher {
 /// Reads a profile's alert rules from the config (main wires it), so that after a profile
 /// switch the console checks the new profile's rules.
 #[derive(Clone)]
-pub struct AlertsLoader(
-    #[allow(clippy::type_complexity)]
-    pub(crate) 
-        std::sync::Arc<dyn Fn(&str) -> Result<Vec<crate::alerts::Rule>, String> + Send + Sync>,
-);
+pub struct AlertsLoader(pub(crate) std::sync::Arc<RulesOf>);
+
+/// What an [`AlertsLoader`] calls: a profile's name to its rules.
+type RulesOf = dyn Fn(&str) -> Result<Vec<crate::alerts::Rule>, String> + Send + Sync;
 
 impl std::fmt::Debug for AlertsLoader {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
