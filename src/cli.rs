@@ -40,7 +40,7 @@ pub struct GlobalArgs {
     /// Profile of the config file to use.
     #[arg(long, global = true, value_name = "P")]
     pub profile: Option<String>,
-    /// The console: open on a saved view (`:view` lists them; on a list command, after it).
+    /// Open the console or a list command on a saved view (`:view` lists them).
     #[arg(long = "view", value_name = "NAME")]
     pub view: Option<String>,
     /// API base URL.

@@ -55,6 +55,17 @@ async fn dispatch(cli: Cli) -> u8 {
         eprintln!("error: {e}");
         return USAGE;
     }
+    // `--view` before the subcommand opens the console or a list on a saved view; anywhere
+    // else it would be silently ignored, so it is refused.
+    let takes_view = matches!(
+        cli.command,
+        None | Some(Command::Resource(_) | Command::Demo { .. })
+    );
+    if let (Some(name), false) = (&g.view, takes_view) {
+        let name = switchboard::text::line(name).into_owned();
+        eprintln!("error: --view {name}: only the console and list commands open on a saved view");
+        return USAGE;
+    }
     match cli.command {
         Some(Command::Resource(r)) => run_headless(&g, r).await,
         Some(Command::Alerts(a)) => alerts(&g, a).await,
@@ -141,8 +152,18 @@ async fn run_headless(g: &GlobalArgs, cmd: headless::Resource) -> u8 {
     };
     let mut cmd = cmd;
     let mut fields = g.fields.clone();
-    // `--view NAME` on a list: the saved view fills in what the command line left out.
-    if let Some(name) = headless::view_name(&mut cmd) {
+    // `--view NAME` on a list (after it, or before the subcommand): the saved view fills in
+    // what the command line left out. Before a command that is no list it is refused (exit 2).
+    let named = match (headless::view_name(&mut cmd), g.view.clone()) {
+        (Some(after), Some(before)) if after != before => {
+            let e = headless::HeadlessError::Usage(format!(
+                "--view {before} and --view {after}: one view at a time"
+            ));
+            return report(g, &e);
+        }
+        (after, before) => after.or(before),
+    };
+    if let Some(name) = named {
         let applied = config::views::session_view(&flags(g), &Env::from_process(), &name)
             .map_err(|e| headless::HeadlessError::Usage(e.to_string()))
             .and_then(|v| headless::apply_view(&mut cmd, &name, &v, chrono::Utc::now()));
@@ -318,6 +339,8 @@ async fn demo(
         read_only: g.read_only,
         power: console::power::PowerSetup {
             session_line: session.as_ref().map(demo::Session::export_line),
+            // The shipped views (failed, retrying, today): the demo has no config of its own.
+            view: g.view.clone(),
             data_dir: Paths::with_config(None).data_dir,
             no_color: console::theme::Theme::no_color_env(),
             ..Default::default()
@@ -340,7 +363,7 @@ async fn demo(
 /// The console's settings from the config, and a switcher that resolves other profiles quietly
 /// (the terminal belongs to the console by then).
 fn power_setup(g: &GlobalArgs, resolved: &config::Resolved) -> console::power::PowerSetup {
-    use console::power::{ConfirmMode, PowerSetup, ProfileInfo, ProfileSwitcher};
+    use console::power::{AlertsLoader, ConfirmMode, PowerSetup, ProfileInfo, ProfileSwitcher};
     let profiles = Settings::load(&flags(g), &Env::from_process())
         .ok()
         .and_then(|s| s.config_path)
@@ -348,6 +371,16 @@ fn power_setup(g: &GlobalArgs, resolved: &config::Resolved) -> console::power::P
         .map(|f| f.profiles.into_keys().collect())
         .unwrap_or_default();
     let base = flags(g);
+    // After `:profile NAME`, that profile's alert rules, read as `alerts check` reads them.
+    let rules_of = base.clone();
+    let alerts_loader = AlertsLoader::new(move |name| {
+        let mut f = rules_of.clone();
+        f.profile = Some(name.to_string());
+        let env = Env::from_process();
+        let t = config::alert_tables(&f, &env).map_err(|e| e.to_string())?;
+        switchboard::alerts::parse_rules(&t.tables, &t.section, t.config_path.as_deref(), &env)
+            .map_err(|e| e.to_string())
+    });
     let switcher = ProfileSwitcher::new(move |name| {
         let mut f = base.clone();
         f.profile = Some(name.to_string());
@@ -387,6 +420,7 @@ fn power_setup(g: &GlobalArgs, resolved: &config::Resolved) -> console::power::P
         session_line: None,
         alerts,
         alerts_error,
+        alerts_loader: Some(alerts_loader),
     }
 }
 

@@ -308,7 +308,8 @@ where
         if app.wants_editor() {
             return Ok((app, false));
         }
-        let animating = app.state.animating();
+        // Ticks also while the profile has alert rules: their timer counts them.
+        let animating = app.state.animating() || alerts::update::has_rules(&app.state);
         let msg = tokio::select! {
             _ = &mut shutdown => return Ok((app, true)),
             Some(m) = app.next_reply() => m,

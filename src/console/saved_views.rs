@@ -167,12 +167,6 @@ pub(crate) fn apply_named(state: &mut State, name: &str) -> Vec<Effect> {
     effects
         .retain(|e| !matches!(e, Effect::Api { pane: super::msg::Pane::List(t), .. } if *t == tab));
     effects.extend(super::pane::load_list(state, tab, Anchor::First, 1, true));
-    if view.filters.since.is_some() {
-        state.toast(
-            ToastKind::Info,
-            format!("View {name}: its since applies to headless lists (--view {name})"),
-        );
-    }
     effects
 }
 
@@ -211,6 +205,29 @@ pub(crate) fn apply(state: &mut State, view: &View) -> Option<Tab> {
     };
     if tab == Tab::Notifications {
         state.deliveries.local.status.clone_from(&view.status);
+        state.deliveries.local.since = since(state, view);
     }
     Some(tab)
+}
+
+/// Where a view's `since` opens the list's time window: `today` is since midnight UTC (as
+/// headless has it), else a duration back from now or a time; one that does not read opens none.
+fn since(state: &mut State, view: &View) -> Option<chrono::DateTime<chrono::Utc>> {
+    let text = view.filters.since.as_deref()?;
+    let now = state.clock.now();
+    if text == "today" {
+        return Some(
+            now.date_naive()
+                .and_hms_opt(0, 0, 0)
+                .map_or(now, |t| t.and_utc()),
+        );
+    }
+    match crate::api::selection::parse_time(text, now) {
+        Ok(t) => Some(t),
+        Err(e) => {
+            let msg = crate::text::line(&format!("since {text}: {e}")).into_owned();
+            state.toast(ToastKind::Error, msg);
+            None
+        }
+    }
 }

@@ -33,8 +33,12 @@ pub(crate) struct Settings {
     pub(crate) views: crate::config::views::AllViews,
     /// What a script runs to reach this service while the console runs (the demo's `export`).
     pub(crate) session_line: Option<String>,
-    /// The alert rules of the profile the console opened on.
+    /// The alert rules of the profile the console opened on (or last switched to).
     pub(crate) alert_rules: Option<super::alerts::Rules>,
+    /// Ticks between alert checks: `alerts watch`'s default interval.
+    pub(crate) alerts_every_ticks: u32,
+    /// Reads a profile's alert rules after a switch.
+    pub(crate) alerts_loader: Option<super::power::AlertsLoader>,
 }
 
 impl Default for Settings {
@@ -54,6 +58,8 @@ impl Default for Settings {
             views: Default::default(),
             session_line: None,
             alert_rules: None,
+            alerts_every_ticks: ticks(super::alerts::INTERVAL),
+            alerts_loader: None,
         }
     }
 }

@@ -132,6 +132,8 @@ pub(crate) struct ViewKey {
     pub(crate) query: String,
     /// The local status filter (notifications only).
     pub(crate) status: Option<String>,
+    /// The time window's start (a view's `since`; notifications only).
+    pub(crate) since: Option<chrono::DateTime<chrono::Utc>>,
     /// The sort.
     pub(crate) sort: Sort,
 }

@@ -40,11 +40,15 @@ fn route(state: &mut State, msg: Msg) -> Option<Vec<Effect>> {
             Vec::new()
         }
         Msg::Tick => {
+            // The alert rules' timer runs whether or not anything moves on screen.
+            let alerts = super::alerts::update::on_tick(state);
             if !state.animating() {
-                return None;
+                return (!alerts.is_empty()).then_some(alerts);
             }
             on_tick(state);
-            deliveries::update::on_tick(state)
+            let mut effects = deliveries::update::on_tick(state);
+            effects.extend(alerts);
+            effects
         }
         Msg::Api {
             req_id,

@@ -47,4 +47,5 @@ mod seams_views;
 mod search;
 mod tab_snapshots;
 mod update;
+mod views_since;
 mod worker;

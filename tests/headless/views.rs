@@ -1,7 +1,9 @@
 //! `--view NAME` on `list` (issue 38) as a process against the embedded service on 127.0.0.1:
 //! the shipped `failed` view keeps only failed deliveries (as `--status failed` does), a view
 //! saved in the profile's section of the config applies its status and columns, a flag given
-//! wins over the view, and a view of another resource or of no such name is exit 2.
+//! wins over the view, and a view of another resource or of no such name is exit 2. `--view`
+//! before the subcommand is the same `--view` on a list, and refused (exit 2) before a command
+//! that lists nothing, or beside a different one after it.
 use crate::common;
 
 use std::path::Path;
@@ -133,5 +135,57 @@ async fn list_view_applies_the_status_filter_and_columns() {
     ] {
         let (code, _, err) = run(home.path(), &config, &t.svc.base_url, &key, bad).await;
         assert_eq!(code, 2, "{bad:?}: {err}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn view_before_the_subcommand_applies_to_a_list_and_is_refused_elsewhere() {
+    let t = demo().await;
+    let key = t.svc.api_key.expose().to_string();
+    let home = tempfile::tempdir().expect("home");
+    let config = home.path().join("config.toml");
+    std::fs::write(
+        &config,
+        format!("[profiles.work]\nbase_url = \"{}\"\n", t.svc.base_url),
+    )
+    .expect("config");
+    let (code, out, err) = run(
+        home.path(),
+        &config,
+        &t.svc.base_url,
+        &key,
+        &[
+            "--view",
+            "failed",
+            "notifications",
+            "list",
+            "--all",
+            "-o",
+            "ndjson",
+        ],
+    )
+    .await;
+    assert_eq!(code, 0, "{err}");
+    let st = statuses(&out);
+    assert!(!st.is_empty(), "the demo has failed deliveries");
+    assert!(st.iter().all(|s| s == "failed"), "{out}");
+
+    for bad in [
+        &["--view", "failed", "info"][..],
+        &["--view", "failed", "alerts", "check"][..],
+        &["--view", "failed", "teams", "list"][..],
+        &["--view", "failed", "notifications", "get", "ntf_x"][..],
+        &[
+            "--view",
+            "failed",
+            "notifications",
+            "list",
+            "--view",
+            "retrying",
+        ][..],
+    ] {
+        let (code, _, err) = run(home.path(), &config, &t.svc.base_url, &key, bad).await;
+        assert_eq!(code, 2, "{bad:?}: {err}");
+        assert!(err.contains("view"), "{bad:?}: {err}");
     }
 }

@@ -1,6 +1,7 @@
 //! Alerts in the console (issue 38): the profile's alert rules (`[[profiles.P.alerts]]`, as
 //! `alerts check` reads them) judged on the worker by `crate::alerts::evaluate` when the
-//! console opens and on `!`, never on the UI's thread; the failing ones show in the header
+//! console opens, on `!` and every [`INTERVAL`] (counted in the console's ticks), never on the
+//! UI's thread; after `:profile NAME` the new profile's rules are read and judged; the failing ones show in the header
 //! (`⚠ 2 alerts · !`) and `!` lists them. The console sends nothing to the rules' sinks (that is
 //! `alerts watch`'s); it reads `alerts watch`'s remembered state (`<data dir>/switchboard/alerts/`)
 //! for when each failure began.
@@ -13,6 +14,9 @@ use std::sync::Arc;
 use crate::alerts::{Finding, Rule, StateFile};
 use crate::api::identity::ServiceIdentity;
 use crate::api::{Client, Error};
+
+/// How often the rules are judged again while the console runs: `alerts watch`'s default.
+pub(crate) const INTERVAL: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// The rules of one profile (shared, compared by identity: they hold sinks' settings, never
 /// printed).
@@ -62,6 +66,8 @@ pub(crate) struct AlertsState {
     pub(crate) error: Option<String>,
     /// The list (`!`) is open.
     pub(crate) shown: bool,
+    /// Ticks since the last check was asked for.
+    pub(crate) ticks: u32,
 }
 
 /// The worker's part: one pass of every rule, the failing ones kept, each `since` the one

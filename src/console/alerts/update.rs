@@ -1,5 +1,5 @@
-//! The alerts' keys, requests and replies: a check when the console opens and on `!`, the
-//! header's count, the list that `!` opens (`Esc` or `!` closes it).
+//! The alerts' keys, requests and replies: a check when the console opens, on `!`, on the
+//! timer and after a profile switch (the new profile's rules read first), the header's count, the list that `!` opens (`Esc` or `!` closes it).
 use crossterm::event::KeyCode;
 
 use super::{Active, AlertsCmd};
@@ -11,6 +11,48 @@ use crate::console::state::{State, ToastKind};
 /// The list's keys, for the footer.
 pub(crate) const KEYS: &[(&str, &str)] = &[("Esc", "close")];
 
+/// Whether the current profile has rules to judge (then the console ticks for them).
+pub(crate) fn has_rules(state: &State) -> bool {
+    state
+        .settings
+        .alert_rules
+        .as_ref()
+        .is_some_and(|r| r.profile == state.profile && !r.rules.is_empty())
+}
+
+/// A tick: every `alerts_every_ticks` the rules are judged again, on the worker.
+pub(crate) fn on_tick(state: &mut State) -> Vec<Effect> {
+    if !has_rules(state) {
+        return Vec::new();
+    }
+    state.alerts.ticks = state.alerts.ticks.saturating_add(1);
+    if state.alerts.ticks < state.settings.alerts_every_ticks {
+        return Vec::new();
+    }
+    start(state)
+}
+
+/// After a profile switch: the new profile's rules, read from the config by the loader main
+/// gave (none: the console keeps no rules); a rule that cannot be used is said in a toast.
+pub(crate) fn load(state: &mut State) {
+    let Some(loader) = state.settings.alerts_loader.clone() else {
+        return;
+    };
+    state.settings.alert_rules = match (loader.0)(&state.profile) {
+        Ok(rules) => Some(super::Rules {
+            profile: state.profile.clone(),
+            rules: std::sync::Arc::new(rules),
+        }),
+        Err(e) => {
+            state.toast(
+                ToastKind::Error,
+                crate::text::line(&format!("alerts: {e}")).into_owned(),
+            );
+            None
+        }
+    };
+}
+
 /// Asks the worker to judge the profile's rules, when it has any and none is in flight.
 pub(crate) fn start(state: &mut State) -> Vec<Effect> {
     let Some(rules) = state
@@ -21,6 +63,8 @@ pub(crate) fn start(state: &mut State) -> Vec<Effect> {
     else {
         return Vec::new();
     };
+    // The timer counts from the last check asked for, whoever asked.
+    state.alerts.ticks = 0;
     if state.alerts.pending.is_some() {
         return Vec::new();
     }
@@ -38,12 +82,7 @@ pub(crate) fn start(state: &mut State) -> Vec<Effect> {
 
 /// `!`: the list of active alerts, judged again.
 pub(crate) fn open(state: &mut State) -> Vec<Effect> {
-    let has_rules = state
-        .settings
-        .alert_rules
-        .as_ref()
-        .is_some_and(|r| r.profile == state.profile && !r.rules.is_empty());
-    if !has_rules {
+    if !has_rules(state) {
         let p = crate::text::line(&state.profile).into_owned();
         state.toast(
             ToastKind::Info,

@@ -42,6 +42,7 @@ pub(crate) fn cycle(state: &mut State) -> Vec<Effect> {
         return from_top(state);
     }
     state.deliveries.local.scan = None;
+    state.deliveries.local.since = None;
     let list = &state.tab_state(Tab::Notifications).list;
     let (order, filter) = (list.order, list.filter.clone());
     // A place in a list of another order or other server filters is not where the list was.
@@ -110,14 +111,18 @@ fn end(state: &State) -> &'static str {
 /// The title chip: `failed 3 of the newest 220` (a scan's progress is on the bottom line).
 pub(crate) fn chip(state: &State) -> Option<String> {
     let f = &state.deliveries.local;
-    let status = f.status.as_ref()?;
+    // A view's time window: `since 2026-11-26 00:00` (local time), before the status.
+    let since = f.since.map(|t| format!("since {}", state.clock.local(&t)));
+    let Some(status) = f.status.as_ref() else {
+        return since;
+    };
     let list = &state.tab_state(Tab::Notifications).list;
     let shown = list.rows.iter().filter(|r| f.keeps(r)).count();
-    Some(format!(
-        "{status} {shown} of the {} {}",
-        end(state),
-        list.rows.len()
-    ))
+    let chip = format!("{status} {shown} of the {} {}", end(state), list.rows.len());
+    Some(match since {
+        Some(s) => format!("{s} · {chip}"),
+        None => chip,
+    })
 }
 
 /// The empty list's sentence while a status filter is on: how far it looked.

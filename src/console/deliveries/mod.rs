@@ -77,6 +77,9 @@ pub(crate) struct LocalFilter {
     pub(crate) return_to: Option<ReturnTo>,
     /// The row the cursor goes back to when the page of [`ReturnTo`] arrives.
     pub(crate) restore: Option<String>,
+    /// The time window a saved view's `since` opened (`today`, `24h`): older rows are left out
+    /// of view; the status going back to "all" (`l`) clears it.
+    pub(crate) since: Option<chrono::DateTime<chrono::Utc>>,
 }
 
 /// A place in the notifications list: its page and the row selected.
@@ -97,10 +100,11 @@ pub(crate) struct ReturnTo {
 impl LocalFilter {
     /// Whether a row of the notifications list stays in view.
     pub(crate) fn keeps(&self, r: &Record) -> bool {
-        match (&self.applied, &r.item) {
-            (Some(status), Item::Notification(n)) => n.status.as_str() == status,
-            _ => true,
-        }
+        let Item::Notification(n) = &r.item else {
+            return true;
+        };
+        self.applied.as_ref().is_none_or(|s| n.status.as_str() == s)
+            && self.since.is_none_or(|t| n.created_at >= t)
     }
 }
 

@@ -40,7 +40,8 @@ pub(crate) fn refresh(state: &mut State) {
         let status = (tab == Tab::Notifications)
             .then(|| local.applied.clone())
             .flatten();
-        let shaped = shaped || status.is_some();
+        let since = (tab == Tab::Notifications).then_some(local.since).flatten();
+        let shaped = shaped || status.is_some() || since.is_some();
         let keeps = |r: &_| tab != Tab::Notifications || local.keeps(r);
         let list = &state.tabs[i].list;
         let key = ViewKey {
@@ -48,6 +49,7 @@ pub(crate) fn refresh(state: &mut State) {
             len: list.rows.len(),
             query,
             status,
+            since,
             sort,
         };
         // Rev 0 is a list never marked: nothing is known of its rows.

@@ -191,6 +191,35 @@ impl ProfileSwitcher {
     }
 }
 
+/// Reads a profile's alert rules from the config (main wires it), so that after a profile
+/// switch the console checks the new profile's rules.
+#[derive(Clone)]
+pub struct AlertsLoader(pub(crate) std::sync::Arc<RulesOf>);
+
+/// What an [`AlertsLoader`] calls: a profile's name to its rules.
+type RulesOf = dyn Fn(&str) -> Result<Vec<crate::alerts::Rule>, String> + Send + Sync;
+
+impl std::fmt::Debug for AlertsLoader {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("AlertsLoader")
+    }
+}
+
+impl PartialEq for AlertsLoader {
+    fn eq(&self, other: &Self) -> bool {
+        std::sync::Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl AlertsLoader {
+    /// Wraps a function.
+    pub fn new(
+        f: impl Fn(&str) -> Result<Vec<crate::alerts::Rule>, String> + Send + Sync + 'static,
+    ) -> Self {
+        Self(std::sync::Arc::new(f))
+    }
+}
+
 /// The power tools' part of the console setup; every field has a harmless default.
 #[derive(Debug, Clone, Default)]
 pub struct PowerSetup {
@@ -219,4 +248,6 @@ pub struct PowerSetup {
     pub alerts: Vec<crate::alerts::Rule>,
     /// Why the profile's alert rules cannot be used.
     pub alerts_error: Option<String>,
+    /// How another profile's alert rules are read after `:profile NAME`; none keeps none.
+    pub alerts_loader: Option<AlertsLoader>,
 }

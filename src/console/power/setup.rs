@@ -103,6 +103,7 @@ impl PowerSetup {
                 rules: std::sync::Arc::new(self.alerts.clone()),
             });
         }
+        state.settings.alerts_loader.clone_from(&self.alerts_loader);
         if let Some(e) = &self.alerts_error {
             problems.push(format!("alerts: {e}"));
         }

@@ -169,7 +169,9 @@ fn switched(state: &mut State, info: ProfileInfo) -> Vec<Effect> {
         ToastKind::Info,
         format!("Profile {} · {}", info.profile, info.base_url),
     );
-    pane::init(state)
+    // The new profile's alert rules, judged as when the console opens.
+    crate::console::alerts::update::load(state);
+    crate::console::update::init(state)
 }
 
 /// A key while the power tools own the keyboard (see [`is_modal`]).

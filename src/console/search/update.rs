@@ -10,6 +10,9 @@ use crate::console::tab::Tab;
 
 /// `Ctrl-F`: the command line, at `:search `.
 pub(crate) fn open(state: &mut State) -> Vec<Effect> {
+    if !searchable(state) {
+        return Vec::new();
+    }
     state.power.command = Some(crate::console::power::command::CommandLine {
         input: crate::console::input::TextInput::new("search "),
         ..Default::default()
@@ -32,6 +35,9 @@ pub(crate) fn start(state: &mut State, expr: &str) -> Vec<Effect> {
             ToastKind::Error,
             format!("search: {}", crate::text::line(&e)),
         );
+        return Vec::new();
+    }
+    if !searchable(state) {
         return Vec::new();
     }
     stop(state);
@@ -180,4 +186,18 @@ pub(crate) fn chip(state: &State) -> Option<String> {
         Some(why) => format!(" ({why})"),
     };
     Some(format!("search {expr}: {}{tail}", run.tally.line()))
+}
+
+/// Whether this generation has the notifications list the search fills; a newer generation's
+/// Deliveries are searched headless (`notifications search`, which uses their server-side
+/// filters first): said in a toast rather than switching to a tab it does not show.
+fn searchable(state: &mut State) -> bool {
+    if state.is_shown(Tab::Notifications) {
+        return true;
+    }
+    state.toast(
+        ToastKind::Info,
+        "Ctrl-F searches the Notifications list; here use `switchboard notifications search EXPR`",
+    );
+    false
 }
