@@ -2,6 +2,7 @@
 //! `ui` draws from the state. Entry point: [`run`]; tests drive [`App`].
 pub(crate) mod alerts;
 pub(crate) mod app;
+pub(crate) mod callback_gen;
 pub(crate) mod clipboard;
 pub(crate) mod clock;
 pub(crate) mod confirm;

@@ -11,6 +11,7 @@ mod deliveries_nav;
 mod deliveries_watch;
 mod describe;
 mod edit_replay;
+mod callback_destinations_console;
 mod event_destinations;
 mod event_loop;
 mod footer_help;
