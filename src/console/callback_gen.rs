@@ -49,3 +49,33 @@ pub(crate) async fn get(client: &Client, id: &str) -> Result<super::record::Reco
         ))),
     }
 }
+
+/// What a notification key cannot do on this generation's tabs, in one sentence: the console's
+/// replay, marks, recover, forward and compare follow pulsar's notifications (a global list,
+/// attempts with the receiver's answer), which this generation does not keep.
+pub(crate) fn refusal(tab: Tab, action: super::keymap::Action) -> Option<&'static str> {
+    use super::keymap::Action;
+    let ours = matches!(
+        tab,
+        Tab::DeploymentCallbacks | Tab::CallbackDestinations | Tab::CallbackNotifications
+    );
+    if !ours {
+        return None;
+    }
+    Some(match action {
+        Action::Replay | Action::EditReplay => {
+            "The console does not replay on callback-destinations yet: `notifications replay ID --to URL` sends the embedded request, signed t=…,v1=…."
+        }
+        Action::Mark | Action::MarkRange | Action::MarkAll => {
+            "Marks are for recover, which the console does not do on callback-destinations yet."
+        }
+        Action::Recover => {
+            "Switchboard does not recover callback-destinations' notifications yet; `notifications replay` sends one again."
+        }
+        Action::Forward => "Switchboard does not forward callback-destinations' notifications yet.",
+        Action::Compare => {
+            "This generation keeps no receiver's answer (only an attempt count), so there is nothing to compare."
+        }
+        _ => return None,
+    })
+}

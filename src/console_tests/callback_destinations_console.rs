@@ -227,3 +227,32 @@ async fn a_callbacks_notifications_and_a_notifications_request() {
     }
     assert!(!s.contains("not in this answer"), "the get embeds the request: {s}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pulsars_notification_keys_say_in_one_sentence_why_not_here() {
+    let (_svc, client) = service().await;
+    let mut app = console(&client, 200, 50).await;
+    go(&mut app, Tab::CallbackNotifications).await;
+    let selected = app.selected_id().expect("a notification");
+    for (key, says) in [
+        ('P', "notifications replay"),
+        ('E', "notifications replay"),
+        (' ', "Marks are for recover"),
+        ('b', "does not recover"),
+        ('L', "does not forward"),
+        ('=', "nothing to compare"),
+    ] {
+        app.ch(key);
+        app.settle().await.expect("idle");
+        assert!(
+            app.toasts().iter().any(|t| t.contains(says)),
+            "{key}: {:?}\n{}",
+            app.toasts(),
+            app.screen()
+        );
+        // Nothing opened, nothing marked: the list as it was.
+        assert_eq!(app.tab(), Tab::CallbackNotifications);
+        assert_eq!(app.selected_id().as_deref(), Some(selected.as_str()));
+        assert!(!app.screen().contains("Replay "), "{key}: {}", app.screen());
+    }
+}
