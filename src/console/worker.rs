@@ -227,9 +227,9 @@ pub(crate) async fn execute(client: &Client, cmd: &ApiCmd) -> Result<ApiReply, E
                 .await
                 .map(ApiReply::Page)
         }
-        ApiCmd::ListAround { tab, query, filter, .. }
-            if super::callback_gen::merges(*tab, filter) =>
-        {
+        ApiCmd::ListAround {
+            tab, query, filter, ..
+        } if super::callback_gen::merges(*tab, filter) => {
             super::callback_gen::merged_page(client, query, filter)
                 .await
                 .map(ApiReply::Page)

@@ -103,7 +103,10 @@ async fn the_tabs_are_this_generations() {
             "{t:?}: {head}"
         );
     }
-    assert!(!head.contains("Listeners"), "no newest-generation tab: {head}");
+    assert!(
+        !head.contains("Listeners"),
+        "no newest-generation tab: {head}"
+    );
     // Every tab lists the seeded items (teams need the organization key, given).
     for t in &shown {
         go(&mut app, *t).await;
@@ -222,10 +225,19 @@ async fn a_callbacks_notifications_and_a_notifications_request() {
     app.settle().await.expect("idle");
     let s = app.screen();
     assert!(s.contains(&format!("Notification {failed}")), "{s}");
-    for label in ["Attempts", "Last attempt", "Next attempt", "Error", "Request sent"] {
+    for label in [
+        "Attempts",
+        "Last attempt",
+        "Next attempt",
+        "Error",
+        "Request sent",
+    ] {
         assert!(s.contains(label), "{label}: {s}");
     }
-    assert!(!s.contains("not in this answer"), "the get embeds the request: {s}");
+    assert!(
+        !s.contains("not in this answer"),
+        "the get embeds the request: {s}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

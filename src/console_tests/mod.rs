@@ -2,6 +2,7 @@
 //! with keys and replies and asserts on the rendered screen and the effects.
 
 mod alerts;
+mod callback_destinations_console;
 mod command_completion;
 mod confirm;
 mod deliveries_flow;
@@ -11,7 +12,6 @@ mod deliveries_nav;
 mod deliveries_watch;
 mod describe;
 mod edit_replay;
-mod callback_destinations_console;
 mod event_destinations;
 mod event_loop;
 mod footer_help;

@@ -45,7 +45,11 @@ pub static CALLBACK_DESTINATIONS: Description<CallbackDestination> = Description
         field("Status", |d| vec![d.status.to_string()]),
         field("Description", |d| vec![dash(d.description.as_deref())]),
         field("URL", |d| {
-            vec![format!("{} {}", d.method.as_deref().unwrap_or("POST"), d.url)]
+            vec![format!(
+                "{} {}",
+                d.method.as_deref().unwrap_or("POST"),
+                d.url
+            )]
         }),
         // Shown masked: the secret itself is for replay and recover, never the screen.
         field("Signing secret", |d| {

@@ -76,10 +76,18 @@ pub static CALLBACK_NOTIFICATIONS: Description<CallbackNotification> = Descripti
         field("Status", |n| vec![n.status.to_string()]),
         field("Attempts", |n| vec![n.attempt_count.to_string()]),
         field("Last attempt", |n| {
-            vec![n.last_attempt_at.as_ref().map_or_else(|| "-".into(), absolute)]
+            vec![
+                n.last_attempt_at
+                    .as_ref()
+                    .map_or_else(|| "-".into(), absolute),
+            ]
         }),
         field("Next attempt", |n| {
-            vec![n.next_attempt_at.as_ref().map_or_else(|| "-".into(), absolute)]
+            vec![
+                n.next_attempt_at
+                    .as_ref()
+                    .map_or_else(|| "-".into(), absolute),
+            ]
         }),
         field("Error", |n| vec![error(n)]),
         field("Event", |n| {
@@ -110,9 +118,9 @@ pub fn request_lines(n: &CallbackNotification) -> Option<Vec<String>> {
         .iter()
         .map(|h| format!("{}: {}", h.key, header_value(&h.key, &h.value, false)))
         .collect();
-    out.extend(lines_or_dash(
-        super::notifications::body_start(r.body.as_deref().unwrap_or_default()),
-    ));
+    out.extend(lines_or_dash(super::notifications::body_start(
+        r.body.as_deref().unwrap_or_default(),
+    )));
     Some(out)
 }
 
