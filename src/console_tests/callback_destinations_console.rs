@@ -268,3 +268,34 @@ async fn pulsars_notification_keys_say_in_one_sentence_why_not_here() {
         assert!(!app.screen().contains("Replay "), "{key}: {}", app.screen());
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn d_on_a_callback_shows_its_destinations() {
+    let (_svc, client) = service().await;
+    let mut app = console(&client, 200, 50).await;
+    go(&mut app, Tab::DeploymentCallbacks).await;
+    let cb = app.selected_id().expect("a callback");
+    let raw = client
+        .send(&ApiRequest::get_callback(&cb))
+        .await
+        .expect("get");
+    let c: serde_json::Value = serde_json::from_str(&raw.body).expect("a callback");
+    let attached: Vec<String> = c["destinations"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|d| d["id"].as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default();
+    assert!(!attached.is_empty(), "the seeded callback has destinations");
+    app.ch('D');
+    app.settle().await.expect("idle");
+    assert_eq!(app.tab(), Tab::CallbackDestinations, "{}", app.screen());
+    assert!(app.list_error().is_none(), "{:?}", app.list_error());
+    let mut rows = app.row_ids();
+    rows.sort();
+    let mut want = attached;
+    want.sort();
+    assert_eq!(rows, want, "the callback's own destinations");
+}
