@@ -3,6 +3,7 @@
 pub(crate) mod alerts;
 pub(crate) mod anchor;
 pub(crate) mod app;
+pub(crate) mod callback_gen;
 pub(crate) mod clipboard;
 pub(crate) mod clock;
 pub(crate) mod confirm;

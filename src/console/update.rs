@@ -176,6 +176,10 @@ pub(crate) fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
     if state.read_only && action.is_write() {
         return power::update::refuse(state, action);
     }
+    if let Some(why) = super::callback_gen::refusal(tab, action) {
+        state.toast(super::state::ToastKind::Info, why);
+        return Vec::new();
+    }
     match action {
         Action::Quit => pane::quit(state),
         Action::Help => {

@@ -222,6 +222,23 @@ async fn list_around(
 /// Runs one command against the API.
 pub(crate) async fn execute(client: &Client, cmd: &ApiCmd) -> Result<ApiReply, Error> {
     match cmd {
+        ApiCmd::List { tab, query, filter } if super::callback_gen::merges(*tab, filter) => {
+            super::callback_gen::merged_page(client, query, filter)
+                .await
+                .map(ApiReply::Page)
+        }
+        ApiCmd::ListAround {
+            tab, query, filter, ..
+        } if super::callback_gen::merges(*tab, filter) => {
+            super::callback_gen::merged_page(client, query, filter)
+                .await
+                .map(ApiReply::Page)
+        }
+        ApiCmd::Get { tab, id } if *tab == Tab::CallbackNotifications => {
+            super::callback_gen::get(client, id)
+                .await
+                .map(ApiReply::Item)
+        }
         ApiCmd::List { tab, query, filter } => {
             let raw = client.send(&tab.list_request(query, filter)).await?;
             decode_page_body(*tab, raw.status, &raw.body).map(ApiReply::Page)

@@ -2,6 +2,7 @@
 //! with keys and replies and asserts on the rendered screen and the effects.
 
 mod alerts;
+mod callback_destinations_console;
 mod command_completion;
 mod confirm;
 mod deliveries_flow;

@@ -44,6 +44,9 @@ tabular!(
     crate::api::model::Event => resource::events::EVENTS,
     crate::api::model::EventDelivery => resource::deliveries::DELIVERIES,
     crate::api::model::DeliveryAttempt => resource::delivery_attempts::DELIVERY_ATTEMPTS,
+    DeploymentCallback => resource::deployment_callbacks::DEPLOYMENT_CALLBACKS,
+    CallbackDestination => resource::callback_destinations::CALLBACK_DESTINATIONS,
+    CallbackNotification => resource::callback_notifications::CALLBACK_NOTIFICATIONS,
 );
 
 /// Cells wider than this many terminal columns are cut with `…` in list tables.

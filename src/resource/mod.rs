@@ -7,10 +7,13 @@
 pub mod access_policies;
 pub mod attempts;
 pub mod auth_imports;
+pub mod callback_destinations;
 pub mod callback_events;
+pub mod callback_notifications;
 pub mod callbacks;
 pub mod deliveries;
 pub mod delivery_attempts;
+pub mod deployment_callbacks;
 pub mod destinations;
 pub mod event_destinations;
 pub mod events;

@@ -235,9 +235,10 @@ macro_rules! resources {
 }
 
 use super::{
-    access_policies, auth_imports, callback_events, callbacks, deliveries, delivery_attempts,
-    destinations, event_destinations, events, imports, integration_callbacks, listeners,
-    notifications, org_teams, teams,
+    access_policies, auth_imports, callback_destinations, callback_events, callback_notifications,
+    callbacks, deliveries, delivery_attempts, deployment_callbacks, destinations,
+    event_destinations, events, imports, integration_callbacks, listeners, notifications,
+    org_teams, teams,
 };
 
 resources! {$
@@ -256,6 +257,9 @@ resources! {$
     Events / Event: events::Events,
     Deliveries / Delivery: deliveries::Deliveries,
     DeliveryAttempts("Attempts") / DeliveryAttempt: delivery_attempts::DeliveryAttempts,
+    DeploymentCallbacks("Callbacks") / DeploymentCallback: deployment_callbacks::DeploymentCallbacks,
+    CallbackDestinations("Destinations") / CallbackDestination: callback_destinations::CallbackDestinations,
+    CallbackNotifications("Notifications") / CallbackNotification: callback_notifications::CallbackNotifications,
 }
 
 impl Default for Kind {

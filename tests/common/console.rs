@@ -62,6 +62,18 @@ pub fn fixtures_of(tab: Tab) -> (&'static str, &'static str) {
             "generations/event-destinations/delivery-list.json",
             "generations/event-destinations/delivery.json",
         ),
+        Tab::DeploymentCallbacks => (
+            "generations/callback-destinations/callback-list.json",
+            "generations/callback-destinations/callback.json",
+        ),
+        Tab::CallbackDestinations => (
+            "generations/callback-destinations/destination-list.json",
+            "generations/callback-destinations/destination.json",
+        ),
+        Tab::CallbackNotifications => (
+            "generations/callback-destinations/notification-list.json",
+            "generations/callback-destinations/notification.json",
+        ),
     }
 }
 

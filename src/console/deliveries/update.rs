@@ -64,6 +64,20 @@ pub(crate) fn on_action(state: &mut State, key: DeliveryKey) -> Vec<Effect> {
             };
             open_filtered(state, Tab::Notifications, filter)
         }
+        (DeliveryKey::Destinations, Some(Item::DeploymentCallback(c))) => {
+            let filter = NotificationFilter {
+                callback_ids: vec![c.id.clone()],
+                ..NotificationFilter::default()
+            };
+            open_filtered(state, Tab::CallbackDestinations, filter)
+        }
+        (DeliveryKey::Notifications, Some(Item::DeploymentCallback(c))) => {
+            let filter = NotificationFilter {
+                callback_ids: vec![c.id.clone()],
+                ..NotificationFilter::default()
+            };
+            open_filtered(state, Tab::CallbackNotifications, filter)
+        }
         (DeliveryKey::Destinations | DeliveryKey::Notifications, _) => {
             state.toast(
                 ToastKind::Info,

@@ -4,11 +4,14 @@
 //! list's columns, cells, `/` texts and sort keys come from `resource/` through `list`.
 pub(crate) mod access_policies;
 pub(crate) mod auth_imports;
+pub(crate) mod callback_destinations;
 pub(crate) mod callback_events;
+pub(crate) mod callback_notifications;
 pub(crate) mod callbacks;
 pub(crate) mod context;
 pub(crate) mod deliveries;
 pub(crate) mod delivery_attempts;
+pub(crate) mod deployment_callbacks;
 pub(crate) mod described;
 pub(crate) mod destinations;
 pub(crate) mod event_destinations;
