@@ -9,6 +9,7 @@ mod deliveries_masking;
 mod deliveries_names;
 mod deliveries_nav;
 mod deliveries_watch;
+mod demo_generations;
 mod describe;
 mod edit_replay;
 mod event_destinations;
