@@ -71,6 +71,12 @@ impl Harness {
         Self { app }
     }
 
+    /// How `:profile NAME` gets another profile's client (none refuses the switch).
+    pub fn set_switcher(&mut self, switcher: super::power::ProfileSwitcher) -> &mut Self {
+        self.app.switcher = Some(switcher);
+        self
+    }
+
     /// Shows only the tabs a server of generation `g` serves (the console's generation).
     pub fn show_generation(&mut self, g: crate::api::generation::Generation) -> &mut Self {
         self.app.show_generation(g);

@@ -27,6 +27,7 @@ mod operator;
 mod palette;
 mod power_keys;
 mod power_service;
+mod profile_generation;
 mod recover;
 mod replay;
 mod resource_ops;
