@@ -12,6 +12,7 @@ mod deliveries_watch;
 mod demo_generations;
 mod describe;
 mod edit_replay;
+mod event_destination_secret;
 mod event_destinations;
 mod event_loop;
 mod footer_help;
