@@ -24,15 +24,24 @@ impl Session {
     ///
     /// # Errors
     /// The folder or the file could not be written.
-    pub fn write(dir: &Path, base_url: &str, key: &Secret) -> Result<Self, String> {
+    pub fn write(
+        dir: &Path,
+        base_url: &str,
+        key: &Secret,
+        instance_id: Option<&str>,
+    ) -> Result<Self, String> {
         let path = dir.join(FILE);
         let text = |s: &str| toml::Value::String(s.to_string()).to_string();
-        let contents = format!(
+        let mut contents = format!(
             "# Written by `switchboard demo` for its session; removed when it ends.\n\
              default_profile = \"demo\"\n\n[profiles.demo]\nbase_url = {}\napi_key = {}\n",
             text(base_url),
             text(key.expose()),
         );
+        // The newer generations: the organization key reaches instance paths with the id.
+        if let Some(id) = instance_id {
+            contents.push_str(&format!("instance_id = {}\n", text(id)));
+        }
         private_file::dir(dir).map_err(|e| e.to_string())?;
         private_file::replace(&path, contents.as_bytes()).map_err(|e| e.to_string())?;
         Ok(Self { path, contents })
@@ -120,7 +129,7 @@ mod tests {
     fn the_session_file_is_private_resolves_to_the_service_and_goes_away() {
         let dir = tempfile::tempdir().expect("dir");
         let key = Secret::new("sk_demo_key_0123456789");
-        let s = Session::write(dir.path(), "http://127.0.0.1:4321", &key).expect("write");
+        let s = Session::write(dir.path(), "http://127.0.0.1:4321", &key, None).expect("write");
         let text = std::fs::read_to_string(s.path()).expect("read");
         let file = switchboard::config::ConfigFile::parse(s.path(), &text).expect("parses");
         let demo = file.profiles.get("demo").expect("demo profile");
@@ -143,12 +152,24 @@ mod tests {
     }
 
     #[test]
+    fn the_newer_generations_session_names_the_instance() {
+        let dir = tempfile::tempdir().expect("dir");
+        let key = Secret::new("sk_org_demo_0123456789");
+        let s = Session::write(dir.path(), "http://127.0.0.1:1", &key, Some("ins_demo"))
+            .expect("write");
+        let text = std::fs::read_to_string(s.path()).expect("read");
+        let file = switchboard::config::ConfigFile::parse(s.path(), &text).expect("parses");
+        let demo = file.profiles.get("demo").expect("demo profile");
+        assert_eq!(demo.instance_id.as_deref(), Some("ins_demo"));
+    }
+
+    #[test]
     fn a_newer_session_is_left_alone() {
         let dir = tempfile::tempdir().expect("dir");
-        let first =
-            Session::write(dir.path(), "http://127.0.0.1:1", &Secret::new("sk_a")).expect("a");
-        let second =
-            Session::write(dir.path(), "http://127.0.0.1:2", &Secret::new("sk_b")).expect("b");
+        let first = Session::write(dir.path(), "http://127.0.0.1:1", &Secret::new("sk_a"), None)
+            .expect("a");
+        let second = Session::write(dir.path(), "http://127.0.0.1:2", &Secret::new("sk_b"), None)
+            .expect("b");
         drop(first);
         assert!(second.path().exists(), "the second demo's file stays");
     }
@@ -163,7 +184,7 @@ mod tests {
         std::fs::set_permissions(&victim, std::fs::Permissions::from_mode(0o644)).expect("m");
         std::os::unix::fs::symlink(&victim, dir.path().join(FILE)).expect("link");
         let key = Secret::new("sk_demo_key_0123456789");
-        assert!(Session::write(dir.path(), "http://127.0.0.1:1", &key).is_err());
+        assert!(Session::write(dir.path(), "http://127.0.0.1:1", &key, None).is_err());
         assert_eq!(std::fs::read(&victim).expect("read"), b"keep\n");
         let mode = std::fs::metadata(&victim).expect("m").permissions().mode();
         assert_eq!(mode & 0o777, 0o644, "not chmod-ed");

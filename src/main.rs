@@ -313,9 +313,14 @@ async fn demo(
         Err(e) => return fail(&e),
     };
     // Scripts reach the service through a session profile whose key is in a private file.
-    let session = match demo::folder(Paths::with_config(None).data_dir)
-        .and_then(|dir| demo::Session::write(&dir, &svc.base_url, &svc.api_key))
-    {
+    let session = match demo::folder(Paths::with_config(None).data_dir).and_then(|dir| {
+        demo::Session::write(
+            &dir,
+            &svc.base_url,
+            &svc.api_key,
+            svc.instance_id.as_deref(),
+        )
+    }) {
         Ok(s) => {
             eprintln!("headless commands while the demo runs: {}", s.export_line());
             Some(s)
@@ -325,11 +330,8 @@ async fn demo(
             None
         }
     };
-    let client = match Client::new(ClientOptions {
-        base_url: svc.base_url.clone(),
-        api_key: svc.api_key.clone(),
-        ..ClientOptions::default()
-    }) {
+    // The newer generations need the instance key and id besides the organization key.
+    let client = match Client::new(svc.client_options()) {
         Ok(c) => c,
         Err(e) => return fail(&e),
     };

@@ -10,6 +10,7 @@ use super::state::State;
 use super::update::{init, update};
 use super::worker::Worker;
 use crate::api::Client;
+use crate::api::generation::Generation;
 
 /// A request `update` asked for, as kept by an `App` without a worker.
 #[derive(Debug, Clone, PartialEq)]
@@ -22,8 +23,16 @@ pub(crate) struct Request {
     pub(crate) cmd: ApiCmd,
 }
 
-/// A profile resolved off the UI task: its tag, name, and client and settings (or why not).
-type SwitchResult = (u64, String, Result<(Client, ProfileInfo), String>);
+/// A profile resolved off the UI task: its tag, name, and client, settings and the generation
+/// its deployment serves (or why not).
+type SwitchResult = (
+    u64,
+    String,
+    Result<(Client, ProfileInfo, Option<Generation>), String>,
+);
+
+/// How long a switch waits for the new deployment's generation before showing pulsar's tabs.
+const SWITCH_DETECT: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// The console's state and its connection to the API worker.
 #[derive(Debug)]
@@ -207,7 +216,8 @@ impl App {
                 let seq = self.switch_seq;
                 if self.worker.is_none() {
                     // Offline apps have no runtime to lean on: resolve in place.
-                    let result = (switch.0)(&name);
+                    // Nothing to detect with: the tabs the state has by default.
+                    let result = (switch.0)(&name).map(|(c, i)| (c, i, None));
                     if let Some(m) = self.finish_switch((seq, name, result)) {
                         self.apply(m);
                     }
@@ -216,8 +226,17 @@ impl App {
                 // Resolving may run the profile's key command (a password manager that asks):
                 // off the UI task, so keys and replies keep flowing meanwhile.
                 let tx = self.switches.0.clone();
+                let runtime = tokio::runtime::Handle::current();
                 tokio::task::spawn_blocking(move || {
-                    let result = (switch.0)(&name);
+                    // The new profile may be another deployment: its generation decides the
+                    // tabs, detected (or taken from the cache) as at start, within a bound.
+                    let result = (switch.0)(&name).map(|(client, info)| {
+                        let served = runtime.block_on(async {
+                            tokio::time::timeout(SWITCH_DETECT, client.served()).await
+                        });
+                        let g = served.ok().flatten().and_then(|c| c.generation);
+                        (client, info, g)
+                    });
                     // The app may have gone: nobody to tell.
                     let _ = tx.send((seq, name, result));
                 });
@@ -233,7 +252,14 @@ impl App {
             return None;
         }
         Some(Msg::Power(match result {
-            Ok((client, info)) => {
+            Ok((client, info, generation)) => {
+                // The new session starts on the new deployment's tabs (`switched` keeps them).
+                let shown = super::tab::shown_for(generation.unwrap_or(Generation::Pulsar));
+                if let Some(first) = shown.first().filter(|_| !shown.contains(&self.state.tab)) {
+                    self.state.tab = *first;
+                }
+                self.state.settings.keymap.shown.clone_from(&shown);
+                self.state.shown = shown;
                 // A new worker and reply channel: whatever the old profile still had in flight
                 // is aborted and can never arrive (writes are held back while a switch
                 // resolves, so only reads are lost).

@@ -71,6 +71,20 @@ impl Harness {
         Self { app }
     }
 
+    /// What the console copies from now on goes to a buffer the test reads (OSC 52 bytes).
+    #[cfg(test)]
+    pub fn capture_clipboard(&mut self) -> std::sync::Arc<std::sync::Mutex<Vec<u8>>> {
+        let out = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        self.app.clipboard = super::clipboard::Clipboard::to_buffer(out.clone());
+        out
+    }
+
+    /// How `:profile NAME` gets another profile's client (none refuses the switch).
+    pub fn set_switcher(&mut self, switcher: super::power::ProfileSwitcher) -> &mut Self {
+        self.app.switcher = Some(switcher);
+        self
+    }
+
     /// Shows only the tabs a server of generation `g` serves (the console's generation).
     pub fn show_generation(&mut self, g: crate::api::generation::Generation) -> &mut Self {
         self.app.show_generation(g);

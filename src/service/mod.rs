@@ -2,6 +2,8 @@
 mod app;
 /// The `callback-destinations` generation.
 mod callback_destinations;
+/// The client options that reach a running service.
+mod client_for;
 /// The webhook delivery worker and its signature.
 pub mod delivery;
 /// Types that only describe the API in the OpenAPI document.

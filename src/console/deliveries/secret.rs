@@ -20,6 +20,12 @@ pub(crate) fn open_secret(state: &State) -> Option<(String, String, &'static str
             .webhook_destination
             .as_ref()
             .map(|w| (d.id.clone(), w.signing_secret.clone(), "signing secret")),
+        // The newest generation: only the answers to create and rotate carry it.
+        (Item::EventDestination(d), Tab::EventDestinations) => d
+            .webhook
+            .as_ref()
+            .and_then(|w| w.signing_secret.as_ref())
+            .map(|s| (d.id.clone(), s.expose().to_string(), "signing secret")),
         (Item::Callback(c), Tab::Callbacks) => c
             .url
             .as_ref()
@@ -42,6 +48,16 @@ pub(crate) fn revealed_hook(state: &State, callback_id: &str) -> Option<String> 
     open_secret(state)
         .filter(|(id, _, what)| id == callback_id && *what == "hook URL")
         .map(|(_, url, _)| url)
+}
+
+/// The open event destination's new signing secret while it is revealed.
+pub(crate) fn revealed_event_secret(state: &State, destination_id: &str) -> Option<String> {
+    if state.deliveries.secret_shown.as_deref() != Some(destination_id) {
+        return None;
+    }
+    open_secret(state)
+        .filter(|(id, _, _)| id == destination_id)
+        .map(|(_, s, _)| s)
 }
 
 /// Forgets a revealed secret once its item's detail is no longer the one open.

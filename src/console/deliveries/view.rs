@@ -325,6 +325,23 @@ pub(crate) fn unsanitised_detail(
             }
             lines
         }
+        Item::EventDestination(ed) => {
+            let mut lines = views::unsanitised_detail(record, ctx);
+            // Revealed (`R`, asked first): the masked new secret in full, until it is left.
+            if let Some(secret) = open
+                .then(|| super::secret::revealed_event_secret(state, &ed.id))
+                .flatten()
+            {
+                let masked = crate::api::secret::mask(&secret);
+                let full = format!("{} (REVEALED)", crate::text::line(&secret));
+                for span in lines.iter_mut().flat_map(|l| l.spans.iter_mut()) {
+                    if span.content.contains(&masked) {
+                        span.content = span.content.replace(&masked, &full).into();
+                    }
+                }
+            }
+            lines
+        }
         Item::Callback(c) => {
             let revealed = open
                 .then(|| super::secret::revealed_hook(state, &c.id))

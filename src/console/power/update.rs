@@ -154,6 +154,8 @@ fn switched(state: &mut State, info: ProfileInfo) -> Vec<Effect> {
     );
     fresh.size = state.size;
     fresh.tab = state.tab;
+    // The new deployment's tabs, put in place when its generation was detected.
+    fresh.shown = std::mem::take(&mut state.shown);
     // Request ids and row revisions keep counting, so that nothing old can pass for new.
     fresh.last_req = state.last_req;
     fresh.last_rev = state.last_rev;
