@@ -242,6 +242,39 @@ impl Sample {
     }
 }
 
+/// The signing of a sample's send (headless `samples send` and the console's Samples room): its
+/// destination's secret when that destination is still active, else `None` with why.
+///
+/// # Errors
+/// The API's error while looking the destination up (a 404 is "gone", not an error).
+pub async fn signing_for(
+    client: &super::Client,
+    s: &Sample,
+) -> Result<(Option<Signing>, Option<String>), super::Error> {
+    let Some(d) = &s.destination else {
+        return Ok((
+            None,
+            Some("the sample names no destination whose secret could sign".into()),
+        ));
+    };
+    let gone = || {
+        Some(format!(
+            "destination {} no longer exists",
+            crate::text::line(&d.id)
+        ))
+    };
+    if !super::destination_is_active(client, &d.id).await? {
+        return Ok((None, gone()));
+    }
+    let dest = match client.get_destination(&d.id).await {
+        Ok(dest) => dest,
+        Err(super::Error::Api(e)) if e.status == 404 => return Ok((None, gone())),
+        Err(e) => return Err(e),
+    };
+    let host = replay::api_host(client.base_url()).unwrap_or_default();
+    Ok((Signing::for_destination(&dest, &host), None))
+}
+
 /// Why `notifications keep` failed.
 #[derive(Debug, thiserror::Error)]
 pub enum KeepError {

@@ -95,6 +95,8 @@ pub(crate) enum Action {
     EditReplay,
     /// List the active alerts.
     Alerts,
+    /// The Samples room: the profile's kept samples, sent again or removed.
+    Samples,
     /// An operation of a resource (`resource::ops`): its key, name and place come from it.
     Op(OpId),
 }
@@ -146,6 +148,7 @@ impl Action {
             Action::Palette => "action palette: every action here, by name",
             Action::EditReplay => "edit a delivery's body, replay it signed, compare the answers",
             Action::Alerts => "active alerts (the profile's rules, checked again)",
+            Action::Samples => "samples: kept deliveries, sent again or removed",
             Action::Op(o) => o.op().map_or("", |o| o.label),
         }
     }
@@ -185,6 +188,7 @@ impl Action {
             Action::Palette => "palette",
             Action::EditReplay => "edit+replay",
             Action::Alerts => "alerts",
+            Action::Samples => "samples",
             Action::Op(o) => o.op().map_or("", |o| o.hint),
         }
     }
@@ -235,7 +239,8 @@ impl Action {
             | Action::Search
             | Action::Palette
             | Action::EditReplay
-            | Action::Alerts => false,
+            | Action::Alerts
+            | Action::Samples => false,
             Action::Op(o) => o.op().is_none_or(|o| o.writes),
         }
     }
@@ -302,6 +307,7 @@ impl Action {
             Action::Palette => "palette",
             Action::EditReplay => "edit_replay",
             Action::Alerts => "alerts",
+            Action::Samples => "samples",
             Action::Op(o) => o.verb,
         }
     }

@@ -12,6 +12,7 @@ pub(crate) mod detail;
 pub(crate) mod footer;
 pub(crate) mod forms;
 pub(crate) mod forward;
+pub(crate) mod samples;
 pub mod harness;
 pub(crate) mod input;
 

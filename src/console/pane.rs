@@ -362,6 +362,7 @@ pub(crate) fn on_reply(
             | Pane::Forward
             | Pane::Compare
             | Pane::Search
+            | Pane::Samples
             | Pane::Alerts,
             _,
         ) => {}
@@ -579,6 +580,7 @@ pub(crate) fn keys(state: &State) -> Vec<super::footer::Hint> {
             Action::Palette => None,
             // In the palette and the header's chip (`⚠ 2 alerts · !`).
             Action::Alerts => None,
+            Action::Samples => None,
             Action::Sort => list.then(|| one(26, a, "sort")),
             Action::NextTab => list.then(|| one(27, a, "tabs")),
             // Shown with their partner, in help only, or the footer's own (help, quit).

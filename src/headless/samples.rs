@@ -8,7 +8,7 @@ use super::output::{self, Output};
 use super::replay;
 use crate::api::replay::{self as api_replay, ReplayError, SendOptions, Signing};
 use crate::api::samples::{Library, Named, Sample, SampleError};
-use crate::api::{Client, Error};
+use crate::api::Client;
 use crate::text::sanitize::{line, lines};
 
 /// `notifications keep`.
@@ -261,34 +261,12 @@ fn show(out: &Output, s: &Sample) -> Result<(), HeadlessError> {
     }
 }
 
-/// The signing of a sample's send: its destination's secret when that destination is still
-/// active, else `None` with why.
+/// The signing of a sample's send ([`crate::api::samples::signing_for`]).
 async fn signing_for(
     client: &Client,
     s: &Sample,
 ) -> Result<(Option<Signing>, Option<String>), HeadlessError> {
-    let Some(d) = &s.destination else {
-        return Ok((
-            None,
-            Some("the sample names no destination whose secret could sign".into()),
-        ));
-    };
-    let gone = || {
-        Some(format!(
-            "destination {} no longer exists",
-            line(&d.id).into_owned()
-        ))
-    };
-    if !crate::api::destination_is_active(client, &d.id).await? {
-        return Ok((None, gone()));
-    }
-    let dest = match client.get_destination(&d.id).await {
-        Ok(dest) => dest,
-        Err(Error::Api(e)) if e.status == 404 => return Ok((None, gone())),
-        Err(e) => return Err(e.into()),
-    };
-    let host = api_replay::api_host(client.base_url()).unwrap_or_default();
-    Ok((Signing::for_destination(&dest, &host), None))
+    Ok(crate::api::samples::signing_for(client, s).await?)
 }
 
 async fn send(
