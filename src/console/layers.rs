@@ -115,7 +115,9 @@ impl Layer {
             Layer::Samples => state
                 .samples
                 .room_of(&state.profile)
-                .map_or(Keys::Own, |room| only(super::samples::view::key_hints(room))),
+                .map_or(Keys::Own, |room| {
+                    only(super::samples::view::key_hints(room))
+                }),
             // A dialog's keys, in the footer too (its own line is where the mouse clicks).
             Layer::Form => state
                 .forms

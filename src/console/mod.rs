@@ -12,9 +12,9 @@ pub(crate) mod detail;
 pub(crate) mod footer;
 pub(crate) mod forms;
 pub(crate) mod forward;
-pub(crate) mod samples;
 pub mod harness;
 pub(crate) mod input;
+pub(crate) mod samples;
 
 pub(crate) mod keymap;
 pub(crate) mod layers;

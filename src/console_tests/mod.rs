@@ -30,6 +30,7 @@ mod recover;
 mod replay;
 mod resource_ops;
 mod retry_timeline;
+mod samples;
 mod saved_views;
 mod seams_demo;
 mod seams_dialogs;

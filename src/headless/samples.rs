@@ -6,9 +6,9 @@ use serde_json::{Value, json};
 use super::HeadlessError;
 use super::output::{self, Output};
 use super::replay;
+use crate::api::Client;
 use crate::api::replay::{self as api_replay, ReplayError, SendOptions, Signing};
 use crate::api::samples::{Library, Named, Sample, SampleError};
-use crate::api::Client;
 use crate::text::sanitize::{line, lines};
 
 /// `notifications keep`.

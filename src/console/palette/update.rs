@@ -45,7 +45,7 @@ fn available(state: &State) -> Vec<Action> {
             .filter(|t| state.is_shown(*t))
             .map(Action::GoTab),
     );
-    general.extend([Action::Help, Action::Quit]);
+    general.extend([Action::Samples, Action::Help, Action::Quit]);
     let mut out: Vec<Action> = Vec::new();
     for a in declared.into_iter().flat_map(Hint::actions).chain(general) {
         if a != Action::Palette && !out.contains(&a) {
@@ -62,7 +62,11 @@ pub(crate) fn open(state: &mut State) -> Vec<Effect> {
         .into_iter()
         .filter(|a| !(km.hide_writes && a.is_write()))
         .filter_map(|a| {
-            let key = km.label_for(a);
+            let mut key = km.label_for(a);
+            // A room without a key of its own is reached by its command word.
+            if key.is_empty() && a == Action::Samples {
+                key = ":samples".into();
+            }
             (!key.is_empty()).then(|| Entry {
                 action: a,
                 key,

@@ -134,6 +134,7 @@ fn list_key(state: &mut State, key: &Input) -> Vec<Effect> {
 }
 
 fn target_key(state: &mut State, key: &Input) -> Vec<Effect> {
+    let read_only = state.read_only;
     let Some(room) = state.samples.room.as_mut() else {
         return Vec::new();
     };
@@ -148,6 +149,13 @@ fn target_key(state: &mut State, key: &Input) -> Vec<Effect> {
                 Vec::new()
             }
             Ok(url) if is_loopback(&url) => send(state, url),
+            Ok(url) if read_only => {
+                room.message = Some(format!(
+                    "refused: a read-only profile sends only to this machine (localhost, 127.0.0.1, [::1]), not to {}",
+                    url.host_str().unwrap_or_default()
+                ));
+                Vec::new()
+            }
             Ok(url) => {
                 // Beyond this machine only with its host typed, as the replay room asks.
                 let host = url.host_str().unwrap_or_default().to_string();
@@ -210,13 +218,16 @@ fn send(state: &mut State, target: url::Url) -> Vec<Effect> {
 
 /// Whether a confirmation the room asked is still its to answer.
 pub(crate) fn still_asked(state: &State, subject: &Subject) -> bool {
-    state.samples.room_of(&state.profile).is_some_and(|r| match subject {
-        Subject::SampleSend => matches!(r.stage, Stage::Confirm(_)),
-        Subject::SampleRm(name) => {
-            r.stage == Stage::List && r.selected().is_some_and(|s| &s.name == name)
-        }
-        _ => false,
-    })
+    state
+        .samples
+        .room_of(&state.profile)
+        .is_some_and(|r| match subject {
+            Subject::SampleSend => matches!(r.stage, Stage::Confirm(_)),
+            Subject::SampleRm(name) => {
+                r.stage == Stage::List && r.selected().is_some_and(|s| &s.name == name)
+            }
+            _ => false,
+        })
 }
 
 /// The answer to a send beyond this machine: yes sends, no goes back to the target.

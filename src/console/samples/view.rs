@@ -36,9 +36,11 @@ pub(crate) fn render(state: &State, frame: &mut Frame, area: Rect) {
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let rows = u16::try_from(room.samples.len().max(1) + room.bad.len() + 1).unwrap_or(u16::MAX);
-    let [list, below] =
-        Layout::vertical([Constraint::Max(rows.min(inner.height / 2).max(2)), Constraint::Fill(1)])
-            .areas(inner);
+    let [list, below] = Layout::vertical([
+        Constraint::Max(rows.min(inner.height / 2).max(2)),
+        Constraint::Fill(1),
+    ])
+    .areas(inner);
     let mut lines = vec![Line::from(Span::styled(
         format!(
             "  {:<24} {:<24} {:<24} KEPT",
@@ -105,7 +107,11 @@ fn detail(room: &Room) -> Vec<Line<'static>> {
             for (k, v) in &s.request_headers {
                 out.push(Line::from(format!("  {}: {}", safe(k), safe(v))));
             }
-            out.extend(safe_lines(&s.body).into_iter().map(|l| Line::from(format!("  {l}"))));
+            out.extend(
+                safe_lines(&s.body)
+                    .into_iter()
+                    .map(|l| Line::from(format!("  {l}"))),
+            );
         }
         Stage::Target => {
             out.push(Line::from(format!("Send {} to:", safe(&s.name))));
@@ -134,7 +140,11 @@ fn detail(room: &Room) -> Vec<Line<'static>> {
                 out.push(Line::from(format!("error: {}", safe(&e.to_string()))));
             }
             if let Some(body) = &r.body {
-                out.extend(safe_lines(body).into_iter().map(|l| Line::from(format!("  {l}"))));
+                out.extend(
+                    safe_lines(body)
+                        .into_iter()
+                        .map(|l| Line::from(format!("  {l}"))),
+                );
             }
         }
     }
