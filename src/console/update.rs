@@ -239,6 +239,7 @@ pub(crate) fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
         Action::Palette => super::palette::update::open(state),
         Action::Alerts => super::alerts::update::open(state),
         Action::Samples => super::samples::update::open(state),
+        Action::KeepSample => super::samples::update::open_keep(state),
         Action::Command
         | Action::Filter
         | Action::Sort

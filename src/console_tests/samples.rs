@@ -145,3 +145,55 @@ async fn the_palette_opens_the_room() {
     app.apply(key(KeyCode::Esc));
     assert!(!screen(&app).contains("Samples · test"));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn b_on_a_notification_keeps_it_under_the_name_typed() {
+    let (rx, log) = receiver().await;
+    let w = world(&rx).await;
+    let data = tempfile::tempdir().expect("data dir");
+    let mut state = State::new("test", w.t.svc.base_url.clone(), fixed_clock());
+    state.settings.data_dir = Some(data.path().to_path_buf());
+    let mut app = App::with_client(state, w.t.client.clone());
+    app.apply(Msg::Resize(120, 40));
+    app.start();
+    settle(&mut app).await;
+    app.apply(ch(':'));
+    typed(&mut app, &format!("goto {}", w.n.id));
+    app.apply(key(KeyCode::Enter));
+    settle(&mut app).await;
+
+    app.apply(ch('B'));
+    let s = screen(&app);
+    assert!(s.contains(&format!("Keep {}", w.n.id)), "{s}");
+    // A name that cannot be a file's is said before anything is read.
+    typed(&mut app, "../x");
+    app.apply(key(KeyCode::Enter));
+    assert!(
+        screen(&app).contains("a sample's name is 1 to 64"),
+        "{}",
+        screen(&app)
+    );
+    for _ in 0..4 {
+        app.apply(key(KeyCode::Backspace));
+    }
+    typed(&mut app, "incident.1");
+    app.apply(key(KeyCode::Enter));
+    settle(&mut app).await;
+    let s = screen(&app);
+    assert!(s.contains("Kept sample incident.1"), "{s}");
+    let kept = Library::for_profile(data.path(), "test")
+        .expect("library")
+        .load("incident.1")
+        .expect("kept on disk");
+    assert_eq!(kept.notification_id, w.n.id);
+    assert!(kept.body.contains("\"build\":42") || kept.body.contains("\"build\": 42"));
+
+    // Kept under a taken name: refused, the first one left as it was.
+    app.apply(key(KeyCode::Esc));
+    app.apply(ch('B'));
+    typed(&mut app, "incident.1");
+    app.apply(key(KeyCode::Enter));
+    settle(&mut app).await;
+    assert!(screen(&app).contains("incident.1"), "{}", screen(&app));
+    assert!(got(&log, "again").is_empty());
+}

@@ -62,11 +62,7 @@ pub(crate) fn open(state: &mut State) -> Vec<Effect> {
         .into_iter()
         .filter(|a| !(km.hide_writes && a.is_write()))
         .filter_map(|a| {
-            let mut key = km.label_for(a);
-            // A room without a key of its own is reached by its command word.
-            if key.is_empty() && a == Action::Samples {
-                key = ":samples".into();
-            }
+            let key = km.label_for(a);
             (!key.is_empty()).then(|| Entry {
                 action: a,
                 key,

@@ -11,19 +11,34 @@ use crate::api::{Client, Error};
 
 /// What the worker is asked to do for the room.
 #[derive(Clone, PartialEq)]
-pub(crate) struct SendCmd {
-    /// The sample, as read from the library.
-    pub(crate) sample: Box<Sample>,
-    /// Where it goes.
-    pub(crate) target: url::Url,
+pub(crate) enum SendCmd {
+    /// Sign and send a sample.
+    Send {
+        /// The sample, as read from the library.
+        sample: Box<Sample>,
+        /// Where it goes.
+        target: url::Url,
+    },
+    /// Keep a notification's attempt as a sample ([`samples::keep`]).
+    Keep {
+        /// The library.
+        dir: std::path::PathBuf,
+        /// `cbn_…`.
+        id: String,
+        /// The attempt's index (from 0); `None` for the latest recorded.
+        attempt: Option<i64>,
+        /// The sample's name.
+        name: String,
+    },
 }
 
-// A sample carries a recorded body: Debug shows its name only.
+// A sample carries a recorded body: Debug shows names only.
 impl std::fmt::Debug for SendCmd {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SendCmd")
-            .field("sample", &self.sample.name)
-            .finish_non_exhaustive()
+        match self {
+            Self::Send { sample, .. } => write!(f, "Send({})", sample.name),
+            Self::Keep { id, name, .. } => write!(f, "Keep({id} as {name})"),
+        }
     }
 }
 
@@ -32,8 +47,10 @@ impl std::fmt::Debug for SendCmd {
 pub(crate) enum SamplesReply {
     /// The receiver's answer (or why none came), and why it went unsigned.
     Answered(Box<ReplayResult>, Option<String>),
-    /// Why nothing was sent (a kept header that cannot be sent again).
+    /// Why nothing was sent (a kept header that cannot be sent again) or kept.
     NotSent(String),
+    /// The sample kept under this name.
+    Kept(String),
 }
 
 // Receivers' answers may carry secrets: Debug shows the outcome only.
@@ -42,15 +59,33 @@ impl std::fmt::Debug for SamplesReply {
         match self {
             Self::Answered(r, _) => write!(f, "Answered({:?})", r.status),
             Self::NotSent(why) => write!(f, "NotSent({why})"),
+            Self::Kept(name) => write!(f, "Kept({name})"),
         }
     }
 }
 
 /// Signs the sample with its destination's secret when that destination still exists (else
 /// unsigned, saying why) and sends it, as `samples send` does.
+/// A keep reads the notification and writes the library's file, as `notifications keep` does.
 pub(crate) async fn execute(client: &Client, cmd: &SendCmd) -> Result<SamplesReply, Error> {
-    let (signing, why) = samples::signing_for(client, &cmd.sample).await?;
-    let plan = match cmd.sample.plan(cmd.target.clone(), signing) {
+    let (sample, target) = match cmd {
+        SendCmd::Send { sample, target } => (sample, target),
+        SendCmd::Keep {
+            dir,
+            id,
+            attempt,
+            name,
+        } => {
+            let library = samples::Library::in_dir(dir.clone());
+            return match samples::keep(client, &library, id, name, *attempt, false).await {
+                Ok((s, _)) => Ok(SamplesReply::Kept(s.name)),
+                Err(samples::KeepError::Api(e)) => Err(e),
+                Err(e) => Ok(SamplesReply::NotSent(e.to_string())),
+            };
+        }
+    };
+    let (signing, why) = samples::signing_for(client, sample).await?;
+    let plan = match sample.plan(target.clone(), signing) {
         Ok(plan) => plan,
         Err(e) => return Ok(SamplesReply::NotSent(e.to_string())),
     };
@@ -63,6 +98,17 @@ pub(crate) async fn execute(client: &Client, cmd: &SendCmd) -> Result<SamplesRep
 pub(crate) enum Stage {
     /// The list of samples.
     List,
+    /// A notification's name as a sample being typed (the keep key on Notifications).
+    Naming {
+        /// `cbn_…`.
+        id: String,
+        /// The attempt's index (from 0); `None` for the latest recorded.
+        attempt: Option<i64>,
+        /// The name typed.
+        name: crate::console::input::TextInput,
+    },
+    /// The notification is being kept.
+    Keeping,
     /// The target of a send being typed.
     Target,
     /// The target is not this machine: the confirmation layer asks for its host typed.

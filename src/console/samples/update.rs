@@ -49,19 +49,44 @@ fn load(state: &State, room: &mut Room) {
 
 /// Opens the room on the profile's library.
 pub(crate) fn open(state: &mut State) -> Vec<Effect> {
+    open_at(state, Stage::List);
+    Vec::new()
+}
+
+/// The keep key on Notifications: the room opens asking the sample's name for the notification
+/// (and attempt) under the user's eye, as `P` chooses it.
+pub(crate) fn open_keep(state: &mut State) -> Vec<Effect> {
+    let Some((id, attempt)) = crate::console::replay::update::chosen(state) else {
+        state.toast(
+            crate::console::state::ToastKind::Info,
+            "B keeps a notification as a sample: select one on the Notifications tab, or open an attempt",
+        );
+        return Vec::new();
+    };
+    open_at(
+        state,
+        Stage::Naming {
+            id,
+            attempt,
+            name: TextInput::default(),
+        },
+    );
+    Vec::new()
+}
+
+fn open_at(state: &mut State, stage: Stage) {
     let mut room = Room {
         profile: state.profile.clone(),
         samples: Vec::new(),
         bad: Vec::new(),
         cursor: 0,
         target: TextInput::new(crate::console::replay::DEFAULT_TARGET),
-        stage: Stage::List,
+        stage,
         message: None,
         pending: None,
     };
     load(state, &mut room);
     state.samples.room = Some(Box::new(room));
-    Vec::new()
 }
 
 /// Every key while the room is open; `None` when it is not.
@@ -80,8 +105,9 @@ fn room_key(state: &mut State, key: &Input) -> Vec<Effect> {
     match &room.stage {
         Stage::List => return list_key(state, key),
         Stage::Target => return target_key(state, key),
+        Stage::Naming { .. } => return naming_key(state, key),
         // Asked by the confirmation layer; should that question be gone, Esc goes back.
-        Stage::Confirm(_) | Stage::Sending | Stage::Answer(..) => {
+        Stage::Confirm(_) | Stage::Sending | Stage::Keeping | Stage::Answer(..) => {
             if key.code == KeyCode::Esc {
                 // A send waited for is dropped: its answer is no one's.
                 room.pending = None;
@@ -183,13 +209,70 @@ fn target_key(state: &mut State, key: &Input) -> Vec<Effect> {
     }
 }
 
-/// Pasted text for the target being typed.
+/// The sample's name typed: Enter keeps (a bad or taken name is said, the text kept), Esc
+/// goes to the list.
+fn naming_key(state: &mut State, key: &Input) -> Vec<Effect> {
+    let dir = library(state).map(|l| l.dir().to_path_buf());
+    let req_id = state.next_req_id();
+    let Some(room) = state.samples.room.as_mut() else {
+        return Vec::new();
+    };
+    let Stage::Naming { id, attempt, name } = &mut room.stage else {
+        return Vec::new();
+    };
+    match key.code {
+        KeyCode::Esc => room.stage = Stage::List,
+        KeyCode::Enter => {
+            let typed = name.value().trim().to_string();
+            if !crate::api::samples::valid_name(&typed) {
+                room.message = Some("a sample's name is 1 to 64 of A-Z a-z 0-9 . _ -".into());
+                return Vec::new();
+            }
+            let dir = match dir {
+                Ok(dir) => dir,
+                Err(e) => {
+                    room.message = Some(e);
+                    return Vec::new();
+                }
+            };
+            let cmd = SendCmd::Keep {
+                dir,
+                id: id.clone(),
+                attempt: *attempt,
+                name: typed,
+            };
+            room.pending = Some(req_id);
+            room.message = None;
+            room.stage = Stage::Keeping;
+            return vec![Effect::Api {
+                req_id,
+                pane: Pane::Samples,
+                cmd: ApiCmd::Samples(Box::new(cmd)),
+            }];
+        }
+        _ => {
+            if name.edit(&key.key) {
+                room.message = None;
+            }
+        }
+    }
+    Vec::new()
+}
+
+/// Pasted text for the target or name being typed.
 pub(crate) fn paste(state: &mut State, text: &str) -> bool {
     match state.samples.room.as_mut() {
         Some(room) if room.stage == Stage::Target => {
             room.target.paste(text);
             true
         }
+        Some(room) => match &mut room.stage {
+            Stage::Naming { name, .. } => {
+                name.paste(text);
+                true
+            }
+            _ => false,
+        },
         _ => false,
     }
 }
@@ -209,7 +292,7 @@ fn send(state: &mut State, target: url::Url) -> Vec<Effect> {
     vec![Effect::Api {
         req_id,
         pane: Pane::Samples,
-        cmd: ApiCmd::Samples(Box::new(SendCmd {
+        cmd: ApiCmd::Samples(Box::new(SendCmd::Send {
             sample: Box::new(sample),
             target,
         })),
@@ -277,17 +360,35 @@ pub(crate) fn on_reply(state: &mut State, result: Result<ApiReply, Error>) -> Ve
         Ok(ApiReply::Samples(SamplesReply::Answered(r, why))) => {
             room.stage = Stage::Answer(r, why);
         }
+        Ok(ApiReply::Samples(SamplesReply::Kept(name))) => {
+            room.stage = Stage::List;
+            room.message = Some(format!("Kept sample {}", crate::text::line(&name)));
+            if let Some(mut room) = state.samples.room.take() {
+                load(state, &mut room);
+                room.cursor = room
+                    .samples
+                    .iter()
+                    .position(|s| s.name == name)
+                    .unwrap_or(0);
+                state.samples.room = Some(room);
+            }
+        }
         Ok(ApiReply::Samples(SamplesReply::NotSent(why))) => {
-            room.stage = Stage::Target;
+            // A keep that failed goes back to the list; a send to its target.
+            room.stage = if room.stage == Stage::Keeping {
+                Stage::List
+            } else {
+                Stage::Target
+            };
             room.message = Some(why);
         }
         Ok(_) => {
-            room.stage = Stage::Target;
+            room.stage = Stage::List;
             room.message = Some("unexpected reply from the worker".into());
         }
         Err(e) => {
             let v = ErrorView::from_error(Tab::Destinations, &e);
-            room.stage = Stage::Target;
+            room.stage = Stage::List;
             room.message = Some(match v.hint {
                 Some(h) => format!("{} ({h})", v.message),
                 None => v.message,

@@ -16,7 +16,10 @@ pub(crate) fn key_hints(room: &Room) -> &'static [(&'static str, &'static str)] 
     match room.stage {
         Stage::List => super::update::LIST_KEYS,
         Stage::Target => &[("Enter", "send"), ("Esc", "back")],
-        Stage::Confirm(_) | Stage::Sending | Stage::Answer(..) => &[("Esc", "back")],
+        Stage::Naming { .. } => &[("Enter", "keep"), ("Esc", "back")],
+        Stage::Confirm(_) | Stage::Sending | Stage::Keeping | Stage::Answer(..) => {
+            &[("Esc", "back")]
+        }
     }
 }
 
@@ -93,6 +96,25 @@ fn detail(room: &Room) -> Vec<Line<'static>> {
     if let Some(m) = &room.message {
         out.push(Line::from(safe(m).into_owned()));
     }
+    match &room.stage {
+        Stage::Naming { id, attempt, name } => {
+            let attempt = attempt.map_or_else(
+                || "its latest recorded attempt".to_string(),
+                |i| format!("attempt #{}", i.saturating_add(1)),
+            );
+            out.push(Line::from(format!(
+                "Keep {} ({attempt}) as sample:",
+                safe(id)
+            )));
+            out.push(Line::from(format!("  {}", name.with_cursor())));
+            return out;
+        }
+        Stage::Keeping => {
+            out.push(Line::from("Keeping…"));
+            return out;
+        }
+        _ => {}
+    }
     let Some(s) = room.selected() else {
         return out;
     };
@@ -120,6 +142,7 @@ fn detail(room: &Room) -> Vec<Line<'static>> {
         Stage::Confirm(url) => {
             out.push(Line::from(format!("Send to {}?", safe(url.as_str()))));
         }
+        Stage::Naming { .. } | Stage::Keeping => {}
         Stage::Sending => {
             out.push(Line::from(format!("Sending {}…", safe(&s.name))));
         }
