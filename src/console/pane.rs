@@ -581,7 +581,8 @@ pub(crate) fn keys(state: &State) -> Vec<super::footer::Hint> {
             // In the palette and the header's chip (`⚠ 2 alerts · !`).
             Action::Alerts => None,
             Action::Samples => None,
-            Action::KeepSample => (notifications && selected).then(|| one(29, a, "keep")),
+            // Palette and README only: the footer has no room for it.
+            Action::KeepSample => None,
             Action::Sort => list.then(|| one(26, a, "sort")),
             Action::NextTab => list.then(|| one(27, a, "tabs")),
             // Shown with their partner, in help only, or the footer's own (help, quit).
