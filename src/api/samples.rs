@@ -242,6 +242,39 @@ impl Sample {
     }
 }
 
+/// The signing of a sample's send (headless `samples send` and the console's Samples room): its
+/// destination's secret when that destination is still active, else `None` with why.
+///
+/// # Errors
+/// The API's error while looking the destination up (a 404 is "gone", not an error).
+pub async fn signing_for(
+    client: &super::Client,
+    s: &Sample,
+) -> Result<(Option<Signing>, Option<String>), super::Error> {
+    let Some(d) = &s.destination else {
+        return Ok((
+            None,
+            Some("the sample names no destination whose secret could sign".into()),
+        ));
+    };
+    let gone = || {
+        Some(format!(
+            "destination {} no longer exists",
+            crate::text::line(&d.id)
+        ))
+    };
+    if !super::destination_is_active(client, &d.id).await? {
+        return Ok((None, gone()));
+    }
+    let dest = match client.get_destination(&d.id).await {
+        Ok(dest) => dest,
+        Err(super::Error::Api(e)) if e.status == 404 => return Ok((None, gone())),
+        Err(e) => return Err(e),
+    };
+    let host = replay::api_host(client.base_url()).unwrap_or_default();
+    Ok((Signing::for_destination(&dest, &host), None))
+}
+
 /// Why `notifications keep` failed.
 #[derive(Debug, thiserror::Error)]
 pub enum KeepError {
@@ -251,6 +284,46 @@ pub enum KeepError {
     /// The library refused.
     #[error(transparent)]
     Sample(#[from] SampleError),
+    /// Reading the notification failed.
+    #[error(transparent)]
+    Api(#[from] super::Error),
+}
+
+/// `notifications keep` and the console's keep key: reads notification `id`, names its callback
+/// and destination (by id when they cannot be read), and keeps attempt `index` (from 0; default
+/// the latest recorded) as `name` in `library`, replacing one of that name only when `force`.
+///
+/// # Errors
+/// A bad name (before any request), the API's error, nothing recorded, or the library's refusal.
+pub async fn keep(
+    client: &super::Client,
+    library: &Library,
+    id: &str,
+    name: &str,
+    index: Option<i64>,
+    force: bool,
+) -> Result<(Sample, PathBuf), KeepError> {
+    if !valid_name(name) {
+        return Err(KeepError::Sample(SampleError::BadName(name.to_string())));
+    }
+    let n = client.get_notification(id).await?;
+    let (_, recorded) = replay::recorded_request(&n, index)?;
+    let callback_id = recorded
+        .body_field("callbackId")
+        .or_else(|| n.body_field("callbackId"));
+    let callback = match callback_id {
+        Some(id) => Some(Named {
+            // The name is a nicety: a callback that cannot be read is kept by id.
+            name: client.get_callback(&id).await.ok().and_then(|c| c.name),
+            id,
+        }),
+        None => None,
+    };
+    // Kept by name when it can be told; a sample without it is sent unsigned.
+    let destination = replay::destination_for(client, &n, recorded).await.ok();
+    let sample = Sample::from_notification(name, &n, index, callback, destination.as_ref())?;
+    let path = library.save(&sample, force)?;
+    Ok((sample, path))
 }
 
 /// One profile's samples folder.

@@ -79,6 +79,10 @@ pub(crate) enum Subject {
     Replay,
     /// The recover room's plan to hosts beyond this machine: run on yes.
     Recover,
+    /// The Samples room's send to a host beyond this machine: sent on yes.
+    SampleSend,
+    /// The Samples room's removal of this sample: removed on yes.
+    SampleRm(String),
 }
 
 /// An answer.

@@ -95,6 +95,10 @@ pub(crate) enum Action {
     EditReplay,
     /// List the active alerts.
     Alerts,
+    /// The Samples room: the profile's kept samples, sent again or removed.
+    Samples,
+    /// Keep the notification (or open attempt) as a named sample.
+    KeepSample,
     /// An operation of a resource (`resource::ops`): its key, name and place come from it.
     Op(OpId),
 }
@@ -146,6 +150,8 @@ impl Action {
             Action::Palette => "action palette: every action here, by name",
             Action::EditReplay => "edit a delivery's body, replay it signed, compare the answers",
             Action::Alerts => "active alerts (the profile's rules, checked again)",
+            Action::Samples => "samples: kept deliveries, sent again or removed",
+            Action::KeepSample => "keep this delivery as a named sample",
             Action::Op(o) => o.op().map_or("", |o| o.label),
         }
     }
@@ -185,6 +191,8 @@ impl Action {
             Action::Palette => "palette",
             Action::EditReplay => "edit+replay",
             Action::Alerts => "alerts",
+            Action::Samples => "samples",
+            Action::KeepSample => "keep",
             Action::Op(o) => o.op().map_or("", |o| o.hint),
         }
     }
@@ -235,7 +243,9 @@ impl Action {
             | Action::Search
             | Action::Palette
             | Action::EditReplay
-            | Action::Alerts => false,
+            | Action::Alerts
+            | Action::Samples
+            | Action::KeepSample => false,
             Action::Op(o) => o.op().is_none_or(|o| o.writes),
         }
     }
@@ -302,6 +312,8 @@ impl Action {
             Action::Palette => "palette",
             Action::EditReplay => "edit_replay",
             Action::Alerts => "alerts",
+            Action::Samples => "samples",
+            Action::KeepSample => "keep_sample",
             Action::Op(o) => o.verb,
         }
     }
@@ -500,6 +512,8 @@ impl Default for Keymap {
         ));
         b.push((KeySpec::ch('E'), Action::EditReplay));
         b.push((KeySpec::ch('!'), Action::Alerts));
+        b.push((KeySpec::ch('B'), Action::KeepSample));
+        b.push((KeySpec::ch('I'), Action::Samples));
         for op in ops::all() {
             b.push((KeySpec::ch(op.key), Action::Op(op.id())));
         }

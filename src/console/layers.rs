@@ -37,6 +37,8 @@ pub(crate) enum Layer {
     Recover,
     /// The forward room (`L`): every key while open.
     Forward,
+    /// The Samples room (`:samples`): every key while open.
+    Samples,
     /// An open form dialog: every key.
     Form,
     /// The action palette (`Ctrl-P`): every key while open.
@@ -53,12 +55,13 @@ pub(crate) enum Layer {
 
 impl Layer {
     /// Every layer, outermost first.
-    pub(crate) const ORDER: [Layer; 11] = [
+    pub(crate) const ORDER: [Layer; 12] = [
         Layer::Confirm,
         Layer::Compare,
         Layer::Replay,
         Layer::Recover,
         Layer::Forward,
+        Layer::Samples,
         Layer::Form,
         Layer::Palette,
         Layer::Prompt,
@@ -75,6 +78,7 @@ impl Layer {
             Layer::Replay => state.replay.room_of(&state.profile).is_some(),
             Layer::Recover => state.recover.room_of(&state.profile).is_some(),
             Layer::Forward => state.forward.room_of(&state.profile).is_some(),
+            Layer::Samples => state.samples.room_of(&state.profile).is_some(),
             Layer::Form => state.forms.dialog.is_some(),
             Layer::Palette => state.palette.open.is_some() || state.alerts.shown,
             Layer::Prompt => power::update::is_modal(state),
@@ -108,6 +112,12 @@ impl Layer {
                 .forward
                 .room_of(&state.profile)
                 .map_or(Keys::Own, |room| only(forward::view::key_hints(room))),
+            Layer::Samples => state
+                .samples
+                .room_of(&state.profile)
+                .map_or(Keys::Own, |room| {
+                    only(super::samples::view::key_hints(room))
+                }),
             // A dialog's keys, in the footer too (its own line is where the mouse clicks).
             Layer::Form => state
                 .forms
@@ -169,6 +179,7 @@ impl Layer {
             Layer::Replay => "Replay".into(),
             Layer::Recover => "Recover".into(),
             Layer::Forward => "Forward".into(),
+            Layer::Samples => "Samples".into(),
             Layer::Form => "This dialog".into(),
             Layer::Palette => "Action palette".into(),
             Layer::Prompt => "This prompt".into(),
@@ -303,6 +314,7 @@ impl Layer {
                 }
                 _ => false,
             },
+            Layer::Samples => super::samples::update::paste(state, text),
             Layer::Compare => false,
             Layer::Form => forms::update::paste(state, text),
             Layer::Palette => super::palette::update::paste(state, text),
@@ -326,6 +338,7 @@ impl Layer {
             Layer::Replay => replay::update::on_key(state, input).map(Step::from),
             Layer::Recover => recover::update::on_key(state, input).map(Step::from),
             Layer::Forward => forward::update::on_key(state, input).map(Step::from),
+            Layer::Samples => super::samples::update::on_key(state, input).map(Step::from),
             Layer::Form => state
                 .forms
                 .dialog
@@ -398,6 +411,9 @@ fn still_asked(state: &State, subject: &Subject) -> bool {
             .recover
             .room_of(&state.profile)
             .is_some_and(|r| matches!(r.stage, recover::Stage::Confirm(_))),
+        Subject::SampleSend | Subject::SampleRm(_) => {
+            super::samples::update::still_asked(state, subject)
+        }
     }
 }
 
@@ -420,6 +436,8 @@ pub(crate) fn answered(state: &mut State, subject: Subject, answer: Answer) -> V
         }
         Subject::Replay => replay::update::answered(state, yes),
         Subject::Recover => recover::update::answered(state, yes),
+        Subject::SampleSend => super::samples::update::answered_send(state, yes),
+        Subject::SampleRm(name) => super::samples::update::answered_rm(state, &name, yes),
     }
 }
 

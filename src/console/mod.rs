@@ -16,6 +16,7 @@ pub(crate) mod forms;
 pub(crate) mod forward;
 pub mod harness;
 pub(crate) mod input;
+pub(crate) mod samples;
 
 pub(crate) mod keymap;
 pub(crate) mod layers;

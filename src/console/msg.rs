@@ -56,6 +56,8 @@ pub(crate) enum ApiReply {
     Recover(super::recover::RecoverReply),
     /// An event of the forward room's running forward.
     Forward(super::forward::ForwardReply),
+    /// The Samples room's send: the receiver's answer.
+    Samples(super::samples::SamplesReply),
     /// Compare's lookup: the notification and the answers kept on this machine.
     Compare(Box<super::compare::Found>),
     /// A search's page of matches, or its end.
@@ -104,6 +106,8 @@ pub(crate) enum Pane {
     Recover,
     /// The forward room's running forward (many replies to one request).
     Forward,
+    /// The Samples room's send.
+    Samples,
     /// Compare's lookup.
     Compare,
     /// The search by content (many replies to one request).
@@ -167,6 +171,8 @@ pub(crate) enum ApiCmd {
     Recover(Box<super::recover::RecoverCmd>),
     /// The forward room: start forwarding (events stream back), or stop.
     Forward(Box<super::forward::ForwardJob>),
+    /// The Samples room: sign and send a sample.
+    Samples(Box<super::samples::SendCmd>),
     /// Compare: the notification's attempts and the kept answers.
     Compare(Box<super::compare::CompareCmd>),
     /// Search the notifications by content (a page of matches at a time, then the end).

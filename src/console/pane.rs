@@ -374,6 +374,7 @@ pub(crate) fn on_reply(
             | Pane::Forward
             | Pane::Compare
             | Pane::Search
+            | Pane::Samples
             | Pane::Alerts,
             _,
         ) => {}
@@ -591,6 +592,9 @@ pub(crate) fn keys(state: &State) -> Vec<super::footer::Hint> {
             Action::Palette => None,
             // In the palette and the header's chip (`⚠ 2 alerts · !`).
             Action::Alerts => None,
+            Action::Samples => None,
+            // Palette and README only: the footer has no room for it.
+            Action::KeepSample => None,
             Action::Sort => list.then(|| one(26, a, "sort")),
             Action::NextTab => list.then(|| one(27, a, "tabs")),
             // Shown with their partner, in help only, or the footer's own (help, quit).

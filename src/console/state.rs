@@ -325,6 +325,8 @@ pub(crate) struct State {
     pub(crate) recover: super::recover::RecoverState,
     /// The forward room.
     pub(crate) forward: super::forward::ForwardState,
+    /// The Samples room.
+    pub(crate) samples: super::samples::SamplesState,
     /// `Ctrl-F`: the search by content on Notifications.
     pub(crate) search: super::search::SearchState,
     /// `Ctrl-P`'s palette and the help's filter.
@@ -386,6 +388,7 @@ impl State {
             replay: Default::default(),
             recover: Default::default(),
             forward: Default::default(),
+            samples: Default::default(),
             search: Default::default(),
             palette: Default::default(),
             alerts: Default::default(),

@@ -120,6 +120,8 @@ fn on_reply(
         Pane::Forward => {
             forward::update::awaits(state, req_id).then(|| forward::update::on_reply(state, result))
         }
+        Pane::Samples => super::samples::update::awaits(state, req_id)
+            .then(|| super::samples::update::on_reply(state, result)),
         Pane::Alerts => super::alerts::update::awaits(state, req_id)
             .then(|| super::alerts::update::on_reply(state, result)),
         Pane::Search => super::search::update::awaits(state, req_id)
@@ -244,6 +246,8 @@ pub(crate) fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
         Action::Search => super::search::update::open(state),
         Action::Palette => super::palette::update::open(state),
         Action::Alerts => super::alerts::update::open(state),
+        Action::Samples => super::samples::update::open(state),
+        Action::KeepSample => super::samples::update::open_keep(state),
         Action::Command
         | Action::Filter
         | Action::Sort

@@ -311,6 +311,9 @@ pub(crate) async fn execute(client: &Client, cmd: &ApiCmd) -> Result<ApiReply, E
         ApiCmd::Compare(cmd) => super::compare::execute(client, cmd)
             .await
             .map(|f| ApiReply::Compare(Box::new(f))),
+        ApiCmd::Samples(cmd) => super::samples::execute(client, cmd)
+            .await
+            .map(ApiReply::Samples),
         ApiCmd::Forward(_) => Ok(ApiReply::Forward(super::forward::ForwardReply::Ended(None))),
         ApiCmd::Alerts(cmd) => super::alerts::execute(client, cmd)
             .await

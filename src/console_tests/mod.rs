@@ -34,6 +34,7 @@ mod recover;
 mod replay;
 mod resource_ops;
 mod retry_timeline;
+mod samples;
 mod saved_views;
 mod seams_cells;
 mod seams_demo;

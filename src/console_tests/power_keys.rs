@@ -545,6 +545,7 @@ fn read_only_refuses_every_write_and_hides_it() {
                     | ApiCmd::Forward(_)
                     | ApiCmd::Compare(_)
                     | ApiCmd::Search(_)
+                    | ApiCmd::Samples(_)
                     | ApiCmd::Alerts(_) => continue,
                 };
                 app.apply(Msg::Api {

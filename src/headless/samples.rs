@@ -6,9 +6,9 @@ use serde_json::{Value, json};
 use super::HeadlessError;
 use super::output::{self, Output};
 use super::replay;
+use crate::api::Client;
 use crate::api::replay::{self as api_replay, ReplayError, SendOptions, Signing};
-use crate::api::samples::{Library, Named, Sample, SampleError};
-use crate::api::{Client, Error};
+use crate::api::samples::{KeepError, Library, Named, Sample, SampleError};
 use crate::text::sanitize::{line, lines};
 
 /// `notifications keep`.
@@ -90,24 +90,16 @@ pub async fn keep(
         }
         n => n.map(|n| n - 1),
     };
-    let n = client.get_notification(&args.id).await?;
-    let (_, recorded) = api_replay::recorded_request(&n, index).map_err(replay_usage)?;
-    let callback_id = recorded
-        .body_field("callbackId")
-        .or_else(|| n.body_field("callbackId"));
-    let callback = match callback_id {
-        Some(id) => Some(Named {
-            // The name is a nicety: a callback that cannot be read is kept by id.
-            name: client.get_callback(&id).await.ok().and_then(|c| c.name),
-            id,
-        }),
-        None => None,
-    };
-    // Kept by name when it can be told; a sample without it is sent unsigned.
-    let destination = api_replay::destination_for(client, &n, recorded).await.ok();
-    let sample = Sample::from_notification(&args.name, &n, index, callback, destination.as_ref())
-        .map_err(|e| HeadlessError::Usage(line(&e.to_string()).into_owned()))?;
-    let path = library.save(&sample, args.force).map_err(sample_error)?;
+    let (sample, path) =
+        crate::api::samples::keep(client, library, &args.id, &args.name, index, args.force)
+            .await
+            .map_err(|e| match e {
+                KeepError::Api(e) | KeepError::Replay(ReplayError::Lookup(e)) => {
+                    HeadlessError::Api(e)
+                }
+                KeepError::Sample(e) => sample_error(e),
+                KeepError::Replay(e) => replay_usage(e),
+            })?;
     if out.table() {
         let text = format!(
             "KEPT  {} ({} attempt #{}) in {}",
@@ -261,34 +253,12 @@ fn show(out: &Output, s: &Sample) -> Result<(), HeadlessError> {
     }
 }
 
-/// The signing of a sample's send: its destination's secret when that destination is still
-/// active, else `None` with why.
+/// The signing of a sample's send ([`crate::api::samples::signing_for`]).
 async fn signing_for(
     client: &Client,
     s: &Sample,
 ) -> Result<(Option<Signing>, Option<String>), HeadlessError> {
-    let Some(d) = &s.destination else {
-        return Ok((
-            None,
-            Some("the sample names no destination whose secret could sign".into()),
-        ));
-    };
-    let gone = || {
-        Some(format!(
-            "destination {} no longer exists",
-            line(&d.id).into_owned()
-        ))
-    };
-    if !crate::api::destination_is_active(client, &d.id).await? {
-        return Ok((None, gone()));
-    }
-    let dest = match client.get_destination(&d.id).await {
-        Ok(dest) => dest,
-        Err(Error::Api(e)) if e.status == 404 => return Ok((None, gone())),
-        Err(e) => return Err(e.into()),
-    };
-    let host = api_replay::api_host(client.base_url()).unwrap_or_default();
-    Ok((Signing::for_destination(&dest, &host), None))
+    Ok(crate::api::samples::signing_for(client, s).await?)
 }
 
 async fn send(

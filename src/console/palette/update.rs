@@ -45,7 +45,10 @@ fn available(state: &State) -> Vec<Action> {
             .filter(|t| state.is_shown(*t))
             .map(Action::GoTab),
     );
-    general.extend([Action::Help, Action::Quit]);
+    if state.tab == crate::console::tab::Tab::Notifications {
+        general.push(Action::KeepSample);
+    }
+    general.extend([Action::Samples, Action::Help, Action::Quit]);
     let mut out: Vec<Action> = Vec::new();
     for a in declared.into_iter().flat_map(Hint::actions).chain(general) {
         if a != Action::Palette && !out.contains(&a) {

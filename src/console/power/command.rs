@@ -36,6 +36,8 @@ pub(crate) enum Command {
     Help,
     /// Search the notifications by content (`:search EXPR`, `Ctrl-F`).
     Search(String),
+    /// The Samples room (`:samples`).
+    Samples,
     /// Saved views: `:view`, `:view NAME`, `:view save NAME` (the rest of the line).
     View(String),
 }
@@ -51,6 +53,7 @@ const WORDS: &[&str] = &[
     "goto",
     "search",
     "view",
+    "samples",
     "help",
     "quit",
 ];
@@ -81,6 +84,7 @@ pub(crate) fn parse(line: &str) -> Result<Command, String> {
         )),
         ("q" | "quit" | "q!" | "exit", _) => Ok(Command::Quit),
         ("help" | "h", _) => Ok(Command::Help),
+        ("samples" | "sample", _) => Ok(Command::Samples),
         ("profile" | "ctx" | "p", Some(name)) => Ok(Command::Profile(name.to_string())),
         ("profile" | "ctx" | "p", None) => Ok(Command::Profiles),
         ("goto" | "go" | "g", Some(id)) => Ok(Command::Goto(id.to_string())),

@@ -294,6 +294,7 @@ pub(crate) fn run_command(state: &mut State, line: &str) -> Step {
             return Step::then(effects, Action::GoTab(shown.unwrap_or(t)));
         }
         Command::Quit => return Step::then(effects, Action::Quit),
+        Command::Samples => return Step::then(effects, Action::Samples),
         Command::Help => {
             state.help = true;
             state.help_scroll = 0;

@@ -27,7 +27,7 @@ pub(crate) fn on_key(state: &mut State, key: &Input) -> Option<Vec<Effect>> {
 /// The notification (and attempt) under the user's eye: an open attempt's, the open detail's
 /// with the attempt under its cursor, or the selected row's (latest recorded attempt) on the
 /// Notifications tab.
-fn chosen(state: &State) -> Option<(String, Option<i64>)> {
+pub(crate) fn chosen(state: &State) -> Option<(String, Option<i64>)> {
     if let Some(v) = &state.deliveries.attempt {
         return Some((v.notification.id.clone(), v.attempt().map(|a| a.index)));
     }

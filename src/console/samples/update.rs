@@ -1,0 +1,399 @@
+//! The Samples room's part of `update`: `:samples` (or the palette) opens it, it takes every key
+//! while open, and the worker's answer to a send lands here.
+use crossterm::event::KeyCode;
+
+use super::{Room, SamplesReply, SendCmd, Stage};
+use crate::api::Error;
+use crate::api::replay::{is_loopback, parse_target};
+use crate::api::samples::Library;
+use crate::console::confirm::{Confirm, Subject};
+use crate::console::input::TextInput;
+use crate::console::keymap::{Action, Input};
+use crate::console::msg::{ApiCmd, ApiReply, Effect, Pane};
+use crate::console::state::{ErrorView, State};
+use crate::console::tab::Tab;
+
+/// The room's keys in the list (key, word): the footer's and help's.
+pub(crate) const LIST_KEYS: &[(&str, &str)] = &[
+    ("↑↓", "move"),
+    ("s/Enter", "send"),
+    ("d", "delete"),
+    ("r", "reload"),
+    ("Esc", "close"),
+];
+
+/// The library of the profile, or why there is none.
+fn library(state: &State) -> Result<Library, String> {
+    let dir = state
+        .settings
+        .data_dir
+        .as_ref()
+        .ok_or("samples need a data directory (none is known here)")?;
+    Library::for_profile(dir, &state.profile).map_err(|e| e.to_string())
+}
+
+/// Reads the library into the room (local files only: no request).
+fn load(state: &State, room: &mut Room) {
+    match library(state).and_then(|l| l.list().map_err(|e| e.to_string())) {
+        Ok((samples, bad)) => {
+            room.samples = samples;
+            room.bad = bad.iter().map(ToString::to_string).collect();
+        }
+        Err(e) => {
+            room.samples.clear();
+            room.message = Some(e);
+        }
+    }
+    room.cursor = room.cursor.min(room.samples.len().saturating_sub(1));
+}
+
+/// Opens the room on the profile's library.
+pub(crate) fn open(state: &mut State) -> Vec<Effect> {
+    open_at(state, Stage::List);
+    Vec::new()
+}
+
+/// The keep key on Notifications: the room opens asking the sample's name for the notification
+/// (and attempt) under the user's eye, as `P` chooses it.
+pub(crate) fn open_keep(state: &mut State) -> Vec<Effect> {
+    let Some((id, attempt)) = crate::console::replay::update::chosen(state) else {
+        state.toast(
+            crate::console::state::ToastKind::Info,
+            "B keeps a notification as a sample: select one on the Notifications tab, or open an attempt",
+        );
+        return Vec::new();
+    };
+    open_at(
+        state,
+        Stage::Naming {
+            id,
+            attempt,
+            name: TextInput::default(),
+        },
+    );
+    Vec::new()
+}
+
+fn open_at(state: &mut State, stage: Stage) {
+    let mut room = Room {
+        profile: state.profile.clone(),
+        samples: Vec::new(),
+        bad: Vec::new(),
+        cursor: 0,
+        target: TextInput::new(crate::console::replay::DEFAULT_TARGET),
+        stage,
+        message: None,
+        pending: None,
+    };
+    load(state, &mut room);
+    state.samples.room = Some(Box::new(room));
+}
+
+/// Every key while the room is open; `None` when it is not.
+pub(crate) fn on_key(state: &mut State, key: &Input) -> Option<Vec<Effect>> {
+    if state.samples.room.is_some() && state.samples.room_of(&state.profile).is_none() {
+        // Opened under another profile: its library is not this one's.
+        state.samples.room = None;
+    }
+    state.samples.room.is_some().then(|| room_key(state, key))
+}
+
+fn room_key(state: &mut State, key: &Input) -> Vec<Effect> {
+    let Some(room) = state.samples.room.as_mut() else {
+        return Vec::new();
+    };
+    match &room.stage {
+        Stage::List => return list_key(state, key),
+        Stage::Target => return target_key(state, key),
+        Stage::Naming { .. } => return naming_key(state, key),
+        // Asked by the confirmation layer; should that question be gone, Esc goes back.
+        Stage::Confirm(_) | Stage::Sending | Stage::Keeping | Stage::Answer(..) => {
+            if key.code == KeyCode::Esc {
+                // A send waited for is dropped: its answer is no one's.
+                room.pending = None;
+                room.stage = Stage::List;
+            }
+        }
+    }
+    Vec::new()
+}
+
+fn list_key(state: &mut State, key: &Input) -> Vec<Effect> {
+    if key.code == KeyCode::Char('r') {
+        if let Some(mut room) = state.samples.room.take() {
+            room.message = None;
+            load(state, &mut room);
+            state.samples.room = Some(room);
+        }
+        return Vec::new();
+    }
+    let Some(room) = state.samples.room.as_mut() else {
+        return Vec::new();
+    };
+    let n = room.samples.len();
+    match (key.code, key.action()) {
+        (KeyCode::Esc, _) | (_, Some(Action::Back | Action::Quit)) => state.samples.room = None,
+        (KeyCode::Down, _) | (_, Some(Action::Down)) => {
+            room.cursor = (room.cursor + 1).min(n.saturating_sub(1));
+        }
+        (KeyCode::Up, _) | (_, Some(Action::Up)) => room.cursor = room.cursor.saturating_sub(1),
+        (KeyCode::Enter | KeyCode::Char('s'), _) if room.selected().is_some() => {
+            room.message = None;
+            room.stage = Stage::Target;
+        }
+        (KeyCode::Char('d'), _) => {
+            if let Some(s) = room.selected() {
+                let name = s.name.clone();
+                state.confirm = Some(Confirm::yes_no(
+                    "Delete sample?",
+                    format!(
+                        "Delete sample {} from this profile's library?",
+                        crate::text::line(&name)
+                    ),
+                    Subject::SampleRm(name),
+                ));
+            }
+        }
+        _ => {}
+    }
+    Vec::new()
+}
+
+fn target_key(state: &mut State, key: &Input) -> Vec<Effect> {
+    let read_only = state.read_only;
+    let Some(room) = state.samples.room.as_mut() else {
+        return Vec::new();
+    };
+    match key.code {
+        KeyCode::Esc => {
+            room.stage = Stage::List;
+            Vec::new()
+        }
+        KeyCode::Enter => match parse_target(room.target.value()) {
+            Err(e) => {
+                room.message = Some(e.to_string());
+                Vec::new()
+            }
+            Ok(url) if is_loopback(&url) => send(state, url),
+            Ok(url) if read_only => {
+                room.message = Some(format!(
+                    "refused: a read-only profile sends only to this machine (localhost, 127.0.0.1, [::1]), not to {}",
+                    url.host_str().unwrap_or_default()
+                ));
+                Vec::new()
+            }
+            Ok(url) => {
+                // Beyond this machine only with its host typed, as the replay room asks.
+                let host = url.host_str().unwrap_or_default().to_string();
+                let question = vec![
+                    format!("{host} is not this machine: the sample's body goes there,"),
+                    "signed with its destination's real secret when that destination exists."
+                        .into(),
+                ];
+                room.stage = Stage::Confirm(url);
+                state.confirm = Some(Confirm::host(
+                    "Send beyond this machine?",
+                    question,
+                    host,
+                    Subject::SampleSend,
+                ));
+                Vec::new()
+            }
+        },
+        _ => {
+            if room.target.edit(&key.key) {
+                room.message = None;
+            }
+            Vec::new()
+        }
+    }
+}
+
+/// The sample's name typed: Enter keeps (a bad or taken name is said, the text kept), Esc
+/// goes to the list.
+fn naming_key(state: &mut State, key: &Input) -> Vec<Effect> {
+    let dir = library(state).map(|l| l.dir().to_path_buf());
+    let req_id = state.next_req_id();
+    let Some(room) = state.samples.room.as_mut() else {
+        return Vec::new();
+    };
+    let Stage::Naming { id, attempt, name } = &mut room.stage else {
+        return Vec::new();
+    };
+    match key.code {
+        KeyCode::Esc => room.stage = Stage::List,
+        KeyCode::Enter => {
+            let typed = name.value().trim().to_string();
+            if !crate::api::samples::valid_name(&typed) {
+                room.message = Some("a sample's name is 1 to 64 of A-Z a-z 0-9 . _ -".into());
+                return Vec::new();
+            }
+            let dir = match dir {
+                Ok(dir) => dir,
+                Err(e) => {
+                    room.message = Some(e);
+                    return Vec::new();
+                }
+            };
+            let cmd = SendCmd::Keep {
+                dir,
+                id: id.clone(),
+                attempt: *attempt,
+                name: typed,
+            };
+            room.pending = Some(req_id);
+            room.message = None;
+            room.stage = Stage::Keeping;
+            return vec![Effect::Api {
+                req_id,
+                pane: Pane::Samples,
+                cmd: ApiCmd::Samples(Box::new(cmd)),
+            }];
+        }
+        _ => {
+            if name.edit(&key.key) {
+                room.message = None;
+            }
+        }
+    }
+    Vec::new()
+}
+
+/// Pasted text for the target or name being typed.
+pub(crate) fn paste(state: &mut State, text: &str) -> bool {
+    match state.samples.room.as_mut() {
+        Some(room) if room.stage == Stage::Target => {
+            room.target.paste(text);
+            true
+        }
+        Some(room) => match &mut room.stage {
+            Stage::Naming { name, .. } => {
+                name.paste(text);
+                true
+            }
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+fn send(state: &mut State, target: url::Url) -> Vec<Effect> {
+    let req_id = state.next_req_id();
+    let Some(room) = state.samples.room.as_mut() else {
+        return Vec::new();
+    };
+    let Some(sample) = room.selected().cloned() else {
+        room.stage = Stage::List;
+        return Vec::new();
+    };
+    room.pending = Some(req_id);
+    room.message = None;
+    room.stage = Stage::Sending;
+    vec![Effect::Api {
+        req_id,
+        pane: Pane::Samples,
+        cmd: ApiCmd::Samples(Box::new(SendCmd::Send {
+            sample: Box::new(sample),
+            target,
+        })),
+    }]
+}
+
+/// Whether a confirmation the room asked is still its to answer.
+pub(crate) fn still_asked(state: &State, subject: &Subject) -> bool {
+    state
+        .samples
+        .room_of(&state.profile)
+        .is_some_and(|r| match subject {
+            Subject::SampleSend => matches!(r.stage, Stage::Confirm(_)),
+            Subject::SampleRm(name) => {
+                r.stage == Stage::List && r.selected().is_some_and(|s| &s.name == name)
+            }
+            _ => false,
+        })
+}
+
+/// The answer to a send beyond this machine: yes sends, no goes back to the target.
+pub(crate) fn answered_send(state: &mut State, yes: bool) -> Vec<Effect> {
+    let Some(room) = state.samples.room.as_mut() else {
+        return Vec::new();
+    };
+    let Stage::Confirm(url) = std::mem::replace(&mut room.stage, Stage::Target) else {
+        return Vec::new();
+    };
+    if yes { send(state, url) } else { Vec::new() }
+}
+
+/// The answer to a removal: yes removes the file and reads the library again.
+pub(crate) fn answered_rm(state: &mut State, name: &str, yes: bool) -> Vec<Effect> {
+    if !yes {
+        return Vec::new();
+    }
+    let outcome = library(state).and_then(|l| l.remove(name).map_err(|e| e.to_string()));
+    let Some(mut room) = state.samples.room.take() else {
+        return Vec::new();
+    };
+    load(state, &mut room);
+    room.message = Some(match outcome {
+        Ok(()) => format!("Removed sample {}", crate::text::line(name)),
+        Err(e) => e,
+    });
+    state.samples.room = Some(room);
+    Vec::new()
+}
+
+/// Whether a reply answers the room's request.
+pub(crate) fn awaits(state: &State, req_id: u64) -> bool {
+    state
+        .samples
+        .room_of(&state.profile)
+        .is_some_and(|r| r.pending == Some(req_id))
+}
+
+/// The worker's answer to a send.
+pub(crate) fn on_reply(state: &mut State, result: Result<ApiReply, Error>) -> Vec<Effect> {
+    let Some(room) = state.samples.room.as_mut() else {
+        return Vec::new();
+    };
+    room.pending = None;
+    match result {
+        Ok(ApiReply::Samples(SamplesReply::Answered(r, why))) => {
+            room.stage = Stage::Answer(r, why);
+        }
+        Ok(ApiReply::Samples(SamplesReply::Kept(name))) => {
+            room.stage = Stage::List;
+            room.message = Some(format!("Kept sample {}", crate::text::line(&name)));
+            if let Some(mut room) = state.samples.room.take() {
+                load(state, &mut room);
+                room.cursor = room
+                    .samples
+                    .iter()
+                    .position(|s| s.name == name)
+                    .unwrap_or(0);
+                state.samples.room = Some(room);
+            }
+        }
+        Ok(ApiReply::Samples(SamplesReply::NotSent(why))) => {
+            // A keep that failed goes back to the list; a send to its target.
+            room.stage = if room.stage == Stage::Keeping {
+                Stage::List
+            } else {
+                Stage::Target
+            };
+            room.message = Some(why);
+        }
+        Ok(_) => {
+            room.stage = Stage::List;
+            room.message = Some("unexpected reply from the worker".into());
+        }
+        Err(e) => {
+            let v = ErrorView::from_error(Tab::Destinations, &e);
+            room.stage = Stage::List;
+            room.message = Some(match v.hint {
+                Some(h) => format!("{} ({h})", v.message),
+                None => v.message,
+            });
+        }
+    }
+    Vec::new()
+}
