@@ -136,4 +136,3 @@ pub fn plan_now(r: &Recorded, target: url::Url, secret: Option<&Secret>) -> Repl
         }),
     }
 }
-
