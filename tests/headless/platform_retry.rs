@@ -1019,3 +1019,94 @@ async fn stats_are_one_document_on_both_generations() {
         docs[1]
     );
 }
+
+/// `notifications list --count`, `--event-type` and `--watch` on deliveries: the count and the
+/// event type are the platform's filters (a pulsar prefix is refused), and the watch prints a
+/// delivery made after it started, once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn list_counts_filters_by_event_type_and_watches_deliveries() {
+    use tokio::io::AsyncBufReadExt as _;
+    let r = rig().await;
+    let dest = r.failing_destination().await;
+    let ids = r.failed_deliveries(&dest, 2).await;
+    let kind = r.delivery(&ids[0]).await["event_type"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(!kind.is_empty());
+    let count = |extra: &'static [&'static str], kind: String| {
+        let dest = dest.clone();
+        let r = &r;
+        async move {
+            let mut args = vec![
+                "notifications",
+                "list",
+                "--count",
+                "--destination",
+                dest.as_str(),
+                "--event-type",
+                kind.as_str(),
+            ];
+            args.extend_from_slice(extra);
+            let out = r.run(&args).await;
+            assert_eq!(out.code, 0, "{out:?}");
+            out.json()
+        }
+    };
+    let all = count(&[], kind.clone()).await;
+    assert_eq!(all["count"], 2, "{all}");
+    assert_eq!(all["complete"], true, "{all}");
+    assert_eq!(
+        count(&["--status", "delivered"], kind.clone()).await["count"],
+        0
+    );
+    assert_eq!(count(&[], "other.type".into()).await["count"], 0);
+    let prefix = r
+        .run(&["notifications", "list", "--event-type", "build.*"])
+        .await;
+    assert_eq!(prefix.code, 2, "{prefix:?}");
+
+    let mut cmd = r.cmd(&[
+        "-o",
+        "ndjson",
+        "notifications",
+        "list",
+        "--watch",
+        "--interval",
+        "100ms",
+        "--destination",
+        &dest,
+    ]);
+    let mut child = cmd.spawn().expect("spawn");
+    let stdout = child.stdout.take().expect("stdout");
+    let stderr = child.stderr.take().expect("stderr");
+    let mut err = tokio::io::BufReader::new(stderr).lines();
+    tokio::time::timeout(Duration::from_secs(30), async {
+        while let Ok(Some(l)) = err.next_line().await {
+            if l.contains("watching") {
+                return;
+            }
+        }
+        panic!("the watch ended");
+    })
+    .await
+    .expect("the watch starts");
+    let later = r.failed_deliveries(&dest, 1).await;
+    let mut out = tokio::io::BufReader::new(stdout).lines();
+    let seen = tokio::time::timeout(Duration::from_secs(30), async {
+        loop {
+            let l = out.next_line().await.expect("read").expect("a line");
+            let v: Value = serde_json::from_str(&l).expect("ndjson");
+            if v["id"] == later[0].as_str() {
+                return v;
+            }
+            // The deliveries from before the watch started are not printed.
+            assert!(!ids.iter().any(|i| v["id"] == i.as_str()), "{v}");
+        }
+    })
+    .await
+    .expect("the new delivery is printed");
+    assert_eq!(seen["event_destination_id"], dest.as_str(), "{seen}");
+    child.start_kill().expect("kill");
+    r.svc.shutdown().await;
+}
