@@ -223,7 +223,9 @@ pub async fn run(
             .collect();
         for id in due {
             let backoff = open.get(&id).map_or(FIRST_BACKOFF, |o| o.backoff);
-            let Some(sent) = send_once(client, &mut journal, &id, &target, secret.as_ref(), &opts).await? else {
+            let Some(sent) =
+                send_once(client, &mut journal, &id, &target, secret.as_ref(), &opts).await?
+            else {
                 open.remove(&id);
                 continue;
             };
@@ -244,7 +246,16 @@ pub async fn run(
             cursor_file
                 .save(cursor.as_deref(), &open_ids(&open), &target)
                 .map_err(io)?;
-            say(sent_event(&id, None, attempt, secret.is_some(), &r, outcome, retry_in, now()))?;
+            say(sent_event(
+                &id,
+                None,
+                attempt,
+                secret.is_some(),
+                &r,
+                outcome,
+                retry_in,
+                now(),
+            ))?;
         }
         let q = ListQuery {
             limit: Some(100),

@@ -1110,3 +1110,117 @@ async fn list_counts_filters_by_event_type_and_watches_deliveries() {
     child.start_kill().expect("kill");
     r.svc.shutdown().await;
 }
+
+/// A receiver that answers 503 while `down` holds and 200 after: its base URL and the
+/// delivery ids it got, in order, with the status it answered.
+async fn flaky_receiver(
+    down: Arc<std::sync::atomic::AtomicBool>,
+) -> (String, Arc<Mutex<Vec<(String, u16)>>>) {
+    let got: Arc<Mutex<Vec<(String, u16)>>> = Arc::default();
+    let log = got.clone();
+    let app = axum::Router::new().route(
+        "/hook",
+        axum::routing::post(move |headers: axum::http::HeaderMap| {
+            let log = log.clone();
+            let down = down.clone();
+            async move {
+                let id = headers
+                    .get("metorial-delivery-id")
+                    .and_then(|v| v.to_str().ok())
+                    .unwrap_or_default()
+                    .to_string();
+                let status = if down.load(Ordering::SeqCst) {
+                    503
+                } else {
+                    200
+                };
+                log.lock().expect("log").push((id, status));
+                axum::http::StatusCode::from_u16(status)
+                    .unwrap_or(axum::http::StatusCode::INTERNAL_SERVER_ERROR)
+            }
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    (format!("http://{addr}/hook"), got)
+}
+
+/// `notifications forward` on deliveries: a send the local receiver refuses is sent again while
+/// the run lives until it is taken, and one still open when the run is killed is sent on
+/// `--resume` (kept in the cursor file): never lost, and delivered once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn forward_sends_a_refused_delivery_again_until_the_receiver_takes_it() {
+    use std::sync::atomic::AtomicBool;
+    let r = rig().await;
+    let dest = r.failing_destination().await;
+    let down = Arc::new(AtomicBool::new(true));
+    let (to, got) = flaky_receiver(down.clone()).await;
+    let forward = |extra: &[&str]| {
+        let mut args = vec![
+            "-o",
+            "json",
+            "notifications",
+            "forward",
+            "--to",
+            &to,
+            "--destination",
+            &dest,
+            "--unsigned",
+            "--interval",
+            "100ms",
+        ];
+        args.extend_from_slice(extra);
+        r.cmd(&args)
+    };
+    let taken = |id: &str| {
+        got.lock()
+            .expect("log")
+            .iter()
+            .filter(|(d, s)| d == id && *s == 200)
+            .count()
+    };
+    let refused = |id: &str| {
+        got.lock()
+            .expect("log")
+            .iter()
+            .filter(|(d, s)| d == id && *s == 503)
+            .count()
+    };
+    let mut f = Following::start(forward(&[]));
+    f.next("ready").await;
+    let first = r.failed_deliveries(&dest, 1).await;
+    let v = f.next("failed").await;
+    assert_eq!(v["delivery"], first[0].as_str(), "{v}");
+    assert_eq!(v["retry_in_ms"], 500, "{v}");
+    // Refused again at least once more while down, then taken once it recovers.
+    let v = f.next("failed").await;
+    assert_eq!(v["delivery"], first[0].as_str(), "{v}");
+    assert_eq!(v["retry_in_ms"], 1000, "doubled: {v}");
+    down.store(false, Ordering::SeqCst);
+    let v = f.next("forwarded").await;
+    assert_eq!(v["delivery"], first[0].as_str(), "{v}");
+    assert_eq!(taken(&first[0]), 1);
+    assert!(refused(&first[0]) >= 2);
+
+    // Down again; refused; the run killed with the send open; resumed after the receiver is
+    // back: sent, once.
+    down.store(true, Ordering::SeqCst);
+    let later = r.failed_deliveries(&dest, 1).await;
+    let v = f.next("failed").await;
+    assert_eq!(v["delivery"], later[0].as_str(), "{v}");
+    f.child.start_kill().expect("SIGKILL");
+    let _ = f.child.wait().await;
+    down.store(false, Ordering::SeqCst);
+    let mut f = Following::start(forward(&["--resume"]));
+    f.next("ready").await;
+    let v = f.next("forwarded").await;
+    assert_eq!(v["delivery"], later[0].as_str(), "{v}");
+    f.next("caught_up").await;
+    assert_eq!(taken(&later[0]), 1);
+    assert_eq!(taken(&first[0]), 1, "the first one is not sent again");
+    f.child.start_kill().expect("kill");
+    r.svc.shutdown().await;
+}
