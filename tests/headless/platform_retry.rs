@@ -1224,3 +1224,74 @@ async fn forward_sends_a_refused_delivery_again_until_the_receiver_takes_it() {
     f.child.start_kill().expect("kill");
     r.svc.shutdown().await;
 }
+
+/// `notifications recover` without `--status` on deliveries selects the finished ones that were
+/// not delivered (failed, cancelled), as Stripe and Svix resend failed ones by default; a
+/// delivered one is asked only with `--status delivered`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn recover_by_default_retries_what_was_not_delivered() {
+    let r = rig().await;
+    let failing = r.failing_destination().await;
+    let failed = r.failed_deliveries(&failing, 1).await;
+    let url = format!("{}/ok", r.rx_url);
+    let out = r
+        .run(&[
+            "-o",
+            "json",
+            "destinations",
+            "create",
+            "--name",
+            "ok-rx",
+            "--url",
+            &url,
+        ])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let good = out.json()["id"].as_str().expect("id").to_string();
+    let out = r
+        .run(&[
+            "-o",
+            "json",
+            "destinations",
+            "ping",
+            &good,
+            "--timeout",
+            "30s",
+        ])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let delivered = out.json()["id"].as_str().expect("id").to_string();
+    eventually(Duration::from_secs(30), || async {
+        (r.delivery(&delivered).await["status"] == "delivered").then_some(())
+    })
+    .await;
+    let dry = |extra: &'static [&'static str]| {
+        let (failing, good) = (failing.clone(), good.clone());
+        let r = &r;
+        async move {
+            let mut args = vec![
+                "-o",
+                "json",
+                "notifications",
+                "recover",
+                "--destination",
+                failing.as_str(),
+                "--destination",
+                good.as_str(),
+                "--dry-run",
+            ];
+            args.extend_from_slice(extra);
+            let out = r.run(&args).await;
+            assert_eq!(out.code, 0, "{out:?}");
+            out.lines_with("dry_run")
+                .iter()
+                .filter_map(|l| l["delivery"].as_str().map(str::to_string))
+                .collect::<Vec<_>>()
+        }
+    };
+    assert_eq!(dry(&[]).await, failed, "by default only the failed one");
+    assert_eq!(dry(&["--status", "delivered"]).await, [delivered.clone()]);
+    let both = dry(&["--status", "delivered", "--status", "failed"]).await;
+    assert_eq!(both.len(), 2, "{both:?}");
+    r.svc.shutdown().await;
+}
