@@ -1294,7 +1294,7 @@ async fn recover_by_default_retries_what_was_not_delivered() {
         }
     };
     assert_eq!(dry(&[]).await, failed, "by default only the failed one");
-    assert_eq!(dry(&["--status", "delivered"]).await, [delivered.clone()]);
+    assert_eq!(dry(&["--status", "delivered"]).await, [delivered]);
     let both = dry(&["--status", "delivered", "--status", "failed"]).await;
     assert_eq!(both.len(), 2, "{both:?}");
     r.svc.shutdown().await;
