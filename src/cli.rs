@@ -137,6 +137,10 @@ pub enum Command {
         /// profile's `mcp_replay_targets`); no other target is accepted.
         #[arg(long = "replay-to", value_name = "URL")]
         replay_to: Vec<String>,
+        /// The environment variable holding the destination secret `replay_locally` signs with
+        /// on event-destinations (the platform shows it only on create and rotate).
+        #[arg(long = "replay-secret-env", value_name = "VAR")]
+        replay_secret_env: Option<String>,
     },
     /// The profile's alert rules: `check` them once, or `watch` and be told when one changes.
     #[command(subcommand, after_help = ALERTS_HELP)]

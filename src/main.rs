@@ -72,7 +72,8 @@ async fn dispatch(cli: Cli) -> u8 {
         Some(Command::Mcp {
             allow_writes,
             replay_to,
-        }) => mcp(&g, allow_writes, &replay_to).await,
+            replay_secret_env,
+        }) => mcp(&g, allow_writes, &replay_to, replay_secret_env.as_deref()).await,
         Some(Command::Info { versions }) => info(&g, versions).await,
         Some(Command::Completion { shell }) => setup::completion(shell),
         Some(Command::Man) => setup::man(),
@@ -242,7 +243,12 @@ fn report(g: &GlobalArgs, e: &headless::HeadlessError) -> u8 {
 }
 
 /// `switchboard mcp`: writes only when the profile allows them and `--allow-writes` asks.
-async fn mcp(g: &GlobalArgs, allow_writes: bool, replay_to: &[String]) -> u8 {
+async fn mcp(
+    g: &GlobalArgs,
+    allow_writes: bool,
+    replay_to: &[String],
+    replay_secret_env: Option<&str>,
+) -> u8 {
     let (client, resolved) = match connect(g) {
         Ok(c) => c,
         Err(code) => return code,
@@ -259,8 +265,20 @@ async fn mcp(g: &GlobalArgs, allow_writes: bool, replay_to: &[String]) -> u8 {
             return report(g, &headless::HeadlessError::Usage(e));
         }
     };
+    // Read once, from the environment (never argv): the secret replay_locally signs with.
+    let secret = match replay_secret_env.map(|v| (v, std::env::var(v))) {
+        None => None,
+        Some((_, Ok(s))) if !s.trim().is_empty() => {
+            Some(switchboard::api::Secret::new(s.trim().to_string()))
+        }
+        Some((v, _)) => {
+            let why = format!("--replay-secret-env: environment variable {v} is not set or empty");
+            return report(g, &headless::HeadlessError::Usage(why));
+        }
+    };
     match switchboard::mcp::Server::new(client, allow_writes)
         .with_replay_targets(targets)
+        .with_replay_secret(secret)
         .with_profile(&resolved.profile)
         .run_stdio()
         .await

@@ -1150,3 +1150,167 @@ async fn event_destinations_recover_is_the_platforms_retry_once() {
     );
     svc.shutdown().await;
 }
+
+/// `wait_for_notifications` and `replay_locally` against `serve --generation event-destinations`:
+/// the wait reads deliveries through the platform's status filter (and times out on a state that
+/// never comes), the replay sends an attempt's recorded request (read by the attempt's id) to the
+/// operator's receiver, freshly signed with the secret the operator gave the server; without a
+/// secret it is refused unless asked unsigned, and a path the agent picks is refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn event_destinations_wait_and_replay_work_on_deliveries() {
+    use switchboard::api::Secret;
+    use switchboard::api::generation::Generation;
+    use switchboard::service::{Seed, ServiceConfig, start};
+    if !client_available() {
+        return;
+    }
+    const ORG: &str = "sk_org_mcp_wait_replay_0123456789";
+    const SECRET: &str = "whsec_mcp_replay_operator_given";
+    let svc = start(ServiceConfig {
+        seed: Seed::Demo,
+        generation: Generation::EventDestinations,
+        api_key: Some(Secret::new(ORG)),
+        instance_key: Some(Secret::new("sk_instance_mcp_wait_replay_0123456789")),
+        ..ServiceConfig::ephemeral()
+    })
+    .await
+    .expect("service");
+    let (rx, log) = receiver().await;
+    let target = format!("{rx}/ok");
+    let read = session(
+        &svc.base_url,
+        ORG,
+        &["mcp"],
+        &[
+            ("wait_for_notifications", json!({ "timeout_s": 5 })),
+            (
+                "wait_for_notifications",
+                json!({ "status": "failed", "count": 2, "timeout_s": 5 }),
+            ),
+            (
+                "wait_for_notifications",
+                json!({ "destination_ids": ["evtd_none"], "timeout_s": 0.6 }),
+            ),
+            (
+                "wait_for_notifications",
+                json!({ "callback_ids": ["clb_x"], "timeout_s": 1 }),
+            ),
+        ],
+    )
+    .await;
+    let first = own(&read.calls[0]);
+    assert_eq!(first["reached"], true, "{}", read.raw);
+    assert_eq!(first["status"], "delivered", "{first}");
+    let delivered = ok(&read.calls[0])["notifications"][0].clone();
+    assert_eq!(delivered["status"], "delivered", "{delivered}");
+    assert!(
+        delivered["id"]
+            .as_str()
+            .is_some_and(|i| i.starts_with("evdi_")),
+        "{delivered}"
+    );
+    let failed_ones = ok(&read.calls[1])["notifications"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(failed_ones.len(), 2, "{}", read.raw);
+    assert!(failed_ones.iter().all(|d| d["status"] == "failed"));
+    let none = own(&read.calls[2]);
+    assert_eq!(none["timed_out"], true, "{none}");
+    assert_eq!(none["found"], 0, "{none}");
+    assert!(message(&read.calls[3]).contains("destination_ids"));
+    let id = delivered["id"].as_str().unwrap_or_default().to_string();
+
+    let before = received(&log);
+    let unsigned = session(
+        &svc.base_url,
+        ORG,
+        &["mcp", "--allow-writes", "--replay-to", &target],
+        &[
+            (
+                "replay_locally",
+                json!({"notification_id": id, "to": target}),
+            ),
+            (
+                "replay_locally",
+                json!({"notification_id": id, "to": target, "unsigned": true}),
+            ),
+        ],
+    )
+    .await;
+    assert!(
+        message(&unsigned.calls[0]).contains("--replay-secret-env"),
+        "{}",
+        unsigned.raw
+    );
+    assert_eq!(
+        ok(&unsigned.calls[1])["response"]["ok"],
+        true,
+        "{}",
+        unsigned.raw
+    );
+    let sent = got(&log, "ok");
+    assert_eq!(sent.len(), before + 1, "refused one sent nothing");
+    let last = sent.last().expect("one").clone();
+    assert!(last.headers.get("metorial-signature").is_none());
+    assert!(!last.body.is_empty(), "the recorded body was sent");
+
+    let signed = session_with(
+        &svc.base_url,
+        ORG,
+        &[
+            "mcp",
+            "--allow-writes",
+            "--replay-to",
+            &target,
+            "--replay-secret-env",
+            "SB_TEST_REPLAY_SECRET",
+        ],
+        &[("SB_TEST_REPLAY_SECRET", SECRET)],
+        &[
+            (
+                "replay_locally",
+                json!({"notification_id": id, "to": target, "attempt": 1}),
+            ),
+            (
+                "replay_locally",
+                json!({"notification_id": id, "to": format!("{rx}/admin")}),
+            ),
+        ],
+    )
+    .await;
+    let report = ok(&signed.calls[0]);
+    assert_eq!(report["response"]["ok"], true, "{}", signed.raw);
+    assert!(message(&signed.calls[1]).contains("operator named"));
+    let sent = got(&log, "ok");
+    assert_eq!(sent.len(), before + 2, "{}", signed.raw);
+    let g = sent.last().expect("one").clone();
+    assert_eq!(g.body, last.body, "the same recorded body, byte for byte");
+    let sig = g
+        .headers
+        .get("metorial-signature")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_string();
+    let t = sig
+        .strip_prefix("t=")
+        .and_then(|r| r.split(',').next())
+        .unwrap_or_default()
+        .to_string();
+    let mut message_bytes = format!("{t}.").into_bytes();
+    message_bytes.extend_from_slice(&g.body);
+    assert_eq!(
+        sig,
+        format!(
+            "t={t},v1={}",
+            common::replay::hmac_hex(SECRET, &message_bytes)
+        ),
+        "signed afresh with the operator's secret"
+    );
+    let now = chrono::Utc::now().timestamp();
+    assert!(
+        t.parse::<i64>().is_ok_and(|t| (now - t).abs() < 120),
+        "{sig}"
+    );
+    svc.shutdown().await;
+}

@@ -5,6 +5,7 @@ pub mod capture;
 pub mod client;
 pub mod compare;
 pub mod delivery_health;
+pub mod delivery_replay;
 pub mod detect;
 pub mod error;
 pub mod export;

@@ -28,6 +28,9 @@ use super::{ApiRequest, Client, Error, ListQuery};
 pub const TARGET: &str = "platform:retry";
 /// The statuses of a finished delivery: the only ones the platform retries.
 pub const FINISHED: [&str; 3] = ["delivered", "failed", "cancelled"];
+/// What a recover selects without `--status`: finished and not delivered (as Stripe and Svix
+/// resend failed ones by default); `--status delivered` asks for the delivered ones too.
+pub const NOT_DELIVERED: [&str; 2] = ["failed", "cancelled"];
 /// Retries asked at once, by default.
 pub const CONCURRENCY: usize = 2;
 /// The first few of a plan shown before it runs.
@@ -79,7 +82,7 @@ impl RetrySelection {
         let prefixes = self.event_types.iter().any(|t| t.ends_with('*'));
         DeliveryFilter {
             statuses: if self.statuses.is_empty() {
-                FINISHED.iter().map(|s| (*s).to_string()).collect()
+                NOT_DELIVERED.iter().map(|s| (*s).to_string()).collect()
             } else {
                 self.statuses.clone()
             },
@@ -537,7 +540,7 @@ mod tests {
         };
         assert!(sel.matches(&d));
         assert!(sel.filter().event_types.is_empty(), "a prefix is ours");
-        assert_eq!(sel.filter().statuses, FINISHED.to_vec());
+        assert_eq!(sel.filter().statuses, NOT_DELIVERED.to_vec());
         let later = RetrySelection {
             since: time::parse("2026-01-03T00:00:00Z"),
             ..RetrySelection::default()

@@ -159,11 +159,6 @@ fn lacking_on_current(cmd: &Resource) -> Option<&'static str> {
         Resource::Destinations(DestinationsCmd::Delete { .. }) => {
             "an event destination is not deleted: use archive"
         }
-        Resource::Notifications(NotificationsCmd::List { watch, scan, .. })
-            if watch.watch || scan.count || !scan.event_types.is_empty() =>
-        {
-            "on deliveries, notifications list takes --status (the platform filters it) but not --watch, --count or --event-type yet"
-        }
         Resource::Samples(_) => {
             "Switchboard keeps and sends samples of pulsar deliveries only, not of this generation yet"
         }
@@ -740,14 +735,22 @@ pub async fn run(client: &Client, out: &Output, cmd: Resource) -> Result<(), Hea
             destinations,
             events,
             scan,
+            watch,
             ..
         }) => {
             let f = DeliveryFilter {
                 statuses: scan.statuses.iter().map(delivery_status).collect(),
                 event_ids: events,
+                event_types: super::current_list::event_types(scan.event_types.clone())?,
                 event_destination_ids: destinations,
                 ..DeliveryFilter::default()
             };
+            if scan.count {
+                return super::current_list::count(client, out, &f).await;
+            }
+            if let Some(every) = watch.interval() {
+                return super::current_list::watch(client, out, &f, every).await;
+            }
             list(client, out, &l, DELIVERIES, |q| {
                 ApiRequest::list_deliveries(q, &f)
             })

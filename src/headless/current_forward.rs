@@ -7,7 +7,9 @@
 //! is sent and its outcome written after, and the cursor is saved (0600, atomically) after each
 //! one, so neither a restart (`--resume`) nor a kill between sending and saving sends anything
 //! twice. A delivery not yet attempted holds the ones after it (order) until it is, or for
-//! [`PENDING_GRACE`]. One JSON event a line (`ready`, `forwarded`, `failed`, `skipped`,
+//! [`PENDING_GRACE`]. A send the receiver did not take is sent again while the run lives (0.5 s,
+//! doubling to 30 s, as pulsar's forward), and kept open in the cursor file for `--resume`: never
+//! lost. One JSON event a line (`ready`, `forwarded`, `failed`, `skipped`,
 //! `caught_up`) when piped, lines on a terminal. Ctrl-C stops it (exit 0).
 use std::io::{IsTerminal, Write};
 use std::time::Duration;
@@ -27,6 +29,21 @@ use crate::text::sanitize::line;
 
 /// How long a delivery not yet attempted holds the ones after it.
 pub const PENDING_GRACE: Duration = Duration::from_secs(30);
+/// The first pause before a send not delivered is sent again, doubled up to [`MAX_BACKOFF`].
+const FIRST_BACKOFF: Duration = Duration::from_millis(500);
+/// The longest pause between two sends of one delivery.
+const MAX_BACKOFF: Duration = Duration::from_secs(30);
+
+/// A send not delivered yet: due again at `due`, after `backoff`.
+struct Open {
+    due: tokio::time::Instant,
+    backoff: Duration,
+}
+
+/// The ids of the open sends, as the cursor file keeps them.
+fn open_ids(open: &std::collections::BTreeMap<String, Open>) -> Vec<String> {
+    open.keys().cloned().collect()
+}
 
 fn usage(msg: impl Into<String>) -> HeadlessError {
     HeadlessError::Usage(line(&msg.into()).into_owned())
@@ -123,16 +140,24 @@ pub async fn run(
                 None => t == w,
             })
     };
+    let mut open: std::collections::BTreeMap<String, Open> = std::collections::BTreeMap::new();
     let mut cursor: Option<String> = if args.resume {
-        cursor_file
-            .load_saved()
-            .map_err(io)?
-            .ok_or_else(|| {
-                usage(format!(
-                    "nothing to resume: no cursor is saved for {target} with this profile (start with --from now or --since)"
-                ))
-            })?
-            .cursor
+        let saved = cursor_file.load_saved().map_err(io)?.ok_or_else(|| {
+            usage(format!(
+                "nothing to resume: no cursor is saved for {target} with this profile (start with --from now or --since)"
+            ))
+        })?;
+        // The sends a stopped run left open are due at once.
+        for id in saved.open {
+            open.insert(
+                id,
+                Open {
+                    due: tokio::time::Instant::now(),
+                    backoff: FIRST_BACKOFF / 2,
+                },
+            );
+        }
+        saved.cursor
     } else if since.is_some() {
         None
     } else {
@@ -152,7 +177,7 @@ pub async fn run(
             .map(str::to_string)
     };
     cursor_file
-        .save(cursor.as_deref(), &[], &target)
+        .save(cursor.as_deref(), &open_ids(&open), &target)
         .map_err(io)?;
     let json_out = format != OutputFormat::Table || !std::io::stdout().is_terminal();
     let say = |v: Value| -> Result<(), HeadlessError> {
@@ -190,6 +215,48 @@ pub async fn run(
     let mut caught_up_said = false;
     let mut held: Option<(String, tokio::time::Instant)> = None;
     loop {
+        // The open sends that are due, before anything new.
+        let due: Vec<String> = open
+            .iter()
+            .filter(|(_, o)| o.due <= tokio::time::Instant::now())
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in due {
+            let backoff = open.get(&id).map_or(FIRST_BACKOFF, |o| o.backoff);
+            let Some(sent) =
+                send_once(client, &mut journal, &id, &target, secret.as_ref(), &opts).await?
+            else {
+                open.remove(&id);
+                continue;
+            };
+            let (outcome, r, attempt) = sent;
+            let retry_in = (backoff * 2).min(MAX_BACKOFF);
+            if outcome == Outcome::Succeeded {
+                open.remove(&id);
+                forwarded += 1;
+            } else {
+                open.insert(
+                    id.clone(),
+                    Open {
+                        due: tokio::time::Instant::now() + retry_in,
+                        backoff: retry_in,
+                    },
+                );
+            }
+            cursor_file
+                .save(cursor.as_deref(), &open_ids(&open), &target)
+                .map_err(io)?;
+            say(sent_event(
+                &id,
+                None,
+                attempt,
+                secret.is_some(),
+                &r,
+                outcome,
+                retry_in,
+                now(),
+            ))?;
+        }
         let q = ListQuery {
             limit: Some(100),
             order: Some(Order::Asc),
@@ -248,7 +315,7 @@ pub async fn run(
                 )?;
                 cursor = Some(id);
                 cursor_file
-                    .save(cursor.as_deref(), &[], &target)
+                    .save(cursor.as_deref(), &open_ids(&open), &target)
                     .map_err(io)?;
                 continue;
             }
@@ -258,7 +325,7 @@ pub async fn run(
                     // Forwarded once already (a look read it again): never twice.
                     cursor = Some(id);
                     cursor_file
-                        .save(cursor.as_deref(), &[], &target)
+                        .save(cursor.as_deref(), &open_ids(&open), &target)
                         .map_err(io)?;
                     continue;
                 }
@@ -269,63 +336,50 @@ pub async fn run(
                     )?;
                     cursor = Some(id);
                     cursor_file
-                        .save(cursor.as_deref(), &[], &target)
+                        .save(cursor.as_deref(), &open_ids(&open), &target)
                         .map_err(io)?;
                     continue;
                 }
                 None => {}
             }
-            let rec = match super::current_replay::recorded(client, &id, None).await {
-                Ok(r) => r,
-                Err(HeadlessError::Usage(why)) => {
-                    say(
-                        json!({"event": "skipped", "at": now(), "delivery": id, "status": null, "error": why}),
-                    )?;
-                    cursor = Some(id);
-                    cursor_file
-                        .save(cursor.as_deref(), &[], &target)
-                        .map_err(io)?;
-                    continue;
-                }
-                Err(e) => return Err(e),
-            };
-            if !journal.claim(&id, &key, false).map_err(io)? {
+            let Some((outcome, r, attempt)) =
+                send_once(client, &mut journal, &id, &target, secret.as_ref(), &opts).await?
+            else {
                 cursor = Some(id);
+                cursor_file
+                    .save(cursor.as_deref(), &open_ids(&open), &target)
+                    .map_err(io)?;
                 continue;
+            };
+            if outcome != Outcome::Succeeded {
+                // Not lost: sent again while the run lives, and kept open for --resume.
+                open.insert(
+                    id.clone(),
+                    Open {
+                        due: tokio::time::Instant::now() + FIRST_BACKOFF,
+                        backoff: FIRST_BACKOFF,
+                    },
+                );
             }
-            let plan = super::current_replay::plan_now(&rec, target.clone(), secret.as_ref());
-            let r = replay::send(&plan, &opts).await;
-            let outcome = crate::api::recover::outcome_of(&r);
-            journal
-                .record(&Entry {
-                    at: chrono::Utc::now(),
-                    notification: id.clone(),
-                    target: key.clone(),
-                    outcome,
-                    status: r.status,
-                    duration_ms: u64::try_from(r.duration.as_millis()).ok(),
-                })
-                .map_err(io)?;
             cursor = Some(id.clone());
             cursor_file
-                .save(cursor.as_deref(), &[], &target)
+                .save(cursor.as_deref(), &open_ids(&open), &target)
                 .map_err(io)?;
             forwarded += usize::from(outcome == Outcome::Succeeded);
             caught_up_said = false;
-            say(json!({
-                "event": if outcome == Outcome::Succeeded { "forwarded" } else { "failed" },
-                "at": now(),
-                "delivery": id,
-                "event_type": d.get("event_type"),
-                "attempt": rec.attempt_number,
-                "signed": secret.is_some(),
-                "status": r.status,
-                "duration_ms": u64::try_from(r.duration.as_millis()).unwrap_or(u64::MAX),
-                "error": r.error.as_ref().map(|e| line(&e.to_string()).into_owned()),
-            }))?;
+            say(sent_event(
+                &id,
+                d.get("event_type"),
+                attempt,
+                secret.is_some(),
+                &r,
+                outcome,
+                FIRST_BACKOFF,
+                now(),
+            ))?;
         }
         cursor_file
-            .save(cursor.as_deref(), &[], &target)
+            .save(cursor.as_deref(), &open_ids(&open), &target)
             .map_err(io)?;
         if !waiting && !caught_up_said {
             say(json!({"event": "caught_up", "at": now(), "forwarded": forwarded}))?;
@@ -334,14 +388,88 @@ pub async fn run(
         if more && !waiting {
             continue;
         }
-        let pause = if waiting {
+        let mut pause = if waiting {
             interval.min(Duration::from_millis(250))
         } else {
             interval
         };
+        if let Some(next) = open.values().map(|o| o.due).min() {
+            pause = pause.min(next.saturating_duration_since(tokio::time::Instant::now()));
+        }
         tokio::select! {
             _ = &mut stop => return Ok(()),
             () = tokio::time::sleep(pause) => {}
         }
     }
+}
+
+/// One send of `id`'s latest recorded request, claimed in the journal before and its outcome
+/// written after; `None` when there is nothing to send (no recorded request, said as `skipped`;
+/// or the journal holds it as delivered or in flight elsewhere).
+async fn send_once(
+    client: &Client,
+    journal: &mut Journal,
+    id: &str,
+    target: &url::Url,
+    secret: Option<&Secret>,
+    opts: &SendOptions,
+) -> Result<Option<(Outcome, replay::ReplayResult, i64)>, HeadlessError> {
+    let rec = match super::current_replay::recorded(client, id, None).await {
+        Ok(r) => r,
+        Err(HeadlessError::Usage(why)) => {
+            let v = json!({"event": "skipped", "at": chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true), "delivery": id, "status": null, "error": why});
+            let stdout = std::io::stdout();
+            let mut out = stdout.lock();
+            writeln!(out, "{v}")
+                .and_then(|()| out.flush())
+                .map_err(super::output::output_error)?;
+            return Ok(None);
+        }
+        Err(e) => return Err(e),
+    };
+    let key = target.as_str().to_string();
+    if !journal.claim(id, &key, false).map_err(io)? {
+        return Ok(None);
+    }
+    let plan = super::current_replay::plan_now(&rec, target.clone(), secret);
+    let r = replay::send(&plan, opts).await;
+    let outcome = crate::api::recover::outcome_of(&r);
+    journal
+        .record(&Entry {
+            at: chrono::Utc::now(),
+            notification: id.to_string(),
+            target: key,
+            outcome,
+            status: r.status,
+            duration_ms: u64::try_from(r.duration.as_millis()).ok(),
+        })
+        .map_err(io)?;
+    Ok(Some((outcome, r, rec.attempt_number)))
+}
+
+/// The `forwarded` or `failed` event of one send (`retry_in_ms` when it will be sent again).
+#[allow(clippy::too_many_arguments)]
+fn sent_event(
+    id: &str,
+    event_type: Option<&Value>,
+    attempt: i64,
+    signed: bool,
+    r: &replay::ReplayResult,
+    outcome: Outcome,
+    retry_in: Duration,
+    at: String,
+) -> Value {
+    let ok = outcome == Outcome::Succeeded;
+    json!({
+        "event": if ok { "forwarded" } else { "failed" },
+        "at": at,
+        "delivery": id,
+        "event_type": event_type,
+        "attempt": attempt,
+        "signed": signed,
+        "status": r.status,
+        "duration_ms": u64::try_from(r.duration.as_millis()).unwrap_or(u64::MAX),
+        "error": r.error.as_ref().map(|e| line(&e.to_string()).into_owned()),
+        "retry_in_ms": (!ok).then(|| u64::try_from(retry_in.as_millis()).unwrap_or(u64::MAX)),
+    })
 }

@@ -9,6 +9,7 @@ mod columns;
 mod current;
 mod current_deliveries;
 mod current_forward;
+mod current_list;
 mod current_replay;
 mod delivery_repro;
 mod diff;

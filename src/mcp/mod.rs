@@ -7,6 +7,7 @@
 mod annotations;
 mod callback_gen;
 mod current;
+mod current_deliveries;
 mod current_recover;
 mod def;
 mod envelope;
@@ -48,6 +49,7 @@ pub struct Server {
     client: Client,
     writes: bool,
     replay_targets: std::sync::Arc<[url::Url]>,
+    replay_secret: Option<crate::api::Secret>,
     profile: String,
     plans: recover::Plans,
 }
@@ -59,6 +61,7 @@ impl Server {
             client,
             writes,
             replay_targets: std::sync::Arc::from(Vec::new()),
+            replay_secret: None,
             profile: "default".into(),
             plans: recover::Plans::default(),
         }
@@ -68,6 +71,14 @@ impl Server {
     #[must_use]
     pub fn with_replay_targets(mut self, targets: Vec<url::Url>) -> Self {
         self.replay_targets = targets.into();
+        self
+    }
+
+    /// The secret `replay_locally` signs with on event-destinations, where the platform shows a
+    /// destination's secret only on create and rotate.
+    #[must_use]
+    pub fn with_replay_secret(mut self, secret: Option<crate::api::Secret>) -> Self {
+        self.replay_secret = secret;
         self
     }
 
@@ -130,14 +141,26 @@ impl Server {
             return answer.map(Answer::platform);
         }
         let a = tools::args_of(def, args)?;
-        // On event-destinations a recover is the platform's retry.
-        if matches!(def.name, "plan_recover" | "run_recover")
-            && current_recover::applies(&self.client).await
-        {
-            return if def.name == "plan_recover" {
-                current_recover::plan(&self.plans, &self.client, &a, &self.profile).await
-            } else {
-                current_recover::run(&self.plans, &self.client, &a, &self.profile).await
+        // On event-destinations a recover is the platform's retry, and notifications are
+        // deliveries.
+        if current_recover::applies(&self.client).await {
+            return match def.name {
+                "plan_recover" => {
+                    current_recover::plan(&self.plans, &self.client, &a, &self.profile).await
+                }
+                "run_recover" => {
+                    current_recover::run(&self.plans, &self.client, &a, &self.profile).await
+                }
+                "wait_for_notifications" => current_deliveries::wait(&self.client, &a).await,
+                _ => {
+                    current_deliveries::replay_locally(
+                        &self.client,
+                        &a,
+                        &self.replay_targets,
+                        self.replay_secret.as_ref(),
+                    )
+                    .await
+                }
             };
         }
         match def.name {

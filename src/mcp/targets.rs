@@ -34,7 +34,7 @@ pub fn replay_targets<'a>(named: impl IntoIterator<Item = &'a String>) -> Result
 }
 
 /// The target among `allowed` that `to` names exactly.
-fn allowed_target(to: &str, allowed: &[Url]) -> Result<Url, ToolError> {
+pub(super) fn allowed_target(to: &str, allowed: &[Url]) -> Result<Url, ToolError> {
     let named = || {
         allowed
             .iter()

@@ -902,7 +902,11 @@ async fn pulsar_verbs_this_generation_lacks_exit_2_with_one_sentence() {
             &["destinations", "delete", "evtd_x", "--yes"],
             "use archive",
         ),
-        (&["notifications", "list", "--watch"], "--status"),
+        // `--watch` works on deliveries now; a pulsar prefix of event type is what is refused.
+        (
+            &["notifications", "list", "--event-type", "build.*"],
+            "prefix",
+        ),
         (
             &["notifications", "recover", "--callback", "cbk_x"],
             "--callback is pulsar's",
@@ -1034,4 +1038,280 @@ async fn stats_are_one_document_on_both_generations() {
         "{}",
         docs[1]
     );
+}
+
+/// `notifications list --count`, `--event-type` and `--watch` on deliveries: the count and the
+/// event type are the platform's filters (a pulsar prefix is refused), and the watch prints a
+/// delivery made after it started, once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn list_counts_filters_by_event_type_and_watches_deliveries() {
+    use tokio::io::AsyncBufReadExt as _;
+    let r = rig().await;
+    let dest = r.failing_destination().await;
+    let ids = r.failed_deliveries(&dest, 2).await;
+    let kind = r.delivery(&ids[0]).await["event_type"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(!kind.is_empty());
+    let count = |extra: &'static [&'static str], kind: String| {
+        let dest = dest.clone();
+        let r = &r;
+        async move {
+            let mut args = vec![
+                "notifications",
+                "list",
+                "--count",
+                "--destination",
+                dest.as_str(),
+                "--event-type",
+                kind.as_str(),
+            ];
+            args.extend_from_slice(extra);
+            let out = r.run(&args).await;
+            assert_eq!(out.code, 0, "{out:?}");
+            out.json()
+        }
+    };
+    let all = count(&[], kind.clone()).await;
+    assert_eq!(all["count"], 2, "{all}");
+    assert_eq!(all["complete"], true, "{all}");
+    assert_eq!(
+        count(&["--status", "delivered"], kind.clone()).await["count"],
+        0
+    );
+    assert_eq!(count(&[], "other.type".into()).await["count"], 0);
+    let prefix = r
+        .run(&["notifications", "list", "--event-type", "build.*"])
+        .await;
+    assert_eq!(prefix.code, 2, "{prefix:?}");
+
+    let mut cmd = r.cmd(&[
+        "-o",
+        "ndjson",
+        "notifications",
+        "list",
+        "--watch",
+        "--interval",
+        "100ms",
+        "--destination",
+        &dest,
+    ]);
+    let mut child = cmd.spawn().expect("spawn");
+    let stdout = child.stdout.take().expect("stdout");
+    let stderr = child.stderr.take().expect("stderr");
+    let mut err = tokio::io::BufReader::new(stderr).lines();
+    tokio::time::timeout(Duration::from_secs(30), async {
+        while let Ok(Some(l)) = err.next_line().await {
+            if l.contains("watching") {
+                return;
+            }
+        }
+        panic!("the watch ended");
+    })
+    .await
+    .expect("the watch starts");
+    let later = r.failed_deliveries(&dest, 1).await;
+    let mut out = tokio::io::BufReader::new(stdout).lines();
+    let seen = tokio::time::timeout(Duration::from_secs(30), async {
+        loop {
+            let l = out.next_line().await.expect("read").expect("a line");
+            let v: Value = serde_json::from_str(&l).expect("ndjson");
+            if v["id"] == later[0].as_str() {
+                return v;
+            }
+            // The deliveries from before the watch started are not printed.
+            assert!(!ids.iter().any(|i| v["id"] == i.as_str()), "{v}");
+        }
+    })
+    .await
+    .expect("the new delivery is printed");
+    assert_eq!(seen["event_destination_id"], dest.as_str(), "{seen}");
+    child.start_kill().expect("kill");
+    r.svc.shutdown().await;
+}
+
+/// A receiver that answers 503 while `down` holds and 200 after: its base URL and the
+/// delivery ids it got, in order, with the status it answered.
+async fn flaky_receiver(
+    down: Arc<std::sync::atomic::AtomicBool>,
+) -> (String, Arc<Mutex<Vec<(String, u16)>>>) {
+    let got: Arc<Mutex<Vec<(String, u16)>>> = Arc::default();
+    let log = got.clone();
+    let app = axum::Router::new().route(
+        "/hook",
+        axum::routing::post(move |headers: axum::http::HeaderMap| {
+            let log = log.clone();
+            let down = down.clone();
+            async move {
+                let id = headers
+                    .get("metorial-delivery-id")
+                    .and_then(|v| v.to_str().ok())
+                    .unwrap_or_default()
+                    .to_string();
+                let status = if down.load(Ordering::SeqCst) {
+                    503
+                } else {
+                    200
+                };
+                log.lock().expect("log").push((id, status));
+                axum::http::StatusCode::from_u16(status)
+                    .unwrap_or(axum::http::StatusCode::INTERNAL_SERVER_ERROR)
+            }
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    (format!("http://{addr}/hook"), got)
+}
+
+/// `notifications forward` on deliveries: a send the local receiver refuses is sent again while
+/// the run lives until it is taken, and one still open when the run is killed is sent on
+/// `--resume` (kept in the cursor file): never lost, and delivered once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn forward_sends_a_refused_delivery_again_until_the_receiver_takes_it() {
+    use std::sync::atomic::AtomicBool;
+    let r = rig().await;
+    let dest = r.failing_destination().await;
+    let down = Arc::new(AtomicBool::new(true));
+    let (to, got) = flaky_receiver(down.clone()).await;
+    let forward = |extra: &[&str]| {
+        let mut args = vec![
+            "-o",
+            "json",
+            "notifications",
+            "forward",
+            "--to",
+            &to,
+            "--destination",
+            &dest,
+            "--unsigned",
+            "--interval",
+            "100ms",
+        ];
+        args.extend_from_slice(extra);
+        r.cmd(&args)
+    };
+    let taken = |id: &str| {
+        got.lock()
+            .expect("log")
+            .iter()
+            .filter(|(d, s)| d == id && *s == 200)
+            .count()
+    };
+    let refused = |id: &str| {
+        got.lock()
+            .expect("log")
+            .iter()
+            .filter(|(d, s)| d == id && *s == 503)
+            .count()
+    };
+    let mut f = Following::start(forward(&[]));
+    f.next("ready").await;
+    let first = r.failed_deliveries(&dest, 1).await;
+    let v = f.next("failed").await;
+    assert_eq!(v["delivery"], first[0].as_str(), "{v}");
+    assert_eq!(v["retry_in_ms"], 500, "{v}");
+    // Refused again at least once more while down, then taken once it recovers.
+    let v = f.next("failed").await;
+    assert_eq!(v["delivery"], first[0].as_str(), "{v}");
+    assert_eq!(v["retry_in_ms"], 1000, "doubled: {v}");
+    down.store(false, Ordering::SeqCst);
+    let v = f.next("forwarded").await;
+    assert_eq!(v["delivery"], first[0].as_str(), "{v}");
+    assert_eq!(taken(&first[0]), 1);
+    assert!(refused(&first[0]) >= 2);
+
+    // Down again; refused; the run killed with the send open; resumed after the receiver is
+    // back: sent, once.
+    down.store(true, Ordering::SeqCst);
+    let later = r.failed_deliveries(&dest, 1).await;
+    let v = f.next("failed").await;
+    assert_eq!(v["delivery"], later[0].as_str(), "{v}");
+    f.child.start_kill().expect("SIGKILL");
+    let _ = f.child.wait().await;
+    down.store(false, Ordering::SeqCst);
+    let mut f = Following::start(forward(&["--resume"]));
+    f.next("ready").await;
+    let v = f.next("forwarded").await;
+    assert_eq!(v["delivery"], later[0].as_str(), "{v}");
+    f.next("caught_up").await;
+    assert_eq!(taken(&later[0]), 1);
+    assert_eq!(taken(&first[0]), 1, "the first one is not sent again");
+    f.child.start_kill().expect("kill");
+    r.svc.shutdown().await;
+}
+
+/// `notifications recover` without `--status` on deliveries selects the finished ones that were
+/// not delivered (failed, cancelled), as Stripe and Svix resend failed ones by default; a
+/// delivered one is asked only with `--status delivered`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn recover_by_default_retries_what_was_not_delivered() {
+    let r = rig().await;
+    let failing = r.failing_destination().await;
+    let failed = r.failed_deliveries(&failing, 1).await;
+    let url = format!("{}/ok", r.rx_url);
+    let out = r
+        .run(&[
+            "-o",
+            "json",
+            "destinations",
+            "create",
+            "--name",
+            "ok-rx",
+            "--url",
+            &url,
+        ])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let good = out.json()["id"].as_str().expect("id").to_string();
+    let out = r
+        .run(&[
+            "-o",
+            "json",
+            "destinations",
+            "ping",
+            &good,
+            "--timeout",
+            "30s",
+        ])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let delivered = out.json()["id"].as_str().expect("id").to_string();
+    eventually(Duration::from_secs(30), || async {
+        (r.delivery(&delivered).await["status"] == "delivered").then_some(())
+    })
+    .await;
+    let dry = |extra: &'static [&'static str]| {
+        let (failing, good) = (failing.clone(), good.clone());
+        let r = &r;
+        async move {
+            let mut args = vec![
+                "-o",
+                "json",
+                "notifications",
+                "recover",
+                "--destination",
+                failing.as_str(),
+                "--destination",
+                good.as_str(),
+                "--dry-run",
+            ];
+            args.extend_from_slice(extra);
+            let out = r.run(&args).await;
+            assert_eq!(out.code, 0, "{out:?}");
+            out.lines_with("dry_run")
+                .iter()
+                .filter_map(|l| l["delivery"].as_str().map(str::to_string))
+                .collect::<Vec<_>>()
+        }
+    };
+    assert_eq!(dry(&[]).await, failed, "by default only the failed one");
+    assert_eq!(dry(&["--status", "delivered"]).await, [delivered]);
+    let both = dry(&["--status", "delivered", "--status", "failed"]).await;
+    assert_eq!(both.len(), 2, "{both:?}");
+    r.svc.shutdown().await;
 }

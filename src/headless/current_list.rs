@@ -1,0 +1,160 @@
+//! `notifications list --count` and `--watch` on `event-destinations` deliveries: the platform
+//! filters status, event type and destination, so the client only counts or follows.
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use super::HeadlessError;
+use super::output::{self, Output, OutputFormat};
+use crate::api::newer_requests::DeliveryFilter;
+use crate::api::page::{ListQuery, Order, Page};
+use crate::api::{ApiRequest, Client};
+
+/// The first wait after the service stopped answering, doubled up to [`RETRY_MAX`].
+const RETRY_FIRST: Duration = Duration::from_millis(500);
+/// The longest wait between two tries.
+const RETRY_MAX: Duration = Duration::from_secs(30);
+
+/// Event types as the platform filters them: exactly (pulsar's `build.*` prefix is refused here
+/// rather than silently matching nothing).
+///
+/// # Errors
+/// Usage for a prefix pattern.
+pub fn event_types(types: Vec<String>) -> Result<Vec<String>, HeadlessError> {
+    if let Some(t) = types.iter().find(|t| t.ends_with('*')) {
+        return Err(HeadlessError::Usage(format!(
+            "--event-type {}: on deliveries the platform matches an event type exactly; a prefix (build.*) is pulsar's",
+            crate::text::line(t)
+        )));
+    }
+    Ok(types)
+}
+
+/// `--count`: `{"count":N,"examined":N,"complete":true}`, every page the filter selects read.
+///
+/// # Errors
+/// The API's.
+pub async fn count(client: &Client, out: &Output, f: &DeliveryFilter) -> Result<(), HeadlessError> {
+    let mut n = 0usize;
+    crate::api::lookup::walk(
+        client,
+        ListQuery::default(),
+        |q| ApiRequest::list_deliveries(q, f),
+        |page: Vec<Value>| {
+            n += page.len();
+            true
+        },
+    )
+    .await?;
+    let text = json!({"count": n, "examined": n, "complete": true}).to_string();
+    out.document(&text)
+}
+
+/// The service restarting (refused, reset, 5xx, 429): waited out, not the end of the watch.
+fn passing(e: &crate::api::Error) -> bool {
+    use crate::api::Error;
+    match e {
+        Error::Network(_) | Error::Timeout(_) => true,
+        Error::Api(a) => a.status >= 500 || a.status == 429,
+        Error::Decode { status, .. } => *status >= 500,
+        _ => false,
+    }
+}
+
+fn id_of(v: &Value) -> Option<String> {
+    v.get("id").and_then(Value::as_str).map(str::to_string)
+}
+
+/// One delivery as a table line (the platform's text sanitised).
+fn row(v: &Value) -> String {
+    let s = |k: &str| v.get(k).and_then(Value::as_str).unwrap_or("-").to_string();
+    crate::text::line(&format!(
+        "{}  {}  {}  {}  {}",
+        s("id"),
+        s("status"),
+        s("event_type"),
+        s("event_destination_id"),
+        s("created_at")
+    ))
+    .into_owned()
+}
+
+/// `--watch`: each delivery created from now on, as it arrives, until interrupted; the service
+/// not answering is waited out (0.5 s doubling to 30 s) rather than ending the watch.
+///
+/// # Errors
+/// The API's (other than the service being away), or output's.
+pub async fn watch(
+    client: &Client,
+    out: &Output,
+    f: &DeliveryFilter,
+    every: Duration,
+) -> Result<(), HeadlessError> {
+    let newest = ListQuery {
+        limit: Some(1),
+        order: Some(Order::Desc),
+        ..ListQuery::default()
+    };
+    let raw = client
+        .send(&ApiRequest::list_deliveries(&newest, f))
+        .await?;
+    let page: Page<Value> = crate::api::client::decode(raw.status, &raw.body)?;
+    let mut after = page.items.first().and_then(id_of);
+    eprintln!(
+        "watching for new deliveries every {}ms (Ctrl-C to stop)",
+        every.as_millis()
+    );
+    let mut lines = out.clone();
+    if lines.format == OutputFormat::Json {
+        lines.format = OutputFormat::Ndjson;
+    }
+    let mut retry: Option<Duration> = None;
+    loop {
+        let q = ListQuery {
+            limit: Some(100),
+            after: after.clone(),
+            order: Some(Order::Asc),
+            ..ListQuery::default()
+        };
+        let page = match client.send(&ApiRequest::list_deliveries(&q, f)).await {
+            Ok(raw) => crate::api::client::decode::<Page<Value>>(raw.status, &raw.body),
+            Err(e) => Err(e),
+        };
+        let page = match page {
+            Ok(p) => p,
+            Err(e) if passing(&e) => {
+                let wait = retry.map_or(RETRY_FIRST, |d| (d * 2).min(RETRY_MAX));
+                retry = Some(wait);
+                eprintln!(
+                    "reconnecting: {}; next try in {}ms",
+                    output::clean(&e.to_string()),
+                    wait.as_millis()
+                );
+                tokio::time::sleep(wait).await;
+                continue;
+            }
+            Err(e) => return Err(e.into()),
+        };
+        if retry.take().is_some() {
+            eprintln!("reconnected: watching again");
+        }
+        let more = page.pagination.has_more_after;
+        let last = page.items.last().and_then(id_of);
+        let moved = last.is_some() && last != after;
+        if let Some(l) = last {
+            after = Some(l);
+            if lines.table() {
+                let text: Vec<String> = page.items.iter().map(row).collect();
+                output::emit(|w| writeln!(w, "{}", text.join("\n")))?;
+            } else {
+                lines.items(&page.items)?;
+            }
+        }
+        if !(more && moved) {
+            tokio::select! {
+                () = tokio::time::sleep(every) => {}
+                _ = tokio::signal::ctrl_c() => return Ok(()),
+            }
+        }
+    }
+}
