@@ -184,14 +184,6 @@ pub(crate) fn prev_page(state: &mut State, tab: Tab) -> Vec<Effect> {
     load_list(state, tab, anchor, page, true)
 }
 
-/// Asks again for the shown page (and the open detail), keeping the cursor on its item.
-pub(crate) fn reload(state: &mut State, tab: Tab) -> Vec<Effect> {
-    let list = &state.tab_state(tab).list;
-    let (anchor, page) = (list.anchor.clone(), list.page);
-    let effects = load_list(state, tab, anchor, page, false);
-    with_detail_reloaded(state, tab, effects)
-}
-
 /// `r`: the list afresh from its first page (what is newest now, not the page it was on), the
 /// cursor kept on its item when that is still on it, and the open detail reloaded.
 pub(crate) fn refresh(state: &mut State, tab: Tab) -> Vec<Effect> {
