@@ -13,7 +13,7 @@ use crate::api::model::{
     UpdateDeploymentCallback,
 };
 use crate::api::newer_requests::{CallbackNotificationFilter, DeploymentCallbackFilter};
-use crate::api::{ApiRequest, Client, ListQuery, Order};
+use crate::api::{ApiRequest, Client, ListQuery};
 
 fn ids(what: &str) -> Value {
     json!({ "type": "array", "items": { "type": "string" }, "description": what })
@@ -110,47 +110,16 @@ struct Trigger {
 
 impl Args {
     fn query(&self) -> Result<ListQuery, ToolError> {
-        let order = self
-            .order
-            .as_deref()
-            .map(str::parse::<Order>)
-            .transpose()
-            .map_err(usage)?;
-        if self.limit.is_some_and(|l| !(1..=100).contains(&l)) {
-            return Err(usage("limit is 1–100"));
-        }
-        Ok(ListQuery {
-            limit: self.limit,
-            after: self.after.clone(),
-            before: self.before.clone(),
-            cursor: None,
-            order,
-        })
+        super::current::list_query(self.limit, &self.after, &self.before, self.order.as_deref())
     }
 
     fn need<'a>(v: &'a Option<String>, name: &str) -> Result<&'a str, ToolError> {
-        v.as_deref()
-            .filter(|s| !s.is_empty())
-            .ok_or_else(|| usage(format!("{name} is required")))
+        super::current::need(v, name)
     }
 
     fn id(&self) -> Result<&str, ToolError> {
         Self::need(&self.id, "id")
     }
-}
-
-/// The tools `current` answers on this generation as well: teams and access policies.
-fn shared(name: &str) -> bool {
-    matches!(
-        name,
-        "list_teams"
-            | "get_team"
-            | "list_members"
-            | "list_access_policies"
-            | "get_access_policy"
-            | "assign_team_policy"
-            | "remove_team_policy"
-    )
 }
 
 /// How a call goes: `None` leaves it to `current` or pulsar's tools; otherwise the answer on
@@ -166,7 +135,7 @@ pub async fn route(
     }
     let g = client.served().await.and_then(|c| c.generation);
     match g {
-        Some(Generation::CallbackDestinations) if !shared(def.name) => {
+        Some(Generation::CallbackDestinations) if !super::current::teams_area(def.name) => {
             Some(run(client, def, args).await)
         }
         _ if own => Some(Err(usage(format!(

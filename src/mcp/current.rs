@@ -268,28 +268,11 @@ struct Args {
 
 impl Args {
     fn query(&self) -> Result<ListQuery, ToolError> {
-        let order = self
-            .order
-            .as_deref()
-            .map(str::parse::<Order>)
-            .transpose()
-            .map_err(usage)?;
-        if self.limit.is_some_and(|l| !(1..=100).contains(&l)) {
-            return Err(usage("limit is 1–100"));
-        }
-        Ok(ListQuery {
-            limit: self.limit,
-            after: self.after.clone(),
-            before: self.before.clone(),
-            cursor: None,
-            order,
-        })
+        list_query(self.limit, &self.after, &self.before, self.order.as_deref())
     }
 
     fn need<'a>(v: &'a Option<String>, name: &str) -> Result<&'a str, ToolError> {
-        v.as_deref()
-            .filter(|s| !s.is_empty())
-            .ok_or_else(|| usage(format!("{name} is required")))
+        need(v, name)
     }
 
     fn id(&self) -> Result<&str, ToolError> {
@@ -297,8 +280,36 @@ impl Args {
     }
 }
 
+/// A list tool's page query from its arguments (`limit` 1–100, `order` as the API spells it),
+/// shared by the newer generations' tools.
+pub(super) fn list_query(
+    limit: Option<u32>,
+    after: &Option<String>,
+    before: &Option<String>,
+    order: Option<&str>,
+) -> Result<ListQuery, ToolError> {
+    let order = order.map(str::parse::<Order>).transpose().map_err(usage)?;
+    if limit.is_some_and(|l| !(1..=100).contains(&l)) {
+        return Err(usage("limit is 1–100"));
+    }
+    Ok(ListQuery {
+        limit,
+        after: after.clone(),
+        before: before.clone(),
+        cursor: None,
+        order,
+    })
+}
+
+/// A required, non-empty string argument, or the one sentence saying it is required.
+pub(super) fn need<'a>(v: &'a Option<String>, name: &str) -> Result<&'a str, ToolError> {
+    v.as_deref()
+        .filter(|s| !s.is_empty())
+        .ok_or_else(|| usage(format!("{name} is required")))
+}
+
 /// Whether a tool's area is teams (served alike by both newer generations).
-fn teams_area(name: &str) -> bool {
+pub(super) fn teams_area(name: &str) -> bool {
     matches!(
         name,
         "list_teams"
