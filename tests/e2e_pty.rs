@@ -270,9 +270,7 @@ fn create_a_team_then_e_edits_what_was_created() {
 fn a_hanging_key_command_neither_freezes_the_console_nor_keeps_it_from_quitting() {
     let dirs = tempfile::tempdir().expect("tempdir");
     // Nothing listens on the base URL: this test is about the console, not the data.
-    let closed = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("port");
+    let closed = support_hostile::closed_port();
     let cfg = dirs.path().join("config.toml");
     std::fs::write(
         &cfg,

@@ -237,10 +237,17 @@ fn a_narrow_forms_keys_fit_its_width() {
     assert!(s.contains("Esc cancel"), "{s}");
 }
 
-/// A port on loopback with nothing listening: connecting to it is refused.
+/// A port on loopback with nothing listening: connecting to it is refused. The socket stays
+/// bound (not listening) until the process ends, so no other test's server gets the port.
 fn refused_port() -> u16 {
-    let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-    l.local_addr().expect("addr").port()
+    use std::os::fd::IntoRawFd;
+    let socket = tokio::net::TcpSocket::new_v4().expect("socket");
+    socket
+        .bind(std::net::SocketAddr::from(([127, 0, 0, 1], 0)))
+        .expect("bind");
+    let port = socket.local_addr().expect("addr").port();
+    let _fd = socket.into_raw_fd();
+    port
 }
 
 #[tokio::test]

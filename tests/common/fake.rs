@@ -246,12 +246,24 @@ impl Drop for FakeServer {
     }
 }
 
-/// An address on which nothing listens (bound, then released).
+/// A loopback address on which nothing listens, reserved for the rest of the test process: the
+/// socket stays bound without listening, so a connection is refused and no other test's server
+/// can be given the same port (a bound-then-released port was, and read pages meant for another).
+pub fn closed_port() -> std::net::SocketAddr {
+    use std::os::fd::IntoRawFd;
+    let socket = tokio::net::TcpSocket::new_v4().expect("socket");
+    socket
+        .bind(std::net::SocketAddr::from(([127, 0, 0, 1], 0)))
+        .expect("bind loopback");
+    let addr = socket.local_addr().expect("addr");
+    // Kept open on purpose until the process ends.
+    let _fd = socket.into_raw_fd();
+    addr
+}
+
+/// The URL of [`closed_port`].
 pub fn closed_port_url() -> String {
-    let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-    let addr = l.local_addr().expect("addr");
-    drop(l);
-    format!("http://{addr}")
+    format!("http://{}", closed_port())
 }
 
 async fn handle(State(shared): State<Arc<Shared>>, req: Request) -> Response {

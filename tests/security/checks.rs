@@ -109,11 +109,7 @@ fn key_files_are_created_owner_only() {
 fn errors_at_every_log_level_never_show_the_key() {
     let dir = tempfile::tempdir().expect("tempdir");
     // A closed port: a network error, and a 401 from the local service for a wrong key.
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("port")
-        .port();
-    let url = format!("http://127.0.0.1:{port}");
+    let url = common::fake::closed_port_url();
     for level in ["warn", "debug", "trace"] {
         let out = run(
             dir.path(),

@@ -189,10 +189,7 @@ async fn failures_retry_on_the_doubling_schedule_then_succeed() {
 async fn an_unreachable_destination_records_the_error_and_keeps_retrying() {
     let t = start_with(config(Duration::from_millis(5))).await;
     // A port that was just free: nothing listens there.
-    let closed = {
-        let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-        l.local_addr().expect("addr")
-    };
+    let closed = crate::common::fake::closed_port();
     let (dest, _, hook) = destination_for_manual(&t, &format!("http://{closed}/in")).await;
     let id = fire(&t, &hook, &dest).await;
     let n = eventually(Duration::from_secs(10), || async {

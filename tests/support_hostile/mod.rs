@@ -148,6 +148,21 @@ fn answer(mut s: TcpStream) {
     let _ = s.write_all(body.as_bytes());
 }
 
+/// A loopback address on which nothing listens, reserved for the rest of the test process: the
+/// socket stays bound without listening, so a connection is refused and no other test's server
+/// can be given the same port (a bound-then-released port was, and read pages meant for another).
+pub fn closed_port() -> std::net::SocketAddr {
+    use std::os::fd::IntoRawFd;
+    let socket = tokio::net::TcpSocket::new_v4().expect("socket");
+    socket
+        .bind(std::net::SocketAddr::from(([127, 0, 0, 1], 0)))
+        .expect("bind loopback");
+    let addr = socket.local_addr().expect("addr");
+    // Kept open on purpose until the process ends.
+    let _fd = socket.into_raw_fd();
+    addr
+}
+
 /// Starts the hostile API on a random loopback port; returns its base URL. It serves until the
 /// test process ends.
 pub fn start() -> String {
