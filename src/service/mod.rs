@@ -8,6 +8,7 @@ mod client_for;
 pub mod delivery;
 /// Types that only describe the API in the OpenAPI document.
 mod doc_types;
+mod due;
 mod errors;
 /// The `event-destinations` generation.
 mod event_destinations;

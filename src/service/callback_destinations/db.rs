@@ -1,12 +1,12 @@
 //! This generation's delivery schedule beside the newer generations' records (`gen_records`,
 //! `gen_secrets`, shared with `event_destinations::db`): its own migrations, counted in the
 //! `meta` table, so neither pulsar's schema nor the newest generation's moves.
-use rusqlite::params;
 
+use crate::service::due::Schedule;
 use crate::service::store::{Db, StoreError};
 
 pub use crate::service::event_destinations::db::{
-    Due, all, all_with, any_of, get, page, put, secret, set_secret,
+    all, all_with, any_of, get, page, put, secret, set_secret,
 };
 
 /// The meta key counting this generation's migrations.
@@ -37,53 +37,12 @@ pub fn migrate(db: &Db) -> Result<(), StoreError> {
     Ok(())
 }
 
+/// Notifications' next attempts.
+pub static SCHEDULE: Schedule = Schedule::new("cbd_due", "notification_id");
+
 /// Schedules a notification's next attempt (unix ms), or takes it off the schedule.
 pub fn set_due(db: &Db, id: &str, due_at: Option<i64>) -> Result<(), StoreError> {
-    match due_at {
-        Some(at) => db
-            .conn()
-            .prepare_cached(
-                "INSERT INTO cbd_due (notification_id, due_at) VALUES (?1, ?2)
-                 ON CONFLICT (notification_id) DO UPDATE SET due_at = excluded.due_at",
-            )?
-            .execute(params![id, at])?,
-        None => db
-            .conn()
-            .prepare_cached("DELETE FROM cbd_due WHERE notification_id = ?1")?
-            .execute(params![id])?,
-    };
-    Ok(())
-}
-
-/// Notifications due by `now` (id, due time), soonest first, and the next due time after them.
-pub fn due(db: &Db, now: i64, limit: usize) -> Result<Due, StoreError> {
-    let rows = db
-        .conn()
-        .prepare_cached(
-            "SELECT notification_id, due_at FROM cbd_due WHERE due_at <= ?1
-             ORDER BY due_at LIMIT ?2",
-        )?
-        .query_map(params![now, i64::try_from(limit).unwrap_or(64)], |r| {
-            Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?))
-        })?
-        .collect::<Result<Vec<_>, _>>()?;
-    let next: Option<i64> = db
-        .conn()
-        .prepare_cached("SELECT MIN(due_at) FROM cbd_due WHERE due_at > ?1")?
-        .query_row(params![now], |r| r.get(0))?;
-    Ok((rows, next))
-}
-
-/// Claims a due notification for one attempt: its due time moves to `lease_until` only if it
-/// is still `due_at` (one attempt per due time; a crash retries it after the lease).
-pub fn claim(db: &Db, id: &str, due_at: i64, lease_until: i64) -> Result<bool, StoreError> {
-    let n = db
-        .conn()
-        .prepare_cached(
-            "UPDATE cbd_due SET due_at = ?3 WHERE notification_id = ?1 AND due_at = ?2",
-        )?
-        .execute(params![id, due_at, lease_until])?;
-    Ok(n == 1)
+    SCHEDULE.set(db, id, due_at)
 }
 
 /// Record kinds of this generation (namespaced apart from the newest generation's).

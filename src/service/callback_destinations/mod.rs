@@ -82,7 +82,11 @@ pub async fn launch(
     .await??;
     // Shorter timeouts are for tests; the platform's own is 10 s.
     let timeout = cfg.delivery_timeout.min(ATTEMPT_TIMEOUT);
-    let worker = Worker::new(store.clone(), timeout, cfg.retry_base);
+    let worker = Worker::new(
+        store.clone(),
+        timeout,
+        worker::Notifications::new(cfg.retry_base),
+    );
     let state = Gen(Arc::new(State {
         store,
         base_url: base_url.to_string(),

@@ -3,28 +3,21 @@
 //! timeout, at most 5 redirects, up to 10,000 characters of the answer kept. Any failure is
 //! retried on the destination's schedule: `linear` delay × n, `exponential` delay × 2^(n−1),
 //! each clamped to 10 s – 3 h (scaled by `--retry-base-ms`), up to `max_attempts`.
-use std::collections::HashSet;
-use std::sync::{Arc, Mutex};
+use std::future::Future;
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use tokio::sync::{Notify, OnceCell, Semaphore, watch};
-use tokio::task::JoinHandle;
 
 use super::db::{self, kind};
 use super::pipeline::settle;
-use crate::service::event_destinations::Wake;
+use crate::service::due::{self, Attempts, Core, Posted, Schedule, joined};
 use crate::service::event_destinations::wire::{iso_ms, now_iso};
 use crate::service::event_destinations::worker::sign;
-use crate::service::logs::error_limited;
-use crate::service::store::{Store, StoreError};
+use crate::service::store::StoreError;
 
 /// The most of a receiver's answer kept (characters).
 pub const RESPONSE_CAP: usize = 10_000;
-/// Attempts in flight at once.
-const CONCURRENCY: usize = 16;
-/// Longest idle wait between looks at the schedule.
-const IDLE: Duration = Duration::from_millis(500);
 /// The shortest and longest wait between attempts, in schedule seconds.
 const MIN_DELAY: u64 = 10;
 const MAX_DELAY: u64 = 3 * 3600;
@@ -58,164 +51,33 @@ pub fn sender(destination: &Value) -> String {
     format!("Metorial Callbacks (ssn_{own})")
 }
 
-struct Inner {
-    store: Arc<Store>,
-    http: OnceCell<reqwest::Client>,
-    timeout: Duration,
+/// The generation's attempts on the shared loop, one schedule second being `retry_base`.
+pub struct Notifications {
     retry_base: Duration,
-    wake: Notify,
-    stop: watch::Sender<bool>,
-    permits: Arc<Semaphore>,
-    in_flight: Mutex<HashSet<String>>,
+}
+
+impl Notifications {
+    /// Attempts whose schedule second lasts `retry_base` (1 s unless `--retry-base-ms`).
+    pub fn new(retry_base: Duration) -> Self {
+        Self { retry_base }
+    }
 }
 
 /// Handle on the worker.
-#[derive(Clone)]
-pub struct Worker {
-    inner: Arc<Inner>,
-}
+pub type Worker = due::Worker<Notifications>;
 
-impl Wake for Worker {
-    fn wake(&self) {
-        self.inner.wake.notify_one();
+impl Attempts for Notifications {
+    const NOUN: &'static str = "notification";
+    const USER_AGENT: Option<&'static str> = None;
+    fn schedule() -> &'static Schedule {
+        &db::SCHEDULE
     }
-    fn stopped(&self) -> watch::Receiver<bool> {
-        self.inner.stop.subscribe()
+    fn attempt(
+        core: Arc<Core<Self>>,
+        id: String,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send {
+        attempt(core, id)
     }
-}
-
-impl Worker {
-    /// A worker over `store`; `timeout` bounds each attempt, `retry_base` is one schedule second.
-    pub fn new(store: Arc<Store>, timeout: Duration, retry_base: Duration) -> Self {
-        let (stop, _) = watch::channel(false);
-        Self {
-            inner: Arc::new(Inner {
-                store,
-                http: OnceCell::new(),
-                timeout,
-                retry_base,
-                wake: Notify::new(),
-                stop,
-                permits: Arc::new(Semaphore::new(CONCURRENCY)),
-                in_flight: Mutex::new(HashSet::new()),
-            }),
-        }
-    }
-
-    /// Stops the loop and waits (bounded) for attempts in flight to be recorded.
-    pub async fn stop(&self) {
-        self.inner.stop.send_replace(true);
-        let all = u32::try_from(CONCURRENCY).unwrap_or(u32::MAX);
-        let _ = tokio::time::timeout(
-            self.inner.timeout + Duration::from_secs(1),
-            self.inner.permits.acquire_many(all),
-        )
-        .await;
-    }
-
-    /// Starts the loop.
-    pub fn spawn(&self) -> JoinHandle<()> {
-        tokio::spawn(run(self.inner.clone()))
-    }
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
-}
-
-fn joined(e: tokio::task::JoinError) -> StoreError {
-    StoreError::Json(serde::de::Error::custom(e))
-}
-
-async fn run(inner: Arc<Inner>) {
-    let mut stop = inner.stop.subscribe();
-    loop {
-        if *stop.borrow() {
-            return;
-        }
-        let wait = tick(&inner).await.unwrap_or_else(|e| {
-            error_limited(&format!("delivery worker: {e}"));
-            Duration::from_secs(1)
-        });
-        tokio::select! {
-            _ = inner.wake.notified() => {}
-            _ = tokio::time::sleep(wait) => {}
-            _ = stop.changed() => return,
-        }
-    }
-}
-
-/// Claims and starts what is due; returns how long until the next look.
-async fn tick(inner: &Arc<Inner>) -> Result<Duration, StoreError> {
-    let now = chrono::Utc::now().timestamp_millis();
-    let busy: HashSet<String> = lock(&inner.in_flight).clone();
-    let free = inner.permits.available_permits();
-    let lease =
-        i64::try_from((inner.timeout + Duration::from_secs(30)).as_millis()).unwrap_or(60_000);
-    let limit = free + busy.len();
-    // A look on a read connection first: an idle worker takes no write transaction.
-    let look = inner.store.clone();
-    let (due, next) = tokio::task::spawn_blocking(move || look.read(|db| db::due(db, now, limit)))
-        .await
-        .map_err(joined)??;
-    if free == 0 || !due.iter().any(|(id, _)| !busy.contains(id)) {
-        return Ok(until(next));
-    }
-    let store = inner.store.clone();
-    let (claimed, next) = tokio::task::spawn_blocking(move || {
-        store.write(|db| -> Result<_, StoreError> {
-            let (due, next) = db::due(db, now, limit)?;
-            let mut claimed = Vec::new();
-            for (id, at) in due {
-                if claimed.len() >= free || busy.contains(&id) {
-                    continue;
-                }
-                if db::claim(db, &id, at, now + lease)? {
-                    claimed.push(id);
-                }
-            }
-            Ok((claimed, next))
-        })
-    })
-    .await
-    .map_err(joined)??;
-    for id in claimed {
-        let Ok(permit) = inner.permits.clone().try_acquire_owned() else {
-            break;
-        };
-        lock(&inner.in_flight).insert(id.clone());
-        let inner = inner.clone();
-        tokio::spawn(async move {
-            if let Err(e) = attempt(&inner, &id).await {
-                error_limited(&format!("notification {id}: {e}"));
-            }
-            lock(&inner.in_flight).remove(&id);
-            drop(permit);
-            inner.wake.notify_one();
-        });
-    }
-    Ok(until(next))
-}
-
-/// How long to wait for the next due time (at most [`IDLE`]).
-fn until(next: Option<i64>) -> Duration {
-    let wait = next.map_or(IDLE, |at| {
-        Duration::from_millis(
-            u64::try_from(at - chrono::Utc::now().timestamp_millis()).unwrap_or(0),
-        )
-    });
-    wait.min(IDLE)
-}
-
-async fn client(inner: &Inner) -> Result<&reqwest::Client, reqwest::Error> {
-    inner
-        .http
-        .get_or_try_init(|| async {
-            reqwest::Client::builder()
-                .redirect(reqwest::redirect::Policy::limited(5))
-                .build()
-        })
-        .await
 }
 
 /// What one POST came to: the status and up to [`RESPONSE_CAP`] characters of the answer, or
@@ -226,58 +88,42 @@ struct Sent {
     error: Option<(String, String)>,
 }
 
-async fn send(inner: &Inner, url: &str, headers: &[(String, String)], body: &str) -> Sent {
+/// Sends once and puts the outcome in this generation's words.
+async fn send(
+    core: &Core<Notifications>,
+    url: &str,
+    headers: &[(String, String)],
+    body: &str,
+) -> Sent {
     let failed = |code: &str, message: String| Sent {
         status: None,
         body: String::new(),
         error: Some((code.into(), message)),
     };
-    let http = match client(inner).await {
-        Ok(c) => c,
-        Err(e) => return failed("request_error", e.to_string()),
-    };
-    let mut rb = http.post(url).timeout(inner.timeout).body(body.to_string());
-    for (k, v) in headers {
-        rb = rb.header(k, v);
-    }
-    let mut resp = match rb.send().await {
-        Ok(r) => r,
-        Err(e) if e.is_timeout() => {
-            return failed(
-                "timeout",
-                format!("No response within {} ms", inner.timeout.as_millis()),
-            );
-        }
-        Err(e) => {
-            return failed(
-                "request_error",
-                format!("Could not reach the destination: {e}"),
-            );
-        }
-    };
-    let status = resp.status().as_u16();
-    let mut bytes = Vec::new();
     // Bytes enough for the kept characters; the rest is not read.
-    while bytes.len() < RESPONSE_CAP * 4 {
-        match tokio::time::timeout(inner.timeout, resp.chunk()).await {
-            Ok(Ok(Some(chunk))) => bytes.extend_from_slice(&chunk),
-            _ => break,
-        }
-    }
-    let body: String = String::from_utf8_lossy(&bytes)
-        .chars()
-        .take(RESPONSE_CAP)
-        .collect();
-    let error = (!(200..300).contains(&status)).then(|| {
-        (
-            "http_error".to_string(),
-            format!("Destination responded with HTTP {status}"),
-        )
-    });
-    Sent {
-        status: Some(status),
-        body,
-        error,
+    match core.post(url, headers, body, RESPONSE_CAP * 4).await {
+        Posted::NoClient(e) => failed("request_error", e),
+        Posted::TimedOut => failed(
+            "timeout",
+            format!("No response within {} ms", core.timeout.as_millis()),
+        ),
+        Posted::Unreachable(e) => failed(
+            "request_error",
+            format!("Could not reach the destination: {e}"),
+        ),
+        Posted::Answered { status, body, .. } => Sent {
+            status: Some(status),
+            body: String::from_utf8_lossy(&body)
+                .chars()
+                .take(RESPONSE_CAP)
+                .collect(),
+            error: (!(200..300).contains(&status)).then(|| {
+                (
+                    "http_error".to_string(),
+                    format!("Destination responded with HTTP {status}"),
+                )
+            }),
+        },
     }
 }
 
@@ -323,8 +169,12 @@ pub fn headers(
 
 /// Writes a claimed notification's end without an attempt (its destination is gone or
 /// archived, or it is no longer open).
-async fn close(inner: &Arc<Inner>, id: &str, why: Option<&'static str>) -> Result<(), StoreError> {
-    let store = inner.store.clone();
+async fn close(
+    core: &Core<Notifications>,
+    id: &str,
+    why: Option<&'static str>,
+) -> Result<(), StoreError> {
+    let store = core.store.clone();
     let key = id.to_string();
     tokio::task::spawn_blocking(move || {
         store.write(|db| -> Result<(), StoreError> {
@@ -347,8 +197,9 @@ async fn close(inner: &Arc<Inner>, id: &str, why: Option<&'static str>) -> Resul
 }
 
 /// One attempt of a claimed notification, recorded with its outcome.
-async fn attempt(inner: &Arc<Inner>, id: &str) -> Result<(), StoreError> {
-    let store = inner.store.clone();
+async fn attempt(core: Arc<Core<Notifications>>, id: String) -> Result<(), StoreError> {
+    let id = id.as_str();
+    let store = core.store.clone();
     let key = id.to_string();
     let plan = tokio::task::spawn_blocking(move || {
         store.read(|db| -> Result<_, StoreError> {
@@ -369,13 +220,13 @@ async fn attempt(inner: &Arc<Inner>, id: &str) -> Result<(), StoreError> {
     .await
     .map_err(joined)??;
     let Some((n, Some(sent), dest, secret)) = plan else {
-        return close(inner, id, None).await;
+        return close(&core, id, None).await;
     };
     if !matches!(n["status"].as_str(), Some("pending" | "retrying")) {
-        return close(inner, id, None).await;
+        return close(&core, id, None).await;
     }
     let (Some(dest), Some(secret)) = (dest.filter(|d| d["status"] == "active"), secret) else {
-        return close(inner, id, Some("The destination was archived")).await;
+        return close(&core, id, Some("The destination was archived")).await;
     };
     let number = n["attempt_count"].as_u64().unwrap_or(0) + 1;
     let body = sent["request"]["body"]
@@ -385,11 +236,11 @@ async fn attempt(inner: &Arc<Inner>, id: &str) -> Result<(), StoreError> {
     let t = chrono::Utc::now().timestamp();
     let url = dest["url"].as_str().unwrap_or_default().to_string();
     let h = headers(&dest, id, &sent, number, &secret, t, &body);
-    let result = send(inner, &url, &h, &body).await;
+    let result = send(&core, &url, &h, &body).await;
     let done_ms = chrono::Utc::now().timestamp_millis();
-    let store = inner.store.clone();
+    let store = core.store.clone();
     let key = id.to_string();
-    let base = inner.retry_base;
+    let base = core.generation.retry_base;
     tokio::task::spawn_blocking(move || {
         store.write(|db| -> Result<(), StoreError> {
             let Some(mut n) = db::get(db, kind::NOTIFICATION, &key)? else {

@@ -5,6 +5,7 @@ use rusqlite::{OptionalExtension, params};
 use serde_json::Value;
 
 use crate::api::Page;
+use crate::service::due::Schedule;
 use crate::service::paging::ListParams;
 use crate::service::store::{Db, StoreError, decode, skip_bad};
 
@@ -139,57 +140,12 @@ pub fn all(db: &Db, kind: &str) -> Result<Vec<Value>, StoreError> {
     Ok(out)
 }
 
+/// Deliveries' next attempts.
+pub static SCHEDULE: Schedule = Schedule::new("gen_due", "delivery_id");
+
 /// Schedules a delivery's next attempt (unix ms), or takes it off the schedule.
 pub fn set_due(db: &Db, delivery_id: &str, due_at: Option<i64>) -> Result<(), StoreError> {
-    match due_at {
-        Some(at) => db
-            .conn()
-            .prepare_cached(
-                "INSERT INTO gen_due (delivery_id, due_at) VALUES (?1, ?2)
-                 ON CONFLICT (delivery_id) DO UPDATE SET due_at = excluded.due_at",
-            )?
-            .execute(params![delivery_id, at])?,
-        None => db
-            .conn()
-            .prepare_cached("DELETE FROM gen_due WHERE delivery_id = ?1")?
-            .execute(params![delivery_id])?,
-    };
-    Ok(())
-}
-
-/// Deliveries due (id, due time), and the next due time after them.
-pub type Due = (Vec<(String, i64)>, Option<i64>);
-
-/// Deliveries due by `now` (unix ms), soonest first, and the next due time after them.
-pub fn due(db: &Db, now: i64, limit: usize) -> Result<Due, StoreError> {
-    let mut stmt = db.conn().prepare_cached(
-        "SELECT delivery_id, due_at FROM gen_due WHERE due_at <= ?1 ORDER BY due_at LIMIT ?2",
-    )?;
-    let rows = stmt
-        .query_map(params![now, i64::try_from(limit).unwrap_or(64)], |r| {
-            Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?))
-        })?
-        .collect::<Result<Vec<_>, _>>()?;
-    let next: Option<i64> = db
-        .conn()
-        .prepare_cached("SELECT MIN(due_at) FROM gen_due WHERE due_at > ?1")?
-        .query_row(params![now], |r| r.get(0))?;
-    Ok((rows, next))
-}
-
-/// Claims a due delivery for one attempt: its due time moves to `lease_until` only if it is still
-/// `due_at` (so one attempt per due time, and a crash retries it after the lease).
-pub fn claim(
-    db: &Db,
-    delivery_id: &str,
-    due_at: i64,
-    lease_until: i64,
-) -> Result<bool, StoreError> {
-    let n = db
-        .conn()
-        .prepare_cached("UPDATE gen_due SET due_at = ?3 WHERE delivery_id = ?1 AND due_at = ?2")?
-        .execute(params![delivery_id, due_at, lease_until])?;
-    Ok(n == 1)
+    SCHEDULE.set(db, delivery_id, due_at)
 }
 
 /// A destination's signing secret.

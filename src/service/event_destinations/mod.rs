@@ -67,15 +67,6 @@ pub trait Wake: Send + Sync {
     fn stopped(&self) -> tokio::sync::watch::Receiver<bool>;
 }
 
-impl Wake for Worker {
-    fn wake(&self) {
-        Worker::wake(self);
-    }
-    fn stopped(&self) -> tokio::sync::watch::Receiver<bool> {
-        Worker::stopped(self)
-    }
-}
-
 /// What differs between the generations served on this frame: the route table, the document's
 /// components and words, and which paths are instance paths.
 pub struct Flavor {
@@ -176,7 +167,7 @@ pub async fn launch(
     } else {
         ATTEMPT_TIMEOUT
     };
-    let worker = Worker::new(store.clone(), timeout);
+    let worker = Worker::new(store.clone(), timeout, worker::Deliveries);
     let state = Gen(Arc::new(State {
         store,
         base_url: base_url.to_string(),

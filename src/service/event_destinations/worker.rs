@@ -2,29 +2,23 @@
 //! request and up to 16 KiB of the answer recorded; the destination's retry policy decides the
 //! next one. Only 408, 425, 429, 5xx, timeouts and network errors are retried; `Retry-After` is
 //! honoured up to the policy's longest delay.
-use std::collections::HashSet;
-use std::sync::{Arc, Mutex};
+use std::future::Future;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use hmac::{Hmac, KeyInit, Mac};
 use serde_json::{Value, json};
 use sha2::Sha256;
-use tokio::sync::{Notify, OnceCell, Semaphore, watch};
-use tokio::task::JoinHandle;
 
 use super::db;
 use super::pipeline::webhook_body;
 use super::wire::{iso_ms, now_iso};
+use crate::service::due::{self, Attempts, Core, Posted, Schedule, joined};
 use crate::service::ids::new_id;
-use crate::service::logs::error_limited;
-use crate::service::store::{Store, StoreError};
+use crate::service::store::{Db, StoreError};
 
 /// The most of a receiver's answer kept (bytes).
 pub const RESPONSE_CAP: usize = 16 * 1024;
-/// Attempts in flight at once.
-const CONCURRENCY: usize = 16;
-/// Longest idle wait between looks at the schedule.
-const IDLE: Duration = Duration::from_millis(500);
 /// The shortest and longest delay any policy may give.
 const MIN_DELAY: u64 = 1;
 const MAX_DELAY: u64 = 24 * 3600;
@@ -79,158 +73,30 @@ pub fn retryable(status: u16) -> bool {
     matches!(status, 408 | 425 | 429) || status >= 500
 }
 
-struct Inner {
-    store: Arc<Store>,
-    http: OnceCell<reqwest::Client>,
-    timeout: Duration,
-    wake: Notify,
-    stop: watch::Sender<bool>,
-    permits: Arc<Semaphore>,
-    in_flight: Mutex<HashSet<String>>,
-}
+/// The generation's attempts on the shared loop.
+pub struct Deliveries;
 
 /// Handle on the worker.
-#[derive(Clone)]
-pub struct Worker {
-    inner: Arc<Inner>,
-}
+pub type Worker = due::Worker<Deliveries>;
 
-impl Worker {
-    /// A worker over `store`; `timeout` bounds each attempt.
-    pub fn new(store: Arc<Store>, timeout: Duration) -> Self {
-        let (stop, _) = watch::channel(false);
-        Self {
-            inner: Arc::new(Inner {
-                store,
-                http: OnceCell::new(),
-                timeout,
-                wake: Notify::new(),
-                stop,
-                permits: Arc::new(Semaphore::new(CONCURRENCY)),
-                in_flight: Mutex::new(HashSet::new()),
-            }),
-        }
+impl Attempts for Deliveries {
+    const NOUN: &'static str = "delivery";
+    const USER_AGENT: Option<&'static str> = Some("Metorial (https://metorial.com)");
+    fn schedule() -> &'static Schedule {
+        &db::SCHEDULE
     }
-
-    /// Something may be due now.
-    pub fn wake(&self) {
-        self.inner.wake.notify_one();
+    fn chores_waiting(db: &Db) -> Result<bool, StoreError> {
+        super::pipeline::callbacks_to_sync(db)
     }
-
-    /// Changes when the worker is told to stop.
-    pub fn stopped(&self) -> watch::Receiver<bool> {
-        self.inner.stop.subscribe()
+    fn chores(db: &Db) -> Result<(), StoreError> {
+        super::pipeline::sync_callbacks(db).map(drop)
     }
-
-    /// Stops the loop and waits (bounded) for attempts in flight to be recorded.
-    pub async fn stop(&self) {
-        self.inner.stop.send_replace(true);
-        let all = u32::try_from(CONCURRENCY).unwrap_or(u32::MAX);
-        let _ = tokio::time::timeout(
-            self.inner.timeout + Duration::from_secs(1),
-            self.inner.permits.acquire_many(all),
-        )
-        .await;
+    fn attempt(
+        core: Arc<Core<Self>>,
+        id: String,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send {
+        attempt(core, id)
     }
-
-    /// Starts the loop.
-    pub fn spawn(&self) -> JoinHandle<()> {
-        let inner = self.inner.clone();
-        tokio::spawn(run(inner))
-    }
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
-}
-
-async fn run(inner: Arc<Inner>) {
-    let mut stop = inner.stop.subscribe();
-    loop {
-        if *stop.borrow() {
-            return;
-        }
-        let wait = tick(&inner).await.unwrap_or_else(|e| {
-            error_limited(&format!("delivery worker: {e}"));
-            Duration::from_secs(1)
-        });
-        tokio::select! {
-            _ = inner.wake.notified() => {}
-            _ = tokio::time::sleep(wait) => {}
-            _ = stop.changed() => return,
-        }
-    }
-}
-
-/// Claims and starts what is due; returns how long until the next look.
-async fn tick(inner: &Arc<Inner>) -> Result<Duration, StoreError> {
-    let store = inner.store.clone();
-    let now = chrono::Utc::now().timestamp_millis();
-    let busy: HashSet<String> = lock(&inner.in_flight).clone();
-    let free = inner.permits.available_permits();
-    let lease =
-        i64::try_from((inner.timeout + Duration::from_secs(30)).as_millis()).unwrap_or(60_000);
-    // A look on a read connection first: an idle worker takes no write transaction.
-    let look = store.clone();
-    let limit = free + busy.len();
-    let (due, next, sync) = tokio::task::spawn_blocking(move || {
-        look.read(|db| -> Result<_, StoreError> {
-            let (due, next) = db::due(db, now, limit)?;
-            Ok((due, next, super::pipeline::callbacks_to_sync(db)?))
-        })
-    })
-    .await
-    .map_err(|e| StoreError::Json(serde::de::Error::custom(e)))??;
-    let wanted = due.iter().any(|(id, _)| !busy.contains(id)) && free > 0;
-    if !wanted && !sync {
-        return Ok(until(next));
-    }
-    let (claimed, next) = tokio::task::spawn_blocking(move || {
-        store.write(|db| -> Result<_, StoreError> {
-            if sync {
-                super::pipeline::sync_callbacks(db)?;
-            }
-            let (due, next) = db::due(db, now, limit)?;
-            let mut claimed = Vec::new();
-            for (id, at) in due {
-                if claimed.len() >= free || busy.contains(&id) {
-                    continue;
-                }
-                if db::claim(db, &id, at, now + lease)? {
-                    claimed.push(id);
-                }
-            }
-            Ok((claimed, next))
-        })
-    })
-    .await
-    .map_err(|e| StoreError::Json(serde::de::Error::custom(e)))??;
-    for id in claimed {
-        let Ok(permit) = inner.permits.clone().try_acquire_owned() else {
-            break;
-        };
-        lock(&inner.in_flight).insert(id.clone());
-        let inner = inner.clone();
-        tokio::spawn(async move {
-            if let Err(e) = attempt(&inner, &id).await {
-                error_limited(&format!("delivery {id}: {e}"));
-            }
-            lock(&inner.in_flight).remove(&id);
-            drop(permit);
-            inner.wake.notify_one();
-        });
-    }
-    Ok(until(next))
-}
-
-/// How long to wait for the next due time (at most [`IDLE`]).
-fn until(next: Option<i64>) -> Duration {
-    let wait = next.map_or(IDLE, |at| {
-        Duration::from_millis(
-            u64::try_from(at - chrono::Utc::now().timestamp_millis()).unwrap_or(0),
-        )
-    });
-    wait.min(IDLE)
 }
 
 /// What one HTTP attempt came to.
@@ -243,20 +109,13 @@ struct Sent {
     retry_after: Option<Duration>,
 }
 
-async fn client(inner: &Inner) -> Result<&reqwest::Client, reqwest::Error> {
-    inner
-        .http
-        .get_or_try_init(|| async {
-            reqwest::Client::builder()
-                .redirect(reqwest::redirect::Policy::limited(5))
-                .user_agent("Metorial (https://metorial.com)")
-                .build()
-        })
-        .await
-}
-
-/// Sends once and reads at most [`RESPONSE_CAP`] bytes of the answer.
-async fn send(inner: &Inner, url: &str, headers: &[(String, String)], body: &str) -> Sent {
+/// Sends once and puts the outcome in this generation's words.
+async fn send(
+    core: &Core<Deliveries>,
+    url: &str,
+    headers: &[(String, String)],
+    body: &str,
+) -> Sent {
     let failed = |code: &str, message: String| Sent {
         status: None,
         headers: Vec::new(),
@@ -265,80 +124,48 @@ async fn send(inner: &Inner, url: &str, headers: &[(String, String)], body: &str
         error: Some((code.into(), message)),
         retry_after: None,
     };
-    let http = match client(inner).await {
-        Ok(c) => c,
-        Err(e) => return failed("network_error", e.to_string()),
-    };
-    let mut rb = http.post(url).timeout(inner.timeout).body(body.to_string());
-    for (k, v) in headers {
-        rb = rb.header(k, v);
-    }
-    let mut resp = match rb.send().await {
-        Ok(r) => r,
-        Err(e) if e.is_timeout() => {
-            return failed(
-                "timeout",
-                format!(
-                    "Destination did not respond within {}ms",
-                    inner.timeout.as_millis()
-                ),
-            );
-        }
-        Err(e) => {
-            return failed(
-                "network_error",
-                format!("Could not reach the destination: {e}"),
-            );
-        }
-    };
-    let status = resp.status().as_u16();
-    let headers: Vec<Value> = resp
-        .headers()
-        .iter()
-        .take(64)
-        .map(|(k, v)| json!({"key": k.as_str(), "value": String::from_utf8_lossy(v.as_bytes())}))
-        .collect();
-    let retry_after = resp
-        .headers()
-        .get(reqwest::header::RETRY_AFTER)
-        .and_then(|v| v.to_str().ok())
-        .and_then(retry_after);
-    let mut bytes = Vec::new();
-    let mut truncated = false;
-    loop {
-        match tokio::time::timeout(inner.timeout, resp.chunk()).await {
-            Ok(Ok(Some(chunk))) => {
-                let room = RESPONSE_CAP - bytes.len();
-                if chunk.len() > room {
-                    bytes.extend_from_slice(&chunk[..room]);
-                    truncated = true;
-                    break;
-                }
-                bytes.extend_from_slice(&chunk);
-            }
-            Ok(Ok(None)) => break,
-            Ok(Err(_)) | Err(_) => break,
-        }
-    }
-    let error = (!(200..300).contains(&status)).then(|| {
-        (
-            format!("http_{status}"),
-            format!("Destination responded with HTTP {status}"),
-        )
-    });
-    Sent {
-        status: Some(status),
-        headers,
-        body: String::from_utf8_lossy(&bytes).into_owned(),
-        truncated,
-        error,
-        retry_after,
+    match core.post(url, headers, body, RESPONSE_CAP).await {
+        Posted::NoClient(e) => failed("network_error", e),
+        Posted::TimedOut => failed(
+            "timeout",
+            format!(
+                "Destination did not respond within {}ms",
+                core.timeout.as_millis()
+            ),
+        ),
+        Posted::Unreachable(e) => failed(
+            "network_error",
+            format!("Could not reach the destination: {e}"),
+        ),
+        Posted::Answered {
+            status,
+            headers,
+            retry_after: after,
+            body,
+            truncated,
+        } => Sent {
+            status: Some(status),
+            headers: headers
+                .into_iter()
+                .map(|(k, v)| json!({"key": k, "value": v}))
+                .collect(),
+            body: String::from_utf8_lossy(&body).into_owned(),
+            truncated,
+            error: (!(200..300).contains(&status)).then(|| {
+                (
+                    format!("http_{status}"),
+                    format!("Destination responded with HTTP {status}"),
+                )
+            }),
+            retry_after: after.as_deref().and_then(retry_after),
+        },
     }
 }
 
 /// One attempt of a claimed delivery, recorded with its outcome.
-async fn attempt(inner: &Arc<Inner>, id: &str) -> Result<(), StoreError> {
-    let store = inner.store.clone();
+async fn attempt(core: Arc<Core<Deliveries>>, id: String) -> Result<(), StoreError> {
+    let id = id.as_str();
+    let store = core.store.clone();
     let key = id.to_string();
     let plan = tokio::task::spawn_blocking(move || {
         store.read(|db| -> Result<_, StoreError> {
@@ -353,22 +180,22 @@ async fn attempt(inner: &Arc<Inner>, id: &str) -> Result<(), StoreError> {
         })
     })
     .await
-    .map_err(|e| StoreError::Json(serde::de::Error::custom(e)))??;
+    .map_err(joined)??;
     let Some((d, Some(e), Some(dest), Some(secret))) = plan else {
         // Nothing left to send it with: off the schedule.
-        let store = inner.store.clone();
+        let store = core.store.clone();
         let key = id.to_string();
         return tokio::task::spawn_blocking(move || store.write(|db| db::set_due(db, &key, None)))
             .await
-            .map_err(|e| StoreError::Json(serde::de::Error::custom(e)))?;
+            .map_err(joined)?;
     };
     let open = matches!(d["status"].as_str(), Some("pending" | "retrying"));
     if !open || dest["status"] != "active" {
-        let store = inner.store.clone();
+        let store = core.store.clone();
         let key = id.to_string();
         return tokio::task::spawn_blocking(move || store.write(|db| db::set_due(db, &key, None)))
             .await
-            .map_err(|e| StoreError::Json(serde::de::Error::custom(e)))?;
+            .map_err(joined)?;
     }
     let number = d["attempt_count"].as_u64().unwrap_or(0) + 1;
     let body = webhook_body(&e);
@@ -405,7 +232,7 @@ async fn attempt(inner: &Arc<Inner>, id: &str) -> Result<(), StoreError> {
     ];
     let started_ms = chrono::Utc::now().timestamp_millis();
     let clock = Instant::now();
-    let sent = send(inner, &url, &headers, &body).await;
+    let sent = send(&core, &url, &headers, &body).await;
     let duration = u64::try_from(clock.elapsed().as_millis()).unwrap_or(u64::MAX);
     let done_ms = chrono::Utc::now().timestamp_millis();
     let ok = sent.error.is_none();
@@ -427,7 +254,7 @@ async fn attempt(inner: &Arc<Inner>, id: &str) -> Result<(), StoreError> {
         })),
         "started_at": iso_ms(started_ms), "completed_at": iso_ms(done_ms), "created_at": now_iso(),
     });
-    let store = inner.store.clone();
+    let store = core.store.clone();
     let key = id.to_string();
     let retry_after = sent.retry_after;
     tokio::task::spawn_blocking(move || {
@@ -484,7 +311,7 @@ async fn attempt(inner: &Arc<Inner>, id: &str) -> Result<(), StoreError> {
         })
     })
     .await
-    .map_err(|e| StoreError::Json(serde::de::Error::custom(e)))?
+    .map_err(joined)?
 }
 
 #[cfg(test)]
