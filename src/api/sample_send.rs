@@ -184,6 +184,7 @@ mod tests {
                 ("metorial-event-id".into(), "ev_1".into()),
             ],
             body: r#"{"a":1}"#.into(),
+            answer: None,
         }
     }
 

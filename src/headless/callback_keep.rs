@@ -83,6 +83,8 @@ pub async fn keep(
         }),
         request_headers: crate::api::replay::masked_headers(&headers),
         body,
+        // This generation keeps no receiver's answer.
+        answer: None,
     };
     let path = library
         .save(&sample, args.force)
