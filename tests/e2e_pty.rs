@@ -933,3 +933,6 @@ fn e_gives_the_editor_a_restored_terminal_then_replays_the_edit_and_compares() {
     c.exit(Duration::from_secs(15));
     rt.block_on(svc.shutdown());
 }
+
+#[path = "e2e_samples/mod.rs"]
+mod e2e_samples;

@@ -25,6 +25,7 @@ pub mod recover;
 pub mod replay;
 pub mod request;
 pub mod retry;
+pub mod sample_send;
 pub mod samples;
 pub mod search;
 pub mod secret;

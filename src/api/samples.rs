@@ -87,6 +87,63 @@ pub struct Sample {
     pub request_headers: Vec<(String, String)>,
     /// The recorded body, byte for byte.
     pub body: String,
+    /// The receiver's answer to the kept attempt, when one was recorded (compare's left side).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answer: Option<KeptAnswer>,
+}
+
+/// A recorded answer as a sample keeps it: its headers through the redaction policy (so no
+/// secret reaches the disk), the rest as recorded.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KeptAnswer {
+    /// The status; `None` when no answer came.
+    pub status: Option<i64>,
+    /// Milliseconds from sending to the end of the answer.
+    pub duration_ms: Option<u64>,
+    /// The answer's headers, masked as recorded answers are.
+    pub headers: Vec<(String, String)>,
+    /// The answer's body.
+    pub body: Option<String>,
+    /// Why no (whole) answer came.
+    pub error: Option<String>,
+}
+
+impl KeptAnswer {
+    /// Kept from a recorded answer: its headers masked as the platform's are.
+    #[must_use]
+    pub fn from_answer(a: &super::compare::Answer) -> Self {
+        let headers = a
+            .headers
+            .iter()
+            .map(|(k, v)| {
+                let shown =
+                    crate::text::redact::header_value_from(HeaderOrigin::Elsewhere, k, v, false);
+                (k.clone(), shown.to_string())
+            })
+            .collect();
+        Self {
+            status: a.status,
+            duration_ms: a.duration_ms,
+            headers,
+            body: a.body.clone(),
+            error: a.error.clone(),
+        }
+    }
+
+    /// The answer compare shows, labelled `label`: recorded by the platform, so masked as
+    /// `notifications get` masks it (one verdict wherever it shows).
+    #[must_use]
+    pub fn to_answer(&self, label: impl Into<String>) -> super::compare::Answer {
+        super::compare::Answer {
+            label: label.into(),
+            status: self.status,
+            duration_ms: self.duration_ms,
+            headers: self.headers.clone(),
+            body: self.body.clone(),
+            error: self.error.clone(),
+            origin: HeaderOrigin::Elsewhere,
+        }
+    }
 }
 
 /// The string at `key` of a JSON object body.
@@ -142,6 +199,12 @@ impl Sample {
             }),
             request_headers: replay::masked_headers(&headers),
             body: req.request_body.clone().unwrap_or_default(),
+            answer: n
+                .attempts
+                .iter()
+                .find(|a| a.index == attempt_index)
+                .and_then(super::compare::Answer::from_attempt)
+                .map(|a| KeptAnswer::from_answer(&a)),
         })
     }
 
@@ -643,6 +706,7 @@ mod tests {
             destination: None,
             request_headers: Vec::new(),
             body: r#"{"eventId":"e","type":"build.failed","payload":{"build":42}}"#.into(),
+            answer: None,
         };
         assert_eq!(
             s.hook_payload(),

@@ -585,8 +585,7 @@ pub(crate) fn keys(state: &State) -> Vec<super::footer::Hint> {
             // In the palette and the header's chip (`⚠ 2 alerts · !`).
             Action::Alerts => None,
             Action::Samples => None,
-            // Palette and README only: the footer has no room for it.
-            Action::KeepSample => None,
+            Action::KeepSample => (notifications && selected).then(|| one(29, a, "keep")),
             Action::Sort => list.then(|| one(26, a, "sort")),
             Action::NextTab => list.then(|| one(27, a, "tabs")),
             // Shown with their partner, in help only, or the footer's own (help, quit).

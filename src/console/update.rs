@@ -75,6 +75,9 @@ fn route(state: &mut State, msg: Msg) -> Option<Vec<Effect>> {
             run(state, step)
         }
         Msg::Paste(text) => on_paste(state, &text)?,
+        Msg::Edited(result) if super::samples::update::awaits_editor(state) => {
+            super::samples::update::edited(state, result)
+        }
         Msg::Edited(result) => replay::update::edited(state, result),
     })
 }

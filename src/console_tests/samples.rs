@@ -197,3 +197,80 @@ async fn b_on_a_notification_keeps_it_under_the_name_typed() {
     assert!(screen(&app).contains("incident.1"), "{}", screen(&app));
     assert!(got(&log, "again").is_empty());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn e_edits_a_sample_sends_it_signed_keeps_the_edit_and_compares_with_the_recorded_answer() {
+    let (rx, log) = receiver().await;
+    let w = world(&rx).await;
+    let data = tempfile::tempdir().expect("data dir");
+    let sample = keep(&w, data.path(), "build-42").await;
+    assert_eq!(
+        sample.answer.as_ref().and_then(|a| a.status),
+        Some(200),
+        "the recorded answer is kept with the sample"
+    );
+    let mut app = console(&w, data.path()).await;
+    assert!(screen(&app).contains("e edit & send"), "{}", screen(&app));
+
+    // A body no longer JSON: said, nothing sent.
+    app.apply(ch('e'));
+    app.apply(ctrl('u'));
+    typed(&mut app, &format!("{rx}/fail"));
+    app.apply(key(KeyCode::Enter));
+    let given = app.take_editor().expect("the editor is asked for");
+    assert_eq!(given, sample.body, "the kept body goes to the editor");
+    assert!(
+        screen(&app).contains("Editing build-42"),
+        "{}",
+        screen(&app)
+    );
+    app.apply(Msg::Edited(Ok("{\"build\": ".into())));
+    assert!(screen(&app).contains("not JSON"), "{}", screen(&app));
+    assert!(got(&log, "fail").is_empty(), "nothing sent");
+
+    app.apply(ch('e'));
+    app.apply(key(KeyCode::Enter));
+    let mut body: serde_json::Value =
+        serde_json::from_str(&app.take_editor().expect("the editor again")).expect("JSON");
+    assert_eq!(body["payload"]["build"], 42);
+    body["payload"]["build"] = 43.into();
+    let edited = body.to_string();
+    app.apply(Msg::Edited(Ok(edited.clone())));
+    settle(&mut app).await;
+    let sent = got(&log, "fail");
+    assert_eq!(sent.len(), 1, "sent once");
+    assert_eq!(sent[0].body, edited.as_bytes(), "the edited bytes");
+    verify_independently(&w.secret, &sent[0].headers, &sent[0].body);
+
+    // Kept with its answer in the replay history.
+    let history = app.state.replay.history("test").expect("a history");
+    let entry = history.newest_first().next().expect("an entry");
+    assert_eq!(entry.edited_body.as_deref(), Some(edited.as_str()));
+    assert_eq!(entry.notification_id, w.n.id);
+    assert_eq!(entry.result.status, Some(500));
+
+    // Compare opens at once: the recorded answer (200) beside the new one (500), the new
+    // answer's cookie masked by its one verdict.
+    let o = app.state.compare.overlay.as_ref().expect("compare opens");
+    let shown = o.shown.as_ref().expect("the comparison is shown at once");
+    assert_eq!(shown.left.status, Some(200));
+    assert_eq!(shown.right.status, Some(500));
+    let s = screen(&app);
+    assert!(s.contains("recorded attempt #1"), "{s}");
+    assert!(s.contains("edited sample build-42"), "{s}");
+    assert!(!s.contains("RECEIVER_SECRET_42"), "{s}");
+    assert!(
+        !s.contains('\u{1b}'),
+        "no escape sequence reaches the screen: {s}"
+    );
+
+    // Back in the room: the answer, and `c` compares again.
+    app.apply(key(KeyCode::Esc));
+    app.apply(key(KeyCode::Esc));
+    let s = screen(&app);
+    assert!(s.contains("SENT edited build-42 → 500"), "{s}");
+    assert!(s.contains("c/= compare"), "{s}");
+    app.apply(ch('c'));
+    assert!(app.state.compare.overlay.is_some());
+    assert!(screen(&app).contains("recorded attempt #1"));
+}

@@ -102,10 +102,7 @@ pub fn lacking(cmd: &Resource) -> Option<&'static str> {
         Resource::Notifications(NotificationsCmd::Forward(_)) => {
             "Switchboard does not forward this generation's notifications yet"
         }
-        Resource::Notifications(
-            NotificationsCmd::Search(_) | NotificationsCmd::Keep(_) | NotificationsCmd::Export(_),
-        )
-        | Resource::Samples(_) => {
+        Resource::Notifications(NotificationsCmd::Search(_) | NotificationsCmd::Export(_)) => {
             "Switchboard offers this verb on pulsar's notifications only, not on this generation's yet"
         }
         Resource::Notifications(NotificationsCmd::List { watch, scan, .. })

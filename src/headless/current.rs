@@ -159,9 +159,6 @@ fn lacking_on_current(cmd: &Resource) -> Option<&'static str> {
         Resource::Destinations(DestinationsCmd::Delete { .. }) => {
             "an event destination is not deleted: use archive"
         }
-        Resource::Samples(_) => {
-            "Switchboard keeps and sends samples of pulsar deliveries only, not of this generation yet"
-        }
         Resource::Projects(_) => {
             "the platform lists no projects in this generation (a team's projects show in teams get)"
         }

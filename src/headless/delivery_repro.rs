@@ -19,7 +19,9 @@ use super::search::SearchArgs;
 use super::selection::SelectionArgs;
 use crate::api::model::{DeliveryAttempt, EventDelivery, HeaderPair};
 use crate::api::newer_requests::DeliveryFilter;
-use crate::api::samples::{FORMAT as SAMPLE_FORMAT, Library, Named, Sample, valid_name};
+use crate::api::samples::{
+    FORMAT as SAMPLE_FORMAT, KeptAnswer, Library, Named, Sample, valid_name,
+};
 use crate::api::selection::{PAGE, Selection};
 use crate::api::{ApiRequest, Client, ListQuery, Order, export, replay};
 use crate::text::{line, redact};
@@ -228,6 +230,17 @@ pub async fn keep(
         }),
         request_headers: replay::masked_headers(&pairs(&req.headers)),
         body: req.body.clone().unwrap_or_default(),
+        answer: a.response.as_ref().map(|r| {
+            KeptAnswer::from_answer(&crate::api::compare::Answer {
+                label: String::new(),
+                status: r.status_code.map(i64::from),
+                duration_ms: a.duration_ms,
+                headers: pairs(r.headers.as_deref().unwrap_or_default()),
+                body: r.body.clone(),
+                error: None,
+                origin: redact::HeaderOrigin::Elsewhere,
+            })
+        }),
     };
     let path = library
         .save(&sample, args.force)

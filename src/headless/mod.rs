@@ -4,6 +4,7 @@
 mod alerts;
 mod args;
 mod callback_gen;
+mod callback_keep;
 mod callback_wait;
 mod columns;
 mod current;
@@ -66,7 +67,12 @@ pub async fn run_in_profile(
         ));
     }
     // The deployment's generation chooses the verbs (no request when the ids are unusable).
-    match current::route(client, &cmd).await? {
+    let route = current::route(client, &cmd).await?;
+    // The library is local; a send signs as the deployment's generation signs.
+    if let Resource::Samples(c) = cmd {
+        return samples::run(client, out, c, &library(ctx)?, ctx.read_only).await;
+    }
+    match route {
         current::Route::Current => {
             // Keeping a delivery needs the profile's library, which `current::run` does not know.
             if let Resource::Notifications(NotificationsCmd::Keep(a)) = cmd {
@@ -74,7 +80,12 @@ pub async fn run_in_profile(
             }
             return current_deliveries::run(client, out, cmd, ctx).await;
         }
-        current::Route::CallbackGen => return callback_gen::run(client, out, cmd, ctx).await,
+        current::Route::CallbackGen => {
+            if let Resource::Notifications(NotificationsCmd::Keep(a)) = cmd {
+                return callback_keep::keep(client, out, a, &library(ctx)?).await;
+            }
+            return callback_gen::run(client, out, cmd, ctx).await;
+        }
         current::Route::Pulsar => {}
     }
     match cmd {
@@ -100,7 +111,6 @@ pub async fn run_in_profile(
         Resource::Notifications(NotificationsCmd::Keep(a)) => {
             samples::keep(client, out, a, &library(ctx)?).await
         }
-        Resource::Samples(c) => samples::run(client, out, c, &library(ctx)?, ctx.read_only).await,
         other => run(client, out, other, ctx.read_only, &ctx.profile).await,
     }
 }

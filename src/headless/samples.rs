@@ -7,7 +7,8 @@ use super::HeadlessError;
 use super::output::{self, Output};
 use super::replay;
 use crate::api::Client;
-use crate::api::replay::{self as api_replay, ReplayError, SendOptions, Signing};
+use crate::api::replay::{self as api_replay, ReplayError, SendOptions};
+use crate::api::sample_send::{self, Key};
 use crate::api::samples::{KeepError, Library, Named, Sample, SampleError};
 use crate::text::sanitize::{line, lines};
 
@@ -48,6 +49,10 @@ pub enum SamplesCmd {
         /// Send without a `Metorial-Signature`.
         #[arg(long)]
         unsigned: bool,
+        /// The destination's signing secret from this environment variable (event-destinations
+        /// shows a secret only on create and rotate).
+        #[arg(long, value_name = "VAR", conflicts_with = "unsigned")]
+        secret_env: Option<String>,
         /// Send to a host that is not this machine without asking; needed when not on a terminal.
         #[arg(long, short = 'y')]
         yes: bool,
@@ -154,12 +159,23 @@ pub async fn run(
             name,
             to,
             unsigned,
+            secret_env,
             yes,
         } => {
             let target = api_replay::parse_target(&to).map_err(replay_usage)?;
             replay::check_target(&target, read_only, yes)?;
+            let given = secret_env
+                .as_deref()
+                .map(|v| super::input::secret_from_env(v, "the destination's signing secret"))
+                .transpose()?
+                .map(crate::api::Secret::new);
             let sample = library.load(&name).map_err(sample_error)?;
-            send(client, out, &sample, target, unsigned, yes).await
+            let signing = match (unsigned, given) {
+                (true, _) => SendKey::Unsigned,
+                (false, Some(s)) => SendKey::Given(s),
+                (false, None) => SendKey::Look,
+            };
+            send(client, out, &sample, target, signing, yes).await
         }
         SamplesCmd::Rm { name, yes } => {
             // Said before asking: a name that is not there needs no question.
@@ -253,12 +269,14 @@ fn show(out: &Output, s: &Sample) -> Result<(), HeadlessError> {
     }
 }
 
-/// The signing of a sample's send ([`crate::api::samples::signing_for`]).
-async fn signing_for(
-    client: &Client,
-    s: &Sample,
-) -> Result<(Option<Signing>, Option<String>), HeadlessError> {
-    Ok(crate::api::samples::signing_for(client, s).await?)
+/// How `samples send` signs.
+enum SendKey {
+    /// `--unsigned`.
+    Unsigned,
+    /// `--secret-env`.
+    Given(crate::api::Secret),
+    /// The destination's secret, looked up as the generation gives it.
+    Look,
 }
 
 async fn send(
@@ -266,18 +284,29 @@ async fn send(
     out: &Output,
     s: &Sample,
     target: url::Url,
-    unsigned: bool,
+    key: SendKey,
     yes: bool,
 ) -> Result<(), HeadlessError> {
-    let (signing, why_unsigned) = if unsigned {
-        (None, None)
-    } else {
-        signing_for(client, s).await?
+    let generation = sample_send::generation_of(client).await;
+    let (secret, why_unsigned) = match key {
+        SendKey::Unsigned => (None, None),
+        SendKey::Given(secret) => (Some(secret), None),
+        SendKey::Look => match sample_send::key_for(client, generation, s).await? {
+            Key::Secret(secret) => (Some(secret), None),
+            Key::Unsigned(why) => (None, Some(why)),
+            Key::Needed(why) => {
+                return Err(HeadlessError::Usage(format!(
+                    "samples send on {generation}: {why}."
+                )));
+            }
+        },
     };
     if let Some(why) = &why_unsigned {
-        eprintln!("note: sending unsigned: {why}");
+        eprintln!("note: sending unsigned: {}", line(why));
     }
-    let plan = s.plan(target, signing).map_err(replay_usage)?;
+    let host = api_replay::api_host(client.base_url()).unwrap_or_default();
+    let plan = sample_send::plan_for(generation, s, target, secret.as_ref(), &host)
+        .map_err(replay_usage)?;
     if !plan.is_loopback() && !yes {
         replay::confirm_remote(&plan)?;
     }

@@ -18,6 +18,7 @@ mod platform_retry;
 mod recover;
 mod replay;
 mod samples;
+mod samples_generations;
 mod search;
 mod setup;
 mod views;

@@ -944,7 +944,6 @@ async fn pulsar_verbs_this_generation_lacks_exit_2_with_one_sentence() {
             ],
             "--edit",
         ),
-        (&["samples", "list"], "samples"),
     ] {
         let out = r.run(args).await;
         assert_eq!(out.code, 2, "{args:?}: {out:?}");

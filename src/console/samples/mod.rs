@@ -5,7 +5,8 @@
 pub(crate) mod update;
 pub(crate) mod view;
 
-use crate::api::replay::{self, ReplayResult, SendOptions};
+use crate::api::replay::{self, ReplayPlan, ReplayResult, SendOptions};
+use crate::api::sample_send::{self, Key};
 use crate::api::samples::{self, Sample};
 use crate::api::{Client, Error};
 
@@ -45,8 +46,8 @@ impl std::fmt::Debug for SendCmd {
 /// The worker's answer to a send.
 #[derive(Clone, PartialEq)]
 pub(crate) enum SamplesReply {
-    /// The receiver's answer (or why none came), and why it went unsigned.
-    Answered(Box<ReplayResult>, Option<String>),
+    /// The receiver's answer (or why none came), why it went unsigned, and what was sent.
+    Answered(Box<ReplayResult>, Option<String>, Box<ReplayPlan>),
     /// Why nothing was sent (a kept header that cannot be sent again) or kept.
     NotSent(String),
     /// The sample kept under this name.
@@ -57,7 +58,7 @@ pub(crate) enum SamplesReply {
 impl std::fmt::Debug for SamplesReply {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Self::Answered(r, _) => write!(f, "Answered({:?})", r.status),
+            Self::Answered(r, ..) => write!(f, "Answered({:?})", r.status),
             Self::NotSent(why) => write!(f, "NotSent({why})"),
             Self::Kept(name) => write!(f, "Kept({name})"),
         }
@@ -84,13 +85,28 @@ pub(crate) async fn execute(client: &Client, cmd: &SendCmd) -> Result<SamplesRep
             };
         }
     };
-    let (signing, why) = samples::signing_for(client, sample).await?;
-    let plan = match sample.plan(target.clone(), signing) {
-        Ok(plan) => plan,
-        Err(e) => return Ok(SamplesReply::NotSent(e.to_string())),
+    // Signed as the deployment's generation signs, as `samples send` does.
+    let generation = sample_send::generation_of(client).await;
+    let (secret, why) = match sample_send::key_for(client, generation, sample).await? {
+        Key::Secret(secret) => (Some(secret), None),
+        Key::Unsigned(why) => (None, Some(why)),
+        Key::Needed(_) => (
+            None,
+            Some("the platform shows this destination's secret only on create and rotate".into()),
+        ),
     };
+    let host = replay::api_host(client.base_url()).unwrap_or_default();
+    let plan =
+        match sample_send::plan_for(generation, sample, target.clone(), secret.as_ref(), &host) {
+            Ok(plan) => plan,
+            Err(e) => return Ok(SamplesReply::NotSent(e.to_string())),
+        };
     let result = replay::send(&plan, &SendOptions::default()).await;
-    Ok(SamplesReply::Answered(Box::new(result), why))
+    Ok(SamplesReply::Answered(
+        Box::new(result),
+        why,
+        Box::new(plan),
+    ))
 }
 
 /// Where the room is.
@@ -113,6 +129,8 @@ pub(crate) enum Stage {
     Target,
     /// The target is not this machine: the confirmation layer asks for its host typed.
     Confirm(url::Url),
+    /// The sample's body is in the operator's editor; what it leaves goes to this target.
+    Editor(url::Url),
     /// The sample is on its way.
     Sending,
     /// The receiver's answer, and why it went unsigned.
@@ -138,6 +156,10 @@ pub(crate) struct Room {
     pub(crate) message: Option<String>,
     /// The request awaited.
     pub(crate) pending: Option<u64>,
+    /// The send under way opens the body in the editor first (`e`).
+    pub(crate) edit: bool,
+    /// The edited body sent, kept with the answer shown.
+    pub(crate) edited: Option<String>,
 }
 
 // The room holds recorded bodies and receivers' answers: Debug shows where it is only.

@@ -4,6 +4,7 @@ use crossterm::event::KeyCode;
 
 use super::{Room, SamplesReply, SendCmd, Stage};
 use crate::api::Error;
+use crate::api::compare::Answer;
 use crate::api::replay::{is_loopback, parse_target};
 use crate::api::samples::Library;
 use crate::console::confirm::{Confirm, Subject};
@@ -17,6 +18,7 @@ use crate::console::tab::Tab;
 pub(crate) const LIST_KEYS: &[(&str, &str)] = &[
     ("↑↓", "move"),
     ("s/Enter", "send"),
+    ("e", "edit & send"),
     ("d", "delete"),
     ("r", "reload"),
     ("Esc", "close"),
@@ -84,6 +86,8 @@ fn open_at(state: &mut State, stage: Stage) {
         stage,
         message: None,
         pending: None,
+        edit: false,
+        edited: None,
     };
     load(state, &mut room);
     state.samples.room = Some(Box::new(room));
@@ -106,6 +110,13 @@ fn room_key(state: &mut State, key: &Input) -> Vec<Effect> {
         Stage::List => return list_key(state, key),
         Stage::Target => return target_key(state, key),
         Stage::Naming { .. } => return naming_key(state, key),
+        Stage::Answer(..)
+            if key.code == KeyCode::Char('c') || key.action() == Some(Action::Compare) =>
+        {
+            return compare(state);
+        }
+        // The editor has the terminal; nothing reaches here until it exits.
+        Stage::Editor(_) => {}
         // Asked by the confirmation layer; should that question be gone, Esc goes back.
         Stage::Confirm(_) | Stage::Sending | Stage::Keeping | Stage::Answer(..) => {
             if key.code == KeyCode::Esc {
@@ -137,8 +148,9 @@ fn list_key(state: &mut State, key: &Input) -> Vec<Effect> {
             room.cursor = (room.cursor + 1).min(n.saturating_sub(1));
         }
         (KeyCode::Up, _) | (_, Some(Action::Up)) => room.cursor = room.cursor.saturating_sub(1),
-        (KeyCode::Enter | KeyCode::Char('s'), _) if room.selected().is_some() => {
+        (KeyCode::Enter | KeyCode::Char('s' | 'e'), _) if room.selected().is_some() => {
             room.message = None;
+            room.edit = key.code == KeyCode::Char('e');
             room.stage = Stage::Target;
         }
         (KeyCode::Char('d'), _) => {
@@ -174,7 +186,7 @@ fn target_key(state: &mut State, key: &Input) -> Vec<Effect> {
                 room.message = Some(e.to_string());
                 Vec::new()
             }
-            Ok(url) if is_loopback(&url) => send(state, url),
+            Ok(url) if is_loopback(&url) => go(state, url),
             Ok(url) if read_only => {
                 room.message = Some(format!(
                     "refused: a read-only profile sends only to this machine (localhost, 127.0.0.1, [::1]), not to {}",
@@ -277,13 +289,101 @@ pub(crate) fn paste(state: &mut State, text: &str) -> bool {
     }
 }
 
-fn send(state: &mut State, target: url::Url) -> Vec<Effect> {
-    let req_id = state.next_req_id();
+/// The target settled: out to the editor first for `e`, else the sample as kept.
+fn go(state: &mut State, target: url::Url) -> Vec<Effect> {
     let Some(room) = state.samples.room.as_mut() else {
         return Vec::new();
     };
     let Some(sample) = room.selected().cloned() else {
         room.stage = Stage::List;
+        return Vec::new();
+    };
+    room.edited = None;
+    if room.edit {
+        // Out to the operator's editor; the console is suspended until it exits.
+        room.stage = Stage::Editor(target);
+        return vec![Effect::Editor(sample.body)];
+    }
+    send(state, target, sample)
+}
+
+/// Whether the room waits for the editor (so [`edited`] takes what it leaves).
+pub(crate) fn awaits_editor(state: &State) -> bool {
+    state
+        .samples
+        .room_of(&state.profile)
+        .is_some_and(|r| matches!(r.stage, Stage::Editor(_)))
+}
+
+/// What the editor left (`e`): checked to be JSON when the kept body was, then sent signed
+/// afresh; an editor that failed or a body refused goes back to the list with the reason,
+/// nothing sent.
+pub(crate) fn edited(state: &mut State, result: Result<String, String>) -> Vec<Effect> {
+    let Some(room) = state.samples.room.as_mut() else {
+        return Vec::new();
+    };
+    let Stage::Editor(target) = std::mem::replace(&mut room.stage, Stage::List) else {
+        return Vec::new();
+    };
+    let Some(mut sample) = room.selected().cloned() else {
+        return Vec::new();
+    };
+    match result.and_then(|body| {
+        crate::config::editor::json_kept(&sample.body, &body)?;
+        Ok(body)
+    }) {
+        Ok(body) => {
+            room.edited = Some(body.clone());
+            sample.body = body;
+            send(state, target, sample)
+        }
+        Err(why) => {
+            room.message = Some(why);
+            Vec::new()
+        }
+    }
+}
+
+/// Compare over the answer shown: the sample's recorded answer beside the new one.
+fn compare(state: &mut State) -> Vec<Effect> {
+    let Some(room) = state.samples.room.as_mut() else {
+        return Vec::new();
+    };
+    let (Stage::Answer(r, _), Some(s)) = (&room.stage, room.selected()) else {
+        return Vec::new();
+    };
+    let word = if room.edited.is_some() {
+        "edited sample"
+    } else {
+        "sample"
+    };
+    let new = Answer::from_replay(format!("{word} {} to {}", s.name, room.target.value()), r);
+    let Some(kept) = &s.answer else {
+        room.message = Some(format!(
+            "sample {} kept no recorded answer to compare with",
+            crate::text::line(&s.name)
+        ));
+        return Vec::new();
+    };
+    let recorded = kept.to_answer(format!("recorded attempt #{}", s.attempt));
+    state.compare.overlay = Some(crate::console::compare::Overlay {
+        profile: state.profile.clone(),
+        notification_id: s.notification_id.clone(),
+        shown: Some(Box::new(crate::api::compare::compare(&recorded, &new))),
+        left: new,
+        candidates: vec![recorded],
+        pending: None,
+        message: None,
+        cursor: 0,
+        scroll: 0,
+        against: None,
+    });
+    Vec::new()
+}
+
+fn send(state: &mut State, target: url::Url, sample: crate::api::samples::Sample) -> Vec<Effect> {
+    let req_id = state.next_req_id();
+    let Some(room) = state.samples.room.as_mut() else {
         return Vec::new();
     };
     room.pending = Some(req_id);
@@ -321,7 +421,7 @@ pub(crate) fn answered_send(state: &mut State, yes: bool) -> Vec<Effect> {
     let Stage::Confirm(url) = std::mem::replace(&mut room.stage, Stage::Target) else {
         return Vec::new();
     };
-    if yes { send(state, url) } else { Vec::new() }
+    if yes { go(state, url) } else { Vec::new() }
 }
 
 /// The answer to a removal: yes removes the file and reads the library again.
@@ -357,8 +457,20 @@ pub(crate) fn on_reply(state: &mut State, result: Result<ApiReply, Error>) -> Ve
     };
     room.pending = None;
     match result {
-        Ok(ApiReply::Samples(SamplesReply::Answered(r, why))) => {
-            room.stage = Stage::Answer(r, why);
+        Ok(ApiReply::Samples(SamplesReply::Answered(r, why, plan))) => {
+            let edited = room.edited.clone();
+            room.stage = Stage::Answer(r.clone(), why);
+            // Kept with the answer in replay's history, the edited body with it.
+            state
+                .replay
+                .histories
+                .entry(state.profile.clone())
+                .or_default()
+                .record_body(&plan, *r, edited.clone());
+            // `e`: the recorded answer beside the new one, at once.
+            if edited.is_some() {
+                return compare(state);
+            }
         }
         Ok(ApiReply::Samples(SamplesReply::Kept(name))) => {
             room.stage = Stage::List;

@@ -15,9 +15,11 @@ use crate::text::sanitize::lines as safe_lines;
 pub(crate) fn key_hints(room: &Room) -> &'static [(&'static str, &'static str)] {
     match room.stage {
         Stage::List => super::update::LIST_KEYS,
+        Stage::Target if room.edit => &[("Enter", "edit, then send"), ("Esc", "back")],
         Stage::Target => &[("Enter", "send"), ("Esc", "back")],
+        Stage::Answer(..) => &[("c/=", "compare"), ("Esc", "back")],
         Stage::Naming { .. } => &[("Enter", "keep"), ("Esc", "back")],
-        Stage::Confirm(_) | Stage::Sending | Stage::Keeping | Stage::Answer(..) => {
+        Stage::Confirm(_) | Stage::Sending | Stage::Keeping | Stage::Editor(_) => {
             &[("Esc", "back")]
         }
     }
@@ -136,13 +138,17 @@ fn detail(room: &Room) -> Vec<Line<'static>> {
             );
         }
         Stage::Target => {
-            out.push(Line::from(format!("Send {} to:", safe(&s.name))));
+            let verb = if room.edit { "Edit, then send" } else { "Send" };
+            out.push(Line::from(format!("{verb} {} to:", safe(&s.name))));
             out.push(Line::from(format!("  {}", room.target.with_cursor())));
         }
         Stage::Confirm(url) => {
             out.push(Line::from(format!("Send to {}?", safe(url.as_str()))));
         }
         Stage::Naming { .. } | Stage::Keeping => {}
+        Stage::Editor(_) => {
+            out.push(Line::from(format!("Editing {}…", safe(&s.name))));
+        }
         Stage::Sending => {
             out.push(Line::from(format!("Sending {}…", safe(&s.name))));
         }
@@ -150,8 +156,13 @@ fn detail(room: &Room) -> Vec<Line<'static>> {
             let status = r
                 .status
                 .map_or_else(|| "no answer".to_string(), |c| c.to_string());
+            let word = if room.edited.is_some() {
+                "SENT edited"
+            } else {
+                "SENT"
+            };
             out.push(Line::from(format!(
-                "SENT {} → {status} in {} ms",
+                "{word} {} → {status} in {} ms",
                 safe(&s.name),
                 r.duration.as_millis()
             )));
