@@ -89,6 +89,9 @@ pub(crate) enum Lookup {
     /// The connections the token imports name (`/provider-oauth/token-imports`): the API lists
     /// no connections, so the known ones are those imports already use.
     Connections,
+    /// The provider deployments the callbacks of `callback-destinations` use (the client reads
+    /// no deployments list; another id is typed).
+    Deployments,
     /// One page of a registered resource's list, as its console module offers them
     /// (`DetailView::pick`).
     Items(Tab),
@@ -124,6 +127,34 @@ fn connections(imports: Vec<crate::api::model::ProviderOauthImport>) -> Vec<Pick
                 (n, false) => format!("used by {n} imports · {note}"),
             },
             id,
+        })
+        .collect()
+}
+
+/// The deployments these callbacks use, once each: the name (or id), with how many callbacks.
+fn deployments(callbacks: Vec<crate::api::model::DeploymentCallback>) -> Vec<PickItem> {
+    let mut out: Vec<(PickItem, usize)> = Vec::new();
+    for d in callbacks.into_iter().filter_map(|c| c.provider_deployment) {
+        match out.iter_mut().find(|(p, _)| p.id == d.id) {
+            Some((_, n)) => *n += 1,
+            None => out.push((
+                PickItem {
+                    label: d.name.clone().unwrap_or_else(|| d.id.clone()),
+                    detail: String::new(),
+                    id: d.id,
+                },
+                1,
+            )),
+        }
+    }
+    out.into_iter()
+        .map(|(mut p, n)| {
+            p.detail = format!(
+                "{} · used by {n} callback{}",
+                p.id,
+                if n == 1 { "" } else { "s" }
+            );
+            p
         })
         .collect()
 }
@@ -193,6 +224,13 @@ pub(crate) async fn execute_lookup(
         Lookup::Connections => {
             let raw = client.send(&ApiRequest::list_imports(&q)).await?;
             connections(page::<crate::api::model::ProviderOauthImport>(&raw)?)
+        }
+        Lookup::Deployments => {
+            let f = crate::api::newer_requests::DeploymentCallbackFilter::default();
+            let raw = client
+                .send(&ApiRequest::list_deployment_callbacks(&q, &f))
+                .await?;
+            deployments(page::<crate::api::model::DeploymentCallback>(&raw)?)
         }
         Lookup::Items(tab) => {
             let raw = client

@@ -1,0 +1,198 @@
+//! Create/edit dialogs on the newer generations, driven by keys against `serve --generation …`
+//! over loopback HTTP: the rendered dialog, its problems beside the fields (what was typed kept),
+//! the server's message on a refused write, and the server's state after each write.
+use crossterm::event::KeyCode;
+use serde_json::Value;
+use switchboard::api::generation::Generation;
+use switchboard::api::{ApiRequest, Client, ListQuery};
+use switchboard::console::Tab;
+use switchboard::console::harness::Harness;
+use switchboard::service::{RunningService, Seed, ServiceConfig, start};
+
+use crate::common::fixed_clock;
+
+async fn serve(g: Generation) -> (RunningService, Client) {
+    let cfg = ServiceConfig {
+        seed: Seed::Demo,
+        generation: g,
+        ..ServiceConfig::ephemeral()
+    };
+    let svc = start(cfg).await.expect("service starts");
+    let client = Client::new(svc.client_options()).expect("client");
+    (svc, client)
+}
+
+async fn console(client: &Client, g: Generation) -> Harness {
+    let mut app = Harness::with_client("newer", client.clone(), fixed_clock(), (160, 50));
+    app.show_generation(g);
+    app.settle().await.expect("idle");
+    app
+}
+
+/// To `tab` by its `:` word.
+async fn go(app: &mut Harness, tab: Tab) {
+    app.ch(':').type_text(tab.aliases()[0]).key(KeyCode::Enter);
+    app.settle().await.expect("idle");
+    assert_eq!(app.tab(), tab, "{}", app.screen());
+}
+
+/// Every item of a list the server answers (one page of 100).
+async fn items(client: &Client, req: ApiRequest) -> Vec<Value> {
+    let raw = client.send(&req).await.expect("list");
+    let page: switchboard::api::Page<Value> = serde_json::from_str(&raw.body).expect("a page");
+    page.items
+}
+
+fn q() -> ListQuery {
+    ListQuery {
+        limit: Some(100),
+        ..ListQuery::default()
+    }
+}
+
+async fn event_destinations(client: &Client) -> Vec<Value> {
+    items(
+        client,
+        ApiRequest::list_event_destinations(&q(), &Default::default()),
+    )
+    .await
+}
+
+fn footer(app: &Harness) -> String {
+    app.screen().lines().last().unwrap_or_default().to_string()
+}
+
+fn dialog_open(app: &Harness) -> bool {
+    app.screen().contains("Ctrl-S save")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn event_destination_is_created_with_its_retry_policy_and_edited() {
+    let (svc, client) = serve(Generation::EventDestinations).await;
+    let mut app = console(&client, Generation::EventDestinations).await;
+    go(&mut app, Tab::EventDestinations).await;
+    let f = footer(&app);
+    assert!(f.contains("c new") && f.contains("e edit"), "{f}");
+    let before = event_destinations(&client).await.len();
+
+    // Wrong input: marked beside its field, nothing sent, what was typed kept.
+    app.ch('c').type_text("Pager relay");
+    app.key(KeyCode::Tab).type_text("ftp://example.test/hook");
+    app.key(KeyCode::Tab).type_text("pages the on-call");
+    app.key(KeyCode::Tab).ch(' ').ch(' '); // linear
+    app.key(KeyCode::Tab).type_text("40");
+    app.key(KeyCode::Tab).type_text("30s");
+    app.key(KeyCode::Tab).type_text("1h");
+    app.ctrl('s');
+    app.settle().await.expect("idle");
+    let s = app.screen();
+    assert!(dialog_open(&app), "{s}");
+    assert!(s.contains("must be http or https, not ftp"), "{s}");
+    assert!(s.contains("a whole number from 1 to 25"), "{s}");
+    assert!(
+        s.contains("ftp://example.test/hook") && s.contains("→ 30 s"),
+        "{s}"
+    );
+    assert_eq!(
+        event_destinations(&client).await.len(),
+        before,
+        "nothing sent"
+    );
+
+    // Fixed, it is created with the policy typed; the detail keeps create's answer (the secret,
+    // masked).
+    // The focus went to the first marked field, the URL.
+    app.ctrl('u').type_text("http://127.0.0.1:9/pager");
+    for _ in 0..3 {
+        app.key(KeyCode::Tab);
+    }
+    app.ctrl('u').type_text("5");
+    app.ctrl('s');
+    app.settle().await.expect("idle");
+    let s = app.screen();
+    assert!(!dialog_open(&app), "{s}");
+    assert!(s.contains("Pager relay: created"), "{s}");
+    let line = s
+        .lines()
+        .find(|l| l.contains("shown in this answer only"))
+        .unwrap_or_else(|| panic!("the secret's line: {s}"))
+        .to_string();
+    assert!(line.contains('…'), "masked: {line}");
+    let all = event_destinations(&client).await;
+    assert_eq!(all.len(), before + 1);
+    let d = all
+        .iter()
+        .find(|d| d["name"] == "Pager relay")
+        .expect("created");
+    assert_eq!(d["webhook"]["url"], "http://127.0.0.1:9/pager");
+    assert_eq!(d["description"], "pages the on-call");
+    assert_eq!(d["retry"]["strategy"], "linear");
+    assert_eq!(d["retry"]["max_attempts"], 5);
+    assert_eq!(d["retry"]["base_delay_seconds"], 30);
+    assert_eq!(d["retry"]["max_delay_seconds"], 3600);
+    let id = d["id"].as_str().expect("id").to_string();
+    assert_eq!(
+        app.selected_id().as_deref(),
+        Some(id.as_str()),
+        "landed on it"
+    );
+
+    // Edit: name, URL (empty keeps it: shown masked beside), retry strategy.
+    app.key(KeyCode::Esc);
+    app.settle().await.expect("idle");
+    app.ch('e');
+    let s = app.screen();
+    assert!(s.contains("Edit destination Pager relay"), "{s}");
+    assert!(s.contains("empty keeps"), "{s}");
+    app.ctrl('u').type_text("Pager relay 2");
+    app.key(KeyCode::Tab).key(KeyCode::Tab);
+    app.type_text("https://127.0.0.1:9/pager2");
+    app.key(KeyCode::Tab).ch(' '); // linear → fixed
+    app.ctrl('s');
+    app.settle().await.expect("idle");
+    assert!(!dialog_open(&app), "{}", app.screen());
+    let all = event_destinations(&client).await;
+    let d = all
+        .iter()
+        .find(|d| d["id"] == id.as_str())
+        .expect("still there");
+    assert_eq!(d["name"], "Pager relay 2");
+    assert_eq!(d["description"], "pages the on-call", "unchanged");
+    assert_eq!(d["webhook"]["url"], "https://127.0.0.1:9/pager2");
+    assert_eq!(d["retry"]["strategy"], "fixed");
+    assert_eq!(d["retry"]["max_attempts"], 5, "kept");
+    svc.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_event_destination_write_shows_the_servers_message_and_keeps_the_screen() {
+    let (svc, client) = serve(Generation::EventDestinations).await;
+    let mut app = console(&client, Generation::EventDestinations).await;
+    go(&mut app, Tab::EventDestinations).await;
+    let rows = app.row_ids();
+    assert!(!rows.is_empty());
+    let before = event_destinations(&client).await.len();
+    // Two days: a duration we take, longer than the platform's 24 h.
+    app.ch('c').type_text("Too patient");
+    app.key(KeyCode::Tab).type_text("https://127.0.0.1:9/slow");
+    for _ in 0..3 {
+        app.key(KeyCode::Tab);
+    }
+    app.key(KeyCode::Tab).type_text("2d");
+    app.ctrl('s');
+    app.settle().await.expect("idle");
+    let s = app.screen();
+    assert!(dialog_open(&app), "{s}");
+    assert!(s.contains("Must be an integer from 1 to 86400"), "{s}");
+    assert!(
+        s.contains("Too patient") && s.contains("2d"),
+        "typed kept: {s}"
+    );
+    assert_eq!(event_destinations(&client).await.len(), before);
+    // Esc asks before dropping what was typed; the list under it is as it was.
+    app.key(KeyCode::Esc).ch('y');
+    app.settle().await.expect("idle");
+    assert!(!dialog_open(&app));
+    assert_eq!(app.row_ids(), rows, "the screen's data stays");
+    svc.shutdown().await;
+}
