@@ -196,3 +196,142 @@ async fn a_refused_event_destination_write_shows_the_servers_message_and_keeps_t
     assert_eq!(app.row_ids(), rows, "the screen's data stays");
     svc.shutdown().await;
 }
+
+async fn callback_destinations(client: &Client) -> Vec<Value> {
+    items(client, ApiRequest::list_callback_destinations(&q(), &[])).await
+}
+
+async fn deployment_callback(client: &Client, id: &str) -> Value {
+    let raw = client
+        .send(&ApiRequest::get_callback(id))
+        .await
+        .expect("get");
+    serde_json::from_str(&raw.body).expect("a callback")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn callback_destinations_callbacks_and_destinations_are_created_edited_and_archived() {
+    let (svc, client) = serve(Generation::CallbackDestinations).await;
+    let mut app = console(&client, Generation::CallbackDestinations).await;
+
+    // A destination: created, then its name and URL changed.
+    go(&mut app, Tab::CallbackDestinations).await;
+    let f = footer(&app);
+    assert!(f.contains("c new") && f.contains("e edit"), "{f}");
+    app.ch('c').type_text("Audit sink");
+    app.key(KeyCode::Tab).type_text("not a url");
+    app.ctrl('s');
+    app.settle().await.expect("idle");
+    let s = app.screen();
+    assert!(dialog_open(&app) && s.contains("not a URL"), "{s}");
+    assert!(s.contains("not a url"), "typed kept: {s}");
+    app.ctrl('u').type_text("http://127.0.0.1:9/audit");
+    app.key(KeyCode::Tab).type_text("keeps everything");
+    app.ctrl('s');
+    app.settle().await.expect("idle");
+    assert!(!dialog_open(&app), "{}", app.screen());
+    assert!(
+        app.screen().contains("Audit sink: created"),
+        "{}",
+        app.screen()
+    );
+    let dest = callback_destinations(&client)
+        .await
+        .into_iter()
+        .find(|d| d["name"] == "Audit sink")
+        .expect("created");
+    let dest_id = dest["id"].as_str().expect("id").to_string();
+    assert_eq!(dest["url"], "http://127.0.0.1:9/audit");
+    assert_eq!(dest["description"], "keeps everything");
+    app.key(KeyCode::Esc);
+    app.settle().await.expect("idle");
+    app.ch('e');
+    assert!(app.screen().contains("empty keeps"), "{}", app.screen());
+    app.ctrl('u').type_text("Audit sink 2");
+    app.key(KeyCode::Tab).key(KeyCode::Tab);
+    app.type_text("https://127.0.0.1:9/audit2");
+    app.ctrl('s');
+    app.settle().await.expect("idle");
+    assert!(!dialog_open(&app), "{}", app.screen());
+    let dest = callback_destinations(&client)
+        .await
+        .into_iter()
+        .find(|d| d["id"] == dest_id.as_str())
+        .expect("still there");
+    assert_eq!(dest["name"], "Audit sink 2");
+    assert_eq!(dest["url"], "https://127.0.0.1:9/audit2");
+    assert_eq!(dest["description"], "keeps everything", "unchanged");
+
+    // A callback on a deployment in use, attached to that destination.
+    go(&mut app, Tab::DeploymentCallbacks).await;
+    let f = footer(&app);
+    assert!(f.contains("c new") && f.contains("d delete"), "{f}");
+    app.ch('c');
+    app.settle().await.expect("lookups");
+    let s = app.screen();
+    assert!(s.contains("used by"), "deployments offered: {s}");
+    app.key(KeyCode::Tab).type_text("Audit feed");
+    app.key(KeyCode::Tab)
+        .key(KeyCode::Tab)
+        .type_text("Audit")
+        .ch(' ');
+    app.key(KeyCode::Tab).type_text("=issues");
+    app.ctrl('s');
+    app.settle().await.expect("idle");
+    let s = app.screen();
+    assert!(dialog_open(&app), "{s}");
+    assert!(s.contains("line 1: a provider trigger id"), "{s}");
+    app.ctrl('u');
+    app.ctrl('s');
+    app.settle().await.expect("idle");
+    assert!(!dialog_open(&app), "{}", app.screen());
+    assert!(
+        app.screen().contains("Audit feed: created"),
+        "{}",
+        app.screen()
+    );
+    let id = app.selected_id().expect("landed on it");
+    let cb = deployment_callback(&client, &id).await;
+    assert_eq!(cb["name"], "Audit feed");
+    let attached: Vec<&str> = cb["destinations"]
+        .as_array()
+        .expect("destinations")
+        .iter()
+        .filter_map(|d| d["id"].as_str())
+        .collect();
+    assert_eq!(attached, vec![dest_id.as_str()]);
+    assert!(cb["provider_deployment"]["id"].as_str().is_some());
+
+    // Edit: the set is replaced (the one destination unchosen: none).
+    app.key(KeyCode::Esc);
+    app.settle().await.expect("idle");
+    app.ch('e');
+    app.settle().await.expect("lookups");
+    app.key(KeyCode::Tab)
+        .key(KeyCode::Tab)
+        .type_text("Audit")
+        .ch(' ');
+    app.ctrl('s');
+    app.settle().await.expect("idle");
+    assert!(!dialog_open(&app), "{}", app.screen());
+    let cb = deployment_callback(&client, &id).await;
+    assert_eq!(cb["destinations"].as_array().map(Vec::len), Some(0), "{cb}");
+    assert_eq!(cb["name"], "Audit feed", "unchanged");
+
+    // Delete archives, after a question that names it.
+    app.key(KeyCode::Esc);
+    app.settle().await.expect("idle");
+    app.ch('d');
+    let s = app.screen();
+    assert!(s.contains("Archive callback “Audit feed”"), "{s}");
+    app.ch('y');
+    app.settle().await.expect("idle");
+    assert!(
+        app.screen().contains("Audit feed: archived"),
+        "{}",
+        app.screen()
+    );
+    let cb = deployment_callback(&client, &id).await;
+    assert_eq!(cb["status"], "archived");
+    svc.shutdown().await;
+}

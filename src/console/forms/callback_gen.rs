@@ -32,7 +32,11 @@ fn destinations_field(chosen: Vec<String>) -> Field {
     let mut p = Picker::loading(true);
     p.chosen = chosen;
     Field::picker("Destinations", "destination_ids", p)
-        .entities(&["callback_destination", "destination"])
+        .entities(&[
+            "callback.destination",
+            "callback_destination",
+            "destination",
+        ])
         .noted("Space toggles; the set is replaced")
 }
 
