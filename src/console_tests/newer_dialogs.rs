@@ -335,3 +335,215 @@ async fn callback_destinations_callbacks_and_destinations_are_created_edited_and
     assert_eq!(cb["status"], "archived");
     svc.shutdown().await;
 }
+
+async fn get(client: &Client, req: ApiRequest) -> Result<Value, switchboard::api::Error> {
+    let raw = client.send(&req).await?;
+    Ok(serde_json::from_str(&raw.body).expect("json"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn listeners_are_created_edited_and_deleted_from_dialogs() {
+    let (svc, client) = serve(Generation::EventDestinations).await;
+    let dest = event_destinations(&client)
+        .await
+        .into_iter()
+        .find(|d| d["status"] == "active")
+        .expect("an active destination");
+    let dest_id = dest["id"].as_str().expect("id").to_string();
+    let types: Vec<String> = get(&client, ApiRequest::list_event_types())
+        .await
+        .expect("event types")["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .filter_map(|t| t["name"].as_str().map(str::to_string))
+        .collect();
+    assert!(types.len() >= 3, "{types:?}");
+    let mut app = console(&client, Generation::EventDestinations).await;
+    go(&mut app, Tab::Listeners).await;
+    let f = footer(&app);
+    assert!(f.contains("c new") && f.contains("d delete"), "{f}");
+    app.ch('c');
+    app.settle().await.expect("lookups");
+    app.type_text(&dest_id);
+    app.key(KeyCode::Tab); // the instance in use, under the cursor
+    app.key(KeyCode::Tab); // binds: event types
+    app.ctrl('s');
+    app.settle().await.expect("idle");
+    let s = app.screen();
+    assert!(
+        dialog_open(&app) && s.contains("name at least one event type"),
+        "{s}"
+    );
+    // The focus went to the marked field.
+    app.type_text(&types[0]);
+    app.ctrl('s');
+    app.settle().await.expect("idle");
+    assert!(!dialog_open(&app), "{}", app.screen());
+    let id = app.selected_id().expect("landed on it");
+    let l = get(&client, ApiRequest::get_listener(&id))
+        .await
+        .expect("get");
+    assert_eq!(l["event_destination_id"], dest_id.as_str());
+    assert_eq!(l["type"], "event");
+    assert_eq!(l["event_types"], serde_json::json!([types[0]]));
+
+    app.key(KeyCode::Esc);
+    app.settle().await.expect("idle");
+    app.ch('e').ctrl('u');
+    app.type_text(&format!("{}, {}", types[1], types[2]));
+    app.ctrl('s');
+    app.settle().await.expect("idle");
+    assert!(!dialog_open(&app), "{}", app.screen());
+    let l = get(&client, ApiRequest::get_listener(&id))
+        .await
+        .expect("get");
+    assert_eq!(l["event_types"], serde_json::json!([types[1], types[2]]));
+
+    app.key(KeyCode::Esc);
+    app.settle().await.expect("idle");
+    app.ch('d');
+    assert!(app.screen().contains("Delete listener"), "{}", app.screen());
+    app.ch('y');
+    app.settle().await.expect("idle");
+    assert!(
+        app.toasts().iter().any(|t| t.contains("deleted")),
+        "{:?}",
+        app.toasts()
+    );
+    let gone = get(&client, ApiRequest::get_listener(&id)).await;
+    assert_eq!(gone.err().and_then(|e| e.status()), Some(404));
+    svc.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn integration_callbacks_are_created_edited_and_deleted_and_a_refusal_is_shown() {
+    let (svc, client) = serve(Generation::EventDestinations).await;
+    let seeded = items(
+        &client,
+        ApiRequest::list_integration_callbacks(&q(), &Default::default()),
+    )
+    .await;
+    let cb = seeded.first().expect("a seeded callback");
+    let integration = cb["integration_id"]
+        .as_str()
+        .expect("integration")
+        .to_string();
+    let provider = cb["integration_provider_id"]
+        .as_str()
+        .expect("provider")
+        .to_string();
+    let mut app = console(&client, Generation::EventDestinations).await;
+    go(&mut app, Tab::IntegrationCallbacks).await;
+    let f = footer(&app);
+    assert!(f.contains("c new") && f.contains("e edit"), "{f}");
+    app.ch('c');
+    app.settle().await.expect("lookups");
+    assert!(app.screen().contains("used by"), "{}", app.screen());
+    app.type_text(&integration);
+    app.key(KeyCode::Tab).type_text("ip_nosuch");
+    app.key(KeyCode::Tab).type_text("Ops hook");
+    app.ctrl('s');
+    app.settle().await.expect("idle");
+    let s = app.screen();
+    assert!(dialog_open(&app), "{s}");
+    assert!(s.contains("404 not_found"), "the server's message: {s}");
+    assert!(
+        s.contains("Ops hook") && s.contains("ip_nosuch"),
+        "typed kept: {s}"
+    );
+    assert_eq!(
+        items(
+            &client,
+            ApiRequest::list_integration_callbacks(&q(), &Default::default())
+        )
+        .await
+        .len(),
+        seeded.len()
+    );
+    // The focus went to the field the refusal names.
+    app.ctrl('u').type_text(&provider);
+    app.ctrl('s');
+    app.settle().await.expect("idle");
+    assert!(!dialog_open(&app), "{}", app.screen());
+    let id = app.selected_id().expect("landed on it");
+    let got = get(&client, ApiRequest::get_callback(&id))
+        .await
+        .expect("get");
+    assert_eq!(got["name"], "Ops hook");
+    assert_eq!(got["integration_provider_id"], provider.as_str());
+
+    app.key(KeyCode::Esc);
+    app.settle().await.expect("idle");
+    app.ch('e').ctrl('u').type_text("Ops hook 2");
+    app.ctrl('s');
+    app.settle().await.expect("idle");
+    assert!(!dialog_open(&app), "{}", app.screen());
+    let got = get(&client, ApiRequest::get_callback(&id))
+        .await
+        .expect("get");
+    assert_eq!(got["name"], "Ops hook 2");
+
+    app.key(KeyCode::Esc);
+    app.settle().await.expect("idle");
+    app.ch('d').ch('y');
+    app.settle().await.expect("idle");
+    let got = get(&client, ApiRequest::get_callback(&id))
+        .await
+        .expect("get");
+    assert_eq!(got["status"], "deleted");
+    svc.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_auth_import_is_created_with_its_value_masked_and_never_edited() {
+    let (svc, client) = serve(Generation::EventDestinations).await;
+    let list = |c: &Client| {
+        let c = c.clone();
+        async move { items(&c, ApiRequest::list_auth_imports(&q(), &Default::default())).await }
+    };
+    let before = list(&client).await.len();
+    let mut app = console(&client, Generation::EventDestinations).await;
+    go(&mut app, Tab::AuthImports).await;
+    let f = footer(&app);
+    assert!(f.contains("c new") && !f.contains("e edit"), "{f}");
+    app.ch('e');
+    assert!(
+        app.toasts().iter().any(|t| t.contains("import again")),
+        "{:?}",
+        app.toasts()
+    );
+    const SECRET: &str = "tok_console_secret_0123456789";
+    app.ch('c').type_text("rotated by ops");
+    app.key(KeyCode::Tab).type_text("access_token=oops");
+    app.ctrl('s');
+    app.settle().await.expect("idle");
+    let s = app.screen();
+    assert!(dialog_open(&app) && s.contains("not a JSON object"), "{s}");
+    assert!(!s.contains("oops"), "the value is masked: {s}");
+    app.ctrl('u')
+        .type_text(&format!("{{\"access_token\": \"{SECRET}\"}}"));
+    app.key(KeyCode::Tab).type_text("pro_nosuch");
+    app.ctrl('s');
+    app.settle().await.expect("idle");
+    let s = app.screen();
+    assert!(dialog_open(&app), "{s}");
+    assert!(s.contains("keys: access_token"), "{s}");
+    assert!(
+        s.contains("404 not_found") && s.contains("pro_nosuch"),
+        "{s}"
+    );
+    assert!(!s.contains(SECRET), "never shown: {s}");
+    assert_eq!(list(&client).await.len(), before, "nothing imported");
+    app.ctrl('u');
+    app.ctrl('s');
+    app.settle().await.expect("idle");
+    let s = app.screen();
+    assert!(!dialog_open(&app), "{s}");
+    assert!(!s.contains(SECRET), "never shown: {s}");
+    let after = list(&client).await;
+    assert_eq!(after.len(), before + 1);
+    assert!(after.iter().any(|i| i["note"] == "rotated by ops"));
+    assert!(!app.state_debug().contains(SECRET), "not kept in the state");
+    svc.shutdown().await;
+}

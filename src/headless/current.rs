@@ -887,13 +887,8 @@ fn import_value(
             "imports create here needs its value: --value-stdin or --value-env VAR.".into(),
         ));
     };
-    match serde_json::from_str::<Value>(&text) {
-        Ok(Value::Object(m)) => Ok(crate::api::model::CredentialValue::new(m)),
-        // serde's message is dropped: it could quote part of the secret.
-        _ => Err(HeadlessError::Usage(format!(
-            "{WHAT} is not a JSON object (such as {{\"access_token\": \"…\"}})."
-        ))),
-    }
+    crate::api::model::CredentialValue::parse(&text)
+        .map_err(|why| HeadlessError::Usage(format!("{WHAT} is {why}.")))
 }
 
 /// A delivery with its attempts: the object as received, or its lines and an attempts table.

@@ -1,13 +1,17 @@
 //! Form dialogs for every write. This file holds the dialog model (fields, focus, phases);
 //! `update` its keys and the server's answers, `view` and `confirm` its drawing. Resource-specific
 //! forms live in `teams`, `imports` and `destinations` (pulsar), `event_destinations` and
-//! `callback_gen` (the newer generations).
+//! `listeners`, `integration_callbacks`, `auth_imports` and `callback_gen` (the newer
+//! generations).
+pub(crate) mod auth_imports;
 pub(crate) mod callback_gen;
 pub(crate) mod confirm;
 pub(crate) mod destinations;
 pub(crate) mod event_destinations;
 pub(crate) mod field;
 pub(crate) mod imports;
+pub(crate) mod integration_callbacks;
+pub(crate) mod listeners;
 pub(crate) mod ops;
 pub(crate) mod picker;
 pub(crate) mod teams;

@@ -102,10 +102,11 @@ pub(crate) fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
         Some(d) => open(state, d),
         None => {
             let what = action.describe();
-            state.toast(
-                ToastKind::Info,
-                format!("The {} tab has no “{what}”", tab.title()),
+            let text = views::lacks(tab, action).map_or_else(
+                || format!("The {} tab has no “{what}”", tab.title()),
+                str::to_string,
             );
+            state.toast(ToastKind::Info, text);
             Vec::new()
         }
     }

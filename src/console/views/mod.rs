@@ -92,6 +92,12 @@ pub(crate) trait DetailView: crate::resource::Resource {
         &[]
     }
 
+    /// Why its tab has no dialog for a write key, in one sentence, where it says more than
+    /// "no such key" (an import is not changed: import again).
+    fn lacks(_action: Action) -> Option<&'static str> {
+        None
+    }
+
     /// Whether the answer to its create holds what no later read gives (a signing secret):
     /// the detail keeps that answer.
     fn keeps_created() -> bool {
@@ -194,6 +200,11 @@ pub(crate) fn keeps_reply(op: crate::resource::ops::OpId) -> bool {
 /// The write keys a tab's console module offers dialogs for.
 pub(crate) fn write_keys(tab: Tab) -> &'static [Action] {
     with_kind!(tab, R => <R as DetailView>::write_keys())
+}
+
+/// Why a tab has no dialog for a write key, when its console module says.
+pub(crate) fn lacks(tab: Tab, action: Action) -> Option<&'static str> {
+    with_kind!(tab, R => <R as DetailView>::lacks(action))
 }
 
 /// Whether a tab's create answer stays in the detail, as its console module says.
