@@ -363,6 +363,14 @@ async fn listeners_are_created_edited_and_deleted_from_dialogs() {
     go(&mut app, Tab::Listeners).await;
     let f = footer(&app);
     assert!(f.contains("c new") && f.contains("d delete"), "{f}");
+    // Help and the palette list them too.
+    app.ch('?');
+    let s = app.screen();
+    assert!(s.contains("create") && s.contains("delete"), "help: {s}");
+    app.key(KeyCode::Esc).ctrl('p').type_text("dele");
+    let s = app.screen();
+    assert!(s.contains("delete") && s.contains("writes"), "palette: {s}");
+    app.key(KeyCode::Esc);
     app.ch('c');
     app.settle().await.expect("lookups");
     app.type_text(&dest_id);
