@@ -504,6 +504,8 @@ pub(crate) fn keys(state: &State) -> Vec<super::footer::Hint> {
     let writable = matches!(tab, Tab::Teams | Tab::Imports | Tab::Destinations);
     let server_filtered = notifications && ts.list.filter != NotificationFilter::default();
     let one = |rank: u8, a: Action, word: &'static str| (rank, Hint::Action(a, word));
+    // The newer generations' tabs say through their console modules which writes they open.
+    let offers = |a: Action| super::views::write_keys(tab).contains(&a);
     let mut ranked: Vec<(u8, Hint)> = Action::all()
         .into_iter()
         .filter_map(|a| match a {
@@ -530,8 +532,8 @@ pub(crate) fn keys(state: &State) -> Vec<super::footer::Hint> {
                     || (selected && matches!(tab, Tab::Callbacks | Tab::Destinations));
                 (list && from).then(|| one(28, a, "forward"))
             }
-            Action::Create => (list && writable).then(|| one(4, a, "new")),
-            Action::Edit => (selected && writable).then(|| one(5, a, "edit")),
+            Action::Create => (list && (writable || offers(a))).then(|| one(4, a, "new")),
+            Action::Edit => (selected && (writable || offers(a))).then(|| one(5, a, "edit")),
             Action::AddMember => (selected && tab == Tab::Teams)
                 .then_some((6, Pair(a, Action::RemoveMember, "member"))),
             Action::SetProject => (selected && tab == Tab::Teams)
@@ -546,7 +548,9 @@ pub(crate) fn keys(state: &State) -> Vec<super::footer::Hint> {
             Action::Deliver(K::Reveal) => (detail
                 && super::deliveries::secret::open_secret_id(state).is_some())
             .then(|| one(10, a, "reveal")),
-            Action::Delete => (selected && tab == Tab::Destinations).then(|| one(11, a, "delete")),
+            Action::Delete => {
+                (selected && (tab == Tab::Destinations || offers(a))).then(|| one(11, a, "delete"))
+            }
             // A resource's operations show on its own tab, where its console module places them.
             Action::Op(o) => (selected && o.resource == tab)
                 .then(|| super::views::op_rank(o))

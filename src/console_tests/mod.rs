@@ -25,6 +25,7 @@ mod generations;
 mod header_generation;
 mod idle;
 mod landing;
+mod newer_dialogs;
 mod operator;
 mod palette;
 mod power_keys;

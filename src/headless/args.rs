@@ -669,11 +669,7 @@ impl RetryArgs {
 
 /// A retry delay: `10s`, `5m`, `3h` (whole seconds, at least one).
 fn parse_delay(s: &str) -> Result<std::time::Duration, String> {
-    let d = crate::api::selection::parse_duration(s).map_err(|e| e.to_string())?;
-    if d.as_secs() == 0 {
-        return Err(format!("{s:?} is shorter than a second"));
-    }
-    Ok(d)
+    crate::api::model::parse_retry_delay(s).map(std::time::Duration::from_secs)
 }
 
 /// `30s`, `2m`, `500ms` (at most an hour).

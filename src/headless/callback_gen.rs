@@ -126,28 +126,7 @@ fn usage(m: impl Into<String>) -> HeadlessError {
 
 /// `--trigger ID[=type,type]`: a provider trigger and, optionally, the event types taken from it.
 fn trigger(text: &str) -> Result<TriggerInput, HeadlessError> {
-    let (id, types) = match text.split_once('=') {
-        Some((id, types)) => (id, Some(types)),
-        None => (text, None),
-    };
-    let id = id.trim();
-    if id.is_empty() {
-        return Err(usage(format!(
-            "--trigger {:?}: a provider trigger id, then optionally =type,type",
-            clean(text)
-        )));
-    }
-    let event_types = types.map(|t| {
-        t.split(',')
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-            .map(str::to_string)
-            .collect::<Vec<_>>()
-    });
-    Ok(TriggerInput {
-        provider_trigger_id: id.to_string(),
-        event_types,
-    })
+    TriggerInput::parse(text).map_err(|why| usage(format!("--trigger {:?}: {why}", clean(text))))
 }
 
 /// The statuses as this generation names them (`succeeded` is `delivered` here).

@@ -13,7 +13,7 @@ use crate::api::detect::TeamsKind;
 use crate::api::generation::Generation;
 use crate::api::model::{
     CreateAuthImport, CreateEventDestination, CreateListener, ListenerType, RetryPolicy,
-    RetryStrategy, UpdateListener,
+    UpdateListener,
 };
 use crate::api::newer_requests::*;
 use crate::api::{ApiRequest, Client, Error, ListQuery, Page};
@@ -690,12 +690,12 @@ pub async fn run(client: &Client, out: &Output, cmd: Resource) -> Result<(), Hea
             let mut b = CreateEventDestination::webhook(name, url);
             b.description = description;
             if retry.given() {
-                b.retry = Some(RetryPolicy {
-                    strategy: RetryStrategy::from(retry.retry.as_deref().unwrap_or("exponential")),
-                    max_attempts: retry.max_attempts,
-                    base_delay_seconds: retry.base_delay.map(|d| d.as_secs()),
-                    max_delay_seconds: retry.max_delay.map(|d| d.as_secs()),
-                });
+                b.retry = Some(RetryPolicy::from_input(
+                    retry.retry.as_deref(),
+                    retry.max_attempts,
+                    retry.base_delay.map(|d| d.as_secs()),
+                    retry.max_delay.map(|d| d.as_secs()),
+                ));
             }
             let d = send(client, &ApiRequest::create_event_destination(&b)).await?;
             created(out, &d)
@@ -884,13 +884,8 @@ fn import_value(
             "imports create here needs its value: --value-stdin or --value-env VAR.".into(),
         ));
     };
-    match serde_json::from_str::<Value>(&text) {
-        Ok(Value::Object(m)) => Ok(crate::api::model::CredentialValue::new(m)),
-        // serde's message is dropped: it could quote part of the secret.
-        _ => Err(HeadlessError::Usage(format!(
-            "{WHAT} is not a JSON object (such as {{\"access_token\": \"…\"}})."
-        ))),
-    }
+    crate::api::model::CredentialValue::parse(&text)
+        .map_err(|why| HeadlessError::Usage(format!("{WHAT} is {why}.")))
 }
 
 /// A delivery with its attempts: the object as received, or its lines and an attempts table.

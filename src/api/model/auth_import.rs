@@ -166,6 +166,20 @@ impl CredentialValue {
     }
 }
 
+impl CredentialValue {
+    /// The value as typed or read: a JSON object such as `{"access_token": …}`. The error says
+    /// nothing of the text (it is a secret, and the parser's message could quote it).
+    ///
+    /// # Errors
+    /// Not a JSON object.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        match serde_json::from_str::<serde_json::Value>(text) {
+            Ok(serde_json::Value::Object(m)) => Ok(Self::new(m)),
+            _ => Err("not a JSON object (such as {\"access_token\": \"…\"})".into()),
+        }
+    }
+}
+
 impl fmt::Debug for CredentialValue {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "CredentialValue({:?}: masked)", self.keys())

@@ -369,6 +369,34 @@ pub struct TriggerInput {
     pub event_types: Option<Vec<String>>,
 }
 
+impl TriggerInput {
+    /// A trigger as typed: `ID` or `ID=type,type` (only those event types).
+    ///
+    /// # Errors
+    /// No trigger id before the `=`.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let (id, types) = match text.split_once('=') {
+            Some((id, types)) => (id, Some(types)),
+            None => (text, None),
+        };
+        let id = id.trim();
+        if id.is_empty() {
+            return Err("a provider trigger id, then optionally =type,type".into());
+        }
+        let event_types = types.map(|t| {
+            t.split(',')
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        });
+        Ok(Self {
+            provider_trigger_id: id.to_string(),
+            event_types,
+        })
+    }
+}
+
 /// `POST /callbacks` of the `callback-destinations` generation.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct CreateDeploymentCallback {

@@ -86,6 +86,52 @@ pub struct RetryPolicy {
     pub max_delay_seconds: Option<u64>,
 }
 
+impl RetryPolicy {
+    /// The policy as an operator gives it (headless flags, console fields): the strategy
+    /// (exponential when only the numbers are given) and the numbers left to the platform when
+    /// absent.
+    #[must_use]
+    pub fn from_input(
+        strategy: Option<&str>,
+        max_attempts: Option<u32>,
+        base_delay_seconds: Option<u64>,
+        max_delay_seconds: Option<u64>,
+    ) -> Self {
+        Self {
+            strategy: RetryStrategy::from(strategy.unwrap_or("exponential")),
+            max_attempts,
+            base_delay_seconds,
+            max_delay_seconds,
+        }
+    }
+}
+
+/// The most attempts a retry policy allows (`generations.md` §7).
+pub const MAX_RETRY_ATTEMPTS: u32 = 25;
+
+/// A retry delay as typed (`10s`, `5m`, `3h`): whole seconds, at least one.
+///
+/// # Errors
+/// Not a duration, or shorter than a second.
+pub fn parse_retry_delay(text: &str) -> Result<u64, String> {
+    let d = crate::api::selection::parse_duration(text).map_err(|e| e.to_string())?;
+    if d.as_secs() == 0 {
+        return Err(format!("{text:?} is shorter than a second"));
+    }
+    Ok(d.as_secs())
+}
+
+/// A retry policy's attempt count as typed: 1 to [`MAX_RETRY_ATTEMPTS`].
+///
+/// # Errors
+/// Not a whole number in that range.
+pub fn parse_max_attempts(text: &str) -> Result<u32, String> {
+    match text.trim().parse::<u32>() {
+        Ok(n) if (1..=MAX_RETRY_ATTEMPTS).contains(&n) => Ok(n),
+        _ => Err(format!("a whole number from 1 to {MAX_RETRY_ATTEMPTS}")),
+    }
+}
+
 /// `event.destination_listener`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Listener {

@@ -36,7 +36,8 @@ pub use event_delivery::{
 };
 pub use event_destination::{
     CreateEventDestination, CreateListener, EventDestination, EventWebhook, Listener, ListenerType,
-    RetryPolicy, RetryStrategy, UpdateEventDestination, UpdateListener, WebhookInput,
+    MAX_RETRY_ATTEMPTS, RetryPolicy, RetryStrategy, UpdateEventDestination, UpdateListener,
+    WebhookInput, parse_max_attempts, parse_retry_delay,
 };
 pub use integration_callback::{
     CallbackEvent, CallbackEventDetails, CallbackEventSource, CallbackEventStatus,

@@ -7,7 +7,7 @@ use super::{Dialog, Kind, Phase};
 use crate::api::model::{CallbacksInput, CreateDestination, Destination, UpdateDestination};
 
 /// The URL must be absolute http or https.
-fn check_url(s: &str) -> Result<Option<String>, String> {
+pub(crate) fn check_url(s: &str) -> Result<Option<String>, String> {
     match url::Url::parse(s) {
         Ok(u) if matches!(u.scheme(), "http" | "https") && u.has_host() => Ok(None),
         Ok(u) => Err(format!("must be http or https, not {}", u.scheme())),

@@ -135,6 +135,13 @@ impl Field {
         Self::with_kind(label, key, FieldKind::Choice { options, index: 0 })
     }
 
+    /// Starts a choice on option `k` (an edit form's current value), not counted as a change.
+    pub(crate) fn starting_at(mut self, k: usize) -> Self {
+        self.choose(k);
+        self.settle();
+        self
+    }
+
     /// A picker field.
     pub(crate) fn picker(label: &'static str, key: &'static str, picker: Picker) -> Self {
         Self::with_kind(label, key, FieldKind::Picker(picker))

@@ -18,11 +18,12 @@ fn check_expiry(s: &str) -> Result<Option<String>, String> {
 }
 
 /// Metadata: one `key=value` per line.
-fn check_metadata(s: &str) -> Result<Option<String>, String> {
+pub(crate) fn check_metadata(s: &str) -> Result<Option<String>, String> {
     parse_metadata(s).map(|_| None)
 }
 
-fn parse_metadata(s: &str) -> Result<Map<String, Value>, String> {
+/// Metadata as typed: one `key=value` per line (blank lines skipped).
+pub(crate) fn parse_metadata(s: &str) -> Result<Map<String, Value>, String> {
     let mut map = Map::new();
     for (n, line) in s
         .lines()

@@ -1,10 +1,17 @@
 //! Form dialogs for every write. This file holds the dialog model (fields, focus, phases);
 //! `update` its keys and the server's answers, `view` and `confirm` its drawing. Resource-specific
-//! forms live in `teams`, `imports` and `destinations`.
+//! forms live in `teams`, `imports` and `destinations` (pulsar), `event_destinations` and
+//! `listeners`, `integration_callbacks`, `auth_imports` and `callback_gen` (the newer
+//! generations).
+pub(crate) mod auth_imports;
+pub(crate) mod callback_gen;
 pub(crate) mod confirm;
 pub(crate) mod destinations;
+pub(crate) mod event_destinations;
 pub(crate) mod field;
 pub(crate) mod imports;
+pub(crate) mod integration_callbacks;
+pub(crate) mod listeners;
 pub(crate) mod ops;
 pub(crate) mod picker;
 pub(crate) mod teams;
@@ -59,6 +66,14 @@ pub(crate) enum Kind {
     EditDestination(String),
     /// Delete a destination.
     DeleteDestination(String),
+    /// A new item of a resource whose console module builds the request (the newer
+    /// generations' resources).
+    New,
+    /// Edit an item of such a resource.
+    Change(String),
+    /// Remove (delete or archive) an item of such a resource after a confirmation, with the
+    /// toast's word.
+    Remove(String, &'static str),
     /// A resource's operation (`resource::ops`), with the request it makes once confirmed.
     Op(crate::resource::ops::OpId, crate::api::ApiRequest),
     /// A resource's operation that takes inputs first (its console module's fields), on its
@@ -77,6 +92,7 @@ impl Kind {
             Kind::RemoveProject(_)
                 | Kind::RemoveMember(_)
                 | Kind::DeleteDestination(_)
+                | Kind::Remove(..)
                 // The picker pre-selects a member: Enter alone must not add one unasked.
                 | Kind::AddMember(_)
                 // An operation asks its question after its inputs.
@@ -87,8 +103,14 @@ impl Kind {
     /// Past-tense word for the success toast.
     fn done_word(&self) -> &'static str {
         match self {
-            Kind::CreateTeam | Kind::CreateImport | Kind::CreateDestination => "created",
-            Kind::EditTeam(_) | Kind::EditImport(_) | Kind::EditDestination(_) => "saved",
+            Kind::CreateTeam | Kind::CreateImport | Kind::CreateDestination | Kind::New => {
+                "created"
+            }
+            Kind::EditTeam(_)
+            | Kind::EditImport(_)
+            | Kind::EditDestination(_)
+            | Kind::Change(_) => "saved",
+            Kind::Remove(_, word) => word,
             Kind::SetProject(..) => "project roles set",
             Kind::RemoveProject(_) => "project removed",
             Kind::AddMember(_) => "member added",

@@ -89,6 +89,15 @@ pub(crate) enum Lookup {
     /// The connections the token imports name (`/provider-oauth/token-imports`): the API lists
     /// no connections, so the known ones are those imports already use.
     Connections,
+    /// The provider deployments the callbacks of `callback-destinations` use (the client reads
+    /// no deployments list; another id is typed).
+    Deployments,
+    /// The instances the listeners name (no instances list is read here; another id is typed).
+    Instances,
+    /// The integrations the callbacks of `event-destinations` belong to.
+    Integrations,
+    /// The integration providers those callbacks belong to.
+    IntegrationProviders,
     /// One page of a registered resource's list, as its console module offers them
     /// (`DetailView::pick`).
     Items(Tab),
@@ -123,6 +132,52 @@ fn connections(imports: Vec<crate::api::model::ProviderOauthImport>) -> Vec<Pick
                 (n, true) => format!("used by {n} imports"),
                 (n, false) => format!("used by {n} imports · {note}"),
             },
+            id,
+        })
+        .collect()
+}
+
+/// The deployments these callbacks use, once each: the name (or id), with how many callbacks.
+fn deployments(callbacks: Vec<crate::api::model::DeploymentCallback>) -> Vec<PickItem> {
+    let mut out: Vec<(PickItem, usize)> = Vec::new();
+    for d in callbacks.into_iter().filter_map(|c| c.provider_deployment) {
+        match out.iter_mut().find(|(p, _)| p.id == d.id) {
+            Some((_, n)) => *n += 1,
+            None => out.push((
+                PickItem {
+                    label: d.name.clone().unwrap_or_else(|| d.id.clone()),
+                    detail: String::new(),
+                    id: d.id,
+                },
+                1,
+            )),
+        }
+    }
+    out.into_iter()
+        .map(|(mut p, n)| {
+            p.detail = format!(
+                "{} · used by {n} callback{}",
+                p.id,
+                if n == 1 { "" } else { "s" }
+            );
+            p
+        })
+        .collect()
+}
+
+/// Ids in use, once each, with a label (or the id) and how many `noun`s use them.
+fn in_use(ids: impl Iterator<Item = (String, String)>, noun: &str) -> Vec<PickItem> {
+    let mut out: Vec<(String, String, usize)> = Vec::new();
+    for (id, label) in ids.filter(|(i, _)| !i.is_empty()) {
+        match out.iter_mut().find(|(i, _, _)| *i == id) {
+            Some((_, _, n)) => *n += 1,
+            None => out.push((id, label, 1)),
+        }
+    }
+    out.into_iter()
+        .map(|(id, label, n)| PickItem {
+            label: if label.is_empty() { id.clone() } else { label },
+            detail: format!("{id} · used by {n} {noun}{}", if n == 1 { "" } else { "s" }),
             id,
         })
         .collect()
@@ -193,6 +248,37 @@ pub(crate) async fn execute_lookup(
         Lookup::Connections => {
             let raw = client.send(&ApiRequest::list_imports(&q)).await?;
             connections(page::<crate::api::model::ProviderOauthImport>(&raw)?)
+        }
+        Lookup::Deployments => {
+            let f = crate::api::newer_requests::DeploymentCallbackFilter::default();
+            let raw = client
+                .send(&ApiRequest::list_deployment_callbacks(&q, &f))
+                .await?;
+            deployments(page::<crate::api::model::DeploymentCallback>(&raw)?)
+        }
+        Lookup::Instances => {
+            let f = crate::api::newer_requests::ListenerFilter::default();
+            let raw = client.send(&ApiRequest::list_listeners(&q, &f)).await?;
+            let ids = page::<crate::api::model::Listener>(&raw)?
+                .into_iter()
+                .filter_map(|l| l.instance_id);
+            in_use(ids.map(|i| (i, String::new())), "listener")
+        }
+        Lookup::Integrations | Lookup::IntegrationProviders => {
+            let f = crate::api::newer_requests::IntegrationCallbackFilter::default();
+            let raw = client
+                .send(&ApiRequest::list_integration_callbacks(&q, &f))
+                .await?;
+            let callbacks = page::<crate::api::model::IntegrationCallback>(&raw)?;
+            let pairs = callbacks.into_iter().filter_map(|c| {
+                let provider = c.provider.and_then(|p| p.name).unwrap_or_default();
+                if what == Lookup::Integrations {
+                    c.integration_id.map(|i| (i, provider))
+                } else {
+                    c.integration_provider_id.map(|i| (i, provider))
+                }
+            });
+            in_use(pairs, "callback")
         }
         Lookup::Items(tab) => {
             let raw = client

@@ -102,10 +102,11 @@ pub(crate) fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
         Some(d) => open(state, d),
         None => {
             let what = action.describe();
-            state.toast(
-                ToastKind::Info,
-                format!("The {} tab has no “{what}”", tab.title()),
+            let text = views::lacks(tab, action).map_or_else(
+                || format!("The {} tab has no “{what}”", tab.title()),
+                str::to_string,
             );
+            state.toast(ToastKind::Info, text);
             Vec::new()
         }
     }
@@ -406,6 +407,7 @@ fn write_done(state: &mut State, record: Record) -> Vec<Effect> {
     let name = crate::console::views::title(&record);
     state.toast(ToastKind::Info, format!("{name}: {}", d.kind.done_word()));
     let deleted = matches!(d.kind, Kind::DeleteDestination(_));
+    let removed = deleted || matches!(d.kind, Kind::Remove(..));
     let membership = matches!(d.kind, Kind::AddMember(_) | Kind::RemoveMember(_));
     if deleted {
         // Named elsewhere (chips, a notification's destination): say it is gone.
@@ -414,7 +416,7 @@ fn write_done(state: &mut State, record: Record) -> Vec<Effect> {
     }
     state.replace_row(tab, &record);
     let ts = state.tab_state_mut(tab);
-    if deleted {
+    if removed {
         if ts.detail.as_ref().is_some_and(|dp| dp.id == id) {
             ts.detail = None;
         }
@@ -439,7 +441,8 @@ fn write_done(state: &mut State, record: Record) -> Vec<Effect> {
         load_list(state, tab, Anchor::Around(id.clone()), 0, true)
     };
     // An answer holding what no read gives again (a new secret) stays: shown this once.
-    let keeps = matches!(&d.kind, Kind::Op(o, _) if views::keeps_reply(*o));
+    let keeps = matches!(&d.kind, Kind::Op(o, _) if views::keeps_reply(*o))
+        || (d.kind == Kind::New && views::keeps_created(tab));
     if !keeps {
         effects.extend(load_detail(state, tab, id));
     }

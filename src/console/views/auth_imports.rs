@@ -1,4 +1,5 @@
-//! Provider auth imports: read here; an import is not changed (import again).
+//! Provider auth imports: created from a dialog (the value masked); an import is not changed
+//! (import again).
 use ratatui::text::Line;
 
 use super::kit::ViewCtx;
@@ -13,11 +14,19 @@ impl super::DetailView for AuthImports {
         super::described::detail(&AUTH_IMPORTS, item, ctx)
     }
 
-    fn dialog(_action: Action, _item: Option<&AuthImport>) -> Option<Dialog> {
-        None
+    fn write_keys() -> &'static [Action] {
+        &[Action::Create]
     }
 
-    fn build(_d: &mut Dialog) -> Option<WriteOp> {
-        None
+    fn lacks(action: Action) -> Option<&'static str> {
+        (action == Action::Edit).then_some("An import cannot be changed here; import again (c).")
+    }
+
+    fn dialog(action: Action, _item: Option<&AuthImport>) -> Option<Dialog> {
+        (action == Action::Create).then(crate::console::forms::auth_imports::create)
+    }
+
+    fn build(d: &mut Dialog) -> Option<WriteOp> {
+        crate::console::forms::auth_imports::build(d)
     }
 }

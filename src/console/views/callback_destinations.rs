@@ -1,5 +1,5 @@
-//! The console side of `callback-destinations`' callback destinations (read-only here; the headless
-//! verbs write them).
+//! The console side of `callback-destinations`' callback destinations: create and edit dialogs
+//! (the URL editable).
 use ratatui::text::Line;
 
 use super::kit::ViewCtx;
@@ -14,11 +14,20 @@ impl super::DetailView for CallbackDestinations {
         super::described::detail(&CALLBACK_DESTINATIONS, item, ctx)
     }
 
-    fn dialog(_action: Action, _item: Option<&CallbackDestination>) -> Option<Dialog> {
-        None
+    fn write_keys() -> &'static [Action] {
+        &[Action::Create, Action::Edit]
     }
 
-    fn build(_d: &mut Dialog) -> Option<WriteOp> {
-        None
+    fn dialog(action: Action, item: Option<&CallbackDestination>) -> Option<Dialog> {
+        use crate::console::forms::callback_gen as f;
+        match (action, item) {
+            (Action::Create, _) => Some(f::create_destination()),
+            (Action::Edit, Some(d)) => Some(f::edit_destination(d)),
+            _ => None,
+        }
+    }
+
+    fn build(d: &mut Dialog) -> Option<WriteOp> {
+        crate::console::forms::callback_gen::build_destination(d)
     }
 }

@@ -1,5 +1,5 @@
-//! The console side of `callback-destinations`' deployment callbacks (read-only here; the headless
-//! verbs write them).
+//! The console side of `callback-destinations`' deployment callbacks: create, edit (the
+//! destinations set replaced) and delete (archives) dialogs.
 use ratatui::text::Line;
 
 use super::kit::ViewCtx;
@@ -14,11 +14,21 @@ impl super::DetailView for DeploymentCallbacks {
         super::described::detail(&DEPLOYMENT_CALLBACKS, item, ctx)
     }
 
-    fn dialog(_action: Action, _item: Option<&DeploymentCallback>) -> Option<Dialog> {
-        None
+    fn write_keys() -> &'static [Action] {
+        &[Action::Create, Action::Edit, Action::Delete]
     }
 
-    fn build(_d: &mut Dialog) -> Option<WriteOp> {
-        None
+    fn dialog(action: Action, item: Option<&DeploymentCallback>) -> Option<Dialog> {
+        use crate::console::forms::callback_gen as f;
+        match (action, item) {
+            (Action::Create, _) => Some(f::create_callback()),
+            (Action::Edit, Some(c)) => Some(f::edit_callback(c)),
+            (Action::Delete, Some(c)) => Some(f::delete_callback(c)),
+            _ => None,
+        }
+    }
+
+    fn build(d: &mut Dialog) -> Option<WriteOp> {
+        crate::console::forms::callback_gen::build_callback(d)
     }
 }

@@ -1,5 +1,5 @@
-//! Event destinations: ping, rotate (a typed confirmation: it breaks the receiver until it has
-//! the new secret) and archive in the footer.
+//! Event destinations: create and edit dialogs; ping, rotate (a typed confirmation: it breaks the
+//! receiver until it has the new secret) and archive in the footer.
 use ratatui::text::Line;
 
 use super::kit::ViewCtx;
@@ -32,11 +32,25 @@ impl super::DetailView for EventDestinations {
         verb == "rotate-secret"
     }
 
-    fn dialog(_action: Action, _item: Option<&EventDestination>) -> Option<Dialog> {
-        None
+    fn write_keys() -> &'static [Action] {
+        &[Action::Create, Action::Edit]
     }
 
-    fn build(_d: &mut Dialog) -> Option<WriteOp> {
-        None
+    fn keeps_created() -> bool {
+        // The signing secret is in create's answer only.
+        true
+    }
+
+    fn dialog(action: Action, item: Option<&EventDestination>) -> Option<Dialog> {
+        use crate::console::forms::event_destinations as f;
+        match (action, item) {
+            (Action::Create, _) => Some(f::create()),
+            (Action::Edit, Some(d)) => Some(f::edit(d)),
+            _ => None,
+        }
+    }
+
+    fn build(d: &mut Dialog) -> Option<WriteOp> {
+        crate::console::forms::event_destinations::build(d)
     }
 }

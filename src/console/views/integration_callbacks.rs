@@ -13,11 +13,21 @@ impl super::DetailView for IntegrationCallbacks {
         super::described::detail(&INTEGRATION_CALLBACKS, item, ctx)
     }
 
-    fn dialog(_action: Action, _item: Option<&IntegrationCallback>) -> Option<Dialog> {
-        None
+    fn write_keys() -> &'static [Action] {
+        &[Action::Create, Action::Edit, Action::Delete]
     }
 
-    fn build(_d: &mut Dialog) -> Option<WriteOp> {
-        None
+    fn dialog(action: Action, item: Option<&IntegrationCallback>) -> Option<Dialog> {
+        use crate::console::forms::integration_callbacks as f;
+        match (action, item) {
+            (Action::Create, _) => Some(f::create()),
+            (Action::Edit, Some(c)) => Some(f::edit(c)),
+            (Action::Delete, Some(c)) => Some(f::delete(c)),
+            _ => None,
+        }
+    }
+
+    fn build(d: &mut Dialog) -> Option<WriteOp> {
+        crate::console::forms::integration_callbacks::build(d)
     }
 }

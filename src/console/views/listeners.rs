@@ -13,11 +13,21 @@ impl super::DetailView for Listeners {
         super::described::detail(&LISTENERS, item, ctx)
     }
 
-    fn dialog(_action: Action, _item: Option<&Listener>) -> Option<Dialog> {
-        None
+    fn write_keys() -> &'static [Action] {
+        &[Action::Create, Action::Edit, Action::Delete]
     }
 
-    fn build(_d: &mut Dialog) -> Option<WriteOp> {
-        None
+    fn dialog(action: Action, item: Option<&Listener>) -> Option<Dialog> {
+        use crate::console::forms::listeners as f;
+        match (action, item) {
+            (Action::Create, _) => Some(f::create()),
+            (Action::Edit, Some(l)) => Some(f::edit(l)),
+            (Action::Delete, Some(l)) => Some(f::delete(l)),
+            _ => None,
+        }
+    }
+
+    fn build(d: &mut Dialog) -> Option<WriteOp> {
+        crate::console::forms::listeners::build(d)
     }
 }

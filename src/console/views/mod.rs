@@ -86,6 +86,24 @@ pub(crate) trait DetailView: crate::resource::Resource {
         false
     }
 
+    /// The write keys its tab offers (`c`, `e`, `d`) where its console module opens dialogs
+    /// for them; the footer, help and palette show these.
+    fn write_keys() -> &'static [Action] {
+        &[]
+    }
+
+    /// Why its tab has no dialog for a write key, in one sentence, where it says more than
+    /// "no such key" (an import is not changed: import again).
+    fn lacks(_action: Action) -> Option<&'static str> {
+        None
+    }
+
+    /// Whether the answer to its create holds what no later read gives (a signing secret):
+    /// the detail keeps that answer.
+    fn keeps_created() -> bool {
+        false
+    }
+
     /// The statuses its list is filtered by on the server (`l` cycles them); none by default.
     fn server_statuses() -> &'static [&'static str] {
         &[]
@@ -177,6 +195,21 @@ pub(crate) fn pick(record: &Record) -> Option<PickItem> {
 /// Whether an operation's answer stays in the detail, as its resource's console module says.
 pub(crate) fn keeps_reply(op: crate::resource::ops::OpId) -> bool {
     crate::resource::with_kind!(op.resource, R => <R as DetailView>::keeps_reply(op.verb))
+}
+
+/// The write keys a tab's console module offers dialogs for.
+pub(crate) fn write_keys(tab: Tab) -> &'static [Action] {
+    with_kind!(tab, R => <R as DetailView>::write_keys())
+}
+
+/// Why a tab has no dialog for a write key, when its console module says.
+pub(crate) fn lacks(tab: Tab, action: Action) -> Option<&'static str> {
+    with_kind!(tab, R => <R as DetailView>::lacks(action))
+}
+
+/// Whether a tab's create answer stays in the detail, as its console module says.
+pub(crate) fn keeps_created(tab: Tab) -> bool {
+    with_kind!(tab, R => <R as DetailView>::keeps_created())
 }
 
 /// The statuses a tab's list is filtered by on the server, as its console module says.
