@@ -367,7 +367,8 @@ pub(crate) fn on_reply(
             | Pane::Compare
             | Pane::Search
             | Pane::Samples
-            | Pane::Alerts,
+            | Pane::Alerts
+            | Pane::Follow,
             _,
         ) => {}
     }

@@ -133,6 +133,9 @@ fn on_reply(
             deliveries::update::on_reply(state, to, req_id, result)
         }
         Pane::Stats => deliveries::health::on_stats(state, req_id, result),
+        Pane::Follow => {
+            super::follow::awaits(state, req_id).then(|| super::follow::on_reply(state, result))
+        }
         Pane::Named => deliveries::deleted::on_reply(state, req_id, result),
     }
 }

@@ -441,7 +441,12 @@ fn write_done(state: &mut State, record: Record) -> Vec<Effect> {
     // An answer holding what no read gives again (a new secret) stays: shown this once.
     let keeps = matches!(&d.kind, Kind::Op(o, _) if views::keeps_reply(*o));
     if !keeps {
-        effects.extend(load_detail(state, tab, id));
+        effects.extend(load_detail(state, tab, id.clone()));
+    }
+    if let Kind::Op(o, _) = &d.kind
+        && views::follows_reply(*o)
+    {
+        effects.extend(crate::console::follow::start(state, id, o.verb));
     }
     if membership {
         effects.extend(crate::console::members::refresh(state));

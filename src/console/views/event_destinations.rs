@@ -32,6 +32,11 @@ impl super::DetailView for EventDestinations {
         verb == "rotate-secret"
     }
 
+    fn follows_reply(verb: &str) -> bool {
+        // A ping is a test through the real pipeline: its worth is how it ended.
+        verb == "ping"
+    }
+
     fn dialog(_action: Action, _item: Option<&EventDestination>) -> Option<Dialog> {
         None
     }

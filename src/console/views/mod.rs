@@ -86,6 +86,12 @@ pub(crate) trait DetailView: crate::resource::Resource {
         false
     }
 
+    /// Whether one of its operations answers with a delivery to follow to its outcome (a
+    /// ping): the console waits on the worker and says how it ended.
+    fn follows_reply(_verb: &str) -> bool {
+        false
+    }
+
     /// The statuses its list is filtered by on the server (`l` cycles them); none by default.
     fn server_statuses() -> &'static [&'static str] {
         &[]
@@ -177,6 +183,11 @@ pub(crate) fn pick(record: &Record) -> Option<PickItem> {
 /// Whether an operation's answer stays in the detail, as its resource's console module says.
 pub(crate) fn keeps_reply(op: crate::resource::ops::OpId) -> bool {
     crate::resource::with_kind!(op.resource, R => <R as DetailView>::keeps_reply(op.verb))
+}
+
+/// Whether an operation's answer is a delivery to follow, as its resource's console module says.
+pub(crate) fn follows_reply(op: crate::resource::ops::OpId) -> bool {
+    crate::resource::with_kind!(op.resource, R => <R as DetailView>::follows_reply(op.verb))
 }
 
 /// The statuses a tab's list is filtered by on the server, as its console module says.
