@@ -1,6 +1,8 @@
 //! The console on `serve --generation event-destinations` over real HTTP, with a receiver of the
 //! test's own on 127.0.0.1 that checks every signature itself (its own HMAC, not ours): a ping
-//! waits for its delivery's outcome.
+//! waits for its delivery's outcome; `b` asks the platform to retry (count first, a yes, the new
+//! attempts' outcomes as they land; journalled, so a second recover asks nothing again).
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -39,6 +41,8 @@ struct Taken {
 struct Receiver {
     taken: Arc<Mutex<Vec<Taken>>>,
     secrets: Arc<Mutex<Vec<(String, String)>>>,
+    /// `/flip` answers 200 once set, 503 before: the receiver under repair.
+    fixed: Arc<AtomicBool>,
 }
 
 fn verify(secret: &str, headers: &HeaderMap, body: &[u8]) -> bool {
@@ -66,12 +70,15 @@ fn verify(secret: &str, headers: &HeaderMap, body: &[u8]) -> bool {
     mac.update(t.as_bytes());
     mac.update(b".");
     mac.update(body);
-    let want: String = mac
+    let want = mac
         .finalize()
         .into_bytes()
         .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
+        .fold(String::new(), |mut out, b| {
+            use std::fmt::Write as _;
+            let _ = write!(out, "{b:02x}");
+            out
+        });
     want == v1
 }
 
@@ -82,6 +89,11 @@ impl Receiver {
             post(move |headers: HeaderMap, body: Bytes| {
                 let me = me.clone();
                 async move {
+                    let status = if path == "/flip" && me.fixed.load(Ordering::SeqCst) {
+                        StatusCode::OK
+                    } else {
+                        status
+                    };
                     let secret = me
                         .secrets
                         .lock()
@@ -101,7 +113,8 @@ impl Receiver {
         };
         let app = Router::new()
             .route("/ok", route("/ok", StatusCode::OK))
-            .route("/down", route("/down", StatusCode::SERVICE_UNAVAILABLE));
+            .route("/down", route("/down", StatusCode::SERVICE_UNAVAILABLE))
+            .route("/flip", route("/flip", StatusCode::SERVICE_UNAVAILABLE));
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
             .expect("bind");
@@ -252,4 +265,131 @@ async fn a_ping_waits_for_its_delivery_and_says_how_it_ended() {
         app.screen()
     );
     assert_eq!(rx.taken("/down").len(), 1);
+}
+
+/// A destination on `/flip` that gives up after one attempt, and a ping of it that failed.
+async fn failed_delivery(client: &Client, rx: &Receiver, base: &str) -> (String, String) {
+    let mut body = CreateEventDestination::webhook("test flip", format!("{base}/flip"));
+    body.retry = Some(switchboard::api::model::RetryPolicy {
+        strategy: "fixed".into(),
+        max_attempts: Some(1),
+        base_delay_seconds: Some(1),
+        max_delay_seconds: Some(1),
+    });
+    let raw = client
+        .send(&ApiRequest::create_event_destination(&body))
+        .await
+        .expect("create");
+    let d = json(&raw.body);
+    let secret = d["webhook"]["signing_secret"].as_str().expect("secret");
+    rx.secrets
+        .lock()
+        .expect("lock")
+        .push(("/flip".into(), secret.to_string()));
+    let dest = d["id"].as_str().expect("id").to_string();
+    let raw = client
+        .send(&ApiRequest::ping_event_destination(&dest))
+        .await
+        .expect("ping");
+    let delivery = json(&raw.body)["id"].as_str().expect("id").to_string();
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        let raw = client
+            .send(&ApiRequest::get_delivery(&delivery))
+            .await
+            .expect("get");
+        let d = json(&raw.body);
+        if d["status"] == "failed" {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the ping fails for good: {d}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    (dest, delivery)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn b_asks_the_platform_to_retry_and_shows_the_new_attempt_as_it_lands() {
+    let (_svc, client) = service().await;
+    let rx = Receiver::default();
+    let base = rx.start().await;
+    let (dest, delivery) = failed_delivery(&client, &rx, &base).await;
+    assert_eq!(rx.taken("/flip").len(), 1);
+    // The receiver is repaired; the platform is asked to retry from the console.
+    rx.fixed.store(true, Ordering::SeqCst);
+    let data = tempfile::tempdir().expect("data dir");
+    let mut app = console(&client, 200, 50).await;
+    app.set_data_dir(data.path());
+    goto(&mut app, &dest).await;
+    assert_eq!(app.tab(), Tab::EventDestinations);
+    let footer = app.screen().lines().last().unwrap_or_default().to_string();
+    assert!(footer.contains("b recover…"), "{footer}");
+    app.ch('b');
+    app.settle().await.expect("idle");
+    let s = app.screen();
+    assert!(s.contains("Recover · destination test flip"), "{s}");
+    assert!(s.contains("the platform's retry"), "{s}");
+    // The count first: nothing is asked yet.
+    app.key(KeyCode::Enter);
+    app.settle().await.expect("idle");
+    let s = app.screen();
+    assert!(s.contains("asking the platform to retry 1 delivery"), "{s}");
+    assert!(s.contains(&delivery), "{s}");
+    assert_eq!(rx.taken("/flip").len(), 1, "counting asks nothing");
+    // Enter asks before anything is asked; a yes asks the platform.
+    app.key(KeyCode::Enter);
+    assert!(
+        app.screen().contains("Ask the platform to retry?"),
+        "{}",
+        app.screen()
+    );
+    app.ch('y');
+    app.settle().await.expect("idle");
+    let s = app.screen();
+    assert!(s.contains("1 accepted, 0 refused, 0 unreachable"), "{s}");
+    assert!(
+        s.contains("attempt #2 succeeded · HTTP 200"),
+        "the new attempt as it landed: {s}"
+    );
+    assert!(s.contains("1/1 new attempts landed"), "{s}");
+    // The service: exactly one new attempt, made by the platform (signed as §7 signs).
+    let raw = client
+        .send(&ApiRequest::get_delivery(&delivery))
+        .await
+        .expect("get");
+    let d = json(&raw.body);
+    assert_eq!(d["status"], "delivered", "{d}");
+    assert_eq!(d["attempts"].as_array().map(Vec::len), Some(2), "{d}");
+    let taken = rx.taken("/flip");
+    assert_eq!(taken.len(), 2);
+    assert!(taken.iter().all(|t| t.verified), "{taken:?}");
+
+    // Again: the journal says it was retried; nothing is asked.
+    app.key(KeyCode::Esc);
+    app.ch('b');
+    // Every finished status, delivered included: the statuses emptied.
+    app.key(KeyCode::Tab).ctrl('u').key(KeyCode::Enter);
+    app.settle().await.expect("idle");
+    let s = app.screen();
+    assert!(s.contains("nothing to retry"), "{s}");
+    assert!(s.contains("1 skipped: already retried"), "{s}");
+    app.key(KeyCode::Enter);
+    app.settle().await.expect("idle");
+    assert!(
+        app.screen()
+            .lines()
+            .all(|l| !l.contains("Ask the platform to retry"))
+    );
+    let raw = client
+        .send(&ApiRequest::get_delivery(&delivery))
+        .await
+        .expect("get");
+    assert_eq!(
+        json(&raw.body)["attempts"].as_array().map(Vec::len),
+        Some(2)
+    );
+    assert_eq!(rx.taken("/flip").len(), 2);
 }

@@ -32,6 +32,20 @@ impl super::DetailView for EventDestinations {
         verb == "rotate-secret"
     }
 
+    fn platform_retry(
+        item: Option<&EventDestination>,
+        _statuses: &[String],
+    ) -> Option<(String, crate::api::platform_retry::RetrySelection)> {
+        let d = item?;
+        Some((
+            format!("destination {} ({})", d.name, d.id),
+            crate::api::platform_retry::RetrySelection {
+                destinations: vec![d.id.clone()],
+                ..Default::default()
+            },
+        ))
+    }
+
     fn follows_reply(verb: &str) -> bool {
         // A ping is a test through the real pipeline: its worth is how it ended.
         verb == "ping"

@@ -86,6 +86,16 @@ pub(crate) trait DetailView: crate::resource::Resource {
         false
     }
 
+    /// Where its generation retries on the server: what a recover (`b`) from this item, or from
+    /// its list (`None`, under the list's server `statuses`), asks the platform to retry, with
+    /// the selection in words. `None`: not here (the client-side recover, where there is one).
+    fn platform_retry(
+        _item: Option<&Self::Item>,
+        _statuses: &[String],
+    ) -> Option<(String, crate::api::platform_retry::RetrySelection)> {
+        None
+    }
+
     /// Whether one of its operations answers with a delivery to follow to its outcome (a
     /// ping): the console waits on the worker and says how it ended.
     fn follows_reply(_verb: &str) -> bool {
@@ -183,6 +193,21 @@ pub(crate) fn pick(record: &Record) -> Option<PickItem> {
 /// Whether an operation's answer stays in the detail, as its resource's console module says.
 pub(crate) fn keeps_reply(op: crate::resource::ops::OpId) -> bool {
     crate::resource::with_kind!(op.resource, R => <R as DetailView>::keeps_reply(op.verb))
+}
+
+/// What a recover from `record` (or from `tab`'s list when `None`) asks the platform to retry,
+/// as the resource's console module says.
+pub(crate) fn platform_retry(
+    tab: Tab,
+    record: Option<&Record>,
+    statuses: &[String],
+) -> Option<(String, crate::api::platform_retry::RetrySelection)> {
+    match record {
+        Some(r) => {
+            with_item!(r.shown(), R, x => <R as DetailView>::platform_retry(Some(x), statuses))
+        }
+        None => with_kind!(tab, R => <R as DetailView>::platform_retry(None, statuses)),
+    }
 }
 
 /// Whether an operation's answer is a delivery to follow, as its resource's console module says.
