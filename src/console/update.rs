@@ -185,6 +185,10 @@ pub(crate) fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
         state.toast(super::state::ToastKind::Info, why);
         return Vec::new();
     }
+    if let Some(why) = super::views::not_here(tab, action) {
+        state.toast(super::state::ToastKind::Info, why);
+        return Vec::new();
+    }
     match action {
         Action::Quit => pane::quit(state),
         Action::Help => {

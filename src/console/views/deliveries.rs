@@ -59,6 +59,10 @@ impl super::DetailView for Deliveries {
         })
     }
 
+    fn not_here(action: Action) -> Option<&'static str> {
+        super::delivery_attempts::not_here_yet(action)
+    }
+
     fn server_statuses() -> &'static [&'static str] {
         crate::resource::deliveries::STATUSES
     }

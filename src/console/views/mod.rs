@@ -96,6 +96,12 @@ pub(crate) trait DetailView: crate::resource::Resource {
         None
     }
 
+    /// Why a key does not act on its tab yet and what does instead, in one sentence; `None`:
+    /// the key works here (or means nothing here).
+    fn not_here(_action: Action) -> Option<&'static str> {
+        None
+    }
+
     /// Whether one of its operations answers with a delivery to follow to its outcome (a
     /// ping): the console waits on the worker and says how it ended.
     fn follows_reply(_verb: &str) -> bool {
@@ -208,6 +214,11 @@ pub(crate) fn platform_retry(
         }
         None => with_kind!(tab, R => <R as DetailView>::platform_retry(None, statuses)),
     }
+}
+
+/// Why `action` does not act on `tab` yet, as its resource's console module says.
+pub(crate) fn not_here(tab: Tab, action: Action) -> Option<&'static str> {
+    with_kind!(tab, R => <R as DetailView>::not_here(action))
 }
 
 /// Whether an operation's answer is a delivery to follow, as its resource's console module says.
