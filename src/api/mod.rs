@@ -4,6 +4,7 @@ pub mod callback_gen;
 pub mod capture;
 pub mod client;
 pub mod compare;
+pub mod delivery_follow;
 pub mod delivery_health;
 pub mod delivery_replay;
 pub mod detect;

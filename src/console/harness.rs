@@ -71,6 +71,13 @@ impl Harness {
         Self { app }
     }
 
+    /// The data folder (the journal's) from now on.
+    #[cfg(test)]
+    pub fn set_data_dir(&mut self, dir: &std::path::Path) -> &mut Self {
+        self.app.state.settings.data_dir = Some(dir.to_path_buf());
+        self
+    }
+
     /// What the console copies from now on goes to a buffer the test reads (OSC 52 bytes).
     #[cfg(test)]
     pub fn capture_clipboard(&mut self) -> std::sync::Arc<std::sync::Mutex<Vec<u8>>> {

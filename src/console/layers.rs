@@ -407,10 +407,12 @@ fn still_asked(state: &State, subject: &Subject) -> bool {
             deliveries::secret::open_secret_id(state).is_some_and(|open| open == *id)
         }
         Subject::Replay => state.replay.room_of(&state.profile).is_some(),
-        Subject::Recover => state
-            .recover
-            .room_of(&state.profile)
-            .is_some_and(|r| matches!(r.stage, recover::Stage::Confirm(_))),
+        Subject::Recover => state.recover.room_of(&state.profile).is_some_and(|r| {
+            matches!(
+                r.stage,
+                recover::Stage::Confirm(_) | recover::Stage::RetryConfirm(_)
+            )
+        }),
         Subject::SampleSend | Subject::SampleRm(_) => {
             super::samples::update::still_asked(state, subject)
         }

@@ -11,6 +11,7 @@ pub(crate) mod confirm;
 pub(crate) mod compare;
 pub(crate) mod deliveries;
 pub(crate) mod detail;
+pub(crate) mod follow;
 pub(crate) mod footer;
 pub(crate) mod forms;
 pub(crate) mod forward;

@@ -64,6 +64,8 @@ pub(crate) enum ApiReply {
     Search(super::search::SearchReply),
     /// The alert rules failing now.
     Alerts(AlertsFound),
+    /// A followed delivery's outcome ([`ApiCmd::Follow`]).
+    Followed(Box<crate::api::delivery_follow::Followed>),
 }
 
 /// Every callback and every active destination, looked up in the background.
@@ -114,6 +116,8 @@ pub(crate) enum Pane {
     Search,
     /// The alert rules' check.
     Alerts,
+    /// A delivery followed to its outcome (a ping's).
+    Follow,
 }
 
 /// A call for the worker to make.
@@ -179,6 +183,9 @@ pub(crate) enum ApiCmd {
     Search(Box<super::search::SearchCmd>),
     /// Judge the profile's alert rules once ([`ApiReply::Alerts`]).
     Alerts(Box<super::alerts::AlertsCmd>),
+    /// Follow this delivery until its first attempt finished, within a bound
+    /// ([`ApiReply::Followed`]).
+    Follow(String),
 }
 
 /// The failing alert rules; `Debug` shows the count only (a finding holds an unmasked answer).

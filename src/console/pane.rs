@@ -367,7 +367,8 @@ pub(crate) fn on_reply(
             | Pane::Compare
             | Pane::Search
             | Pane::Samples
-            | Pane::Alerts,
+            | Pane::Alerts
+            | Pane::Follow,
             _,
         ) => {}
     }
@@ -501,6 +502,22 @@ pub(crate) fn keys(state: &State) -> Vec<super::footer::Hint> {
     };
     let tab = state.tab;
     let notifications = tab == Tab::Notifications;
+    // Where the generation retries on the server, as the resource's console module says.
+    let platform_retry = {
+        let record = ts.detail.as_ref().and_then(|d| d.record.as_ref());
+        let statuses = &ts.list.filter.statuses;
+        match (detail, record) {
+            (true, r) => {
+                r.is_some_and(|r| super::views::platform_retry(tab, Some(r), statuses).is_some())
+            }
+            (false, _) => {
+                super::views::platform_retry(tab, None, statuses).is_some()
+                    || ts.list.selected().is_some_and(|r| {
+                        super::views::platform_retry(tab, Some(r), statuses).is_some()
+                    })
+            }
+        }
+    };
     let writable = matches!(tab, Tab::Teams | Tab::Imports | Tab::Destinations);
     let server_filtered = notifications && ts.list.filter != NotificationFilter::default();
     let one = |rank: u8, a: Action, word: &'static str| (rank, Hint::Action(a, word));
@@ -523,7 +540,8 @@ pub(crate) fn keys(state: &State) -> Vec<super::footer::Hint> {
                 .then_some((28, Pair(a, Action::MarkAll, a.hint()))),
             Action::Recover => {
                 let here = notifications
-                    || (selected && matches!(tab, Tab::Callbacks | Tab::Destinations));
+                    || (selected && matches!(tab, Tab::Callbacks | Tab::Destinations))
+                    || platform_retry;
                 // After the paging keys, except where marks lead to it.
                 here.then(|| one(if notifications { 3 } else { 22 }, a, "recover…"))
             }

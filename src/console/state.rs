@@ -313,6 +313,8 @@ pub(crate) struct State {
     pub(crate) confirm: Option<super::confirm::Confirm>,
     /// Form dialogs.
     pub(crate) forms: super::forms::FormsState,
+    /// The delivery an operation's answer is followed to its outcome (a ping's).
+    pub(crate) following: Option<super::follow::Following>,
     /// Deliveries: attempt view, watch, filter dialog, health.
     pub(crate) deliveries: super::deliveries::DeliveriesState,
     /// Command line, filters, sorts, raw view and the like.
@@ -382,6 +384,7 @@ impl State {
             quit: false,
             confirm: None,
             forms: Default::default(),
+            following: None,
             deliveries: Default::default(),
             power: Default::default(),
             members: MembersCache::default(),

@@ -136,6 +136,9 @@ fn on_reply(
             deliveries::update::on_reply(state, to, req_id, result)
         }
         Pane::Stats => deliveries::health::on_stats(state, req_id, result),
+        Pane::Follow => {
+            super::follow::awaits(state, req_id).then(|| super::follow::on_reply(state, result))
+        }
         Pane::Named => deliveries::deleted::on_reply(state, req_id, result),
     }
 }
@@ -182,6 +185,10 @@ pub(crate) fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
         return power::update::refuse(state, action);
     }
     if let Some(why) = super::callback_gen::refusal(tab, action) {
+        state.toast(super::state::ToastKind::Info, why);
+        return Vec::new();
+    }
+    if let Some(why) = super::views::not_here(tab, action) {
         state.toast(super::state::ToastKind::Info, why);
         return Vec::new();
     }

@@ -318,6 +318,7 @@ pub(crate) async fn execute(client: &Client, cmd: &ApiCmd) -> Result<ApiReply, E
         ApiCmd::Alerts(cmd) => super::alerts::execute(client, cmd)
             .await
             .map(|a| ApiReply::Alerts(super::msg::AlertsFound(a))),
+        ApiCmd::Follow(id) => super::follow::execute(client, id).await,
         ApiCmd::Search(cmd) => {
             // One answer: the last.
             let mut last = Err(Error::Invalid("the search answered nothing".into()));

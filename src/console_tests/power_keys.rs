@@ -546,7 +546,8 @@ fn read_only_refuses_every_write_and_hides_it() {
                     | ApiCmd::Compare(_)
                     | ApiCmd::Search(_)
                     | ApiCmd::Samples(_)
-                    | ApiCmd::Alerts(_) => continue,
+                    | ApiCmd::Alerts(_)
+                    | ApiCmd::Follow(_) => continue,
                 };
                 app.apply(Msg::Api {
                     req_id: r.req_id,

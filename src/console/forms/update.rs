@@ -102,11 +102,10 @@ pub(crate) fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
         Some(d) => open(state, d),
         None => {
             let what = action.describe();
-            let text = views::lacks(tab, action).map_or_else(
-                || format!("The {} tab has no “{what}”", tab.title()),
-                str::to_string,
+            state.toast(
+                ToastKind::Info,
+                format!("The {} tab has no “{what}”", tab.title()),
             );
-            state.toast(ToastKind::Info, text);
             Vec::new()
         }
     }
@@ -444,7 +443,12 @@ fn write_done(state: &mut State, record: Record) -> Vec<Effect> {
     let keeps = matches!(&d.kind, Kind::Op(o, _) if views::keeps_reply(*o))
         || (d.kind == Kind::New && views::keeps_created(tab));
     if !keeps {
-        effects.extend(load_detail(state, tab, id));
+        effects.extend(load_detail(state, tab, id.clone()));
+    }
+    if let Kind::Op(o, _) = &d.kind
+        && views::follows_reply(*o)
+    {
+        effects.extend(crate::console::follow::start(state, id, o.verb));
     }
     if membership {
         effects.extend(crate::console::members::refresh(state));

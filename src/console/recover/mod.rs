@@ -5,6 +5,7 @@
 //! the model and the worker's part, `update` the keys and replies, `view` the drawing; the
 //! selection, planning, sending and journal are `crate::api`'s (`selection`, `recover`,
 //! `journal`), run on the worker.
+pub(crate) mod platform;
 pub(crate) mod update;
 pub(crate) mod view;
 
@@ -77,6 +78,26 @@ pub(crate) enum RecoverCmd {
         /// Stops the run.
         stop: Stop,
     },
+    /// Walk the selection and plan the platform's retries ([`platform::plan`]).
+    RetryPlan {
+        /// Which deliveries.
+        selection: Box<crate::api::platform_retry::RetrySelection>,
+        /// The data folder holding the journal.
+        journal: PathBuf,
+        /// The profile (kept on the journal's lines).
+        profile: String,
+    },
+    /// Ask the platform to retry, then follow the new attempts ([`platform::run`]).
+    RetryRun {
+        /// What to ask.
+        items: Vec<crate::api::platform_retry::Item>,
+        /// The data folder holding the journal.
+        journal: PathBuf,
+        /// The profile (kept on the journal's lines).
+        profile: String,
+        /// Stops the run.
+        stop: Stop,
+    },
 }
 
 // Plans carry recorded bodies: Debug shows counts only.
@@ -89,6 +110,11 @@ impl std::fmt::Debug for RecoverCmd {
                 .finish_non_exhaustive(),
             Self::Run { items, .. } => f
                 .debug_struct("Run")
+                .field("items", &items.len())
+                .finish_non_exhaustive(),
+            Self::RetryPlan { .. } => f.debug_struct("RetryPlan").finish_non_exhaustive(),
+            Self::RetryRun { items, .. } => f
+                .debug_struct("RetryRun")
                 .field("items", &items.len())
                 .finish_non_exhaustive(),
         }
@@ -106,6 +132,16 @@ pub(crate) enum RecoverReply {
     Finished(Summary),
     /// The journal could not be opened or written (nothing new is sent).
     Failed(String),
+    /// The platform's retry plan: the count first.
+    RetryPlanned(Box<crate::api::platform_retry::RetryPlan>),
+    /// One retry asked, with the platform's answer.
+    Retried(Box<crate::api::platform_retry::Retried>),
+    /// Every retry asked (or the run stopped); the new attempts are followed next.
+    RetryRan(crate::api::platform_retry::RunSummary),
+    /// A retried delivery's new attempt landed.
+    Landed(Box<crate::api::platform_retry::Landed>),
+    /// The follow ended: the accepted retries whose attempt did not land in time.
+    Followed(Vec<String>),
 }
 
 // Receivers' answers may carry secrets: Debug shows the outcome only.
@@ -116,6 +152,11 @@ impl std::fmt::Debug for RecoverReply {
             Self::Delivered(d) => write!(f, "Delivered({}, {:?})", d.notification, d.outcome),
             Self::Finished(s) => write!(f, "Finished({s:?})"),
             Self::Failed(why) => write!(f, "Failed({why})"),
+            Self::RetryPlanned(p) => write!(f, "RetryPlanned({})", p.items.len()),
+            Self::Retried(r) => write!(f, "Retried({})", r.item.delivery),
+            Self::RetryRan(s) => write!(f, "RetryRan({s:?})"),
+            Self::Landed(l) => write!(f, "Landed({}, {})", l.delivery, l.outcome()),
+            Self::Followed(left) => write!(f, "Followed({} left)", left.len()),
         }
     }
 }
@@ -171,6 +212,17 @@ pub(crate) async fn execute(
                 Err(e) => RecoverReply::Failed(e.to_string()),
             }));
         }
+        RecoverCmd::RetryPlan {
+            selection,
+            journal,
+            profile,
+        } => reply(platform::plan(client, selection, journal, profile).await),
+        RecoverCmd::RetryRun {
+            items,
+            journal,
+            profile,
+            stop,
+        } => platform::run(client, items, journal, profile, stop, reply).await,
     }
 }
 
@@ -213,6 +265,10 @@ pub(crate) enum Stage {
     },
     /// The run ended.
     Done(Summary),
+    /// The platform's retry plan: the count first.
+    RetryPlanned(Box<crate::api::platform_retry::RetryPlan>),
+    /// The confirmation layer asks before the platform is asked; the plan waits here.
+    RetryConfirm(Box<crate::api::platform_retry::RetryPlan>),
 }
 
 /// The open room.
@@ -250,6 +306,8 @@ pub(crate) struct Room {
     pub(crate) scroll: u16,
     /// The data folder, where the service's journal lives.
     pub(crate) journal: Option<PathBuf>,
+    /// Where the generation retries on the server: the platform's side of the room.
+    pub(crate) platform: Option<Box<platform::Platform>>,
 }
 
 // The room holds receivers' answers: Debug shows where it is only.

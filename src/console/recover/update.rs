@@ -209,8 +209,48 @@ fn notifications_scope(state: &State) -> (String, Selection, bool, Option<String
     )
 }
 
+/// What a recover from here asks the platform to retry, where the generation retries on the
+/// server (its resource's console module answers): the open item's, else the list's (its server
+/// status filter), else the selected row's.
+fn platform_scope(state: &State) -> Option<(String, crate::api::platform_retry::RetrySelection)> {
+    let tab = state.tab;
+    let ts = state.current();
+    let statuses = &ts.list.filter.statuses;
+    if let Some(d) = &ts.detail {
+        let record = d.record.as_ref()?;
+        return crate::console::views::platform_retry(tab, Some(record), statuses);
+    }
+    crate::console::views::platform_retry(tab, None, statuses).or_else(|| {
+        let row = ts.list.selected()?;
+        crate::console::views::platform_retry(tab, Some(row), statuses)
+    })
+}
+
 /// Opens the room on what is under the user's eye.
 pub(crate) fn open(state: &mut State) -> Vec<Effect> {
+    if let Some((scope, base)) = platform_scope(state) {
+        let statuses = if base.statuses.is_empty() {
+            DEFAULT_STATUSES.to_string()
+        } else {
+            base.statuses.join(",")
+        };
+        let since = if base.deliveries.is_empty() {
+            DEFAULT_SINCE
+        } else {
+            ""
+        };
+        open_room(state, scope, Selection::default(), since, statuses);
+        if let Some(room) = state.recover.room.as_mut() {
+            room.platform = Some(Box::new(super::platform::Platform {
+                base: crate::api::platform_retry::RetrySelection {
+                    statuses: Vec::new(),
+                    ..base
+                },
+                ..Default::default()
+            }));
+        }
+        return Vec::new();
+    }
     let Some((scope, base, marked, status)) = scope(state) else {
         state.toast(
             ToastKind::Info,
@@ -226,6 +266,11 @@ pub(crate) fn open(state: &mut State) -> Vec<Effect> {
             status.unwrap_or_else(|| DEFAULT_STATUSES.into()),
         )
     };
+    open_room(state, scope, base, since, statuses);
+    Vec::new()
+}
+
+fn open_room(state: &mut State, scope: String, base: Selection, since: &str, statuses: String) {
     let journal = state.settings.data_dir.clone();
     state.recover.room = Some(Box::new(Room {
         profile: state.profile.clone(),
@@ -244,8 +289,8 @@ pub(crate) fn open(state: &mut State) -> Vec<Effect> {
         open: None,
         scroll: 0,
         journal,
+        platform: None,
     }));
-    Vec::new()
 }
 
 /// Whether a reply answers the room's request.
@@ -277,6 +322,14 @@ pub(crate) fn on_reply(state: &mut State, result: Result<ApiReply, Error>) -> Ve
         Err(e) => RecoverReply::Failed(error_text(&e)),
     };
     match reply {
+        RecoverReply::RetryPlanned(plan) => {
+            room.pending = None;
+            room.stage = Stage::RetryPlanned(plan);
+        }
+        r @ (RecoverReply::Retried(_)
+        | RecoverReply::RetryRan(_)
+        | RecoverReply::Landed(_)
+        | RecoverReply::Followed(_)) => super::platform::on_reply(room, r),
         RecoverReply::Planned(plan) => {
             room.pending = None;
             let remote = plan.remote_hosts();
@@ -338,7 +391,7 @@ fn room_key(state: &mut State, key: &Input) -> Vec<Effect> {
             }
             Vec::new()
         }
-        Stage::Planned(_) => match key.code {
+        Stage::Planned(_) | Stage::RetryPlanned(_) => match key.code {
             KeyCode::Esc => {
                 room.stage = Stage::Editing;
                 Vec::new()
@@ -347,7 +400,7 @@ fn room_key(state: &mut State, key: &Input) -> Vec<Effect> {
             _ => Vec::new(),
         },
         // Asked by the confirmation layer; should that question be gone, Esc goes back.
-        Stage::Confirm(_) => {
+        Stage::Confirm(_) | Stage::RetryConfirm(_) => {
             if key.code == KeyCode::Esc {
                 return answered(state, false);
             }
@@ -360,6 +413,13 @@ fn room_key(state: &mut State, key: &Input) -> Vec<Effect> {
                 *stopping = true;
             } else {
                 results_key(room, key, max);
+            }
+            Vec::new()
+        }
+        // The follow's replies are no one's once the room is closed.
+        Stage::Done(_) if room.platform.is_some() => {
+            if key.code == KeyCode::Esc {
+                state.recover.room = None;
             }
             Vec::new()
         }
@@ -473,6 +533,9 @@ fn submit(state: &mut State) -> Vec<Effect> {
     let Some(room) = state.recover.room.as_mut() else {
         return Vec::new();
     };
+    if room.platform.is_some() {
+        return submit_platform(state, now);
+    }
     let (selection, to) = match read_form(room, now) {
         Ok(x) => x,
         Err(why) => {
@@ -504,11 +567,84 @@ fn submit(state: &mut State) -> Vec<Effect> {
     )
 }
 
+/// Enter on a platform room's form: the fields read into the platform's selection, then its
+/// plan asked of the worker.
+fn submit_platform(state: &mut State, now: chrono::DateTime<chrono::Utc>) -> Vec<Effect> {
+    let Some(room) = state.recover.room.as_mut() else {
+        return Vec::new();
+    };
+    let Some(p) = room.platform.as_ref() else {
+        return Vec::new();
+    };
+    let mut sel = p.base.clone();
+    let read = (|| {
+        if !room.target.value().trim().is_empty() {
+            return Err(super::platform::NO_TARGET.to_string());
+        }
+        let since = room.since.value().trim();
+        if !since.is_empty() {
+            sel.since = Some(selection::parse_time(since, now).map_err(|e| e.to_string())?);
+        }
+        sel.statuses = super::platform::statuses(room.statuses.value())?;
+        if sel.statuses.is_empty() {
+            sel.statuses = crate::api::platform_retry::FINISHED
+                .iter()
+                .map(|s| (*s).to_string())
+                .collect();
+        }
+        Ok(())
+    })();
+    if let Err(why) = read {
+        room.message = Some(why);
+        return Vec::new();
+    }
+    let Some(journal) = room.journal.clone() else {
+        room.message = Some("no data directory for the journal (set HOME or XDG_DATA_HOME)".into());
+        return Vec::new();
+    };
+    room.message = None;
+    if let Some(p) = room.platform.as_mut() {
+        **p = super::platform::Platform {
+            base: p.base.clone(),
+            ..Default::default()
+        };
+    }
+    room.stage = Stage::Planning;
+    let profile = room.profile.clone();
+    request(
+        state,
+        RecoverCmd::RetryPlan {
+            selection: Box::new(sel),
+            journal,
+            profile,
+        },
+    )
+}
+
 /// Enter on the count: hosts that are not this machine are confirmed by typing; else the run.
 fn confirm_or_run(state: &mut State) -> Vec<Effect> {
     let Some(room) = state.recover.room.as_mut() else {
         return Vec::new();
     };
+    if let Stage::RetryPlanned(plan) = &room.stage {
+        let n = plan.items.len();
+        if n == 0 {
+            return Vec::new();
+        }
+        let Stage::RetryPlanned(plan) = std::mem::replace(&mut room.stage, Stage::Editing) else {
+            return Vec::new();
+        };
+        room.stage = Stage::RetryConfirm(plan);
+        state.confirm = Some(Confirm::yes_no(
+            "Ask the platform to retry?",
+            format!(
+                "Ask the platform to retry {n} deliver{}? Each gets a new attempt at once, signed and recorded by the platform, then its destination's policy with a fresh budget.",
+                crate::api::platform_retry::plural(n)
+            ),
+            Subject::Recover,
+        ));
+        return Vec::new();
+    }
     let Stage::Planned(plan) = std::mem::replace(&mut room.stage, Stage::Editing) else {
         return Vec::new();
     };
@@ -539,6 +675,16 @@ pub(crate) fn answered(state: &mut State, yes: bool) -> Vec<Effect> {
     let Some(room) = state.recover.room.as_mut() else {
         return Vec::new();
     };
+    if let Stage::RetryConfirm(_) = &room.stage {
+        let Stage::RetryConfirm(plan) = std::mem::replace(&mut room.stage, Stage::Editing) else {
+            return Vec::new();
+        };
+        if !yes {
+            room.stage = Stage::RetryPlanned(plan);
+            return Vec::new();
+        }
+        return run_platform(state, *plan);
+    }
     let Stage::Confirm(plan) = std::mem::replace(&mut room.stage, Stage::Editing) else {
         return Vec::new();
     };
@@ -581,6 +727,33 @@ fn run(state: &mut State, plan: crate::api::recover::RecoverPlan) -> Vec<Effect>
         RecoverCmd::Run {
             items: plan.items,
             destinations: plan.destinations,
+            journal,
+            profile,
+            stop,
+        },
+    )
+}
+
+/// Asks the platform to retry the plan's deliveries on the worker; each answer, the end of the
+/// run and each new attempt as it lands come back as replies to the same request.
+fn run_platform(state: &mut State, plan: crate::api::platform_retry::RetryPlan) -> Vec<Effect> {
+    let Some(room) = state.recover.room.as_mut() else {
+        return Vec::new();
+    };
+    let Some(journal) = room.journal.clone() else {
+        return Vec::new();
+    };
+    let stop = Stop::default();
+    room.stage = Stage::Running {
+        total: plan.items.len(),
+        stop: stop.clone(),
+        stopping: false,
+    };
+    let profile = room.profile.clone();
+    request(
+        state,
+        RecoverCmd::RetryRun {
+            items: plan.items,
             journal,
             profile,
             stop,

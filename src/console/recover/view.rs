@@ -45,8 +45,13 @@ fn parts(room: &Room, area: Rect, t: &Theme) -> (Block<'static>, Vec<Line<'stati
         .border_style(t.accent)
         .title(Line::from(Span::styled(
             format!(
-                " Recover · {} · sent from this machine, never recorded ",
-                safe(&room.scope)
+                " Recover · {} · {} ",
+                safe(&room.scope),
+                if room.platform.is_some() {
+                    "the platform's retry: signed and recorded by the platform"
+                } else {
+                    "sent from this machine, never recorded"
+                }
             ),
             t.accent,
         )));
@@ -127,6 +132,9 @@ pub(crate) fn render(state: &State, frame: &mut Frame, area: Rect) {
             theme: t,
         }
         .render(frame, main);
+    } else if let Some(p) = room.platform.as_deref() {
+        let lines = super::platform::result_lines(p, usize::from(main.height), t);
+        frame.render_widget(Paragraph::new(crate::text::tui::safe_lines(lines)), main);
     } else if matches!(room.stage, Stage::Running { .. } | Stage::Done(_)) {
         let lines = result_lines(room, usize::from(main.height), t);
         frame.render_widget(Paragraph::new(crate::text::tui::safe_lines(lines)), main);
@@ -161,7 +169,13 @@ fn top_lines(room: &Room, t: &Theme) -> Vec<Line<'static>> {
         out.push(Line::from(Span::styled(m.clone(), t.error)));
     }
     out.push(Line::default());
+    if let Some(p) = room.platform.as_deref() {
+        out.extend(super::platform::stage_lines(room, p, t));
+        return out;
+    }
     match &room.stage {
+        // The platform's stages (drawn above).
+        Stage::RetryPlanned(_) | Stage::RetryConfirm(_) => {}
         Stage::Editing => {
             out.push(Line::from(Span::styled(
                 "Enter counts what this selects, newest first, and shows the count, the time span \
@@ -333,7 +347,9 @@ pub(crate) fn key_hints(room: &Room) -> &'static [(&'static str, &'static str)] 
         Stage::Planning => &[("Esc", "cancel")],
         Stage::Planned(p) if p.items.is_empty() => &[("Esc", "back")],
         Stage::Planned(_) => &[("Enter", "send"), ("Esc", "back")],
-        Stage::Confirm(_) => &[("Esc", "back")],
+        Stage::Confirm(_) | Stage::RetryConfirm(_) => &[("Esc", "back")],
+        Stage::RetryPlanned(p) if p.items.is_empty() => &[("Esc", "back")],
+        Stage::RetryPlanned(_) => &[("Enter", "ask the platform"), ("Esc", "back")],
         Stage::Running { .. } => &[("↑/↓", "choose"), ("Enter", "answer"), ("Esc", "stop")],
         Stage::Done(_) => &[("↑/↓", "choose"), ("Enter", "answer"), ("Esc", "close")],
     }

@@ -18,7 +18,7 @@ impl super::DetailView for AuthImports {
         &[Action::Create]
     }
 
-    fn lacks(action: Action) -> Option<&'static str> {
+    fn not_here(action: Action) -> Option<&'static str> {
         (action == Action::Edit).then_some("An import cannot be changed here; import again (c).")
     }
 

@@ -4,6 +4,7 @@ use ratatui::text::{Line, Span};
 
 use super::kit::ViewCtx;
 use crate::api::model::EventDelivery;
+use crate::api::platform_retry::RetrySelection;
 use crate::console::forms::Dialog;
 use crate::console::forms::ops::WriteOp;
 use crate::console::keymap::Action;
@@ -31,6 +32,35 @@ impl super::DetailView for Deliveries {
             )));
         }
         lines
+    }
+
+    fn platform_retry(
+        item: Option<&EventDelivery>,
+        statuses: &[String],
+    ) -> Option<(String, RetrySelection)> {
+        Some(match item {
+            Some(d) => (
+                format!("delivery {}", d.id),
+                RetrySelection {
+                    deliveries: vec![d.id.clone()],
+                    ..RetrySelection::default()
+                },
+            ),
+            None => (
+                match statuses {
+                    [] => "the deliveries".to_string(),
+                    s => format!("the {} deliveries", s.join(", ")),
+                },
+                RetrySelection {
+                    statuses: statuses.to_vec(),
+                    ..RetrySelection::default()
+                },
+            ),
+        })
+    }
+
+    fn not_here(action: Action) -> Option<&'static str> {
+        super::delivery_attempts::not_here_yet(action)
     }
 
     fn server_statuses() -> &'static [&'static str] {

@@ -25,11 +25,28 @@ impl super::DetailView for DeliveryAttempts {
         f.finish()
     }
 
+    fn not_here(action: Action) -> Option<&'static str> {
+        not_here_yet(action)
+    }
+
     fn dialog(_action: Action, _item: Option<&DeliveryAttempt>) -> Option<Dialog> {
         None
     }
 
     fn build(_d: &mut Dialog) -> Option<WriteOp> {
         None
+    }
+}
+
+/// Replay and compare of this generation's recorded attempts are headless's for now: where.
+pub(crate) fn not_here_yet(action: Action) -> Option<&'static str> {
+    match action {
+        Action::Replay | Action::EditReplay => Some(
+            "The console does not replay this generation's attempts yet: `switchboard notifications replay evdi_… --to URL (--secret-env VAR | --unsigned) [--attempt N]` sends an attempt's recorded request, freshly signed.",
+        ),
+        Action::Compare => Some(
+            "The console does not compare this generation's attempts yet: `switchboard notifications diff evdi_… --with-attempt N` compares two recorded attempts.",
+        ),
+        _ => None,
     }
 }

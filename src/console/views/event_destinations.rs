@@ -36,6 +36,25 @@ impl super::DetailView for EventDestinations {
         &[Action::Create, Action::Edit]
     }
 
+    fn platform_retry(
+        item: Option<&EventDestination>,
+        _statuses: &[String],
+    ) -> Option<(String, crate::api::platform_retry::RetrySelection)> {
+        let d = item?;
+        Some((
+            format!("destination {} ({})", d.name, d.id),
+            crate::api::platform_retry::RetrySelection {
+                destinations: vec![d.id.clone()],
+                ..Default::default()
+            },
+        ))
+    }
+
+    fn follows_reply(verb: &str) -> bool {
+        // A ping is a test through the real pipeline: its worth is how it ended.
+        verb == "ping"
+    }
+
     fn keeps_created() -> bool {
         // The signing secret is in create's answer only.
         true

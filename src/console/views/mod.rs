@@ -92,15 +92,32 @@ pub(crate) trait DetailView: crate::resource::Resource {
         &[]
     }
 
-    /// Why its tab has no dialog for a write key, in one sentence, where it says more than
-    /// "no such key" (an import is not changed: import again).
-    fn lacks(_action: Action) -> Option<&'static str> {
-        None
-    }
-
     /// Whether the answer to its create holds what no later read gives (a signing secret):
     /// the detail keeps that answer.
     fn keeps_created() -> bool {
+        false
+    }
+
+    /// Where its generation retries on the server: what a recover (`b`) from this item, or from
+    /// its list (`None`, under the list's server `statuses`), asks the platform to retry, with
+    /// the selection in words. `None`: not here (the client-side recover, where there is one).
+    fn platform_retry(
+        _item: Option<&Self::Item>,
+        _statuses: &[String],
+    ) -> Option<(String, crate::api::platform_retry::RetrySelection)> {
+        None
+    }
+
+    /// Why a key does not act on its tab (yet) and what does instead, in one sentence, where
+    /// that says more than "no such key" (an import is not changed: import again); `None`: the
+    /// key works here (or means nothing here).
+    fn not_here(_action: Action) -> Option<&'static str> {
+        None
+    }
+
+    /// Whether one of its operations answers with a delivery to follow to its outcome (a
+    /// ping): the console waits on the worker and says how it ended.
+    fn follows_reply(_verb: &str) -> bool {
         false
     }
 
@@ -202,14 +219,34 @@ pub(crate) fn write_keys(tab: Tab) -> &'static [Action] {
     with_kind!(tab, R => <R as DetailView>::write_keys())
 }
 
-/// Why a tab has no dialog for a write key, when its console module says.
-pub(crate) fn lacks(tab: Tab, action: Action) -> Option<&'static str> {
-    with_kind!(tab, R => <R as DetailView>::lacks(action))
-}
-
 /// Whether a tab's create answer stays in the detail, as its console module says.
 pub(crate) fn keeps_created(tab: Tab) -> bool {
     with_kind!(tab, R => <R as DetailView>::keeps_created())
+}
+
+/// What a recover from `record` (or from `tab`'s list when `None`) asks the platform to retry,
+/// as the resource's console module says.
+pub(crate) fn platform_retry(
+    tab: Tab,
+    record: Option<&Record>,
+    statuses: &[String],
+) -> Option<(String, crate::api::platform_retry::RetrySelection)> {
+    match record {
+        Some(r) => {
+            with_item!(r.shown(), R, x => <R as DetailView>::platform_retry(Some(x), statuses))
+        }
+        None => with_kind!(tab, R => <R as DetailView>::platform_retry(None, statuses)),
+    }
+}
+
+/// Why `action` does not act on `tab` yet, as its resource's console module says.
+pub(crate) fn not_here(tab: Tab, action: Action) -> Option<&'static str> {
+    with_kind!(tab, R => <R as DetailView>::not_here(action))
+}
+
+/// Whether an operation's answer is a delivery to follow, as its resource's console module says.
+pub(crate) fn follows_reply(op: crate::resource::ops::OpId) -> bool {
+    crate::resource::with_kind!(op.resource, R => <R as DetailView>::follows_reply(op.verb))
 }
 
 /// The statuses a tab's list is filtered by on the server, as its console module says.

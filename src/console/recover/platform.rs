@@ -1,0 +1,314 @@
+//! The recover room where the generation retries on the server (`event-destinations`'
+//! `POST …/retry`): the same room, form and keys, but the count is the platform's retry plan, a
+//! yes asks the platform (journalled, as headless `notifications recover` does, through
+//! `api::platform_retry`), and the new attempts' outcomes are shown as they land. Which items
+//! and lists recover this way is their resource's console module's answer
+//! (`DetailView::platform_retry`).
+use std::path::Path;
+use std::time::Duration;
+
+use ratatui::text::{Line, Span};
+
+use super::{RecoverReply, Room, Stage, Stop};
+use crate::api::identity::ServiceIdentity;
+use crate::api::journal::Journal;
+use crate::api::platform_retry::{self as retry, Answer, Landed, RetryPlan, RetrySelection};
+use crate::api::{Client, Error};
+use crate::console::theme::Theme;
+
+/// How long the new attempts are waited on once the platform accepted the retries.
+pub(crate) const WAIT: Duration = Duration::from_secs(30);
+/// How often they are looked at meanwhile.
+const EVERY: Duration = Duration::from_millis(250);
+
+/// The platform's side of an open room: what it selects and what came back.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub(crate) struct Platform {
+    /// The selection before the form's fields.
+    pub(crate) base: RetrySelection,
+    /// One line per delivery asked, in the order answered; its outcome added when it lands.
+    pub(crate) rows: Vec<Row>,
+    /// The run's counts, once it ended.
+    pub(crate) summary: Option<retry::RunSummary>,
+    /// Whether the new attempts are still being waited on.
+    pub(crate) following: bool,
+    /// Accepted retries whose new attempt did not land within [`WAIT`].
+    pub(crate) not_landed: Vec<String>,
+}
+
+/// One delivery asked.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Row {
+    /// `evdi_…`.
+    pub(crate) delivery: String,
+    /// What the platform said: `accepted`, `refused: …`, `unreachable: …`.
+    pub(crate) answer: String,
+    /// Whether it accepted.
+    pub(crate) accepted: bool,
+    /// The new attempt's outcome, once it landed (`succeeded · HTTP 200 · 12 ms`).
+    pub(crate) outcome: Option<(bool, String)>,
+}
+
+/// The worker's part: the plan.
+pub(crate) async fn plan(
+    client: &Client,
+    selection: &RetrySelection,
+    journal: &Path,
+    profile: &str,
+) -> Result<RecoverReply, Error> {
+    let journal = match Journal::open_for(journal, &ServiceIdentity::of(client), profile) {
+        Ok(j) => j,
+        Err(e) => return Ok(RecoverReply::Failed(e.to_string())),
+    };
+    retry::plan(client, selection, &journal, &[])
+        .await
+        .map(|p| RecoverReply::RetryPlanned(Box::new(p)))
+}
+
+/// The worker's part: ask the platform to retry `items` (one reply each), then follow the
+/// accepted ones until their new attempt landed (one reply each), within [`WAIT`].
+pub(crate) async fn run(
+    client: &Client,
+    items: &[retry::Item],
+    journal: &Path,
+    profile: &str,
+    stop: &Stop,
+    mut reply: impl FnMut(Result<RecoverReply, Error>),
+) {
+    let mut journal = match Journal::open_for(journal, &ServiceIdentity::of(client), profile) {
+        Ok(j) => j,
+        Err(e) => return reply(Ok(RecoverReply::Failed(e.to_string()))),
+    };
+    let mut accepted = Vec::new();
+    let done = retry::run(
+        client,
+        items.to_vec(),
+        retry::CONCURRENCY,
+        &[],
+        &mut journal,
+        stop.asked(),
+        |r| {
+            if let Answer::Accepted { attempts } = r.answer {
+                accepted.push((r.item.delivery.clone(), attempts));
+            }
+            reply(Ok(RecoverReply::Retried(Box::new(r.clone()))));
+        },
+    )
+    .await;
+    match done {
+        Ok(s) => reply(Ok(RecoverReply::RetryRan(s))),
+        Err(e) => return reply(Ok(RecoverReply::Failed(e.to_string()))),
+    }
+    let left = retry::follow(client, accepted, WAIT, EVERY, |l| {
+        reply(Ok(RecoverReply::Landed(Box::new(l.clone()))));
+    })
+    .await;
+    reply(Ok(RecoverReply::Followed(left)));
+}
+
+/// The statuses typed in the form, checked against what the platform retries.
+pub(crate) fn statuses(typed: &str) -> Result<Vec<String>, String> {
+    let mut out = Vec::new();
+    for s in typed
+        .split(|c: char| c == ',' || c.is_whitespace())
+        .filter(|s| !s.is_empty())
+    {
+        if !retry::FINISHED.contains(&s) {
+            return Err(format!(
+                "{s:?}: the platform retries only finished deliveries: {}",
+                retry::FINISHED.join(", ")
+            ));
+        }
+        out.push(s.to_string());
+    }
+    Ok(out)
+}
+
+/// Why the form's target is refused here: the platform's retry goes to each destination.
+pub(crate) const NO_TARGET: &str = "the platform retries to each destination's own URL: leave Target empty (to send from this machine instead: switchboard notifications recover --to URL --secret-env VAR)";
+
+/// A reply of the run, into the room.
+pub(crate) fn on_reply(room: &mut Room, reply: RecoverReply) {
+    let Some(p) = room.platform.as_deref_mut() else {
+        return;
+    };
+    match reply {
+        RecoverReply::Retried(r) => {
+            let (accepted, answer) = match &r.answer {
+                Answer::Accepted { .. } => (true, "accepted".to_string()),
+                Answer::Refused { status, message } => {
+                    (false, format!("refused {status}: {message}"))
+                }
+                Answer::Unreachable(why) => (false, format!("unreachable: {why}")),
+            };
+            p.rows.push(Row {
+                delivery: r.item.delivery.clone(),
+                answer,
+                accepted,
+                outcome: None,
+            });
+        }
+        RecoverReply::RetryRan(s) => {
+            p.summary = Some(s);
+            p.following = s.accepted > 0;
+            room.stage = Stage::Done(Default::default());
+            if !p.following {
+                room.pending = None;
+            }
+        }
+        RecoverReply::Landed(l) => {
+            if let Some(row) = p.rows.iter_mut().find(|r| r.delivery == l.delivery) {
+                row.outcome = Some(outcome(&l));
+            }
+        }
+        RecoverReply::Followed(left) => {
+            p.following = false;
+            p.not_landed = left;
+            room.pending = None;
+        }
+        _ => {}
+    }
+}
+
+/// A landed attempt in words: `attempt #2 succeeded · HTTP 200 · 12 ms (delivered)`.
+fn outcome(l: &Landed) -> (bool, String) {
+    let a = &l.attempt;
+    let n = a.get("attempt_number").and_then(serde_json::Value::as_u64);
+    let http = a
+        .get("response")
+        .and_then(|r| r.get("status_code"))
+        .and_then(serde_json::Value::as_u64);
+    let ms = a.get("duration_ms").and_then(serde_json::Value::as_u64);
+    let why = a
+        .get("error")
+        .and_then(|e| e.get("message").or_else(|| e.get("code")))
+        .and_then(serde_json::Value::as_str);
+    let mut s = format!("attempt #{} {}", n.unwrap_or(0), l.outcome());
+    if let Some(h) = http {
+        s.push_str(&format!(" · HTTP {h}"));
+    }
+    if let Some(ms) = ms {
+        s.push_str(&format!(" · {ms} ms"));
+    }
+    if let Some(w) = why.filter(|_| l.outcome() != "succeeded") {
+        s.push_str(&format!(" · {w}"));
+    }
+    s.push_str(&format!(" ({})", l.status));
+    (l.outcome() == "succeeded", s)
+}
+
+/// What sits above the results in a platform room, after the form.
+pub(crate) fn stage_lines(room: &Room, p: &Platform, t: &Theme) -> Vec<Line<'static>> {
+    let mut out = Vec::new();
+    let overview = |plan: &RetryPlan| plan.overview(false).into_iter().map(Line::raw);
+    match &room.stage {
+        Stage::Editing => out.push(Line::from(Span::styled(
+            "Enter counts the finished deliveries this selects and shows the count and the first \
+             few before anything is asked. A yes asks the platform to retry each (journalled: \
+             a later run does not ask again); the platform signs and records each new attempt, \
+             shown here as it lands.",
+            t.muted,
+        ))),
+        Stage::Planning => out.push(Line::from(Span::styled("counting…", t.warn))),
+        Stage::RetryPlanned(plan) | Stage::RetryConfirm(plan) => {
+            out.extend(overview(plan));
+            if plan.items.is_empty() {
+                out.push(Line::from(Span::styled("Nothing to retry.", t.warn)));
+            } else {
+                out.push(Line::from(Span::styled(
+                    "Enter asks the platform (after a yes)",
+                    t.muted,
+                )));
+            }
+        }
+        Stage::Running {
+            total, stopping, ..
+        } => {
+            out.push(Line::raw(format!(
+                "{}/{total} asked · {} accepted",
+                p.rows.len(),
+                p.rows.iter().filter(|r| r.accepted).count()
+            )));
+            if *stopping {
+                out.push(Line::from(Span::styled(
+                    "stopping: the retries in flight finish and are journalled; nothing new is asked",
+                    t.warn,
+                )));
+            }
+        }
+        Stage::Done(_) => {
+            if let Some(s) = &p.summary {
+                out.push(Line::from(Span::styled(
+                    format!(
+                        "{} accepted, {} refused, {} unreachable",
+                        s.accepted, s.refused, s.unreachable
+                    ),
+                    if s.refused + s.unreachable == 0 {
+                        t.ok
+                    } else {
+                        t.warn
+                    },
+                )));
+                if s.stopped {
+                    out.push(Line::from(Span::styled(
+                        format!(
+                            "stopped: {} not asked; recovering again asks the rest",
+                            s.left
+                        ),
+                        t.warn,
+                    )));
+                }
+            }
+            let landed = p.rows.iter().filter(|r| r.outcome.is_some()).count();
+            let waited = p.rows.iter().filter(|r| r.accepted).count();
+            if p.following {
+                out.push(Line::from(Span::styled(
+                    format!(
+                        "waiting for the new attempts: {landed}/{waited} landed (up to {} s)",
+                        WAIT.as_secs()
+                    ),
+                    t.warn,
+                )));
+            } else if !p.not_landed.is_empty() {
+                out.push(Line::from(Span::styled(
+                    format!(
+                        "{} new attempt{} not landed after {} s",
+                        p.not_landed.len(),
+                        if p.not_landed.len() == 1 { "" } else { "s" },
+                        WAIT.as_secs()
+                    ),
+                    t.warn,
+                )));
+            } else if waited > 0 {
+                out.push(Line::raw(format!("{landed}/{waited} new attempts landed")));
+            }
+        }
+        Stage::Planned(_) | Stage::Confirm(_) => {}
+    }
+    out
+}
+
+/// One line per delivery asked: its answer and, once landed, the new attempt's outcome.
+pub(crate) fn result_lines(p: &Platform, height: usize, t: &Theme) -> Vec<Line<'static>> {
+    p.rows
+        .iter()
+        .rev()
+        .take(height)
+        .rev()
+        .map(|r| {
+            let mut spans = vec![
+                Span::raw(format!("  {}  ", r.delivery)),
+                Span::styled(r.answer.clone(), if r.accepted { t.ok } else { t.error }),
+            ];
+            match &r.outcome {
+                Some((ok, text)) => {
+                    spans.push(Span::raw("  → "));
+                    spans.push(Span::styled(text.clone(), if *ok { t.ok } else { t.error }));
+                }
+                None if r.accepted => spans.push(Span::styled("  → waiting…", t.muted)),
+                None => {}
+            }
+            Line::from(spans)
+        })
+        .collect()
+}
