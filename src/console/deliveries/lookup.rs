@@ -99,7 +99,7 @@ pub(crate) fn fetch_if_needed(state: &mut State, n: &Notification) -> Vec<Effect
     }
     let req_id = state.next_req_id();
     state.deliveries.lookup_pending = Some(req_id);
-    state.deliveries.lookup_for = Some(Box::new(n.clone()));
+    state.deliveries.lookup_for = Some(n.id.clone());
     let filter = NotificationFilter {
         callback_ids: n.body_field("callbackId").into_iter().collect(),
         ..NotificationFilter::default()
@@ -125,10 +125,23 @@ pub(crate) fn fetch_if_needed(state: &mut State, n: &Notification) -> Vec<Effect
 /// gone. Sound because a destination's URL and callbacks never change (`PATCH` takes a name and a
 /// description only) and the list was read after the notification was seen.
 pub(crate) fn settle_gone(state: &mut State, whole: bool) {
-    let Some(n) = state.deliveries.lookup_for.take() else {
+    let Some(id) = state.deliveries.lookup_for.take() else {
         return;
     };
-    if whole && n.url.is_some() && candidates(state, &n).is_empty() {
-        state.deliveries.gone.insert(n.id.clone());
+    // The notification as loaded: the open detail's, a row of the list, or the open attempt's.
+    let ts = state.tab_state(Tab::Notifications);
+    let detail = ts.detail.as_ref().and_then(|d| d.record.as_ref());
+    let attempt = state.deliveries.attempt.as_ref().map(|a| &*a.notification);
+    let n = detail
+        .into_iter()
+        .chain(ts.list.rows.iter())
+        .find_map(|r| match &r.item {
+            Item::Notification(n) if n.id == id => Some(&**n),
+            _ => None,
+        })
+        .or(attempt.filter(|n| n.id == id));
+    let gone = n.is_some_and(|n| whole && n.url.is_some() && candidates(state, n).is_empty());
+    if gone {
+        state.deliveries.gone.insert(id);
     }
 }
