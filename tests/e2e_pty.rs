@@ -191,6 +191,9 @@ fn demo_in_a_pty_switches_tabs_opens_detail_quits_and_restores_terminal() {
     c.wait_for("the callbacks tab", |t| {
         t.contains("Callbacks ·") && t.contains("webhook_")
     });
+    // The preview beside the notifications list shows only where the list keeps every column
+    // whole (from 248 columns: issue 37 item 12).
+    c.resize(250, 40);
     c.press(b"5");
     let notifications = c.wait_for("the notifications tab", |t| {
         // Frames arrive in pieces: wait for the whole of it, detail preview included.
@@ -376,6 +379,9 @@ fn a_hostile_api_cannot_drive_the_terminal_nor_the_clipboard() {
     c.wait_for("destinations", |t| {
         t.contains("Destinations ·") && t.contains("PWNED")
     });
+    // The preview beside the notifications list shows only where the list keeps every column
+    // whole (from 248 columns: issue 37 item 12).
+    c.resize(250, 40);
     c.press(b"5");
     c.wait_for("notifications", |t| {
         t.contains("Notifications ·") && t.contains("Attempts (")
@@ -532,6 +538,9 @@ fn a_hostile_webhook_receiver_cannot_reach_the_terminal_through_recorded_attempt
     c.wait_for("the console", |t| {
         t.contains("Teams ·") && t.contains("q quit")
     });
+    // The preview beside the notifications list shows only where the list keeps every column
+    // whole (from 248 columns: issue 37 item 12).
+    c.resize(250, 40);
     c.press(b"5");
     c.wait_for("notifications", |t| {
         t.contains("Notifications · newest first") && t.contains("q quit")
@@ -897,6 +906,8 @@ fn e_gives_the_editor_a_restored_terminal_then_replays_the_edit_and_compares() {
     c.wait_for("the console", |t| {
         t.contains("Teams ·") && t.contains("q quit")
     });
+    // The preview beside the notifications list: from 248 columns (issue 37 item 12).
+    c.resize(250, 40);
     c.press(b"5");
     c.wait_for("our notification selected", |t| {
         t.contains(&format!("Notification {notification}"))

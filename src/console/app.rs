@@ -62,7 +62,8 @@ pub(crate) struct App {
 
 impl App {
     /// An app whose requests go to a worker task on `client` (needs a tokio runtime).
-    pub(crate) fn with_client(state: State, client: Client) -> Self {
+    pub(crate) fn with_client(mut state: State, client: Client) -> Self {
+        state.walk_budget = client.budget();
         let (tx, replies) = mpsc::unbounded_channel();
         Self {
             state,
@@ -260,6 +261,7 @@ impl App {
                 }
                 self.state.settings.keymap.shown.clone_from(&shown);
                 self.state.shown = shown;
+                self.state.walk_budget = client.budget();
                 // A new worker and reply channel: whatever the old profile still had in flight
                 // is aborted and can never arrive (writes are held back while a switch
                 // resolves, so only reads are lost).

@@ -41,7 +41,7 @@ pub(crate) fn max_scroll(state: &State) -> u16 {
         return 0;
     };
     let screen = Rect::new(0, 0, state.size.0, state.size.1);
-    let Some(area) = layout::areas(screen, true).detail else {
+    let Some(area) = layout::areas(screen, state.tab, true).detail else {
         return 0;
     };
     let ctx = ViewCtx {

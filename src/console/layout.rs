@@ -2,14 +2,16 @@
 use ratatui::layout::{Constraint, Layout, Rect};
 
 use super::state::ErrorView;
+use super::tab::Tab;
 
 /// Smallest usable terminal: below it only a message shows. From here to [`NARROW`] the frame
 /// degrades (fewer columns, a shorter header and footer, forms that scroll) instead.
 pub(crate) const MIN_SIZE: (u16, u16) = (40, 12);
 /// Below this width the header drops its labels and the inactive tabs show only their number.
 pub(crate) const NARROW: u16 = 80;
-/// From this width on, the detail pane sits beside the list.
-pub(crate) const WIDE: u16 = 120;
+/// The narrowest detail pane drawn beside a list (what it had at 120 columns, where it first
+/// showed): below it a preview says too little to be worth the list's room.
+pub(crate) const PREVIEW_MIN: u16 = 54;
 /// Lines of the header.
 const HEADER: u16 = 2;
 /// Lines of the footer.
@@ -35,28 +37,44 @@ pub(crate) fn too_small(size: (u16, u16)) -> bool {
     size.0 < MIN_SIZE.0 || size.1 < MIN_SIZE.1
 }
 
-/// Whether the detail pane goes beside the list.
-pub(crate) fn is_wide(width: u16) -> bool {
-    width >= WIDE
+/// Whether the detail pane goes beside `tab`'s list at this width: only once the list beside it
+/// still gets the width at which every one of its columns reaches its cap
+/// ([`crate::console::widgets::paged_table::full_width`]) and the pane gets [`PREVIEW_MIN`]. So a
+/// wider terminal never shows less of a cell: below that the list takes the whole width.
+pub(crate) fn is_wide(width: u16, tab: Tab) -> bool {
+    width >= preview_from(tab)
+}
+
+/// The terminal width from which `tab`'s list has the detail pane beside it.
+pub(crate) fn preview_from(tab: Tab) -> u16 {
+    crate::console::widgets::paged_table::full_width(tab).saturating_add(PREVIEW_MIN)
 }
 
 /// Where the lists, details and the views over them go: the screen between header and footer.
 pub(crate) fn body(screen: Rect) -> Rect {
-    areas(screen, false).body
+    let [_, body, _] = Layout::vertical([
+        Constraint::Length(HEADER),
+        Constraint::Min(1),
+        Constraint::Length(FOOTER),
+    ])
+    .areas(screen);
+    body
 }
 
-/// Splits the screen. On wide terminals the detail pane is always beside the list (previewing the
-/// selected row); on narrow ones it replaces the list while a detail is open.
-pub(crate) fn areas(screen: Rect, detail_open: bool) -> Areas {
+/// Splits the screen for `tab`. On terminals wide enough ([`is_wide`]) the detail pane is always
+/// beside the list (previewing the selected row), the list as wide as its columns' caps and the
+/// pane the rest; on narrower ones the detail replaces the list while it is open.
+pub(crate) fn areas(screen: Rect, tab: Tab, detail_open: bool) -> Areas {
     let [header, body, footer] = Layout::vertical([
         Constraint::Length(HEADER),
         Constraint::Min(1),
         Constraint::Length(FOOTER),
     ])
     .areas(screen);
-    let (list, detail) = if is_wide(screen.width) {
-        let [l, d] = Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)])
-            .areas(body);
+    let (list, detail) = if is_wide(screen.width, tab) {
+        let full = crate::console::widgets::paged_table::full_width(tab);
+        let [l, d] =
+            Layout::horizontal([Constraint::Length(full), Constraint::Fill(1)]).areas(body);
         (Some(l), Some(d))
     } else if detail_open {
         (None, Some(body))
@@ -149,9 +167,9 @@ fn wrap_words(text: &str, width: usize, hang: usize) -> Vec<String> {
 }
 
 /// Rows an error of the list takes at this terminal size.
-pub(crate) fn list_error_rows(size: (u16, u16), detail_open: bool, e: &ErrorView) -> u16 {
+pub(crate) fn list_error_rows(size: (u16, u16), tab: Tab, detail_open: bool, e: &ErrorView) -> u16 {
     let screen = Rect::new(0, 0, size.0, size.1);
-    let Some(list) = areas(screen, detail_open).list else {
+    let Some(list) = areas(screen, tab, detail_open).list else {
         return 0;
     };
     let inner = Rect::new(
@@ -165,9 +183,9 @@ pub(crate) fn list_error_rows(size: (u16, u16), detail_open: bool, e: &ErrorView
 
 /// Rows of data the list shows at this size: the block's borders, the column header and an error
 /// line (when there is one) take the rest.
-pub(crate) fn list_rows(size: (u16, u16), detail_open: bool, error_lines: u16) -> usize {
+pub(crate) fn list_rows(size: (u16, u16), tab: Tab, detail_open: bool, error_lines: u16) -> usize {
     let screen = Rect::new(0, 0, size.0, size.1);
-    areas(screen, detail_open)
+    areas(screen, tab, detail_open)
         .list
         .map(|r| usize::from(r.height.saturating_sub(3 + error_lines)))
         .unwrap_or(0)

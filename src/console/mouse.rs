@@ -105,7 +105,8 @@ fn click(state: &mut State, x: u16, y: u16) -> Step {
         return Step::default();
     }
     let screen = Rect::new(0, 0, state.size.0, state.size.1);
-    let Some(list_area) = layout::areas(screen, state.current().detail.is_some()).list else {
+    let Some(list_area) = layout::areas(screen, state.tab, state.current().detail.is_some()).list
+    else {
         return Step::default();
     };
     let rows = super::power::view::data_rows_area(state, list_area);

@@ -136,10 +136,10 @@ pub(crate) fn keep_cursor_visible(state: &mut State, tab: Tab) {
     let size = state.size;
     let ts = state.tab_state_mut(tab);
     let error_lines = match &ts.list.load {
-        LoadState::Error(e) => layout::list_error_rows(size, ts.detail.is_some(), e),
+        LoadState::Error(e) => layout::list_error_rows(size, tab, ts.detail.is_some(), e),
         _ => 0,
     };
-    let height = layout::list_rows(size, ts.detail.is_some(), error_lines);
+    let height = layout::list_rows(size, tab, ts.detail.is_some(), error_lines);
     let list = &mut ts.list;
     list.cursor = list.cursor.min(list.shown_len().saturating_sub(1));
     if list.cursor < list.offset {
@@ -210,7 +210,7 @@ pub(crate) const MAX_PAGE_SIZE: u32 = 100;
 /// Rows a page asks for: enough to fill the list at this size (a tall pane is never left half
 /// empty), at least [`PAGE_SIZE`], at most the API's [`MAX_PAGE_SIZE`].
 pub(crate) fn page_size(size: (u16, u16)) -> u32 {
-    u32::try_from(layout::list_rows(size, false, 0))
+    u32::try_from(layout::list_rows(size, Tab::Notifications, false, 0))
         .unwrap_or(MAX_PAGE_SIZE)
         .clamp(PAGE_SIZE, MAX_PAGE_SIZE)
 }

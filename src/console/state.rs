@@ -297,6 +297,9 @@ pub(crate) struct State {
     pub(crate) base_url: String,
     /// Whether writes are refused.
     pub(crate) read_only: bool,
+    /// How far a walk over the notifications' pages (`n`/`N`) may read: the client's budget
+    /// (`--max-pages`), as every other walk.
+    pub(crate) walk_budget: crate::api::budget::Budget,
     /// What the operator configured: kept whole across a profile switch.
     pub(crate) settings: Settings,
     /// Time source.
@@ -376,6 +379,7 @@ impl State {
             profile: profile.into(),
             base_url: base_url.into(),
             read_only: false,
+            walk_budget: crate::api::budget::Budget::default(),
             settings,
             clock,
             frame: 0,

@@ -30,7 +30,7 @@ pub(crate) fn render(state: &State, frame: &mut Frame) {
         return;
     }
     let ts = state.current();
-    let areas = layout::areas(screen, ts.detail.is_some());
+    let areas = layout::areas(screen, state.tab, ts.detail.is_some());
     render_header(state, frame, areas.header);
     let ctx = ViewCtx {
         clock: &state.clock,

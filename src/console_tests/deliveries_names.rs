@@ -79,6 +79,12 @@ async fn names_in_details_columns_chips_and_the_filter_dialog() {
     );
 
     // The filter dialog: destinations picked by name; the event field edits like a form field.
+    // With the preview beside the list (the selected notification's callback named there): it
+    // shows only where the list keeps every column whole (issue 37 item 12).
+    app.apply(switchboard::console::Msg::Resize(
+        crate::console::layout::preview_from(Tab::Notifications),
+        40,
+    ));
     ch(&mut app, 'f').await;
     let s = screen(&app);
     assert!(

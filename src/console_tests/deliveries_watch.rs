@@ -12,7 +12,8 @@ use switchboard::console::{ApiCmd, App, Msg, Tab};
 
 /// An offline app on the Notifications list, loaded from the fixture.
 fn on_notifications() -> App {
-    let mut app = started_app(120, 40);
+    // The preview beside the list, where the list's title shows while a detail is open.
+    let mut app = started_app(crate::console::layout::preview_from(Tab::Notifications), 40);
     answer_all(&mut app);
     app.apply(ch('5'));
     answer_all(&mut app);

@@ -32,9 +32,11 @@ async fn setup() -> (TestService, App) {
         State::new("test", ts.svc.base_url.clone(), fixed_clock()),
         client,
     );
-    app.apply(Msg::Resize(120, 40));
+    // The preview beside the list (issue 37 item 12: only where the list keeps every column).
+    let w = crate::console::layout::preview_from(crate::console::tab::Tab::Teams);
+    app.apply(Msg::Resize(w, 40));
     app.start();
-    press(&mut app, Msg::Resize(120, 40)).await;
+    press(&mut app, Msg::Resize(w, 40)).await;
     (ts, app)
 }
 

@@ -29,7 +29,9 @@ fn retrying() -> String {
 
 #[test]
 fn the_detail_says_which_attempt_comes_when_and_when_it_gives_up() {
-    let mut app = started_app(300, 50);
+    // The preview beside the list as wide as it was at 300 columns before the list kept its
+    // columns whole (issue 37 item 12).
+    let mut app = started_app(340, 50);
     answer_all(&mut app);
     app.apply(ch('5'));
     answer_all(&mut app);

@@ -298,7 +298,10 @@ async fn a_delivery_is_named_by_the_destination_its_signature_verifies_with() {
         (done == 2).then_some(())
     })
     .await;
-    let mut app = on_notifications(&t, 120, 30).await;
+    // Wide enough for the preview beside the list (issue 37 item 12: only where the list keeps
+    // every column whole).
+    let wide = crate::console::layout::preview_from(Tab::Notifications);
+    let mut app = on_notifications(&t, wide, 30).await;
     let twins: Vec<String> = rows(&app)
         .into_iter()
         .filter_map(|r| r.split("││").next().map(str::to_string))
@@ -371,7 +374,8 @@ fn destinations_the_signature_cannot_tell_apart_read_a_plus_one_and_the_detail_s
     use crate::common::{answer_all, ch, fixture, started_app};
     use switchboard::api::model::Destination;
     use switchboard::console::{ApiCmd, ApiReply};
-    let mut app = started_app(120, 40);
+    // The preview beside the list (issue 37 item 12: only where the list keeps every column).
+    let mut app = started_app(crate::console::layout::preview_from(Tab::Notifications), 40);
     answer_all(&mut app);
     app.apply(ch('5'));
     let reqs = answer_all(&mut app);

@@ -69,7 +69,9 @@ async fn a_rejected_key_is_not_blamed_on_a_missing_organization_key() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn goto_of_a_row_on_the_page_moves_the_cursor_to_it() {
-    let (_t, mut app) = demo_app(160, 40).await;
+    // The preview beside the list (issue 37 item 12: only where the list keeps every column).
+    let w = crate::console::layout::preview_from(crate::console::tab::Tab::Teams);
+    let (_t, mut app) = demo_app(w, 40).await;
     let ids = crate::common::shown_ids(&app);
     assert!(ids.len() > 3, "the demo has several teams");
     let target = ids[3].clone();
@@ -77,11 +79,11 @@ async fn goto_of_a_row_on_the_page_moves_the_cursor_to_it() {
     for _ in 0..3 {
         app.apply(ch('j'));
     }
-    let row = selected_line(&screen_sized(&app, 160, 40));
+    let row = selected_line(&screen_sized(&app, w, 40));
     let row: String = row.chars().take(60).collect();
     app.apply(ch('g'));
     assert_ne!(
-        selected_line(&screen_sized(&app, 160, 40))
+        selected_line(&screen_sized(&app, w, 40))
             .chars()
             .take(60)
             .collect::<String>(),
@@ -91,7 +93,7 @@ async fn goto_of_a_row_on_the_page_moves_the_cursor_to_it() {
     typed(&mut app, &format!("goto {target}"));
     app.apply(key(KeyCode::Enter));
     settle(&mut app).await;
-    let s = screen_sized(&app, 160, 40);
+    let s = screen_sized(&app, w, 40);
     assert!(s.contains(&target), "the detail of the row is open:\n{s}");
     let sel: String = selected_line(&s).chars().take(60).collect();
     assert_eq!(sel, row, "the cursor is on the opened row:\n{s}");

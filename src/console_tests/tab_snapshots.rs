@@ -76,7 +76,9 @@ fn callback_hook_key_is_masked_in_preview_raw_view_and_copy() {
         .find_map(|(i, c)| c["url"].as_str().map(|u| (i, u.to_string())))
         .expect("a webhook_manual callback in the fixture");
     let hook_key = url.rsplit('/').next().expect("key segment");
-    let mut app = app_on(Tab::Callbacks, 160, 40);
+    // Wide enough for the preview beside the list (issue 37 item 12).
+    let wide = crate::console::layout::preview_from(Tab::Callbacks);
+    let mut app = app_on(Tab::Callbacks, wide, 40);
     for _ in 0..row {
         app.apply(ch('j'));
     }

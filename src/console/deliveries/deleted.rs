@@ -1,7 +1,10 @@
 //! Deleted destinations, looked up by id: `GET` still answers for one, so wherever the console
 //! names a destination it can say `Name (deleted)` rather than a bare id or "not known". The ids
 //! named are the open destination's (however it was opened, `:goto cld_…` too) and the
-//! notifications list's destination filter (from a destination's `N`, or typed ids).
+//! notifications list's destination filter (from a destination's `N`, or typed ids), and the
+//! destination an open notification is attributed to (`:goto cbn_…` too): a notification names
+//! no destination, so the one it went to is found by its URL, callback and signature among the
+//! active ones, and when none is left it was deleted ([`super::lookup::settle_gone`]).
 use crate::console::msg::{ApiCmd, ApiReply, Effect, Pane};
 use crate::console::record::Item;
 use crate::console::state::State;
@@ -48,6 +51,37 @@ pub(crate) fn want(state: &mut State) -> Vec<Effect> {
                 },
             });
         }
+        effects.extend(super::secret::check_active(state, &id));
+    }
+    effects.extend(open_notification(state));
+    effects
+}
+
+/// The open notification's destination, once the names (every active destination) are known:
+/// its activity asked once (it may have been deleted since they were read), or, when no active
+/// destination can have sent it, the destinations of its callback listed afresh.
+pub(crate) fn open_notification(state: &mut State) -> Vec<Effect> {
+    let d = &state.deliveries;
+    if !d.names_asked || d.names_pending.is_some() {
+        return Vec::new();
+    }
+    let Some(n) = state
+        .tab_state(Tab::Notifications)
+        .detail
+        .as_ref()
+        .and_then(|d| d.record.as_ref())
+        .and_then(|r| match &r.item {
+            Item::Notification(n) => Some(n.clone()),
+            _ => None,
+        })
+    else {
+        return Vec::new();
+    };
+    if !state.deliveries.lookup_asked.insert(n.id.clone()) {
+        return Vec::new();
+    }
+    let mut effects = super::lookup::fetch_if_needed(state, &n);
+    for id in super::names::attributed(state, &n) {
         effects.extend(super::secret::check_active(state, &id));
     }
     effects

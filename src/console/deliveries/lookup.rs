@@ -73,6 +73,8 @@ pub(crate) fn check(state: &State, n: &Notification, position: usize) -> SigStat
     if found.is_empty() {
         return SigStatus::Unknown(if state.deliveries.lookup_pending.is_some() {
             "looking up the destination…".into()
+        } else if state.deliveries.gone.contains(&n.id) {
+            "its destination was deleted: its signing secret is not known".into()
         } else {
             "destination not loaded: its signing secret is unknown".into()
         });
@@ -97,6 +99,7 @@ pub(crate) fn fetch_if_needed(state: &mut State, n: &Notification) -> Vec<Effect
     }
     let req_id = state.next_req_id();
     state.deliveries.lookup_pending = Some(req_id);
+    state.deliveries.lookup_for = Some(n.id.clone());
     let filter = NotificationFilter {
         callback_ids: n.body_field("callbackId").into_iter().collect(),
         ..NotificationFilter::default()
@@ -115,4 +118,30 @@ pub(crate) fn fetch_if_needed(state: &mut State, n: &Notification) -> Vec<Effect
             filter,
         },
     }]
+}
+
+/// The lookup's page arrived: when it is every active destination of the notification's callback
+/// (one page, nothing after it) and still none can have sent it, the destination it went to is
+/// gone. Sound because a destination's URL and callbacks never change (`PATCH` takes a name and a
+/// description only) and the list was read after the notification was seen.
+pub(crate) fn settle_gone(state: &mut State, whole: bool) {
+    let Some(id) = state.deliveries.lookup_for.take() else {
+        return;
+    };
+    // The notification as loaded: the open detail's, a row of the list, or the open attempt's.
+    let ts = state.tab_state(Tab::Notifications);
+    let detail = ts.detail.as_ref().and_then(|d| d.record.as_ref());
+    let attempt = state.deliveries.attempt.as_ref().map(|a| &*a.notification);
+    let n = detail
+        .into_iter()
+        .chain(ts.list.rows.iter())
+        .find_map(|r| match &r.item {
+            Item::Notification(n) if n.id == id => Some(&**n),
+            _ => None,
+        })
+        .or(attempt.filter(|n| n.id == id));
+    let gone = n.is_some_and(|n| whole && n.url.is_some() && candidates(state, n).is_empty());
+    if gone {
+        state.deliveries.gone.insert(id);
+    }
 }

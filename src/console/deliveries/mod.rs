@@ -223,6 +223,15 @@ pub(crate) struct DeliveriesState {
     pub(crate) destinations: BTreeMap<String, Destination>,
     /// The destination lookup in flight.
     pub(crate) lookup_pending: Option<u64>,
+    /// The notification that lookup was asked for (by id: seen before it was asked; its
+    /// recorded headers are not kept here, where `Debug` would show them).
+    pub(crate) lookup_for: Option<String>,
+    /// Notifications whose destinations were looked up once opened (by id): asked once each.
+    pub(crate) lookup_asked: std::collections::BTreeSet<String>,
+    /// Notifications that no active destination can have sent (by id): the one they went to was
+    /// deleted since. A destination's URL and callbacks never change, and the lookup listed every
+    /// active destination of the callback after the notification was seen.
+    pub(crate) gone: std::collections::BTreeSet<String>,
     /// The local status filter of the notifications list.
     pub(crate) local: LocalFilter,
     /// Names of callbacks and destinations of this profile, looked up in the background.

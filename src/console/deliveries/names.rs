@@ -84,6 +84,9 @@ pub(crate) enum Attribution {
     Named(String),
     /// One of these (labels): they share the URL and no signature tells them apart.
     Ambiguous(Vec<String>),
+    /// Deleted: no active destination can have sent it (its name is not known: a notification
+    /// names no destination, and lists leave deleted ones out).
+    Deleted,
     /// None known.
     Unknown,
 }
@@ -143,24 +146,51 @@ fn verified_by(n: &Notification, candidates: &[&Destination]) -> Vec<String> {
 /// the known destinations with its URL that select its callback, told apart by which one's
 /// signing secret verifies the delivery.
 pub(crate) fn attribution(state: &State, n: &Notification) -> Attribution {
+    match attributed_to(state, n) {
+        To::One(id) => Attribution::Named(label(state, &id)),
+        To::Several(ids) => Attribution::Ambiguous(ids.iter().map(|id| label(state, id)).collect()),
+        To::Gone => Attribution::Deleted,
+        To::Unknown => Attribution::Unknown,
+    }
+}
+
+/// Which destination ids a notification is attributed to ([`attribution`] before labels).
+enum To {
+    One(String),
+    Several(Vec<String>),
+    Gone,
+    Unknown,
+}
+
+fn attributed_to(state: &State, n: &Notification) -> To {
     let filtered = &state
         .tab_state(crate::console::tab::Tab::Notifications)
         .list
         .filter
         .destination_ids;
     if filtered.len() == 1 {
-        return filtered.first().map_or(Attribution::Unknown, |id| {
-            Attribution::Named(label(state, id))
-        });
+        return filtered
+            .first()
+            .map_or(To::Unknown, |id| To::One(id.clone()));
     }
     let candidates = super::lookup::candidates(state, n);
     match candidates.as_slice() {
-        [] => Attribution::Unknown,
-        [one] => Attribution::Named(label(state, &one.id)),
+        [] if state.deliveries.gone.contains(&n.id) => To::Gone,
+        [] => To::Unknown,
+        [one] => To::One(one.id.clone()),
         many => match verified_by(n, many).as_slice() {
-            [one] => Attribution::Named(label(state, one)),
-            _ => Attribution::Ambiguous(many.iter().map(|d| label(state, &d.id)).collect()),
+            [one] => To::One(one.clone()),
+            _ => To::Several(many.iter().map(|d| d.id.clone()).collect()),
         },
+    }
+}
+
+/// The ids of the destinations a notification is attributed to (one, or the candidates).
+pub(crate) fn attributed(state: &State, n: &Notification) -> Vec<String> {
+    match attributed_to(state, n) {
+        To::One(id) => vec![id],
+        To::Several(ids) => ids,
+        To::Gone | To::Unknown => Vec::new(),
     }
 }
 
@@ -173,9 +203,13 @@ pub(crate) fn destinations_of(state: &State, n: &Notification) -> Vec<String> {
             .first()
             .map(|first| vec![format!("{first} +{}", names.len() - 1)])
             .unwrap_or_default(),
+        Attribution::Deleted => vec![DELETED.into()],
         Attribution::Unknown => Vec::new(),
     }
 }
+
+/// How a notification's destination reads when it was deleted and its name is not known.
+pub(crate) const DELETED: &str = "(deleted)";
 
 /// The notification detail's destination line: the name, or the candidates with why it is not
 /// one name.
@@ -185,6 +219,10 @@ pub(crate) fn destination_line(state: &State, n: &Notification) -> Option<String
         Attribution::Ambiguous(names) => Some(format!(
             "{} (the same URL; no signature tells which)",
             names.join(" or ")
+        )),
+        Attribution::Deleted => Some(format!(
+            "{DELETED} — no active destination has its URL and callback; its name is not known \
+             (a notification names no destination and lists leave deleted ones out)"
         )),
         Attribution::Unknown => None,
     }

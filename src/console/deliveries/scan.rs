@@ -22,7 +22,7 @@ fn failed(r: &Record) -> bool {
 
 /// How many rows the list shows at once.
 fn screenful(state: &State) -> usize {
-    crate::console::layout::list_rows(state.size, false, 0)
+    crate::console::layout::list_rows(state.size, Tab::Notifications, false, 0)
 }
 
 /// Rows of the loaded pages that the status filter keeps.
@@ -132,7 +132,7 @@ pub(crate) fn seek(state: &mut State, forward: bool) -> Vec<Effect> {
         pages: 0,
         req_id: None,
         kept: None,
-        meter: crate::api::budget::Budget::default().meter(),
+        meter: state.walk_budget.meter(),
     });
     let effects = step(state, forward);
     if effects.is_empty() {

@@ -260,7 +260,7 @@ pub(crate) fn tab_key(state: &mut State, key: &Input) -> Option<Vec<Effect>> {
 fn keep_attempt_visible(state: &mut State) {
     let above = crate::console::views::notifications::LINES_ABOVE_ATTEMPTS;
     let screen = ratatui::layout::Rect::new(0, 0, state.size.0, state.size.1);
-    let height = crate::console::layout::areas(screen, true)
+    let height = crate::console::layout::areas(screen, Tab::Notifications, true)
         .detail
         .map_or(1, |r| usize::from(r.height.saturating_sub(2)).max(1));
     let row = above + state.deliveries.attempt_cursor;
@@ -387,7 +387,8 @@ pub(crate) fn on_reply(
             if let Ok(ApiReply::Known(k)) = result {
                 super::names::learned(state, *k);
             }
-            Some(Vec::new())
+            // The open notification's destination can be told now.
+            Some(super::deleted::open_notification(state))
         }
         Pane::Glance => {
             d.glance_pending.take_if(|p| *p == req_id)?;
@@ -412,6 +413,7 @@ pub(crate) fn on_reply(
         }
         Pane::Lookup => {
             d.lookup_pending.take_if(|p| *p == req_id)?;
+            let whole = matches!(&result, Ok(ApiReply::Page(p)) if !p.pagination.has_more_after);
             if let Ok(ApiReply::Page(p)) = result {
                 for r in p.records {
                     if let Item::Destination(dest) = r.item {
@@ -420,7 +422,8 @@ pub(crate) fn on_reply(
                     }
                 }
             }
-            Some(Vec::new())
+            super::lookup::settle_gone(state, whole);
+            Some(super::deleted::open_notification(state))
         }
         Pane::Health => health_reply(state, req_id, result),
         _ => None,

@@ -10,9 +10,20 @@ use crate::console::widgets::paged_table::{
 
 /// The positions (among the tab's list columns) drawn now; `None` when no list is on screen.
 pub(crate) fn shown(state: &State) -> Option<Vec<usize>> {
+    let widths = widths(state)?;
+    Some(
+        (0..widths.len())
+            .filter(|&i| widths.get(i).is_some_and(|w| *w > 0))
+            .collect(),
+    )
+}
+
+/// Each of the tab's list columns' width as drawn now (0: left out); `None` when no list is on
+/// screen.
+pub(crate) fn widths(state: &State) -> Option<Vec<u16>> {
     let ts = state.current();
     let screen = Rect::new(0, 0, state.size.0, state.size.1);
-    let area = crate::console::layout::areas(screen, ts.detail.is_some()).list?;
+    let area = crate::console::layout::areas(screen, state.tab, ts.detail.is_some()).list?;
     // Inside the border; the error lines above the table take no columns.
     let inner = Rect::new(
         area.x + 1,
@@ -35,14 +46,9 @@ pub(crate) fn shown(state: &State) -> Option<Vec<usize>> {
     let columns = crate::console::deliveries::view::columns(state);
     let marks = crate::console::recover::view::marks(state, std::iter::empty()).is_some();
     let width = inner.width.saturating_sub(if marks { 2 } else { 0 });
-    let widths = if stable_for(state.tab) {
+    Some(if stable_for(state.tab) {
         stable_widths(&columns, width)
     } else {
         column_widths(&columns, &rows, width)
-    };
-    Some(
-        (0..columns.len())
-            .filter(|&i| widths.get(i).is_some_and(|w| *w > 0))
-            .collect(),
-    )
+    })
 }

@@ -101,7 +101,7 @@ pub(crate) fn render_overlay(state: &State, frame: &mut Frame, screen: Rect) {
     let Some(view) = &state.power.raw else {
         return;
     };
-    let areas = layout::areas(screen, state.current().detail.is_some());
+    let areas = layout::areas(screen, state.tab, state.current().detail.is_some());
     let top = areas.header.bottom();
     let body = Rect::new(
         screen.x,

@@ -224,11 +224,16 @@ pub(crate) use super::screen;
 /// signature wraps onto.
 pub fn redact(text: &str, volatile: &[String]) -> String {
     let mut s = text.to_string();
-    // Chips show ids cut to 12 characters and `…`.
+    // Chips show ids cut to 12 characters and `…`, an ID column to its width: every cut from
+    // the longest, so that no shorter one leaves a tail of a longer one.
     let cut: Vec<String> = volatile
         .iter()
         .filter(|v| v.chars().count() > 13)
-        .map(|v| v.chars().take(12).collect())
+        .flat_map(|v| {
+            (12..v.chars().count())
+                .rev()
+                .map(|n| v.chars().take(n).collect())
+        })
         .collect();
     for v in volatile.iter().chain(&cut).filter(|v| !v.is_empty()) {
         let keep = v.find('_').map_or(0, |i| i + 1);
