@@ -543,6 +543,9 @@ pub(crate) fn keys(state: &State) -> Vec<super::footer::Hint> {
                 let follows = matches!(tab, Tab::Callbacks | Tab::Destinations);
                 (selected && follows).then(|| one(9, a, "notifications"))
             }
+            Action::Deliver(K::Events) => {
+                (selected && tab == Tab::DeploymentCallbacks).then(|| one(9, a, "events"))
+            }
             Action::Deliver(K::Reveal) => (detail
                 && super::deliveries::secret::open_secret_id(state).is_some())
             .then(|| one(10, a, "reveal")),

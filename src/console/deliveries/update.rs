@@ -78,6 +78,20 @@ pub(crate) fn on_action(state: &mut State, key: DeliveryKey) -> Vec<Effect> {
             };
             open_filtered(state, Tab::CallbackNotifications, filter)
         }
+        (DeliveryKey::Events, Some(Item::DeploymentCallback(c))) => {
+            let filter = NotificationFilter {
+                callback_ids: vec![c.id.clone()],
+                ..NotificationFilter::default()
+            };
+            open_filtered(state, Tab::DeploymentCallbackEvents, filter)
+        }
+        (DeliveryKey::Events, _) => {
+            state.toast(
+                ToastKind::Info,
+                "i follows a callback to the events it received (callback-destinations)",
+            );
+            Vec::new()
+        }
         (DeliveryKey::Destinations | DeliveryKey::Notifications, _) => {
             state.toast(
                 ToastKind::Info,
