@@ -137,9 +137,6 @@ pub(crate) fn refusal(tab: Tab, action: super::keymap::Action) -> Option<&'stati
         Action::Replay | Action::EditReplay => {
             "The console does not replay on callback-destinations yet: `notifications replay ID --to URL` sends the embedded request, signed t=…,v1=…."
         }
-        Action::Mark | Action::MarkRange | Action::MarkAll => {
-            "Marks are for recover, which the console does not do on callback-destinations yet."
-        }
         Action::Recover => {
             "Switchboard does not recover callback-destinations' notifications yet; `notifications replay` sends one again."
         }

@@ -503,6 +503,8 @@ pub(crate) fn keys(state: &State) -> Vec<super::footer::Hint> {
     let notifications = tab == Tab::Notifications;
     let writable = matches!(tab, Tab::Teams | Tab::Imports | Tab::Destinations);
     let server_filtered = notifications && ts.list.filter != NotificationFilter::default();
+    // Marks and `n`/`N` work on either generation's notifications list.
+    let marks_here = super::recover::marks_tab(tab);
     let one = |rank: u8, a: Action, word: &'static str| (rank, Hint::Action(a, word));
     let mut ranked: Vec<(u8, Hint)> = Action::all()
         .into_iter()
@@ -516,8 +518,8 @@ pub(crate) fn keys(state: &State) -> Vec<super::footer::Hint> {
                 Hint::Means(a, None, "attempt", "open the selected attempt: its request and answer"),
             )),
             Action::Replay => (notifications && selected).then(|| one(3, a, "replay")),
-            Action::Mark => (list && notifications && selected).then(|| one(23, a, "mark")),
-            Action::MarkRange => (list && notifications && selected)
+            Action::Mark => (list && marks_here && selected).then(|| one(23, a, "mark")),
+            Action::MarkRange => (list && marks_here && selected)
                 .then_some((28, Pair(a, Action::MarkAll, a.hint()))),
             Action::Recover => {
                 let here = notifications
@@ -563,7 +565,7 @@ pub(crate) fn keys(state: &State) -> Vec<super::footer::Hint> {
                 (list && here).then(|| one(14, a, "status"))
             }
             // The next / previous failed delivery, across pages.
-            Action::NextMatch => (list && notifications).then_some((
+            Action::NextMatch => (list && marks_here).then_some((
                 24,
                 Hint::Means(
                     a,

@@ -295,6 +295,17 @@ pub(crate) async fn execute(client: &Client, cmd: &ApiCmd) -> Result<ApiReply, E
             }
             Ok(ApiReply::Glance(out))
         }
+        // A callback destination's notifications live under its callbacks (one meaning).
+        ApiCmd::Stats { id, window_secs } if Tab::of_id(id) == Some(Tab::CallbackDestinations) => {
+            crate::api::callback_health::destination_stats(
+                client,
+                id,
+                chrono::TimeDelta::seconds(*window_secs),
+                chrono::Utc::now(),
+            )
+            .await
+            .map(|s| ApiReply::Stats(Box::new(s)))
+        }
         ApiCmd::Stats { id, window_secs } => crate::api::health::destination_stats(
             client,
             id,

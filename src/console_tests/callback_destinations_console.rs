@@ -251,7 +251,6 @@ async fn pulsars_notification_keys_say_in_one_sentence_why_not_here() {
     for (key, says) in [
         ('P', "notifications replay"),
         ('E', "notifications replay"),
-        (' ', "Marks are for recover"),
         ('b', "does not recover"),
         ('L', "does not forward"),
         ('=', "nothing to compare"),

@@ -2,6 +2,7 @@
 //! logic behind cross-navigation, the attempt view (masking, reveal, signature check), watch mode,
 //! the notification filter dialog and destination health.
 pub(crate) mod attempt;
+pub(crate) mod callback_seek;
 pub(crate) mod deleted;
 pub(crate) mod filter;
 pub(crate) mod health;
@@ -256,6 +257,9 @@ pub(crate) struct DeliveriesState {
     pub(crate) stats: Option<(String, Option<Result<crate::api::health::Stats, String>>)>,
     /// The health request in flight.
     pub(crate) stats_pending: Option<u64>,
+    /// An `n`/`N` on `callback-destinations`' notifications waiting for the failed list it
+    /// asked the server for.
+    pub(crate) cb_seek: Option<callback_seek::Seek>,
     /// Destinations looked up by id (to name them, deleted ones too).
     pub(crate) named_asked: std::collections::BTreeSet<String>,
     /// Those lookups in flight, by request.
