@@ -119,7 +119,13 @@ mod tests {
             json!({"status": "pending", "attempt_count": 0}),
         ]);
         assert_eq!(
-            (s.notifications, s.succeeded, s.failed, s.retrying, s.pending),
+            (
+                s.notifications,
+                s.succeeded,
+                s.failed,
+                s.retrying,
+                s.pending
+            ),
             (4, 1, 1, 1, 1)
         );
         assert_eq!(s.retried, 2);

@@ -82,8 +82,8 @@ async fn merged_events(client: &Client, limit: u32) -> Result<PageData, Error> {
         items.extend(page.items);
         last = Some(cb);
     }
-    // RFC 3339 times of one server sort as text; an unreadable one sorts last.
-    items.sort_by(|a, b| created(b).cmp(&created(a)));
+    // Newest first; an unreadable time sorts last.
+    items.sort_by_key(|v| std::cmp::Reverse(created(v)));
     items.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
     let records = items
         .into_iter()
@@ -111,7 +111,13 @@ pub(crate) async fn get_event(client: &Client, id: &str) -> Result<super::record
             .send(&ApiRequest::get_deployment_callback_event(&cb, id))
             .await
         {
-            Ok(raw) => return super::record::decode_item_body(Tab::DeploymentCallbackEvents, raw.status, &raw.body),
+            Ok(raw) => {
+                return super::record::decode_item_body(
+                    Tab::DeploymentCallbackEvents,
+                    raw.status,
+                    &raw.body,
+                );
+            }
             Err(Error::Api(e)) if e.status == 404 => meter.count(0, 0),
             Err(e) => return Err(e),
         }

@@ -151,7 +151,9 @@ async fn i_on_a_callback_lists_its_events_and_an_events_detail_shows_the_webhook
     app.ch('i');
     app.settle().await.expect("idle");
     assert!(
-        app.toasts().iter().any(|t| t.contains("follows a callback")),
+        app.toasts()
+            .iter()
+            .any(|t| t.contains("follows a callback")),
         "{:?}",
         app.toasts()
     );
@@ -207,7 +209,10 @@ async fn n_and_shift_n_reach_failed_notifications_through_the_servers_status_fil
         assert!(app.list_error().is_none(), "{:?}", app.list_error());
         let toasts = app.toasts();
         filtered |= toasts.iter().any(|t| t.contains("server's status filter"));
-        if toasts.iter().any(|t| t.contains("No failed notification after")) {
+        if toasts
+            .iter()
+            .any(|t| t.contains("No failed notification after"))
+        {
             ended = true;
             break;
         }
@@ -231,7 +236,11 @@ async fn n_and_shift_n_reach_failed_notifications_through_the_servers_status_fil
     }
     // N goes back, failed ones only.
     let last = app.selected_id().expect("a row");
-    let at = app.row_ids().iter().position(|r| *r == last).expect("shown");
+    let at = app
+        .row_ids()
+        .iter()
+        .position(|r| *r == last)
+        .expect("shown");
     app.ch('N');
     app.settle().await.expect("idle");
     let back = app.selected_id().expect("a row");
@@ -240,7 +249,9 @@ async fn n_and_shift_n_reach_failed_notifications_through_the_servers_status_fil
         assert_eq!(status_of(&all, &back), "failed");
     } else {
         assert!(
-            app.toasts().iter().any(|t| t.contains("No failed notification before")),
+            app.toasts()
+                .iter()
+                .any(|t| t.contains("No failed notification before")),
             "{:?}",
             app.toasts()
         );
@@ -285,7 +296,9 @@ async fn marks_select_notifications_merged_across_callbacks() {
     app.ch(' ');
     app.settle().await.expect("idle");
     assert!(
-        app.toasts().iter().any(|t| t.contains("marks are for rows")),
+        app.toasts()
+            .iter()
+            .any(|t| t.contains("marks are for rows")),
         "{:?}",
         app.toasts()
     );

@@ -41,11 +41,15 @@ pub static DEPLOYMENT_CALLBACK_EVENTS: Description<DeploymentCallbackEvent> = De
     aliases: &["cbevents", "callback-events", "cbe"],
     id_prefix: "cbe_",
     columns: &[
-        C::new("Delivery", Width::fixed(9), |e, _| e.delivery_status.to_string())
-            .sort(|e, _| SortKey::text(e.delivery_status.as_str()))
-            .tone(tone),
-        C::new("Type", Width::identifying(8, 40), |e, _| or_dash(e.kind.as_deref()))
-            .sort(|e, _| SortKey::text(e.kind.as_deref().unwrap_or_default())),
+        C::new("Delivery", Width::fixed(9), |e, _| {
+            e.delivery_status.to_string()
+        })
+        .sort(|e, _| SortKey::text(e.delivery_status.as_str()))
+        .tone(tone),
+        C::new("Type", Width::identifying(8, 40), |e, _| {
+            or_dash(e.kind.as_deref())
+        })
+        .sort(|e, _| SortKey::text(e.kind.as_deref().unwrap_or_default())),
         C::new("Trigger", Width::flexible(8, 30).optional(3), |e, _| {
             or_dash(e.trigger_key.as_deref())
         })
@@ -57,9 +61,11 @@ pub static DEPLOYMENT_CALLBACK_EVENTS: Description<DeploymentCallbackEvent> = De
         C::new("Created", Width::fixed(11), |e, c| c.when(&e.created_at))
             .sort(|e, _| SortKey::Time(e.created_at))
             .also(|e, _| absolute(&e.created_at)),
-        C::new("ID", Width::flexible(10, 32).optional(1), |e, _| e.id.clone())
-            .sort(|e, _| SortKey::text(&e.id))
-            .muted(),
+        C::new("ID", Width::flexible(10, 32).optional(1), |e, _| {
+            e.id.clone()
+        })
+        .sort(|e, _| SortKey::text(&e.id))
+        .muted(),
     ],
     fields: &[
         field("ID", |e| vec![e.id.clone()]),

@@ -38,22 +38,29 @@ pub static PROVIDER_DEPLOYMENTS: Description<DeploymentPreview> = Description {
     aliases: &["deployments", "deployment", "provider-deployments", "pde"],
     id_prefix: "pde_",
     columns: &[
-        C::new("Name", Width::identifying(8, 40), |d, _| name(d)).sort(|d, _| SortKey::text(&name(d))),
-        C::new("Default", Width::fixed(8), |d, _| default_word(d).to_string())
-            .sort(|d, _| SortKey::text(default_word(d)))
-            .tone(tone),
+        C::new("Name", Width::identifying(8, 40), |d, _| name(d))
+            .sort(|d, _| SortKey::text(&name(d))),
+        C::new("Default", Width::fixed(8), |d, _| {
+            default_word(d).to_string()
+        })
+        .sort(|d, _| SortKey::text(default_word(d)))
+        .tone(tone),
         C::new("Provider", Width::flexible(10, 32).optional(3), |d, _| {
             or_dash(d.provider_id.as_deref())
         })
         .sort(|d, _| SortKey::text(d.provider_id.as_deref().unwrap_or_default())),
         C::new("Created", Width::fixed(11), |d, x| {
-            d.created_at.as_ref().map_or_else(|| "-".into(), |t| x.when(t))
+            d.created_at
+                .as_ref()
+                .map_or_else(|| "-".into(), |t| x.when(t))
         })
         .sort(|d, _| d.created_at.map_or(SortKey::Missing, SortKey::Time))
         .also(|d, _| d.created_at.as_ref().map_or_else(String::new, absolute)),
-        C::new("ID", Width::flexible(10, 32).optional(1), |d, _| d.id.clone())
-            .sort(|d, _| SortKey::text(&d.id))
-            .muted(),
+        C::new("ID", Width::flexible(10, 32).optional(1), |d, _| {
+            d.id.clone()
+        })
+        .sort(|d, _| SortKey::text(&d.id))
+        .muted(),
     ],
     fields: &[
         field("ID", |d| vec![d.id.clone()]),
@@ -62,7 +69,12 @@ pub static PROVIDER_DEPLOYMENTS: Description<DeploymentPreview> = Description {
         field("Description", |d| vec![dash(d.description.as_deref())]),
         field("Provider", |d| vec![dash(d.provider_id.as_deref())]),
         field("Metadata", |d| {
-            vec![d.metadata.as_ref().filter(|m| !m.is_null()).map_or_else(|| "-".into(), ToString::to_string)]
+            vec![
+                d.metadata
+                    .as_ref()
+                    .filter(|m| !m.is_null())
+                    .map_or_else(|| "-".into(), ToString::to_string),
+            ]
         }),
         field("Created", |d| {
             vec![d.created_at.as_ref().map_or_else(|| "-".into(), absolute)]

@@ -69,12 +69,7 @@ pub(crate) fn want_stats(
     if !matches!(tab, Tab::Destinations | Tab::CallbackDestinations) {
         return Vec::new();
     }
-    let Some(id) = state
-        .tab_state(tab)
-        .detail
-        .as_ref()
-        .map(|d| d.id.clone())
-    else {
+    let Some(id) = state.tab_state(tab).detail.as_ref().map(|d| d.id.clone()) else {
         return Vec::new();
     };
     let d = &state.deliveries;
