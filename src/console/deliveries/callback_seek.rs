@@ -5,6 +5,7 @@
 //! being newest first). No page is scanned on this side.
 use chrono::{DateTime, Utc};
 
+use super::Seek;
 use crate::api::model::CallbackNotificationStatus;
 use crate::console::msg::Effect;
 use crate::console::pane::{keep_cursor_visible, load_list};
@@ -14,15 +15,6 @@ use crate::console::tab::Tab;
 
 const TAB: Tab = Tab::CallbackNotifications;
 const FAILED: &str = "failed";
-
-/// Where a seek that asked the server goes on from: the row it left and its direction.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Seek {
-    /// The row the cursor was on (its creation time and id), if any.
-    pub(crate) from: Option<(DateTime<Utc>, String)>,
-    /// `n` (older) or `N` (newer).
-    pub(crate) forward: bool,
-}
 
 fn failed(r: &Record) -> bool {
     matches!(&r.item, Item::CallbackNotification(n) if n.status == CallbackNotificationStatus::Failed)
