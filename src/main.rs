@@ -300,7 +300,8 @@ async fn open_console(g: &GlobalArgs) -> u8 {
         read_only: resolved.read_only,
         power,
     };
-    match console::run(setup).await {
+    // Boxed: the console's state grows with each registered resource's tab.
+    match Box::pin(console::run(setup)).await {
         Ok(()) => 0,
         Err(e) => fail(&e),
     }

@@ -252,6 +252,14 @@ impl ApiRequest {
     pub fn create_deployment_callback(b: &CreateDeploymentCallback) -> Self {
         with(req(Method::POST, &["callbacks"]), b)
     }
+    /// `GET /provider-deployments` (what a callback is created on).
+    pub fn list_provider_deployments(q: &ListQuery) -> Self {
+        list(&["provider-deployments"], q)
+    }
+    /// `GET /provider-deployments/{id}`.
+    pub fn get_provider_deployment(id: &str) -> Self {
+        req(Method::GET, &["provider-deployments", id])
+    }
     /// `GET /callbacks/{id}/events`, optionally of some types.
     pub fn list_deployment_callback_events(
         q: &ListQuery,

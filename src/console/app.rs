@@ -253,7 +253,13 @@ impl App {
             return None;
         }
         Some(Msg::Power(match result {
-            Ok((client, info, generation)) => {
+            Ok((client, mut info, generation)) => {
+                // The header shows the new deployment's generation beside its address, as it
+                // does at start (#34).
+                if let Some(g) = generation {
+                    info.base_url =
+                        format!("{} · {}", info.base_url.trim_end_matches('/'), g.as_str());
+                }
                 // The new session starts on the new deployment's tabs (`switched` keeps them).
                 let shown = super::tab::shown_for(generation.unwrap_or(Generation::Pulsar));
                 if let Some(first) = shown.first().filter(|_| !shown.contains(&self.state.tab)) {

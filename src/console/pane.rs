@@ -520,6 +520,8 @@ pub(crate) fn keys(state: &State) -> Vec<super::footer::Hint> {
     };
     let writable = matches!(tab, Tab::Teams | Tab::Imports | Tab::Destinations);
     let server_filtered = notifications && ts.list.filter != NotificationFilter::default();
+    // Marks and `n`/`N` work on either generation's notifications list.
+    let marks_here = super::recover::marks_tab(tab);
     let one = |rank: u8, a: Action, word: &'static str| (rank, Hint::Action(a, word));
     // The newer generations' tabs say through their console modules which writes they open.
     let offers = |a: Action| super::views::write_keys(tab).contains(&a);
@@ -535,8 +537,8 @@ pub(crate) fn keys(state: &State) -> Vec<super::footer::Hint> {
                 Hint::Means(a, None, "attempt", "open the selected attempt: its request and answer"),
             )),
             Action::Replay => (notifications && selected).then(|| one(3, a, "replay")),
-            Action::Mark => (list && notifications && selected).then(|| one(23, a, "mark")),
-            Action::MarkRange => (list && notifications && selected)
+            Action::Mark => (list && marks_here && selected).then(|| one(23, a, "mark")),
+            Action::MarkRange => (list && marks_here && selected)
                 .then_some((28, Pair(a, Action::MarkAll, a.hint()))),
             Action::Recover => {
                 let here = notifications
@@ -563,6 +565,9 @@ pub(crate) fn keys(state: &State) -> Vec<super::footer::Hint> {
                 let follows = matches!(tab, Tab::Callbacks | Tab::Destinations);
                 (selected && follows).then(|| one(9, a, "notifications"))
             }
+            Action::Deliver(K::Events) => {
+                (selected && tab == Tab::DeploymentCallbacks).then(|| one(9, a, "events"))
+            }
             Action::Deliver(K::Reveal) => (detail
                 && super::deliveries::secret::open_secret_id(state).is_some())
             .then(|| one(10, a, "reveal")),
@@ -582,7 +587,7 @@ pub(crate) fn keys(state: &State) -> Vec<super::footer::Hint> {
                 (list && here).then(|| one(14, a, "status"))
             }
             // The next / previous failed delivery, across pages.
-            Action::NextMatch => (list && notifications).then_some((
+            Action::NextMatch => (list && marks_here).then_some((
                 24,
                 Hint::Means(
                     a,

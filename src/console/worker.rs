@@ -223,19 +223,24 @@ async fn list_around(
 pub(crate) async fn execute(client: &Client, cmd: &ApiCmd) -> Result<ApiReply, Error> {
     match cmd {
         ApiCmd::List { tab, query, filter } if super::callback_gen::merges(*tab, filter) => {
-            super::callback_gen::merged_page(client, query, filter)
+            super::callback_gen::merged_page(client, *tab, query, filter)
                 .await
                 .map(ApiReply::Page)
         }
         ApiCmd::ListAround {
             tab, query, filter, ..
         } if super::callback_gen::merges(*tab, filter) => {
-            super::callback_gen::merged_page(client, query, filter)
+            super::callback_gen::merged_page(client, *tab, query, filter)
                 .await
                 .map(ApiReply::Page)
         }
         ApiCmd::Get { tab, id } if *tab == Tab::CallbackNotifications => {
             super::callback_gen::get(client, id)
+                .await
+                .map(ApiReply::Item)
+        }
+        ApiCmd::Get { tab, id } if *tab == Tab::DeploymentCallbackEvents => {
+            super::callback_gen::get_event(client, id)
                 .await
                 .map(ApiReply::Item)
         }
@@ -289,6 +294,17 @@ pub(crate) async fn execute(client: &Client, cmd: &ApiCmd) -> Result<ApiReply, E
                 }
             }
             Ok(ApiReply::Glance(out))
+        }
+        // A callback destination's notifications live under its callbacks (one meaning).
+        ApiCmd::Stats { id, window_secs } if Tab::of_id(id) == Some(Tab::CallbackDestinations) => {
+            crate::api::callback_health::destination_stats(
+                client,
+                id,
+                chrono::TimeDelta::seconds(*window_secs),
+                chrono::Utc::now(),
+            )
+            .await
+            .map(|s| ApiReply::Stats(Box::new(s)))
         }
         ApiCmd::Stats { id, window_secs } => crate::api::health::destination_stats(
             client,

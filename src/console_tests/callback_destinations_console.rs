@@ -16,7 +16,7 @@ use crate::common::fixed_clock;
 const ORG_KEY: &str = "sk_org_console_callback_destinations_0123456";
 const INSTANCE_KEY: &str = "sk_instance_console_callback_destinations_01";
 
-async fn service() -> (RunningService, Client) {
+pub(super) async fn service() -> (RunningService, Client) {
     let cfg = ServiceConfig {
         seed: Seed::Demo,
         generation: Generation::CallbackDestinations,
@@ -39,7 +39,7 @@ async fn service() -> (RunningService, Client) {
 }
 
 /// The console as `switchboard` starts it on this deployment: the detected generation's tabs.
-async fn console(client: &Client, w: u16, h: u16) -> Harness {
+pub(super) async fn console(client: &Client, w: u16, h: u16) -> Harness {
     let g = client.served().await.and_then(|c| c.generation);
     assert_eq!(g, Some(Generation::CallbackDestinations), "detected");
     let mut app = Harness::with_client("cbd", client.clone(), fixed_clock(), (w, h));
@@ -48,14 +48,14 @@ async fn console(client: &Client, w: u16, h: u16) -> Harness {
     app
 }
 
-async fn go(app: &mut Harness, tab: Tab) {
+pub(super) async fn go(app: &mut Harness, tab: Tab) {
     app.ch(':').type_text(tab.aliases()[0]).key(KeyCode::Enter);
     app.settle().await.expect("idle");
     assert_eq!(app.tab(), tab, "{}", app.screen());
 }
 
 /// Every callback's notifications as the server lists them (each callback asked).
-async fn all_notifications(client: &Client) -> Vec<serde_json::Value> {
+pub(super) async fn all_notifications(client: &Client) -> Vec<serde_json::Value> {
     let mut out = Vec::new();
     for cb in switchboard::api::callback_gen::callback_ids(client)
         .await
@@ -95,6 +95,8 @@ async fn the_tabs_are_this_generations() {
             Tab::DeploymentCallbacks,
             Tab::CallbackDestinations,
             Tab::CallbackNotifications,
+            Tab::ProviderDeployments,
+            Tab::DeploymentCallbackEvents,
         ]
     );
     for (i, t) in shown.iter().enumerate() {
@@ -249,7 +251,6 @@ async fn pulsars_notification_keys_say_in_one_sentence_why_not_here() {
     for (key, says) in [
         ('P', "notifications replay"),
         ('E', "notifications replay"),
-        (' ', "Marks are for recover"),
         ('b', "does not recover"),
         ('L', "does not forward"),
         ('=', "nothing to compare"),

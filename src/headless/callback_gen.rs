@@ -84,9 +84,6 @@ pub fn lacking(cmd: &Resource) -> Option<&'static str> {
         Resource::Destinations(DestinationsCmd::Archive { .. }) => {
             "destinations delete archives a callback destination here"
         }
-        Resource::Destinations(DestinationsCmd::Stats { .. }) => {
-            "this generation keeps no attempts (only a count per notification), so there are no latencies or rates to show"
-        }
         Resource::Destinations(DestinationsCmd::Op(_)) => {
             "Switchboard does not offer this verb on callback destinations yet"
         }
@@ -118,6 +115,18 @@ pub fn lacking(cmd: &Resource) -> Option<&'static str> {
         }
         _ => return None,
     })
+}
+
+/// Now, rounded up to the second: a notification created this second is inside the window.
+fn stats_now() -> chrono::DateTime<chrono::Utc> {
+    use chrono::SubsecRound as _;
+    let t = chrono::Utc::now();
+    let s = t.trunc_subsecs(0);
+    if s < t {
+        s + chrono::TimeDelta::seconds(1)
+    } else {
+        s
+    }
 }
 
 fn usage(m: impl Into<String>) -> HeadlessError {
@@ -399,6 +408,16 @@ async fn destinations(
                 &send(client, &ApiRequest::delete_callback_destination(&id)).await?,
                 DESTINATIONS,
             )
+        }
+        DestinationsCmd::Stats { id, window } => {
+            crate::api::request::check_segment(&id)?;
+            let d = send(client, &ApiRequest::get_callback_destination(&id)).await?;
+            let now = stats_now();
+            let s =
+                crate::api::callback_health::destination_stats(client, &id, window, now).await?;
+            let name = pick(&d, "name");
+            let name = name.as_str().unwrap_or_default();
+            super::current_deliveries::print_stats(out, &id, name, &s, window)
         }
         other => Err(usage(format!(
             "{} on callback-destinations: {}.",

@@ -47,6 +47,8 @@ tabular!(
     DeploymentCallback => resource::deployment_callbacks::DEPLOYMENT_CALLBACKS,
     CallbackDestination => resource::callback_destinations::CALLBACK_DESTINATIONS,
     CallbackNotification => resource::callback_notifications::CALLBACK_NOTIFICATIONS,
+    crate::api::model::DeploymentPreview => resource::provider_deployments::PROVIDER_DEPLOYMENTS,
+    crate::api::model::DeploymentCallbackEvent => resource::deployment_callback_events::DEPLOYMENT_CALLBACK_EVENTS,
 );
 
 /// Cells wider than this many terminal columns are cut with `…` in list tables.

@@ -231,6 +231,18 @@ async fn stats(
     };
     let s = crate::api::delivery_health::destination_stats(client, id, window, now).await?;
     let name = d.get("name").and_then(Value::as_str).unwrap_or_default();
+    print_stats(out, id, name, &s, window)
+}
+
+/// The document (or table) `destinations stats` prints on the newer generations: pulsar's keys,
+/// and `cancelled` (what is neither tried nor succeeded).
+pub(super) fn print_stats(
+    out: &super::Output,
+    id: &str,
+    name: &str,
+    s: &crate::api::health::Stats,
+    window: chrono::TimeDelta,
+) -> Result<(), HeadlessError> {
     if out.table() {
         let mut text = vec![format!("Destination  {name} ({id})")];
         text.extend(s.lines());
@@ -249,7 +261,7 @@ async fn stats(
         "attempt_success_percent": s.attempt_success_percent(),
         "cancelled": s.other,
     });
-    if let (Some(o), Ok(Value::Object(m))) = (doc.as_object_mut(), serde_json::to_value(&s)) {
+    if let (Some(o), Ok(Value::Object(m))) = (doc.as_object_mut(), serde_json::to_value(s)) {
         o.extend(m);
     }
     out.document(&format!("{doc:#}"))

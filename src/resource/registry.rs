@@ -236,9 +236,9 @@ macro_rules! resources {
 
 use super::{
     access_policies, auth_imports, callback_destinations, callback_events, callback_notifications,
-    callbacks, deliveries, delivery_attempts, deployment_callbacks, destinations,
-    event_destinations, events, imports, integration_callbacks, listeners, notifications,
-    org_teams, teams,
+    callbacks, deliveries, delivery_attempts, deployment_callback_events, deployment_callbacks,
+    destinations, event_destinations, events, imports, integration_callbacks, listeners,
+    notifications, org_teams, provider_deployments, teams,
 };
 
 resources! {$
@@ -260,6 +260,8 @@ resources! {$
     DeploymentCallbacks("Callbacks") / DeploymentCallback: deployment_callbacks::DeploymentCallbacks,
     CallbackDestinations("Destinations") / CallbackDestination: callback_destinations::CallbackDestinations,
     CallbackNotifications("Notifications") / CallbackNotification: callback_notifications::CallbackNotifications,
+    ProviderDeployments("Deployments") / ProviderDeployment: provider_deployments::ProviderDeployments,
+    DeploymentCallbackEvents("Callback events") / DeploymentCallbackEvent: deployment_callback_events::DeploymentCallbackEvents,
 }
 
 impl Default for Kind {

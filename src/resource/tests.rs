@@ -246,6 +246,14 @@ fn every_resource_sorts_and_filters_by_what_it_shows() {
         check!(members::MEMBERS, "member-list.json");
         check!(imports::IMPORTS, "import-list.json");
         check!(callbacks::CALLBACKS, "callback-list.json");
+        check!(
+            provider_deployments::PROVIDER_DEPLOYMENTS,
+            "generations/callback-destinations/provider-deployment-list.json"
+        );
+        check!(
+            deployment_callback_events::DEPLOYMENT_CALLBACK_EVENTS,
+            "generations/callback-destinations/callback-event-list.json"
+        );
     }
 }
 

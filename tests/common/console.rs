@@ -74,6 +74,14 @@ pub fn fixtures_of(tab: Tab) -> (&'static str, &'static str) {
             "generations/callback-destinations/notification-list.json",
             "generations/callback-destinations/notification.json",
         ),
+        Tab::ProviderDeployments => (
+            "generations/callback-destinations/provider-deployment-list.json",
+            "generations/callback-destinations/provider-deployment.json",
+        ),
+        Tab::DeploymentCallbackEvents => (
+            "generations/callback-destinations/callback-event-list.json",
+            "generations/callback-destinations/callback-event.json",
+        ),
     }
 }
 

@@ -496,7 +496,6 @@ async fn verbs_the_generation_lacks_say_so_in_one_sentence() {
         &["notifications", "forward", "--to", "http://127.0.0.1:9/in"],
         &["notifications", "retry", "sdi_x"],
         &["notifications", "list", "--watch"],
-        &["destinations", "stats", "cbd_x"],
         &["destinations", "ping", "cbd_x"],
         &["destinations", "rotate-secret", "cbd_x", "--yes"],
         &["callbacks", "instances"],
@@ -641,5 +640,74 @@ async fn wait_reads_the_callbacks_notifications_and_a_failure_wins() {
         ])
         .await;
     assert_eq!(event.code, 2, "{event:?}");
+    cd.svc.shutdown().await;
+}
+
+/// `destinations stats` on callback-destinations: pulsar's document (the same keys), counting the
+/// destination's notifications under every callback (the platform's `destination_id` filter) as
+/// the console's destination detail does.
+#[tokio::test]
+async fn destinations_stats_counts_a_callback_destinations_notifications() {
+    let cd = service(Generation::CallbackDestinations).await;
+    let callbacks = items(&cd.json(&["callbacks", "list", "--limit", "100"]).await);
+    let dests = items(&cd.json(&["destinations", "list", "--limit", "100"]).await);
+    // Per destination, its notifications as the platform filters them (every status).
+    let mut best: Option<(usize, Value)> = None;
+    for d in &dests {
+        let id = s(&d["id"]);
+        let mut n = Vec::new();
+        for c in &callbacks {
+            let page = cd
+                .json(&[
+                    "notifications",
+                    "list",
+                    "--callback",
+                    &s(&c["id"]),
+                    "--destination",
+                    &id,
+                    "--limit",
+                    "100",
+                ])
+                .await;
+            n.extend(items(&page));
+        }
+        if best.as_ref().is_none_or(|(m, _)| n.len() > *m) {
+            best = Some((n.len(), serde_json::json!({"id": id, "items": n})));
+        }
+    }
+    let (count, d) = best.expect("a destination");
+    assert!(count > 0, "the demo has notifications");
+    let id = s(&d["id"]);
+    let doc = cd
+        .json(&["destinations", "stats", &id, "--window", "7d"])
+        .await;
+    assert_eq!(doc["object"], "switchboard.destination_stats");
+    assert_eq!(doc["destination_id"], id.as_str());
+    assert_eq!(doc["window"], "7d");
+    assert_eq!(doc["notifications"].as_u64(), Some(count as u64), "{doc}");
+    for key in [
+        "success_percent",
+        "attempt_success_percent",
+        "succeeded",
+        "failed",
+        "retrying",
+        "pending",
+        "retried",
+        "attempts",
+        "attempts_succeeded",
+        "latency_ms",
+        "from",
+        "to",
+    ] {
+        assert!(doc.get(key).is_some(), "{key}: {doc}");
+    }
+    // Attempts come from each notification's count; this generation records no latencies.
+    assert_eq!(doc["latency_ms"]["samples"].as_u64(), Some(0), "{doc}");
+    let table = cd.run(&["destinations", "stats", &id]).await;
+    assert_eq!(table.code, 0, "{table:?}");
+    assert!(table.stdout.contains("succeeded"), "{}", table.stdout);
+    // An unknown destination: the platform's 404, not a count of nothing.
+    let none = cd.run(&["destinations", "stats", "cbd_nosuch"]).await;
+    assert_ne!(none.code, 0, "{none:?}");
     cd.svc.shutdown().await;
 }

@@ -65,15 +65,11 @@ pub(crate) fn want_stats(
 ) -> Vec<crate::console::msg::Effect> {
     use crate::console::msg::{ApiCmd, Effect, Pane};
     use crate::console::tab::Tab;
-    if state.tab != Tab::Destinations {
+    let tab = state.tab;
+    if !matches!(tab, Tab::Destinations | Tab::CallbackDestinations) {
         return Vec::new();
     }
-    let Some(id) = state
-        .tab_state(Tab::Destinations)
-        .detail
-        .as_ref()
-        .map(|d| d.id.clone())
-    else {
+    let Some(id) = state.tab_state(tab).detail.as_ref().map(|d| d.id.clone()) else {
         return Vec::new();
     };
     let d = &state.deliveries;

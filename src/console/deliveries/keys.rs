@@ -18,6 +18,8 @@ pub(crate) enum DeliveryKey {
     LocalStatus,
     /// Drop every server-side filter of the notifications list.
     ClearFilters,
+    /// On a callback of `callback-destinations`: the events it received.
+    Events,
 }
 
 impl DeliveryKey {
@@ -31,6 +33,7 @@ impl DeliveryKey {
             DeliveryKey::Reveal => "reveal masked headers / a destination's signing secret",
             DeliveryKey::LocalStatus => "keep one status, looked for from the top of the list",
             DeliveryKey::ClearFilters => "clear every server filter of notifications",
+            DeliveryKey::Events => "callback → the events it received",
         }
     }
 
@@ -44,6 +47,7 @@ impl DeliveryKey {
             DeliveryKey::Reveal => "reveal",
             DeliveryKey::LocalStatus => "status",
             DeliveryKey::ClearFilters => "clear filters",
+            DeliveryKey::Events => "events",
         }
     }
 
@@ -57,6 +61,7 @@ impl DeliveryKey {
             DeliveryKey::Reveal => "reveal",
             DeliveryKey::LocalStatus => "local_status",
             DeliveryKey::ClearFilters => "clear_filters",
+            DeliveryKey::Events => "follow_events",
         }
     }
 
@@ -70,11 +75,12 @@ impl DeliveryKey {
             DeliveryKey::Reveal => 'R',
             DeliveryKey::LocalStatus => 'l',
             DeliveryKey::ClearFilters => 'F',
+            DeliveryKey::Events => 'i',
         }
     }
 
     /// Every action, in help order.
-    pub(crate) const ALL: [DeliveryKey; 7] = [
+    pub(crate) const ALL: [DeliveryKey; 8] = [
         DeliveryKey::Destinations,
         DeliveryKey::Notifications,
         DeliveryKey::Filter,
@@ -82,5 +88,6 @@ impl DeliveryKey {
         DeliveryKey::Reveal,
         DeliveryKey::LocalStatus,
         DeliveryKey::ClearFilters,
+        DeliveryKey::Events,
     ];
 }

@@ -2,6 +2,7 @@
 //! logic behind cross-navigation, the attempt view (masking, reveal, signature check), watch mode,
 //! the notification filter dialog and destination health.
 pub(crate) mod attempt;
+pub(crate) mod callback_seek;
 pub(crate) mod deleted;
 pub(crate) mod filter;
 pub(crate) mod health;
@@ -204,6 +205,16 @@ impl std::fmt::Debug for HealthPane {
     }
 }
 
+/// Where an `n`/`N` that asked the server goes on from (`callback_seek`): the row it left and
+/// its direction.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Seek {
+    /// The row the cursor was on (its creation time and id), if any.
+    pub(crate) from: Option<(chrono::DateTime<chrono::Utc>, String)>,
+    /// `n` (older) or `N` (newer).
+    pub(crate) forward: bool,
+}
+
 /// Everything this module remembers.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub(crate) struct DeliveriesState {
@@ -265,6 +276,9 @@ pub(crate) struct DeliveriesState {
     pub(crate) stats: Option<(String, Option<Result<crate::api::health::Stats, String>>)>,
     /// The health request in flight.
     pub(crate) stats_pending: Option<u64>,
+    /// An `n`/`N` on `callback-destinations`' notifications waiting for the failed list it
+    /// asked the server for.
+    pub(crate) cb_seek: Option<Seek>,
     /// Destinations looked up by id (to name them, deleted ones too).
     pub(crate) named_asked: std::collections::BTreeSet<String>,
     /// Those lookups in flight, by request.

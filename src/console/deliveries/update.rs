@@ -78,6 +78,20 @@ pub(crate) fn on_action(state: &mut State, key: DeliveryKey) -> Vec<Effect> {
             };
             open_filtered(state, Tab::CallbackNotifications, filter)
         }
+        (DeliveryKey::Events, Some(Item::DeploymentCallback(c))) => {
+            let filter = NotificationFilter {
+                callback_ids: vec![c.id.clone()],
+                ..NotificationFilter::default()
+            };
+            open_filtered(state, Tab::DeploymentCallbackEvents, filter)
+        }
+        (DeliveryKey::Events, _) => {
+            state.toast(
+                ToastKind::Info,
+                "i follows a callback to the events it received (callback-destinations)",
+            );
+            Vec::new()
+        }
         (DeliveryKey::Destinations | DeliveryKey::Notifications, _) => {
             state.toast(
                 ToastKind::Info,
@@ -207,6 +221,19 @@ pub(crate) fn tab_key(state: &mut State, key: &Input) -> Option<Vec<Effect>> {
         && let Some(effects) = crate::console::recover::update::clear_on_back(state)
     {
         return Some(effects);
+    }
+    // On callback-destinations' notifications: `n`/`N` through the server's status filter, and
+    // `Esc` clears the marks first.
+    if super::callback_seek::applies(state) {
+        let seek = key.action_among(|a| matches!(a, Action::NextMatch | Action::PrevMatch));
+        if let Some(a @ (Action::NextMatch | Action::PrevMatch)) = seek {
+            return Some(super::callback_seek::seek(state, a == Action::NextMatch));
+        }
+        if action == Some(Action::Back)
+            && let Some(effects) = crate::console::recover::update::clear_on_back(state)
+        {
+            return Some(effects);
+        }
     }
     // `N` also follows a callback's notifications: on this list it is the previous failure.
     let seek = key.action_among(|a| matches!(a, Action::NextMatch | Action::PrevMatch));
@@ -476,6 +503,7 @@ pub(crate) fn before_list_reply(state: &mut State, req_id: u64) {
 /// adds it to the rows kept and goes on.
 pub(crate) fn after_reply(state: &mut State) -> Vec<Effect> {
     super::local::after_reply(state);
+    super::callback_seek::after_reply(state);
     let mut effects = super::scan::after_reply(state);
     super::names::learn_rows(state);
     // The lists that name other things: learn every name in the background.

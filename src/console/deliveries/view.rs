@@ -342,6 +342,22 @@ pub(crate) fn unsanitised_detail(
             }
             lines
         }
+        // A callback destination's health, counted as `destinations stats` counts it here.
+        Item::CallbackDestination(cd) => {
+            let mut lines = views::unsanitised_detail(record, ctx);
+            let d = &state.deliveries;
+            if open {
+                let stats = d.stats.as_ref().filter(|(id, _)| *id == cd.id);
+                lines.push(Line::default());
+                lines.extend(views::destinations::health_lines(
+                    stats.and_then(|(_, s)| s.as_ref()),
+                    stats.is_some() && d.stats_pending.is_some(),
+                    None,
+                    ctx,
+                ));
+            }
+            lines
+        }
         Item::Callback(c) => {
             let revealed = open
                 .then(|| super::secret::revealed_hook(state, &c.id))

@@ -21,6 +21,13 @@ use crate::api::selection::Selection;
 use crate::api::{Client, Error};
 use crate::console::input::TextInput as Text;
 
+/// Whether marks belong to `tab`'s rows: the Notifications list of pulsar or of
+/// `callback-destinations` (merged across callbacks).
+pub(crate) fn marks_tab(tab: crate::console::tab::Tab) -> bool {
+    use crate::console::tab::Tab;
+    matches!(tab, Tab::Notifications | Tab::CallbackNotifications)
+}
+
 /// Rows marked on the Notifications list, by id: kept across pages, reloads and sorts.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub(crate) struct Marks {

@@ -43,7 +43,7 @@ pub(crate) fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
 /// `Space` toggles the row and moves on; the range marks from the row last toggled to this one;
 /// all marks every loaded row (or clears them when all are marked already).
 fn mark(state: &mut State, action: Action) -> Vec<Effect> {
-    if state.tab != Tab::Notifications || state.current().detail.is_some() {
+    if !super::marks_tab(state.tab) || state.current().detail.is_some() {
         state.toast(
             ToastKind::Info,
             "marks are for rows of the Notifications list",
@@ -101,7 +101,7 @@ fn clear(state: &mut State) {
 /// `Esc` on the Notifications list clears its marks first (with a count); `None` when there
 /// are none to clear or the list is not under the user's eye.
 pub(crate) fn clear_on_back(state: &mut State) -> Option<Vec<Effect>> {
-    let here = state.tab == Tab::Notifications && state.current().detail.is_none();
+    let here = super::marks_tab(state.tab) && state.current().detail.is_none();
     if !here || state.recover.marks.ids.is_empty() {
         return None;
     }

@@ -21,7 +21,7 @@ use crate::text::redact::mask_url;
 /// Notifications list's: other tabs' titles do not carry them.
 pub(crate) fn title_suffix(state: &State) -> String {
     let n = state.recover.marks.ids.len();
-    if n == 0 || state.tab != crate::console::tab::Tab::Notifications {
+    if n == 0 || !super::marks_tab(state.tab) {
         String::new()
     } else {
         format!(" · {n} marked")
@@ -34,7 +34,7 @@ pub(crate) fn marks<'a>(
     rows: impl Iterator<Item = &'a Record>,
 ) -> Option<Vec<bool>> {
     let ids = &state.recover.marks.ids;
-    let here = state.tab == crate::console::tab::Tab::Notifications;
+    let here = super::marks_tab(state.tab);
     (here && !ids.is_empty()).then(|| rows.map(|r| ids.contains(r.id())).collect())
 }
 

@@ -11,6 +11,7 @@ pub(crate) mod callbacks;
 pub(crate) mod context;
 pub(crate) mod deliveries;
 pub(crate) mod delivery_attempts;
+pub(crate) mod deployment_callback_events;
 pub(crate) mod deployment_callbacks;
 pub(crate) mod described;
 pub(crate) mod destinations;
@@ -23,6 +24,7 @@ pub(crate) mod list;
 pub(crate) mod listeners;
 pub(crate) mod notifications;
 pub(crate) mod org_teams;
+pub(crate) mod provider_deployments;
 pub(crate) mod row_cache;
 pub(crate) mod teams;
 

@@ -1,0 +1,129 @@
+//! `n`/`N` on `callback-destinations`' Notifications (one callback's, or every callback's newest
+//! merged): the next / previous failed row among those loaded; past them, the platform's status
+//! filter (`status=failed`, as `l` asks) is put on and the list read again, the cursor landing on
+//! the first failed notification beyond the row it left (older for `n`, newer for `N`, the list
+//! being newest first). No page is scanned on this side.
+use chrono::{DateTime, Utc};
+
+use super::Seek;
+use crate::api::model::CallbackNotificationStatus;
+use crate::console::msg::Effect;
+use crate::console::pane::{keep_cursor_visible, load_list};
+use crate::console::record::{Item, Record};
+use crate::console::state::{Anchor, State, ToastKind};
+use crate::console::tab::Tab;
+
+const TAB: Tab = Tab::CallbackNotifications;
+const FAILED: &str = "failed";
+
+fn failed(r: &Record) -> bool {
+    matches!(&r.item, Item::CallbackNotification(n) if n.status == CallbackNotificationStatus::Failed)
+}
+
+fn created(r: &Record) -> Option<DateTime<Utc>> {
+    match &r.item {
+        Item::CallbackNotification(n) => Some(n.created_at),
+        _ => None,
+    }
+}
+
+/// Whether `n`/`N` are this module's: the list of this generation's notifications is shown.
+pub(crate) fn applies(state: &State) -> bool {
+    state.tab == TAB && state.current().detail.is_none()
+}
+
+fn none_left(forward: bool) -> &'static str {
+    if forward {
+        "No failed notification after this one (the server's newest failed are shown)"
+    } else {
+        "No failed notification before this one (the server's newest failed are shown)"
+    }
+}
+
+/// `n` (`forward`) or `N`.
+pub(crate) fn seek(state: &mut State, forward: bool) -> Vec<Effect> {
+    if jump(state, forward) {
+        return Vec::new();
+    }
+    let list = &state.tab_state(TAB).list;
+    if list.filter.statuses.iter().any(|s| s == FAILED) {
+        state.toast(ToastKind::Info, none_left(forward));
+        return Vec::new();
+    }
+    if let Some(other) = list.filter.statuses.first() {
+        let other = other.clone();
+        state.toast(
+            ToastKind::Info,
+            format!("The status filter shows {other} only: l to change it"),
+        );
+        return Vec::new();
+    }
+    let from = list
+        .selected()
+        .and_then(|r| created(r).map(|t| (t, r.id().to_string())));
+    state.tab_state_mut(TAB).list.filter.statuses = vec![FAILED.to_string()];
+    state.deliveries.cb_seek = Some(Seek { from, forward });
+    state.toast(
+        ToastKind::Info,
+        "No failed row beyond this one among those loaded: showing failed only (the server's status filter; l changes it)",
+    );
+    load_list(state, TAB, Anchor::First, 1, true)
+}
+
+/// Moves the cursor to the nearest failed row shown beyond it; whether there was one.
+fn jump(state: &mut State, forward: bool) -> bool {
+    let list = &mut state.tab_state_mut(TAB).list;
+    let shown: Vec<(usize, bool)> = list.shown().map(failed).enumerate().collect();
+    let cursor = list.cursor;
+    let found = if forward {
+        shown.iter().find(|(i, f)| *i > cursor && *f)
+    } else {
+        shown.iter().rev().find(|(i, f)| *i < cursor && *f)
+    }
+    .map(|(i, _)| *i);
+    match found {
+        Some(i) => {
+            list.cursor = i;
+            keep_cursor_visible(state, TAB);
+            true
+        }
+        None => false,
+    }
+}
+
+/// After a reply: once the failed list asked for by [`seek`] is in, the cursor goes onto the
+/// first failed notification beyond the row the seek left.
+pub(crate) fn after_reply(state: &mut State) {
+    if state.tab_state(TAB).list.pending.is_some() {
+        return;
+    }
+    let Some(seek) = state.deliveries.cb_seek.take() else {
+        return;
+    };
+    let list = &state.tab_state(TAB).list;
+    let rows: Vec<(usize, Option<DateTime<Utc>>, String)> = list
+        .shown()
+        .enumerate()
+        .map(|(i, r)| (i, created(r), r.id().to_string()))
+        .collect();
+    let target = match &seek.from {
+        None => rows.first().map(|(i, ..)| *i),
+        // Newest first: older rows are further down.
+        Some((t, id)) if seek.forward => rows
+            .iter()
+            .find(|(_, c, rid)| rid != id && c.is_some_and(|c| c <= *t))
+            .map(|(i, ..)| *i),
+        Some((t, id)) => rows
+            .iter()
+            .rev()
+            .find(|(_, c, rid)| rid != id && c.is_some_and(|c| c >= *t))
+            .map(|(i, ..)| *i),
+    };
+    match target {
+        Some(i) => {
+            state.tab_state_mut(TAB).list.cursor = i;
+            keep_cursor_visible(state, TAB);
+        }
+        None => state.toast(ToastKind::Info, none_left(seek.forward)),
+    }
+}
