@@ -140,14 +140,6 @@ fn lacking_on_current(cmd: &Resource) -> Option<&'static str> {
         | Resource::TeamRoles(_) => {
             "this generation gives teams access policies, not project roles: use teams assign-policy or remove-policy"
         }
-        Resource::Teams(
-            TeamsCmd::Create { .. }
-            | TeamsCmd::Update { .. }
-            | TeamsCmd::AddMember { .. }
-            | TeamsCmd::RemoveMember { .. },
-        ) => {
-            "Switchboard changes a team here only by its access policies (assign-policy, remove-policy)"
-        }
         Resource::Imports(ImportsCmd::Update { .. }) => {
             "an import cannot be changed here; import again"
         }
@@ -539,6 +531,9 @@ pub async fn run(client: &Client, out: &Output, cmd: Resource) -> Result<(), Hea
         }
         Resource::Teams(TeamsCmd::Get { id }) => {
             one(out, &send(client, &ApiRequest::get_team(&id)).await?, TEAMS)
+        }
+        Resource::Teams(c) if super::team_writes::handles(&c) => {
+            super::team_writes::run(client, out, c).await
         }
         Resource::Teams(TeamsCmd::AssignPolicy { id, policy }) => {
             let policy = policy_id(client, &policy).await?;
