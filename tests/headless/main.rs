@@ -20,5 +20,6 @@ mod replay;
 mod samples;
 mod search;
 mod setup;
+mod team_writes;
 mod views;
 mod walks;
