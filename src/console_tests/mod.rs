@@ -51,6 +51,7 @@ mod seams_verdict;
 mod seams_views;
 mod search;
 mod tab_snapshots;
+mod team_writes;
 mod update;
 mod views_since;
 mod worker;
