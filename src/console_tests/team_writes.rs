@@ -119,6 +119,24 @@ async fn the_teams_tab_creates_edits_and_changes_members_on_every_generation() {
             "{g}: {}",
             app.screen()
         );
+        // Help and the palette offer the same keys as the footer.
+        app.ch('?');
+        app.settle().await.expect("idle");
+        let help = app.screen();
+        assert!(help.contains("add a member"), "{g}: {help}");
+        assert_eq!(
+            help.contains("project"),
+            g == Generation::Pulsar,
+            "{g}: {help}"
+        );
+        app.key(KeyCode::Esc).ctrl('p');
+        app.settle().await.expect("idle");
+        app.type_text("member");
+        let palette = app.screen();
+        assert!(palette.contains("remove a member"), "{g}: {palette}");
+        assert!(palette.contains("writes"), "{g}: {palette}");
+        app.key(KeyCode::Esc);
+        app.settle().await.expect("idle");
 
         // Add a member found by name: asked, sent, and shown in the detail.
         let q = ListQuery {
