@@ -27,6 +27,7 @@ mod idle;
 mod landing;
 mod operator;
 mod palette;
+mod pin_note;
 mod power_keys;
 mod power_service;
 mod profile_generation;

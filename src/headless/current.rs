@@ -9,7 +9,7 @@ use serde_json::{Map, Value, json};
 use super::HeadlessError;
 use super::args::*;
 use super::output::{Output, OutputFormat};
-use crate::api::detect::TeamsKind;
+use crate::api::detect::{self, TeamsKind};
 use crate::api::generation::Generation;
 use crate::api::model::{
     CreateAuthImport, CreateEventDestination, CreateListener, ListenerType, RetryPolicy,
@@ -241,6 +241,10 @@ pub async fn route(client: &Client, cmd: &Resource) -> Result<Route, HeadlessErr
         return Ok(Route::Pulsar);
     }
     let chosen = client.served().await;
+    // A pin the server contradicts is said, not obeyed blindly (the server's generation runs).
+    if let Some(note) = chosen.as_ref().and_then(detect::Chosen::contradiction) {
+        eprintln!("{}", crate::text::line(note));
+    }
     let generation = chosen.as_ref().and_then(|c| c.generation);
     let detection = client.detection().await;
     let served = || match (&chosen, &detection) {

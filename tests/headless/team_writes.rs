@@ -220,3 +220,42 @@ async fn an_unknown_team_is_the_apis_not_found() {
         s.svc.shutdown().await;
     }
 }
+
+/// #34: `--generation pulsar` against an event-destinations server is said in one sentence on
+/// standard error, and the server's generation runs (its teams, as the API sends them); a pin the
+/// server agrees with says nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pin_the_server_contradicts_is_said_in_one_sentence() {
+    let s = service(Generation::EventDestinations).await;
+    let out = s
+        .run(&["--generation", "pulsar", "-o", "json", "teams", "list"])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let lines: Vec<&str> = out.stderr.lines().collect();
+    assert_eq!(lines.len(), 1, "{out:?}");
+    assert!(
+        lines[0].contains("--generation pins generation pulsar")
+            && lines[0].contains("event-destinations"),
+        "{}",
+        lines[0]
+    );
+    assert_eq!(
+        out.json()["items"][0]["object"],
+        "management.team",
+        "{out:?}"
+    );
+    // A pin that agrees says nothing.
+    let out = s
+        .run(&[
+            "--generation",
+            "event-destinations",
+            "-o",
+            "json",
+            "teams",
+            "list",
+        ])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(out.stderr.is_empty(), "{out:?}");
+    s.svc.shutdown().await;
+}
