@@ -1314,3 +1314,102 @@ async fn event_destinations_wait_and_replay_work_on_deliveries() {
     );
     svc.shutdown().await;
 }
+
+/// `create_team` and `update_team` on both newer generations (§4: as pulsar's, the answer the
+/// whole refreshed team): listed and annotated as writes only with writes allowed, refused
+/// read-only, and reaching the platform with them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn team_write_tools_work_on_the_newer_generations_behind_the_write_switch() {
+    use switchboard::api::Secret;
+    use switchboard::api::generation::Generation;
+    use switchboard::service::{Seed, ServiceConfig, start};
+    if !client_available() {
+        return;
+    }
+    const ORG: &str = "sk_org_mcp_team_writes_0123456789";
+    const INSTANCE: &str = "sk_instance_mcp_team_writes_0123456789";
+    for g in [
+        Generation::CallbackDestinations,
+        Generation::EventDestinations,
+    ] {
+        let svc = start(ServiceConfig {
+            seed: Seed::Demo,
+            generation: g,
+            api_key: Some(Secret::new(ORG)),
+            instance_key: Some(Secret::new(INSTANCE)),
+            ..ServiceConfig::ephemeral()
+        })
+        .await
+        .expect("service");
+        let instance = svc.instance_id.clone().unwrap_or_default();
+        let env = [("SWITCHBOARD_INSTANCE_ID", instance.as_str())];
+        let read = session_with(
+            &svc.base_url,
+            ORG,
+            &["mcp"],
+            &env,
+            &[("create_team", json!({ "name": "Not allowed" }))],
+        )
+        .await;
+        for t in ["create_team", "update_team"] {
+            assert!(!read.tools.contains(&t.to_string()), "{g}: {t} listed");
+        }
+        assert!(
+            message(&read.calls[0]).contains("read-only"),
+            "{g}: {}",
+            read.raw
+        );
+
+        let write = session_with(
+            &svc.base_url,
+            ORG,
+            &["mcp", "--allow-writes"],
+            &env,
+            &[(
+                "create_team",
+                json!({ "name": "Agents", "description": "made over MCP" }),
+            )],
+        )
+        .await;
+        for t in ["create_team", "update_team"] {
+            let tool = write.tool(t);
+            assert_eq!(tool["annotations"]["readOnlyHint"], false, "{g}: {tool}");
+        }
+        let team = ok(&write.calls[0]).clone();
+        assert_eq!(team["object"], "management.team", "{g}: {}", write.raw);
+        assert_eq!(team["name"], "Agents", "{g}: {}", write.raw);
+        assert!(team["policies"].is_array(), "{g}: {}", write.raw);
+        let id = team["id"].as_str().expect("team id").to_string();
+
+        let changed = session_with(
+            &svc.base_url,
+            ORG,
+            &["mcp", "--allow-writes"],
+            &env,
+            &[
+                ("update_team", json!({ "id": id, "name": "Agents renamed" })),
+                ("update_team", json!({ "id": id })),
+                ("get_team", json!({ "id": id })),
+            ],
+        )
+        .await;
+        assert_eq!(
+            ok(&changed.calls[0])["name"],
+            "Agents renamed",
+            "{g}: {}",
+            changed.raw
+        );
+        assert!(
+            message(&changed.calls[1]).contains("name or a description"),
+            "{g}: {}",
+            changed.raw
+        );
+        assert_eq!(
+            ok(&changed.calls[2])["name"],
+            "Agents renamed",
+            "{g}: {}",
+            changed.raw
+        );
+        svc.shutdown().await;
+    }
+}

@@ -664,6 +664,18 @@ pub struct Chosen {
     pub note: Option<String>,
 }
 
+impl Chosen {
+    /// The sentence saying the server contradicts the pin (the server's generation is used), or
+    /// nothing when there is no pin, it agrees, or it was not yet checked.
+    #[must_use]
+    pub fn contradiction(&self) -> Option<&str> {
+        let pinned = self.pin?.generation;
+        (self.generation != Some(pinned))
+            .then_some(self.note.as_deref())
+            .flatten()
+    }
+}
+
 /// The generation to use from a pin and a detection: the server wins over a pin it contradicts
 /// (and that is said); a pin stands where nothing was detected.
 #[must_use]

@@ -20,8 +20,10 @@ pub(crate) fn title_and_lines(state: &State, ctx: &ViewCtx) -> (String, Vec<Line
     match record {
         Some(r) => {
             let mut lines = super::deliveries::view::unsanitised_detail(state, r, ctx);
-            if let super::record::Item::Team(t) = &r.item {
-                lines.extend(team_members(state, &t.id, ctx));
+            match &r.item {
+                super::record::Item::Team(t) => lines.extend(team_members(state, &t.id, ctx)),
+                super::record::Item::OrgTeam(t) => lines.extend(team_members(state, &t.id, ctx)),
+                _ => {}
             }
             (views::title(r), lines)
         }

@@ -58,6 +58,17 @@ impl Harness {
         Self::start(App::with_client(state, client), w, h)
     }
 
+    /// The app as `switchboard` starts it for `setup`: the generation its client chose (the
+    /// tabs, and a pin the server contradicts said in the header), sized and started.
+    pub async fn from_setup(setup: &super::ConsoleSetup, (w, h): (u16, u16)) -> Self {
+        let chosen = setup.client.served().await;
+        let mut app = setup.app();
+        if let Some(c) = &chosen {
+            super::pin_note::prepare(&mut app, c);
+        }
+        Self::start(app, w, h)
+    }
+
     /// An app without a worker, sized and started: its requests wait for
     /// [`Harness::answer_lists`].
     pub fn offline(profile: &str, clock: Clock, (w, h): (u16, u16)) -> Self {

@@ -27,6 +27,7 @@ pub(crate) mod mouse;
 pub(crate) mod msg;
 pub(crate) mod palette;
 pub(crate) mod pane;
+pub(crate) mod pin_note;
 pub mod power;
 pub(crate) mod raw_json;
 pub(crate) mod record;
@@ -127,13 +128,13 @@ impl Drop for RestoreOnDrop {
 pub async fn run(setup: ConsoleSetup) -> std::io::Result<()> {
     // The tabs follow the generation the deployment serves (detected once and cached, or
     // pinned where nothing contradicts the pin); asked before the app exists, which is large.
-    let generation = setup.client.served().await.and_then(|c| c.generation);
+    let chosen = setup.client.served().await;
     let mut shutdown = Box::pin(shutdown_signals()?);
     let mut terminal = init_terminal()?;
     let _restore = RestoreOnDrop;
     let mut app = setup.app();
-    if let Some(g) = generation {
-        app.preset_generation(g);
+    if let Some(c) = &chosen {
+        pin_note::prepare(&mut app, c);
     }
     let mouse = app.state.settings.mouse;
     enable_input_modes(mouse)?;

@@ -197,7 +197,7 @@ fn with_detail_reloaded(state: &mut State, tab: Tab, mut effects: Vec<Effect>) -
     if let Some(id) = detail_id {
         effects.extend(load_detail(state, tab, id));
         // Membership may have changed elsewhere; a load under way is fresh enough.
-        if tab == Tab::Teams && state.members.pending.is_none() {
+        if tab.lists_members() && state.members.pending.is_none() {
             effects.extend(super::members::refresh(state));
         }
     }
@@ -290,7 +290,7 @@ pub(crate) fn open_detail(state: &mut State, tab: Tab) -> Vec<Effect> {
         ..DetailPane::default()
     });
     let mut effects = load_detail(state, tab, id);
-    if tab == Tab::Teams {
+    if tab.lists_members() {
         // A team's detail lists its members.
         effects.extend(super::members::want(state));
     }
@@ -518,7 +518,10 @@ pub(crate) fn keys(state: &State) -> Vec<super::footer::Hint> {
             }
         }
     };
-    let writable = matches!(tab, Tab::Teams | Tab::Imports | Tab::Destinations);
+    let writable = matches!(
+        tab,
+        Tab::Teams | Tab::OrgTeams | Tab::Imports | Tab::Destinations
+    );
     let server_filtered = notifications && ts.list.filter != NotificationFilter::default();
     // Marks and `n`/`N` work on either generation's notifications list.
     let marks_here = super::recover::marks_tab(tab);
@@ -554,7 +557,7 @@ pub(crate) fn keys(state: &State) -> Vec<super::footer::Hint> {
             }
             Action::Create => (list && (writable || offers(a))).then(|| one(4, a, "new")),
             Action::Edit => (selected && (writable || offers(a))).then(|| one(5, a, "edit")),
-            Action::AddMember => (selected && tab == Tab::Teams)
+            Action::AddMember => (selected && matches!(tab, Tab::Teams | Tab::OrgTeams))
                 .then_some((6, Pair(a, Action::RemoveMember, "member"))),
             Action::SetProject => (selected && tab == Tab::Teams)
                 .then_some((7, Pair(a, Action::RemoveProject, "project"))),

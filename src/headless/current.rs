@@ -9,7 +9,7 @@ use serde_json::{Map, Value, json};
 use super::HeadlessError;
 use super::args::*;
 use super::output::{Output, OutputFormat};
-use crate::api::detect::TeamsKind;
+use crate::api::detect::{self, TeamsKind};
 use crate::api::generation::Generation;
 use crate::api::model::{
     CreateAuthImport, CreateEventDestination, CreateListener, ListenerType, RetryPolicy,
@@ -140,14 +140,6 @@ fn lacking_on_current(cmd: &Resource) -> Option<&'static str> {
         | Resource::TeamRoles(_) => {
             "this generation gives teams access policies, not project roles: use teams assign-policy or remove-policy"
         }
-        Resource::Teams(
-            TeamsCmd::Create { .. }
-            | TeamsCmd::Update { .. }
-            | TeamsCmd::AddMember { .. }
-            | TeamsCmd::RemoveMember { .. },
-        ) => {
-            "Switchboard changes a team here only by its access policies (assign-policy, remove-policy)"
-        }
         Resource::Imports(ImportsCmd::Update { .. }) => {
             "an import cannot be changed here; import again"
         }
@@ -246,6 +238,10 @@ pub async fn route(client: &Client, cmd: &Resource) -> Result<Route, HeadlessErr
         return Ok(Route::Pulsar);
     }
     let chosen = client.served().await;
+    // A pin the server contradicts is said, not obeyed blindly (the server's generation runs).
+    if let Some(note) = chosen.as_ref().and_then(detect::Chosen::contradiction) {
+        eprintln!("{}", crate::text::line(note));
+    }
     let generation = chosen.as_ref().and_then(|c| c.generation);
     let detection = client.detection().await;
     let served = || match (&chosen, &detection) {
@@ -536,6 +532,9 @@ pub async fn run(client: &Client, out: &Output, cmd: Resource) -> Result<(), Hea
         }
         Resource::Teams(TeamsCmd::Get { id }) => {
             one(out, &send(client, &ApiRequest::get_team(&id)).await?, TEAMS)
+        }
+        Resource::Teams(c) if super::team_writes::handles(&c) => {
+            super::team_writes::run(client, out, c).await
         }
         Resource::Teams(TeamsCmd::AssignPolicy { id, policy }) => {
             let policy = policy_id(client, &policy).await?;

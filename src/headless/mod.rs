@@ -29,6 +29,7 @@ mod samples;
 mod scan;
 mod search;
 mod selection;
+mod team_writes;
 mod views;
 mod wait;
 

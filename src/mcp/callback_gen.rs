@@ -166,9 +166,6 @@ fn lacking(name: &str) -> Option<&'static str> {
             "rotating a callback destination's secret needs a browser session; keys are refused"
         }
         "retry_delivery" => "this generation has no server-side retry",
-        "create_team" | "update_team" => {
-            "Switchboard changes a team here only by its access policies (assign_team_policy, remove_team_policy)"
-        }
         _ => {
             "it belongs to another generation; this deployment serves callbacks on provider deployments with callback destinations"
         }

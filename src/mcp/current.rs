@@ -264,6 +264,8 @@ struct Args {
     callback_id: Option<String>,
     provider_id: Option<String>,
     triggers: Vec<String>,
+    name: Option<String>,
+    description: Option<String>,
 }
 
 impl Args {
@@ -319,6 +321,8 @@ pub(super) fn teams_area(name: &str) -> bool {
             | "get_access_policy"
             | "assign_team_policy"
             | "remove_team_policy"
+            | "create_team"
+            | "update_team"
     )
 }
 
@@ -454,6 +458,23 @@ async fn run(
             },
         ),
         "get_delivery_attempt" => ApiRequest::get_delivery_attempt(a.id()?),
+        // Team writes as pulsar's (§4), the answer the whole refreshed team.
+        "create_team" => ApiRequest::create_team(&crate::api::model::CreateTeam {
+            name: Args::need(&a.name, "name")?.to_string(),
+            description: a.description.clone(),
+        }),
+        "update_team" => {
+            if a.name.is_none() && a.description.is_none() {
+                return Err(usage("give a name or a description"));
+            }
+            ApiRequest::update_team(
+                a.id()?,
+                &crate::api::model::UpdateTeam {
+                    name: a.name.clone(),
+                    description: a.description.clone(),
+                },
+            )
+        }
         "assign_team_policy" => {
             ApiRequest::assign_team_policy(a.id()?, Args::need(&a.policy_id, "policy_id")?)
         }

@@ -442,3 +442,35 @@ fn an_imports_credential_is_sent_but_never_shown() {
         )
     );
 }
+
+/// The team writes' answers on the newer generations (§4: each the whole refreshed team) read
+/// as the typed team the faces show, and as pulsar's `Team`, which the member lookup of `teams
+/// add-member | remove-member` reads (no `roles` on a project: none, not an error).
+#[test]
+fn dashboard_teams_read_as_the_team_writes_read_them() {
+    let t: PolicyTeam = roundtrip("dashboard/team.json");
+    let raw = fixture("dashboard/team.json");
+    let as_pulsar: Team = serde_json::from_value(raw).expect("read as pulsar's team");
+    assert_eq!(as_pulsar.id, t.id);
+    assert_eq!(as_pulsar.name, "Platform");
+    assert_eq!(as_pulsar.slug, "platform");
+    assert!(as_pulsar.projects[0].roles.is_empty());
+    let list: Page<Team> =
+        serde_json::from_value(fixture("dashboard/team-list.json")).expect("a page of teams");
+    assert_eq!(list.items.len(), 2);
+    assert_eq!(list.items[1].description, None);
+    // The bodies the writes send are pulsar's.
+    let create = ApiRequest::create_team(&CreateTeam {
+        name: "Night shift".into(),
+        description: None,
+    });
+    assert_eq!(
+        (create.method.as_str(), create.path().as_str()),
+        ("POST", "/organization/teams")
+    );
+    let update = ApiRequest::update_team("tm_1", &UpdateTeam::default());
+    assert_eq!(
+        (update.method.as_str(), update.path().as_str()),
+        ("POST", "/organization/teams/tm_1")
+    );
+}

@@ -21,5 +21,6 @@ mod samples;
 mod samples_generations;
 mod search;
 mod setup;
+mod team_writes;
 mod views;
 mod walks;

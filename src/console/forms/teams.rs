@@ -19,10 +19,15 @@ pub(crate) fn create() -> Dialog {
 
 /// `e` on a team.
 pub(crate) fn edit(t: &Team) -> Dialog {
-    let fields = name_fields(&t.name, t.description.as_deref().unwrap_or_default());
+    edit_of(&t.id, &t.name, t.description.as_deref())
+}
+
+/// `e` on a team of any generation: its id, name and description.
+pub(crate) fn edit_of(id: &str, name: &str, description: Option<&str>) -> Dialog {
+    let fields = name_fields(name, description.unwrap_or_default());
     Dialog::new(
-        format!("Edit team {}", t.name),
-        Kind::EditTeam(t.id.clone()),
+        format!("Edit team {name}"),
+        Kind::EditTeam(id.to_string()),
         fields,
     )
 }
@@ -98,17 +103,27 @@ fn member_dialog(title: String, kind: Kind) -> Dialog {
 
 /// `m` in a team.
 pub(crate) fn add_member(t: &Team) -> Dialog {
+    add_member_to(&t.id, &t.name)
+}
+
+/// `m` in a team of any generation (its id and name).
+pub(crate) fn add_member_to(id: &str, name: &str) -> Dialog {
     member_dialog(
-        format!("Add a member · {}", t.name),
-        Kind::AddMember(t.id.clone()),
+        format!("Add a member · {name}"),
+        Kind::AddMember(id.to_string()),
     )
 }
 
 /// `M` in a team.
 pub(crate) fn remove_member(t: &Team) -> Dialog {
+    remove_member_from(&t.id, &t.name)
+}
+
+/// `M` in a team of any generation (its id and name).
+pub(crate) fn remove_member_from(id: &str, name: &str) -> Dialog {
     member_dialog(
-        format!("Remove a member · {}", t.name),
-        Kind::RemoveMember(t.id.clone()),
+        format!("Remove a member · {name}"),
+        Kind::RemoveMember(id.to_string()),
     )
 }
 

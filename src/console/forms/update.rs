@@ -452,7 +452,7 @@ fn write_done(state: &mut State, record: Record) -> Vec<Effect> {
     }
     if membership {
         effects.extend(crate::console::members::refresh(state));
-    } else if tab == Tab::Teams {
+    } else if tab.lists_members() {
         effects.extend(crate::console::members::want(state));
     }
     effects

@@ -49,11 +49,34 @@ impl super::DetailView for OrgTeams {
         }
     }
 
-    fn dialog(_action: Action, _item: Option<&PolicyTeam>) -> Option<Dialog> {
-        None
+    /// Pulsar's team dialogs (§4 keeps these writes), without project roles.
+    fn dialog(action: Action, item: Option<&PolicyTeam>) -> Option<Dialog> {
+        use crate::console::forms::teams as f;
+        match (action, item) {
+            (Action::Create, _) => Some(f::create()),
+            (Action::Edit, Some(t)) => Some(f::edit_of(&t.id, &t.name, t.description.as_deref())),
+            (Action::AddMember, Some(t)) => Some(f::add_member_to(&t.id, &t.name)),
+            (Action::RemoveMember, Some(t)) => Some(f::remove_member_from(&t.id, &t.name)),
+            _ => None,
+        }
     }
 
-    fn build(_d: &mut Dialog) -> Option<WriteOp> {
-        None
+    /// The same bodies as pulsar's; the answer is this generation's team.
+    fn build(d: &mut Dialog) -> Option<WriteOp> {
+        crate::console::forms::teams::build(d).map(|w| WriteOp::Op(Kind::OrgTeams, w.request()))
     }
+
+    fn confirm_text(d: &Dialog) -> Option<String> {
+        member(d).then(|| crate::console::forms::teams::confirm_text(d))
+    }
+
+    fn confirm_name(d: &Dialog) -> Option<String> {
+        member(d).then(|| crate::console::forms::teams::confirm_name(d))
+    }
+}
+
+/// Whether the dialog's question names the member its picker chose.
+fn member(d: &Dialog) -> bool {
+    use crate::console::forms::Kind as K;
+    matches!(d.kind, K::AddMember(_) | K::RemoveMember(_))
 }
