@@ -1,6 +1,7 @@
 //! The management API: wire model, request descriptions and the async client. No UI, no server.
 pub mod budget;
 pub mod callback_gen;
+pub mod callback_recover;
 pub mod capture;
 pub mod client;
 pub mod compare;

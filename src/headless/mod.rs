@@ -4,6 +4,7 @@
 mod alerts;
 mod args;
 mod callback_gen;
+mod callback_recover;
 mod callback_wait;
 mod columns;
 mod current;
