@@ -96,9 +96,6 @@ pub fn lacking(cmd: &Resource) -> Option<&'static str> {
         Resource::Notifications(NotificationsCmd::Diff(_)) => {
             "this generation keeps no receiver's answer (only an attempt count), so there is nothing to compare"
         }
-        Resource::Notifications(NotificationsCmd::Forward(_)) => {
-            "Switchboard does not forward this generation's notifications yet"
-        }
         Resource::Notifications(
             NotificationsCmd::Search(_) | NotificationsCmd::Keep(_) | NotificationsCmd::Export(_),
         )
@@ -202,6 +199,9 @@ pub async fn run(
         }
         Resource::Notifications(NotificationsCmd::Wait(a)) => {
             super::callback_wait::run(client, out, a).await
+        }
+        Resource::Notifications(NotificationsCmd::Forward(a)) => {
+            super::callback_forward::run(client, out.format, a, ctx).await
         }
         Resource::Notifications(NotificationsCmd::Recover(a)) => {
             super::callback_recover::run(client, out.format, a, ctx.read_only, &ctx.profile).await

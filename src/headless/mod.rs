@@ -3,6 +3,7 @@
 //! error, 4 network or timeout, 5 wait timed out, 6 output failed.
 mod alerts;
 mod args;
+mod callback_forward;
 mod callback_gen;
 mod callback_recover;
 mod callback_wait;

@@ -492,7 +492,6 @@ async fn verbs_the_generation_lacks_say_so_in_one_sentence() {
     let cd = service(Generation::CallbackDestinations).await;
     for args in [
         &["notifications", "diff", "sdi_x", "--with-attempt", "1"][..],
-        &["notifications", "forward", "--to", "http://127.0.0.1:9/in"],
         &["notifications", "retry", "sdi_x"],
         &["notifications", "list", "--watch"],
         &["destinations", "stats", "cbd_x"],

@@ -586,3 +586,185 @@ async fn where_the_platform_omits_the_secret_replay_and_recover_send_unsigned_an
     assert_eq!(rx.got("signed").len(), failed.len());
     cd.svc.shutdown().await;
 }
+
+/// A running `notifications forward`: its stdout lines as they come.
+struct Following {
+    child: tokio::process::Child,
+    lines: Arc<Mutex<Vec<Value>>>,
+}
+
+impl Following {
+    fn start(cd: &Cd, args: &[&str]) -> Self {
+        use tokio::io::AsyncBufReadExt;
+        let home = cd.home.path().to_path_buf();
+        let mut child = cd
+            .command(&cd.svc.base_url, &home, args)
+            .spawn()
+            .expect("spawn");
+        let lines: Arc<Mutex<Vec<Value>>> = Arc::default();
+        let out = child.stdout.take().expect("stdout");
+        let kept = lines.clone();
+        tokio::spawn(async move {
+            let mut r = tokio::io::BufReader::new(out).lines();
+            while let Ok(Some(l)) = r.next_line().await {
+                if let Ok(v) = serde_json::from_str(&l) {
+                    kept.lock().expect("lines").push(v);
+                }
+            }
+        });
+        Self { child, lines }
+    }
+
+    async fn saw(&self, what: impl Fn(&Value) -> bool) {
+        eventually(Duration::from_secs(30), || async {
+            self.lines
+                .lock()
+                .expect("lines")
+                .iter()
+                .any(&what)
+                .then_some(())
+        })
+        .await;
+    }
+
+    fn events(&self) -> Vec<Value> {
+        self.lines.lock().expect("lines").clone()
+    }
+
+    async fn kill(mut self) -> Vec<Value> {
+        self.child.start_kill().expect("SIGKILL");
+        let _ = tokio::time::timeout(Duration::from_secs(20), self.child.wait()).await;
+        self.events()
+    }
+}
+
+/// One event on callback `cb` through its incoming webhook: the notification ids it made.
+async fn fire(cd: &Cd, cb: &str, n: usize) -> Vec<String> {
+    let r = http()
+        .post(format!("{}/w/{cb}", cd.svc.base_url))
+        .json(&serde_json::json!({"type": "forward.test", "n": n}))
+        .send()
+        .await
+        .expect("hook");
+    assert_eq!(r.status(), 200);
+    let v: Value = r.json().await.expect("json");
+    v["notification_ids"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|x| x.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn forward_follows_a_callbacks_notifications_once_each_across_a_kill_and_resume() {
+    let cd = service().await;
+    let (rx_url, rx) = start_receiver().await;
+    // A callback of its own, with one destination (the service delivers to `/svc`, not counted).
+    let d = cd
+        .json(&[
+            "destinations",
+            "create",
+            "--name",
+            "Forward test",
+            "--url",
+            &format!("{rx_url}/svc"),
+        ])
+        .await;
+    let secret = d["signing_secret"].as_str().unwrap_or_default().to_string();
+    let did = d["id"].as_str().unwrap_or_default().to_string();
+    let callbacks = items(&cd.json(&["callbacks", "list", "--limit", "100"]).await);
+    let deployment = callbacks[0]["provider_deployment"]["id"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    let cb = cd
+        .json(&[
+            "callbacks",
+            "create",
+            "--provider-deployment",
+            &deployment,
+            "--name",
+            "Forwarded",
+            "--destination",
+            &did,
+        ])
+        .await["id"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    let before = fire(&cd, &cb, 0).await;
+    assert_eq!(before.len(), 1);
+
+    rx.open.store(1, Ordering::SeqCst);
+    let gate = format!("{rx_url}/gate");
+    let args = [
+        "-o",
+        "json",
+        "notifications",
+        "forward",
+        "--to",
+        &gate,
+        "--callback",
+        &cb,
+        "--interval",
+        "200ms",
+    ];
+    let first = Following::start(&cd, &args);
+    first.saw(|v| v["event"] == "ready").await;
+    let a = fire(&cd, &cb, 1).await;
+    eventually(Duration::from_secs(30), || async {
+        (rx.got("gate").len() == 1).then_some(())
+    })
+    .await;
+    first
+        .saw(|v| v["event"] == "forwarded" && v["notification_id"] == a[0].as_str())
+        .await;
+    // The second is held by the receiver: killed while sending it.
+    let b = fire(&cd, &cb, 2).await;
+    eventually(Duration::from_secs(30), || async {
+        (rx.got("gate").len() == 2).then_some(())
+    })
+    .await;
+    let events = first.kill().await;
+    rx.released.store(true, Ordering::SeqCst);
+    rx.release.notify_waiters();
+    assert!(
+        events.iter().any(|v| v["event"] == "forwarded"
+            && v["notification_id"] == a[0].as_str()
+            && v["signed"] == true),
+        "{events:?}"
+    );
+    let c = fire(&cd, &cb, 3).await;
+
+    let second = Following::start(&cd, &[&args[..], &["--resume"]].concat());
+    second
+        .saw(|v| v["event"] == "forwarded" && v["notification_id"] == c[0].as_str())
+        .await;
+    second
+        .saw(|v| {
+            v["event"] == "failed"
+                && v["notification_id"] == b[0].as_str()
+                && v["error"].as_str().unwrap_or_default().contains("in doubt")
+        })
+        .await;
+    let events = second.kill().await;
+    assert!(
+        !events.iter().any(|v| v["notification_id"] == a[0].as_str()),
+        "{events:?}"
+    );
+    let per = rx.per_notification("gate");
+    assert_eq!(per.get(&a[0]), Some(&1), "{per:?}");
+    assert_eq!(per.get(&b[0]), Some(&1), "{per:?}");
+    assert_eq!(per.get(&c[0]), Some(&1), "{per:?}");
+    assert!(
+        !per.contains_key(&before[0]),
+        "created before the start: {per:?}"
+    );
+    for g in rx.got("gate") {
+        verify(&secret, &g);
+    }
+    cd.svc.shutdown().await;
+}
