@@ -40,6 +40,37 @@ pub struct CallbackSelection {
 }
 
 impl CallbackSelection {
+    /// Pulsar's selection in this generation's words (`succeeded` is `delivered`), or why it
+    /// cannot be (the platform does not filter notifications by event).
+    ///
+    /// # Errors
+    /// A selection naming events.
+    pub fn from_selection(sel: &super::selection::Selection) -> Result<Self, String> {
+        if !sel.events.is_empty() {
+            return Err(
+                "this generation does not filter notifications by event; a callback, a destination, statuses and the window select"
+                    .into(),
+            );
+        }
+        Ok(Self {
+            callbacks: sel.callbacks.clone(),
+            destinations: sel.destinations.clone(),
+            statuses: sel
+                .statuses
+                .iter()
+                .map(|s| match s.as_str() {
+                    "succeeded" => "delivered".to_string(),
+                    other => other.to_string(),
+                })
+                .collect(),
+            event_types: sel.event_types.clone(),
+            retried: sel.retried,
+            since: sel.since,
+            until: sel.until,
+            notifications: sel.notifications.clone(),
+        })
+    }
+
     /// Whether a listed notification matches what the platform did not filter.
     fn matches(&self, n: &Value) -> bool {
         let kind = n
@@ -133,7 +164,7 @@ pub fn unsigned_sentence(sends: &CallbackSends, plan: &RecoverPlan) -> Option<St
     ))
 }
 
-/// Plans a recover of `sel`: each selected notification's embedded request to `to`, or without it
+/// Plans a recover of `sel` (what sends it in [`RecoverPlan::callbacks`]): each selected notification's embedded request to `to`, or without it
 /// to its destination's URL. What the journal says already succeeded, or is in doubt, is left
 /// out unless its id is in `again`.
 ///
@@ -146,7 +177,7 @@ pub async fn plan(
     to: Option<&url::Url>,
     journal: &Journal,
     again: &[String],
-) -> Result<(RecoverPlan, CallbackSends), Error> {
+) -> Result<RecoverPlan, Error> {
     // Every destination once (lists include archived ones): the notification's preview names one.
     let all: Vec<CallbackDestination> =
         super::lookup::list_all_from(client, ListQuery::default(), |q| {
@@ -285,7 +316,8 @@ pub async fn plan(
         });
     }
     out.walk = walk;
-    Ok((out, sends))
+    out.callbacks = Some(sends);
+    Ok(out)
 }
 
 /// What is sent for `item`: its notification read whole under its callback, the embedded request

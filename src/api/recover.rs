@@ -120,6 +120,9 @@ pub struct RecoverPlan {
     pub walk: WalkStats,
     /// The active destinations, whose secrets sign the deliveries when they are sent.
     pub destinations: Vec<Destination>,
+    /// On `callback-destinations`: each notification's callback and its destination's secret
+    /// ([`super::callback_recover::plan`]); `None` on pulsar.
+    pub callbacks: Option<super::callback_recover::CallbackSends>,
 }
 
 // Destinations carry signing secrets: Debug shows counts only.
@@ -135,6 +138,15 @@ impl std::fmt::Debug for RecoverPlan {
 }
 
 impl RecoverPlan {
+    /// Where its items' requests come from and who signs them.
+    #[must_use]
+    pub fn senders(&self) -> Senders<'_> {
+        match &self.callbacks {
+            Some(c) => Senders::Callbacks(c),
+            None => Senders::Pulsar(&self.destinations),
+        }
+    }
+
     /// The targets' hosts (`host[:port]`) with how many deliveries each gets, by name.
     #[must_use]
     pub fn hosts(&self) -> BTreeMap<String, usize> {

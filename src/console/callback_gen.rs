@@ -63,14 +63,8 @@ pub(crate) fn refusal(tab: Tab, action: super::keymap::Action) -> Option<&'stati
         return None;
     }
     Some(match action {
-        Action::Replay | Action::EditReplay => {
-            "The console does not replay on callback-destinations yet: `notifications replay ID --to URL` sends the embedded request, signed t=…,v1=…."
-        }
-        Action::Mark | Action::MarkRange | Action::MarkAll => {
-            "Marks are for recover, which the console does not do on callback-destinations yet."
-        }
-        Action::Recover => {
-            "Switchboard does not recover callback-destinations' notifications yet; `notifications replay` sends one again."
+        Action::EditReplay => {
+            "E compares an edited replay's answer with the recorded one, and this generation keeps no receiver's answer; P replays the embedded request."
         }
         Action::Forward => "Switchboard does not forward callback-destinations' notifications yet.",
         Action::Compare => {

@@ -79,6 +79,12 @@ impl Harness {
         out
     }
 
+    /// Where the console keeps its journal and history (none by default).
+    pub fn set_data_dir(&mut self, dir: &std::path::Path) -> &mut Self {
+        self.app.state.settings.data_dir = Some(dir.to_path_buf());
+        self
+    }
+
     /// How `:profile NAME` gets another profile's client (none refuses the switch).
     pub fn set_switcher(&mut self, switcher: super::power::ProfileSwitcher) -> &mut Self {
         self.app.switcher = Some(switcher);

@@ -501,6 +501,8 @@ pub(crate) fn keys(state: &State) -> Vec<super::footer::Hint> {
     };
     let tab = state.tab;
     let notifications = tab == Tab::Notifications;
+    // callback-destinations' notifications replay and recover as pulsar's do.
+    let cb_notifications = tab == Tab::CallbackNotifications;
     let writable = matches!(tab, Tab::Teams | Tab::Imports | Tab::Destinations);
     let server_filtered = notifications && ts.list.filter != NotificationFilter::default();
     let one = |rank: u8, a: Action, word: &'static str| (rank, Hint::Action(a, word));
@@ -515,13 +517,23 @@ pub(crate) fn keys(state: &State) -> Vec<super::footer::Hint> {
                 2,
                 Hint::Means(a, None, "attempt", "open the selected attempt: its request and answer"),
             )),
-            Action::Replay => (notifications && selected).then(|| one(3, a, "replay")),
-            Action::Mark => (list && notifications && selected).then(|| one(23, a, "mark")),
-            Action::MarkRange => (list && notifications && selected)
+            Action::Replay => ((notifications || cb_notifications) && selected)
+                .then(|| one(3, a, "replay")),
+            Action::Mark => (list && (notifications || cb_notifications) && selected)
+                .then(|| one(23, a, "mark")),
+            Action::MarkRange => (list && (notifications || cb_notifications) && selected)
                 .then_some((28, Pair(a, Action::MarkAll, a.hint()))),
             Action::Recover => {
                 let here = notifications
-                    || (selected && matches!(tab, Tab::Callbacks | Tab::Destinations));
+                    || cb_notifications
+                    || (selected
+                        && matches!(
+                            tab,
+                            Tab::Callbacks
+                                | Tab::Destinations
+                                | Tab::DeploymentCallbacks
+                                | Tab::CallbackDestinations
+                        ));
                 // After the paging keys, except where marks lead to it.
                 here.then(|| one(if notifications { 3 } else { 22 }, a, "recover…"))
             }

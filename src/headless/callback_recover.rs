@@ -4,7 +4,7 @@
 //! run as pulsar's recover is ([`super::recover::execute`]).
 use super::HeadlessError;
 use super::output::OutputFormat;
-use super::recover::{RecoverArgs, Sources, execute, refused_read_only, say, unreadable_text};
+use super::recover::{RecoverArgs, execute, refused_read_only, say, unreadable_text};
 use crate::api::Client;
 use crate::api::callback_recover::{self as cr, CallbackSelection};
 use crate::api::identity::ServiceIdentity;
@@ -90,15 +90,6 @@ pub async fn run(
     let offset = client.clock_offset().await;
     sel.since = sel.since.map(|t| t + offset);
     sel.until = sel.until.map(|t| t + offset);
-    let (plan, sends) = cr::plan(client, &sel, to.as_ref(), &journal, &args.again).await?;
-    execute(
-        client,
-        format,
-        &args,
-        read_only,
-        plan,
-        journal,
-        Sources::Callbacks(sends),
-    )
-    .await
+    let plan = cr::plan(client, &sel, to.as_ref(), &journal, &args.again).await?;
+    execute(client, format, &args, read_only, plan, journal).await
 }

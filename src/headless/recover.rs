@@ -143,25 +143,7 @@ pub async fn run(
             })?;
         }
     }
-    execute(
-        client,
-        format,
-        &args,
-        read_only,
-        plan,
-        journal,
-        Sources::Pulsar,
-    )
-    .await
-}
-
-/// Where the planned requests come from: pulsar's destinations (kept in the plan), or
-/// `callback-destinations`' callbacks and secrets.
-pub(super) enum Sources {
-    /// Pulsar's recorded attempts.
-    Pulsar,
-    /// `callback-destinations`' embedded requests.
-    Callbacks(crate::api::callback_recover::CallbackSends),
+    execute(client, format, &args, read_only, plan, journal).await
 }
 
 /// The count first, then the dry run's listing or the run itself, for either generation's plan.
@@ -172,21 +154,21 @@ pub(super) async fn execute(
     read_only: bool,
     mut plan: RecoverPlan,
     mut journal: Journal,
-    sources: Sources,
 ) -> Result<(), HeadlessError> {
     let remote = plan.remote_hosts();
     if read_only && !remote.is_empty() {
         return Err(refused_read_only(&remote));
     }
     say(&overview(&plan, args.dry_run))?;
-    if let Sources::Callbacks(c) = &sources
+    if let Some(c) = &plan.callbacks
         && let Some(s) = crate::api::callback_recover::unsigned_sentence(c, &plan)
     {
         say(&s)?;
     }
-    let senders = match &sources {
-        Sources::Pulsar => recover::Senders::Pulsar(&plan.destinations),
-        Sources::Callbacks(c) => recover::Senders::Callbacks(c),
+    // Field by field: the items are taken from the plan while these are lent.
+    let senders = match &plan.callbacks {
+        Some(c) => recover::Senders::Callbacks(c),
+        None => recover::Senders::Pulsar(&plan.destinations),
     };
     let terminal = std::io::stdout().is_terminal();
     if args.dry_run {

@@ -34,7 +34,7 @@ pub(crate) fn marks<'a>(
     rows: impl Iterator<Item = &'a Record>,
 ) -> Option<Vec<bool>> {
     let ids = &state.recover.marks.ids;
-    let here = state.tab == crate::console::tab::Tab::Notifications;
+    let here = super::update::marks_tab(state.tab);
     (here && !ids.is_empty()).then(|| rows.map(|r| ids.contains(r.id())).collect())
 }
 
