@@ -240,17 +240,16 @@ pub async fn run(
         if !fresh {
             // A callback made since is followed from its first notification: all of it is new.
             for cb in callbacks_of(client, &args.callbacks).await? {
-                if !followed.contains_key(&cb) {
-                    let file = file_of(&cb);
+                if let std::collections::btree_map::Entry::Vacant(e) = followed.entry(cb) {
+                    let file = file_of(e.key());
                     let lock = file.lock().map_err(|e| usage(e.to_string()))?;
                     let saved = file.load_saved().map_err(io)?.unwrap_or_default();
-                    let f = Followed {
+                    e.insert(Followed {
                         file,
                         _lock: lock,
                         cursor: saved.cursor,
                         open: BTreeMap::new(),
-                    };
-                    followed.insert(cb, f);
+                    });
                 }
             }
         }
