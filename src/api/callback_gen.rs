@@ -329,6 +329,81 @@ pub fn replay_request(n: &CallbackNotification) -> Option<(String, Vec<(String, 
     Some((body, headers))
 }
 
+/// A replay of notification `id` (under `callback`, else looked for through the callbacks) to
+/// `target`: its embedded request, signed now `t=…,v1=…` with its destination's secret unless
+/// `unsigned`. Beside the plan, the one sentence saying why it goes unsigned when the platform
+/// gave no secret; `Ok(Err(why))` when there is nothing to replay.
+///
+/// # Errors
+/// The API's.
+pub async fn plan_replay(
+    client: &Client,
+    id: &str,
+    callback: Option<&str>,
+    target: url::Url,
+    unsigned: bool,
+) -> Result<Result<(super::replay::ReplayPlan, Option<String>), String>, Error> {
+    let Some(found) = find_notification(client, id, callback).await? else {
+        return Ok(Err(format!(
+            "no callback has notification {id} (every callback looked through)"
+        )));
+    };
+    let n: CallbackNotification =
+        serde_json::from_value(found.notification).map_err(|e| Error::Decode {
+            status: 200,
+            detail: e.to_string(),
+        })?;
+    let Some((body, mut headers)) = replay_request(&n) else {
+        return Ok(Err(format!(
+            "notification {id} has no embedded request to replay"
+        )));
+    };
+    let sender = sender(client, &found.callback_id, &n).await?;
+    let mut note = None;
+    if !unsigned {
+        match sender.as_ref().and_then(|d| d.signing_secret.as_ref()) {
+            Some(secret) => sign(&mut headers, secret, chrono::Utc::now().timestamp(), &body),
+            None if sender.is_some() => {
+                note = Some(
+                    "The platform gave no signing secret for this destination, so the replay is sent unsigned."
+                        .to_string(),
+                );
+            }
+            None => {
+                note = Some(
+                    "No destination of the callback matches the notification's, so its secret is unknown and the replay is sent unsigned."
+                        .to_string(),
+                );
+            }
+        }
+    }
+    Ok(Ok((
+        super::replay::ReplayPlan {
+            notification_id: n.id.clone(),
+            attempt_index: i64::from(n.attempt_count.saturating_sub(1)),
+            target,
+            method: "POST",
+            body,
+            headers,
+            signing: None,
+            destination: sender.map(|d| super::replay::DestinationRef {
+                id: d.id,
+                name: d.name,
+            }),
+        },
+        note,
+    )))
+}
+
+/// Whether a plan's headers carry a signature made when it was planned (this generation's
+/// plans sign then, `t=…,v1=…`, rather than through [`super::replay::Signing`]).
+#[must_use]
+pub fn signed_in_headers(headers: &[(String, String)]) -> bool {
+    headers
+        .iter()
+        .any(|(k, _)| k.eq_ignore_ascii_case("Metorial-Signature"))
+}
+
 /// Adds `Metorial-Signature: t=<t>,v1=<hex HMAC-SHA256(secret, "t.body")>` (§6, no `i=`).
 pub fn sign(headers: &mut Vec<(String, String)>, secret: &Secret, t: i64, body: &str) {
     headers.retain(|(k, _)| !k.eq_ignore_ascii_case("Metorial-Signature"));

@@ -2,6 +2,7 @@
 pub mod budget;
 pub mod callback_gen;
 pub mod callback_health;
+pub mod callback_recover;
 pub mod capture;
 pub mod client;
 pub mod compare;

@@ -120,6 +120,9 @@ pub struct RecoverPlan {
     pub walk: WalkStats,
     /// The active destinations, whose secrets sign the deliveries when they are sent.
     pub destinations: Vec<Destination>,
+    /// On `callback-destinations`: each notification's callback and its destination's secret
+    /// ([`super::callback_recover::plan`]); `None` on pulsar.
+    pub callbacks: Option<super::callback_recover::CallbackSends>,
 }
 
 // Destinations carry signing secrets: Debug shows counts only.
@@ -135,6 +138,15 @@ impl std::fmt::Debug for RecoverPlan {
 }
 
 impl RecoverPlan {
+    /// Where its items' requests come from and who signs them.
+    #[must_use]
+    pub fn senders(&self) -> Senders<'_> {
+        match &self.callbacks {
+            Some(c) => Senders::Callbacks(c),
+            None => Senders::Pulsar(&self.destinations),
+        }
+    }
+
     /// The targets' hosts (`host[:port]`) with how many deliveries each gets, by name.
     #[must_use]
     pub fn hosts(&self) -> BTreeMap<String, usize> {
@@ -281,6 +293,31 @@ fn plan_one(
     let host = signing_host(recorded, base_url).unwrap_or_default();
     replay::plan(n, None, target, Signing::for_destination(d, &host), Some(d))
         .map_err(|e| e.to_string())
+}
+
+/// Where a planned item's request comes from and who signs it: pulsar's recorded attempts and
+/// destinations, or `callback-destinations`' embedded requests ([`super::callback_recover`]).
+#[derive(Debug, Clone, Copy)]
+pub enum Senders<'a> {
+    /// Pulsar: the active destinations, whose secrets sign.
+    Pulsar(&'a [Destination]),
+    /// `callback-destinations`: each notification's callback and its destination's secret.
+    Callbacks(&'a super::callback_recover::CallbackSends),
+}
+
+/// [`prepare`] for either generation.
+///
+/// # Errors
+/// Why it cannot be sent.
+pub async fn prepare_for(
+    client: &Client,
+    senders: Senders<'_>,
+    item: &Item,
+) -> Result<ReplayPlan, String> {
+    match senders {
+        Senders::Pulsar(d) => prepare(client, d, item).await,
+        Senders::Callbacks(c) => super::callback_recover::prepare(client, c, item).await,
+    }
 }
 
 /// What is sent for `item`: its notification read again (whole), planned as [`plan`] planned
@@ -584,6 +621,31 @@ pub async fn run(
     opts: &RunOptions,
     journal: &mut Journal,
     stop: impl Future<Output = ()>,
+    each: impl FnMut(&Delivery),
+) -> Result<Summary, JournalError> {
+    run_for(
+        client,
+        Senders::Pulsar(destinations),
+        items,
+        opts,
+        journal,
+        stop,
+        each,
+    )
+    .await
+}
+
+/// [`run`] for either generation's [`Senders`].
+///
+/// # Errors
+/// As [`run`].
+pub async fn run_for(
+    client: &Client,
+    senders: Senders<'_>,
+    items: Vec<Item>,
+    opts: &RunOptions,
+    journal: &mut Journal,
+    stop: impl Future<Output = ()>,
     mut each: impl FnMut(&Delivery),
 ) -> Result<Summary, JournalError> {
     let per_host = opts.per_host.max(1);
@@ -642,7 +704,7 @@ pub async fn run(
                     };
                     let api = client_api;
                     in_flight.push(async move {
-                        let result = match prepare(api, destinations, &item).await {
+                        let result = match prepare_for(api, senders, &item).await {
                             Err(why) => not_sent(why),
                             Ok(plan) => match client {
                                 Some(c) => replay::send_with(&c, &plan, &send).await,

@@ -127,9 +127,9 @@ pub(crate) async fn get_event(client: &Client, id: &str) -> Result<super::record
     )))
 }
 
-/// What a notification key cannot do on this generation's tabs, in one sentence: the console's
-/// replay, marks, recover, forward and compare follow pulsar's notifications (a global list,
-/// attempts with the receiver's answer), which this generation does not keep.
+/// What a notification key cannot do on this generation's tabs, in one sentence: edit-and-replay,
+/// forward and compare need what this generation does not keep (a receiver's answer) or what the
+/// console does not follow here yet.
 pub(crate) fn refusal(tab: Tab, action: super::keymap::Action) -> Option<&'static str> {
     use super::keymap::Action;
     let ours = matches!(
@@ -140,11 +140,8 @@ pub(crate) fn refusal(tab: Tab, action: super::keymap::Action) -> Option<&'stati
         return None;
     }
     Some(match action {
-        Action::Replay | Action::EditReplay => {
-            "The console does not replay on callback-destinations yet: `notifications replay ID --to URL` sends the embedded request, signed t=…,v1=…."
-        }
-        Action::Recover => {
-            "Switchboard does not recover callback-destinations' notifications yet; `notifications replay` sends one again."
+        Action::EditReplay => {
+            "E compares an edited replay's answer with the recorded one, and this generation keeps no receiver's answer; P replays the embedded request."
         }
         Action::Forward => "Switchboard does not forward callback-destinations' notifications yet.",
         Action::Compare => {

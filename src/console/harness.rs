@@ -82,19 +82,18 @@ impl Harness {
         Self { app }
     }
 
-    /// The data folder (the journal's) from now on.
-    #[cfg(test)]
-    pub fn set_data_dir(&mut self, dir: &std::path::Path) -> &mut Self {
-        self.app.state.settings.data_dir = Some(dir.to_path_buf());
-        self
-    }
-
     /// What the console copies from now on goes to a buffer the test reads (OSC 52 bytes).
     #[cfg(test)]
     pub fn capture_clipboard(&mut self) -> std::sync::Arc<std::sync::Mutex<Vec<u8>>> {
         let out = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
         self.app.clipboard = super::clipboard::Clipboard::to_buffer(out.clone());
         out
+    }
+
+    /// Where the console keeps its journal and history (none by default).
+    pub fn set_data_dir(&mut self, dir: &std::path::Path) -> &mut Self {
+        self.app.state.settings.data_dir = Some(dir.to_path_buf());
+        self
     }
 
     /// How `:profile NAME` gets another profile's client (none refuses the switch).

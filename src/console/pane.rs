@@ -522,6 +522,8 @@ pub(crate) fn keys(state: &State) -> Vec<super::footer::Hint> {
         tab,
         Tab::Teams | Tab::OrgTeams | Tab::Imports | Tab::Destinations
     );
+    // callback-destinations' notifications replay and recover as pulsar's do.
+    let cb_notifications = tab == Tab::CallbackNotifications;
     let server_filtered = notifications && ts.list.filter != NotificationFilter::default();
     // Marks and `n`/`N` work on either generation's notifications list.
     let marks_here = super::recover::marks_tab(tab);
@@ -539,14 +541,23 @@ pub(crate) fn keys(state: &State) -> Vec<super::footer::Hint> {
                 2,
                 Hint::Means(a, None, "attempt", "open the selected attempt: its request and answer"),
             )),
-            Action::Replay => (notifications && selected).then(|| one(3, a, "replay")),
+            Action::Replay => ((notifications || cb_notifications) && selected)
+                .then(|| one(3, a, "replay")),
             Action::Mark => (list && marks_here && selected).then(|| one(23, a, "mark")),
             Action::MarkRange => (list && marks_here && selected)
                 .then_some((28, Pair(a, Action::MarkAll, a.hint()))),
             Action::Recover => {
                 let here = notifications
-                    || (selected && matches!(tab, Tab::Callbacks | Tab::Destinations))
-                    || platform_retry;
+                    || cb_notifications
+                    || platform_retry
+                    || (selected
+                        && matches!(
+                            tab,
+                            Tab::Callbacks
+                                | Tab::Destinations
+                                | Tab::DeploymentCallbacks
+                                | Tab::CallbackDestinations
+                        ));
                 // After the paging keys, except where marks lead to it.
                 here.then(|| one(if notifications { 3 } else { 22 }, a, "recover…"))
             }

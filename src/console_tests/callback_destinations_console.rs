@@ -249,9 +249,7 @@ async fn pulsars_notification_keys_say_in_one_sentence_why_not_here() {
     go(&mut app, Tab::CallbackNotifications).await;
     let selected = app.selected_id().expect("a notification");
     for (key, says) in [
-        ('P', "notifications replay"),
-        ('E', "notifications replay"),
-        ('b', "does not recover"),
+        ('E', "P replays the embedded request"),
         ('L', "does not forward"),
         ('=', "nothing to compare"),
     ] {

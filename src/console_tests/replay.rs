@@ -419,6 +419,7 @@ fn prepared(app: &mut App) -> Option<(String, Option<i64>)> {
             switchboard::console::replay::ReplayCmd::Prepare { id, attempt, .. } => {
                 Some((id, attempt))
             }
+            switchboard::console::replay::ReplayCmd::PrepareCallback { id, .. } => Some((id, None)),
             switchboard::console::replay::ReplayCmd::Send(_) => None,
         },
         _ => None,

@@ -93,12 +93,6 @@ pub fn lacking(cmd: &Resource) -> Option<&'static str> {
         Resource::Notifications(NotificationsCmd::Diff(_)) => {
             "this generation keeps no receiver's answer (only an attempt count), so there is nothing to compare"
         }
-        Resource::Notifications(NotificationsCmd::Recover(_)) => {
-            "Switchboard does not recover this generation's notifications yet; notifications replay sends one again"
-        }
-        Resource::Notifications(NotificationsCmd::Forward(_)) => {
-            "Switchboard does not forward this generation's notifications yet"
-        }
         Resource::Notifications(NotificationsCmd::Search(_) | NotificationsCmd::Export(_)) => {
             "Switchboard offers this verb on pulsar's notifications only, not on this generation's yet"
         }
@@ -139,7 +133,9 @@ fn trigger(text: &str) -> Result<TriggerInput, HeadlessError> {
 }
 
 /// The statuses as this generation names them (`succeeded` is `delivered` here).
-fn statuses(given: &[crate::api::model::NotificationStatus]) -> Result<Vec<String>, HeadlessError> {
+pub(super) fn statuses(
+    given: &[crate::api::model::NotificationStatus],
+) -> Result<Vec<String>, HeadlessError> {
     given
         .iter()
         .map(|s| match s.as_str() {
@@ -188,6 +184,12 @@ pub async fn run(
         }
         Resource::Notifications(NotificationsCmd::Wait(a)) => {
             super::callback_wait::run(client, out, a).await
+        }
+        Resource::Notifications(NotificationsCmd::Forward(a)) => {
+            super::callback_forward::run(client, out.format, a, ctx).await
+        }
+        Resource::Notifications(NotificationsCmd::Recover(a)) => {
+            super::callback_recover::run(client, out.format, a, ctx.read_only, &ctx.profile).await
         }
         other => Err(usage(format!(
             "{} is not offered on callback-destinations.",

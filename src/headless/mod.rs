@@ -3,8 +3,10 @@
 //! error, 4 network or timeout, 5 wait timed out, 6 output failed.
 mod alerts;
 mod args;
+mod callback_forward;
 mod callback_gen;
 mod callback_keep;
+mod callback_recover;
 mod callback_wait;
 mod columns;
 mod current;

@@ -143,11 +143,33 @@ pub async fn run(
             })?;
         }
     }
+    execute(client, format, &args, read_only, plan, journal).await
+}
+
+/// The count first, then the dry run's listing or the run itself, for either generation's plan.
+pub(super) async fn execute(
+    client: &Client,
+    format: OutputFormat,
+    args: &RecoverArgs,
+    read_only: bool,
+    mut plan: RecoverPlan,
+    mut journal: Journal,
+) -> Result<(), HeadlessError> {
     let remote = plan.remote_hosts();
     if read_only && !remote.is_empty() {
         return Err(refused_read_only(&remote));
     }
     say(&overview(&plan, args.dry_run))?;
+    if let Some(c) = &plan.callbacks
+        && let Some(s) = crate::api::callback_recover::unsigned_sentence(c, &plan)
+    {
+        say(&s)?;
+    }
+    // Field by field: the items are taken from the plan while these are lent.
+    let senders = match &plan.callbacks {
+        Some(c) => recover::Senders::Callbacks(c),
+        None => recover::Senders::Pulsar(&plan.destinations),
+    };
     let terminal = std::io::stdout().is_terminal();
     if args.dry_run {
         // Each body read when its line is written: one at a time in memory.
@@ -155,7 +177,7 @@ pub async fn run(
             let full = if format == OutputFormat::Table && k > 0 {
                 None
             } else {
-                Some(recover::prepare(client, &plan.destinations, item).await)
+                Some(recover::prepare_for(client, senders, item).await)
             };
             output::emit(|out| match format {
                 OutputFormat::Json | OutputFormat::Ndjson => output::write_raw(
@@ -194,32 +216,24 @@ pub async fn run(
     };
     let mut write_error: Option<std::io::Error> = None;
     let items = std::mem::take(&mut plan.items);
-    let summary = recover::run(
-        client,
-        &plan.destinations,
-        items,
-        &opts,
-        &mut journal,
-        stop,
-        |d| {
-            // On a terminal only what did not succeed gets a line; piped, every delivery does.
-            if format != OutputFormat::Table || d.outcome != Outcome::Succeeded {
-                if terminal {
-                    progress.clear();
-                }
-                let written = output::emit(|out| match format {
-                    OutputFormat::Json | OutputFormat::Ndjson => {
-                        output::write_raw(out, &delivery_json(d).to_string(), terminal)
-                    }
-                    OutputFormat::Table => writeln!(out, "{}", delivery_line(d)),
-                });
-                if let Err(HeadlessError::Output(e) | HeadlessError::Io(e)) = written {
-                    write_error.get_or_insert(e);
-                }
+    let summary = recover::run_for(client, senders, items, &opts, &mut journal, stop, |d| {
+        // On a terminal only what did not succeed gets a line; piped, every delivery does.
+        if format != OutputFormat::Table || d.outcome != Outcome::Succeeded {
+            if terminal {
+                progress.clear();
             }
-            progress.delivered(d.outcome);
-        },
-    )
+            let written = output::emit(|out| match format {
+                OutputFormat::Json | OutputFormat::Ndjson => {
+                    output::write_raw(out, &delivery_json(d).to_string(), terminal)
+                }
+                OutputFormat::Table => writeln!(out, "{}", delivery_line(d)),
+            });
+            if let Err(HeadlessError::Output(e) | HeadlessError::Io(e)) = written {
+                write_error.get_or_insert(e);
+            }
+        }
+        progress.delivered(d.outcome);
+    })
     .await
     .map_err(|e| HeadlessError::Io(std::io::Error::other(e.to_string())))?;
     progress.clear();
@@ -262,7 +276,7 @@ fn in_doubt(plan: &RecoverPlan) -> Result<(), HeadlessError> {
 }
 
 /// A journal line that could not be read, and what it means for this run.
-fn unreadable_text(path: &std::path::Path, u: &journal::Unreadable) -> String {
+pub(super) fn unreadable_text(path: &std::path::Path, u: &journal::Unreadable) -> String {
     let what = if u.notifications.is_empty() {
         "it names no notification".to_string()
     } else {
@@ -278,12 +292,12 @@ fn unreadable_text(path: &std::path::Path, u: &journal::Unreadable) -> String {
     )
 }
 
-fn refused_read_only(hosts: &[String]) -> HeadlessError {
+pub(super) fn refused_read_only(hosts: &[String]) -> HeadlessError {
     HeadlessError::Usage(line(&recover::read_only_refusal(hosts)).into_owned())
 }
 
 /// Writes text to stderr through the one sanitizer.
-fn say(text: &str) -> Result<(), HeadlessError> {
+pub(super) fn say(text: &str) -> Result<(), HeadlessError> {
     let mut err = std::io::stderr().lock();
     err.write_all(crate::text::multiline(text).as_bytes())
         .and_then(|()| err.write_all(b"\n"))

@@ -491,9 +491,7 @@ async fn replay_sends_the_embedded_request_signed_t_v1_with_the_destinations_sec
 async fn verbs_the_generation_lacks_say_so_in_one_sentence() {
     let cd = service(Generation::CallbackDestinations).await;
     for args in [
-        &["notifications", "recover", "--yes"][..],
-        &["notifications", "diff", "sdi_x", "--with-attempt", "1"],
-        &["notifications", "forward", "--to", "http://127.0.0.1:9/in"],
+        &["notifications", "diff", "sdi_x", "--with-attempt", "1"][..],
         &["notifications", "retry", "sdi_x"],
         &["notifications", "list", "--watch"],
         &["destinations", "ping", "cbd_x"],

@@ -5,6 +5,7 @@ mod common;
 
 mod alerts;
 mod callback_gen;
+mod callback_recover;
 mod cli;
 mod clocks;
 mod faces;

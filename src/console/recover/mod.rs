@@ -13,6 +13,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use crate::api::callback_recover::{CallbackSelection, CallbackSends};
 use crate::api::identity::ServiceIdentity;
 use crate::api::journal::Journal;
 use crate::api::model::Destination;
@@ -72,12 +73,26 @@ pub(crate) enum RecoverCmd {
         /// The profile (kept on the journal's lines).
         profile: String,
     },
-    /// Send the plan ([`recover::run`]): one reply per delivery, then the summary.
+    /// `callback-destinations`: walk its callbacks' notifications and plan
+    /// ([`crate::api::callback_recover::plan`]): nothing is sent.
+    PlanCallbacks {
+        /// Which notifications.
+        selection: Box<CallbackSelection>,
+        /// One target for all, or each destination's own URL.
+        to: Option<url::Url>,
+        /// The data folder holding the journal.
+        journal: PathBuf,
+        /// The profile (kept on the journal's lines).
+        profile: String,
+    },
+    /// Send the plan ([`recover::run_for`]): one reply per delivery, then the summary.
     Run {
         /// What to send.
         items: Vec<Item>,
         /// Whose secrets sign them.
         destinations: Vec<Destination>,
+        /// On `callback-destinations`: the callbacks and secrets the plan found.
+        callbacks: Option<CallbackSends>,
         /// The data folder holding the journal.
         journal: PathBuf,
         /// The profile (kept on the journal's lines).
@@ -113,6 +128,10 @@ impl std::fmt::Debug for RecoverCmd {
         match self {
             Self::Plan { selection, .. } => f
                 .debug_struct("Plan")
+                .field("notifications", &selection.notifications.len())
+                .finish_non_exhaustive(),
+            Self::PlanCallbacks { selection, .. } => f
+                .debug_struct("PlanCallbacks")
                 .field("notifications", &selection.notifications.len())
                 .finish_non_exhaustive(),
             Self::Run { items, .. } => f
@@ -192,9 +211,26 @@ pub(crate) async fn execute(
                     .map(|p| RecoverReply::Planned(Box::new(p))),
             );
         }
+        RecoverCmd::PlanCallbacks {
+            selection,
+            to,
+            journal,
+            profile,
+        } => {
+            let journal = match Journal::open_for(journal, &ServiceIdentity::of(client), profile) {
+                Ok(j) => j,
+                Err(e) => return reply(answer(RecoverReply::Failed(e.to_string()))),
+            };
+            reply(
+                crate::api::callback_recover::plan(client, selection, to.as_ref(), &journal, &[])
+                    .await
+                    .map(|p| RecoverReply::Planned(Box::new(p))),
+            );
+        }
         RecoverCmd::Run {
             items,
             destinations,
+            callbacks,
             journal,
             profile,
             stop,
@@ -204,9 +240,13 @@ pub(crate) async fn execute(
                     Ok(j) => j,
                     Err(e) => return reply(answer(RecoverReply::Failed(e.to_string()))),
                 };
-            let done = recover::run(
+            let senders = match callbacks {
+                Some(c) => recover::Senders::Callbacks(c),
+                None => recover::Senders::Pulsar(destinations),
+            };
+            let done = recover::run_for(
                 client,
-                destinations,
+                senders,
                 items.clone(),
                 &RunOptions::default(),
                 &mut journal,

@@ -111,7 +111,12 @@ pub(crate) fn clear_on_back(state: &mut State) -> Option<Vec<Effect>> {
 
 /// How many marked rows are loaded but hidden by the list's `/` or status filter.
 fn hidden_marks(state: &State) -> usize {
-    let list = &state.tab_state(Tab::Notifications).list;
+    let tab = if super::marks_tab(state.tab) {
+        state.tab
+    } else {
+        Tab::Notifications
+    };
+    let list = &state.tab_state(tab).list;
     let marks = &state.recover.marks.ids;
     let shown: std::collections::HashSet<&str> = list.shown().map(|r| r.id()).collect();
     list.rows
@@ -120,17 +125,46 @@ fn hidden_marks(state: &State) -> usize {
         .count()
 }
 
+/// The tabs of `callback-destinations` a recover starts from (its plan is that generation's).
+fn callback_tab(tab: Tab) -> bool {
+    matches!(
+        tab,
+        Tab::CallbackNotifications | Tab::DeploymentCallbacks | Tab::CallbackDestinations
+    )
+}
+
 /// What a recover from here selects: (in words, the selection, whether it is the marks, the
 /// statuses the list shows).
 fn scope(state: &State) -> Option<(String, Selection, bool, Option<String>)> {
     let ts = state.current();
     let record = match &ts.detail {
         Some(d) => d.record.as_ref()?,
-        None if state.tab == Tab::Notifications => {
+        None if super::marks_tab(state.tab) => {
             return Some(notifications_scope(state));
         }
         None => ts.list.selected()?,
     };
+    if callback_tab(state.tab) {
+        // This generation's items: a callback or a destination by id, a notification's list.
+        let (what, selection) = match state.tab {
+            Tab::DeploymentCallbacks => (
+                "callback",
+                Selection {
+                    callbacks: vec![record.id().to_string()],
+                    ..Selection::default()
+                },
+            ),
+            Tab::CallbackDestinations => (
+                "destination",
+                Selection {
+                    destinations: vec![record.id().to_string()],
+                    ..Selection::default()
+                },
+            ),
+            _ => return Some(notifications_scope(state)),
+        };
+        return Some((format!("{what} {}", record.id()), selection, false, None));
+    }
     match &record.item {
         Item::Destination(d) => Some((
             format!("destination {} ({})", d.name, d.id),
@@ -179,7 +213,12 @@ fn notifications_scope(state: &State) -> (String, Selection, bool, Option<String
             None,
         );
     }
-    let f = &state.tab_state(Tab::Notifications).list.filter;
+    let tab = if super::marks_tab(state.tab) {
+        state.tab
+    } else {
+        Tab::Notifications
+    };
+    let f = &state.tab_state(tab).list.filter;
     let mut words = Vec::new();
     for (what, ids) in [
         ("destination", &f.destination_ids),
@@ -530,6 +569,7 @@ fn read_form(
 fn submit(state: &mut State) -> Vec<Effect> {
     let read_only = state.read_only;
     let now = state.clock.now();
+    let callbacks = callback_tab(state.tab);
     let Some(room) = state.recover.room.as_mut() else {
         return Vec::new();
     };
@@ -552,19 +592,31 @@ fn submit(state: &mut State) -> Vec<Effect> {
         room.message = Some("no data directory for the journal (set HOME or XDG_DATA_HOME)".into());
         return Vec::new();
     };
-    room.message = None;
-    room.deliveries.clear();
-    room.stage = Stage::Planning;
-    let profile = room.profile.clone();
-    request(
-        state,
+    let cmd = if callbacks {
+        match crate::api::callback_recover::CallbackSelection::from_selection(&selection) {
+            Ok(selection) => RecoverCmd::PlanCallbacks {
+                selection: Box::new(selection),
+                to,
+                journal,
+                profile: room.profile.clone(),
+            },
+            Err(why) => {
+                room.message = Some(why);
+                return Vec::new();
+            }
+        }
+    } else {
         RecoverCmd::Plan {
             selection: Box::new(selection),
             to,
             journal,
-            profile,
-        },
-    )
+            profile: room.profile.clone(),
+        }
+    };
+    room.message = None;
+    room.deliveries.clear();
+    room.stage = Stage::Planning;
+    request(state, cmd)
 }
 
 /// Enter on a platform room's form: the fields read into the platform's selection, then its
@@ -727,6 +779,7 @@ fn run(state: &mut State, plan: crate::api::recover::RecoverPlan) -> Vec<Effect>
         RecoverCmd::Run {
             items: plan.items,
             destinations: plan.destinations,
+            callbacks: plan.callbacks,
             journal,
             profile,
             stop,

@@ -26,6 +26,16 @@ pub(crate) enum ReplayCmd {
         /// Send without a signature.
         unsigned: bool,
     },
+    /// `callback-destinations`: find the notification under its callback and plan a replay of
+    /// its embedded request ([`crate::api::callback_gen::plan_replay`]).
+    PrepareCallback {
+        /// `sdi_…`.
+        id: String,
+        /// Where it will go.
+        target: url::Url,
+        /// Send without a signature.
+        unsigned: bool,
+    },
     /// Send a plan ([`replay::send`]).
     Send(Box<ReplayPlan>),
 }
@@ -38,6 +48,10 @@ impl std::fmt::Debug for ReplayCmd {
                 .debug_struct("Prepare")
                 .field("id", id)
                 .field("attempt", attempt)
+                .finish_non_exhaustive(),
+            Self::PrepareCallback { id, .. } => f
+                .debug_struct("PrepareCallback")
+                .field("id", id)
                 .finish_non_exhaustive(),
             Self::Send(p) => f
                 .debug_struct("Send")
@@ -92,6 +106,18 @@ pub(crate) async fn execute(client: &Client, cmd: &ReplayCmd) -> Result<ReplayRe
                 Err(e) => Ok(ReplayReply::NotPlanned(e.to_string())),
             }
         }
+        ReplayCmd::PrepareCallback {
+            id,
+            target,
+            unsigned,
+        } => Ok(
+            match crate::api::callback_gen::plan_replay(client, id, None, target.clone(), *unsigned)
+                .await?
+            {
+                Ok((plan, _)) => ReplayReply::Planned(Box::new(plan)),
+                Err(why) => ReplayReply::NotPlanned(why),
+            },
+        ),
         ReplayCmd::Send(plan) => Ok(ReplayReply::Answered(Box::new(
             replay::send(plan, &replay::SendOptions::default()).await,
         ))),

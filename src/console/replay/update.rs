@@ -31,6 +31,15 @@ pub(crate) fn chosen(state: &State) -> Option<(String, Option<i64>)> {
     if let Some(v) = &state.deliveries.attempt {
         return Some((v.notification.id.clone(), v.attempt().map(|a| a.index)));
     }
+    if state.tab == Tab::CallbackNotifications {
+        // This generation keeps one request per notification: no attempt to choose.
+        let ts = state.current();
+        let id = match ts.detail.as_ref().and_then(|d| d.record.as_ref()) {
+            Some(record) => record.id().to_string(),
+            None => ts.list.selected()?.id().to_string(),
+        };
+        return Some((id, None));
+    }
     if state.tab != Tab::Notifications {
         return None;
     }
@@ -344,6 +353,7 @@ fn editing_key(state: &mut State, key: &Input) -> Vec<Effect> {
 /// plan asked of the worker.
 fn submit(state: &mut State) -> Vec<Effect> {
     let read_only = state.read_only;
+    let callbacks = state.tab == Tab::CallbackNotifications;
     let Some(room) = state.replay.room.as_mut() else {
         return Vec::new();
     };
@@ -364,11 +374,19 @@ fn submit(state: &mut State) -> Vec<Effect> {
     }
     room.target_error = None;
     room.stage = Stage::Preparing;
-    let cmd = ReplayCmd::Prepare {
-        id: room.notification_id.clone(),
-        attempt: room.attempt,
-        target,
-        unsigned: room.unsigned,
+    let cmd = if callbacks {
+        ReplayCmd::PrepareCallback {
+            id: room.notification_id.clone(),
+            target,
+            unsigned: room.unsigned,
+        }
+    } else {
+        ReplayCmd::Prepare {
+            id: room.notification_id.clone(),
+            attempt: room.attempt,
+            target,
+            unsigned: room.unsigned,
+        }
     };
     request(state, cmd)
 }

@@ -316,6 +316,13 @@ fn preview_lines(
                     d.name, d.id
                 )),
                 (Some(_), None) => Span::raw("fresh"),
+                // callback-destinations signs t=…,v1=… when the plan is made.
+                (None, Some(d)) if crate::api::callback_gen::signed_in_headers(&plan.headers) => {
+                    Span::raw(format!(
+                        "t=…,v1=…, made when previewed, with the signing secret of {} ({})",
+                        d.name, d.id
+                    ))
+                }
                 (None, _) => Span::styled("none (unsigned)", t.warn),
             },
         ]),
