@@ -102,9 +102,7 @@ pub fn lacking(cmd: &Resource) -> Option<&'static str> {
         Resource::Notifications(NotificationsCmd::Forward(_)) => {
             "Switchboard does not forward this generation's notifications yet"
         }
-        Resource::Notifications(
-            NotificationsCmd::Search(_) | NotificationsCmd::Keep(_) | NotificationsCmd::Export(_),
-        )
+        Resource::Notifications(NotificationsCmd::Keep(_) | NotificationsCmd::Export(_))
         | Resource::Samples(_) => {
             "Switchboard offers this verb on pulsar's notifications only, not on this generation's yet"
         }
@@ -204,6 +202,7 @@ pub async fn run(
         Resource::Notifications(NotificationsCmd::Wait(a)) => {
             super::callback_wait::run(client, out, a).await
         }
+        Resource::Notifications(NotificationsCmd::Search(a)) => search(client, out, a).await,
         other => Err(usage(format!(
             "{} is not offered on callback-destinations.",
             super::current::verb(&other)
@@ -430,6 +429,42 @@ async fn destinations(
             lacking(&Resource::Destinations(other)).unwrap_or("not offered")
         ))),
     }
+}
+
+/// `notifications search EXPR`: every callback's notifications merged newest first (or those of
+/// `--callback`), filtered on the server by `--destination` and `--status`, each read by id for
+/// its sent request; `$response` is `null`, as this generation keeps no receiver's answer.
+async fn search(
+    client: &Client,
+    out: &Output,
+    a: super::search::SearchArgs,
+) -> Result<(), HeadlessError> {
+    let sel = &a.selection;
+    if !sel.events.is_empty() || !sel.event_types.is_empty() {
+        return Err(usage(
+            "notifications search on callback-destinations selects by --callback, --destination, --status, --since, --until and --retried, not by event or event type (test .type in EXPR instead)",
+        ));
+    }
+    for cb in &sel.callbacks {
+        crate::api::request::check_segment(cb)?;
+    }
+    let selection = crate::api::selection::Selection {
+        retried: sel.retried,
+        since: sel.since,
+        until: sel.until,
+        ..crate::api::selection::Selection::default()
+    };
+    selection.validate().map_err(|e| usage(e.to_string()))?;
+    let plan = super::newer_search::Plan {
+        source: crate::api::newer_search::Source::Callbacks(sel.callbacks.clone()),
+        deliveries: crate::api::newer_requests::DeliveryFilter::default(),
+        notifications: CallbackNotificationFilter {
+            destination_ids: sel.destinations.clone(),
+            statuses: statuses(&sel.statuses)?,
+        },
+        selection,
+    };
+    super::newer_search::run(client, out, a, plan).await
 }
 
 /// `notifications list`: one callback's pages as the platform serves them, or every callback's
