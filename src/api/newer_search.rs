@@ -405,3 +405,19 @@ pub async fn read(client: &Client, listed: Listed) -> Result<Option<(Value, Doc)
         }
     }
 }
+
+/// Reads at once, at most.
+const READS: usize = 8;
+
+/// [`read`] of each of `page`, a few at a time, in the page's order.
+pub async fn read_all(
+    client: &Client,
+    page: Vec<Listed>,
+) -> Vec<Result<Option<(Value, Doc)>, Error>> {
+    use futures::StreamExt;
+    futures::stream::iter(page)
+        .map(|l| read(client, l))
+        .buffered(READS)
+        .collect()
+        .await
+}

@@ -50,6 +50,7 @@ mod seams_toasts;
 mod seams_verdict;
 mod seams_views;
 mod search;
+mod search_generations;
 mod tab_snapshots;
 mod update;
 mod views_since;

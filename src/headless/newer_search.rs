@@ -13,7 +13,7 @@ use super::jq::{Bounds, Doc, RunError, Verdict};
 use super::output::{self, Output};
 use super::search::SearchArgs;
 use crate::api::newer_requests::{CallbackNotificationFilter, DeliveryFilter};
-use crate::api::newer_search::{Source, Walk, read};
+use crate::api::newer_search::{Source, Walk, read_all};
 use crate::api::search::{self, Tally};
 use crate::api::selection::Selection;
 use crate::api::{Client, Error};
@@ -115,23 +115,25 @@ pub(super) async fn run(
         };
         let mut asked: Vec<Value> = Vec::new();
         let mut ended = false;
+        let mut chosen = Vec::new();
         for listed in page {
             match within(&plan.selection, &listed.item) {
                 None => {
                     ended = true;
                     break;
                 }
-                Some(false) => {
+                Some(false) => tally.examined += 1,
+                Some(true) => {
                     tally.examined += 1;
-                    continue;
+                    if let Some(t) = listed.item.get("created_at").and_then(Value::as_str) {
+                        tally.back_to = Some(t.to_string());
+                    }
+                    chosen.push(listed);
                 }
-                Some(true) => {}
             }
-            tally.examined += 1;
-            if let Some(t) = listed.item.get("created_at").and_then(Value::as_str) {
-                tally.back_to = Some(t.to_string());
-            }
-            match read(client, listed).await {
+        }
+        for one in read_all(client, chosen).await {
+            match one {
                 Ok(Some((v, doc))) => {
                     if docs.send(doc).is_err() {
                         break;

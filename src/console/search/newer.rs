@@ -7,7 +7,7 @@ use super::{Ended, MAX_MATCHES, SearchCmd, SearchReply, bound_line};
 use crate::api::Error;
 use crate::api::jq::{Doc, Verdict};
 use crate::api::newer_requests::{CallbackNotificationFilter, DeliveryFilter};
-use crate::api::newer_search::{Source, Walk, read};
+use crate::api::newer_search::{Source, Walk, read_all};
 use crate::api::search::{self, Tally};
 use crate::api::{Client, model::time};
 use crate::console::record::decode_item;
@@ -58,16 +58,18 @@ pub(super) async fn walk(
             Err(e) => return reply(Err(e)),
         };
         let mut rows = Vec::new();
-        for listed in page {
+        for listed in &page {
             tally.examined += 1;
             if let Some(t) = listed.created() {
                 tally.back_to = Some(time::format(&t));
             }
-            let got = tokio::select! {
-                r = read(client, listed) => r,
-                () = cmd.stop.asked() => break 'walk Some(Ended::Stopped),
-            };
-            let (v, doc): (Value, Doc) = match got {
+        }
+        let got = tokio::select! {
+            r = read_all(client, page) => r,
+            () = cmd.stop.asked() => break 'walk Some(Ended::Stopped),
+        };
+        for one in got {
+            let (v, doc): (Value, Doc) = match one {
                 Ok(Some(found)) => found,
                 Ok(None) => continue,
                 Err(e) => return reply(Err(e)),
