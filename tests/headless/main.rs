@@ -19,6 +19,7 @@ mod recover;
 mod replay;
 mod samples;
 mod search;
+mod search_generations;
 mod setup;
 mod views;
 mod walks;
