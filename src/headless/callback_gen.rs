@@ -483,7 +483,9 @@ async fn notifications(
         })
         .await;
     }
-    if l.after.is_some() || l.before.is_some() || l.cursor.is_some() || l.all || l.order.is_some() {
+    // Newest first is what the merge gives (a view's order asks just that).
+    let other_order = l.order.is_some_and(|o| o != crate::api::Order::Desc);
+    if l.after.is_some() || l.before.is_some() || l.cursor.is_some() || l.all || other_order {
         return Err(usage(
             "notifications list without one --callback merges every callback's newest notifications: --after, --before, --cursor, --order and --all need --callback ID.",
         ));

@@ -11,6 +11,7 @@ mod faces;
 mod forward;
 mod generations;
 mod generations_repro;
+mod generations_views_alerts;
 mod incident;
 mod members;
 mod members_teams;
