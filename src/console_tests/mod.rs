@@ -22,6 +22,7 @@ mod forms_offline;
 mod forward;
 mod frozen_names;
 mod generations;
+mod generations_views_alerts;
 mod header_generation;
 mod idle;
 mod landing;
