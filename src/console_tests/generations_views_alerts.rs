@@ -119,10 +119,10 @@ async fn views_and_alerts(g: Generation) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn views_and_alerts_on_event_destinations() {
-    views_and_alerts(Generation::EventDestinations).await;
+    Box::pin(views_and_alerts(Generation::EventDestinations)).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn views_and_alerts_on_callback_destinations() {
-    views_and_alerts(Generation::CallbackDestinations).await;
+    Box::pin(views_and_alerts(Generation::CallbackDestinations)).await;
 }

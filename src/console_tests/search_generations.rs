@@ -261,20 +261,32 @@ async fn ctrl_f_uses_the_lists_status_filter_on_the_server(g: Generation) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ctrl_f_finds_by_body_on_event_destinations() {
-    ctrl_f_finds_by_body_across_pages_within_the_bound(Generation::EventDestinations).await;
+    Box::pin(ctrl_f_finds_by_body_across_pages_within_the_bound(
+        Generation::EventDestinations,
+    ))
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ctrl_f_finds_by_body_on_callback_destinations() {
-    ctrl_f_finds_by_body_across_pages_within_the_bound(Generation::CallbackDestinations).await;
+    Box::pin(ctrl_f_finds_by_body_across_pages_within_the_bound(
+        Generation::CallbackDestinations,
+    ))
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ctrl_f_filters_on_the_server_on_event_destinations() {
-    ctrl_f_uses_the_lists_status_filter_on_the_server(Generation::EventDestinations).await;
+    Box::pin(ctrl_f_uses_the_lists_status_filter_on_the_server(
+        Generation::EventDestinations,
+    ))
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ctrl_f_filters_on_the_server_on_callback_destinations() {
-    ctrl_f_uses_the_lists_status_filter_on_the_server(Generation::CallbackDestinations).await;
+    Box::pin(ctrl_f_uses_the_lists_status_filter_on_the_server(
+        Generation::CallbackDestinations,
+    ))
+    .await;
 }

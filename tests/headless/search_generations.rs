@@ -158,8 +158,7 @@ async fn search_on_callback_destinations_reads_each_sent_request_merged_newest_f
         .as_array()
         .into_iter()
         .flatten()
-        .filter_map(|c| c["id"].as_str())
-        .next()
+        .find_map(|c| c["id"].as_str())
         .expect("a callback")
         .to_string();
     let listed = run(
