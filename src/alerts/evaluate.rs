@@ -5,6 +5,7 @@ use chrono::{DateTime, TimeDelta, Utc};
 use serde_json::{Value, json};
 
 use super::rule::{Kind, Rule, Target};
+use crate::api::generation::Generation;
 use crate::api::health::{Stats, window_text};
 use crate::api::lookup::{list_all, walk};
 use crate::api::model::{Destination, Notification, NotificationStatus, ProviderOauthImport};
@@ -69,9 +70,31 @@ pub async fn evaluate(
     let mut destinations: Option<Vec<String>> = None;
     let mut imports: Option<Vec<ProviderOauthImport>> = None;
     let mut out = Vec::new();
+    // The newer generations' deliveries are read from their own lists (`super::newer`).
+    let newer = match client.served().await.and_then(|c| c.generation) {
+        Some(g @ (Generation::EventDestinations | Generation::CallbackDestinations)) => Some(g),
+        _ => None,
+    };
     for rule in rules {
         match &rule.target {
-            Target::Destination(id) => out.push(destination(client, rule, id, now).await?),
+            Target::Destination(id) => out.push(destination(client, rule, id, now, newer).await?),
+            Target::AllDestinations if newer.is_some() && destinations.is_none() => {
+                if let Some(g) = newer {
+                    destinations = Some(super::newer::destinations(client, g).await?);
+                }
+                for id in destinations.iter().flatten() {
+                    out.push(destination(client, rule, id, now, newer).await?);
+                }
+            }
+            Target::Imports(_) if newer.is_some() => {
+                if let Some(g) = newer {
+                    return Err(Error::Invalid(format!(
+                        "alert {:?}: {}",
+                        crate::text::line(&rule.name),
+                        super::newer::no_expiry(g)
+                    )));
+                }
+            }
             Target::AllDestinations => {
                 if destinations.is_none() {
                     let all: Vec<Destination> =
@@ -79,7 +102,7 @@ pub async fn evaluate(
                     destinations = Some(all.into_iter().map(|d| d.id).collect());
                 }
                 for id in destinations.iter().flatten() {
-                    out.push(destination(client, rule, id, now).await?);
+                    out.push(destination(client, rule, id, now, newer).await?);
                 }
             }
             Target::Imports(only) => {
@@ -112,7 +135,10 @@ async fn destination(
     rule: &Rule,
     id: &str,
     now: DateTime<Utc>,
+    newer: Option<Generation>,
 ) -> Result<Finding, Error> {
+    // A newer generation's answers, by item id (its lists carry the error, not the answer).
+    let mut answers: std::collections::HashMap<String, Value> = std::collections::HashMap::new();
     let mut f = Finding {
         rule: rule.name.clone(),
         kind: rule.kind.word(),
@@ -130,7 +156,8 @@ async fn destination(
             window,
             min_deliveries,
         } => {
-            let (seen, truncated) = window_of(client, id, now - window, now).await?;
+            let (seen, truncated) =
+                window_any(client, newer, id, now - window, now, &mut answers).await?;
             let s = Stats::of(&seen);
             let (failing, rate) = failure_rate(&s, threshold, min_deliveries);
             f.failing = failing;
@@ -145,7 +172,8 @@ async fn destination(
             seen.into_iter().filter(not_succeeded).collect()
         }
         Kind::NoSuccess { window } => {
-            let (seen, truncated) = window_of(client, id, now - window, now).await?;
+            let (seen, truncated) =
+                window_any(client, newer, id, now - window, now, &mut answers).await?;
             let s = Stats::of(&seen);
             f.failing = s.tried() > 0 && s.succeeded == 0;
             f.value = json!({
@@ -157,7 +185,10 @@ async fn destination(
             seen.into_iter().filter(not_succeeded).collect()
         }
         Kind::ConsecutiveFailures { count } => {
-            let run = failing_run(client, id, count).await?;
+            let run = match newer {
+                Some(g) => newer_run(client, g, id, count, &mut answers).await?,
+                None => failing_run(client, id, count).await?,
+            };
             f.failing = run.len() >= count;
             f.value = json!({"consecutive": run.len(), "count": count});
             run
@@ -171,7 +202,9 @@ async fn destination(
             .take(MAX_LISTED)
             .map(|n| n.id.clone())
             .collect();
-        f.last_answer = failed.first().and_then(last_answer);
+        f.last_answer = failed
+            .first()
+            .and_then(|n| answers.get(&n.id).cloned().or_else(|| last_answer(n)));
     }
     Ok(f)
 }
@@ -223,6 +256,55 @@ async fn window_of(
         Err(Error::TooManyPages { .. }) => Ok((seen, true)),
         Err(e) => Err(e),
     }
+}
+
+/// [`window_of`], or on a newer generation its own list (answers kept in `answers`).
+async fn window_any(
+    client: &Client,
+    newer: Option<Generation>,
+    id: &str,
+    from: DateTime<Utc>,
+    now: DateTime<Utc>,
+    answers: &mut std::collections::HashMap<String, Value>,
+) -> Result<(Vec<Notification>, bool), Error> {
+    let Some(g) = newer else {
+        return window_of(client, id, from, now).await;
+    };
+    let (seen, truncated) = super::newer::window(client, g, id, from, now).await?;
+    let mut out = Vec::with_capacity(seen.len());
+    for (n, a) in seen {
+        if let Some(a) = a {
+            answers.insert(n.id.clone(), a);
+        }
+        out.push(n);
+    }
+    Ok((out, truncated))
+}
+
+/// [`failing_run`] on a newer generation's list.
+async fn newer_run(
+    client: &Client,
+    g: Generation,
+    id: &str,
+    count: usize,
+    answers: &mut std::collections::HashMap<String, Value>,
+) -> Result<Vec<Notification>, Error> {
+    let mut run = Vec::new();
+    super::newer::walk(client, g, id, |n, a| {
+        match n.status {
+            NotificationStatus::Succeeded => return false,
+            NotificationStatus::Failed | NotificationStatus::Retrying => {
+                if let Some(a) = a {
+                    answers.insert(n.id.clone(), a);
+                }
+                run.push(n);
+            }
+            NotificationStatus::Pending | NotificationStatus::Other(_) => {}
+        }
+        run.len() < count
+    })
+    .await?;
+    Ok(run)
 }
 
 /// The newest finished deliveries that did not succeed, up to `count`, newest first, stopping

@@ -3,6 +3,7 @@
 //! then recovered) and remembered across restarts ([`state`]), sent to standard output, a
 //! command or a webhook ([`sink`]). `switchboard alerts check|watch` is `crate::headless`'s.
 pub mod evaluate;
+pub mod newer;
 pub mod rule;
 pub mod sink;
 pub mod state;

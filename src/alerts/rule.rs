@@ -270,17 +270,24 @@ fn parse_one(t: &toml::Table, config: Option<&Path>, env: &Env) -> Result<Rule, 
         match t.get("destination") {
             Some(Value::String(s)) if s == "*" => Target::AllDestinations,
             Some(Value::String(s))
-                if s.starts_with("cld_")
-                    && s.len() > 4
+                // pulsar's, event-destinations' and callback-destinations' destinations.
+                if ["cld_", "evtd_", "cbd_"]
+                    .iter()
+                    .any(|p| s.starts_with(p) && s.len() > p.len())
                     && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') =>
             {
                 Target::Destination(s.clone())
             }
-            Some(_) => return Err(("destination", "a destination id (cld_…) or \"*\"".into())),
+            Some(_) => {
+                return Err((
+                    "destination",
+                    "a destination id (cld_…, evtd_…, cbd_…) or \"*\"".into(),
+                ));
+            }
             None => {
                 return Err((
                     "destination",
-                    "missing: a destination id (cld_…) or \"*\"".into(),
+                    "missing: a destination id (cld_…, evtd_…, cbd_…) or \"*\"".into(),
                 ));
             }
         }

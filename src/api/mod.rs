@@ -22,6 +22,7 @@ pub mod lookup;
 pub mod members;
 pub mod model;
 pub mod newer_requests;
+pub mod newer_search;
 pub mod page;
 pub mod platform_retry;
 pub mod recover;

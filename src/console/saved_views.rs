@@ -93,9 +93,12 @@ pub(crate) fn capture(state: &State) -> View {
             destinations: list.filter.destination_ids.clone(),
             since: None,
         },
-        status: notifications
-            .then(|| state.deliveries.local.status.clone())
-            .flatten(),
+        // Pulsar's status filter is the console's own; the newer generations' is the server's.
+        status: if notifications {
+            state.deliveries.local.status.clone()
+        } else {
+            list.filter.statuses.first().cloned()
+        },
         sort,
         order: Some(
             match list.order {
@@ -172,10 +175,12 @@ pub(crate) fn apply_named(state: &mut State, name: &str) -> Vec<Effect> {
 
 /// Puts a view's settings in place (no request); the tab it is for, when that tab is shown.
 pub(crate) fn apply(state: &mut State, view: &View) -> Option<Tab> {
+    // The shown tab of that name; a `notifications` view is event-destinations' Deliveries.
+    let named = |t: Tab| super::views::list::aliases(t).contains(&view.tab());
     let tab = Tab::ALL
         .into_iter()
-        .find(|&t| super::views::list::aliases(t).contains(&view.tab()))
-        .filter(|&t| state.is_shown(t))?;
+        .filter(|&t| state.is_shown(t))
+        .find(|&t| named(t) || (view.tab() == "notifications" && t == Tab::Deliveries))?;
     state.tab = tab;
     let f = &view.filters;
     state.power.filters[tab.index()].query = TextInput::new(f.query.as_deref().unwrap_or(""));
@@ -200,12 +205,28 @@ pub(crate) fn apply(state: &mut State, view: &View) -> Option<Tab> {
         callback_ids: f.callbacks.clone(),
         event_ids: f.events.clone(),
         destination_ids: f.destinations.clone(),
-        // A view's status goes through the status filter below, not the server's.
+        // Pulsar: a view's status goes through the status filter below, not the server's.
         statuses: Vec::new(),
     };
     if tab == Tab::Notifications {
         state.deliveries.local.status.clone_from(&view.status);
         state.deliveries.local.since = since(state, view);
+    } else if matches!(tab, Tab::Deliveries | Tab::CallbackNotifications) {
+        // The newer generations filter by status on the server, in their own words.
+        list.filter.statuses = view
+            .status
+            .iter()
+            .map(|s| match s.as_str() {
+                "succeeded" => "delivered".to_string(),
+                other => other.to_string(),
+            })
+            .collect();
+        if view.filters.since.is_some() {
+            state.toast(
+                ToastKind::Info,
+                "A view's since applies to pulsar's Notifications; here the list is the newest first, unwindowed.",
+            );
+        }
     }
     Some(tab)
 }

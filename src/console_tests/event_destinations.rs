@@ -409,23 +409,3 @@ async fn teams_show_their_policies_and_take_a_custom_one_from_a_picker() {
     let now: serde_json::Value = serde_json::from_str(&raw.body).expect("a team");
     assert_eq!(now["policies"], serde_json::json!([]), "{now}");
 }
-
-/// `Ctrl-F` on a generation without the Notifications list says where the search is instead
-/// of switching to a tab it does not show.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn ctrl_f_points_to_the_headless_search() {
-    let (_svc, client) = service().await;
-    let mut app = console(&client, 160, 40).await;
-    let before = app.tab();
-    app.ctrl('f');
-    app.settle().await.expect("idle");
-    assert_eq!(app.tab(), before);
-    assert!(
-        app.toasts()
-            .iter()
-            .any(|t| t.contains("switchboard notifications search EXPR")),
-        "{}",
-        app.screen()
-    );
-    assert!(!app.screen().contains(":search"), "{}", app.screen());
-}

@@ -93,7 +93,7 @@ pub fn lacking(cmd: &Resource) -> Option<&'static str> {
         Resource::Notifications(NotificationsCmd::Diff(_)) => {
             "this generation keeps no receiver's answer (only an attempt count), so there is nothing to compare"
         }
-        Resource::Notifications(NotificationsCmd::Search(_) | NotificationsCmd::Export(_)) => {
+        Resource::Notifications(NotificationsCmd::Export(_)) => {
             "Switchboard offers this verb on pulsar's notifications only, not on this generation's yet"
         }
         Resource::Notifications(NotificationsCmd::List { watch, scan, .. })
@@ -191,6 +191,7 @@ pub async fn run(
         Resource::Notifications(NotificationsCmd::Recover(a)) => {
             super::callback_recover::run(client, out.format, a, ctx.read_only, &ctx.profile).await
         }
+        Resource::Notifications(NotificationsCmd::Search(a)) => search(client, out, a).await,
         other => Err(usage(format!(
             "{} is not offered on callback-destinations.",
             super::current::verb(&other)
@@ -429,6 +430,42 @@ async fn destinations(
     }
 }
 
+/// `notifications search EXPR`: every callback's notifications merged newest first (or those of
+/// `--callback`), filtered on the server by `--destination` and `--status`, each read by id for
+/// its sent request; `$response` is `null`, as this generation keeps no receiver's answer.
+async fn search(
+    client: &Client,
+    out: &Output,
+    a: super::search::SearchArgs,
+) -> Result<(), HeadlessError> {
+    let sel = &a.selection;
+    if !sel.events.is_empty() || !sel.event_types.is_empty() {
+        return Err(usage(
+            "notifications search on callback-destinations selects by --callback, --destination, --status, --since, --until and --retried, not by event or event type (test .type in EXPR instead)",
+        ));
+    }
+    for cb in &sel.callbacks {
+        crate::api::request::check_segment(cb)?;
+    }
+    let selection = crate::api::selection::Selection {
+        retried: sel.retried,
+        since: sel.since,
+        until: sel.until,
+        ..crate::api::selection::Selection::default()
+    };
+    selection.validate().map_err(|e| usage(e.to_string()))?;
+    let plan = super::newer_search::Plan {
+        source: crate::api::newer_search::Source::Callbacks(sel.callbacks.clone()),
+        deliveries: crate::api::newer_requests::DeliveryFilter::default(),
+        notifications: CallbackNotificationFilter {
+            destination_ids: sel.destinations.clone(),
+            statuses: statuses(&sel.statuses)?,
+        },
+        selection,
+    };
+    super::newer_search::run(client, out, a, plan).await
+}
+
 /// `notifications list`: one callback's pages as the platform serves them, or every callback's
 /// newest page merged newest first (`--limit` in all).
 async fn notifications(
@@ -445,7 +482,9 @@ async fn notifications(
         })
         .await;
     }
-    if l.after.is_some() || l.before.is_some() || l.cursor.is_some() || l.all || l.order.is_some() {
+    // Newest first is what the merge gives (a view's order asks just that).
+    let other_order = l.order.is_some_and(|o| o != crate::api::Order::Desc);
+    if l.after.is_some() || l.before.is_some() || l.cursor.is_some() || l.all || other_order {
         return Err(usage(
             "notifications list without one --callback merges every callback's newest notifications: --after, --before, --cursor, --order and --all need --callback ID.",
         ));

@@ -12,7 +12,6 @@ use serde_json::{Value, json};
 
 use super::HeadlessError;
 use super::export::ExportArgs;
-use super::jq::{Bounds, Doc, RunError, Verdict};
 use super::output::{self, Output};
 use super::samples::KeepArgs;
 use super::search::SearchArgs;
@@ -25,16 +24,6 @@ use crate::api::samples::{
 use crate::api::selection::{PAGE, Selection};
 use crate::api::{ApiRequest, Client, ListQuery, Order, export, replay};
 use crate::text::{line, redact};
-
-/// The columns of a delivery in a table, as JSON paths.
-const COLUMNS: &[&str] = &[
-    "id",
-    "status",
-    "event_type",
-    "event_destination_id",
-    "attempt_count",
-    "created_at",
-];
 
 /// The selection, and the deliveries' filter it maps onto.
 fn filter_of(args: &SelectionArgs) -> Result<(Selection, DeliveryFilter), HeadlessError> {
@@ -115,54 +104,14 @@ async fn get(client: &Client, req: &ApiRequest) -> Result<Value, crate::api::Err
 }
 
 /// `d` with its attempts read whole (a delivery embeds them without their request): every one,
-/// or only the latest.
-async fn whole(
-    client: &Client,
-    mut d: Value,
-    only_latest: bool,
-) -> Result<Value, crate::api::Error> {
-    // A list's delivery may leave its attempts out: read it by id.
-    let listed = d
-        .get("attempts")
-        .and_then(Value::as_array)
-        .map_or(0, Vec::len);
-    let counted = d.get("attempt_count").and_then(Value::as_u64).unwrap_or(0);
-    if (listed as u64) < counted
-        && let Some(id) = d.get("id").and_then(Value::as_str).map(str::to_string)
-    {
-        d = get(client, &ApiRequest::get_delivery(&id)).await?;
-    }
-    let Some(attempts) = d.get_mut("attempts").and_then(Value::as_array_mut) else {
-        return Ok(d);
-    };
-    let latest = attempts
-        .iter()
-        .filter_map(|a| a.get("attempt_number").and_then(Value::as_u64))
-        .max();
-    for a in attempts.iter_mut() {
-        let number = a.get("attempt_number").and_then(Value::as_u64);
-        if only_latest && number != latest {
-            continue;
-        }
-        let Some(id) = a.get("id").and_then(Value::as_str).map(str::to_string) else {
-            continue;
-        };
-        match get(client, &ApiRequest::get_delivery_attempt(&id)).await {
-            Ok(full) => *a = full,
-            // An attempt gone since stays as the delivery embeds it.
-            Err(crate::api::Error::Api(e)) if e.status == 404 => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(d)
+/// or only the latest (the search's code, [`crate::api::newer_search::whole_delivery`]).
+async fn whole(client: &Client, d: Value, only_latest: bool) -> Result<Value, crate::api::Error> {
+    crate::api::newer_search::whole_delivery(client, d, only_latest).await
 }
 
 /// The latest attempt that recorded a request.
 fn latest(d: &EventDelivery) -> Option<&DeliveryAttempt> {
-    d.attempts
-        .iter()
-        .filter(|a| a.request.is_some())
-        .max_by_key(|a| a.attempt_number)
+    crate::api::newer_search::latest(d)
 }
 
 fn pairs(h: &[HeaderPair]) -> Vec<(String, String)> {
@@ -406,124 +355,19 @@ pub async fn export(client: &Client, out: &Output, args: ExportArgs) -> Result<(
     }
 }
 
-/// What EXPR sees of a delivery: its latest attempt with a recorded request (`.` its body,
-/// `$headers` masked, `$response` `{status, headers, body}`), as pulsar's search.
-fn doc_of(d: &EventDelivery) -> Option<Doc> {
-    let a = latest(d)?;
-    let r = a.request.as_ref()?;
-    let masked = |h: &[HeaderPair]| {
-        Value::Object(
-            h.iter()
-                .map(|p| {
-                    (
-                        p.key.clone(),
-                        json!(redact::header_value(&p.key, &p.value, false)),
-                    )
-                })
-                .collect(),
-        )
-    };
-    let response = match &a.response {
-        Some(resp) => json!({
-            "status": resp.status_code,
-            "headers": masked(resp.headers.as_deref().unwrap_or_default()),
-            "body": resp.body,
-        }),
-        None => json!({"status": null, "headers": {}, "body": null}),
-    };
-    Some(Doc {
-        input: r.body.clone().unwrap_or_else(|| "null".into()),
-        vars: vec![masked(&r.headers).to_string(), response.to_string()],
-    })
-}
-
-/// `notifications search EXPR` on deliveries: the selection read (within the walk's budget),
-/// then EXPR run over each latest attempt; the matches printed, the summary on stderr.
+/// `notifications search EXPR` on deliveries: the list walked newest first under the
+/// deliveries' filters, each latest attempt read by id and EXPR run on it as pulsar's search
+/// does ([`super::newer_search`]); the matches printed, the summary on stderr.
 ///
 /// # Errors
 /// Usage, the API's error, EXPR's error, an output error.
 pub async fn search(client: &Client, out: &Output, args: SearchArgs) -> Result<(), HeadlessError> {
-    let mut read = Vec::new();
-    for d in selected(client, &args.selection, |_| {}).await? {
-        read.push(whole(client, d, true).await?);
-    }
-    let mut asked: Vec<(Value, Doc)> = Vec::new();
-    for v in &read {
-        if let Some(doc) = serde_json::from_value::<EventDelivery>(v.clone())
-            .ok()
-            .as_ref()
-            .and_then(doc_of)
-        {
-            asked.push((v.clone(), doc));
-        }
-    }
-    let docs: Vec<Doc> = asked.iter().map(|(_, d)| d.clone()).collect();
-    let jq = args.expr.clone();
-    // jaq's values are not `Send`: the filter runs on a thread of its own.
-    let verdicts = std::thread::Builder::new()
-        .name("search".into())
-        .spawn(move || {
-            let mut got = Vec::new();
-            let ran = jq.test(
-                docs.into_iter(),
-                |v| {
-                    got.push(v);
-                    true
-                },
-                Bounds::default(),
-                &|why| {
-                    let e = HeadlessError::Usage(format!("search: {why}"));
-                    eprintln!("{}", output::error_json(&e));
-                    std::process::exit(e.exit_code());
-                },
-            );
-            ran.map(|()| got)
-        })
-        .map_err(HeadlessError::Io)?
-        .join()
-        .unwrap_or_else(|_| Err(RunError::Filter("the filter failed".into())));
-    let verdicts = match verdicts {
-        Ok(v) => v,
-        Err(RunError::Filter(m)) => return Err(HeadlessError::Usage(format!("search: {m}"))),
-        Err(RunError::Write(e)) => return Err(output::output_error(e)),
+    let (selection, deliveries) = filter_of(&args.selection)?;
+    let plan = super::newer_search::Plan {
+        source: crate::api::newer_search::Source::Deliveries,
+        deliveries,
+        notifications: crate::api::newer_requests::CallbackNotificationFilter::default(),
+        selection,
     };
-    let mut failed = 0;
-    let found: Vec<Value> = asked
-        .into_iter()
-        .zip(verdicts)
-        .filter_map(|((v, _), verdict)| match verdict {
-            Verdict::True => Some(v),
-            Verdict::NotTrue => None,
-            Verdict::Failed(_) => {
-                failed += 1;
-                None
-            }
-        })
-        .collect();
-    if out.table() {
-        let fields: Vec<String> = COLUMNS.iter().map(|c| (*c).to_string()).collect();
-        if !found.is_empty() {
-            out.field_table(out.fields.as_ref().unwrap_or(&fields), &found)?;
-        }
-    } else {
-        let lines = Output {
-            format: output::OutputFormat::Ndjson,
-            ..out.clone()
-        };
-        lines.items(&found)?;
-    }
-    let back_to = read
-        .last()
-        .and_then(|d| d.get("created_at").and_then(Value::as_str))
-        .unwrap_or("-");
-    eprintln!(
-        "examined {}, matched {}, back to {}",
-        read.len(),
-        found.len(),
-        line(back_to)
-    );
-    if failed > 0 {
-        eprintln!("EXPR failed on {failed} deliveries (not counted as matches)");
-    }
-    Ok(())
+    super::newer_search::run(client, out, args, plan).await
 }

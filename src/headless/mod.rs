@@ -22,6 +22,7 @@ mod forward;
 mod input;
 use crate::api::jq;
 mod lookups;
+mod newer_search;
 mod output;
 mod recover;
 mod replay;

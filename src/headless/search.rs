@@ -33,7 +33,8 @@ use crate::api::search::doc_of;
 pub struct SearchArgs {
     /// A jq expression, `true` for what you look for: `.` is the delivered body (null when not
     /// JSON), `$headers` the request headers (masked), `$response` `{status, headers, body}`
-    /// of the same (latest recorded) attempt. Checked before any request.
+    /// of the same (latest recorded) attempt. Checked before any request. On
+    /// callback-destinations `$response` is null: that generation keeps no receiver's answer.
     #[arg(value_name = "EXPR", value_parser = parse_expr)]
     pub expr: Jq,
     /// Which notifications (`--since` bounds how far back; `--max-pages N` how many pages).

@@ -211,8 +211,14 @@ pub(crate) fn tab_key(state: &mut State, key: &Input) -> Option<Vec<Effect>> {
     if on_list && action == Some(Action::Back) && super::scan::stop(state) {
         return Some(Vec::new());
     }
-    // Esc stops a search by content (Ctrl-F), keeping its matches.
-    if on_list && action == Some(Action::Back) && crate::console::search::update::stop(state) {
+    // Esc stops a search by content (Ctrl-F), keeping its matches (on whichever list it fills).
+    let on_searched = state
+        .search
+        .run
+        .as_ref()
+        .is_some_and(|r| r.tab == state.tab)
+        && state.current().detail.is_none();
+    if on_searched && action == Some(Action::Back) && crate::console::search::update::stop(state) {
         return Some(Vec::new());
     }
     // Then it clears the marks (they are this list's), before any filter.

@@ -177,9 +177,7 @@ pub(crate) fn title_suffix(state: &State, tab: Tab) -> String {
     {
         s.push_str(&format!(" · [{chip}]"));
     }
-    if tab == Tab::Notifications
-        && let Some(chip) = crate::console::search::update::chip(state)
-    {
+    if let Some(chip) = crate::console::search::update::chip(state, tab) {
         s.push_str(&format!(" · [{chip}]"));
     }
     for chip in chips(state, &list.filter) {

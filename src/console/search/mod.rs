@@ -12,6 +12,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+mod newer;
 pub(crate) mod update;
 
 use super::record::{Record, decode_item};
@@ -53,6 +54,8 @@ pub(crate) struct SearchCmd {
     pub(crate) expr: String,
     /// The list's server filters.
     pub(crate) filter: NotificationFilter,
+    /// The list searched: Notifications, or a newer generation's Deliveries or Notifications.
+    pub(crate) tab: Tab,
     /// `Esc`.
     pub(crate) stop: Stop,
 }
@@ -81,6 +84,8 @@ pub(crate) enum SearchReply {
 pub(crate) struct Running {
     /// The expression.
     pub(crate) expr: String,
+    /// The list it fills.
+    pub(crate) tab: Tab,
     /// Its request.
     pub(crate) req_id: u64,
     /// `Esc`.
@@ -145,6 +150,9 @@ pub(crate) async fn execute(
             Tally::default(),
             Some(format!("cannot start the filter: {e}")),
         ));
+    }
+    if cmd.tab != Tab::Notifications {
+        return newer::walk(client, cmd, docs, verdicts, reply).await;
     }
     let selection = Selection::default();
     let mut tally = Tally::default();

@@ -10,7 +10,7 @@ use crate::console::tab::Tab;
 
 /// `Ctrl-F`: the command line, at `:search `.
 pub(crate) fn open(state: &mut State) -> Vec<Effect> {
-    if !searchable(state) {
+    if searchable(state).is_none() {
         return Vec::new();
     }
     state.power.command = Some(crate::console::power::command::CommandLine {
@@ -37,25 +37,25 @@ pub(crate) fn start(state: &mut State, expr: &str) -> Vec<Effect> {
         );
         return Vec::new();
     }
-    if !searchable(state) {
+    let Some(tab) = searchable(state) else {
         return Vec::new();
-    }
+    };
     stop(state);
     let mut effects = Vec::new();
-    if state.tab != Tab::Notifications {
-        effects.extend(crate::console::pane::switch_tab(state, Tab::Notifications));
+    if state.tab != tab {
+        effects.extend(crate::console::pane::switch_tab(state, tab));
     }
     // What the list was loading is dropped: its reply would replace the matches.
     effects.retain(|e| {
         !matches!(
             e,
             Effect::Api {
-                pane: Pane::List(Tab::Notifications),
+                pane: Pane::List(t),
                 ..
-            }
+            } if *t == tab
         )
     });
-    let ts = state.tab_state_mut(Tab::Notifications);
+    let ts = state.tab_state_mut(tab);
     ts.detail = None;
     let list = &mut ts.list;
     list.pending = None;
@@ -66,16 +66,17 @@ pub(crate) fn start(state: &mut State, expr: &str) -> Vec<Effect> {
     list.offset = 0;
     list.set_rows(Vec::new());
     let filter = list.filter.clone();
-    state.touch_rows(Tab::Notifications);
+    state.touch_rows(tab);
     let req_id = state.next_req_id();
     let stop = Stop::default();
     state.search.run = Some(Running {
         expr: expr.to_string(),
+        tab,
         req_id,
         stop: stop.clone(),
         tally: Tally::default(),
         ended: None,
-        rev: state.tab_state(Tab::Notifications).list.rev,
+        rev: state.tab_state(tab).list.rev,
     });
     effects.push(Effect::Api {
         req_id,
@@ -83,6 +84,7 @@ pub(crate) fn start(state: &mut State, expr: &str) -> Vec<Effect> {
         cmd: ApiCmd::Search(Box::new(SearchCmd {
             expr: expr.to_string(),
             filter,
+            tab,
             stop,
         })),
     });
@@ -112,15 +114,20 @@ pub(crate) fn awaits(state: &State, req_id: u64) -> bool {
 
 /// A page's matches join the list; the end says how far the search got.
 pub(crate) fn on_reply(state: &mut State, result: Result<ApiReply, Error>) -> Vec<Effect> {
+    let tab = state
+        .search
+        .run
+        .as_ref()
+        .map_or(Tab::Notifications, |r| r.tab);
     let still_shown = state
         .search
         .run
         .as_ref()
-        .is_some_and(|r| r.rev == state.tab_state(Tab::Notifications).list.rev);
+        .is_some_and(|r| r.rev == state.tab_state(tab).list.rev);
     match result {
         Ok(ApiReply::Search(SearchReply::Found { tally, rows })) => {
             if still_shown && !rows.is_empty() {
-                let list = &mut state.tab_state_mut(Tab::Notifications).list;
+                let list = &mut state.tab_state_mut(tab).list;
                 let mut all = std::mem::take(&mut list.rows);
                 for r in rows {
                     if all.len() < MAX_MATCHES && !all.iter().any(|k| k.id() == r.id()) {
@@ -128,9 +135,9 @@ pub(crate) fn on_reply(state: &mut State, result: Result<ApiReply, Error>) -> Ve
                     }
                 }
                 list.set_rows(all);
-                state.touch_rows(Tab::Notifications);
+                state.touch_rows(tab);
             }
-            let rev = state.tab_state(Tab::Notifications).list.rev;
+            let rev = state.tab_state(tab).list.rev;
             if let Some(run) = state.search.run.as_mut() {
                 run.tally = tally;
                 if still_shown {
@@ -175,9 +182,9 @@ pub(crate) fn on_reply(state: &mut State, result: Result<ApiReply, Error>) -> Ve
 
 /// The notifications list's title chip while it shows a search's matches:
 /// `search .x == 1: examined 300, matched 2, back to … · Esc stops`.
-pub(crate) fn chip(state: &State) -> Option<String> {
-    let run = state.search.run.as_ref()?;
-    if run.rev != state.tab_state(Tab::Notifications).list.rev {
+pub(crate) fn chip(state: &State, tab: Tab) -> Option<String> {
+    let run = state.search.run.as_ref().filter(|r| r.tab == tab)?;
+    if run.rev != state.tab_state(tab).list.rev {
         return None;
     }
     let expr: String = run.expr.chars().take(40).collect();
@@ -188,16 +195,22 @@ pub(crate) fn chip(state: &State) -> Option<String> {
     Some(format!("search {expr}: {}{tail}", run.tally.line()))
 }
 
-/// Whether this generation has the notifications list the search fills; a newer generation's
-/// Deliveries are searched headless (`notifications search`, which uses their server-side
-/// filters first): said in a toast rather than switching to a tab it does not show.
-fn searchable(state: &mut State) -> bool {
-    if state.is_shown(Tab::Notifications) {
-        return true;
+/// The list this generation's search fills: pulsar's Notifications, event-destinations'
+/// Deliveries or callback-destinations' Notifications (`None`, said in a toast, when none is
+/// shown).
+fn searchable(state: &mut State) -> Option<Tab> {
+    let tab = [
+        Tab::Notifications,
+        Tab::Deliveries,
+        Tab::CallbackNotifications,
+    ]
+    .into_iter()
+    .find(|t| state.is_shown(*t));
+    if tab.is_none() {
+        state.toast(
+            ToastKind::Info,
+            "Ctrl-F searches the notifications or deliveries list, which this server does not show",
+        );
     }
-    state.toast(
-        ToastKind::Info,
-        "Ctrl-F searches the Notifications list; here use `switchboard notifications search EXPR`",
-    );
-    false
+    tab
 }

@@ -1,0 +1,190 @@
+//! Saved views and `alerts check` (issue 38) on `serve --generation event-destinations` and
+//! `--generation callback-destinations` over real HTTP, the same test for each: the shipped
+//! `failed` view keeps only failed items (the platform filters by status), a profile's own view
+//! applies its status; `alerts check` judges the generation's destinations from its own lists
+//! (exit 3 with a failing alert naming one of them and the failing items), holds for a
+//! destination without failures (exit 0), and an `expiring` rule, which watches pulsar's
+//! imports, says in one sentence that it does not apply here.
+use std::path::Path;
+use std::process::Stdio;
+
+use serde_json::Value;
+use switchboard::api::Secret;
+use switchboard::api::generation::Generation;
+use switchboard::service::{RunningService, Seed, ServiceConfig, start};
+
+const ORG_KEY: &str = "sk_org_headless_views_alerts_0123456789";
+const INSTANCE_KEY: &str = "sk_instance_headless_views_alerts_0123456";
+
+async fn service(g: Generation) -> RunningService {
+    start(ServiceConfig {
+        seed: Seed::Demo,
+        generation: g,
+        api_key: Some(Secret::new(ORG_KEY)),
+        instance_key: Some(Secret::new(INSTANCE_KEY)),
+        ..ServiceConfig::ephemeral()
+    })
+    .await
+    .expect("service starts")
+}
+
+async fn run(
+    svc: &RunningService,
+    home: &Path,
+    config: &str,
+    args: &[&str],
+) -> (i32, String, String) {
+    let path = home.join("config.toml");
+    std::fs::write(&path, config).expect("config");
+    let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_switchboard"))
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", home)
+        .env("XDG_CONFIG_HOME", home.join("config"))
+        .env("XDG_DATA_HOME", home.join("data"))
+        .env("SWITCHBOARD_CONFIG", &path)
+        .env("SWITCHBOARD_BASE_URL", &svc.base_url)
+        .env("SWITCHBOARD_API_KEY", INSTANCE_KEY)
+        .env(
+            "SWITCHBOARD_INSTANCE_ID",
+            svc.instance_id.clone().unwrap_or_default(),
+        )
+        .env("SB_TEST_ORG_KEY", ORG_KEY)
+        .args(["--profile", "work"])
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .await
+        .expect("switchboard runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn lines(stdout: &str) -> Vec<Value> {
+    stdout
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect()
+}
+
+fn statuses(stdout: &str) -> Vec<String> {
+    lines(stdout)
+        .iter()
+        .map(|v| v["status"].as_str().unwrap_or_default().to_string())
+        .collect()
+}
+
+const PROFILE: &str = "[profiles.work]\norganization_key_env = \"SB_TEST_ORG_KEY\"\n";
+
+async fn views_and_alerts(g: Generation) {
+    let svc = service(g).await;
+    let home = tempfile::tempdir().expect("home");
+    let h = home.path();
+    let config = format!("{PROFILE}\n[profiles.work.views.done]\nstatus = \"delivered\"\n");
+
+    // The shipped `failed` view: the same failed items as `--status failed`.
+    let (code, by_flag, err) = run(
+        &svc,
+        h,
+        &config,
+        &[
+            "notifications",
+            "list",
+            "--status",
+            "failed",
+            "-o",
+            "ndjson",
+        ],
+    )
+    .await;
+    assert_eq!(code, 0, "{g}: {err}");
+    let (code, by_view, err) = run(
+        &svc,
+        h,
+        &config,
+        &["notifications", "list", "--view", "failed", "-o", "ndjson"],
+    )
+    .await;
+    assert_eq!(code, 0, "{g}: {err}");
+    let st = statuses(&by_view);
+    assert!(!st.is_empty(), "{g}: the demo has failed items");
+    assert!(st.iter().all(|s| s == "failed"), "{g}: {by_view}");
+    assert!(st.len().abs_diff(statuses(&by_flag).len()) <= 1, "{g}");
+    // The profile's own view, and `--view` before the subcommand.
+    let (code, done, err) = run(
+        &svc,
+        h,
+        &config,
+        &["--view", "done", "notifications", "list", "-o", "ndjson"],
+    )
+    .await;
+    assert_eq!(code, 0, "{g}: {err}");
+    assert!(!statuses(&done).is_empty(), "{g}");
+    assert!(
+        statuses(&done).iter().all(|s| s == "delivered"),
+        "{g}: {done}"
+    );
+
+    // Alerts: one failed item is enough for every destination that has one.
+    let failing = format!(
+        "{PROFILE}\n[[profiles.work.alerts]]\nname = \"any down\"\ndestination = \"*\"\nrule = \"consecutive_failures\"\ncount = 1\n"
+    );
+    let (code, out, err) = run(&svc, h, &failing, &["alerts", "check"]).await;
+    assert_eq!(code, 3, "{g}: {out} {err}");
+    let alerts = lines(&out);
+    let down: Vec<&Value> = alerts.iter().filter(|a| a["state"] == "failing").collect();
+    assert!(!down.is_empty(), "{g}: {out}");
+    let failed_ids: Vec<String> = lines(&by_flag)
+        .iter()
+        .filter_map(|v| v["id"].as_str().map(str::to_string))
+        .collect();
+    assert!(
+        down.iter()
+            .all(|a| a["notifications"].as_array().is_some_and(|n| !n.is_empty())),
+        "{g}: {out}"
+    );
+    assert!(
+        down.iter()
+            .flat_map(|a| a["notifications"].as_array().into_iter().flatten())
+            .any(|n| failed_ids.iter().any(|f| n == f.as_str())),
+        "{g}: a failed item named: {out}"
+    );
+
+    // A destination with no deliveries at all does not fail.
+    let quiet = if g == Generation::CallbackDestinations {
+        "cbd_nosuch"
+    } else {
+        "evtd_nosuch"
+    };
+    let holds = format!(
+        "{PROFILE}\n[[profiles.work.alerts]]\nname = \"quiet\"\ndestination = \"{quiet}\"\nrule = \"consecutive_failures\"\ncount = 1\n"
+    );
+    let (code, out, err) = run(&svc, h, &holds, &["alerts", "check"]).await;
+    assert_eq!(code, 0, "{g}: {out} {err}");
+
+    // Expiry is pulsar's: one sentence, not a silent pass.
+    let expiring = format!(
+        "{PROFILE}\n[[profiles.work.alerts]]\nname = \"tokens\"\nrule = \"expiring\"\ndays = 7\n"
+    );
+    let (code, out, err) = run(&svc, h, &expiring, &["alerts", "check"]).await;
+    assert_ne!(code, 0, "{g}: {out}");
+    assert!(
+        err.contains("expiring") && err.contains(&g.to_string()),
+        "{g}: {err}"
+    );
+    svc.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn views_and_alerts_on_event_destinations() {
+    views_and_alerts(Generation::EventDestinations).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn views_and_alerts_on_callback_destinations() {
+    views_and_alerts(Generation::CallbackDestinations).await;
+}
