@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use super::msg::{ApiCmd, ApiReply, Effect, Pane};
-use super::state::{State, ToastKind};
+use super::state::{Following, State, ToastKind};
 use crate::api::delivery_follow::{self, Followed};
 use crate::api::{Client, Error};
 
@@ -14,17 +14,6 @@ use crate::api::{Client, Error};
 pub(crate) const WITHIN: Duration = Duration::from_secs(30);
 /// How often it is read meanwhile.
 const EVERY: Duration = Duration::from_millis(250);
-
-/// The delivery being followed.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Following {
-    /// The request awaited.
-    pub(crate) req_id: u64,
-    /// `evdi_…`.
-    pub(crate) delivery: String,
-    /// What started it, for the sentence (`ping`).
-    pub(crate) what: String,
-}
 
 /// Starts following `delivery` for `what`; a newer follow replaces an older one.
 pub(crate) fn start(state: &mut State, delivery: String, what: &str) -> Vec<Effect> {

@@ -37,9 +37,32 @@ pub(crate) fn too_small(size: (u16, u16)) -> bool {
     size.0 < MIN_SIZE.0 || size.1 < MIN_SIZE.1
 }
 
+/// Columns taken by the selection mark (`▶ `) left of every row of a list.
+pub(crate) const MARK: u16 = 2;
+
+/// The narrowest list pane (its borders included) at which every one of `tab`'s columns reaches
+/// its cap (`natural`), read from the column table: the selection mark, the marks gutter where
+/// the tab has marks, the caps and a space between two columns. From this width on no cell of
+/// the list is cut for want of room, so the detail pane may go beside it
+/// ([`is_wide`]).
+pub(crate) fn full_width(tab: crate::console::tab::Tab) -> u16 {
+    let columns = crate::console::views::columns(tab);
+    let caps = columns.iter().fold(0u16, |sum, c| {
+        sum.saturating_add(c.width.natural.max(c.width.min))
+    });
+    let gaps = u16::try_from(columns.len().saturating_sub(1)).unwrap_or(u16::MAX);
+    // The `●` column and its space (on the lists that take marks).
+    let marks = if crate::console::recover::marks_tab(tab) {
+        2
+    } else {
+        0
+    };
+    caps.saturating_add(gaps).saturating_add(MARK + marks + 2)
+}
+
 /// Whether the detail pane goes beside `tab`'s list at this width: only once the list beside it
 /// still gets the width at which every one of its columns reaches its cap
-/// ([`crate::console::widgets::paged_table::full_width`]) and the pane gets [`PREVIEW_MIN`]. So a
+/// ([`full_width`]) and the pane gets [`PREVIEW_MIN`]. So a
 /// wider terminal never shows less of a cell: below that the list takes the whole width.
 pub(crate) fn is_wide(width: u16, tab: Tab) -> bool {
     width >= preview_from(tab)
@@ -47,7 +70,7 @@ pub(crate) fn is_wide(width: u16, tab: Tab) -> bool {
 
 /// The terminal width from which `tab`'s list has the detail pane beside it.
 pub(crate) fn preview_from(tab: Tab) -> u16 {
-    crate::console::widgets::paged_table::full_width(tab).saturating_add(PREVIEW_MIN)
+    full_width(tab).saturating_add(PREVIEW_MIN)
 }
 
 /// Where the lists, details and the views over them go: the screen between header and footer.
@@ -72,7 +95,7 @@ pub(crate) fn areas(screen: Rect, tab: Tab, detail_open: bool) -> Areas {
     ])
     .areas(screen);
     let (list, detail) = if is_wide(screen.width, tab) {
-        let full = crate::console::widgets::paged_table::full_width(tab);
+        let full = full_width(tab);
         let [l, d] =
             Layout::horizontal([Constraint::Length(full), Constraint::Fill(1)]).areas(body);
         (Some(l), Some(d))

@@ -317,7 +317,7 @@ pub(crate) struct State {
     /// Form dialogs.
     pub(crate) forms: super::forms::FormsState,
     /// The delivery an operation's answer is followed to its outcome (a ping's).
-    pub(crate) following: Option<super::follow::Following>,
+    pub(crate) following: Option<Following>,
     /// Deliveries: attempt view, watch, filter dialog, health.
     pub(crate) deliveries: super::deliveries::DeliveriesState,
     /// Command line, filters, sorts, raw view and the like.
@@ -513,4 +513,15 @@ impl State {
             self.touch_rows(tab);
         }
     }
+}
+
+/// The delivery being followed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Following {
+    /// The request awaited.
+    pub(crate) req_id: u64,
+    /// `evdi_…`.
+    pub(crate) delivery: String,
+    /// What started it, for the sentence (`ping`).
+    pub(crate) what: String,
 }

@@ -6,9 +6,9 @@ use crate::common::{ch, fixed_clock, next_reply, screen};
 use switchboard::console::{App, Msg, State};
 
 use crate::console::layout;
+use crate::console::layout::full_width;
 use crate::console::tab::Tab;
 use crate::console::views;
-use crate::console::widgets::paged_table::full_width;
 use crate::resource::width::{allocate, allocate_stable};
 
 const HEIGHT: u16 = 40;

@@ -10,13 +10,15 @@ pub(crate) mod update;
 pub(crate) mod view;
 
 use std::collections::{BTreeSet, HashMap};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::Duration;
 
 use crate::api::callback_recover::{CallbackSelection, CallbackSends};
 use crate::api::identity::ServiceIdentity;
 use crate::api::journal::Journal;
 use crate::api::model::Destination;
+use crate::api::platform_retry::{self as retry, Answer, RetrySelection};
 use crate::api::recover::{self, Delivery, Item, RecoverPlan, RunOptions, Summary};
 use crate::api::selection::Selection;
 use crate::api::{Client, Error};
@@ -100,7 +102,7 @@ pub(crate) enum RecoverCmd {
         /// Stops the run.
         stop: Stop,
     },
-    /// Walk the selection and plan the platform's retries ([`platform::plan`]).
+    /// Walk the selection and plan the platform's retries ([`retry_plan`]).
     RetryPlan {
         /// Which deliveries.
         selection: Box<crate::api::platform_retry::RetrySelection>,
@@ -109,7 +111,7 @@ pub(crate) enum RecoverCmd {
         /// The profile (kept on the journal's lines).
         profile: String,
     },
-    /// Ask the platform to retry, then follow the new attempts ([`platform::run`]).
+    /// Ask the platform to retry, then follow the new attempts ([`retry_run`]).
     RetryRun {
         /// What to ask.
         items: Vec<crate::api::platform_retry::Item>,
@@ -263,14 +265,104 @@ pub(crate) async fn execute(
             selection,
             journal,
             profile,
-        } => reply(platform::plan(client, selection, journal, profile).await),
+        } => reply(retry_plan(client, selection, journal, profile).await),
         RecoverCmd::RetryRun {
             items,
             journal,
             profile,
             stop,
-        } => platform::run(client, items, journal, profile, stop, reply).await,
+        } => retry_run(client, items, journal, profile, stop, reply).await,
     }
+}
+
+/// How long the new attempts are waited on once the platform accepted the retries.
+pub(crate) const WAIT: Duration = Duration::from_secs(30);
+/// How often they are looked at meanwhile.
+const EVERY: Duration = Duration::from_millis(250);
+
+/// The platform's side of an open room: what it selects and what came back.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub(crate) struct Platform {
+    /// The selection before the form's fields.
+    pub(crate) base: RetrySelection,
+    /// One line per delivery asked, in the order answered; its outcome added when it lands.
+    pub(crate) rows: Vec<Row>,
+    /// The run's counts, once it ended.
+    pub(crate) summary: Option<retry::RunSummary>,
+    /// Whether the new attempts are still being waited on.
+    pub(crate) following: bool,
+    /// Accepted retries whose new attempt did not land within [`WAIT`].
+    pub(crate) not_landed: Vec<String>,
+}
+
+/// One delivery asked.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Row {
+    /// `evdi_…`.
+    pub(crate) delivery: String,
+    /// What the platform said: `accepted`, `refused: …`, `unreachable: …`.
+    pub(crate) answer: String,
+    /// Whether it accepted.
+    pub(crate) accepted: bool,
+    /// The new attempt's outcome, once it landed (`succeeded · HTTP 200 · 12 ms`).
+    pub(crate) outcome: Option<(bool, String)>,
+}
+
+/// The worker's part of the platform's retry: the plan.
+pub(crate) async fn retry_plan(
+    client: &Client,
+    selection: &RetrySelection,
+    journal: &Path,
+    profile: &str,
+) -> Result<RecoverReply, Error> {
+    let journal = match Journal::open_for(journal, &ServiceIdentity::of(client), profile) {
+        Ok(j) => j,
+        Err(e) => return Ok(RecoverReply::Failed(e.to_string())),
+    };
+    retry::plan(client, selection, &journal, &[])
+        .await
+        .map(|p| RecoverReply::RetryPlanned(Box::new(p)))
+}
+
+/// The worker's part of the platform's retry: ask the platform to retry `items` (one reply each), then follow the
+/// accepted ones until their new attempt landed (one reply each), within [`WAIT`].
+pub(crate) async fn retry_run(
+    client: &Client,
+    items: &[retry::Item],
+    journal: &Path,
+    profile: &str,
+    stop: &Stop,
+    mut reply: impl FnMut(Result<RecoverReply, Error>),
+) {
+    let mut journal = match Journal::open_for(journal, &ServiceIdentity::of(client), profile) {
+        Ok(j) => j,
+        Err(e) => return reply(Ok(RecoverReply::Failed(e.to_string()))),
+    };
+    let mut accepted = Vec::new();
+    let done = retry::run(
+        client,
+        items.to_vec(),
+        retry::CONCURRENCY,
+        &[],
+        &mut journal,
+        stop.asked(),
+        |r| {
+            if let Answer::Accepted { attempts } = r.answer {
+                accepted.push((r.item.delivery.clone(), attempts));
+            }
+            reply(Ok(RecoverReply::Retried(Box::new(r.clone()))));
+        },
+    )
+    .await;
+    match done {
+        Ok(s) => reply(Ok(RecoverReply::RetryRan(s))),
+        Err(e) => return reply(Ok(RecoverReply::Failed(e.to_string()))),
+    }
+    let left = retry::follow(client, accepted, WAIT, EVERY, |l| {
+        reply(Ok(RecoverReply::Landed(Box::new(l.clone()))));
+    })
+    .await;
+    reply(Ok(RecoverReply::Followed(left)));
 }
 
 /// Which field of the form has the keys.
@@ -354,7 +446,7 @@ pub(crate) struct Room {
     /// The data folder, where the service's journal lives.
     pub(crate) journal: Option<PathBuf>,
     /// Where the generation retries on the server: the platform's side of the room.
-    pub(crate) platform: Option<Box<platform::Platform>>,
+    pub(crate) platform: Option<Box<Platform>>,
 }
 
 // The room holds receivers' answers: Debug shows where it is only.

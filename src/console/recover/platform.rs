@@ -4,107 +4,12 @@
 //! `api::platform_retry`), and the new attempts' outcomes are shown as they land. Which items
 //! and lists recover this way is their resource's console module's answer
 //! (`DetailView::platform_retry`).
-use std::path::Path;
-use std::time::Duration;
 
 use ratatui::text::{Line, Span};
 
-use super::{RecoverReply, Room, Stage, Stop};
-use crate::api::identity::ServiceIdentity;
-use crate::api::journal::Journal;
-use crate::api::platform_retry::{self as retry, Answer, Landed, RetryPlan, RetrySelection};
-use crate::api::{Client, Error};
+use super::{Platform, RecoverReply, Room, Row, Stage, WAIT};
+use crate::api::platform_retry::{self as retry, Answer, Landed, RetryPlan};
 use crate::console::theme::Theme;
-
-/// How long the new attempts are waited on once the platform accepted the retries.
-pub(crate) const WAIT: Duration = Duration::from_secs(30);
-/// How often they are looked at meanwhile.
-const EVERY: Duration = Duration::from_millis(250);
-
-/// The platform's side of an open room: what it selects and what came back.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub(crate) struct Platform {
-    /// The selection before the form's fields.
-    pub(crate) base: RetrySelection,
-    /// One line per delivery asked, in the order answered; its outcome added when it lands.
-    pub(crate) rows: Vec<Row>,
-    /// The run's counts, once it ended.
-    pub(crate) summary: Option<retry::RunSummary>,
-    /// Whether the new attempts are still being waited on.
-    pub(crate) following: bool,
-    /// Accepted retries whose new attempt did not land within [`WAIT`].
-    pub(crate) not_landed: Vec<String>,
-}
-
-/// One delivery asked.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Row {
-    /// `evdi_…`.
-    pub(crate) delivery: String,
-    /// What the platform said: `accepted`, `refused: …`, `unreachable: …`.
-    pub(crate) answer: String,
-    /// Whether it accepted.
-    pub(crate) accepted: bool,
-    /// The new attempt's outcome, once it landed (`succeeded · HTTP 200 · 12 ms`).
-    pub(crate) outcome: Option<(bool, String)>,
-}
-
-/// The worker's part: the plan.
-pub(crate) async fn plan(
-    client: &Client,
-    selection: &RetrySelection,
-    journal: &Path,
-    profile: &str,
-) -> Result<RecoverReply, Error> {
-    let journal = match Journal::open_for(journal, &ServiceIdentity::of(client), profile) {
-        Ok(j) => j,
-        Err(e) => return Ok(RecoverReply::Failed(e.to_string())),
-    };
-    retry::plan(client, selection, &journal, &[])
-        .await
-        .map(|p| RecoverReply::RetryPlanned(Box::new(p)))
-}
-
-/// The worker's part: ask the platform to retry `items` (one reply each), then follow the
-/// accepted ones until their new attempt landed (one reply each), within [`WAIT`].
-pub(crate) async fn run(
-    client: &Client,
-    items: &[retry::Item],
-    journal: &Path,
-    profile: &str,
-    stop: &Stop,
-    mut reply: impl FnMut(Result<RecoverReply, Error>),
-) {
-    let mut journal = match Journal::open_for(journal, &ServiceIdentity::of(client), profile) {
-        Ok(j) => j,
-        Err(e) => return reply(Ok(RecoverReply::Failed(e.to_string()))),
-    };
-    let mut accepted = Vec::new();
-    let done = retry::run(
-        client,
-        items.to_vec(),
-        retry::CONCURRENCY,
-        &[],
-        &mut journal,
-        stop.asked(),
-        |r| {
-            if let Answer::Accepted { attempts } = r.answer {
-                accepted.push((r.item.delivery.clone(), attempts));
-            }
-            reply(Ok(RecoverReply::Retried(Box::new(r.clone()))));
-        },
-    )
-    .await;
-    match done {
-        Ok(s) => reply(Ok(RecoverReply::RetryRan(s))),
-        Err(e) => return reply(Ok(RecoverReply::Failed(e.to_string()))),
-    }
-    let left = retry::follow(client, accepted, WAIT, EVERY, |l| {
-        reply(Ok(RecoverReply::Landed(Box::new(l.clone()))));
-    })
-    .await;
-    reply(Ok(RecoverReply::Followed(left)));
-}
 
 /// The statuses typed in the form, checked against what the platform retries.
 pub(crate) fn statuses(typed: &str) -> Result<Vec<String>, String> {

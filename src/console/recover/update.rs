@@ -280,7 +280,7 @@ pub(crate) fn open(state: &mut State) -> Vec<Effect> {
         };
         open_room(state, scope, Selection::default(), since, statuses);
         if let Some(room) = state.recover.room.as_mut() {
-            room.platform = Some(Box::new(super::platform::Platform {
+            room.platform = Some(Box::new(super::Platform {
                 base: crate::api::platform_retry::RetrySelection {
                     statuses: Vec::new(),
                     ..base
@@ -656,7 +656,7 @@ fn submit_platform(state: &mut State, now: chrono::DateTime<chrono::Utc>) -> Vec
     };
     room.message = None;
     if let Some(p) = room.platform.as_mut() {
-        **p = super::platform::Platform {
+        **p = super::Platform {
             base: p.base.clone(),
             ..Default::default()
         };

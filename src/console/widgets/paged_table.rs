@@ -6,13 +6,11 @@ use ratatui::widgets::{Block, Cell, HighlightSpacing, Paragraph, Row, Table, Tab
 use unicode_width::UnicodeWidthChar;
 
 use super::spinner;
+use crate::console::layout::MARK;
 use crate::console::state::{ErrorView, ListPane, LoadState, PAGE_SIZE};
 use crate::console::theme::Theme;
 use crate::console::views::ListColumn;
 use crate::resource::{allocate, width::ELLIPSIS};
-
-/// Columns taken by the selection mark (`▶ `) left of every row.
-const MARK: u16 = 2;
 
 /// Everything the paged table needs to draw.
 #[derive(Debug)]
@@ -218,26 +216,6 @@ pub(crate) fn column_widths(
         .collect();
     let rules: Vec<_> = columns.iter().map(|c| c.width).collect();
     allocate(&rules, &content, width.saturating_sub(MARK), 1)
-}
-
-/// The narrowest list pane (its borders included) at which every one of `tab`'s columns reaches
-/// its cap (`natural`), read from the column table: the selection mark, the marks gutter where
-/// the tab has marks, the caps and a space between two columns. From this width on no cell of
-/// the list is cut for want of room, so the detail pane may go beside it
-/// ([`crate::console::layout::is_wide`]).
-pub(crate) fn full_width(tab: crate::console::tab::Tab) -> u16 {
-    let columns = crate::console::views::columns(tab);
-    let caps = columns.iter().fold(0u16, |sum, c| {
-        sum.saturating_add(c.width.natural.max(c.width.min))
-    });
-    let gaps = u16::try_from(columns.len().saturating_sub(1)).unwrap_or(u16::MAX);
-    // The `●` column and its space (only the notifications list has marks).
-    let marks = if tab == crate::console::tab::Tab::Notifications {
-        2
-    } else {
-        0
-    };
-    caps.saturating_add(gaps).saturating_add(MARK + marks + 2)
 }
 
 /// Whether a tab's columns follow the width alone ([`stable_widths`]): the one rule `ui` draws
