@@ -8,15 +8,8 @@ use chrono::{DateTime, TimeDelta, Utc};
 use serde_json::Value;
 
 use super::health::{MAX_COUNTED, Stats};
-use super::model::time;
 use super::newer_requests::CallbackNotificationFilter;
-use super::{ApiRequest, Client, Error, ListQuery, Order};
-
-fn created(v: &Value) -> Option<DateTime<Utc>> {
-    v.get("created_at")
-        .and_then(Value::as_str)
-        .and_then(time::parse)
-}
+use super::{ApiRequest, Client, Error};
 
 /// The [`Stats`] of these notifications (any order); the window is the caller's to state.
 #[must_use]
@@ -71,32 +64,16 @@ pub async fn destination_stats(
         if capped {
             break;
         }
-        let q = ListQuery {
-            limit: Some(100),
-            order: Some(Order::Desc),
-            ..ListQuery::default()
-        };
-        super::lookup::walk(
+        let (page, cut) = super::delivery_health::newest_since(
             client,
-            q,
+            from,
+            now,
+            MAX_COUNTED - kept.len(),
             |q| ApiRequest::list_callback_notifications(q, &cb, &f),
-            |page: Vec<Value>| {
-                for v in page {
-                    match created(&v) {
-                        Some(c) if c < from => return false,
-                        Some(c) if c > now => continue,
-                        _ => {}
-                    }
-                    if kept.len() >= MAX_COUNTED {
-                        capped = true;
-                        return false;
-                    }
-                    kept.push(v);
-                }
-                true
-            },
         )
         .await?;
+        kept.extend(page);
+        capped = cut;
     }
     let mut s = stats_of(&kept);
     s.from = Some(from);

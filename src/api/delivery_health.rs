@@ -19,12 +19,13 @@ fn created(v: &Value) -> Option<DateTime<Utc>> {
         .and_then(time::parse)
 }
 
-/// Reads a list newest first until an item older than `from` (at most [`MAX_COUNTED`] kept);
-/// whether it stopped at the cap.
-async fn newest_since(
+/// Reads a list newest first until an item older than `from` (at most `most` kept); whether it
+/// stopped at the cap.
+pub(crate) async fn newest_since(
     client: &Client,
     from: DateTime<Utc>,
     now: DateTime<Utc>,
+    most: usize,
     build: impl Fn(&ListQuery) -> ApiRequest,
 ) -> Result<(Vec<Value>, bool), Error> {
     let mut kept = Vec::new();
@@ -41,7 +42,7 @@ async fn newest_since(
                 Some(c) if c > now => continue,
                 _ => {}
             }
-            if kept.len() >= MAX_COUNTED {
+            if kept.len() >= most {
                 capped = true;
                 return false;
             }
@@ -113,14 +114,16 @@ pub async fn destination_stats(
         event_destination_ids: vec![id.to_string()],
         ..DeliveryFilter::default()
     };
-    let (deliveries, capped) =
-        newest_since(client, from, now, |q| ApiRequest::list_deliveries(q, &df)).await?;
+    let (deliveries, capped) = newest_since(client, from, now, MAX_COUNTED, |q| {
+        ApiRequest::list_deliveries(q, &df)
+    })
+    .await?;
     let af = AttemptFilter {
         event_destination_ids: vec![id.to_string()],
         ..AttemptFilter::default()
     };
     // Attempts are made after their delivery was created: none older than the window counts.
-    let (attempts, _) = newest_since(client, from, now + TimeDelta::days(1), |q| {
+    let (attempts, _) = newest_since(client, from, now + TimeDelta::days(1), MAX_COUNTED, |q| {
         ApiRequest::list_delivery_attempts(q, &af)
     })
     .await?;
