@@ -227,7 +227,9 @@ pub async fn run<S: Sink>(
     let mut resumed = 0usize;
     for cb in &first {
         let file = file_of(cb);
-        let lock = take_lock(&file).await.map_err(|e| S::usage(e.to_string()))?;
+        let lock = take_lock(&file)
+            .await
+            .map_err(|e| S::usage(e.to_string()))?;
         let (cursor, open) = match start {
             Start::Resume | Start::ResumeElseNow => match file.load_saved().map_err(io::<S>)? {
                 Some(saved) => {
@@ -285,7 +287,9 @@ pub async fn run<S: Sink>(
             for cb in callbacks_of(client, &f.callbacks).await? {
                 if let std::collections::btree_map::Entry::Vacant(e) = followed.entry(cb) {
                     let file = file_of(e.key());
-                    let lock = take_lock(&file).await.map_err(|e| S::usage(e.to_string()))?;
+                    let lock = take_lock(&file)
+                        .await
+                        .map_err(|e| S::usage(e.to_string()))?;
                     let saved = file.load_saved().map_err(io::<S>)?.unwrap_or_default();
                     e.insert(Followed {
                         file,

@@ -143,8 +143,7 @@ async fn start_to(app: &mut Harness, target: &str) {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn l_on_notifications_forwards_every_callbacks_notifications_signed_once_across_a_restart()
-{
+async fn l_on_notifications_forwards_every_callbacks_notifications_signed_once_across_a_restart() {
     let (svc, client) = service().await;
     let (rx, log) = receiver().await;
     let (cb, secret) = own_callback(&client, &rx).await;
@@ -164,7 +163,11 @@ async fn l_on_notifications_forwards_every_callbacks_notifications_signed_once_a
 
     let a = fire(&svc.base_url, &cb, 1).await;
     let b = fire(&svc.base_url, &cb, 2).await;
-    assert!(app.until_screen("2 forwarded", WAIT).await, "{}", app.screen());
+    assert!(
+        app.until_screen("2 forwarded", WAIT).await,
+        "{}",
+        app.screen()
+    );
     let s = app.screen();
     assert!(s.contains("room.step1") && s.contains("room.step2"), "{s}");
     assert!(s.contains("200"), "{s}");
@@ -181,13 +184,20 @@ async fn l_on_notifications_forwards_every_callbacks_notifications_signed_once_a
 
     // Started again: the missed one is caught up, once; nothing before it again.
     app.key(KeyCode::Tab).key(KeyCode::Enter);
-    assert!(app.until_screen("3 forwarded", WAIT).await, "{}", app.screen());
+    assert!(
+        app.until_screen("3 forwarded", WAIT).await,
+        "{}",
+        app.screen()
+    );
     assert!(app.screen().contains("room.step3"), "{}", app.screen());
     let per = per_notification(&log, "fwd");
     for id in [&a, &b, &c] {
         assert_eq!(per.get(id), Some(&1), "{id}: {per:?}");
     }
-    assert!(!per.contains_key(&before), "created before the start: {per:?}");
+    assert!(
+        !per.contains_key(&before),
+        "created before the start: {per:?}"
+    );
     assert_eq!(per.len(), 3, "{per:?}");
     for g in got(&log, "fwd") {
         verify(&secret, &g);
@@ -218,7 +228,12 @@ async fn l_on_a_callback_forwards_its_notifications_only() {
         }
         app.key(KeyCode::Down);
     }
-    assert_eq!(app.selected_id().as_deref(), Some(cb.as_str()), "{}", app.screen());
+    assert_eq!(
+        app.selected_id().as_deref(),
+        Some(cb.as_str()),
+        "{}",
+        app.screen()
+    );
     app.ch('L');
     assert!(
         app.until_screen(&format!("Forward · callback {cb}"), WAIT)
@@ -230,7 +245,11 @@ async fn l_on_a_callback_forwards_its_notifications_only() {
     start_to(&mut app, &format!("{rx}/one")).await;
     let not_ours = fire(&svc.base_url, &other, 1).await;
     let ours = fire(&svc.base_url, &cb, 2).await;
-    assert!(app.until_screen("1 forwarded", WAIT).await, "{}", app.screen());
+    assert!(
+        app.until_screen("1 forwarded", WAIT).await,
+        "{}",
+        app.screen()
+    );
     let per = per_notification(&log, "one");
     assert_eq!(per.get(&ours), Some(&1), "{per:?}");
     assert!(!per.contains_key(&not_ours), "{per:?}");
