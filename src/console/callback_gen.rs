@@ -127,9 +127,8 @@ pub(crate) async fn get_event(client: &Client, id: &str) -> Result<super::record
     )))
 }
 
-/// What a notification key cannot do on this generation's tabs, in one sentence: edit-and-replay,
-/// forward and compare need what this generation does not keep (a receiver's answer) or what the
-/// console does not follow here yet.
+/// What a notification key cannot do on this generation's tabs, in one sentence: edit-and-replay
+/// and compare need what this generation does not keep (a receiver's answer).
 pub(crate) fn refusal(tab: Tab, action: super::keymap::Action) -> Option<&'static str> {
     use super::keymap::Action;
     let ours = matches!(
@@ -143,7 +142,6 @@ pub(crate) fn refusal(tab: Tab, action: super::keymap::Action) -> Option<&'stati
         Action::EditReplay => {
             "E compares an edited replay's answer with the recorded one, and this generation keeps no receiver's answer; P replays the embedded request."
         }
-        Action::Forward => "Switchboard does not forward callback-destinations' notifications yet.",
         Action::Compare => {
             "This generation keeps no receiver's answer (only an attempt count), so there is nothing to compare."
         }

@@ -153,6 +153,22 @@ impl Harness {
         Ok(self)
     }
 
+    /// Applies replies (a running forward's too) until the screen shows `text`, at most
+    /// `within`; whether it did.
+    pub async fn until_screen(&mut self, text: &str, within: Duration) -> bool {
+        let end = tokio::time::Instant::now() + within;
+        while !self.screen().contains(text) {
+            let left = end.saturating_duration_since(tokio::time::Instant::now());
+            if left.is_zero() {
+                return false;
+            }
+            if let Ok(Some(m)) = tokio::time::timeout(left, self.app.next_reply()).await {
+                self.app.apply(m);
+            }
+        }
+        true
+    }
+
     /// A key, then whatever it started, settled.
     pub async fn press(&mut self, code: KeyCode) -> Result<&mut Self, Busy> {
         self.key(code);

@@ -563,7 +563,15 @@ pub(crate) fn keys(state: &State) -> Vec<super::footer::Hint> {
             }
             Action::Forward => {
                 let from = notifications
-                    || (selected && matches!(tab, Tab::Callbacks | Tab::Destinations));
+                    || cb_notifications
+                    || (selected
+                        && matches!(
+                            tab,
+                            Tab::Callbacks
+                                | Tab::Destinations
+                                | Tab::DeploymentCallbacks
+                                | Tab::CallbackDestinations
+                        ));
                 (list && from).then(|| one(28, a, "forward"))
             }
             Action::Create => (list && (writable || offers(a))).then(|| one(4, a, "new")),

@@ -250,7 +250,6 @@ async fn pulsars_notification_keys_say_in_one_sentence_why_not_here() {
     let selected = app.selected_id().expect("a notification");
     for (key, says) in [
         ('E', "P replays the embedded request"),
-        ('L', "does not forward"),
         ('=', "nothing to compare"),
     ] {
         app.ch(key);

@@ -3,6 +3,7 @@
 
 mod alerts;
 mod callback_destinations_console;
+mod callback_forward;
 mod callback_replay_recover;
 mod callback_tabs;
 mod command_completion;

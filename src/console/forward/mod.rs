@@ -4,6 +4,7 @@
 //! `Enter` opens an answer. `mod` holds the model, `run` the worker's part, `update` its keys
 //! and replies, `view` its drawing; following, signing and the journal are
 //! `crate::api::forward`'s, run on the worker so that keys stay live.
+pub(crate) mod callbacks;
 pub(crate) mod run;
 pub(crate) mod update;
 pub(crate) mod view;

@@ -19,6 +19,12 @@ pub(crate) async fn stream(
     pane: Pane,
     out: mpsc::UnboundedSender<Msg>,
 ) {
+    // callback-destinations keeps a cursor per callback: headless's follower runs it.
+    if crate::api::sample_send::generation_of(&client).await
+        == crate::api::generation::Generation::CallbackDestinations
+    {
+        return super::callbacks::stream(client, cmd, req_id, pane, out).await;
+    }
     let reply = |r: ForwardReply| {
         let _ = out.send(Msg::Api {
             req_id,

@@ -20,9 +20,42 @@ fn scope(state: &State) -> Option<(String, NotificationFilter)> {
         .detail
         .as_ref()
         .and_then(|d| d.record.as_ref())
-        .or_else(|| ts.list.selected())
-        .map(|r| r.item.clone());
+        .or_else(|| ts.list.selected());
+    let chosen_id = chosen.map(|r| r.id().to_string());
+    let chosen = chosen.map(|r| r.item.clone());
     match (state.tab, chosen) {
+        // callback-destinations: all callbacks' notifications, or the callback `N` chose.
+        (Tab::CallbackNotifications, _) => {
+            let f = NotificationFilter {
+                callback_ids: ts.list.filter.callback_ids.clone(),
+                destination_ids: ts.list.filter.destination_ids.clone(),
+                ..NotificationFilter::default()
+            };
+            let words = match f.callback_ids.as_slice() {
+                [] => "all callbacks' notifications".to_string(),
+                [one] => format!("callback {one}"),
+                _ => "the chosen callbacks' notifications".to_string(),
+            };
+            Some((words, f))
+        }
+        (Tab::DeploymentCallbacks, Some(_)) => chosen_id.map(|id| {
+            (
+                format!("callback {id}"),
+                NotificationFilter {
+                    callback_ids: vec![id],
+                    ..NotificationFilter::default()
+                },
+            )
+        }),
+        (Tab::CallbackDestinations, Some(_)) => chosen_id.map(|id| {
+            (
+                format!("destination {id}"),
+                NotificationFilter {
+                    destination_ids: vec![id],
+                    ..NotificationFilter::default()
+                },
+            )
+        }),
         (Tab::Notifications, _) => {
             let f = ts.list.filter.clone();
             let words = if f == NotificationFilter::default() {
