@@ -204,8 +204,7 @@ pub fn read(path: &Path) -> Result<Bundle, LoadError> {
                     .unwrap_or_default()
                     .clone_into(&mut bundle.generation);
                 if bundle.generation == "event-destinations" {
-                    bundle.newer =
-                        super::load_newer::read_rest(&mut r, line, &v, &refuse, &io)?;
+                    bundle.newer = super::load_newer::read_rest(&mut r, line, &v, &refuse, &io)?;
                     return Ok(bundle);
                 }
                 if bundle.generation != "pulsar" {

@@ -196,7 +196,10 @@ pub fn write(d: &Db, newer: &Newer, generation: &str, shown: &str) -> Result<Loa
         let secret = dest["webhook"]["signing_secret"]
             .as_str()
             .filter(|s| !s.is_empty())
-            .map_or_else(super::event_destinations::destinations::new_secret, str::to_string);
+            .map_or_else(
+                super::event_destinations::destinations::new_secret,
+                str::to_string,
+            );
         // The secret lives apart; listeners are not loaded, so no new event is routed here.
         if dest["webhook"].is_object() {
             dest["webhook"]["signing_secret"] = Value::Null;
