@@ -1,7 +1,7 @@
 //! `notifications keep`, `export` and `search` on the newest generation's deliveries (issue 39 on
 //! `event-destinations`): a delivery's attempt kept as a sample, the selected deliveries with
-//! their attempts and the event destinations involved as one bundle (`format` 1, `generation`
-//! `event-destinations`; fresh signing secrets, no URL credentials), and jq over each latest
+//! their attempts, the event destinations and the events involved as one bundle (`format` 1,
+//! `generation` `event-destinations`; fresh signing secrets, no URL credentials), and jq over each latest
 //! attempt as pulsar's search does. The selection flags map onto the deliveries' filters
 //! (statuses as the platform names them, events, destinations, event types); the window and
 //! `--retried` are read from each delivery; `--callback` is not a filter of deliveries.
@@ -296,6 +296,24 @@ pub async fn export(client: &Client, out: &Output, args: ExportArgs) -> Result<(
             Err(e) => return Err(e.into()),
         }
     }
+    // The events they deliver: a loaded service builds a resent request from its event.
+    let event_ids: BTreeSet<String> = deliveries
+        .iter()
+        .filter_map(|d| d.get("event_id").and_then(Value::as_str))
+        .map(str::to_string)
+        .collect();
+    let mut events = Vec::new();
+    for id in &event_ids {
+        match get(client, &ApiRequest::get_event(id)).await {
+            Ok(mut v) => {
+                v["kind"] = json!("event");
+                events.push(v);
+            }
+            // One gone since is named by its deliveries only.
+            Err(crate::api::Error::Api(e)) if e.status == 404 => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
     let created: Vec<&str> = deliveries
         .iter()
         .filter_map(|d| d.get("created_at").and_then(Value::as_str))
@@ -319,6 +337,7 @@ pub async fn export(client: &Client, out: &Output, args: ExportArgs) -> Result<(
         "to": created.first(),
         "counts": {
             "destinations": destinations.len(),
+            "events": events.len(),
             "deliveries": deliveries.len(),
             "attempts": attempts,
         },
@@ -327,6 +346,7 @@ pub async fn export(client: &Client, out: &Output, args: ExportArgs) -> Result<(
     let mut text = Vec::new();
     let lines = std::iter::once(manifest.clone())
         .chain(destinations)
+        .chain(events)
         .chain(deliveries.into_iter().map(delivery_line));
     for l in lines {
         serde_json::to_writer(&mut text, &l).map_err(|e| HeadlessError::Io(e.into()))?;

@@ -18,6 +18,8 @@ mod http;
 pub mod ids;
 /// `serve --load`: an export bundle written into an empty database.
 pub mod load;
+/// `serve --load` of an `event-destinations` bundle.
+pub mod load_newer;
 mod lock;
 /// Rate-limited error lines.
 mod logs;

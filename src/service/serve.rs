@@ -128,7 +128,8 @@ impl ServeArgs {
         };
         let api_key = from_env(&self.api_key_env)?;
         let instance_key = from_env(&self.instance_key_env)?;
-        if instance_key.is_some() && self.generation == Generation::Pulsar {
+        // With `--load` the bundle names the generation.
+        if instance_key.is_some() && self.generation == Generation::Pulsar && self.load.is_none() {
             return Err(ServiceError::Config(
                 "--instance-key-env needs --generation callback-destinations or \
                  event-destinations"
@@ -172,7 +173,7 @@ async fn load_bundle(
     cfg: &mut ServiceConfig,
     file: &std::path::Path,
 ) -> Result<(), ServiceError> {
-    use super::load::{LoadOptions, load};
+    use super::load::{read, write};
     let DbLocation::Path(db) = &cfg.db else {
         return Err(ServiceError::Config(
             "--load needs --db PATH (a database file, not :memory:)".into(),
@@ -186,12 +187,6 @@ async fn load_bundle(
     if cfg.seed != Seed::None || cfg.history > 0 || cfg.simulate_events.is_some() {
         return Err(ServiceError::Config(
             "--load holds only the bundle: --seed none, no --history or --simulate-events".into(),
-        ));
-    }
-    // The bundle's generation is served; bundles are pulsar's only, today.
-    if cfg.generation != Generation::Pulsar {
-        return Err(ServiceError::Config(
-            "--load serves the bundle's generation (pulsar); leave out --generation".into(),
         ));
     }
     let rewrite_destinations = match &args.rewrite_destinations {
@@ -219,24 +214,42 @@ async fn load_bundle(
             }
         },
     };
-    let opts = LoadOptions {
-        file: file.to_path_buf(),
-        rewrite_destinations,
-        signing_secret,
-    };
-    let db = db.clone();
-    let loaded = tokio::task::spawn_blocking(move || load(&db, &opts))
-        .await?
-        .map_err(|e| ServiceError::Config(e.to_string()))?;
-    println!(
-        "Loaded {}: {} callbacks, {} destinations, {} notifications ({} attempts), none retried \
-         until recovered",
-        crate::text::line(&file.display().to_string()),
-        loaded.callbacks,
-        loaded.destinations,
-        loaded.notifications,
-        loaded.attempts
-    );
+    // The bundle's generation is served (pulsar or event-destinations): `--generation` may
+    // only name it.
+    let asked = (cfg.generation != Generation::Pulsar).then_some(cfg.generation);
+    let (db, path) = (db.clone(), file.to_path_buf());
+    let loaded = tokio::task::spawn_blocking(move || {
+        let mut bundle = read(&path)?;
+        let served = bundle.generation.parse::<Generation>().ok();
+        if let Some(g) = asked.filter(|g| Some(*g) != served) {
+            return Ok(Err(g));
+        }
+        bundle.rewrite(rewrite_destinations.as_ref(), signing_secret.as_ref());
+        write(&db, &bundle).map(Ok)
+    })
+    .await?
+    .map_err(|e| ServiceError::Config(e.to_string()))?
+    .map_err(|g| {
+        ServiceError::Config(format!(
+            "--load serves the bundle's generation, not {}; leave out --generation",
+            g.as_str()
+        ))
+    })?;
+    let shown = crate::text::line(&file.display().to_string()).into_owned();
+    if loaded.generation == "event-destinations" {
+        cfg.generation = Generation::EventDestinations;
+        println!(
+            "Loaded {shown}: {} destinations, {} events, {} deliveries ({} attempts), none \
+             retried until recovered",
+            loaded.destinations, loaded.events, loaded.notifications, loaded.attempts
+        );
+    } else {
+        println!(
+            "Loaded {shown}: {} callbacks, {} destinations, {} notifications ({} attempts), none \
+             retried until recovered",
+            loaded.callbacks, loaded.destinations, loaded.notifications, loaded.attempts
+        );
+    }
     Ok(())
 }
 

@@ -14,6 +14,7 @@ mod generations;
 mod generations_repro;
 mod generations_views_alerts;
 mod incident;
+mod incident_generations;
 mod members;
 mod members_teams;
 mod platform_retry;
