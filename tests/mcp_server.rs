@@ -1473,7 +1473,11 @@ async fn callback_destinations_stats_and_recover_work() {
     )
     .await;
     let s = ok(&stats.calls[0]).clone();
-    assert_eq!(s["object"], "switchboard.destination_stats", "{}", stats.raw);
+    assert_eq!(
+        s["object"], "switchboard.destination_stats",
+        "{}",
+        stats.raw
+    );
     assert_eq!(s["destination_id"], dead.as_str());
     assert_eq!(s["window"], "7d");
     let n = s["notifications"].as_u64().unwrap_or(0);
@@ -1494,16 +1498,29 @@ async fn callback_destinations_stats_and_recover_work() {
             .args(args);
         cmd
     };
-    let out = headless(&["-o", "json", "destinations", "stats", &dead, "--window", "7d"])
-        .output()
-        .await
-        .expect("headless stats");
+    let out = headless(&[
+        "-o",
+        "json",
+        "destinations",
+        "stats",
+        &dead,
+        "--window",
+        "7d",
+    ])
+    .output()
+    .await
+    .expect("headless stats");
     assert!(out.status.success(), "{out:?}");
     let told: Value = serde_json::from_slice(&out.stdout).expect("stats json");
     for k in ["notifications", "failed", "retried", "attempts"] {
         assert_eq!(told[k], s[k], "{k}: {told} vs {s}");
     }
-    assert_eq!(failed(&stats.calls[1])["code"], "not_found", "{}", stats.raw);
+    assert_eq!(
+        failed(&stats.calls[1])["code"],
+        "not_found",
+        "{}",
+        stats.raw
+    );
 
     // The dead destination now points at this receiver; its failed notifications are recovered.
     let to = format!("{rx}/ok");
@@ -1569,6 +1586,11 @@ async fn callback_destinations_stats_and_recover_work() {
     assert!(message(&s.calls[3]).contains("unknown token"), "{}", s.raw);
     let again = own(&s.calls[4]);
     assert_eq!(again["count"], 0, "{}", s.raw);
-    assert_eq!(again["already_succeeded"].as_u64(), Some(count), "{}", s.raw);
+    assert_eq!(
+        again["already_succeeded"].as_u64(),
+        Some(count),
+        "{}",
+        s.raw
+    );
     svc.shutdown().await;
 }

@@ -317,7 +317,9 @@ pub fn stats_document(id: &str, name: &str, s: &Stats, window: TimeDelta) -> ser
         "attempt_success_percent": s.attempt_success_percent(),
         "cancelled": s.other,
     });
-    if let (Some(o), Ok(serde_json::Value::Object(m))) = (doc.as_object_mut(), serde_json::to_value(s)) {
+    if let (Some(o), Ok(serde_json::Value::Object(m))) =
+        (doc.as_object_mut(), serde_json::to_value(s))
+    {
         o.extend(m);
     }
     doc
