@@ -1413,3 +1413,184 @@ async fn team_write_tools_work_on_the_newer_generations_behind_the_write_switch(
         svc.shutdown().await;
     }
 }
+
+/// `destination_stats`, `plan_recover` and `run_recover` against `serve --generation
+/// callback-destinations`: stats count a destination's notifications under every callback (the
+/// same numbers as `destinations stats`), an unknown destination is an error; recover is behind
+/// the write switch, sends each planned notification's embedded request once, signed `t=…,v1=…`,
+/// to the destination's URL, and a later plan counts them as already succeeded.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn callback_destinations_stats_and_recover_work() {
+    use switchboard::api::Secret;
+    use switchboard::api::generation::Generation;
+    use switchboard::service::{Seed, ServiceConfig, start};
+    if !client_available() {
+        return;
+    }
+    const ORG: &str = "sk_org_mcp_callback_recover_0123456789";
+    const INSTANCE: &str = "sk_instance_mcp_callback_recover_0123456789";
+    let svc = start(ServiceConfig {
+        seed: Seed::Demo,
+        generation: Generation::CallbackDestinations,
+        api_key: Some(Secret::new(ORG)),
+        instance_key: Some(Secret::new(INSTANCE)),
+        ..ServiceConfig::ephemeral()
+    })
+    .await
+    .expect("service");
+    let instance = svc.instance_id.clone().unwrap_or_default();
+    let env = [("SWITCHBOARD_INSTANCE_ID", instance.as_str())];
+    let (rx, log) = receiver().await;
+
+    // Read-only: the list, the stats, and recover not offered.
+    let read = session_with(
+        &svc.base_url,
+        ORG,
+        &["mcp"],
+        &env,
+        &[("list_destinations", json!({ "limit": 100 }))],
+    )
+    .await;
+    assert!(!read.tools.contains(&"plan_recover".to_string()));
+    let dead = ok(&read.calls[0])["items"]
+        .as_array()
+        .and_then(|a| a.iter().find(|d| d["name"] == "Dead endpoint"))
+        .and_then(|d| d["id"].as_str())
+        .expect("the seeded dead destination")
+        .to_string();
+    let stats = session_with(
+        &svc.base_url,
+        ORG,
+        &["mcp"],
+        &env,
+        &[
+            (
+                "destination_stats",
+                json!({ "destination_id": dead, "window": "7d" }),
+            ),
+            ("destination_stats", json!({ "destination_id": "cbd_nope" })),
+        ],
+    )
+    .await;
+    let s = ok(&stats.calls[0]).clone();
+    assert_eq!(
+        s["object"], "switchboard.destination_stats",
+        "{}",
+        stats.raw
+    );
+    assert_eq!(s["destination_id"], dead.as_str());
+    assert_eq!(s["window"], "7d");
+    let n = s["notifications"].as_u64().unwrap_or(0);
+    let failed_n = s["failed"].as_u64().unwrap_or(0);
+    assert!(n > 0 && failed_n > 0, "{s}");
+    // The same numbers as headless `destinations stats` there.
+    let home = tempfile::tempdir().expect("home");
+    let headless = |args: &[&str]| {
+        let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_switchboard"));
+        cmd.env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .env("HOME", home.path())
+            .env("XDG_CONFIG_HOME", home.path().join("config"))
+            .env("XDG_DATA_HOME", home.path().join("data"))
+            .env("SWITCHBOARD_BASE_URL", &svc.base_url)
+            .env("SWITCHBOARD_API_KEY", ORG)
+            .env("SWITCHBOARD_INSTANCE_ID", &instance)
+            .args(args);
+        cmd
+    };
+    let out = headless(&[
+        "-o",
+        "json",
+        "destinations",
+        "stats",
+        &dead,
+        "--window",
+        "7d",
+    ])
+    .output()
+    .await
+    .expect("headless stats");
+    assert!(out.status.success(), "{out:?}");
+    let told: Value = serde_json::from_slice(&out.stdout).expect("stats json");
+    for k in ["notifications", "failed", "retried", "attempts"] {
+        assert_eq!(told[k], s[k], "{k}: {told} vs {s}");
+    }
+    assert_eq!(
+        failed(&stats.calls[1])["code"],
+        "not_found",
+        "{}",
+        stats.raw
+    );
+
+    // The dead destination now points at this receiver; its failed notifications are recovered.
+    let to = format!("{rx}/ok");
+    let out = headless(&["destinations", "update", &dead, "--url", &to])
+        .output()
+        .await
+        .expect("headless update");
+    assert!(out.status.success(), "{out:?}");
+    let selection = json!({ "selection": { "destination_ids": [dead], "statuses": ["failed"] } });
+    let s = session_with(
+        &svc.base_url,
+        ORG,
+        &["mcp", "--allow-writes"],
+        &env,
+        &[
+            ("get_destination", json!({ "id": dead })),
+            ("plan_recover", selection.clone()),
+            ("run_recover", json!({ "token": { "$from": [1, "token"] } })),
+            ("run_recover", json!({ "token": { "$from": [1, "token"] } })),
+            ("plan_recover", selection),
+        ],
+    )
+    .await;
+    ok(&s.calls[0]);
+    let plan = own(&s.calls[1]);
+    let count = plan["count"].as_u64().unwrap_or(0);
+    assert_eq!(count, failed_n, "{}", s.raw);
+    let run = own(&s.calls[2]);
+    assert_eq!(
+        (run["sent"].as_u64(), run["succeeded"].as_u64()),
+        (Some(count), Some(count)),
+        "{}",
+        s.raw
+    );
+    let sent: Vec<String> = ok(&s.calls[2])["deliveries"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|d| d["notification"].as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default();
+    assert_eq!(sent.len() as u64, count, "{}", s.raw);
+    let got = got(&log, "ok");
+    for id in &sent {
+        let hits: Vec<_> = got
+            .iter()
+            .filter(|g| {
+                g.headers
+                    .get("metorial-notification-id")
+                    .and_then(|v| v.to_str().ok())
+                    == Some(id.as_str())
+            })
+            .collect();
+        assert_eq!(hits.len(), 1, "{id} sent once");
+        let sig = hits[0]
+            .headers
+            .get("metorial-signature")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default();
+        assert!(sig.starts_with("t=") && sig.contains(",v1="), "{sig}");
+    }
+    assert!(message(&s.calls[3]).contains("unknown token"), "{}", s.raw);
+    let again = own(&s.calls[4]);
+    assert_eq!(again["count"], 0, "{}", s.raw);
+    assert_eq!(
+        again["already_succeeded"].as_u64(),
+        Some(count),
+        "{}",
+        s.raw
+    );
+    svc.shutdown().await;
+}

@@ -302,6 +302,29 @@ impl Stats {
     }
 }
 
+/// The document `destinations stats -o json` prints on the newer generations (and MCP's
+/// `destination_stats` there): the [`Stats`] fields, the rates, the window, and the cancelled
+/// ones the rates leave out.
+#[must_use]
+pub fn stats_document(id: &str, name: &str, s: &Stats, window: TimeDelta) -> serde_json::Value {
+    let mut doc = serde_json::json!({
+        "object": "switchboard.destination_stats",
+        "destination_id": id,
+        "destination_name": name,
+        "window": window_text(window),
+        "window_seconds": window.num_seconds(),
+        "success_percent": s.success_percent(),
+        "attempt_success_percent": s.attempt_success_percent(),
+        "cancelled": s.other,
+    });
+    if let (Some(o), Ok(serde_json::Value::Object(m))) =
+        (doc.as_object_mut(), serde_json::to_value(s))
+    {
+        o.extend(m);
+    }
+    doc
+}
+
 /// `24h`, `90m`, `7d`, `30s`: the largest unit that divides the window (hours up to 48).
 pub fn window_text(w: TimeDelta) -> String {
     let s = w.num_seconds();

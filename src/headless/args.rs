@@ -472,26 +472,35 @@ pub enum CallbacksCmd {
         #[arg(long = "callback", value_name = "ID")]
         callbacks: Vec<String>,
     },
-    /// Create a callback on a provider deployment (callback-destinations only).
+    /// Create a callback: on an integration's provider (event-destinations: `--integration`,
+    /// `--integration-provider`) or on a provider deployment (callback-destinations:
+    /// `--provider-deployment`, `--name`).
     Create {
-        /// The provider deployment (`pde_…`).
+        /// The provider deployment (`pde_…`; callback-destinations).
         #[arg(long, value_name = "ID")]
-        provider_deployment: String,
-        /// Name.
+        provider_deployment: Option<String>,
+        /// The integration (event-destinations).
+        #[arg(long, value_name = "ID")]
+        integration: Option<String>,
+        /// The integration's provider (event-destinations).
+        #[arg(long, value_name = "ID")]
+        integration_provider: Option<String>,
+        /// Name (required on callback-destinations).
         #[arg(long)]
-        name: String,
+        name: Option<String>,
         /// Description.
         #[arg(long)]
         description: Option<String>,
-        /// A callback destination to deliver to (repeat for several).
+        /// A callback destination to deliver to (repeat for several; callback-destinations).
         #[arg(long = "destination", value_name = "ID")]
         destinations: Vec<String>,
-        /// A provider trigger, with the event types taken from it (repeat for several).
+        /// A provider trigger, with the event types taken from it (repeat for several;
+        /// callback-destinations).
         #[arg(long = "trigger", value_name = "ID[=type,type]")]
         triggers: Vec<String>,
     },
-    /// Change a callback; `--destination` replaces the set of destinations (callback-destinations
-    /// only).
+    /// Change a callback; `--destination` replaces the set of destinations (that and
+    /// `--no-destinations` on callback-destinations only).
     #[command(group(ArgGroup::new("changes").required(true).multiple(true)
         .args(["name", "description", "destinations", "no_destinations"])))]
     Update {
@@ -514,7 +523,7 @@ pub enum CallbacksCmd {
         #[arg(long)]
         no_destinations: bool,
     },
-    /// Archive a callback (callback-destinations only).
+    /// Delete a callback (archives it on callback-destinations).
     Delete {
         /// Callback id (`cbk_…`).
         id: String,

@@ -215,11 +215,23 @@ async fn callbacks(client: &Client, out: &Output, c: CallbacksCmd) -> Result<(),
         ),
         CallbacksCmd::Create {
             provider_deployment,
+            integration,
+            integration_provider,
             name,
             description,
             destinations,
             triggers,
         } => {
+            if integration.is_some() || integration_provider.is_some() {
+                return Err(usage(
+                    "callbacks create on callback-destinations: --integration and --integration-provider are event-destinations'; a callback here is created on --provider-deployment.",
+                ));
+            }
+            let (Some(provider_deployment), Some(name)) = (provider_deployment, name) else {
+                return Err(usage(
+                    "callbacks create on callback-destinations needs --provider-deployment and --name.",
+                ));
+            };
             let triggers = triggers
                 .iter()
                 .map(|t| trigger(t))

@@ -12,8 +12,8 @@ use super::output::{Output, OutputFormat};
 use crate::api::detect::{self, TeamsKind};
 use crate::api::generation::Generation;
 use crate::api::model::{
-    CreateAuthImport, CreateEventDestination, CreateListener, ListenerType, RetryPolicy,
-    UpdateListener,
+    CreateAuthImport, CreateEventDestination, CreateIntegrationCallback, CreateListener,
+    ListenerType, RetryPolicy, UpdateIntegrationCallback, UpdateListener,
 };
 use crate::api::newer_requests::*;
 use crate::api::{ApiRequest, Client, Error, ListQuery, Page};
@@ -142,11 +142,6 @@ fn lacking_on_current(cmd: &Resource) -> Option<&'static str> {
         }
         Resource::Imports(ImportsCmd::Update { .. }) => {
             "an import cannot be changed here; import again"
-        }
-        Resource::Callbacks(
-            CallbacksCmd::Create { .. } | CallbacksCmd::Update { .. } | CallbacksCmd::Delete { .. },
-        ) => {
-            "these callbacks belong to integrations, not provider deployments; Switchboard changes callbacks on callback-destinations only"
         }
         Resource::Destinations(DestinationsCmd::Delete { .. }) => {
             "an event destination is not deleted: use archive"
@@ -629,6 +624,77 @@ pub async fn run(client: &Client, out: &Output, cmd: Resource) -> Result<(), Hea
             &send(client, &ApiRequest::get_callback(&id)).await?,
             CALLBACKS,
         ),
+        Resource::Callbacks(CallbacksCmd::Create {
+            provider_deployment,
+            integration,
+            integration_provider,
+            name,
+            description,
+            destinations,
+            triggers,
+        }) => {
+            if provider_deployment.is_some() || !destinations.is_empty() || !triggers.is_empty() {
+                return Err(HeadlessError::Usage(
+                    "callbacks create on event-destinations: --provider-deployment, --destination and --trigger are callback-destinations'; a callback here is created with --integration and --integration-provider (listeners choose where its events go).".into(),
+                ));
+            }
+            let (Some(integration_id), Some(integration_provider_id)) =
+                (integration, integration_provider)
+            else {
+                return Err(HeadlessError::Usage(
+                    "callbacks create on event-destinations needs --integration and --integration-provider.".into(),
+                ));
+            };
+            let b = CreateIntegrationCallback {
+                integration_id,
+                integration_provider_id,
+                name,
+                description,
+            };
+            one(
+                out,
+                &send(client, &ApiRequest::create_integration_callback(&b)).await?,
+                CALLBACKS,
+            )
+        }
+        Resource::Callbacks(CallbacksCmd::Update {
+            id,
+            name,
+            description,
+            destinations,
+            no_destinations,
+        }) => {
+            if no_destinations || !destinations.is_empty() {
+                return Err(HeadlessError::Usage(
+                    "callbacks update on event-destinations: --destination and --no-destinations are callback-destinations'; listeners choose where a callback's events go.".into(),
+                ));
+            }
+            let b = UpdateIntegrationCallback {
+                name,
+                description,
+                metadata: None,
+            };
+            one(
+                out,
+                &send(client, &ApiRequest::update_integration_callback(&id, &b)).await?,
+                CALLBACKS,
+            )
+        }
+        Resource::Callbacks(CallbacksCmd::Delete { id, yes }) => {
+            ask(
+                yes,
+                "delete",
+                &format!(
+                    "Delete callback {}? Listeners bound to it get nothing more from it.",
+                    super::output::clean(&id)
+                ),
+            )?;
+            one(
+                out,
+                &send(client, &ApiRequest::delete_callback(&id)).await?,
+                CALLBACKS,
+            )
+        }
         Resource::Callbacks(CallbacksCmd::Events {
             id,
             list: l,

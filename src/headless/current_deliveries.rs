@@ -251,19 +251,7 @@ pub(super) fn print_stats(
         }
         return output::emit(|w| writeln!(w, "{}", crate::text::multiline(&text.join("\n"))));
     }
-    let mut doc = json!({
-        "object": "switchboard.destination_stats",
-        "destination_id": id,
-        "destination_name": name,
-        "window": crate::api::health::window_text(window),
-        "window_seconds": window.num_seconds(),
-        "success_percent": s.success_percent(),
-        "attempt_success_percent": s.attempt_success_percent(),
-        "cancelled": s.other,
-    });
-    if let (Some(o), Ok(Value::Object(m))) = (doc.as_object_mut(), serde_json::to_value(s)) {
-        o.extend(m);
-    }
+    let doc = crate::api::health::stats_document(id, name, s, window);
     out.document(&format!("{doc:#}"))
 }
 

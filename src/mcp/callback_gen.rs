@@ -95,6 +95,8 @@ struct Args {
     all_callbacks: Option<bool>,
     callback_ids: Vec<String>,
     destination_ids: Option<Vec<String>>,
+    destination_id: Option<String>,
+    window: Option<String>,
     event_ids: Vec<String>,
     event_types: Vec<String>,
     statuses: Vec<String>,
@@ -153,10 +155,7 @@ fn lacking(name: &str) -> Option<&'static str> {
         "get_attempt" | "verify_signature" => {
             "this generation keeps no attempts (only a count per notification); get_notification shows the request it sent"
         }
-        "destination_stats" => {
-            "this generation keeps no attempts, so there are no latencies or rates to count"
-        }
-        "replay_locally" | "plan_recover" | "run_recover" => {
+        "replay_locally" => {
             "Switchboard does not send this generation's notifications again from here yet; `notifications replay` does"
         }
         "duplicate_destination" | "ping_destination" | "archive_destination" => {
@@ -266,6 +265,7 @@ async fn run(
         ),
         "delete_destination" => ApiRequest::delete_callback_destination(a.id()?),
         "list_notifications" => return notifications(client, &a).await,
+        "destination_stats" => return stats(client, &a).await,
         "get_notification" => {
             let id = a.id()?;
             crate::api::request::check_segment(id)?;
@@ -286,6 +286,26 @@ async fn run(
     };
     let raw = client.send(&req).await?;
     Ok(crate::api::client::decode::<Value>(raw.status, &raw.body)?)
+}
+
+/// `destination_stats`: the numbers `destinations stats` gives here, from each notification's
+/// `attempt_count` under every callback (this generation keeps no attempts: no latencies).
+async fn stats(client: &Client, a: &Args) -> Result<Value, ToolError> {
+    let id = Args::need(&a.destination_id, "destination_id")?;
+    crate::api::request::check_segment(id)?;
+    // The destination must exist: its absence is an error, not empty statistics.
+    let raw = client
+        .send(&ApiRequest::get_callback_destination(id))
+        .await?;
+    let d = crate::api::client::decode::<Value>(raw.status, &raw.body)?;
+    let window = match a.window.as_deref() {
+        Some(w) => crate::api::health::parse_window(w).map_err(usage)?,
+        None => chrono::TimeDelta::hours(24),
+    };
+    let s = crate::api::callback_health::destination_stats(client, id, window, chrono::Utc::now())
+        .await?;
+    let name = d.get("name").and_then(Value::as_str).unwrap_or_default();
+    Ok(crate::api::health::stats_document(id, name, &s, window))
 }
 
 /// `list_notifications`: one callback's page, or the newest of every (or the named) callbacks

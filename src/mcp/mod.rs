@@ -6,6 +6,7 @@
 //! writes and `--allow-writes` was given, `replay_locally` only towards the operator's receivers.
 mod annotations;
 mod callback_gen;
+mod callback_recover;
 mod current;
 mod current_deliveries;
 mod current_recover;
@@ -134,6 +135,17 @@ impl Server {
         }
         if def.name == "wait_for_notifications" && callback_gen::serves(&self.client).await {
             return callback_gen::wait(&self.client, def, &args).await;
+        }
+        // On callback-destinations a recover sends each embedded request again from here.
+        if matches!(def.name, "plan_recover" | "run_recover")
+            && callback_gen::serves(&self.client).await
+        {
+            let a = tools::args_of(def, args)?;
+            return if def.name == "plan_recover" {
+                callback_recover::plan(&self.plans, &self.client, &a, &self.profile).await
+            } else {
+                callback_recover::run(&self.plans, &self.client, &a, &self.profile).await
+            };
         }
         // On callback-destinations the others say in one sentence why not (pulsar's paths are
         // absent).

@@ -39,7 +39,7 @@ pub const RUN_LIMIT: Duration = Duration::from_secs(300);
 /// A selection as an agent writes it.
 #[derive(Debug, Default, Deserialize)]
 #[serde(default, deny_unknown_fields)]
-struct SelectionInput {
+pub(super) struct SelectionInput {
     destination_ids: Vec<String>,
     callback_ids: Vec<String>,
     event_ids: Vec<String>,
@@ -52,7 +52,7 @@ struct SelectionInput {
 }
 
 impl SelectionInput {
-    fn selection(self, now: DateTime<Utc>) -> Result<Selection, ToolError> {
+    pub(super) fn selection(self, now: DateTime<Utc>) -> Result<Selection, ToolError> {
         let when = |s: Option<String>| {
             s.map(|t| parse_time(&t, now).map_err(|e| usage(e.to_string())))
                 .transpose()
@@ -152,7 +152,7 @@ async fn plan_of(
 ///
 /// # Errors
 /// No data directory; the journal cannot be opened.
-fn open_journal(client: &Client, profile: &str) -> Result<Journal, ToolError> {
+pub(super) fn open_journal(client: &Client, profile: &str) -> Result<Journal, ToolError> {
     let dir = crate::config::Paths::with_config(None)
         .data_dir
         .ok_or_else(|| {
@@ -183,6 +183,12 @@ impl Plans {
         let ids = selected_ids(client, &selection).await?;
         let journal = open_journal(client, profile)?;
         let plan = plan_of(client, ids, &journal).await?;
+        Ok(self.answer_plan(&plan))
+    }
+
+    /// A counted plan's answer, its token kept for `run_recover` (every generation that sends
+    /// from this machine answers the same).
+    pub(super) fn answer_plan(&self, plan: &RecoverPlan) -> Answer {
         let ttl = ttl();
         let expires_at = Utc::now() + chrono::TimeDelta::from_std(ttl).unwrap_or_default();
         let token = format!("rcv_{}", hex::encode(rand::random::<[u8; 16]>()));
@@ -224,7 +230,7 @@ impl Plans {
                 expires: Instant::now() + ttl,
             },
         );
-        Ok(Answer::with_own(own, platform))
+        Answer::with_own(own, platform)
     }
 
     pub(super) fn keep(&self, token: String, planned: Planned) {
@@ -306,7 +312,7 @@ impl Plans {
 }
 
 /// One delivery of a run: what `notifications recover` prints for it.
-fn delivery_json(d: &Delivery) -> Value {
+pub(super) fn delivery_json(d: &Delivery) -> Value {
     json!({
         "notification": d.notification,
         "target": crate::text::redact::mask_url(d.target.as_str()),

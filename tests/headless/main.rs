@@ -6,6 +6,7 @@ mod common;
 mod alerts;
 mod callback_gen;
 mod callback_recover;
+mod callback_writes;
 mod cli;
 mod clocks;
 mod faces;
