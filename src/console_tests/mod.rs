@@ -49,6 +49,7 @@ mod seams_demo;
 mod seams_dialogs;
 mod seams_help_status;
 mod seams_layout;
+mod pages_fill;
 mod seams_list;
 mod seams_marks;
 mod seams_members;
