@@ -92,12 +92,7 @@ fn pane(app: &App) -> (u32, usize, bool, String) {
     let list = &app.state.current().list;
     let last = inner_row(app, area, area.y + area.height - 2);
     let bottom = inner_row(app, area, area.y + area.height - 1);
-    (
-        list.limit,
-        list.rows.len(),
-        !last.trim().is_empty(),
-        bottom,
-    )
+    (list.limit, list.rows.len(), !last.trim().is_empty(), bottom)
 }
 
 /// A console of `w`×`h` on `client`, showing `g`'s tabs, settled.
@@ -175,7 +170,10 @@ async fn history(g: Generation) -> (RunningService, Client) {
 
 #[tokio::test]
 async fn every_tab_of_the_newer_generations_fills_its_pane_when_it_has_the_items() {
-    for g in [Generation::EventDestinations, Generation::CallbackDestinations] {
+    for g in [
+        Generation::EventDestinations,
+        Generation::CallbackDestinations,
+    ] {
         let (_svc, client) = history(g).await;
         for (w, h) in [(120u16, 40u16), (200, 55)] {
             let mut app = console(client.clone(), g, w, h).await;
@@ -200,7 +198,7 @@ async fn every_tab_of_the_newer_generations_fills_its_pane_when_it_has_the_items
                 }
             }
             assert!(
-                filled.len() >= 1,
+                !filled.is_empty(),
                 "{g:?} {w}×{h}: some tab of the history fills its pane"
             );
         }
