@@ -207,10 +207,12 @@ fn with_detail_reloaded(state: &mut State, tab: Tab, mut effects: Vec<Effect>) -
 /// The API's largest page.
 pub(crate) const MAX_PAGE_SIZE: u32 = 100;
 
-/// Rows a page asks for: enough to fill the list at this size (a tall pane is never left half
-/// empty), at least [`PAGE_SIZE`], at most the API's [`MAX_PAGE_SIZE`].
-pub(crate) fn page_size(size: (u16, u16)) -> u32 {
-    u32::try_from(layout::list_rows(size, Tab::Notifications, false, 0))
+/// Rows a page of `tab`'s list asks for: enough to fill the list at this size (a tall pane is
+/// never left half empty), at least [`PAGE_SIZE`], at most the API's [`MAX_PAGE_SIZE`]. The one
+/// rule for every tab on every generation; the list's height without a detail open, so opening
+/// one does not change the page.
+pub(crate) fn page_size(size: (u16, u16), tab: Tab) -> u32 {
+    u32::try_from(layout::list_rows(size, tab, false, 0))
         .unwrap_or(MAX_PAGE_SIZE)
         .clamp(PAGE_SIZE, MAX_PAGE_SIZE)
 }
@@ -240,12 +242,7 @@ pub(crate) fn load_list(
     new_page: bool,
 ) -> Vec<Effect> {
     let req_id = state.next_req_id();
-    // The notifications list is read on tall terminals (a long history): its page fills the pane.
-    let limit = if tab == Tab::Notifications {
-        page_size(state.size)
-    } else {
-        PAGE_SIZE
-    };
+    let limit = page_size(state.size, tab);
     let list = &mut state.tab_state_mut(tab).list;
     let query = list_query(list, &anchor, limit);
     list.limit = limit;

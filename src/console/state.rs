@@ -6,7 +6,7 @@ use super::settings::Settings;
 use super::tab::Tab;
 use crate::api::{NotificationFilter, Order, Pagination};
 
-/// Rows per server page.
+/// The fewest rows a server page asks for; a taller pane asks for more (`pane::page_size`).
 pub(crate) const PAGE_SIZE: u32 = 20;
 /// Ticks a toast stays on screen.
 pub(crate) const TOAST_TICKS: u16 = 20;

@@ -75,6 +75,9 @@ async fn create_team(app: &mut App, name: &str) {
 #[tokio::test]
 async fn create_oldest_first_lands_on_the_last_page_and_e_edits_it() {
     let (ts, mut app) = setup().await;
+    // A pane of 20 rows: pages of 20 (a taller one asks for pages that fill it).
+    let w = app.state.size.0;
+    press(&mut app, Msg::Resize(w, 26)).await;
     let first_before = selected_id(&app);
     create_team(&mut app, "Flow Crew").await;
     let id = team_named(&ts, "Flow Crew").await;

@@ -32,6 +32,7 @@ mod idle;
 mod landing;
 mod newer_dialogs;
 mod operator;
+mod pages_fill;
 mod palette;
 mod pin_note;
 mod power_keys;

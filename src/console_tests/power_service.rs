@@ -145,6 +145,8 @@ async fn profile_switch_drops_the_old_state_and_ignores_its_request_in_flight() 
         other => Err(format!("profile {other:?} is not defined")),
     });
     let mut app = app_for(&held);
+    // A pane of 20 rows: pages of 20, as the demo's list below is read.
+    app.apply(Msg::Resize(120, 26));
     app.switcher = Some(switcher);
     app.start();
     // The held server has the teams request and will not answer until the gate opens.
