@@ -143,6 +143,7 @@ async fn watch(client: &Client, ctx: &Context, every: Duration) -> Result<(), He
     };
     let host = crate::api::replay::api_host(&ctx.base_url).unwrap_or_default();
     let mut first = true;
+    let mut interrupt = super::interrupt::Interrupt::listen();
     loop {
         match alerts::evaluate(client, &ctx.rules, chrono::Utc::now()).await {
             Ok(findings) => {
@@ -182,9 +183,7 @@ async fn watch(client: &Client, ctx: &Context, every: Duration) -> Result<(), He
             ),
         }
         tokio::select! {
-            r = tokio::signal::ctrl_c() => {
-                return r.map_err(HeadlessError::Io);
-            }
+            () = interrupt.recv() => return Ok(()),
             () = tokio::time::sleep(every) => {}
         }
     }

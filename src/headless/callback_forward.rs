@@ -97,9 +97,8 @@ pub async fn run(
         target: follow.target.to_string(),
         signed: !follow.unsigned,
     };
-    let stop = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
+    let mut interrupt = super::interrupt::Interrupt::listen();
+    let stop = async move { interrupt.recv().await };
     cf::run(client, &follow, &mut out, stop).await
 }
 

@@ -391,10 +391,9 @@ pub async fn recover(
     }
     let total = plan.items.len();
     let mut progress = Progress::new(total, std::io::stderr().is_terminal());
-    let stop = async {
-        if tokio::signal::ctrl_c().await.is_err() {
-            std::future::pending::<()>().await;
-        }
+    let mut interrupt = super::interrupt::Interrupt::listen();
+    let stop = async move {
+        interrupt.recv().await;
         let _ = say("stopping: the retries in flight finish; the same command asks the rest");
     };
     let mut write_error: Option<HeadlessError> = None;

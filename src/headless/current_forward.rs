@@ -202,6 +202,7 @@ pub async fn run(
             .map_err(super::output::output_error)
     };
     let now = || chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+    let mut stop = super::interrupt::Interrupt::listen();
     say(json!({
         "event": "ready", "at": now(), "target": target.as_str(), "signed": secret.is_some(),
         "after": cursor.as_deref().map(|c| line(c).into_owned()),
@@ -210,7 +211,6 @@ pub async fn run(
     let opts = SendOptions {
         timeout: super::replay::timeout(),
     };
-    let mut stop = std::pin::pin!(tokio::signal::ctrl_c());
     let mut forwarded = 0usize;
     let mut caught_up_said = false;
     let mut held: Option<(String, tokio::time::Instant)> = None;
@@ -397,7 +397,7 @@ pub async fn run(
             pause = pause.min(next.saturating_duration_since(tokio::time::Instant::now()));
         }
         tokio::select! {
-            _ = &mut stop => return Ok(()),
+            () = stop.recv() => return Ok(()),
             () = tokio::time::sleep(pause) => {}
         }
     }

@@ -109,6 +109,7 @@ pub async fn watch(
         lines.format = OutputFormat::Ndjson;
     }
     let mut retry: Option<Duration> = None;
+    let mut interrupt = super::interrupt::Interrupt::listen();
     loop {
         let q = ListQuery {
             limit: Some(100),
@@ -153,7 +154,7 @@ pub async fn watch(
         if !(more && moved) {
             tokio::select! {
                 () = tokio::time::sleep(every) => {}
-                _ = tokio::signal::ctrl_c() => return Ok(()),
+                () = interrupt.recv() => return Ok(()),
             }
         }
     }

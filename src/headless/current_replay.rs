@@ -204,8 +204,7 @@ pub async fn recover_to(
     say(&head)?;
     let terminal = std::io::stdout().is_terminal();
     let (mut ok, mut failed, mut unreachable, mut left) = (0usize, 0usize, 0usize, 0usize);
-    let stop = tokio::signal::ctrl_c();
-    let mut stop = std::pin::pin!(stop);
+    let mut stop = super::interrupt::Interrupt::listen();
     let mut stopped = false;
     for (k, item) in items.iter().enumerate() {
         if args.dry_run {
@@ -243,7 +242,7 @@ pub async fn recover_to(
         let send = replay::send(&plan, &opts);
         let result = tokio::select! {
             r = send => r,
-            _ = &mut stop => {
+            () = stop.recv() => {
                 // The request in flight is left to finish on the receiver's side: in doubt.
                 say("stopping: the same command resumes the rest")?;
                 left = n - k;

@@ -134,10 +134,11 @@ pub async fn run(
     let (stop_tx, stop_rx) = watch::channel(false);
     let printer = Printer::new(format, &cfg);
     let forwarding = forward::run(client, &cfg, start, memory, tx, stop_rx);
+    let mut interrupt = super::interrupt::Interrupt::listen();
     let stopper = async {
         tokio::select! {
             // Ctrl-C asks to stop; the forwarder ends at a clean point.
-            r = tokio::signal::ctrl_c() => if r.is_ok() { let _ = stop_tx.send(true); },
+            () = interrupt.recv() => { let _ = stop_tx.send(true); },
             // The forwarder ended by itself (an error): nothing to stop.
             () = stop_tx.closed() => {}
         }

@@ -20,6 +20,7 @@ mod edit;
 mod export;
 mod forward;
 mod input;
+mod interrupt;
 use crate::api::jq;
 mod lookups;
 mod newer_search;

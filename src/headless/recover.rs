@@ -206,11 +206,9 @@ pub(super) async fn execute(
     };
     let total = plan.items.len();
     let mut progress = Progress::new(total, std::io::stderr().is_terminal());
-    let stop = async {
-        // Without a handler (very unusual), Ctrl-C ends the process as usual.
-        if tokio::signal::ctrl_c().await.is_err() {
-            std::future::pending::<()>().await;
-        }
+    let mut interrupt = super::interrupt::Interrupt::listen();
+    let stop = async move {
+        interrupt.recv().await;
         // Said the moment the stop is seen: nothing new starts from here.
         let _ = say("stopping: the deliveries in flight finish; the same command resumes the rest");
     };

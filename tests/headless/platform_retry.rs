@@ -1314,3 +1314,42 @@ async fn recover_by_default_retries_what_was_not_delivered() {
     assert_eq!(both.len(), 2, "{both:?}");
     r.svc.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn forward_ends_cleanly_on_ctrl_c_right_after_it_said_ready() {
+    // The fault: SIGINT the moment `ready` is printed. tokio's ctrl_c() installs its handler only
+    // when first polled, so this killed the process by signal before Ctrl-C was listened for.
+    let r = rig().await;
+    let to = format!("{}/ok", r.rx_url);
+    for _ in 0..5 {
+        let mut f = Following::start(r.cmd(&[
+            "-o",
+            "json",
+            "notifications",
+            "forward",
+            "--to",
+            &to,
+            "--unsigned",
+            "--interval",
+            "100ms",
+        ]));
+        f.next("ready").await;
+        let pid = f.child.id().expect("pid").to_string();
+        let sent = tokio::process::Command::new("kill")
+            .args(["-INT", &pid])
+            .status()
+            .await
+            .expect("kill");
+        assert!(sent.success());
+        let status = tokio::time::timeout(Duration::from_secs(20), f.child.wait())
+            .await
+            .expect("ends")
+            .expect("wait");
+        assert_eq!(
+            status.code(),
+            Some(0),
+            "Ctrl-C right after ready ends it cleanly"
+        );
+    }
+    r.svc.shutdown().await;
+}
