@@ -141,7 +141,10 @@ async fn p_replays_an_attempt_signed_with_the_typed_secret_never_drawn() {
     app.settle().await.expect("idle");
     let s = app.screen();
     assert!(s.contains("Secret"), "{s}");
-    assert!(s.contains("type it in Signing secret, or tick Unsigned"), "{s}");
+    assert!(
+        s.contains("type it in Signing secret, or tick Unsigned"),
+        "{s}"
+    );
 
     // Tab to the secret, typed (masked), Enter previews, Enter sends.
     app.key(KeyCode::Tab).type_text(&secret);
@@ -161,7 +164,10 @@ async fn p_replays_an_attempt_signed_with_the_typed_secret_never_drawn() {
     assert!(!s.contains(&secret), "{s}");
     let sent = got(&log, "replayed");
     assert_eq!(sent.len(), 1, "{s}");
-    assert_eq!(sent[0].body, original[0].body, "the recorded body, byte for byte");
+    assert_eq!(
+        sent[0].body, original[0].body,
+        "the recorded body, byte for byte"
+    );
     assert!(verifies(&secret, &sent[0]), "{:?}", sent[0].headers);
     assert!(!verifies("not the secret", &sent[0]));
     assert_eq!(header(&sent[0], "metorial-delivery-id"), delivery);

@@ -307,7 +307,10 @@ impl ReplayState {
 
 /// A written record holding a destination's signing secret (a create or rotate answer on
 /// `event-destinations`): remembered for replays of this session, in memory only.
-pub(crate) fn remember_shown(state: &mut crate::console::state::State, record: &crate::console::record::Record) {
+pub(crate) fn remember_shown(
+    state: &mut crate::console::state::State,
+    record: &crate::console::record::Record,
+) {
     if let crate::console::record::Item::EventDestination(d) = &record.item
         && let Some(s) = d.webhook.as_ref().and_then(|w| w.signing_secret.clone())
         && !s.is_empty()
