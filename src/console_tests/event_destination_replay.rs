@@ -225,3 +225,49 @@ async fn p_unsigned_sends_the_recorded_body_without_a_signature() {
     assert!(sent[0].headers.get("metorial-timestamp").is_none());
     assert_eq!(sent[0].body, original[0].body);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn p_is_prefilled_with_the_secret_this_sessions_rotate_showed() {
+    let (_svc, client) = service().await;
+    let (rx, log) = receiver().await;
+    let (destination, old, delivery) = pinged(&client, &rx).await;
+    let mut app = console(&client).await;
+    goto(&mut app, &destination).await;
+    assert_eq!(app.tab(), Tab::EventDestinations);
+    app.ch('K')
+        .key(KeyCode::Backspace)
+        .type_text("replayed here")
+        .key(KeyCode::Enter);
+    app.settle().await.expect("idle");
+    app.ch('R').ch('y');
+    app.settle().await.expect("idle");
+    let s = app.screen();
+    let line = s
+        .lines()
+        .find(|l| l.contains("REVEALED"))
+        .unwrap_or_else(|| panic!("revealed: {s}"))
+        .to_string();
+    let rotated = line
+        .split(" (REVEALED)")
+        .next()
+        .and_then(|p| p.split_whitespace().last())
+        .unwrap_or_default()
+        .to_string();
+    assert!(rotated.len() > 16, "{line}");
+    goto(&mut app, &delivery).await;
+    app.ch('P').ctrl('u').type_text(&format!("{rx}/rotated"));
+    let s = app.screen();
+    assert!(s.contains(&"•".repeat(8)), "prefilled: {s}");
+    assert!(!s.contains(&rotated), "{s}");
+    app.key(KeyCode::Enter);
+    app.settle().await.expect("idle");
+    app.key(KeyCode::Enter);
+    app.settle().await.expect("idle");
+    let sent = got(&log, "rotated");
+    assert_eq!(sent.len(), 1, "{}", app.screen());
+    assert!(
+        verifies(&rotated, &sent[0]),
+        "signed with the rotated secret"
+    );
+    assert!(!verifies(&old, &sent[0]));
+}
