@@ -521,6 +521,8 @@ pub(crate) fn keys(state: &State) -> Vec<super::footer::Hint> {
     );
     // callback-destinations' notifications replay and recover as pulsar's do.
     let cb_notifications = tab == Tab::CallbackNotifications;
+    // event-destinations' deliveries and attempts replay in the same room.
+    let ed_replay = matches!(tab, Tab::Deliveries | Tab::DeliveryAttempts);
     let server_filtered = notifications && ts.list.filter != NotificationFilter::default();
     // Marks and `n`/`N` work on either generation's notifications list.
     let marks_here = super::recover::marks_tab(tab);
@@ -538,7 +540,7 @@ pub(crate) fn keys(state: &State) -> Vec<super::footer::Hint> {
                 2,
                 Hint::Means(a, None, "attempt", "open the selected attempt: its request and answer"),
             )),
-            Action::Replay => ((notifications || cb_notifications) && selected)
+            Action::Replay => ((notifications || cb_notifications || ed_replay) && selected)
                 .then(|| one(3, a, "replay")),
             Action::Mark => (list && marks_here && selected).then(|| one(23, a, "mark")),
             Action::MarkRange => (list && marks_here && selected)

@@ -420,6 +420,9 @@ fn prepared(app: &mut App) -> Option<(String, Option<i64>)> {
                 Some((id, attempt))
             }
             switchboard::console::replay::ReplayCmd::PrepareCallback { id, .. } => Some((id, None)),
+            switchboard::console::replay::ReplayCmd::PrepareDelivery { id, attempt, .. } => {
+                Some((id, attempt))
+            }
             switchboard::console::replay::ReplayCmd::Send(_) => None,
         },
         _ => None,

@@ -413,6 +413,7 @@ fn write_done(state: &mut State, record: Record) -> Vec<Effect> {
         state.deliveries.active.remove(&id);
         state.deliveries.deleted.insert(id.clone());
     }
+    crate::console::replay::remember_shown(state, &record);
     state.replace_row(tab, &record);
     let ts = state.tab_state_mut(tab);
     if removed {

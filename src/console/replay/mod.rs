@@ -7,7 +7,7 @@ pub(crate) mod view;
 use std::collections::BTreeMap;
 
 use crate::api::replay::{self, HistoryEntry, ReplayHistory, ReplayPlan, ReplayResult};
-use crate::api::{Client, Error};
+use crate::api::{Client, Error, Secret};
 
 /// The target offered when this profile has replayed nothing yet.
 pub(crate) const DEFAULT_TARGET: &str = "http://localhost:3000/webhooks";
@@ -36,6 +36,18 @@ pub(crate) enum ReplayCmd {
         /// Send without a signature.
         unsigned: bool,
     },
+    /// `event-destinations`: read the attempt's recorded request by its id and sign it afresh
+    /// with the given secret ([`crate::api::delivery_replay`], headless's one code path).
+    PrepareDelivery {
+        /// `evdl_…`.
+        id: String,
+        /// The attempt's number (from 1); `None` for the latest.
+        attempt: Option<i64>,
+        /// Where it will go.
+        target: url::Url,
+        /// The destination's signing secret; `None` sends unsigned.
+        secret: Option<Secret>,
+    },
     /// Send a plan ([`replay::send`]).
     Send(Box<ReplayPlan>),
 }
@@ -52,6 +64,11 @@ impl std::fmt::Debug for ReplayCmd {
             Self::PrepareCallback { id, .. } => f
                 .debug_struct("PrepareCallback")
                 .field("id", id)
+                .finish_non_exhaustive(),
+            Self::PrepareDelivery { id, attempt, .. } => f
+                .debug_struct("PrepareDelivery")
+                .field("id", id)
+                .field("attempt", attempt)
                 .finish_non_exhaustive(),
             Self::Send(p) => f
                 .debug_struct("Send")
@@ -118,6 +135,23 @@ pub(crate) async fn execute(client: &Client, cmd: &ReplayCmd) -> Result<ReplayRe
                 Err(why) => ReplayReply::NotPlanned(why),
             },
         ),
+        ReplayCmd::PrepareDelivery {
+            id,
+            attempt,
+            target,
+            secret,
+        } => {
+            use crate::api::delivery_replay::{RecordedError, plan_now, recorded};
+            match recorded(client, id, *attempt).await {
+                Ok(r) => Ok(ReplayReply::Planned(Box::new(plan_now(
+                    &r,
+                    target.clone(),
+                    secret.as_ref(),
+                )))),
+                Err(RecordedError::Api(e)) => Err(e),
+                Err(RecordedError::Missing(why)) => Ok(ReplayReply::NotPlanned(why)),
+            }
+        }
         ReplayCmd::Send(plan) => Ok(ReplayReply::Answered(Box::new(
             replay::send(plan, &replay::SendOptions::default()).await,
         ))),
@@ -132,6 +166,8 @@ pub(crate) use crate::console::input::TextInput as Text;
 pub(crate) enum Focus {
     /// The target URL.
     Target,
+    /// The signing secret (`event-destinations` only).
+    Secret,
     /// The unsigned toggle.
     Unsigned,
     /// The history list.
@@ -199,6 +235,18 @@ pub(crate) struct Room {
     pub(crate) from_history: bool,
     /// `E`: the body is edited before it is sent, and the answer compared with the recorded one.
     pub(crate) edit: bool,
+    /// `event-destinations`: the delivery's destination and the masked secret field (the
+    /// platform shows a secret only on create and rotate, so the operator types it).
+    pub(crate) signing: Option<Signing>,
+}
+
+/// The secret field of an `event-destinations` replay: never drawn, kept in memory only.
+#[derive(Clone, PartialEq)]
+pub(crate) struct Signing {
+    /// `evtd_…`: the secret is remembered per destination.
+    pub(crate) destination: String,
+    /// What is typed (drawn masked).
+    pub(crate) secret: Text,
 }
 
 // The room holds recorded bodies and receivers' answers: Debug shows where it is only.
@@ -219,6 +267,9 @@ pub(crate) struct ReplayState {
     pub(crate) histories: BTreeMap<String, ReplayHistory>,
     /// The open room.
     pub(crate) room: Option<Box<Room>>,
+    /// Signing secrets given this session (typed, or shown by a create or rotate answer), by
+    /// profile and destination: memory only, never written anywhere.
+    pub(crate) secrets: BTreeMap<(String, String), Secret>,
 }
 
 impl std::fmt::Debug for ReplayState {
@@ -226,6 +277,7 @@ impl std::fmt::Debug for ReplayState {
         f.debug_struct("ReplayState")
             .field("profiles", &self.histories.len())
             .field("room", &self.room)
+            .field("secrets", &self.secrets.len())
             .finish()
     }
 }
@@ -241,8 +293,29 @@ impl ReplayState {
         usize::from(self.room_of(profile).is_some_and(|r| r.pending.is_some()))
     }
 
+    /// The secret given this session for `destination` under `profile`.
+    pub(crate) fn secret(&self, profile: &str, destination: &str) -> Option<&Secret> {
+        self.secrets
+            .get(&(profile.to_string(), destination.to_string()))
+    }
+
     /// `profile`'s history, if it replayed anything.
     pub(crate) fn history(&self, profile: &str) -> Option<&ReplayHistory> {
         self.histories.get(profile)
+    }
+}
+
+/// A written record holding a destination's signing secret (a create or rotate answer on
+/// `event-destinations`): remembered for replays of this session, in memory only.
+pub(crate) fn remember_shown(
+    state: &mut crate::console::state::State,
+    record: &crate::console::record::Record,
+) {
+    if let crate::console::record::Item::EventDestination(d) = &record.item
+        && let Some(s) = d.webhook.as_ref().and_then(|w| w.signing_secret.clone())
+        && !s.is_empty()
+    {
+        let key = (state.profile.clone(), d.id.clone());
+        state.replay.secrets.insert(key, s);
     }
 }

@@ -2,7 +2,7 @@
 //! worker's replies (plan, answer) land here.
 use crossterm::event::KeyCode;
 
-use super::{DEFAULT_TARGET, Focus, ReplayCmd, ReplayReply, Room, Stage, Text};
+use super::{DEFAULT_TARGET, Focus, ReplayCmd, ReplayReply, Room, Signing, Stage, Text};
 use crate::api::Error;
 use crate::api::replay::{self, HistoryEntry};
 use crate::console::confirm::{Confirm, Subject};
@@ -40,6 +40,9 @@ pub(crate) fn chosen(state: &State) -> Option<(String, Option<i64>)> {
         };
         return Some((id, None));
     }
+    if let Some((id, attempt, _)) = chosen_delivery(state) {
+        return Some((id, attempt));
+    }
     if state.tab != Tab::Notifications {
         return None;
     }
@@ -60,6 +63,28 @@ pub(crate) fn chosen(state: &State) -> Option<(String, Option<i64>)> {
     }
     match &ts.list.selected()?.item {
         Item::Notification(n) => Some((n.id.clone(), None)),
+        _ => None,
+    }
+}
+
+/// `event-destinations`: the delivery, attempt (index from 0) and destination under the user's
+/// eye: an open attempt's, or the open or selected delivery's latest.
+pub(crate) fn chosen_delivery(state: &State) -> Option<(String, Option<i64>, String)> {
+    if !matches!(state.tab, Tab::Deliveries | Tab::DeliveryAttempts) {
+        return None;
+    }
+    let ts = state.current();
+    let record = match ts.detail.as_ref().and_then(|d| d.record.as_ref()) {
+        Some(r) => r,
+        None => ts.list.selected()?,
+    };
+    match &record.item {
+        Item::Delivery(d) => Some((d.id.clone(), None, d.event_destination_id.clone())),
+        Item::DeliveryAttempt(a) => Some((
+            a.event_delivery_id.clone(),
+            Some(i64::from(a.attempt_number).saturating_sub(1)),
+            a.event_destination_id.clone().unwrap_or_default(),
+        )),
         _ => None,
     }
 }
@@ -89,6 +114,27 @@ fn open_room(state: &mut State, edit: bool) -> Vec<Effect> {
         );
         return Vec::new();
     };
+    // This generation's secret is the operator's to give: the field, prefilled when this
+    // session already has it for the destination.
+    let signing = chosen_delivery(state).map(|(_, _, destination)| {
+        let known = state
+            .replay
+            .secret(&state.profile, &destination)
+            .map(|s| s.expose().to_string())
+            .unwrap_or_default();
+        Signing {
+            destination,
+            secret: Text::new(known),
+        }
+    });
+    if signing.is_some() && edit {
+        // The recorded body is signed when planned: an edited body would carry a wrong one.
+        state.toast(
+            ToastKind::Info,
+            "E is not offered on this generation's deliveries: P replays the recorded body as it is",
+        );
+        return Vec::new();
+    }
     let last = state
         .replay
         .history(&state.profile)
@@ -110,6 +156,7 @@ fn open_room(state: &mut State, edit: bool) -> Vec<Effect> {
         history_cursor: 0,
         from_history: false,
         edit,
+        signing,
     }));
     Vec::new()
 }
@@ -325,7 +372,11 @@ fn editing_key(state: &mut State, key: &Input) -> Vec<Effect> {
         }
         KeyCode::Tab | KeyCode::BackTab => {
             let forward = key.code == KeyCode::Tab;
+            let secret = room.signing.is_some();
             room.focus = match (room.focus, forward) {
+                (Focus::Target, true) | (Focus::Unsigned, false) if secret => Focus::Secret,
+                (Focus::Secret, true) => Focus::Unsigned,
+                (Focus::Secret, false) => Focus::Target,
                 (Focus::Target, true) | (Focus::History, false) => Focus::Unsigned,
                 (Focus::Unsigned, true) if has_history => Focus::History,
                 (Focus::Target, false) if has_history => Focus::History,
@@ -336,6 +387,14 @@ fn editing_key(state: &mut State, key: &Input) -> Vec<Effect> {
         KeyCode::Enter => submit(state),
         KeyCode::Char(' ') if room.focus == Focus::Unsigned => {
             room.unsigned = !room.unsigned;
+            Vec::new()
+        }
+        _ if room.focus == Focus::Secret => {
+            if let Some(sg) = room.signing.as_mut()
+                && edit(&mut sg.secret.0, key)
+            {
+                room.message = None;
+            }
             Vec::new()
         }
         _ if room.focus == Focus::Target => {
@@ -373,8 +432,23 @@ fn submit(state: &mut State) -> Vec<Effect> {
         return Vec::new();
     }
     room.target_error = None;
-    room.stage = Stage::Preparing;
-    let cmd = if callbacks {
+    let mut remembered = None;
+    let cmd = if let Some(sg) = &room.signing {
+        let secret = (!room.unsigned).then(|| crate::api::Secret::new(sg.secret.value()));
+        if secret.as_ref().is_some_and(crate::api::Secret::is_empty) {
+            room.message = Some(
+                "the platform shows a destination's signing secret only on create and rotate: type it in Signing secret, or tick Unsigned".into(),
+            );
+            return Vec::new();
+        }
+        remembered = secret.clone().map(|s| (sg.destination.clone(), s));
+        ReplayCmd::PrepareDelivery {
+            id: room.notification_id.clone(),
+            attempt: room.attempt.map(|i| i.saturating_add(1)),
+            target,
+            secret,
+        }
+    } else if callbacks {
         ReplayCmd::PrepareCallback {
             id: room.notification_id.clone(),
             target,
@@ -388,6 +462,12 @@ fn submit(state: &mut State) -> Vec<Effect> {
             unsigned: room.unsigned,
         }
     };
+    room.stage = Stage::Preparing;
+    if let Some((destination, secret)) = remembered {
+        // Kept for this session's next replay of the destination (memory only).
+        let key = (state.profile.clone(), destination);
+        state.replay.secrets.insert(key, secret);
+    }
     request(state, cmd)
 }
 
@@ -571,7 +651,16 @@ pub(crate) fn paste(state: &mut State, text: &str) -> bool {
     let Some(room) = state.replay.room.as_mut() else {
         return false;
     };
-    if room.focus != Focus::Target || room.stage != Stage::Editing {
+    if room.stage != Stage::Editing {
+        return false;
+    }
+    if room.focus == Focus::Secret
+        && let Some(sg) = room.signing.as_mut()
+    {
+        sg.secret.paste(text);
+        return true;
+    }
+    if room.focus != Focus::Target {
         return false;
     }
     room.target.paste(text);

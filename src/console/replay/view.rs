@@ -170,7 +170,7 @@ fn form_height(room: &Room, width: u16) -> u16 {
         let w = usize::from(width).saturating_sub(indent).max(1);
         u16::try_from((text.chars().count() + 2).div_ceil(w).max(1)).unwrap_or(1)
     };
-    let mut h = 2;
+    let mut h = 2 + u16::from(room.signing.is_some());
     if let Some(e) = &room.target_error {
         h += wrapped(e, LABEL);
     }
@@ -210,6 +210,22 @@ fn render_form(state: &State, room: &Room, frame: &mut Frame, area: Rect) {
             Span::styled(format!("✗ {}", safe(e)), t.error),
         ]));
     }
+    if let Some(sg) = &room.signing {
+        // Never drawn in full: one mark per character typed, nothing of the secret itself.
+        let n = sg.secret.value().chars().count();
+        lines.push(Line::from(vec![
+            label("Secret", room.focus == Focus::Secret),
+            Span::raw("•".repeat(n.min(width))),
+            Span::styled(
+                if n == 0 {
+                    "the destination's signing secret (shown by the platform on create and rotate only; kept in memory)"
+                } else {
+                    ""
+                },
+                t.muted,
+            ),
+        ]));
+    }
     let check = if room.unsigned { "[x]" } else { "[ ]" };
     lines.push(Line::from(vec![
         label("Unsigned", room.focus == Focus::Unsigned),
@@ -238,6 +254,19 @@ fn render_form(state: &State, room: &Room, frame: &mut Frame, area: Rect) {
         lines.push(Line::from(Span::styled(format!("✗ {}", safe(m)), t.error)));
     }
     frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), area);
+    if editing
+        && room.focus == Focus::Secret
+        && let Some(sg) = &room.signing
+        && area.height > 1
+    {
+        let col = sg.secret.0.visual_cursor().min(width);
+        let x = area.x + u16::try_from(LABEL + col).unwrap_or(0);
+        // The secret's line follows the target's (and its problem, when shown).
+        let y = area.y + 1 + u16::from(room.target_error.is_some());
+        if x < area.right() && y < area.bottom() {
+            frame.set_cursor_position(Position::new(x, y));
+        }
+    }
     if editing && room.focus == Focus::Target && area.height > 0 {
         let col = room.target.0.visual_cursor().saturating_sub(scroll);
         let x = area.x + u16::try_from(LABEL + col).unwrap_or(0);

@@ -38,11 +38,12 @@ impl super::DetailView for DeliveryAttempts {
     }
 }
 
-/// Replay and compare of this generation's recorded attempts are headless's for now: where.
+/// What the console leaves to headless on this generation's attempts: `P` replays here (the
+/// replay room, with the destination's secret typed), `E` and `=` do not yet.
 pub(crate) fn not_here_yet(action: Action) -> Option<&'static str> {
     match action {
-        Action::Replay | Action::EditReplay => Some(
-            "The console does not replay this generation's attempts yet: `switchboard notifications replay evdi_… --to URL (--secret-env VAR | --unsigned) [--attempt N]` sends an attempt's recorded request, freshly signed.",
+        Action::EditReplay => Some(
+            "E does not edit this generation's recorded bodies: P replays the attempt's recorded request, freshly signed with the secret you type (or Unsigned).",
         ),
         Action::Compare => Some(
             "The console does not compare this generation's attempts yet: `switchboard notifications diff evdi_… --with-attempt N` compares two recorded attempts.",
