@@ -413,7 +413,8 @@ fn write_done(state: &mut State, record: Record) -> Vec<Effect> {
         state.deliveries.active.remove(&id);
         state.deliveries.deleted.insert(id.clone());
     }
-    crate::console::replay::remember_shown(state, &record);
+    let profile = state.profile.clone();
+    state.replay.remember_shown(&profile, &record);
     state.replace_row(tab, &record);
     let ts = state.tab_state_mut(tab);
     if removed {

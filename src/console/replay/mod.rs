@@ -303,19 +303,19 @@ impl ReplayState {
     pub(crate) fn history(&self, profile: &str) -> Option<&ReplayHistory> {
         self.histories.get(profile)
     }
-}
 
-/// A written record holding a destination's signing secret (a create or rotate answer on
-/// `event-destinations`): remembered for replays of this session, in memory only.
-pub(crate) fn remember_shown(
-    state: &mut crate::console::state::State,
-    record: &crate::console::record::Record,
-) {
-    if let crate::console::record::Item::EventDestination(d) = &record.item
-        && let Some(s) = d.webhook.as_ref().and_then(|w| w.signing_secret.clone())
-        && !s.is_empty()
-    {
-        let key = (state.profile.clone(), d.id.clone());
-        state.replay.secrets.insert(key, s);
+    /// A written record holding a destination's signing secret (a create or rotate answer on
+    /// `event-destinations`): remembered for replays of this session, in memory only.
+    pub(crate) fn remember_shown(
+        &mut self,
+        profile: &str,
+        record: &crate::console::record::Record,
+    ) {
+        if let crate::console::record::Item::EventDestination(d) = &record.item
+            && let Some(s) = d.webhook.as_ref().and_then(|w| w.signing_secret.clone())
+            && !s.is_empty()
+        {
+            self.secrets.insert((profile.to_string(), d.id.clone()), s);
+        }
     }
 }
