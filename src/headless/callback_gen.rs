@@ -173,7 +173,7 @@ pub async fn run(
                 destination_ids: destinations,
                 statuses: statuses(&scan.statuses)?,
             };
-            notifications(client, out, &l, &callbacks, &f).await
+            notifications(client, out, &l, &callbacks, &f, scan.since).await
         }
         Resource::Notifications(NotificationsCmd::Get { id, callback }) => {
             let found = find(client, &id, callback.as_deref()).await?;
@@ -486,8 +486,11 @@ async fn notifications(
     l: &ListArgs,
     callbacks: &[String],
     f: &CallbackNotificationFilter,
+    since: Option<chrono::DateTime<chrono::Utc>>,
 ) -> Result<(), HeadlessError> {
-    if let [cb] = callbacks {
+    // A view's window (`since`, as `--view today` gives) bounds the merged newest pages; one
+    // callback's pages are printed as the platform pages them, so a window merges that one.
+    if let ([cb], None) = (callbacks, since) {
         crate::api::request::check_segment(cb)?;
         return list(client, out, l, NOTIFICATIONS, |q| {
             ApiRequest::list_callback_notifications(q, cb, f)
@@ -505,13 +508,26 @@ async fn notifications(
         crate::api::request::check_segment(cb)?;
     }
     let limit = l.limit.unwrap_or(20);
-    let merged = cg::merged_notifications(
+    let mut merged = cg::merged_notifications(
         client,
         limit,
         (!callbacks.is_empty()).then_some(callbacks),
         f,
     )
     .await?;
+    if let Some(since) = since {
+        let before = merged.items.len();
+        merged.items.retain(|v| {
+            v["created_at"]
+                .as_str()
+                .and_then(crate::api::model::time::parse)
+                .is_some_and(|c| c >= since)
+        });
+        // Older ones were cut: the window ends within what was read.
+        if merged.items.len() < before {
+            merged.more = false;
+        }
+    }
     match out.format {
         OutputFormat::Ndjson => out.items(&merged.items)?,
         _ if !out.table() => {

@@ -188,3 +188,66 @@ async fn views_and_alerts_on_event_destinations() {
 async fn views_and_alerts_on_callback_destinations() {
     views_and_alerts(Generation::CallbackDestinations).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_views_window_bounds_callback_destinations_merged_list() {
+    // The merged list has no server-side time filter: a view's `since` (as `today` gives) used
+    // to be dropped without a word, listing older notifications under the view's name.
+    let svc = service(Generation::CallbackDestinations).await;
+    let home = tempfile::tempdir().expect("home");
+    let h = home.path();
+    let (code, all, err) = run(
+        &svc,
+        h,
+        PROFILE,
+        &["notifications", "list", "--limit", "100", "-o", "ndjson"],
+    )
+    .await;
+    assert_eq!(code, 0, "{err}");
+    let created: Vec<chrono::DateTime<chrono::Utc>> = lines(&all)
+        .iter()
+        .filter_map(|v| v["created_at"].as_str()?.parse().ok())
+        .collect();
+    assert!(created.len() > 4, "the demo has notifications: {all}");
+    let mut sorted = created.clone();
+    sorted.sort();
+    // A window that keeps the newer half: between two seeded times.
+    let cut = sorted[sorted.len() / 2];
+    let ago = (chrono::Utc::now() - cut).num_seconds() + 1;
+    let expected = created
+        .iter()
+        .filter(|c| chrono::Utc::now() - **c <= chrono::TimeDelta::seconds(ago))
+        .count();
+    let config = format!("{PROFILE}\n[profiles.work.views.recent.filters]\nsince = \"{ago}s\"\n");
+    let (code, recent, err) = run(
+        &svc,
+        h,
+        &config,
+        &[
+            "notifications",
+            "list",
+            "--view",
+            "recent",
+            "--limit",
+            "100",
+            "-o",
+            "ndjson",
+        ],
+    )
+    .await;
+    assert_eq!(code, 0, "{err}");
+    let kept = lines(&recent);
+    assert!(!kept.is_empty() && kept.len() < created.len(), "{recent}");
+    assert!(
+        kept.len().abs_diff(expected) <= 1,
+        "{} vs {expected}",
+        kept.len()
+    );
+    for v in &kept {
+        let c: chrono::DateTime<chrono::Utc> = v["created_at"]
+            .as_str()
+            .and_then(|t| t.parse().ok())
+            .expect("created_at");
+        assert!(c >= cut - chrono::TimeDelta::seconds(2), "{v}");
+    }
+}
