@@ -193,7 +193,31 @@ async fn views_and_alerts_on_callback_destinations() {
 async fn a_views_window_bounds_callback_destinations_merged_list() {
     // The merged list has no server-side time filter: a view's `since` (as `today` gives) used
     // to be dropped without a word, listing older notifications under the view's name.
-    let svc = service(Generation::CallbackDestinations).await;
+    views_window(Generation::CallbackDestinations).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_views_window_on_event_destinations_deliveries_is_refused_in_one_sentence() {
+    let svc = service(Generation::EventDestinations).await;
+    let home = tempfile::tempdir().expect("home");
+    let (code, out, err) = run(
+        &svc,
+        home.path(),
+        PROFILE,
+        &["notifications", "list", "--view", "today", "-o", "ndjson"],
+    )
+    .await;
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(
+        out.is_empty(),
+        "nothing listed under the view's name: {out}"
+    );
+    assert!(err.contains("does not apply to deliveries yet"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+}
+
+async fn views_window(g: Generation) {
+    let svc = service(g).await;
     let home = tempfile::tempdir().expect("home");
     let h = home.path();
     let (code, all, err) = run(
