@@ -19,7 +19,7 @@ use super::output::OutputFormat;
 use crate::api::Client;
 use crate::api::callback_forward::{self as cf, Follow, Said, Sink, Start};
 use crate::api::journal::Outcome;
-use crate::api::replay::{self, ReplayResult};
+use crate::api::replay::ReplayResult;
 use crate::text::sanitize::line;
 
 fn usage(msg: impl Into<String>) -> HeadlessError {
@@ -45,23 +45,7 @@ pub async fn run(
             "notifications forward on callback-destinations: --secret-env is event-destinations'; here the destination's secret is read from the platform.",
         ));
     }
-    let target = replay::parse_target(&args.to).map_err(|e| usage(e.to_string()))?;
-    if !replay::is_loopback(&target) && (ctx.read_only || !args.yes) {
-        return Err(usage(format!(
-            "refusing to forward to {}, which is not this machine{}",
-            target.host_str().unwrap_or_default(),
-            if ctx.read_only {
-                " (read-only profile)"
-            } else {
-                ", without --yes"
-            }
-        )));
-    }
-    let interval = crate::api::selection::parse_duration(&args.interval)
-        .map_err(|e| usage(format!("--interval: {e}")))?;
-    if interval.is_zero() {
-        return Err(usage("--interval must be more than 0"));
-    }
+    let (target, interval) = super::forward::target_and_interval(&args, ctx)?;
     let start = match (&args.since, args.resume) {
         (Some(t), _) => Start::Since(
             crate::api::selection::parse_time(t, Utc::now())

@@ -85,23 +85,7 @@ pub async fn run(
             ));
         }
     };
-    let target = replay::parse_target(&args.to).map_err(|e| usage(e.to_string()))?;
-    if !replay::is_loopback(&target) && (ctx.read_only || !args.yes) {
-        return Err(usage(format!(
-            "refusing to forward to {}, which is not this machine{}",
-            target.host_str().unwrap_or_default(),
-            if ctx.read_only {
-                " (read-only profile)"
-            } else {
-                ", without --yes"
-            }
-        )));
-    }
-    let interval = crate::api::selection::parse_duration(&args.interval)
-        .map_err(|e| usage(format!("--interval: {e}")))?;
-    if interval.is_zero() {
-        return Err(usage("--interval must be more than 0"));
-    }
+    let (target, interval) = super::forward::target_and_interval(&args, ctx)?;
     let since = args
         .since
         .as_deref()

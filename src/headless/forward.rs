@@ -74,22 +74,12 @@ fn usage(msg: impl Into<String>) -> HeadlessError {
     HeadlessError::Usage(line(&msg.into()).into_owned())
 }
 
-/// Forwards until Ctrl-C.
-///
-/// # Errors
-/// Usage (bad target, interval or time; nothing to resume), a cursor or journal that cannot be
-/// written, or an API error that waiting does not fix.
-pub async fn run(
-    client: &Client,
-    format: OutputFormat,
-    args: ForwardArgs,
+/// The target (this machine unless `--yes` on a profile that writes) and the poll interval,
+/// checked alike for every generation's forward.
+pub(crate) fn target_and_interval(
+    args: &ForwardArgs,
     ctx: &Context,
-) -> Result<(), HeadlessError> {
-    if args.secret_env.is_some() {
-        return Err(usage(
-            "--secret-env is for event-destinations: pulsar's forward signs with the destination's secret the API gives.",
-        ));
-    }
+) -> Result<(url::Url, Duration), HeadlessError> {
     let target = replay::parse_target(&args.to).map_err(|e| usage(e.to_string()))?;
     if !replay::is_loopback(&target) && (ctx.read_only || !args.yes) {
         return Err(usage(format!(
@@ -107,6 +97,26 @@ pub async fn run(
     if interval.is_zero() {
         return Err(usage("--interval must be more than 0"));
     }
+    Ok((target, interval))
+}
+
+/// Forwards until Ctrl-C.
+///
+/// # Errors
+/// Usage (bad target, interval or time; nothing to resume), a cursor or journal that cannot be
+/// written, or an API error that waiting does not fix.
+pub async fn run(
+    client: &Client,
+    format: OutputFormat,
+    args: ForwardArgs,
+    ctx: &Context,
+) -> Result<(), HeadlessError> {
+    if args.secret_env.is_some() {
+        return Err(usage(
+            "--secret-env is for event-destinations: pulsar's forward signs with the destination's secret the API gives.",
+        ));
+    }
+    let (target, interval) = target_and_interval(&args, ctx)?;
     let start = match (&args.since, args.resume) {
         (Some(t), _) => Start::Since(
             crate::api::selection::parse_time(t, chrono::Utc::now())
