@@ -194,6 +194,10 @@ fn demo_in_a_pty_switches_tabs_opens_detail_quits_and_restores_terminal() {
     // The preview beside the notifications list shows only where the list keeps every column
     // whole (from 248 columns: issue 37 item 12).
     c.resize(250, 40);
+    // The wide frame drawn first (a line past 200 columns), then the key.
+    c.wait_for("the wide frame", |t| {
+        t.lines().any(|l| l.trim_end().chars().count() > 200)
+    });
     c.press(b"5");
     let notifications = c.wait_for("the notifications tab", |t| {
         // Frames arrive in pieces: wait for the whole of it, detail preview included.
@@ -382,6 +386,10 @@ fn a_hostile_api_cannot_drive_the_terminal_nor_the_clipboard() {
     // The preview beside the notifications list shows only where the list keeps every column
     // whole (from 248 columns: issue 37 item 12).
     c.resize(250, 40);
+    // The wide frame drawn first (a line past 200 columns), then the key.
+    c.wait_for("the wide frame", |t| {
+        t.lines().any(|l| l.trim_end().chars().count() > 200)
+    });
     c.press(b"5");
     c.wait_for("notifications", |t| {
         t.contains("Notifications ·") && t.contains("Attempts (")
@@ -541,6 +549,10 @@ fn a_hostile_webhook_receiver_cannot_reach_the_terminal_through_recorded_attempt
     // The preview beside the notifications list shows only where the list keeps every column
     // whole (from 248 columns: issue 37 item 12).
     c.resize(250, 40);
+    // The wide frame drawn first (a line past 200 columns), then the key.
+    c.wait_for("the wide frame", |t| {
+        t.lines().any(|l| l.trim_end().chars().count() > 200)
+    });
     c.press(b"5");
     c.wait_for("notifications", |t| {
         t.contains("Notifications · newest first") && t.contains("q quit")
@@ -908,6 +920,10 @@ fn e_gives_the_editor_a_restored_terminal_then_replays_the_edit_and_compares() {
     });
     // The preview beside the notifications list: from 248 columns (issue 37 item 12).
     c.resize(250, 40);
+    // The wide frame drawn first (a line past 200 columns), then the key.
+    c.wait_for("the wide frame", |t| {
+        t.lines().any(|l| l.trim_end().chars().count() > 200)
+    });
     c.press(b"5");
     c.wait_for("our notification selected", |t| {
         t.contains(&format!("Notification {notification}"))
