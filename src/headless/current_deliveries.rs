@@ -828,7 +828,7 @@ fn print(format: OutputFormat, ds: &[Value]) -> Result<(), HeadlessError> {
 }
 
 /// An attempt's recorded answer, as [`crate::api::compare`] compares answers.
-fn answer_of(a: &Value) -> crate::api::compare::Answer {
+pub(super) fn answer_of(a: &Value) -> crate::api::compare::Answer {
     let r = a.get("response").filter(|r| r.is_object());
     let error = match a.get("error") {
         Some(Value::String(s)) => Some(s.clone()),

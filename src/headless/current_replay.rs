@@ -3,6 +3,8 @@
 //! platform signs (generations.md §7: `metorial-signature: t=…,v1=HMAC(secret, "t.body")` with
 //! `metorial-timestamp`). The platform shows a destination's secret only when it is created or
 //! rotated, so the operator gives it (`--secret-env VAR`), or `replay --unsigned` sends none.
+//! `replay --edit | --body-file F` (issue 39) sends a new body signed over its own bytes, then
+//! compares the answer with the one the replayed attempt recorded, as pulsar's does.
 use std::io::IsTerminal;
 
 use serde_json::{Value, json};
@@ -60,9 +62,11 @@ pub async fn replay(
     args: ReplayArgs,
     read_only: bool,
 ) -> Result<(), HeadlessError> {
-    if args.edit || args.body_file.is_some() {
+    let edited = args.edit || args.body_file.is_some();
+    // Said before anything is asked, as a missing secret is.
+    if args.edit && crate::config::editor::editor().is_none() {
         return Err(usage(
-            "notifications replay on event-destinations sends the recorded body as it is: --edit and --body-file are pulsar's.",
+            "--edit needs $VISUAL or $EDITOR (or give the body with --body-file F)",
         ));
     }
     if args.attempt.is_some_and(|n| n < 1) {
@@ -85,7 +89,18 @@ pub async fn replay(
     };
     let target = replay::parse_target(&args.to).map_err(|e| usage(e.to_string()))?;
     super::replay::check_target(&target, read_only, args.yes)?;
-    let recorded = recorded(client, &args.id, args.attempt).await?;
+    let mut recorded = recorded(client, &args.id, args.attempt).await?;
+    // The answer the replayed attempt recorded, read before anything is sent.
+    let before = if edited {
+        Some(recorded_answer(client, &recorded).await?)
+    } else {
+        None
+    };
+    if edited {
+        // Validated before anything is sent: an invalid edit sends nothing. The signature is
+        // then made over these bytes (plan_now signs the body it is given).
+        recorded.body = super::edit::new_body(&recorded.body, args.body_file.as_deref())?;
+    }
     let plan = plan_now(&recorded, target, secret.as_ref());
     if !replay::is_loopback(&plan.target) && !args.yes {
         super::replay::confirm_remote(&plan)?;
@@ -97,7 +112,9 @@ pub async fn replay(
         },
     )
     .await;
-    if out.table() {
+    if let Some(before) = before {
+        print_edited(out, &plan, &result, &before, secret.is_some())?;
+    } else if out.table() {
         let text = super::replay_report::to_table(&plan, &result);
         output::emit(|w| output::write_raw(w, &text, false))?;
     } else {
@@ -106,6 +123,66 @@ pub async fn replay(
         out.document(&format!("{v:#}"))?;
     }
     super::replay::outcome(&result)
+}
+
+/// The answer recorded by the attempt `r` was read from, as [`crate::api::compare`] takes it
+/// (the delivery's embedded attempts carry no response body: the attempt is read by its id).
+async fn recorded_answer(
+    client: &Client,
+    r: &Recorded,
+) -> Result<crate::api::compare::Answer, HeadlessError> {
+    let raw = client
+        .send(&crate::api::ApiRequest::get_delivery(&r.delivery))
+        .await?;
+    let d: Value = crate::api::client::decode(raw.status, &raw.body)?;
+    let id = d
+        .get("attempts")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .find(|a| a.get("attempt_number").and_then(Value::as_i64) == Some(r.attempt_number))
+        .and_then(|a| a.get("id").and_then(Value::as_str))
+        .ok_or_else(|| {
+            usage(format!(
+                "delivery {} has no attempt #{} any more: nothing to compare with",
+                r.delivery, r.attempt_number
+            ))
+        })?;
+    let raw = client
+        .send(&crate::api::ApiRequest::get_delivery_attempt(id))
+        .await?;
+    let a: Value = crate::api::client::decode(raw.status, &raw.body)?;
+    Ok(super::current_deliveries::answer_of(&a))
+}
+
+/// An edited replay's answer, then its comparison with `before` (the recorded answer): the
+/// replay's table followed by the diff's, or one JSON document (the replay's, with `edited` and
+/// `diff`), as pulsar's `replay --edit` prints.
+fn print_edited(
+    out: &Output,
+    plan: &crate::api::replay::ReplayPlan,
+    result: &ReplayResult,
+    before: &crate::api::compare::Answer,
+    signed: bool,
+) -> Result<(), HeadlessError> {
+    use crate::api::compare::{Answer, compare};
+    let new = Answer::from_replay(
+        format!("edited replay (to {})", line(plan.target.as_str())),
+        result,
+    );
+    let c = compare(before, &new);
+    if out.table() {
+        let mut text = super::replay_report::to_table(plan, result);
+        text.push_str("\n\n");
+        text.push_str(&super::diff::table(&plan.notification_id, &c));
+        output::emit(|w| output::write_raw(w, &text, false))
+    } else {
+        let mut v = super::replay_report::to_json(plan, result);
+        v["signed"] = json!(signed);
+        v["edited"] = Value::Bool(true);
+        v["diff"] = serde_json::to_value(&c).map_err(|e| HeadlessError::Io(e.into()))?;
+        out.document(&format!("{v:#}"))
+    }
 }
 
 /// `notifications recover --to URL` on event-destinations: each selected delivery's latest

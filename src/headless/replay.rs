@@ -208,7 +208,7 @@ pub(super) fn confirm_remote(plan: &ReplayPlan) -> Result<(), HeadlessError> {
     let preview = format!(
         "{}\nThis sends to {host}, which is not this machine.\n{}Type the host name to send: ",
         request_lines(plan, &plan.preview_headers()).join("\n"),
-        if plan.signing.is_some() {
+        if super::replay_report::signed(plan) {
             "It is signed with the destination's real signing secret: whoever receives it could \
              relay it to the real destination, which accepts it while the signature's timestamp \
              is within its tolerance. Prefer --unsigned for hosts you do not control.\n"

@@ -39,7 +39,7 @@ pub fn to_json(plan: &ReplayPlan, r: &ReplayResult) -> Value {
         "attempt": plan.attempt_index.saturating_add(1),
         "attempt_index": plan.attempt_index,
         "destination": plan.destination,
-        "signed": plan.signing.is_some(),
+        "signed": signed(plan),
         "request": {
             "method": plan.method,
             "url": plan.target.as_str(),
@@ -75,21 +75,31 @@ fn header_lines(out: &mut Vec<String>, headers: &[(String, String)]) {
     }
 }
 
+/// Whether `plan` is signed: by pulsar's [`crate::api::replay::Signing`], or by a `t=…,v1=…`
+/// signature the newer generations put in the headers when the plan is made.
+pub(super) fn signed(plan: &ReplayPlan) -> bool {
+    plan.signing.is_some() || crate::api::callback_gen::signed_in_headers(&plan.headers)
+}
+
 /// The request part of the table: title, method and URL, masked headers, body.
 pub(super) fn request_lines(plan: &ReplayPlan, headers: &[(String, String)]) -> Vec<String> {
-    let signed = match (&plan.signing, &plan.destination) {
-        (Some(_), Some(d)) => format!(
+    let signed = match (signed(plan), &plan.destination) {
+        // event-destinations knows only the destination's id when it signs.
+        (true, Some(d)) if d.name.is_empty() => {
+            format!("signed with the signing secret of {}", line(&d.id))
+        }
+        (true, Some(d)) => format!(
             "signed with the signing secret of {} ({})",
             line(&d.name),
             line(&d.id)
         ),
-        (Some(_), None) => "signed".into(),
-        (None, Some(d)) => format!(
+        (true, None) => "signed".into(),
+        (false, Some(d)) => format!(
             "unsigned (--unsigned); destination {} ({})",
             line(&d.name),
             line(&d.id)
         ),
-        (None, None) => "unsigned (--unsigned)".into(),
+        (false, None) => "unsigned (--unsigned)".into(),
     };
     let mut out = vec![
         format!(

@@ -9,6 +9,7 @@ mod callback_recover;
 mod callback_writes;
 mod cli;
 mod clocks;
+mod edited_replay_generations;
 mod faces;
 mod forward;
 mod generations;
