@@ -933,6 +933,8 @@ async fn pulsar_verbs_this_generation_lacks_exit_2_with_one_sentence() {
             &["notifications", "diff", "evdi_x", "--with-replay", "1"],
             "--with-attempt",
         ),
+        // `--edit` works here now (edited_replay_generations.rs); with no editor set it is
+        // refused in one sentence before anything is asked.
         (
             &[
                 "notifications",
