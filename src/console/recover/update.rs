@@ -670,8 +670,7 @@ fn submit_platform(state: &mut State, now: chrono::DateTime<chrono::Utc>) -> Vec
         }
         if marked {
             // The marks are asked as they are: a window or statuses would quietly drop some.
-            if !(room.since.value().trim().is_empty() && room.statuses.value().trim().is_empty())
-            {
+            if !(room.since.value().trim().is_empty() && room.statuses.value().trim().is_empty()) {
                 return Err(super::platform::MARKS_AS_THEY_ARE.to_string());
             }
             return Ok(());
