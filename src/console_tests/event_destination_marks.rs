@@ -350,4 +350,14 @@ async fn marks_the_filter_hides_are_said_and_an_unfinished_one_is_shown_refused(
     let d = delivery(&client, &retrying).await;
     assert_eq!((attempts(&d), d["status"].as_str()), (1, Some("retrying")));
     assert_eq!(rx.down.load(Ordering::SeqCst), 1);
+
+    // `Esc` closes the room, then clears the marks (with a count) before the filter.
+    app.key(KeyCode::Esc).key(KeyCode::Esc);
+    assert!(
+        app.toasts().iter().any(|t| t.contains("Cleared 2 marks")),
+        "{:?}",
+        app.toasts()
+    );
+    assert!(!app.screen().contains("marked"), "{}", app.screen());
+    assert_eq!(app.shown_ids(), vec![failed.clone()], "the filter stays");
 }

@@ -46,7 +46,7 @@ fn mark(state: &mut State, action: Action) -> Vec<Effect> {
     if !super::marks_tab(state.tab) || state.current().detail.is_some() {
         state.toast(
             ToastKind::Info,
-            "marks are for rows of the Notifications list",
+            "marks are for rows of the Notifications list (the Deliveries list on event-destinations)",
         );
         return Vec::new();
     }
