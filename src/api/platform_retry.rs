@@ -208,6 +208,13 @@ impl RetryPlan {
                 self.unfinished.len()
             ));
         }
+        // Only a plan of named deliveries ([`plan_marked`]) asks unfinished ones: say so first.
+        let asked_unfinished = self.items.iter().filter(|i| !i.finished()).count();
+        if asked_unfinished > 0 {
+            out.push(format!(
+                "{asked_unfinished} of them not finished (pending or retrying): the platform refuses those"
+            ));
+        }
         for i in self.items.iter().take(FIRST_FEW) {
             out.push(format!("  {}", i.summary()));
         }
@@ -265,6 +272,56 @@ pub async fn plan(
             plan.unfinished.push(item.delivery);
             continue;
         }
+        if again.contains(&item.delivery) {
+            plan.items.push(item);
+            continue;
+        }
+        match journal.state(&item.delivery, TARGET) {
+            Some(State::Succeeded) => plan.already.push(item.delivery),
+            Some(State::InDoubt) => plan.in_doubt.push(item.delivery),
+            _ => plan.items.push(item),
+        }
+    }
+    Ok(plan)
+}
+
+/// Plans exactly the deliveries named (`evdi_…`, as the console's marks name them), each read
+/// by id: what the journal says was retried already (or is in doubt) is left out unless named in
+/// `again`; an unfinished one is kept, so the platform's refusal reports it rather than a
+/// silent skip.
+///
+/// # Errors
+/// The API's, for a delivery that cannot be read.
+pub async fn plan_marked(
+    client: &Client,
+    ids: &[String],
+    journal: &Journal,
+    again: &[String],
+) -> Result<RetryPlan, Error> {
+    let mut plan = RetryPlan::default();
+    let mut seen: HashSet<&str> = HashSet::new();
+    let wanted: Vec<String> = ids
+        .iter()
+        .filter(|id| seen.insert(id.as_str()))
+        .cloned()
+        .collect();
+    // Collected first: a lazy map of borrowing closures trips the worker's `Send` bound.
+    let reads: Vec<_> = wanted
+        .into_iter()
+        .map(|id| async move {
+            let raw = client.send(&ApiRequest::get_delivery(&id)).await?;
+            super::client::decode::<Value>(raw.status, &raw.body)
+        })
+        .collect();
+    let found: Vec<Result<Value, Error>> = futures::stream::iter(reads)
+        .buffered(CONCURRENCY.max(4))
+        .collect()
+        .await;
+    for d in found {
+        let Some(item) = Item::of(&d?) else {
+            continue;
+        };
+        plan.selected += 1;
         if again.contains(&item.delivery) {
             plan.items.push(item);
             continue;

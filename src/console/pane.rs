@@ -524,7 +524,7 @@ pub(crate) fn keys(state: &State) -> Vec<super::footer::Hint> {
     // event-destinations' deliveries and attempts replay in the same room.
     let ed_replay = matches!(tab, Tab::Deliveries | Tab::DeliveryAttempts);
     let server_filtered = notifications && ts.list.filter != NotificationFilter::default();
-    // Marks and `n`/`N` work on either generation's notifications list.
+    // Marks work where the recover room says (`n`/`N` on either generation's notifications list).
     let marks_here = super::recover::marks_tab(tab);
     let one = |rank: u8, a: Action, word: &'static str| (rank, Hint::Action(a, word));
     // The newer generations' tabs say through their console modules which writes they open.
@@ -608,7 +608,7 @@ pub(crate) fn keys(state: &State) -> Vec<super::footer::Hint> {
                 (list && here).then(|| one(14, a, "status"))
             }
             // The next / previous failed delivery, across pages.
-            Action::NextMatch => (list && marks_here).then_some((
+            Action::NextMatch => (list && (notifications || cb_notifications)).then_some((
                 24,
                 Hint::Means(
                     a,

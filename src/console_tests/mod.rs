@@ -17,6 +17,7 @@ mod demo_generations;
 mod describe;
 mod edit_replay;
 mod event_destination_attempts;
+mod event_destination_marks;
 mod event_destination_replay;
 mod event_destination_secret;
 mod event_destinations;

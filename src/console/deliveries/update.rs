@@ -221,9 +221,9 @@ pub(crate) fn tab_key(state: &mut State, key: &Input) -> Option<Vec<Effect>> {
     if on_searched && action == Some(Action::Back) && crate::console::search::update::stop(state) {
         return Some(Vec::new());
     }
-    // Then it clears the marks (they are this list's), before any filter.
-    if on_list
-        && action == Some(Action::Back)
+    // Then it clears the marks (they are the list's, on whichever list takes them), before any
+    // filter.
+    if action == Some(Action::Back)
         && let Some(effects) = crate::console::recover::update::clear_on_back(state)
     {
         return Some(effects);

@@ -1,5 +1,6 @@
-//! The recover room: marks on the Notifications list, and *recover…* on a destination, a
-//! callback or the (filtered or marked) Notifications list: the selection as a form (window,
+//! The recover room: marks on the Notifications list (and on the lists whose resource takes
+//! marks for the platform's retry), and *recover…* on a destination, a callback or the
+//! (filtered or marked) Notifications list: the selection as a form (window,
 //! statuses, target), the count first, a typed confirmation for hosts that are not this
 //! machine (asked through the console's one confirmation), progress with `Esc` to stop, then each delivery's outcome and answer. `mod` holds
 //! the model and the worker's part, `update` the keys and replies, `view` the drawing; the
@@ -25,10 +26,12 @@ use crate::api::{Client, Error};
 use crate::console::input::TextInput as Text;
 
 /// Whether marks belong to `tab`'s rows: the Notifications list of pulsar or of
-/// `callback-destinations` (merged across callbacks).
+/// `callback-destinations` (merged across callbacks), or a list whose resource's console module
+/// takes marks for the platform's retry ([`crate::console::views::marked_retry`]).
 pub(crate) fn marks_tab(tab: crate::console::tab::Tab) -> bool {
     use crate::console::tab::Tab;
     matches!(tab, Tab::Notifications | Tab::CallbackNotifications)
+        || crate::console::views::marked_retry(tab, &[]).is_some()
 }
 
 /// Rows marked on the Notifications list, by id: kept across pages, reloads and sorts.
@@ -106,6 +109,11 @@ pub(crate) enum RecoverCmd {
     RetryPlan {
         /// Which deliveries.
         selection: Box<crate::api::platform_retry::RetrySelection>,
+        /// Exactly the marked deliveries named in the selection, unfinished ones kept for the
+        /// platform to refuse ([`retry::plan_marked`]).
+        marked: bool,
+        /// Asked again whatever the journal says.
+        again: Vec<String>,
         /// The data folder holding the journal.
         journal: PathBuf,
         /// The profile (kept on the journal's lines).
@@ -115,6 +123,8 @@ pub(crate) enum RecoverCmd {
     RetryRun {
         /// What to ask.
         items: Vec<crate::api::platform_retry::Item>,
+        /// Asked again whatever the journal says.
+        again: Vec<String>,
         /// The data folder holding the journal.
         journal: PathBuf,
         /// The profile (kept on the journal's lines).
@@ -263,15 +273,24 @@ pub(crate) async fn execute(
         }
         RecoverCmd::RetryPlan {
             selection,
+            marked,
+            again,
             journal,
             profile,
-        } => reply(retry_plan(client, selection, journal, profile).await),
+        } => {
+            let asked = Asked {
+                marked: *marked,
+                again,
+            };
+            reply(retry_plan(client, selection, asked, journal, profile).await);
+        }
         RecoverCmd::RetryRun {
             items,
+            again,
             journal,
             profile,
             stop,
-        } => retry_run(client, items, journal, profile, stop, reply).await,
+        } => retry_run(client, items, again, journal, profile, stop, reply).await,
     }
 }
 
@@ -293,6 +312,19 @@ pub(crate) struct Platform {
     pub(crate) following: bool,
     /// Accepted retries whose new attempt did not land within [`WAIT`].
     pub(crate) not_landed: Vec<String>,
+    /// Whether the selection is the list's marks (`base.deliveries`).
+    pub(crate) marked: bool,
+    /// Deliveries the user chose to ask again although the journal says they were retried.
+    pub(crate) again: Vec<String>,
+}
+
+/// How a plan treats what it names: the marks as they are, and the ids asked again.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Asked<'a> {
+    /// The marked deliveries, each read by id (unfinished ones kept for the platform to refuse).
+    pub(crate) marked: bool,
+    /// Asked again whatever the journal says.
+    pub(crate) again: &'a [String],
 }
 
 /// One delivery asked.
@@ -312,6 +344,7 @@ pub(crate) struct Row {
 pub(crate) async fn retry_plan(
     client: &Client,
     selection: &RetrySelection,
+    asked: Asked<'_>,
     journal: &Path,
     profile: &str,
 ) -> Result<RecoverReply, Error> {
@@ -319,9 +352,12 @@ pub(crate) async fn retry_plan(
         Ok(j) => j,
         Err(e) => return Ok(RecoverReply::Failed(e.to_string())),
     };
-    retry::plan(client, selection, &journal, &[])
-        .await
-        .map(|p| RecoverReply::RetryPlanned(Box::new(p)))
+    let plan = if asked.marked {
+        retry::plan_marked(client, &selection.deliveries, &journal, asked.again).await
+    } else {
+        retry::plan(client, selection, &journal, asked.again).await
+    };
+    plan.map(|p| RecoverReply::RetryPlanned(Box::new(p)))
 }
 
 /// The worker's part of the platform's retry: ask the platform to retry `items` (one reply each), then follow the
@@ -329,6 +365,7 @@ pub(crate) async fn retry_plan(
 pub(crate) async fn retry_run(
     client: &Client,
     items: &[retry::Item],
+    again: &[String],
     journal: &Path,
     profile: &str,
     stop: &Stop,
@@ -343,7 +380,7 @@ pub(crate) async fn retry_run(
         client,
         items.to_vec(),
         retry::CONCURRENCY,
-        &[],
+        again,
         &mut journal,
         stop.asked(),
         |r| {

@@ -32,6 +32,9 @@ pub(crate) fn statuses(typed: &str) -> Result<Vec<String>, String> {
 /// Why the form's target is refused here: the platform's retry goes to each destination.
 pub(crate) const NO_TARGET: &str = "the platform retries to each destination's own URL: leave Target empty (to send from this machine instead: switchboard notifications recover --to URL --secret-env VAR)";
 
+/// Why the form's window or statuses are refused over marks: the marks are asked as they are.
+pub(crate) const MARKS_AS_THEY_ARE: &str = "the marked deliveries are asked as they are: leave Since and Statuses empty (Esc clears the marks, to select by the list's filter instead)";
+
 /// A reply of the run, into the room.
 pub(crate) fn on_reply(room: &mut Room, reply: RecoverReply) {
     let Some(p) = room.platform.as_deref_mut() else {
@@ -107,6 +110,13 @@ pub(crate) fn stage_lines(room: &Room, p: &Platform, t: &Theme) -> Vec<Line<'sta
     let mut out = Vec::new();
     let overview = |plan: &RetryPlan| plan.overview(false).into_iter().map(Line::raw);
     match &room.stage {
+        Stage::Editing if p.marked => out.push(Line::from(Span::styled(
+            "Enter reads each marked delivery and shows the count and the first few before \
+             anything is asked. A yes asks the platform to retry each (journalled: a later run \
+             does not ask again); one still being delivered is asked too and the platform's \
+             refusal shown. Each new attempt is shown here as it lands.",
+            t.muted,
+        ))),
         Stage::Editing => out.push(Line::from(Span::styled(
             "Enter counts the finished deliveries this selects and shows the count and the first \
              few before anything is asked. A yes asks the platform to retry each (journalled: \
@@ -117,6 +127,15 @@ pub(crate) fn stage_lines(room: &Room, p: &Platform, t: &Theme) -> Vec<Line<'sta
         Stage::Planning => out.push(Line::from(Span::styled("counting…", t.warn))),
         Stage::RetryPlanned(plan) | Stage::RetryConfirm(plan) => {
             out.extend(overview(plan));
+            if !plan.already.is_empty() && matches!(room.stage, Stage::RetryPlanned(_)) {
+                out.push(Line::from(Span::styled(
+                    format!(
+                        "a asks again for the {} already retried",
+                        plan.already.len()
+                    ),
+                    t.muted,
+                )));
+            }
             if plan.items.is_empty() {
                 out.push(Line::from(Span::styled("Nothing to retry.", t.warn)));
             } else {

@@ -46,7 +46,7 @@ fn mark(state: &mut State, action: Action) -> Vec<Effect> {
     if !super::marks_tab(state.tab) || state.current().detail.is_some() {
         state.toast(
             ToastKind::Info,
-            "marks are for rows of the Notifications list",
+            "marks are for rows of the Notifications list (the Deliveries list on event-destinations)",
         );
         return Vec::new();
     }
@@ -265,8 +265,41 @@ fn platform_scope(state: &State) -> Option<(String, crate::api::platform_retry::
     })
 }
 
+/// The marks of a list whose resource asks the platform to retry them (its console module
+/// answers): in words (how many, how many the filter hides) and the selection of exactly those.
+fn marked_scope(state: &State) -> Option<(String, crate::api::platform_retry::RetrySelection)> {
+    let marks = &state.recover.marks.ids;
+    if marks.is_empty() || !super::marks_tab(state.tab) || state.current().detail.is_some() {
+        return None;
+    }
+    let ids: Vec<String> = marks.iter().cloned().collect();
+    let base = crate::console::views::marked_retry(state.tab, &ids)?;
+    let n = ids.len();
+    // A bulk write over marks says which of them the filter keeps out of sight.
+    let hidden = match hidden_marks(state) {
+        0 => String::new(),
+        h => format!(" ({h} hidden by the filter)"),
+    };
+    let scope = format!(
+        "{n} marked deliver{}{hidden}",
+        crate::api::platform_retry::plural(n)
+    );
+    Some((scope, base))
+}
+
 /// Opens the room on what is under the user's eye.
 pub(crate) fn open(state: &mut State) -> Vec<Effect> {
+    if let Some((scope, base)) = marked_scope(state) {
+        open_room(state, scope, Selection::default(), "", String::new());
+        if let Some(room) = state.recover.room.as_mut() {
+            room.platform = Some(Box::new(super::Platform {
+                base,
+                marked: true,
+                ..Default::default()
+            }));
+        }
+        return Vec::new();
+    }
     if let Some((scope, base)) = platform_scope(state) {
         let statuses = if base.statuses.is_empty() {
             DEFAULT_STATUSES.to_string()
@@ -436,6 +469,7 @@ fn room_key(state: &mut State, key: &Input) -> Vec<Effect> {
                 Vec::new()
             }
             KeyCode::Enter => confirm_or_run(state),
+            KeyCode::Char('a') => ask_again(state),
             _ => Vec::new(),
         },
         // Asked by the confirmation layer; should that question be gone, Esc goes back.
@@ -629,9 +663,17 @@ fn submit_platform(state: &mut State, now: chrono::DateTime<chrono::Utc>) -> Vec
         return Vec::new();
     };
     let mut sel = p.base.clone();
+    let (marked, again) = (p.marked, p.again.clone());
     let read = (|| {
         if !room.target.value().trim().is_empty() {
             return Err(super::platform::NO_TARGET.to_string());
+        }
+        if marked {
+            // The marks are asked as they are: a window or statuses would quietly drop some.
+            if !(room.since.value().trim().is_empty() && room.statuses.value().trim().is_empty()) {
+                return Err(super::platform::MARKS_AS_THEY_ARE.to_string());
+            }
+            return Ok(());
         }
         let since = room.since.value().trim();
         if !since.is_empty() {
@@ -658,6 +700,8 @@ fn submit_platform(state: &mut State, now: chrono::DateTime<chrono::Utc>) -> Vec
     if let Some(p) = room.platform.as_mut() {
         **p = super::Platform {
             base: p.base.clone(),
+            marked: p.marked,
+            again: p.again.clone(),
             ..Default::default()
         };
     }
@@ -667,10 +711,34 @@ fn submit_platform(state: &mut State, now: chrono::DateTime<chrono::Utc>) -> Vec
         state,
         RecoverCmd::RetryPlan {
             selection: Box::new(sel),
+            marked,
+            again,
             journal,
             profile,
         },
     )
+}
+
+/// `a` on the platform's count: the user chooses to ask again for what the journal says was
+/// retried already; the count is made again with them in it.
+fn ask_again(state: &mut State) -> Vec<Effect> {
+    let now = state.clock.now();
+    let Some(room) = state.recover.room.as_mut() else {
+        return Vec::new();
+    };
+    let Stage::RetryPlanned(plan) = &room.stage else {
+        return Vec::new();
+    };
+    let already = plan.already.clone();
+    let Some(p) = room.platform.as_mut().filter(|_| !already.is_empty()) else {
+        return Vec::new();
+    };
+    for id in already {
+        if !p.again.contains(&id) {
+            p.again.push(id);
+        }
+    }
+    submit_platform(state, now)
 }
 
 /// Enter on the count: hosts that are not this machine are confirmed by typing; else the run.
@@ -803,10 +871,16 @@ fn run_platform(state: &mut State, plan: crate::api::platform_retry::RetryPlan) 
         stopping: false,
     };
     let profile = room.profile.clone();
+    let again = room
+        .platform
+        .as_ref()
+        .map(|p| p.again.clone())
+        .unwrap_or_default();
     request(
         state,
         RecoverCmd::RetryRun {
             items: plan.items,
+            again,
             journal,
             profile,
             stop,

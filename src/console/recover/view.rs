@@ -348,7 +348,15 @@ pub(crate) fn key_hints(room: &Room) -> &'static [(&'static str, &'static str)] 
         Stage::Planned(p) if p.items.is_empty() => &[("Esc", "back")],
         Stage::Planned(_) => &[("Enter", "send"), ("Esc", "back")],
         Stage::Confirm(_) | Stage::RetryConfirm(_) => &[("Esc", "back")],
+        Stage::RetryPlanned(p) if p.items.is_empty() && !p.already.is_empty() => {
+            &[("a", "ask again"), ("Esc", "back")]
+        }
         Stage::RetryPlanned(p) if p.items.is_empty() => &[("Esc", "back")],
+        Stage::RetryPlanned(p) if !p.already.is_empty() => &[
+            ("Enter", "ask the platform"),
+            ("a", "ask again"),
+            ("Esc", "back"),
+        ],
         Stage::RetryPlanned(_) => &[("Enter", "ask the platform"), ("Esc", "back")],
         Stage::Running { .. } => &[("↑/↓", "choose"), ("Enter", "answer"), ("Esc", "stop")],
         Stage::Done(_) => &[("↑/↓", "choose"), ("Enter", "answer"), ("Esc", "close")],

@@ -59,6 +59,13 @@ impl super::DetailView for Deliveries {
         })
     }
 
+    fn marked_retry(ids: &[String]) -> Option<RetrySelection> {
+        Some(RetrySelection {
+            deliveries: ids.to_vec(),
+            ..RetrySelection::default()
+        })
+    }
+
     fn not_here(action: Action) -> Option<&'static str> {
         super::delivery_attempts::not_here_yet(action)
     }

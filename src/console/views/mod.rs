@@ -110,6 +110,12 @@ pub(crate) trait DetailView: crate::resource::Resource {
         None
     }
 
+    /// Where its list's rows take marks (`Space`, `V`, `*`) that `b` asks the platform to
+    /// retry: the selection of exactly the marked `ids`. `None`: no marks here.
+    fn marked_retry(_ids: &[String]) -> Option<crate::api::platform_retry::RetrySelection> {
+        None
+    }
+
     /// Why a key does not act on its tab (yet) and what does instead, in one sentence, where
     /// that says more than "no such key" (an import is not changed: import again); `None`: the
     /// key works here (or means nothing here).
@@ -239,6 +245,15 @@ pub(crate) fn platform_retry(
         }
         None => with_kind!(tab, R => <R as DetailView>::platform_retry(None, statuses)),
     }
+}
+
+/// What `b` over the marked `ids` of `tab`'s list asks the platform to retry, as the resource's
+/// console module says (`None`: its rows take no marks of that kind).
+pub(crate) fn marked_retry(
+    tab: Tab,
+    ids: &[String],
+) -> Option<crate::api::platform_retry::RetrySelection> {
+    with_kind!(tab, R => <R as DetailView>::marked_retry(ids))
 }
 
 /// Why `action` does not act on `tab` yet, as its resource's console module says.
