@@ -125,6 +125,17 @@ impl Harness {
         self.apply(Msg::Edited(result))
     }
 
+    /// The edited bodies kept in this profile's replay history, newest first (`None`: a replay
+    /// sent as recorded).
+    pub fn replayed_edits(&self) -> Vec<Option<String>> {
+        let state = &self.app.state;
+        state
+            .replay
+            .history(&state.profile)
+            .map(|h| h.newest_first().map(|e| e.edited_body.clone()).collect())
+            .unwrap_or_default()
+    }
+
     /// A key with modifiers.
     pub fn key_with(&mut self, code: KeyCode, mods: KeyModifiers) -> &mut Self {
         self.apply(Msg::Key(KeyEvent::new(code, mods)))
