@@ -27,7 +27,11 @@ impl Answer {
             duration_ms: a.duration_ms,
             headers: r
                 .and_then(|r| r.headers.as_ref())
-                .map(|hs| hs.iter().map(|h| (h.key.clone(), h.value.clone())).collect())
+                .map(|hs| {
+                    hs.iter()
+                        .map(|h| (h.key.clone(), h.value.clone()))
+                        .collect()
+                })
                 .unwrap_or_default(),
             body: r.and_then(|r| r.body.clone()),
             error,
@@ -58,9 +62,7 @@ pub async fn recorded_answers(
     let skip = ids.len().saturating_sub(MAX_ATTEMPTS);
     let mut out = Vec::with_capacity(ids.len() - skip);
     for (n, id) in ids.into_iter().skip(skip) {
-        let raw = client
-            .send(&ApiRequest::get_delivery_attempt(&id))
-            .await?;
+        let raw = client.send(&ApiRequest::get_delivery_attempt(&id)).await?;
         let a: DeliveryAttempt = super::client::decode(raw.status, &raw.body)?;
         out.push((
             i64::from(n).saturating_sub(1),

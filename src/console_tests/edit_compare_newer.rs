@@ -146,7 +146,10 @@ async fn attempts(client: &Client, delivery: &str, n: usize) -> Vec<String> {
     eventually(Duration::from_secs(20), || {
         let client = client.clone();
         async move {
-            let raw = client.send(&ApiRequest::get_delivery(delivery)).await.ok()?;
+            let raw = client
+                .send(&ApiRequest::get_delivery(delivery))
+                .await
+                .ok()?;
             let mut a: Vec<(i64, String)> = json_of(&raw.body)["attempts"]
                 .as_array()?
                 .iter()
@@ -252,12 +255,18 @@ async fn e_on_an_attempt_sends_the_edit_signed_over_it_and_compares_the_changed_
     // Compare is open at once: the recorded answer beside the new one, the field that changed.
     let s = app.screen();
     assert!(s.contains(&format!("Compare · {delivery}")), "{s}");
-    assert!(s.contains("attempt #1") && s.contains("edited replay to"), "{s}");
+    assert!(
+        s.contains("attempt #1") && s.contains("edited replay to"),
+        "{s}"
+    );
     let row = s
         .lines()
         .find(|l| l.contains("$.echo.event_type"))
         .unwrap_or_else(|| panic!("the changed field: {s}"));
-    assert!(row.contains('~') && row.contains("switchboard.edited"), "{row}");
+    assert!(
+        row.contains('~') && row.contains("switchboard.edited"),
+        "{row}"
+    );
     assert!(s.lines().any(|l| l.contains("$.n")), "{s}");
 
     // Closed, then `=` on the attempt itself: this session's replay is among the candidates.
@@ -374,7 +383,10 @@ async fn e_on_a_callback_notification_sends_signed_and_says_there_is_nothing_to_
     let s = app.screen();
     assert!(s.contains("Preview · nothing sent yet"), "{s}");
     assert!(s.contains("as edited"), "{s}");
-    assert!(got(&log, "cb-edited").is_empty(), "nothing sent before Enter");
+    assert!(
+        got(&log, "cb-edited").is_empty(),
+        "nothing sent before Enter"
+    );
 
     app.key(KeyCode::Enter);
     app.settle().await.expect("idle");

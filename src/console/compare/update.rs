@@ -6,8 +6,8 @@ use crate::api::Error;
 use crate::api::compare::{self, Answer};
 use crate::console::keymap::{Action, Input};
 use crate::console::msg::{ApiCmd, ApiReply, Effect, Pane};
-use crate::console::replay::Stage;
 use crate::console::record::Item;
+use crate::console::replay::Stage;
 use crate::console::state::State;
 use crate::console::tab::Tab;
 
@@ -213,8 +213,7 @@ pub(crate) fn on_reply(state: &mut State, result: Result<ApiReply, Error>) -> Ve
                 o.shown = Some(Box::new(compare::compare(&recorded, &o.left)));
                 o.scroll = 0;
             }
-            let mut attempts: Vec<Answer> =
-                recorded.into_iter().rev().map(|(_, a)| a).collect();
+            let mut attempts: Vec<Answer> = recorded.into_iter().rev().map(|(_, a)| a).collect();
             attempts.extend(kept);
             attempts.retain(|a| a.label != o.left.label && !o.candidates.contains(a));
             o.candidates.extend(attempts);
