@@ -127,8 +127,9 @@ pub(crate) async fn get_event(client: &Client, id: &str) -> Result<super::record
     )))
 }
 
-/// What a notification key cannot do on this generation's tabs, in one sentence: edit-and-replay
-/// and compare need what this generation does not keep (a receiver's answer).
+/// What a notification key cannot do on this generation's tabs, in one sentence: compare needs
+/// what this generation does not keep (a receiver's answer); edit-and-replay works on a
+/// notification (its new answer shown alone).
 pub(crate) fn refusal(tab: Tab, action: super::keymap::Action) -> Option<&'static str> {
     use super::keymap::Action;
     let ours = matches!(
@@ -139,8 +140,9 @@ pub(crate) fn refusal(tab: Tab, action: super::keymap::Action) -> Option<&'stati
         return None;
     }
     Some(match action {
+        Action::EditReplay if tab == Tab::CallbackNotifications => return None,
         Action::EditReplay => {
-            "E compares an edited replay's answer with the recorded one, and this generation keeps no receiver's answer; P replays the embedded request."
+            "E edits and replays a notification's embedded request: select one on the Notifications tab."
         }
         Action::Compare => {
             "This generation keeps no receiver's answer (only an attempt count), so there is nothing to compare."

@@ -114,6 +114,28 @@ impl Harness {
         self
     }
 
+    /// The text the app asked to open in $VISUAL / $EDITOR (`E`), once; `None` when it asked
+    /// for none. Answer it with [`Harness::edited`], as the console's loop does.
+    pub fn take_editor(&mut self) -> Option<String> {
+        self.app.take_editor()
+    }
+
+    /// What the editor left: the edited text, or why it failed.
+    pub fn edited(&mut self, result: Result<String, String>) -> &mut Self {
+        self.apply(Msg::Edited(result))
+    }
+
+    /// The edited bodies kept in this profile's replay history, newest first (`None`: a replay
+    /// sent as recorded).
+    pub fn replayed_edits(&self) -> Vec<Option<String>> {
+        let state = &self.app.state;
+        state
+            .replay
+            .history(&state.profile)
+            .map(|h| h.newest_first().map(|e| e.edited_body.clone()).collect())
+            .unwrap_or_default()
+    }
+
     /// A key with modifiers.
     pub fn key_with(&mut self, code: KeyCode, mods: KeyModifiers) -> &mut Self {
         self.apply(Msg::Key(KeyEvent::new(code, mods)))

@@ -15,6 +15,7 @@ mod deliveries_nav;
 mod deliveries_watch;
 mod demo_generations;
 mod describe;
+mod edit_compare_newer;
 mod edit_replay;
 mod event_destination_attempts;
 mod event_destination_marks;

@@ -423,7 +423,8 @@ fn prepared(app: &mut App) -> Option<(String, Option<i64>)> {
             switchboard::console::replay::ReplayCmd::PrepareDelivery { id, attempt, .. } => {
                 Some((id, attempt))
             }
-            switchboard::console::replay::ReplayCmd::Send(_) => None,
+            switchboard::console::replay::ReplayCmd::SignEdited { .. }
+            | switchboard::console::replay::ReplayCmd::Send(_) => None,
         },
         _ => None,
     })

@@ -1,7 +1,8 @@
-//! Compare (`=`): on an attempt, a replayed answer (the replay room's) or a forwarded one (the
-//! forward room's), choose another answer of the same notification (another attempt, the
-//! recorded attempt, an entry of this session's replay history, an answer replayed or forwarded
-//! from this machine) and see the two side by side, as [`crate::api::compare`] compares them.
+//! Compare (`=`): on an attempt (pulsar's, or an `event-destinations` delivery's), a replayed
+//! answer (the replay room's) or a forwarded one (the forward room's), choose another answer of
+//! the same notification or delivery (another attempt, the recorded attempt, an entry of this
+//! session's replay history, an answer replayed or forwarded from this machine) and see the two
+//! side by side, as [`crate::api::compare`] compares them.
 //! `mod` holds the model and the worker's part, `update` its keys, `view` its drawing.
 pub(crate) mod update;
 pub(crate) mod view;
@@ -9,14 +10,15 @@ pub(crate) mod view;
 use std::path::PathBuf;
 
 use crate::api::compare::{Answer, Comparison};
-use crate::api::model::Notification;
 use crate::api::{Client, Error};
 
 /// What the worker is asked: the notification (its attempts) and the answers this machine kept.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct CompareCmd {
-    /// `cbn_…`.
+    /// `cbn_…`, or `evdi_…` with `deliveries`.
     pub(crate) notification_id: String,
+    /// `event-destinations`: a delivery, its attempts read one by one.
+    pub(crate) deliveries: bool,
     /// The profile (its answers' log).
     pub(crate) profile: String,
     /// The data directory; `None`: no log to read.
@@ -26,8 +28,10 @@ pub(crate) struct CompareCmd {
 /// What the worker found.
 #[derive(Clone, PartialEq)]
 pub(crate) struct Found {
-    /// The notification with its attempts.
-    pub(crate) notification: Box<Notification>,
+    /// `cbn_…` or `evdi_…`.
+    pub(crate) id: String,
+    /// The recorded attempts' answers with their index (from 0), in the API's order.
+    pub(crate) recorded: Vec<(i64, Answer)>,
     /// Answers replayed or forwarded from this machine, newest first.
     pub(crate) kept: Vec<Answer>,
 }
@@ -37,8 +41,9 @@ impl std::fmt::Debug for Found {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "Found({}, {} kept)",
-            self.notification.id,
+            "Found({}, {} recorded, {} kept)",
+            self.id,
+            self.recorded.len(),
             self.kept.len()
         )
     }
@@ -46,7 +51,15 @@ impl std::fmt::Debug for Found {
 
 /// Runs the lookup on the worker. An unreadable log leaves its answers out.
 pub(crate) async fn execute(client: &Client, cmd: &CompareCmd) -> Result<Found, Error> {
-    let n = client.get_notification(&cmd.notification_id).await?;
+    let recorded = if cmd.deliveries {
+        crate::api::delivery_compare::recorded_answers(client, &cmd.notification_id).await?
+    } else {
+        let n = client.get_notification(&cmd.notification_id).await?;
+        n.attempts
+            .iter()
+            .filter_map(|a| Answer::from_attempt(a).map(|x| (a.index, x)))
+            .collect()
+    };
     let kept = cmd
         .data_dir
         .as_ref()
@@ -57,7 +70,8 @@ pub(crate) async fn execute(client: &Client, cmd: &CompareCmd) -> Result<Found, 
         })
         .unwrap_or_default();
     Ok(Found {
-        notification: Box::new(n),
+        id: cmd.notification_id.clone(),
+        recorded,
         kept,
     })
 }

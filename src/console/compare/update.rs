@@ -1,16 +1,43 @@
-//! Compare's part of `update`: `=` opens it over an open attempt, the replay room's answer or
-//! the forward room's open answer; while open it takes every key; the worker's lookup lands here.
+//! Compare's part of `update`: `=` opens it over an open attempt (pulsar's attempt view, or an
+//! `event-destinations` attempt), the replay room's answer or the forward room's open answer;
+//! while open it takes every key; the worker's lookup lands here.
 use super::{CompareCmd, Found, Overlay};
 use crate::api::Error;
 use crate::api::compare::{self, Answer};
 use crate::console::keymap::{Action, Input};
 use crate::console::msg::{ApiCmd, ApiReply, Effect, Pane};
+use crate::console::record::Item;
 use crate::console::replay::Stage;
 use crate::console::state::State;
+use crate::console::tab::Tab;
 
 /// The answer under the user's eye, with its notification: the replay room's answer, the
 /// forward room's open answer, or the open attempt (outermost first).
 fn source(state: &State) -> Option<(String, Answer)> {
+    source_here(state).or_else(|| delivery_attempt(state))
+}
+
+/// `event-destinations`: the attempt open on the Attempts tab, or the row selected there, with
+/// its delivery.
+fn delivery_attempt(state: &State) -> Option<(String, Answer)> {
+    if state.tab != Tab::DeliveryAttempts {
+        return None;
+    }
+    let ts = state.current();
+    let record = match ts.detail.as_ref().and_then(|d| d.record.as_ref()) {
+        Some(r) => r,
+        None => ts.list.selected()?,
+    };
+    match &record.item {
+        Item::DeliveryAttempt(a) => Some((
+            a.event_delivery_id.clone(),
+            Answer::from_delivery_attempt(a),
+        )),
+        _ => None,
+    }
+}
+
+fn source_here(state: &State) -> Option<(String, Answer)> {
     if let Some(room) = state.replay.room_of(&state.profile) {
         return match &room.stage {
             Stage::Answer(e) => Some((
@@ -81,6 +108,7 @@ fn open(state: &mut State, notification_id: String, left: Answer) -> Vec<Effect>
     // This session's replays of the notification are known at once; the rest comes from the
     // worker.
     let candidates = session_replays(state, &notification_id, &left);
+    let deliveries = state.is_shown(Tab::Deliveries);
     state.compare.overlay = Some(Overlay {
         profile: state.profile.clone(),
         notification_id: notification_id.clone(),
@@ -98,6 +126,7 @@ fn open(state: &mut State, notification_id: String, left: Answer) -> Vec<Effect>
         pane: Pane::Compare,
         cmd: ApiCmd::Compare(Box::new(CompareCmd {
             notification_id,
+            deliveries,
             profile: state.profile.clone(),
             data_dir: state.settings.data_dir.clone(),
         })),
@@ -168,25 +197,23 @@ pub(crate) fn on_reply(state: &mut State, result: Result<ApiReply, Error>) -> Ve
     o.pending = None;
     match result {
         Ok(ApiReply::Compare(found)) => {
-            let Found { notification, kept } = *found;
-            let recorded = o.against.take().and_then(|i| {
-                notification
-                    .attempts
+            let Found { recorded, kept, .. } = *found;
+            // An attempt as a list row had it may lack its answer's body: as read, whole.
+            if let Some((_, read)) = recorded.iter().find(|(_, a)| a.label == o.left.label) {
+                o.left = read.clone();
+            }
+            let against = o.against.take().and_then(|i| {
+                recorded
                     .iter()
-                    .find(|a| a.index == i)
-                    .and_then(Answer::from_attempt)
+                    .find(|(index, _)| *index == i)
+                    .map(|(_, a)| a.clone())
             });
-            if let Some(recorded) = recorded {
+            if let Some(recorded) = against {
                 // The recorded answer on the left, the edited replay's beside it.
                 o.shown = Some(Box::new(compare::compare(&recorded, &o.left)));
                 o.scroll = 0;
             }
-            let mut attempts: Vec<Answer> = notification
-                .attempts
-                .iter()
-                .rev()
-                .filter_map(Answer::from_attempt)
-                .collect();
+            let mut attempts: Vec<Answer> = recorded.into_iter().rev().map(|(_, a)| a).collect();
             attempts.extend(kept);
             attempts.retain(|a| a.label != o.left.label && !o.candidates.contains(a));
             o.candidates.extend(attempts);

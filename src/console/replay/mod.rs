@@ -48,6 +48,14 @@ pub(crate) enum ReplayCmd {
         /// The destination's signing secret; `None` sends unsigned.
         secret: Option<Secret>,
     },
+    /// `callback-destinations` `E`: the plan with the edited body, signed again over it with
+    /// its destination's secret ([`crate::api::edited_replay::callback`]).
+    SignEdited {
+        /// The plan as planned (signed over the embedded body, or unsigned).
+        plan: Box<ReplayPlan>,
+        /// The edited body.
+        body: String,
+    },
     /// Send a plan ([`replay::send`]).
     Send(Box<ReplayPlan>),
 }
@@ -70,6 +78,10 @@ impl std::fmt::Debug for ReplayCmd {
                 .field("id", id)
                 .field("attempt", attempt)
                 .finish_non_exhaustive(),
+            Self::SignEdited { plan, .. } => f
+                .debug_struct("SignEdited")
+                .field("notification", &plan.notification_id)
+                .finish_non_exhaustive(),
             Self::Send(p) => f
                 .debug_struct("Send")
                 .field("notification", &p.notification_id)
@@ -88,6 +100,8 @@ pub(crate) enum ReplayReply {
     NotPlanned(String),
     /// The receiver's answer (or why none came).
     Answered(Box<ReplayResult>),
+    /// The edited plan signed again, with why it goes unsigned when it does.
+    Signed(Box<ReplayPlan>, Option<String>),
 }
 
 // Receivers' answers may carry secrets: Debug shows the outcome only.
@@ -97,6 +111,7 @@ impl std::fmt::Debug for ReplayReply {
             Self::Planned(p) => write!(f, "Planned({})", p.notification_id),
             Self::NotPlanned(why) => write!(f, "NotPlanned({why})"),
             Self::Answered(r) => write!(f, "Answered({:?})", r.status),
+            Self::Signed(p, _) => write!(f, "Signed({})", p.notification_id),
         }
     }
 }
@@ -151,6 +166,11 @@ pub(crate) async fn execute(client: &Client, cmd: &ReplayCmd) -> Result<ReplayRe
                 Err(RecordedError::Api(e)) => Err(e),
                 Err(RecordedError::Missing(why)) => Ok(ReplayReply::NotPlanned(why)),
             }
+        }
+        ReplayCmd::SignEdited { plan, body } => {
+            let (plan, note) =
+                crate::api::edited_replay::callback(client, plan, body.clone()).await?;
+            Ok(ReplayReply::Signed(Box::new(plan), note))
         }
         ReplayCmd::Send(plan) => Ok(ReplayReply::Answered(Box::new(
             replay::send(plan, &replay::SendOptions::default()).await,
@@ -238,6 +258,8 @@ pub(crate) struct Room {
     /// `event-destinations`: the delivery's destination and the masked secret field (the
     /// platform shows a secret only on create and rotate, so the operator types it).
     pub(crate) signing: Option<Signing>,
+    /// A sentence shown above the answer (`E` where no recorded answer can be compared).
+    pub(crate) note: Option<String>,
 }
 
 /// The secret field of an `event-destinations` replay: never drawn, kept in memory only.

@@ -127,14 +127,6 @@ fn open_room(state: &mut State, edit: bool) -> Vec<Effect> {
             secret: Text::new(known),
         }
     });
-    if signing.is_some() && edit {
-        // The recorded body is signed when planned: an edited body would carry a wrong one.
-        state.toast(
-            ToastKind::Info,
-            "E is not offered on this generation's deliveries: P replays the recorded body as it is",
-        );
-        return Vec::new();
-    }
     let last = state
         .replay
         .history(&state.profile)
@@ -157,6 +149,7 @@ fn open_room(state: &mut State, edit: bool) -> Vec<Effect> {
         from_history: false,
         edit,
         signing,
+        note: None,
     }));
     Vec::new()
 }
@@ -191,6 +184,13 @@ pub(crate) fn on_reply(state: &mut State, result: Result<ApiReply, Error>) -> Ve
             room.message = None;
             room.stage = Stage::Preview { plan, headers };
         }
+        (Stage::Preparing, Ok(ApiReply::Replay(ReplayReply::Signed(plan, note)))) => {
+            // The edited body, signed again over its bytes: the preview, as pulsar's.
+            let headers = plan.preview_headers();
+            room.scroll = 0;
+            room.message = note;
+            room.stage = Stage::Preview { plan, headers };
+        }
         (Stage::Preparing, Ok(ApiReply::Replay(ReplayReply::NotPlanned(why)))) => {
             room.message = Some(why);
         }
@@ -221,14 +221,18 @@ pub(crate) fn on_reply(state: &mut State, result: Result<ApiReply, Error>) -> Ve
                 .entry(profile)
                 .or_default()
                 .record_body(&plan, *result, edited);
+            let callbacks = state.tab == Tab::CallbackNotifications;
             if let Some(room) = state.replay.room.as_mut() {
                 room.scroll = 0;
                 room.history_cursor = 0;
                 room.from_history = false;
                 room.stage = Stage::Answer(Box::new(entry));
+                room.note = (new.is_some() && callbacks).then(|| NO_RECORDED_ANSWER.to_string());
             }
-            // `E`: the recorded answer beside the new one, at once.
-            if let Some(new) = new {
+            // `E`: the recorded answer beside the new one, at once (where one was recorded).
+            if let Some(new) = new
+                && !callbacks
+            {
                 return crate::console::compare::update::open_against(
                     state,
                     plan.notification_id.clone(),
@@ -252,6 +256,9 @@ pub(crate) fn on_reply(state: &mut State, result: Result<ApiReply, Error>) -> Ve
     }
     Vec::new()
 }
+
+/// Said above an edited replay's answer on `callback-destinations`, in place of compare.
+pub(crate) const NO_RECORDED_ANSWER: &str = "This generation keeps no receiver's answer, so there is no recorded answer to compare this one with.";
 
 /// An API error as the room shows it: status, code and the server's message, and its hint.
 fn error_text(e: &Error) -> String {
@@ -608,6 +615,7 @@ fn history_key(state: &mut State, key: &Input) -> Vec<Effect> {
                 room.stage = Stage::Answer(Box::new(e.clone()));
                 room.scroll = 0;
                 room.from_history = true;
+                room.note = None;
                 room.focus = Focus::Target;
             }
         }
@@ -624,6 +632,7 @@ fn history_key(state: &mut State, key: &Input) -> Vec<Effect> {
 /// of the edited body, signed afresh when sent; an editor that failed or a body refused leaves
 /// the form with the reason, nothing sent.
 pub(crate) fn edited(state: &mut State, result: Result<String, String>) -> Vec<Effect> {
+    let callbacks = state.tab == Tab::CallbackNotifications;
     let Some(room) = state.replay.room.as_mut() else {
         return Vec::new();
     };
@@ -635,7 +644,20 @@ pub(crate) fn edited(state: &mut State, result: Result<String, String>) -> Vec<E
         Ok(body)
     }) {
         Ok(body) => {
-            plan.body = body;
+            if let Some(sg) = &room.signing {
+                // `event-destinations` signs when planned: the signature made again over the
+                // edited bytes, with the secret of the form (none when Unsigned).
+                let secret = (!room.unsigned).then(|| crate::api::Secret::new(sg.secret.value()));
+                *plan = crate::api::edited_replay::delivery(&plan, body, secret.as_ref());
+            } else if callbacks {
+                // `callback-destinations` too, with a secret only the platform holds: the
+                // worker reads it and signs again.
+                room.message = None;
+                room.stage = Stage::Preparing;
+                return request(state, ReplayCmd::SignEdited { plan, body });
+            } else {
+                plan.body = body;
+            }
             let headers = plan.preview_headers();
             room.scroll = 0;
             room.message = None;

@@ -77,7 +77,13 @@ fn shown(state: &State, room: &Room) -> Option<(String, Vec<Line<'static>>)> {
                 safe(&e.notification_id),
                 e.attempt_index.saturating_add(1)
             ),
-            answer_lines(state, e, t),
+            {
+                let mut lines = answer_lines(state, e, t);
+                if let Some(note) = &room.note {
+                    lines.insert(0, Line::from(Span::styled(note.clone(), t.warn)));
+                }
+                lines
+            },
         )),
     }
     .map(|(title, lines)| (title, crate::text::tui::safe_lines(lines)))

@@ -25,10 +25,6 @@ impl super::DetailView for DeliveryAttempts {
         f.finish()
     }
 
-    fn not_here(action: Action) -> Option<&'static str> {
-        not_here_yet(action)
-    }
-
     fn dialog(_action: Action, _item: Option<&DeliveryAttempt>) -> Option<Dialog> {
         None
     }
@@ -38,15 +34,12 @@ impl super::DetailView for DeliveryAttempts {
     }
 }
 
-/// What the console leaves to headless on this generation's attempts: `P` replays here (the
-/// replay room, with the destination's secret typed), `E` and `=` do not yet.
+/// What a delivery (not one of its attempts) leaves to its attempts: `=` compares an attempt's
+/// answer. `P` and `E` work on both (the replay room, with the destination's secret typed).
 pub(crate) fn not_here_yet(action: Action) -> Option<&'static str> {
     match action {
-        Action::EditReplay => Some(
-            "E does not edit this generation's recorded bodies: P replays the attempt's recorded request, freshly signed with the secret you type (or Unsigned).",
-        ),
         Action::Compare => Some(
-            "The console does not compare this generation's attempts yet: `switchboard notifications diff evdi_… --with-attempt N` compares two recorded attempts.",
+            "= compares an attempt's answer: open one of the delivery's attempts on the Attempts tab (or, from a shell, `switchboard notifications diff evdi_… --with-attempt N`).",
         ),
         _ => None,
     }
