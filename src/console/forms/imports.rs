@@ -3,11 +3,12 @@
 use serde_json::{Map, Value};
 
 use super::field::Field;
-use super::ops::{Lookup, WriteOp};
+use super::ops::Lookup;
 use super::picker::Picker;
 use super::{Dialog, Kind};
+use crate::api::ApiRequest;
 use crate::api::model::time::parse_expires_at;
-use crate::api::model::{CreateImport, ProviderOauthImport, UpdateImport, time};
+use crate::api::model::{ProviderOauthImport, time};
 
 /// The choice of what the token belongs to.
 const TARGETS: [&str; 2] = ["connection", "server deployment"];
@@ -106,8 +107,9 @@ pub(crate) fn edit(i: &ProviderOauthImport) -> Dialog {
     )
 }
 
-/// The write an import form describes.
-pub(crate) fn build(d: &mut Dialog) -> Option<WriteOp> {
+/// The request an import form describes, built by the resource (`resource::imports`).
+pub(crate) fn build(d: &mut Dialog) -> Option<ApiRequest> {
+    use crate::resource::imports::{self as w, ImportDetails, ImportTarget};
     let opt = |s: String| (!s.is_empty()).then_some(s);
     let metadata = match parse_metadata(&d.text("metadata")) {
         Ok(m) => m,
@@ -142,22 +144,20 @@ pub(crate) fn build(d: &mut Dialog) -> Option<WriteOp> {
                 );
                 return None;
             }
-            let (server_deployment_id, connection_id) = if deployment {
-                (Some(id), None)
+            let target = if deployment {
+                ImportTarget::Deployment(id)
             } else {
-                (None, Some(id))
+                ImportTarget::Connection(id)
             };
-            Some(WriteOp::CreateImport(CreateImport {
-                access_token: d.text("access_token"),
-                server_deployment_id,
-                connection_id,
+            let details = ImportDetails {
                 note: opt(d.text("note")),
                 metadata: (!metadata.is_empty()).then_some(metadata),
                 expires_at,
                 id_token: opt(d.text("id_token")),
                 scope: opt(d.text("scope")),
                 token_type: opt(d.text("token_type")),
-            }))
+            };
+            Some(w::create(target, d.text("access_token"), details))
         }
         Kind::EditImport(id) => {
             let changed = |k: &str| d.field(k).is_some_and(Field::is_dirty);
@@ -166,10 +166,9 @@ pub(crate) fn build(d: &mut Dialog) -> Option<WriteOp> {
                 d.fail("expires_at", "cannot be removed, only changed");
                 return None;
             }
-            let body = UpdateImport {
+            let details = ImportDetails {
                 note: changed("note").then(|| d.text("note")),
                 metadata: changed("metadata").then_some(metadata),
-                access_token: opt(d.text("access_token")),
                 expires_at: if changed("expires_at") {
                     expires_at
                 } else {
@@ -179,11 +178,11 @@ pub(crate) fn build(d: &mut Dialog) -> Option<WriteOp> {
                 scope: changed("scope").then(|| d.text("scope")),
                 token_type: changed("token_type").then(|| d.text("token_type")),
             };
-            if body == UpdateImport::default() {
+            let req = w::update(&id, opt(d.text("access_token")), details);
+            if req.is_none() {
                 d.message = Some("Nothing changed".into());
-                return None;
             }
-            Some(WriteOp::UpdateImport(id, body))
+            req
         }
         _ => None,
     }

@@ -172,6 +172,7 @@ impl super::DetailView for crate::resource::destinations::Destinations {
 
     fn build(d: &mut Dialog) -> Option<WriteOp> {
         crate::console::forms::destinations::build(d)
+            .map(|req| WriteOp::Op(<Self as crate::resource::Resource>::KIND, req))
     }
 
     /// `C duplicate` beside `d delete`.

@@ -77,5 +77,6 @@ impl super::DetailView for crate::resource::imports::Imports {
 
     fn build(d: &mut Dialog) -> Option<WriteOp> {
         crate::console::forms::imports::build(d)
+            .map(|req| WriteOp::Op(<Self as crate::resource::Resource>::KIND, req))
     }
 }

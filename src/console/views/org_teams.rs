@@ -63,7 +63,7 @@ impl super::DetailView for OrgTeams {
 
     /// The same bodies as pulsar's; the answer is this generation's team.
     fn build(d: &mut Dialog) -> Option<WriteOp> {
-        crate::console::forms::teams::build(d).map(|w| WriteOp::Op(Kind::OrgTeams, w.request()))
+        crate::console::forms::teams::build(d).map(|req| WriteOp::Op(Kind::OrgTeams, req))
     }
 
     fn confirm_text(d: &Dialog) -> Option<String> {

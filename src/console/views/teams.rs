@@ -142,6 +142,7 @@ impl super::DetailView for crate::resource::teams::Teams {
 
     fn build(d: &mut Dialog) -> Option<WriteOp> {
         crate::console::forms::teams::build(d)
+            .map(|req| WriteOp::Op(<Self as crate::resource::Resource>::KIND, req))
     }
 
     fn confirm_text(d: &Dialog) -> Option<String> {
