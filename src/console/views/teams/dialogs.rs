@@ -1,10 +1,10 @@
 //! Team forms: create, edit, set a project's roles, remove a project, add and remove members.
-use super::field::Field;
-use super::ops::Lookup;
-use super::picker::{PickItem, Picker};
-use super::{Dialog, Kind};
 use crate::api::ApiRequest;
 use crate::api::model::Team;
+use crate::console::forms::field::Field;
+use crate::console::forms::ops::Lookup;
+use crate::console::forms::picker::{PickItem, Picker};
+use crate::console::forms::{Dialog, Kind};
 
 fn name_fields(name: &str, description: &str) -> Vec<Field> {
     vec![

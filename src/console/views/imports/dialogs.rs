@@ -1,14 +1,15 @@
 //! Token import forms: create (exactly one of deployment or connection, masked tokens) and edit
 //! (every field optional; an empty token keeps the current one).
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-use super::field::Field;
-use super::ops::Lookup;
-use super::picker::Picker;
-use super::{Dialog, Kind};
 use crate::api::ApiRequest;
 use crate::api::model::time::parse_expires_at;
 use crate::api::model::{ProviderOauthImport, time};
+use crate::console::forms::checks::{check_metadata, parse_metadata};
+use crate::console::forms::field::Field;
+use crate::console::forms::ops::Lookup;
+use crate::console::forms::picker::Picker;
+use crate::console::forms::{Dialog, Kind};
 
 /// The choice of what the token belongs to.
 const TARGETS: [&str; 2] = ["connection", "server deployment"];
@@ -16,30 +17,6 @@ const TARGETS: [&str; 2] = ["connection", "server deployment"];
 /// `expires_at` as typed: ISO 8601 or `+90d`; the note shows the resolved time.
 fn check_expiry(s: &str) -> Result<Option<String>, String> {
     parse_expires_at(s).map(|t| Some(format!("→ {t}")))
-}
-
-/// Metadata: one `key=value` per line.
-pub(crate) fn check_metadata(s: &str) -> Result<Option<String>, String> {
-    parse_metadata(s).map(|_| None)
-}
-
-/// Metadata as typed: one `key=value` per line (blank lines skipped).
-pub(crate) fn parse_metadata(s: &str) -> Result<Map<String, Value>, String> {
-    let mut map = Map::new();
-    for (n, line) in s
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .enumerate()
-    {
-        match line.split_once('=') {
-            Some((k, v)) if !k.trim().is_empty() => {
-                map.insert(k.trim().to_string(), Value::String(v.trim().to_string()));
-            }
-            _ => return Err(format!("line {}: not key=value", n + 1)),
-        }
-    }
-    Ok(map)
 }
 
 fn common_fields(

@@ -1,20 +1,12 @@
 //! Destination forms: create (http/https URL, all or selected callbacks), edit (name and
 //! description; clearing the description sends null), delete (a confirmation naming it).
-use super::field::Field;
-use super::ops::Lookup;
-use super::picker::Picker;
-use super::{Dialog, Kind, Phase};
 use crate::api::ApiRequest;
 use crate::api::model::{CallbacksInput, Destination};
-
-/// The URL must be absolute http or https.
-pub(crate) fn check_url(s: &str) -> Result<Option<String>, String> {
-    match url::Url::parse(s) {
-        Ok(u) if matches!(u.scheme(), "http" | "https") && u.has_host() => Ok(None),
-        Ok(u) => Err(format!("must be http or https, not {}", u.scheme())),
-        Err(e) => Err(format!("not a URL: {e}")),
-    }
-}
+use crate::console::forms::checks::check_url;
+use crate::console::forms::field::Field;
+use crate::console::forms::ops::Lookup;
+use crate::console::forms::picker::Picker;
+use crate::console::forms::{Dialog, Kind, Phase};
 
 /// `c` on Destinations.
 pub(crate) fn create() -> Dialog {
