@@ -9,7 +9,7 @@ use ratatui::backend::TestBackend;
 use serde_json::json;
 use switchboard::api::{ApiError, Error};
 use switchboard::console::forms::Phase;
-use switchboard::console::forms::ops::{Lookup, WriteOp};
+use switchboard::console::forms::ops::Lookup;
 use switchboard::console::forms::picker::PickItem;
 use switchboard::console::{ApiCmd, ApiReply, App, Msg, Tab};
 
@@ -27,11 +27,11 @@ fn app_on(tab: Tab) -> App {
 }
 
 /// The writes asked for since the last call.
-fn writes(app: &mut App) -> Vec<(u64, WriteOp)> {
+fn writes(app: &mut App) -> Vec<(u64, Sent)> {
     app.take_requests()
         .into_iter()
         .filter_map(|r| match r.cmd {
-            ApiCmd::Write(op) => Some((r.req_id, *op)),
+            ApiCmd::Write(op) => Some((r.req_id, sent(&op))),
             _ => None,
         })
         .collect()
@@ -86,7 +86,7 @@ fn team_create_empty_errors_filled_and_sent() {
     insta::assert_snapshot!("team_create_filled", screen(&app));
     app.apply(ctrl('s'));
     let sent = writes(&mut app);
-    let [(_, WriteOp::CreateTeam(body))] = sent.as_slice() else {
+    let [(_, Sent::CreateTeam(body))] = sent.as_slice() else {
         panic!("one create expected: {sent:?}");
     };
     assert_eq!(body.name, "Ops q?12 jk");
@@ -172,7 +172,7 @@ fn import_create_masks_tokens_and_sends_exactly_one_target() {
     insta::assert_snapshot!("import_create_filled", s);
     app.apply(ctrl('s'));
     let sent = writes(&mut app);
-    let [(req_id, WriteOp::CreateImport(body))] = sent.as_slice() else {
+    let [(req_id, Sent::CreateImport(body))] = sent.as_slice() else {
         panic!("one create expected");
     };
     assert!(
@@ -271,7 +271,7 @@ fn import_neither_both_and_bad_date_are_refused() {
     app.apply(ch(' '));
     app.apply(ctrl('s'));
     let sent = writes(&mut app);
-    let [(_, WriteOp::CreateImport(body))] = sent.as_slice() else {
+    let [(_, Sent::CreateImport(body))] = sent.as_slice() else {
         panic!("one create expected");
     };
     assert_eq!(body.server_deployment_id.as_deref(), Some("svd_x"));
@@ -321,7 +321,7 @@ fn destination_create_checks_url_and_selection() {
     insta::assert_snapshot!("destination_create_filled", screen(&app));
     app.apply(key(KeyCode::Enter)); // Enter on the last field submits
     let sent = writes(&mut app);
-    let [(_, WriteOp::CreateDestination(body))] = sent.as_slice() else {
+    let [(_, Sent::CreateDestination(body))] = sent.as_slice() else {
         panic!("one create expected");
     };
     assert_eq!(body.url, "https://hooks.example.com/in");
@@ -353,7 +353,7 @@ fn destination_delete_confirmation_defaults_to_no() {
             .into_iter()
             .map(|w| w.1)
             .collect::<Vec<_>>(),
-        vec![WriteOp::DeleteDestination(id)]
+        vec![Sent::DeleteDestination(id)]
     );
 }
 
@@ -426,7 +426,7 @@ fn type_name_confirmation_needs_the_exact_name() {
             .into_iter()
             .map(|w| w.1)
             .collect::<Vec<_>>(),
-        vec![WriteOp::DeleteDestination(id)]
+        vec![Sent::DeleteDestination(id)]
     );
 }
 
@@ -439,7 +439,7 @@ fn destination_edit_clearing_description_sends_null() {
     app.apply(ctrl('u'));
     app.apply(ctrl('s'));
     let sent = writes(&mut app);
-    let [(_, WriteOp::UpdateDestination(_, body))] = sent.as_slice() else {
+    let [(_, Sent::UpdateDestination(_, body))] = sent.as_slice() else {
         panic!("one update expected");
     };
     assert_eq!(body.name, None, "unchanged name is not sent");
@@ -504,7 +504,7 @@ fn set_project_preselects_roles_and_shows_permissions() {
     app.apply(ch(' '));
     app.apply(ctrl('s'));
     let sent = writes(&mut app);
-    let [(_, WriteOp::SetProject(team_id, body))] = sent.as_slice() else {
+    let [(_, Sent::SetProject(team_id, body))] = sent.as_slice() else {
         panic!("one set-project expected");
     };
     assert_eq!(team_id, &team.id);
@@ -561,7 +561,7 @@ fn member_lookup_refused_falls_back_to_typing_the_id() {
     app.apply(key(KeyCode::Enter));
     let sent = writes(&mut app);
     assert!(
-        matches!(sent.as_slice(), [(_, WriteOp::RemoveMember(_, a))] if a == "oac_typed1"),
+        matches!(sent.as_slice(), [(_, Sent::RemoveMember(_, a))] if a == "oac_typed1"),
         "{sent:?}"
     );
 }
@@ -604,7 +604,7 @@ fn import_edit_sends_only_changes_and_keeps_tokens_unless_typed() {
     typed(&mut app, "+30d");
     app.apply(ctrl('s'));
     let sent = writes(&mut app);
-    let [(_, WriteOp::UpdateImport(_, body))] = sent.as_slice() else {
+    let [(_, Sent::UpdateImport(_, body))] = sent.as_slice() else {
         panic!("one update expected");
     };
     assert!(body.expires_at.is_some());
@@ -648,7 +648,7 @@ fn add_member_and_remove_project_forms() {
     app.apply(ch('y'));
     let sent = writes(&mut app);
     assert!(
-        matches!(sent.as_slice(), [(_, WriteOp::AddMember(_, a))] if a == "oac_0mh50n6fwL9QaofLrr8Lgc"),
+        matches!(sent.as_slice(), [(_, Sent::AddMember(_, a))] if a == "oac_0mh50n6fwL9QaofLrr8Lgc"),
         "{sent:?}"
     );
     // A second add of the same actor: the server's 400 message stays in the dialog.
@@ -716,7 +716,7 @@ proptest::proptest! {
             .is_ok_and(|u| matches!(u.scheme(), "http" | "https") && u.has_host());
         let sent = writes(&mut app);
         if expect_ok {
-            let [(_, WriteOp::CreateDestination(body))] = sent.as_slice() else {
+            let [(_, Sent::CreateDestination(body))] = sent.as_slice() else {
                 panic!("one create expected for {typed_url:?}, got {sent:?}");
             };
             proptest::prop_assert_eq!(body.url.as_str(), typed_url.trim());
@@ -766,7 +766,7 @@ fn mouse_focuses_fields_picks_options_saves_and_cancels_a_form() {
     click_on(&mut app, "( ) all");
     click_on(&mut app, "Ctrl-S save");
     let sent = writes(&mut app);
-    let [(_, WriteOp::CreateDestination(body))] = sent.as_slice() else {
+    let [(_, Sent::CreateDestination(body))] = sent.as_slice() else {
         panic!("one create expected, got {sent:?}");
     };
     assert_eq!(body.name, "Mouse hook");
@@ -817,7 +817,7 @@ fn created_elsewhere() -> (App, switchboard::console::Request) {
     typed(&mut app, "Ops");
     app.apply(ctrl('s'));
     let sent = writes(&mut app);
-    let [(req_id, WriteOp::CreateTeam(_))] = sent.as_slice() else {
+    let [(req_id, Sent::CreateTeam(_))] = sent.as_slice() else {
         panic!("one create expected: {sent:?}");
     };
     let mut team: serde_json::Value = serde_json::from_str(&fixture("team.json")).expect("json");

@@ -4,7 +4,7 @@
 use crate::common::*;
 use crossterm::event::KeyCode;
 use switchboard::api::{ApiError, Client, ClientOptions, Error, Secret};
-use switchboard::console::forms::ops::{Lookup, WriteOp};
+use switchboard::console::forms::ops::Lookup;
 use switchboard::console::forms::picker::PickItem;
 use switchboard::console::record::decode_page_body;
 use switchboard::console::{ApiCmd, ApiReply, App, Msg, State, Tab};
@@ -45,11 +45,11 @@ fn item(id: &str, label: &str, detail: &str) -> PickItem {
     }
 }
 
-fn writes(app: &mut App) -> Vec<WriteOp> {
+fn writes(app: &mut App) -> Vec<Sent> {
     app.take_requests()
         .into_iter()
         .filter_map(|r| match r.cmd {
-            ApiCmd::Write(op) => Some(*op),
+            ApiCmd::Write(op) => Some(sent(&op)),
             _ => None,
         })
         .collect()
@@ -158,7 +158,7 @@ fn a_team_project_needs_a_role() {
     app.apply(ch(' '));
     app.apply(ctrl('s'));
     let sent = writes(&mut app);
-    let [WriteOp::SetProject(_, body)] = sent.as_slice() else {
+    let [Sent::SetProject(_, body)] = sent.as_slice() else {
         panic!("one set-project expected, got {sent:?}");
     };
     assert_eq!(body.team_role_ids, vec!["tmr_view".to_string()]);

@@ -6,8 +6,8 @@ use super::args::TeamsCmd;
 use super::current::{one, send};
 use super::lookups::{self, Change};
 use super::output::Output;
-use crate::api::model::{CreateTeam, UpdateTeam};
 use crate::api::{ApiRequest, Client};
+use crate::resource::teams;
 
 /// Whether this module runs the verb.
 pub(super) fn handles(cmd: &TeamsCmd) -> bool {
@@ -26,18 +26,17 @@ pub(super) fn handles(cmd: &TeamsCmd) -> bool {
 /// The API's (a refused key named), a member lookup's usage error.
 pub(super) async fn run(client: &Client, out: &Output, cmd: TeamsCmd) -> Result<(), HeadlessError> {
     let (req, said) = match cmd {
-        TeamsCmd::Create { name, description } => (
-            ApiRequest::create_team(&CreateTeam { name, description }),
-            None,
-        ),
+        TeamsCmd::Create { name, description } => (teams::create(name, description), None),
         TeamsCmd::Update {
             id,
             name,
             description,
-        } => (
-            ApiRequest::update_team(&id, &UpdateTeam { name, description }),
-            None,
-        ),
+        } => {
+            let req = teams::update(&id, name, description).ok_or_else(|| {
+                HeadlessError::Usage("give --name or --description to change".into())
+            })?;
+            (req, None)
+        }
         TeamsCmd::AddMember { id, member } => membership(client, &id, &member, Change::Add).await?,
         TeamsCmd::RemoveMember { id, member } => {
             membership(client, &id, &member, Change::Remove).await?
@@ -69,14 +68,8 @@ async fn membership(
 ) -> Result<(ApiRequest, Option<String>), HeadlessError> {
     let picked = lookups::pick_member(client, team, query, change).await?;
     let (req, done) = match change {
-        Change::Add => (
-            ApiRequest::add_team_member(team, &picked.actor_id),
-            "added to",
-        ),
-        Change::Remove => (
-            ApiRequest::remove_team_member(team, &picked.actor_id),
-            "removed from",
-        ),
+        Change::Add => (teams::add_member(team, &picked.actor_id), "added to"),
+        Change::Remove => (teams::remove_member(team, &picked.actor_id), "removed from"),
     };
     let said = match (picked.label, picked.team) {
         (Some(who), Some(name)) => Some(format!("{who} {done} team {name}")),

@@ -459,21 +459,13 @@ async fn run(
         ),
         "get_delivery_attempt" => ApiRequest::get_delivery_attempt(a.id()?),
         // Team writes as pulsar's (§4), the answer the whole refreshed team.
-        "create_team" => ApiRequest::create_team(&crate::api::model::CreateTeam {
-            name: Args::need(&a.name, "name")?.to_string(),
-            description: a.description.clone(),
-        }),
+        "create_team" => crate::resource::teams::create(
+            Args::need(&a.name, "name")?.to_string(),
+            a.description.clone(),
+        ),
         "update_team" => {
-            if a.name.is_none() && a.description.is_none() {
-                return Err(usage("give a name or a description"));
-            }
-            ApiRequest::update_team(
-                a.id()?,
-                &crate::api::model::UpdateTeam {
-                    name: a.name.clone(),
-                    description: a.description.clone(),
-                },
-            )
+            crate::resource::teams::update(a.id()?, a.name.clone(), a.description.clone())
+                .ok_or_else(|| usage("give a name or a description"))?
         }
         "assign_team_policy" => {
             ApiRequest::assign_team_policy(a.id()?, Args::need(&a.policy_id, "policy_id")?)

@@ -3,12 +3,11 @@
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use crate::api::model::{
-    CallbacksInput, CreateDestination, CreateTeam, UpdateDestination, UpdateTeam,
-};
+use crate::api::model::CallbacksInput;
 use crate::api::replay;
 use crate::api::signature;
 use crate::api::{ApiRequest, Client, Error, ListQuery, NotificationFilter, Order};
+use crate::resource::{destinations, teams};
 
 // Shared with `current`; re-exported so the other tool modules keep naming them here.
 pub use super::def::{ToolDef, ToolError};
@@ -486,45 +485,27 @@ pub async fn call(
         "get_attempt" => return attempt(client, &a).await,
         "destination_stats" => return destination_stats(client, &a).await,
         "verify_signature" => return verify(client, &a).await,
-        "create_team" => ApiRequest::create_team(&CreateTeam {
-            name: need(a.name.as_deref(), "name")?.to_string(),
-            description: a.description.clone(),
-        }),
-        "update_team" => {
-            if a.name.is_none() && a.description.is_none() {
-                return Err(usage("give a name or a description"));
-            }
-            ApiRequest::update_team(
-                a.id()?,
-                &UpdateTeam {
-                    name: a.name.clone(),
-                    description: a.description.clone(),
-                },
-            )
-        }
-        "create_destination" => ApiRequest::create_destination(&CreateDestination {
-            name: need(a.name.as_deref(), "name")?.to_string(),
-            description: a.description.clone(),
-            url: need(a.url.as_deref(), "url")?.to_string(),
-            callbacks: match (a.all_callbacks, a.callback_ids.is_empty()) {
+        "create_team" => teams::create(
+            need(a.name.as_deref(), "name")?.to_string(),
+            a.description.clone(),
+        ),
+        "update_team" => teams::update(a.id()?, a.name.clone(), a.description.clone())
+            .ok_or_else(|| usage("give a name or a description"))?,
+        "create_destination" => {
+            let name = need(a.name.as_deref(), "name")?.to_string();
+            let url = need(a.url.as_deref(), "url")?.to_string();
+            let callbacks = match (a.all_callbacks, a.callback_ids.is_empty()) {
                 (true, true) => CallbacksInput::all(),
                 (false, false) => CallbacksInput::selected(a.callback_ids.clone()),
                 _ => return Err(usage("give all_callbacks: true or callback_ids, not both")),
-            },
-        }),
-        "update_destination" => {
-            if a.name.is_none() && a.description.is_none() {
-                return Err(usage("give a name or a description"));
-            }
-            ApiRequest::update_destination(
-                a.id()?,
-                &UpdateDestination {
-                    name: a.name.clone(),
-                    description: a.description.clone().map(Some),
-                },
-            )
+            };
+            destinations::create(name, a.description.clone(), url, callbacks)
         }
-        "delete_destination" => ApiRequest::delete_destination(a.id()?),
+        "update_destination" => {
+            destinations::update(a.id()?, a.name.clone(), a.description.clone().map(Some))
+                .ok_or_else(|| usage("give a name or a description"))?
+        }
+        "delete_destination" => destinations::delete(a.id()?),
         other => return Err(usage(format!("no tool {other:?}"))),
     };
     let raw = client.send(&req).await?;

@@ -10,7 +10,7 @@ use super::ops::{Op, OpArgs, ToolSpec};
 use crate::api::generation::Generation;
 use crate::api::health::{Health, MAX_COUNTED, Stats, window_text};
 use crate::api::model::{CallbackSelection, Destination, SelectionType};
-use crate::api::model::{CallbacksInput, CreateDestination};
+use crate::api::model::{CallbacksInput, CreateDestination, UpdateDestination};
 use crate::api::secret::mask;
 use crate::api::{ApiRequest, ListQuery, NotificationFilter};
 
@@ -195,12 +195,42 @@ fn duplicate(item: &AnyItem, args: &OpArgs) -> Result<ApiRequest, String> {
         SelectionType::All => CallbacksInput::all(),
         _ => CallbacksInput::selected(d.callbacks.callback_ids.clone().unwrap_or_default()),
     };
-    Ok(ApiRequest::create_destination(&CreateDestination {
+    let description = (!d.description.is_empty()).then(|| d.description.clone());
+    Ok(create(name, description, hook.url.clone(), callbacks))
+}
+
+// Writes: each operation's request from its typed inputs, once, for the console's dialogs,
+// headless and the MCP server.
+
+/// `create`: a new destination posting these callbacks (all, or the selected ids) to `url`.
+pub fn create(
+    name: String,
+    description: Option<String>,
+    url: String,
+    callbacks: CallbacksInput,
+) -> ApiRequest {
+    ApiRequest::create_destination(&CreateDestination {
         name,
-        description: (!d.description.is_empty()).then(|| d.description.clone()),
-        url: hook.url.clone(),
+        description,
+        url,
         callbacks,
-    }))
+    })
+}
+
+/// `update`: a new name, a new description (`Some(None)` clears it), or `None` when nothing
+/// would change (the URL and the callbacks cannot change on pulsar).
+pub fn update(
+    id: &str,
+    name: Option<String>,
+    description: Option<Option<String>>,
+) -> Option<ApiRequest> {
+    let body = UpdateDestination { name, description };
+    (body != UpdateDestination::default()).then(|| ApiRequest::update_destination(id, &body))
+}
+
+/// `delete`: the destination stops receiving deliveries.
+pub fn delete(id: &str) -> ApiRequest {
+    ApiRequest::delete_destination(id)
 }
 
 /// The signing secret masked, saying how to get it: `-o json` gives the API's reply in full.

@@ -5,8 +5,9 @@ use super::{
     Column, Description, Headless, SortKey, Tone, absolute, field, lines_or_dash, or_dash,
 };
 use crate::api::generation::Generation;
-use crate::api::model::{ImportStatus, ProviderOauthImport};
+use crate::api::model::{CreateImport, ImportStatus, ProviderOauthImport, UpdateImport};
 use crate::api::{ApiRequest, ListQuery, NotificationFilter};
+use serde_json::{Map, Value};
 
 /// A column of this resource.
 type C = Column<ProviderOauthImport>;
@@ -119,4 +120,68 @@ impl super::Resource for Imports {
     fn get(id: &str) -> ApiRequest {
         ApiRequest::get_import(id)
     }
+}
+
+// Writes: each operation's request from its typed inputs, once, for the console's dialogs and
+// headless.
+
+/// What a token import belongs to: exactly one of a server deployment and a connection.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ImportTarget {
+    /// A server deployment (`svd_…`).
+    Deployment(String),
+    /// A connection (`poc_…`).
+    Connection(String),
+}
+
+/// What an import holds besides its target and access token; `None` leaves a field out (on an
+/// update: keeps it).
+#[derive(Clone, Default, PartialEq)]
+pub struct ImportDetails {
+    /// Free text.
+    pub note: Option<String>,
+    /// Key-value metadata (on an update an empty map clears it).
+    pub metadata: Option<Map<String, Value>>,
+    /// ISO 8601.
+    pub expires_at: Option<String>,
+    /// The OpenID id token (a secret).
+    pub id_token: Option<String>,
+    /// OAuth scope.
+    pub scope: Option<String>,
+    /// OAuth token type.
+    pub token_type: Option<String>,
+}
+
+/// `create`: a new import of this access token for its target.
+pub fn create(target: ImportTarget, access_token: String, d: ImportDetails) -> ApiRequest {
+    let (server_deployment_id, connection_id) = match target {
+        ImportTarget::Deployment(id) => (Some(id), None),
+        ImportTarget::Connection(id) => (None, Some(id)),
+    };
+    ApiRequest::create_import(&CreateImport {
+        access_token,
+        server_deployment_id,
+        connection_id,
+        note: d.note,
+        metadata: d.metadata,
+        expires_at: d.expires_at,
+        id_token: d.id_token,
+        scope: d.scope,
+        token_type: d.token_type,
+    })
+}
+
+/// `update`: a new access token (`None` keeps it) and what else changes, or `None` when nothing
+/// would change.
+pub fn update(id: &str, access_token: Option<String>, d: ImportDetails) -> Option<ApiRequest> {
+    let body = UpdateImport {
+        note: d.note,
+        metadata: d.metadata,
+        access_token,
+        expires_at: d.expires_at,
+        id_token: d.id_token,
+        scope: d.scope,
+        token_type: d.token_type,
+    };
+    (body != UpdateImport::default()).then(|| ApiRequest::update_import(id, &body))
 }

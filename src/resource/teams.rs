@@ -3,7 +3,7 @@
 use super::width::Width;
 use super::{Column, DASH, Description, Field, SortKey, absolute, field, lines_or_dash, or_dash};
 use crate::api::generation::Generation;
-use crate::api::model::{Member, Project, Team, TeamRole};
+use crate::api::model::{CreateTeam, Member, Project, SetTeamProject, Team, TeamRole, UpdateTeam};
 use crate::api::{ApiRequest, ListQuery, NotificationFilter};
 
 type Ct = Column<Team>;
@@ -188,3 +188,47 @@ pub static TEAM_ROLES: Description<TeamRole> = Description {
     ],
     fields: &[],
 };
+
+// Writes: each operation's request from its typed inputs, once, for the console's dialogs,
+// headless and the MCP server (the newer generations' teams take the same requests).
+
+/// `create`: a new team.
+pub fn create(name: String, description: Option<String>) -> ApiRequest {
+    ApiRequest::create_team(&CreateTeam { name, description })
+}
+
+/// `update`: what changes (`None` keeps it; the API refuses null, so an empty description
+/// clears it), or `None` when nothing would change.
+pub fn update(id: &str, name: Option<String>, description: Option<String>) -> Option<ApiRequest> {
+    let body = UpdateTeam { name, description };
+    (body != UpdateTeam::default()).then(|| ApiRequest::update_team(id, &body))
+}
+
+/// `set-project`: the team gets the project with exactly these roles (the set replaces the
+/// current one), or `None` without a role (a project with no roles gives the team nothing).
+pub fn set_project(id: &str, project_id: String, roles: Vec<String>) -> Option<ApiRequest> {
+    (!roles.is_empty()).then(|| {
+        ApiRequest::set_team_project(
+            id,
+            &SetTeamProject {
+                project_id,
+                team_role_ids: roles,
+            },
+        )
+    })
+}
+
+/// `remove-project`: the team loses the project.
+pub fn remove_project(id: &str, project_id: &str) -> ApiRequest {
+    ApiRequest::remove_team_project(id, project_id)
+}
+
+/// `add-member`: the actor joins the team.
+pub fn add_member(id: &str, actor_id: &str) -> ApiRequest {
+    ApiRequest::add_team_member(id, actor_id)
+}
+
+/// `remove-member`: the actor leaves the team.
+pub fn remove_member(id: &str, actor_id: &str) -> ApiRequest {
+    ApiRequest::remove_team_member(id, actor_id)
+}

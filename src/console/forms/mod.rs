@@ -1,20 +1,13 @@
-//! Form dialogs for every write. This file holds the dialog model (fields, focus, phases);
-//! `update` its keys and the server's answers, `view` and `confirm` its drawing. Resource-specific
-//! forms live in `teams`, `imports` and `destinations` (pulsar), `event_destinations` and
-//! `listeners`, `integration_callbacks`, `auth_imports` and `callback_gen` (the newer
-//! generations).
-pub(crate) mod auth_imports;
-pub(crate) mod callback_gen;
+//! The generic dialog machinery every write uses. This file holds the dialog model (fields,
+//! focus, phases); `update` its keys and the server's answers, `view` and `confirm` its drawing,
+//! `field`, `picker` and `checks` the fields. Each resource's dialogs (their fields and the
+//! request they build, through its resource module) live in its console module,
+//! `console/views/<resource>/dialogs.rs`.
+pub(crate) mod checks;
 pub(crate) mod confirm;
-pub(crate) mod destinations;
-pub(crate) mod event_destinations;
 pub(crate) mod field;
-pub(crate) mod imports;
-pub(crate) mod integration_callbacks;
-pub(crate) mod listeners;
 pub(crate) mod ops;
 pub(crate) mod picker;
-pub(crate) mod teams;
 pub(crate) mod update;
 pub(crate) mod view;
 

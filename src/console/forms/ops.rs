@@ -2,41 +2,16 @@
 use serde::de::DeserializeOwned;
 
 use super::picker::PickItem;
-use crate::api::model::{
-    Callback, CreateDestination, CreateImport, CreateTeam, Project, SetTeamProject, TeamRole,
-    UpdateDestination, UpdateImport, UpdateTeam,
-};
+use crate::api::model::{Callback, Project, TeamRole};
 use crate::api::{ApiRequest, Client, Error, ListQuery, Page};
 use crate::console::record::{Record, decode_item_body};
 use crate::console::tab::Tab;
 
-/// One write operation of the API, with its body.
+/// One write of the API: the request its resource built (`resource::<r>`'s writes or a typed
+/// operation), answered with an item of that resource.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum WriteOp {
-    /// `POST /organization/teams`.
-    CreateTeam(CreateTeam),
-    /// `POST /organization/teams/{id}`.
-    UpdateTeam(String, UpdateTeam),
-    /// `POST /organization/teams/{id}/projects`.
-    SetProject(String, SetTeamProject),
-    /// `DELETE /organization/teams/{id}/projects/{project_id}`: (team, project).
-    RemoveProject(String, String),
-    /// `POST /organization/teams/{id}/members`: (team, actor).
-    AddMember(String, String),
-    /// `DELETE /organization/teams/{id}/members/{actor_id}`: (team, actor).
-    RemoveMember(String, String),
-    /// `POST /provider-oauth/token-imports`.
-    CreateImport(CreateImport),
-    /// `PATCH /provider-oauth/token-imports/{id}`.
-    UpdateImport(String, UpdateImport),
-    /// `POST /callbacks-destinations`.
-    CreateDestination(CreateDestination),
-    /// `PATCH /callbacks-destinations/{id}`.
-    UpdateDestination(String, UpdateDestination),
-    /// `DELETE /callbacks-destinations/{id}`.
-    DeleteDestination(String),
-    /// A resource's operation: the request its typed value built, answered with an item of
-    /// that resource.
+    /// The resource whose item the reply is, and the request.
     Op(Tab, ApiRequest),
 }
 
@@ -44,16 +19,6 @@ impl WriteOp {
     /// The tab whose resource the reply is.
     pub(crate) fn tab(&self) -> Tab {
         match self {
-            WriteOp::CreateTeam(_)
-            | WriteOp::UpdateTeam(..)
-            | WriteOp::SetProject(..)
-            | WriteOp::RemoveProject(..)
-            | WriteOp::AddMember(..)
-            | WriteOp::RemoveMember(..) => Tab::Teams,
-            WriteOp::CreateImport(_) | WriteOp::UpdateImport(..) => Tab::Imports,
-            WriteOp::CreateDestination(_)
-            | WriteOp::UpdateDestination(..)
-            | WriteOp::DeleteDestination(_) => Tab::Destinations,
             WriteOp::Op(tab, _) => *tab,
         }
     }
@@ -61,17 +26,6 @@ impl WriteOp {
     /// The HTTP request.
     pub(crate) fn request(&self) -> ApiRequest {
         match self {
-            WriteOp::CreateTeam(b) => ApiRequest::create_team(b),
-            WriteOp::UpdateTeam(id, b) => ApiRequest::update_team(id, b),
-            WriteOp::SetProject(id, b) => ApiRequest::set_team_project(id, b),
-            WriteOp::RemoveProject(id, p) => ApiRequest::remove_team_project(id, p),
-            WriteOp::AddMember(id, a) => ApiRequest::add_team_member(id, a),
-            WriteOp::RemoveMember(id, a) => ApiRequest::remove_team_member(id, a),
-            WriteOp::CreateImport(b) => ApiRequest::create_import(b),
-            WriteOp::UpdateImport(id, b) => ApiRequest::update_import(id, b),
-            WriteOp::CreateDestination(b) => ApiRequest::create_destination(b),
-            WriteOp::UpdateDestination(id, b) => ApiRequest::update_destination(id, b),
-            WriteOp::DeleteDestination(id) => ApiRequest::delete_destination(id),
             WriteOp::Op(_, req) => req.clone(),
         }
     }

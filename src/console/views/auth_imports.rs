@@ -1,5 +1,7 @@
 //! Provider auth imports: created from a dialog (the value masked); an import is not changed
 //! (import again).
+pub(crate) mod dialogs;
+
 use ratatui::text::Line;
 
 use super::kit::ViewCtx;
@@ -23,10 +25,10 @@ impl super::DetailView for AuthImports {
     }
 
     fn dialog(action: Action, _item: Option<&AuthImport>) -> Option<Dialog> {
-        (action == Action::Create).then(crate::console::forms::auth_imports::create)
+        (action == Action::Create).then(crate::console::views::auth_imports::dialogs::create)
     }
 
     fn build(d: &mut Dialog) -> Option<WriteOp> {
-        crate::console::forms::auth_imports::build(d)
+        crate::console::views::auth_imports::dialogs::build(d)
     }
 }

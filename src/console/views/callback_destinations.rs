@@ -1,5 +1,7 @@
 //! The console side of `callback-destinations`' callback destinations: create and edit dialogs
 //! (the URL editable).
+pub(crate) mod dialogs;
+
 use ratatui::text::Line;
 
 use super::kit::ViewCtx;
@@ -19,7 +21,7 @@ impl super::DetailView for CallbackDestinations {
     }
 
     fn dialog(action: Action, item: Option<&CallbackDestination>) -> Option<Dialog> {
-        use crate::console::forms::callback_gen as f;
+        use crate::console::views::callback_destinations::dialogs as f;
         match (action, item) {
             (Action::Create, _) => Some(f::create_destination()),
             (Action::Edit, Some(d)) => Some(f::edit_destination(d)),
@@ -28,6 +30,6 @@ impl super::DetailView for CallbackDestinations {
     }
 
     fn build(d: &mut Dialog) -> Option<WriteOp> {
-        crate::console::forms::callback_gen::build_destination(d)
+        crate::console::views::callback_destinations::dialogs::build_destination(d)
     }
 }

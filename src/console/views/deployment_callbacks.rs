@@ -1,5 +1,7 @@
 //! The console side of `callback-destinations`' deployment callbacks: create, edit (the
 //! destinations set replaced) and delete (archives) dialogs.
+pub(crate) mod dialogs;
+
 use ratatui::text::Line;
 
 use super::kit::ViewCtx;
@@ -19,7 +21,7 @@ impl super::DetailView for DeploymentCallbacks {
     }
 
     fn dialog(action: Action, item: Option<&DeploymentCallback>) -> Option<Dialog> {
-        use crate::console::forms::callback_gen as f;
+        use crate::console::views::deployment_callbacks::dialogs as f;
         match (action, item) {
             (Action::Create, _) => Some(f::create_callback()),
             (Action::Edit, Some(c)) => Some(f::edit_callback(c)),
@@ -29,6 +31,6 @@ impl super::DetailView for DeploymentCallbacks {
     }
 
     fn build(d: &mut Dialog) -> Option<WriteOp> {
-        crate::console::forms::callback_gen::build_callback(d)
+        crate::console::views::deployment_callbacks::dialogs::build_callback(d)
     }
 }

@@ -1,4 +1,6 @@
 //! Callback destinations: webhook URL, masked signing secret, callback selection.
+pub(crate) mod dialogs;
+
 use crate::console::forms::Dialog;
 use crate::console::forms::ops::WriteOp;
 use crate::console::keymap::Action;
@@ -161,7 +163,7 @@ impl super::DetailView for crate::resource::destinations::Destinations {
     }
 
     fn dialog(action: Action, item: Option<&Destination>) -> Option<Dialog> {
-        use crate::console::forms::destinations as f;
+        use crate::console::views::destinations::dialogs as f;
         match (action, item) {
             (Action::Create, _) => Some(f::create()),
             (Action::Edit, Some(d)) => Some(f::edit(d)),
@@ -171,7 +173,8 @@ impl super::DetailView for crate::resource::destinations::Destinations {
     }
 
     fn build(d: &mut Dialog) -> Option<WriteOp> {
-        crate::console::forms::destinations::build(d)
+        crate::console::views::destinations::dialogs::build(d)
+            .map(|req| WriteOp::Op(<Self as crate::resource::Resource>::KIND, req))
     }
 
     /// `C duplicate` beside `d delete`.

@@ -1,5 +1,7 @@
 //! Event destinations: create and edit dialogs; ping, rotate (a typed confirmation: it breaks the
 //! receiver until it has the new secret) and archive in the footer.
+pub(crate) mod dialogs;
+
 use ratatui::text::Line;
 
 use super::kit::ViewCtx;
@@ -61,7 +63,7 @@ impl super::DetailView for EventDestinations {
     }
 
     fn dialog(action: Action, item: Option<&EventDestination>) -> Option<Dialog> {
-        use crate::console::forms::event_destinations as f;
+        use crate::console::views::event_destinations::dialogs as f;
         match (action, item) {
             (Action::Create, _) => Some(f::create()),
             (Action::Edit, Some(d)) => Some(f::edit(d)),
@@ -70,6 +72,6 @@ impl super::DetailView for EventDestinations {
     }
 
     fn build(d: &mut Dialog) -> Option<WriteOp> {
-        crate::console::forms::event_destinations::build(d)
+        crate::console::views::event_destinations::dialogs::build(d)
     }
 }

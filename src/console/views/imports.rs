@@ -1,4 +1,6 @@
 //! Provider OAuth token imports: status, connection, expiry, metadata. The token is never shown.
+pub(crate) mod dialogs;
+
 use crate::console::forms::Dialog;
 use crate::console::forms::ops::WriteOp;
 use crate::console::keymap::Action;
@@ -67,7 +69,7 @@ impl super::DetailView for crate::resource::imports::Imports {
     }
 
     fn dialog(action: Action, item: Option<&ProviderOauthImport>) -> Option<Dialog> {
-        use crate::console::forms::imports as f;
+        use crate::console::views::imports::dialogs as f;
         match (action, item) {
             (Action::Create, _) => Some(f::create()),
             (Action::Edit, Some(i)) => Some(f::edit(i)),
@@ -76,6 +78,7 @@ impl super::DetailView for crate::resource::imports::Imports {
     }
 
     fn build(d: &mut Dialog) -> Option<WriteOp> {
-        crate::console::forms::imports::build(d)
+        crate::console::views::imports::dialogs::build(d)
+            .map(|req| WriteOp::Op(<Self as crate::resource::Resource>::KIND, req))
     }
 }

@@ -1,4 +1,6 @@
 //! Integration callbacks with their sync state (read-only here).
+pub(crate) mod dialogs;
+
 use ratatui::text::Line;
 
 use super::kit::ViewCtx;
@@ -18,7 +20,7 @@ impl super::DetailView for IntegrationCallbacks {
     }
 
     fn dialog(action: Action, item: Option<&IntegrationCallback>) -> Option<Dialog> {
-        use crate::console::forms::integration_callbacks as f;
+        use crate::console::views::integration_callbacks::dialogs as f;
         match (action, item) {
             (Action::Create, _) => Some(f::create()),
             (Action::Edit, Some(c)) => Some(f::edit(c)),
@@ -28,6 +30,6 @@ impl super::DetailView for IntegrationCallbacks {
     }
 
     fn build(d: &mut Dialog) -> Option<WriteOp> {
-        crate::console::forms::integration_callbacks::build(d)
+        crate::console::views::integration_callbacks::dialogs::build(d)
     }
 }

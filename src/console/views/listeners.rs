@@ -1,4 +1,6 @@
 //! Listeners (read-only here; headless creates and changes them).
+pub(crate) mod dialogs;
+
 use ratatui::text::Line;
 
 use super::kit::ViewCtx;
@@ -18,7 +20,7 @@ impl super::DetailView for Listeners {
     }
 
     fn dialog(action: Action, item: Option<&Listener>) -> Option<Dialog> {
-        use crate::console::forms::listeners as f;
+        use crate::console::views::listeners::dialogs as f;
         match (action, item) {
             (Action::Create, _) => Some(f::create()),
             (Action::Edit, Some(l)) => Some(f::edit(l)),
@@ -28,6 +30,6 @@ impl super::DetailView for Listeners {
     }
 
     fn build(d: &mut Dialog) -> Option<WriteOp> {
-        crate::console::forms::listeners::build(d)
+        crate::console::views::listeners::dialogs::build(d)
     }
 }

@@ -51,7 +51,7 @@ impl super::DetailView for OrgTeams {
 
     /// Pulsar's team dialogs (§4 keeps these writes), without project roles.
     fn dialog(action: Action, item: Option<&PolicyTeam>) -> Option<Dialog> {
-        use crate::console::forms::teams as f;
+        use crate::console::views::teams::dialogs as f;
         match (action, item) {
             (Action::Create, _) => Some(f::create()),
             (Action::Edit, Some(t)) => Some(f::edit_of(&t.id, &t.name, t.description.as_deref())),
@@ -63,15 +63,15 @@ impl super::DetailView for OrgTeams {
 
     /// The same bodies as pulsar's; the answer is this generation's team.
     fn build(d: &mut Dialog) -> Option<WriteOp> {
-        crate::console::forms::teams::build(d).map(|w| WriteOp::Op(Kind::OrgTeams, w.request()))
+        crate::console::views::teams::dialogs::build(d).map(|req| WriteOp::Op(Kind::OrgTeams, req))
     }
 
     fn confirm_text(d: &Dialog) -> Option<String> {
-        member(d).then(|| crate::console::forms::teams::confirm_text(d))
+        member(d).then(|| crate::console::views::teams::dialogs::confirm_text(d))
     }
 
     fn confirm_name(d: &Dialog) -> Option<String> {
-        member(d).then(|| crate::console::forms::teams::confirm_name(d))
+        member(d).then(|| crate::console::views::teams::dialogs::confirm_name(d))
     }
 }
 

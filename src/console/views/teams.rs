@@ -1,4 +1,6 @@
 //! Teams: name, slug, projects with their roles.
+pub(crate) mod dialogs;
+
 use crate::console::forms::Dialog;
 use crate::console::forms::ops::WriteOp;
 use crate::console::keymap::Action;
@@ -128,7 +130,7 @@ impl super::DetailView for crate::resource::teams::Teams {
     }
 
     fn dialog(action: Action, item: Option<&Team>) -> Option<Dialog> {
-        use crate::console::forms::teams as f;
+        use crate::console::views::teams::dialogs as f;
         match (action, item) {
             (Action::Create, _) => Some(f::create()),
             (Action::Edit, Some(t)) => Some(f::edit(t)),
@@ -141,19 +143,20 @@ impl super::DetailView for crate::resource::teams::Teams {
     }
 
     fn build(d: &mut Dialog) -> Option<WriteOp> {
-        crate::console::forms::teams::build(d)
+        crate::console::views::teams::dialogs::build(d)
+            .map(|req| WriteOp::Op(<Self as crate::resource::Resource>::KIND, req))
     }
 
     fn confirm_text(d: &Dialog) -> Option<String> {
-        picked(d).then(|| crate::console::forms::teams::confirm_text(d))
+        picked(d).then(|| crate::console::views::teams::dialogs::confirm_text(d))
     }
 
     fn confirm_name(d: &Dialog) -> Option<String> {
-        picked(d).then(|| crate::console::forms::teams::confirm_name(d))
+        picked(d).then(|| crate::console::views::teams::dialogs::confirm_name(d))
     }
 
     fn after_change(d: &mut Dialog) {
-        crate::console::forms::teams::after_change(d);
+        crate::console::views::teams::dialogs::after_change(d);
     }
 }
 

@@ -11,11 +11,13 @@ pub mod fake;
 pub mod offline;
 #[path = "../../../tests/common/replay.rs"]
 pub mod replay;
+pub mod sent;
 #[path = "../../../tests/common/service.rs"]
 pub mod service;
 
 pub use console::*;
 pub use offline::*;
+pub use sent::{Sent, sent};
 
 pub(crate) use switchboard::console::harness::{
     buffer, ctrl, row_ids, screen, screen_sized, shown_ids, typed,

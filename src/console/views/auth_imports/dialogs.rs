@@ -1,12 +1,12 @@
 //! Provider auth import form of the newer generations (`generations.md` §5): create only (an
 //! import is an immutable record: "import again"). The value is a secret, typed into a masked
 //! field and never echoed; the request is headless's (`ApiRequest::create_auth_import`).
-use super::field::Field;
-use super::imports::{check_metadata, parse_metadata};
-use super::ops::WriteOp;
-use super::{Dialog, Kind};
 use crate::api::ApiRequest;
 use crate::api::model::{CreateAuthImport, CredentialValue};
+use crate::console::forms::checks::{check_metadata, parse_metadata};
+use crate::console::forms::field::Field;
+use crate::console::forms::ops::WriteOp;
+use crate::console::forms::{Dialog, Kind};
 use crate::console::tab::Tab;
 
 /// The value's check: a JSON object; the message never quotes it.

@@ -1,9 +1,10 @@
 //! Team forms: create, edit, set a project's roles, remove a project, add and remove members.
-use super::field::Field;
-use super::ops::{Lookup, WriteOp};
-use super::picker::{PickItem, Picker};
-use super::{Dialog, Kind};
-use crate::api::model::{CreateTeam, SetTeamProject, Team, UpdateTeam};
+use crate::api::ApiRequest;
+use crate::api::model::Team;
+use crate::console::forms::field::Field;
+use crate::console::forms::ops::Lookup;
+use crate::console::forms::picker::{PickItem, Picker};
+use crate::console::forms::{Dialog, Kind};
 
 fn name_fields(name: &str, description: &str) -> Vec<Field> {
     vec![
@@ -148,26 +149,24 @@ pub(crate) fn after_change(d: &mut Dialog) {
     d.last_project = project;
 }
 
-/// The write a team form describes.
-pub(crate) fn build(d: &mut Dialog) -> Option<WriteOp> {
+/// The request a team form describes, built by the resource (`resource::teams`).
+pub(crate) fn build(d: &mut Dialog) -> Option<ApiRequest> {
+    use crate::resource::teams as w;
     let opt = |s: String| (!s.is_empty()).then_some(s);
     match d.kind.clone() {
-        Kind::CreateTeam => Some(WriteOp::CreateTeam(CreateTeam {
-            name: d.text("name"),
-            description: opt(d.text("description")),
-        })),
+        Kind::CreateTeam => Some(w::create(d.text("name"), opt(d.text("description")))),
         Kind::EditTeam(id) => {
             let changed = |k: &str| d.field(k).is_some_and(Field::is_dirty);
-            let body = UpdateTeam {
-                name: changed("name").then(|| d.text("name")),
-                // The API refuses null: clearing sends an empty description.
-                description: changed("description").then(|| d.text("description")),
-            };
-            if body == UpdateTeam::default() {
+            // The API refuses null: clearing sends an empty description.
+            let req = w::update(
+                &id,
+                changed("name").then(|| d.text("name")),
+                changed("description").then(|| d.text("description")),
+            );
+            if req.is_none() {
                 d.message = Some("Nothing changed".into());
-                return None;
             }
-            Some(WriteOp::UpdateTeam(id, body))
+            req
         }
         Kind::SetProject(id, _) => {
             let roles = d
@@ -175,21 +174,15 @@ pub(crate) fn build(d: &mut Dialog) -> Option<WriteOp> {
                 .and_then(Field::picker_ref)
                 .map(Picker::values)
                 .unwrap_or_default();
-            if roles.is_empty() {
+            let req = w::set_project(&id, d.text("project_id"), roles);
+            if req.is_none() {
                 d.fail("team_role_ids", "choose at least one role (Space toggles)");
-                return None;
             }
-            Some(WriteOp::SetProject(
-                id,
-                SetTeamProject {
-                    project_id: d.text("project_id"),
-                    team_role_ids: roles,
-                },
-            ))
+            req
         }
-        Kind::RemoveProject(id) => Some(WriteOp::RemoveProject(id, d.text("project_id"))),
-        Kind::AddMember(id) => Some(WriteOp::AddMember(id, d.text("actor_id"))),
-        Kind::RemoveMember(id) => Some(WriteOp::RemoveMember(id, d.text("actor_id"))),
+        Kind::RemoveProject(id) => Some(w::remove_project(&id, &d.text("project_id"))),
+        Kind::AddMember(id) => Some(w::add_member(&id, &d.text("actor_id"))),
+        Kind::RemoveMember(id) => Some(w::remove_member(&id, &d.text("actor_id"))),
         _ => None,
     }
 }

@@ -3,14 +3,14 @@
 //! delete (a confirmation; a non-active callback is refused by the platform, its message
 //! shown). The requests are `ApiRequest::create_integration_callback`, `update_integration_callback`
 //! and `delete_callback`.
-use super::field::Field;
-use super::ops::{Lookup, WriteOp};
-use super::picker::Picker;
-use super::{Dialog, Kind, Phase};
 use crate::api::ApiRequest;
 use crate::api::model::{
     CreateIntegrationCallback, IntegrationCallback, UpdateIntegrationCallback,
 };
+use crate::console::forms::field::Field;
+use crate::console::forms::ops::{Lookup, WriteOp};
+use crate::console::forms::picker::Picker;
+use crate::console::forms::{Dialog, Kind, Phase};
 use crate::console::tab::Tab;
 
 /// `c` on Callbacks.

@@ -1,13 +1,15 @@
 //! Token import forms: create (exactly one of deployment or connection, masked tokens) and edit
 //! (every field optional; an empty token keeps the current one).
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-use super::field::Field;
-use super::ops::{Lookup, WriteOp};
-use super::picker::Picker;
-use super::{Dialog, Kind};
+use crate::api::ApiRequest;
 use crate::api::model::time::parse_expires_at;
-use crate::api::model::{CreateImport, ProviderOauthImport, UpdateImport, time};
+use crate::api::model::{ProviderOauthImport, time};
+use crate::console::forms::checks::{check_metadata, parse_metadata};
+use crate::console::forms::field::Field;
+use crate::console::forms::ops::Lookup;
+use crate::console::forms::picker::Picker;
+use crate::console::forms::{Dialog, Kind};
 
 /// The choice of what the token belongs to.
 const TARGETS: [&str; 2] = ["connection", "server deployment"];
@@ -15,30 +17,6 @@ const TARGETS: [&str; 2] = ["connection", "server deployment"];
 /// `expires_at` as typed: ISO 8601 or `+90d`; the note shows the resolved time.
 fn check_expiry(s: &str) -> Result<Option<String>, String> {
     parse_expires_at(s).map(|t| Some(format!("→ {t}")))
-}
-
-/// Metadata: one `key=value` per line.
-pub(crate) fn check_metadata(s: &str) -> Result<Option<String>, String> {
-    parse_metadata(s).map(|_| None)
-}
-
-/// Metadata as typed: one `key=value` per line (blank lines skipped).
-pub(crate) fn parse_metadata(s: &str) -> Result<Map<String, Value>, String> {
-    let mut map = Map::new();
-    for (n, line) in s
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .enumerate()
-    {
-        match line.split_once('=') {
-            Some((k, v)) if !k.trim().is_empty() => {
-                map.insert(k.trim().to_string(), Value::String(v.trim().to_string()));
-            }
-            _ => return Err(format!("line {}: not key=value", n + 1)),
-        }
-    }
-    Ok(map)
 }
 
 fn common_fields(
@@ -106,8 +84,9 @@ pub(crate) fn edit(i: &ProviderOauthImport) -> Dialog {
     )
 }
 
-/// The write an import form describes.
-pub(crate) fn build(d: &mut Dialog) -> Option<WriteOp> {
+/// The request an import form describes, built by the resource (`resource::imports`).
+pub(crate) fn build(d: &mut Dialog) -> Option<ApiRequest> {
+    use crate::resource::imports::{self as w, ImportDetails, ImportTarget};
     let opt = |s: String| (!s.is_empty()).then_some(s);
     let metadata = match parse_metadata(&d.text("metadata")) {
         Ok(m) => m,
@@ -142,22 +121,20 @@ pub(crate) fn build(d: &mut Dialog) -> Option<WriteOp> {
                 );
                 return None;
             }
-            let (server_deployment_id, connection_id) = if deployment {
-                (Some(id), None)
+            let target = if deployment {
+                ImportTarget::Deployment(id)
             } else {
-                (None, Some(id))
+                ImportTarget::Connection(id)
             };
-            Some(WriteOp::CreateImport(CreateImport {
-                access_token: d.text("access_token"),
-                server_deployment_id,
-                connection_id,
+            let details = ImportDetails {
                 note: opt(d.text("note")),
                 metadata: (!metadata.is_empty()).then_some(metadata),
                 expires_at,
                 id_token: opt(d.text("id_token")),
                 scope: opt(d.text("scope")),
                 token_type: opt(d.text("token_type")),
-            }))
+            };
+            Some(w::create(target, d.text("access_token"), details))
         }
         Kind::EditImport(id) => {
             let changed = |k: &str| d.field(k).is_some_and(Field::is_dirty);
@@ -166,10 +143,9 @@ pub(crate) fn build(d: &mut Dialog) -> Option<WriteOp> {
                 d.fail("expires_at", "cannot be removed, only changed");
                 return None;
             }
-            let body = UpdateImport {
+            let details = ImportDetails {
                 note: changed("note").then(|| d.text("note")),
                 metadata: changed("metadata").then_some(metadata),
-                access_token: opt(d.text("access_token")),
                 expires_at: if changed("expires_at") {
                     expires_at
                 } else {
@@ -179,11 +155,11 @@ pub(crate) fn build(d: &mut Dialog) -> Option<WriteOp> {
                 scope: changed("scope").then(|| d.text("scope")),
                 token_type: changed("token_type").then(|| d.text("token_type")),
             };
-            if body == UpdateImport::default() {
+            let req = w::update(&id, opt(d.text("access_token")), details);
+            if req.is_none() {
                 d.message = Some("Nothing changed".into());
-                return None;
             }
-            Some(WriteOp::UpdateImport(id, body))
+            req
         }
         _ => None,
     }

@@ -1,15 +1,15 @@
 //! Event destination forms of `event-destinations` (`generations.md` §7): create (name, URL,
 //! description, retry policy) and edit (name, description, URL, retry). The requests are the ones
 //! headless sends (`ApiRequest::create_event_destination`, `update_event_destination`).
-use super::destinations::check_url;
-use super::field::Field;
-use super::ops::WriteOp;
-use super::{Dialog, Kind};
 use crate::api::ApiRequest;
 use crate::api::model::{
     CreateEventDestination, EventDestination, RetryPolicy, UpdateEventDestination, WebhookInput,
     parse_max_attempts, parse_retry_delay,
 };
+use crate::console::forms::checks::check_url;
+use crate::console::forms::field::Field;
+use crate::console::forms::ops::WriteOp;
+use crate::console::forms::{Dialog, Kind};
 use crate::console::tab::Tab;
 
 /// The strategies offered, as the platform names them; a create adds "platform's" first.

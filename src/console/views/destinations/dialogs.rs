@@ -1,19 +1,12 @@
 //! Destination forms: create (http/https URL, all or selected callbacks), edit (name and
 //! description; clearing the description sends null), delete (a confirmation naming it).
-use super::field::Field;
-use super::ops::{Lookup, WriteOp};
-use super::picker::Picker;
-use super::{Dialog, Kind, Phase};
-use crate::api::model::{CallbacksInput, CreateDestination, Destination, UpdateDestination};
-
-/// The URL must be absolute http or https.
-pub(crate) fn check_url(s: &str) -> Result<Option<String>, String> {
-    match url::Url::parse(s) {
-        Ok(u) if matches!(u.scheme(), "http" | "https") && u.has_host() => Ok(None),
-        Ok(u) => Err(format!("must be http or https, not {}", u.scheme())),
-        Err(e) => Err(format!("not a URL: {e}")),
-    }
-}
+use crate::api::ApiRequest;
+use crate::api::model::{CallbacksInput, Destination};
+use crate::console::forms::checks::check_url;
+use crate::console::forms::field::Field;
+use crate::console::forms::ops::Lookup;
+use crate::console::forms::picker::Picker;
+use crate::console::forms::{Dialog, Kind, Phase};
 
 /// `c` on Destinations.
 pub(crate) fn create() -> Dialog {
@@ -82,8 +75,9 @@ pub(crate) fn delete(dest: &Destination) -> Dialog {
     d
 }
 
-/// The write a destination form describes.
-pub(crate) fn build(d: &mut Dialog) -> Option<WriteOp> {
+/// The request a destination form describes, built by the resource (`resource::destinations`).
+pub(crate) fn build(d: &mut Dialog) -> Option<ApiRequest> {
+    use crate::resource::destinations as w;
     match d.kind.clone() {
         Kind::CreateDestination => {
             let selected = d.field("callbacks").map(Field::choice_index) == Some(1);
@@ -102,28 +96,27 @@ pub(crate) fn build(d: &mut Dialog) -> Option<WriteOp> {
                 CallbacksInput::all()
             };
             let description = d.text("description");
-            Some(WriteOp::CreateDestination(CreateDestination {
-                name: d.text("name"),
-                description: (!description.is_empty()).then_some(description),
-                url: d.text("url"),
+            Some(w::create(
+                d.text("name"),
+                (!description.is_empty()).then_some(description),
+                d.text("url"),
                 callbacks,
-            }))
+            ))
         }
         Kind::EditDestination(id) => {
             let changed = |k: &str| d.field(k).is_some_and(Field::is_dirty);
             let description = d.text("description");
-            let body = UpdateDestination {
-                name: changed("name").then(|| d.text("name")),
-                description: changed("description")
-                    .then(|| (!description.is_empty()).then_some(description)),
-            };
-            if body == UpdateDestination::default() {
+            let req = w::update(
+                &id,
+                changed("name").then(|| d.text("name")),
+                changed("description").then(|| (!description.is_empty()).then_some(description)),
+            );
+            if req.is_none() {
                 d.message = Some("Nothing changed".into());
-                return None;
             }
-            Some(WriteOp::UpdateDestination(id, body))
+            req
         }
-        Kind::DeleteDestination(id) => Some(WriteOp::DeleteDestination(id)),
+        Kind::DeleteDestination(id) => Some(w::delete(&id)),
         _ => None,
     }
 }

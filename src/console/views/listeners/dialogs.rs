@@ -2,12 +2,12 @@
 //! instance, then event types, or a callback or a provider with triggers), edit (its event types
 //! or triggers) and delete (a confirmation). The requests are headless's
 //! (`ApiRequest::create_listener`, `update_listener`, `delete_listener`).
-use super::field::Field;
-use super::ops::{Lookup, WriteOp};
-use super::picker::Picker;
-use super::{Dialog, Kind, Phase};
 use crate::api::ApiRequest;
 use crate::api::model::{CreateListener, Listener, ListenerType, UpdateListener};
+use crate::console::forms::field::Field;
+use crate::console::forms::ops::{Lookup, WriteOp};
+use crate::console::forms::picker::Picker;
+use crate::console::forms::{Dialog, Kind, Phase};
 use crate::console::tab::Tab;
 
 /// What a new listener binds.

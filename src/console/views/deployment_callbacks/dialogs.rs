@@ -1,17 +1,14 @@
-//! Forms of `callback-destinations` (`generations.md` §6): callbacks on a provider deployment
-//! (create with destinations and triggers, edit replacing the destinations set, delete archiving)
-//! and callback destinations (create, edit with the URL). The requests are the ones headless
-//! sends (`ApiRequest::create_deployment_callback`, …).
-use super::destinations::check_url;
-use super::field::Field;
-use super::ops::{Lookup, WriteOp};
-use super::picker::Picker;
-use super::{Dialog, Kind, Phase};
+//! Dialogs of `callback-destinations`' callbacks on a provider deployment (`generations.md` §6):
+//! create with destinations and triggers, edit replacing the destinations set, delete archiving.
+//! The requests are the ones headless sends (`ApiRequest::create_deployment_callback`, …).
 use crate::api::ApiRequest;
 use crate::api::model::{
-    CallbackDestination, CreateCallbackDestination, CreateDeploymentCallback, DeploymentCallback,
-    TriggerInput, UpdateCallbackDestination, UpdateDeploymentCallback,
+    CreateDeploymentCallback, DeploymentCallback, TriggerInput, UpdateDeploymentCallback,
 };
+use crate::console::forms::field::Field;
+use crate::console::forms::ops::{Lookup, WriteOp};
+use crate::console::forms::picker::Picker;
+use crate::console::forms::{Dialog, Kind, Phase};
 use crate::console::tab::Tab;
 
 /// Triggers: one `ID` or `ID=type,type` per line.
@@ -104,41 +101,6 @@ pub(crate) fn delete_callback(c: &DeploymentCallback) -> Dialog {
     d
 }
 
-/// `c` on Destinations.
-pub(crate) fn create_destination() -> Dialog {
-    let fields = vec![
-        Field::text("Name", "name", "").required(),
-        Field::text("URL", "url", "")
-            .required()
-            .checked(check_url)
-            .noted("https://…"),
-        Field::text("Description", "description", ""),
-    ];
-    Dialog::new("New destination", Kind::New, fields)
-}
-
-/// `e` on a destination: the URL starts empty (it may carry credentials: shown masked beside the
-/// field) and means "unchanged" when left so.
-pub(crate) fn edit_destination(d: &CallbackDestination) -> Dialog {
-    let url = crate::text::redact::mask_url(&d.url);
-    let fields = vec![
-        Field::text("Name", "name", &d.name).required(),
-        Field::text(
-            "Description",
-            "description",
-            d.description.as_deref().unwrap_or(""),
-        ),
-        Field::text("URL", "url", "")
-            .checked(check_url)
-            .noted(&format!("empty keeps {url}")),
-    ];
-    Dialog::new(
-        format!("Edit destination {}", d.name),
-        Kind::Change(d.id.clone()),
-        fields,
-    )
-}
-
 /// The write a callback form describes.
 pub(crate) fn build_callback(d: &mut Dialog) -> Option<WriteOp> {
     let opt = |s: String| (!s.is_empty()).then_some(s);
@@ -184,33 +146,4 @@ pub(crate) fn build_callback(d: &mut Dialog) -> Option<WriteOp> {
         _ => return None,
     };
     Some(WriteOp::Op(Tab::DeploymentCallbacks, req))
-}
-
-/// The write a callback destination form describes.
-pub(crate) fn build_destination(d: &mut Dialog) -> Option<WriteOp> {
-    let opt = |s: String| (!s.is_empty()).then_some(s);
-    let req = match d.kind.clone() {
-        Kind::New => ApiRequest::create_callback_destination(&CreateCallbackDestination {
-            name: d.text("name"),
-            url: d.text("url"),
-            description: opt(d.text("description")),
-            metadata: None,
-        }),
-        Kind::Change(id) => {
-            let changed = |k: &str| d.field(k).is_some_and(Field::is_dirty);
-            let b = UpdateCallbackDestination {
-                name: changed("name").then(|| d.text("name")),
-                description: changed("description").then(|| d.text("description")),
-                metadata: None,
-                url: opt(d.text("url")),
-            };
-            if b == UpdateCallbackDestination::default() {
-                d.message = Some("Nothing changed".into());
-                return None;
-            }
-            ApiRequest::update_callback_destination(&id, &b)
-        }
-        _ => return None,
-    };
-    Some(WriteOp::Op(Tab::CallbackDestinations, req))
 }
