@@ -219,8 +219,10 @@ mod tests {
     use super::*;
 
     fn dest(id: &str, name: &str, url: &str) -> CallbackDestination {
-        serde_json::from_value(json!({"id": id, "status": "active", "name": name, "url": url,
-            "created_at": "2026-11-01T00:00:00.000Z"}))
+        serde_json::from_value(
+            json!({"id": id, "status": "active", "name": name, "url": url,
+            "created_at": "2026-11-01T00:00:00.000Z"}),
+        )
         .unwrap_or_else(|e| panic!("{e}"))
     }
 

@@ -67,7 +67,9 @@ pub async fn run_callbacks(
 ) -> Result<(), HeadlessError> {
     let s = args.selection.selection()?;
     let mut sel = CallbackSelection::from_selection(&s).map_err(|why| {
-        HeadlessError::Usage(format!("notifications export on callback-destinations: {why}"))
+        HeadlessError::Usage(format!(
+            "notifications export on callback-destinations: {why}"
+        ))
     })?;
     sel.statuses = super::callback_gen::statuses(&s.statuses)?;
     for cb in &sel.callbacks {

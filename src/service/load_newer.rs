@@ -38,7 +38,13 @@ pub fn records(
     kinds: &[(&str, &'static str)],
     refuse: Refuse<'_>,
     io: &dyn Fn(std::io::Error) -> LoadError,
-    mut each: impl FnMut(usize, &'static str, String, Value, &mut BTreeSet<String>) -> Result<(), LoadError>,
+    mut each: impl FnMut(
+        usize,
+        &'static str,
+        String,
+        Value,
+        &mut BTreeSet<String>,
+    ) -> Result<(), LoadError>,
 ) -> Result<usize, LoadError> {
     let mut seen = BTreeSet::new();
     let mut buf = Vec::new();

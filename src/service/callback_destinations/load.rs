@@ -35,7 +35,8 @@ pub struct Callbacks {
 fn any_id(id: &str) -> bool {
     id.split_once('_').is_some_and(|(p, _)| {
         (1..=10).contains(&p.len())
-            && p.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+            && p.bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
             && id_shaped(id, p)
     })
 }
@@ -102,7 +103,10 @@ pub fn read_rest(
                 let c = serde_json::from_value::<DeploymentCallback>(v.clone())
                     .map_err(|e| bad("callback", e))?;
                 if c.destinations.iter().any(|d| !id_shaped(&d.id, "cbd")) {
-                    return Err(refuse(line, format!("callback {id} names a bad destination")));
+                    return Err(refuse(
+                        line,
+                        format!("callback {id} names a bad destination"),
+                    ));
                 }
                 out.callbacks.push(v);
             }
@@ -283,7 +287,14 @@ mod tests {
     #[test]
     fn preview_ids_are_any_kind_but_shaped() {
         assert!(any_id("sed_01abc") && any_id("sdw_X9"));
-        for bad in ["sed_", "_abc", "sed_../x", "SED_1", "sed_a\u{1b}[2J", "nounderscore"] {
+        for bad in [
+            "sed_",
+            "_abc",
+            "sed_../x",
+            "SED_1",
+            "sed_a\u{1b}[2J",
+            "nounderscore",
+        ] {
             assert!(!any_id(bad), "{bad:?}");
         }
     }
