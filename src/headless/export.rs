@@ -12,7 +12,6 @@ use super::HeadlessError;
 use super::output::{self, Output};
 use super::selection::SelectionArgs;
 use crate::api::Client;
-use crate::api::callback_recover::CallbackSelection;
 use crate::api::export::Bundle;
 use crate::config::private_file;
 use crate::text::sanitize::line;
@@ -54,9 +53,8 @@ pub async fn run(client: &Client, out: &Output, args: ExportArgs) -> Result<(), 
     write_bundle(out, &args, &bundle)
 }
 
-/// `notifications export` on `callback-destinations`: recover's selection (the platform filters
-/// callbacks, destinations and statuses; types, the window and `--retried` are read here), the
-/// window on the server's clock.
+/// `notifications export` on `callback-destinations`: recover's selection
+/// ([`super::callback_recover::selection_of`]), the window on the server's clock.
 ///
 /// # Errors
 /// Usage (a bad selection or status), the API's error, or the file's.
@@ -65,13 +63,7 @@ pub async fn run_callbacks(
     out: &Output,
     args: ExportArgs,
 ) -> Result<(), HeadlessError> {
-    let s = args.selection.selection()?;
-    let mut sel = CallbackSelection::from_selection(&s).map_err(|why| {
-        HeadlessError::Usage(format!(
-            "notifications export on callback-destinations: {why}"
-        ))
-    })?;
-    sel.statuses = super::callback_gen::statuses(&s.statuses)?;
+    let mut sel = super::callback_recover::selection_of(&args.selection, "export")?;
     for cb in &sel.callbacks {
         crate::api::request::check_segment(cb)?;
     }

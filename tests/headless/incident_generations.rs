@@ -396,6 +396,9 @@ async fn an_exported_callback_destinations_incident_loads_lists_identically_and_
             "export",
             "--callback",
             &cb,
+            // This generation's word for a success.
+            "--status",
+            "delivered",
             "--out",
             &file.to_string_lossy(),
         ],
