@@ -164,29 +164,16 @@ pub fn unsigned_sentence(sends: &CallbackSends, plan: &RecoverPlan) -> Option<St
     ))
 }
 
-/// Plans a recover of `sel` (what sends it in [`RecoverPlan::callbacks`]): each selected notification's embedded request to `to`, or without it
-/// to its destination's URL. What the journal says already succeeded, or is in doubt, is left
-/// out unless its id is in `again`.
+/// The notifications `sel` selects, each with the callback it is under, in the order the walk
+/// read them (each callback newest first), and what the walk read; within the walk's budget.
+/// Recover plans on it, `notifications export` bundles it.
 ///
 /// # Errors
-/// The API's while reading callbacks, destinations or notifications; [`Error::TooManyPages`]
-/// past the walk's budget.
-pub async fn plan(
+/// The API's; [`Error::TooManyPages`] past the walk's budget.
+pub async fn selected(
     client: &Client,
     sel: &CallbackSelection,
-    to: Option<&url::Url>,
-    journal: &Journal,
-    again: &[String],
-) -> Result<RecoverPlan, Error> {
-    // Every destination once (lists include archived ones): the notification's preview names one.
-    let all: Vec<CallbackDestination> =
-        super::lookup::list_all_from(client, ListQuery::default(), |q| {
-            ApiRequest::list_callback_destinations(q, &[])
-        })
-        .await?
-        .into_iter()
-        .filter_map(|v| serde_json::from_value(v).ok())
-        .collect();
+) -> Result<(Vec<(String, Value)>, WalkStats), Error> {
     let mut listed: Vec<(String, Value)> = Vec::new();
     let mut walk = WalkStats::default();
     if sel.notifications.is_empty() {
@@ -238,6 +225,33 @@ pub async fn plan(
             }
         }
     }
+    Ok((listed, walk))
+}
+
+/// Plans a recover of `sel` (what sends it in [`RecoverPlan::callbacks`]): each selected notification's embedded request to `to`, or without it
+/// to its destination's URL. What the journal says already succeeded, or is in doubt, is left
+/// out unless its id is in `again`.
+///
+/// # Errors
+/// The API's while reading callbacks, destinations or notifications; [`Error::TooManyPages`]
+/// past the walk's budget.
+pub async fn plan(
+    client: &Client,
+    sel: &CallbackSelection,
+    to: Option<&url::Url>,
+    journal: &Journal,
+    again: &[String],
+) -> Result<RecoverPlan, Error> {
+    // Every destination once (lists include archived ones): the notification's preview names one.
+    let all: Vec<CallbackDestination> =
+        super::lookup::list_all_from(client, ListQuery::default(), |q| {
+            ApiRequest::list_callback_destinations(q, &[])
+        })
+        .await?
+        .into_iter()
+        .filter_map(|v| serde_json::from_value(v).ok())
+        .collect();
+    let (mut listed, mut walk) = selected(client, sel).await?;
     walk.selected = listed.len();
     // Sent in the order they first happened.
     listed.sort_by_key(|(_, n)| created(n));

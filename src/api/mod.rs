@@ -1,5 +1,6 @@
 //! The management API: wire model, request descriptions and the async client. No UI, no server.
 pub mod budget;
+pub mod callback_export;
 pub mod callback_forward;
 pub mod callback_gen;
 pub mod callback_health;

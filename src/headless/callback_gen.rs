@@ -93,9 +93,6 @@ pub fn lacking(cmd: &Resource) -> Option<&'static str> {
         Resource::Notifications(NotificationsCmd::Diff(_)) => {
             "this generation keeps no receiver's answer (only an attempt count), so there is nothing to compare"
         }
-        Resource::Notifications(NotificationsCmd::Export(_)) => {
-            "Switchboard offers this verb on pulsar's notifications only, not on this generation's yet"
-        }
         Resource::Notifications(NotificationsCmd::List { watch, scan, .. })
             if watch.watch || scan.count || !scan.event_types.is_empty() =>
         {
@@ -192,6 +189,9 @@ pub async fn run(
             super::callback_recover::run(client, out.format, a, ctx.read_only, &ctx.profile).await
         }
         Resource::Notifications(NotificationsCmd::Search(a)) => search(client, out, a).await,
+        Resource::Notifications(NotificationsCmd::Export(a)) => {
+            super::export::run_callbacks(client, out, a).await
+        }
         other => Err(usage(format!(
             "{} is not offered on callback-destinations.",
             super::current::verb(&other)

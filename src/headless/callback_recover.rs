@@ -16,6 +16,39 @@ fn usage(m: impl Into<String>) -> HeadlessError {
     HeadlessError::Usage(line(&m.into()).into_owned())
 }
 
+/// The selection flags in this generation's words (`VERB` names the command in a refusal):
+/// the platform filters callbacks, destinations and statuses; event types, the window and
+/// `--retried` are read from each notification; `--event` is refused.
+///
+/// # Errors
+/// Usage: `--event`, a status this generation lacks, an empty window.
+pub(super) fn selection_of(
+    a: &super::selection::SelectionArgs,
+    verb: &str,
+) -> Result<CallbackSelection, HeadlessError> {
+    if !a.events.is_empty() {
+        return Err(usage(format!(
+            "notifications {verb} on callback-destinations: the platform does not filter notifications by event; --callback, --destination, --status, --event-type and the window select."
+        )));
+    }
+    let statuses = super::callback_gen::statuses(&a.statuses)?;
+    if let (Some(s), Some(u)) = (a.since, a.until)
+        && u < s
+    {
+        return Err(usage("--until is before --since"));
+    }
+    Ok(CallbackSelection {
+        callbacks: a.callbacks.clone(),
+        destinations: a.destinations.clone(),
+        statuses,
+        event_types: a.event_types.clone(),
+        retried: a.retried,
+        since: a.since,
+        until: a.until,
+        notifications: Vec::new(),
+    })
+}
+
 /// Plans, shows and (unless `--dry-run`) sends a recover of this generation's notifications.
 ///
 /// # Errors
@@ -37,28 +70,7 @@ pub async fn run(
             "notifications recover on callback-destinations: --check-in-doubt reads the platform's attempts, which this generation does not keep (only a count); --again ID sends one again.",
         ));
     }
-    let a = &args.selection;
-    if !a.events.is_empty() {
-        return Err(usage(
-            "notifications recover on callback-destinations: the platform does not filter notifications by event; --callback, --destination, --status, --event-type and the window select.",
-        ));
-    }
-    let statuses = super::callback_gen::statuses(&a.statuses)?;
-    if let (Some(s), Some(u)) = (a.since, a.until)
-        && u < s
-    {
-        return Err(usage("--until is before --since"));
-    }
-    let mut sel = CallbackSelection {
-        callbacks: a.callbacks.clone(),
-        destinations: a.destinations.clone(),
-        statuses,
-        event_types: a.event_types.clone(),
-        retried: a.retried,
-        since: a.since,
-        until: a.until,
-        notifications: Vec::new(),
-    };
+    let mut sel = selection_of(&args.selection, "recover")?;
     if !args.again.is_empty() {
         if let Some(bad) = args.again.iter().find(|id| !id.starts_with("sdi_")) {
             return Err(usage(format!(

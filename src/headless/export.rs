@@ -1,6 +1,7 @@
 //! `notifications export [selection flags] --out FILE` (issue 39): the selected deliveries, their
-//! callbacks and destinations as one NDJSON bundle ([`crate::api::export`]), written `0600` and
-//! atomically; progress on standard error when it is a terminal.
+//! callbacks and destinations as one NDJSON bundle ([`crate::api::export`]; on
+//! `callback-destinations` [`crate::api::callback_export`]), written `0600` and atomically;
+//! progress on standard error when it is a terminal.
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
@@ -11,6 +12,7 @@ use super::HeadlessError;
 use super::output::{self, Output};
 use super::selection::SelectionArgs;
 use crate::api::Client;
+use crate::api::export::Bundle;
 use crate::config::private_file;
 use crate::text::sanitize::line;
 
@@ -25,6 +27,18 @@ pub struct ExportArgs {
     pub out: PathBuf,
 }
 
+/// Says `read N notifications` over itself on standard error, when it is a terminal.
+fn progress(terminal: bool) -> impl FnMut(usize) {
+    move |n| {
+        if terminal {
+            let mut e = std::io::stderr().lock();
+            // Progress only: a failed write to the terminal changes nothing.
+            let _ = write!(e, "\rread {n} notifications");
+            let _ = e.flush();
+        }
+    }
+}
+
 /// Exports and says what was written.
 ///
 /// # Errors
@@ -32,18 +46,41 @@ pub struct ExportArgs {
 pub async fn run(client: &Client, out: &Output, args: ExportArgs) -> Result<(), HeadlessError> {
     let selection = args.selection.selection()?;
     let terminal = std::io::stderr().is_terminal();
-    let bundle = crate::api::export::export(client, &selection, |n| {
-        if terminal {
-            let mut e = std::io::stderr().lock();
-            // Progress only: a failed write to the terminal changes nothing.
-            let _ = write!(e, "\rread {n} notifications");
-            let _ = e.flush();
-        }
-    })
-    .await?;
+    let bundle = crate::api::export::export(client, &selection, progress(terminal)).await?;
     if terminal {
         eprintln!();
     }
+    write_bundle(out, &args, &bundle)
+}
+
+/// `notifications export` on `callback-destinations`: recover's selection
+/// ([`super::callback_recover::selection_of`]), the window on the server's clock.
+///
+/// # Errors
+/// Usage (a bad selection or status), the API's error, or the file's.
+pub async fn run_callbacks(
+    client: &Client,
+    out: &Output,
+    args: ExportArgs,
+) -> Result<(), HeadlessError> {
+    let mut sel = super::callback_recover::selection_of(&args.selection, "export")?;
+    for cb in &sel.callbacks {
+        crate::api::request::check_segment(cb)?;
+    }
+    // `--since`/`--until` were read on this machine's clock; `created_at` is the server's.
+    let offset = client.clock_offset().await;
+    sel.since = sel.since.map(|t| t + offset);
+    sel.until = sel.until.map(|t| t + offset);
+    let terminal = std::io::stderr().is_terminal();
+    let bundle = crate::api::callback_export::export(client, &sel, progress(terminal)).await?;
+    if terminal {
+        eprintln!();
+    }
+    write_bundle(out, &args, &bundle)
+}
+
+/// Writes the bundle (`0600`, atomically) and says what was written.
+fn write_bundle(out: &Output, args: &ExportArgs, bundle: &Bundle) -> Result<(), HeadlessError> {
     let mut text = Vec::new();
     for l in &bundle.lines {
         serde_json::to_writer(&mut text, l).map_err(|e| HeadlessError::Io(e.into()))?;

@@ -43,13 +43,13 @@ pub struct LoadOptions {
 /// What a load wrote.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Loaded {
-    /// The bundle's generation (`pulsar` or `event-destinations`).
+    /// The bundle's generation (`pulsar`, `callback-destinations` or `event-destinations`).
     pub generation: String,
     /// Callbacks written.
     pub callbacks: usize,
     /// Destinations written.
     pub destinations: usize,
-    /// Events written (`event-destinations`).
+    /// Events written (the newer generations').
     pub events: usize,
     /// Notifications (deliveries) written.
     pub notifications: usize,
@@ -102,6 +102,8 @@ pub struct Bundle {
     notifications: Vec<(Notification, Option<String>)>,
     /// An `event-destinations` bundle's records.
     newer: super::load_newer::Newer,
+    /// A `callback-destinations` bundle's records.
+    callbacks_gen: super::callback_destinations::load::Callbacks,
 }
 
 /// Whether `id` is `<prefix>_` and 1 to 100 ASCII letters and digits.
@@ -207,12 +209,18 @@ pub fn read(path: &Path) -> Result<Bundle, LoadError> {
                     bundle.newer = super::load_newer::read_rest(&mut r, line, &v, &refuse, &io)?;
                     return Ok(bundle);
                 }
+                if bundle.generation == "callback-destinations" {
+                    bundle.callbacks_gen = super::callback_destinations::load::read_rest(
+                        &mut r, line, &v, &refuse, &io,
+                    )?;
+                    return Ok(bundle);
+                }
                 if bundle.generation != "pulsar" {
                     return Err(refuse(
                         line,
                         format!(
-                            "a bundle of the {:?} generation cannot be loaded yet (pulsar and \
-                             event-destinations only)",
+                            "a bundle of the {:?} generation cannot be loaded (pulsar, \
+                             callback-destinations and event-destinations only)",
                             bundle.generation
                         ),
                     ));
@@ -306,6 +314,7 @@ impl Bundle {
     /// `secret`, when given.
     pub fn rewrite(&mut self, url: Option<&url::Url>, secret: Option<&Secret>) {
         self.newer.rewrite(url, secret);
+        self.callbacks_gen.rewrite(url, secret);
         for d in &mut self.destinations {
             if let Some(w) = d.webhook_destination.as_mut() {
                 if let Some(u) = url {
@@ -379,6 +388,14 @@ pub fn write(db: &Path, bundle: &Bundle) -> Result<Loaded, LoadError> {
         }
         if bundle.generation == "event-destinations" {
             return super::load_newer::write(d, &bundle.newer, &bundle.generation, &shown);
+        }
+        if bundle.generation == "callback-destinations" {
+            return super::callback_destinations::load::write(
+                d,
+                &bundle.callbacks_gen,
+                &bundle.generation,
+                &shown,
+            );
         }
         for c in &bundle.callbacks {
             let mut c = c.clone();
@@ -493,8 +510,8 @@ mod tests {
                 "format 9",
             ),
             (
-                &manifest.replace("pulsar", "callback-destinations"),
-                "cannot be loaded yet",
+                &manifest.replace("pulsar", "teleport"),
+                "\"teleport\" generation cannot be loaded",
             ),
         ];
         for (text, says) in cases {

@@ -25,19 +25,27 @@ pub struct Newer {
 /// A refusal naming the line.
 pub type Refuse<'a> = &'a dyn Fn(usize, String) -> LoadError;
 
-/// Reads the lines after the manifest (`line` is the manifest's): destinations, events and
-/// deliveries with their attempts, each id checked for its shape, then the manifest's counts.
+/// Reads each record line after the manifest (`line` is the manifest's), within the caps: JSON,
+/// a kind of `kinds` (kind, id prefix), its id shaped and never seen before; `each` gets the
+/// line, the id's prefix, the id, the record without its `kind` and the ids seen so far (for the
+/// ids a record holds). Returns the last line read.
 ///
 /// # Errors
-/// [`LoadError::Io`] (through `io`) or a refusal naming the line.
-pub fn read_rest(
+/// [`LoadError::Io`] (through `io`), a refusal naming the line, or `each`'s.
+pub fn records(
     r: &mut impl BufRead,
     mut line: usize,
-    manifest: &Value,
+    kinds: &[(&str, &'static str)],
     refuse: Refuse<'_>,
     io: &dyn Fn(std::io::Error) -> LoadError,
-) -> Result<Newer, LoadError> {
-    let mut out = Newer::default();
+    mut each: impl FnMut(
+        usize,
+        &'static str,
+        String,
+        Value,
+        &mut BTreeSet<String>,
+    ) -> Result<(), LoadError>,
+) -> Result<usize, LoadError> {
     let mut seen = BTreeSet::new();
     let mut buf = Vec::new();
     while let Some(fits) = next_line(r, &mut buf).map_err(io)? {
@@ -58,12 +66,10 @@ pub fn read_rest(
             .and_then(Value::as_str)
             .unwrap_or_default()
             .to_string();
-        let prefix = match what.as_str() {
-            "manifest" => return Err(refuse(line, "a second manifest".into())),
-            "destination" => "evtd",
-            "event" => "evnt",
-            "delivery" => "evdi",
-            other => return Err(refuse(line, format!("unknown kind {other:?}"))),
+        let prefix = match kinds.iter().find(|(k, _)| *k == what) {
+            Some((_, p)) => *p,
+            None if what == "manifest" => return Err(refuse(line, "a second manifest".into())),
+            None => return Err(refuse(line, format!("unknown kind {what:?}"))),
         };
         let id = v
             .get("id")
@@ -82,6 +88,59 @@ pub fn read_rest(
         if let Value::Object(m) = &mut v {
             m.remove("kind");
         }
+        each(line, prefix, id, v, &mut seen)?;
+    }
+    Ok(line)
+}
+
+/// Checks what the bundle held against the manifest's counts (what, held, whether the manifest
+/// must count it: bundles written before a kind was exported count none).
+///
+/// # Errors
+/// A refusal naming the last line when a count differs (a bundle cut short).
+pub fn check_counts(
+    manifest: &Value,
+    line: usize,
+    held: &[(&str, usize, bool)],
+    refuse: Refuse<'_>,
+) -> Result<(), LoadError> {
+    for &(what, held, needed) in held {
+        let said = match manifest["counts"].get(what) {
+            None if !needed => Some(0),
+            c => c.and_then(Value::as_u64),
+        };
+        if said != u64::try_from(held).ok() {
+            return Err(refuse(
+                line,
+                format!(
+                    "the manifest counts {} {what} but the bundle holds {held} (cut short?)",
+                    said.map_or_else(|| "no".to_string(), |n| n.to_string())
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Reads the lines after the manifest (`line` is the manifest's): destinations, events and
+/// deliveries with their attempts, each id checked for its shape, then the manifest's counts.
+///
+/// # Errors
+/// [`LoadError::Io`] (through `io`) or a refusal naming the line.
+pub fn read_rest(
+    r: &mut impl BufRead,
+    line: usize,
+    manifest: &Value,
+    refuse: Refuse<'_>,
+    io: &dyn Fn(std::io::Error) -> LoadError,
+) -> Result<Newer, LoadError> {
+    let mut out = Newer::default();
+    let kinds = [
+        ("destination", "evtd"),
+        ("event", "evnt"),
+        ("delivery", "evdi"),
+    ];
+    let line = records(r, line, &kinds, refuse, io, |line, prefix, id, v, seen| {
         match prefix {
             "evtd" => {
                 serde_json::from_value::<EventDestination>(v.clone())
@@ -117,29 +176,20 @@ pub fn read_rest(
                 out.deliveries.push(v);
             }
         }
-    }
+        Ok(())
+    })?;
     let attempts = out.attempts();
-    for (what, held, needed) in [
-        ("destinations", out.destinations.len(), true),
-        // Bundles written before events were exported count none.
-        ("events", out.events.len(), false),
-        ("deliveries", out.deliveries.len(), true),
-        ("attempts", attempts, true),
-    ] {
-        let said = match manifest["counts"].get(what) {
-            None if !needed => Some(0),
-            c => c.and_then(Value::as_u64),
-        };
-        if said != u64::try_from(held).ok() {
-            return Err(refuse(
-                line,
-                format!(
-                    "the manifest counts {} {what} but the bundle holds {held} (cut short?)",
-                    said.map_or_else(|| "no".to_string(), |n| n.to_string())
-                ),
-            ));
-        }
-    }
+    check_counts(
+        manifest,
+        line,
+        &[
+            ("destinations", out.destinations.len(), true),
+            ("events", out.events.len(), false),
+            ("deliveries", out.deliveries.len(), true),
+            ("attempts", attempts, true),
+        ],
+        refuse,
+    )?;
     Ok(out)
 }
 

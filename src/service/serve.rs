@@ -214,8 +214,8 @@ async fn load_bundle(
             }
         },
     };
-    // The bundle's generation is served (pulsar or event-destinations): `--generation` may
-    // only name it.
+    // The bundle's generation is served (pulsar, callback-destinations or event-destinations):
+    // `--generation` may only name it.
     let asked = (cfg.generation != Generation::Pulsar).then_some(cfg.generation);
     let (db, path) = (db.clone(), file.to_path_buf());
     let loaded = tokio::task::spawn_blocking(move || {
@@ -236,7 +236,18 @@ async fn load_bundle(
         ))
     })?;
     let shown = crate::text::line(&file.display().to_string()).into_owned();
-    if loaded.generation == "event-destinations" {
+    if loaded.generation == "callback-destinations" {
+        cfg.generation = Generation::CallbackDestinations;
+        println!(
+            "Loaded {shown}: {} callbacks, {} destinations, {} events, {} notifications ({} \
+             attempts), none sent until recovered",
+            loaded.callbacks,
+            loaded.destinations,
+            loaded.events,
+            loaded.notifications,
+            loaded.attempts
+        );
+    } else if loaded.generation == "event-destinations" {
         cfg.generation = Generation::EventDestinations;
         println!(
             "Loaded {shown}: {} destinations, {} events, {} deliveries ({} attempts), none \

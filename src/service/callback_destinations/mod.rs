@@ -6,6 +6,8 @@
 mod callbacks;
 mod db;
 mod destinations;
+/// `serve --load` of a bundle of this generation.
+pub mod load;
 mod notifications;
 mod pipeline;
 mod schemas;
