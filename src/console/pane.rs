@@ -488,7 +488,7 @@ pub(crate) fn resize(state: &mut State, w: u16, h: u16) {
 /// useful first. Every action has an arm, so a new one does not compile until it says where
 /// (and whether) it shows; help and quit are the footer's own.
 pub(crate) fn keys(state: &State) -> Vec<super::footer::Hint> {
-    use super::deliveries::keys::DeliveryKey as K;
+    use super::delivery_key::DeliveryKey as K;
     use super::footer::Hint::{self, Pair};
     let ts = state.current();
     let detail = ts.detail.is_some();

@@ -18,16 +18,16 @@ pub(crate) fn want_glance(
     use crate::console::msg::{ApiCmd, Effect, Pane};
     use crate::console::record::Item;
     use crate::console::tab::Tab;
-    if state.deliveries.glance_pending.is_some() {
+    if state.caches.glance_pending.is_some() {
         return Vec::new();
     }
     // A new page of the list (`r`, paging, a write) asks again for every destination on it, so
     // that the glance is never older than the list and a destination that has had deliveries
     // since never says it had none.
     let rev = state.tab_state(Tab::Destinations).list.rev;
-    if rev != state.deliveries.glance_rev {
-        state.deliveries.glance_rev = rev;
-        state.deliveries.glance_asked.clear();
+    if rev != state.caches.glance_rev {
+        state.caches.glance_rev = rev;
+        state.caches.glance_asked.clear();
     }
     let ids: Vec<String> = state
         .tab_state(Tab::Destinations)
@@ -38,13 +38,13 @@ pub(crate) fn want_glance(
             Item::Destination(d) => Some(d.id.clone()),
             _ => None,
         })
-        .filter(|id| !state.deliveries.glance_asked.contains(id))
+        .filter(|id| !state.caches.glance_asked.contains(id))
         .collect();
     if ids.is_empty() {
         return Vec::new();
     }
     let req_id = state.next_req_id();
-    let d = &mut state.deliveries;
+    let d = &mut state.caches;
     d.glance_asked.extend(ids.iter().cloned());
     d.glance_pending = Some(req_id);
     vec![Effect::Api {

@@ -125,15 +125,12 @@ pub(crate) fn copy_key(state: &mut State, key: &Input) -> Option<Vec<Effect>> {
 /// Asks in the background whether a destination is still active (deleted ones leave the list),
 /// each time its detail opens: it may have been deleted since the names were looked up.
 pub(crate) fn check_active(state: &mut State, id: &str) -> Vec<Effect> {
-    let d = &state.deliveries;
+    let d = &state.caches;
     if d.deleted.contains(id) || d.active_pending.values().any(|p| p == id) {
         return Vec::new();
     }
     let req_id = state.next_req_id();
-    state
-        .deliveries
-        .active_pending
-        .insert(req_id, id.to_string());
+    state.caches.active_pending.insert(req_id, id.to_string());
     vec![Effect::Api {
         req_id,
         pane: Pane::Active,

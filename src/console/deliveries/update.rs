@@ -102,9 +102,9 @@ pub(crate) fn on_action(state: &mut State, key: DeliveryKey) -> Vec<Effect> {
         (DeliveryKey::Filter, _) if state.tab == Tab::Notifications => {
             let current = state.current().list.filter.clone();
             let mut dialog = FilterDialog::from_filter(&current);
-            let d = &state.deliveries;
-            if !d.names_asked || d.names_pending.is_none() {
-                dialog.offer(&d.callbacks, &d.destinations);
+            let c = &state.caches;
+            if !c.names_asked || c.names_pending.is_none() {
+                dialog.offer(&c.callbacks, &state.deliveries.destinations);
             }
             state.deliveries.filter = Some(dialog);
             super::names::want(state)
@@ -412,10 +412,11 @@ pub(crate) fn on_reply(
     result: Result<ApiReply, Error>,
 ) -> Option<Vec<Effect>> {
     // The reply's address says who asked; its request id only says whether that one still waits.
+    let c = &mut state.caches;
     let d = &mut state.deliveries;
     match pane {
         Pane::Names => {
-            d.names_pending.take_if(|p| *p == req_id)?;
+            c.names_pending.take_if(|p| *p == req_id)?;
             // Without names the ids stay: nothing else to say.
             if let Ok(ApiReply::Known(k)) = result {
                 super::names::learned(state, *k);
@@ -424,21 +425,21 @@ pub(crate) fn on_reply(
             Some(super::deleted::open_notification(state))
         }
         Pane::Glance => {
-            d.glance_pending.take_if(|p| *p == req_id)?;
+            c.glance_pending.take_if(|p| *p == req_id)?;
             if let Ok(ApiReply::Glance(found)) = result {
-                d.glance.extend(found);
+                c.glance.extend(found);
             }
             // Rows that arrived meanwhile get theirs now.
             Some(super::health::want_glance(state))
         }
         Pane::Active => {
-            let id = d.active_pending.remove(&req_id)?;
+            let id = c.active_pending.remove(&req_id)?;
             match result {
                 Ok(ApiReply::Active(true)) => {
-                    d.active.insert(id);
+                    c.active.insert(id);
                 }
                 Ok(ApiReply::Active(false)) => {
-                    d.deleted.insert(id);
+                    c.deleted.insert(id);
                 }
                 _ => {}
             }

@@ -29,7 +29,7 @@ pub(crate) fn chips(state: &State, f: &crate::api::NotificationFilter) -> Vec<St
             let short: Vec<String> = ids
                 .iter()
                 .map(|id| {
-                    if named && state.deliveries.names.name(id).is_some() {
+                    if named && state.caches.names.name(id).is_some() {
                         views::notifications::clip(&names::label(state, id), 24)
                     } else {
                         views::notifications::clip(id, 13)
@@ -257,7 +257,7 @@ pub(crate) fn decorate(
 ) -> Vec<Line<'static>> {
     let mut cells = cells;
     if let Item::Destination(dest) = &record.item
-        && let Some(h) = state.deliveries.glance.get(&dest.id)
+        && let Some(h) = state.caches.glance.get(&dest.id)
         && let Some(c) = views::list::position(Tab::Destinations, "Recent deliveries")
             .and_then(|i| cells.get_mut(i))
     {
@@ -290,16 +290,16 @@ pub(crate) fn unsanitised_detail(
             let named = views::notifications::Named {
                 callback: n
                     .body_field("callbackId")
-                    .map(|id| state.deliveries.names.label_with_id(&id)),
+                    .map(|id| state.caches.names.label_with_id(&id)),
                 destinations: match names::destination_line(state, n) {
-                    None if d.names_pending.is_some() => vec!["looking up…".into()],
+                    None if state.caches.names_pending.is_some() => vec!["looking up…".into()],
                     line => line.into_iter().collect(),
                 },
             };
             views::notifications::detail_with(n, ctx, open.then_some(cursor), &named)
         }
         Item::Destination(dest) => {
-            let d = &state.deliveries;
+            let d = &state.caches;
             let secret = dest
                 .webhook_destination
                 .as_ref()
@@ -312,6 +312,7 @@ pub(crate) fn unsanitised_detail(
             };
             let mut lines = views::destinations::detail_with(dest, ctx, &extras);
             if open {
+                let d = &state.deliveries;
                 let stats = d.stats.as_ref().filter(|(id, _)| *id == dest.id);
                 let timeline = d.health.as_ref().filter(|h| h.destination_id == dest.id);
                 lines.extend(views::destinations::health_lines(
