@@ -365,9 +365,10 @@ impl State {
         let mut tabs: [TabState; Tab::ALL.len()] = Default::default();
         // Notifications open in the configured order (newest first unless `[console]
         // notifications_order` says "asc"); the other tabs keep the API's order.
-        tabs[Tab::Notifications.index()].list.order = settings.notifications_order;
+        tabs[Tab::NOTIFICATIONS_LIST.index()].list.order = settings.notifications_order;
         Self {
-            tab: Tab::Teams,
+            // The registry's first tab (Teams).
+            tab: Tab::default(),
             tabs: Tabs(Box::new(tabs)),
             shown: super::tab::shown_for(crate::api::generation::Generation::Pulsar),
             nav: Vec::new(),
@@ -469,7 +470,7 @@ impl State {
     /// Whether watch mode is on but held back (another tab, a detail, a dialog).
     pub(crate) fn watch_paused(&self) -> bool {
         let d = &self.deliveries;
-        self.tab != Tab::Notifications
+        !self.tab.is_notifications_list()
             || self.current().detail.is_some()
             || d.attempt.is_some()
             || d.filter.is_some()

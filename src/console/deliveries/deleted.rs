@@ -8,14 +8,13 @@
 use crate::console::msg::{ApiCmd, ApiReply, Effect, Pane};
 use crate::console::record::Item;
 use crate::console::state::State;
-use crate::console::tab::Tab;
 
 /// Learns the open destination's name, and asks once per id for the name and the state of every
 /// destination the console names but does not know.
 pub(crate) fn want(state: &mut State) -> Vec<Effect> {
     let mut effects = Vec::new();
     let open = state
-        .tab_state(Tab::Destinations)
+        .tab_state(super::RECEIVERS)
         .detail
         .as_ref()
         .and_then(|d| d.record.as_ref())
@@ -24,7 +23,7 @@ pub(crate) fn want(state: &mut State) -> Vec<Effect> {
             _ => None,
         });
     let mut ids: Vec<String> = state
-        .tab_state(Tab::Notifications)
+        .tab_state(super::LIST)
         .list
         .filter
         .destination_ids
@@ -46,7 +45,7 @@ pub(crate) fn want(state: &mut State) -> Vec<Effect> {
                 req_id,
                 pane: Pane::Named,
                 cmd: ApiCmd::Get {
-                    tab: Tab::Destinations,
+                    tab: super::RECEIVERS,
                     id: id.clone(),
                 },
             });
@@ -66,7 +65,7 @@ pub(crate) fn open_notification(state: &mut State) -> Vec<Effect> {
         return Vec::new();
     }
     let Some(n) = state
-        .tab_state(Tab::Notifications)
+        .tab_state(super::LIST)
         .detail
         .as_ref()
         .and_then(|d| d.record.as_ref())

@@ -24,6 +24,20 @@ use crate::console::record::{Item, Record};
 
 pub(crate) use filter::FilterDialog;
 
+/// The list this room watches, filters by status and walks: the registry's notifications list
+/// (`Resource::NOTIFICATIONS_LIST`), not a kind named here.
+pub(crate) const LIST: crate::console::tab::Tab = crate::console::tab::Tab::NOTIFICATIONS_LIST;
+/// Where that list's deliveries go: the destinations named, checked and counted here.
+pub(crate) const RECEIVERS: crate::console::tab::Tab = match LIST.receivers() {
+    Some(k) => k,
+    None => panic!("the notifications list names its receivers"),
+};
+/// Whose deliveries they are: the callbacks followed from (`D`, `N`).
+pub(crate) const SENDERS: crate::console::tab::Tab = match LIST.senders() {
+    Some(k) => k,
+    None => panic!("the notifications list names its senders"),
+};
+
 /// Ticks a new or changed row stays highlighted.
 pub(crate) const FLASH_TICKS: u16 = 10;
 /// The longest back-off factor after repeated errors.

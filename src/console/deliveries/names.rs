@@ -46,10 +46,7 @@ pub(crate) fn learned(state: &mut State, known: Known) {
 
 /// Learns names from a page of rows that arrived (callbacks and destinations name themselves).
 pub(crate) fn learn_rows(state: &mut State) {
-    for tab in [
-        crate::console::tab::Tab::Callbacks,
-        crate::console::tab::Tab::Destinations,
-    ] {
+    for tab in [super::SENDERS, super::RECEIVERS] {
         let rows = &state.tabs[tab.index()].list.rows;
         for r in rows {
             match &r.item {
@@ -164,11 +161,7 @@ enum To {
 }
 
 fn attributed_to(state: &State, n: &Notification) -> To {
-    let filtered = &state
-        .tab_state(crate::console::tab::Tab::Notifications)
-        .list
-        .filter
-        .destination_ids;
+    let filtered = &state.tab_state(super::LIST).list.filter.destination_ids;
     if filtered.len() == 1 {
         return filtered
             .first()

@@ -16,7 +16,7 @@ use crate::console::tab::Tab;
 pub(crate) fn open_secret(state: &State) -> Option<(String, String, &'static str)> {
     let record = state.current().detail.as_ref()?.record.as_ref()?;
     match (&record.item, state.tab) {
-        (Item::Destination(d), Tab::Destinations) => d
+        (Item::Destination(d), super::RECEIVERS) => d
             .webhook_destination
             .as_ref()
             .map(|w| (d.id.clone(), w.signing_secret.clone(), "signing secret")),
@@ -26,7 +26,7 @@ pub(crate) fn open_secret(state: &State) -> Option<(String, String, &'static str
             .as_ref()
             .and_then(|w| w.signing_secret.as_ref())
             .map(|s| (d.id.clone(), s.expose().to_string(), "signing secret")),
-        (Item::Callback(c), Tab::Callbacks) => c
+        (Item::Callback(c), super::SENDERS) => c
             .url
             .as_ref()
             .filter(|u| crate::api::secret::mask_url_key(u) != **u)

@@ -164,7 +164,7 @@ pub(crate) const FILTER_KEYS: &[(&str, &str)] = &[
 pub(crate) fn title_suffix(state: &State, tab: Tab) -> String {
     let list = &state.tab_state(tab).list;
     let mut s = String::new();
-    if tab == Tab::Notifications && state.deliveries.watch.on {
+    if tab == super::LIST && state.deliveries.watch.on {
         let paused = state.watch_paused();
         s.push_str(if paused {
             " · ● live (paused)"
@@ -172,7 +172,7 @@ pub(crate) fn title_suffix(state: &State, tab: Tab) -> String {
             " · ● live"
         });
     }
-    if tab == Tab::Notifications
+    if tab == super::LIST
         && let Some(chip) = super::local::chip(state)
     {
         s.push_str(&format!(" · [{chip}]"));
@@ -189,7 +189,7 @@ pub(crate) fn title_suffix(state: &State, tab: Tab) -> String {
 
 /// What the shown list says when it is empty, if not the usual (a status filter on).
 pub(crate) fn empty_note(state: &State) -> Option<String> {
-    (state.tab == Tab::Notifications)
+    (state.tab == super::LIST)
         .then(|| super::local::empty_note(state))
         .flatten()
 }
@@ -197,7 +197,7 @@ pub(crate) fn empty_note(state: &State) -> Option<String> {
 /// The shown list's bottom line, if not the page's number: a scan's progress (the title is too
 /// narrow for it beside a preview), or what a status filter examined.
 pub(crate) fn page_note(state: &State) -> Option<String> {
-    if state.tab != Tab::Notifications {
+    if state.tab != super::LIST {
         return None;
     }
     super::scan::progress(state)
@@ -212,7 +212,7 @@ fn merged_note(state: &State) -> Option<String> {
     if !super::scan::merged(state) {
         return None;
     }
-    let list = &state.tab_state(Tab::Notifications).list;
+    let list = &state.tab_state(super::LIST).list;
     let mut parts = Vec::new();
     if list.pagination.has_more_before {
         parts.push("← more".to_string());
@@ -258,7 +258,7 @@ pub(crate) fn decorate(
     let mut cells = cells;
     if let Item::Destination(dest) = &record.item
         && let Some(h) = state.caches.glance.get(&dest.id)
-        && let Some(c) = views::list::position(Tab::Destinations, "Recent deliveries")
+        && let Some(c) = views::list::position(super::RECEIVERS, "Recent deliveries")
             .and_then(|i| cells.get_mut(i))
     {
         *c = Line::from(super::health::glance_spans(h, &state.settings.theme));
