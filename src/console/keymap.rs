@@ -72,7 +72,7 @@ pub(crate) enum Action {
     /// Team: remove a member.
     RemoveMember,
     /// Follow a webhook: cross-navigation, filter, watch, reveal.
-    Deliver(super::deliveries::keys::DeliveryKey),
+    Deliver(super::delivery_key::DeliveryKey),
     /// Replay the notification (or open attempt) to a local receiver.
     Replay,
     /// Mark or unmark the notification row (and move on).
@@ -254,7 +254,7 @@ impl Action {
     /// tab, delivery key and resource operation). Derived from the enum, so no action can be
     /// left out of `[keys]`, help or the footer.
     pub(crate) fn all() -> Vec<Action> {
-        use super::deliveries::keys::DeliveryKey as K;
+        use super::delivery_key::DeliveryKey as K;
         use strum::IntoEnumIterator;
         Action::iter()
             .flat_map(|a| match a {
@@ -486,7 +486,7 @@ impl Default for Keymap {
                 b.push((KeySpec::ch(digit), Action::GoTab(tab)));
             }
         }
-        for k in super::deliveries::keys::DeliveryKey::ALL {
+        for k in super::delivery_key::DeliveryKey::ALL {
             b.push((KeySpec::ch(k.default_char()), Action::Deliver(k)));
         }
         b.push((KeySpec::ch('P'), Action::Replay));

@@ -94,7 +94,7 @@ impl Layer {
 
     /// The keys the layer declares for the footer where it is.
     pub(crate) fn keys(self, state: &State) -> Keys {
-        use super::deliveries::keys::DeliveryKey as K;
+        use super::delivery_key::DeliveryKey as K;
         match self {
             Layer::Replay => state
                 .replay
@@ -446,8 +446,8 @@ pub(crate) fn answered(state: &mut State, subject: Subject, answer: Answer) -> V
 /// The watch key's description with the interval the operator configured (the action's own
 /// text is static; the interval is known only at run time).
 fn with_interval(desc: String, state: &State) -> String {
-    let watch = Action::Deliver(deliveries::keys::DeliveryKey::Watch).describe();
-    let status = Action::Deliver(deliveries::keys::DeliveryKey::LocalStatus).describe();
+    let watch = Action::Deliver(super::delivery_key::DeliveryKey::Watch).describe();
+    let status = Action::Deliver(super::delivery_key::DeliveryKey::LocalStatus).describe();
     if desc == watch {
         format!("{desc} every {}", state.settings.watch_interval())
     } else if desc == status && deliveries::server_status::applies(state) {

@@ -3,6 +3,7 @@
 pub(crate) mod alerts;
 pub(crate) mod anchor;
 pub(crate) mod app;
+pub(crate) mod caches;
 pub(crate) mod callback_gen;
 pub(crate) mod clipboard;
 pub(crate) mod clock;
@@ -10,6 +11,7 @@ pub(crate) mod confirm;
 
 pub(crate) mod compare;
 pub(crate) mod deliveries;
+pub(crate) mod delivery_key;
 pub(crate) mod detail;
 pub(crate) mod follow;
 pub(crate) mod footer;
@@ -33,6 +35,7 @@ pub(crate) mod raw_json;
 pub(crate) mod record;
 pub(crate) mod recover;
 pub(crate) mod replay;
+pub(crate) mod rooms;
 pub(crate) mod saved_views;
 pub(crate) mod search;
 pub(crate) mod settings;

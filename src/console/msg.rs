@@ -2,6 +2,7 @@
 use crossterm::event::KeyEvent;
 
 use super::record::{PageData, Record};
+use super::rooms;
 use super::tab::Tab;
 use crate::api::{Error, ListQuery, NotificationFilter};
 
@@ -24,7 +25,7 @@ pub(crate) enum Msg {
         result: Result<ApiReply, Error>,
     },
     /// Mouse, clipboard and profile news for the power tools.
-    Power(super::power::PowerMsg),
+    Power(rooms::PowerMsg),
     /// Text pasted into the terminal (bracketed paste): for the focused text input.
     Paste(String),
     /// What the operator's editor left of [`Effect::Editor`]'s text, or why it left nothing.
@@ -39,7 +40,7 @@ pub(crate) enum ApiReply {
     /// One item.
     Item(Record),
     /// Items for a form's picker.
-    Options(Vec<super::forms::picker::PickItem>),
+    Options(Vec<rooms::PickItem>),
     /// The organization's members (every page).
     Members(Vec<crate::api::model::Member>),
     /// Every callback and active destination (names, pickers, signature checks).
@@ -51,17 +52,17 @@ pub(crate) enum ApiReply {
     /// A destination's delivery health over a window ([`ApiCmd::Stats`]).
     Stats(Box<crate::api::health::Stats>),
     /// The replay room's plan or answer.
-    Replay(super::replay::ReplayReply),
+    Replay(rooms::ReplayReply),
     /// The recover room's plan, a delivery, or the end of a run.
-    Recover(super::recover::RecoverReply),
+    Recover(rooms::RecoverReply),
     /// An event of the forward room's running forward.
-    Forward(super::forward::ForwardReply),
+    Forward(rooms::ForwardReply),
     /// The Samples room's send: the receiver's answer.
-    Samples(super::samples::SamplesReply),
+    Samples(rooms::SamplesReply),
     /// Compare's lookup: the notification and the answers kept on this machine.
-    Compare(Box<super::compare::Found>),
+    Compare(Box<rooms::CompareFound>),
     /// A search's page of matches, or its end.
-    Search(super::search::SearchReply),
+    Search(rooms::SearchReply),
     /// The alert rules failing now.
     Alerts(AlertsFound),
     /// A followed delivery's outcome ([`ApiCmd::Follow`]).
@@ -151,9 +152,9 @@ pub(crate) enum ApiCmd {
         id: String,
     },
     /// A write from a form dialog.
-    Write(Box<super::forms::ops::WriteOp>),
+    Write(Box<rooms::WriteOp>),
     /// A lookup filling a form's picker.
-    Lookup(super::forms::ops::Lookup),
+    Lookup(rooms::Lookup),
     /// Every member of the organization, with their teams.
     Members,
     /// Every callback and active destination ([`ApiReply::Known`]).
@@ -170,19 +171,19 @@ pub(crate) enum ApiCmd {
         window_secs: i64,
     },
     /// The replay room: plan a replay, or send one.
-    Replay(Box<super::replay::ReplayCmd>),
+    Replay(Box<rooms::ReplayCmd>),
     /// The recover room: plan a selection, or run a plan.
-    Recover(Box<super::recover::RecoverCmd>),
+    Recover(Box<rooms::RecoverCmd>),
     /// The forward room: start forwarding (events stream back), or stop.
-    Forward(Box<super::forward::ForwardJob>),
+    Forward(Box<rooms::ForwardJob>),
     /// The Samples room: sign and send a sample.
-    Samples(Box<super::samples::SendCmd>),
+    Samples(Box<rooms::SendCmd>),
     /// Compare: the notification's attempts and the kept answers.
-    Compare(Box<super::compare::CompareCmd>),
+    Compare(Box<rooms::CompareCmd>),
     /// Search the notifications by content (a page of matches at a time, then the end).
-    Search(Box<super::search::SearchCmd>),
+    Search(Box<rooms::SearchCmd>),
     /// Judge the profile's alert rules once ([`ApiReply::Alerts`]).
-    Alerts(Box<super::alerts::AlertsCmd>),
+    Alerts(Box<rooms::AlertsCmd>),
     /// Follow this delivery until its first attempt finished, within a bound
     /// ([`ApiReply::Followed`]).
     Follow(String),
@@ -190,7 +191,7 @@ pub(crate) enum ApiCmd {
 
 /// The failing alert rules; `Debug` shows the count only (a finding holds an unmasked answer).
 #[derive(Clone, PartialEq)]
-pub(crate) struct AlertsFound(pub(crate) super::alerts::Active);
+pub(crate) struct AlertsFound(pub(crate) rooms::AlertsActive);
 
 impl std::fmt::Debug for AlertsFound {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -213,7 +214,7 @@ pub(crate) enum Effect {
     /// Leave the console.
     Quit,
     /// Clipboard, history file or profile switch.
-    Power(super::power::PowerEffect),
+    Power(rooms::PowerEffect),
     /// Open this text in the operator's editor, the terminal restored around it; the answer
     /// comes back as [`Msg::Edited`].
     Editor(String),

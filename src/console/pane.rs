@@ -247,7 +247,7 @@ pub(crate) fn load_list(
     let query = list_query(list, &anchor, limit);
     list.limit = limit;
     let mut filter = list.filter.clone();
-    if tab != Tab::Notifications {
+    if !tab.is_notifications_list() {
         // Only notifications take event and destination filters.
         filter.event_ids.clear();
         filter.destination_ids.clear();
@@ -488,7 +488,7 @@ pub(crate) fn resize(state: &mut State, w: u16, h: u16) {
 /// useful first. Every action has an arm, so a new one does not compile until it says where
 /// (and whether) it shows; help and quit are the footer's own.
 pub(crate) fn keys(state: &State) -> Vec<super::footer::Hint> {
-    use super::deliveries::keys::DeliveryKey as K;
+    use super::delivery_key::DeliveryKey as K;
     use super::footer::Hint::{self, Pair};
     let ts = state.current();
     let detail = ts.detail.is_some();
@@ -498,7 +498,7 @@ pub(crate) fn keys(state: &State) -> Vec<super::footer::Hint> {
         None => ts.list.selected().is_some(),
     };
     let tab = state.tab;
-    let notifications = tab == Tab::Notifications;
+    let notifications = tab.is_notifications_list();
     // Where the generation retries on the server, as the resource's console module says.
     let platform_retry = {
         let record = ts.detail.as_ref().and_then(|d| d.record.as_ref());

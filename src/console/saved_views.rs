@@ -83,7 +83,7 @@ pub(crate) fn capture(state: &State) -> View {
                 if s.desc { format!("-{label}") } else { label }
             },
         );
-    let notifications = tab == Tab::Notifications;
+    let notifications = tab.is_notifications_list();
     View {
         tab: Some(tab_word(tab).to_string()),
         filters: Filters {
@@ -208,10 +208,10 @@ pub(crate) fn apply(state: &mut State, view: &View) -> Option<Tab> {
         // Pulsar: a view's status goes through the status filter below, not the server's.
         statuses: Vec::new(),
     };
-    if tab == Tab::Notifications {
+    if tab.is_notifications_list() {
         state.deliveries.local.status.clone_from(&view.status);
         state.deliveries.local.since = since(state, view);
-    } else if matches!(tab, Tab::Deliveries | Tab::CallbackNotifications) {
+    } else if tab.delivers() {
         // The newer generations filter by status on the server, in their own words.
         list.filter.statuses = view
             .status

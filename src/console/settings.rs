@@ -3,8 +3,8 @@
 use std::path::PathBuf;
 
 use super::clipboard::ClipboardMode;
-use super::deliveries::WATCH_INTERVAL;
 use super::keymap::Keymap;
+use super::rooms;
 use super::theme::Theme;
 use crate::api::Order;
 
@@ -34,11 +34,11 @@ pub(crate) struct Settings {
     /// What a script runs to reach this service while the console runs (the demo's `export`).
     pub(crate) session_line: Option<String>,
     /// The alert rules of the profile the console opened on (or last switched to).
-    pub(crate) alert_rules: Option<super::alerts::Rules>,
+    pub(crate) alert_rules: Option<rooms::AlertRules>,
     /// Ticks between alert checks: `alerts watch`'s default interval.
     pub(crate) alerts_every_ticks: u32,
     /// Reads a profile's alert rules after a switch.
-    pub(crate) alerts_loader: Option<super::power::AlertsLoader>,
+    pub(crate) alerts_loader: Option<rooms::AlertsLoader>,
 }
 
 impl Default for Settings {
@@ -58,11 +58,14 @@ impl Default for Settings {
             views: Default::default(),
             session_line: None,
             alert_rules: None,
-            alerts_every_ticks: ticks(super::alerts::INTERVAL),
+            alerts_every_ticks: ticks(rooms::ALERTS_INTERVAL),
             alerts_loader: None,
         }
     }
 }
+
+/// Default time between watch mode's refreshes (`[console] watch_interval`).
+pub(crate) const WATCH_INTERVAL: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// The console's animation step: spinner, toasts and watch mode advance by it.
 pub(crate) const TICK: std::time::Duration = std::time::Duration::from_millis(200);

@@ -1,7 +1,7 @@
 //! All UI state: plain data, changed only by `update`.
 use super::clock::Clock;
-use super::power::sort::Sort;
 use super::record::Record;
+use super::rooms::{self, Sort};
 use super::settings::Settings;
 use super::tab::Tab;
 use crate::api::{NotificationFilter, Order, Pagination};
@@ -284,7 +284,7 @@ pub(crate) struct State {
     /// lines), and any other message in between makes it be worked out again.
     pub(crate) detail_max: Option<(u64, u16)>,
     /// The rows' filter texts, kept while keys are typed into `/`.
-    pub(crate) haystacks: crate::console::power::filter::Haystacks,
+    pub(crate) haystacks: rooms::Haystacks,
     /// Toasts, oldest first.
     pub(crate) toasts: Vec<Toast>,
     /// The action being handled, given to the toasts it says (see [`Toast::topic`]).
@@ -315,31 +315,34 @@ pub(crate) struct State {
     /// The open confirmation, whichever room asked.
     pub(crate) confirm: Option<super::confirm::Confirm>,
     /// Form dialogs.
-    pub(crate) forms: super::forms::FormsState,
+    pub(crate) forms: rooms::FormsState,
     /// The delivery an operation's answer is followed to its outcome (a ping's).
     pub(crate) following: Option<Following>,
+    /// Names, deleted and active destinations, recent deliveries: learned in the background,
+    /// read by every room.
+    pub(crate) caches: super::caches::Caches,
     /// Deliveries: attempt view, watch, filter dialog, health.
-    pub(crate) deliveries: super::deliveries::DeliveriesState,
+    pub(crate) deliveries: rooms::DeliveriesState,
     /// Command line, filters, sorts, raw view and the like.
-    pub(crate) power: super::power::PowerState,
+    pub(crate) power: rooms::PowerState,
     /// The organization's members (team details, member dialogs).
     pub(crate) members: MembersCache,
     /// The replay room and each profile's replays of this session.
-    pub(crate) replay: super::replay::ReplayState,
+    pub(crate) replay: rooms::ReplayState,
     /// Marked notifications and the recover room.
-    pub(crate) recover: super::recover::RecoverState,
+    pub(crate) recover: rooms::RecoverState,
     /// The forward room.
-    pub(crate) forward: super::forward::ForwardState,
+    pub(crate) forward: rooms::ForwardState,
     /// The Samples room.
-    pub(crate) samples: super::samples::SamplesState,
+    pub(crate) samples: rooms::SamplesState,
     /// `Ctrl-F`: the search by content on Notifications.
-    pub(crate) search: super::search::SearchState,
+    pub(crate) search: rooms::SearchState,
     /// `Ctrl-P`'s palette and the help's filter.
-    pub(crate) palette: super::palette::PaletteState,
+    pub(crate) palette: rooms::PaletteState,
     /// The profile's alert rules judged (`!`, the header's chip).
-    pub(crate) alerts: super::alerts::AlertsState,
+    pub(crate) alerts: rooms::AlertsState,
     /// Compare (`=`).
-    pub(crate) compare: super::compare::CompareState,
+    pub(crate) compare: rooms::CompareState,
 }
 
 impl State {
@@ -362,9 +365,10 @@ impl State {
         let mut tabs: [TabState; Tab::ALL.len()] = Default::default();
         // Notifications open in the configured order (newest first unless `[console]
         // notifications_order` says "asc"); the other tabs keep the API's order.
-        tabs[Tab::Notifications.index()].list.order = settings.notifications_order;
+        tabs[Tab::NOTIFICATIONS_LIST.index()].list.order = settings.notifications_order;
         Self {
-            tab: Tab::Teams,
+            // The registry's first tab (Teams).
+            tab: Tab::default(),
             tabs: Tabs(Box::new(tabs)),
             shown: super::tab::shown_for(crate::api::generation::Generation::Pulsar),
             nav: Vec::new(),
@@ -389,6 +393,7 @@ impl State {
             confirm: None,
             forms: Default::default(),
             following: None,
+            caches: Default::default(),
             deliveries: Default::default(),
             power: Default::default(),
             members: MembersCache::default(),
@@ -449,7 +454,10 @@ impl State {
     /// (the dialog shows those), and the quiet background lookups of names, activity and
     /// recent deliveries.
     pub(crate) fn awaited(&self) -> usize {
-        self.in_flight() + self.forms.in_flight() + self.deliveries.background()
+        self.in_flight()
+            + self.forms.in_flight()
+            + self.deliveries.background()
+            + self.caches.background()
     }
 
     /// Whether something moves on screen, so that ticks are needed.
@@ -462,7 +470,7 @@ impl State {
     /// Whether watch mode is on but held back (another tab, a detail, a dialog).
     pub(crate) fn watch_paused(&self) -> bool {
         let d = &self.deliveries;
-        self.tab != Tab::Notifications
+        !self.tab.is_notifications_list()
             || self.current().detail.is_some()
             || d.attempt.is_some()
             || d.filter.is_some()

@@ -73,11 +73,3 @@ pub(crate) fn labels(
         })
         .collect()
 }
-
-impl Tab {
-    /// Whether the tab's items are teams, whose detail lists their members (loaded in the
-    /// background) and whose member dialogs pick from them: pulsar's and the newer generations'.
-    pub(crate) fn lists_members(self) -> bool {
-        matches!(self, Tab::Teams | Tab::OrgTeams)
-    }
-}

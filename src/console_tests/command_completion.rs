@@ -89,3 +89,17 @@ fn profile_alone_lists_profiles_and_marks_the_active_one() {
     assert!(toast.contains("work") && toast.contains("audit"), "{toast}");
     assert!(app.state.power.switching.is_none(), "no switch");
 }
+
+/// The words `:` takes (moved from `power/command.rs`, so that no console file names a kind
+/// only for a test).
+#[test]
+fn aliases_and_arguments_parse() {
+    use switchboard::console::Tab;
+    use switchboard::console::power::command::{Command, parse};
+    assert_eq!(parse("ns"), Ok(Command::Tab(Tab::Notifications)));
+    assert_eq!(parse("  dest "), Ok(Command::Tab(Tab::Destinations)));
+    assert_eq!(parse("q"), Ok(Command::Quit));
+    assert_eq!(parse("profile work"), Ok(Command::Profile("work".into())));
+    assert_eq!(parse("goto clb_1"), Ok(Command::Goto("clb_1".into())));
+    assert!(parse("goto").is_err() && parse("frobnicate").is_err());
+}

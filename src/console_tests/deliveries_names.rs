@@ -213,13 +213,13 @@ async fn health_at_a_glance_in_the_list_and_over_time_in_the_detail() {
     ch(&mut app, '4').await;
     let h = app
         .state
-        .deliveries
+        .caches
         .glance
         .get(&w.healthy)
         .expect("recent deliveries of the healthy destination");
     assert_eq!(h.deliveries.len(), 2);
     assert_eq!(h.success_percent(), Some(100));
-    let down = app.state.deliveries.glance.get(&w.down).expect("down");
+    let down = app.state.caches.glance.get(&w.down).expect("down");
     assert_eq!(down.success_percent(), Some(0));
     let s = screen(&app);
     assert!(s.contains("Recent deliveri"), "a column:\n{s}");
@@ -339,10 +339,7 @@ fn a_reply_goes_to_the_pane_it_is_addressed_to_not_to_whoever_has_its_request_id
         "http://127.0.0.1:9",
         common::fixed_clock(),
     ));
-    app.state
-        .deliveries
-        .active_pending
-        .insert(77, "dst_x".into());
+    app.state.caches.active_pending.insert(77, "dst_x".into());
     // Addressed to the names lookup, which waits for nothing: dropped, whatever its id.
     app.apply(Msg::Api {
         req_id: 77,
@@ -350,11 +347,11 @@ fn a_reply_goes_to_the_pane_it_is_addressed_to_not_to_whoever_has_its_request_id
         result: Ok(ApiReply::Active(true)),
     });
     assert!(
-        app.state.deliveries.active.is_empty(),
+        app.state.caches.active.is_empty(),
         "not taken as an answer about dst_x"
     );
     assert!(
-        app.state.deliveries.active_pending.contains_key(&77),
+        app.state.caches.active_pending.contains_key(&77),
         "still waiting"
     );
     app.apply(Msg::Api {
@@ -362,5 +359,5 @@ fn a_reply_goes_to_the_pane_it_is_addressed_to_not_to_whoever_has_its_request_id
         pane: Pane::Active,
         result: Ok(ApiReply::Active(true)),
     });
-    assert!(app.state.deliveries.active.contains("dst_x"));
+    assert!(app.state.caches.active.contains("dst_x"));
 }

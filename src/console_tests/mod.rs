@@ -42,6 +42,7 @@ mod power_keys;
 mod power_service;
 mod profile_generation;
 mod recover;
+mod registry_questions;
 mod replay;
 mod resource_ops;
 mod retry_timeline;

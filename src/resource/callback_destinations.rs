@@ -72,6 +72,7 @@ pub struct CallbackDestinations;
 impl super::Resource for CallbackDestinations {
     type Item = CallbackDestination;
     const KIND: super::Kind = super::Kind::CallbackDestinations;
+    const STATS: bool = true;
     const NOUN: &'static str = "destinations";
     const GENERATIONS: &'static [Generation] = &[Generation::CallbackDestinations];
     const WIRE_COLUMNS: &'static [(&'static str, &'static str)] = &[

@@ -130,6 +130,8 @@ pub struct CallbackNotifications;
 impl super::Resource for CallbackNotifications {
     type Item = CallbackNotification;
     const KIND: super::Kind = super::Kind::CallbackNotifications;
+    const RECEIVERS: Option<super::Kind> = Some(super::Kind::CallbackDestinations);
+    const SENDERS: Option<super::Kind> = Some(super::Kind::DeploymentCallbacks);
     const NOUN: &'static str = "notifications";
     const GENERATIONS: &'static [Generation] = &[Generation::CallbackDestinations];
     const WIRE_COLUMNS: &'static [(&'static str, &'static str)] = &[

@@ -189,6 +189,7 @@ pub struct Deliveries;
 impl super::Resource for Deliveries {
     type Item = EventDelivery;
     const KIND: super::Kind = super::Kind::Deliveries;
+    const RECEIVERS: Option<super::Kind> = Some(super::Kind::EventDestinations);
     const NOUN: &'static str = "deliveries";
     const NEEDED_KEY: &'static str = "the organization key";
     const GENERATIONS: &'static [Generation] = &[Generation::EventDestinations];

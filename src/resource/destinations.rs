@@ -110,6 +110,7 @@ pub struct Destinations;
 impl super::Resource for Destinations {
     type Item = Destination;
     const KIND: super::Kind = super::Kind::Destinations;
+    const STATS: bool = true;
     const NOUN: &'static str = "destinations";
     const GENERATIONS: &'static [Generation] = &[Generation::Pulsar];
     const OPS: &'static [&'static Op] = &[&DUPLICATE];

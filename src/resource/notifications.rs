@@ -163,6 +163,9 @@ pub struct Notifications;
 impl super::Resource for Notifications {
     type Item = Notification;
     const KIND: super::Kind = super::Kind::Notifications;
+    const RECEIVERS: Option<super::Kind> = Some(super::Kind::Destinations);
+    const SENDERS: Option<super::Kind> = Some(super::Kind::Callbacks);
+    const NOTIFICATIONS_LIST: bool = true;
     const NOUN: &'static str = "notifications";
     const GENERATIONS: &'static [Generation] = &[Generation::Pulsar];
 

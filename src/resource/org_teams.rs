@@ -129,6 +129,7 @@ pub struct OrgTeams;
 impl super::Resource for OrgTeams {
     type Item = PolicyTeam;
     const KIND: super::Kind = super::Kind::OrgTeams;
+    const LISTS_MEMBERS: bool = true;
     const NOUN: &'static str = "teams";
     const NEEDED_KEY: &'static str = "the organization key";
     const GENERATIONS: &'static [Generation] = &[

@@ -31,6 +31,23 @@ pub trait Resource: 'static {
     /// received): each column's header and where its cell is read (`a.b`, `list[].name` joins a
     /// list's names, `#list` counts it).
     const WIRE_COLUMNS: &'static [(&'static str, &'static str)] = &[];
+    /// Where its items go when they are a webhook's deliveries (`destinations` for
+    /// `notifications`); none when its items are not deliveries. Faces ask this ("does this kind
+    /// deliver?") instead of naming the kinds that do.
+    const RECEIVERS: Option<Kind> = None;
+    /// Whose deliveries its items are (`callbacks` for `notifications`).
+    const SENDERS: Option<Kind> = None;
+    /// Whether it is the notifications list the console's deliveries room works on: watched
+    /// (`w`), filtered by status on the console's side, walked for failures (`n`/`N`), taking
+    /// every server filter (callback, event, destination), its signatures checked with its
+    /// receivers' secrets. One resource says so.
+    const NOTIFICATIONS_LIST: bool = false;
+    /// Whether the console counts its items' delivery health over a window (as `destinations
+    /// stats` does) in their detail.
+    const STATS: bool = false;
+    /// Whether its items are teams, whose detail lists their members (loaded in the background)
+    /// and whose member dialogs pick from them.
+    const LISTS_MEMBERS: bool = false;
 
     /// Its description (columns, fields, `:` words, id prefix).
     fn description() -> &'static Description<Self::Item>;
@@ -113,6 +130,32 @@ macro_rules! resources {
             /// The generations that serve it.
             pub fn generations(self) -> &'static [Generation] {
                 match self { $(Kind::$kind => <$module::$ty as Resource>::GENERATIONS),* }
+            }
+
+            /// Where its deliveries go (see [`Resource::RECEIVERS`]).
+            pub const fn receivers(self) -> Option<Kind> {
+                match self { $(Kind::$kind => <$module::$ty as Resource>::RECEIVERS),* }
+            }
+
+            /// Whose deliveries its items are (see [`Resource::SENDERS`]).
+            pub const fn senders(self) -> Option<Kind> {
+                match self { $(Kind::$kind => <$module::$ty as Resource>::SENDERS),* }
+            }
+
+            /// Whether it is the deliveries room's notifications list (see
+            /// [`Resource::NOTIFICATIONS_LIST`]).
+            pub const fn is_notifications_list(self) -> bool {
+                match self { $(Kind::$kind => <$module::$ty as Resource>::NOTIFICATIONS_LIST),* }
+            }
+
+            /// Whether its detail counts delivery health (see [`Resource::STATS`]).
+            pub const fn has_stats(self) -> bool {
+                match self { $(Kind::$kind => <$module::$ty as Resource>::STATS),* }
+            }
+
+            /// Whether its items are teams with members (see [`Resource::LISTS_MEMBERS`]).
+            pub const fn lists_members(self) -> bool {
+                match self { $(Kind::$kind => <$module::$ty as Resource>::LISTS_MEMBERS),* }
             }
 
             /// Its operations (see [`Resource::OPS`]).
@@ -271,6 +314,38 @@ impl Default for Kind {
 }
 
 impl Kind {
+    /// The notifications list the console's deliveries room works on: the one resource whose
+    /// [`Resource::NOTIFICATIONS_LIST`] says so (the build fails when none does).
+    pub const NOTIFICATIONS_LIST: Kind = {
+        let mut i = 0;
+        loop {
+            assert!(i < Kind::COUNT, "no resource is the notifications list");
+            if Kind::ALL[i].is_notifications_list() {
+                break Kind::ALL[i];
+            }
+            i += 1;
+        }
+    };
+
+    /// Whether its items are a webhook's deliveries to receivers (see [`Resource::RECEIVERS`]).
+    pub const fn delivers(self) -> bool {
+        self.receivers().is_some()
+    }
+
+    /// Whether its items are where some resource's deliveries go (destinations).
+    pub const fn receives(self) -> bool {
+        let mut i = 0;
+        while i < Kind::COUNT {
+            if let Some(k) = Kind::ALL[i].receivers()
+                && k as usize == self as usize
+            {
+                return true;
+            }
+            i += 1;
+        }
+        false
+    }
+
     /// Whether a server of generation `g` serves this resource.
     pub fn served_by(self, g: Generation) -> bool {
         self.generations().contains(&g)

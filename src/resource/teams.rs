@@ -56,6 +56,7 @@ pub struct Teams;
 impl super::Resource for Teams {
     type Item = Team;
     const KIND: super::Kind = super::Kind::Teams;
+    const LISTS_MEMBERS: bool = true;
     const NOUN: &'static str = "teams";
     const NEEDED_KEY: &'static str = "the organization key";
     const GENERATIONS: &'static [Generation] = &[Generation::Pulsar];

@@ -21,7 +21,7 @@ pub(crate) fn render(frame: &mut Frame, area: Rect, state: &State) {
         Some(active) => {
             for f in active {
                 let id = f.subject.id();
-                let who = state.deliveries.names.label_with_id(id);
+                let who = state.caches.names.label_with_id(id);
                 let since = f
                     .since
                     .map(|s| state.clock.local_and_relative(&s))

@@ -8,14 +8,13 @@
 use crate::console::msg::{ApiCmd, ApiReply, Effect, Pane};
 use crate::console::record::Item;
 use crate::console::state::State;
-use crate::console::tab::Tab;
 
 /// Learns the open destination's name, and asks once per id for the name and the state of every
 /// destination the console names but does not know.
 pub(crate) fn want(state: &mut State) -> Vec<Effect> {
     let mut effects = Vec::new();
     let open = state
-        .tab_state(Tab::Destinations)
+        .tab_state(super::RECEIVERS)
         .detail
         .as_ref()
         .and_then(|d| d.record.as_ref())
@@ -24,29 +23,29 @@ pub(crate) fn want(state: &mut State) -> Vec<Effect> {
             _ => None,
         });
     let mut ids: Vec<String> = state
-        .tab_state(Tab::Notifications)
+        .tab_state(super::LIST)
         .list
         .filter
         .destination_ids
         .clone();
     if let Some((id, name)) = open {
-        state.deliveries.names.insert(&id, &name);
+        state.caches.names.insert(&id, &name);
         ids.push(id);
     }
     for id in ids {
-        let d = &state.deliveries;
+        let d = &state.caches;
         if d.named_asked.contains(&id) || d.active.contains(&id) || d.deleted.contains(&id) {
             continue;
         }
-        state.deliveries.named_asked.insert(id.clone());
-        if state.deliveries.names.name(&id).is_none() {
+        state.caches.named_asked.insert(id.clone());
+        if state.caches.names.name(&id).is_none() {
             let req_id = state.next_req_id();
-            state.deliveries.named_pending.insert(req_id, id.clone());
+            state.caches.named_pending.insert(req_id, id.clone());
             effects.push(Effect::Api {
                 req_id,
                 pane: Pane::Named,
                 cmd: ApiCmd::Get {
-                    tab: Tab::Destinations,
+                    tab: super::RECEIVERS,
                     id: id.clone(),
                 },
             });
@@ -61,12 +60,12 @@ pub(crate) fn want(state: &mut State) -> Vec<Effect> {
 /// its activity asked once (it may have been deleted since they were read), or, when no active
 /// destination can have sent it, the destinations of its callback listed afresh.
 pub(crate) fn open_notification(state: &mut State) -> Vec<Effect> {
-    let d = &state.deliveries;
+    let d = &state.caches;
     if !d.names_asked || d.names_pending.is_some() {
         return Vec::new();
     }
     let Some(n) = state
-        .tab_state(Tab::Notifications)
+        .tab_state(super::LIST)
         .detail
         .as_ref()
         .and_then(|d| d.record.as_ref())
@@ -93,11 +92,11 @@ pub(crate) fn on_reply(
     req_id: u64,
     result: Result<ApiReply, crate::api::Error>,
 ) -> Option<Vec<Effect>> {
-    state.deliveries.named_pending.remove(&req_id)?;
+    state.caches.named_pending.remove(&req_id)?;
     if let Ok(ApiReply::Item(r)) = result
         && let Item::Destination(d) = &r.item
     {
-        state.deliveries.names.insert(&d.id, &d.name);
+        state.caches.names.insert(&d.id, &d.name);
     }
     Some(Vec::new())
 }

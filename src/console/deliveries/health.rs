@@ -17,20 +17,19 @@ pub(crate) fn want_glance(
 ) -> Vec<crate::console::msg::Effect> {
     use crate::console::msg::{ApiCmd, Effect, Pane};
     use crate::console::record::Item;
-    use crate::console::tab::Tab;
-    if state.deliveries.glance_pending.is_some() {
+    if state.caches.glance_pending.is_some() {
         return Vec::new();
     }
     // A new page of the list (`r`, paging, a write) asks again for every destination on it, so
     // that the glance is never older than the list and a destination that has had deliveries
     // since never says it had none.
-    let rev = state.tab_state(Tab::Destinations).list.rev;
-    if rev != state.deliveries.glance_rev {
-        state.deliveries.glance_rev = rev;
-        state.deliveries.glance_asked.clear();
+    let rev = state.tab_state(super::RECEIVERS).list.rev;
+    if rev != state.caches.glance_rev {
+        state.caches.glance_rev = rev;
+        state.caches.glance_asked.clear();
     }
     let ids: Vec<String> = state
-        .tab_state(Tab::Destinations)
+        .tab_state(super::RECEIVERS)
         .list
         .rows
         .iter()
@@ -38,13 +37,13 @@ pub(crate) fn want_glance(
             Item::Destination(d) => Some(d.id.clone()),
             _ => None,
         })
-        .filter(|id| !state.deliveries.glance_asked.contains(id))
+        .filter(|id| !state.caches.glance_asked.contains(id))
         .collect();
     if ids.is_empty() {
         return Vec::new();
     }
     let req_id = state.next_req_id();
-    let d = &mut state.deliveries;
+    let d = &mut state.caches;
     d.glance_asked.extend(ids.iter().cloned());
     d.glance_pending = Some(req_id);
     vec![Effect::Api {
@@ -64,9 +63,8 @@ pub(crate) fn want_stats(
     state: &mut crate::console::state::State,
 ) -> Vec<crate::console::msg::Effect> {
     use crate::console::msg::{ApiCmd, Effect, Pane};
-    use crate::console::tab::Tab;
     let tab = state.tab;
-    if !matches!(tab, Tab::Destinations | Tab::CallbackDestinations) {
+    if !tab.has_stats() {
         return Vec::new();
     }
     let Some(id) = state.tab_state(tab).detail.as_ref().map(|d| d.id.clone()) else {

@@ -6,7 +6,6 @@
 use crate::console::msg::Effect;
 use crate::console::pane::load_list;
 use crate::console::state::{Anchor, State};
-use crate::console::tab::Tab;
 
 pub(crate) use super::CYCLE;
 use super::ReturnTo;
@@ -27,7 +26,7 @@ fn next(current: Option<&str>) -> Option<String> {
 /// the page and row shown before the filter was turned on.
 pub(crate) fn cycle(state: &mut State) -> Vec<Effect> {
     if state.deliveries.local.status.is_none() {
-        let list = &state.tab_state(Tab::Notifications).list;
+        let list = &state.tab_state(super::LIST).list;
         state.deliveries.local.return_to = Some(ReturnTo {
             anchor: list.anchor.clone(),
             page: list.page.max(1),
@@ -43,14 +42,14 @@ pub(crate) fn cycle(state: &mut State) -> Vec<Effect> {
     }
     state.deliveries.local.scan = None;
     state.deliveries.local.since = None;
-    let list = &state.tab_state(Tab::Notifications).list;
+    let list = &state.tab_state(super::LIST).list;
     let (order, filter) = (list.order, list.filter.clone());
     // A place in a list of another order or other server filters is not where the list was.
     let same = |b: &ReturnTo| b.order == order && b.filter == filter;
     match state.deliveries.local.return_to.take().filter(same) {
         Some(back) => {
             state.deliveries.local.restore = back.selected;
-            load_list(state, Tab::Notifications, back.anchor, back.page, true)
+            load_list(state, super::LIST, back.anchor, back.page, true)
         }
         None => from_top(state),
     }
@@ -60,7 +59,7 @@ pub(crate) fn cycle(state: &mut State) -> Vec<Effect> {
 /// always the newest rows examined, never the page a previous scan stopped at.
 pub(crate) fn from_top(state: &mut State) -> Vec<Effect> {
     state.deliveries.local.scan = None;
-    load_list(state, Tab::Notifications, Anchor::First, 1, true)
+    load_list(state, super::LIST, Anchor::First, 1, true)
 }
 
 /// Whether a status filter is on.
@@ -70,7 +69,7 @@ pub(crate) fn on(state: &State) -> bool {
 
 /// Notes a list reply that is about to be applied, so that its rows are filtered after.
 pub(crate) fn before_reply(state: &mut State, req_id: u64) {
-    let list = &state.tab_state(Tab::Notifications).list;
+    let list = &state.tab_state(super::LIST).list;
     if list.pending.as_ref().is_some_and(|p| p.req_id == req_id) {
         state.deliveries.local.pending = Some(req_id);
     }
@@ -79,29 +78,29 @@ pub(crate) fn before_reply(state: &mut State, req_id: u64) {
 /// Applies the status to a page that just arrived; the page the filter was turned off for gets
 /// its cursor back on the row it had.
 pub(crate) fn after_reply(state: &mut State) {
-    if state.tab_state(Tab::Notifications).list.pending.is_some() {
+    if state.tab_state(super::LIST).list.pending.is_some() {
         return;
     }
     if state.deliveries.local.pending.take().is_none() {
         return;
     }
     // The rows stay as the server sent them; the derived view leaves the others out.
-    let loaded = state.tab_state(Tab::Notifications).list.rows.len();
+    let loaded = state.tab_state(super::LIST).list.rows.len();
     let local = &mut state.deliveries.local;
     local.applied.clone_from(&local.status);
     local.loaded = loaded;
     if let Some(id) = local.restore.take() {
-        let list = &mut state.tab_state_mut(Tab::Notifications).list;
+        let list = &mut state.tab_state_mut(super::LIST).list;
         if let Some(i) = list.rows.iter().position(|r| r.id() == id) {
             list.cursor = i;
-            crate::console::pane::keep_cursor_visible(state, Tab::Notifications);
+            crate::console::pane::keep_cursor_visible(state, super::LIST);
         }
     }
 }
 
 /// Which end of the list the loaded rows start at, as the title says it.
 fn end(state: &State) -> &'static str {
-    let list = &state.tab_state(Tab::Notifications).list;
+    let list = &state.tab_state(super::LIST).list;
     match list.rows_order.unwrap_or(list.order) {
         crate::api::Order::Asc => "oldest",
         crate::api::Order::Desc => "newest",
@@ -116,7 +115,7 @@ pub(crate) fn chip(state: &State) -> Option<String> {
     let Some(status) = f.status.as_ref() else {
         return since;
     };
-    let list = &state.tab_state(Tab::Notifications).list;
+    let list = &state.tab_state(super::LIST).list;
     let shown = list.rows.iter().filter(|r| f.keeps(r)).count();
     let chip = format!("{status} {shown} of the {} {}", end(state), list.rows.len());
     Some(match since {
@@ -129,7 +128,7 @@ pub(crate) fn chip(state: &State) -> Option<String> {
 pub(crate) fn empty_note(state: &State) -> Option<String> {
     let f = &state.deliveries.local;
     let status = f.applied.as_ref()?;
-    let examined = state.tab_state(Tab::Notifications).list.rows.len();
+    let examined = state.tab_state(super::LIST).list.rows.len();
     Some(format!(
         "no {status} notification: none in the {} {examined}",
         end(state)
@@ -139,7 +138,7 @@ pub(crate) fn empty_note(state: &State) -> Option<String> {
 /// The bottom line while a status filter is on: what was examined, and the keys that go on.
 pub(crate) fn page_note(state: &State) -> Option<String> {
     state.deliveries.local.applied.as_ref()?;
-    let list = &state.tab_state(Tab::Notifications).list;
+    let list = &state.tab_state(super::LIST).list;
     let more = if list.pagination.has_more_after {
         " · ] looks further"
     } else {

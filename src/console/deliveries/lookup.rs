@@ -8,7 +8,6 @@ use crate::api::{ListQuery, NotificationFilter, Order};
 use crate::console::msg::{ApiCmd, Effect, Pane};
 use crate::console::record::Item;
 use crate::console::state::State;
-use crate::console::tab::Tab;
 
 use crate::api::signature::{SigError, header_of, verify};
 
@@ -26,11 +25,11 @@ pub(crate) enum SigStatus {
 /// Every destination the console holds.
 fn known(state: &State) -> Vec<&Destination> {
     let mut out: Vec<&Destination> = state.deliveries.destinations.values().collect();
-    let ts = state.tab_state(Tab::Destinations);
+    let ts = state.tab_state(super::RECEIVERS);
     let saved = state
         .nav
         .iter()
-        .filter(|f| f.replaced == Tab::Destinations)
+        .filter(|f| f.replaced == super::RECEIVERS)
         .map(|f| &f.saved);
     for t in std::iter::once(ts).chain(saved) {
         let detail = t.detail.as_ref().and_then(|d| d.record.as_ref());
@@ -113,7 +112,7 @@ pub(crate) fn fetch_if_needed(state: &mut State, n: &Notification) -> Vec<Effect
         req_id,
         pane: Pane::Lookup,
         cmd: ApiCmd::List {
-            tab: Tab::Destinations,
+            tab: super::RECEIVERS,
             query,
             filter,
         },
@@ -129,7 +128,7 @@ pub(crate) fn settle_gone(state: &mut State, whole: bool) {
         return;
     };
     // The notification as loaded: the open detail's, a row of the list, or the open attempt's.
-    let ts = state.tab_state(Tab::Notifications);
+    let ts = state.tab_state(super::LIST);
     let detail = ts.detail.as_ref().and_then(|d| d.record.as_ref());
     let attempt = state.deliveries.attempt.as_ref().map(|a| &*a.notification);
     let n = detail

@@ -18,15 +18,26 @@ pub(crate) mod view;
 pub(crate) mod watch;
 
 use std::collections::BTreeMap;
-use std::time::Duration;
 
 use crate::api::model::{Attempt, Destination, Notification};
 use crate::console::record::{Item, Record};
 
 pub(crate) use filter::FilterDialog;
 
-/// Default time between refreshes.
-pub(crate) const WATCH_INTERVAL: Duration = Duration::from_secs(2);
+/// The list this room watches, filters by status and walks: the registry's notifications list
+/// (`Resource::NOTIFICATIONS_LIST`), not a kind named here.
+pub(crate) const LIST: crate::console::tab::Tab = crate::console::tab::Tab::NOTIFICATIONS_LIST;
+/// Where that list's deliveries go: the destinations named, checked and counted here.
+pub(crate) const RECEIVERS: crate::console::tab::Tab = match LIST.receivers() {
+    Some(k) => k,
+    None => panic!("the notifications list names its receivers"),
+};
+/// Whose deliveries they are: the callbacks followed from (`D`, `N`).
+pub(crate) const SENDERS: crate::console::tab::Tab = match LIST.senders() {
+    Some(k) => k,
+    None => panic!("the notifications list names its senders"),
+};
+
 /// Ticks a new or changed row stays highlighted.
 pub(crate) const FLASH_TICKS: u16 = 10;
 /// The longest back-off factor after repeated errors.
@@ -245,32 +256,8 @@ pub(crate) struct DeliveriesState {
     pub(crate) gone: std::collections::BTreeSet<String>,
     /// The local status filter of the notifications list.
     pub(crate) local: LocalFilter,
-    /// Names of callbacks and destinations of this profile, looked up in the background.
-    pub(crate) names: crate::api::NameCache,
-    /// Every callback (id, name) known from that lookup, for the filter dialog's picker.
-    pub(crate) callbacks: Vec<(String, String)>,
-    /// The names lookup: in flight, and whether it was made.
-    pub(crate) names_pending: Option<u64>,
-    /// The names lookup was asked for (it is made once per profile).
-    pub(crate) names_asked: bool,
-    /// Destinations known to be deleted (not in the active list, or deleted in this session).
-    pub(crate) deleted: std::collections::BTreeSet<String>,
-    /// Destinations known to be active.
-    pub(crate) active: std::collections::BTreeSet<String>,
-    /// The activity checks in flight, by request: one per destination, so that opening another
-    /// destination while one is checked still checks the other.
-    pub(crate) active_pending: std::collections::BTreeMap<u64, String>,
     /// The destination whose signing secret is shown (until its detail is left).
     pub(crate) secret_shown: Option<String>,
-    /// Recent deliveries of listed destinations, by id (the list's sparklines).
-    pub(crate) glance: BTreeMap<String, crate::api::health::Health>,
-    /// Destinations whose recent deliveries were asked for.
-    pub(crate) glance_asked: std::collections::BTreeSet<String>,
-    /// The recent-deliveries lookup in flight.
-    pub(crate) glance_pending: Option<u64>,
-    /// The destinations list's revision the glance was last asked for (a new page, `r`, asks
-    /// again).
-    pub(crate) glance_rev: u64,
     /// The open destination's delivery health ([`crate::api::health::Stats`]): the id, and the
     /// numbers once they came.
     pub(crate) stats: Option<(String, Option<Result<crate::api::health::Stats, String>>)>,
@@ -279,10 +266,6 @@ pub(crate) struct DeliveriesState {
     /// An `n`/`N` on `callback-destinations`' notifications waiting for the failed list it
     /// asked the server for.
     pub(crate) cb_seek: Option<Seek>,
-    /// Destinations looked up by id (to name them, deleted ones too).
-    pub(crate) named_asked: std::collections::BTreeSet<String>,
-    /// Those lookups in flight, by request.
-    pub(crate) named_pending: BTreeMap<u64, String>,
 }
 
 impl DeliveriesState {
@@ -292,13 +275,10 @@ impl DeliveriesState {
             + usize::from(self.health.as_ref().is_some_and(|h| h.pending.is_some()))
     }
 
-    /// Background lookups awaited (names, activity, recent deliveries), not shown as in flight.
+    /// Background lookups of this room awaited (the open destination's health), not shown as
+    /// in flight.
     pub(crate) fn background(&self) -> usize {
-        usize::from(self.names_pending.is_some())
-            + usize::from(self.glance_pending.is_some())
-            + usize::from(self.stats_pending.is_some())
-            + self.named_pending.len()
-            + self.active_pending.len()
+        usize::from(self.stats_pending.is_some())
     }
 }
 

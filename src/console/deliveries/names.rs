@@ -9,11 +9,11 @@ use crate::console::state::State;
 
 /// Asks for every callback and destination once (per profile: the state is new after a switch).
 pub(crate) fn want(state: &mut State) -> Vec<Effect> {
-    if state.deliveries.names_asked {
+    if state.caches.names_asked {
         return Vec::new();
     }
     let req_id = state.next_req_id();
-    let d = &mut state.deliveries;
+    let d = &mut state.caches;
     d.names_asked = true;
     d.names_pending = Some(req_id);
     vec![Effect::Api {
@@ -26,39 +26,37 @@ pub(crate) fn want(state: &mut State) -> Vec<Effect> {
 /// Learns what the lookup found: names, the callbacks for the picker, the destinations (for
 /// signature checks and a notification's destination), all of them active.
 pub(crate) fn learned(state: &mut State, known: Known) {
-    let d = &mut state.deliveries;
-    d.names.learn_callbacks(&known.callbacks);
-    d.names.learn_destinations(&known.destinations);
-    d.callbacks = known
+    let c = &mut state.caches;
+    c.names.learn_callbacks(&known.callbacks);
+    c.names.learn_destinations(&known.destinations);
+    c.callbacks = known
         .callbacks
         .iter()
         .map(|c| (c.id.clone(), c.name.clone().unwrap_or_default()))
         .collect();
+    let d = &mut state.deliveries;
     for dest in known.destinations {
-        d.active.insert(dest.id.clone());
+        c.active.insert(dest.id.clone());
         d.destinations.insert(dest.id.clone(), dest);
     }
     if let Some(f) = d.filter.as_mut() {
-        f.offer(&d.callbacks, &d.destinations);
+        f.offer(&c.callbacks, &d.destinations);
     }
 }
 
 /// Learns names from a page of rows that arrived (callbacks and destinations name themselves).
 pub(crate) fn learn_rows(state: &mut State) {
-    for tab in [
-        crate::console::tab::Tab::Callbacks,
-        crate::console::tab::Tab::Destinations,
-    ] {
+    for tab in [super::SENDERS, super::RECEIVERS] {
         let rows = &state.tabs[tab.index()].list.rows;
         for r in rows {
             match &r.item {
                 Item::Callback(c) => {
                     if let Some(n) = &c.name {
-                        state.deliveries.names.insert(&c.id, n);
+                        state.caches.names.insert(&c.id, n);
                     }
                 }
                 Item::Destination(dest) => {
-                    state.deliveries.names.insert(&dest.id, &dest.name);
+                    state.caches.names.insert(&dest.id, &dest.name);
                 }
                 _ => {}
             }
@@ -68,8 +66,8 @@ pub(crate) fn learn_rows(state: &mut State) {
 
 /// The label of an id: its name, else the id; `(deleted)` after a deleted destination.
 pub(crate) fn label(state: &State, id: &str) -> String {
-    let name = state.deliveries.names.label(id);
-    if state.deliveries.deleted.contains(id) {
+    let name = state.caches.names.label(id);
+    if state.caches.deleted.contains(id) {
         format!("{name} (deleted)")
     } else {
         name.to_string()
@@ -163,11 +161,7 @@ enum To {
 }
 
 fn attributed_to(state: &State, n: &Notification) -> To {
-    let filtered = &state
-        .tab_state(crate::console::tab::Tab::Notifications)
-        .list
-        .filter
-        .destination_ids;
+    let filtered = &state.tab_state(super::LIST).list.filter.destination_ids;
     if filtered.len() == 1 {
         return filtered
             .first()

@@ -10,7 +10,6 @@ use crate::console::msg::Effect;
 use crate::console::pane::load_list;
 use crate::console::record::{Item, Record};
 use crate::console::state::{Anchor, State, ToastKind};
-use crate::console::tab::Tab;
 
 /// Pages a status filter's scan fetches at most before `]` goes on.
 pub(crate) const SCAN_PAGES: u32 = 10;
@@ -22,19 +21,19 @@ fn failed(r: &Record) -> bool {
 
 /// How many rows the list shows at once.
 fn screenful(state: &State) -> usize {
-    crate::console::layout::list_rows(state.size, Tab::Notifications, false, 0)
+    crate::console::layout::list_rows(state.size, super::LIST, false, 0)
 }
 
 /// Rows of the loaded pages that the status filter keeps.
 fn matching(state: &State) -> usize {
     let local = &state.deliveries.local;
-    let list = &state.tab_state(Tab::Notifications).list;
+    let list = &state.tab_state(super::LIST).list;
     list.rows.iter().filter(|r| local.keeps(r)).count()
 }
 
 /// Asks for the page after (or before) the loaded rows as the scan's next step.
 fn step(state: &mut State, forward: bool) -> Vec<Effect> {
-    let list = &state.tab_state(Tab::Notifications).list;
+    let list = &state.tab_state(super::LIST).list;
     let (anchor, more) = if forward {
         let last = list.rows.last().map(|r| r.id().to_string());
         (last.map(Anchor::After), list.pagination.has_more_after)
@@ -46,9 +45,9 @@ fn step(state: &mut State, forward: bool) -> Vec<Effect> {
         return Vec::new();
     };
     let page = list.page;
-    let effects = load_list(state, Tab::Notifications, anchor, page, false);
+    let effects = load_list(state, super::LIST, anchor, page, false);
     let req = state
-        .tab_state(Tab::Notifications)
+        .tab_state(super::LIST)
         .list
         .pending
         .as_ref()
@@ -64,7 +63,7 @@ fn step(state: &mut State, forward: bool) -> Vec<Effect> {
 /// Starts filling the screen when a page of the filtered list arrived with too few matches.
 fn maybe_fill(state: &mut State) -> Vec<Effect> {
     let local = &state.deliveries.local;
-    let list = &state.tab_state(Tab::Notifications).list;
+    let list = &state.tab_state(super::LIST).list;
     if local.applied.is_none() || !list.pagination.has_more_after || list.pending.is_some() {
         return Vec::new();
     }
@@ -83,18 +82,13 @@ fn maybe_fill(state: &mut State) -> Vec<Effect> {
 
 /// Whether the loaded rows are more than the page asked for: a scan joined pages.
 pub(crate) fn merged(state: &State) -> bool {
-    let list = &state.tab_state(Tab::Notifications).list;
+    let list = &state.tab_state(super::LIST).list;
     list.limit > 0 && list.rows.len() > list.limit as usize
 }
 
 /// `]` with a status filter on: the following pages are examined too (another [`SCAN_PAGES`]).
 pub(crate) fn further(state: &mut State) -> Vec<Effect> {
-    if !state
-        .tab_state(Tab::Notifications)
-        .list
-        .pagination
-        .has_more_after
-    {
+    if !state.tab_state(super::LIST).list.pagination.has_more_after {
         state.toast(ToastKind::Info, "Every row of the list was examined");
         return Vec::new();
     }
@@ -153,7 +147,7 @@ fn none_left(forward: bool) -> &'static str {
 /// Moves the cursor to the nearest failed row shown beyond it (or, with `among`, among those
 /// row ids only); whether there was one.
 fn jump(state: &mut State, forward: bool, among: Option<&[String]>) -> bool {
-    let list = &mut state.tab_state_mut(Tab::Notifications).list;
+    let list = &mut state.tab_state_mut(super::LIST).list;
     let shown: Vec<(usize, &Record)> = list.shown().enumerate().collect();
     let eligible =
         |r: &Record| failed(r) && among.is_none_or(|ids| ids.iter().any(|i| i == r.id()));
@@ -171,7 +165,7 @@ fn jump(state: &mut State, forward: bool, among: Option<&[String]>) -> bool {
     match found {
         Some(i) => {
             list.cursor = i;
-            crate::console::pane::keep_cursor_visible(state, Tab::Notifications);
+            crate::console::pane::keep_cursor_visible(state, super::LIST);
             true
         }
         None => false,
@@ -183,7 +177,7 @@ pub(crate) fn stop(state: &mut State) -> bool {
     let Some(s) = state.deliveries.local.scan.take() else {
         return false;
     };
-    let list = &mut state.tab_state_mut(Tab::Notifications).list;
+    let list = &mut state.tab_state_mut(super::LIST).list;
     if list.pending.as_ref().map(|p| p.req_id) == s.req_id {
         list.pending = None;
         list.load = crate::console::state::LoadState::Loaded;
@@ -198,7 +192,7 @@ pub(crate) fn stop(state: &mut State) -> bool {
 /// Before a list reply is applied: a scan's page keeps the rows loaded so far; any other list
 /// reply ends the scan (it was superseded).
 pub(crate) fn before_reply(state: &mut State, req_id: u64) {
-    let list = &state.tab_state(Tab::Notifications).list;
+    let list = &state.tab_state(super::LIST).list;
     let kept = Kept {
         rows: list.rows.clone(),
         rev: list.rev,
@@ -207,7 +201,7 @@ pub(crate) fn before_reply(state: &mut State, req_id: u64) {
         selected: list.selected().map(|r| r.id().to_string()),
     };
     let pending = state
-        .tab_state(Tab::Notifications)
+        .tab_state(super::LIST)
         .list
         .pending
         .as_ref()
@@ -219,7 +213,7 @@ pub(crate) fn before_reply(state: &mut State, req_id: u64) {
     // reload (watch mode) does not.
     let local = &state.deliveries.local;
     let fresh = state
-        .tab_state(Tab::Notifications)
+        .tab_state(super::LIST)
         .list
         .pending
         .as_ref()
@@ -260,7 +254,7 @@ pub(crate) fn after_reply(state: &mut State) -> Vec<Effect> {
         ScanKind::Fill => true,
         ScanKind::Seek { forward } => forward,
     };
-    let list = &mut state.tab_state_mut(Tab::Notifications).list;
+    let list = &mut state.tab_state_mut(super::LIST).list;
     if list.rev == rev || list.load != crate::console::state::LoadState::Loaded {
         // Nothing new came (the end, or an error shown in the list): the scan ends.
         if matches!(s.kind, ScanKind::Seek { .. }) {
@@ -293,8 +287,8 @@ pub(crate) fn after_reply(state: &mut State) -> Vec<Effect> {
     list.cursor = selected
         .and_then(|id| list.rows.iter().position(|r| r.id() == id))
         .unwrap_or(0);
-    state.touch_rows(Tab::Notifications);
-    state.deliveries.local.loaded = state.tab_state(Tab::Notifications).list.rows.len();
+    state.touch_rows(super::LIST);
+    state.deliveries.local.loaded = state.tab_state(super::LIST).list.rows.len();
     crate::console::power::filter_sort::refresh(state);
     if stuck {
         if matches!(s.kind, ScanKind::Seek { .. }) {
@@ -346,7 +340,7 @@ pub(crate) fn after_reply(state: &mut State) -> Vec<Effect> {
 /// stops`.
 pub(crate) fn progress(state: &State) -> Option<String> {
     let s = state.deliveries.local.scan.as_ref()?;
-    let list = &state.tab_state(Tab::Notifications).list;
+    let list = &state.tab_state(super::LIST).list;
     let rows = grouped(list.rows.len());
     let forward = match s.kind {
         ScanKind::Fill => {

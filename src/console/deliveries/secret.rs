@@ -16,7 +16,7 @@ use crate::console::tab::Tab;
 pub(crate) fn open_secret(state: &State) -> Option<(String, String, &'static str)> {
     let record = state.current().detail.as_ref()?.record.as_ref()?;
     match (&record.item, state.tab) {
-        (Item::Destination(d), Tab::Destinations) => d
+        (Item::Destination(d), super::RECEIVERS) => d
             .webhook_destination
             .as_ref()
             .map(|w| (d.id.clone(), w.signing_secret.clone(), "signing secret")),
@@ -26,7 +26,7 @@ pub(crate) fn open_secret(state: &State) -> Option<(String, String, &'static str
             .as_ref()
             .and_then(|w| w.signing_secret.as_ref())
             .map(|s| (d.id.clone(), s.expose().to_string(), "signing secret")),
-        (Item::Callback(c), Tab::Callbacks) => c
+        (Item::Callback(c), super::SENDERS) => c
             .url
             .as_ref()
             .filter(|u| crate::api::secret::mask_url_key(u) != **u)
@@ -125,15 +125,12 @@ pub(crate) fn copy_key(state: &mut State, key: &Input) -> Option<Vec<Effect>> {
 /// Asks in the background whether a destination is still active (deleted ones leave the list),
 /// each time its detail opens: it may have been deleted since the names were looked up.
 pub(crate) fn check_active(state: &mut State, id: &str) -> Vec<Effect> {
-    let d = &state.deliveries;
+    let d = &state.caches;
     if d.deleted.contains(id) || d.active_pending.values().any(|p| p == id) {
         return Vec::new();
     }
     let req_id = state.next_req_id();
-    state
-        .deliveries
-        .active_pending
-        .insert(req_id, id.to_string());
+    state.caches.active_pending.insert(req_id, id.to_string());
     vec![Effect::Api {
         req_id,
         pane: Pane::Active,

@@ -26,7 +26,7 @@ fn focused_item(state: &State) -> Option<Item> {
 
 /// The open notification detail's notification.
 fn open_notification(state: &State) -> Option<crate::api::model::Notification> {
-    if state.tab != Tab::Notifications {
+    if state.tab != super::LIST {
         return None;
     }
     match state.current().detail.as_ref()?.record.as_ref()?.item {
@@ -38,19 +38,27 @@ fn open_notification(state: &State) -> Option<crate::api::model::Notification> {
 /// Applies one of this module's actions.
 pub(crate) fn on_action(state: &mut State, key: DeliveryKey) -> Vec<Effect> {
     match (key, focused_item(state)) {
-        (DeliveryKey::Destinations, Some(Item::Callback(c))) => {
+        // A callback's destinations or notifications: the list of the deliveries it sends, or
+        // where they go, as the registry says (pulsar's and callback-destinations' alike).
+        (
+            key @ (DeliveryKey::Destinations | DeliveryKey::Notifications),
+            Some(item @ (Item::Callback(_) | Item::DeploymentCallback(_))),
+        ) => {
+            let list = Tab::ALL
+                .into_iter()
+                .find(|k| k.senders() == Some(item.kind()));
+            let tab = match key {
+                DeliveryKey::Destinations => list.and_then(Tab::receivers),
+                _ => list,
+            };
+            let Some(tab) = tab else {
+                return Vec::new();
+            };
             let filter = NotificationFilter {
-                callback_ids: vec![c.id.clone()],
+                callback_ids: vec![item.id().to_string()],
                 ..NotificationFilter::default()
             };
-            open_filtered(state, Tab::Destinations, filter)
-        }
-        (DeliveryKey::Notifications, Some(Item::Callback(c))) => {
-            let filter = NotificationFilter {
-                callback_ids: vec![c.id.clone()],
-                ..NotificationFilter::default()
-            };
-            open_filtered(state, Tab::Notifications, filter)
+            open_filtered(state, tab, filter)
         }
         (DeliveryKey::Notifications, Some(Item::Destination(d))) => {
             // The destination is known now: keep it for signature checks.
@@ -62,21 +70,7 @@ pub(crate) fn on_action(state: &mut State, key: DeliveryKey) -> Vec<Effect> {
                 destination_ids: vec![d.id.clone()],
                 ..NotificationFilter::default()
             };
-            open_filtered(state, Tab::Notifications, filter)
-        }
-        (DeliveryKey::Destinations, Some(Item::DeploymentCallback(c))) => {
-            let filter = NotificationFilter {
-                callback_ids: vec![c.id.clone()],
-                ..NotificationFilter::default()
-            };
-            open_filtered(state, Tab::CallbackDestinations, filter)
-        }
-        (DeliveryKey::Notifications, Some(Item::DeploymentCallback(c))) => {
-            let filter = NotificationFilter {
-                callback_ids: vec![c.id.clone()],
-                ..NotificationFilter::default()
-            };
-            open_filtered(state, Tab::CallbackNotifications, filter)
+            open_filtered(state, super::LIST, filter)
         }
         (DeliveryKey::Events, Some(Item::DeploymentCallback(c))) => {
             let filter = NotificationFilter {
@@ -99,18 +93,18 @@ pub(crate) fn on_action(state: &mut State, key: DeliveryKey) -> Vec<Effect> {
             );
             Vec::new()
         }
-        (DeliveryKey::Filter, _) if state.tab == Tab::Notifications => {
+        (DeliveryKey::Filter, _) if state.tab == super::LIST => {
             let current = state.current().list.filter.clone();
             let mut dialog = FilterDialog::from_filter(&current);
-            let d = &state.deliveries;
-            if !d.names_asked || d.names_pending.is_none() {
-                dialog.offer(&d.callbacks, &d.destinations);
+            let c = &state.caches;
+            if !c.names_asked || c.names_pending.is_none() {
+                dialog.offer(&c.callbacks, &state.deliveries.destinations);
             }
             state.deliveries.filter = Some(dialog);
             super::names::want(state)
         }
-        (DeliveryKey::ClearFilters, _) if state.tab == Tab::Notifications => clear_filters(state),
-        (DeliveryKey::Watch, _) if state.tab == Tab::Notifications => {
+        (DeliveryKey::ClearFilters, _) if state.tab == super::LIST => clear_filters(state),
+        (DeliveryKey::Watch, _) if state.tab == super::LIST => {
             watch::toggle(state);
             let word = if state.deliveries.watch.on {
                 format!("Watching: every {}", state.settings.watch_interval())
@@ -123,9 +117,7 @@ pub(crate) fn on_action(state: &mut State, key: DeliveryKey) -> Vec<Effect> {
         (DeliveryKey::LocalStatus, _) if super::server_status::applies(state) => {
             super::server_status::cycle(state)
         }
-        (DeliveryKey::LocalStatus, _) if state.tab == Tab::Notifications => {
-            super::local::cycle(state)
-        }
+        (DeliveryKey::LocalStatus, _) if state.tab == super::LIST => super::local::cycle(state),
         (
             DeliveryKey::Filter
             | DeliveryKey::Watch
@@ -206,7 +198,7 @@ pub(crate) fn tab_key(state: &mut State, key: &Input) -> Option<Vec<Effect>> {
         return Some(effects);
     }
     let action = key.action();
-    let on_list = state.tab == Tab::Notifications && state.current().detail.is_none();
+    let on_list = state.tab == super::LIST && state.current().detail.is_none();
     // Esc stops a scan of pages first; n / N find failed deliveries across pages.
     if on_list && action == Some(Action::Back) && super::scan::stop(state) {
         return Some(Vec::new());
@@ -262,7 +254,7 @@ pub(crate) fn tab_key(state: &mut State, key: &Input) -> Option<Vec<Effect>> {
     // Esc on the notifications list, with nothing to go back to and no row filter to clear
     // first, clears the server filters (as F does).
     if action == Some(Action::Back)
-        && state.tab == Tab::Notifications
+        && state.tab == super::LIST
         && state.nav.is_empty()
         && state.current().detail.is_none()
         && !crate::console::power::update::filter_active(state)
@@ -293,7 +285,7 @@ pub(crate) fn tab_key(state: &mut State, key: &Input) -> Option<Vec<Effect>> {
 fn keep_attempt_visible(state: &mut State) {
     let above = crate::console::views::notifications::LINES_ABOVE_ATTEMPTS;
     let screen = ratatui::layout::Rect::new(0, 0, state.size.0, state.size.1);
-    let height = crate::console::layout::areas(screen, Tab::Notifications, true)
+    let height = crate::console::layout::areas(screen, super::LIST, true)
         .detail
         .map_or(1, |r| usize::from(r.height.saturating_sub(2)).max(1));
     let row = above + state.deliveries.attempt_cursor;
@@ -339,32 +331,32 @@ fn filter_key(state: &mut State, key: &Input) -> Vec<Effect> {
         Outcome::Apply => {
             let filter = d.to_filter();
             state.deliveries.filter = None;
-            state.tab_state_mut(Tab::Notifications).list.filter = filter;
-            load_list(state, Tab::Notifications, Anchor::First, 1, true)
+            state.tab_state_mut(super::LIST).list.filter = filter;
+            load_list(state, super::LIST, Anchor::First, 1, true)
         }
     }
 }
 
 /// Drops every server-side filter of the notifications list and reloads its first page.
 fn clear_filters(state: &mut State) -> Vec<Effect> {
-    let list = &mut state.tab_state_mut(Tab::Notifications).list;
+    let list = &mut state.tab_state_mut(super::LIST).list;
     if list.filter == NotificationFilter::default() {
         state.toast(ToastKind::Info, "No server filter to clear");
         return Vec::new();
     }
     list.filter = NotificationFilter::default();
     state.toast(ToastKind::Info, "Server filters cleared");
-    load_list(state, Tab::Notifications, Anchor::First, 1, true)
+    load_list(state, super::LIST, Anchor::First, 1, true)
 }
 
 /// After a detail opened: a destination's health is fetched.
 pub(crate) fn after_open(state: &mut State, tab: Tab) -> Vec<Effect> {
     let mut effects = match tab {
-        Tab::Callbacks | Tab::Destinations | Tab::Notifications => super::names::want(state),
+        super::SENDERS | super::RECEIVERS | super::LIST => super::names::want(state),
         _ => Vec::new(),
     };
     let id = match (tab, state.tab_state(tab).detail.as_ref()) {
-        (Tab::Destinations, Some(d)) => d.id.clone(),
+        (super::RECEIVERS, Some(d)) => d.id.clone(),
         _ => return effects,
     };
     state.deliveries.health = Some(HealthPane {
@@ -396,7 +388,7 @@ fn health_page(state: &mut State, after: Option<String>) -> Vec<Effect> {
         req_id,
         pane: Pane::Health,
         cmd: ApiCmd::List {
-            tab: Tab::Notifications,
+            tab: super::LIST,
             query,
             filter,
         },
@@ -412,10 +404,11 @@ pub(crate) fn on_reply(
     result: Result<ApiReply, Error>,
 ) -> Option<Vec<Effect>> {
     // The reply's address says who asked; its request id only says whether that one still waits.
+    let c = &mut state.caches;
     let d = &mut state.deliveries;
     match pane {
         Pane::Names => {
-            d.names_pending.take_if(|p| *p == req_id)?;
+            c.names_pending.take_if(|p| *p == req_id)?;
             // Without names the ids stay: nothing else to say.
             if let Ok(ApiReply::Known(k)) = result {
                 super::names::learned(state, *k);
@@ -424,21 +417,21 @@ pub(crate) fn on_reply(
             Some(super::deleted::open_notification(state))
         }
         Pane::Glance => {
-            d.glance_pending.take_if(|p| *p == req_id)?;
+            c.glance_pending.take_if(|p| *p == req_id)?;
             if let Ok(ApiReply::Glance(found)) = result {
-                d.glance.extend(found);
+                c.glance.extend(found);
             }
             // Rows that arrived meanwhile get theirs now.
             Some(super::health::want_glance(state))
         }
         Pane::Active => {
-            let id = d.active_pending.remove(&req_id)?;
+            let id = c.active_pending.remove(&req_id)?;
             match result {
                 Ok(ApiReply::Active(true)) => {
-                    d.active.insert(id);
+                    c.active.insert(id);
                 }
                 Ok(ApiReply::Active(false)) => {
-                    d.deleted.insert(id);
+                    c.deleted.insert(id);
                 }
                 _ => {}
             }
@@ -513,11 +506,11 @@ pub(crate) fn after_reply(state: &mut State) -> Vec<Effect> {
     let mut effects = super::scan::after_reply(state);
     super::names::learn_rows(state);
     // The lists that name other things: learn every name in the background.
-    if matches!(state.tab, Tab::Destinations | Tab::Notifications) {
+    if matches!(state.tab, super::RECEIVERS | super::LIST) {
         effects.extend(super::names::want(state));
     }
     // The destinations list's sparklines, loaded in the background.
-    if state.tab == Tab::Destinations {
+    if state.tab == super::RECEIVERS {
         effects.extend(super::health::want_glance(state));
     }
     effects.extend(super::health::want_stats(state));

@@ -29,7 +29,7 @@ pub(crate) fn chips(state: &State, f: &crate::api::NotificationFilter) -> Vec<St
             let short: Vec<String> = ids
                 .iter()
                 .map(|id| {
-                    if named && state.deliveries.names.name(id).is_some() {
+                    if named && state.caches.names.name(id).is_some() {
                         views::notifications::clip(&names::label(state, id), 24)
                     } else {
                         views::notifications::clip(id, 13)
@@ -164,7 +164,7 @@ pub(crate) const FILTER_KEYS: &[(&str, &str)] = &[
 pub(crate) fn title_suffix(state: &State, tab: Tab) -> String {
     let list = &state.tab_state(tab).list;
     let mut s = String::new();
-    if tab == Tab::Notifications && state.deliveries.watch.on {
+    if tab == super::LIST && state.deliveries.watch.on {
         let paused = state.watch_paused();
         s.push_str(if paused {
             " · ● live (paused)"
@@ -172,7 +172,7 @@ pub(crate) fn title_suffix(state: &State, tab: Tab) -> String {
             " · ● live"
         });
     }
-    if tab == Tab::Notifications
+    if tab == super::LIST
         && let Some(chip) = super::local::chip(state)
     {
         s.push_str(&format!(" · [{chip}]"));
@@ -189,7 +189,7 @@ pub(crate) fn title_suffix(state: &State, tab: Tab) -> String {
 
 /// What the shown list says when it is empty, if not the usual (a status filter on).
 pub(crate) fn empty_note(state: &State) -> Option<String> {
-    (state.tab == Tab::Notifications)
+    (state.tab == super::LIST)
         .then(|| super::local::empty_note(state))
         .flatten()
 }
@@ -197,7 +197,7 @@ pub(crate) fn empty_note(state: &State) -> Option<String> {
 /// The shown list's bottom line, if not the page's number: a scan's progress (the title is too
 /// narrow for it beside a preview), or what a status filter examined.
 pub(crate) fn page_note(state: &State) -> Option<String> {
-    if state.tab != Tab::Notifications {
+    if state.tab != super::LIST {
         return None;
     }
     super::scan::progress(state)
@@ -212,7 +212,7 @@ fn merged_note(state: &State) -> Option<String> {
     if !super::scan::merged(state) {
         return None;
     }
-    let list = &state.tab_state(Tab::Notifications).list;
+    let list = &state.tab_state(super::LIST).list;
     let mut parts = Vec::new();
     if list.pagination.has_more_before {
         parts.push("← more".to_string());
@@ -257,8 +257,8 @@ pub(crate) fn decorate(
 ) -> Vec<Line<'static>> {
     let mut cells = cells;
     if let Item::Destination(dest) = &record.item
-        && let Some(h) = state.deliveries.glance.get(&dest.id)
-        && let Some(c) = views::list::position(Tab::Destinations, "Recent deliveries")
+        && let Some(h) = state.caches.glance.get(&dest.id)
+        && let Some(c) = views::list::position(super::RECEIVERS, "Recent deliveries")
             .and_then(|i| cells.get_mut(i))
     {
         *c = Line::from(super::health::glance_spans(h, &state.settings.theme));
@@ -290,16 +290,16 @@ pub(crate) fn unsanitised_detail(
             let named = views::notifications::Named {
                 callback: n
                     .body_field("callbackId")
-                    .map(|id| state.deliveries.names.label_with_id(&id)),
+                    .map(|id| state.caches.names.label_with_id(&id)),
                 destinations: match names::destination_line(state, n) {
-                    None if d.names_pending.is_some() => vec!["looking up…".into()],
+                    None if state.caches.names_pending.is_some() => vec!["looking up…".into()],
                     line => line.into_iter().collect(),
                 },
             };
             views::notifications::detail_with(n, ctx, open.then_some(cursor), &named)
         }
         Item::Destination(dest) => {
-            let d = &state.deliveries;
+            let d = &state.caches;
             let secret = dest
                 .webhook_destination
                 .as_ref()
@@ -312,6 +312,7 @@ pub(crate) fn unsanitised_detail(
             };
             let mut lines = views::destinations::detail_with(dest, ctx, &extras);
             if open {
+                let d = &state.deliveries;
                 let stats = d.stats.as_ref().filter(|(id, _)| *id == dest.id);
                 let timeline = d.health.as_ref().filter(|h| h.destination_id == dest.id);
                 lines.extend(views::destinations::health_lines(

@@ -6,7 +6,6 @@ use crate::console::msg::Effect;
 use crate::console::pane::load_list;
 use crate::console::record::{Item, Record};
 use crate::console::state::{LoadState, State};
-use crate::console::tab::Tab;
 
 pub(crate) use super::{FLASH_TICKS, MAX_BACKOFF};
 
@@ -25,7 +24,7 @@ pub(crate) fn paused(state: &State) -> bool {
 
 /// Turns watching on or off.
 pub(crate) fn toggle(state: &mut State) {
-    let rows = &state.tab_state(Tab::Notifications).list.rows;
+    let rows = &state.tab_state(super::LIST).list.rows;
     let seen = rows
         .iter()
         .map(|r| (r.id().to_string(), fingerprint(r)))
@@ -47,7 +46,7 @@ pub(crate) fn on_tick(state: &mut State) -> Vec<Effect> {
     if !w.on {
         return Vec::new();
     }
-    let list = &state.tab_state(Tab::Notifications).list;
+    let list = &state.tab_state(super::LIST).list;
     if list.pending.is_none() {
         let now: BTreeMap<String, (String, usize)> = list
             .rows
@@ -65,7 +64,7 @@ pub(crate) fn on_tick(state: &mut State) -> Vec<Effect> {
     if paused(state) {
         return Vec::new();
     }
-    let list = &state.tab_state(Tab::Notifications).list;
+    let list = &state.tab_state(super::LIST).list;
     let failed = matches!(list.load, LoadState::Error(_));
     let busy = list.pending.is_some();
     // A status filter shows the newest rows examined: the top is what is watched, not the page
@@ -87,5 +86,5 @@ pub(crate) fn on_tick(state: &mut State) -> Vec<Effect> {
         1
     };
     w.countdown = every.saturating_mul(w.backoff);
-    load_list(state, Tab::Notifications, anchor, page, false)
+    load_list(state, super::LIST, anchor, page, false)
 }

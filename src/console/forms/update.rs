@@ -410,8 +410,8 @@ fn write_done(state: &mut State, record: Record) -> Vec<Effect> {
     let membership = matches!(d.kind, Kind::AddMember(_) | Kind::RemoveMember(_));
     if deleted {
         // Named elsewhere (chips, a notification's destination): say it is gone.
-        state.deliveries.active.remove(&id);
-        state.deliveries.deleted.insert(id.clone());
+        state.caches.active.remove(&id);
+        state.caches.deleted.insert(id.clone());
     }
     let profile = state.profile.clone();
     state.replay.remember_shown(&profile, &record);

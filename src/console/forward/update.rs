@@ -56,7 +56,7 @@ fn scope(state: &State) -> Option<(String, NotificationFilter)> {
                 },
             )
         }),
-        (Tab::Notifications, _) => {
+        (t, _) if t.is_notifications_list() => {
             let f = ts.list.filter.clone();
             let words = if f == NotificationFilter::default() {
                 "all notifications".to_string()
@@ -65,14 +65,14 @@ fn scope(state: &State) -> Option<(String, NotificationFilter)> {
             };
             Some((words, f))
         }
-        (Tab::Callbacks, Some(Item::Callback(c))) => Some((
+        (_, Some(Item::Callback(c))) => Some((
             format!("callback {}", c.id),
             NotificationFilter {
                 callback_ids: vec![c.id.clone()],
                 ..NotificationFilter::default()
             },
         )),
-        (Tab::Destinations, Some(Item::Destination(d))) => Some((
+        (_, Some(Item::Destination(d))) => Some((
             format!("destination {}", d.id),
             NotificationFilter {
                 destination_ids: vec![d.id.clone()],

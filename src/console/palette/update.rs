@@ -45,7 +45,7 @@ fn available(state: &State) -> Vec<Action> {
             .filter(|t| state.is_shown(*t))
             .map(Action::GoTab),
     );
-    if state.tab == crate::console::tab::Tab::Notifications {
+    if state.tab.is_notifications_list() {
         general.push(Action::KeepSample);
     }
     general.extend([Action::Samples, Action::Help, Action::Quit]);

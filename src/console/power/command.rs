@@ -296,16 +296,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn aliases_and_arguments_parse() {
-        assert_eq!(parse("ns"), Ok(Command::Tab(Tab::Notifications)));
-        assert_eq!(parse("  dest "), Ok(Command::Tab(Tab::Destinations)));
-        assert_eq!(parse("q"), Ok(Command::Quit));
-        assert_eq!(parse("profile work"), Ok(Command::Profile("work".into())));
-        assert_eq!(parse("goto clb_1"), Ok(Command::Goto("clb_1".into())));
-        assert!(parse("goto").is_err() && parse("frobnicate").is_err());
-    }
-
-    #[test]
     fn completion_cycles_and_knows_profiles() {
         let mut c = CommandLine {
             input: crate::console::input::TextInput::new("no"),

@@ -37,12 +37,13 @@ pub(crate) fn refresh(state: &mut State) {
             String::new()
         };
         let local = &state.deliveries.local;
-        let status = (tab == Tab::Notifications)
+        let status = tab
+            .is_notifications_list()
             .then(|| local.applied.clone())
             .flatten();
-        let since = (tab == Tab::Notifications).then_some(local.since).flatten();
+        let since = tab.is_notifications_list().then_some(local.since).flatten();
         let shaped = shaped || status.is_some() || since.is_some();
-        let keeps = |r: &_| tab != Tab::Notifications || local.keeps(r);
+        let keeps = |r: &_| !tab.is_notifications_list() || local.keeps(r);
         let list = &state.tabs[i].list;
         let key = ViewKey {
             rev: list.rev,
@@ -99,7 +100,7 @@ pub(crate) fn count_line(state: &State, tab: Tab) -> Option<String> {
     let total = list
         .rows
         .iter()
-        .filter(|r| tab != Tab::Notifications || local.keeps(r))
+        .filter(|r| !tab.is_notifications_list() || local.keeps(r))
         .count();
     Some(format!("{} of {total} on this page", list.shown_len()))
 }

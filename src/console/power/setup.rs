@@ -61,7 +61,7 @@ impl PowerSetup {
                     crate::api::Order::Desc
                 };
                 state.settings.notifications_order = order;
-                let tab = crate::console::tab::Tab::Notifications;
+                let tab = crate::console::tab::Tab::NOTIFICATIONS_LIST;
                 state.tab_state_mut(tab).list.order = order;
             }
             Some(_) => problems.push(

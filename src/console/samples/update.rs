@@ -499,7 +499,7 @@ pub(crate) fn on_reply(state: &mut State, result: Result<ApiReply, Error>) -> Ve
             room.message = Some("unexpected reply from the worker".into());
         }
         Err(e) => {
-            let v = ErrorView::from_error(Tab::Destinations, &e);
+            let v = ErrorView::from_error(Tab::NOTIFICATIONS_LIST, &e);
             room.stage = Stage::List;
             room.message = Some(match v.hint {
                 Some(h) => format!("{} ({h})", v.message),

@@ -153,7 +153,7 @@ pub(crate) async fn execute(
             Some(format!("cannot start the filter: {e}")),
         ));
     }
-    if cmd.tab != Tab::Notifications {
+    if !cmd.tab.is_notifications_list() {
         return walk_newer(client, cmd, docs, verdicts, reply).await;
     }
     let selection = Selection::default();
@@ -205,7 +205,7 @@ pub(crate) async fn execute(
             match verdict {
                 Some(Ok(verdict)) => {
                     if search::count(&mut tally, verdict)
-                        && let Ok(r) = decode_item(Tab::Notifications, v, 200)
+                        && let Ok(r) = decode_item(cmd.tab, v, 200)
                     {
                         rows.push(r);
                     }

@@ -118,7 +118,7 @@ pub(crate) fn on_reply(state: &mut State, result: Result<ApiReply, Error>) -> Ve
         .search
         .run
         .as_ref()
-        .map_or(Tab::Notifications, |r| r.tab);
+        .map_or(Tab::NOTIFICATIONS_LIST, |r| r.tab);
     let still_shown = state
         .search
         .run
@@ -199,13 +199,9 @@ pub(crate) fn chip(state: &State, tab: Tab) -> Option<String> {
 /// Deliveries or callback-destinations' Notifications (`None`, said in a toast, when none is
 /// shown).
 fn searchable(state: &mut State) -> Option<Tab> {
-    let tab = [
-        Tab::Notifications,
-        Tab::Deliveries,
-        Tab::CallbackNotifications,
-    ]
-    .into_iter()
-    .find(|t| state.is_shown(*t));
+    let tab = Tab::ALL
+        .into_iter()
+        .find(|t| t.delivers() && state.is_shown(*t));
     if tab.is_none() {
         state.toast(
             ToastKind::Info,

@@ -14,9 +14,9 @@ pub(crate) fn with_ctx<R>(state: &State, f: impl FnOnce(&Ctx<'_>) -> R) -> R {
         |n: &Notification| crate::console::deliveries::names::destinations_of(state, n);
     let ctx = Ctx {
         relative: Some(&relative),
-        names: Some(&state.deliveries.names),
-        deleted: Some(&state.deliveries.deleted),
-        health: Some(&state.deliveries.glance),
+        names: Some(&state.caches.names),
+        deleted: Some(&state.caches.deleted),
+        health: Some(&state.caches.glance),
         destinations_of: Some(&destinations),
     };
     f(&ctx)

@@ -221,7 +221,7 @@ pub(crate) fn column_widths(
 /// Whether a tab's columns follow the width alone ([`stable_widths`]): the one rule `ui` draws
 /// by and `s` sorts by.
 pub(crate) fn stable_for(tab: crate::console::tab::Tab) -> bool {
-    tab == crate::console::tab::Tab::Notifications
+    tab.is_notifications_list()
 }
 
 /// Each column's width on a table `width` columns wide, from the rules alone: which columns

@@ -209,7 +209,7 @@ pub fn normalize(state: &mut State) {
             *p = 7;
         }
     }
-    for h in state.deliveries.glance.values_mut() {
+    for h in state.caches.glance.values_mut() {
         for d in &mut h.deliveries {
             d.at = at;
             d.duration_ms = d.duration_ms.map(|_| 7);
