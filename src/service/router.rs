@@ -36,3 +36,7 @@ async fn dated(mut r: axum::response::Response) -> axum::response::Response {
     }
     r
 }
+
+#[cfg(test)]
+#[path = "router_tests.rs"]
+mod tests;
