@@ -1,7 +1,5 @@
 //! `GET /metorial/introspect/versions` and `…/endpoints?version=ID`, answered without a key as a
 //! pulsar-era deployment of the platform answers them (api.md §1, "Versions").
-use std::sync::Arc;
-
 use axum::Json;
 
 use crate::api::error::ApiError;
@@ -37,10 +35,7 @@ pub async fn versions() -> Json<VersionList> {
 /// not served here. Pulsar's are every API route the service has (`routes::table` gives them; hooks
 /// and the demo receiver are the service's own, not the API's); dashboard's are the organization
 /// paths, the ones both versions share here.
-pub async fn endpoints(
-    every: Arc<[Endpoint]>,
-    q: Option<String>,
-) -> Reply<Json<serde_json::Value>> {
+pub fn endpoints(every: &[Endpoint], q: Option<String>) -> Reply<Json<serde_json::Value>> {
     let pairs = parse_pairs(q.as_deref());
     let asked = pairs
         .iter()

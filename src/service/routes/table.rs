@@ -55,7 +55,7 @@ pub fn routes() -> Vec<Route> {
     all.push(Route::undocumented(
         HttpMethod::Get,
         "/metorial/introspect/endpoints",
-        move |RawQuery(q): RawQuery| introspect::endpoints(endpoints.clone(), q),
+        move |RawQuery(q): RawQuery| std::future::ready(introspect::endpoints(&endpoints, q)),
     ));
     all
 }
