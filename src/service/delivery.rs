@@ -16,7 +16,7 @@ use tokio::task::JoinHandle;
 
 use super::ids::new_id;
 use super::logs::error_limited;
-use super::records::{DestinationRec, kind};
+use super::records::DestinationRec;
 use super::store::{Body, Claim, Db, DueNotification, Slot, Store, StoreError};
 use crate::api::model::{Attempt, AttemptStatus, Notification, NotificationStatus, WebhookRequest};
 
@@ -538,16 +538,15 @@ async fn attempt(inner: &Inner, slot: Slot) {
                     Ok(Claimed::Nothing)
                 }
                 Claim::Claimed(due) => {
-                    let target =
-                        match db.get::<DestinationRec>(kind::DESTINATION, &slot.destination_id) {
-                            Ok(Some(d)) if d.active => d.destination.webhook_destination,
-                            Ok(_) => None,
-                            Err(e @ StoreError::Record { .. }) => {
-                                error_limited(&format!("delivery: {e}"));
-                                None
-                            }
-                            Err(e) => return Err(e),
-                        };
+                    let target = match db.load::<DestinationRec>(&slot.destination_id) {
+                        Ok(Some(d)) if d.active => d.destination.webhook_destination,
+                        Ok(_) => None,
+                        Err(e @ StoreError::Record { .. }) => {
+                            error_limited(&format!("delivery: {e}"));
+                            None
+                        }
+                        Err(e) => return Err(e),
+                    };
                     Ok(Claimed::Send(due, target))
                 }
             }

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 use super::app::App;
 use super::ids::{id_at, new_id};
-use super::records::{CallbackRec, DestinationRec, kind};
+use super::records::{CallbackRec, DestinationRec};
 use super::store::{Db, NotificationKeys, StoreError};
 use crate::api::model::{Notification, NotificationStatus, NotificationType};
 
@@ -139,7 +139,7 @@ pub async fn simulate(app: App, every: Duration) {
         }
         let result = app
             .db(|db| {
-                let callbacks = db.all::<CallbackRec>(kind::CALLBACK)?;
+                let callbacks = db.load_all::<CallbackRec>()?;
                 let mut rng = rand::rng();
                 let Some(cb) = callbacks.choose(&mut rng) else {
                     return Ok(None);

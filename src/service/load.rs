@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::ids::random_alnum;
-use super::records::{CallbackRec, DestinationRec, kind};
+use super::records::{CallbackRec, DestinationRec};
 use super::store::{NotificationKeys, Store, StoreError};
 use crate::api::Secret;
 use crate::api::export::FORMAT;
@@ -406,14 +406,14 @@ pub fn write(db: &Path, bundle: &Bundle) -> Result<Loaded, LoadError> {
                 callback: c,
                 event_types: Vec::new(),
             };
-            d.put(kind::CALLBACK, &rec.callback.id.clone(), &rec)?;
+            d.save(&rec)?;
         }
         for dest in &bundle.destinations {
             let rec = DestinationRec {
                 destination: dest.clone(),
                 active: true,
             };
-            d.put(kind::DESTINATION, &dest.id, &rec)?;
+            d.save(&rec)?;
         }
         let mut attempts = 0;
         for (n, named) in &bundle.notifications {

@@ -7,7 +7,7 @@ use chrono::{DateTime, Utc};
 
 use super::errors::Reply;
 use super::ids::{id_at, new_id};
-use super::records::{TeamRec, kind, organization_id};
+use super::records::{TeamRec, organization_id};
 use super::store::{Db, StoreError};
 use crate::api::model::{Actor, ActorTeam, ActorType, Member};
 
@@ -65,7 +65,7 @@ fn teams_of(
 /// (a team about to be saved) standing in for its stored version.
 pub fn refresh_actors(db: &Db, actor_ids: &[String], changed: Option<&TeamRec>) -> Reply<()> {
     let org = organization_id(db)?;
-    let mut teams = db.all::<TeamRec>(kind::TEAM)?;
+    let mut teams = db.load_all::<TeamRec>()?;
     if let Some(c) = changed {
         match teams.iter_mut().find(|t| t.id == c.id) {
             Some(slot) => *slot = c.clone(),
@@ -73,7 +73,7 @@ pub fn refresh_actors(db: &Db, actor_ids: &[String], changed: Option<&TeamRec>) 
         }
     }
     let now = Utc::now();
-    for mut m in db.all::<Member>(kind::MEMBER)? {
+    for mut m in db.load_all::<Member>()? {
         if actor_ids.contains(&m.actor_id) {
             write_actor(db, &mut m, &org, &teams, now, false)?;
         }
@@ -87,13 +87,13 @@ pub fn refresh_all(db: &Db, seeded: bool) -> Result<(), StoreError> {
     let Some(org) = db.meta("organization_id")? else {
         return Ok(());
     };
-    let teams = db.all::<TeamRec>(kind::TEAM)?;
+    let teams = db.load_all::<TeamRec>()?;
     let now = Utc::now();
-    for mut m in db.all::<Member>(kind::MEMBER)? {
+    for mut m in db.load_all::<Member>()? {
         let before = m.clone();
         fill_actor(&mut m, &org, &teams, now, seeded);
         if m != before {
-            db.put(kind::MEMBER, &m.id, &m)?;
+            db.save(&m)?;
         }
     }
     Ok(())
@@ -108,7 +108,7 @@ fn write_actor(
     seeded: bool,
 ) -> Result<(), StoreError> {
     fill_actor(m, org, teams, now, seeded);
-    db.put(kind::MEMBER, &m.id, m)
+    db.save(m)
 }
 
 fn fill_actor(m: &mut Member, org: &str, teams: &[TeamRec], now: DateTime<Utc>, seeded: bool) {

@@ -30,6 +30,7 @@ pub mod openapi;
 /// List query parsing and pagination.
 pub mod paging;
 mod records;
+mod route;
 mod router;
 mod routes;
 mod seed;

@@ -4,33 +4,93 @@ use std::collections::HashMap;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
+use serde::de::DeserializeOwned;
+
 use super::errors::{Failure, Reply};
-use super::store::Db;
+use super::paging::ListParams;
+use super::store::{Db, StoreError};
+use crate::api::Page;
 use crate::api::model::{
-    Callback, Destination, ImportStatus, Project, ProviderOauthImport, Team, TeamProject, TeamRole,
-    TeamRoleAssignment,
+    Callback, Destination, ImportStatus, Member, Project, ProviderOauthImport, Team, TeamProject,
+    TeamRole, TeamRoleAssignment,
 };
 
-/// Record kinds in the `records` table.
-pub mod kind {
-    /// `management.team` (as [`super::TeamRec`]).
-    pub const TEAM: &str = "team";
-    /// `organization.project`.
-    pub const PROJECT: &str = "project";
-    /// `management.team.role`.
-    pub const ROLE: &str = "role";
-    /// `organization.member`.
-    pub const MEMBER: &str = "member";
-    /// `provider_oauth.import`.
-    pub const IMPORT: &str = "import";
-    /// `callback` (as [`super::CallbackRec`]).
-    pub const CALLBACK: &str = "callback";
-    /// `callback.destination` (as [`super::DestinationRec`]).
-    pub const DESTINATION: &str = "destination";
-    /// A server deployment.
-    pub const DEPLOYMENT: &str = "deployment";
-    /// An OAuth connection.
-    pub const CONNECTION: &str = "connection";
+/// A record the `records` table keeps: its `kind` there and its id. Everything above the store
+/// reads and writes records through this, so no caller names a kind (only the store's SQL does,
+/// where its migrations' partial indexes need the literal).
+pub trait Record: Serialize + DeserializeOwned + Send + 'static {
+    /// The `kind` column's value.
+    const KIND: &'static str;
+    /// The `id` column's value.
+    fn id(&self) -> &str;
+}
+
+/// A record type whose id is its `id` field.
+macro_rules! record {
+    ($t:ty, $kind:literal, $doc:literal) => {
+        #[doc = $doc]
+        impl Record for $t {
+            const KIND: &'static str = $kind;
+            fn id(&self) -> &str {
+                &self.id
+            }
+        }
+    };
+}
+
+record!(TeamRec, "team", "`management.team`.");
+record!(Project, "project", "`organization.project`.");
+record!(TeamRole, "role", "`management.team.role`.");
+record!(Member, "member", "`organization.member`.");
+record!(ProviderOauthImport, "import", "`provider_oauth.import`.");
+record!(DeploymentRec, "deployment", "A server deployment.");
+record!(ConnectionRec, "connection", "An OAuth connection.");
+
+/// `callback`.
+impl Record for CallbackRec {
+    const KIND: &'static str = "callback";
+    fn id(&self) -> &str {
+        &self.callback.id
+    }
+}
+
+/// `callback.destination`.
+impl Record for DestinationRec {
+    const KIND: &'static str = "destination";
+    fn id(&self) -> &str {
+        &self.destination.id
+    }
+}
+
+/// Records by type: the kind comes from [`Record`].
+impl Db<'_> {
+    /// One record by id.
+    pub fn load<T: Record>(&self, id: &str) -> Result<Option<T>, StoreError> {
+        self.get(T::KIND, id)
+    }
+
+    /// Inserts or replaces a record under its own id.
+    pub fn save<T: Record>(&self, value: &T) -> Result<(), StoreError> {
+        self.put(T::KIND, value.id(), value)
+    }
+
+    /// Every record of the type, by ascending id.
+    pub fn load_all<T: Record>(&self) -> Result<Vec<T>, StoreError> {
+        self.all(T::KIND)
+    }
+
+    /// One page of records of the type, decoded.
+    pub fn page_of<T: Record>(&self, p: &ListParams) -> Result<Page<T>, StoreError> {
+        self.records_page(T::KIND, p)
+    }
+
+    /// One page of records of the type, as stored: (id, data) pairs.
+    pub fn raw_page_of<T: Record>(
+        &self,
+        p: &ListParams,
+    ) -> Result<Page<(String, String)>, StoreError> {
+        self.records_page_raw(T::KIND, p)
+    }
 }
 
 /// A team as stored: project assignments by reference, and its members.
@@ -154,7 +214,7 @@ pub fn organization_id(db: &Db) -> Reply<String> {
 
 /// A team by id or slug.
 pub fn find_team(db: &Db, id_or_slug: &str) -> Reply<TeamRec> {
-    if let Some(t) = db.get::<TeamRec>(kind::TEAM, id_or_slug)? {
+    if let Some(t) = db.load::<TeamRec>(id_or_slug)? {
         return Ok(t);
     }
     match db.team_with_slug(id_or_slug, "")? {
@@ -163,20 +223,16 @@ pub fn find_team(db: &Db, id_or_slug: &str) -> Reply<TeamRec> {
     }
 }
 
-/// A record of `kind` by id or slug (projects, roles).
-pub fn find_by_id_or_slug<T>(
+/// A record by id or slug (projects, roles).
+pub fn find_by_id_or_slug<T: Record>(
     db: &Db,
-    kind: &str,
     key: &str,
     slug: impl Fn(&T) -> &str,
-) -> Reply<Option<T>>
-where
-    T: serde::de::DeserializeOwned,
-{
-    if let Some(v) = db.get::<T>(kind, key)? {
+) -> Reply<Option<T>> {
+    if let Some(v) = db.load::<T>(key)? {
         return Ok(Some(v));
     }
-    Ok(db.all::<T>(kind)?.into_iter().find(|v| slug(v) == key))
+    Ok(db.load_all::<T>()?.into_iter().find(|v| slug(v) == key))
 }
 
 /// The wire shape of a team, with its projects and roles resolved.
@@ -208,7 +264,7 @@ impl<'d, 'c> TeamRenderer<'d, 'c> {
         if let Some(p) = self.projects.get(id) {
             return Ok(p.clone());
         }
-        let p = self.db.get::<Project>(kind::PROJECT, id)?;
+        let p = self.db.load::<Project>(id)?;
         self.projects.insert(id.to_string(), p.clone());
         Ok(p)
     }
@@ -217,7 +273,7 @@ impl<'d, 'c> TeamRenderer<'d, 'c> {
         if let Some(r) = self.roles.get(id) {
             return Ok(r.clone());
         }
-        let r = self.db.get::<TeamRole>(kind::ROLE, id)?;
+        let r = self.db.load::<TeamRole>(id)?;
         self.roles.insert(id.to_string(), r.clone());
         Ok(r)
     }
@@ -396,9 +452,11 @@ impl RenderedTeams {
             let json = if let Some(json) = hit {
                 json
             } else {
-                let Some(rec) =
-                    super::store::skip_bad(super::store::decode::<TeamRec>(kind::TEAM, &id, &raw))
-                else {
+                let Some(rec) = super::store::skip_bad(super::store::decode::<TeamRec>(
+                    TeamRec::KIND,
+                    &id,
+                    &raw,
+                )) else {
                     continue;
                 };
                 let team = renderer.render(&rec)?;

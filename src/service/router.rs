@@ -1,10 +1,9 @@
-//! The whole HTTP router: the API's routes, the OpenAPI document, the fallbacks and the frame
-//! (auth, limits, errors). Assembled here, above both `routes` and `openapi`, so that neither
-//! the routes nor the document that describes them import each other or the assembly.
+//! The whole HTTP router: every route `openapi::routes` lists (the same list the document is
+//! built from), the fallbacks and the frame (auth, limits, errors). Assembled here, above both
+//! `routes` and `openapi`, so that the routes import neither the document nor the assembly.
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::http::Uri;
-use axum::routing::get;
 
 use super::app::{App, MAX_BODY, frame};
 use super::errors::Failure;
@@ -15,8 +14,11 @@ async fn no_route(uri: Uri) -> Failure {
 
 /// The whole router with its frame.
 pub fn router(app: App) -> Router {
-    super::routes::routes()
-        .route("/openapi.json", get(super::openapi::openapi_json))
+    super::openapi::routes()
+        .into_iter()
+        .fold(Router::new(), |r, route| {
+            r.route(&route.path, route.handler)
+        })
         .fallback(no_route)
         .method_not_allowed_fallback(no_route)
         .layer(DefaultBodyLimit::max(MAX_BODY))
@@ -34,3 +36,7 @@ async fn dated(mut r: axum::response::Response) -> axum::response::Response {
     }
     r
 }
+
+#[cfg(test)]
+#[path = "router_tests.rs"]
+mod tests;

@@ -12,7 +12,7 @@ use super::events::{pending_notification, sample_payload};
 use super::ids::{id_at, new_id, random_alnum};
 use super::records::{
     CallbackRec, ConnectionRec, DeploymentRec, DestinationRec, RoleAssignmentRec, TeamProjectRec,
-    TeamRec, kind, organization_id, slugify, token_identifier,
+    TeamRec, organization_id, slugify, token_identifier,
 };
 use super::routes::signing_secret;
 use super::store::{Db, NotificationKeys, StoreError};
@@ -138,7 +138,7 @@ fn demo(db: &Db, base_url: &str) -> Result<(), StoreError> {
             created_at: at,
             updated_at: at,
         };
-        db.put(kind::ROLE, &role.id, &role)?;
+        db.save(&role)?;
         roles.push(role);
     }
 
@@ -155,7 +155,7 @@ fn demo(db: &Db, base_url: &str) -> Result<(), StoreError> {
             created_at: at,
             updated_at: at,
         };
-        db.put(kind::PROJECT, &p.id, &p)?;
+        db.save(&p)?;
         projects.push(p);
     }
 
@@ -180,7 +180,7 @@ fn demo(db: &Db, base_url: &str) -> Result<(), StoreError> {
             actor: None,
         };
         actors.push(m.actor_id.clone());
-        db.put(kind::MEMBER, &m.id, &m)?;
+        db.save(&m)?;
     }
 
     let team_times = spread(world.teams.len(), 30, now - TimeDelta::days(30));
@@ -226,7 +226,7 @@ fn demo(db: &Db, base_url: &str) -> Result<(), StoreError> {
             created_at: at,
             updated_at: at,
         };
-        db.put(kind::TEAM, &team.id, &team)?;
+        db.save(&team)?;
     }
 
     let conn_times = spread(world.connections.len(), 5, now - TimeDelta::days(70));
@@ -237,7 +237,7 @@ fn demo(db: &Db, base_url: &str) -> Result<(), StoreError> {
             name: c.name.clone(),
             status: c.status.clone(),
         };
-        db.put(kind::CONNECTION, &rec.id, &rec)?;
+        db.save(&rec)?;
         connections.push(rec.id);
     }
     let dep_times = spread(world.deployments.len(), 5, now - TimeDelta::days(65));
@@ -247,7 +247,7 @@ fn demo(db: &Db, base_url: &str) -> Result<(), StoreError> {
             name: d.name.clone(),
             connection_id: d.connection.and_then(|c| connections.get(c).cloned()),
         };
-        db.put(kind::DEPLOYMENT, &rec.id, &rec)?;
+        db.save(&rec)?;
     }
 
     let import_times = spread(60, 60, now - TimeDelta::hours(2));
@@ -282,7 +282,7 @@ fn demo(db: &Db, base_url: &str) -> Result<(), StoreError> {
             created_at: at,
             expires_at,
         };
-        db.put(kind::IMPORT, &import.id, &import)?;
+        db.save(&import)?;
     }
 
     let cb_times = spread(world.callbacks.len(), 3, now - TimeDelta::days(50));
@@ -309,7 +309,7 @@ fn demo(db: &Db, base_url: &str) -> Result<(), StoreError> {
             },
             event_types: c.event_types.clone(),
         };
-        db.put(kind::CALLBACK, &rec.callback.id, &rec)?;
+        db.save(&rec)?;
         callbacks.push(rec);
     }
 
@@ -343,7 +343,7 @@ fn demo(db: &Db, base_url: &str) -> Result<(), StoreError> {
             },
             active: true,
         };
-        db.put(kind::DESTINATION, &rec.destination.id, &rec)?;
+        db.save(&rec)?;
         destinations.push((rec, d.receiver.clone()));
     }
 
@@ -475,7 +475,7 @@ fn history_of(
 
 /// The built-in receiver follows the service to whatever port it runs on this time.
 fn retarget_receivers(db: &Db, base_url: &str) -> Result<(), StoreError> {
-    for mut rec in db.all::<DestinationRec>(kind::DESTINATION)? {
+    for mut rec in db.load_all::<DestinationRec>()? {
         let Some(w) = rec.destination.webhook_destination.as_mut() else {
             continue;
         };
@@ -485,7 +485,7 @@ fn retarget_receivers(db: &Db, base_url: &str) -> Result<(), StoreError> {
         let moved = format!("{base_url}{}", w.url.get(pos..).unwrap_or_default());
         if moved != w.url && is_loopback(&w.url) {
             w.url = moved;
-            db.put(kind::DESTINATION, &rec.destination.id.clone(), &rec)?;
+            db.save(&rec)?;
         }
     }
     Ok(())
@@ -516,19 +516,15 @@ pub fn history(
     base_url: &str,
 ) -> Result<usize, StoreError> {
     let needs_world = store.with(|db| {
-        Ok::<_, StoreError>(
-            db.all::<DestinationRec>(kind::DESTINATION)?
-                .iter()
-                .all(|d| !d.active),
-        )
+        Ok::<_, StoreError>(db.load_all::<DestinationRec>()?.iter().all(|d| !d.active))
     })?;
     if needs_world {
         store.with(|db| db.transaction(|db| demo(db, base_url)))?;
     }
     let (callbacks, destinations) = store.with(|db| {
-        let callbacks = db.all::<CallbackRec>(kind::CALLBACK)?;
+        let callbacks = db.load_all::<CallbackRec>()?;
         let destinations: Vec<DestinationRec> = db
-            .all::<DestinationRec>(kind::DESTINATION)?
+            .load_all::<DestinationRec>()?
             .into_iter()
             .filter(|d| d.active)
             .collect();

@@ -7,7 +7,7 @@ use crate::api::Page;
 use crate::api::model::Callback;
 use crate::service::app::App;
 use crate::service::errors::{Failure, Reply};
-use crate::service::records::{CallbackRec, kind, render_callback};
+use crate::service::records::{CallbackRec, render_callback};
 
 /// `GET /callbacks`.
 #[utoipa::path(
@@ -21,7 +21,7 @@ use crate::service::records::{CallbackRec, kind, render_callback};
 pub async fn list(State(app): State<App>, RawQuery(q): RawQuery) -> Reply<Json<Page<Callback>>> {
     let (_, params) = list_query(q)?;
     let page = app
-        .read(move |db| Ok(db.records_page::<CallbackRec>(kind::CALLBACK, &params)?))
+        .read(move |db| Ok(db.page_of::<CallbackRec>(&params)?))
         .await?;
     Ok(Json(Page {
         items: page
@@ -45,7 +45,7 @@ pub async fn list(State(app): State<App>, RawQuery(q): RawQuery) -> Reply<Json<P
 pub async fn show(State(app): State<App>, Path(id): Path<String>) -> Reply<Json<Callback>> {
     let rec = app
         .db(move |db| {
-            db.get::<CallbackRec>(kind::CALLBACK, &id)?
+            db.load::<CallbackRec>(&id)?
                 .ok_or_else(|| Failure::not_found("callback", id))
         })
         .await?;

@@ -10,12 +10,12 @@ use crate::service::app::{App, Body};
 use crate::service::errors::{Failure, Reply, issue};
 use crate::service::ids::{new_id, random_alnum};
 use crate::service::paging::union;
-use crate::service::records::{CallbackRec, DestinationRec, kind};
+use crate::service::records::{CallbackRec, DestinationRec};
 use crate::service::store::Db;
 use crate::service::validate::Check;
 
 fn load(db: &Db, id: &str) -> Reply<DestinationRec> {
-    db.get::<DestinationRec>(kind::DESTINATION, id)?
+    db.load::<DestinationRec>(id)?
         .ok_or_else(|| Failure::not_found("callback.destination", id))
 }
 
@@ -114,7 +114,7 @@ pub async fn create(State(app): State<App>, Body(body): Body) -> Reply<Json<Dest
                 None => CallbackSelection::all(),
                 Some(ids) => {
                     for id in &ids {
-                        if db.get::<CallbackRec>(kind::CALLBACK, id)?.is_none() {
+                        if db.load::<CallbackRec>(id)?.is_none() {
                             return Err(Failure::bad_request(
                                 "One or more callback IDs are invalid",
                             ));
@@ -146,7 +146,7 @@ pub async fn create(State(app): State<App>, Body(body): Body) -> Reply<Json<Dest
                 destination,
                 active: true,
             };
-            db.put(kind::DESTINATION, &rec.destination.id, &rec)?;
+            db.save(&rec)?;
             Ok(rec.destination)
         })
         .await?;
@@ -190,7 +190,7 @@ pub async fn update(
             if let Some(d) = description {
                 rec.destination.description = d.unwrap_or_default();
             }
-            db.put(kind::DESTINATION, &id, &rec)?;
+            db.save(&rec)?;
             Ok(rec.destination)
         })
         .await?;
@@ -216,7 +216,7 @@ pub async fn remove(State(app): State<App>, Path(id): Path<String>) -> Reply<Jso
                 ));
             }
             rec.active = false;
-            db.put(kind::DESTINATION, &id, &rec)?;
+            db.save(&rec)?;
             Ok(rec.destination)
         })
         .await?;

@@ -11,7 +11,7 @@ use crate::api::model::CallbackType;
 use crate::service::app::{App, HookBody};
 use crate::service::errors::{Failure, Reply};
 use crate::service::events::fan_out;
-use crate::service::records::{CallbackRec, kind};
+use crate::service::records::CallbackRec;
 
 /// `POST /hooks/{key}`: any JSON is an event of that callback, fanned out to its destinations.
 #[utoipa::path(
@@ -55,7 +55,7 @@ pub async fn incoming(
         .db(move |db| {
             // Checked again by id on the writer, so the lookup and the fan-out agree even if the
             // callback changed in between (the same answer as an unknown key if it did).
-            let current = db.get::<CallbackRec>(kind::CALLBACK, &callback_id)?;
+            let current = db.load::<CallbackRec>(&callback_id)?;
             let callback = matching_hook(current.into_iter().collect(), &key)
                 .ok_or_else(|| Failure::no_endpoint("/hooks"))?;
             Ok(fan_out(db, &callback, &event_type, payload)?)

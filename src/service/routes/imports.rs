@@ -10,9 +10,7 @@ use crate::api::model::{ImportStatus, ProviderOauthImport};
 use crate::service::app::{App, Body};
 use crate::service::errors::{Failure, Reply, issue};
 use crate::service::ids::new_id;
-use crate::service::records::{
-    ConnectionRec, DeploymentRec, kind, render_import, token_identifier,
-};
+use crate::service::records::{ConnectionRec, DeploymentRec, render_import, token_identifier};
 use crate::service::validate::Check;
 
 /// `GET /provider-oauth/token-imports`.
@@ -30,7 +28,7 @@ pub async fn list(
 ) -> Reply<Json<Page<ProviderOauthImport>>> {
     let (_, params) = list_query(q)?;
     let page = app
-        .read(move |db| Ok(db.records_page::<ProviderOauthImport>(kind::IMPORT, &params)?))
+        .read(move |db| Ok(db.page_of::<ProviderOauthImport>(&params)?))
         .await?;
     Ok(Json(Page {
         items: page
@@ -57,7 +55,7 @@ pub async fn show(
 ) -> Reply<Json<ProviderOauthImport>> {
     let i = app
         .db(move |db| {
-            db.get::<ProviderOauthImport>(kind::IMPORT, &id)?
+            db.load::<ProviderOauthImport>(&id)?
                 .ok_or_else(|| Failure::not_found("connection", id))
         })
         .await?;
@@ -149,14 +147,14 @@ pub async fn create(State(app): State<App>, Body(body): Body) -> Reply<Json<Prov
             let connection_id = match (deployment, connection) {
                 (Some(d), _) => {
                     let dep = db
-                        .get::<DeploymentRec>(kind::DEPLOYMENT, &d)?
+                        .load::<DeploymentRec>(&d)?
                         .ok_or_else(|| Failure::not_found("server-deployment", d.as_str()))?;
                     dep.connection_id.ok_or_else(|| {
                         Failure::bad_request("Server deployment does not have an OAuth connection")
                     })?
                 }
                 (None, Some(c)) => {
-                    db.get::<ConnectionRec>(kind::CONNECTION, &c)?
+                    db.load::<ConnectionRec>(&c)?
                         .ok_or_else(|| Failure::not_found("connection", c.as_str()))?
                         .id
                 }
@@ -177,7 +175,7 @@ pub async fn create(State(app): State<App>, Body(body): Body) -> Reply<Json<Prov
                 expires_at: None,
             };
             fields.apply(&mut i);
-            db.put(kind::IMPORT, &i.id, &i)?;
+            db.save(&i)?;
             Ok(i)
         })
         .await?;
@@ -210,13 +208,13 @@ pub async fn update(
     let updated = app
         .db(move |db| {
             let mut i = db
-                .get::<ProviderOauthImport>(kind::IMPORT, &id)?
+                .load::<ProviderOauthImport>(&id)?
                 .ok_or_else(|| Failure::not_found("connection", id.as_str()))?;
             fields.apply(&mut i);
             if let Some(t) = token {
                 i.identifier = Some(token_identifier(&t));
             }
-            db.put(kind::IMPORT, &i.id, &i)?;
+            db.save(&i)?;
             Ok(i)
         })
         .await?;

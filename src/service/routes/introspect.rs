@@ -1,7 +1,6 @@
 //! `GET /metorial/introspect/versions` and `…/endpoints?version=ID`, answered without a key as a
 //! pulsar-era deployment of the platform answers them (api.md §1, "Versions").
 use axum::Json;
-use axum::extract::RawQuery;
 
 use crate::api::error::ApiError;
 use crate::api::versions::{ServedVersion, VersionList};
@@ -13,37 +12,8 @@ const PULSAR: &str = "mt_2025_01_01_pulsar";
 /// Listed beside pulsar, as the platform's pulsar-era deployments list it.
 const DASHBOARD: &str = "mt_2025_01_01_dashboard";
 
-/// The endpoints of pulsar: every API route the service has (hooks and the demo receiver are
-/// the service's own, not the API's).
-const ENDPOINTS: &[(&str, &str)] = &[
-    ("GET", "/organization/teams"),
-    ("POST", "/organization/teams"),
-    ("GET", "/organization/teams/{team_id}"),
-    ("POST", "/organization/teams/{team_id}"),
-    ("POST", "/organization/teams/{team_id}/projects"),
-    (
-        "DELETE",
-        "/organization/teams/{team_id}/projects/{project_id}",
-    ),
-    ("POST", "/organization/teams/{team_id}/members"),
-    ("DELETE", "/organization/teams/{team_id}/members/{actor_id}"),
-    ("GET", "/organization/projects"),
-    ("GET", "/organization/team-roles"),
-    ("GET", "/organization/members"),
-    ("GET", "/provider-oauth/token-imports"),
-    ("POST", "/provider-oauth/token-imports"),
-    ("GET", "/provider-oauth/token-imports/{take_in_id}"),
-    ("PATCH", "/provider-oauth/token-imports/{take_in_id}"),
-    ("GET", "/callbacks"),
-    ("GET", "/callbacks/{callback_id}"),
-    ("GET", "/callbacks-destinations"),
-    ("POST", "/callbacks-destinations"),
-    ("GET", "/callbacks-destinations/{destination_id}"),
-    ("PATCH", "/callbacks-destinations/{destination_id}"),
-    ("DELETE", "/callbacks-destinations/{destination_id}"),
-    ("GET", "/callbacks-notifications"),
-    ("GET", "/callbacks-notifications/{notification_id}"),
-];
+/// One endpoint as introspection lists it: the method and the path with `{name}` parameters.
+pub type Endpoint = (&'static str, String);
 
 fn served() -> VersionList {
     let v = |version: &str, current: bool| ServedVersion {
@@ -62,8 +32,10 @@ pub async fn versions() -> Json<VersionList> {
 }
 
 /// `GET /metorial/introspect/endpoints?version=ID`: the version's endpoints, 406 for a version
-/// not served here. Dashboard's are the organization paths, the ones both versions share here.
-pub async fn endpoints(RawQuery(q): RawQuery) -> Reply<Json<serde_json::Value>> {
+/// not served here. Pulsar's are every API route the service has (`routes::table` gives them; hooks
+/// and the demo receiver are the service's own, not the API's); dashboard's are the organization
+/// paths, the ones both versions share here.
+pub fn endpoints(every: &[Endpoint], q: Option<String>) -> Reply<Json<serde_json::Value>> {
     let pairs = parse_pairs(q.as_deref());
     let asked = pairs
         .iter()
@@ -79,7 +51,7 @@ pub async fn endpoints(RawQuery(q): RawQuery) -> Reply<Json<serde_json::Value>> 
         e.entity = Some("version".into());
         return Err(Failure(Box::new(e)));
     }
-    let list: Vec<serde_json::Value> = ENDPOINTS
+    let list: Vec<serde_json::Value> = every
         .iter()
         .filter(|(_, path)| asked == PULSAR || path.starts_with("/organization/"))
         .map(|(method, path)| serde_json::json!({ "method": method, "path": path }))

@@ -1,22 +1,17 @@
 //! Read-only organization lookups: projects, team roles, members.
 use axum::extract::{RawQuery, State};
-use serde::de::DeserializeOwned;
 
 use super::list_query;
 use crate::api::Page;
 use crate::api::model::{Member, Project, TeamRole};
 use crate::service::app::{App, BigJson};
 use crate::service::errors::Reply;
-use crate::service::records::kind;
+use crate::service::records::Record;
 
-async fn list_kind<T>(app: App, raw: Option<String>, kind: &'static str) -> Reply<BigJson<Page<T>>>
-where
-    T: DeserializeOwned + serde::Serialize + Send + 'static,
-{
+async fn list_kind<T: Record>(app: App, raw: Option<String>) -> Reply<BigJson<Page<T>>> {
     let (_, params) = list_query(raw)?;
     Ok(BigJson(
-        app.read(move |db| Ok(db.records_page::<T>(kind, &params)?))
-            .await?,
+        app.read(move |db| Ok(db.page_of::<T>(&params)?)).await?,
     ))
 }
 
@@ -33,7 +28,7 @@ pub async fn projects(
     State(app): State<App>,
     RawQuery(q): RawQuery,
 ) -> Reply<BigJson<Page<Project>>> {
-    list_kind(app, q, kind::PROJECT).await
+    list_kind::<Project>(app, q).await
 }
 
 /// `GET /organization/team-roles`.
@@ -49,7 +44,7 @@ pub async fn roles(
     State(app): State<App>,
     RawQuery(q): RawQuery,
 ) -> Reply<BigJson<Page<TeamRole>>> {
-    list_kind(app, q, kind::ROLE).await
+    list_kind::<TeamRole>(app, q).await
 }
 
 /// `GET /organization/members`.
@@ -65,5 +60,5 @@ pub async fn members(
     State(app): State<App>,
     RawQuery(q): RawQuery,
 ) -> Reply<BigJson<Page<Member>>> {
-    list_kind(app, q, kind::MEMBER).await
+    list_kind::<Member>(app, q).await
 }

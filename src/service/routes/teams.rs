@@ -13,8 +13,7 @@ use crate::service::errors::{Failure, Reply};
 use crate::service::ids::new_id;
 use crate::service::membership::refresh_actors;
 use crate::service::records::{
-    RoleAssignmentRec, TeamProjectRec, TeamRec, find_by_id_or_slug, find_team, kind, render_team,
-    slugify,
+    RoleAssignmentRec, TeamProjectRec, TeamRec, find_by_id_or_slug, find_team, render_team, slugify,
 };
 use crate::service::store::{Db, raw_page_json};
 use crate::service::validate::Check;
@@ -69,7 +68,7 @@ pub async fn list(State(app): State<App>, RawQuery(q): RawQuery) -> Reply<Respon
     let teams = app.teams.clone();
     let page = app
         .read(move |db| {
-            let stored = db.records_page_raw(kind::TEAM, &params)?;
+            let stored = db.raw_page_of::<TeamRec>(&params)?;
             teams.page(db, stored)
         })
         .await?;
@@ -190,12 +189,12 @@ pub async fn set_project(
         role_keys.unwrap_or_default(),
     );
     modify(&app, id, move |db, t| {
-        let project = find_by_id_or_slug(db, kind::PROJECT, &project_key, |p: &Project| &p.slug)?
+        let project = find_by_id_or_slug(db, &project_key, |p: &Project| &p.slug)?
             .ok_or_else(|| Failure::not_found("project", project_key.as_str()))?;
         let mut roles = Vec::new();
         let mut unknown = Vec::new();
         for key in &role_keys {
-            match find_by_id_or_slug(db, kind::ROLE, key, |r: &TeamRole| &r.slug)? {
+            match find_by_id_or_slug(db, key, |r: &TeamRole| &r.slug)? {
                 Some(r) => {
                     if !roles.iter().any(|x: &TeamRole| x.id == r.id) {
                         roles.push(r);
@@ -259,7 +258,7 @@ pub async fn remove_project(
     Path((id, project_key)): Path<(String, String)>,
 ) -> Reply<Json<Team>> {
     modify(&app, id, move |db, t| {
-        let project = find_by_id_or_slug(db, kind::PROJECT, &project_key, |p: &Project| &p.slug)?
+        let project = find_by_id_or_slug(db, &project_key, |p: &Project| &p.slug)?
             .ok_or_else(|| Failure::not_found("project", project_key.as_str()))?;
         let before = t.projects.len();
         t.projects.retain(|p| p.project_id != project.id);
@@ -276,7 +275,7 @@ pub async fn remove_project(
 /// Checks that an actor exists.
 fn require_actor(db: &Db, actor_id: &str) -> Reply<()> {
     let known = db
-        .all::<Member>(kind::MEMBER)?
+        .load_all::<Member>()?
         .iter()
         .any(|m| m.actor_id == actor_id);
     if known {
