@@ -16,6 +16,7 @@ pub(crate) mod server_status;
 pub(crate) mod update;
 pub(crate) mod view;
 pub(crate) mod watch;
+pub(crate) mod window;
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -245,6 +246,9 @@ pub(crate) struct DeliveriesState {
     pub(crate) gone: std::collections::BTreeSet<String>,
     /// The local status filter of the notifications list.
     pub(crate) local: LocalFilter,
+    /// The time window a saved view's `since` opened on event-destinations' Deliveries (read
+    /// on the worker, [`window`]); the server status cycling back to "all" closes it.
+    pub(crate) window: Option<chrono::DateTime<chrono::Utc>>,
     /// Names of callbacks and destinations of this profile, looked up in the background.
     pub(crate) names: crate::api::NameCache,
     /// Every callback (id, name) known from that lookup, for the filter dialog's picker.
