@@ -40,6 +40,7 @@ pub mod secret;
 pub mod selection;
 pub mod signature;
 pub mod versions;
+pub mod window;
 
 pub use client::{Client, ClientOptions};
 pub use error::{ApiError, Error};

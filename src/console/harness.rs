@@ -207,7 +207,7 @@ impl Harness {
     pub fn answer_lists(&mut self, body: impl Fn(Tab) -> String) -> Result<usize, Error> {
         let mut answered = 0;
         for r in self.app.take_requests() {
-            if let ApiCmd::List { tab, .. } = r.cmd {
+            if let ApiCmd::List { tab, .. } | ApiCmd::ListSince { tab, .. } = r.cmd {
                 let page = decode_page_body(tab, 200, &body(tab))?;
                 self.apply(Msg::Api {
                     req_id: r.req_id,

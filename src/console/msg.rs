@@ -133,6 +133,18 @@ pub(crate) enum ApiCmd {
         /// Union filters (`callback_id` for destinations; all three for notifications).
         filter: NotificationFilter,
     },
+    /// One page of a tab's list within a view's time window, read newest first up to the first
+    /// older item (event-destinations' Deliveries: [`super::deliveries::window::page`]).
+    ListSince {
+        /// Which resource.
+        tab: Tab,
+        /// Paging and order.
+        query: ListQuery,
+        /// Union filters, as for [`ApiCmd::List`].
+        filter: NotificationFilter,
+        /// The window's start.
+        since: chrono::DateTime<chrono::Utc>,
+    },
     /// One page of a tab's list that holds an item (see [`super::state::Anchor::Around`]).
     ListAround {
         /// Which resource.

@@ -243,6 +243,7 @@ pub(crate) fn load_list(
 ) -> Vec<Effect> {
     let req_id = state.next_req_id();
     let limit = page_size(state.size, tab);
+    let since = super::deliveries::window::since(state, tab);
     let list = &mut state.tab_state_mut(tab).list;
     let query = list_query(list, &anchor, limit);
     list.limit = limit;
@@ -259,7 +260,15 @@ pub(crate) fn load_list(
             query,
             filter,
         },
-        _ => ApiCmd::List { tab, query, filter },
+        _ => match since {
+            Some(since) => ApiCmd::ListSince {
+                tab,
+                query,
+                filter,
+                since,
+            },
+            None => ApiCmd::List { tab, query, filter },
+        },
     };
     list.pending = Some(PendingPage {
         req_id,

@@ -221,10 +221,13 @@ pub(crate) fn apply(state: &mut State, view: &View) -> Option<Tab> {
                 other => other.to_string(),
             })
             .collect();
-        if view.filters.since.is_some() {
+        if tab == Tab::Deliveries {
+            // No time filter on the platform: the worker reads the window (`deliveries::window`).
+            state.deliveries.window = since(state, view);
+        } else if view.filters.since.is_some() {
             state.toast(
                 ToastKind::Info,
-                "A view's since applies to pulsar's Notifications; here the list is the newest first, unwindowed.",
+                "A view's since applies to pulsar's Notifications and event-destinations' Deliveries; here the list is the newest first, unwindowed.",
             );
         }
     }

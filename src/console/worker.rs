@@ -248,6 +248,14 @@ pub(crate) async fn execute(client: &Client, cmd: &ApiCmd) -> Result<ApiReply, E
             let raw = client.send(&tab.list_request(query, filter)).await?;
             decode_page_body(*tab, raw.status, &raw.body).map(ApiReply::Page)
         }
+        ApiCmd::ListSince {
+            tab,
+            query,
+            filter,
+            since,
+        } => super::deliveries::window::page(client, *tab, query, filter, *since)
+            .await
+            .map(ApiReply::Page),
         ApiCmd::ListAround {
             tab,
             id,

@@ -13,6 +13,7 @@ mod deliveries_masking;
 mod deliveries_names;
 mod deliveries_nav;
 mod deliveries_watch;
+mod deliveries_window;
 mod demo_generations;
 mod describe;
 mod edit_compare_newer;

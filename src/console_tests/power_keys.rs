@@ -528,9 +528,9 @@ fn read_only_refuses_every_write_and_hides_it() {
             app.apply(key(KeyCode::Esc));
             for r in app.take_requests() {
                 let reply = match &r.cmd {
-                    ApiCmd::List { tab, .. } | ApiCmd::ListAround { tab, .. } => {
-                        page_reply(*tab, fixtures_of(*tab).0)
-                    }
+                    ApiCmd::List { tab, .. }
+                    | ApiCmd::ListSince { tab, .. }
+                    | ApiCmd::ListAround { tab, .. } => page_reply(*tab, fixtures_of(*tab).0),
                     ApiCmd::Get { tab, .. } => item_reply(*tab, fixtures_of(*tab).1),
                     ApiCmd::Write(_) => panic!("a write in read-only mode: {r:?}"),
                     // Other reads (lookups) are left unanswered.

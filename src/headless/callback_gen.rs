@@ -515,18 +515,12 @@ async fn notifications(
         f,
     )
     .await?;
-    if let Some(since) = since {
-        let before = merged.items.len();
-        merged.items.retain(|v| {
-            v["created_at"]
-                .as_str()
-                .and_then(crate::api::model::time::parse)
-                .is_some_and(|c| c >= since)
-        });
-        // Older ones were cut: the window ends within what was read.
-        if merged.items.len() < before {
-            merged.more = false;
-        }
+    // The merge is newest first (an unreadable time last): older ones cut, the window ends
+    // within what was read.
+    if let Some(since) = since
+        && crate::api::window::cut(&mut merged.items, since)
+    {
+        merged.more = false;
     }
     match out.format {
         OutputFormat::Ndjson => out.items(&merged.items)?,

@@ -308,7 +308,7 @@ const CALLBACK_INSTANCES: Columns = crate::resource::integration_callbacks::INST
 const DESTINATIONS: Columns = Kind::EventDestinations.wire_columns();
 const LISTENERS: Columns = Kind::Listeners.wire_columns();
 const EVENTS: Columns = Kind::Events.wire_columns();
-const DELIVERIES: Columns = Kind::Deliveries.wire_columns();
+pub(super) const DELIVERIES: Columns = Kind::Deliveries.wire_columns();
 const ATTEMPTS: Columns = Kind::DeliveryAttempts.wire_columns();
 
 /// The value a column shows.
@@ -807,12 +807,12 @@ pub async fn run(client: &Client, out: &Output, cmd: Resource) -> Result<(), Hea
                 event_destination_ids: destinations,
                 ..DeliveryFilter::default()
             };
-            if scan.since.is_some() {
-                // The platform's deliveries list has no time filter; a window read on this side
-                // is not built yet, and dropping it would list older deliveries under its name.
-                return Err(HeadlessError::Usage(
-                    "a view's since (today) does not apply to deliveries yet: use --view with a status, or notifications search --since".into(),
-                ));
+            // The platform's deliveries list has no time filter: a view's window is read here
+            // (a watch lists only what comes after it anyway).
+            if let Some(since) = scan.since
+                && watch.interval().is_none()
+            {
+                return super::current_list::window(client, out, &l, &f, since, scan.count).await;
             }
             if scan.count {
                 return super::current_list::count(client, out, &f).await;

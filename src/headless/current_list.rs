@@ -159,3 +159,109 @@ pub async fn watch(
         }
     }
 }
+
+/// Matches printed without `--limit` or `--all`: a page's worth, as a plain `list` prints.
+const WINDOW_LIMIT: usize = 20;
+
+/// A view's `since` (`--view today`) on deliveries, which the platform cannot filter by time:
+/// the list walked newest first ([`crate::api::window::walk`], the platform's filters `f`
+/// applied) up to the first delivery created before `since`. `--limit` counts what is printed,
+/// `--all` the whole window; `--count` says how many. Under `-o ndjson` each page is printed as
+/// it is read.
+///
+/// # Errors
+/// Usage for `--order asc`, `--before` or `--cursor` (the window is read from the newest on);
+/// the API's; past the walk's budget, what was found is printed and then the budget's error
+/// (exit 3, naming the `--after` id to continue from), which `--count` reports as
+/// `complete: false`.
+pub async fn window(
+    client: &Client,
+    out: &Output,
+    l: &super::args::ListArgs,
+    f: &DeliveryFilter,
+    since: chrono::DateTime<chrono::Utc>,
+    count: bool,
+) -> Result<(), HeadlessError> {
+    if l.order == Some(Order::Asc) || l.before.is_some() || l.cursor.is_some() {
+        return Err(HeadlessError::Usage(
+            "a view's since reads deliveries newest first: --order asc, --before and --cursor do not apply with it (--after continues)".into(),
+        ));
+    }
+    let limit = match (l.all || count, l.limit) {
+        (true, _) => usize::MAX,
+        (false, Some(n)) => n as usize,
+        (false, None) => WINDOW_LIMIT,
+    };
+    let ndjson = out.format == OutputFormat::Ndjson && !count;
+    let mut found: Vec<Value> = Vec::new();
+    let mut failed = None;
+    let build = |q: &ListQuery| ApiRequest::list_deliveries(q, f);
+    let walked = crate::api::window::walk(client, l.after.clone(), build, since, limit, |page| {
+        if count {
+            return true;
+        }
+        if ndjson {
+            if let Err(e) = out.items(&page) {
+                failed = Some(e);
+                return false;
+            }
+        } else {
+            found.extend(page);
+        }
+        true
+    })
+    .await;
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    let (walked, stopped) = match walked {
+        Ok(w) => (w, None),
+        Err(e @ crate::api::Error::TooManyPages { .. }) => (
+            crate::api::window::Walked {
+                listed: found.len(),
+                ..Default::default()
+            },
+            Some(e),
+        ),
+        Err(e) => {
+            let first = ListQuery {
+                after: l.after.clone(),
+                ..ListQuery::default()
+            };
+            return Err(super::current::keyed(client, &build(&first), e));
+        }
+    };
+    if count {
+        // Every delivery read before the window's end was in it.
+        let (n, examined) = match &stopped {
+            Some(crate::api::Error::TooManyPages { items, .. }) => (*items, *items),
+            _ => (walked.listed, walked.examined),
+        };
+        let complete = stopped.is_none();
+        let text = json!({"count": n, "examined": examined, "complete": complete}).to_string();
+        return out.document(&text);
+    }
+    if !ndjson {
+        if out.table() {
+            super::current::table(out, super::current::DELIVERIES, &found)?;
+            if walked.more
+                && let Some(last) = &walked.last
+            {
+                eprintln!("(more: --after {} or --all)", output::clean(last));
+            }
+        } else if l.all {
+            out.items(&found)?;
+        } else {
+            let envelope = json!({
+                "object": "list",
+                "items": found,
+                "pagination": {"has_more_before": false, "has_more_after": walked.more},
+            });
+            out.document(&envelope.to_string())?;
+        }
+    }
+    match stopped {
+        Some(e) => Err(e.into()),
+        None => Ok(()),
+    }
+}

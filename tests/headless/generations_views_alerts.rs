@@ -16,16 +16,18 @@ use switchboard::service::{RunningService, Seed, ServiceConfig, start};
 const ORG_KEY: &str = "sk_org_headless_views_alerts_0123456789";
 const INSTANCE_KEY: &str = "sk_instance_headless_views_alerts_0123456";
 
-async fn service(g: Generation) -> RunningService {
-    start(ServiceConfig {
+fn config(g: Generation) -> ServiceConfig {
+    ServiceConfig {
         seed: Seed::Demo,
         generation: g,
         api_key: Some(Secret::new(ORG_KEY)),
         instance_key: Some(Secret::new(INSTANCE_KEY)),
         ..ServiceConfig::ephemeral()
-    })
-    .await
-    .expect("service starts")
+    }
+}
+
+async fn service(g: Generation) -> RunningService {
+    start(config(g)).await.expect("service starts")
 }
 
 async fn run(
@@ -197,23 +199,143 @@ async fn a_views_window_bounds_callback_destinations_merged_list() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_views_window_on_event_destinations_deliveries_is_refused_in_one_sentence() {
-    let svc = service(Generation::EventDestinations).await;
+async fn a_views_window_bounds_event_destinations_deliveries() {
+    // The deliveries list has no time filter: a view's `since` was refused in one sentence; it
+    // is read newest first up to the first delivery created before it. Four weeks of history
+    // put most deliveries before the window.
+    let svc = start(ServiceConfig {
+        history: 150,
+        ..config(Generation::EventDestinations)
+    })
+    .await
+    .expect("service starts");
     let home = tempfile::tempdir().expect("home");
-    let (code, out, err) = run(
+    let h = home.path();
+    let list = |extra: &[&str]| {
+        let mut a = vec!["notifications", "list"];
+        a.extend_from_slice(extra);
+        a.iter().map(|s| (*s).to_string()).collect::<Vec<_>>()
+    };
+    let (code, all, err) = run(
         &svc,
-        home.path(),
+        h,
         PROFILE,
-        &["notifications", "list", "--view", "today", "-o", "ndjson"],
+        &["notifications", "list", "--all", "-o", "ndjson"],
     )
     .await;
-    assert_eq!(code, 2, "{out}{err}");
+    assert_eq!(code, 0, "{err}");
+    // The list's default order is oldest first; a window is read newest first (ids follow time).
+    let mut all = lines(&all);
+    all.sort_by(|a, b| b["id"].as_str().cmp(&a["id"].as_str()));
+    assert!(all.len() > 150, "demo and history: {}", all.len());
+    let at = |v: &Value| -> chrono::DateTime<chrono::Utc> {
+        v["created_at"]
+            .as_str()
+            .and_then(|t| t.parse().ok())
+            .expect("created_at")
+    };
+    let id = |v: &Value| v["id"].as_str().unwrap_or_default().to_string();
+    // A cut strictly between two deliveries' times, some of the history inside.
+    let mut times: Vec<_> = all.iter().map(at).collect();
+    times.sort_unstable_by(|a, b| b.cmp(a));
+    let k = (40..times.len())
+        .find(|&k| times[k - 1] > times[k])
+        .expect("distinct times");
+    let cut = times[k] + (times[k - 1] - times[k]) / 2;
+    let since = cut.to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+    let cut: chrono::DateTime<chrono::Utc> = since.parse().expect("since");
+    let inside: Vec<String> = all.iter().filter(|v| at(v) >= cut).map(id).collect();
     assert!(
-        out.is_empty(),
-        "nothing listed under the view's name: {out}"
+        inside.len() >= 40 && inside.len() < all.len(),
+        "{}",
+        inside.len()
     );
-    assert!(err.contains("does not apply to deliveries yet"), "{err}");
-    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    let config = format!(
+        "{PROFILE}\n[profiles.work.views.recent.filters]\nsince = \"{since}\"\n\
+         [profiles.work.views.recent_failed]\nstatus = \"failed\"\n\
+         [profiles.work.views.recent_failed.filters]\nsince = \"{since}\"\n\
+         [profiles.work.views.month.filters]\nsince = \"60d\"\n"
+    );
+    let go = |args: Vec<String>| {
+        let config = config.clone();
+        let svc = &svc;
+        async move {
+            let a: Vec<&str> = args.iter().map(String::as_str).collect();
+            run(svc, h, &config, &a).await
+        }
+    };
+
+    // Exactly the deliveries created since, newest first; `--limit`'s default counts the printed.
+    let (code, out, err) = go(list(&["--view", "recent", "--all", "-o", "ndjson"])).await;
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(lines(&out).iter().map(id).collect::<Vec<_>>(), inside);
+    // The walk ends at the first older delivery: one page holds the window, so one page does.
+    let (code, out, err) = go(list(&[
+        "--view",
+        "recent",
+        "--all",
+        "--max-pages",
+        "1",
+        "-o",
+        "ndjson",
+    ]))
+    .await;
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(lines(&out).iter().map(id).collect::<Vec<_>>(), inside);
+    let (code, out, err) = go(list(&["--view", "recent", "-o", "ndjson"])).await;
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(lines(&out).iter().map(id).collect::<Vec<_>>(), inside[..20]);
+    let (code, out, err) = go(list(&["--view", "recent", "--count"])).await;
+    assert_eq!(code, 0, "{err}");
+    let counted: Value = serde_json::from_str(out.trim()).expect("count");
+    assert_eq!(counted["count"], inside.len(), "{out}");
+    assert_eq!(counted["complete"], true, "{out}");
+
+    // The status the platform filters is kept beside the window.
+    let failed: Vec<String> = all
+        .iter()
+        .filter(|v| at(v) >= cut && v["status"] == "failed")
+        .map(id)
+        .collect();
+    assert!(
+        !failed.is_empty(),
+        "the demo's failed deliveries are the newest"
+    );
+    let (code, out, err) = go(list(&["--view", "recent_failed", "--all", "-o", "ndjson"])).await;
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(lines(&out).iter().map(id).collect::<Vec<_>>(), failed);
+
+    // Past the walk's budget: what was read is printed, then exit 3 naming where to go on.
+    let (code, out, err) = go(list(&[
+        "--view",
+        "month",
+        "--all",
+        "--max-pages",
+        "1",
+        "-o",
+        "ndjson",
+    ]))
+    .await;
+    assert_eq!(code, 3, "{out}{err}");
+    let first: Vec<String> = lines(&out).iter().map(id).collect();
+    let newest: Vec<String> = all.iter().take(100).map(id).collect();
+    assert_eq!(first, newest);
+    assert!(err.contains(&format!("--after {}", newest[99])), "{err}");
+
+    // The shipped `today`: what was created since midnight UTC (unless the run spans midnight).
+    let midnight = |t: chrono::DateTime<chrono::Utc>| {
+        t.date_naive()
+            .and_hms_opt(0, 0, 0)
+            .expect("midnight")
+            .and_utc()
+    };
+    let before = midnight(chrono::Utc::now());
+    let (code, out, err) = go(list(&["--view", "today", "--all", "-o", "ndjson"])).await;
+    assert_eq!(code, 0, "{out}{err}");
+    if midnight(chrono::Utc::now()) == before {
+        let today: Vec<String> = all.iter().filter(|v| at(v) >= before).map(id).collect();
+        assert_eq!(lines(&out).iter().map(id).collect::<Vec<_>>(), today);
+    }
 }
 
 async fn views_window(g: Generation) {

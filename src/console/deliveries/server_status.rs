@@ -21,6 +21,10 @@ pub(crate) fn cycle(state: &mut State) -> Vec<Effect> {
     };
     list.filter.statuses = next.map(|s| vec![(*s).to_string()]).unwrap_or_default();
     let word = next.map_or_else(|| "all".to_string(), |s| (*s).to_string());
+    if next.is_none() {
+        // Back to "all" closes a view's window too, as on pulsar's Notifications.
+        state.deliveries.window = None;
+    }
     state.toast(
         ToastKind::Info,
         format!("Status: {word} (filtered by the server)"),

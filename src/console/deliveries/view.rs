@@ -177,6 +177,9 @@ pub(crate) fn title_suffix(state: &State, tab: Tab) -> String {
     {
         s.push_str(&format!(" · [{chip}]"));
     }
+    if let Some(chip) = super::window::chip(state, tab) {
+        s.push_str(&format!(" · [{chip}]"));
+    }
     if let Some(chip) = crate::console::search::update::chip(state, tab) {
         s.push_str(&format!(" · [{chip}]"));
     }
