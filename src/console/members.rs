@@ -2,8 +2,8 @@
 //! the member dialogs offer only those that apply (`m` the non-members, `M` the members), both
 //! read from each member's `actor.teams[]` through `api::members`. Loaded when a team's detail
 //! opens, refreshed after a member is added or removed and on reload; never blocks a key.
+use super::forms::Dialog;
 use super::forms::picker::{Items, PickItem};
-use super::forms::{Dialog, Kind};
 use super::msg::{ApiCmd, ApiReply, Effect, Pane};
 use super::state::{State, ToastKind};
 use crate::api::Error;
@@ -65,17 +65,16 @@ pub(crate) fn on_reply(
 }
 
 fn is_member_dialog(d: &Dialog) -> bool {
-    matches!(d.kind, Kind::AddMember(_) | Kind::RemoveMember(_))
+    super::views::teams::dialogs::member_dialog_of(d).is_some()
 }
 
 /// Puts the members that apply into a member dialog's picker: the team's non-members to add,
 /// its members to remove. Without a list, the picker takes a typed id.
 pub(crate) fn fill_dialog(d: &mut Dialog, cache: &super::state::MembersCache) {
-    let (team, adding) = match &d.kind {
-        Kind::AddMember(t) => (t.clone(), true),
-        Kind::RemoveMember(t) => (t.clone(), false),
-        _ => return,
+    let Some((team, adding)) = super::views::teams::dialogs::member_dialog_of(d) else {
+        return;
     };
+    let team = team.to_string();
     let was_dirty = d
         .fields
         .first()

@@ -10,6 +10,8 @@ use crossterm::event::KeyCode;
 use switchboard::api::model::CreateTeam;
 use switchboard::api::{ListQuery, Order};
 use switchboard::console::forms::Kind;
+use switchboard::console::keymap::Action;
+use switchboard::console::tab::Tab;
 use switchboard::console::{App, Msg, State};
 
 async fn press(app: &mut App, msg: Msg) {
@@ -104,7 +106,7 @@ async fn create_oldest_first_lands_on_the_last_page_and_e_edits_it() {
     // `e` edits what was made, not the first row of page 1.
     app.apply(ch('e'));
     let d = app.state.forms.dialog.as_ref().expect("edit dialog");
-    assert_eq!(d.kind, Kind::EditTeam(id.clone()));
+    assert_eq!((d.resource, d.kind.clone()), edit_of(Tab::Teams, &id));
     app.apply(ctrl('u'));
     typed(&mut app, "Flow Crew 2");
     press(&mut app, ctrl('s')).await;
@@ -122,7 +124,7 @@ async fn create_oldest_first_lands_on_the_last_page_and_e_edits_it() {
     press(&mut app, key(KeyCode::Esc)).await;
     app.apply(ch('e'));
     let d = app.state.forms.dialog.as_ref().expect("edit dialog");
-    assert_eq!(d.kind, Kind::EditTeam(id.clone()));
+    assert_eq!((d.resource, d.kind.clone()), edit_of(Tab::Teams, &id));
     app.apply(key(KeyCode::Esc));
 
     // Paging from a landed page works both ways.
@@ -152,7 +154,7 @@ async fn create_newest_first_from_a_later_page_lands_on_the_first() {
     assert_eq!(detail_id(&app), Some(id.clone()));
     app.apply(ch('e'));
     let d = app.state.forms.dialog.as_ref().expect("edit dialog");
-    assert_eq!(d.kind, Kind::EditTeam(id));
+    assert_eq!((d.resource, d.kind.clone()), edit_of(Tab::Teams, &id));
     ts.svc.shutdown().await;
 }
 
@@ -296,7 +298,7 @@ async fn import_created_on_a_later_page_is_selected_and_e_edits_it() {
     assert_eq!(id, newest, "the cursor is on the created import");
     app.apply(ch('e'));
     let d = app.state.forms.dialog.as_ref().expect("edit dialog");
-    assert_eq!(d.kind, Kind::EditImport(id));
+    assert_eq!((d.resource, d.kind.clone()), edit_of(Tab::Imports, &id));
     ts.svc.shutdown().await;
 }
 
@@ -320,7 +322,11 @@ async fn while_the_page_of_a_new_item_loads_write_keys_never_act_on_another_row(
     app.apply(key(KeyCode::Esc));
     app.apply(ch('e'));
     if let Some(d) = app.state.forms.dialog.as_ref() {
-        assert_ne!(d.kind, Kind::EditTeam(first.clone()), "edited another row");
+        assert_ne!(
+            (d.resource, d.kind.clone()),
+            edit_of(Tab::Teams, &first),
+            "edited another row"
+        );
         app.apply(key(KeyCode::Esc));
     }
     press(&mut app, Msg::Resize(120, 40)).await;
@@ -328,7 +334,7 @@ async fn while_the_page_of_a_new_item_loads_write_keys_never_act_on_another_row(
     assert_eq!(selected_id(&app), id, "landed once the page arrived");
     app.apply(ch('e'));
     let d = app.state.forms.dialog.as_ref().expect("edit dialog");
-    assert_eq!(d.kind, Kind::EditTeam(id));
+    assert_eq!((d.resource, d.kind.clone()), edit_of(Tab::Teams, &id));
     ts.svc.shutdown().await;
 }
 
@@ -371,4 +377,10 @@ fn hostile_member_names_are_sanitized_in_the_team_detail() {
         !text.contains('\u{1b}') && !text.contains('\u{7}'),
         "no control characters reach the screen"
     );
+}
+
+/// The edit dialog of item `id` on `tab`: which dialog (the resource that opened it, its write)
+/// and which item.
+fn edit_of(tab: Tab, id: &str) -> (Option<Tab>, Kind) {
+    (Some(tab), Kind::Write(Action::Edit, Some(id.to_string())))
 }

@@ -72,3 +72,4 @@ mod team_writes;
 mod update;
 mod views_since;
 mod worker;
+mod write_specs;

@@ -14,6 +14,7 @@ pub(crate) mod view;
 use self::field::Field;
 use self::ops::Lookup;
 use crate::api::Error;
+use crate::console::keymap::Action;
 
 /// What the forms add to the console state.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -33,40 +34,14 @@ impl FormsState {
     }
 }
 
-/// Which write a dialog makes, with the ids it concerns.
+/// Which write a dialog makes. No resource is named here: what differs between writes is asked
+/// of the resource's console module (`DetailView::write_spec`) or its typed operation.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Kind {
-    /// New team.
-    CreateTeam,
-    /// Edit a team.
-    EditTeam(String),
-    /// Set a project's roles for a team; carries the team's current assignments
-    /// (project id, role ids) for pre-selection.
-    SetProject(String, Vec<(String, Vec<String>)>),
-    /// Take a project away from a team.
-    RemoveProject(String),
-    /// Add a member to a team.
-    AddMember(String),
-    /// Remove a member from a team.
-    RemoveMember(String),
-    /// New token import.
-    CreateImport,
-    /// Edit a token import.
-    EditImport(String),
-    /// New destination.
-    CreateDestination,
-    /// Edit a destination.
-    EditDestination(String),
-    /// Delete a destination.
-    DeleteDestination(String),
-    /// A new item of a resource whose console module builds the request (the newer
-    /// generations' resources).
-    New,
-    /// Edit an item of such a resource.
-    Change(String),
-    /// Remove (delete or archive) an item of such a resource after a confirmation, with the
-    /// toast's word.
-    Remove(String, &'static str),
+    /// A write its resource's console module builds from the fields: the write key that opened
+    /// it (create, edit, delete, or a sub-operation such as a team's set project) and the item
+    /// it concerns (`None`: a new one).
+    Write(Action, Option<String>),
     /// A resource's operation (`resource::ops`), with the request it makes once confirmed.
     Op(crate::resource::ops::OpId, crate::api::ApiRequest),
     /// A resource's operation that takes inputs first (its console module's fields), on its
@@ -77,39 +52,60 @@ pub(crate) enum Kind {
     ),
 }
 
-impl Kind {
-    /// Whether the write is asked about once more before it is sent.
-    fn needs_confirm(&self) -> bool {
-        matches!(
-            self,
-            Kind::RemoveProject(_)
-                | Kind::RemoveMember(_)
-                | Kind::DeleteDestination(_)
-                | Kind::Remove(..)
-                // The picker pre-selects a member: Enter alone must not add one unasked.
-                | Kind::AddMember(_)
-                // An operation asks its question after its inputs.
-                | Kind::OpForm(..)
-        )
+/// What a write does besides its request: its toast, its question, what follows its answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct WriteSpec {
+    /// Past tense for the success toast (`saved`).
+    pub(crate) done: &'static str,
+    /// Whether it is asked about once more after its fields.
+    pub(crate) asks: bool,
+    /// Whether the item leaves its list: the detail closes and the shown page loads again.
+    pub(crate) removes: bool,
+    /// Whether the item is gone for good: wherever it is named (chips, a notification's
+    /// destination), it shows as deleted.
+    pub(crate) gone: bool,
+    /// Whether it picks among the organization's members (filled from their cache, which it
+    /// refreshes once done).
+    pub(crate) members: bool,
+    /// Whether its answer holds what no later read gives (a new secret): the detail keeps it.
+    pub(crate) keeps_reply: bool,
+}
+
+impl WriteSpec {
+    /// A write that saves what its fields say, with this toast word.
+    pub(crate) const fn saves(done: &'static str) -> Self {
+        Self {
+            done,
+            asks: false,
+            removes: false,
+            gone: false,
+            members: false,
+            keeps_reply: false,
+        }
     }
 
-    /// Past-tense word for the success toast.
-    fn done_word(&self) -> &'static str {
-        match self {
-            Kind::CreateTeam | Kind::CreateImport | Kind::CreateDestination | Kind::New => {
-                "created"
-            }
-            Kind::EditTeam(_)
-            | Kind::EditImport(_)
-            | Kind::EditDestination(_)
-            | Kind::Change(_) => "saved",
-            Kind::Remove(_, word) => word,
-            Kind::SetProject(..) => "project roles set",
-            Kind::RemoveProject(_) => "project removed",
-            Kind::AddMember(_) => "member added",
-            Kind::RemoveMember(_) => "member removed",
-            Kind::DeleteDestination(_) => "deleted",
-            Kind::Op(o, _) | Kind::OpForm(o, _) => o.op().map_or("done", |o| o.done),
+    /// A write asked about once more first, with this toast word.
+    pub(crate) const fn asked(done: &'static str) -> Self {
+        Self {
+            asks: true,
+            ..Self::saves(done)
+        }
+    }
+
+    /// A removal (asked first; the item leaves its list), with this toast word.
+    pub(crate) const fn removal(done: &'static str) -> Self {
+        Self {
+            removes: true,
+            ..Self::asked(done)
+        }
+    }
+
+    /// The standard create, edit and delete.
+    pub(crate) const fn standard(action: Action) -> Self {
+        match action {
+            Action::Create => Self::saves("created"),
+            Action::Delete => Self::removal("deleted"),
+            _ => Self::saves("saved"),
         }
     }
 }
@@ -148,8 +144,9 @@ pub(crate) struct Dialog {
     pub(crate) wanted: Vec<(Lookup, usize)>,
     /// Lookups in flight: (request id, field index).
     pub(crate) lookups: Vec<(u64, usize)>,
-    /// The project last seen in a set-project form, to pre-select its roles on change.
-    pub(crate) last_project: Option<String>,
+    /// What its resource's console module keeps with it between keys (a team's projects and
+    /// the one last seen); the machinery never reads it.
+    pub(crate) memo: serde_json::Value,
     /// The item's name, typed to confirm under `confirm = "type-name"`.
     pub(crate) confirm_name: String,
     /// The resource whose console module opened it (and builds its write).
@@ -171,7 +168,7 @@ impl Dialog {
             message: None,
             wanted: Vec::new(),
             lookups: Vec::new(),
-            last_project: None,
+            memo: serde_json::Value::Null,
             confirm_name: String::new(),
             resource: None,
             typed: false,

@@ -93,7 +93,7 @@ pub(crate) fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
     // The tab's resource's console module says which dialog the key opens.
     let dialog = views::dialog(tab, action, item.as_ref().map(|r| &r.item));
     match dialog {
-        Some(mut d) if matches!(d.kind, Kind::AddMember(_) | Kind::RemoveMember(_)) => {
+        Some(mut d) if views::write_spec(&d).members => {
             crate::console::members::fill_dialog(&mut d, &state.members);
             let mut effects = open(state, d);
             effects.extend(crate::console::members::want(state));
@@ -268,7 +268,7 @@ fn submit(state: &mut State) -> Vec<Effect> {
         d.focus_first_error();
         return Vec::new();
     }
-    if d.kind.needs_confirm() {
+    if views::write_spec(d).asks {
         d.confirm = confirm_text(d);
         d.phase = Phase::Confirm;
         state.confirm = Some(question(state.power.confirm, d));
@@ -404,11 +404,9 @@ fn write_done(state: &mut State, record: Record) -> Vec<Effect> {
     let tab = record.item.kind();
     let id = record.id().to_string();
     let name = crate::console::views::title(&record);
-    state.toast(ToastKind::Info, format!("{name}: {}", d.kind.done_word()));
-    let deleted = matches!(d.kind, Kind::DeleteDestination(_));
-    let removed = deleted || matches!(d.kind, Kind::Remove(..));
-    let membership = matches!(d.kind, Kind::AddMember(_) | Kind::RemoveMember(_));
-    if deleted {
+    let spec = views::write_spec(&d);
+    state.toast(ToastKind::Info, format!("{name}: {}", spec.done));
+    if spec.gone {
         // Named elsewhere (chips, a notification's destination): say it is gone.
         state.caches.active.remove(&id);
         state.caches.deleted.insert(id.clone());
@@ -417,7 +415,7 @@ fn write_done(state: &mut State, record: Record) -> Vec<Effect> {
     state.replay.remember_shown(&profile, &record);
     state.replace_row(tab, &record);
     let ts = state.tab_state_mut(tab);
-    if removed {
+    if spec.removes {
         if ts.detail.as_ref().is_some_and(|dp| dp.id == id) {
             ts.detail = None;
         }
@@ -442,9 +440,7 @@ fn write_done(state: &mut State, record: Record) -> Vec<Effect> {
         load_list(state, tab, Anchor::Around(id.clone()), 0, true)
     };
     // An answer holding what no read gives again (a new secret) stays: shown this once.
-    let keeps = matches!(&d.kind, Kind::Op(o, _) if views::keeps_reply(*o))
-        || (d.kind == Kind::New && views::keeps_created(tab));
-    if !keeps {
+    if !spec.keeps_reply {
         effects.extend(load_detail(state, tab, id.clone()));
     }
     if let Kind::Op(o, _) = &d.kind
@@ -452,7 +448,7 @@ fn write_done(state: &mut State, record: Record) -> Vec<Effect> {
     {
         effects.extend(crate::console::follow::start(state, id, o.verb));
     }
-    if membership {
+    if spec.members {
         effects.extend(crate::console::members::refresh(state));
     } else if tab.lists_members() {
         effects.extend(crate::console::members::want(state));

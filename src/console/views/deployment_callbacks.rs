@@ -30,6 +30,14 @@ impl super::DetailView for DeploymentCallbacks {
         }
     }
 
+    /// The platform archives a deleted callback.
+    fn write_spec(action: Action) -> crate::console::forms::WriteSpec {
+        match action {
+            Action::Delete => crate::console::forms::WriteSpec::removal("archived"),
+            other => crate::console::forms::WriteSpec::standard(other),
+        }
+    }
+
     fn build(d: &mut Dialog) -> Option<WriteOp> {
         crate::console::views::deployment_callbacks::dialogs::build_callback(d)
     }

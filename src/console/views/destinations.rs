@@ -172,6 +172,14 @@ impl super::DetailView for crate::resource::destinations::Destinations {
         }
     }
 
+    /// A deleted destination is gone for good: wherever it is named, it shows so.
+    fn write_spec(action: Action) -> crate::console::forms::WriteSpec {
+        crate::console::forms::WriteSpec {
+            gone: action == Action::Delete,
+            ..crate::console::forms::WriteSpec::standard(action)
+        }
+    }
+
     fn build(d: &mut Dialog) -> Option<WriteOp> {
         crate::console::views::destinations::dialogs::build(d)
             .map(|req| WriteOp::Op(<Self as crate::resource::Resource>::KIND, req))

@@ -30,9 +30,9 @@ pub(crate) mod teams;
 
 use ratatui::text::Line;
 
-use super::forms::Dialog;
 use super::forms::ops::WriteOp;
 use super::forms::picker::PickItem;
+use super::forms::{Dialog, WriteSpec};
 use super::keymap::Action;
 use super::record::{Item, Record};
 use super::tab::Tab;
@@ -98,6 +98,16 @@ pub(crate) trait DetailView: crate::resource::Resource {
     /// the detail keeps that answer.
     fn keeps_created() -> bool {
         false
+    }
+
+    /// What one of its writes does besides its request (toast word, question, what follows),
+    /// by the write key that opened its dialog: the standard create, edit and delete unless it
+    /// says otherwise.
+    fn write_spec(action: Action) -> WriteSpec {
+        WriteSpec {
+            keeps_reply: action == Action::Create && Self::keeps_created(),
+            ..WriteSpec::standard(action)
+        }
     }
 
     /// Where its generation retries on the server: what a recover (`b`) from this item, or from
@@ -227,9 +237,23 @@ pub(crate) fn write_keys(tab: Tab) -> &'static [Action] {
     with_kind!(tab, R => <R as DetailView>::write_keys())
 }
 
-/// Whether a tab's create answer stays in the detail, as its console module says.
-pub(crate) fn keeps_created(tab: Tab) -> bool {
-    with_kind!(tab, R => <R as DetailView>::keeps_created())
+/// What a dialog's write does besides its request: the console module of the resource that
+/// opened it says for a write of its own, the typed operation for an operation.
+pub(crate) fn write_spec(d: &Dialog) -> WriteSpec {
+    use super::forms::Kind;
+    match &d.kind {
+        Kind::Write(action, _) => match d.resource {
+            Some(tab) => with_kind!(tab, R => <R as DetailView>::write_spec(*action)),
+            None => WriteSpec::standard(*action),
+        },
+        Kind::Op(o, _) | Kind::OpForm(o, _) => WriteSpec {
+            keeps_reply: keeps_reply(*o),
+            // An operation with inputs asks its question after them (one without asks before
+            // anything, when it opens).
+            asks: matches!(d.kind, Kind::OpForm(..)),
+            ..WriteSpec::saves(o.op().map_or("done", |o| o.done))
+        },
+    }
 }
 
 /// What a recover from `record` (or from `tab`'s list when `None`) asks the platform to retry,

@@ -66,6 +66,10 @@ impl super::DetailView for OrgTeams {
         crate::console::views::teams::dialogs::build(d).map(|req| WriteOp::Op(Kind::OrgTeams, req))
     }
 
+    fn write_spec(action: Action) -> crate::console::forms::WriteSpec {
+        crate::console::views::teams::dialogs::write_spec(action)
+    }
+
     fn confirm_text(d: &Dialog) -> Option<String> {
         member(d).then(|| crate::console::views::teams::dialogs::confirm_text(d))
     }
@@ -77,6 +81,5 @@ impl super::DetailView for OrgTeams {
 
 /// Whether the dialog's question names the member its picker chose.
 fn member(d: &Dialog) -> bool {
-    use crate::console::forms::Kind as K;
-    matches!(d.kind, K::AddMember(_) | K::RemoveMember(_))
+    crate::console::views::teams::dialogs::member_dialog_of(d).is_some()
 }

@@ -147,24 +147,19 @@ impl super::DetailView for crate::resource::teams::Teams {
             .map(|req| WriteOp::Op(<Self as crate::resource::Resource>::KIND, req))
     }
 
+    fn write_spec(action: Action) -> crate::console::forms::WriteSpec {
+        crate::console::views::teams::dialogs::write_spec(action)
+    }
+
     fn confirm_text(d: &Dialog) -> Option<String> {
-        picked(d).then(|| crate::console::views::teams::dialogs::confirm_text(d))
+        dialogs::picked(d).then(|| crate::console::views::teams::dialogs::confirm_text(d))
     }
 
     fn confirm_name(d: &Dialog) -> Option<String> {
-        picked(d).then(|| crate::console::views::teams::dialogs::confirm_name(d))
+        dialogs::picked(d).then(|| crate::console::views::teams::dialogs::confirm_name(d))
     }
 
     fn after_change(d: &mut Dialog) {
         crate::console::views::teams::dialogs::after_change(d);
     }
-}
-
-/// Whether the dialog's question names what its picker chose (a project or a member).
-fn picked(d: &Dialog) -> bool {
-    use crate::console::forms::Kind;
-    matches!(
-        d.kind,
-        Kind::RemoveProject(_) | Kind::RemoveMember(_) | Kind::AddMember(_)
-    )
 }

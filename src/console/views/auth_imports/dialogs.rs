@@ -7,6 +7,7 @@ use crate::console::forms::checks::{check_metadata, parse_metadata};
 use crate::console::forms::field::Field;
 use crate::console::forms::ops::WriteOp;
 use crate::console::forms::{Dialog, Kind};
+use crate::console::keymap::Action;
 use crate::console::tab::Tab;
 
 /// The value's check: a JSON object; the message never quotes it.
@@ -32,13 +33,13 @@ pub(crate) fn create() -> Dialog {
             .checked(check_metadata)
             .noted("key=value, Enter for another line"),
     ];
-    Dialog::new("New auth import", Kind::New, fields)
+    Dialog::new("New auth import", Kind::Write(Action::Create, None), fields)
 }
 
 /// The write the import form describes.
 pub(crate) fn build(d: &mut Dialog) -> Option<WriteOp> {
     let opt = |s: String| (!s.is_empty()).then_some(s);
-    if d.kind != Kind::New {
+    if !matches!(d.kind, Kind::Write(Action::Create, _)) {
         return None;
     }
     let value = match CredentialValue::parse(&d.text("value")) {

@@ -9,6 +9,7 @@ use crate::console::forms::checks::check_url;
 use crate::console::forms::field::Field;
 use crate::console::forms::ops::WriteOp;
 use crate::console::forms::{Dialog, Kind};
+use crate::console::keymap::Action;
 use crate::console::tab::Tab;
 
 /// `c` on Destinations.
@@ -21,7 +22,7 @@ pub(crate) fn create_destination() -> Dialog {
             .noted("https://…"),
         Field::text("Description", "description", ""),
     ];
-    Dialog::new("New destination", Kind::New, fields)
+    Dialog::new("New destination", Kind::Write(Action::Create, None), fields)
 }
 
 /// `e` on a destination: the URL starts empty (it may carry credentials: shown masked beside the
@@ -41,7 +42,7 @@ pub(crate) fn edit_destination(d: &CallbackDestination) -> Dialog {
     ];
     Dialog::new(
         format!("Edit destination {}", d.name),
-        Kind::Change(d.id.clone()),
+        Kind::Write(Action::Edit, Some(d.id.clone())),
         fields,
     )
 }
@@ -50,13 +51,15 @@ pub(crate) fn edit_destination(d: &CallbackDestination) -> Dialog {
 pub(crate) fn build_destination(d: &mut Dialog) -> Option<WriteOp> {
     let opt = |s: String| (!s.is_empty()).then_some(s);
     let req = match d.kind.clone() {
-        Kind::New => ApiRequest::create_callback_destination(&CreateCallbackDestination {
-            name: d.text("name"),
-            url: d.text("url"),
-            description: opt(d.text("description")),
-            metadata: None,
-        }),
-        Kind::Change(id) => {
+        Kind::Write(Action::Create, _) => {
+            ApiRequest::create_callback_destination(&CreateCallbackDestination {
+                name: d.text("name"),
+                url: d.text("url"),
+                description: opt(d.text("description")),
+                metadata: None,
+            })
+        }
+        Kind::Write(Action::Edit, Some(id)) => {
             let changed = |k: &str| d.field(k).is_some_and(Field::is_dirty);
             let b = UpdateCallbackDestination {
                 name: changed("name").then(|| d.text("name")),

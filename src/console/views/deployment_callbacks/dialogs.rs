@@ -9,6 +9,7 @@ use crate::console::forms::field::Field;
 use crate::console::forms::ops::{Lookup, WriteOp};
 use crate::console::forms::picker::Picker;
 use crate::console::forms::{Dialog, Kind, Phase};
+use crate::console::keymap::Action;
 use crate::console::tab::Tab;
 
 /// Triggers: one `ID` or `ID=type,type` per line.
@@ -56,7 +57,7 @@ pub(crate) fn create_callback() -> Dialog {
             .checked(check_triggers)
             .noted("ID or ID=type,type; Enter for another line"),
     ];
-    Dialog::new("New callback", Kind::New, fields)
+    Dialog::new("New callback", Kind::Write(Action::Create, None), fields)
         .lookup(Lookup::Deployments, 0)
         .lookup(Lookup::Items(Tab::CallbackDestinations), 3)
 }
@@ -78,7 +79,7 @@ pub(crate) fn edit_callback(c: &DeploymentCallback) -> Dialog {
     let title = if name.is_empty() { c.id.clone() } else { name };
     Dialog::new(
         format!("Edit callback {title}"),
-        Kind::Change(c.id.clone()),
+        Kind::Write(Action::Edit, Some(c.id.clone())),
         fields,
     )
     .lookup(Lookup::Items(Tab::CallbackDestinations), 2)
@@ -89,7 +90,7 @@ pub(crate) fn delete_callback(c: &DeploymentCallback) -> Dialog {
     let name = c.name.clone().unwrap_or_else(|| c.id.clone());
     let mut d = Dialog::new(
         "Archive callback",
-        Kind::Remove(c.id.clone(), "archived"),
+        Kind::Write(Action::Delete, Some(c.id.clone())),
         Vec::new(),
     );
     d.confirm = format!(
@@ -111,7 +112,7 @@ pub(crate) fn build_callback(d: &mut Dialog) -> Option<WriteOp> {
         .map(Picker::values)
         .unwrap_or_default();
     let req = match d.kind.clone() {
-        Kind::New => {
+        Kind::Write(Action::Create, _) => {
             let triggers = match triggers(&d.text("triggers")) {
                 Ok(t) => t,
                 Err(e) => {
@@ -129,7 +130,7 @@ pub(crate) fn build_callback(d: &mut Dialog) -> Option<WriteOp> {
             };
             ApiRequest::create_deployment_callback(&b)
         }
-        Kind::Change(id) => {
+        Kind::Write(Action::Edit, Some(id)) => {
             let b = UpdateDeploymentCallback {
                 name: changed(d, "name").then(|| d.text("name")),
                 description: changed(d, "description").then(|| d.text("description")),
@@ -142,7 +143,7 @@ pub(crate) fn build_callback(d: &mut Dialog) -> Option<WriteOp> {
             }
             ApiRequest::update_deployment_callback(&id, &b)
         }
-        Kind::Remove(id, _) => ApiRequest::delete_callback(&id),
+        Kind::Write(Action::Delete, Some(id)) => ApiRequest::delete_callback(&id),
         _ => return None,
     };
     Some(WriteOp::Op(Tab::DeploymentCallbacks, req))

@@ -7,6 +7,7 @@ use crate::console::forms::field::Field;
 use crate::console::forms::ops::Lookup;
 use crate::console::forms::picker::Picker;
 use crate::console::forms::{Dialog, Kind, Phase};
+use crate::console::keymap::Action;
 
 /// `c` on Destinations.
 pub(crate) fn create() -> Dialog {
@@ -22,7 +23,8 @@ pub(crate) fn create() -> Dialog {
             .entities(&["callback"])
             .noted("Space toggles; used when Callbacks is “selected”"),
     ];
-    Dialog::new("New destination", Kind::CreateDestination, fields).lookup(Lookup::Callbacks, 4)
+    Dialog::new("New destination", Kind::Write(Action::Create, None), fields)
+        .lookup(Lookup::Callbacks, 4)
 }
 
 /// What an edit cannot change, said beside the read-only fields.
@@ -54,7 +56,7 @@ pub(crate) fn edit(dest: &Destination) -> Dialog {
     ];
     Dialog::new(
         format!("Edit destination {}", dest.name),
-        Kind::EditDestination(dest.id.clone()),
+        Kind::Write(Action::Edit, Some(dest.id.clone())),
         fields,
     )
 }
@@ -63,7 +65,7 @@ pub(crate) fn edit(dest: &Destination) -> Dialog {
 pub(crate) fn delete(dest: &Destination) -> Dialog {
     let mut d = Dialog::new(
         "Delete destination",
-        Kind::DeleteDestination(dest.id.clone()),
+        Kind::Write(Action::Delete, Some(dest.id.clone())),
         Vec::new(),
     );
     d.confirm = format!(
@@ -79,7 +81,7 @@ pub(crate) fn delete(dest: &Destination) -> Dialog {
 pub(crate) fn build(d: &mut Dialog) -> Option<ApiRequest> {
     use crate::resource::destinations as w;
     match d.kind.clone() {
-        Kind::CreateDestination => {
+        Kind::Write(Action::Create, _) => {
             let selected = d.field("callbacks").map(Field::choice_index) == Some(1);
             let callbacks = if selected {
                 let ids = d
@@ -103,7 +105,7 @@ pub(crate) fn build(d: &mut Dialog) -> Option<ApiRequest> {
                 callbacks,
             ))
         }
-        Kind::EditDestination(id) => {
+        Kind::Write(Action::Edit, Some(id)) => {
             let changed = |k: &str| d.field(k).is_some_and(Field::is_dirty);
             let description = d.text("description");
             let req = w::update(
@@ -116,7 +118,7 @@ pub(crate) fn build(d: &mut Dialog) -> Option<ApiRequest> {
             }
             req
         }
-        Kind::DeleteDestination(id) => Some(w::delete(&id)),
+        Kind::Write(Action::Delete, Some(id)) => Some(w::delete(&id)),
         _ => None,
     }
 }

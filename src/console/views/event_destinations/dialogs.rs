@@ -10,6 +10,7 @@ use crate::console::forms::checks::check_url;
 use crate::console::forms::field::Field;
 use crate::console::forms::ops::WriteOp;
 use crate::console::forms::{Dialog, Kind};
+use crate::console::keymap::Action;
 use crate::console::tab::Tab;
 
 /// The strategies offered, as the platform names them; a create adds "platform's" first.
@@ -53,7 +54,7 @@ pub(crate) fn create() -> Dialog {
         Field::choice("Retry", "retry", CREATE_RETRY.to_vec()),
     ];
     fields.extend(retry_fields("", "", ""));
-    Dialog::new("New destination", Kind::New, fields)
+    Dialog::new("New destination", Kind::Write(Action::Create, None), fields)
 }
 
 /// `e` on a destination. The URL starts empty (it may carry credentials: shown masked beside
@@ -92,7 +93,7 @@ pub(crate) fn edit(d: &EventDestination) -> Dialog {
     ));
     Dialog::new(
         format!("Edit destination {}", d.name),
-        Kind::Change(d.id.clone()),
+        Kind::Write(Action::Edit, Some(d.id.clone())),
         fields,
     )
 }
@@ -132,7 +133,7 @@ pub(crate) fn build(d: &mut Dialog) -> Option<WriteOp> {
     let description = d.text("description");
     let url = d.text("url");
     let req = match d.kind.clone() {
-        Kind::New => {
+        Kind::Write(Action::Create, _) => {
             let mut b = CreateEventDestination::webhook(d.text("name"), url);
             b.description = (!description.is_empty()).then_some(description);
             let choice = d.field("retry").map_or(0, Field::choice_index);
@@ -145,7 +146,7 @@ pub(crate) fn build(d: &mut Dialog) -> Option<WriteOp> {
             }
             ApiRequest::create_event_destination(&b)
         }
-        Kind::Change(id) => {
+        Kind::Write(Action::Edit, Some(id)) => {
             let changed = |k: &str| d.field(k).is_some_and(Field::is_dirty);
             let retry_changed = ["retry", "max_attempts", "base_delay", "max_delay"]
                 .into_iter()

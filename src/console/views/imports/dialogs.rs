@@ -10,6 +10,7 @@ use crate::console::forms::field::Field;
 use crate::console::forms::ops::Lookup;
 use crate::console::forms::picker::Picker;
 use crate::console::forms::{Dialog, Kind};
+use crate::console::keymap::Action;
 
 /// The choice of what the token belongs to.
 const TARGETS: [&str; 2] = ["connection", "server deployment"];
@@ -52,7 +53,12 @@ pub(crate) fn create() -> Dialog {
         Field::secret("ID token", "id_token"),
     ];
     fields.extend(common_fields("", Vec::new(), "", "", ""));
-    Dialog::new("New token import", Kind::CreateImport, fields).lookup(Lookup::Connections, 1)
+    Dialog::new(
+        "New token import",
+        Kind::Write(Action::Create, None),
+        fields,
+    )
+    .lookup(Lookup::Connections, 1)
 }
 
 /// `e` on an import: tokens start empty (never shown again) and mean "unchanged" when left so.
@@ -79,7 +85,7 @@ pub(crate) fn edit(i: &ProviderOauthImport) -> Dialog {
     ));
     Dialog::new(
         format!("Edit token import {}", i.id),
-        Kind::EditImport(i.id.clone()),
+        Kind::Write(Action::Edit, Some(i.id.clone())),
         fields,
     )
 }
@@ -108,7 +114,7 @@ pub(crate) fn build(d: &mut Dialog) -> Option<ApiRequest> {
         }
     };
     match d.kind.clone() {
-        Kind::CreateImport => {
+        Kind::Write(Action::Create, _) => {
             let deployment = d.field("target").map(Field::choice_index) == Some(1);
             let id = d.text("connection_id");
             // The form holds one id; a prefix of the other kind means the wrong choice.
@@ -136,7 +142,7 @@ pub(crate) fn build(d: &mut Dialog) -> Option<ApiRequest> {
             };
             Some(w::create(target, d.text("access_token"), details))
         }
-        Kind::EditImport(id) => {
+        Kind::Write(Action::Edit, Some(id)) => {
             let changed = |k: &str| d.field(k).is_some_and(Field::is_dirty);
             if changed("expires_at") && expires_at.is_none() {
                 // The API takes no null here: an expiry can be moved, not removed.

@@ -4,7 +4,8 @@ use crate::api::model::Team;
 use crate::console::forms::field::Field;
 use crate::console::forms::ops::Lookup;
 use crate::console::forms::picker::{PickItem, Picker};
-use crate::console::forms::{Dialog, Kind};
+use crate::console::forms::{Dialog, Kind, WriteSpec};
+use crate::console::keymap::Action;
 
 fn name_fields(name: &str, description: &str) -> Vec<Field> {
     vec![
@@ -15,7 +16,11 @@ fn name_fields(name: &str, description: &str) -> Vec<Field> {
 
 /// `c` on Teams.
 pub(crate) fn create() -> Dialog {
-    Dialog::new("New team", Kind::CreateTeam, name_fields("", ""))
+    Dialog::new(
+        "New team",
+        Kind::Write(Action::Create, None),
+        name_fields("", ""),
+    )
 }
 
 /// `e` on a team.
@@ -28,7 +33,7 @@ pub(crate) fn edit_of(id: &str, name: &str, description: Option<&str>) -> Dialog
     let fields = name_fields(name, description.unwrap_or_default());
     Dialog::new(
         format!("Edit team {name}"),
-        Kind::EditTeam(id.to_string()),
+        Kind::Write(Action::Edit, Some(id.to_string())),
         fields,
     )
 }
@@ -53,13 +58,19 @@ pub(crate) fn set_project(t: &Team) -> Dialog {
             .entities(&["team-roles"])
             .noted("Space toggles; the chosen set replaces the current one"),
     ];
-    Dialog::new(
+    let mut d = Dialog::new(
         format!("Set project roles · {}", t.name),
-        Kind::SetProject(t.id.clone(), assigned),
+        Kind::Write(Action::SetProject, Some(t.id.clone())),
         fields,
     )
     .lookup(Lookup::Projects, 0)
-    .lookup(Lookup::TeamRoles, 1)
+    .lookup(Lookup::TeamRoles, 1);
+    ProjectMemo {
+        assigned,
+        last_project: None,
+    }
+    .keep(&mut d);
+    d
 }
 
 /// `x` in a team: pick one of its projects.
@@ -85,12 +96,12 @@ pub(crate) fn remove_project(t: &Team) -> Dialog {
     ];
     Dialog::new(
         format!("Remove a project · {}", t.name),
-        Kind::RemoveProject(t.id.clone()),
+        Kind::Write(Action::RemoveProject, Some(t.id.clone())),
         fields,
     )
 }
 
-fn member_dialog(title: String, kind: Kind) -> Dialog {
+fn member_dialog(title: String, action: Action, team: &str) -> Dialog {
     let fields = vec![
         Field::picker("Member", "actor_id", Picker::loading(false))
             .required()
@@ -99,7 +110,7 @@ fn member_dialog(title: String, kind: Kind) -> Dialog {
     ];
     // Filled from the members loaded in the background (`console::members`), not a lookup of
     // its own: the add dialog offers the non-members, the remove dialog the members.
-    Dialog::new(title, kind, fields)
+    Dialog::new(title, Kind::Write(action, Some(team.to_string())), fields)
 }
 
 /// `m` in a team.
@@ -109,10 +120,7 @@ pub(crate) fn add_member(t: &Team) -> Dialog {
 
 /// `m` in a team of any generation (its id and name).
 pub(crate) fn add_member_to(id: &str, name: &str) -> Dialog {
-    member_dialog(
-        format!("Add a member · {name}"),
-        Kind::AddMember(id.to_string()),
-    )
+    member_dialog(format!("Add a member · {name}"), Action::AddMember, id)
 }
 
 /// `M` in a team.
@@ -124,38 +132,106 @@ pub(crate) fn remove_member(t: &Team) -> Dialog {
 pub(crate) fn remove_member_from(id: &str, name: &str) -> Dialog {
     member_dialog(
         format!("Remove a member · {name}"),
-        Kind::RemoveMember(id.to_string()),
+        Action::RemoveMember,
+        id,
     )
 }
 
 /// Keeps a set-project form's roles in step with its project: choosing a project the team has
 /// pre-selects the roles it holds there.
 pub(crate) fn after_change(d: &mut Dialog) {
-    let Kind::SetProject(_, assigned) = &d.kind else {
+    if !matches!(d.kind, Kind::Write(Action::SetProject, _)) {
+        return;
+    }
+    let Some(mut memo) = ProjectMemo::of(d) else {
         return;
     };
     let project = d.fields.first().and_then(|f| f.picker_ref()?.value());
-    if project == d.last_project {
+    if project == memo.last_project {
         return;
     }
     let roles = project
         .as_ref()
-        .and_then(|p| assigned.iter().find(|(id, _)| id == p))
+        .and_then(|p| memo.assigned.iter().find(|(id, _)| id == p))
         .map(|(_, r)| r.clone())
         .unwrap_or_default();
     if let Some(p) = d.fields.get_mut(1).and_then(Field::picker_mut) {
         p.chosen = roles;
     }
-    d.last_project = project;
+    memo.last_project = project;
+    memo.keep(d);
+}
+
+/// What a set-project dialog keeps between keys: the team's assignments (project id, role
+/// ids) to pre-select from, and the project last seen, so that only a change of project
+/// replaces the chosen roles.
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
+struct ProjectMemo {
+    assigned: Vec<(String, Vec<String>)>,
+    last_project: Option<String>,
+}
+
+impl ProjectMemo {
+    /// The memo the dialog keeps, if it keeps one.
+    fn of(d: &Dialog) -> Option<Self> {
+        serde_json::from_value(d.memo.clone()).ok()
+    }
+
+    /// Keeps it with the dialog.
+    fn keep(self, d: &mut Dialog) {
+        // Strings and lists of strings always serialise.
+        d.memo = serde_json::to_value(self).unwrap_or_default();
+    }
+}
+
+/// What a team write does besides its request (toast word, question, members refreshed).
+pub(crate) fn write_spec(action: Action) -> WriteSpec {
+    match action {
+        Action::SetProject => WriteSpec::saves("project roles set"),
+        Action::RemoveProject => WriteSpec::asked("project removed"),
+        // The picker pre-selects a member: Enter alone must not add one unasked.
+        Action::AddMember => WriteSpec {
+            members: true,
+            ..WriteSpec::asked("member added")
+        },
+        Action::RemoveMember => WriteSpec {
+            members: true,
+            ..WriteSpec::asked("member removed")
+        },
+        other => WriteSpec::standard(other),
+    }
+}
+
+/// Whether the dialog's question names what its picker chose (a project or a member).
+pub(crate) fn picked(d: &Dialog) -> bool {
+    matches!(
+        d.kind,
+        Kind::Write(
+            Action::RemoveProject | Action::AddMember | Action::RemoveMember,
+            _
+        )
+    )
+}
+
+/// The team a member dialog concerns and whether it adds (else removes), if it is one.
+pub(crate) fn member_dialog_of(d: &Dialog) -> Option<(&str, bool)> {
+    match &d.kind {
+        Kind::Write(Action::AddMember, Some(t)) => Some((t, true)),
+        Kind::Write(Action::RemoveMember, Some(t)) => Some((t, false)),
+        _ => None,
+    }
 }
 
 /// The request a team form describes, built by the resource (`resource::teams`).
 pub(crate) fn build(d: &mut Dialog) -> Option<ApiRequest> {
     use crate::resource::teams as w;
     let opt = |s: String| (!s.is_empty()).then_some(s);
-    match d.kind.clone() {
-        Kind::CreateTeam => Some(w::create(d.text("name"), opt(d.text("description")))),
-        Kind::EditTeam(id) => {
+    let Kind::Write(action, id) = d.kind.clone() else {
+        return None;
+    };
+    match (action, id) {
+        (Action::Create, _) => Some(w::create(d.text("name"), opt(d.text("description")))),
+        (Action::Edit, Some(id)) => {
             let changed = |k: &str| d.field(k).is_some_and(Field::is_dirty);
             // The API refuses null: clearing sends an empty description.
             let req = w::update(
@@ -168,7 +244,7 @@ pub(crate) fn build(d: &mut Dialog) -> Option<ApiRequest> {
             }
             req
         }
-        Kind::SetProject(id, _) => {
+        (Action::SetProject, Some(id)) => {
             let roles = d
                 .field("team_role_ids")
                 .and_then(Field::picker_ref)
@@ -180,9 +256,9 @@ pub(crate) fn build(d: &mut Dialog) -> Option<ApiRequest> {
             }
             req
         }
-        Kind::RemoveProject(id) => Some(w::remove_project(&id, &d.text("project_id"))),
-        Kind::AddMember(id) => Some(w::add_member(&id, &d.text("actor_id"))),
-        Kind::RemoveMember(id) => Some(w::remove_member(&id, &d.text("actor_id"))),
+        (Action::RemoveProject, Some(id)) => Some(w::remove_project(&id, &d.text("project_id"))),
+        (Action::AddMember, Some(id)) => Some(w::add_member(&id, &d.text("actor_id"))),
+        (Action::RemoveMember, Some(id)) => Some(w::remove_member(&id, &d.text("actor_id"))),
         _ => None,
     }
 }
@@ -211,8 +287,8 @@ pub(crate) fn confirm_text(d: &Dialog) -> String {
         .map(|l| format!("{l} ({id})"))
         .unwrap_or_else(|| id.clone());
     match d.kind {
-        Kind::RemoveProject(_) => format!("Remove project {label} from this team?"),
-        Kind::AddMember(_) => format!("Add member {label} to this team?"),
+        Kind::Write(Action::RemoveProject, _) => format!("Remove project {label} from this team?"),
+        Kind::Write(Action::AddMember, _) => format!("Add member {label} to this team?"),
         _ => format!("Remove member {label} from this team?"),
     }
 }
