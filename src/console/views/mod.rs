@@ -94,6 +94,12 @@ pub(crate) trait DetailView: crate::resource::Resource {
         &[]
     }
 
+    /// The keys that follow a selected item to another list (`D`, `N`, `V`) its tab offers;
+    /// the footer shows these.
+    fn follow_keys() -> &'static [Action] {
+        &[]
+    }
+
     /// Whether the answer to its create holds what no later read gives (a signing secret):
     /// the detail keeps that answer.
     fn keeps_created() -> bool {
@@ -225,6 +231,11 @@ pub(crate) fn keeps_reply(op: crate::resource::ops::OpId) -> bool {
 /// The write keys a tab's console module offers dialogs for.
 pub(crate) fn write_keys(tab: Tab) -> &'static [Action] {
     with_kind!(tab, R => <R as DetailView>::write_keys())
+}
+
+/// The keys that follow a tab's selected item to another list, as its console module says.
+pub(crate) fn follow_keys(tab: Tab) -> &'static [Action] {
+    with_kind!(tab, R => <R as DetailView>::follow_keys())
 }
 
 /// Whether a tab's create answer stays in the detail, as its console module says.
