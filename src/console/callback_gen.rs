@@ -18,10 +18,7 @@ const PAGE: u32 = 20;
 /// Whether `tab`'s list is read here rather than by one request: the notifications with no
 /// callback chosen.
 pub(crate) fn merges(tab: Tab, filter: &NotificationFilter) -> bool {
-    matches!(
-        tab,
-        Tab::CallbackNotifications | Tab::DeploymentCallbackEvents
-    ) && filter.callback_ids.is_empty()
+    tab.through_callbacks() && filter.callback_ids.is_empty()
 }
 
 /// Every callback's newest notifications merged: one page, newest first, no cursor to follow
@@ -51,8 +48,16 @@ pub(crate) async fn merged_page(
     })
 }
 
-/// One notification with its embedded request, looked for through the callbacks.
-pub(crate) async fn get(client: &Client, id: &str) -> Result<super::record::Record, Error> {
+/// One of `tab`'s items (a notification with its embedded request, or a callback event),
+/// looked for through the callbacks.
+pub(crate) async fn get(
+    client: &Client,
+    tab: Tab,
+    id: &str,
+) -> Result<super::record::Record, Error> {
+    if tab == Tab::DeploymentCallbackEvents {
+        return get_event(client, id).await;
+    }
     match find_notification(client, id, None).await? {
         Some(found) => decode_item(Tab::CallbackNotifications, found.notification, 200),
         None => Err(Error::Invalid(format!(
@@ -103,7 +108,7 @@ fn created(v: &Value) -> Option<chrono::DateTime<chrono::Utc>> {
 
 /// One callback event, asked under each callback in turn (there is no global get) within the
 /// walk budget.
-pub(crate) async fn get_event(client: &Client, id: &str) -> Result<super::record::Record, Error> {
+async fn get_event(client: &Client, id: &str) -> Result<super::record::Record, Error> {
     let mut meter = client.budget().meter();
     for cb in callback_ids(client).await? {
         meter.next(None)?;
@@ -132,15 +137,12 @@ pub(crate) async fn get_event(client: &Client, id: &str) -> Result<super::record
 /// notification (its new answer shown alone).
 pub(crate) fn refusal(tab: Tab, action: super::keymap::Action) -> Option<&'static str> {
     use super::keymap::Action;
-    let ours = matches!(
-        tab,
-        Tab::DeploymentCallbacks | Tab::CallbackDestinations | Tab::CallbackNotifications
-    );
+    let ours = tab.notifications_of().is_some_and(Tab::through_callbacks);
     if !ours {
         return None;
     }
     Some(match action {
-        Action::EditReplay if tab == Tab::CallbackNotifications => return None,
+        Action::EditReplay if tab.one_request() => return None,
         Action::EditReplay => {
             "E edits and replays a notification's embedded request: select one on the Notifications tab."
         }

@@ -529,9 +529,13 @@ pub(crate) fn keys(state: &State) -> Vec<super::footer::Hint> {
         Tab::Teams | Tab::OrgTeams | Tab::Imports | Tab::Destinations
     );
     // callback-destinations' notifications replay and recover as pulsar's do.
-    let cb_notifications = tab == Tab::CallbackNotifications;
+    let cb_notifications = tab.notifies() && !notifications;
     // event-destinations' deliveries and attempts replay in the same room.
-    let ed_replay = matches!(tab, Tab::Deliveries | Tab::DeliveryAttempts);
+    let ed_replay = tab.lists_attempts();
+    // A callback or a destination recovers and forwards its notifications.
+    let sends_or_receives = tab.notifications_of().is_some_and(|n| n != tab);
+    // Keys that follow the selected item to another list, as its console module says.
+    let follows = |a: Action| selected && super::views::follow_keys(tab).contains(&a);
     let server_filtered = notifications && ts.list.filter != NotificationFilter::default();
     // Marks work where the recover room says (`n`/`N` on either generation's notifications list).
     let marks_here = super::recover::marks_tab(tab);
@@ -558,28 +562,14 @@ pub(crate) fn keys(state: &State) -> Vec<super::footer::Hint> {
                 let here = notifications
                     || cb_notifications
                     || platform_retry
-                    || (selected
-                        && matches!(
-                            tab,
-                            Tab::Callbacks
-                                | Tab::Destinations
-                                | Tab::DeploymentCallbacks
-                                | Tab::CallbackDestinations
-                        ));
+                    || (selected && sends_or_receives);
                 // After the paging keys, except where marks lead to it.
                 here.then(|| one(if notifications { 3 } else { 22 }, a, "recover…"))
             }
             Action::Forward => {
                 let from = notifications
                     || cb_notifications
-                    || (selected
-                        && matches!(
-                            tab,
-                            Tab::Callbacks
-                                | Tab::Destinations
-                                | Tab::DeploymentCallbacks
-                                | Tab::CallbackDestinations
-                        ));
+                    || (selected && sends_or_receives);
                 (list && from).then(|| one(28, a, "forward"))
             }
             Action::Create => (list && (writable || offers(a))).then(|| one(4, a, "new")),
@@ -588,16 +578,9 @@ pub(crate) fn keys(state: &State) -> Vec<super::footer::Hint> {
                 .then_some((6, Pair(a, Action::RemoveMember, "member"))),
             Action::SetProject => (selected && tab == Tab::Teams)
                 .then_some((7, Pair(a, Action::RemoveProject, "project"))),
-            Action::Deliver(K::Destinations) => {
-                (selected && tab == Tab::Callbacks).then(|| one(8, a, "destinations"))
-            }
-            Action::Deliver(K::Notifications) => {
-                let follows = matches!(tab, Tab::Callbacks | Tab::Destinations);
-                (selected && follows).then(|| one(9, a, "notifications"))
-            }
-            Action::Deliver(K::Events) => {
-                (selected && tab == Tab::DeploymentCallbacks).then(|| one(9, a, "events"))
-            }
+            Action::Deliver(K::Destinations) => follows(a).then(|| one(8, a, "destinations")),
+            Action::Deliver(K::Notifications) => follows(a).then(|| one(9, a, "notifications")),
+            Action::Deliver(K::Events) => follows(a).then(|| one(9, a, "events")),
             Action::Deliver(K::Reveal) => (detail
                 && super::deliveries::secret::open_secret_id(state).is_some())
             .then(|| one(10, a, "reveal")),

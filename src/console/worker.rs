@@ -182,6 +182,12 @@ impl Drop for Running {
 /// A page holding `id`: up to a page less one of the items right before it, then it and what
 /// follows, filling one page. The API has no "around" query, so this takes two: `before=id`, then
 /// `after=<the last of those>` (which starts with the item itself, as the server lists it).
+/// Whether `k` is a destination whose notifications are read through the callbacks: its
+/// health is counted under each callback.
+fn callback_destination(k: Tab) -> bool {
+    k.receives() && k.notifications_of().is_some_and(Tab::through_callbacks)
+}
+
 async fn list_around(
     client: &Client,
     tab: Tab,
@@ -234,13 +240,8 @@ pub(crate) async fn execute(client: &Client, cmd: &ApiCmd) -> Result<ApiReply, E
                 .await
                 .map(ApiReply::Page)
         }
-        ApiCmd::Get { tab, id } if *tab == Tab::CallbackNotifications => {
-            super::callback_gen::get(client, id)
-                .await
-                .map(ApiReply::Item)
-        }
-        ApiCmd::Get { tab, id } if *tab == Tab::DeploymentCallbackEvents => {
-            super::callback_gen::get_event(client, id)
+        ApiCmd::Get { tab, id } if tab.through_callbacks() => {
+            super::callback_gen::get(client, *tab, id)
                 .await
                 .map(ApiReply::Item)
         }
@@ -304,7 +305,7 @@ pub(crate) async fn execute(client: &Client, cmd: &ApiCmd) -> Result<ApiReply, E
             Ok(ApiReply::Glance(out))
         }
         // A callback destination's notifications live under its callbacks (one meaning).
-        ApiCmd::Stats { id, window_secs } if Tab::of_id(id) == Some(Tab::CallbackDestinations) => {
+        ApiCmd::Stats { id, window_secs } if Tab::of_id(id).is_some_and(callback_destination) => {
             crate::api::callback_health::destination_stats(
                 client,
                 id,

@@ -52,3 +52,44 @@ fn health_counts_and_member_lists_stay_where_they_were() {
     );
     assert_eq!(kinds(Tab::lists_members), vec![Tab::Teams, Tab::OrgTeams]);
 }
+
+#[test]
+fn notifications_their_callbacks_and_destinations_are_the_kinds_recover_named() {
+    assert_eq!(
+        kinds(Tab::notifies),
+        vec![Tab::Notifications, Tab::CallbackNotifications]
+    );
+    assert_eq!(
+        kinds(|t| t.notifications_of().is_some_and(|n| n != t)),
+        vec![
+            Tab::Callbacks,
+            Tab::Destinations,
+            Tab::DeploymentCallbacks,
+            Tab::CallbackDestinations
+        ]
+    );
+    assert_eq!(
+        Tab::Destinations.notifications_of(),
+        Some(Tab::Notifications)
+    );
+    assert_eq!(
+        Tab::DeploymentCallbacks.notifications_of(),
+        Some(Tab::CallbackNotifications)
+    );
+    assert_eq!(Tab::EventDestinations.notifications_of(), None);
+}
+
+#[test]
+fn reads_through_callbacks_one_request_and_listed_attempts_stay_where_they_were() {
+    assert_eq!(
+        kinds(Tab::through_callbacks),
+        vec![Tab::CallbackNotifications, Tab::DeploymentCallbackEvents]
+    );
+    assert_eq!(Tab::MERGED_NOTIFICATIONS, Tab::CallbackNotifications);
+    assert_eq!(kinds(Tab::one_request), vec![Tab::CallbackNotifications]);
+    assert_eq!(
+        kinds(Tab::lists_attempts),
+        vec![Tab::Deliveries, Tab::DeliveryAttempts]
+    );
+    assert_eq!(Tab::DeliveryAttempts.attempts_of(), Some(Tab::Deliveries));
+}

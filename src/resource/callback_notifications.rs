@@ -132,6 +132,8 @@ impl super::Resource for CallbackNotifications {
     const KIND: super::Kind = super::Kind::CallbackNotifications;
     const RECEIVERS: Option<super::Kind> = Some(super::Kind::CallbackDestinations);
     const SENDERS: Option<super::Kind> = Some(super::Kind::DeploymentCallbacks);
+    const THROUGH_CALLBACKS: bool = true;
+    const ONE_REQUEST: bool = true;
     const NOUN: &'static str = "notifications";
     const GENERATIONS: &'static [Generation] = &[Generation::CallbackDestinations];
     const WIRE_COLUMNS: &'static [(&'static str, &'static str)] = &[

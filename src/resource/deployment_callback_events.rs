@@ -89,6 +89,7 @@ impl super::Resource for DeploymentCallbackEvents {
     const KIND: super::Kind = super::Kind::DeploymentCallbackEvents;
     const NOUN: &'static str = "callback events";
     const GENERATIONS: &'static [Generation] = &[Generation::CallbackDestinations];
+    const THROUGH_CALLBACKS: bool = true;
     const WIRE_COLUMNS: &'static [(&'static str, &'static str)] = &[
         ("id", "id"),
         ("type", "type"),

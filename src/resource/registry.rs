@@ -48,6 +48,15 @@ pub trait Resource: 'static {
     /// Whether its items are teams, whose detail lists their members (loaded in the background)
     /// and whose member dialogs pick from them.
     const LISTS_MEMBERS: bool = false;
+    /// Whether the server lists and gets its items only under a callback (no list or get of
+    /// their own, `generations.md` §6): the console merges every callback's newest and looks an
+    /// item up through the callbacks.
+    const THROUGH_CALLBACKS: bool = false;
+    /// Whether each of its deliveries embeds the one request it sent, with no attempts to
+    /// choose: replay takes the item itself and there is no receiver's answer to compare.
+    const ONE_REQUEST: bool = false;
+    /// Where its deliveries' attempts are listed, when a resource of their own lists them.
+    const ATTEMPTS: Option<Kind> = None;
 
     /// Its description (columns, fields, `:` words, id prefix).
     fn description() -> &'static Description<Self::Item>;
@@ -156,6 +165,21 @@ macro_rules! resources {
             /// Whether its items are teams with members (see [`Resource::LISTS_MEMBERS`]).
             pub const fn lists_members(self) -> bool {
                 match self { $(Kind::$kind => <$module::$ty as Resource>::LISTS_MEMBERS),* }
+            }
+
+            /// Whether it is read only under a callback (see [`Resource::THROUGH_CALLBACKS`]).
+            pub const fn through_callbacks(self) -> bool {
+                match self { $(Kind::$kind => <$module::$ty as Resource>::THROUGH_CALLBACKS),* }
+            }
+
+            /// Whether its deliveries keep one request each (see [`Resource::ONE_REQUEST`]).
+            pub const fn one_request(self) -> bool {
+                match self { $(Kind::$kind => <$module::$ty as Resource>::ONE_REQUEST),* }
+            }
+
+            /// Where its deliveries' attempts are listed (see [`Resource::ATTEMPTS`]).
+            pub const fn attempts(self) -> Option<Kind> {
+                match self { $(Kind::$kind => <$module::$ty as Resource>::ATTEMPTS),* }
             }
 
             /// Its operations (see [`Resource::OPS`]).
@@ -326,6 +350,69 @@ impl Kind {
             i += 1;
         }
     };
+
+    /// The notifications list read through the callbacks: the one resource whose items are a
+    /// callback's notifications and [`Resource::THROUGH_CALLBACKS`] (the build fails when none is).
+    pub const MERGED_NOTIFICATIONS: Kind = {
+        let mut i = 0;
+        loop {
+            assert!(
+                i < Kind::COUNT,
+                "no notifications are read through the callbacks"
+            );
+            if Kind::ALL[i].notifies() && Kind::ALL[i].through_callbacks() {
+                break Kind::ALL[i];
+            }
+            i += 1;
+        }
+    };
+
+    /// Whether its items are a callback's notifications to destinations (they have senders and
+    /// receivers): the lists recover and forward work from, where marks are taken.
+    pub const fn notifies(self) -> bool {
+        self.delivers() && self.senders().is_some()
+    }
+
+    /// The notifications its items send or receive (a callback's or a destination's), or its own
+    /// when its items are notifications; none elsewhere.
+    pub const fn notifications_of(self) -> Option<Kind> {
+        if self.notifies() {
+            return Some(self);
+        }
+        let mut i = 0;
+        while i < Kind::COUNT {
+            let k = Kind::ALL[i];
+            if k.notifies() {
+                let sent = matches!(k.senders(), Some(s) if s as usize == self as usize);
+                let received = matches!(k.receivers(), Some(r) if r as usize == self as usize);
+                if sent || received {
+                    return Some(k);
+                }
+            }
+            i += 1;
+        }
+        None
+    }
+
+    /// The deliveries whose attempts its items are (see [`Resource::ATTEMPTS`]).
+    pub const fn attempts_of(self) -> Option<Kind> {
+        let mut i = 0;
+        while i < Kind::COUNT {
+            if let Some(k) = Kind::ALL[i].attempts()
+                && k as usize == self as usize
+            {
+                return Some(Kind::ALL[i]);
+            }
+            i += 1;
+        }
+        None
+    }
+
+    /// Whether its items are deliveries whose attempts a resource of their own lists, or those
+    /// attempts: replay works from either.
+    pub const fn lists_attempts(self) -> bool {
+        self.attempts().is_some() || self.attempts_of().is_some()
+    }
 
     /// Whether its items are a webhook's deliveries to receivers (see [`Resource::RECEIVERS`]).
     pub const fn delivers(self) -> bool {

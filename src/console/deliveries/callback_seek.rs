@@ -13,7 +13,8 @@ use crate::console::record::{Item, Record};
 use crate::console::state::{Anchor, State, ToastKind};
 use crate::console::tab::Tab;
 
-const TAB: Tab = Tab::CallbackNotifications;
+/// The notifications read through the callbacks (this generation's).
+const TAB: Tab = Tab::MERGED_NOTIFICATIONS;
 const FAILED: &str = "failed";
 
 fn failed(r: &Record) -> bool {

@@ -9,7 +9,6 @@ use crate::console::msg::{ApiCmd, Effect, Pane};
 use crate::console::power::PowerEffect;
 use crate::console::record::Item;
 use crate::console::state::{State, ToastKind};
-use crate::console::tab::Tab;
 
 /// What the open detail holds that `R` reveals: (item id, the secret, what it is called). A
 /// callback's hook URL only when the policy masks part of it.
@@ -21,7 +20,7 @@ pub(crate) fn open_secret(state: &State) -> Option<(String, String, &'static str
             .as_ref()
             .map(|w| (d.id.clone(), w.signing_secret.clone(), "signing secret")),
         // The newest generation: only the answers to create and rotate carry it.
-        (Item::EventDestination(d), Tab::EventDestinations) => d
+        (Item::EventDestination(d), t) if t.receives() => d
             .webhook
             .as_ref()
             .and_then(|w| w.signing_secret.as_ref())

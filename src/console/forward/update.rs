@@ -23,9 +23,14 @@ fn scope(state: &State) -> Option<(String, NotificationFilter)> {
         .or_else(|| ts.list.selected());
     let chosen_id = chosen.map(|r| r.id().to_string());
     let chosen = chosen.map(|r| r.item.clone());
+    // callback-destinations' notifications, read through their callbacks.
+    let merged = state
+        .tab
+        .notifications_of()
+        .filter(|n| n.through_callbacks());
     match (state.tab, chosen) {
         // callback-destinations: all callbacks' notifications, or the callback `N` chose.
-        (Tab::CallbackNotifications, _) => {
+        (t, _) if merged == Some(t) => {
             let f = NotificationFilter {
                 callback_ids: ts.list.filter.callback_ids.clone(),
                 destination_ids: ts.list.filter.destination_ids.clone(),
@@ -38,7 +43,7 @@ fn scope(state: &State) -> Option<(String, NotificationFilter)> {
             };
             Some((words, f))
         }
-        (Tab::DeploymentCallbacks, Some(_)) => chosen_id.map(|id| {
+        (t, Some(_)) if merged.and_then(Tab::senders) == Some(t) => chosen_id.map(|id| {
             (
                 format!("callback {id}"),
                 NotificationFilter {
@@ -47,7 +52,7 @@ fn scope(state: &State) -> Option<(String, NotificationFilter)> {
                 },
             )
         }),
-        (Tab::CallbackDestinations, Some(_)) => chosen_id.map(|id| {
+        (t, Some(_)) if merged.and_then(Tab::receivers) == Some(t) => chosen_id.map(|id| {
             (
                 format!("destination {id}"),
                 NotificationFilter {

@@ -29,9 +29,7 @@ use crate::console::input::TextInput as Text;
 /// `callback-destinations` (merged across callbacks), or a list whose resource's console module
 /// takes marks for the platform's retry ([`crate::console::views::marked_retry`]).
 pub(crate) fn marks_tab(tab: crate::console::tab::Tab) -> bool {
-    use crate::console::tab::Tab;
-    matches!(tab, Tab::Notifications | Tab::CallbackNotifications)
-        || crate::console::views::marked_retry(tab, &[]).is_some()
+    tab.notifies() || crate::console::views::marked_retry(tab, &[]).is_some()
 }
 
 /// Rows marked on the Notifications list, by id: kept across pages, reloads and sorts.

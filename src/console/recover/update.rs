@@ -114,7 +114,7 @@ fn hidden_marks(state: &State) -> usize {
     let tab = if super::marks_tab(state.tab) {
         state.tab
     } else {
-        Tab::Notifications
+        Tab::NOTIFICATIONS_LIST
     };
     let list = &state.tab_state(tab).list;
     let marks = &state.recover.marks.ids;
@@ -125,12 +125,10 @@ fn hidden_marks(state: &State) -> usize {
         .count()
 }
 
-/// The tabs of `callback-destinations` a recover starts from (its plan is that generation's).
+/// The tabs of `callback-destinations` a recover starts from (its plan is that generation's):
+/// the notifications read through the callbacks, their callbacks and destinations.
 fn callback_tab(tab: Tab) -> bool {
-    matches!(
-        tab,
-        Tab::CallbackNotifications | Tab::DeploymentCallbacks | Tab::CallbackDestinations
-    )
+    tab.notifications_of().is_some_and(Tab::through_callbacks)
 }
 
 /// What a recover from here selects: (in words, the selection, whether it is the marks, the
@@ -146,15 +144,16 @@ fn scope(state: &State) -> Option<(String, Selection, bool, Option<String>)> {
     };
     if callback_tab(state.tab) {
         // This generation's items: a callback or a destination by id, a notification's list.
-        let (what, selection) = match state.tab {
-            Tab::DeploymentCallbacks => (
+        let notifications = state.tab.notifications_of();
+        let (what, selection) = match Some(state.tab) {
+            t if t == notifications.and_then(Tab::senders) => (
                 "callback",
                 Selection {
                     callbacks: vec![record.id().to_string()],
                     ..Selection::default()
                 },
             ),
-            Tab::CallbackDestinations => (
+            t if t == notifications.and_then(Tab::receivers) => (
                 "destination",
                 Selection {
                     destinations: vec![record.id().to_string()],
@@ -216,7 +215,7 @@ fn notifications_scope(state: &State) -> (String, Selection, bool, Option<String
     let tab = if super::marks_tab(state.tab) {
         state.tab
     } else {
-        Tab::Notifications
+        Tab::NOTIFICATIONS_LIST
     };
     let f = &state.tab_state(tab).list.filter;
     let mut words = Vec::new();
@@ -375,7 +374,7 @@ pub(crate) fn awaits(state: &State, req_id: u64) -> bool {
 
 /// An API error as the room shows it: status, code and the server's message, and its hint.
 fn error_text(e: &Error) -> String {
-    let v = ErrorView::from_error(Tab::Notifications, e);
+    let v = ErrorView::from_error(Tab::NOTIFICATIONS_LIST, e);
     match v.hint {
         Some(h) => format!("{} ({h})", v.message),
         None => v.message,

@@ -31,7 +31,7 @@ pub(crate) fn chosen(state: &State) -> Option<(String, Option<i64>)> {
     if let Some(v) = &state.deliveries.attempt {
         return Some((v.notification.id.clone(), v.attempt().map(|a| a.index)));
     }
-    if state.tab == Tab::CallbackNotifications {
+    if state.tab.one_request() {
         // This generation keeps one request per notification: no attempt to choose.
         let ts = state.current();
         let id = match ts.detail.as_ref().and_then(|d| d.record.as_ref()) {
@@ -43,7 +43,7 @@ pub(crate) fn chosen(state: &State) -> Option<(String, Option<i64>)> {
     if let Some((id, attempt, _)) = chosen_delivery(state) {
         return Some((id, attempt));
     }
-    if state.tab != Tab::Notifications {
+    if !state.tab.is_notifications_list() {
         return None;
     }
     let ts = state.current();
@@ -70,7 +70,7 @@ pub(crate) fn chosen(state: &State) -> Option<(String, Option<i64>)> {
 /// `event-destinations`: the delivery, attempt (index from 0) and destination under the user's
 /// eye: an open attempt's, or the open or selected delivery's latest.
 pub(crate) fn chosen_delivery(state: &State) -> Option<(String, Option<i64>, String)> {
-    if !matches!(state.tab, Tab::Deliveries | Tab::DeliveryAttempts) {
+    if !state.tab.lists_attempts() {
         return None;
     }
     let ts = state.current();
@@ -221,7 +221,7 @@ pub(crate) fn on_reply(state: &mut State, result: Result<ApiReply, Error>) -> Ve
                 .entry(profile)
                 .or_default()
                 .record_body(&plan, *result, edited);
-            let callbacks = state.tab == Tab::CallbackNotifications;
+            let callbacks = state.tab.one_request();
             if let Some(room) = state.replay.room.as_mut() {
                 room.scroll = 0;
                 room.history_cursor = 0;
@@ -419,7 +419,7 @@ fn editing_key(state: &mut State, key: &Input) -> Vec<Effect> {
 /// plan asked of the worker.
 fn submit(state: &mut State) -> Vec<Effect> {
     let read_only = state.read_only;
-    let callbacks = state.tab == Tab::CallbackNotifications;
+    let callbacks = state.tab.one_request();
     let Some(room) = state.replay.room.as_mut() else {
         return Vec::new();
     };
@@ -632,7 +632,7 @@ fn history_key(state: &mut State, key: &Input) -> Vec<Effect> {
 /// of the edited body, signed afresh when sent; an editor that failed or a body refused leaves
 /// the form with the reason, nothing sent.
 pub(crate) fn edited(state: &mut State, result: Result<String, String>) -> Vec<Effect> {
-    let callbacks = state.tab == Tab::CallbackNotifications;
+    let callbacks = state.tab.one_request();
     let Some(room) = state.replay.room.as_mut() else {
         return Vec::new();
     };

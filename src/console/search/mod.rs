@@ -267,7 +267,7 @@ async fn walk_newer(
     mut reply: impl FnMut(Result<SearchReply, Error>),
 ) {
     let f = &cmd.filter;
-    let (source, deliveries, notifications) = if cmd.tab == Tab::CallbackNotifications {
+    let (source, deliveries, notifications) = if cmd.tab.through_callbacks() {
         (
             Source::Callbacks(f.callback_ids.clone()),
             DeliveryFilter::default(),

@@ -83,6 +83,14 @@ impl super::DetailView for crate::resource::callbacks::Callbacks {
         detail(item, ctx)
     }
 
+    fn follow_keys() -> &'static [Action] {
+        use crate::console::delivery_key::DeliveryKey as K;
+        &[
+            Action::Deliver(K::Destinations),
+            Action::Deliver(K::Notifications),
+        ]
+    }
+
     /// Read-only: no write key opens a dialog here.
     fn dialog(_action: Action, _item: Option<&Callback>) -> Option<Dialog> {
         None

@@ -20,6 +20,12 @@ impl super::DetailView for DeploymentCallbacks {
         &[Action::Create, Action::Edit, Action::Delete]
     }
 
+    fn follow_keys() -> &'static [Action] {
+        &[Action::Deliver(
+            crate::console::delivery_key::DeliveryKey::Events,
+        )]
+    }
+
     fn dialog(action: Action, item: Option<&DeploymentCallback>) -> Option<Dialog> {
         use crate::console::views::deployment_callbacks::dialogs as f;
         match (action, item) {

@@ -162,6 +162,12 @@ impl super::DetailView for crate::resource::destinations::Destinations {
         detail(item, ctx)
     }
 
+    fn follow_keys() -> &'static [Action] {
+        &[Action::Deliver(
+            crate::console::delivery_key::DeliveryKey::Notifications,
+        )]
+    }
+
     fn dialog(action: Action, item: Option<&Destination>) -> Option<Dialog> {
         use crate::console::views::destinations::dialogs as f;
         match (action, item) {

@@ -94,6 +94,12 @@ pub(crate) trait DetailView: crate::resource::Resource {
         &[]
     }
 
+    /// The keys that follow a selected item to another list (`D`, `N`, `V`) its tab offers;
+    /// the footer shows these.
+    fn follow_keys() -> &'static [Action] {
+        &[]
+    }
+
     /// Whether the answer to its create holds what no later read gives (a signing secret):
     /// the detail keeps that answer.
     fn keeps_created() -> bool {
@@ -254,6 +260,11 @@ pub(crate) fn write_spec(d: &Dialog) -> WriteSpec {
             ..WriteSpec::saves(o.op().map_or("done", |o| o.done))
         },
     }
+}
+
+/// The keys that follow a tab's selected item to another list, as its console module says.
+pub(crate) fn follow_keys(tab: Tab) -> &'static [Action] {
+    with_kind!(tab, R => <R as DetailView>::follow_keys())
 }
 
 /// What a recover from `record` (or from `tab`'s list when `None`) asks the platform to retry,
