@@ -979,7 +979,10 @@ mod tests {
         let at = |s: &str| crate::api::model::time::parse(s).expect("time");
         // Same clocks, stamped at :10.990 and read 40 ms later: `Date` says :10, we read at
         // :11.030. Against the reading alone that was 1.03 s behind.
-        let (sent, received) = (at("2026-01-31T12:00:10.950Z"), at("2026-01-31T12:00:11.030Z"));
+        let (sent, received) = (
+            at("2026-01-31T12:00:10.950Z"),
+            at("2026-01-31T12:00:11.030Z"),
+        );
         let date = at("2026-01-31T12:00:10Z");
         assert_eq!(clock_offset_from(date, sent, received), TimeDelta::zero());
         // A slow answer (2 s round trip) still fits.
