@@ -218,17 +218,17 @@ impl Client {
 
     /// The server's clock less this machine's, learnt from the `Date` header of its latest
     /// answer (asking for the versions list first when nothing was answered yet); zero when the
-    /// server sends no `Date`. `Date` counts whole seconds, so a difference under a second is no
-    /// difference (the clocks agree as far as it can tell), and a larger one is rounded down: a
-    /// time moved by it onto the server's clock is at most a second early, never late.
+    /// server sends no `Date`. `Date` counts whole seconds and was stamped somewhere between our
+    /// sending and our reading the answer, so a difference that window can explain is no
+    /// difference (the clocks agree as far as it can tell), and a larger one is its lower bound:
+    /// a time moved by it onto the server's clock is at most a second (plus the round trip)
+    /// early, never late (`clock_offset_from`).
     pub async fn clock_offset(&self) -> chrono::TimeDelta {
         if self.known_offset().is_none() {
             // Only to hear the server's `Date`; a failure here is the next call's to report.
             let _ = self.discover().await;
         }
-        self.known_offset()
-            .filter(|d| d.num_milliseconds().abs() >= 1000)
-            .unwrap_or_default()
+        self.known_offset().unwrap_or_default()
     }
 
     fn known_offset(&self) -> Option<chrono::TimeDelta> {
@@ -238,14 +238,14 @@ impl Client {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// Notes the server's clock from an answer's `Date`.
-    fn hear_clock(&self, headers: &HeaderMap) {
+    /// Notes the server's clock from the `Date` of an answer to a request sent at `sent`.
+    fn hear_clock(&self, headers: &HeaderMap, sent: chrono::DateTime<chrono::Utc>) {
         let Some(date) = header_str(headers, "date")
             .and_then(|d| chrono::DateTime::parse_from_rfc2822(d.trim()).ok())
         else {
             return;
         };
-        let offset = date.with_timezone(&chrono::Utc) - chrono::Utc::now();
+        let offset = clock_offset_from(date.with_timezone(&chrono::Utc), sent, chrono::Utc::now());
         *self
             .clock
             .lock()
@@ -464,6 +464,7 @@ impl Client {
             connect: false,
         })?;
         // No key: the list is public, and a key has no business on a path that needs none.
+        let sent = chrono::Utc::now();
         let resp = self
             .http
             .get(url)
@@ -471,7 +472,7 @@ impl Client {
             .send()
             .await
             .map_err(transport)?;
-        self.hear_clock(resp.headers());
+        self.hear_clock(resp.headers(), sent);
         let status = resp.status().as_u16();
         let body = read_body(resp).await.map_err(transport)?;
         if status >= 500 {
@@ -640,6 +641,7 @@ impl Client {
         if let Some(b) = &req.body {
             rb = rb.json(b);
         }
+        let sent = chrono::Utc::now();
         let resp = match rb.send().await {
             Ok(r) => r,
             Err(e) => {
@@ -652,7 +654,7 @@ impl Client {
                 };
             }
         };
-        self.hear_clock(resp.headers());
+        self.hear_clock(resp.headers(), sent);
         let status = resp.status().as_u16();
         let request_id = header_str(resp.headers(), "metorial-req-id");
         let retry_after = retry_after(resp.headers());
@@ -945,8 +947,63 @@ fn retry_after(h: &HeaderMap) -> Option<Duration> {
     })
 }
 
+/// The server's clock less ours from a `Date` (whole seconds, stamped by the server at some
+/// moment between `sent` and `received` on our clock): zero when some moment of that span fits
+/// it, else the smallest difference that does on the early side.
+///
+/// Measuring against `received` alone read the `Date`'s truncation plus the round trip as a
+/// difference: with both clocks the same, a slow answer stamped late in its second came out
+/// over a second behind, and a `--since` moved by it took in a second of older deliveries.
+fn clock_offset_from(
+    date: chrono::DateTime<chrono::Utc>,
+    sent: chrono::DateTime<chrono::Utc>,
+    received: chrono::DateTime<chrono::Utc>,
+) -> chrono::TimeDelta {
+    // The server's true time at stamping lies in [date, date + 1 s); that moment was in
+    // [sent, received] on ours, so the difference lies in [date - received, date + 1 s - sent].
+    let low = date - received;
+    let high = date + chrono::TimeDelta::seconds(1) - sent;
+    if low <= chrono::TimeDelta::zero() && chrono::TimeDelta::zero() < high {
+        chrono::TimeDelta::zero()
+    } else {
+        low
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_date_the_round_trip_explains_is_no_clock_difference() {
+        use super::clock_offset_from;
+        use chrono::TimeDelta;
+        let at = |s: &str| crate::api::model::time::parse(s).expect("time");
+        // Same clocks, stamped at :10.990 and read 40 ms later: `Date` says :10, we read at
+        // :11.030. Against the reading alone that was 1.03 s behind.
+        let (sent, received) = (
+            at("2026-01-31T12:00:10.950Z"),
+            at("2026-01-31T12:00:11.030Z"),
+        );
+        let date = at("2026-01-31T12:00:10Z");
+        assert_eq!(clock_offset_from(date, sent, received), TimeDelta::zero());
+        // A slow answer (2 s round trip) still fits.
+        let slow = at("2026-01-31T12:00:12.950Z");
+        assert_eq!(clock_offset_from(date, sent, slow), TimeDelta::zero());
+        // A minute ahead or behind is seen, on the early side of what the `Date` allows.
+        let ahead = clock_offset_from(at("2026-01-31T12:01:11Z"), sent, received);
+        assert_eq!(ahead, TimeDelta::milliseconds(59_970));
+        let behind = clock_offset_from(at("2026-01-31T11:59:10Z"), sent, received);
+        assert_eq!(behind, TimeDelta::milliseconds(-61_030));
+        // A second further either way is past what the span explains.
+        assert_eq!(
+            clock_offset_from(at("2026-01-31T12:00:09Z"), sent, received),
+            TimeDelta::milliseconds(-2_030)
+        );
+        assert_eq!(
+            clock_offset_from(at("2026-01-31T12:00:12Z"), sent, received),
+            TimeDelta::milliseconds(970)
+        );
+    }
+
     #[test]
     fn lone_surrogate_escapes_read_as_replacement_characters() {
         use super::{decode, surrogates_replaced};

@@ -97,3 +97,25 @@ async fn the_loop_stops_on_shutdown_and_on_ctrl_c() {
     assert!(app.should_quit());
     server.gate.send_replace(true);
 }
+
+/// A key that arrives at once after a resize (in the same read of the terminal, as under load)
+/// is handled at the new size: the resize replaces nothing the key needs. (Below the stream,
+/// crossterm's `use-dev-tty` source keeps both: the default one could drop the key's bytes.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_key_right_after_a_resize_is_handled_at_the_new_size() {
+    let server = start_server().await;
+    let (keys, task) = spawn_loop(app_for(&server), std::future::pending());
+    send(&keys, KeyCode::Char('4'));
+    keys.unbounded_send(Ok(Event::Resize(250, 40)))
+        .expect("loop is listening");
+    send(&keys, KeyCode::Char('5'));
+    send(&keys, KeyCode::Char('q'));
+    let (terminal, app) = tokio::time::timeout(DEADLINE, task)
+        .await
+        .expect("the loop quit")
+        .expect("loop task");
+    assert_eq!(app.state.size, (250, 40));
+    assert_eq!(app.state.tab, Tab::Notifications, "{}", terminal.backend());
+    let screen = terminal.backend().to_string();
+    assert!(screen.contains("Notifications ·"), "{screen}");
+}

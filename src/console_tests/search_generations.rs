@@ -148,6 +148,12 @@ pub(crate) async fn sent(client: &Client, g: Generation) -> Vec<(String, String,
     out
 }
 
+/// How long a search over the whole history may take: it reads every item by id (some 800 on
+/// callback-destinations, 8 at a time), each a request to the in-process service sharing the
+/// test's two threads; on a loaded 2-core machine that took more than the harness's 10 s,
+/// which is sized for one reply.
+const WALK: Duration = Duration::from_secs(60);
+
 fn search(app: &mut Harness, expr: &str) {
     app.ctrl('f');
     assert!(app.screen().contains(":search "), "{}", app.screen());
@@ -174,7 +180,7 @@ async fn ctrl_f_finds_by_body_across_pages_within_the_bound(g: Generation) {
 
     let mut app = console(&c, g).await;
     search(&mut app, &expr);
-    app.settle().await.expect("idle");
+    app.settle_within(WALK).await.expect("idle");
     let shown: BTreeSet<String> = app.shown_ids().into_iter().collect();
     assert_eq!(shown, expected, "{g}\n{}", app.screen());
     let s = app.screen();
@@ -198,7 +204,7 @@ async fn ctrl_f_finds_by_body_across_pages_within_the_bound(g: Generation) {
     };
     let mut bounded = console(&client(&svc, pages), g).await;
     search(&mut bounded, "true");
-    bounded.settle().await.expect("idle");
+    bounded.settle_within(WALK).await.expect("idle");
     let s = bounded.screen();
     assert!(s.contains(&format!("bound: {pages} pages")), "{g}\n{s}");
     assert!(!s.contains(&format!("examined {},", all.len())), "{g}\n{s}");
