@@ -225,7 +225,7 @@ mod tests {
     #[test]
     fn the_per_item_lookups_read_an_index_not_every_record_of_the_kind() {
         let store = Store::open(None).expect("store");
-        store.write(|db| migrate(db)).expect("migrations");
+        store.write(migrate).expect("migrations");
         for field in [
             "event_delivery_id",
             "_event_id",
