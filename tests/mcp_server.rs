@@ -1594,3 +1594,144 @@ async fn callback_destinations_stats_and_recover_work() {
     );
     svc.shutdown().await;
 }
+
+/// A client of the newer generations' service: the instance key, the organization key and the
+/// instance, as the console's tests build it.
+fn newer_client(
+    svc: &switchboard::service::RunningService,
+    org: &str,
+    instance: &str,
+) -> switchboard::api::Client {
+    use switchboard::api::{Client, ClientOptions, Secret};
+    Client::new(ClientOptions {
+        base_url: svc.base_url.clone(),
+        api_key: Secret::new(instance),
+        organization_key: Some(Secret::new(org)),
+        instance_id: svc.instance_id.clone(),
+        max_retries: 0,
+        request_timeout: Duration::from_secs(15),
+        ..ClientOptions::default()
+    })
+    .expect("client")
+}
+
+/// The API's JSON answer to `req`.
+async fn api_json(client: &switchboard::api::Client, req: &switchboard::api::ApiRequest) -> Value {
+    let raw = client.send(req).await.expect("the service answers");
+    serde_json::from_str(&raw.body).expect("json")
+}
+
+/// `update_destination`'s `url` on both newer generations (whose PATCH takes one: the
+/// destination's webhook on event-destinations, its `url` on callback-destinations) changes the
+/// URL on the server; on pulsar, whose PATCH cannot, `url` is refused in one sentence and
+/// nothing changes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn update_destination_changes_the_url_where_the_generation_takes_one() {
+    use switchboard::api::generation::Generation;
+    use switchboard::api::newer_requests::EventDestinationFilter;
+    use switchboard::api::{ApiRequest, ListQuery, Secret};
+    use switchboard::service::{Seed, ServiceConfig, start};
+    if !client_available() {
+        return;
+    }
+    const ORG: &str = "sk_org_mcp_update_url_0123456789";
+    const INSTANCE: &str = "sk_instance_mcp_update_url_0123456789";
+    let moved = format!("{}/moved", common::fake::closed_port_url());
+    for g in [
+        Generation::EventDestinations,
+        Generation::CallbackDestinations,
+    ] {
+        let svc = start(ServiceConfig {
+            seed: Seed::Demo,
+            generation: g,
+            api_key: Some(Secret::new(ORG)),
+            instance_key: Some(Secret::new(INSTANCE)),
+            ..ServiceConfig::ephemeral()
+        })
+        .await
+        .expect("service");
+        let client = newer_client(&svc, ORG, INSTANCE);
+        let q = ListQuery {
+            limit: Some(100),
+            ..ListQuery::default()
+        };
+        let (list, url_of): (_, fn(&Value) -> Value) = match g {
+            Generation::EventDestinations => (
+                ApiRequest::list_event_destinations(&q, &EventDestinationFilter::default()),
+                |d| d["webhook"]["url"].clone(),
+            ),
+            _ => (ApiRequest::list_callback_destinations(&q, &[]), |d| {
+                d["url"].clone()
+            }),
+        };
+        let get = |id: &str| match g {
+            Generation::EventDestinations => ApiRequest::get_event_destination(id),
+            _ => ApiRequest::get_callback_destination(id),
+        };
+        let page = api_json(&client, &list).await;
+        let d = page["items"]
+            .as_array()
+            .and_then(|a| a.iter().find(|d| d["status"] == "active"))
+            .cloned()
+            .expect("an active destination");
+        let id = d["id"].as_str().unwrap_or_default().to_string();
+        assert_ne!(url_of(&d), json!(moved), "{g}: {d}");
+        let instance = svc.instance_id.clone().unwrap_or_default();
+        let s = session_with(
+            &svc.base_url,
+            ORG,
+            &["mcp", "--allow-writes"],
+            &[("SWITCHBOARD_INSTANCE_ID", instance.as_str())],
+            &[("update_destination", json!({ "id": id, "url": moved }))],
+        )
+        .await;
+        assert_eq!(url_of(ok(&s.calls[0])), json!(moved), "{g}: {}", s.raw);
+        let now = api_json(&client, &get(&id)).await;
+        assert_eq!(url_of(&now), json!(moved), "{g}: on the server: {now}");
+        svc.shutdown().await;
+    }
+
+    // On pulsar a destination keeps its URL: refused before anything is sent.
+    let p = common::service::demo().await;
+    let key = p.svc.api_key.expose().to_string();
+    let d = p
+        .client
+        .list_destinations(&switchboard::api::ListQuery::default(), &[])
+        .await
+        .expect("destinations")
+        .items
+        .into_iter()
+        .next()
+        .expect("a destination");
+    let s = session(
+        &p.svc.base_url,
+        &key,
+        &["mcp", "--allow-writes"],
+        &[(
+            "update_destination",
+            json!({ "id": d.id, "name": "Renamed", "url": moved }),
+        )],
+    )
+    .await;
+    let said = message(&s.calls[0]);
+    assert!(
+        said.contains("pulsar does not change a destination's URL"),
+        "{}",
+        s.raw
+    );
+    assert_eq!(said.matches(". ").count(), 0, "one sentence: {said}");
+    let after = p
+        .client
+        .get_destination(&d.id)
+        .await
+        .expect("the destination");
+    let url = |d: &switchboard::api::model::Destination| {
+        d.webhook_destination.as_ref().map(|w| w.url.clone())
+    };
+    assert_eq!(
+        (&after.name, url(&after)),
+        (&d.name, url(&d)),
+        "nothing changed"
+    );
+    p.svc.shutdown().await;
+}
