@@ -1594,3 +1594,303 @@ async fn callback_destinations_stats_and_recover_work() {
     );
     svc.shutdown().await;
 }
+
+/// A client of the newer generations' service: the instance key, the organization key and the
+/// instance, as the console's tests build it.
+fn newer_client(
+    svc: &switchboard::service::RunningService,
+    org: &str,
+    instance: &str,
+) -> switchboard::api::Client {
+    use switchboard::api::{Client, ClientOptions, Secret};
+    Client::new(ClientOptions {
+        base_url: svc.base_url.clone(),
+        api_key: Secret::new(instance),
+        organization_key: Some(Secret::new(org)),
+        instance_id: svc.instance_id.clone(),
+        max_retries: 0,
+        request_timeout: Duration::from_secs(15),
+        ..ClientOptions::default()
+    })
+    .expect("client")
+}
+
+/// The API's JSON answer to `req`.
+async fn api_json(client: &switchboard::api::Client, req: &switchboard::api::ApiRequest) -> Value {
+    let raw = client.send(req).await.expect("the service answers");
+    serde_json::from_str(&raw.body).expect("json")
+}
+
+/// `update_destination`'s `url` on both newer generations (whose PATCH takes one: the
+/// destination's webhook on event-destinations, its `url` on callback-destinations) changes the
+/// URL on the server; on pulsar, whose PATCH cannot, `url` is refused in one sentence and
+/// nothing changes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn update_destination_changes_the_url_where_the_generation_takes_one() {
+    use switchboard::api::generation::Generation;
+    use switchboard::api::newer_requests::EventDestinationFilter;
+    use switchboard::api::{ApiRequest, ListQuery, Secret};
+    use switchboard::service::{Seed, ServiceConfig, start};
+    if !client_available() {
+        return;
+    }
+    const ORG: &str = "sk_org_mcp_update_url_0123456789";
+    const INSTANCE: &str = "sk_instance_mcp_update_url_0123456789";
+    let moved = format!("{}/moved", common::fake::closed_port_url());
+    for g in [
+        Generation::EventDestinations,
+        Generation::CallbackDestinations,
+    ] {
+        let svc = start(ServiceConfig {
+            seed: Seed::Demo,
+            generation: g,
+            api_key: Some(Secret::new(ORG)),
+            instance_key: Some(Secret::new(INSTANCE)),
+            ..ServiceConfig::ephemeral()
+        })
+        .await
+        .expect("service");
+        let client = newer_client(&svc, ORG, INSTANCE);
+        let q = ListQuery {
+            limit: Some(100),
+            ..ListQuery::default()
+        };
+        let (list, url_of): (_, fn(&Value) -> Value) = match g {
+            Generation::EventDestinations => (
+                ApiRequest::list_event_destinations(&q, &EventDestinationFilter::default()),
+                |d| d["webhook"]["url"].clone(),
+            ),
+            _ => (ApiRequest::list_callback_destinations(&q, &[]), |d| {
+                d["url"].clone()
+            }),
+        };
+        let get = |id: &str| match g {
+            Generation::EventDestinations => ApiRequest::get_event_destination(id),
+            _ => ApiRequest::get_callback_destination(id),
+        };
+        let page = api_json(&client, &list).await;
+        let d = page["items"]
+            .as_array()
+            .and_then(|a| a.iter().find(|d| d["status"] == "active"))
+            .cloned()
+            .expect("an active destination");
+        let id = d["id"].as_str().unwrap_or_default().to_string();
+        assert_ne!(url_of(&d), json!(moved), "{g}: {d}");
+        let instance = svc.instance_id.clone().unwrap_or_default();
+        let s = session_with(
+            &svc.base_url,
+            ORG,
+            &["mcp", "--allow-writes"],
+            &[("SWITCHBOARD_INSTANCE_ID", instance.as_str())],
+            &[("update_destination", json!({ "id": id, "url": moved }))],
+        )
+        .await;
+        assert_eq!(url_of(ok(&s.calls[0])), json!(moved), "{g}: {}", s.raw);
+        let now = api_json(&client, &get(&id)).await;
+        assert_eq!(url_of(&now), json!(moved), "{g}: on the server: {now}");
+        svc.shutdown().await;
+    }
+
+    // On pulsar a destination keeps its URL: refused before anything is sent.
+    let p = common::service::demo().await;
+    let key = p.svc.api_key.expose().to_string();
+    let d = p
+        .client
+        .list_destinations(&switchboard::api::ListQuery::default(), &[])
+        .await
+        .expect("destinations")
+        .items
+        .into_iter()
+        .next()
+        .expect("a destination");
+    let s = session(
+        &p.svc.base_url,
+        &key,
+        &["mcp", "--allow-writes"],
+        &[(
+            "update_destination",
+            json!({ "id": d.id, "name": "Renamed", "url": moved }),
+        )],
+    )
+    .await;
+    let said = message(&s.calls[0]);
+    assert!(
+        said.contains("pulsar does not change a destination's URL"),
+        "{}",
+        s.raw
+    );
+    assert_eq!(said.matches(". ").count(), 0, "one sentence: {said}");
+    let after = p
+        .client
+        .get_destination(&d.id)
+        .await
+        .expect("the destination");
+    let url = |d: &switchboard::api::model::Destination| {
+        d.webhook_destination.as_ref().map(|w| w.url.clone())
+    };
+    assert_eq!(
+        (&after.name, url(&after)),
+        (&d.name, url(&d)),
+        "nothing changed"
+    );
+    p.svc.shutdown().await;
+}
+
+/// `replay_locally` against `serve --generation callback-destinations`: a notification's
+/// embedded request reaches the operator's receiver signed `t=…,v1=…` with its destination's
+/// secret (checked here without the library), the same body the platform delivered; an attempt
+/// and a receiver the operator did not name are refused, nothing sent; where the platform gives
+/// no secret (a proxy strips it) it goes unsigned and the answer says so in one sentence.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn callback_destinations_replay_locally_signs_as_the_generation_does() {
+    use switchboard::api::generation::Generation;
+    use switchboard::api::model::{CreateCallbackDestination, CreateDeploymentCallback};
+    use switchboard::api::{ApiRequest, ListQuery, Secret};
+    use switchboard::service::{Seed, ServiceConfig, start};
+    if !client_available() {
+        return;
+    }
+    const ORG: &str = "sk_org_mcp_callback_replay_0123456789";
+    const INSTANCE: &str = "sk_instance_mcp_callback_replay_0123456789";
+    let svc = start(ServiceConfig {
+        seed: Seed::Demo,
+        generation: Generation::CallbackDestinations,
+        api_key: Some(Secret::new(ORG)),
+        instance_key: Some(Secret::new(INSTANCE)),
+        ..ServiceConfig::ephemeral()
+    })
+    .await
+    .expect("service");
+    let client = newer_client(&svc, ORG, INSTANCE);
+    let (rx, log) = receiver().await;
+    // A destination of ours delivering to the receiver's `/svc`, and a callback sending to it.
+    let d = api_json(
+        &client,
+        &ApiRequest::create_callback_destination(&CreateCallbackDestination {
+            name: "Replayed by an agent".into(),
+            url: format!("{rx}/svc"),
+            ..CreateCallbackDestination::default()
+        }),
+    )
+    .await;
+    let did = d["id"].as_str().expect("an id").to_string();
+    let whole = api_json(&client, &ApiRequest::get_callback_destination(&did)).await;
+    let secret = whole["signing_secret"]
+        .as_str()
+        .expect("the local service gives the secret")
+        .to_string();
+    let deployments = api_json(
+        &client,
+        &ApiRequest::list_provider_deployments(&ListQuery::default()),
+    )
+    .await;
+    let cb = api_json(
+        &client,
+        &ApiRequest::create_deployment_callback(&CreateDeploymentCallback {
+            provider_deployment_id: deployments["items"][0]["id"]
+                .as_str()
+                .expect("a deployment")
+                .to_string(),
+            name: "Replayed".into(),
+            destination_ids: Some(vec![did]),
+            ..CreateDeploymentCallback::default()
+        }),
+    )
+    .await;
+    let cb = cb["id"].as_str().expect("an id").to_string();
+    let hook = common::service::http()
+        .post(format!("{}/w/{cb}", svc.base_url))
+        .json(&json!({ "type": "agent.replayed", "n": 1 }))
+        .send()
+        .await
+        .expect("hook");
+    assert_eq!(hook.status(), 200);
+    let fired: Value = hook.json().await.expect("json");
+    let note = fired["notification_ids"][0]
+        .as_str()
+        .expect("a notification")
+        .to_string();
+    let delivered = common::service::eventually(Duration::from_secs(30), || async {
+        got(&log, "svc").into_iter().next()
+    })
+    .await;
+
+    let target = format!("{rx}/ok");
+    let instance = svc.instance_id.clone().unwrap_or_default();
+    let env = [("SWITCHBOARD_INSTANCE_ID", instance.as_str())];
+    let calls = [
+        (
+            "replay_locally",
+            json!({ "notification_id": note, "to": target }),
+        ),
+        (
+            "replay_locally",
+            json!({ "notification_id": note, "to": target, "attempt": 1 }),
+        ),
+        (
+            "replay_locally",
+            json!({ "notification_id": note, "to": format!("{rx}/admin") }),
+        ),
+    ];
+    let args = ["mcp", "--allow-writes", "--replay-to", target.as_str()];
+    let s = session_with(&svc.base_url, ORG, &args, &env, &calls).await;
+    assert_eq!(ok(&s.calls[0])["response"]["ok"], true, "{}", s.raw);
+    assert_eq!(ok(&s.calls[0])["signed"], true, "{}", s.raw);
+    assert_eq!(own(&s.calls[0])["unsigned"], Value::Null, "{}", s.raw);
+    assert!(message(&s.calls[1]).contains("attempt"), "{}", s.raw);
+    assert!(message(&s.calls[2]).contains("operator named"), "{}", s.raw);
+    let sent = got(&log, "ok");
+    assert_eq!(sent.len(), 1, "the refused ones sent nothing: {}", s.raw);
+    assert!(got(&log, "admin").is_empty());
+    let g = &sent[0];
+    let header = |k: &str| {
+        g.headers
+            .get(k)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_string()
+    };
+    assert_eq!(header("metorial-notification-id"), note);
+    assert_eq!(g.body, delivered.body, "the body the platform delivered");
+    let sig = header("metorial-signature");
+    let part = |p: &str| {
+        sig.split(',')
+            .find_map(|x| x.strip_prefix(p))
+            .unwrap_or_default()
+            .to_string()
+    };
+    assert!(!sig.contains("i="), "no i= on this generation: {sig}");
+    let t = part("t=");
+    let mut signed = format!("{t}.").into_bytes();
+    signed.extend_from_slice(&g.body);
+    assert_eq!(
+        part("v1="),
+        common::replay::hmac_hex(&secret, &signed),
+        "{sig}"
+    );
+    let now = chrono::Utc::now().timestamp();
+    assert!(
+        t.parse::<i64>().is_ok_and(|t| (now - t).abs() < 120),
+        "signed afresh: {sig}"
+    );
+
+    // A platform that gives no secret: sent unsigned, and said so.
+    let proxy = common::proxy::stripping_proxy(svc.base_url.clone()).await;
+    let s = session_with(&proxy, ORG, &args, &env, &calls[..1]).await;
+    assert_eq!(ok(&s.calls[0])["response"]["ok"], true, "{}", s.raw);
+    assert_eq!(ok(&s.calls[0])["signed"], false, "{}", s.raw);
+    let said = own(&s.calls[0])["unsigned"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        said.contains("no signing secret") && said.contains("unsigned"),
+        "{}",
+        s.raw
+    );
+    let sent = got(&log, "ok");
+    assert_eq!(sent.len(), 2, "{}", s.raw);
+    assert!(sent[1].headers.get("metorial-signature").is_none());
+    assert_eq!(sent[1].body, delivered.body);
+    svc.shutdown().await;
+}

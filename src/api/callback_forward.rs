@@ -74,6 +74,15 @@ pub enum Said {
     Unsigned(String),
 }
 
+/// The one sentence said when destination `name`'s notifications go unsigned (the platform gave
+/// no secret), by headless forward and the console's forward room alike.
+#[must_use]
+pub fn unsigned_sentence(name: &str) -> String {
+    format!(
+        "The platform gave no signing secret for destination {name}, so its notifications are forwarded unsigned."
+    )
+}
+
 /// Where the follower reports, and how its failures are typed by the caller.
 pub trait Sink {
     /// The caller's error.

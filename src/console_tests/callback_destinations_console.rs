@@ -13,8 +13,8 @@ use switchboard::service::{RunningService, Seed, ServiceConfig, start};
 
 use crate::common::fixed_clock;
 
-const ORG_KEY: &str = "sk_org_console_callback_destinations_0123456";
-const INSTANCE_KEY: &str = "sk_instance_console_callback_destinations_01";
+pub(super) const ORG_KEY: &str = "sk_org_console_callback_destinations_0123456";
+pub(super) const INSTANCE_KEY: &str = "sk_instance_console_callback_destinations_01";
 
 pub(super) async fn service() -> (RunningService, Client) {
     let cfg = ServiceConfig {

@@ -259,3 +259,54 @@ async fn l_on_a_callback_forwards_its_notifications_only() {
     app.key(KeyCode::Esc);
     assert!(!app.screen().contains("Forward ·"));
 }
+
+/// Where the platform gives no signing secret (a proxy on 127.0.0.1 in front of the service
+/// strips it), the room forwards unsigned and shows the one sentence headless forward says.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn l_says_in_one_sentence_when_the_platform_gives_no_signing_secret() {
+    use super::callback_destinations_console::{INSTANCE_KEY, ORG_KEY};
+    use switchboard::api::{ClientOptions, Secret};
+    let (svc, direct) = service().await;
+    let (rx, log) = receiver().await;
+    let (cb, _) = own_callback(&direct, &rx).await;
+    let proxy = crate::common::proxy::stripping_proxy(svc.base_url.clone()).await;
+    let client = Client::new(ClientOptions {
+        base_url: proxy,
+        api_key: Secret::new(INSTANCE_KEY),
+        organization_key: Some(Secret::new(ORG_KEY)),
+        instance_id: svc.instance_id.clone(),
+        max_retries: 0,
+        request_timeout: Duration::from_secs(15),
+        ..ClientOptions::default()
+    })
+    .expect("client");
+    let data = tempfile::tempdir().expect("data");
+    let mut app = console(&client, data.path()).await;
+    go(&mut app, Tab::CallbackNotifications).await;
+    app.ch('L');
+    assert!(
+        app.until_screen("Forward · all callbacks' notifications", WAIT)
+            .await,
+        "{}",
+        app.screen()
+    );
+    start_to(&mut app, &format!("{rx}/fwd")).await;
+    let id = fire(&svc.base_url, &cb, 1).await;
+    assert!(
+        app.until_screen("1 forwarded", WAIT).await,
+        "{}",
+        app.screen()
+    );
+    let said = switchboard::api::callback_forward::unsigned_sentence("Forward room");
+    assert!(app.until_screen(&said, WAIT).await, "{}", app.screen());
+    let s = app.screen();
+    assert_eq!(s.matches("no signing secret").count(), 1, "once: {s}");
+    let sent = got(&log, "fwd");
+    assert_eq!(sent.len(), 1, "{s}");
+    assert_eq!(header(&sent[0], "metorial-notification-id"), id);
+    assert!(
+        sent[0].headers.get("metorial-signature").is_none(),
+        "unsigned"
+    );
+    app.key(KeyCode::Esc);
+}

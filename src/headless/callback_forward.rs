@@ -157,12 +157,7 @@ impl Sink for Lines {
                 json!({"event": "caught_up", "at": now(), "forwarded": forwarded})
             }
             Said::Unsigned(name) => {
-                eprintln!(
-                    "{}",
-                    line(&format!(
-                        "The platform gave no signing secret for destination {name}, so its notifications are forwarded unsigned."
-                    ))
-                );
+                eprintln!("{}", line(&cf::unsigned_sentence(&name)));
                 return Ok(());
             }
         };

@@ -155,9 +155,6 @@ fn lacking(name: &str) -> Option<&'static str> {
         "get_attempt" | "verify_signature" => {
             "this generation keeps no attempts (only a count per notification); get_notification shows the request it sent"
         }
-        "replay_locally" => {
-            "Switchboard does not send this generation's notifications again from here yet; `notifications replay` does"
-        }
         "duplicate_destination" | "ping_destination" | "archive_destination" => {
             "Switchboard does not offer this on callback destinations (delete_destination archives one)"
         }

@@ -266,6 +266,7 @@ struct Args {
     triggers: Vec<String>,
     name: Option<String>,
     description: Option<String>,
+    url: Option<String>,
 }
 
 impl Args {
@@ -472,6 +473,24 @@ async fn run(
         }
         "remove_team_policy" => {
             ApiRequest::remove_team_policy(a.id()?, Args::need(&a.policy_id, "policy_id")?)
+        }
+        // As `destinations update` here: the URL is the destination's webhook.
+        "update_destination" => {
+            if a.name.is_none() && a.description.is_none() && a.url.is_none() {
+                return Err(usage("give a name, a description or a url"));
+            }
+            ApiRequest::update_event_destination(
+                a.id()?,
+                &crate::api::model::UpdateEventDestination {
+                    name: a.name.clone(),
+                    description: a.description.clone(),
+                    webhook: a
+                        .url
+                        .clone()
+                        .map(|url| crate::api::model::WebhookInput { url }),
+                    retry: None,
+                },
+            )
         }
         "retry_delivery" => ApiRequest::retry_delivery(a.id()?),
         "ping_destination" => ApiRequest::ping_event_destination(a.id()?),

@@ -7,6 +7,7 @@
 mod annotations;
 mod callback_gen;
 mod callback_recover;
+mod callback_replay;
 mod current;
 mod current_deliveries;
 mod current_recover;
@@ -146,6 +147,10 @@ impl Server {
             } else {
                 callback_recover::run(&self.plans, &self.client, &a, &self.profile).await
             };
+        }
+        if def.name == "replay_locally" && callback_gen::serves(&self.client).await {
+            let a = tools::args_of(def, args)?;
+            return callback_replay::replay_locally(&self.client, &a, &self.replay_targets).await;
         }
         // On callback-destinations the others say in one sentence why not (pulsar's paths are
         // absent).

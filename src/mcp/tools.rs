@@ -139,7 +139,8 @@ fn destination_update() -> Value {
     json!({
         "id": { "type": "string", "description": "The destination (cld_…)." },
         "name": { "type": "string", "description": "A new name." },
-        "description": { "type": "string", "description": "A new description." }
+        "description": { "type": "string", "description": "A new description." },
+        "url": { "type": "string", "description": "A new absolute http(s) URL deliveries are posted to (the newer generations; pulsar keeps a destination's URL)." }
     })
 }
 
@@ -294,7 +295,7 @@ pub const TOOLS: &[ToolDef] = &[
     },
     ToolDef {
         name: "update_destination",
-        description: "Rename or describe a destination (only with writes allowed).",
+        description: "Rename or describe a destination, or on the newer generations change its URL (only with writes allowed).",
         write: true,
         properties: destination_update,
         required: &["id"],
@@ -502,6 +503,11 @@ pub async fn call(
             destinations::create(name, a.description.clone(), url, callbacks)
         }
         "update_destination" => {
+            if a.url.is_some() {
+                return Err(usage(
+                    "update_destination: pulsar does not change a destination's URL; create another destination.",
+                ));
+            }
             destinations::update(a.id()?, a.name.clone(), a.description.clone().map(Some))
                 .ok_or_else(|| usage("give a name or a description"))?
         }
@@ -600,6 +606,34 @@ mod tests {
                 "{} not in README",
                 t.name
             );
+        }
+    }
+
+    /// Each tool's row in the README's table names every property its input takes (`paging`
+    /// stands for `limit`, `after`, `before` and `order`).
+    #[test]
+    fn every_tools_readme_row_names_its_inputs() {
+        let readme = include_str!("../../README.md");
+        for t in all() {
+            let head = format!("| `{}` |", t.name);
+            let Some(row) = readme.lines().find(|l| l.starts_with(&head)) else {
+                panic!("{} has no row in the README's table", t.name);
+            };
+            let schema = t.input_schema();
+            let props = schema["properties"]
+                .as_object()
+                .cloned()
+                .unwrap_or_default();
+            for p in props.keys() {
+                let paging = matches!(p.as_str(), "limit" | "after" | "before" | "order");
+                assert!(
+                    row.contains(&format!("`{p}`"))
+                        || row.contains(&format!("`{p}[]`"))
+                        || (paging && row.contains("paging")),
+                    "{}: the README's row does not name `{p}`",
+                    t.name
+                );
+            }
         }
     }
 

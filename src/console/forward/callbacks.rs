@@ -79,8 +79,9 @@ impl Sink for Room {
                 self.event(Event::CaughtUp { forwarded });
                 self.event(Event::State(State::Following));
             }
-            // Each forward's row says whether it was signed.
-            Said::Unsigned(_) => {}
+            Said::Unsigned(name) => {
+                self.reply(ForwardReply::Unsigned(cf::unsigned_sentence(&name)));
+            }
         }
         Ok(())
     }

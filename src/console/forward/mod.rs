@@ -55,6 +55,8 @@ pub(crate) enum ForwardReply {
     Event(Box<Event>),
     /// Forwarding ended; why, when it was not asked to.
     Ended(Option<String>),
+    /// The one sentence saying a destination's notifications go unsigned (no secret given).
+    Unsigned(String),
 }
 
 // Answers may carry secrets: Debug shows the kind only.
@@ -69,6 +71,7 @@ impl std::fmt::Debug for ForwardReply {
                 other => write!(f, "{other:?}"),
             },
             Self::Ended(why) => write!(f, "Ended({why:?})"),
+            Self::Unsigned(said) => write!(f, "Unsigned({said:?})"),
         }
     }
 }
@@ -130,6 +133,8 @@ pub(crate) struct Room {
     pub(crate) open: Option<usize>,
     /// Whether the profile keeps a cursor and journal (a data directory).
     pub(crate) kept: bool,
+    /// The sentences of this run saying which destinations' notifications go unsigned.
+    pub(crate) unsigned: Vec<String>,
 }
 
 impl Room {

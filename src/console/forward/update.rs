@@ -118,6 +118,7 @@ pub(crate) fn open(state: &mut State) -> Vec<Effect> {
         focus: Focus::Target,
         open: None,
         kept: state.settings.data_dir.is_some(),
+        unsigned: Vec::new(),
     }));
     Vec::new()
 }
@@ -222,6 +223,7 @@ fn start(state: &mut State) -> Vec<Effect> {
     room.message = None;
     room.caught_up = None;
     room.started_after = None;
+    room.unsigned.clear();
     room.focus = Focus::List;
     let cmd = ForwardCmd {
         target: target.clone(),
@@ -266,6 +268,12 @@ pub(crate) fn on_reply(state: &mut State, result: Result<ApiReply, Error>) -> Ve
             room.running = None;
             room.state = Some(Fwd::Stopped);
             room.message = why;
+            return Vec::new();
+        }
+        Ok(ApiReply::Forward(ForwardReply::Unsigned(said))) => {
+            if !room.unsigned.contains(&said) {
+                room.unsigned.push(said);
+            }
             return Vec::new();
         }
         Ok(_) => return Vec::new(),

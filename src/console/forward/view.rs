@@ -108,7 +108,10 @@ pub(crate) fn render(state: &State, frame: &mut Frame, area: Rect) {
         )));
     let inner = block.inner(area);
     frame.render_widget(block, area);
-    let [head, list] = Layout::vertical([Constraint::Length(5), Constraint::Fill(1)]).areas(inner);
+    // The unsigned sentences (one a destination, a few at most) below the usual five lines.
+    let said = u16::try_from(room.unsigned.len().min(3)).unwrap_or(3);
+    let [head, list] =
+        Layout::vertical([Constraint::Length(5 + said), Constraint::Fill(1)]).areas(inner);
     let target_style = if room.focus == Focus::Target && room.running.is_none() {
         t.accent
     } else {
@@ -139,6 +142,9 @@ pub(crate) fn render(state: &State, frame: &mut Frame, area: Rect) {
         (None, true) => "resumes where this target stopped · once per target (journal)".into(),
     };
     lines.push(Line::from(Span::styled(kept, t.muted)));
+    for u in &room.unsigned {
+        lines.push(Line::from(Span::styled(safe(u).into_owned(), t.warn)));
+    }
     frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), head);
 
     if let Some(open) = room.open.and_then(|i| room.newest(i)) {

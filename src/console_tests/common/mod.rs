@@ -9,6 +9,8 @@ pub mod deliveries;
 #[path = "../../../tests/common/fake.rs"]
 pub mod fake;
 pub mod offline;
+#[path = "../../../tests/common/proxy.rs"]
+pub mod proxy;
 #[path = "../../../tests/common/replay.rs"]
 pub mod replay;
 pub mod sent;
