@@ -703,7 +703,7 @@ pub async fn run(
 
 /// Takes the cursor's lock, allowing a forwarder that was just stopped (the console's, whose
 /// task ends a moment after the stop) up to [`LOCK_GRACE`] to let go.
-async fn take_lock(c: &CursorFile) -> Result<CursorLock, ForwardError> {
+pub(crate) async fn take_lock(c: &CursorFile) -> Result<CursorLock, ForwardError> {
     let until = Instant::now() + LOCK_GRACE;
     loop {
         match c.lock() {
