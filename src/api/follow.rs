@@ -68,8 +68,8 @@ pub enum Said {
         attempt_index: i64,
         /// Whether it carried a signature.
         signed: bool,
-        /// The answer.
-        result: ReplayResult,
+        /// The answer (boxed: it is most of the report's size).
+        result: Box<ReplayResult>,
         /// As the journal counts it.
         outcome: Outcome,
         /// Not delivered: sent again after this pause.
@@ -553,7 +553,7 @@ impl<S: Sink> Run<'_, S> {
             event_type: s.event_type,
             attempt_index: s.attempt_index,
             signed: s.signed,
-            result: s.result,
+            result: Box::new(s.result),
             outcome,
             retry_in,
         })

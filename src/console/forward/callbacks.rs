@@ -78,7 +78,7 @@ impl Sink for Room {
                 event_type: event_type.and_then(|t| t.as_str().map(str::to_string)),
                 attempt_index,
                 signed,
-                result,
+                result: *result,
                 retry_in: (outcome != Outcome::Succeeded).then_some(FIRST_BACKOFF),
             })),
             Said::CaughtUp(forwarded) => {
