@@ -23,6 +23,8 @@ use chrono::{DateTime, Utc};
 use tokio::sync::{mpsc, watch};
 
 use super::compare::Answer;
+// A failed poll or send waits FIRST_BACKOFF, doubling up to MAX_BACKOFF, as on the other generations.
+use super::follow::{FIRST_BACKOFF, MAX_BACKOFF};
 use super::journal::{self, Journal};
 use super::model::{Destination, Notification, NotificationStatus};
 use super::replay::{self, ReplayPlan, ReplayResult, SendOptions, Signing};
@@ -32,10 +34,6 @@ use crate::text::redact::HeaderOrigin;
 
 /// Notifications read per page.
 const PAGE: u32 = 100;
-/// The first pause after a failed poll; it doubles up to [`MAX_BACKOFF`].
-const FIRST_BACKOFF: Duration = Duration::from_millis(500);
-/// The longest pause between tries while the API is away.
-const MAX_BACKOFF: Duration = Duration::from_secs(30);
 /// How long a notification read is looked for again: one that becomes visible this long after
 /// later ones were read is still forwarded.
 const LOOK_BACK: Duration = Duration::from_secs(30);
@@ -703,7 +701,7 @@ pub async fn run(
 
 /// Takes the cursor's lock, allowing a forwarder that was just stopped (the console's, whose
 /// task ends a moment after the stop) up to [`LOCK_GRACE`] to let go.
-async fn take_lock(c: &CursorFile) -> Result<CursorLock, ForwardError> {
+pub(crate) async fn take_lock(c: &CursorFile) -> Result<CursorLock, ForwardError> {
     let until = Instant::now() + LOCK_GRACE;
     loop {
         match c.lock() {

@@ -70,7 +70,7 @@ pub struct Context {
     pub read_only: bool,
 }
 
-fn usage(msg: impl Into<String>) -> HeadlessError {
+pub(super) fn usage(msg: impl Into<String>) -> HeadlessError {
     HeadlessError::Usage(line(&msg.into()).into_owned())
 }
 

@@ -19,6 +19,7 @@ mod diff;
 mod edit;
 mod export;
 mod forward;
+mod forward_lines;
 mod input;
 mod interrupt;
 use crate::api::jq;

@@ -60,6 +60,11 @@ impl Sink for Room {
                 notification_id: id,
                 why,
             }),
+            // Event-destinations' only: every callback notification is attempted.
+            Said::NotAttempted { id, status } => self.event(Event::Skipped {
+                notification_id: id,
+                why: format!("no attempt recorded ({status}): nothing to forward"),
+            }),
             Said::Sent {
                 id,
                 event_type,
@@ -67,12 +72,13 @@ impl Sink for Room {
                 signed,
                 result,
                 outcome,
+                ..
             } => self.event(Event::Forwarded(Forwarded {
                 notification_id: id,
-                event_type,
+                event_type: event_type.and_then(|t| t.as_str().map(str::to_string)),
                 attempt_index,
                 signed,
-                result,
+                result: *result,
                 retry_in: (outcome != Outcome::Succeeded).then_some(FIRST_BACKOFF),
             })),
             Said::CaughtUp(forwarded) => {
