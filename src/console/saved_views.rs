@@ -175,12 +175,13 @@ pub(crate) fn apply_named(state: &mut State, name: &str) -> Vec<Effect> {
 
 /// Puts a view's settings in place (no request); the tab it is for, when that tab is shown.
 pub(crate) fn apply(state: &mut State, view: &View) -> Option<Tab> {
-    // The shown tab of that name; a `notifications` view is event-destinations' Deliveries.
+    // The shown tab of that name; a `notifications` view is event-destinations' Deliveries (the
+    // deliveries whose list is windowed on the client).
     let named = |t: Tab| super::views::list::aliases(t).contains(&view.tab());
     let tab = Tab::ALL
         .into_iter()
         .filter(|&t| state.is_shown(t))
-        .find(|&t| named(t) || (view.tab() == "notifications" && t == Tab::Deliveries))?;
+        .find(|&t| named(t) || (view.tab() == "notifications" && t.windowed_on_client()))?;
     state.tab = tab;
     let f = &view.filters;
     state.power.filters[tab.index()].query = TextInput::new(f.query.as_deref().unwrap_or(""));
@@ -221,7 +222,7 @@ pub(crate) fn apply(state: &mut State, view: &View) -> Option<Tab> {
                 other => other.to_string(),
             })
             .collect();
-        if tab == Tab::Deliveries {
+        if tab.windowed_on_client() {
             // No time filter on the platform: the worker reads the window (`deliveries::window`).
             state.deliveries.window = since(state, view);
         } else if view.filters.since.is_some() {

@@ -191,6 +191,7 @@ impl super::Resource for Deliveries {
     const KIND: super::Kind = super::Kind::Deliveries;
     const RECEIVERS: Option<super::Kind> = Some(super::Kind::EventDestinations);
     const ATTEMPTS: Option<super::Kind> = Some(super::Kind::DeliveryAttempts);
+    const WINDOWED_ON_CLIENT: bool = true;
     const NOUN: &'static str = "deliveries";
     const NEEDED_KEY: &'static str = "the organization key";
     const GENERATIONS: &'static [Generation] = &[Generation::EventDestinations];

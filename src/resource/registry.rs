@@ -57,6 +57,9 @@ pub trait Resource: 'static {
     const ONE_REQUEST: bool = false;
     /// Where its deliveries' attempts are listed, when a resource of their own lists them.
     const ATTEMPTS: Option<Kind> = None;
+    /// Whether its list has no time filter, so a view's `since` is read on the client (newest
+    /// first, to the first older item: `api::window`).
+    const WINDOWED_ON_CLIENT: bool = false;
 
     /// Its description (columns, fields, `:` words, id prefix).
     fn description() -> &'static Description<Self::Item>;
@@ -180,6 +183,12 @@ macro_rules! resources {
             /// Where its deliveries' attempts are listed (see [`Resource::ATTEMPTS`]).
             pub const fn attempts(self) -> Option<Kind> {
                 match self { $(Kind::$kind => <$module::$ty as Resource>::ATTEMPTS),* }
+            }
+
+            /// Whether a view's `since` is read on the client (see
+            /// [`Resource::WINDOWED_ON_CLIENT`]).
+            pub const fn windowed_on_client(self) -> bool {
+                match self { $(Kind::$kind => <$module::$ty as Resource>::WINDOWED_ON_CLIENT),* }
             }
 
             /// Its operations (see [`Resource::OPS`]).

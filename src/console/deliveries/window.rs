@@ -13,7 +13,7 @@ use crate::console::tab::Tab;
 
 /// The window's start on `tab`'s list, when a view opened one there.
 pub(crate) fn since(state: &State, tab: Tab) -> Option<DateTime<Utc>> {
-    (tab == Tab::Deliveries)
+    tab.windowed_on_client()
         .then_some(state.deliveries.window)
         .flatten()
 }
