@@ -44,9 +44,18 @@ pub async fn run(
         }
         Resource::Notifications(NotificationsCmd::Wait(a)) => wait(client, out.format, a).await,
         Resource::Notifications(NotificationsCmd::Replay(a)) => {
-            super::current_replay::replay(client, out, a, ctx.read_only).await
+            let log = answer_log(ctx);
+            super::current_replay::replay(client, out, a, ctx.read_only, log.as_ref()).await
         }
-        Resource::Notifications(NotificationsCmd::Diff(a)) => diff(client, out.format, a).await,
+        Resource::Notifications(NotificationsCmd::Diff(a)) => {
+            let history = match (answer_log(ctx), a.with_replay) {
+                (Some(log), Some(_)) => log
+                    .answers_of(&a.id)
+                    .map_err(|e| HeadlessError::Io(std::io::Error::other(e.to_string())))?,
+                _ => Vec::new(),
+            };
+            diff(client, out.format, a, &history).await
+        }
         Resource::Notifications(NotificationsCmd::Forward(a)) => {
             super::current_forward::run(client, out.format, a, ctx).await
         }
@@ -870,17 +879,37 @@ pub(super) fn answer_of(a: &Value) -> crate::api::compare::Answer {
     }
 }
 
-/// `notifications diff ID [--attempt A] --with-attempt B` on deliveries: two attempts' answers
-/// side by side, as pulsar's diff shows them. Exit 0 whether or not they differ.
+/// The profile's answers' log (pulsar's too), where replays keep their answers.
+fn answer_log(ctx: &super::ForwardContext) -> Option<crate::api::forward::AnswerLog> {
+    ctx.data_dir
+        .as_ref()
+        .map(|dir| crate::api::forward::AnswerLog::new(dir, &ctx.profile))
+}
+
+/// `notifications diff ID [--attempt A] (--with-attempt B | --with-replay N)` on deliveries: an
+/// attempt's answer beside another attempt's or the N-th newest replayed answer kept in
+/// `history` (newest first), as pulsar's diff shows them. Exit 0 whether or not they differ.
 async fn diff(
     client: &Client,
     format: OutputFormat,
     args: super::DiffArgs,
+    history: &[crate::api::compare::Answer],
 ) -> Result<(), HeadlessError> {
-    let Some(b) = args.with_attempt else {
+    if args.with_attempt.is_none() && args.with_replay.is_none() {
         return Err(usage(
-            "on deliveries, diff compares two attempts the platform recorded: --with-attempt B (replayed answers are not kept here).",
+            "say what to compare with: --with-attempt B or --with-replay N",
         ));
+    }
+    // The kept answer is looked up before any request: a missing one is a usage error.
+    let kept = match (args.with_attempt, args.with_replay) {
+        (None, Some(k)) => Some(history.get(k.wrapping_sub(1)).cloned().ok_or_else(|| {
+            usage(format!(
+                "--with-replay {k}: this profile keeps {} replayed or forwarded answer(s) of {} (1 is the newest; --with-attempt B compares two recorded attempts)",
+                history.len(),
+                args.id
+            ))
+        })?),
+        _ => None,
     };
     let raw = client.send(&ApiRequest::get_delivery(&args.id)).await?;
     let d: Value = crate::api::client::decode(raw.status, &raw.body)?;
@@ -895,7 +924,11 @@ async fn diff(
         None => attempts.iter().map(n_of).max().unwrap_or(0),
     };
     let mut answers = Vec::new();
-    for (flag, n) in [("--attempt", a), ("--with-attempt", b)] {
+    let sides = [
+        ("--attempt", Some(a)),
+        ("--with-attempt", args.with_attempt),
+    ];
+    for (flag, n) in sides.into_iter().filter_map(|(f, n)| Some((f, n?))) {
         let Some(id) = attempts
             .iter()
             .find(|x| n_of(x) == n)
@@ -911,7 +944,11 @@ async fn diff(
         let full: Value = crate::api::client::decode(raw.status, &raw.body)?;
         answers.push(answer_of(&full));
     }
-    let c = crate::api::compare::compare(&answers[0], &answers[1]);
+    answers.extend(kept);
+    let [left, right] = answers.as_slice() else {
+        return Err(usage("nothing to compare"));
+    };
+    let c = crate::api::compare::compare(left, right);
     let text = match format {
         OutputFormat::Json | OutputFormat::Ndjson => {
             let mut v = serde_json::to_value(&c).map_err(|e| HeadlessError::Io(e.into()))?;

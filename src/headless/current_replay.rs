@@ -52,7 +52,8 @@ fn secret_of(var: Option<&str>) -> Result<Option<Secret>, HeadlessError> {
     .transpose()
 }
 
-/// `notifications replay ID --to URL` on event-destinations.
+/// `notifications replay ID --to URL` on event-destinations; the answer (with an edited body) is
+/// kept in `log` for `diff --with-replay`, as pulsar's replay keeps it.
 ///
 /// # Errors
 /// Usage (bad target, no secret, nothing recorded), the API's, or the answer's exit (3, 4).
@@ -61,6 +62,7 @@ pub async fn replay(
     out: &Output,
     args: ReplayArgs,
     read_only: bool,
+    log: Option<&crate::api::forward::AnswerLog>,
 ) -> Result<(), HeadlessError> {
     let edited = args.edit || args.body_file.is_some();
     // Said before anything is asked, as a missing secret is.
@@ -112,6 +114,19 @@ pub async fn replay(
         },
     )
     .await;
+    if let Some(log) = log
+        && let Err(e) = log.append_sent(
+            if edited { "edited" } else { "replayed" },
+            &plan.notification_id,
+            plan.attempt_index,
+            &result,
+            &plan.target,
+            edited.then_some(plan.body.as_str()),
+        )
+    {
+        // The replay happened; only the comparison later lacks it.
+        tracing::warn!("the answer is not kept for diff --with-replay: {e}");
+    }
     if let Some(before) = before {
         print_edited(out, &plan, &result, &before, secret.is_some())?;
     } else if out.table() {

@@ -221,6 +221,29 @@ fn changed_rows(diff: &Value) -> Vec<Value> {
         .collect()
 }
 
+/// Every line of the profile's answers' log under `data` (found by name: its place is the
+/// library's business).
+fn kept_lines(data: &Path) -> Vec<Value> {
+    let mut found = Vec::new();
+    let mut dirs = vec![data.to_path_buf()];
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else if d.ends_with("forward") && p.extension().is_some_and(|x| x == "ndjson") {
+                found.push(p);
+            }
+        }
+    }
+    assert_eq!(found.len(), 1, "one answers' log: {found:?}");
+    std::fs::read_to_string(&found[0])
+        .expect("read")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect()
+}
+
 fn write_file(dir: &Path, name: &str, text: &str) -> String {
     let f = dir.join(name);
     std::fs::write(&f, text).expect("write");
@@ -291,6 +314,71 @@ async fn an_edited_delivery_replays_signed_over_the_edit_and_its_answer_is_compa
     assert_eq!(rows[0]["change"], "changed", "{rows:?}");
     assert_eq!(rows[0]["left"], format!("\"{PINGED}\""), "{rows:?}");
     assert_eq!(rows[0]["right"], format!("\"{FROM_FILE}\""), "{rows:?}");
+
+    // The answer is kept with the body sent: `diff --with-replay 1` compares it with attempt #1.
+    let kept = kept_lines(&r.home.path().join("data"));
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    assert_eq!(kept[0]["kind"], "edited", "{kept:?}");
+    assert_eq!(kept[0]["notification_id"], id.as_str(), "{kept:?}");
+    assert_eq!(kept[0]["sent_body"], edited.as_str(), "{kept:?}");
+    let out = r
+        .run(
+            &[
+                "-o",
+                "json",
+                "notifications",
+                "diff",
+                &id,
+                "--attempt",
+                "1",
+                "--with-replay",
+                "1",
+            ],
+            &[],
+        )
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let d = out.json();
+    assert_eq!(d["object"], "switchboard.diff", "{d}");
+    assert_eq!(d["left"]["label"], "attempt #1", "{d}");
+    assert!(
+        d["right"]["label"]
+            .as_str()
+            .is_some_and(|l| l.starts_with("edited ")),
+        "{d}"
+    );
+    assert_eq!(d["status_changed"], false, "{d}");
+    let rows = changed_rows(&d);
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    assert_eq!(rows[0]["right"], format!("\"{FROM_FILE}\""), "{rows:?}");
+    let out = r
+        .run(
+            &[
+                "-o",
+                "table",
+                "notifications",
+                "diff",
+                &id,
+                "--with-replay",
+                "1",
+            ],
+            &[],
+        )
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(
+        out.stdout
+            .lines()
+            .any(|l| l.starts_with("~ ") && l.contains(&format!("\"{PINGED}\" → \"{FROM_FILE}\""))),
+        "{}",
+        out.stdout
+    );
+    // Only one is kept: the second newest is a usage error naming how many there are.
+    let out = r
+        .run(&["notifications", "diff", &id, "--with-replay", "2"], &[])
+        .await;
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(out.stderr.contains("keeps 1 "), "{out:?}");
 
     // The table: the replay (signed, with the destination named), then the diff's row.
     let to = format!("{}/as-table", r.rx_url);
@@ -397,6 +485,46 @@ async fn an_edited_delivery_replays_signed_over_the_edit_and_its_answer_is_compa
     assert_eq!(sent.len(), 1);
     assert_eq!(sent[0].body, edited.as_bytes());
     assert!(sent[0].headers.get("metorial-signature").is_none());
+
+    // A plain replay is kept too (no body: the recorded one was sent), newest first.
+    let to = format!("{}/plain", r.rx_url);
+    let out = r
+        .run(
+            &["notifications", "replay", &id, "--to", &to, "--unsigned"],
+            &[],
+        )
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let kept = kept_lines(&r.home.path().join("data"));
+    let last = kept.last().expect("kept");
+    assert_eq!(last["kind"], "replayed", "{kept:?}");
+    assert!(last.get("sent_body").is_none_or(Value::is_null), "{kept:?}");
+    let out = r
+        .run(
+            &[
+                "-o",
+                "json",
+                "notifications",
+                "diff",
+                &id,
+                "--with-replay",
+                "1",
+            ],
+            &[],
+        )
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let d = out.json();
+    assert!(
+        d["right"]["label"]
+            .as_str()
+            .is_some_and(|l| l.starts_with("replayed ")),
+        "{d}"
+    );
+    assert!(
+        changed_rows(&d).is_empty(),
+        "the recorded body, echoed: {d}"
+    );
     r.svc.shutdown().await;
 }
 

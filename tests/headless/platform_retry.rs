@@ -723,8 +723,27 @@ async fn wait_replay_stats_update_and_duplicate_on_deliveries() {
         (Some(200), Some(500)),
         "{c}"
     );
+    // Replays are kept here too (issue 39): the newest compares; one past those kept is refused.
     let out = r
-        .run(&["notifications", "diff", id, "--with-replay", "1"])
+        .run(&[
+            "-o",
+            "json",
+            "notifications",
+            "diff",
+            id,
+            "--with-replay",
+            "1",
+        ])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(
+        out.json()["right"]["label"]
+            .as_str()
+            .is_some_and(|l| l.starts_with("replayed ")),
+        "{out:?}"
+    );
+    let out = r
+        .run(&["notifications", "diff", id, "--with-replay", "99"])
         .await;
     assert_eq!(out.code, 2, "{out:?}");
 
