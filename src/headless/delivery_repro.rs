@@ -6,7 +6,7 @@
 //! (statuses as the platform names them, events, destinations, event types); the window and
 //! `--retried` are read from each delivery; `--callback` is not a filter of deliveries.
 use std::collections::BTreeSet;
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 
 use serde_json::{Value, json};
 
@@ -265,14 +265,11 @@ fn destination_line(mut v: Value) -> Value {
 /// Usage, the API's error (the walk's budget included), the file's.
 pub async fn export(client: &Client, out: &Output, args: ExportArgs) -> Result<(), HeadlessError> {
     let terminal = std::io::stderr().is_terminal();
-    let deliveries = selected(client, &args.selection, |n| {
-        if terminal {
-            let mut e = std::io::stderr().lock();
-            // Progress only: a failed write to the terminal changes nothing.
-            let _ = write!(e, "\rread {n} deliveries");
-            let _ = e.flush();
-        }
-    })
+    let deliveries = selected(
+        client,
+        &args.selection,
+        super::export::progress(terminal, "deliveries"),
+    )
     .await?;
     if terminal {
         eprintln!();
@@ -343,36 +340,17 @@ pub async fn export(client: &Client, out: &Output, args: ExportArgs) -> Result<(
         },
     });
     let count = deliveries.len();
-    let mut text = Vec::new();
     let lines = std::iter::once(manifest.clone())
         .chain(destinations)
         .chain(events)
-        .chain(deliveries.into_iter().map(delivery_line));
-    for l in lines {
-        serde_json::to_writer(&mut text, &l).map_err(|e| HeadlessError::Io(e.into()))?;
-        text.push(b'\n');
-    }
-    crate::config::private_file::replace(&args.out, &text).map_err(|e| {
-        HeadlessError::Io(std::io::Error::other(format!(
-            "{}: {e}",
-            args.out.display()
-        )))
-    })?;
-    if out.table() {
-        let text = format!(
-            "EXPORTED  {count} deliveries to {}\n{}",
-            line(&args.out.display().to_string()),
-            line(&manifest["counts"].to_string())
-        );
-        output::emit(|w| output::write_raw(w, &text, false))
-    } else {
-        let summary = json!({
-            "object": "switchboard.export",
-            "out": args.out.display().to_string(),
-            "manifest": manifest,
-        });
-        out.document(&format!("{summary:#}"))
-    }
+        .chain(deliveries.into_iter().map(delivery_line))
+        .collect();
+    let bundle = export::Bundle {
+        manifest,
+        lines,
+        notifications: count,
+    };
+    super::export::write_bundle(out, &args, &bundle, "deliveries")
 }
 
 /// `notifications search EXPR` on deliveries: the list walked newest first under the

@@ -27,13 +27,13 @@ pub struct ExportArgs {
     pub out: PathBuf,
 }
 
-/// Says `read N notifications` over itself on standard error, when it is a terminal.
-fn progress(terminal: bool) -> impl FnMut(usize) {
+/// Says `read N <noun>` over itself on standard error, when it is a terminal.
+pub(super) fn progress(terminal: bool, noun: &'static str) -> impl FnMut(usize) {
     move |n| {
         if terminal {
             let mut e = std::io::stderr().lock();
             // Progress only: a failed write to the terminal changes nothing.
-            let _ = write!(e, "\rread {n} notifications");
+            let _ = write!(e, "\rread {n} {noun}");
             let _ = e.flush();
         }
     }
@@ -46,11 +46,12 @@ fn progress(terminal: bool) -> impl FnMut(usize) {
 pub async fn run(client: &Client, out: &Output, args: ExportArgs) -> Result<(), HeadlessError> {
     let selection = args.selection.selection()?;
     let terminal = std::io::stderr().is_terminal();
-    let bundle = crate::api::export::export(client, &selection, progress(terminal)).await?;
+    let bundle =
+        crate::api::export::export(client, &selection, progress(terminal, "notifications")).await?;
     if terminal {
         eprintln!();
     }
-    write_bundle(out, &args, &bundle)
+    write_bundle(out, &args, &bundle, "notifications")
 }
 
 /// `notifications export` on `callback-destinations`: recover's selection
@@ -72,15 +73,22 @@ pub async fn run_callbacks(
     sel.since = sel.since.map(|t| t + offset);
     sel.until = sel.until.map(|t| t + offset);
     let terminal = std::io::stderr().is_terminal();
-    let bundle = crate::api::callback_export::export(client, &sel, progress(terminal)).await?;
+    let bundle =
+        crate::api::callback_export::export(client, &sel, progress(terminal, "notifications"))
+            .await?;
     if terminal {
         eprintln!();
     }
-    write_bundle(out, &args, &bundle)
+    write_bundle(out, &args, &bundle, "notifications")
 }
 
 /// Writes the bundle (`0600`, atomically) and says what was written.
-fn write_bundle(out: &Output, args: &ExportArgs, bundle: &Bundle) -> Result<(), HeadlessError> {
+pub(super) fn write_bundle(
+    out: &Output,
+    args: &ExportArgs,
+    bundle: &Bundle,
+    noun: &str,
+) -> Result<(), HeadlessError> {
     let mut text = Vec::new();
     for l in &bundle.lines {
         serde_json::to_writer(&mut text, l).map_err(|e| HeadlessError::Io(e.into()))?;
@@ -99,7 +107,7 @@ fn write_bundle(out: &Output, args: &ExportArgs, bundle: &Bundle) -> Result<(), 
     });
     if out.table() {
         let text = format!(
-            "EXPORTED  {} notifications to {}\n{}",
+            "EXPORTED  {} {noun} to {}\n{}",
             bundle.notifications,
             line(&args.out.display().to_string()),
             line(&bundle.manifest["counts"].to_string())
