@@ -59,7 +59,7 @@ pub(crate) fn on_reply(
         }
     }
     if let Some(d) = state.forms.dialog.as_mut() {
-        fill_dialog(d, &state.members);
+        fill_dialog(d, &state.core.members);
     }
     Vec::new()
 }

@@ -70,8 +70,8 @@ fn restore(state: &mut State, frame: NavFrame) -> Vec<Effect> {
 /// (cross-navigation: a callback's destinations or notifications, a destination's notifications).
 pub(crate) fn open_filtered(state: &mut State, to: Tab, filter: NotificationFilter) -> Vec<Effect> {
     let saved = std::mem::take(state.tab_state_mut(to));
-    state.nav.push(NavFrame {
-        return_to: state.tab,
+    state.core.nav.push(NavFrame {
+        return_to: state.core.tab,
         replaced: to,
         saved,
     });

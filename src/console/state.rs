@@ -261,9 +261,11 @@ impl<'a> IntoIterator for &'a mut Tabs {
     }
 }
 
-/// Everything the console shows and remembers.
+/// What every room may reach: the tabs and their lists, toasts, request ids, the caches, the
+/// settings and the session. A room is handed this and its own model, never another room's
+/// (see ARCHITECTURE.md, "the room contract").
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct State {
+pub(crate) struct Core {
     /// The tab on screen.
     pub(crate) tab: Tab,
     /// Per-tab state, indexed by [`Tab::index`] (boxed: one per registered resource, of every
@@ -314,19 +316,26 @@ pub(crate) struct State {
     pub(crate) quit: bool,
     /// The open confirmation, whichever room asked.
     pub(crate) confirm: Option<super::confirm::Confirm>,
-    /// Form dialogs.
-    pub(crate) forms: rooms::FormsState,
     /// The delivery an operation's answer is followed to its outcome (a ping's).
     pub(crate) following: Option<Following>,
     /// Names, deleted and active destinations, recent deliveries: learned in the background,
     /// read by every room.
     pub(crate) caches: super::caches::Caches,
+    /// The organization's members (team details, member dialogs).
+    pub(crate) members: MembersCache,
+}
+
+/// Everything the console shows and remembers: the core, and each room's model beside it.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct State {
+    /// What every room may reach.
+    pub(crate) core: Core,
+    /// Form dialogs.
+    pub(crate) forms: rooms::FormsState,
     /// Deliveries: attempt view, watch, filter dialog, health.
     pub(crate) deliveries: rooms::DeliveriesState,
     /// Command line, filters, sorts, raw view and the like.
     pub(crate) power: rooms::PowerState,
-    /// The organization's members (team details, member dialogs).
-    pub(crate) members: MembersCache,
     /// The replay room and each profile's replays of this session.
     pub(crate) replay: rooms::ReplayState,
     /// Marked notifications and the recover room.
@@ -343,6 +352,21 @@ pub(crate) struct State {
     pub(crate) alerts: rooms::AlertsState,
     /// Compare (`=`).
     pub(crate) compare: rooms::CompareState,
+}
+
+// Code above the rooms (the router, the panes, the views) reads the core through the state.
+impl std::ops::Deref for State {
+    type Target = Core;
+
+    fn deref(&self) -> &Core {
+        &self.core
+    }
+}
+
+impl std::ops::DerefMut for State {
+    fn deref_mut(&mut self) -> &mut Core {
+        &mut self.core
+    }
 }
 
 impl State {
@@ -367,36 +391,38 @@ impl State {
         // notifications_order` says "asc"); the other tabs keep the API's order.
         tabs[Tab::NOTIFICATIONS_LIST.index()].list.order = settings.notifications_order;
         Self {
-            // The registry's first tab (Teams).
-            tab: Tab::default(),
-            tabs: Tabs(Box::new(tabs)),
-            shown: super::tab::shown_for(crate::api::generation::Generation::Pulsar),
-            nav: Vec::new(),
-            help: false,
-            help_scroll: 0,
-            handled: 0,
-            detail_max: None,
-            haystacks: Default::default(),
-            toasts: Vec::new(),
-            toast_topic: None,
-            size: (80, 24),
-            profile: profile.into(),
-            base_url: base_url.into(),
-            read_only: false,
-            walk_budget: crate::api::budget::Budget::default(),
-            settings,
-            clock,
-            frame: 0,
-            last_req: 0,
-            last_rev: 0,
-            quit: false,
-            confirm: None,
+            core: Core {
+                // The registry's first tab (Teams).
+                tab: Tab::default(),
+                tabs: Tabs(Box::new(tabs)),
+                shown: super::tab::shown_for(crate::api::generation::Generation::Pulsar),
+                nav: Vec::new(),
+                help: false,
+                help_scroll: 0,
+                handled: 0,
+                detail_max: None,
+                haystacks: Default::default(),
+                toasts: Vec::new(),
+                toast_topic: None,
+                size: (80, 24),
+                profile: profile.into(),
+                base_url: base_url.into(),
+                read_only: false,
+                walk_budget: crate::api::budget::Budget::default(),
+                settings,
+                clock,
+                frame: 0,
+                last_req: 0,
+                last_rev: 0,
+                quit: false,
+                confirm: None,
+                following: None,
+                caches: Default::default(),
+                members: MembersCache::default(),
+            },
             forms: Default::default(),
-            following: None,
-            caches: Default::default(),
             deliveries: Default::default(),
             power: Default::default(),
-            members: MembersCache::default(),
             replay: Default::default(),
             recover: Default::default(),
             forward: Default::default(),
@@ -406,32 +432,6 @@ impl State {
             alerts: Default::default(),
             compare: Default::default(),
         }
-    }
-
-    /// Whether `tab` is shown.
-    pub(crate) fn is_shown(&self, tab: Tab) -> bool {
-        self.shown.contains(&tab)
-    }
-
-    /// State of a tab.
-    pub(crate) fn tab_state(&self, tab: Tab) -> &TabState {
-        &self.tabs[tab.index()]
-    }
-
-    /// Mutable state of a tab.
-    pub(crate) fn tab_state_mut(&mut self, tab: Tab) -> &mut TabState {
-        &mut self.tabs[tab.index()]
-    }
-
-    /// State of the active tab.
-    pub(crate) fn current(&self) -> &TabState {
-        self.tab_state(self.tab)
-    }
-
-    /// Mutable state of the active tab.
-    pub(crate) fn current_mut(&mut self) -> &mut TabState {
-        let t = self.tab;
-        self.tab_state_mut(t)
     }
 
     /// Requests the header counts as in flight: lists, details, members, signature checks,
@@ -475,6 +475,34 @@ impl State {
             || d.attempt.is_some()
             || d.filter.is_some()
             || self.help
+    }
+}
+
+impl Core {
+    /// Whether `tab` is shown.
+    pub(crate) fn is_shown(&self, tab: Tab) -> bool {
+        self.shown.contains(&tab)
+    }
+
+    /// State of a tab.
+    pub(crate) fn tab_state(&self, tab: Tab) -> &TabState {
+        &self.tabs[tab.index()]
+    }
+
+    /// Mutable state of a tab.
+    pub(crate) fn tab_state_mut(&mut self, tab: Tab) -> &mut TabState {
+        &mut self.tabs[tab.index()]
+    }
+
+    /// State of the active tab.
+    pub(crate) fn current(&self) -> &TabState {
+        self.tab_state(self.tab)
+    }
+
+    /// Mutable state of the active tab.
+    pub(crate) fn current_mut(&mut self) -> &mut TabState {
+        let t = self.tab;
+        self.tab_state_mut(t)
     }
 
     /// Adds a toast.

@@ -647,6 +647,7 @@ fn the_watch_toast_and_help_say_the_configured_interval() {
 fn console_settings_of_the_wrong_kind_keep_the_defaults_and_say_why() {
     let defaults = configured(&PowerSetup::default(), Tab::Teams, 80, 24)
         .state
+        .core
         .settings;
     for (line, said) in [
         ("theme = 1", "[console] theme must be \"dark\" or \"light\""),

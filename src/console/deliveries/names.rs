@@ -26,7 +26,7 @@ pub(crate) fn want(state: &mut State) -> Vec<Effect> {
 /// Learns what the lookup found: names, the callbacks for the picker, the destinations (for
 /// signature checks and a notification's destination), all of them active.
 pub(crate) fn learned(state: &mut State, known: Known) {
-    let c = &mut state.caches;
+    let c = &mut state.core.caches;
     c.names.learn_callbacks(&known.callbacks);
     c.names.learn_destinations(&known.destinations);
     c.callbacks = known
@@ -47,16 +47,16 @@ pub(crate) fn learned(state: &mut State, known: Known) {
 /// Learns names from a page of rows that arrived (callbacks and destinations name themselves).
 pub(crate) fn learn_rows(state: &mut State) {
     for tab in [super::SENDERS, super::RECEIVERS] {
-        let rows = &state.tabs[tab.index()].list.rows;
+        let rows = &state.core.tabs[tab.index()].list.rows;
         for r in rows {
             match &r.item {
                 Item::Callback(c) => {
                     if let Some(n) = &c.name {
-                        state.caches.names.insert(&c.id, n);
+                        state.core.caches.names.insert(&c.id, n);
                     }
                 }
                 Item::Destination(dest) => {
-                    state.caches.names.insert(&dest.id, &dest.name);
+                    state.core.caches.names.insert(&dest.id, &dest.name);
                 }
                 _ => {}
             }

@@ -112,7 +112,7 @@ pub(crate) fn seek(state: &mut State, forward: bool) -> Vec<Effect> {
     if let Some(status) = &state.deliveries.local.applied
         && status != "failed"
     {
-        state.toast(
+        state.core.toast(
             ToastKind::Info,
             format!("The status filter shows {status} only: l to change it"),
         );

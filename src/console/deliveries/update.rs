@@ -404,7 +404,7 @@ pub(crate) fn on_reply(
     result: Result<ApiReply, Error>,
 ) -> Option<Vec<Effect>> {
     // The reply's address says who asked; its request id only says whether that one still waits.
-    let c = &mut state.caches;
+    let c = &mut state.core.caches;
     let d = &mut state.deliveries;
     match pane {
         Pane::Names => {

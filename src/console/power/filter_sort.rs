@@ -56,7 +56,7 @@ pub(crate) fn refresh(state: &mut State) {
         // Rev 0 is a list never marked: nothing is known of its rows.
         let fresh = key.rev != 0 && list.view_of.as_ref() == Some(&key);
         let mut changed = false;
-        let mut hay = std::mem::take(&mut state.haystacks);
+        let mut hay = std::mem::take(&mut state.core.haystacks);
         let list = &state.tabs[i].list;
         let view = (!fresh).then(|| {
             let mut view: Vec<usize> = (0..list.rows.len())

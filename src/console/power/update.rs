@@ -35,12 +35,12 @@ pub(crate) fn clear_filter(state: &mut State) -> Vec<Effect> {
 
 /// Refuses a write action in read-only mode.
 pub(crate) fn refuse(state: &mut State, action: Action) -> Vec<Effect> {
-    state.toast(
+    state.core.toast(
         ToastKind::Error,
         format!(
             "read-only: {} is refused (profile {})",
             action.describe(),
-            state.profile
+            state.core.profile
         ),
     );
     Vec::new()
@@ -202,8 +202,8 @@ pub(crate) fn paste(state: &mut State, text: &str) -> bool {
         view.search.paste(text);
         view.current = 0;
         view.show_current(height);
-    } else if p.filters[state.tab.index()].editing {
-        p.filters[state.tab.index()].query.paste(text);
+    } else if p.filters[state.core.tab.index()].editing {
+        p.filters[state.core.tab.index()].query.paste(text);
     } else {
         return false;
     }
@@ -231,7 +231,7 @@ fn command_key(state: &mut State, key: &KeyEvent) -> Step {
             }));
             if let Some(cl) = state.power.command.as_mut() {
                 cl.names = names;
-                cl.complete(&state.settings.profiles, &ids);
+                cl.complete(&state.core.settings.profiles, &ids);
             }
         }
         KeyCode::Up => cl.browse(&state.power.history, true),
@@ -325,12 +325,12 @@ pub(crate) fn run_command(state: &mut State, line: &str) -> Step {
         Command::Profile(name)
             if !state.settings.profiles.is_empty() && !state.settings.profiles.contains(&name) =>
         {
-            state.toast(
+            state.core.toast(
                 ToastKind::Error,
                 format!(
                     "No profile {name} (profiles: {}); staying on {}",
-                    state.settings.profiles.join(", "),
-                    state.profile
+                    state.core.settings.profiles.join(", "),
+                    state.core.profile
                 ),
             );
             Vec::new()

@@ -510,7 +510,7 @@ fn preview_key(state: &mut State, key: &Input) -> Vec<Effect> {
                 return Vec::new();
             };
             if confirm {
-                state.confirm = Some(host_question(&plan));
+                state.core.confirm = Some(host_question(&plan));
                 room.stage = Stage::Confirm { plan, headers };
                 return Vec::new();
             }

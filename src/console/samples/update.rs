@@ -367,7 +367,7 @@ fn compare(state: &mut State) -> Vec<Effect> {
     };
     let recorded = kept.to_answer(format!("recorded attempt #{}", s.attempt));
     state.compare.overlay = Some(crate::console::compare::Overlay {
-        profile: state.profile.clone(),
+        profile: state.core.profile.clone(),
         notification_id: s.notification_id.clone(),
         shown: Some(Box::new(crate::api::compare::compare(&recorded, &new))),
         left: new,
