@@ -193,7 +193,7 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 /// A blocking task's failure to finish, as a store error.
 pub fn joined(e: tokio::task::JoinError) -> StoreError {
-    StoreError::Json(serde::de::Error::custom(e))
+    StoreError::Task(format!("a store task did not finish: {e}"))
 }
 
 async fn run<G: Attempts>(core: Arc<Core<G>>) {

@@ -3,6 +3,7 @@
 //! listeners, so nothing new is routed to them), the events and every delivery with its attempts
 //! as recorded, under the same ids, none due (no retry runs) until the platform's retry
 //! (`notifications recover`) asks. The lines are checked as pulsar's are ([`super::load`]).
+use crate::service::event_destinations::stored::Stored;
 use std::collections::BTreeSet;
 use std::io::BufRead;
 
@@ -255,11 +256,11 @@ pub fn write(d: &Db, newer: &Newer, generation: &str, shown: &str) -> Result<Loa
             dest["webhook"]["signing_secret"] = Value::Null;
         }
         dest["listeners"] = json!([]);
-        db::put(d, "destination", &dest)?;
+        db::put(d, Stored::Destination, &dest)?;
         db::set_secret(d, &id, &secret)?;
     }
     for e in &newer.events {
-        db::put(d, "event", e)?;
+        db::put(d, Stored::Event, e)?;
     }
     let mut attempts = 0;
     for delivery in &newer.deliveries {
@@ -271,11 +272,11 @@ pub fn write(d: &Db, newer: &Newer, generation: &str, shown: &str) -> Result<Loa
             .unwrap_or_default();
         for mut a in list.as_array().cloned().unwrap_or_default() {
             a["event_delivery_id"] = json!(id);
-            db::put(d, "attempt", &a)?;
+            db::put(d, Stored::Attempt, &a)?;
             attempts += 1;
         }
         // Kept as recorded, off the schedule: no retry runs until one is asked.
-        db::put(d, "delivery", &delivery)?;
+        db::put(d, Stored::Delivery, &delivery)?;
     }
     Ok(Loaded {
         generation: generation.to_string(),

@@ -47,18 +47,20 @@ pub fn set_due(db: &Db, id: &str, due_at: Option<i64>) -> Result<(), StoreError>
 
 /// Record kinds of this generation (namespaced apart from the newest generation's).
 pub mod kind {
+    use crate::service::event_destinations::stored::Stored;
+
     /// A callback.
-    pub const CALLBACK: &str = "cb.callback";
+    pub const CALLBACK: Stored = Stored::CbCallback;
     /// A callback destination.
-    pub const DESTINATION: &str = "cb.destination";
+    pub const DESTINATION: Stored = Stored::CbDestination;
     /// A callback event (what the provider sent).
-    pub const EVENT: &str = "cb.event";
+    pub const EVENT: Stored = Stored::CbEvent;
     /// A notification's event (what is sent, `sev_`), shared by its notifications.
-    pub const SENT_EVENT: &str = "cb.sent_event";
+    pub const SENT_EVENT: Stored = Stored::CbSentEvent;
     /// A notification (one event to one destination).
-    pub const NOTIFICATION: &str = "cb.notification";
+    pub const NOTIFICATION: Stored = Stored::CbNotification;
     /// A provider's trigger.
-    pub const TRIGGER: &str = "cb.trigger";
+    pub const TRIGGER: Stored = Stored::CbTrigger;
     /// A provider deployment (seeded by the newer generations' common seed).
-    pub const DEPLOYMENT: &str = "deployment";
+    pub const DEPLOYMENT: Stored = Stored::Deployment;
 }

@@ -1,5 +1,6 @@
 //! Callbacks tied to integration providers (§7) with the dashboard's `sync` state, their events
 //! and instances (read-only). Instance paths.
+use crate::service::event_destinations::stored::Stored;
 use axum::http::Method;
 use serde_json::{Value, json};
 
@@ -167,7 +168,7 @@ async fn list_callbacks(g: Gen, r: Req) -> Answer {
     .flatten()
     .collect();
     let page = g
-        .read(move |db| Ok(db::page(db, "callback", conds, &p)?))
+        .read(move |db| Ok(db::page(db, Stored::Callback, conds, &p)?))
         .await?;
     let mut out = list(page);
     if let Some(items) = out["items"].as_array_mut() {
@@ -182,7 +183,7 @@ async fn get_callback(g: Gen, r: Req) -> Answer {
     let id = r.param(0).to_string();
     let v = g
         .read(move |db| {
-            db::get(db, "callback", &id)?.ok_or_else(|| Fail::not_found("callback", &id))
+            db::get(db, Stored::Callback, &id)?.ok_or_else(|| Fail::not_found("callback", &id))
         })
         .await?;
     Ok(render(v, r.version))
@@ -199,12 +200,12 @@ async fn create_callback(g: Gen, r: Req) -> Answer {
     let state = g.clone();
     let v = g
         .write(move |db| {
-            let ip = db::get(db, "integration_provider", &integration_provider_id)?
+            let ip = db::get(db, Stored::IntegrationProvider, &integration_provider_id)?
                 .filter(|ip| ip["integration_id"] == integration_id.as_str())
                 .ok_or_else(|| Fail::not_found("integration_provider", &integration_provider_id))?;
             let provider = db::get(
                 db,
-                "provider",
+                Stored::Provider,
                 ip["provider_id"].as_str().unwrap_or_default(),
             )?
             .ok_or_else(|| Fail::not_found("provider", ""))?;
@@ -217,8 +218,8 @@ async fn create_callback(g: Gen, r: Req) -> Answer {
                 &now_iso(),
                 "pending",
             );
-            db::put(db, "callback", &cb)?;
-            db::put(db, "callback_instance", &instance(&cb, &ip))?;
+            db::put(db, Stored::Callback, &cb)?;
+            db::put(db, Stored::CallbackInstance, &instance(&cb, &ip))?;
             pipeline::resource_event(db, &state, "callback.created", &cb)?;
             Ok(cb)
         })
@@ -238,8 +239,8 @@ async fn update_callback(g: Gen, r: Req) -> Answer {
     let state = g.clone();
     let v = g
         .write(move |db| {
-            let mut cb =
-                db::get(db, "callback", &id)?.ok_or_else(|| Fail::not_found("callback", &id))?;
+            let mut cb = db::get(db, Stored::Callback, &id)?
+                .ok_or_else(|| Fail::not_found("callback", &id))?;
             if let Some(n) = name {
                 cb["name"] = n.into();
             }
@@ -250,7 +251,7 @@ async fn update_callback(g: Gen, r: Req) -> Answer {
                 cb["metadata"] = metadata.map_or(Value::Null, Value::Object);
             }
             cb["updated_at"] = now_iso().into();
-            db::put(db, "callback", &cb)?;
+            db::put(db, Stored::Callback, &cb)?;
             pipeline::resource_event(db, &state, "callback.updated", &cb)?;
             Ok(cb)
         })
@@ -264,8 +265,8 @@ async fn delete_callback(g: Gen, r: Req) -> Answer {
     let state = g.clone();
     let v = g
         .write(move |db| {
-            let mut cb =
-                db::get(db, "callback", &id)?.ok_or_else(|| Fail::not_found("callback", &id))?;
+            let mut cb = db::get(db, Stored::Callback, &id)?
+                .ok_or_else(|| Fail::not_found("callback", &id))?;
             if cb["status"] != "active" {
                 return Err(Fail::rule(
                     "callback_not_active",
@@ -274,7 +275,7 @@ async fn delete_callback(g: Gen, r: Req) -> Answer {
             }
             cb["status"] = "deleted".into();
             cb["updated_at"] = now_iso().into();
-            db::put(db, "callback", &cb)?;
+            db::put(db, Stored::Callback, &cb)?;
             pipeline::resource_event(db, &state, "callback.deleted", &cb)?;
             Ok(cb)
         })
@@ -295,7 +296,7 @@ async fn list_events(g: Gen, r: Req) -> Answer {
     .collect();
     conds.extend(ranges(&r, "occurred_at")?);
     let page = g
-        .read(move |db| Ok(db::page(db, "callback_event", conds, &p)?))
+        .read(move |db| Ok(db::page(db, Stored::CallbackEvent, conds, &p)?))
         .await?;
     let mut out = list(page);
     if let Some(items) = out["items"].as_array_mut() {
@@ -309,7 +310,7 @@ async fn list_events(g: Gen, r: Req) -> Answer {
 async fn get_event(g: Gen, r: Req) -> Answer {
     let id = r.param(0).to_string();
     g.read(move |db| {
-        db::get(db, "callback_event", &id)?
+        db::get(db, Stored::CallbackEvent, &id)?
             .map(public)
             .ok_or_else(|| Fail::not_found("callback_event", &id))
     })
@@ -322,7 +323,7 @@ async fn list_instances(g: Gen, r: Req) -> Answer {
         .into_iter()
         .collect();
     let page = g
-        .read(move |db| Ok(db::page(db, "callback_instance", conds, &p)?))
+        .read(move |db| Ok(db::page(db, Stored::CallbackInstance, conds, &p)?))
         .await?;
     Ok(list(page))
 }
@@ -330,7 +331,7 @@ async fn list_instances(g: Gen, r: Req) -> Answer {
 async fn get_instance(g: Gen, r: Req) -> Answer {
     let id = r.param(0).to_string();
     g.read(move |db| {
-        db::get(db, "callback_instance", &id)?
+        db::get(db, Stored::CallbackInstance, &id)?
             .map(public)
             .ok_or_else(|| Fail::not_found("callback.instance", &id))
     })

@@ -1,6 +1,7 @@
 //! The generation's tables beside pulsar's: records as their wire JSON (keys starting with `_`
 //! are the service's own), and the delivery schedule. Created by migrations of their own,
 //! counted in the `meta` table, so pulsar's schema (and its `user_version`) stays as it was.
+use super::stored::Stored;
 use rusqlite::{OptionalExtension, params};
 use serde_json::Value;
 
@@ -51,7 +52,8 @@ pub fn migrate(db: &Db) -> Result<(), StoreError> {
 }
 
 /// One record.
-pub fn get(db: &Db, kind: &str, id: &str) -> Result<Option<Value>, StoreError> {
+pub fn get(db: &Db, kind: Stored, id: &str) -> Result<Option<Value>, StoreError> {
+    let kind = kind.as_str();
     let data: Option<String> = db
         .conn()
         .prepare_cached("SELECT data FROM gen_records WHERE kind = ?1 AND id = ?2")?
@@ -61,7 +63,8 @@ pub fn get(db: &Db, kind: &str, id: &str) -> Result<Option<Value>, StoreError> {
 }
 
 /// Inserts or replaces a record (its `id` key names it).
-pub fn put(db: &Db, kind: &str, v: &Value) -> Result<(), StoreError> {
+pub fn put(db: &Db, kind: Stored, v: &Value) -> Result<(), StoreError> {
+    let kind = kind.as_str();
     let id = v["id"].as_str().unwrap_or_default();
     db.conn()
         .prepare_cached(
@@ -73,7 +76,8 @@ pub fn put(db: &Db, kind: &str, v: &Value) -> Result<(), StoreError> {
 }
 
 /// Deletes a record.
-pub fn delete(db: &Db, kind: &str, id: &str) -> Result<(), StoreError> {
+pub fn delete(db: &Db, kind: Stored, id: &str) -> Result<(), StoreError> {
+    let kind = kind.as_str();
     db.conn()
         .prepare_cached("DELETE FROM gen_records WHERE kind = ?1 AND id = ?2")?
         .execute(params![kind, id])?;
@@ -96,10 +100,11 @@ pub fn any_of(field: &str, values: Vec<String>) -> Option<(String, Vec<String>)>
 /// out and logged).
 pub fn page(
     db: &Db,
-    kind: &str,
+    kind: Stored,
     mut conditions: Vec<(String, Vec<String>)>,
     p: &ListParams,
 ) -> Result<Page<Value>, StoreError> {
+    let kind = kind.as_str();
     conditions.insert(0, ("kind = ?".into(), vec![kind.to_string()]));
     let raw = db.page_where("gen_records", &conditions, p)?;
     Ok(Page {
@@ -113,7 +118,8 @@ pub fn page(
 }
 
 /// Every record of a kind whose `field` equals `value`, by id.
-pub fn all_with(db: &Db, kind: &str, field: &str, value: &str) -> Result<Vec<Value>, StoreError> {
+pub fn all_with(db: &Db, kind: Stored, field: &str, value: &str) -> Result<Vec<Value>, StoreError> {
+    let kind = kind.as_str();
     let mut stmt = db.conn().prepare_cached(&all_with_sql(field))?;
     let rows = stmt.query_map(params![kind, value], |r| {
         Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
@@ -150,7 +156,8 @@ fn all_with_sql(field: &str) -> String {
 }
 
 /// Every record of a kind, by id.
-pub fn all(db: &Db, kind: &str) -> Result<Vec<Value>, StoreError> {
+pub fn all(db: &Db, kind: Stored) -> Result<Vec<Value>, StoreError> {
+    let kind = kind.as_str();
     let mut stmt = db
         .conn()
         .prepare_cached("SELECT id, data FROM gen_records WHERE kind = ?1 ORDER BY id")?;

@@ -1,5 +1,6 @@
 //! Events, deliveries (with the platform's retry), attempts with request and response, and the
 //! event types (§7).
+use crate::service::event_destinations::stored::Stored;
 use axum::http::Method;
 use serde_json::{Value, json};
 
@@ -144,7 +145,7 @@ async fn list_events(g: Gen, r: Req) -> Answer {
     .flatten()
     .collect();
     let page = g
-        .read(move |db| Ok(db::page(db, "event", conds, &p)?))
+        .read(move |db| Ok(db::page(db, Stored::Event, conds, &p)?))
         .await?;
     Ok(list(page))
 }
@@ -152,7 +153,7 @@ async fn list_events(g: Gen, r: Req) -> Answer {
 async fn get_event(g: Gen, r: Req) -> Answer {
     let id = r.param(0).to_string();
     g.read(move |db| {
-        db::get(db, "event", &id)?
+        db::get(db, Stored::Event, &id)?
             .map(public)
             .ok_or_else(|| Fail::not_found("event", &id))
     })
@@ -172,7 +173,7 @@ async fn list_deliveries(g: Gen, r: Req) -> Answer {
     .flatten()
     .collect();
     let page = g
-        .read(move |db| Ok(db::page(db, "delivery", conds, &p)?))
+        .read(move |db| Ok(db::page(db, Stored::Delivery, conds, &p)?))
         .await?;
     Ok(list(page))
 }
@@ -194,7 +195,7 @@ fn bodiless(a: Value) -> Value {
 fn with_attempts(db: &crate::service::store::Db, d: Value) -> Result<Value, Fail> {
     let id = d["id"].as_str().unwrap_or_default().to_string();
     let mut d = public(d);
-    d["attempts"] = db::all_with(db, "attempt", "event_delivery_id", &id)?
+    d["attempts"] = db::all_with(db, Stored::Attempt, "event_delivery_id", &id)?
         .into_iter()
         .map(bodiless)
         .collect::<Vec<_>>()
@@ -205,8 +206,8 @@ fn with_attempts(db: &crate::service::store::Db, d: Value) -> Result<Value, Fail
 async fn get_delivery(g: Gen, r: Req) -> Answer {
     let id = r.param(0).to_string();
     g.read(move |db| {
-        let d =
-            db::get(db, "delivery", &id)?.ok_or_else(|| Fail::not_found("event.delivery", &id))?;
+        let d = db::get(db, Stored::Delivery, &id)?
+            .ok_or_else(|| Fail::not_found("event.delivery", &id))?;
         with_attempts(db, d)
     })
     .await
@@ -216,7 +217,7 @@ async fn retry(g: Gen, r: Req) -> Answer {
     let id = r.param(0).to_string();
     let v = g
         .write(move |db| {
-            let mut d = db::get(db, "delivery", &id)?
+            let mut d = db::get(db, Stored::Delivery, &id)?
                 .ok_or_else(|| Fail::not_found("event.delivery", &id))?;
             if !matches!(
                 d["status"].as_str(),
@@ -228,7 +229,7 @@ async fn retry(g: Gen, r: Req) -> Answer {
                 .as_str()
                 .unwrap_or_default()
                 .to_string();
-            let dest = db::get(db, "destination", &dest_id)?;
+            let dest = db::get(db, Stored::Destination, &dest_id)?;
             if dest.as_ref().is_none_or(|x| x["status"] != "active") {
                 return Err(Fail::bad_request("The delivery's destination is archived"));
             }
@@ -244,7 +245,7 @@ async fn retry(g: Gen, r: Req) -> Answer {
             if let Some(dest) = dest {
                 d["retry"] = dest["retry"].clone();
             }
-            db::put(db, "delivery", &d)?;
+            db::put(db, Stored::Delivery, &d)?;
             db::set_due(db, &id, Some(now_ms))?;
             with_attempts(db, d)
         })
@@ -265,7 +266,7 @@ async fn list_attempts(g: Gen, r: Req) -> Answer {
     .flatten()
     .collect();
     let page = g
-        .read(move |db| Ok(db::page(db, "attempt", conds, &p)?))
+        .read(move |db| Ok(db::page(db, Stored::Attempt, conds, &p)?))
         .await?;
     let mut out = list(page);
     if let Some(items) = out["items"].as_array_mut() {
@@ -279,7 +280,7 @@ async fn list_attempts(g: Gen, r: Req) -> Answer {
 async fn get_attempt(g: Gen, r: Req) -> Answer {
     let id = r.param(0).to_string();
     g.read(move |db| {
-        db::get(db, "attempt", &id)?
+        db::get(db, Stored::Attempt, &id)?
             .map(public)
             .ok_or_else(|| Fail::not_found("event.delivery_attempt", &id))
     })

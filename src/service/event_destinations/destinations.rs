@@ -1,6 +1,7 @@
 //! Organization event destinations (§7): list, get, create, update, archive (cancelling pending
 //! and retrying deliveries), rotate the secret (the old one stops at once), ping through the
 //! real pipeline. The secret is shown in the answers to create and rotate only.
+use crate::service::event_destinations::stored::Stored;
 use axum::http::Method;
 use serde_json::{Map, Value, json};
 
@@ -100,7 +101,7 @@ pub fn routes() -> Vec<Route> {
 fn render(db: &Db, d: Value, secret: Option<String>) -> Result<Value, Fail> {
     let id = d["id"].as_str().unwrap_or_default().to_string();
     let mut d = public(d);
-    d["listeners"] = db::all_with(db, "listener", "event_destination_id", &id)?
+    d["listeners"] = db::all_with(db, Stored::Listener, "event_destination_id", &id)?
         .into_iter()
         .map(public)
         .collect::<Vec<_>>()
@@ -118,13 +119,14 @@ async fn list_destinations(g: Gen, r: Req) -> Answer {
         conds.push((
             format!(
                 "id IN (SELECT json_extract(l.data, '$.event_destination_id') FROM gen_records l
-                 WHERE l.kind = 'listener' AND json_extract(l.data, '$.callback_id') IN ({marks}))"
+                 WHERE l.kind = '{listener}' AND json_extract(l.data, '$.callback_id') IN ({marks}))",
+                listener = Stored::Listener
             ),
             callbacks,
         ));
     }
     g.read(move |db| {
-        let page = db::page(db, "destination", conds, &p)?;
+        let page = db::page(db, Stored::Destination, conds, &p)?;
         let mut items = Vec::with_capacity(page.items.len());
         for d in page.items {
             items.push(render(db, d, None)?);
@@ -140,7 +142,7 @@ async fn list_destinations(g: Gen, r: Req) -> Answer {
 async fn get(g: Gen, r: Req) -> Answer {
     let id = r.param(0).to_string();
     g.read(move |db| {
-        let d = db::get(db, "destination", &id)?
+        let d = db::get(db, Stored::Destination, &id)?
             .ok_or_else(|| Fail::not_found("event.destination", &id))?;
         render(db, d, None)
     })
@@ -282,7 +284,7 @@ async fn create(g: Gen, r: Req) -> Answer {
             &now_iso(),
         );
         let secret = new_secret();
-        db::put(db, "destination", &d)?;
+        db::put(db, Stored::Destination, &d)?;
         db::set_secret(db, d["id"].as_str().unwrap_or_default(), &secret)?;
         render(db, d, Some(secret))
     })
@@ -300,7 +302,7 @@ async fn update(g: Gen, r: Req) -> Answer {
     let retry_given = f.opt_object("retry");
     f.check()?;
     g.write(move |db| {
-        let mut d = db::get(db, "destination", &id)?
+        let mut d = db::get(db, Stored::Destination, &id)?
             .ok_or_else(|| Fail::not_found("event.destination", &id))?;
         let mut f = Fields::new(&body);
         let retry = retry_field(&mut f, retry_given, &d["retry"]);
@@ -316,7 +318,7 @@ async fn update(g: Gen, r: Req) -> Answer {
         }
         d["retry"] = retry;
         d["updated_at"] = now_iso().into();
-        db::put(db, "destination", &d)?;
+        db::put(db, Stored::Destination, &d)?;
         render(db, d, None)
     })
     .await
@@ -326,13 +328,13 @@ async fn update(g: Gen, r: Req) -> Answer {
 pub fn cancel_open(db: &Db, destination_id: &str) -> Result<usize, Fail> {
     let now = now_iso();
     let mut n = 0;
-    for mut d in db::all_with(db, "delivery", "event_destination_id", destination_id)? {
+    for mut d in db::all_with(db, Stored::Delivery, "event_destination_id", destination_id)? {
         if matches!(d["status"].as_str(), Some("pending" | "retrying")) {
             d["status"] = "cancelled".into();
             d["next_attempt_at"] = Value::Null;
             d["completed_at"] = now.clone().into();
             d["updated_at"] = now.clone().into();
-            db::put(db, "delivery", &d)?;
+            db::put(db, Stored::Delivery, &d)?;
             db::set_due(db, d["id"].as_str().unwrap_or_default(), None)?;
             n += 1;
         }
@@ -343,14 +345,14 @@ pub fn cancel_open(db: &Db, destination_id: &str) -> Result<usize, Fail> {
 async fn archive(g: Gen, r: Req) -> Answer {
     let id = r.param(0).to_string();
     g.write(move |db| {
-        let mut d = db::get(db, "destination", &id)?
+        let mut d = db::get(db, Stored::Destination, &id)?
             .ok_or_else(|| Fail::not_found("event.destination", &id))?;
         if d["status"] != "archived" {
             let now = now_iso();
             d["status"] = "archived".into();
             d["archived_at"] = now.clone().into();
             d["updated_at"] = now.into();
-            db::put(db, "destination", &d)?;
+            db::put(db, Stored::Destination, &d)?;
             cancel_open(db, &id)?;
         }
         render(db, d, None)
@@ -361,12 +363,12 @@ async fn archive(g: Gen, r: Req) -> Answer {
 async fn rotate(g: Gen, r: Req) -> Answer {
     let id = r.param(0).to_string();
     g.write(move |db| {
-        let mut d = db::get(db, "destination", &id)?
+        let mut d = db::get(db, Stored::Destination, &id)?
             .ok_or_else(|| Fail::not_found("event.destination", &id))?;
         let secret = new_secret();
         db::set_secret(db, &id, &secret)?;
         d["updated_at"] = now_iso().into();
-        db::put(db, "destination", &d)?;
+        db::put(db, Stored::Destination, &d)?;
         render(db, d, Some(secret))
     })
     .await
@@ -377,7 +379,7 @@ async fn ping(g: Gen, r: Req) -> Answer {
     let (org, instance) = (g.0.org_id.clone(), g.0.instance_id.clone());
     let v = g
         .write(move |db| {
-            let d = db::get(db, "destination", &id)?
+            let d = db::get(db, Stored::Destination, &id)?
                 .ok_or_else(|| Fail::not_found("event.destination", &id))?;
             let now = now_iso();
             let e = pipeline::event(
@@ -389,7 +391,7 @@ async fn ping(g: Gen, r: Req) -> Answer {
                 json!({"message": "A test event from Metorial"}),
                 &now,
             );
-            db::put(db, "event", &e)?;
+            db::put(db, Stored::Event, &e)?;
             let mut delivery = pipeline::delivery(&e, &d, &now);
             if d["status"] == "active" {
                 db::set_due(
@@ -403,7 +405,7 @@ async fn ping(g: Gen, r: Req) -> Answer {
                 delivery["next_attempt_at"] = Value::Null;
                 delivery["completed_at"] = now.clone().into();
             }
-            db::put(db, "delivery", &delivery)?;
+            db::put(db, Stored::Delivery, &delivery)?;
             Ok(public(delivery))
         })
         .await?;

@@ -1,5 +1,6 @@
 //! Provider auth imports (§5): list, get, create, and the schema of a provider's credential. No
 //! update and no delete; the credential value is never echoed, logged or kept.
+use crate::service::event_destinations::stored::Stored;
 use axum::http::Method;
 use serde_json::{Value, json};
 
@@ -88,7 +89,7 @@ async fn list_imports(g: Gen, r: Req) -> Answer {
     .flatten()
     .collect();
     let page = g
-        .read(move |db| Ok(db::page(db, "import", conds, &p)?))
+        .read(move |db| Ok(db::page(db, Stored::Import, conds, &p)?))
         .await?;
     Ok(list(page))
 }
@@ -96,7 +97,7 @@ async fn list_imports(g: Gen, r: Req) -> Answer {
 async fn get_import(g: Gen, r: Req) -> Answer {
     let id = r.param(0).to_string();
     g.read(move |db| {
-        db::get(db, "import", &id)?
+        db::get(db, Stored::Import, &id)?
             .map(public)
             .ok_or_else(|| Fail::not_found("provider.auth_import", &id))
     })
@@ -130,7 +131,7 @@ async fn create_import(g: Gen, r: Req) -> Answer {
     g.write(move |db| {
         let deployment = match &deployment_id {
             Some(id) => Some(
-                db::get(db, "deployment", id)?
+                db::get(db, Stored::Deployment, id)?
                     .ok_or_else(|| Fail::not_found("provider.deployment", id))?,
             ),
             None => None,
@@ -142,9 +143,9 @@ async fn create_import(g: Gen, r: Req) -> Answer {
         });
         let provider = match &provider_id {
             Some(id) => {
-                db::get(db, "provider", id)?.ok_or_else(|| Fail::not_found("provider", id))?
+                db::get(db, Stored::Provider, id)?.ok_or_else(|| Fail::not_found("provider", id))?
             }
-            None => db::all(db, "provider")?
+            None => db::all(db, Stored::Provider)?
                 .into_iter()
                 .next()
                 .ok_or_else(|| Fail::bad_request("No provider to import into"))?,
@@ -155,7 +156,7 @@ async fn create_import(g: Gen, r: Req) -> Answer {
         }
         let now = now_iso();
         let config = match &config_id {
-            Some(id) => db::get(db, "auth_config", id)?
+            Some(id) => db::get(db, Stored::AuthConfig, id)?
                 .ok_or_else(|| Fail::not_found("provider.auth_config", id))?,
             None => {
                 let c = json!({
@@ -167,7 +168,7 @@ async fn create_import(g: Gen, r: Req) -> Answer {
                     "deployment": deployment.clone().map(public), "credentials": null,
                     "auth_method": method, "created_at": now, "updated_at": now,
                 });
-                db::put(db, "auth_config", &c)?;
+                db::put(db, Stored::AuthConfig, &c)?;
                 c
             }
         };
@@ -178,7 +179,7 @@ async fn create_import(g: Gen, r: Req) -> Answer {
             "provider_deployment_id": deployment_id, "auth_method_id": method["id"],
             "credentials_id": config["credentials"]["id"], "created_at": now, "expires_at": null,
         });
-        db::put(db, "import", &import)?;
+        db::put(db, Stored::Import, &import)?;
         Ok(public(import))
     })
     .await
@@ -189,9 +190,9 @@ async fn schema(g: Gen, r: Req) -> Answer {
     g.read(move |db| {
         let provider = match &provider_id {
             Some(id) => {
-                db::get(db, "provider", id)?.ok_or_else(|| Fail::not_found("provider", id))?
+                db::get(db, Stored::Provider, id)?.ok_or_else(|| Fail::not_found("provider", id))?
             }
-            None => db::all(db, "provider")?
+            None => db::all(db, Stored::Provider)?
                 .into_iter()
                 .next()
                 .ok_or_else(|| Fail::not_found("provider", ""))?,

@@ -1,5 +1,6 @@
 //! Listeners (§7): bind a destination to an instance and to event types, callback triggers or
 //! chat events; they decide which deliveries a destination gets.
+use crate::service::event_destinations::stored::Stored;
 use axum::http::Method;
 use serde_json::{Value, json};
 
@@ -86,7 +87,7 @@ async fn list_listeners(g: Gen, r: Req) -> Answer {
     .flatten()
     .collect();
     let page = g
-        .read(move |db| Ok(db::page(db, "listener", conds, &p)?))
+        .read(move |db| Ok(db::page(db, Stored::Listener, conds, &p)?))
         .await?;
     Ok(list(page))
 }
@@ -94,7 +95,7 @@ async fn list_listeners(g: Gen, r: Req) -> Answer {
 async fn get(g: Gen, r: Req) -> Answer {
     let id = r.param(0).to_string();
     g.read(move |db| {
-        db::get(db, "listener", &id)?
+        db::get(db, Stored::Listener, &id)?
             .map(public)
             .ok_or_else(|| Fail::not_found("event.destination_listener", &id))
     })
@@ -156,7 +157,7 @@ async fn create(g: Gen, r: Req) -> Answer {
         if instance != own_instance {
             return Err(Fail::not_found("instance", &instance));
         }
-        let d = db::get(db, "destination", &destination)?
+        let d = db::get(db, Stored::Destination, &destination)?
             .ok_or_else(|| Fail::not_found("event.destination", &destination))?;
         if d["status"] != "active" {
             return Err(Fail::bad_request(
@@ -164,7 +165,7 @@ async fn create(g: Gen, r: Req) -> Answer {
             ));
         }
         if let Some(cb) = &callback_id {
-            db::get(db, "callback", cb)?.ok_or_else(|| Fail::not_found("callback", cb))?;
+            db::get(db, Stored::Callback, cb)?.ok_or_else(|| Fail::not_found("callback", cb))?;
         }
         let (types, trig, cb, prov, chat) = match kind.as_str() {
             "event" => (event_types, None, None, None, None),
@@ -182,7 +183,7 @@ async fn create(g: Gen, r: Req) -> Answer {
             prov,
             &now_iso(),
         );
-        db::put(db, "listener", &l)?;
+        db::put(db, Stored::Listener, &l)?;
         Ok(public(l))
     })
     .await
@@ -196,7 +197,7 @@ async fn update(g: Gen, r: Req) -> Answer {
     let triggers = f.opt_strings("triggers");
     f.check()?;
     g.write(move |db| {
-        let mut l = db::get(db, "listener", &id)?
+        let mut l = db::get(db, Stored::Listener, &id)?
             .ok_or_else(|| Fail::not_found("event.destination_listener", &id))?;
         let callback = l["type"] == "callback";
         if let Some(t) = event_types.filter(|t| !t.is_empty()) {
@@ -216,7 +217,7 @@ async fn update(g: Gen, r: Req) -> Answer {
             l["triggers"] = t.into();
         }
         l["updated_at"] = now_iso().into();
-        db::put(db, "listener", &l)?;
+        db::put(db, Stored::Listener, &l)?;
         Ok(public(l))
     })
     .await
@@ -225,9 +226,9 @@ async fn update(g: Gen, r: Req) -> Answer {
 async fn delete(g: Gen, r: Req) -> Answer {
     let id = r.param(0).to_string();
     g.write(move |db| {
-        let l = db::get(db, "listener", &id)?
+        let l = db::get(db, Stored::Listener, &id)?
             .ok_or_else(|| Fail::not_found("event.destination_listener", &id))?;
-        db::delete(db, "listener", &id)?;
+        db::delete(db, Stored::Listener, &id)?;
         Ok(public(l))
     })
     .await

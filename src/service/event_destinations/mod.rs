@@ -14,6 +14,7 @@ mod pipeline;
 pub(super) mod route;
 pub(super) mod schemas;
 pub(super) mod seed;
+pub(super) mod stored;
 pub(super) mod table;
 pub(super) mod teams;
 pub(super) mod wire;

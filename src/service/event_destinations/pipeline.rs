@@ -1,6 +1,7 @@
 //! Where events come from and where they go: callback events received (webhook or polling) or
 //! simulated, resource events of the API's own writes, pings; each event is recorded and the
 //! listeners decide which destinations get a delivery (§7).
+use crate::service::event_destinations::stored::Stored;
 use std::collections::BTreeSet;
 use std::time::Duration;
 
@@ -114,10 +115,10 @@ pub fn delivery(e: &Value, destination: &Value, at: &str) -> Value {
 /// Stores an event and a delivery, due now, for each active destination a listener of the event's
 /// instance picks (one per destination, however many of its listeners match).
 pub fn record_and_fan_out(db: &Db, e: &Value) -> Result<Vec<String>, StoreError> {
-    db::put(db, "event", e)?;
+    db::put(db, Stored::Event, e)?;
     let instance = e["instance_id"].as_str().unwrap_or_default();
     let mut picked = BTreeSet::new();
-    for l in db::all_with(db, "listener", "instance_id", instance)? {
+    for l in db::all_with(db, Stored::Listener, "instance_id", instance)? {
         if let Some(d) = l["event_destination_id"].as_str().filter(|_| wants(&l, e)) {
             picked.insert(d.to_string());
         }
@@ -125,14 +126,14 @@ pub fn record_and_fan_out(db: &Db, e: &Value) -> Result<Vec<String>, StoreError>
     let now = chrono::Utc::now().timestamp_millis();
     let mut out = Vec::new();
     for dest_id in picked {
-        let Some(dest) = db::get(db, "destination", &dest_id)? else {
+        let Some(dest) = db::get(db, Stored::Destination, &dest_id)? else {
             continue;
         };
         if dest["status"] != "active" {
             continue;
         }
         let d = delivery(e, &dest, &now_iso());
-        db::put(db, "delivery", &d)?;
+        db::put(db, Stored::Delivery, &d)?;
         db::set_due(db, d["id"].as_str().unwrap_or_default(), Some(now))?;
         out.push(d["id"].as_str().unwrap_or_default().to_string());
     }
@@ -197,7 +198,7 @@ pub fn ingest(
         },
         "occurred_at": at, "created_at": at,
     });
-    db::put(db, "callback_event", &cbe)?;
+    db::put(db, Stored::CallbackEvent, &cbe)?;
     if !live {
         return Ok((cbe, None));
     }
@@ -243,13 +244,13 @@ pub async fn incoming(
     let (org, base) = (g.0.org_id.clone(), g.0.base_url.clone());
     let (cbe, event_id) = g
         .write(move |db| {
-            let instance = db::all(db, "callback_instance")?
+            let instance = db::all(db, Stored::CallbackInstance)?
                 .into_iter()
                 .find(|i| webhook_id(i) == webhook)
                 .ok_or_else(Fail::no_endpoint)?;
             let cb = db::get(
                 db,
-                "callback",
+                Stored::Callback,
                 instance["callback_id"].as_str().unwrap_or_default(),
             )?
             .ok_or_else(Fail::no_endpoint)?;
@@ -274,9 +275,11 @@ pub async fn incoming(
 
 /// Whether a callback waits for its background sync (the seed's held one never does).
 pub fn callbacks_to_sync(db: &Db) -> Result<bool, StoreError> {
-    Ok(db::all_with(db, "callback", "sync.status", "pending")?
-        .iter()
-        .any(|c| c.get("_hold").is_none()))
+    Ok(
+        db::all_with(db, Stored::Callback, "sync.status", "pending")?
+            .iter()
+            .any(|c| c.get("_hold").is_none()),
+    )
 }
 
 /// Marks callbacks created a moment ago as synced (the platform syncs them in the background);
@@ -284,7 +287,7 @@ pub fn callbacks_to_sync(db: &Db) -> Result<bool, StoreError> {
 pub fn sync_callbacks(db: &Db) -> Result<usize, StoreError> {
     let cutoff = super::wire::iso(chrono::Utc::now() - chrono::Duration::milliseconds(300));
     let mut n = 0;
-    for mut cb in db::all_with(db, "callback", "sync.status", "pending")? {
+    for mut cb in db::all_with(db, Stored::Callback, "sync.status", "pending")? {
         if cb.get("_hold").is_some()
             || cb["created_at"]
                 .as_str()
@@ -294,7 +297,7 @@ pub fn sync_callbacks(db: &Db) -> Result<usize, StoreError> {
         }
         cb["sync"]["status"] = "synced".into();
         cb["sync"]["synced_at"] = now_iso().into();
-        db::put(db, "callback", &cb)?;
+        db::put(db, Stored::Callback, &cb)?;
         n += 1;
     }
     Ok(n)
@@ -312,7 +315,7 @@ pub async fn simulate(g: Gen, every: Duration) {
         let state = g.clone();
         let wrote = g
             .write(move |db| {
-                let live: Vec<Value> = db::all(db, "callback")?
+                let live: Vec<Value> = db::all(db, Stored::Callback)?
                     .into_iter()
                     .filter(|c| c["status"] == "active" && c["sync"]["status"] == "synced")
                     .collect();
@@ -326,7 +329,7 @@ pub async fn simulate(g: Gen, every: Duration) {
                 if let Some(cb) = pick.and_then(|i| live.get(i)) {
                     let cb_id = cb["id"].as_str().unwrap_or_default();
                     if let Some(instance) =
-                        db::all_with(db, "callback_instance", "callback_id", cb_id)?
+                        db::all_with(db, Stored::CallbackInstance, "callback_id", cb_id)?
                             .into_iter()
                             .next()
                     {

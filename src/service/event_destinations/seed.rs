@@ -1,6 +1,7 @@
 //! The generation's seed: the organization and instance always (with the providers callbacks
 //! and imports name), and with `--seed demo` a world showing every area and every delivery
 //! status; `--history N` adds N past events with their deliveries.
+use crate::service::event_destinations::stored::Stored;
 use chrono::{DateTime, Duration, Utc};
 use rand::Rng;
 use serde_json::{Value, json};
@@ -90,8 +91,8 @@ pub(in crate::service) fn organization(
         &["organization:admin"],
         &at,
     );
-    db::put(db, "policy", &everyone)?;
-    db::put(db, "policy", &admin)?;
+    db::put(db, Stored::Policy, &everyone)?;
+    db::put(db, Stored::Policy, &admin)?;
     Ok((providers, admin, customs))
 }
 
@@ -125,9 +126,9 @@ fn providers(db: &Db, at: &str) -> Result<Vec<(Value, Value)>, StoreError> {
             "id": new_id("inp"), "integration_id": integration, "provider_id": id,
             "_integration_instance_id": new_id("ini"), "_instance_provider_id": new_id("iip"),
         });
-        db::put(db, "provider", &provider)?;
-        db::put(db, "deployment", &deployment)?;
-        db::put(db, "integration_provider", &ip)?;
+        db::put(db, Stored::Provider, &provider)?;
+        db::put(db, Stored::Deployment, &deployment)?;
+        db::put(db, Stored::IntegrationProvider, &ip)?;
         out.push((provider, ip));
         let _ = deployment;
     }
@@ -183,7 +184,7 @@ fn past_delivery(
             })),
             "started_at": iso(at), "completed_at": iso(at), "created_at": iso(at),
         });
-        db::put(db, "attempt", &attempt)?;
+        db::put(db, Stored::Attempt, &attempt)?;
         d["error"] = attempt["error"].clone();
         d["last_attempt_at"] = iso(at).into();
     }
@@ -201,7 +202,7 @@ fn past_delivery(
             d["completed_at"] = iso(at).into();
         }
     }
-    db::put(db, "delivery", &d)?;
+    db::put(db, Stored::Delivery, &d)?;
     Ok(d)
 }
 
@@ -225,7 +226,7 @@ fn past_event(
                             "payload": {"type": trigger}, "attempt_count": 1, "error": null, "webhook": null},
                 "occurred_at": at, "created_at": at,
             });
-            db::put(db, "callback_event", &cbe)?;
+            db::put(db, Stored::CallbackEvent, &cbe)?;
             pipeline::event(
                 org,
                 instance,
@@ -247,7 +248,7 @@ fn past_event(
         ),
     };
     e["id"] = id_at("evnt", t).into();
-    db::put(db, "event", &e)?;
+    db::put(db, Stored::Event, &e)?;
     Ok(e)
 }
 
@@ -276,8 +277,8 @@ fn custom_policies(
         &["instance:read"],
         at,
     );
-    db::put(db, "policy", &ops_policy)?;
-    db::put(db, "policy", &auditors)?;
+    db::put(db, Stored::Policy, &ops_policy)?;
+    db::put(db, Stored::Policy, &auditors)?;
     Ok((ops_policy, auditors))
 }
 
@@ -320,7 +321,7 @@ pub(in crate::service) fn people(
         ),
     ];
     for t in &teams {
-        db::put(db, "team", t)?;
+        db::put(db, Stored::Team, t)?;
     }
     for (name, email, role, of) in [
         (
@@ -339,12 +340,12 @@ pub(in crate::service) fn people(
     ] {
         db::put(
             db,
-            "member",
+            Stored::Member,
             &super::teams::member(org, name, email, role, &of, &at),
         )?;
     }
     // Imports: GitHub through its deployment, Slack without.
-    let deployments = db::all(db, "deployment")?;
+    let deployments = db::all(db, Stored::Deployment)?;
     for ((provider, _), note) in providers
         .iter()
         .zip(["Migrated from legacy GitHub app", "Bulk import batch 2"])
@@ -353,8 +354,8 @@ pub(in crate::service) fn people(
             .iter()
             .find(|d| d["provider_id"] == provider["id"] && note.starts_with("Migrated"));
         let (config, import) = super::imports::seeded(provider, dep, note, &at);
-        db::put(db, "auth_config", &config)?;
-        db::put(db, "import", &import)?;
+        db::put(db, Stored::AuthConfig, &config)?;
+        db::put(db, Stored::Import, &import)?;
     }
     Ok(())
 }
@@ -390,8 +391,8 @@ fn demo(
             cb["_hold"] = true.into();
         }
         let cbi = super::callbacks::instance(&cb, ip);
-        db::put(db, "callback", &cb)?;
-        db::put(db, "callback_instance", &cbi)?;
+        db::put(db, Stored::Callback, &cb)?;
+        db::put(db, Stored::CallbackInstance, &cbi)?;
         callbacks.push((cb, cbi));
     }
     // Destinations: one per retry strategy on the demo receivers, and one archived.
@@ -421,7 +422,7 @@ fn demo(
             &at,
         );
         let secret = new_secret();
-        db::put(db, "destination", &d)?;
+        db::put(db, Stored::Destination, &d)?;
         db::set_secret(db, d["id"].as_str().unwrap_or_default(), &secret)?;
         dests.push((d, secret));
     }
@@ -496,7 +497,7 @@ fn demo(
             &at,
         ),
     ] {
-        db::put(db, "listener", &l)?;
+        db::put(db, Stored::Listener, &l)?;
     }
     // Deliveries in every status, the failed ones newest.
     let github = (&callbacks[0].0, &callbacks[0].1);
@@ -607,14 +608,14 @@ fn demo(
     old["status"] = "archived".into();
     old["archived_at"] = iso(ago(60)).into();
     old["updated_at"] = old["archived_at"].clone();
-    db::put(db, "destination", &old)?;
+    db::put(db, Stored::Destination, &old)?;
     Ok(())
 }
 
 /// N past events over the last four weeks, each delivered to the first active destination a
 /// listener picks (or the first active one), most delivered, some after a retry, a few failed.
 fn seed_history(db: &Db, org: &str, instance: &str, n: usize) -> Result<(), StoreError> {
-    let dests: Vec<Value> = db::all(db, "destination")?
+    let dests: Vec<Value> = db::all(db, Stored::Destination)?
         .into_iter()
         .filter(|d| d["status"] == "active")
         .collect();
@@ -622,13 +623,13 @@ fn seed_history(db: &Db, org: &str, instance: &str, n: usize) -> Result<(), Stor
         return Ok(());
     };
     let secret = db::secret(db, dest["id"].as_str().unwrap_or_default())?.unwrap_or_default();
-    let callbacks: Vec<(Value, Value)> = db::all(db, "callback")?
+    let callbacks: Vec<(Value, Value)> = db::all(db, Stored::Callback)?
         .into_iter()
         .filter(|c| c["sync"]["status"] == "synced")
         .filter_map(|c| {
             let i = db::all_with(
                 db,
-                "callback_instance",
+                Stored::CallbackInstance,
                 "callback_id",
                 c["id"].as_str().unwrap_or_default(),
             )

@@ -1,5 +1,6 @@
 //! Teams with access policies (§4): list, get, create, update (POST), assign and remove a
 //! policy; access policies list and get. Dashboard only; no projects-with-roles.
+use crate::service::event_destinations::stored::Stored;
 use axum::http::Method;
 use serde_json::{Value, json};
 
@@ -106,7 +107,7 @@ pub fn routes() -> Vec<Route> {
 /// A record by id, else by its `slug`.
 fn by_id_or_slug(
     db: &crate::service::store::Db,
-    kind: &str,
+    kind: Stored,
     key: &str,
 ) -> Result<Option<Value>, Fail> {
     if let Some(v) = db::get(db, kind, key)? {
@@ -118,7 +119,7 @@ fn by_id_or_slug(
 async fn list_teams(g: Gen, r: Req) -> Answer {
     let p = r.list_params()?;
     let page = g
-        .read(move |db| Ok(db::page(db, "team", Vec::new(), &p)?))
+        .read(move |db| Ok(db::page(db, Stored::Team, Vec::new(), &p)?))
         .await?;
     Ok(list(page))
 }
@@ -126,7 +127,7 @@ async fn list_teams(g: Gen, r: Req) -> Answer {
 async fn get_team(g: Gen, r: Req) -> Answer {
     let key = r.param(0).to_string();
     g.read(move |db| {
-        by_id_or_slug(db, "team", &key)?
+        by_id_or_slug(db, Stored::Team, &key)?
             .map(public)
             .ok_or_else(|| Fail::not_found("team", &key))
     })
@@ -164,7 +165,7 @@ fn slug_field(f: &mut Fields<'_>) -> Option<String> {
 }
 
 fn slug_taken(db: &crate::service::store::Db, slug: &str, own: &str) -> Result<bool, Fail> {
-    Ok(db::all_with(db, "team", "slug", slug)?
+    Ok(db::all_with(db, Stored::Team, "slug", slug)?
         .iter()
         .any(|t| t["id"] != own))
 }
@@ -199,7 +200,7 @@ async fn create_team(g: Gen, r: Req) -> Answer {
             "slug": slug, "description": description, "policies": [], "projects": [],
             "created_at": now, "updated_at": now,
         });
-        db::put(db, "team", &team)?;
+        db::put(db, Stored::Team, &team)?;
         Ok(public(team))
     })
     .await
@@ -215,7 +216,7 @@ async fn update_team(g: Gen, r: Req) -> Answer {
     f.check()?;
     g.write(move |db| {
         let mut team =
-            by_id_or_slug(db, "team", &key)?.ok_or_else(|| Fail::not_found("team", &key))?;
+            by_id_or_slug(db, Stored::Team, &key)?.ok_or_else(|| Fail::not_found("team", &key))?;
         let id = team["id"].as_str().unwrap_or_default().to_string();
         if let Some(s) = slug {
             if slug_taken(db, &s, &id)? {
@@ -232,7 +233,7 @@ async fn update_team(g: Gen, r: Req) -> Answer {
             team["description"] = description.map_or(Value::Null, Value::from);
         }
         team["updated_at"] = now_iso().into();
-        db::put(db, "team", &team)?;
+        db::put(db, Stored::Team, &team)?;
         refresh_memberships(db, &team)?;
         Ok(public(team))
     })
@@ -255,8 +256,8 @@ async fn assign_policy(g: Gen, r: Req) -> Answer {
     f.check()?;
     g.write(move |db| {
         let mut team =
-            by_id_or_slug(db, "team", &key)?.ok_or_else(|| Fail::not_found("team", &key))?;
-        let policy = by_id_or_slug(db, "policy", &policy_key)?
+            by_id_or_slug(db, Stored::Team, &key)?.ok_or_else(|| Fail::not_found("team", &key))?;
+        let policy = by_id_or_slug(db, Stored::Policy, &policy_key)?
             .ok_or_else(|| Fail::not_found("access_policy", &policy_key))?;
         if policy["type"] != "custom" {
             return Err(Fail::bad_request(
@@ -269,7 +270,7 @@ async fn assign_policy(g: Gen, r: Req) -> Answer {
             list.push(preview(&policy));
             team["policies"] = list.into();
             team["updated_at"] = now_iso().into();
-            db::put(db, "team", &team)?;
+            db::put(db, Stored::Team, &team)?;
         }
         Ok(public(team))
     })
@@ -281,10 +282,11 @@ async fn remove_policy(g: Gen, r: Req) -> Answer {
     let policy_key = r.param(1).to_string();
     g.write(move |db| {
         let mut team =
-            by_id_or_slug(db, "team", &key)?.ok_or_else(|| Fail::not_found("team", &key))?;
-        let policy_id = by_id_or_slug(db, "policy", &policy_key)?.map_or(policy_key.clone(), |p| {
-            p["id"].as_str().unwrap_or_default().to_string()
-        });
+            by_id_or_slug(db, Stored::Team, &key)?.ok_or_else(|| Fail::not_found("team", &key))?;
+        let policy_id = by_id_or_slug(db, Stored::Policy, &policy_key)?
+            .map_or(policy_key.clone(), |p| {
+                p["id"].as_str().unwrap_or_default().to_string()
+            });
         let list = team["policies"].as_array().cloned().unwrap_or_default();
         let kept: Vec<Value> = list
             .iter()
@@ -294,7 +296,7 @@ async fn remove_policy(g: Gen, r: Req) -> Answer {
         if kept.len() != list.len() {
             team["policies"] = kept.into();
             team["updated_at"] = now_iso().into();
-            db::put(db, "team", &team)?;
+            db::put(db, Stored::Team, &team)?;
         }
         Ok(public(team))
     })
@@ -304,7 +306,7 @@ async fn remove_policy(g: Gen, r: Req) -> Answer {
 async fn list_policies(g: Gen, r: Req) -> Answer {
     let p = r.list_params()?;
     let page = g
-        .read(move |db| Ok(db::page(db, "policy", Vec::new(), &p)?))
+        .read(move |db| Ok(db::page(db, Stored::Policy, Vec::new(), &p)?))
         .await?;
     Ok(list(page))
 }
@@ -312,7 +314,7 @@ async fn list_policies(g: Gen, r: Req) -> Answer {
 async fn get_policy(g: Gen, r: Req) -> Answer {
     let key = r.param(0).to_string();
     g.read(move |db| {
-        by_id_or_slug(db, "policy", &key)?
+        by_id_or_slug(db, Stored::Policy, &key)?
             .map(public)
             .ok_or_else(|| Fail::not_found("access_policy", &key))
     })
@@ -395,14 +397,14 @@ pub fn member_routes() -> Vec<Route> {
 async fn list_members(g: Gen, r: Req) -> Answer {
     let p = r.list_params()?;
     let page = g
-        .read(move |db| Ok(db::page(db, "member", Vec::new(), &p)?))
+        .read(move |db| Ok(db::page(db, Stored::Member, Vec::new(), &p)?))
         .await?;
     Ok(list(page))
 }
 
 /// The member whose actor is `actor_id`.
 fn member_of(db: &crate::service::store::Db, actor_id: &str) -> Result<Option<Value>, Fail> {
-    Ok(db::all_with(db, "member", "actor_id", actor_id)?
+    Ok(db::all_with(db, Stored::Member, "actor_id", actor_id)?
         .into_iter()
         .next())
 }
@@ -414,7 +416,8 @@ async fn add_member(g: Gen, r: Req) -> Answer {
     let actor_id = f.string("actor_id", 100);
     f.check()?;
     g.write(move |db| {
-        let team = by_id_or_slug(db, "team", &key)?.ok_or_else(|| Fail::not_found("team", &key))?;
+        let team =
+            by_id_or_slug(db, Stored::Team, &key)?.ok_or_else(|| Fail::not_found("team", &key))?;
         let mut member = member_of(db, &actor_id)?
             .ok_or_else(|| Fail::not_found("organization-actor", &actor_id))?;
         let mut teams = member["actor"]["teams"]
@@ -432,7 +435,7 @@ async fn add_member(g: Gen, r: Req) -> Answer {
             "assignment_id": new_id("tmm"), "created_at": now, "updated_at": now,
         }));
         member["actor"]["teams"] = teams.into();
-        db::put(db, "member", &member)?;
+        db::put(db, Stored::Member, &member)?;
         Ok(public(team))
     })
     .await
@@ -442,7 +445,8 @@ async fn remove_member(g: Gen, r: Req) -> Answer {
     let key = r.param(0).to_string();
     let actor_id = r.param(1).to_string();
     g.write(move |db| {
-        let team = by_id_or_slug(db, "team", &key)?.ok_or_else(|| Fail::not_found("team", &key))?;
+        let team =
+            by_id_or_slug(db, Stored::Team, &key)?.ok_or_else(|| Fail::not_found("team", &key))?;
         let not_member = || Fail::bad_request("The actor is not a member of the specified team");
         let mut member = member_of(db, &actor_id)?
             .ok_or_else(|| Fail::not_found("organization-actor", &actor_id))?;
@@ -459,7 +463,7 @@ async fn remove_member(g: Gen, r: Req) -> Answer {
             return Err(not_member());
         }
         member["actor"]["teams"] = kept.into();
-        db::put(db, "member", &member)?;
+        db::put(db, Stored::Member, &member)?;
         Ok(public(team))
     })
     .await
@@ -467,7 +471,7 @@ async fn remove_member(g: Gen, r: Req) -> Answer {
 
 /// Keeps the members' `actor.teams[]` entries of a team in step with its name and slug.
 fn refresh_memberships(db: &crate::service::store::Db, team: &Value) -> Result<(), Fail> {
-    for mut m in db::all(db, "member")? {
+    for mut m in db::all(db, Stored::Member)? {
         let Some(teams) = m["actor"]["teams"].as_array_mut() else {
             continue;
         };
@@ -478,7 +482,7 @@ fn refresh_memberships(db: &crate::service::store::Db, team: &Value) -> Result<(
             changed = true;
         }
         if changed {
-            db::put(db, "member", &m)?;
+            db::put(db, Stored::Member, &m)?;
         }
     }
     Ok(())

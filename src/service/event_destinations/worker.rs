@@ -2,6 +2,7 @@
 //! request and up to 16 KiB of the answer recorded; the destination's retry policy decides the
 //! next one. Only 408, 425, 429, 5xx, timeouts and network errors are retried; `Retry-After` is
 //! honoured up to the policy's longest delay.
+use crate::service::event_destinations::stored::Stored;
 use std::future::Future;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -169,12 +170,16 @@ async fn attempt(core: Arc<Core<Deliveries>>, id: String) -> Result<(), StoreErr
     let key = id.to_string();
     let plan = tokio::task::spawn_blocking(move || {
         store.read(|db| -> Result<_, StoreError> {
-            let Some(d) = db::get(db, "delivery", &key)? else {
+            let Some(d) = db::get(db, Stored::Delivery, &key)? else {
                 return Ok(None);
             };
-            let e = db::get(db, "event", d["event_id"].as_str().unwrap_or_default())?;
+            let e = db::get(
+                db,
+                Stored::Event,
+                d["event_id"].as_str().unwrap_or_default(),
+            )?;
             let dest_id = d["event_destination_id"].as_str().unwrap_or_default();
-            let dest = db::get(db, "destination", dest_id)?;
+            let dest = db::get(db, Stored::Destination, dest_id)?;
             let secret = db::secret(db, dest_id)?;
             Ok(Some((d, e, dest, secret)))
         })
@@ -259,8 +264,8 @@ async fn attempt(core: Arc<Core<Deliveries>>, id: String) -> Result<(), StoreErr
     let retry_after = sent.retry_after;
     tokio::task::spawn_blocking(move || {
         store.write(|db| -> Result<(), StoreError> {
-            db::put(db, "attempt", &record)?;
-            let Some(mut d) = db::get(db, "delivery", &key)? else {
+            db::put(db, Stored::Attempt, &record)?;
+            let Some(mut d) = db::get(db, Stored::Delivery, &key)? else {
                 return Ok(());
             };
             let now = now_iso();
@@ -271,7 +276,7 @@ async fn attempt(core: Arc<Core<Deliveries>>, id: String) -> Result<(), StoreErr
             // Cancelled (archived) or retried while this attempt was out: its outcome is
             // recorded, its status left as it is now.
             if !matches!(d["status"].as_str(), Some("pending" | "retrying")) {
-                db::put(db, "delivery", &d)?;
+                db::put(db, Stored::Delivery, &d)?;
                 return Ok(());
             }
             let budget = number - d["_budget_start"].as_u64().unwrap_or(0);
@@ -306,7 +311,7 @@ async fn attempt(core: Arc<Core<Deliveries>>, id: String) -> Result<(), StoreErr
                 d["completed_at"] = now.into();
                 db::set_due(db, &key, None)?;
             }
-            db::put(db, "delivery", &d)?;
+            db::put(db, Stored::Delivery, &d)?;
             Ok(())
         })
     })
