@@ -19,7 +19,8 @@ pub(crate) fn title_and_lines(state: &State, ctx: &ViewCtx) -> (String, Vec<Line
     };
     match record {
         Some(r) => {
-            let mut lines = super::deliveries::view::unsanitised_detail(state, r, ctx);
+            let mut lines =
+                super::deliveries::view::unsanitised_detail(&state.deliveries, &state.core, r, ctx);
             match &r.item {
                 super::record::Item::Team(t) => lines.extend(team_members(state, &t.id, ctx)),
                 super::record::Item::OrgTeam(t) => lines.extend(team_members(state, &t.id, ctx)),

@@ -362,7 +362,10 @@ impl Layer {
                 }
                 Some(answer.map_or_else(Step::default, |a| answered(state, subject, a).into()))
             }
-            Layer::Overlay => deliveries::update::overlay_key(state, input).map(Step::from),
+            Layer::Overlay => {
+                deliveries::update::overlay_key(&mut state.deliveries, &mut state.core, input)
+                    .map(Step::from)
+            }
             Layer::Help if state.help => {
                 // Typed keys narrow it (`/`, or a letter it does not use).
                 if let Some(step) = super::palette::update::help_key(state, input) {
@@ -389,7 +392,37 @@ impl Layer {
             }
             Layer::Help => None,
             Layer::Tab => {
-                if let Some(effects) = deliveries::update::tab_key(state, input) {
+                // Esc: a scan of pages stops first, then a search by content (Ctrl-F) on this list
+                // (its matches kept), then the marks clear, before the deliveries' own keys.
+                let back = input.action() == Some(Action::Back);
+                let effects = deliveries::update::tab_key_first(
+                    &mut state.deliveries,
+                    &mut state.core,
+                    input,
+                )
+                .or_else(|| {
+                    let searched = state
+                        .search
+                        .run
+                        .as_ref()
+                        .is_some_and(|r| r.tab == state.tab)
+                        && state.current().detail.is_none();
+                    (back && searched && super::search::update::stop(state)).then(Vec::new)
+                })
+                .or_else(|| {
+                    back.then(|| recover::update::clear_on_back(state))
+                        .flatten()
+                })
+                .or_else(|| {
+                    let filtered = power::update::filter_active(state);
+                    deliveries::update::tab_key(
+                        &mut state.deliveries,
+                        &mut state.core,
+                        input,
+                        filtered,
+                    )
+                });
+                if let Some(effects) = effects {
                     return Some(effects.into());
                 }
                 input.action().map(|a| Step::then(Vec::new(), a))

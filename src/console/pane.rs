@@ -6,8 +6,8 @@ use super::layout;
 use super::msg::{ApiCmd, ApiReply, Effect, Pane};
 use super::record::{PageData, Record};
 use super::state::{
-    Anchor, DetailPane, ErrorView, ListPane, LoadState, NavFrame, PAGE_SIZE, PendingPage, State,
-    ToastKind,
+    Anchor, Core, DetailPane, ErrorView, ListPane, LoadState, NavFrame, PAGE_SIZE, PendingPage,
+    State, ToastKind,
 };
 use super::tab::Tab;
 use crate::api::{Error, ListQuery, NotificationFilter};
@@ -21,7 +21,8 @@ pub(crate) fn init(state: &mut State) -> Vec<Effect> {
 /// Esc: closes the detail, else returns to where a cross-navigation came from.
 pub(crate) fn back(state: &mut State) -> Vec<Effect> {
     if state.current_mut().detail.take().is_some() {
-        keep_cursor_visible(state, state.tab);
+        let tab = state.tab;
+        keep_cursor_visible(state, tab);
         return Vec::new();
     }
     match state.nav.pop() {
@@ -68,10 +69,10 @@ fn restore(state: &mut State, frame: NavFrame) -> Vec<Effect> {
 
 /// Opens a tab's list with server-side filters, remembering where to come back to with Esc
 /// (cross-navigation: a callback's destinations or notifications, a destination's notifications).
-pub(crate) fn open_filtered(state: &mut State, to: Tab, filter: NotificationFilter) -> Vec<Effect> {
+pub(crate) fn open_filtered(state: &mut Core, to: Tab, filter: NotificationFilter) -> Vec<Effect> {
     let saved = std::mem::take(state.tab_state_mut(to));
-    state.core.nav.push(NavFrame {
-        return_to: state.core.tab,
+    state.nav.push(NavFrame {
+        return_to: state.tab,
         replaced: to,
         saved,
     });
@@ -117,7 +118,8 @@ pub(crate) fn move_cursor(state: &mut State, f: impl Fn(usize, usize) -> usize) 
     if n > 0 {
         list.cursor = f(list.cursor, n).min(n - 1);
     }
-    keep_cursor_visible(state, state.tab);
+    let tab = state.tab;
+    keep_cursor_visible(state, tab);
     Vec::new()
 }
 
@@ -132,7 +134,7 @@ pub(crate) fn scroll_detail(state: &mut State, action: Action, max: u16) {
 }
 
 /// Keeps the selected row inside the visible window of the tab's list.
-pub(crate) fn keep_cursor_visible(state: &mut State, tab: Tab) {
+pub(crate) fn keep_cursor_visible(state: &mut Core, tab: Tab) {
     let size = state.size;
     let ts = state.tab_state_mut(tab);
     let error_lines = match &ts.list.load {
@@ -235,7 +237,7 @@ pub(crate) fn list_query(list: &ListPane, anchor: &Anchor, limit: u32) -> ListQu
 
 /// Asks for a page of a tab's list; a newer request makes any older one stale.
 pub(crate) fn load_list(
-    state: &mut State,
+    state: &mut Core,
     tab: Tab,
     anchor: Anchor,
     page: u32,
@@ -490,7 +492,8 @@ pub(crate) fn toggle_order(state: &mut State, tab: Tab) -> Vec<Effect> {
 /// The terminal's new size: the cursor stays in the window.
 pub(crate) fn resize(state: &mut State, w: u16, h: u16) {
     state.size = (w, h);
-    keep_cursor_visible(state, state.tab);
+    let tab = state.tab;
+    keep_cursor_visible(state, tab);
 }
 
 /// The keys the tab offers where it is (list or detail, which tab, a row selected or not), most

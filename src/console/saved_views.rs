@@ -224,7 +224,7 @@ pub(crate) fn apply(state: &mut State, view: &View) -> Option<Tab> {
             .collect();
         if tab.windowed_on_client() {
             // No time filter on the platform: the worker reads the window (`deliveries::window`).
-            state.deliveries.window = since(state, view);
+            state.core.window = since(state, view);
         } else if view.filters.since.is_some() {
             state.toast(
                 ToastKind::Info,

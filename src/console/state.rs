@@ -323,6 +323,10 @@ pub(crate) struct Core {
     pub(crate) caches: super::caches::Caches,
     /// The organization's members (team details, member dialogs).
     pub(crate) members: MembersCache,
+    /// The time window a saved view's `since` opened on event-destinations' Deliveries: every
+    /// load of that list reads it (`deliveries::window`, on the worker); the server status
+    /// cycling back to "all" closes it.
+    pub(crate) window: Option<chrono::DateTime<chrono::Utc>>,
 }
 
 /// Everything the console shows and remembers: the core, and each room's model beside it.
@@ -419,6 +423,7 @@ impl State {
                 following: None,
                 caches: Default::default(),
                 members: MembersCache::default(),
+                window: None,
             },
             forms: Default::default(),
             deliveries: Default::default(),

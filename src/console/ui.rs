@@ -47,7 +47,12 @@ pub(crate) fn render(state: &State, frame: &mut Frame) {
             title: format!(
                 "{} · {order}{}{}",
                 state.tab.title(),
-                super::deliveries::view::title_suffix(state, state.tab),
+                super::deliveries::view::title_suffix(
+                    &state.deliveries,
+                    &state.core,
+                    state.tab,
+                    super::search::update::chip(state, state.tab)
+                ),
                 super::power::filter_sort::sort_suffix(state)
             ) + &super::recover::view::title_suffix(state),
             noun: state.tab.noun(),
@@ -56,7 +61,9 @@ pub(crate) fn render(state: &State, frame: &mut Frame) {
                 state,
                 &ctx,
                 list.shown().skip(window.start).take(window.len()),
-                |r, cells| super::deliveries::view::decorate(state, r, cells),
+                |r, cells| {
+                    super::deliveries::view::decorate(&state.deliveries, &state.core, r, cells)
+                },
             ),
             first: window.start,
             list,
@@ -67,8 +74,8 @@ pub(crate) fn render(state: &State, frame: &mut Frame) {
                 state,
                 list.shown().skip(window.start).take(window.len()),
             ),
-            empty: super::deliveries::view::empty_note(state),
-            page_note: super::deliveries::view::page_note(state),
+            empty: super::deliveries::view::empty_note(&state.deliveries, &state.core),
+            page_note: super::deliveries::view::page_note(&state.deliveries, &state.core),
             stable: super::widgets::paged_table::stable_for(state.tab),
         }
         .render(frame, area);
@@ -83,7 +90,7 @@ pub(crate) fn render(state: &State, frame: &mut Frame) {
         screen.width,
         areas.footer.y.saturating_sub(areas.header.bottom()),
     );
-    super::deliveries::view::overlays(state, frame, body);
+    super::deliveries::view::overlays(&state.deliveries, &state.core, frame, body);
     super::replay::view::render(state, frame, body);
     super::recover::view::render(state, frame, body);
     super::forward::view::render(state, frame, body);

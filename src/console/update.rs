@@ -46,7 +46,7 @@ fn route(state: &mut State, msg: Msg) -> Option<Vec<Effect>> {
                 return (!alerts.is_empty()).then_some(alerts);
             }
             on_tick(state);
-            let mut effects = deliveries::update::on_tick(state);
+            let mut effects = deliveries::update::on_tick(&mut state.deliveries, &mut state.core);
             effects.extend(alerts);
             effects
         }
@@ -102,12 +102,21 @@ fn on_reply(
             if !pane::awaits(state, to, req_id) {
                 return None;
             }
-            deliveries::update::before_list_reply(state, req_id);
+            deliveries::update::before_list_reply(&mut state.deliveries, &state.core, req_id);
             if let Some(tab) = pane::on_reply(state, to, result) {
                 forms::update::land_cursor(state, tab);
                 pane::keep_cursor_visible(state, tab);
             }
-            Some(deliveries::update::after_reply(state))
+            let after = deliveries::update::after_reply(&mut state.deliveries, &mut state.core);
+            if after.joined() {
+                // A scan joined pages: the view (the power room's filter and sort) first.
+                power::filter_sort::refresh(state);
+            }
+            Some(deliveries::update::after_reply_then(
+                &mut state.deliveries,
+                &mut state.core,
+                after,
+            ))
         }
         Pane::Form(_) => forms::update::awaits(state, req_id)
             .then(|| forms::update::on_reply(state, req_id, result)),
@@ -133,13 +142,13 @@ fn on_reply(
             members::awaits(state, req_id).then(|| members::on_reply(state, req_id, result))
         }
         Pane::Health | Pane::Lookup | Pane::Names | Pane::Active | Pane::Glance => {
-            deliveries::update::on_reply(state, to, req_id, result)
+            deliveries::update::on_reply(&mut state.deliveries, &mut state.core, to, req_id, result)
         }
-        Pane::Stats => deliveries::health::on_stats(state, req_id, result),
+        Pane::Stats => deliveries::health::on_stats(&mut state.deliveries, req_id, result),
         Pane::Follow => {
             super::follow::awaits(state, req_id).then(|| super::follow::on_reply(state, result))
         }
-        Pane::Named => deliveries::deleted::on_reply(state, req_id, result),
+        Pane::Named => deliveries::deleted::on_reply(&mut state.core, req_id, result),
     }
 }
 
@@ -227,10 +236,16 @@ pub(crate) fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
         Action::Open if detail_open => Vec::new(),
         Action::Open => {
             let mut effects = pane::open_detail(state, tab);
-            effects.extend(deliveries::update::after_open(state, tab));
+            effects.extend(deliveries::update::after_open(
+                &mut state.deliveries,
+                &mut state.core,
+                tab,
+            ));
             effects
         }
-        Action::Deliver(k) => deliveries::update::on_action(state, k),
+        Action::Deliver(k) => {
+            deliveries::update::on_action(&mut state.deliveries, &mut state.core, k)
+        }
         Action::Replay => replay::update::open(state),
         Action::EditReplay => replay::update::open_edit(state),
         Action::Mark | Action::MarkRange | Action::MarkAll | Action::Recover => {

@@ -8,9 +8,9 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Clear;
 
 use super::lookup::{SigStatus, check};
-use super::{AttemptView, sorted_attempts};
+use super::{AttemptView, DeliveriesState, sorted_attempts};
 use crate::api::model::AttemptStatus;
-use crate::console::state::State;
+use crate::console::state::Core;
 use crate::console::views::{Tone, ViewCtx, duration_ms};
 use crate::console::widgets::json::{JsonView, text_lines};
 use crate::text::redact::{
@@ -89,12 +89,22 @@ pub(crate) fn masks_anything(v: &AttemptView) -> bool {
 }
 
 /// Every line of the attempt view.
-pub(crate) fn lines(state: &State, v: &AttemptView, ctx: &ViewCtx) -> Vec<Line<'static>> {
+pub(crate) fn lines(
+    d: &DeliveriesState,
+    cx: &Core,
+    v: &AttemptView,
+    ctx: &ViewCtx,
+) -> Vec<Line<'static>> {
     // The receiver wrote most of this: every line through the one sanitizer.
-    crate::text::tui::safe_lines(unsanitised_lines(state, v, ctx))
+    crate::text::tui::safe_lines(unsanitised_lines(d, cx, v, ctx))
 }
 
-fn unsanitised_lines(state: &State, v: &AttemptView, ctx: &ViewCtx) -> Vec<Line<'static>> {
+fn unsanitised_lines(
+    d: &DeliveriesState,
+    cx: &Core,
+    v: &AttemptView,
+    ctx: &ViewCtx,
+) -> Vec<Line<'static>> {
     let n = &v.notification;
     let mut out = Vec::new();
     let Some(a) = sorted_attempts(n).get(v.position).copied() else {
@@ -129,7 +139,7 @@ fn unsanitised_lines(state: &State, v: &AttemptView, ctx: &ViewCtx) -> Vec<Line<
         Span::raw(format!(" {}", crate::text::redact::mask_url(&r.url))),
         Span::styled(format!("  {}", duration_ms(r.duration)), ctx.theme.muted),
     ]));
-    out.push(signature(check(state, n, v.position), ctx));
+    out.push(signature(check(d, cx, n, v.position), ctx));
     // The note stands over the headers whose values are masked (request, response or both).
     let note =
         |h: &std::collections::BTreeMap<String, String>| match (any_masked(h.keys()), v.revealed) {
@@ -177,20 +187,26 @@ fn unsanitised_lines(state: &State, v: &AttemptView, ctx: &ViewCtx) -> Vec<Line<
 }
 
 /// The furthest the attempt view scrolls on this screen: 0 when it fits.
-pub(crate) fn max_scroll(state: &State, v: &AttemptView) -> u16 {
+pub(crate) fn max_scroll(d: &DeliveriesState, cx: &Core, v: &AttemptView) -> u16 {
     let ctx = ViewCtx {
-        clock: &state.clock,
-        theme: &state.settings.theme,
+        clock: &cx.clock,
+        theme: &cx.settings.theme,
     };
-    let screen = Rect::new(0, 0, state.size.0, state.size.1);
-    JsonView::max_scroll(&lines(state, v, &ctx), crate::console::layout::body(screen))
+    let screen = Rect::new(0, 0, cx.size.0, cx.size.1);
+    JsonView::max_scroll(&lines(d, cx, v, &ctx), crate::console::layout::body(screen))
 }
 
 /// Draws the attempt view over `area`.
-pub(crate) fn render(state: &State, v: &AttemptView, frame: &mut Frame, area: Rect) {
+pub(crate) fn render(
+    d: &DeliveriesState,
+    cx: &Core,
+    v: &AttemptView,
+    frame: &mut Frame,
+    area: Rect,
+) {
     let ctx = ViewCtx {
-        clock: &state.clock,
-        theme: &state.settings.theme,
+        clock: &cx.clock,
+        theme: &cx.settings.theme,
     };
     frame.render_widget(Clear, area);
     JsonView {
@@ -201,9 +217,9 @@ pub(crate) fn render(state: &State, v: &AttemptView, frame: &mut Frame, area: Re
             v.attempt()
                 .map_or_else(|| (v.position + 1).to_string(), |a| a.number().to_string())
         ),
-        lines: lines(state, v, &ctx),
+        lines: lines(d, cx, v, &ctx),
         scroll: v.scroll,
-        theme: &state.settings.theme,
+        theme: &cx.settings.theme,
     }
     .render(frame, area);
 }

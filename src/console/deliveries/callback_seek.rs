@@ -5,12 +5,12 @@
 //! being newest first). No page is scanned on this side.
 use chrono::{DateTime, Utc};
 
-use super::Seek;
+use super::{DeliveriesState, Seek};
 use crate::api::model::CallbackNotificationStatus;
 use crate::console::msg::Effect;
 use crate::console::pane::{keep_cursor_visible, load_list};
 use crate::console::record::{Item, Record};
-use crate::console::state::{Anchor, State, ToastKind};
+use crate::console::state::{Anchor, Core, ToastKind};
 use crate::console::tab::Tab;
 
 /// The notifications read through the callbacks (this generation's).
@@ -29,8 +29,8 @@ fn created(r: &Record) -> Option<DateTime<Utc>> {
 }
 
 /// Whether `n`/`N` are this module's: the list of this generation's notifications is shown.
-pub(crate) fn applies(state: &State) -> bool {
-    state.tab == TAB && state.current().detail.is_none()
+pub(crate) fn applies(cx: &Core) -> bool {
+    cx.tab == TAB && cx.current().detail.is_none()
 }
 
 fn none_left(forward: bool) -> &'static str {
@@ -42,18 +42,18 @@ fn none_left(forward: bool) -> &'static str {
 }
 
 /// `n` (`forward`) or `N`.
-pub(crate) fn seek(state: &mut State, forward: bool) -> Vec<Effect> {
-    if jump(state, forward) {
+pub(crate) fn seek(d: &mut DeliveriesState, cx: &mut Core, forward: bool) -> Vec<Effect> {
+    if jump(cx, forward) {
         return Vec::new();
     }
-    let list = &state.tab_state(TAB).list;
+    let list = &cx.tab_state(TAB).list;
     if list.filter.statuses.iter().any(|s| s == FAILED) {
-        state.toast(ToastKind::Info, none_left(forward));
+        cx.toast(ToastKind::Info, none_left(forward));
         return Vec::new();
     }
     if let Some(other) = list.filter.statuses.first() {
         let other = other.clone();
-        state.toast(
+        cx.toast(
             ToastKind::Info,
             format!("The status filter shows {other} only: l to change it"),
         );
@@ -62,18 +62,18 @@ pub(crate) fn seek(state: &mut State, forward: bool) -> Vec<Effect> {
     let from = list
         .selected()
         .and_then(|r| created(r).map(|t| (t, r.id().to_string())));
-    state.tab_state_mut(TAB).list.filter.statuses = vec![FAILED.to_string()];
-    state.deliveries.cb_seek = Some(Seek { from, forward });
-    state.toast(
+    cx.tab_state_mut(TAB).list.filter.statuses = vec![FAILED.to_string()];
+    d.cb_seek = Some(Seek { from, forward });
+    cx.toast(
         ToastKind::Info,
         "No failed row beyond this one among those loaded: showing failed only (the server's status filter; l changes it)",
     );
-    load_list(state, TAB, Anchor::First, 1, true)
+    load_list(cx, TAB, Anchor::First, 1, true)
 }
 
 /// Moves the cursor to the nearest failed row shown beyond it; whether there was one.
-fn jump(state: &mut State, forward: bool) -> bool {
-    let list = &mut state.tab_state_mut(TAB).list;
+fn jump(cx: &mut Core, forward: bool) -> bool {
+    let list = &mut cx.tab_state_mut(TAB).list;
     let shown: Vec<(usize, bool)> = list.shown().map(failed).enumerate().collect();
     let cursor = list.cursor;
     let found = if forward {
@@ -85,7 +85,7 @@ fn jump(state: &mut State, forward: bool) -> bool {
     match found {
         Some(i) => {
             list.cursor = i;
-            keep_cursor_visible(state, TAB);
+            keep_cursor_visible(cx, TAB);
             true
         }
         None => false,
@@ -94,14 +94,14 @@ fn jump(state: &mut State, forward: bool) -> bool {
 
 /// After a reply: once the failed list asked for by [`seek`] is in, the cursor goes onto the
 /// first failed notification beyond the row the seek left.
-pub(crate) fn after_reply(state: &mut State) {
-    if state.tab_state(TAB).list.pending.is_some() {
+pub(crate) fn after_reply(d: &mut DeliveriesState, cx: &mut Core) {
+    if cx.tab_state(TAB).list.pending.is_some() {
         return;
     }
-    let Some(seek) = state.deliveries.cb_seek.take() else {
+    let Some(seek) = d.cb_seek.take() else {
         return;
     };
-    let list = &state.tab_state(TAB).list;
+    let list = &cx.tab_state(TAB).list;
     let rows: Vec<(usize, Option<DateTime<Utc>>, String)> = list
         .shown()
         .enumerate()
@@ -122,9 +122,9 @@ pub(crate) fn after_reply(state: &mut State) {
     };
     match target {
         Some(i) => {
-            state.tab_state_mut(TAB).list.cursor = i;
-            keep_cursor_visible(state, TAB);
+            cx.tab_state_mut(TAB).list.cursor = i;
+            keep_cursor_visible(cx, TAB);
         }
-        None => state.toast(ToastKind::Info, none_left(seek.forward)),
+        None => cx.toast(ToastKind::Info, none_left(seek.forward)),
     }
 }

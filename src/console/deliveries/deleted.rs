@@ -5,15 +5,16 @@
 //! destination an open notification is attributed to (`:goto cbn_…` too): a notification names
 //! no destination, so the one it went to is found by its URL, callback and signature among the
 //! active ones, and when none is left it was deleted ([`super::lookup::settle_gone`]).
+use super::DeliveriesState;
 use crate::console::msg::{ApiCmd, ApiReply, Effect, Pane};
 use crate::console::record::Item;
-use crate::console::state::State;
+use crate::console::state::Core;
 
 /// Learns the open destination's name, and asks once per id for the name and the state of every
 /// destination the console names but does not know.
-pub(crate) fn want(state: &mut State) -> Vec<Effect> {
+pub(crate) fn want(room: &mut DeliveriesState, cx: &mut Core) -> Vec<Effect> {
     let mut effects = Vec::new();
-    let open = state
+    let open = cx
         .tab_state(super::RECEIVERS)
         .detail
         .as_ref()
@@ -22,25 +23,25 @@ pub(crate) fn want(state: &mut State) -> Vec<Effect> {
             Item::Destination(d) => Some((d.id.clone(), d.name.clone())),
             _ => None,
         });
-    let mut ids: Vec<String> = state
+    let mut ids: Vec<String> = cx
         .tab_state(super::LIST)
         .list
         .filter
         .destination_ids
         .clone();
     if let Some((id, name)) = open {
-        state.caches.names.insert(&id, &name);
+        cx.caches.names.insert(&id, &name);
         ids.push(id);
     }
     for id in ids {
-        let d = &state.caches;
+        let d = &cx.caches;
         if d.named_asked.contains(&id) || d.active.contains(&id) || d.deleted.contains(&id) {
             continue;
         }
-        state.caches.named_asked.insert(id.clone());
-        if state.caches.names.name(&id).is_none() {
-            let req_id = state.next_req_id();
-            state.caches.named_pending.insert(req_id, id.clone());
+        cx.caches.named_asked.insert(id.clone());
+        if cx.caches.names.name(&id).is_none() {
+            let req_id = cx.next_req_id();
+            cx.caches.named_pending.insert(req_id, id.clone());
             effects.push(Effect::Api {
                 req_id,
                 pane: Pane::Named,
@@ -50,21 +51,21 @@ pub(crate) fn want(state: &mut State) -> Vec<Effect> {
                 },
             });
         }
-        effects.extend(super::secret::check_active(state, &id));
+        effects.extend(super::secret::check_active(cx, &id));
     }
-    effects.extend(open_notification(state));
+    effects.extend(open_notification(room, cx));
     effects
 }
 
 /// The open notification's destination, once the names (every active destination) are known:
 /// its activity asked once (it may have been deleted since they were read), or, when no active
 /// destination can have sent it, the destinations of its callback listed afresh.
-pub(crate) fn open_notification(state: &mut State) -> Vec<Effect> {
-    let d = &state.caches;
+pub(crate) fn open_notification(room: &mut DeliveriesState, cx: &mut Core) -> Vec<Effect> {
+    let d = &cx.caches;
     if !d.names_asked || d.names_pending.is_some() {
         return Vec::new();
     }
-    let Some(n) = state
+    let Some(n) = cx
         .tab_state(super::LIST)
         .detail
         .as_ref()
@@ -76,27 +77,27 @@ pub(crate) fn open_notification(state: &mut State) -> Vec<Effect> {
     else {
         return Vec::new();
     };
-    if !state.deliveries.lookup_asked.insert(n.id.clone()) {
+    if !room.lookup_asked.insert(n.id.clone()) {
         return Vec::new();
     }
-    let mut effects = super::lookup::fetch_if_needed(state, &n);
-    for id in super::names::attributed(state, &n) {
-        effects.extend(super::secret::check_active(state, &id));
+    let mut effects = super::lookup::fetch_if_needed(room, cx, &n);
+    for id in super::names::attributed(room, cx, &n) {
+        effects.extend(super::secret::check_active(cx, &id));
     }
     effects
 }
 
 /// A destination looked up by id: its name is learned (its state comes from the activity check).
 pub(crate) fn on_reply(
-    state: &mut State,
+    cx: &mut Core,
     req_id: u64,
     result: Result<ApiReply, crate::api::Error>,
 ) -> Option<Vec<Effect>> {
-    state.caches.named_pending.remove(&req_id)?;
+    cx.caches.named_pending.remove(&req_id)?;
     if let Ok(ApiReply::Item(r)) = result
         && let Item::Destination(d) = &r.item
     {
-        state.caches.names.insert(&d.id, &d.name);
+        cx.caches.names.insert(&d.id, &d.name);
     }
     Some(Vec::new())
 }

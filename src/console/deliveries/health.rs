@@ -13,22 +13,22 @@ pub(crate) const GLANCE_BARS: usize = 12;
 
 /// Asks, in the background, for the recent deliveries of listed destinations not asked yet.
 pub(crate) fn want_glance(
-    state: &mut crate::console::state::State,
+    cx: &mut crate::console::state::Core,
 ) -> Vec<crate::console::msg::Effect> {
     use crate::console::msg::{ApiCmd, Effect, Pane};
     use crate::console::record::Item;
-    if state.caches.glance_pending.is_some() {
+    if cx.caches.glance_pending.is_some() {
         return Vec::new();
     }
     // A new page of the list (`r`, paging, a write) asks again for every destination on it, so
     // that the glance is never older than the list and a destination that has had deliveries
     // since never says it had none.
-    let rev = state.tab_state(super::RECEIVERS).list.rev;
-    if rev != state.caches.glance_rev {
-        state.caches.glance_rev = rev;
-        state.caches.glance_asked.clear();
+    let rev = cx.tab_state(super::RECEIVERS).list.rev;
+    if rev != cx.caches.glance_rev {
+        cx.caches.glance_rev = rev;
+        cx.caches.glance_asked.clear();
     }
-    let ids: Vec<String> = state
+    let ids: Vec<String> = cx
         .tab_state(super::RECEIVERS)
         .list
         .rows
@@ -37,13 +37,13 @@ pub(crate) fn want_glance(
             Item::Destination(d) => Some(d.id.clone()),
             _ => None,
         })
-        .filter(|id| !state.caches.glance_asked.contains(id))
+        .filter(|id| !cx.caches.glance_asked.contains(id))
         .collect();
     if ids.is_empty() {
         return Vec::new();
     }
-    let req_id = state.next_req_id();
-    let d = &mut state.caches;
+    let req_id = cx.next_req_id();
+    let d = &mut cx.caches;
     d.glance_asked.extend(ids.iter().cloned());
     d.glance_pending = Some(req_id);
     vec![Effect::Api {
@@ -60,22 +60,21 @@ pub(crate) const STATS_WINDOW_SECS: i64 = 24 * 3600;
 /// Asks for the open destination's [`crate::api::health::Stats`] after its detail (or any list)
 /// was loaded or reloaded: however it was opened (Enter, `:goto cld_…`), and again on `r`.
 pub(crate) fn want_stats(
-    state: &mut crate::console::state::State,
+    d: &mut super::DeliveriesState,
+    cx: &mut crate::console::state::Core,
 ) -> Vec<crate::console::msg::Effect> {
     use crate::console::msg::{ApiCmd, Effect, Pane};
-    let tab = state.tab;
+    let tab = cx.tab;
     if !tab.has_stats() {
         return Vec::new();
     }
-    let Some(id) = state.tab_state(tab).detail.as_ref().map(|d| d.id.clone()) else {
+    let Some(id) = cx.tab_state(tab).detail.as_ref().map(|d| d.id.clone()) else {
         return Vec::new();
     };
-    let d = &state.deliveries;
     if d.stats_pending.is_some() && d.stats.as_ref().is_some_and(|(s, _)| *s == id) {
         return Vec::new();
     }
-    let req_id = state.next_req_id();
-    let d = &mut state.deliveries;
+    let req_id = cx.next_req_id();
     // The numbers already shown stay while they are refreshed.
     let kept = d
         .stats
@@ -96,12 +95,11 @@ pub(crate) fn want_stats(
 
 /// The reply to [`want_stats`]; `None` when it is stale.
 pub(crate) fn on_stats(
-    state: &mut crate::console::state::State,
+    d: &mut super::DeliveriesState,
     req_id: u64,
     result: Result<crate::console::msg::ApiReply, crate::api::Error>,
 ) -> Option<Vec<crate::console::msg::Effect>> {
     use crate::console::msg::ApiReply;
-    let d = &mut state.deliveries;
     if d.stats_pending != Some(req_id) {
         return None;
     }

@@ -3,11 +3,12 @@
 //! notification's callback, fetched once. A destination matches when its webhook URL is the
 //! notification's URL and it selects the notification's callback; the signature is checked
 //! against each match, so a shared URL cannot give a wrong answer.
+use super::DeliveriesState;
 use crate::api::model::{Destination, Notification};
 use crate::api::{ListQuery, NotificationFilter, Order};
 use crate::console::msg::{ApiCmd, Effect, Pane};
 use crate::console::record::Item;
-use crate::console::state::State;
+use crate::console::state::Core;
 
 use crate::api::signature::{SigError, header_of, verify};
 
@@ -23,10 +24,10 @@ pub(crate) enum SigStatus {
 }
 
 /// Every destination the console holds.
-fn known(state: &State) -> Vec<&Destination> {
-    let mut out: Vec<&Destination> = state.deliveries.destinations.values().collect();
-    let ts = state.tab_state(super::RECEIVERS);
-    let saved = state
+fn known<'a>(d: &'a DeliveriesState, cx: &'a Core) -> Vec<&'a Destination> {
+    let mut out: Vec<&Destination> = d.destinations.values().collect();
+    let ts = cx.tab_state(super::RECEIVERS);
+    let saved = cx
         .nav
         .iter()
         .filter(|f| f.replaced == super::RECEIVERS)
@@ -43,10 +44,14 @@ fn known(state: &State) -> Vec<&Destination> {
 }
 
 /// Destinations that could have sent this notification.
-pub(crate) fn candidates<'a>(state: &'a State, n: &Notification) -> Vec<&'a Destination> {
+pub(crate) fn candidates<'a>(
+    room: &'a DeliveriesState,
+    cx: &'a Core,
+    n: &Notification,
+) -> Vec<&'a Destination> {
     let callback = n.body_field("callbackId");
     let mut out: Vec<&Destination> = Vec::new();
-    for d in known(state) {
+    for d in known(room, cx) {
         let same_url = d
             .webhook_destination
             .as_ref()
@@ -60,7 +65,12 @@ pub(crate) fn candidates<'a>(state: &'a State, n: &Notification) -> Vec<&'a Dest
 }
 
 /// The signature check of one attempt of a notification.
-pub(crate) fn check(state: &State, n: &Notification, position: usize) -> SigStatus {
+pub(crate) fn check(
+    room: &DeliveriesState,
+    cx: &Core,
+    n: &Notification,
+    position: usize,
+) -> SigStatus {
     let Some(req) = super::sorted_attempts(n)
         .get(position)
         .and_then(|a| a.webhook_request.as_ref())
@@ -68,11 +78,11 @@ pub(crate) fn check(state: &State, n: &Notification, position: usize) -> SigStat
         return SigStatus::Unknown("no request was sent".into());
     };
     let header = header_of(&req.request_headers);
-    let found = candidates(state, n);
+    let found = candidates(room, cx, n);
     if found.is_empty() {
-        return SigStatus::Unknown(if state.deliveries.lookup_pending.is_some() {
+        return SigStatus::Unknown(if room.lookup_pending.is_some() {
             "looking up the destination…".into()
-        } else if state.deliveries.gone.contains(&n.id) {
+        } else if room.gone.contains(&n.id) {
             "its destination was deleted: its signing secret is not known".into()
         } else {
             "destination not loaded: its signing secret is unknown".into()
@@ -92,13 +102,17 @@ pub(crate) fn check(state: &State, n: &Notification, position: usize) -> SigStat
 }
 
 /// Asks for the destinations of the notification's callback when none known matches.
-pub(crate) fn fetch_if_needed(state: &mut State, n: &Notification) -> Vec<Effect> {
-    if !candidates(state, n).is_empty() || state.deliveries.lookup_pending.is_some() {
+pub(crate) fn fetch_if_needed(
+    d: &mut DeliveriesState,
+    cx: &mut Core,
+    n: &Notification,
+) -> Vec<Effect> {
+    if !candidates(d, cx, n).is_empty() || d.lookup_pending.is_some() {
         return Vec::new();
     }
-    let req_id = state.next_req_id();
-    state.deliveries.lookup_pending = Some(req_id);
-    state.deliveries.lookup_for = Some(n.id.clone());
+    let req_id = cx.next_req_id();
+    d.lookup_pending = Some(req_id);
+    d.lookup_for = Some(n.id.clone());
     let filter = NotificationFilter {
         callback_ids: n.body_field("callbackId").into_iter().collect(),
         ..NotificationFilter::default()
@@ -123,14 +137,14 @@ pub(crate) fn fetch_if_needed(state: &mut State, n: &Notification) -> Vec<Effect
 /// (one page, nothing after it) and still none can have sent it, the destination it went to is
 /// gone. Sound because a destination's URL and callbacks never change (`PATCH` takes a name and a
 /// description only) and the list was read after the notification was seen.
-pub(crate) fn settle_gone(state: &mut State, whole: bool) {
-    let Some(id) = state.deliveries.lookup_for.take() else {
+pub(crate) fn settle_gone(room: &mut DeliveriesState, cx: &Core, whole: bool) {
+    let Some(id) = room.lookup_for.take() else {
         return;
     };
     // The notification as loaded: the open detail's, a row of the list, or the open attempt's.
-    let ts = state.tab_state(super::LIST);
+    let ts = cx.tab_state(super::LIST);
     let detail = ts.detail.as_ref().and_then(|d| d.record.as_ref());
-    let attempt = state.deliveries.attempt.as_ref().map(|a| &*a.notification);
+    let attempt = room.attempt.as_ref().map(|a| &*a.notification);
     let n = detail
         .into_iter()
         .chain(ts.list.rows.iter())
@@ -139,8 +153,8 @@ pub(crate) fn settle_gone(state: &mut State, whole: bool) {
             _ => None,
         })
         .or(attempt.filter(|n| n.id == id));
-    let gone = n.is_some_and(|n| whole && n.url.is_some() && candidates(state, n).is_empty());
+    let gone = n.is_some_and(|n| whole && n.url.is_some() && candidates(room, cx, n).is_empty());
     if gone {
-        state.deliveries.gone.insert(id);
+        room.gone.insert(id);
     }
 }

@@ -257,9 +257,6 @@ pub(crate) struct DeliveriesState {
     pub(crate) gone: std::collections::BTreeSet<String>,
     /// The local status filter of the notifications list.
     pub(crate) local: LocalFilter,
-    /// The time window a saved view's `since` opened on event-destinations' Deliveries (read
-    /// on the worker, [`window`]); the server status cycling back to "all" closes it.
-    pub(crate) window: Option<chrono::DateTime<chrono::Utc>>,
     /// The destination whose signing secret is shown (until its detail is left).
     pub(crate) secret_shown: Option<String>,
     /// The open destination's delivery health ([`crate::api::health::Stats`]): the id, and the

@@ -1,19 +1,20 @@
 //! Names where ids were: callbacks and destinations looked up once per profile in the
 //! background ([`crate::api::NameCache`]), the destinations a notification went to, and whether
 //! a destination was deleted. An id without a known name shows as the id.
+use super::DeliveriesState;
 use crate::api::model::{Destination, Notification};
 use crate::api::signature::{header_of, verify};
 use crate::console::msg::{ApiCmd, Effect, Known, Pane};
 use crate::console::record::Item;
-use crate::console::state::State;
+use crate::console::state::Core;
 
 /// Asks for every callback and destination once (per profile: the state is new after a switch).
-pub(crate) fn want(state: &mut State) -> Vec<Effect> {
-    if state.caches.names_asked {
+pub(crate) fn want(cx: &mut Core) -> Vec<Effect> {
+    if cx.caches.names_asked {
         return Vec::new();
     }
-    let req_id = state.next_req_id();
-    let d = &mut state.caches;
+    let req_id = cx.next_req_id();
+    let d = &mut cx.caches;
     d.names_asked = true;
     d.names_pending = Some(req_id);
     vec![Effect::Api {
@@ -25,8 +26,8 @@ pub(crate) fn want(state: &mut State) -> Vec<Effect> {
 
 /// Learns what the lookup found: names, the callbacks for the picker, the destinations (for
 /// signature checks and a notification's destination), all of them active.
-pub(crate) fn learned(state: &mut State, known: Known) {
-    let c = &mut state.core.caches;
+pub(crate) fn learned(d: &mut DeliveriesState, cx: &mut Core, known: Known) {
+    let c = &mut cx.caches;
     c.names.learn_callbacks(&known.callbacks);
     c.names.learn_destinations(&known.destinations);
     c.callbacks = known
@@ -34,7 +35,6 @@ pub(crate) fn learned(state: &mut State, known: Known) {
         .iter()
         .map(|c| (c.id.clone(), c.name.clone().unwrap_or_default()))
         .collect();
-    let d = &mut state.deliveries;
     for dest in known.destinations {
         c.active.insert(dest.id.clone());
         d.destinations.insert(dest.id.clone(), dest);
@@ -45,18 +45,18 @@ pub(crate) fn learned(state: &mut State, known: Known) {
 }
 
 /// Learns names from a page of rows that arrived (callbacks and destinations name themselves).
-pub(crate) fn learn_rows(state: &mut State) {
+pub(crate) fn learn_rows(cx: &mut Core) {
     for tab in [super::SENDERS, super::RECEIVERS] {
-        let rows = &state.core.tabs[tab.index()].list.rows;
+        let rows = &cx.tabs[tab.index()].list.rows;
         for r in rows {
             match &r.item {
                 Item::Callback(c) => {
                     if let Some(n) = &c.name {
-                        state.core.caches.names.insert(&c.id, n);
+                        cx.caches.names.insert(&c.id, n);
                     }
                 }
                 Item::Destination(dest) => {
-                    state.core.caches.names.insert(&dest.id, &dest.name);
+                    cx.caches.names.insert(&dest.id, &dest.name);
                 }
                 _ => {}
             }
@@ -65,9 +65,9 @@ pub(crate) fn learn_rows(state: &mut State) {
 }
 
 /// The label of an id: its name, else the id; `(deleted)` after a deleted destination.
-pub(crate) fn label(state: &State, id: &str) -> String {
-    let name = state.caches.names.label(id);
-    if state.caches.deleted.contains(id) {
+pub(crate) fn label(cx: &Core, id: &str) -> String {
+    let name = cx.caches.names.label(id);
+    if cx.caches.deleted.contains(id) {
         format!("{name} (deleted)")
     } else {
         name.to_string()
@@ -143,10 +143,10 @@ fn verified_by(n: &Notification, candidates: &[&Destination]) -> Vec<String> {
 /// The destination a notification went to: the list's destination filter when it has one, else
 /// the known destinations with its URL that select its callback, told apart by which one's
 /// signing secret verifies the delivery.
-pub(crate) fn attribution(state: &State, n: &Notification) -> Attribution {
-    match attributed_to(state, n) {
-        To::One(id) => Attribution::Named(label(state, &id)),
-        To::Several(ids) => Attribution::Ambiguous(ids.iter().map(|id| label(state, id)).collect()),
+pub(crate) fn attribution(d: &DeliveriesState, cx: &Core, n: &Notification) -> Attribution {
+    match attributed_to(d, cx, n) {
+        To::One(id) => Attribution::Named(label(cx, &id)),
+        To::Several(ids) => Attribution::Ambiguous(ids.iter().map(|id| label(cx, id)).collect()),
         To::Gone => Attribution::Deleted,
         To::Unknown => Attribution::Unknown,
     }
@@ -160,16 +160,16 @@ enum To {
     Unknown,
 }
 
-fn attributed_to(state: &State, n: &Notification) -> To {
-    let filtered = &state.tab_state(super::LIST).list.filter.destination_ids;
+fn attributed_to(d: &DeliveriesState, cx: &Core, n: &Notification) -> To {
+    let filtered = &cx.tab_state(super::LIST).list.filter.destination_ids;
     if filtered.len() == 1 {
         return filtered
             .first()
             .map_or(To::Unknown, |id| To::One(id.clone()));
     }
-    let candidates = super::lookup::candidates(state, n);
+    let candidates = super::lookup::candidates(d, cx, n);
     match candidates.as_slice() {
-        [] if state.deliveries.gone.contains(&n.id) => To::Gone,
+        [] if d.gone.contains(&n.id) => To::Gone,
         [] => To::Unknown,
         [one] => To::One(one.id.clone()),
         many => match verified_by(n, many).as_slice() {
@@ -180,8 +180,8 @@ fn attributed_to(state: &State, n: &Notification) -> To {
 }
 
 /// The ids of the destinations a notification is attributed to (one, or the candidates).
-pub(crate) fn attributed(state: &State, n: &Notification) -> Vec<String> {
-    match attributed_to(state, n) {
+pub(crate) fn attributed(d: &DeliveriesState, cx: &Core, n: &Notification) -> Vec<String> {
+    match attributed_to(d, cx, n) {
         To::One(id) => vec![id],
         To::Several(ids) => ids,
         To::Gone | To::Unknown => Vec::new(),
@@ -190,8 +190,8 @@ pub(crate) fn attributed(state: &State, n: &Notification) -> Vec<String> {
 
 /// The destinations a notification went to, for its list row: one name, or `A +1` when the
 /// signature cannot tell which of several with its URL (the detail says so).
-pub(crate) fn destinations_of(state: &State, n: &Notification) -> Vec<String> {
-    match attribution(state, n) {
+pub(crate) fn destinations_of(d: &DeliveriesState, cx: &Core, n: &Notification) -> Vec<String> {
+    match attribution(d, cx, n) {
         Attribution::Named(name) => vec![name],
         Attribution::Ambiguous(names) => names
             .first()
@@ -207,8 +207,8 @@ pub(crate) const DELETED: &str = "(deleted)";
 
 /// The notification detail's destination line: the name, or the candidates with why it is not
 /// one name.
-pub(crate) fn destination_line(state: &State, n: &Notification) -> Option<String> {
-    match attribution(state, n) {
+pub(crate) fn destination_line(d: &DeliveriesState, cx: &Core, n: &Notification) -> Option<String> {
+    match attribution(d, cx, n) {
         Attribution::Named(name) => Some(name),
         Attribution::Ambiguous(names) => Some(format!(
             "{} (the same URL; no signature tells which)",

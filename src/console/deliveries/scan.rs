@@ -4,12 +4,13 @@
 //! fetching pages that way when none is loaded, within the walk budget every walk over pages has
 //! ([`crate::api::budget`]). Both say how far they got in the list title, and `Esc` stops them;
 //! the cursor leaves its row only for a match.
+use super::DeliveriesState;
 pub(crate) use super::{Kept, Scan, ScanKind};
 use crate::api::model::NotificationStatus;
 use crate::console::msg::Effect;
 use crate::console::pane::load_list;
 use crate::console::record::{Item, Record};
-use crate::console::state::{Anchor, State, ToastKind};
+use crate::console::state::{Anchor, Core, ToastKind};
 
 /// Pages a status filter's scan fetches at most before `]` goes on.
 pub(crate) const SCAN_PAGES: u32 = 10;
@@ -20,20 +21,20 @@ fn failed(r: &Record) -> bool {
 }
 
 /// How many rows the list shows at once.
-fn screenful(state: &State) -> usize {
-    crate::console::layout::list_rows(state.size, super::LIST, false, 0)
+fn screenful(cx: &Core) -> usize {
+    crate::console::layout::list_rows(cx.size, super::LIST, false, 0)
 }
 
 /// Rows of the loaded pages that the status filter keeps.
-fn matching(state: &State) -> usize {
-    let local = &state.deliveries.local;
-    let list = &state.tab_state(super::LIST).list;
+fn matching(d: &DeliveriesState, cx: &Core) -> usize {
+    let local = &d.local;
+    let list = &cx.tab_state(super::LIST).list;
     list.rows.iter().filter(|r| local.keeps(r)).count()
 }
 
 /// Asks for the page after (or before) the loaded rows as the scan's next step.
-fn step(state: &mut State, forward: bool) -> Vec<Effect> {
-    let list = &state.tab_state(super::LIST).list;
+fn step(d: &mut DeliveriesState, cx: &mut Core, forward: bool) -> Vec<Effect> {
+    let list = &cx.tab_state(super::LIST).list;
     let (anchor, more) = if forward {
         let last = list.rows.last().map(|r| r.id().to_string());
         (last.map(Anchor::After), list.pagination.has_more_after)
@@ -45,14 +46,14 @@ fn step(state: &mut State, forward: bool) -> Vec<Effect> {
         return Vec::new();
     };
     let page = list.page;
-    let effects = load_list(state, super::LIST, anchor, page, false);
-    let req = state
+    let effects = load_list(cx, super::LIST, anchor, page, false);
+    let req = cx
         .tab_state(super::LIST)
         .list
         .pending
         .as_ref()
         .map(|p| p.req_id);
-    if let Some(s) = state.deliveries.local.scan.as_mut() {
+    if let Some(s) = d.local.scan.as_mut() {
         s.pages += 1;
         s.req_id = req;
         s.kept = None;
@@ -61,77 +62,77 @@ fn step(state: &mut State, forward: bool) -> Vec<Effect> {
 }
 
 /// Starts filling the screen when a page of the filtered list arrived with too few matches.
-fn maybe_fill(state: &mut State) -> Vec<Effect> {
-    let local = &state.deliveries.local;
-    let list = &state.tab_state(super::LIST).list;
+fn maybe_fill(d: &mut DeliveriesState, cx: &mut Core) -> Vec<Effect> {
+    let local = &d.local;
+    let list = &cx.tab_state(super::LIST).list;
     if local.applied.is_none() || !list.pagination.has_more_after || list.pending.is_some() {
         return Vec::new();
     }
-    if matching(state) >= screenful(state) {
+    if matching(d, cx) >= screenful(cx) {
         return Vec::new();
     }
-    state.deliveries.local.scan = Some(Scan {
+    d.local.scan = Some(Scan {
         kind: ScanKind::Fill,
         pages: 0,
         req_id: None,
         kept: None,
         meter: crate::api::budget::Budget::default().meter(),
     });
-    step(state, true)
+    step(d, cx, true)
 }
 
 /// Whether the loaded rows are more than the page asked for: a scan joined pages.
-pub(crate) fn merged(state: &State) -> bool {
-    let list = &state.tab_state(super::LIST).list;
+pub(crate) fn merged(cx: &Core) -> bool {
+    let list = &cx.tab_state(super::LIST).list;
     list.limit > 0 && list.rows.len() > list.limit as usize
 }
 
 /// `]` with a status filter on: the following pages are examined too (another [`SCAN_PAGES`]).
-pub(crate) fn further(state: &mut State) -> Vec<Effect> {
-    if !state.tab_state(super::LIST).list.pagination.has_more_after {
-        state.toast(ToastKind::Info, "Every row of the list was examined");
+pub(crate) fn further(d: &mut DeliveriesState, cx: &mut Core) -> Vec<Effect> {
+    if !cx.tab_state(super::LIST).list.pagination.has_more_after {
+        cx.toast(ToastKind::Info, "Every row of the list was examined");
         return Vec::new();
     }
-    state.deliveries.local.scan = Some(Scan {
+    d.local.scan = Some(Scan {
         kind: ScanKind::Fill,
         pages: 0,
         req_id: None,
         kept: None,
         meter: crate::api::budget::Budget::default().meter(),
     });
-    let effects = step(state, true);
+    let effects = step(d, cx, true);
     if effects.is_empty() {
-        state.deliveries.local.scan = None;
+        d.local.scan = None;
     }
     effects
 }
 
 /// `n` / `N` on the notifications list: the cursor to the next / previous failed delivery,
 /// fetching pages that way when none is loaded there.
-pub(crate) fn seek(state: &mut State, forward: bool) -> Vec<Effect> {
-    if let Some(status) = &state.deliveries.local.applied
+pub(crate) fn seek(d: &mut DeliveriesState, cx: &mut Core, forward: bool) -> Vec<Effect> {
+    if let Some(status) = &d.local.applied
         && status != "failed"
     {
-        state.core.toast(
+        cx.toast(
             ToastKind::Info,
             format!("The status filter shows {status} only: l to change it"),
         );
         return Vec::new();
     }
-    if jump(state, forward, None) {
+    if jump(cx, forward, None) {
         return Vec::new();
     }
-    state.deliveries.local.scan = Some(Scan {
+    d.local.scan = Some(Scan {
         kind: ScanKind::Seek { forward },
         pages: 0,
         req_id: None,
         kept: None,
-        meter: state.walk_budget.meter(),
+        meter: cx.walk_budget.meter(),
     });
-    let effects = step(state, forward);
+    let effects = step(d, cx, forward);
     if effects.is_empty() {
-        state.deliveries.local.scan = None;
-        state.toast(ToastKind::Info, none_left(forward));
+        d.local.scan = None;
+        cx.toast(ToastKind::Info, none_left(forward));
     }
     effects
 }
@@ -146,8 +147,8 @@ fn none_left(forward: bool) -> &'static str {
 
 /// Moves the cursor to the nearest failed row shown beyond it (or, with `among`, among those
 /// row ids only); whether there was one.
-fn jump(state: &mut State, forward: bool, among: Option<&[String]>) -> bool {
-    let list = &mut state.tab_state_mut(super::LIST).list;
+fn jump(cx: &mut Core, forward: bool, among: Option<&[String]>) -> bool {
+    let list = &mut cx.tab_state_mut(super::LIST).list;
     let shown: Vec<(usize, &Record)> = list.shown().enumerate().collect();
     let eligible =
         |r: &Record| failed(r) && among.is_none_or(|ids| ids.iter().any(|i| i == r.id()));
@@ -165,7 +166,7 @@ fn jump(state: &mut State, forward: bool, among: Option<&[String]>) -> bool {
     match found {
         Some(i) => {
             list.cursor = i;
-            crate::console::pane::keep_cursor_visible(state, super::LIST);
+            crate::console::pane::keep_cursor_visible(cx, super::LIST);
             true
         }
         None => false,
@@ -173,16 +174,16 @@ fn jump(state: &mut State, forward: bool, among: Option<&[String]>) -> bool {
 }
 
 /// `Esc` while a scan runs: stop it, keeping what was loaded. False when none runs.
-pub(crate) fn stop(state: &mut State) -> bool {
-    let Some(s) = state.deliveries.local.scan.take() else {
+pub(crate) fn stop(d: &mut DeliveriesState, cx: &mut Core) -> bool {
+    let Some(s) = d.local.scan.take() else {
         return false;
     };
-    let list = &mut state.tab_state_mut(super::LIST).list;
+    let list = &mut cx.tab_state_mut(super::LIST).list;
     if list.pending.as_ref().map(|p| p.req_id) == s.req_id {
         list.pending = None;
         list.load = crate::console::state::LoadState::Loaded;
     }
-    state.toast(
+    cx.toast(
         ToastKind::Info,
         format!("Stopped after {} more pages", s.pages.saturating_sub(1)),
     );
@@ -191,8 +192,8 @@ pub(crate) fn stop(state: &mut State) -> bool {
 
 /// Before a list reply is applied: a scan's page keeps the rows loaded so far; any other list
 /// reply ends the scan (it was superseded).
-pub(crate) fn before_reply(state: &mut State, req_id: u64) {
-    let list = &state.tab_state(super::LIST).list;
+pub(crate) fn before_reply(d: &mut DeliveriesState, cx: &Core, req_id: u64) {
+    let list = &cx.tab_state(super::LIST).list;
     let kept = Kept {
         rows: list.rows.clone(),
         rev: list.rev,
@@ -200,7 +201,7 @@ pub(crate) fn before_reply(state: &mut State, req_id: u64) {
         page: list.page,
         selected: list.selected().map(|r| r.id().to_string()),
     };
-    let pending = state
+    let pending = cx
         .tab_state(super::LIST)
         .list
         .pending
@@ -211,32 +212,57 @@ pub(crate) fn before_reply(state: &mut State, req_id: u64) {
     }
     // A page asked for anew (or for a status just chosen) may start filling the screen; a
     // reload (watch mode) does not.
-    let local = &state.deliveries.local;
-    let fresh = state
+    let local = &d.local;
+    let fresh = cx
         .tab_state(super::LIST)
         .list
         .pending
         .as_ref()
         .is_some_and(|p| p.new_page)
         || local.status != local.applied;
-    let Some(s) = state.deliveries.local.scan.as_mut() else {
-        state.deliveries.local.fill_next = fresh;
+    let Some(s) = d.local.scan.as_mut() else {
+        d.local.fill_next = fresh;
         return;
     };
     if s.req_id == Some(req_id) {
         s.kept = Some(kept);
     } else {
-        state.deliveries.local.scan = None;
-        state.deliveries.local.fill_next = fresh;
+        d.local.scan = None;
+        d.local.fill_next = fresh;
     }
 }
 
-/// After a list reply was applied: a scan's page joins the rows kept, and the scan goes on or
-/// ends; a page of the filtered list with too few matches starts one.
-pub(crate) fn after_reply(state: &mut State) -> Vec<Effect> {
-    let fresh = std::mem::take(&mut state.deliveries.local.fill_next);
-    let Some(mut s) = state.deliveries.local.scan.take() else {
-        return if fresh { maybe_fill(state) } else { Vec::new() };
+/// What [`after_reply`] leaves: its effects, or a scan's page joined to the rows kept, which
+/// goes on in [`go_on`] once the list's view is derived again (the filter and sort are the
+/// power room's: the router derives it, `power::filter_sort::refresh`).
+pub(crate) enum After {
+    /// Done: these effects.
+    Done(Vec<Effect>),
+    /// Pages joined; the view must be derived again before [`go_on`].
+    Joined(Joined),
+}
+
+/// A scan whose page joined the rows kept, waiting for the view to be derived again.
+pub(crate) struct Joined {
+    s: Scan,
+    stuck: bool,
+    forward: bool,
+    new_ids: Vec<String>,
+}
+
+impl After {
+    /// Whether the list's view must be derived again before [`go_on`].
+    pub(crate) fn joined(&self) -> bool {
+        matches!(self, After::Joined(_))
+    }
+}
+
+/// After a list reply was applied: a scan's page joins the rows kept (the scan goes on or ends
+/// in [`go_on`]); a page of the filtered list with too few matches starts one.
+pub(crate) fn after_reply(d: &mut DeliveriesState, cx: &mut Core) -> After {
+    let fresh = std::mem::take(&mut d.local.fill_next);
+    let Some(mut s) = d.local.scan.take() else {
+        return After::Done(if fresh { maybe_fill(d, cx) } else { Vec::new() });
     };
     let Some(Kept {
         rows: kept,
@@ -247,20 +273,20 @@ pub(crate) fn after_reply(state: &mut State) -> Vec<Effect> {
     }) = s.kept.take()
     else {
         // Still waiting for the scan's page.
-        state.deliveries.local.scan = Some(s);
-        return Vec::new();
+        d.local.scan = Some(s);
+        return After::Done(Vec::new());
     };
     let forward = match s.kind {
         ScanKind::Fill => true,
         ScanKind::Seek { forward } => forward,
     };
-    let list = &mut state.tab_state_mut(super::LIST).list;
+    let list = &mut cx.tab_state_mut(super::LIST).list;
     if list.rev == rev || list.load != crate::console::state::LoadState::Loaded {
         // Nothing new came (the end, or an error shown in the list): the scan ends.
         if matches!(s.kind, ScanKind::Seek { .. }) {
-            state.toast(ToastKind::Info, none_left(forward));
+            cx.toast(ToastKind::Info, none_left(forward));
         }
-        return Vec::new();
+        return After::Done(Vec::new());
     }
     // Rows already kept are not added twice: a server whose cursor does not move ends the scan.
     let new: Vec<Record> = std::mem::take(&mut list.rows)
@@ -287,25 +313,40 @@ pub(crate) fn after_reply(state: &mut State) -> Vec<Effect> {
     list.cursor = selected
         .and_then(|id| list.rows.iter().position(|r| r.id() == id))
         .unwrap_or(0);
-    state.touch_rows(super::LIST);
-    state.deliveries.local.loaded = state.tab_state(super::LIST).list.rows.len();
-    crate::console::power::filter_sort::refresh(state);
+    cx.touch_rows(super::LIST);
+    d.local.loaded = cx.tab_state(super::LIST).list.rows.len();
+    After::Joined(Joined {
+        s,
+        stuck,
+        forward,
+        new_ids,
+    })
+}
+
+/// A scan whose page joined, once the list's view was derived again: it goes on or ends.
+pub(crate) fn go_on(d: &mut DeliveriesState, cx: &mut Core, joined: Joined) -> Vec<Effect> {
+    let Joined {
+        s,
+        stuck,
+        forward,
+        new_ids,
+    } = joined;
     if stuck {
         if matches!(s.kind, ScanKind::Seek { .. }) {
-            state.toast(ToastKind::Info, none_left(forward));
+            cx.toast(ToastKind::Info, none_left(forward));
         }
         return Vec::new();
     }
     let done = match s.kind {
-        ScanKind::Fill => matching(state) >= screenful(state),
-        ScanKind::Seek { forward } => jump(state, forward, Some(&new_ids)),
+        ScanKind::Fill => matching(d, cx) >= screenful(cx),
+        ScanKind::Seek { forward } => jump(cx, forward, Some(&new_ids)),
     };
     if done {
         return Vec::new();
     }
     match s.kind {
         ScanKind::Fill if s.pages >= SCAN_PAGES => {
-            state.toast(
+            cx.toast(
                 ToastKind::Info,
                 format!("Looked through {SCAN_PAGES} more pages: ] goes on"),
             );
@@ -313,7 +354,7 @@ pub(crate) fn after_reply(state: &mut State) -> Vec<Effect> {
         }
         ScanKind::Seek { .. } if !s.meter.has_room() => {
             let more = if forward { "n" } else { "N" };
-            state.toast(
+            cx.toast(
                 ToastKind::Info,
                 format!(
                     "Looked through {} rows (the walk's budget): {more} looks further",
@@ -325,12 +366,12 @@ pub(crate) fn after_reply(state: &mut State) -> Vec<Effect> {
         _ => {}
     }
     let kind = s.kind;
-    state.deliveries.local.scan = Some(s);
-    let effects = step(state, forward);
+    d.local.scan = Some(s);
+    let effects = step(d, cx, forward);
     if effects.is_empty() {
-        state.deliveries.local.scan = None;
+        d.local.scan = None;
         if matches!(kind, ScanKind::Seek { .. }) {
-            state.toast(ToastKind::Info, none_left(forward));
+            cx.toast(ToastKind::Info, none_left(forward));
         }
     }
     effects
@@ -338,9 +379,9 @@ pub(crate) fn after_reply(state: &mut State) -> Vec<Effect> {
 
 /// The scan's progress for the list's bottom line: `n: looked back to 5 h ago, 3,940 rows · Esc
 /// stops`.
-pub(crate) fn progress(state: &State) -> Option<String> {
-    let s = state.deliveries.local.scan.as_ref()?;
-    let list = &state.tab_state(super::LIST).list;
+pub(crate) fn progress(d: &DeliveriesState, cx: &Core) -> Option<String> {
+    let s = d.local.scan.as_ref()?;
+    let list = &cx.tab_state(super::LIST).list;
     let rows = grouped(list.rows.len());
     let forward = match s.kind {
         ScanKind::Fill => {
@@ -365,7 +406,7 @@ pub(crate) fn progress(state: &State) -> Option<String> {
     };
     let when = match edge.map(|r| &r.item) {
         Some(Item::Notification(n)) => {
-            format!("looked {way} to {}, ", state.clock.relative(&n.created_at))
+            format!("looked {way} to {}, ", cx.clock.relative(&n.created_at))
         }
         _ => String::new(),
     };

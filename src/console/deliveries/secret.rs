@@ -2,19 +2,20 @@
 //! hook URL (its last segment is the hook's key). `R` asks, `y` reveals it for that item only
 //! until its detail is left, and `y` on the revealed secret copies it. Masked by the one
 //! redaction policy otherwise; a copy is allowed only while revealed.
+use super::DeliveriesState;
 use crate::api::model::Destination;
 use crate::console::confirm::{Confirm, Subject};
 use crate::console::keymap::{Action, Input};
 use crate::console::msg::{ApiCmd, Effect, Pane};
 use crate::console::power::PowerEffect;
 use crate::console::record::Item;
-use crate::console::state::{State, ToastKind};
+use crate::console::state::{Core, ToastKind};
 
 /// What the open detail holds that `R` reveals: (item id, the secret, what it is called). A
 /// callback's hook URL only when the policy masks part of it.
-pub(crate) fn open_secret(state: &State) -> Option<(String, String, &'static str)> {
-    let record = state.current().detail.as_ref()?.record.as_ref()?;
-    match (&record.item, state.tab) {
+pub(crate) fn open_secret(cx: &Core) -> Option<(String, String, &'static str)> {
+    let record = cx.current().detail.as_ref()?.record.as_ref()?;
+    match (&record.item, cx.tab) {
         (Item::Destination(d), super::RECEIVERS) => d
             .webhook_destination
             .as_ref()
@@ -35,34 +36,37 @@ pub(crate) fn open_secret(state: &State) -> Option<(String, String, &'static str
 }
 
 /// The id of the open item whose secret `R` reveals.
-pub(crate) fn open_secret_id(state: &State) -> Option<String> {
-    open_secret(state).map(|(id, _, _)| id)
+pub(crate) fn open_secret_id(cx: &Core) -> Option<String> {
+    open_secret(cx).map(|(id, _, _)| id)
 }
 
 /// The open callback's hook URL while it is revealed.
-pub(crate) fn revealed_hook(state: &State, callback_id: &str) -> Option<String> {
-    if state.deliveries.secret_shown.as_deref() != Some(callback_id) {
+pub(crate) fn revealed_hook(d: &DeliveriesState, cx: &Core, callback_id: &str) -> Option<String> {
+    if d.secret_shown.as_deref() != Some(callback_id) {
         return None;
     }
-    open_secret(state)
+    open_secret(cx)
         .filter(|(id, _, what)| id == callback_id && *what == "hook URL")
         .map(|(_, url, _)| url)
 }
 
 /// The open event destination's new signing secret while it is revealed.
-pub(crate) fn revealed_event_secret(state: &State, destination_id: &str) -> Option<String> {
-    if state.deliveries.secret_shown.as_deref() != Some(destination_id) {
+pub(crate) fn revealed_event_secret(
+    d: &DeliveriesState,
+    cx: &Core,
+    destination_id: &str,
+) -> Option<String> {
+    if d.secret_shown.as_deref() != Some(destination_id) {
         return None;
     }
-    open_secret(state)
+    open_secret(cx)
         .filter(|(id, _, _)| id == destination_id)
         .map(|(_, s, _)| s)
 }
 
 /// Forgets a revealed secret once its item's detail is no longer the one open.
-pub(crate) fn forget_if_left(state: &mut State) {
-    let open = open_secret_id(state);
-    let d = &mut state.deliveries;
+pub(crate) fn forget_if_left(d: &mut DeliveriesState, cx: &Core) {
+    let open = open_secret_id(cx);
     if d.secret_shown.is_some() && d.secret_shown != open {
         d.secret_shown = None;
     }
@@ -70,16 +74,16 @@ pub(crate) fn forget_if_left(state: &mut State) {
 
 /// `R` on an open destination or callback: ask before showing its secret. False when none is
 /// open.
-pub(crate) fn ask(state: &mut State) -> bool {
-    let Some(id) = open_secret_id(state) else {
+pub(crate) fn ask(d: &mut DeliveriesState, cx: &mut Core) -> bool {
+    let Some(id) = open_secret_id(cx) else {
         return false;
     };
-    if state.deliveries.secret_shown.as_deref() == Some(id.as_str()) {
+    if d.secret_shown.as_deref() == Some(id.as_str()) {
         // Pressed again: hide it.
-        state.deliveries.secret_shown = None;
+        d.secret_shown = None;
     } else {
-        let what = open_secret(state).map_or("secret", |(_, _, what)| what);
-        state.confirm = Some(Confirm::yes_no(
+        let what = open_secret(cx).map_or("secret", |(_, _, what)| what);
+        cx.confirm = Some(Confirm::yes_no(
             format!("Reveal {what}"),
             format!("Show this {what} in full (until you leave it)?"),
             Subject::ShowSecret(id),
@@ -89,8 +93,8 @@ pub(crate) fn ask(state: &mut State) -> bool {
 }
 
 /// The secret as it may be shown: in full only while revealed for this destination.
-pub(crate) fn shown(state: &State, d: &Destination, secret: &str) -> (String, bool) {
-    if state.deliveries.secret_shown.as_deref() == Some(d.id.as_str()) {
+pub(crate) fn shown(room: &DeliveriesState, d: &Destination, secret: &str) -> (String, bool) {
+    if room.secret_shown.as_deref() == Some(d.id.as_str()) {
         (crate::text::line(secret).into_owned(), true)
     } else {
         (crate::text::redact::mask(secret), false)
@@ -98,18 +102,18 @@ pub(crate) fn shown(state: &State, d: &Destination, secret: &str) -> (String, bo
 }
 
 /// `y` on a revealed secret copies it; `None` lets the tab have the key.
-pub(crate) fn copy_key(state: &mut State, key: &Input) -> Option<Vec<Effect>> {
-    forget_if_left(state);
-    let shown = state.deliveries.secret_shown.clone()?;
+pub(crate) fn copy_key(d: &mut DeliveriesState, cx: &mut Core, key: &Input) -> Option<Vec<Effect>> {
+    forget_if_left(d, cx);
+    let shown = d.secret_shown.clone()?;
     if key.action() != Some(Action::CopyId) {
         return None;
     }
-    let (secret, what) = open_secret(state)
+    let (secret, what) = open_secret(cx)
         .filter(|(id, _, _)| *id == shown)
         .map(|(_, s, what)| (s, what))?;
     // Only printable ASCII goes to the clipboard: a secret never holds anything else.
     if secret.is_empty() || !secret.chars().all(|c| c.is_ascii_graphic()) {
-        state.toast(
+        cx.toast(
             ToastKind::Error,
             "Not copied: the secret holds characters a secret never has",
         );
@@ -123,13 +127,13 @@ pub(crate) fn copy_key(state: &mut State, key: &Input) -> Option<Vec<Effect>> {
 
 /// Asks in the background whether a destination is still active (deleted ones leave the list),
 /// each time its detail opens: it may have been deleted since the names were looked up.
-pub(crate) fn check_active(state: &mut State, id: &str) -> Vec<Effect> {
-    let d = &state.caches;
+pub(crate) fn check_active(cx: &mut Core, id: &str) -> Vec<Effect> {
+    let d = &cx.caches;
     if d.deleted.contains(id) || d.active_pending.values().any(|p| p == id) {
         return Vec::new();
     }
-    let req_id = state.next_req_id();
-    state.caches.active_pending.insert(req_id, id.to_string());
+    let req_id = cx.next_req_id();
+    cx.caches.active_pending.insert(req_id, id.to_string());
     vec![Effect::Api {
         req_id,
         pane: Pane::Active,

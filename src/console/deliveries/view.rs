@@ -7,18 +7,18 @@ use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph};
 
-use super::FilterDialog;
 use super::filter::FIELDS;
 use super::names;
+use super::{DeliveriesState, FilterDialog};
 use crate::console::record::{Item, Record};
-use crate::console::state::State;
+use crate::console::state::Core;
 use crate::console::tab::Tab;
 use crate::console::views::{self, ViewCtx};
 use crate::console::widgets::centered;
 
 /// The filter chips of a list: `callback: Issue events · event … · destination: Ops hook`,
 /// callbacks and destinations by name (the id when no name is known).
-pub(crate) fn chips(state: &State, f: &crate::api::NotificationFilter) -> Vec<String> {
+pub(crate) fn chips(cx: &Core, f: &crate::api::NotificationFilter) -> Vec<String> {
     let mut out = Vec::new();
     for (label, ids, named) in [
         ("callback", &f.callback_ids, true),
@@ -29,8 +29,8 @@ pub(crate) fn chips(state: &State, f: &crate::api::NotificationFilter) -> Vec<St
             let short: Vec<String> = ids
                 .iter()
                 .map(|id| {
-                    if named && state.caches.names.name(id).is_some() {
-                        views::notifications::clip(&names::label(state, id), 24)
+                    if named && cx.caches.names.name(id).is_some() {
+                        views::notifications::clip(&names::label(cx, id), 24)
                     } else {
                         views::notifications::clip(id, 13)
                     }
@@ -44,18 +44,18 @@ pub(crate) fn chips(state: &State, f: &crate::api::NotificationFilter) -> Vec<St
 
 /// One picker field of the filter dialog: chosen names, the search, and (focused) the matches.
 fn picker_lines(
-    state: &State,
+    cx: &Core,
     p: &crate::console::forms::picker::Picker,
     focused: bool,
     lines: &mut Vec<Line<'static>>,
     label: Span<'static>,
 ) {
-    let theme = &state.settings.theme;
+    let theme = &cx.settings.theme;
     let mut spans = vec![label];
     for id in &p.chosen {
         let name = p
             .label_of(id)
-            .map_or_else(|| names::label(state, id), str::to_string);
+            .map_or_else(|| names::label(cx, id), str::to_string);
         spans.push(Span::styled(format!("[{name}] "), theme.accent));
     }
     let cursor = if focused { "▏" } else { "" };
@@ -99,13 +99,13 @@ fn picker_lines(
 }
 
 /// The columns of the shown tab's list, from its resource's description.
-pub(crate) fn columns(state: &State) -> Vec<views::ListColumn> {
-    views::columns(state.tab)
+pub(crate) fn columns(cx: &Core) -> Vec<views::ListColumn> {
+    views::columns(cx.tab)
 }
 
 /// Draws the notification filter dialog.
-pub(crate) fn render_filter(state: &State, d: &FilterDialog, frame: &mut Frame, area: Rect) {
-    let theme = &state.settings.theme;
+pub(crate) fn render_filter(cx: &Core, d: &FilterDialog, frame: &mut Frame, area: Rect) {
+    let theme = &cx.settings.theme;
     let mut lines = Vec::new();
     for (i, label) in FIELDS.iter().enumerate() {
         let focused = i == d.focus;
@@ -114,8 +114,8 @@ pub(crate) fn render_filter(state: &State, d: &FilterDialog, frame: &mut Frame, 
             if focused { theme.accent } else { theme.muted },
         );
         match i {
-            0 => picker_lines(state, &d.callbacks, focused, &mut lines, label),
-            2 => picker_lines(state, &d.destinations, focused, &mut lines, label),
+            0 => picker_lines(cx, &d.callbacks, focused, &mut lines, label),
+            2 => picker_lines(cx, &d.destinations, focused, &mut lines, label),
             _ => {
                 let cursor = if focused { "▏" } else { "" };
                 lines.push(Line::from(vec![
@@ -160,12 +160,18 @@ pub(crate) const FILTER_KEYS: &[(&str, &str)] = &[
     ("Esc", "cancel"),
 ];
 
-/// What follows the list title: the live marker, then filter chips.
-pub(crate) fn title_suffix(state: &State, tab: Tab) -> String {
-    let list = &state.tab_state(tab).list;
+/// What follows the list title: the live marker, then filter chips; `search` is the chip of a
+/// search by content on this list (the search room's, given by the router).
+pub(crate) fn title_suffix(
+    d: &DeliveriesState,
+    cx: &Core,
+    tab: Tab,
+    search: Option<String>,
+) -> String {
+    let list = &cx.tab_state(tab).list;
     let mut s = String::new();
-    if tab == super::LIST && state.deliveries.watch.on {
-        let paused = state.watch_paused();
+    if tab == super::LIST && d.watch.on {
+        let paused = super::watch::paused(d, cx);
         s.push_str(if paused {
             " · ● live (paused)"
         } else {
@@ -173,17 +179,17 @@ pub(crate) fn title_suffix(state: &State, tab: Tab) -> String {
         });
     }
     if tab == super::LIST
-        && let Some(chip) = super::local::chip(state)
+        && let Some(chip) = super::local::chip(d, cx)
     {
         s.push_str(&format!(" · [{chip}]"));
     }
-    if let Some(chip) = super::window::chip(state, tab) {
+    if let Some(chip) = super::window::chip(cx, tab) {
         s.push_str(&format!(" · [{chip}]"));
     }
-    if let Some(chip) = crate::console::search::update::chip(state, tab) {
+    if let Some(chip) = search {
         s.push_str(&format!(" · [{chip}]"));
     }
-    for chip in chips(state, &list.filter) {
+    for chip in chips(cx, &list.filter) {
         s.push_str(&format!(" · [{chip}]"));
     }
     // Names are server text.
@@ -191,31 +197,31 @@ pub(crate) fn title_suffix(state: &State, tab: Tab) -> String {
 }
 
 /// What the shown list says when it is empty, if not the usual (a status filter on).
-pub(crate) fn empty_note(state: &State) -> Option<String> {
-    (state.tab == super::LIST)
-        .then(|| super::local::empty_note(state))
+pub(crate) fn empty_note(d: &DeliveriesState, cx: &Core) -> Option<String> {
+    (cx.tab == super::LIST)
+        .then(|| super::local::empty_note(d, cx))
         .flatten()
 }
 
 /// The shown list's bottom line, if not the page's number: a scan's progress (the title is too
 /// narrow for it beside a preview), or what a status filter examined.
-pub(crate) fn page_note(state: &State) -> Option<String> {
-    if state.tab != super::LIST {
+pub(crate) fn page_note(d: &DeliveriesState, cx: &Core) -> Option<String> {
+    if cx.tab != super::LIST {
         return None;
     }
-    super::scan::progress(state)
+    super::scan::progress(d, cx)
         .map(|p| format!(" {p} "))
-        .or_else(|| super::local::page_note(state))
-        .or_else(|| merged_note(state))
+        .or_else(|| super::local::page_note(d, cx))
+        .or_else(|| merged_note(cx))
 }
 
 /// The bottom line after `n`/`N` joined pages: how many rows, from which page, and that `r`
 /// starts again from the top (a page number alone would not be true).
-fn merged_note(state: &State) -> Option<String> {
-    if !super::scan::merged(state) {
+fn merged_note(cx: &Core) -> Option<String> {
+    if !super::scan::merged(cx) {
         return None;
     }
-    let list = &state.tab_state(super::LIST).list;
+    let list = &cx.tab_state(super::LIST).list;
     let mut parts = Vec::new();
     if list.pagination.has_more_before {
         parts.push("← more".to_string());
@@ -233,18 +239,18 @@ fn merged_note(state: &State) -> Option<String> {
 }
 
 /// The breadcrumb of cross-navigation (`Callbacks › Destinations › Notifications`), if any.
-pub(crate) fn breadcrumb(state: &State) -> Option<String> {
-    if state.nav.is_empty() {
+pub(crate) fn breadcrumb(cx: &Core) -> Option<String> {
+    if cx.nav.is_empty() {
         return None;
     }
-    let mut parts: Vec<String> = state
+    let mut parts: Vec<String> = cx
         .nav
         .iter()
         .map(|f| f.return_to.title().to_string())
         .collect();
     // The last step says whose list it is, by name.
-    let mut last = state.tab.title().to_string();
-    if let Some(chip) = chips(state, &state.current().list.filter).first() {
+    let mut last = cx.tab.title().to_string();
+    if let Some(chip) = chips(cx, &cx.current().list.filter).first() {
         last.push_str(&format!(" of {chip}"));
     }
     parts.push(last);
@@ -254,37 +260,39 @@ pub(crate) fn breadcrumb(state: &State) -> Option<String> {
 /// Row cells, the glance drawn as a sparkline, highlighted while watch mode marks the row new
 /// or changed.
 pub(crate) fn decorate(
-    state: &State,
+    d: &DeliveriesState,
+    cx: &Core,
     record: &Record,
     cells: Vec<Line<'static>>,
 ) -> Vec<Line<'static>> {
     let mut cells = cells;
     if let Item::Destination(dest) = &record.item
-        && let Some(h) = state.caches.glance.get(&dest.id)
+        && let Some(h) = cx.caches.glance.get(&dest.id)
         && let Some(c) = views::list::position(super::RECEIVERS, "Recent deliveries")
             .and_then(|i| cells.get_mut(i))
     {
-        *c = Line::from(super::health::glance_spans(h, &state.settings.theme));
+        *c = Line::from(super::health::glance_spans(h, &cx.settings.theme));
     }
-    if !state.deliveries.watch.flash.contains_key(record.id()) {
+    if !d.watch.flash.contains_key(record.id()) {
         return cells;
     }
-    let style = state.settings.theme.warn.add_modifier(Modifier::BOLD);
+    let style = cx.settings.theme.warn.add_modifier(Modifier::BOLD);
     cells.into_iter().map(|c| c.patch_style(style)).collect()
 }
 
 /// The detail's lines, before the sanitizer: names and the revealed secret are server text
 /// too, sanitized by the detail pane (once per record, not on every key).
 pub(crate) fn unsanitised_detail(
-    state: &State,
+    room: &DeliveriesState,
+    cx: &Core,
     record: &Record,
     ctx: &ViewCtx,
 ) -> Vec<Line<'static>> {
-    let ts = state.current();
+    let ts = cx.current();
     let open = ts.detail.as_ref().is_some_and(|d| d.id == record.id());
     match &record.item {
         Item::Notification(n) => {
-            let d = &state.deliveries;
+            let d = room;
             let cursor = if d.cursor_of == n.id {
                 d.attempt_cursor
             } else {
@@ -293,20 +301,20 @@ pub(crate) fn unsanitised_detail(
             let named = views::notifications::Named {
                 callback: n
                     .body_field("callbackId")
-                    .map(|id| state.caches.names.label_with_id(&id)),
-                destinations: match names::destination_line(state, n) {
-                    None if state.caches.names_pending.is_some() => vec!["looking up…".into()],
+                    .map(|id| cx.caches.names.label_with_id(&id)),
+                destinations: match names::destination_line(room, cx, n) {
+                    None if cx.caches.names_pending.is_some() => vec!["looking up…".into()],
                     line => line.into_iter().collect(),
                 },
             };
             views::notifications::detail_with(n, ctx, open.then_some(cursor), &named)
         }
         Item::Destination(dest) => {
-            let d = &state.caches;
+            let d = &cx.caches;
             let secret = dest
                 .webhook_destination
                 .as_ref()
-                .map(|w| super::secret::shown(state, dest, &w.signing_secret))
+                .map(|w| super::secret::shown(room, dest, &w.signing_secret))
                 .and_then(|(s, revealed)| revealed.then_some(s));
             let extras = views::destinations::Extras {
                 names: Some(&d.names),
@@ -315,7 +323,7 @@ pub(crate) fn unsanitised_detail(
             };
             let mut lines = views::destinations::detail_with(dest, ctx, &extras);
             if open {
-                let d = &state.deliveries;
+                let d = room;
                 let stats = d.stats.as_ref().filter(|(id, _)| *id == dest.id);
                 let timeline = d.health.as_ref().filter(|h| h.destination_id == dest.id);
                 lines.extend(views::destinations::health_lines(
@@ -331,7 +339,7 @@ pub(crate) fn unsanitised_detail(
             let mut lines = views::unsanitised_detail(record, ctx);
             // Revealed (`R`, asked first): the masked new secret in full, until it is left.
             if let Some(secret) = open
-                .then(|| super::secret::revealed_event_secret(state, &ed.id))
+                .then(|| super::secret::revealed_event_secret(room, cx, &ed.id))
                 .flatten()
             {
                 let masked = crate::api::secret::mask(&secret);
@@ -347,7 +355,7 @@ pub(crate) fn unsanitised_detail(
         // A callback destination's health, counted as `destinations stats` counts it here.
         Item::CallbackDestination(cd) => {
             let mut lines = views::unsanitised_detail(record, ctx);
-            let d = &state.deliveries;
+            let d = room;
             if open {
                 let stats = d.stats.as_ref().filter(|(id, _)| *id == cd.id);
                 lines.push(Line::default());
@@ -362,7 +370,7 @@ pub(crate) fn unsanitised_detail(
         }
         Item::Callback(c) => {
             let revealed = open
-                .then(|| super::secret::revealed_hook(state, &c.id))
+                .then(|| super::secret::revealed_hook(room, cx, &c.id))
                 .flatten();
             views::callbacks::detail_with(c, ctx, revealed.as_deref())
         }
@@ -371,11 +379,11 @@ pub(crate) fn unsanitised_detail(
 }
 
 /// Draws this module's overlays over the body: the attempt view and the filter dialog.
-pub(crate) fn overlays(state: &State, frame: &mut Frame, body: Rect) {
-    if let Some(v) = &state.deliveries.attempt {
-        super::attempt::render(state, v, frame, body);
+pub(crate) fn overlays(room: &DeliveriesState, cx: &Core, frame: &mut Frame, body: Rect) {
+    if let Some(v) = &room.attempt {
+        super::attempt::render(room, cx, v, frame, body);
     }
-    if let Some(d) = &state.deliveries.filter {
-        render_filter(state, d, frame, body);
+    if let Some(d) = &room.filter {
+        render_filter(cx, d, frame, body);
     }
 }

@@ -2,10 +2,11 @@
 //! rows that are new or changed are highlighted briefly, and failures slow it down.
 use std::collections::BTreeMap;
 
+use super::DeliveriesState;
 use crate::console::msg::Effect;
 use crate::console::pane::load_list;
 use crate::console::record::{Item, Record};
-use crate::console::state::{LoadState, State};
+use crate::console::state::{Core, LoadState};
 
 pub(crate) use super::{FLASH_TICKS, MAX_BACKOFF};
 
@@ -17,20 +18,25 @@ fn fingerprint(r: &Record) -> (String, usize) {
     }
 }
 
-/// Whether watching is on but held back (another tab, a detail, a dialog).
-pub(crate) fn paused(state: &State) -> bool {
-    state.watch_paused()
+/// Whether watching is on but held back (another tab, a detail, a dialog): what
+/// `State::watch_paused` says, from this room's model and the core.
+pub(crate) fn paused(d: &DeliveriesState, cx: &Core) -> bool {
+    !cx.tab.is_notifications_list()
+        || cx.current().detail.is_some()
+        || d.attempt.is_some()
+        || d.filter.is_some()
+        || cx.help
 }
 
 /// Turns watching on or off.
-pub(crate) fn toggle(state: &mut State) {
-    let rows = &state.tab_state(super::LIST).list.rows;
+pub(crate) fn toggle(d: &mut DeliveriesState, cx: &Core) {
+    let rows = &cx.tab_state(super::LIST).list.rows;
     let seen = rows
         .iter()
         .map(|r| (r.id().to_string(), fingerprint(r)))
         .collect();
-    let every = state.settings.watch_every_ticks;
-    let w = &mut state.deliveries.watch;
+    let every = cx.settings.watch_every_ticks;
+    let w = &mut d.watch;
     w.on = !w.on;
     w.countdown = every;
     w.backoff = 1;
@@ -39,21 +45,21 @@ pub(crate) fn toggle(state: &mut State) {
 }
 
 /// One animation step: fade highlights, spot new and changed rows, and reload when due.
-pub(crate) fn on_tick(state: &mut State) -> Vec<Effect> {
-    let w = &mut state.deliveries.watch;
+pub(crate) fn on_tick(d: &mut DeliveriesState, cx: &mut Core) -> Vec<Effect> {
+    let w = &mut d.watch;
     w.flash.values_mut().for_each(|t| *t = t.saturating_sub(1));
     w.flash.retain(|_, t| *t > 0);
     if !w.on {
         return Vec::new();
     }
-    let list = &state.tab_state(super::LIST).list;
+    let list = &cx.tab_state(super::LIST).list;
     if list.pending.is_none() {
         let now: BTreeMap<String, (String, usize)> = list
             .rows
             .iter()
             .map(|r| (r.id().to_string(), fingerprint(r)))
             .collect();
-        let w = &mut state.deliveries.watch;
+        let w = &mut d.watch;
         for (id, fp) in &now {
             if w.seen.get(id) != Some(fp) {
                 w.flash.insert(id.clone(), FLASH_TICKS);
@@ -61,21 +67,21 @@ pub(crate) fn on_tick(state: &mut State) -> Vec<Effect> {
         }
         w.seen = now;
     }
-    if paused(state) {
+    if paused(d, cx) {
         return Vec::new();
     }
-    let list = &state.tab_state(super::LIST).list;
+    let list = &cx.tab_state(super::LIST).list;
     let failed = matches!(list.load, LoadState::Error(_));
     let busy = list.pending.is_some();
     // A status filter shows the newest rows examined: the top is what is watched, not the page
     // its scan stopped at.
-    let (anchor, page) = if super::local::on(state) {
+    let (anchor, page) = if super::local::on(d) {
         (crate::console::state::Anchor::First, 1)
     } else {
         (list.anchor.clone(), list.page.max(1))
     };
-    let every = state.settings.watch_every_ticks;
-    let w = &mut state.deliveries.watch;
+    let every = cx.settings.watch_every_ticks;
+    let w = &mut d.watch;
     w.countdown = w.countdown.saturating_sub(1);
     if w.countdown > 0 || busy {
         return Vec::new();
@@ -86,5 +92,5 @@ pub(crate) fn on_tick(state: &mut State) -> Vec<Effect> {
         1
     };
     w.countdown = every.saturating_mul(w.backoff);
-    load_list(state, super::LIST, anchor, page, false)
+    load_list(cx, super::LIST, anchor, page, false)
 }

@@ -8,19 +8,17 @@ use serde_json::Value;
 use crate::api::window::{self, within};
 use crate::api::{Client, Error, ListQuery, NotificationFilter, Order, Page, Pagination};
 use crate::console::record::{PageData, decode_item};
-use crate::console::state::{PAGE_SIZE, State};
+use crate::console::state::{Core, PAGE_SIZE};
 use crate::console::tab::Tab;
 
 /// The window's start on `tab`'s list, when a view opened one there.
-pub(crate) fn since(state: &State, tab: Tab) -> Option<DateTime<Utc>> {
-    tab.windowed_on_client()
-        .then_some(state.deliveries.window)
-        .flatten()
+pub(crate) fn since(cx: &Core, tab: Tab) -> Option<DateTime<Utc>> {
+    tab.windowed_on_client().then_some(cx.window).flatten()
 }
 
 /// The title chip: `since 2026-11-26 00:00` (local time), as on pulsar's Notifications.
-pub(crate) fn chip(state: &State, tab: Tab) -> Option<String> {
-    since(state, tab).map(|t| format!("since {}", state.clock.local(&t)))
+pub(crate) fn chip(cx: &Core, tab: Tab) -> Option<String> {
+    since(cx, tab).map(|t| format!("since {}", cx.clock.local(&t)))
 }
 
 /// One page of `tab`'s list within the window: from `query.after` (or the newest), read newest

@@ -41,7 +41,9 @@ pub(crate) fn widths(state: &State) -> Option<Vec<u16>> {
         state,
         &ctx,
         list.shown().skip(window.start).take(window.len()),
-        |r, cells| crate::console::deliveries::view::decorate(state, r, cells),
+        |r, cells| {
+            crate::console::deliveries::view::decorate(&state.deliveries, &state.core, r, cells)
+        },
     );
     let columns = crate::console::deliveries::view::columns(state);
     let marks = crate::console::recover::view::marks(state, std::iter::empty()).is_some();

@@ -10,8 +10,9 @@ use crate::resource::Ctx;
 /// destinations, the glance, and the destinations a notification went to.
 pub(crate) fn with_ctx<R>(state: &State, f: impl FnOnce(&Ctx<'_>) -> R) -> R {
     let relative = |t: &DateTime<Utc>| state.clock.relative(t);
-    let destinations =
-        |n: &Notification| crate::console::deliveries::names::destinations_of(state, n);
+    let destinations = |n: &Notification| {
+        crate::console::deliveries::names::destinations_of(&state.deliveries, &state.core, n)
+    };
     let ctx = Ctx {
         relative: Some(&relative),
         names: Some(&state.caches.names),
