@@ -6,8 +6,8 @@ use super::layout;
 use super::msg::{ApiCmd, ApiReply, Effect, Pane};
 use super::record::{PageData, Record};
 use super::state::{
-    Anchor, DetailPane, ErrorView, ListPane, LoadState, NavFrame, PAGE_SIZE, PendingPage, State,
-    ToastKind,
+    Anchor, Core, DetailPane, ErrorView, ListPane, LoadState, NavFrame, PAGE_SIZE, PendingPage,
+    State, ToastKind,
 };
 use super::tab::Tab;
 use crate::api::{Error, ListQuery, NotificationFilter};
@@ -21,7 +21,8 @@ pub(crate) fn init(state: &mut State) -> Vec<Effect> {
 /// Esc: closes the detail, else returns to where a cross-navigation came from.
 pub(crate) fn back(state: &mut State) -> Vec<Effect> {
     if state.current_mut().detail.take().is_some() {
-        keep_cursor_visible(state, state.tab);
+        let tab = state.tab;
+        keep_cursor_visible(state, tab);
         return Vec::new();
     }
     match state.nav.pop() {
@@ -111,7 +112,7 @@ pub(crate) fn switch_tab(state: &mut State, tab: Tab) -> Vec<Effect> {
 }
 
 /// Moves the list cursor: `f(cursor, rows)` is the new position.
-pub(crate) fn move_cursor(state: &mut State, f: impl Fn(usize, usize) -> usize) -> Vec<Effect> {
+pub(crate) fn move_cursor(state: &mut Core, f: impl Fn(usize, usize) -> usize) -> Vec<Effect> {
     let list = &mut state.current_mut().list;
     let n = list.shown_len();
     if n > 0 {
@@ -132,7 +133,7 @@ pub(crate) fn scroll_detail(state: &mut State, action: Action, max: u16) {
 }
 
 /// Keeps the selected row inside the visible window of the tab's list.
-pub(crate) fn keep_cursor_visible(state: &mut State, tab: Tab) {
+pub(crate) fn keep_cursor_visible(state: &mut Core, tab: Tab) {
     let size = state.size;
     let ts = state.tab_state_mut(tab);
     let error_lines = match &ts.list.load {
@@ -470,7 +471,7 @@ fn detail_failed(state: &mut State, tab: Tab, e: &Error) {
 }
 
 /// Ends the console.
-pub(crate) fn quit(state: &mut State) -> Vec<Effect> {
+pub(crate) fn quit(state: &mut Core) -> Vec<Effect> {
     state.quit = true;
     vec![Effect::Quit]
 }
@@ -490,7 +491,8 @@ pub(crate) fn toggle_order(state: &mut State, tab: Tab) -> Vec<Effect> {
 /// The terminal's new size: the cursor stays in the window.
 pub(crate) fn resize(state: &mut State, w: u16, h: u16) {
     state.size = (w, h);
-    keep_cursor_visible(state, state.tab);
+    let tab = state.tab;
+    keep_cursor_visible(state, tab);
 }
 
 /// The keys the tab offers where it is (list or detail, which tab, a row selected or not), most
