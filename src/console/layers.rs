@@ -337,7 +337,9 @@ impl Layer {
             Layer::Compare => compare::update::on_key(state, input).map(Step::from),
             Layer::Replay => replay::update::on_key(state, input).map(Step::from),
             Layer::Recover => recover::update::on_key(state, input).map(Step::from),
-            Layer::Forward => forward::update::on_key(state, input).map(Step::from),
+            Layer::Forward => {
+                forward::update::on_key(&mut state.forward, &mut state.core, input).map(Step::from)
+            }
             Layer::Samples => super::samples::update::on_key(state, input).map(Step::from),
             Layer::Form => state
                 .forms

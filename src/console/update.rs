@@ -120,9 +120,8 @@ fn on_reply(
         Pane::Compare => {
             compare::update::awaits(state, req_id).then(|| compare::update::on_reply(state, result))
         }
-        Pane::Forward => {
-            forward::update::awaits(state, req_id).then(|| forward::update::on_reply(state, result))
-        }
+        Pane::Forward => forward::update::awaits(&state.forward, &state.core, req_id)
+            .then(|| forward::update::on_reply(&mut state.forward, result)),
         Pane::Samples => super::samples::update::awaits(state, req_id)
             .then(|| super::samples::update::on_reply(state, result)),
         Pane::Alerts => super::alerts::update::awaits(state, req_id)
@@ -236,7 +235,7 @@ pub(crate) fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
         Action::Mark | Action::MarkRange | Action::MarkAll | Action::Recover => {
             recover::update::on_action(state, action)
         }
-        Action::Forward => forward::update::open(state),
+        Action::Forward => forward::update::open(&mut state.forward, &mut state.core),
         // Where there is an answer the compare layer took the key before this point.
         Action::Compare => {
             state.toast(
