@@ -86,7 +86,7 @@ pub(crate) fn render(state: &State, frame: &mut Frame) {
     super::deliveries::view::overlays(state, frame, body);
     super::replay::view::render(state, frame, body);
     super::recover::view::render(state, frame, body);
-    super::forward::view::render(state, frame, body);
+    super::forward::view::render(&state.forward, &state.core, frame, body);
     super::samples::view::render(state, frame, body);
     super::compare::view::render(state, frame, body);
     super::power::view::render_overlay(state, frame, screen);
