@@ -336,7 +336,9 @@ impl Layer {
         match self {
             Layer::Compare => compare::update::on_key(state, input).map(Step::from),
             Layer::Replay => replay::update::on_key(state, input).map(Step::from),
-            Layer::Recover => recover::update::on_key(state, input).map(Step::from),
+            Layer::Recover => {
+                recover::update::on_key(&mut state.recover, &mut state.core, input).map(Step::from)
+            }
             Layer::Forward => {
                 forward::update::on_key(&mut state.forward, &mut state.core, input).map(Step::from)
             }
@@ -439,7 +441,7 @@ pub(crate) fn answered(state: &mut State, subject: Subject, answer: Answer) -> V
             Vec::new()
         }
         Subject::Replay => replay::update::answered(state, yes),
-        Subject::Recover => recover::update::answered(state, yes),
+        Subject::Recover => recover::update::answered(&mut state.recover, &mut state.core, yes),
         Subject::SampleSend => super::samples::update::answered_send(state, yes),
         Subject::SampleRm(name) => super::samples::update::answered_rm(state, &name, yes),
     }

@@ -49,7 +49,7 @@ pub(crate) fn render(state: &State, frame: &mut Frame) {
                 state.tab.title(),
                 super::deliveries::view::title_suffix(state, state.tab),
                 super::power::filter_sort::sort_suffix(state)
-            ) + &super::recover::view::title_suffix(state),
+            ) + &super::recover::view::title_suffix(&state.recover.marks, &state.core),
             noun: state.tab.noun(),
             columns: super::deliveries::view::columns(state),
             rows: views::row_cache::rows(
@@ -64,7 +64,8 @@ pub(crate) fn render(state: &State, frame: &mut Frame) {
             frame: state.frame,
             theme: &state.settings.theme,
             marks: super::recover::view::marks(
-                state,
+                &state.recover.marks,
+                &state.core,
                 list.shown().skip(window.start).take(window.len()),
             ),
             empty: super::deliveries::view::empty_note(state),
@@ -85,7 +86,7 @@ pub(crate) fn render(state: &State, frame: &mut Frame) {
     );
     super::deliveries::view::overlays(state, frame, body);
     super::replay::view::render(state, frame, body);
-    super::recover::view::render(state, frame, body);
+    super::recover::view::render(&state.recover, &state.core, frame, body);
     super::forward::view::render(&state.forward, &state.core, frame, body);
     super::samples::view::render(state, frame, body);
     super::compare::view::render(state, frame, body);

@@ -216,7 +216,8 @@ pub(crate) fn tab_key(state: &mut State, key: &Input) -> Option<Vec<Effect>> {
     // Then it clears the marks (they are the list's, on whichever list takes them), before any
     // filter.
     if action == Some(Action::Back)
-        && let Some(effects) = crate::console::recover::update::clear_on_back(state)
+        && let Some(effects) =
+            crate::console::recover::update::clear_on_back(&mut state.recover, &mut state.core)
     {
         return Some(effects);
     }
@@ -228,7 +229,8 @@ pub(crate) fn tab_key(state: &mut State, key: &Input) -> Option<Vec<Effect>> {
             return Some(super::callback_seek::seek(state, a == Action::NextMatch));
         }
         if action == Some(Action::Back)
-            && let Some(effects) = crate::console::recover::update::clear_on_back(state)
+            && let Some(effects) =
+                crate::console::recover::update::clear_on_back(&mut state.recover, &mut state.core)
         {
             return Some(effects);
         }
