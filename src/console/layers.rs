@@ -336,8 +336,12 @@ impl Layer {
         match self {
             Layer::Compare => compare::update::on_key(state, input).map(Step::from),
             Layer::Replay => replay::update::on_key(state, input).map(Step::from),
-            Layer::Recover => recover::update::on_key(state, input).map(Step::from),
-            Layer::Forward => forward::update::on_key(state, input).map(Step::from),
+            Layer::Recover => {
+                recover::update::on_key(&mut state.recover, &mut state.core, input).map(Step::from)
+            }
+            Layer::Forward => {
+                forward::update::on_key(&mut state.forward, &mut state.core, input).map(Step::from)
+            }
             Layer::Samples => super::samples::update::on_key(state, input).map(Step::from),
             Layer::Form => state
                 .forms
@@ -410,8 +414,10 @@ impl Layer {
                     (back && searched && super::search::update::stop(state)).then(Vec::new)
                 })
                 .or_else(|| {
-                    back.then(|| recover::update::clear_on_back(state))
-                        .flatten()
+                    back.then(|| {
+                        recover::update::clear_on_back(&mut state.recover, &mut state.core)
+                    })
+                    .flatten()
                 })
                 .or_else(|| {
                     let filtered = power::update::filter_active(state);
@@ -470,7 +476,7 @@ pub(crate) fn answered(state: &mut State, subject: Subject, answer: Answer) -> V
             Vec::new()
         }
         Subject::Replay => replay::update::answered(state, yes),
-        Subject::Recover => recover::update::answered(state, yes),
+        Subject::Recover => recover::update::answered(&mut state.recover, &mut state.core, yes),
         Subject::SampleSend => super::samples::update::answered_send(state, yes),
         Subject::SampleRm(name) => super::samples::update::answered_rm(state, &name, yes),
     }

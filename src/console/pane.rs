@@ -112,7 +112,7 @@ pub(crate) fn switch_tab(state: &mut State, tab: Tab) -> Vec<Effect> {
 }
 
 /// Moves the list cursor: `f(cursor, rows)` is the new position.
-pub(crate) fn move_cursor(state: &mut State, f: impl Fn(usize, usize) -> usize) -> Vec<Effect> {
+pub(crate) fn move_cursor(state: &mut Core, f: impl Fn(usize, usize) -> usize) -> Vec<Effect> {
     let list = &mut state.current_mut().list;
     let n = list.shown_len();
     if n > 0 {
@@ -472,7 +472,7 @@ fn detail_failed(state: &mut State, tab: Tab, e: &Error) {
 }
 
 /// Ends the console.
-pub(crate) fn quit(state: &mut State) -> Vec<Effect> {
+pub(crate) fn quit(state: &mut Core) -> Vec<Effect> {
     state.quit = true;
     vec![Effect::Quit]
 }

@@ -54,7 +54,7 @@ pub(crate) fn render(state: &State, frame: &mut Frame) {
                     super::search::update::chip(state, state.tab)
                 ),
                 super::power::filter_sort::sort_suffix(state)
-            ) + &super::recover::view::title_suffix(state),
+            ) + &super::recover::view::title_suffix(&state.recover.marks, &state.core),
             noun: state.tab.noun(),
             columns: super::deliveries::view::columns(state),
             rows: views::row_cache::rows(
@@ -71,7 +71,8 @@ pub(crate) fn render(state: &State, frame: &mut Frame) {
             frame: state.frame,
             theme: &state.settings.theme,
             marks: super::recover::view::marks(
-                state,
+                &state.recover.marks,
+                &state.core,
                 list.shown().skip(window.start).take(window.len()),
             ),
             empty: super::deliveries::view::empty_note(&state.deliveries, &state.core),
@@ -92,8 +93,8 @@ pub(crate) fn render(state: &State, frame: &mut Frame) {
     );
     super::deliveries::view::overlays(&state.deliveries, &state.core, frame, body);
     super::replay::view::render(state, frame, body);
-    super::recover::view::render(state, frame, body);
-    super::forward::view::render(state, frame, body);
+    super::recover::view::render(&state.recover, &state.core, frame, body);
+    super::forward::view::render(&state.forward, &state.core, frame, body);
     super::samples::view::render(state, frame, body);
     super::compare::view::render(state, frame, body);
     super::power::view::render_overlay(state, frame, screen);

@@ -123,15 +123,13 @@ fn on_reply(
         Pane::Replay => {
             replay::update::awaits(state, req_id).then(|| replay::update::on_reply(state, result))
         }
-        Pane::Recover => {
-            recover::update::awaits(state, req_id).then(|| recover::update::on_reply(state, result))
-        }
+        Pane::Recover => recover::update::awaits(&state.recover, &state.core, req_id)
+            .then(|| recover::update::on_reply(&mut state.recover, &state.core, result)),
         Pane::Compare => {
             compare::update::awaits(state, req_id).then(|| compare::update::on_reply(state, result))
         }
-        Pane::Forward => {
-            forward::update::awaits(state, req_id).then(|| forward::update::on_reply(state, result))
-        }
+        Pane::Forward => forward::update::awaits(&state.forward, &state.core, req_id)
+            .then(|| forward::update::on_reply(&mut state.forward, result)),
         Pane::Samples => super::samples::update::awaits(state, req_id)
             .then(|| super::samples::update::on_reply(state, result)),
         Pane::Alerts => super::alerts::update::awaits(state, req_id)
@@ -249,9 +247,14 @@ pub(crate) fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
         Action::Replay => replay::update::open(state),
         Action::EditReplay => replay::update::open_edit(state),
         Action::Mark | Action::MarkRange | Action::MarkAll | Action::Recover => {
-            recover::update::on_action(state, action)
+            recover::update::on_action(
+                &mut state.recover,
+                &mut state.core,
+                action,
+                state.deliveries.local.status.as_deref(),
+            )
         }
-        Action::Forward => forward::update::open(state),
+        Action::Forward => forward::update::open(&mut state.forward, &mut state.core),
         // Where there is an answer the compare layer took the key before this point.
         Action::Compare => {
             state.toast(

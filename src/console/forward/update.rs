@@ -2,20 +2,22 @@
 //! takes every key while open, and the running forward's events land here.
 use crossterm::event::KeyCode;
 
-use super::{DEFAULT_TARGET, Focus, ForwardCmd, ForwardJob, ForwardReply, ROWS, Room, Row};
+use super::{
+    DEFAULT_TARGET, Focus, ForwardCmd, ForwardJob, ForwardReply, ForwardState, ROWS, Room, Row,
+};
 use crate::api::forward::{Event, State as Fwd};
 use crate::api::{Error, NotificationFilter, replay};
 use crate::console::input::TextInput;
 use crate::console::keymap::{Action, Input};
 use crate::console::msg::{ApiCmd, ApiReply, Effect, Pane};
 use crate::console::record::Item;
-use crate::console::state::{State, ToastKind};
+use crate::console::state::{Core, ToastKind};
 use crate::console::tab::Tab;
 
 /// What the room forwards when opened here: the Notifications tab's current filter, or the
 /// callback or destination selected (or open). `None` elsewhere.
-fn scope(state: &State) -> Option<(String, NotificationFilter)> {
-    let ts = state.current();
+fn scope(cx: &Core) -> Option<(String, NotificationFilter)> {
+    let ts = cx.current();
     let chosen = ts
         .detail
         .as_ref()
@@ -24,11 +26,8 @@ fn scope(state: &State) -> Option<(String, NotificationFilter)> {
     let chosen_id = chosen.map(|r| r.id().to_string());
     let chosen = chosen.map(|r| r.item.clone());
     // callback-destinations' notifications, read through their callbacks.
-    let merged = state
-        .tab
-        .notifications_of()
-        .filter(|n| n.through_callbacks());
-    match (state.tab, chosen) {
+    let merged = cx.tab.notifications_of().filter(|n| n.through_callbacks());
+    match (cx.tab, chosen) {
         // callback-destinations: all callbacks' notifications, or the callback `N` chose.
         (t, _) if merged == Some(t) => {
             let f = NotificationFilter {
@@ -89,21 +88,20 @@ fn scope(state: &State) -> Option<(String, NotificationFilter)> {
 }
 
 /// Opens the room with the filter of where it was asked for.
-pub(crate) fn open(state: &mut State) -> Vec<Effect> {
-    let Some((scope, filter)) = scope(state) else {
-        state.toast(
+pub(crate) fn open(model: &mut ForwardState, cx: &mut Core) -> Vec<Effect> {
+    let Some((scope, filter)) = scope(cx) else {
+        cx.toast(
             ToastKind::Info,
             "L forwards deliveries: open it on Notifications, or on a callback or a destination",
         );
         return Vec::new();
     };
-    let target = state
-        .forward
+    let target = model
         .last_target
         .clone()
         .unwrap_or_else(|| DEFAULT_TARGET.to_string());
-    state.forward.room = Some(Box::new(Room {
-        profile: state.profile.clone(),
+    model.room = Some(Box::new(Room {
+        profile: cx.profile.clone(),
         scope,
         filter,
         target: TextInput::new(target),
@@ -117,23 +115,27 @@ pub(crate) fn open(state: &mut State) -> Vec<Effect> {
         cursor: 0,
         focus: Focus::Target,
         open: None,
-        kept: state.settings.data_dir.is_some(),
+        kept: cx.settings.data_dir.is_some(),
         unsigned: Vec::new(),
     }));
     Vec::new()
 }
 
 /// Every key while the room is open (for this profile); `None` lets the others have it.
-pub(crate) fn on_key(state: &mut State, input: &Input) -> Option<Vec<Effect>> {
-    if state.forward.room.is_some() && state.forward.room_of(&state.profile).is_none() {
+pub(crate) fn on_key(
+    model: &mut ForwardState,
+    cx: &mut Core,
+    input: &Input,
+) -> Option<Vec<Effect>> {
+    if model.room.is_some() && model.room_of(&cx.profile).is_none() {
         // Opened under another profile: its worker (and forward) is gone.
-        state.forward.room = None;
+        model.room = None;
     }
-    state.forward.room.is_some().then(|| room_key(state, input))
+    model.room.is_some().then(|| room_key(model, cx, input))
 }
 
-fn room_key(state: &mut State, input: &Input) -> Vec<Effect> {
-    let Some(room) = state.forward.room.as_mut() else {
+fn room_key(model: &mut ForwardState, cx: &mut Core, input: &Input) -> Vec<Effect> {
+    let Some(room) = model.room.as_mut() else {
         return Vec::new();
     };
     // An open answer: any way out closes it.
@@ -159,13 +161,13 @@ fn room_key(state: &mut State, input: &Input) -> Vec<Effect> {
     if input.key.code == KeyCode::Esc {
         // Closing the room stops forwarding: nothing runs out of sight.
         let stop = room.running.is_some();
-        state.forward.room = None;
-        return if stop { stop_job(state) } else { Vec::new() };
+        model.room = None;
+        return if stop { stop_job(cx) } else { Vec::new() };
     }
     match room.focus {
         Focus::Target => {
             if input.key.code == KeyCode::Enter {
-                return start(state);
+                return start(model, cx);
             }
             if room.target.edit(&input.key) {
                 room.target_error = None;
@@ -177,7 +179,7 @@ fn room_key(state: &mut State, input: &Input) -> Vec<Effect> {
                 (KeyCode::Char('s'), _) if room.running.is_some() => {
                     room.running = None;
                     room.state = Some(Fwd::Stopped);
-                    return stop_job(state);
+                    return stop_job(cx);
                 }
                 (_, Some(Action::Down)) => {
                     room.cursor = (room.cursor + 1).min(room.rows.len().saturating_sub(1));
@@ -188,7 +190,7 @@ fn room_key(state: &mut State, input: &Input) -> Vec<Effect> {
                 {
                     room.open = Some(room.cursor);
                 }
-                (_, Some(Action::Quit)) => return crate::console::pane::quit(state),
+                (_, Some(Action::Quit)) => return crate::console::pane::quit(cx),
                 _ => {}
             }
             Vec::new()
@@ -197,10 +199,10 @@ fn room_key(state: &mut State, input: &Input) -> Vec<Effect> {
 }
 
 /// Starts forwarding to the typed target (this machine only).
-fn start(state: &mut State) -> Vec<Effect> {
-    let req_id = state.next_req_id();
-    let (profile, data_dir) = (state.profile.clone(), state.settings.data_dir.clone());
-    let Some(room) = state.forward.room.as_mut() else {
+fn start(model: &mut ForwardState, cx: &mut Core) -> Vec<Effect> {
+    let req_id = cx.next_req_id();
+    let (profile, data_dir) = (cx.profile.clone(), cx.settings.data_dir.clone());
+    let Some(room) = model.room.as_mut() else {
         return Vec::new();
     };
     let target = match replay::parse_target(room.target.value()) {
@@ -231,7 +233,7 @@ fn start(state: &mut State) -> Vec<Effect> {
         profile,
         data_dir,
     };
-    state.forward.last_target = Some(target.to_string());
+    model.last_target = Some(target.to_string());
     vec![Effect::Api {
         req_id,
         pane: Pane::Forward,
@@ -240,8 +242,8 @@ fn start(state: &mut State) -> Vec<Effect> {
 }
 
 /// Asks the worker to drop the running forward.
-fn stop_job(state: &mut State) -> Vec<Effect> {
-    let req_id = state.next_req_id();
+fn stop_job(cx: &mut Core) -> Vec<Effect> {
+    let req_id = cx.next_req_id();
     vec![Effect::Api {
         req_id,
         pane: Pane::Forward,
@@ -250,16 +252,15 @@ fn stop_job(state: &mut State) -> Vec<Effect> {
 }
 
 /// Whether a reply comes from the room's running forward.
-pub(crate) fn awaits(state: &State, req_id: u64) -> bool {
-    state
-        .forward
-        .room_of(&state.profile)
+pub(crate) fn awaits(model: &ForwardState, cx: &Core, req_id: u64) -> bool {
+    model
+        .room_of(&cx.profile)
         .is_some_and(|r| r.running == Some(req_id))
 }
 
 /// An event of the running forward.
-pub(crate) fn on_reply(state: &mut State, result: Result<ApiReply, Error>) -> Vec<Effect> {
-    let Some(room) = state.forward.room.as_mut() else {
+pub(crate) fn on_reply(model: &mut ForwardState, result: Result<ApiReply, Error>) -> Vec<Effect> {
+    let Some(room) = model.room.as_mut() else {
         return Vec::new();
     };
     let event = match result {

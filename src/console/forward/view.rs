@@ -9,7 +9,7 @@ use ratatui::widgets::{Block, Clear, Paragraph, Wrap};
 use super::{Focus, INTERVAL, Room, Row};
 use crate::api::forward::State as Fwd;
 use crate::api::replay::masked_headers;
-use crate::console::state::State;
+use crate::console::state::Core;
 use crate::console::theme::Theme;
 use crate::text::line as safe;
 
@@ -94,11 +94,11 @@ fn row_line(row: &Row, selected: bool, t: &Theme) -> Line<'static> {
 }
 
 /// Draws the room over `area` when it is open (for the active profile).
-pub(crate) fn render(state: &State, frame: &mut Frame, area: Rect) {
-    let Some(room) = state.forward.room_of(&state.profile) else {
+pub(crate) fn render(model: &super::ForwardState, cx: &Core, frame: &mut Frame, area: Rect) {
+    let Some(room) = model.room_of(&cx.profile) else {
         return;
     };
-    let t = &state.settings.theme;
+    let t = &cx.settings.theme;
     frame.render_widget(Clear, area);
     let block = Block::bordered()
         .border_style(t.accent)

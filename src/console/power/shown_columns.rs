@@ -46,7 +46,9 @@ pub(crate) fn widths(state: &State) -> Option<Vec<u16>> {
         },
     );
     let columns = crate::console::deliveries::view::columns(state);
-    let marks = crate::console::recover::view::marks(state, std::iter::empty()).is_some();
+    let marks =
+        crate::console::recover::view::marks(&state.recover.marks, &state.core, std::iter::empty())
+            .is_some();
     let width = inner.width.saturating_sub(if marks { 2 } else { 0 });
     Some(if stable_for(state.tab) {
         stable_widths(&columns, width)

@@ -3,7 +3,7 @@
 //! summary), all addressed to `Pane::Recover`.
 use crossterm::event::KeyCode;
 
-use super::{Field, RecoverCmd, RecoverReply, Room, Stage, Stop, Text};
+use super::{Field, RecoverCmd, RecoverReply, RecoverState, Room, Stage, Stop, Text};
 use crate::api::Error;
 use crate::api::model::NotificationStatus;
 use crate::api::recover;
@@ -14,7 +14,7 @@ use crate::console::keymap::{Action, Input};
 use crate::console::msg::{ApiCmd, ApiReply, Effect, Pane};
 use crate::console::pane;
 use crate::console::record::Item;
-use crate::console::state::{ErrorView, State, ToastKind};
+use crate::console::state::{Core, ErrorView, ToastKind};
 use crate::console::tab::Tab;
 
 /// The window a recover starts with when nothing is marked.
@@ -23,45 +23,51 @@ pub(crate) const DEFAULT_SINCE: &str = "24h";
 pub(crate) const DEFAULT_STATUSES: &str = "failed";
 
 /// Keys taken before every other layer while the room is open (every key).
-pub(crate) fn on_key(state: &mut State, key: &Input) -> Option<Vec<Effect>> {
-    if state.recover.room.is_some() && state.recover.room_of(&state.profile).is_none() {
+pub(crate) fn on_key(model: &mut RecoverState, cx: &mut Core, key: &Input) -> Option<Vec<Effect>> {
+    if model.room.is_some() && model.room_of(&cx.profile).is_none() {
         // Opened under another profile: its selection and journal are not this one's.
-        state.recover.room = None;
+        model.room = None;
     }
-    state.recover.room.is_some().then(|| room_key(state, key))
+    model.room.is_some().then(|| room_key(model, cx, key))
 }
 
-/// The marking actions and *recover…*, from the tab.
-pub(crate) fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
+/// The marking actions and *recover…*, from the tab; `status` is the Notifications list's local
+/// status filter (the deliveries room's), which a recover of the list starts with.
+pub(crate) fn on_action(
+    model: &mut RecoverState,
+    cx: &mut Core,
+    action: Action,
+    status: Option<&str>,
+) -> Vec<Effect> {
     match action {
-        Action::Recover => open(state),
-        Action::Mark | Action::MarkRange | Action::MarkAll => mark(state, action),
+        Action::Recover => open(model, cx, status),
+        Action::Mark | Action::MarkRange | Action::MarkAll => mark(model, cx, action),
         _ => Vec::new(),
     }
 }
 
 /// `Space` toggles the row and moves on; the range marks from the row last toggled to this one;
 /// all marks every loaded row (or clears them when all are marked already).
-fn mark(state: &mut State, action: Action) -> Vec<Effect> {
-    if !super::marks_tab(state.tab) || state.current().detail.is_some() {
-        state.toast(
+fn mark(model: &mut RecoverState, cx: &mut Core, action: Action) -> Vec<Effect> {
+    if !super::marks_tab(cx.tab) || cx.current().detail.is_some() {
+        cx.toast(
             ToastKind::Info,
             "marks are for rows of the Notifications list (the Deliveries list on event-destinations)",
         );
         return Vec::new();
     }
-    let list = &state.current().list;
+    let list = &cx.current().list;
     let shown: Vec<String> = list.shown().map(|r| r.id().to_string()).collect();
     let Some(here) = list.selected().map(|r| r.id().to_string()) else {
         return Vec::new();
     };
     let cursor = list.cursor;
-    if action == Action::MarkAll && shown.iter().all(|id| state.recover.marks.ids.contains(id)) {
+    if action == Action::MarkAll && shown.iter().all(|id| model.marks.ids.contains(id)) {
         // Every mark goes, also those of pages not loaded now.
-        clear(state);
+        clear(model, cx);
         return Vec::new();
     }
-    let marks = &mut state.recover.marks;
+    let marks = &mut model.marks;
     match action {
         Action::MarkAll => {
             marks.ids.extend(shown);
@@ -83,16 +89,16 @@ fn mark(state: &mut State, action: Action) -> Vec<Effect> {
                 marks.ids.insert(here.clone());
             }
             marks.anchor = Some(here);
-            pane::move_cursor(state, |c, _| c.saturating_add(1))
+            pane::move_cursor(cx, |c, _| c.saturating_add(1))
         }
     }
 }
 
 /// Clears every mark, saying how many went.
-fn clear(state: &mut State) {
-    let n = state.recover.marks.ids.len();
-    state.recover.marks = super::Marks::default();
-    state.toast(
+fn clear(model: &mut RecoverState, cx: &mut Core) {
+    let n = model.marks.ids.len();
+    model.marks = super::Marks::default();
+    cx.toast(
         ToastKind::Info,
         format!("Cleared {n} mark{}", recover::plural(n)),
     );
@@ -100,24 +106,24 @@ fn clear(state: &mut State) {
 
 /// `Esc` on the Notifications list clears its marks first (with a count); `None` when there
 /// are none to clear or the list is not under the user's eye.
-pub(crate) fn clear_on_back(state: &mut State) -> Option<Vec<Effect>> {
-    let here = super::marks_tab(state.tab) && state.current().detail.is_none();
-    if !here || state.recover.marks.ids.is_empty() {
+pub(crate) fn clear_on_back(model: &mut RecoverState, cx: &mut Core) -> Option<Vec<Effect>> {
+    let here = super::marks_tab(cx.tab) && cx.current().detail.is_none();
+    if !here || model.marks.ids.is_empty() {
         return None;
     }
-    clear(state);
+    clear(model, cx);
     Some(Vec::new())
 }
 
 /// How many marked rows are loaded but hidden by the list's `/` or status filter.
-fn hidden_marks(state: &State) -> usize {
-    let tab = if super::marks_tab(state.tab) {
-        state.tab
+fn hidden_marks(model: &RecoverState, cx: &Core) -> usize {
+    let tab = if super::marks_tab(cx.tab) {
+        cx.tab
     } else {
         Tab::NOTIFICATIONS_LIST
     };
-    let list = &state.tab_state(tab).list;
-    let marks = &state.recover.marks.ids;
+    let list = &cx.tab_state(tab).list;
+    let marks = &model.marks.ids;
     let shown: std::collections::HashSet<&str> = list.shown().map(|r| r.id()).collect();
     list.rows
         .iter()
@@ -132,20 +138,24 @@ fn callback_tab(tab: Tab) -> bool {
 }
 
 /// What a recover from here selects: (in words, the selection, whether it is the marks, the
-/// statuses the list shows).
-fn scope(state: &State) -> Option<(String, Selection, bool, Option<String>)> {
-    let ts = state.current();
+/// statuses the list shows, `status` being its local status filter).
+fn scope(
+    model: &RecoverState,
+    cx: &Core,
+    status: Option<&str>,
+) -> Option<(String, Selection, bool, Option<String>)> {
+    let ts = cx.current();
     let record = match &ts.detail {
         Some(d) => d.record.as_ref()?,
-        None if super::marks_tab(state.tab) => {
-            return Some(notifications_scope(state));
+        None if super::marks_tab(cx.tab) => {
+            return Some(notifications_scope(model, cx, status));
         }
         None => ts.list.selected()?,
     };
-    if callback_tab(state.tab) {
+    if callback_tab(cx.tab) {
         // This generation's items: a callback or a destination by id, a notification's list.
-        let notifications = state.tab.notifications_of();
-        let (what, selection) = match Some(state.tab) {
+        let notifications = cx.tab.notifications_of();
+        let (what, selection) = match Some(cx.tab) {
             t if t == notifications.and_then(Tab::senders) => (
                 "callback",
                 Selection {
@@ -160,7 +170,7 @@ fn scope(state: &State) -> Option<(String, Selection, bool, Option<String>)> {
                     ..Selection::default()
                 },
             ),
-            _ => return Some(notifications_scope(state)),
+            _ => return Some(notifications_scope(model, cx, status)),
         };
         return Some((format!("{what} {}", record.id()), selection, false, None));
     }
@@ -187,18 +197,22 @@ fn scope(state: &State) -> Option<(String, Selection, bool, Option<String>)> {
             false,
             None,
         )),
-        Item::Notification(_) => Some(notifications_scope(state)),
+        Item::Notification(_) => Some(notifications_scope(model, cx, status)),
         _ => None,
     }
 }
 
 /// The marks when there are marks, else the list's server filters and its status filter.
-fn notifications_scope(state: &State) -> (String, Selection, bool, Option<String>) {
-    let marks = &state.recover.marks.ids;
+fn notifications_scope(
+    model: &RecoverState,
+    cx: &Core,
+    status: Option<&str>,
+) -> (String, Selection, bool, Option<String>) {
+    let marks = &model.marks.ids;
     if !marks.is_empty() {
         let n = marks.len();
         // A bulk write over marks says which of them the filter keeps out of sight.
-        let hidden = match hidden_marks(state) {
+        let hidden = match hidden_marks(model, cx) {
             0 => String::new(),
             h => format!(" ({h} hidden by the filter)"),
         };
@@ -212,12 +226,12 @@ fn notifications_scope(state: &State) -> (String, Selection, bool, Option<String
             None,
         );
     }
-    let tab = if super::marks_tab(state.tab) {
-        state.tab
+    let tab = if super::marks_tab(cx.tab) {
+        cx.tab
     } else {
         Tab::NOTIFICATIONS_LIST
     };
-    let f = &state.tab_state(tab).list.filter;
+    let f = &cx.tab_state(tab).list.filter;
     let mut words = Vec::new();
     for (what, ids) in [
         ("destination", &f.destination_ids),
@@ -239,20 +253,15 @@ fn notifications_scope(state: &State) -> (String, Selection, bool, Option<String
         events: f.event_ids.clone(),
         ..Selection::default()
     };
-    (
-        scope,
-        selection,
-        false,
-        state.deliveries.local.status.clone(),
-    )
+    (scope, selection, false, status.map(str::to_string))
 }
 
 /// What a recover from here asks the platform to retry, where the generation retries on the
 /// server (its resource's console module answers): the open item's, else the list's (its server
 /// status filter), else the selected row's.
-fn platform_scope(state: &State) -> Option<(String, crate::api::platform_retry::RetrySelection)> {
-    let tab = state.tab;
-    let ts = state.current();
+fn platform_scope(cx: &Core) -> Option<(String, crate::api::platform_retry::RetrySelection)> {
+    let tab = cx.tab;
+    let ts = cx.current();
     let statuses = &ts.list.filter.statuses;
     if let Some(d) = &ts.detail {
         let record = d.record.as_ref()?;
@@ -266,16 +275,19 @@ fn platform_scope(state: &State) -> Option<(String, crate::api::platform_retry::
 
 /// The marks of a list whose resource asks the platform to retry them (its console module
 /// answers): in words (how many, how many the filter hides) and the selection of exactly those.
-fn marked_scope(state: &State) -> Option<(String, crate::api::platform_retry::RetrySelection)> {
-    let marks = &state.recover.marks.ids;
-    if marks.is_empty() || !super::marks_tab(state.tab) || state.current().detail.is_some() {
+fn marked_scope(
+    model: &RecoverState,
+    cx: &Core,
+) -> Option<(String, crate::api::platform_retry::RetrySelection)> {
+    let marks = &model.marks.ids;
+    if marks.is_empty() || !super::marks_tab(cx.tab) || cx.current().detail.is_some() {
         return None;
     }
     let ids: Vec<String> = marks.iter().cloned().collect();
-    let base = crate::console::views::marked_retry(state.tab, &ids)?;
+    let base = crate::console::views::marked_retry(cx.tab, &ids)?;
     let n = ids.len();
     // A bulk write over marks says which of them the filter keeps out of sight.
-    let hidden = match hidden_marks(state) {
+    let hidden = match hidden_marks(model, cx) {
         0 => String::new(),
         h => format!(" ({h} hidden by the filter)"),
     };
@@ -286,11 +298,11 @@ fn marked_scope(state: &State) -> Option<(String, crate::api::platform_retry::Re
     Some((scope, base))
 }
 
-/// Opens the room on what is under the user's eye.
-pub(crate) fn open(state: &mut State) -> Vec<Effect> {
-    if let Some((scope, base)) = marked_scope(state) {
-        open_room(state, scope, Selection::default(), "", String::new());
-        if let Some(room) = state.recover.room.as_mut() {
+/// Opens the room on what is under the user's eye (`status`: the list's local status filter).
+pub(crate) fn open(model: &mut RecoverState, cx: &mut Core, status: Option<&str>) -> Vec<Effect> {
+    if let Some((scope, base)) = marked_scope(model, cx) {
+        open_room(model, cx, scope, Selection::default(), "", String::new());
+        if let Some(room) = model.room.as_mut() {
             room.platform = Some(Box::new(super::Platform {
                 base,
                 marked: true,
@@ -299,7 +311,7 @@ pub(crate) fn open(state: &mut State) -> Vec<Effect> {
         }
         return Vec::new();
     }
-    if let Some((scope, base)) = platform_scope(state) {
+    if let Some((scope, base)) = platform_scope(cx) {
         let statuses = if base.statuses.is_empty() {
             DEFAULT_STATUSES.to_string()
         } else {
@@ -310,8 +322,8 @@ pub(crate) fn open(state: &mut State) -> Vec<Effect> {
         } else {
             ""
         };
-        open_room(state, scope, Selection::default(), since, statuses);
-        if let Some(room) = state.recover.room.as_mut() {
+        open_room(model, cx, scope, Selection::default(), since, statuses);
+        if let Some(room) = model.room.as_mut() {
             room.platform = Some(Box::new(super::Platform {
                 base: crate::api::platform_retry::RetrySelection {
                     statuses: Vec::new(),
@@ -322,8 +334,8 @@ pub(crate) fn open(state: &mut State) -> Vec<Effect> {
         }
         return Vec::new();
     }
-    let Some((scope, base, marked, status)) = scope(state) else {
-        state.toast(
+    let Some((scope, base, marked, status)) = scope(model, cx, status) else {
+        cx.toast(
             ToastKind::Info,
             "recover… works on a destination, a callback or the Notifications list (marks with Space)",
         );
@@ -337,14 +349,21 @@ pub(crate) fn open(state: &mut State) -> Vec<Effect> {
             status.unwrap_or_else(|| DEFAULT_STATUSES.into()),
         )
     };
-    open_room(state, scope, base, since, statuses);
+    open_room(model, cx, scope, base, since, statuses);
     Vec::new()
 }
 
-fn open_room(state: &mut State, scope: String, base: Selection, since: &str, statuses: String) {
-    let journal = state.settings.data_dir.clone();
-    state.recover.room = Some(Box::new(Room {
-        profile: state.profile.clone(),
+fn open_room(
+    model: &mut RecoverState,
+    cx: &Core,
+    scope: String,
+    base: Selection,
+    since: &str,
+    statuses: String,
+) {
+    let journal = cx.settings.data_dir.clone();
+    model.room = Some(Box::new(Room {
+        profile: cx.profile.clone(),
         scope,
         base,
         since: Text::new(since),
@@ -365,10 +384,9 @@ fn open_room(state: &mut State, scope: String, base: Selection, since: &str, sta
 }
 
 /// Whether a reply answers the room's request.
-pub(crate) fn awaits(state: &State, req_id: u64) -> bool {
-    state
-        .recover
-        .room_of(&state.profile)
+pub(crate) fn awaits(model: &RecoverState, cx: &Core, req_id: u64) -> bool {
+    model
+        .room_of(&cx.profile)
         .is_some_and(|r| r.pending == Some(req_id))
 }
 
@@ -382,9 +400,13 @@ fn error_text(e: &Error) -> String {
 }
 
 /// The worker's answer: the plan, a delivery, the end of the run.
-pub(crate) fn on_reply(state: &mut State, result: Result<ApiReply, Error>) -> Vec<Effect> {
-    let read_only = state.read_only;
-    let Some(room) = state.recover.room.as_mut() else {
+pub(crate) fn on_reply(
+    model: &mut RecoverState,
+    cx: &Core,
+    result: Result<ApiReply, Error>,
+) -> Vec<Effect> {
+    let read_only = cx.read_only;
+    let Some(room) = model.room.as_mut() else {
         return Vec::new();
     };
     let reply = match result {
@@ -431,9 +453,9 @@ pub(crate) fn on_reply(state: &mut State, result: Result<ApiReply, Error>) -> Ve
     Vec::new()
 }
 
-fn request(state: &mut State, cmd: RecoverCmd) -> Vec<Effect> {
-    let req_id = state.next_req_id();
-    if let Some(room) = state.recover.room.as_mut() {
+fn request(model: &mut RecoverState, cx: &mut Core, cmd: RecoverCmd) -> Vec<Effect> {
+    let req_id = cx.next_req_id();
+    if let Some(room) = model.room.as_mut() {
         room.pending = Some(req_id);
     }
     vec![Effect::Api {
@@ -443,17 +465,17 @@ fn request(state: &mut State, cmd: RecoverCmd) -> Vec<Effect> {
     }]
 }
 
-fn room_key(state: &mut State, key: &Input) -> Vec<Effect> {
+fn room_key(model: &mut RecoverState, cx: &mut Core, key: &Input) -> Vec<Effect> {
     // The furthest an open answer scrolls, worked out only for a key that scrolls.
     let max = match key.action() {
-        Some(a) if crate::console::widgets::is_scroll(a) => super::view::max_scroll(state),
+        Some(a) if crate::console::widgets::is_scroll(a) => super::view::max_scroll(model, cx),
         _ => 0,
     };
-    let Some(room) = state.recover.room.as_mut() else {
+    let Some(room) = model.room.as_mut() else {
         return Vec::new();
     };
     match &mut room.stage {
-        Stage::Editing => editing_key(state, key),
+        Stage::Editing => editing_key(model, cx, key),
         Stage::Planning => {
             if key.code == KeyCode::Esc {
                 // Nothing was sent; the plan's answer is no one's.
@@ -467,14 +489,14 @@ fn room_key(state: &mut State, key: &Input) -> Vec<Effect> {
                 room.stage = Stage::Editing;
                 Vec::new()
             }
-            KeyCode::Enter => confirm_or_run(state),
-            KeyCode::Char('a') => ask_again(state),
+            KeyCode::Enter => confirm_or_run(model, cx),
+            KeyCode::Char('a') => ask_again(model, cx),
             _ => Vec::new(),
         },
         // Asked by the confirmation layer; should that question be gone, Esc goes back.
         Stage::Confirm(_) | Stage::RetryConfirm(_) => {
             if key.code == KeyCode::Esc {
-                return answered(state, false);
+                return answered(model, cx, false);
             }
             Vec::new()
         }
@@ -491,13 +513,13 @@ fn room_key(state: &mut State, key: &Input) -> Vec<Effect> {
         // The follow's replies are no one's once the room is closed.
         Stage::Done(_) if room.platform.is_some() => {
             if key.code == KeyCode::Esc {
-                state.recover.room = None;
+                model.room = None;
             }
             Vec::new()
         }
         Stage::Done(_) => {
             if key.code == KeyCode::Esc && room.open.is_none() {
-                state.recover.room = None;
+                model.room = None;
             } else {
                 results_key(room, key, max);
             }
@@ -529,13 +551,13 @@ fn results_key(room: &mut Room, key: &Input, max: u16) {
     }
 }
 
-fn editing_key(state: &mut State, key: &Input) -> Vec<Effect> {
-    let Some(room) = state.recover.room.as_mut() else {
+fn editing_key(model: &mut RecoverState, cx: &mut Core, key: &Input) -> Vec<Effect> {
+    let Some(room) = model.room.as_mut() else {
         return Vec::new();
     };
     match key.code {
         KeyCode::Esc => {
-            state.recover.room = None;
+            model.room = None;
             Vec::new()
         }
         KeyCode::Tab | KeyCode::BackTab | KeyCode::Down | KeyCode::Up => {
@@ -552,7 +574,7 @@ fn editing_key(state: &mut State, key: &Input) -> Vec<Effect> {
             }];
             Vec::new()
         }
-        KeyCode::Enter => submit(state),
+        KeyCode::Enter => submit(model, cx),
         _ => {
             let f = room.focus;
             if room.field_mut(f).edit(key) {
@@ -599,15 +621,15 @@ fn read_form(
 }
 
 /// Enter on the form: the fields checked here, then the plan asked of the worker.
-fn submit(state: &mut State) -> Vec<Effect> {
-    let read_only = state.read_only;
-    let now = state.clock.now();
-    let callbacks = callback_tab(state.tab);
-    let Some(room) = state.recover.room.as_mut() else {
+fn submit(model: &mut RecoverState, cx: &mut Core) -> Vec<Effect> {
+    let read_only = cx.read_only;
+    let now = cx.clock.now();
+    let callbacks = callback_tab(cx.tab);
+    let Some(room) = model.room.as_mut() else {
         return Vec::new();
     };
     if room.platform.is_some() {
-        return submit_platform(state, now);
+        return submit_platform(model, cx, now);
     }
     let (selection, to) = match read_form(room, now) {
         Ok(x) => x,
@@ -649,13 +671,17 @@ fn submit(state: &mut State) -> Vec<Effect> {
     room.message = None;
     room.deliveries.clear();
     room.stage = Stage::Planning;
-    request(state, cmd)
+    request(model, cx, cmd)
 }
 
 /// Enter on a platform room's form: the fields read into the platform's selection, then its
 /// plan asked of the worker.
-fn submit_platform(state: &mut State, now: chrono::DateTime<chrono::Utc>) -> Vec<Effect> {
-    let Some(room) = state.recover.room.as_mut() else {
+fn submit_platform(
+    model: &mut RecoverState,
+    cx: &mut Core,
+    now: chrono::DateTime<chrono::Utc>,
+) -> Vec<Effect> {
+    let Some(room) = model.room.as_mut() else {
         return Vec::new();
     };
     let Some(p) = room.platform.as_ref() else {
@@ -707,7 +733,8 @@ fn submit_platform(state: &mut State, now: chrono::DateTime<chrono::Utc>) -> Vec
     room.stage = Stage::Planning;
     let profile = room.profile.clone();
     request(
-        state,
+        model,
+        cx,
         RecoverCmd::RetryPlan {
             selection: Box::new(sel),
             marked,
@@ -720,9 +747,9 @@ fn submit_platform(state: &mut State, now: chrono::DateTime<chrono::Utc>) -> Vec
 
 /// `a` on the platform's count: the user chooses to ask again for what the journal says was
 /// retried already; the count is made again with them in it.
-fn ask_again(state: &mut State) -> Vec<Effect> {
-    let now = state.clock.now();
-    let Some(room) = state.recover.room.as_mut() else {
+fn ask_again(model: &mut RecoverState, cx: &mut Core) -> Vec<Effect> {
+    let now = cx.clock.now();
+    let Some(room) = model.room.as_mut() else {
         return Vec::new();
     };
     let Stage::RetryPlanned(plan) = &room.stage else {
@@ -737,12 +764,12 @@ fn ask_again(state: &mut State) -> Vec<Effect> {
             p.again.push(id);
         }
     }
-    submit_platform(state, now)
+    submit_platform(model, cx, now)
 }
 
 /// Enter on the count: hosts that are not this machine are confirmed by typing; else the run.
-fn confirm_or_run(state: &mut State) -> Vec<Effect> {
-    let Some(room) = state.recover.room.as_mut() else {
+fn confirm_or_run(model: &mut RecoverState, cx: &mut Core) -> Vec<Effect> {
+    let Some(room) = model.room.as_mut() else {
         return Vec::new();
     };
     if let Stage::RetryPlanned(plan) = &room.stage {
@@ -754,7 +781,7 @@ fn confirm_or_run(state: &mut State) -> Vec<Effect> {
             return Vec::new();
         };
         room.stage = Stage::RetryConfirm(plan);
-        state.confirm = Some(Confirm::yes_no(
+        cx.confirm = Some(Confirm::yes_no(
             "Ask the platform to retry?",
             format!(
                 "Ask the platform to retry {n} deliver{}? Each gets a new attempt at once, signed and recorded by the platform, then its destination's policy with a fresh budget.",
@@ -773,11 +800,11 @@ fn confirm_or_run(state: &mut State) -> Vec<Effect> {
     }
     let remote = plan.remote_hosts();
     if remote.is_empty() {
-        run(state, *plan)
+        run(model, cx, *plan)
     } else {
         let count = plan.items.len();
         room.stage = Stage::Confirm(plan);
-        state.confirm = Some(Confirm::hosts(
+        cx.confirm = Some(Confirm::hosts(
             "Recover beyond this machine?",
             remote,
             count,
@@ -789,9 +816,9 @@ fn confirm_or_run(state: &mut State) -> Vec<Effect> {
 
 /// The confirmation's answer: yes runs the plan (refused again should the profile have become
 /// read-only meanwhile); no goes back to the count.
-pub(crate) fn answered(state: &mut State, yes: bool) -> Vec<Effect> {
-    let read_only = state.read_only;
-    let Some(room) = state.recover.room.as_mut() else {
+pub(crate) fn answered(model: &mut RecoverState, cx: &mut Core, yes: bool) -> Vec<Effect> {
+    let read_only = cx.read_only;
+    let Some(room) = model.room.as_mut() else {
         return Vec::new();
     };
     if let Stage::RetryConfirm(_) = &room.stage {
@@ -802,7 +829,7 @@ pub(crate) fn answered(state: &mut State, yes: bool) -> Vec<Effect> {
             room.stage = Stage::RetryPlanned(plan);
             return Vec::new();
         }
-        return run_platform(state, *plan);
+        return run_platform(model, cx, *plan);
     }
     let Stage::Confirm(plan) = std::mem::replace(&mut room.stage, Stage::Editing) else {
         return Vec::new();
@@ -815,12 +842,16 @@ pub(crate) fn answered(state: &mut State, yes: bool) -> Vec<Effect> {
         room.message = Some(recover::read_only_refusal(&plan.remote_hosts()));
         return Vec::new();
     }
-    run(state, *plan)
+    run(model, cx, *plan)
 }
 
 /// Starts the run on the worker; its progress comes back as replies to the same request.
-fn run(state: &mut State, plan: crate::api::recover::RecoverPlan) -> Vec<Effect> {
-    let Some(room) = state.recover.room.as_mut() else {
+fn run(
+    model: &mut RecoverState,
+    cx: &mut Core,
+    plan: crate::api::recover::RecoverPlan,
+) -> Vec<Effect> {
+    let Some(room) = model.room.as_mut() else {
         return Vec::new();
     };
     let Some(journal) = room.journal.clone() else {
@@ -842,7 +873,8 @@ fn run(state: &mut State, plan: crate::api::recover::RecoverPlan) -> Vec<Effect>
     };
     let profile = room.profile.clone();
     request(
-        state,
+        model,
+        cx,
         RecoverCmd::Run {
             items: plan.items,
             destinations: plan.destinations,
@@ -856,8 +888,12 @@ fn run(state: &mut State, plan: crate::api::recover::RecoverPlan) -> Vec<Effect>
 
 /// Asks the platform to retry the plan's deliveries on the worker; each answer, the end of the
 /// run and each new attempt as it lands come back as replies to the same request.
-fn run_platform(state: &mut State, plan: crate::api::platform_retry::RetryPlan) -> Vec<Effect> {
-    let Some(room) = state.recover.room.as_mut() else {
+fn run_platform(
+    model: &mut RecoverState,
+    cx: &mut Core,
+    plan: crate::api::platform_retry::RetryPlan,
+) -> Vec<Effect> {
+    let Some(room) = model.room.as_mut() else {
         return Vec::new();
     };
     let Some(journal) = room.journal.clone() else {
@@ -876,7 +912,8 @@ fn run_platform(state: &mut State, plan: crate::api::platform_retry::RetryPlan) 
         .map(|p| p.again.clone())
         .unwrap_or_default();
     request(
-        state,
+        model,
+        cx,
         RecoverCmd::RetryRun {
             items: plan.items,
             again,

@@ -6,12 +6,12 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph, Wrap};
 
-use super::{Field, Room, Stage};
+use super::{Field, Marks, RecoverState, Room, Stage};
 use crate::api::journal::Outcome;
 use crate::api::recover::{self, Delivery};
 use crate::api::replay::HistoryEntry;
 use crate::console::record::Record;
-use crate::console::state::State;
+use crate::console::state::Core;
 use crate::console::theme::Theme;
 use crate::console::widgets::json::JsonView;
 use crate::text::line as safe;
@@ -19,9 +19,9 @@ use crate::text::redact::mask_url;
 
 /// The list's title suffix: how many rows are marked (on any page). Marks are the
 /// Notifications list's: other tabs' titles do not carry them.
-pub(crate) fn title_suffix(state: &State) -> String {
-    let n = state.recover.marks.ids.len();
-    if n == 0 || !super::marks_tab(state.tab) {
+pub(crate) fn title_suffix(marks: &Marks, cx: &Core) -> String {
+    let n = marks.ids.len();
+    if n == 0 || !super::marks_tab(cx.tab) {
         String::new()
     } else {
         format!(" · {n} marked")
@@ -30,11 +30,12 @@ pub(crate) fn title_suffix(state: &State) -> String {
 
 /// The mark column of the list, when it has marks: one flag per row given.
 pub(crate) fn marks<'a>(
-    state: &State,
+    marks: &Marks,
+    cx: &Core,
     rows: impl Iterator<Item = &'a Record>,
 ) -> Option<Vec<bool>> {
-    let ids = &state.recover.marks.ids;
-    let here = super::marks_tab(state.tab);
+    let ids = &marks.ids;
+    let here = super::marks_tab(cx.tab);
     (here && !ids.is_empty()).then(|| rows.map(|r| ids.contains(r.id())).collect())
 }
 
@@ -74,7 +75,7 @@ fn parts(room: &Room, area: Rect, t: &Theme) -> (Block<'static>, Vec<Line<'stati
 }
 
 /// The open delivery's answer: title and lines.
-fn answer(state: &State, room: &Room) -> Option<(String, Vec<Line<'static>>)> {
+fn answer(cx: &Core, room: &Room) -> Option<(String, Vec<Line<'static>>)> {
     let i = room.open?;
     let d = room.deliveries.get(i)?;
     let entry = HistoryEntry {
@@ -90,33 +91,33 @@ fn answer(state: &State, room: &Room) -> Option<(String, Vec<Line<'static>>)> {
             safe(&d.notification)
         ),
         crate::text::tui::safe_lines(crate::console::replay::view::answer_lines(
-            state,
+            cx,
             &entry,
-            &state.settings.theme,
+            &cx.settings.theme,
         )),
     ))
 }
 
 /// The furthest the open answer scrolls on this screen: 0 when it fits or none is open.
-pub(crate) fn max_scroll(state: &State) -> u16 {
-    let Some(room) = state.recover.room_of(&state.profile) else {
+pub(crate) fn max_scroll(model: &RecoverState, cx: &Core) -> u16 {
+    let Some(room) = model.room_of(&cx.profile) else {
         return 0;
     };
-    let screen = Rect::new(0, 0, state.size.0, state.size.1);
+    let screen = Rect::new(0, 0, cx.size.0, cx.size.1);
     let (_, _, [_, main]) = parts(
         room,
         crate::console::layout::body(screen),
-        &state.settings.theme,
+        &cx.settings.theme,
     );
-    answer(state, room).map_or(0, |(_, lines)| JsonView::max_scroll(&lines, main))
+    answer(cx, room).map_or(0, |(_, lines)| JsonView::max_scroll(&lines, main))
 }
 
 /// Draws the room over `area` when it is open (for the active profile).
-pub(crate) fn render(state: &State, frame: &mut Frame, area: Rect) {
-    let Some(room) = state.recover.room_of(&state.profile) else {
+pub(crate) fn render(model: &RecoverState, cx: &Core, frame: &mut Frame, area: Rect) {
+    let Some(room) = model.room_of(&cx.profile) else {
         return;
     };
-    let t = &state.settings.theme;
+    let t = &cx.settings.theme;
     frame.render_widget(Clear, area);
     let (block, lines, [top, main]) = parts(room, area, t);
     frame.render_widget(block, area);
@@ -124,7 +125,7 @@ pub(crate) fn render(state: &State, frame: &mut Frame, area: Rect) {
         Paragraph::new(crate::text::tui::safe_lines(lines)).wrap(Wrap { trim: false }),
         top,
     );
-    if let Some((title, lines)) = answer(state, room) {
+    if let Some((title, lines)) = answer(cx, room) {
         JsonView {
             title,
             lines,

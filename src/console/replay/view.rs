@@ -381,7 +381,11 @@ fn preview_lines(
 }
 
 /// A replay's answer: status, duration, error, headers (masked), body; then what was sent.
-pub(crate) fn answer_lines(state: &State, e: &HistoryEntry, t: &Theme) -> Vec<Line<'static>> {
+pub(crate) fn answer_lines(
+    state: &crate::console::state::Core,
+    e: &HistoryEntry,
+    t: &Theme,
+) -> Vec<Line<'static>> {
     let r: &ReplayResult = &e.result;
     let status = match r.status {
         Some(s) if r.is_success() => Span::styled(format!("HTTP {s}"), t.ok),
