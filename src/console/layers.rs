@@ -279,7 +279,7 @@ impl Layer {
             .filter(|(_, rows)| !rows.is_empty())
             .chain(scripts)
             .collect::<Vec<_>>();
-        super::palette::update::filter_help(state, groups)
+        super::palette::update::filter_help(&state.palette, groups)
     }
 
     /// Pasted text for the layer's focused text input; false when it has none (a yes/no
@@ -317,7 +317,7 @@ impl Layer {
             Layer::Samples => super::samples::update::paste(state, text),
             Layer::Compare => false,
             Layer::Form => forms::update::paste(state, text),
-            Layer::Palette => super::palette::update::paste(state, text),
+            Layer::Palette => super::palette::update::paste(&mut state.palette, text),
             Layer::Prompt => power::update::paste(state, text),
             Layer::Overlay => match state.deliveries.filter.as_mut() {
                 Some(f) => {
@@ -345,7 +345,7 @@ impl Layer {
                 .is_some()
                 .then(|| forms::update::on_key(state, input.key).into()),
             Layer::Palette => super::alerts::update::on_key(state, input)
-                .or_else(|| super::palette::update::on_key(state, input)),
+                .or_else(|| super::palette::update::on_key(&mut state.palette, input)),
             Layer::Prompt => {
                 power::update::is_modal(state).then(|| power::update::on_modal_key(state, input))
             }
@@ -365,7 +365,9 @@ impl Layer {
             Layer::Overlay => deliveries::update::overlay_key(state, input).map(Step::from),
             Layer::Help if state.help => {
                 // Typed keys narrow it (`/`, or a letter it does not use).
-                if let Some(step) = super::palette::update::help_key(state, input) {
+                if let Some(step) =
+                    super::palette::update::help_key(&mut state.palette, &mut state.core, input)
+                {
                     return Some(step);
                 }
                 // The help overlay swallows keys; the usual ways out close it, the moves

@@ -254,7 +254,10 @@ pub(crate) fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
         | Action::RemoveMember => forms::update::on_action(state, action),
         Action::Op(op) => forms::update::on_op(state, op),
         Action::Search => super::search::update::open(state),
-        Action::Palette => super::palette::update::open(state),
+        Action::Palette => {
+            let declared = pane::keys(state);
+            super::palette::update::open(&mut state.palette, &state.core, declared)
+        }
         Action::Alerts => super::alerts::update::open(state),
         Action::Samples => super::samples::update::open(state),
         Action::KeepSample => super::samples::update::open_keep(state),
