@@ -7,6 +7,7 @@ pub(crate) mod caches;
 pub(crate) mod callback_gen;
 pub(crate) mod clipboard;
 pub(crate) mod clock;
+pub(crate) mod commands;
 pub(crate) mod confirm;
 
 pub(crate) mod compare;

@@ -127,8 +127,8 @@ fn on_reply(
             .then(|| super::samples::update::on_reply(state, result)),
         Pane::Alerts => super::alerts::update::awaits(state, req_id)
             .then(|| super::alerts::update::on_reply(state, result)),
-        Pane::Search => super::search::update::awaits(state, req_id)
-            .then(|| super::search::update::on_reply(state, result)),
+        Pane::Search => super::search::update::awaits(&state.search, req_id)
+            .then(|| super::search::update::on_reply(&mut state.search, &mut state.core, result)),
         Pane::Members => {
             members::awaits(state, req_id).then(|| members::on_reply(state, req_id, result))
         }
@@ -253,7 +253,10 @@ pub(crate) fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
         | Action::AddMember
         | Action::RemoveMember => forms::update::on_action(state, action),
         Action::Op(op) => forms::update::on_op(state, op),
-        Action::Search => super::search::update::open(state),
+        Action::Search => match super::search::update::open(&mut state.core) {
+            Some(text) => power::update::prompt(&mut state.power, text),
+            None => Vec::new(),
+        },
         Action::Palette => {
             let declared = pane::keys(state);
             super::palette::update::open(&mut state.palette, &state.core, declared)

@@ -210,7 +210,10 @@ pub(crate) fn tab_key(state: &mut State, key: &Input) -> Option<Vec<Effect>> {
         .as_ref()
         .is_some_and(|r| r.tab == state.tab)
         && state.current().detail.is_none();
-    if on_searched && action == Some(Action::Back) && crate::console::search::update::stop(state) {
+    if on_searched
+        && action == Some(Action::Back)
+        && crate::console::search::update::stop(&mut state.search, &mut state.core)
+    {
         return Some(Vec::new());
     }
     // Then it clears the marks (they are the list's, on whichever list takes them), before any

@@ -180,7 +180,7 @@ pub(crate) fn title_suffix(state: &State, tab: Tab) -> String {
     if let Some(chip) = super::window::chip(state, tab) {
         s.push_str(&format!(" · [{chip}]"));
     }
-    if let Some(chip) = crate::console::search::update::chip(state, tab) {
+    if let Some(chip) = crate::console::search::update::chip(&state.search, &state.core, tab) {
         s.push_str(&format!(" · [{chip}]"));
     }
     for chip in chips(state, &list.filter) {

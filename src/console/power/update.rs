@@ -4,7 +4,7 @@ use crossterm::event::{KeyCode, KeyEvent};
 
 use super::command::{self, Command, CommandLine};
 use super::filter::Filter;
-use super::{PowerEffect, PowerMsg, ProfileInfo, filter_sort, raw};
+use super::{PowerEffect, PowerMsg, PowerState, ProfileInfo, filter_sort, raw};
 use crate::console::keymap::{Action, Input};
 use crate::console::msg::{Effect, Step};
 use crate::console::pane;
@@ -20,6 +20,15 @@ fn fx(e: PowerEffect) -> Vec<Effect> {
 pub(crate) fn is_modal(state: &State) -> bool {
     let p = &state.power;
     p.command.is_some() || p.raw.is_some() || p.filters[state.tab.index()].editing
+}
+
+/// Opens the command line with `text` typed (`Ctrl-F`'s `search `).
+pub(crate) fn prompt(room: &mut PowerState, text: &str) -> Vec<Effect> {
+    room.command = Some(CommandLine {
+        input: crate::console::input::TextInput::new(text),
+        ..Default::default()
+    });
+    Vec::new()
 }
 
 /// Whether Esc should clear the list's filter (instead of going back).
@@ -302,7 +311,7 @@ pub(crate) fn run_command(state: &mut State, line: &str) -> Step {
         }
         Command::Goto(id) => goto(state, &id),
         Command::View(rest) => crate::console::saved_views::command(state, &rest),
-        Command::Search(expr) => crate::console::search::update::start(state, &expr),
+        Command::Search(expr) => crate::console::commands::search(state, &expr),
         Command::Profiles => {
             let line = command::profiles_line(&state.settings.profiles, &state.profile);
             state.toast(ToastKind::Info, line);
