@@ -81,7 +81,7 @@ impl Layer {
             Layer::Samples => state.samples.room_of(&state.profile).is_some(),
             Layer::Form => state.forms.dialog.is_some(),
             Layer::Palette => state.palette.open.is_some() || state.alerts.shown,
-            Layer::Prompt => power::update::is_modal(state),
+            Layer::Prompt => power::update::is_modal(&state.power, &state.core),
             Layer::Confirm => state
                 .confirm
                 .as_ref()
@@ -318,7 +318,7 @@ impl Layer {
             Layer::Compare => false,
             Layer::Form => forms::update::paste(state, text),
             Layer::Palette => super::palette::update::paste(&mut state.palette, text),
-            Layer::Prompt => power::update::paste(state, text),
+            Layer::Prompt => power::update::paste(&mut state.power, &state.core, text),
             Layer::Overlay => match state.deliveries.filter.as_mut() {
                 Some(f) => {
                     f.paste(text);
@@ -346,9 +346,8 @@ impl Layer {
                 .then(|| forms::update::on_key(state, input.key).into()),
             Layer::Palette => super::alerts::update::on_key(state, input)
                 .or_else(|| super::palette::update::on_key(&mut state.palette, input)),
-            Layer::Prompt => {
-                power::update::is_modal(state).then(|| power::update::on_modal_key(state, input))
-            }
+            Layer::Prompt => power::update::is_modal(&state.power, &state.core)
+                .then(|| super::commands::on_modal_key(state, input)),
             Layer::Confirm => {
                 let mut c = state.confirm.take()?;
                 if !still_asked(state, &c.subject) {

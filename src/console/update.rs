@@ -28,7 +28,7 @@ pub(crate) fn update(state: &mut State, msg: Msg) -> Option<Vec<Effect>> {
     state.handled = state.handled.wrapping_add(1);
     state.toast_topic = None;
     let effects = route(state, msg)?;
-    power::filter_sort::refresh(state);
+    super::derived_view::refresh(state);
     Some(effects)
 }
 
@@ -70,8 +70,13 @@ fn route(state: &mut State, msg: Msg) -> Option<Vec<Effect>> {
             let step = mouse::on_mouse(state, ev);
             run(state, step)
         }
+        // A new session on the new profile, loaded as when the console opens.
+        Msg::Power(PowerMsg::Switched(info)) => {
+            super::commands::switched(state, info);
+            init(state)
+        }
         Msg::Power(p) => {
-            let step = power::update::on_msg(state, p);
+            let step = power::update::on_msg(&mut state.power, &mut state.core, p);
             run(state, step)
         }
         Msg::Paste(text) => on_paste(state, &text)?,
@@ -182,7 +187,7 @@ pub(crate) fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
     let tab = state.tab;
     let detail_open = state.current().detail.is_some();
     if state.read_only && action.is_write() {
-        return power::update::refuse(state, action);
+        return power::update::refuse(&mut state.core, action);
     }
     if let Some(why) = super::callback_gen::refusal(tab, action) {
         state.toast(super::state::ToastKind::Info, why);
@@ -199,7 +204,9 @@ pub(crate) fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
             state.help_scroll = 0;
             Vec::new()
         }
-        Action::Back if power::update::filter_active(state) => power::update::clear_filter(state),
+        Action::Back if power::update::filter_active(&state.power, &state.core) => {
+            power::update::clear_filter(&mut state.power, &state.core)
+        }
         Action::Back => pane::back(state),
         Action::GoTab(t) => pane::switch_tab(state, t),
         Action::NextTab => pane::switch_tab(state, super::tab::next_of(&state.shown, tab)),
@@ -272,7 +279,13 @@ pub(crate) fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
         | Action::CopyId
         | Action::CopyJson
         | Action::NextMatch
-        | Action::PrevMatch => power::update::on_action(state, action),
+        | Action::PrevMatch => {
+            // `s` cycles among the columns on screen, which every room's part of the table sets.
+            let shown = (action == Action::Sort)
+                .then(|| super::shown_columns::shown(state))
+                .flatten();
+            power::update::on_action(&mut state.power, &mut state.core, action, shown.as_deref())
+        }
     }
 }
 

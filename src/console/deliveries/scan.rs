@@ -289,7 +289,7 @@ pub(crate) fn after_reply(state: &mut State) -> Vec<Effect> {
         .unwrap_or(0);
     state.touch_rows(super::LIST);
     state.deliveries.local.loaded = state.tab_state(super::LIST).list.rows.len();
-    crate::console::power::filter_sort::refresh(state);
+    crate::console::derived_view::refresh(state);
     if stuck {
         if matches!(s.kind, ScanKind::Seek { .. }) {
             state.toast(ToastKind::Info, none_left(forward));

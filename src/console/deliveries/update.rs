@@ -260,7 +260,7 @@ pub(crate) fn tab_key(state: &mut State, key: &Input) -> Option<Vec<Effect>> {
         && state.tab == super::LIST
         && state.nav.is_empty()
         && state.current().detail.is_none()
-        && !crate::console::power::update::filter_active(state)
+        && !crate::console::power::update::filter_active(&state.power, &state.core)
         && state.current().list.filter != NotificationFilter::default()
     {
         return Some(clear_filters(state));
