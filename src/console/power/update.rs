@@ -45,17 +45,17 @@ impl From<Step> for Ran {
     }
 }
 
+impl From<Vec<Effect>> for Ran {
+    fn from(effects: Vec<Effect>) -> Self {
+        Step::from(effects).into()
+    }
+}
+
 /// The command line's effects, then a command for the router.
 fn routed(effects: Vec<Effect>, routed: Routed) -> Ran {
     Ran {
         step: effects.into(),
         routed: Some(routed),
-    }
-}
-
-impl From<Vec<Effect>> for Ran {
-    fn from(effects: Vec<Effect>) -> Self {
-        Step::from(effects).into()
     }
 }
 
