@@ -81,7 +81,7 @@ impl Layer {
             Layer::Samples => state.samples.room_of(&state.profile).is_some(),
             Layer::Form => state.forms.dialog.is_some(),
             Layer::Palette => state.palette.open.is_some() || state.alerts.shown,
-            Layer::Prompt => power::update::is_modal(state),
+            Layer::Prompt => power::update::is_modal(&state.power, &state.core),
             Layer::Confirm => state
                 .confirm
                 .as_ref()
@@ -279,7 +279,7 @@ impl Layer {
             .filter(|(_, rows)| !rows.is_empty())
             .chain(scripts)
             .collect::<Vec<_>>();
-        super::palette::update::filter_help(state, groups)
+        super::palette::update::filter_help(&state.palette, groups)
     }
 
     /// Pasted text for the layer's focused text input; false when it has none (a yes/no
@@ -317,8 +317,8 @@ impl Layer {
             Layer::Samples => super::samples::update::paste(state, text),
             Layer::Compare => false,
             Layer::Form => forms::update::paste(state, text),
-            Layer::Palette => super::palette::update::paste(state, text),
-            Layer::Prompt => power::update::paste(state, text),
+            Layer::Palette => super::palette::update::paste(&mut state.palette, text),
+            Layer::Prompt => power::update::paste(&mut state.power, &state.core, text),
             Layer::Overlay => match state.deliveries.filter.as_mut() {
                 Some(f) => {
                     f.paste(text);
@@ -349,10 +349,9 @@ impl Layer {
                 .is_some()
                 .then(|| forms::update::on_key(state, input.key).into()),
             Layer::Palette => super::alerts::update::on_key(state, input)
-                .or_else(|| super::palette::update::on_key(state, input)),
-            Layer::Prompt => {
-                power::update::is_modal(state).then(|| power::update::on_modal_key(state, input))
-            }
+                .or_else(|| super::palette::update::on_key(&mut state.palette, input)),
+            Layer::Prompt => power::update::is_modal(&state.power, &state.core)
+                .then(|| super::commands::on_modal_key(state, input)),
             Layer::Confirm => {
                 let mut c = state.confirm.take()?;
                 if !still_asked(state, &c.subject) {
@@ -372,7 +371,9 @@ impl Layer {
             }
             Layer::Help if state.help => {
                 // Typed keys narrow it (`/`, or a letter it does not use).
-                if let Some(step) = super::palette::update::help_key(state, input) {
+                if let Some(step) =
+                    super::palette::update::help_key(&mut state.palette, &mut state.core, input)
+                {
                     return Some(step);
                 }
                 // The help overlay swallows keys; the usual ways out close it, the moves
@@ -411,7 +412,10 @@ impl Layer {
                         .as_ref()
                         .is_some_and(|r| r.tab == state.tab)
                         && state.current().detail.is_none();
-                    (back && searched && super::search::update::stop(state)).then(Vec::new)
+                    (back
+                        && searched
+                        && super::search::update::stop(&mut state.search, &mut state.core))
+                    .then(Vec::new)
                 })
                 .or_else(|| {
                     back.then(|| {
@@ -420,7 +424,7 @@ impl Layer {
                     .flatten()
                 })
                 .or_else(|| {
-                    let filtered = power::update::filter_active(state);
+                    let filtered = power::update::filter_active(&state.power, &state.core);
                     deliveries::update::tab_key(
                         &mut state.deliveries,
                         &mut state.core,

@@ -37,7 +37,7 @@ pub(crate) fn on_mouse(state: &mut State, ev: MouseEvent) -> Step {
     match ev.kind {
         MouseEventKind::ScrollDown | MouseEventKind::ScrollUp => {
             let down = ev.kind == MouseEventKind::ScrollDown;
-            if super::power::raw::scroll(state, down) {
+            if super::power::raw::scroll(&mut state.power, &state.core, down) {
                 return Step::default();
             }
             Step::then(Vec::new(), if down { Action::Down } else { Action::Up })
@@ -109,7 +109,7 @@ fn click(state: &mut State, x: u16, y: u16) -> Step {
     else {
         return Step::default();
     };
-    let rows = super::power::view::data_rows_area(state, list_area);
+    let rows = super::power::view::data_rows_area(&state.core, list_area);
     if !rows.contains(Position::new(x, y)) {
         return Step::default();
     }

@@ -89,7 +89,7 @@ pub(crate) struct PendingPage {
 pub(crate) struct ListPane {
     /// Rows of the loaded page, in server order (filter and sort never move them).
     pub(crate) rows: Vec<Record>,
-    /// What is shown: positions into `rows`, filtered and sorted (see `power::filter_sort`).
+    /// What is shown: positions into `rows`, filtered and sorted (see `derived_view`).
     pub(crate) view: Vec<usize>,
     /// What `view` was derived from; none when it must be derived again.
     pub(crate) view_of: Option<ViewKey>,

@@ -51,9 +51,9 @@ pub(crate) fn render(state: &State, frame: &mut Frame) {
                     &state.deliveries,
                     &state.core,
                     state.tab,
-                    super::search::update::chip(state, state.tab)
+                    super::search::update::chip(&state.search, &state.core, state.tab)
                 ),
-                super::power::filter_sort::sort_suffix(state)
+                super::power::filter_sort::sort_suffix(&state.power, &state.core)
             ) + &super::recover::view::title_suffix(&state.recover.marks, &state.core),
             noun: state.tab.noun(),
             columns: super::deliveries::view::columns(state),
@@ -80,7 +80,8 @@ pub(crate) fn render(state: &State, frame: &mut Frame) {
             stable: super::widgets::paged_table::stable_for(state.tab),
         }
         .render(frame, area);
-        super::power::view::render_list_extras(state, frame, area);
+        let local = &state.deliveries.local;
+        super::power::view::render_list_extras(&state.power, &state.core, local, frame, area);
     }
     if let Some(area) = areas.detail {
         render_detail(state, &ctx, frame, area);
@@ -97,7 +98,7 @@ pub(crate) fn render(state: &State, frame: &mut Frame) {
     super::forward::view::render(&state.forward, &state.core, frame, body);
     super::samples::view::render(state, frame, body);
     super::compare::view::render(state, frame, body);
-    super::power::view::render_overlay(state, frame, screen);
+    super::power::view::render_overlay(&state.power, &state.core, frame, screen);
     // A toast takes the right end of the footer line (never rows of the list or its border);
     // the key hints are cut to what is left.
     // `? help` and `q quit` stay whatever the toasts say.
@@ -116,7 +117,7 @@ pub(crate) fn render(state: &State, frame: &mut Frame) {
         width: areas.footer.width.saturating_sub(toast_w),
         ..areas.footer
     };
-    if super::power::view::render_footer(state, frame, areas.footer) {
+    if super::power::view::render_footer(&state.power, &state.core, frame, areas.footer) {
         // A prompt's text comes first: the toast only where the prompt leaves room.
         let used = used_width(frame, areas.footer);
         toast::render(

@@ -28,7 +28,7 @@ pub(crate) fn update(state: &mut State, msg: Msg) -> Option<Vec<Effect>> {
     state.handled = state.handled.wrapping_add(1);
     state.toast_topic = None;
     let effects = route(state, msg)?;
-    power::filter_sort::refresh(state);
+    super::derived_view::refresh(state);
     Some(effects)
 }
 
@@ -70,8 +70,13 @@ fn route(state: &mut State, msg: Msg) -> Option<Vec<Effect>> {
             let step = mouse::on_mouse(state, ev);
             run(state, step)
         }
+        // A new session on the new profile, loaded as when the console opens.
+        Msg::Power(PowerMsg::Switched(info)) => {
+            super::commands::switched(state, info);
+            init(state)
+        }
         Msg::Power(p) => {
-            let step = power::update::on_msg(state, p);
+            let step = power::update::on_msg(&mut state.power, &mut state.core, p);
             run(state, step)
         }
         Msg::Paste(text) => on_paste(state, &text)?,
@@ -110,7 +115,7 @@ fn on_reply(
             let after = deliveries::update::after_reply(&mut state.deliveries, &mut state.core);
             if after.joined() {
                 // A scan joined pages: the view (the power room's filter and sort) first.
-                power::filter_sort::refresh(state);
+                super::derived_view::refresh(state);
             }
             Some(deliveries::update::after_reply_then(
                 &mut state.deliveries,
@@ -134,8 +139,8 @@ fn on_reply(
             .then(|| super::samples::update::on_reply(state, result)),
         Pane::Alerts => super::alerts::update::awaits(state, req_id)
             .then(|| super::alerts::update::on_reply(state, result)),
-        Pane::Search => super::search::update::awaits(state, req_id)
-            .then(|| super::search::update::on_reply(state, result)),
+        Pane::Search => super::search::update::awaits(&state.search, req_id)
+            .then(|| super::search::update::on_reply(&mut state.search, &mut state.core, result)),
         Pane::Members => {
             members::awaits(state, req_id).then(|| members::on_reply(state, req_id, result))
         }
@@ -189,7 +194,7 @@ pub(crate) fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
     let tab = state.tab;
     let detail_open = state.current().detail.is_some();
     if state.read_only && action.is_write() {
-        return power::update::refuse(state, action);
+        return power::update::refuse(&mut state.core, action);
     }
     if let Some(why) = super::callback_gen::refusal(tab, action) {
         state.toast(super::state::ToastKind::Info, why);
@@ -206,7 +211,9 @@ pub(crate) fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
             state.help_scroll = 0;
             Vec::new()
         }
-        Action::Back if power::update::filter_active(state) => power::update::clear_filter(state),
+        Action::Back if power::update::filter_active(&state.power, &state.core) => {
+            power::update::clear_filter(&mut state.power, &state.core)
+        }
         Action::Back => pane::back(state),
         Action::GoTab(t) => pane::switch_tab(state, t),
         Action::NextTab => pane::switch_tab(state, super::tab::next_of(&state.shown, tab)),
@@ -271,8 +278,14 @@ pub(crate) fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
         | Action::AddMember
         | Action::RemoveMember => forms::update::on_action(state, action),
         Action::Op(op) => forms::update::on_op(state, op),
-        Action::Search => super::search::update::open(state),
-        Action::Palette => super::palette::update::open(state),
+        Action::Search => match super::search::update::open(&mut state.core) {
+            Some(text) => power::update::prompt(&mut state.power, text),
+            None => Vec::new(),
+        },
+        Action::Palette => {
+            let declared = pane::keys(state);
+            super::palette::update::open(&mut state.palette, &state.core, declared)
+        }
         Action::Alerts => super::alerts::update::open(state),
         Action::Samples => super::samples::update::open(state),
         Action::KeepSample => super::samples::update::open_keep(state),
@@ -284,7 +297,13 @@ pub(crate) fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
         | Action::CopyId
         | Action::CopyJson
         | Action::NextMatch
-        | Action::PrevMatch => power::update::on_action(state, action),
+        | Action::PrevMatch => {
+            // `s` cycles among the columns on screen, which every room's part of the table sets.
+            let shown = (action == Action::Sort)
+                .then(|| super::shown_columns::shown(state))
+                .flatten();
+            power::update::on_action(&mut state.power, &mut state.core, action, shown.as_deref())
+        }
     }
 }
 

@@ -3,7 +3,7 @@
 //! inputs change.
 
 use crate::console::clock::Clock;
-use crate::console::power::filter_sort::refresh;
+use crate::console::derived_view::refresh;
 use crate::console::record::decode_page_body;
 use crate::console::state::State;
 use crate::console::tab::Tab;

@@ -122,8 +122,7 @@ async fn no_drawn_column_narrows_from_40_to_220_columns() {
         let mut before: Option<Vec<u16>> = None;
         for width in 40..=220u16 {
             press(&mut app, Msg::Resize(width, HEIGHT)).await;
-            let now = crate::console::power::shown_columns::widths(&app.state)
-                .expect("the list is drawn");
+            let now = crate::console::shown_columns::widths(&app.state).expect("the list is drawn");
             if let Some(before) = &before {
                 for (i, (a, b)) in before.iter().zip(&now).enumerate() {
                     assert!(

@@ -2,19 +2,18 @@
 //! choosing and running, and the help's rows narrowed by what is typed.
 use crossterm::event::{KeyCode, KeyModifiers};
 
-use super::{Entry, Palette};
+use super::{Entry, Palette, PaletteState};
 use crate::console::footer::Hint;
 use crate::console::input::TextInput;
 use crate::console::keymap::{Action, Input};
 use crate::console::msg::{Effect, Step};
-use crate::console::state::State;
+use crate::console::state::Core;
 use crate::console::widgets::help::HelpGroup;
 
-/// The actions available on the tab where you stand: those it declares (its footer's, in
-/// full), then the moves and tools of every list or detail, then help and quit.
-fn available(state: &State) -> Vec<Action> {
-    let declared = crate::console::pane::keys(state);
-    let list = state.current().detail.is_none();
+/// The actions available on the tab where you stand: those it declares (`declared`, its
+/// footer's, in full), then the moves and tools of every list or detail, then help and quit.
+fn available(cx: &Core, declared: Vec<Hint>) -> Vec<Action> {
+    let list = cx.current().detail.is_none();
     let mut general = vec![
         Action::Down,
         Action::Up,
@@ -42,10 +41,10 @@ fn available(state: &State) -> Vec<Action> {
     general.extend(
         crate::console::tab::Tab::ALL
             .into_iter()
-            .filter(|t| state.is_shown(*t))
+            .filter(|t| cx.is_shown(*t))
             .map(Action::GoTab),
     );
-    if state.tab.is_notifications_list() {
+    if cx.tab.is_notifications_list() {
         general.push(Action::KeepSample);
     }
     general.extend([Action::Samples, Action::Help, Action::Quit]);
@@ -58,10 +57,11 @@ fn available(state: &State) -> Vec<Action> {
     out
 }
 
-/// `Ctrl-P`: opens the palette on what is available here.
-pub(crate) fn open(state: &mut State) -> Vec<Effect> {
-    let km = &state.settings.keymap;
-    let entries = available(state)
+/// `Ctrl-P`: opens the palette on what is available here (`declared`: the tab's keys where it
+/// is, `pane::keys`).
+pub(crate) fn open(room: &mut PaletteState, cx: &Core, declared: Vec<Hint>) -> Vec<Effect> {
+    let km = &cx.settings.keymap;
+    let entries = available(cx, declared)
         .into_iter()
         .filter(|a| !(km.hide_writes && a.is_write()))
         .filter_map(|a| {
@@ -74,7 +74,7 @@ pub(crate) fn open(state: &mut State) -> Vec<Effect> {
             })
         })
         .collect();
-    state.palette.open = Some(Palette {
+    room.open = Some(Palette {
         entries,
         ..Palette::default()
     });
@@ -82,14 +82,14 @@ pub(crate) fn open(state: &mut State) -> Vec<Effect> {
 }
 
 /// A key while the palette is open (it takes every key).
-pub(crate) fn on_key(state: &mut State, input: &Input) -> Option<Step> {
-    let p = state.palette.open.as_mut()?;
+pub(crate) fn on_key(room: &mut PaletteState, input: &Input) -> Option<Step> {
+    let p = room.open.as_mut()?;
     let n = p.shown().len();
     match input.key.code {
-        KeyCode::Esc => state.palette.open = None,
+        KeyCode::Esc => room.open = None,
         KeyCode::Enter => {
             let chosen = p.shown().get(p.cursor).map(|e| e.action);
-            state.palette.open = None;
+            room.open = None;
             if let Some(a) = chosen {
                 return Some(Step::then(Vec::new(), a));
             }
@@ -112,8 +112,8 @@ pub(crate) fn on_key(state: &mut State, input: &Input) -> Option<Step> {
 }
 
 /// Pasted text narrows the palette.
-pub(crate) fn paste(state: &mut State, text: &str) -> bool {
-    match state.palette.open.as_mut() {
+pub(crate) fn paste(room: &mut PaletteState, text: &str) -> bool {
+    match room.open.as_mut() {
         Some(p) => {
             p.query.paste(text);
             p.cursor = 0;
@@ -126,8 +126,8 @@ pub(crate) fn paste(state: &mut State, text: &str) -> bool {
 /// A key while the help is open, for its filter: `/` starts typing, typed keys narrow, `Enter`
 /// stops typing, `Esc` clears the filter (a second `Esc` closes the help). `None` lets the help
 /// take the key as before.
-pub(crate) fn help_key(state: &mut State, input: &Input) -> Option<Step> {
-    let p = &mut state.palette;
+pub(crate) fn help_key(room: &mut PaletteState, cx: &mut Core, input: &Input) -> Option<Step> {
+    let p = room;
     if p.help_typing {
         match input.key.code {
             KeyCode::Enter => p.help_typing = false,
@@ -139,7 +139,7 @@ pub(crate) fn help_key(state: &mut State, input: &Input) -> Option<Step> {
                 p.help_query.edit(&input.key);
             }
         }
-        state.help_scroll = 0;
+        cx.help_scroll = 0;
         return Some(Step::default());
     }
     match (input.key.code, input.action()) {
@@ -149,7 +149,7 @@ pub(crate) fn help_key(state: &mut State, input: &Input) -> Option<Step> {
         }
         (_, Some(Action::Back)) if !p.help_query.value().is_empty() => {
             p.help_query = TextInput::default();
-            state.help_scroll = 0;
+            cx.help_scroll = 0;
             Some(Step::default())
         }
         // Closing the help forgets its filter.
@@ -162,8 +162,8 @@ pub(crate) fn help_key(state: &mut State, input: &Input) -> Option<Step> {
 }
 
 /// The help's groups narrowed by its filter, with a first group saying what is typed.
-pub(crate) fn filter_help(state: &State, groups: Vec<HelpGroup>) -> Vec<HelpGroup> {
-    let p = &state.palette;
+pub(crate) fn filter_help(room: &PaletteState, groups: Vec<HelpGroup>) -> Vec<HelpGroup> {
+    let p = room;
     let q = p.help_query.value().trim().to_lowercase();
     if q.is_empty() && !p.help_typing {
         return groups;

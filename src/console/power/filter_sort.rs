@@ -1,18 +1,19 @@
-//! The derived view of each tab's list: the rows stay in server order and the filter and sort
-//! produce the positions shown (`ListPane::view`), derived again only when the rows, the query
-//! or the sort change. The cursor points into the view. Also the filter prompt's keys.
+//! The filter prompt's keys, the filter's count and the sort's title: the view they shape is
+//! derived by the router (`console::derived_view`), the rows staying in server order and the
+//! cursor pointing into the view.
 use crossterm::event::{KeyCode, KeyEvent};
 
-use super::filter::{self, Filter};
+use super::PowerState;
+use super::filter::Filter;
 
+use crate::console::deliveries::LocalFilter;
 use crate::console::msg::Effect;
-use crate::console::pane;
-use crate::console::state::{State, ViewKey};
+use crate::console::state::Core;
 use crate::console::tab::Tab;
 
 /// A key while the filter is typed.
-pub(crate) fn on_key(state: &mut State, key: &KeyEvent) -> Vec<Effect> {
-    let f = &mut state.power.filters[state.tab.index()];
+pub(crate) fn on_key(room: &mut PowerState, cx: &Core, key: &KeyEvent) -> Vec<Effect> {
+    let f = &mut room.filters[cx.tab.index()];
     match key.code {
         KeyCode::Esc => *f = Filter::default(),
         KeyCode::Enter => f.editing = false,
@@ -23,80 +24,18 @@ pub(crate) fn on_key(state: &mut State, key: &KeyEvent) -> Vec<Effect> {
     Vec::new()
 }
 
-/// Derives again the view of every tab whose rows, query, sort or local status filter changed
-/// since, keeping the selected row when it stays in view.
-pub(crate) fn refresh(state: &mut State) {
-    for tab in Tab::ALL {
-        let i = tab.index();
-        let f = &state.power.filters[i];
-        let sort = state.power.sorts[i];
-        let shaped = f.active() || sort.column.is_some();
-        let query = if f.active() {
-            f.query.value().to_string()
-        } else {
-            String::new()
-        };
-        let local = &state.deliveries.local;
-        let status = tab
-            .is_notifications_list()
-            .then(|| local.applied.clone())
-            .flatten();
-        let since = tab.is_notifications_list().then_some(local.since).flatten();
-        let shaped = shaped || status.is_some() || since.is_some();
-        let keeps = |r: &_| !tab.is_notifications_list() || local.keeps(r);
-        let list = &state.tabs[i].list;
-        let key = ViewKey {
-            rev: list.rev,
-            len: list.rows.len(),
-            query,
-            status,
-            since,
-            sort,
-        };
-        // Rev 0 is a list never marked: nothing is known of its rows.
-        let fresh = key.rev != 0 && list.view_of.as_ref() == Some(&key);
-        let mut changed = false;
-        let mut hay = std::mem::take(&mut state.core.haystacks);
-        let list = &state.tabs[i].list;
-        let view = (!fresh).then(|| {
-            let mut view: Vec<usize> = (0..list.rows.len())
-                .filter(|&i| list.rows.get(i).is_some_and(keeps))
-                .collect();
-            crate::console::views::context::with_ctx(state, |ctx| {
-                if !key.query.trim().is_empty() {
-                    let texts = hay.of((tab, key.rev, state.handled), &list.rows, ctx);
-                    filter::retain_matching(&key.query, texts, &mut view);
-                }
-                sort.apply(tab, &list.rows, ctx, &mut view);
-            });
-            view
-        });
-        state.haystacks = hay;
-        let list = &mut state.tab_state_mut(tab).list;
-        if let Some(view) = view {
-            if view != list.view {
-                let selected = list.selected().map(|r| r.id().to_string());
-                list.view = view;
-                list.cursor = selected
-                    .and_then(|id| list.shown().position(|r| r.id() == id))
-                    .unwrap_or(0);
-                changed = true;
-            }
-            list.view_of = Some(key);
-        }
-        if shaped || changed {
-            pane::keep_cursor_visible(state, tab);
-        }
-    }
-}
-
-/// `12 of 20 on this page`, while the tab's rows are filtered.
-pub(crate) fn count_line(state: &State, tab: Tab) -> Option<String> {
-    if !state.power.filters[tab.index()].active() {
+/// `12 of 20 on this page`, while the tab's rows are filtered (`local`: the deliveries' status
+/// filter, whose rows are the page's on the notifications list).
+pub(crate) fn count_line(
+    room: &PowerState,
+    cx: &Core,
+    local: &LocalFilter,
+    tab: Tab,
+) -> Option<String> {
+    if !room.filters[tab.index()].active() {
         return None;
     }
-    let list = &state.tab_state(tab).list;
-    let local = &state.deliveries.local;
+    let list = &cx.tab_state(tab).list;
     let total = list
         .rows
         .iter()
@@ -106,9 +45,9 @@ pub(crate) fn count_line(state: &State, tab: Tab) -> Option<String> {
 }
 
 /// ` · sort name ↑ asc` for the list title.
-pub(crate) fn sort_suffix(state: &State) -> String {
-    state.power.sorts[state.tab.index()]
-        .label(state.tab)
+pub(crate) fn sort_suffix(room: &PowerState, cx: &Core) -> String {
+    room.sorts[cx.tab.index()]
+        .label(cx.tab)
         .map(|l| format!(" · {l}"))
         .unwrap_or_default()
 }

@@ -1,13 +1,14 @@
 //! Operator power tools: the `:` command line, per-tab filter and sort of the loaded rows (a
 //! derived view), the raw JSON view, copying, runtime profile switching, read-only refusals.
-//! This file holds the model; `update` its keys, actions and messages, `filter_sort` the view
-//! derivation, `raw` the raw view's keys, `view` its drawing, `setup` the configuration.
+//! This file holds the model; `update` its keys, actions and messages, `filter_sort` the
+//! filter's keys and counts, `raw` the raw view's keys, `view` its drawing. What needs every
+//! room is the router's: the view derivation (`console::derived_view`), the columns on screen
+//! (`console::shown_columns`), the configuration (`console::setup`), the commands beyond power
+//! (`console::commands`).
 pub(crate) mod command;
 pub(crate) mod filter;
 pub(crate) mod filter_sort;
 pub(crate) mod raw;
-pub(crate) mod setup;
-pub(crate) mod shown_columns;
 pub(crate) mod sort;
 pub(crate) mod update;
 pub(crate) mod view;

@@ -1,22 +1,23 @@
 //! The raw JSON view's keys: scrolling, searching, copying, closing.
 use crossterm::event::KeyCode;
 
+use super::PowerState;
 use crate::console::keymap::{Action, Input};
 use crate::console::msg::Step;
-use crate::console::state::State;
+use crate::console::state::Core;
 
 /// Lines of the raw view on screen.
-pub(crate) fn raw_height(state: &State) -> usize {
-    usize::from(state.size.1.saturating_sub(5)).max(1)
+pub(crate) fn raw_height(cx: &Core) -> usize {
+    usize::from(cx.size.1.saturating_sub(5)).max(1)
 }
 
 /// A key while the raw view is open.
-pub(crate) fn on_key(state: &mut State, key: &Input) -> Step {
-    let height = raw_height(state);
+pub(crate) fn on_key(room: &mut PowerState, cx: &Core, key: &Input) -> Step {
+    let height = raw_height(cx);
     // The view takes the whole width.
-    let state_width = state.size.0;
+    let state_width = cx.size.0;
     let action = key.action_among(|a| matches!(a, Action::NextMatch | Action::PrevMatch));
-    let Some(view) = state.power.raw.as_mut() else {
+    let Some(view) = room.raw.as_mut() else {
         return Step::default();
     };
     if view.editing {
@@ -54,7 +55,7 @@ pub(crate) fn on_key(state: &mut State, key: &Input) -> Step {
         return Step::default();
     }
     match action {
-        Some(Action::Back | Action::RawJson) => state.power.raw = None,
+        Some(Action::Back | Action::RawJson) => room.raw = None,
         Some(Action::Quit) => return Step::then(Vec::new(), Action::Quit),
         Some(Action::Down) => view.scroll = view.scroll.saturating_add(1),
         Some(Action::Up) => view.scroll = view.scroll.saturating_sub(1),
@@ -75,16 +76,16 @@ pub(crate) fn on_key(state: &mut State, key: &Input) -> Step {
         Some(a @ (Action::CopyId | Action::CopyJson)) => return Step::then(Vec::new(), a),
         _ => {}
     }
-    if let Some(v) = state.power.raw.as_mut() {
+    if let Some(v) = room.raw.as_mut() {
         v.clamp(height);
     }
     Step::default()
 }
 
 /// Scrolls the raw view (mouse wheel).
-pub(crate) fn scroll(state: &mut State, down: bool) -> bool {
-    let height = raw_height(state);
-    let Some(v) = state.power.raw.as_mut() else {
+pub(crate) fn scroll(room: &mut PowerState, cx: &Core, down: bool) -> bool {
+    let height = raw_height(cx);
+    let Some(v) = room.raw.as_mut() else {
         return false;
     };
     v.scroll = if down {

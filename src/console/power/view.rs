@@ -5,14 +5,15 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph};
 
-use super::{filter, filter_sort};
+use super::{PowerState, filter, filter_sort};
+use crate::console::deliveries::LocalFilter;
 use crate::console::keymap::Action;
 use crate::console::layout;
-use crate::console::state::{LoadState, State};
+use crate::console::state::{Core, LoadState};
 
 /// The rows of a list area that hold data: inside the border, below errors and the header.
-pub(crate) fn data_rows_area(state: &State, list_area: Rect) -> Rect {
-    let list = &state.current().list;
+pub(crate) fn data_rows_area(cx: &Core, list_area: Rect) -> Rect {
+    let list = &cx.current().list;
     let errors = match &list.load {
         LoadState::Error(e) => 1 + u16::from(e.hint.is_some()),
         _ => 0,
@@ -24,39 +25,46 @@ pub(crate) fn data_rows_area(state: &State, list_area: Rect) -> Rect {
     Rect::new(inner.x, top, inner.width, height)
 }
 
-/// Draws the filter count on the list's bottom border and highlights the matches.
-pub(crate) fn render_list_extras(state: &State, frame: &mut Frame, area: Rect) {
-    let f = &state.power.filters[state.tab.index()];
+/// Draws the filter count on the list's bottom border and highlights the matches (`local`: the
+/// deliveries' status filter, for the count).
+pub(crate) fn render_list_extras(
+    room: &PowerState,
+    cx: &Core,
+    local: &LocalFilter,
+    frame: &mut Frame,
+    area: Rect,
+) {
+    let f = &room.filters[cx.tab.index()];
     if !f.active() && !f.editing {
         return;
     }
-    let count = filter_sort::count_line(state, state.tab).unwrap_or_default();
+    let count = filter_sort::count_line(room, cx, local, cx.tab).unwrap_or_default();
     let text = format!(" /{} · {count} ", f.query.value());
     let w = (text.chars().count() as u16).min(area.width.saturating_sub(2));
     let x = area.right().saturating_sub(w + 1);
     let bottom = Rect::new(x, area.bottom().saturating_sub(1), w, 1);
     frame.render_widget(
-        Paragraph::new(Span::styled(text, state.settings.theme.accent)),
+        Paragraph::new(Span::styled(text, cx.settings.theme.accent)),
         bottom,
     );
     if f.active() {
-        let rows = data_rows_area(state, area);
+        let rows = data_rows_area(cx, area);
         filter::highlight(frame.buffer_mut(), rows, f.query.value());
     }
 }
 
 /// Draws the command line, the filter prompt or the raw view's keys in the footer; false when
 /// the usual footer applies.
-pub(crate) fn render_footer(state: &State, frame: &mut Frame, area: Rect) -> bool {
-    let t = &state.settings.theme;
-    let km = &state.settings.keymap;
-    let line = if let Some(c) = &state.power.command {
+pub(crate) fn render_footer(room: &PowerState, cx: &Core, frame: &mut Frame, area: Rect) -> bool {
+    let t = &cx.settings.theme;
+    let km = &cx.settings.keymap;
+    let line = if let Some(c) = &room.command {
         let mut spans = vec![Span::styled(":", t.key), Span::raw(c.input.with_cursor())];
         if let Some(cands) = c.candidates_line() {
             spans.push(Span::styled(format!("  {cands}"), t.muted));
         }
         Line::from(spans)
-    } else if let Some(v) = &state.power.raw {
+    } else if let Some(v) = &room.raw {
         if v.editing {
             Line::from(vec![
                 Span::styled("search /", t.key),
@@ -82,8 +90,8 @@ pub(crate) fn render_footer(state: &State, frame: &mut Frame, area: Rect) -> boo
             }
             Line::from(spans)
         }
-    } else if state.power.filters[state.tab.index()].editing {
-        let f = &state.power.filters[state.tab.index()];
+    } else if room.filters[cx.tab.index()].editing {
+        let f = &room.filters[cx.tab.index()];
         Line::from(vec![
             Span::styled("filter /", t.key),
             Span::raw(f.query.with_cursor()),
@@ -97,11 +105,11 @@ pub(crate) fn render_footer(state: &State, frame: &mut Frame, area: Rect) -> boo
 }
 
 /// Draws the raw view over the body.
-pub(crate) fn render_overlay(state: &State, frame: &mut Frame, screen: Rect) {
-    let Some(view) = &state.power.raw else {
+pub(crate) fn render_overlay(room: &PowerState, cx: &Core, frame: &mut Frame, screen: Rect) {
+    let Some(view) = &room.raw else {
         return;
     };
-    let areas = layout::areas(screen, state.tab, state.current().detail.is_some());
+    let areas = layout::areas(screen, cx.tab, cx.current().detail.is_some());
     let top = areas.header.bottom();
     let body = Rect::new(
         screen.x,
@@ -109,5 +117,5 @@ pub(crate) fn render_overlay(state: &State, frame: &mut Frame, screen: Rect) {
         screen.width,
         areas.footer.y.saturating_sub(top),
     );
-    crate::console::raw_json::render(view, frame, body, &state.settings.theme);
+    crate::console::raw_json::render(view, frame, body, &cx.settings.theme);
 }

@@ -1,5 +1,6 @@
 //! Which of the list's columns the table draws at the terminal's size, worked out as the
 //! drawing does (`ui` and `widgets::paged_table`), so that `s` sorts only by a column on screen.
+//! It reads what every room adds to the table, so the router works it out for the power tools.
 use ratatui::layout::Rect;
 
 use crate::console::state::State;

@@ -1,6 +1,7 @@
 //! Applies the console's configuration (keys, theme, mouse, watch interval, clipboard,
-//! confirmation, history) to a fresh state.
-use super::{PowerSetup, command};
+//! confirmation, history, a saved view) to a fresh state: the settings, the power tools'
+//! model and what a saved view sets, so it takes the whole state (it runs before the router).
+use super::power::{PowerSetup, command};
 use crate::console::state::{State, ToastKind};
 
 impl PowerSetup {
