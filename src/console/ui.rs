@@ -84,7 +84,7 @@ pub(crate) fn render(state: &State, frame: &mut Frame) {
         areas.footer.y.saturating_sub(areas.header.bottom()),
     );
     super::deliveries::view::overlays(state, frame, body);
-    super::replay::view::render(state, frame, body);
+    super::replay::view::render(&state.replay, &state.core, frame, body);
     super::recover::view::render(state, frame, body);
     super::forward::view::render(state, frame, body);
     super::samples::view::render(state, frame, body);

@@ -356,7 +356,7 @@ pub(crate) fn on_mouse(state: &mut State, ev: crossterm::event::MouseEvent) {
 
 /// Scrolls the preview or answer by a navigation action, within what it holds on this screen.
 fn scroll(state: &mut State, action: Action) {
-    let max = super::view::max_scroll(state);
+    let max = super::view::max_scroll(&state.replay, &state.core);
     if let Some(room) = state.replay.room.as_mut()
         && let Some(at) = crate::console::widgets::scrolled(room.scroll, action, max)
     {
