@@ -294,7 +294,7 @@ impl Layer {
                 }
                 None => false,
             },
-            Layer::Replay => replay::update::paste(state, text),
+            Layer::Replay => replay::update::paste(&mut state.replay, text),
             // The field being edited (the typed hosts and count are the confirmation's).
             Layer::Recover => match state.recover.room.as_mut() {
                 Some(room) => match &mut room.stage {
@@ -335,7 +335,9 @@ impl Layer {
     pub(crate) fn offer(self, state: &mut State, input: &Input) -> Option<Step> {
         match self {
             Layer::Compare => compare::update::on_key(state, input).map(Step::from),
-            Layer::Replay => replay::update::on_key(state, input).map(Step::from),
+            Layer::Replay => {
+                replay::update::on_key(&mut state.replay, &mut state.core, input).map(Step::from)
+            }
             Layer::Recover => recover::update::on_key(state, input).map(Step::from),
             Layer::Forward => forward::update::on_key(state, input).map(Step::from),
             Layer::Samples => super::samples::update::on_key(state, input).map(Step::from),
@@ -436,7 +438,7 @@ pub(crate) fn answered(state: &mut State, subject: Subject, answer: Answer) -> V
             }
             Vec::new()
         }
-        Subject::Replay => replay::update::answered(state, yes),
+        Subject::Replay => replay::update::answered(&mut state.replay, &mut state.core, yes),
         Subject::Recover => recover::update::answered(state, yes),
         Subject::SampleSend => super::samples::update::answered_send(state, yes),
         Subject::SampleRm(name) => super::samples::update::answered_rm(state, &name, yes),

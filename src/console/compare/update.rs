@@ -92,10 +92,13 @@ pub(crate) fn on_key(state: &mut State, input: &Input) -> Option<Vec<Effect>> {
 /// the recorded answer of attempt `attempt_index` beside it (`E`).
 pub(crate) fn open_against(
     state: &mut State,
-    notification_id: String,
-    new: Answer,
-    attempt_index: i64,
+    to: crate::console::replay::update::ToCompare,
 ) -> Vec<Effect> {
+    let crate::console::replay::update::ToCompare {
+        notification_id,
+        answer: new,
+        attempt_index,
+    } = to;
     let effects = open(state, notification_id, new);
     if let Some(o) = state.compare.overlay.as_mut() {
         o.against = Some(attempt_index);
