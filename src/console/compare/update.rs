@@ -153,7 +153,9 @@ fn session_replays(state: &State, id: &str, left: &Answer) -> Vec<Answer> {
 fn overlay_key(state: &mut State, input: &Input) -> Vec<Effect> {
     // The furthest the comparison scrolls, worked out only for a key that scrolls.
     let max = match input.action() {
-        Some(a) if crate::console::widgets::is_scroll(a) => super::view::max_scroll(state),
+        Some(a) if crate::console::widgets::is_scroll(a) => {
+            super::view::max_scroll(&state.compare, &state.core)
+        }
         _ => 0,
     };
     let Some(o) = state.compare.overlay.as_mut() else {
