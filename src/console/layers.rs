@@ -334,7 +334,17 @@ impl Layer {
     /// through), so the next layer gets it.
     pub(crate) fn offer(self, state: &mut State, input: &Input) -> Option<Step> {
         match self {
-            Layer::Compare => compare::update::on_key(state, input).map(Step::from),
+            Layer::Compare => compare::update::on_key(
+                &mut state.compare,
+                &mut state.core,
+                compare::update::Sources {
+                    replay: &state.replay,
+                    forward: &state.forward,
+                    attempt: state.deliveries.attempt.as_ref(),
+                },
+                input,
+            )
+            .map(Step::from),
             Layer::Replay => {
                 replay::update::on_key(&mut state.replay, &mut state.core, input).map(Step::from)
             }

@@ -116,16 +116,20 @@ fn on_reply(
                 replay::update::on_reply(&mut state.replay, &mut state.core, result);
             // `E`: compare opens on the edited replay's answer, the recorded one beside it.
             if let Some(to) = edited {
-                effects.extend(compare::update::open_against(state, to));
+                effects.extend(compare::update::open_against(
+                    &mut state.compare,
+                    &mut state.core,
+                    &state.replay,
+                    to,
+                ));
             }
             effects
         }),
         Pane::Recover => {
             recover::update::awaits(state, req_id).then(|| recover::update::on_reply(state, result))
         }
-        Pane::Compare => {
-            compare::update::awaits(state, req_id).then(|| compare::update::on_reply(state, result))
-        }
+        Pane::Compare => compare::update::awaits(&state.compare, &state.core, req_id)
+            .then(|| compare::update::on_reply(&mut state.compare, result)),
         Pane::Forward => {
             forward::update::awaits(state, req_id).then(|| forward::update::on_reply(state, result))
         }
