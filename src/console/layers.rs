@@ -294,7 +294,7 @@ impl Layer {
                 }
                 None => false,
             },
-            Layer::Replay => replay::update::paste(state, text),
+            Layer::Replay => replay::update::paste(&mut state.replay, text),
             // The field being edited (the typed hosts and count are the confirmation's).
             Layer::Recover => match state.recover.room.as_mut() {
                 Some(room) => match &mut room.stage {
@@ -334,8 +334,20 @@ impl Layer {
     /// through), so the next layer gets it.
     pub(crate) fn offer(self, state: &mut State, input: &Input) -> Option<Step> {
         match self {
-            Layer::Compare => compare::update::on_key(state, input).map(Step::from),
-            Layer::Replay => replay::update::on_key(state, input).map(Step::from),
+            Layer::Compare => compare::update::on_key(
+                &mut state.compare,
+                &mut state.core,
+                compare::update::Sources {
+                    replay: &state.replay,
+                    forward: &state.forward,
+                    attempt: state.deliveries.attempt.as_ref(),
+                },
+                input,
+            )
+            .map(Step::from),
+            Layer::Replay => {
+                replay::update::on_key(&mut state.replay, &mut state.core, input).map(Step::from)
+            }
             Layer::Recover => {
                 recover::update::on_key(&mut state.recover, &mut state.core, input).map(Step::from)
             }
@@ -479,7 +491,7 @@ pub(crate) fn answered(state: &mut State, subject: Subject, answer: Answer) -> V
             }
             Vec::new()
         }
-        Subject::Replay => replay::update::answered(state, yes),
+        Subject::Replay => replay::update::answered(&mut state.replay, &mut state.core, yes),
         Subject::Recover => recover::update::answered(&mut state.recover, &mut state.core, yes),
         Subject::SampleSend => super::samples::update::answered_send(state, yes),
         Subject::SampleRm(name) => super::samples::update::answered_rm(state, &name, yes),

@@ -93,11 +93,11 @@ pub(crate) fn render(state: &State, frame: &mut Frame) {
         areas.footer.y.saturating_sub(areas.header.bottom()),
     );
     super::deliveries::view::overlays(&state.deliveries, &state.core, frame, body);
-    super::replay::view::render(state, frame, body);
+    super::replay::view::render(&state.replay, &state.core, frame, body);
     super::recover::view::render(&state.recover, &state.core, frame, body);
     super::forward::view::render(&state.forward, &state.core, frame, body);
     super::samples::view::render(state, frame, body);
-    super::compare::view::render(state, frame, body);
+    super::compare::view::render(&state.compare, &state.core, frame, body);
     super::power::view::render_overlay(&state.power, &state.core, frame, screen);
     // A toast takes the right end of the footer line (never rows of the list or its border);
     // the key hints are cut to what is left.

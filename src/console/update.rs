@@ -61,7 +61,7 @@ fn route(state: &mut State, msg: Msg) -> Option<Vec<Effect>> {
         Msg::Power(PowerMsg::Mouse(_)) if state.forward.room.is_some() => Vec::new(),
         // The replay room owns the screen: clicks must not move what is behind it.
         Msg::Power(PowerMsg::Mouse(ev)) if state.replay.room.is_some() => {
-            replay::update::on_mouse(state, ev);
+            replay::update::on_mouse(&mut state.replay, &state.core, ev);
             Vec::new()
         }
         // So does the recover room.
@@ -83,7 +83,7 @@ fn route(state: &mut State, msg: Msg) -> Option<Vec<Effect>> {
         Msg::Edited(result) if super::samples::update::awaits_editor(state) => {
             super::samples::update::edited(state, result)
         }
-        Msg::Edited(result) => replay::update::edited(state, result),
+        Msg::Edited(result) => replay::update::edited(&mut state.replay, &mut state.core, result),
     })
 }
 
@@ -125,14 +125,24 @@ fn on_reply(
         }
         Pane::Form(_) => forms::update::awaits(state, req_id)
             .then(|| forms::update::on_reply(state, req_id, result)),
-        Pane::Replay => {
-            replay::update::awaits(state, req_id).then(|| replay::update::on_reply(state, result))
-        }
+        Pane::Replay => replay::update::awaits(&state.replay, &state.core, req_id).then(|| {
+            let (mut effects, edited) =
+                replay::update::on_reply(&mut state.replay, &mut state.core, result);
+            // `E`: compare opens on the edited replay's answer, the recorded one beside it.
+            if let Some(to) = edited {
+                effects.extend(compare::update::open_against(
+                    &mut state.compare,
+                    &mut state.core,
+                    &state.replay,
+                    to,
+                ));
+            }
+            effects
+        }),
         Pane::Recover => recover::update::awaits(&state.recover, &state.core, req_id)
             .then(|| recover::update::on_reply(&mut state.recover, &state.core, result)),
-        Pane::Compare => {
-            compare::update::awaits(state, req_id).then(|| compare::update::on_reply(state, result))
-        }
+        Pane::Compare => compare::update::awaits(&state.compare, &state.core, req_id)
+            .then(|| compare::update::on_reply(&mut state.compare, result)),
         Pane::Forward => forward::update::awaits(&state.forward, &state.core, req_id)
             .then(|| forward::update::on_reply(&mut state.forward, result)),
         Pane::Samples => super::samples::update::awaits(state, req_id)
@@ -251,8 +261,16 @@ pub(crate) fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
         Action::Deliver(k) => {
             deliveries::update::on_action(&mut state.deliveries, &mut state.core, k)
         }
-        Action::Replay => replay::update::open(state),
-        Action::EditReplay => replay::update::open_edit(state),
+        Action::Replay => replay::update::open(
+            &mut state.replay,
+            &mut state.core,
+            replay::update::Seen::of(&state.deliveries),
+        ),
+        Action::EditReplay => replay::update::open_edit(
+            &mut state.replay,
+            &mut state.core,
+            replay::update::Seen::of(&state.deliveries),
+        ),
         Action::Mark | Action::MarkRange | Action::MarkAll | Action::Recover => {
             recover::update::on_action(
                 &mut state.recover,

@@ -1,29 +1,45 @@
 //! Compare's part of `update`: `=` opens it over an open attempt (pulsar's attempt view, or an
 //! `event-destinations` attempt), the replay room's answer or the forward room's open answer;
 //! while open it takes every key; the worker's lookup lands here.
-use super::{CompareCmd, Found, Overlay};
+use super::{CompareCmd, CompareState, Found, Overlay};
 use crate::api::Error;
 use crate::api::compare::{self, Answer};
+use crate::console::deliveries::AttemptView;
+use crate::console::forward::ForwardState;
 use crate::console::keymap::{Action, Input};
 use crate::console::msg::{ApiCmd, ApiReply, Effect, Pane};
 use crate::console::record::Item;
-use crate::console::replay::Stage;
-use crate::console::state::State;
+use crate::console::replay::update::ToCompare;
+use crate::console::replay::{ReplayState, Stage};
+use crate::console::state::Core;
 use crate::console::tab::Tab;
+
+/// What compare reads of the rooms whose answers it compares, chosen at the router and only
+/// read: the replay room (its answer shown, this session's replays), the forward room (its open
+/// answer) and the deliveries room's open attempt view.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Sources<'a> {
+    /// The replay room's model.
+    pub(crate) replay: &'a ReplayState,
+    /// The forward room's model.
+    pub(crate) forward: &'a ForwardState,
+    /// The open attempt view.
+    pub(crate) attempt: Option<&'a AttemptView>,
+}
 
 /// The answer under the user's eye, with its notification: the replay room's answer, the
 /// forward room's open answer, or the open attempt (outermost first).
-fn source(state: &State) -> Option<(String, Answer)> {
-    source_here(state).or_else(|| delivery_attempt(state))
+fn source(cx: &Core, src: Sources<'_>) -> Option<(String, Answer)> {
+    source_here(cx, src).or_else(|| delivery_attempt(cx))
 }
 
 /// `event-destinations`: the attempt open on the Attempts tab, or the row selected there, with
 /// its delivery.
-fn delivery_attempt(state: &State) -> Option<(String, Answer)> {
-    if state.tab != Tab::DeliveryAttempts {
+fn delivery_attempt(cx: &Core) -> Option<(String, Answer)> {
+    if cx.tab != Tab::DeliveryAttempts {
         return None;
     }
-    let ts = state.current();
+    let ts = cx.current();
     let record = match ts.detail.as_ref().and_then(|d| d.record.as_ref()) {
         Some(r) => r,
         None => ts.list.selected()?,
@@ -37,8 +53,8 @@ fn delivery_attempt(state: &State) -> Option<(String, Answer)> {
     }
 }
 
-fn source_here(state: &State) -> Option<(String, Answer)> {
-    if let Some(room) = state.replay.room_of(&state.profile) {
+fn source_here(cx: &Core, src: Sources<'_>) -> Option<(String, Answer)> {
+    if let Some(room) = src.replay.room_of(&cx.profile) {
         return match &room.stage {
             Stage::Answer(e) => Some((
                 e.notification_id.clone(),
@@ -47,7 +63,7 @@ fn source_here(state: &State) -> Option<(String, Answer)> {
             _ => None,
         };
     }
-    if let Some(room) = state.forward.room_of(&state.profile) {
+    if let Some(room) = src.forward.room_of(&cx.profile) {
         let row = room.open.and_then(|i| room.newest(i))?;
         let r = row.result.as_ref()?;
         let label = format!(
@@ -58,7 +74,7 @@ fn source_here(state: &State) -> Option<(String, Answer)> {
         );
         return Some((row.notification_id.clone(), Answer::from_replay(label, r)));
     }
-    let v = state.deliveries.attempt.as_ref()?;
+    let v = src.attempt?;
     let a = Answer::from_attempt(v.attempt()?)?;
     Some((v.notification.id.clone(), a))
 }
@@ -74,43 +90,60 @@ fn replay_label(r: &crate::api::replay::ReplayResult, target: &url::Url) -> Stri
 
 /// Every key while the overlay is open; `=` where there is an answer to compare. `None` lets
 /// the other layers have the key.
-pub(crate) fn on_key(state: &mut State, input: &Input) -> Option<Vec<Effect>> {
-    if state.compare.overlay.is_some() && state.compare.overlay_of(&state.profile).is_none() {
-        state.compare.overlay = None;
+pub(crate) fn on_key(
+    model: &mut CompareState,
+    cx: &mut Core,
+    src: Sources<'_>,
+    input: &Input,
+) -> Option<Vec<Effect>> {
+    if model.overlay.is_some() && model.overlay_of(&cx.profile).is_none() {
+        model.overlay = None;
     }
-    if state.compare.overlay.is_some() {
-        return Some(overlay_key(state, input));
+    if model.overlay.is_some() {
+        return Some(overlay_key(model, cx, input));
     }
     if input.action_among(|a| a == Action::Compare) != Some(Action::Compare) {
         return None;
     }
-    let (id, left) = source(state)?;
-    Some(open(state, id, left))
+    let (id, left) = source(cx, src)?;
+    Some(open(model, cx, src.replay, id, left))
 }
 
-/// Opens compare on `new` (an edited replay's answer) and, once the notification is found, shows
-/// the recorded answer of attempt `attempt_index` beside it (`E`).
+/// Opens compare on `to`'s answer (an edited replay's) and, once the notification is found,
+/// shows the recorded answer of the attempt replayed beside it (`E`); `replay` gives this
+/// session's replays.
 pub(crate) fn open_against(
-    state: &mut State,
-    notification_id: String,
-    new: Answer,
-    attempt_index: i64,
+    model: &mut CompareState,
+    cx: &mut Core,
+    replay: &ReplayState,
+    to: ToCompare,
 ) -> Vec<Effect> {
-    let effects = open(state, notification_id, new);
-    if let Some(o) = state.compare.overlay.as_mut() {
+    let ToCompare {
+        notification_id,
+        answer: new,
+        attempt_index,
+    } = to;
+    let effects = open(model, cx, replay, notification_id, new);
+    if let Some(o) = model.overlay.as_mut() {
         o.against = Some(attempt_index);
     }
     effects
 }
 
-fn open(state: &mut State, notification_id: String, left: Answer) -> Vec<Effect> {
-    let req_id = state.next_req_id();
+fn open(
+    model: &mut CompareState,
+    cx: &mut Core,
+    replay: &ReplayState,
+    notification_id: String,
+    left: Answer,
+) -> Vec<Effect> {
+    let req_id = cx.next_req_id();
     // This session's replays of the notification are known at once; the rest comes from the
     // worker.
-    let candidates = session_replays(state, &notification_id, &left);
-    let deliveries = state.is_shown(Tab::Deliveries);
-    state.compare.overlay = Some(Overlay {
-        profile: state.profile.clone(),
+    let candidates = session_replays(replay, &cx.profile, &notification_id, &left);
+    let deliveries = cx.is_shown(Tab::Deliveries);
+    model.overlay = Some(Overlay {
+        profile: cx.profile.clone(),
         notification_id: notification_id.clone(),
         left,
         candidates,
@@ -127,16 +160,15 @@ fn open(state: &mut State, notification_id: String, left: Answer) -> Vec<Effect>
         cmd: ApiCmd::Compare(Box::new(CompareCmd {
             notification_id,
             deliveries,
-            profile: state.profile.clone(),
-            data_dir: state.settings.data_dir.clone(),
+            profile: cx.profile.clone(),
+            data_dir: cx.settings.data_dir.clone(),
         })),
     }]
 }
 
-fn session_replays(state: &State, id: &str, left: &Answer) -> Vec<Answer> {
-    state
-        .replay
-        .history(&state.profile)
+fn session_replays(replay: &ReplayState, profile: &str, id: &str, left: &Answer) -> Vec<Answer> {
+    replay
+        .history(profile)
         .map(|h| {
             h.newest_first()
                 .filter(|e| e.notification_id == id)
@@ -147,13 +179,13 @@ fn session_replays(state: &State, id: &str, left: &Answer) -> Vec<Answer> {
         .unwrap_or_default()
 }
 
-fn overlay_key(state: &mut State, input: &Input) -> Vec<Effect> {
+fn overlay_key(model: &mut CompareState, cx: &mut Core, input: &Input) -> Vec<Effect> {
     // The furthest the comparison scrolls, worked out only for a key that scrolls.
     let max = match input.action() {
-        Some(a) if crate::console::widgets::is_scroll(a) => super::view::max_scroll(state),
+        Some(a) if crate::console::widgets::is_scroll(a) => super::view::max_scroll(model, cx),
         _ => 0,
     };
-    let Some(o) = state.compare.overlay.as_mut() else {
+    let Some(o) = model.overlay.as_mut() else {
         return Vec::new();
     };
     match input.action() {
@@ -161,8 +193,12 @@ fn overlay_key(state: &mut State, input: &Input) -> Vec<Effect> {
             o.shown = None;
             o.scroll = 0;
         }
-        Some(Action::Back | Action::Compare) => state.compare.overlay = None,
-        Some(Action::Quit) => return crate::console::pane::quit(state),
+        Some(Action::Back | Action::Compare) => model.overlay = None,
+        // As `pane::quit`, which takes the whole state: the core's flag and the effect.
+        Some(Action::Quit) => {
+            cx.quit = true;
+            return vec![Effect::Quit];
+        }
         Some(a) if o.shown.is_some() && crate::console::widgets::is_scroll(a) => {
             o.scroll = crate::console::widgets::scrolled(o.scroll, a, max).unwrap_or(o.scroll);
         }
@@ -182,16 +218,15 @@ fn overlay_key(state: &mut State, input: &Input) -> Vec<Effect> {
 }
 
 /// Whether a reply answers the overlay's lookup.
-pub(crate) fn awaits(state: &State, req_id: u64) -> bool {
-    state
-        .compare
-        .overlay_of(&state.profile)
+pub(crate) fn awaits(model: &CompareState, cx: &Core, req_id: u64) -> bool {
+    model
+        .overlay_of(&cx.profile)
         .is_some_and(|o| o.pending == Some(req_id))
 }
 
 /// The lookup's answer: the notification's attempts and the kept answers join the candidates.
-pub(crate) fn on_reply(state: &mut State, result: Result<ApiReply, Error>) -> Vec<Effect> {
-    let Some(o) = state.compare.overlay.as_mut() else {
+pub(crate) fn on_reply(model: &mut CompareState, result: Result<ApiReply, Error>) -> Vec<Effect> {
+    let Some(o) = model.overlay.as_mut() else {
         return Vec::new();
     };
     o.pending = None;

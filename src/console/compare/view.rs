@@ -7,9 +7,9 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph};
 
-use super::Overlay;
+use super::{CompareState, Overlay};
 use crate::api::compare::{BodyDiff, Change, Comparison, Side};
-use crate::console::state::State;
+use crate::console::state::Core;
 use crate::console::theme::Theme;
 use crate::text::line as safe;
 
@@ -164,26 +164,25 @@ fn comparison_lines(c: &Comparison, width: usize, t: &Theme) -> Vec<Line<'static
 }
 
 /// The furthest the comparison shown scrolls on this screen: 0 when it fits or none is shown.
-pub(crate) fn max_scroll(state: &State) -> u16 {
-    let Some(c) = state
-        .compare
-        .overlay_of(&state.profile)
+pub(crate) fn max_scroll(model: &CompareState, cx: &Core) -> u16 {
+    let Some(c) = model
+        .overlay_of(&cx.profile)
         .and_then(|o| o.shown.as_deref())
     else {
         return 0;
     };
-    let screen = Rect::new(0, 0, state.size.0, state.size.1);
+    let screen = Rect::new(0, 0, cx.size.0, cx.size.1);
     let inner = Block::bordered().inner(crate::console::layout::body(screen));
-    let total = comparison_lines(c, usize::from(inner.width), &state.settings.theme).len();
+    let total = comparison_lines(c, usize::from(inner.width), &cx.settings.theme).len();
     u16::try_from(total.saturating_sub(usize::from(inner.height))).unwrap_or(u16::MAX)
 }
 
 /// Draws the overlay over `area` when it is open (for the active profile).
-pub(crate) fn render(state: &State, frame: &mut Frame, area: Rect) {
-    let Some(o) = state.compare.overlay_of(&state.profile) else {
+pub(crate) fn render(model: &CompareState, cx: &Core, frame: &mut Frame, area: Rect) {
+    let Some(o) = model.overlay_of(&cx.profile) else {
         return;
     };
-    let t = &state.settings.theme;
+    let t = &cx.settings.theme;
     frame.render_widget(Clear, area);
     let block = Block::bordered()
         .border_style(t.accent)

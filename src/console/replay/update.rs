@@ -2,59 +2,95 @@
 //! worker's replies (plan, answer) land here.
 use crossterm::event::KeyCode;
 
-use super::{DEFAULT_TARGET, Focus, ReplayCmd, ReplayReply, Room, Signing, Stage, Text};
+use super::{
+    DEFAULT_TARGET, Focus, ReplayCmd, ReplayReply, ReplayState, Room, Signing, Stage, Text,
+};
 use crate::api::Error;
 use crate::api::replay::{self, HistoryEntry};
 use crate::console::confirm::{Confirm, Subject};
-use crate::console::deliveries::sorted_attempts;
+use crate::console::deliveries::{AttemptView, DeliveriesState, sorted_attempts};
 use crate::console::input::edit;
 use crate::console::keymap::{Action, Input};
 use crate::console::msg::{ApiCmd, ApiReply, Effect, Pane};
 use crate::console::record::Item;
-use crate::console::state::{ErrorView, State, ToastKind};
+use crate::console::state::{Core, ErrorView, ToastKind};
 use crate::console::tab::Tab;
+
+/// What replay reads of the deliveries room, chosen at the router (read-only): the open attempt
+/// view, and the notification detail's attempt cursor with the notification it belongs to.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Seen<'a> {
+    /// The open attempt view.
+    pub(crate) attempt: Option<&'a AttemptView>,
+    /// The notification the detail's attempt cursor belongs to.
+    pub(crate) cursor_of: &'a str,
+    /// The detail's attempt cursor.
+    pub(crate) attempt_cursor: usize,
+}
+
+impl<'a> Seen<'a> {
+    /// What the deliveries room shows of attempts.
+    pub(crate) fn of(d: &'a DeliveriesState) -> Self {
+        Self {
+            attempt: d.attempt.as_ref(),
+            cursor_of: &d.cursor_of,
+            attempt_cursor: d.attempt_cursor,
+        }
+    }
+}
+
+/// `E`'s answer, handed to the router for compare to open on it beside the recorded attempt's
+/// (a room never opens another).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct ToCompare {
+    /// `cbn_…`.
+    pub(crate) notification_id: String,
+    /// The edited replay's answer.
+    pub(crate) answer: crate::api::compare::Answer,
+    /// The recorded attempt replayed (its index, from 0).
+    pub(crate) attempt_index: i64,
+}
 
 /// Keys taken before the delivery panes and the keymap: every key while the room is open, and
 /// `P` itself (so that it works over an open attempt). `None` lets the others have the key.
-pub(crate) fn on_key(state: &mut State, key: &Input) -> Option<Vec<Effect>> {
-    if state.replay.room.is_some() && state.replay.room_of(&state.profile).is_none() {
+pub(crate) fn on_key(model: &mut ReplayState, cx: &mut Core, key: &Input) -> Option<Vec<Effect>> {
+    if model.room.is_some() && model.room_of(&cx.profile).is_none() {
         // Opened under another profile: its notification and history are not this one's.
-        state.replay.room = None;
+        model.room = None;
     }
-    state.replay.room.is_some().then(|| room_key(state, key))
+    model.room.is_some().then(|| room_key(model, cx, key))
 }
 
 /// The notification (and attempt) under the user's eye: an open attempt's, the open detail's
 /// with the attempt under its cursor, or the selected row's (latest recorded attempt) on the
 /// Notifications tab.
-pub(crate) fn chosen(state: &State) -> Option<(String, Option<i64>)> {
-    if let Some(v) = &state.deliveries.attempt {
+pub(crate) fn chosen(cx: &Core, seen: Seen<'_>) -> Option<(String, Option<i64>)> {
+    if let Some(v) = seen.attempt {
         return Some((v.notification.id.clone(), v.attempt().map(|a| a.index)));
     }
-    if state.tab.one_request() {
+    if cx.tab.one_request() {
         // This generation keeps one request per notification: no attempt to choose.
-        let ts = state.current();
+        let ts = cx.current();
         let id = match ts.detail.as_ref().and_then(|d| d.record.as_ref()) {
             Some(record) => record.id().to_string(),
             None => ts.list.selected()?.id().to_string(),
         };
         return Some((id, None));
     }
-    if let Some((id, attempt, _)) = chosen_delivery(state) {
+    if let Some((id, attempt, _)) = chosen_delivery(cx) {
         return Some((id, attempt));
     }
-    if !state.tab.is_notifications_list() {
+    if !cx.tab.is_notifications_list() {
         return None;
     }
-    let ts = state.current();
+    let ts = cx.current();
     if let Some(record) = ts.detail.as_ref().and_then(|d| d.record.as_ref()) {
         let Item::Notification(n) = &record.item else {
             return None;
         };
         // The detail draws its cursor on row 0 until it is moved for this notification.
-        let d = &state.deliveries;
-        let row = if d.cursor_of == n.id {
-            d.attempt_cursor
+        let row = if seen.cursor_of == n.id {
+            seen.attempt_cursor
         } else {
             0
         };
@@ -69,11 +105,11 @@ pub(crate) fn chosen(state: &State) -> Option<(String, Option<i64>)> {
 
 /// `event-destinations`: the delivery, attempt (index from 0) and destination under the user's
 /// eye: an open attempt's, or the open or selected delivery's latest.
-pub(crate) fn chosen_delivery(state: &State) -> Option<(String, Option<i64>, String)> {
-    if !state.tab.lists_attempts() {
+pub(crate) fn chosen_delivery(cx: &Core) -> Option<(String, Option<i64>, String)> {
+    if !cx.tab.lists_attempts() {
         return None;
     }
-    let ts = state.current();
+    let ts = cx.current();
     let record = match ts.detail.as_ref().and_then(|d| d.record.as_ref()) {
         Some(r) => r,
         None => ts.list.selected()?,
@@ -90,23 +126,23 @@ pub(crate) fn chosen_delivery(state: &State) -> Option<(String, Option<i64>, Str
 }
 
 /// Opens the room on the chosen notification, its target prefilled with the profile's last.
-pub(crate) fn open(state: &mut State) -> Vec<Effect> {
-    open_room(state, false)
+pub(crate) fn open(model: &mut ReplayState, cx: &mut Core, seen: Seen<'_>) -> Vec<Effect> {
+    open_room(model, cx, seen, false)
 }
 
 /// `E`: opens the room to edit the recorded body before sending it (see [`edited`]).
-pub(crate) fn open_edit(state: &mut State) -> Vec<Effect> {
-    open_room(state, true)
+pub(crate) fn open_edit(model: &mut ReplayState, cx: &mut Core, seen: Seen<'_>) -> Vec<Effect> {
+    open_room(model, cx, seen, true)
 }
 
-fn open_room(state: &mut State, edit: bool) -> Vec<Effect> {
-    let Some((id, attempt)) = chosen(state) else {
+fn open_room(model: &mut ReplayState, cx: &mut Core, seen: Seen<'_>, edit: bool) -> Vec<Effect> {
+    let Some((id, attempt)) = chosen(cx, seen) else {
         let key = if edit {
             "E edits and replays"
         } else {
             "P replays"
         };
-        state.toast(
+        cx.toast(
             ToastKind::Info,
             format!(
                 "{key} a notification: select one on the Notifications tab, or open an attempt"
@@ -116,10 +152,9 @@ fn open_room(state: &mut State, edit: bool) -> Vec<Effect> {
     };
     // This generation's secret is the operator's to give: the field, prefilled when this
     // session already has it for the destination.
-    let signing = chosen_delivery(state).map(|(_, _, destination)| {
-        let known = state
-            .replay
-            .secret(&state.profile, &destination)
+    let signing = chosen_delivery(cx).map(|(_, _, destination)| {
+        let known = model
+            .secret(&cx.profile, &destination)
             .map(|s| s.expose().to_string())
             .unwrap_or_default();
         Signing {
@@ -127,14 +162,13 @@ fn open_room(state: &mut State, edit: bool) -> Vec<Effect> {
             secret: Text::new(known),
         }
     });
-    let last = state
-        .replay
-        .history(&state.profile)
+    let last = model
+        .history(&cx.profile)
         .and_then(|h| h.last_target())
         .unwrap_or(DEFAULT_TARGET)
         .to_string();
-    state.replay.room = Some(Box::new(Room {
-        profile: state.profile.clone(),
+    model.room = Some(Box::new(Room {
+        profile: cx.profile.clone(),
         notification_id: id,
         attempt,
         target: Text::new(last),
@@ -155,18 +189,22 @@ fn open_room(state: &mut State, edit: bool) -> Vec<Effect> {
 }
 
 /// Whether a reply answers the room's request.
-pub(crate) fn awaits(state: &State, req_id: u64) -> bool {
-    state
-        .replay
-        .room_of(&state.profile)
+pub(crate) fn awaits(model: &ReplayState, cx: &Core, req_id: u64) -> bool {
+    model
+        .room_of(&cx.profile)
         .is_some_and(|r| r.pending == Some(req_id))
 }
 
-/// The worker's answer to the room's request.
-pub(crate) fn on_reply(state: &mut State, result: Result<ApiReply, Error>) -> Vec<Effect> {
-    let profile = state.profile.clone();
-    let Some(room) = state.replay.room.as_mut() else {
-        return Vec::new();
+/// The worker's answer to the room's request; with the answer of an `E` replay where a recorded
+/// answer can be compared with it, for the router to open compare on.
+pub(crate) fn on_reply(
+    model: &mut ReplayState,
+    cx: &mut Core,
+    result: Result<ApiReply, Error>,
+) -> (Vec<Effect>, Option<ToCompare>) {
+    let profile = cx.profile.clone();
+    let Some(room) = model.room.as_mut() else {
+        return (Vec::new(), None);
     };
     room.pending = None;
     let stage = std::mem::replace(&mut room.stage, Stage::Editing);
@@ -176,7 +214,7 @@ pub(crate) fn on_reply(state: &mut State, result: Result<ApiReply, Error>) -> Ve
             room.message = None;
             let body = plan.body.clone();
             room.stage = Stage::Editor(plan);
-            return vec![Effect::Editor(body)];
+            return (vec![Effect::Editor(body)], None);
         }
         (Stage::Preparing, Ok(ApiReply::Replay(ReplayReply::Planned(plan)))) => {
             let headers = plan.preview_headers();
@@ -215,14 +253,13 @@ pub(crate) fn on_reply(state: &mut State, result: Result<ApiReply, Error>) -> Ve
                     &result,
                 )
             });
-            state
-                .replay
+            model
                 .histories
                 .entry(profile)
                 .or_default()
                 .record_body(&plan, *result, edited);
-            let callbacks = state.tab.one_request();
-            if let Some(room) = state.replay.room.as_mut() {
+            let callbacks = cx.tab.one_request();
+            if let Some(room) = model.room.as_mut() {
                 room.scroll = 0;
                 room.history_cursor = 0;
                 room.from_history = false;
@@ -233,11 +270,13 @@ pub(crate) fn on_reply(state: &mut State, result: Result<ApiReply, Error>) -> Ve
             if let Some(new) = new
                 && !callbacks
             {
-                return crate::console::compare::update::open_against(
-                    state,
-                    plan.notification_id.clone(),
-                    new,
-                    plan.attempt_index,
+                return (
+                    Vec::new(),
+                    Some(ToCompare {
+                        notification_id: plan.notification_id.clone(),
+                        answer: new,
+                        attempt_index: plan.attempt_index,
+                    }),
                 );
             }
         }
@@ -254,7 +293,7 @@ pub(crate) fn on_reply(state: &mut State, result: Result<ApiReply, Error>) -> Ve
             room.stage = stage;
         }
     }
-    Vec::new()
+    (Vec::new(), None)
 }
 
 /// Said above an edited replay's answer on `callback-destinations`, in place of compare.
@@ -269,9 +308,9 @@ fn error_text(e: &Error) -> String {
     }
 }
 
-fn request(state: &mut State, cmd: ReplayCmd) -> Vec<Effect> {
-    let req_id = state.next_req_id();
-    if let Some(room) = state.replay.room.as_mut() {
+fn request(model: &mut ReplayState, cx: &mut Core, cmd: ReplayCmd) -> Vec<Effect> {
+    let req_id = cx.next_req_id();
+    if let Some(room) = model.room.as_mut() {
         room.pending = Some(req_id);
     }
     vec![Effect::Api {
@@ -281,15 +320,15 @@ fn request(state: &mut State, cmd: ReplayCmd) -> Vec<Effect> {
     }]
 }
 
-fn room_key(state: &mut State, key: &Input) -> Vec<Effect> {
-    let Some(room) = state.replay.room.as_mut() else {
+fn room_key(model: &mut ReplayState, cx: &mut Core, key: &Input) -> Vec<Effect> {
+    let Some(room) = model.room.as_mut() else {
         return Vec::new();
     };
     if room.focus == Focus::History && matches!(room.stage, Stage::Editing | Stage::Answer(_)) {
-        return history_key(state, key);
+        return history_key(model, cx, key);
     }
     match &mut room.stage {
-        Stage::Editing => editing_key(state, key),
+        Stage::Editing => editing_key(model, cx, key),
         Stage::Preparing => {
             if key.code == KeyCode::Esc {
                 room.pending = None;
@@ -297,13 +336,13 @@ fn room_key(state: &mut State, key: &Input) -> Vec<Effect> {
             }
             Vec::new()
         }
-        Stage::Preview { .. } => preview_key(state, key),
+        Stage::Preview { .. } => preview_key(model, cx, key),
         // The editor has the terminal; nothing reaches here until it exits.
         Stage::Editor(_) => Vec::new(),
         // Asked by the confirmation layer; should that question be gone, Esc goes back.
         Stage::Confirm { .. } => {
             if key.code == KeyCode::Esc {
-                return answered(state, false);
+                return answered(model, cx, false);
             }
             Vec::new()
         }
@@ -335,7 +374,7 @@ fn room_key(state: &mut State, key: &Input) -> Vec<Effect> {
                 (KeyCode::Char('h'), _) => {
                     room.focus = Focus::History;
                 }
-                (_, Some(a)) => scroll(state, a),
+                (_, Some(a)) => scroll(model, cx, a),
                 _ => {}
             }
             Vec::new()
@@ -344,37 +383,34 @@ fn room_key(state: &mut State, key: &Input) -> Vec<Effect> {
 }
 
 /// The wheel scrolls the preview or answer; clicks do nothing (nothing behind the room moves).
-pub(crate) fn on_mouse(state: &mut State, ev: crossterm::event::MouseEvent) {
+pub(crate) fn on_mouse(model: &mut ReplayState, cx: &Core, ev: crossterm::event::MouseEvent) {
     use crossterm::event::MouseEventKind;
     let action = match ev.kind {
         MouseEventKind::ScrollDown => Action::Down,
         MouseEventKind::ScrollUp => Action::Up,
         _ => return,
     };
-    scroll(state, action);
+    scroll(model, cx, action);
 }
 
 /// Scrolls the preview or answer by a navigation action, within what it holds on this screen.
-fn scroll(state: &mut State, action: Action) {
-    let max = super::view::max_scroll(state);
-    if let Some(room) = state.replay.room.as_mut()
+fn scroll(model: &mut ReplayState, cx: &Core, action: Action) {
+    let max = super::view::max_scroll(model, cx);
+    if let Some(room) = model.room.as_mut()
         && let Some(at) = crate::console::widgets::scrolled(room.scroll, action, max)
     {
         room.scroll = at;
     }
 }
 
-fn editing_key(state: &mut State, key: &Input) -> Vec<Effect> {
-    let has_history = state
-        .replay
-        .history(&state.profile)
-        .is_some_and(|h| !h.is_empty());
-    let Some(room) = state.replay.room.as_mut() else {
+fn editing_key(model: &mut ReplayState, cx: &mut Core, key: &Input) -> Vec<Effect> {
+    let has_history = model.history(&cx.profile).is_some_and(|h| !h.is_empty());
+    let Some(room) = model.room.as_mut() else {
         return Vec::new();
     };
     match key.code {
         KeyCode::Esc => {
-            state.replay.room = None;
+            model.room = None;
             Vec::new()
         }
         KeyCode::Tab | KeyCode::BackTab => {
@@ -391,7 +427,7 @@ fn editing_key(state: &mut State, key: &Input) -> Vec<Effect> {
             };
             Vec::new()
         }
-        KeyCode::Enter => submit(state),
+        KeyCode::Enter => submit(model, cx),
         KeyCode::Char(' ') if room.focus == Focus::Unsigned => {
             room.unsigned = !room.unsigned;
             Vec::new()
@@ -417,10 +453,10 @@ fn editing_key(state: &mut State, key: &Input) -> Vec<Effect> {
 
 /// Enter on the form: the target checked here (problems beside it, the text kept), then the
 /// plan asked of the worker.
-fn submit(state: &mut State) -> Vec<Effect> {
-    let read_only = state.read_only;
-    let callbacks = state.tab.one_request();
-    let Some(room) = state.replay.room.as_mut() else {
+fn submit(model: &mut ReplayState, cx: &mut Core) -> Vec<Effect> {
+    let read_only = cx.read_only;
+    let callbacks = cx.tab.one_request();
+    let Some(room) = model.room.as_mut() else {
         return Vec::new();
     };
     room.message = None;
@@ -472,29 +508,28 @@ fn submit(state: &mut State) -> Vec<Effect> {
     room.stage = Stage::Preparing;
     if let Some((destination, secret)) = remembered {
         // Kept for this session's next replay of the destination (memory only).
-        let key = (state.profile.clone(), destination);
-        state.replay.secrets.insert(key, secret);
+        let key = (cx.profile.clone(), destination);
+        model.secrets.insert(key, secret);
     }
-    request(state, cmd)
+    request(model, cx, cmd)
 }
 
-fn preview_key(state: &mut State, key: &Input) -> Vec<Effect> {
+fn preview_key(model: &mut ReplayState, cx: &mut Core, key: &Input) -> Vec<Effect> {
     let action = key.action();
     let needs = |plan: &replay::ReplayPlan| {
-        state
-            .replay
-            .history(&state.profile)
+        model
+            .history(&cx.profile)
             .is_none_or(|h| h.needs_confirmation(&plan.target))
             && !replay::is_loopback(&plan.target)
     };
-    let confirm = match state.replay.room.as_deref() {
+    let confirm = match model.room.as_deref() {
         Some(Room {
             stage: Stage::Preview { plan, .. },
             ..
         }) => needs(plan),
         _ => return Vec::new(),
     };
-    let Some(room) = state.replay.room.as_mut() else {
+    let Some(room) = model.room.as_mut() else {
         return Vec::new();
     };
     match key.code {
@@ -510,15 +545,15 @@ fn preview_key(state: &mut State, key: &Input) -> Vec<Effect> {
                 return Vec::new();
             };
             if confirm {
-                state.core.confirm = Some(host_question(&plan));
+                cx.confirm = Some(host_question(&plan));
                 room.stage = Stage::Confirm { plan, headers };
                 return Vec::new();
             }
-            send(state, plan)
+            send(model, cx, plan)
         }
         _ => {
             if let Some(a) = action {
-                scroll(state, a);
+                scroll(model, cx, a);
             }
             Vec::new()
         }
@@ -526,9 +561,9 @@ fn preview_key(state: &mut State, key: &Input) -> Vec<Effect> {
 }
 
 /// Sends a plan on the worker; refused again here for a read-only profile beyond this machine.
-fn send(state: &mut State, plan: Box<replay::ReplayPlan>) -> Vec<Effect> {
-    let read_only = state.read_only;
-    let Some(room) = state.replay.room.as_mut() else {
+fn send(model: &mut ReplayState, cx: &mut Core, plan: Box<replay::ReplayPlan>) -> Vec<Effect> {
+    let read_only = cx.read_only;
+    let Some(room) = model.room.as_mut() else {
         return Vec::new();
     };
     if read_only && !plan.is_loopback() {
@@ -539,7 +574,7 @@ fn send(state: &mut State, plan: Box<replay::ReplayPlan>) -> Vec<Effect> {
     }
     room.message = None;
     room.stage = Stage::Sending(plan.clone());
-    request(state, ReplayCmd::Send(plan))
+    request(model, cx, ReplayCmd::Send(plan))
 }
 
 /// Why a signed replay beyond this machine deserves a second thought (short lines: the box's
@@ -570,9 +605,9 @@ fn host_question(plan: &replay::ReplayPlan) -> Confirm {
 
 /// The confirmation's answer: yes remembers the host as confirmed and sends; no goes back to
 /// the preview.
-pub(crate) fn answered(state: &mut State, yes: bool) -> Vec<Effect> {
-    let profile = state.profile.clone();
-    let Some(room) = state.replay.room.as_mut() else {
+pub(crate) fn answered(model: &mut ReplayState, cx: &mut Core, yes: bool) -> Vec<Effect> {
+    let profile = cx.profile.clone();
+    let Some(room) = model.room.as_mut() else {
         return Vec::new();
     };
     let Stage::Confirm { plan, headers } = std::mem::replace(&mut room.stage, Stage::Editing)
@@ -583,23 +618,21 @@ pub(crate) fn answered(state: &mut State, yes: bool) -> Vec<Effect> {
         room.stage = Stage::Preview { plan, headers };
         return Vec::new();
     }
-    state
-        .replay
+    model
         .histories
         .entry(profile)
         .or_default()
         .confirm(&plan.target);
-    send(state, plan)
+    send(model, cx, plan)
 }
 
-fn history_key(state: &mut State, key: &Input) -> Vec<Effect> {
-    let entries: Vec<HistoryEntry> = state
-        .replay
-        .history(&state.profile)
+fn history_key(model: &mut ReplayState, cx: &Core, key: &Input) -> Vec<Effect> {
+    let entries: Vec<HistoryEntry> = model
+        .history(&cx.profile)
         .map(|h| h.newest_first().cloned().collect())
         .unwrap_or_default();
     let action = key.action();
-    let Some(room) = state.replay.room.as_mut() else {
+    let Some(room) = model.room.as_mut() else {
         return Vec::new();
     };
     let last = entries.len().saturating_sub(1);
@@ -631,9 +664,13 @@ fn history_key(state: &mut State, key: &Input) -> Vec<Effect> {
 /// What the editor left (`E`): checked to be JSON when the recorded body was, then the preview
 /// of the edited body, signed afresh when sent; an editor that failed or a body refused leaves
 /// the form with the reason, nothing sent.
-pub(crate) fn edited(state: &mut State, result: Result<String, String>) -> Vec<Effect> {
-    let callbacks = state.tab.one_request();
-    let Some(room) = state.replay.room.as_mut() else {
+pub(crate) fn edited(
+    model: &mut ReplayState,
+    cx: &mut Core,
+    result: Result<String, String>,
+) -> Vec<Effect> {
+    let callbacks = cx.tab.one_request();
+    let Some(room) = model.room.as_mut() else {
         return Vec::new();
     };
     let Stage::Editor(mut plan) = std::mem::replace(&mut room.stage, Stage::Editing) else {
@@ -654,7 +691,7 @@ pub(crate) fn edited(state: &mut State, result: Result<String, String>) -> Vec<E
                 // worker reads it and signs again.
                 room.message = None;
                 room.stage = Stage::Preparing;
-                return request(state, ReplayCmd::SignEdited { plan, body });
+                return request(model, cx, ReplayCmd::SignEdited { plan, body });
             } else {
                 plan.body = body;
             }
@@ -669,8 +706,8 @@ pub(crate) fn edited(state: &mut State, result: Result<String, String>) -> Vec<E
 }
 
 /// Pasted text for the target while it is edited; false otherwise.
-pub(crate) fn paste(state: &mut State, text: &str) -> bool {
-    let Some(room) = state.replay.room.as_mut() else {
+pub(crate) fn paste(model: &mut ReplayState, text: &str) -> bool {
+    let Some(room) = model.room.as_mut() else {
         return false;
     };
     if room.stage != Stage::Editing {

@@ -7,11 +7,11 @@ use ratatui::layout::{Constraint, Layout, Position, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph, Wrap};
 
-use super::{Focus, Room, Stage};
+use super::{Focus, ReplayState, Room, Stage};
 use crate::api::replay::{
     HistoryEntry, MAX_RESPONSE_BODY, ReplayPlan, ReplayResult, any_masked, masked_headers,
 };
-use crate::console::state::State;
+use crate::console::state::Core;
 use crate::console::theme::Theme;
 use crate::console::widgets::json::{JsonView, text_lines};
 use crate::text::line as safe;
@@ -22,8 +22,8 @@ const LABEL: usize = 10;
 const HISTORY_ROWS: usize = 6;
 
 /// The room's parts over `area`: its border, the form, the preview or answer, the history.
-fn parts(state: &State, room: &Room, area: Rect) -> (Block<'static>, [Rect; 3]) {
-    let t = &state.settings.theme;
+fn parts(model: &ReplayState, cx: &Core, room: &Room, area: Rect) -> (Block<'static>, [Rect; 3]) {
+    let t = &cx.settings.theme;
     let attempt = room.attempt.map_or_else(
         || "latest recorded attempt".into(),
         |i| format!("attempt #{}", i.saturating_add(1)),
@@ -35,9 +35,8 @@ fn parts(state: &State, room: &Room, area: Rect) -> (Block<'static>, [Rect; 3]) 
             t.accent,
         )));
     let inner = block.inner(area);
-    let entries = state
-        .replay
-        .history(&state.profile)
+    let entries = model
+        .history(&cx.profile)
         .map_or(0, |h| h.newest_first().count());
     let history_h = if entries == 0 {
         0
@@ -55,8 +54,8 @@ fn parts(state: &State, room: &Room, area: Rect) -> (Block<'static>, [Rect; 3]) 
 }
 
 /// What the room's main part shows past the form: the preview or the answer (title, lines).
-fn shown(state: &State, room: &Room) -> Option<(String, Vec<Line<'static>>)> {
-    let t = &state.settings.theme;
+fn shown(cx: &Core, room: &Room) -> Option<(String, Vec<Line<'static>>)> {
+    let t = &cx.settings.theme;
     match &room.stage {
         Stage::Editing | Stage::Preparing => None,
         Stage::Preview { plan, headers } | Stage::Confirm { plan, headers, .. } => Some((
@@ -78,7 +77,7 @@ fn shown(state: &State, room: &Room) -> Option<(String, Vec<Line<'static>>)> {
                 e.attempt_index.saturating_add(1)
             ),
             {
-                let mut lines = answer_lines(state, e, t);
+                let mut lines = answer_lines(cx, e, t);
                 if let Some(note) = &room.note {
                     lines.insert(0, Line::from(Span::styled(note.clone(), t.warn)));
                 }
@@ -90,31 +89,30 @@ fn shown(state: &State, room: &Room) -> Option<(String, Vec<Line<'static>>)> {
 }
 
 /// The furthest the preview or answer scrolls on this screen: 0 when it fits.
-pub(crate) fn max_scroll(state: &State) -> u16 {
-    let Some(room) = state.replay.room_of(&state.profile) else {
+pub(crate) fn max_scroll(model: &ReplayState, cx: &Core) -> u16 {
+    let Some(room) = model.room_of(&cx.profile) else {
         return 0;
     };
-    let screen = Rect::new(0, 0, state.size.0, state.size.1);
-    let (_, [_, main, _]) = parts(state, room, crate::console::layout::body(screen));
-    shown(state, room).map_or(0, |(_, lines)| JsonView::max_scroll(&lines, main))
+    let screen = Rect::new(0, 0, cx.size.0, cx.size.1);
+    let (_, [_, main, _]) = parts(model, cx, room, crate::console::layout::body(screen));
+    shown(cx, room).map_or(0, |(_, lines)| JsonView::max_scroll(&lines, main))
 }
 
 /// Draws the room over `area` when it is open (for the active profile).
-pub(crate) fn render(state: &State, frame: &mut Frame, area: Rect) {
-    let Some(room) = state.replay.room_of(&state.profile) else {
+pub(crate) fn render(model: &ReplayState, cx: &Core, frame: &mut Frame, area: Rect) {
+    let Some(room) = model.room_of(&cx.profile) else {
         return;
     };
-    let t = &state.settings.theme;
+    let t = &cx.settings.theme;
     frame.render_widget(Clear, area);
-    let (block, [form, main, history]) = parts(state, room, area);
+    let (block, [form, main, history]) = parts(model, cx, room, area);
     frame.render_widget(block, area);
-    let entries: Vec<&HistoryEntry> = state
-        .replay
-        .history(&state.profile)
+    let entries: Vec<&HistoryEntry> = model
+        .history(&cx.profile)
         .map(|h| h.newest_first().collect())
         .unwrap_or_default();
-    render_form(state, room, frame, form);
-    match shown(state, room) {
+    render_form(cx, room, frame, form);
+    match shown(cx, room) {
         None => {
             let text = [
                 "Enter fetches the notification and the signing secret of the destination that \
@@ -137,7 +135,7 @@ pub(crate) fn render(state: &State, frame: &mut Frame, area: Rect) {
         }
         .render(frame, main),
     }
-    render_history(state, room, &entries, frame, history);
+    render_history(cx, room, &entries, frame, history);
 }
 
 /// The room's title, shortened to fit the border: the notification, then the attempt, then
@@ -189,8 +187,8 @@ fn form_height(room: &Room, width: u16) -> u16 {
     h
 }
 
-fn render_form(state: &State, room: &Room, frame: &mut Frame, area: Rect) {
-    let t = &state.settings.theme;
+fn render_form(cx: &Core, room: &Room, frame: &mut Frame, area: Rect) {
+    let t = &cx.settings.theme;
     let editing = matches!(room.stage, Stage::Editing);
     let label = |text: &str, focused: bool| {
         Span::styled(
@@ -250,7 +248,7 @@ fn render_form(state: &State, room: &Room, frame: &mut Frame, area: Rect) {
             format!(
                 "{}{} preparing: fetching the notification and its destination…",
                 " ".repeat(LABEL),
-                crate::console::widgets::spinner(state.frame)
+                crate::console::widgets::spinner(cx.frame)
             ),
             t.warn,
         )));
@@ -381,11 +379,7 @@ fn preview_lines(
 }
 
 /// A replay's answer: status, duration, error, headers (masked), body; then what was sent.
-pub(crate) fn answer_lines(
-    state: &crate::console::state::Core,
-    e: &HistoryEntry,
-    t: &Theme,
-) -> Vec<Line<'static>> {
+pub(crate) fn answer_lines(cx: &Core, e: &HistoryEntry, t: &Theme) -> Vec<Line<'static>> {
     let r: &ReplayResult = &e.result;
     let status = match r.status {
         Some(s) if r.is_success() => Span::styled(format!("HTTP {s}"), t.ok),
@@ -410,7 +404,7 @@ pub(crate) fn answer_lines(
                 format!(
                     "  in {} · sent {}",
                     millis(r.duration),
-                    state.clock.local_and_relative(&r.sent_at)
+                    cx.clock.local_and_relative(&r.sent_at)
                 ),
                 t.muted,
             ),
@@ -448,7 +442,7 @@ pub(crate) fn answer_lines(
 }
 
 fn render_history(
-    state: &State,
+    cx: &Core,
     room: &Room,
     entries: &[&HistoryEntry],
     frame: &mut Frame,
@@ -457,7 +451,7 @@ fn render_history(
     if area.height == 0 {
         return;
     }
-    let t = &state.settings.theme;
+    let t = &cx.settings.theme;
     let focused = room.focus == Focus::History;
     // The key that moves here where the room is: Tab on the form, `h` on an answer.
     let how = match (focused, &room.stage) {
@@ -473,7 +467,7 @@ fn render_history(
     let mut lines = vec![Line::from(Span::styled(
         format!(
             "Replays of profile {} this session ({}, newest first){}{how}",
-            safe(&state.profile),
+            safe(&cx.profile),
             entries.len(),
             if shown_entry.is_some() {
                 " · ● shown"
@@ -509,7 +503,7 @@ fn render_history(
         };
         let when = r
             .sent_at
-            .with_timezone(&state.clock.offset_at(&r.sent_at))
+            .with_timezone(&cx.clock.offset_at(&r.sent_at))
             .format("%H:%M:%S");
         lines.push(crate::text::tui::safe_line(Line::from(vec![
             Span::styled(mark, t.accent),

@@ -58,7 +58,10 @@ pub(crate) fn open(state: &mut State) -> Vec<Effect> {
 /// The keep key on Notifications: the room opens asking the sample's name for the notification
 /// (and attempt) under the user's eye, as `P` chooses it.
 pub(crate) fn open_keep(state: &mut State) -> Vec<Effect> {
-    let Some((id, attempt)) = crate::console::replay::update::chosen(state) else {
+    let Some((id, attempt)) = crate::console::replay::update::chosen(
+        &state.core,
+        crate::console::replay::update::Seen::of(&state.deliveries),
+    ) else {
         state.toast(
             crate::console::state::ToastKind::Info,
             "B keeps a notification as a sample: select one on the Notifications tab, or open an attempt",
