@@ -344,7 +344,7 @@ impl Layer {
                 .dialog
                 .is_some()
                 .then(|| forms::update::on_key(state, input.key).into()),
-            Layer::Palette => super::alerts::update::on_key(state, input)
+            Layer::Palette => super::alerts::update::on_key(&mut state.alerts, input)
                 .or_else(|| super::palette::update::on_key(state, input)),
             Layer::Prompt => {
                 power::update::is_modal(state).then(|| power::update::on_modal_key(state, input))

@@ -132,7 +132,7 @@ pub(crate) fn render(state: &State, frame: &mut Frame) {
         super::confirm::render(frame, screen, c, &state.settings.theme);
     }
     if state.alerts.shown {
-        super::alerts::view::render(frame, screen, state);
+        super::alerts::view::render(&state.alerts, &state.core, frame, screen);
     }
     if let Some(p) = &state.palette.open {
         super::palette::view::render(frame, screen, p, &state.settings.theme);
@@ -195,7 +195,7 @@ fn render_header(state: &State, frame: &mut Frame, area: Rect) {
         info.push(Span::styled(" · read-only", t.warn));
     }
     // Failing alert rules come before the address, so a cut leaves them.
-    if let Some(chip) = super::alerts::update::header(state) {
+    if let Some(chip) = super::alerts::update::header(&state.alerts) {
         info.push(Span::styled(format!(" · {chip}"), t.error));
     }
     info.push(Span::styled(" · ", t.muted));

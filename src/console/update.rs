@@ -41,7 +41,7 @@ fn route(state: &mut State, msg: Msg) -> Option<Vec<Effect>> {
         }
         Msg::Tick => {
             // The alert rules' timer runs whether or not anything moves on screen.
-            let alerts = super::alerts::update::on_tick(state);
+            let alerts = super::alerts::update::on_tick(&mut state.alerts, &mut state.core);
             if !state.animating() {
                 return (!alerts.is_empty()).then_some(alerts);
             }
@@ -125,8 +125,8 @@ fn on_reply(
         }
         Pane::Samples => super::samples::update::awaits(state, req_id)
             .then(|| super::samples::update::on_reply(state, result)),
-        Pane::Alerts => super::alerts::update::awaits(state, req_id)
-            .then(|| super::alerts::update::on_reply(state, result)),
+        Pane::Alerts => super::alerts::update::awaits(&state.alerts, req_id)
+            .then(|| super::alerts::update::on_reply(&mut state.alerts, result)),
         Pane::Search => super::search::update::awaits(state, req_id)
             .then(|| super::search::update::on_reply(state, result)),
         Pane::Members => {
@@ -146,7 +146,10 @@ fn on_reply(
 /// The effects of opening the console: load the active tab.
 pub(crate) fn init(state: &mut State) -> Vec<Effect> {
     let mut effects = pane::init(state);
-    effects.extend(super::alerts::update::start(state));
+    effects.extend(super::alerts::update::start(
+        &mut state.alerts,
+        &mut state.core,
+    ));
     effects
 }
 
@@ -255,7 +258,7 @@ pub(crate) fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
         Action::Op(op) => forms::update::on_op(state, op),
         Action::Search => super::search::update::open(state),
         Action::Palette => super::palette::update::open(state),
-        Action::Alerts => super::alerts::update::open(state),
+        Action::Alerts => super::alerts::update::open(&mut state.alerts, &mut state.core),
         Action::Samples => super::samples::update::open(state),
         Action::KeepSample => super::samples::update::open_keep(state),
         Action::Command
