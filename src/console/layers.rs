@@ -314,7 +314,7 @@ impl Layer {
                 }
                 _ => false,
             },
-            Layer::Samples => super::samples::update::paste(state, text),
+            Layer::Samples => super::samples::update::paste(&mut state.samples, text),
             Layer::Compare => false,
             Layer::Form => forms::update::paste(state, text),
             Layer::Palette => super::palette::update::paste(state, text),
@@ -338,7 +338,13 @@ impl Layer {
             Layer::Replay => replay::update::on_key(state, input).map(Step::from),
             Layer::Recover => recover::update::on_key(state, input).map(Step::from),
             Layer::Forward => forward::update::on_key(state, input).map(Step::from),
-            Layer::Samples => super::samples::update::on_key(state, input).map(Step::from),
+            Layer::Samples => super::samples::update::on_key(
+                &mut state.samples,
+                &mut state.core,
+                input,
+                &mut state.compare.overlay,
+            )
+            .map(Step::from),
             Layer::Form => state
                 .forms
                 .dialog
@@ -414,7 +420,7 @@ fn still_asked(state: &State, subject: &Subject) -> bool {
             )
         }),
         Subject::SampleSend | Subject::SampleRm(_) => {
-            super::samples::update::still_asked(state, subject)
+            super::samples::update::still_asked(&state.samples, &state.core, subject)
         }
     }
 }
@@ -438,8 +444,12 @@ pub(crate) fn answered(state: &mut State, subject: Subject, answer: Answer) -> V
         }
         Subject::Replay => replay::update::answered(state, yes),
         Subject::Recover => recover::update::answered(state, yes),
-        Subject::SampleSend => super::samples::update::answered_send(state, yes),
-        Subject::SampleRm(name) => super::samples::update::answered_rm(state, &name, yes),
+        Subject::SampleSend => {
+            super::samples::update::answered_send(&mut state.samples, &mut state.core, yes)
+        }
+        Subject::SampleRm(name) => {
+            super::samples::update::answered_rm(&mut state.samples, &state.core, &name, yes)
+        }
     }
 }
 

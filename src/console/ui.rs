@@ -87,7 +87,7 @@ pub(crate) fn render(state: &State, frame: &mut Frame) {
     super::replay::view::render(state, frame, body);
     super::recover::view::render(state, frame, body);
     super::forward::view::render(state, frame, body);
-    super::samples::view::render(state, frame, body);
+    super::samples::view::render(&state.samples, &state.core, frame, body);
     super::compare::view::render(state, frame, body);
     super::power::view::render_overlay(state, frame, screen);
     // A toast takes the right end of the footer line (never rows of the list or its border);

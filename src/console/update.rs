@@ -75,8 +75,10 @@ fn route(state: &mut State, msg: Msg) -> Option<Vec<Effect>> {
             run(state, step)
         }
         Msg::Paste(text) => on_paste(state, &text)?,
-        Msg::Edited(result) if super::samples::update::awaits_editor(state) => {
-            super::samples::update::edited(state, result)
+        Msg::Edited(result)
+            if super::samples::update::awaits_editor(&state.samples, &state.core) =>
+        {
+            super::samples::update::edited(&mut state.samples, &mut state.core, result)
         }
         Msg::Edited(result) => replay::update::edited(state, result),
     })
@@ -123,8 +125,17 @@ fn on_reply(
         Pane::Forward => {
             forward::update::awaits(state, req_id).then(|| forward::update::on_reply(state, result))
         }
-        Pane::Samples => super::samples::update::awaits(state, req_id)
-            .then(|| super::samples::update::on_reply(state, result)),
+        Pane::Samples => {
+            super::samples::update::awaits(&state.samples, &state.core, req_id).then(|| {
+                super::samples::update::on_reply(
+                    &mut state.samples,
+                    &state.core,
+                    &mut state.replay.histories,
+                    &mut state.compare.overlay,
+                    result,
+                )
+            })
+        }
         Pane::Alerts => super::alerts::update::awaits(&state.alerts, req_id)
             .then(|| super::alerts::update::on_reply(&mut state.alerts, result)),
         Pane::Search => super::search::update::awaits(state, req_id)
@@ -259,8 +270,11 @@ pub(crate) fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
         Action::Search => super::search::update::open(state),
         Action::Palette => super::palette::update::open(state),
         Action::Alerts => super::alerts::update::open(&mut state.alerts, &mut state.core),
-        Action::Samples => super::samples::update::open(state),
-        Action::KeepSample => super::samples::update::open_keep(state),
+        Action::Samples => super::samples::update::open(&mut state.samples, &state.core),
+        Action::KeepSample => {
+            let chosen = super::replay::update::chosen(state);
+            super::samples::update::open_keep(&mut state.samples, &mut state.core, chosen)
+        }
         Action::Command
         | Action::Filter
         | Action::Sort
