@@ -140,9 +140,9 @@ fn on_reply(
             .then(|| super::alerts::update::on_reply(&mut state.alerts, result)),
         Pane::Search => super::search::update::awaits(state, req_id)
             .then(|| super::search::update::on_reply(state, result)),
-        Pane::Members => {
-            members::awaits(state, req_id).then(|| members::on_reply(state, req_id, result))
-        }
+        Pane::Members => members::awaits(state, req_id).then(|| {
+            members::on_reply(&mut state.core, state.forms.dialog.as_mut(), req_id, result)
+        }),
         Pane::Health | Pane::Lookup | Pane::Names | Pane::Active | Pane::Glance => {
             deliveries::update::on_reply(state, to, req_id, result)
         }
