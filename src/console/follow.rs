@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use super::msg::{ApiCmd, ApiReply, Effect, Pane};
-use super::state::{Following, State, ToastKind};
+use super::state::{Core, Following, ToastKind};
 use crate::api::delivery_follow::{self, Followed};
 use crate::api::{Client, Error};
 
@@ -16,9 +16,9 @@ pub(crate) const WITHIN: Duration = Duration::from_secs(30);
 const EVERY: Duration = Duration::from_millis(250);
 
 /// Starts following `delivery` for `what`; a newer follow replaces an older one.
-pub(crate) fn start(state: &mut State, delivery: String, what: &str) -> Vec<Effect> {
-    let req_id = state.next_req_id();
-    state.following = Some(Following {
+pub(crate) fn start(cx: &mut Core, delivery: String, what: &str) -> Vec<Effect> {
+    let req_id = cx.next_req_id();
+    cx.following = Some(Following {
         req_id,
         delivery: delivery.clone(),
         what: what.to_string(),
@@ -38,13 +38,13 @@ pub(crate) async fn execute(client: &Client, delivery: &str) -> Result<ApiReply,
 }
 
 /// Whether a reply answers the follow under way.
-pub(crate) fn awaits(state: &State, req_id: u64) -> bool {
-    state.following.as_ref().is_some_and(|f| f.req_id == req_id)
+pub(crate) fn awaits(cx: &Core, req_id: u64) -> bool {
+    cx.following.as_ref().is_some_and(|f| f.req_id == req_id)
 }
 
 /// The outcome: a toast, and the delivery's detail read again when it is open.
-pub(crate) fn on_reply(state: &mut State, result: Result<ApiReply, Error>) -> Vec<Effect> {
-    let Some(f) = state.following.take() else {
+pub(crate) fn on_reply(cx: &mut Core, result: Result<ApiReply, Error>) -> Vec<Effect> {
+    let Some(f) = cx.following.take() else {
         return Vec::new();
     };
     let (kind, text) = match result {
@@ -66,17 +66,17 @@ pub(crate) fn on_reply(state: &mut State, result: Result<ApiReply, Error>) -> Ve
             format!("{}: could not follow {}: {e}", f.what, f.delivery),
         ),
     };
-    state.toast(kind, crate::text::sanitize::line(&text).into_owned());
+    cx.toast(kind, crate::text::sanitize::line(&text).into_owned());
     let tab = super::tab::Tab::of_id(&f.delivery);
     match tab {
         Some(tab)
-            if state
+            if cx
                 .tab_state(tab)
                 .detail
                 .as_ref()
                 .is_some_and(|d| d.id == f.delivery) =>
         {
-            super::pane::load_detail(state, tab, f.delivery)
+            super::pane::load_detail(cx, tab, f.delivery)
         }
         _ => Vec::new(),
     }

@@ -314,7 +314,7 @@ impl Layer {
                 }
                 _ => false,
             },
-            Layer::Samples => super::samples::update::paste(state, text),
+            Layer::Samples => super::samples::update::paste(&mut state.samples, text),
             Layer::Compare => false,
             Layer::Form => forms::update::paste(state, text),
             Layer::Palette => super::palette::update::paste(&mut state.palette, text),
@@ -354,13 +354,19 @@ impl Layer {
             Layer::Forward => {
                 forward::update::on_key(&mut state.forward, &mut state.core, input).map(Step::from)
             }
-            Layer::Samples => super::samples::update::on_key(state, input).map(Step::from),
+            Layer::Samples => super::samples::update::on_key(
+                &mut state.samples,
+                &mut state.core,
+                input,
+                &mut state.compare.overlay,
+            )
+            .map(Step::from),
             Layer::Form => state
                 .forms
                 .dialog
                 .is_some()
                 .then(|| forms::update::on_key(state, input.key).into()),
-            Layer::Palette => super::alerts::update::on_key(state, input)
+            Layer::Palette => super::alerts::update::on_key(&mut state.alerts, input)
                 .or_else(|| super::palette::update::on_key(&mut state.palette, input)),
             Layer::Prompt => power::update::is_modal(&state.power, &state.core)
                 .then(|| super::commands::on_modal_key(state, input)),
@@ -469,7 +475,7 @@ fn still_asked(state: &State, subject: &Subject) -> bool {
             )
         }),
         Subject::SampleSend | Subject::SampleRm(_) => {
-            super::samples::update::still_asked(state, subject)
+            super::samples::update::still_asked(&state.samples, &state.core, subject)
         }
     }
 }
@@ -493,8 +499,12 @@ pub(crate) fn answered(state: &mut State, subject: Subject, answer: Answer) -> V
         }
         Subject::Replay => replay::update::answered(&mut state.replay, &mut state.core, yes),
         Subject::Recover => recover::update::answered(&mut state.recover, &mut state.core, yes),
-        Subject::SampleSend => super::samples::update::answered_send(state, yes),
-        Subject::SampleRm(name) => super::samples::update::answered_rm(state, &name, yes),
+        Subject::SampleSend => {
+            super::samples::update::answered_send(&mut state.samples, &mut state.core, yes)
+        }
+        Subject::SampleRm(name) => {
+            super::samples::update::answered_rm(&mut state.samples, &state.core, &name, yes)
+        }
     }
 }
 

@@ -5,24 +5,24 @@
 use super::forms::Dialog;
 use super::forms::picker::{Items, PickItem};
 use super::msg::{ApiCmd, ApiReply, Effect, Pane};
-use super::state::{State, ToastKind};
+use super::state::{Core, ToastKind};
 use crate::api::Error;
 use crate::api::members::{non_members, team_members};
 use crate::api::model::Member;
 
 /// Asks for the members unless they are loaded or on their way.
-pub(crate) fn want(state: &mut State) -> Vec<Effect> {
-    let c = &state.members;
+pub(crate) fn want(cx: &mut Core) -> Vec<Effect> {
+    let c = &cx.members;
     if c.members.is_some() || c.pending.is_some() {
         return Vec::new();
     }
-    refresh(state)
+    refresh(cx)
 }
 
 /// Asks for the members again (after a change), keeping the old list shown meanwhile.
-pub(crate) fn refresh(state: &mut State) -> Vec<Effect> {
-    let req_id = state.next_req_id();
-    state.members.pending = Some(req_id);
+pub(crate) fn refresh(cx: &mut Core) -> Vec<Effect> {
+    let req_id = cx.next_req_id();
+    cx.members.pending = Some(req_id);
     vec![Effect::Api {
         req_id,
         pane: Pane::Members,
@@ -31,35 +31,37 @@ pub(crate) fn refresh(state: &mut State) -> Vec<Effect> {
 }
 
 /// Whether this reply is the members'.
-pub(crate) fn awaits(state: &State, req_id: u64) -> bool {
-    state.members.pending == Some(req_id)
+pub(crate) fn awaits(cx: &Core, req_id: u64) -> bool {
+    cx.members.pending == Some(req_id)
 }
 
-/// The members arrived (or failed): keep them, and fill an open member dialog still waiting.
+/// The members arrived (or failed): keep them, and fill `dialog` (the open form dialog, handed
+/// by the router) when it is a member dialog still waiting.
 pub(crate) fn on_reply(
-    state: &mut State,
+    cx: &mut Core,
+    dialog: Option<&mut Dialog>,
     req_id: u64,
     result: Result<ApiReply, Error>,
 ) -> Vec<Effect> {
-    if state.members.pending != Some(req_id) {
+    if cx.members.pending != Some(req_id) {
         return Vec::new();
     }
-    state.members.pending = None;
+    cx.members.pending = None;
     match result {
         Ok(ApiReply::Members(list)) => {
-            state.members.error = None;
-            state.members.members = Some(list);
+            cx.members.error = None;
+            cx.members.members = Some(list);
         }
-        Ok(_) => state.members.error = Some("unexpected reply".into()),
+        Ok(_) => cx.members.error = Some("unexpected reply".into()),
         Err(e) => {
-            state.members.error = Some(e.to_string());
-            if state.forms.dialog.as_ref().is_some_and(is_member_dialog) {
-                state.toast(ToastKind::Error, "Members could not be listed");
+            cx.members.error = Some(e.to_string());
+            if dialog.as_deref().is_some_and(is_member_dialog) {
+                cx.toast(ToastKind::Error, "Members could not be listed");
             }
         }
     }
-    if let Some(d) = state.forms.dialog.as_mut() {
-        fill_dialog(d, &state.core.members);
+    if let Some(d) = dialog {
+        fill_dialog(d, &cx.members);
     }
     Vec::new()
 }
@@ -117,9 +119,8 @@ fn pick_item(m: &Member) -> PickItem {
 }
 
 /// The members of a team, for its detail: none while the list is not loaded.
-pub(crate) fn of_team<'a>(state: &'a State, team_id: &str) -> Option<Vec<&'a Member>> {
-    state
-        .members
+pub(crate) fn of_team<'a>(cx: &'a Core, team_id: &str) -> Option<Vec<&'a Member>> {
+    cx.members
         .members
         .as_deref()
         .map(|all| team_members(all, team_id))

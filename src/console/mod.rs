@@ -320,7 +320,7 @@ where
             return Ok((app, false));
         }
         // Ticks also while the profile has alert rules: their timer counts them.
-        let animating = app.state.animating() || alerts::update::has_rules(&app.state);
+        let animating = app.state.animating() || alerts::update::has_rules(&app.state.core);
         let msg = tokio::select! {
             _ = &mut shutdown => return Ok((app, true)),
             Some(m) = app.next_reply() => m,

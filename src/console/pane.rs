@@ -306,7 +306,7 @@ pub(crate) fn open_detail(state: &mut State, tab: Tab) -> Vec<Effect> {
 }
 
 /// Asks for a fresh copy of the open detail's item.
-pub(crate) fn load_detail(state: &mut State, tab: Tab, id: String) -> Vec<Effect> {
+pub(crate) fn load_detail(state: &mut super::state::Core, tab: Tab, id: String) -> Vec<Effect> {
     let req_id = state.next_req_id();
     let Some(d) = state.tab_state_mut(tab).detail.as_mut() else {
         return Vec::new();

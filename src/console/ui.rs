@@ -96,7 +96,7 @@ pub(crate) fn render(state: &State, frame: &mut Frame) {
     super::replay::view::render(&state.replay, &state.core, frame, body);
     super::recover::view::render(&state.recover, &state.core, frame, body);
     super::forward::view::render(&state.forward, &state.core, frame, body);
-    super::samples::view::render(state, frame, body);
+    super::samples::view::render(&state.samples, &state.core, frame, body);
     super::compare::view::render(&state.compare, &state.core, frame, body);
     super::power::view::render_overlay(&state.power, &state.core, frame, screen);
     // A toast takes the right end of the footer line (never rows of the list or its border);
@@ -141,7 +141,7 @@ pub(crate) fn render(state: &State, frame: &mut Frame) {
         super::confirm::render(frame, screen, c, &state.settings.theme);
     }
     if state.alerts.shown {
-        super::alerts::view::render(frame, screen, state);
+        super::alerts::view::render(&state.alerts, &state.core, frame, screen);
     }
     if let Some(p) = &state.palette.open {
         super::palette::view::render(frame, screen, p, &state.settings.theme);
@@ -204,7 +204,7 @@ fn render_header(state: &State, frame: &mut Frame, area: Rect) {
         info.push(Span::styled(" · read-only", t.warn));
     }
     // Failing alert rules come before the address, so a cut leaves them.
-    if let Some(chip) = super::alerts::update::header(state) {
+    if let Some(chip) = super::alerts::update::header(&state.alerts) {
         info.push(Span::styled(format!(" · {chip}"), t.error));
     }
     info.push(Span::styled(" · ", t.muted));

@@ -41,7 +41,7 @@ fn route(state: &mut State, msg: Msg) -> Option<Vec<Effect>> {
         }
         Msg::Tick => {
             // The alert rules' timer runs whether or not anything moves on screen.
-            let alerts = super::alerts::update::on_tick(state);
+            let alerts = super::alerts::update::on_tick(&mut state.alerts, &mut state.core);
             if !state.animating() {
                 return (!alerts.is_empty()).then_some(alerts);
             }
@@ -80,8 +80,10 @@ fn route(state: &mut State, msg: Msg) -> Option<Vec<Effect>> {
             run(state, step)
         }
         Msg::Paste(text) => on_paste(state, &text)?,
-        Msg::Edited(result) if super::samples::update::awaits_editor(state) => {
-            super::samples::update::edited(state, result)
+        Msg::Edited(result)
+            if super::samples::update::awaits_editor(&state.samples, &state.core) =>
+        {
+            super::samples::update::edited(&mut state.samples, &mut state.core, result)
         }
         Msg::Edited(result) => replay::update::edited(&mut state.replay, &mut state.core, result),
     })
@@ -145,15 +147,24 @@ fn on_reply(
             .then(|| compare::update::on_reply(&mut state.compare, result)),
         Pane::Forward => forward::update::awaits(&state.forward, &state.core, req_id)
             .then(|| forward::update::on_reply(&mut state.forward, result)),
-        Pane::Samples => super::samples::update::awaits(state, req_id)
-            .then(|| super::samples::update::on_reply(state, result)),
-        Pane::Alerts => super::alerts::update::awaits(state, req_id)
-            .then(|| super::alerts::update::on_reply(state, result)),
+        Pane::Samples => {
+            super::samples::update::awaits(&state.samples, &state.core, req_id).then(|| {
+                super::samples::update::on_reply(
+                    &mut state.samples,
+                    &state.core,
+                    &mut state.replay.histories,
+                    &mut state.compare.overlay,
+                    result,
+                )
+            })
+        }
+        Pane::Alerts => super::alerts::update::awaits(&state.alerts, req_id)
+            .then(|| super::alerts::update::on_reply(&mut state.alerts, result)),
         Pane::Search => super::search::update::awaits(&state.search, req_id)
             .then(|| super::search::update::on_reply(&mut state.search, &mut state.core, result)),
-        Pane::Members => {
-            members::awaits(state, req_id).then(|| members::on_reply(state, req_id, result))
-        }
+        Pane::Members => members::awaits(state, req_id).then(|| {
+            members::on_reply(&mut state.core, state.forms.dialog.as_mut(), req_id, result)
+        }),
         Pane::Health | Pane::Lookup | Pane::Names | Pane::Active | Pane::Glance => {
             deliveries::update::on_reply(&mut state.deliveries, &mut state.core, to, req_id, result)
         }
@@ -168,7 +179,10 @@ fn on_reply(
 /// The effects of opening the console: load the active tab.
 pub(crate) fn init(state: &mut State) -> Vec<Effect> {
     let mut effects = pane::init(state);
-    effects.extend(super::alerts::update::start(state));
+    effects.extend(super::alerts::update::start(
+        &mut state.alerts,
+        &mut state.core,
+    ));
     effects
 }
 
@@ -304,9 +318,15 @@ pub(crate) fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
             let declared = pane::keys(state);
             super::palette::update::open(&mut state.palette, &state.core, declared)
         }
-        Action::Alerts => super::alerts::update::open(state),
-        Action::Samples => super::samples::update::open(state),
-        Action::KeepSample => super::samples::update::open_keep(state),
+        Action::Alerts => super::alerts::update::open(&mut state.alerts, &mut state.core),
+        Action::Samples => super::samples::update::open(&mut state.samples, &state.core),
+        Action::KeepSample => {
+            let chosen = super::replay::update::chosen(
+                &state.core,
+                super::replay::update::Seen::of(&state.deliveries),
+            );
+            super::samples::update::open_keep(&mut state.samples, &mut state.core, chosen)
+        }
         Action::Command
         | Action::Filter
         | Action::Sort

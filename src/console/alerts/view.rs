@@ -5,12 +5,12 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph};
 
-use crate::console::state::State;
+use super::AlertsState;
+use crate::console::state::Core;
 
 /// Draws the list over the screen.
-pub(crate) fn render(frame: &mut Frame, area: Rect, state: &State) {
-    let t = &state.settings.theme;
-    let a = &state.alerts;
+pub(crate) fn render(a: &AlertsState, cx: &Core, frame: &mut Frame, area: Rect) {
+    let t = &cx.settings.theme;
     let mut lines: Vec<Line> = Vec::new();
     match &a.active {
         None if a.pending.is_some() => lines.push(Line::from(Span::styled("checking…", t.muted))),
@@ -21,10 +21,10 @@ pub(crate) fn render(frame: &mut Frame, area: Rect, state: &State) {
         Some(active) => {
             for f in active {
                 let id = f.subject.id();
-                let who = state.caches.names.label_with_id(id);
+                let who = cx.caches.names.label_with_id(id);
                 let since = f
                     .since
-                    .map(|s| state.clock.local_and_relative(&s))
+                    .map(|s| cx.clock.local_and_relative(&s))
                     .unwrap_or_else(|| "-".into());
                 let text = format!(
                     "{} ({}) · {} deliveries · {} · since {}",

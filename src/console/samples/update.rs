@@ -1,17 +1,20 @@
 //! The Samples room's part of `update`: `:samples` (or the palette) opens it, it takes every key
 //! while open, and the worker's answer to a send lands here.
+use std::collections::BTreeMap;
+
 use crossterm::event::KeyCode;
 
-use super::{Room, SamplesReply, SendCmd, Stage};
+use super::{Room, SamplesReply, SamplesState, SendCmd, Stage};
 use crate::api::Error;
 use crate::api::compare::Answer;
-use crate::api::replay::{is_loopback, parse_target};
+use crate::api::replay::{ReplayHistory, is_loopback, parse_target};
 use crate::api::samples::Library;
+use crate::console::compare::Overlay;
 use crate::console::confirm::{Confirm, Subject};
 use crate::console::input::TextInput;
 use crate::console::keymap::{Action, Input};
 use crate::console::msg::{ApiCmd, ApiReply, Effect, Pane};
-use crate::console::state::{ErrorView, State};
+use crate::console::state::{Core, ErrorView};
 use crate::console::tab::Tab;
 
 /// The room's keys in the list (key, word): the footer's and help's.
@@ -25,18 +28,18 @@ pub(crate) const LIST_KEYS: &[(&str, &str)] = &[
 ];
 
 /// The library of the profile, or why there is none.
-fn library(state: &State) -> Result<Library, String> {
-    let dir = state
+fn library(cx: &Core) -> Result<Library, String> {
+    let dir = cx
         .settings
         .data_dir
         .as_ref()
         .ok_or("samples need a data directory (none is known here)")?;
-    Library::for_profile(dir, &state.profile).map_err(|e| e.to_string())
+    Library::for_profile(dir, &cx.profile).map_err(|e| e.to_string())
 }
 
 /// Reads the library into the room (local files only: no request).
-fn load(state: &State, room: &mut Room) {
-    match library(state).and_then(|l| l.list().map_err(|e| e.to_string())) {
+fn load(cx: &Core, room: &mut Room) {
+    match library(cx).and_then(|l| l.list().map_err(|e| e.to_string())) {
         Ok((samples, bad)) => {
             room.samples = samples;
             room.bad = bad.iter().map(ToString::to_string).collect();
@@ -50,26 +53,29 @@ fn load(state: &State, room: &mut Room) {
 }
 
 /// Opens the room on the profile's library.
-pub(crate) fn open(state: &mut State) -> Vec<Effect> {
-    open_at(state, Stage::List);
+pub(crate) fn open(samples: &mut SamplesState, cx: &Core) -> Vec<Effect> {
+    open_at(samples, cx, Stage::List);
     Vec::new()
 }
 
 /// The keep key on Notifications: the room opens asking the sample's name for the notification
-/// (and attempt) under the user's eye, as `P` chooses it.
-pub(crate) fn open_keep(state: &mut State) -> Vec<Effect> {
-    let Some((id, attempt)) = crate::console::replay::update::chosen(
-        &state.core,
-        crate::console::replay::update::Seen::of(&state.deliveries),
-    ) else {
-        state.toast(
+/// (and attempt) under the user's eye, as `P` chooses it: `chosen`, the replay room's choice
+/// (`replay::update::chosen`), handed by the router.
+pub(crate) fn open_keep(
+    samples: &mut SamplesState,
+    cx: &mut Core,
+    chosen: Option<(String, Option<i64>)>,
+) -> Vec<Effect> {
+    let Some((id, attempt)) = chosen else {
+        cx.toast(
             crate::console::state::ToastKind::Info,
             "B keeps a notification as a sample: select one on the Notifications tab, or open an attempt",
         );
         return Vec::new();
     };
     open_at(
-        state,
+        samples,
+        cx,
         Stage::Naming {
             id,
             attempt,
@@ -79,9 +85,9 @@ pub(crate) fn open_keep(state: &mut State) -> Vec<Effect> {
     Vec::new()
 }
 
-fn open_at(state: &mut State, stage: Stage) {
+fn open_at(samples: &mut SamplesState, cx: &Core, stage: Stage) {
     let mut room = Room {
-        profile: state.profile.clone(),
+        profile: cx.profile.clone(),
         samples: Vec::new(),
         bad: Vec::new(),
         cursor: 0,
@@ -92,31 +98,45 @@ fn open_at(state: &mut State, stage: Stage) {
         edit: false,
         edited: None,
     };
-    load(state, &mut room);
-    state.samples.room = Some(Box::new(room));
+    load(cx, &mut room);
+    samples.room = Some(Box::new(room));
 }
 
-/// Every key while the room is open; `None` when it is not.
-pub(crate) fn on_key(state: &mut State, key: &Input) -> Option<Vec<Effect>> {
-    if state.samples.room.is_some() && state.samples.room_of(&state.profile).is_none() {
+/// Every key while the room is open; `None` when it is not. `overlay` is the compare room's
+/// slot, where `c` on an answer opens the comparison with the recorded answer.
+pub(crate) fn on_key(
+    samples: &mut SamplesState,
+    cx: &mut Core,
+    key: &Input,
+    overlay: &mut Option<Overlay>,
+) -> Option<Vec<Effect>> {
+    if samples.room.is_some() && samples.room_of(&cx.profile).is_none() {
         // Opened under another profile: its library is not this one's.
-        state.samples.room = None;
+        samples.room = None;
     }
-    state.samples.room.is_some().then(|| room_key(state, key))
+    samples
+        .room
+        .is_some()
+        .then(|| room_key(samples, cx, key, overlay))
 }
 
-fn room_key(state: &mut State, key: &Input) -> Vec<Effect> {
-    let Some(room) = state.samples.room.as_mut() else {
+fn room_key(
+    samples: &mut SamplesState,
+    cx: &mut Core,
+    key: &Input,
+    overlay: &mut Option<Overlay>,
+) -> Vec<Effect> {
+    let Some(room) = samples.room.as_mut() else {
         return Vec::new();
     };
     match &room.stage {
-        Stage::List => return list_key(state, key),
-        Stage::Target => return target_key(state, key),
-        Stage::Naming { .. } => return naming_key(state, key),
+        Stage::List => return list_key(samples, cx, key),
+        Stage::Target => return target_key(samples, cx, key),
+        Stage::Naming { .. } => return naming_key(samples, cx, key),
         Stage::Answer(..)
             if key.code == KeyCode::Char('c') || key.action() == Some(Action::Compare) =>
         {
-            return compare(state);
+            return compare(samples, cx, overlay);
         }
         // The editor has the terminal; nothing reaches here until it exits.
         Stage::Editor(_) => {}
@@ -132,21 +152,21 @@ fn room_key(state: &mut State, key: &Input) -> Vec<Effect> {
     Vec::new()
 }
 
-fn list_key(state: &mut State, key: &Input) -> Vec<Effect> {
+fn list_key(samples: &mut SamplesState, cx: &mut Core, key: &Input) -> Vec<Effect> {
     if key.code == KeyCode::Char('r') {
-        if let Some(mut room) = state.samples.room.take() {
+        if let Some(mut room) = samples.room.take() {
             room.message = None;
-            load(state, &mut room);
-            state.samples.room = Some(room);
+            load(cx, &mut room);
+            samples.room = Some(room);
         }
         return Vec::new();
     }
-    let Some(room) = state.samples.room.as_mut() else {
+    let Some(room) = samples.room.as_mut() else {
         return Vec::new();
     };
     let n = room.samples.len();
     match (key.code, key.action()) {
-        (KeyCode::Esc, _) | (_, Some(Action::Back | Action::Quit)) => state.samples.room = None,
+        (KeyCode::Esc, _) | (_, Some(Action::Back | Action::Quit)) => samples.room = None,
         (KeyCode::Down, _) | (_, Some(Action::Down)) => {
             room.cursor = (room.cursor + 1).min(n.saturating_sub(1));
         }
@@ -159,7 +179,7 @@ fn list_key(state: &mut State, key: &Input) -> Vec<Effect> {
         (KeyCode::Char('d'), _) => {
             if let Some(s) = room.selected() {
                 let name = s.name.clone();
-                state.confirm = Some(Confirm::yes_no(
+                cx.confirm = Some(Confirm::yes_no(
                     "Delete sample?",
                     format!(
                         "Delete sample {} from this profile's library?",
@@ -174,9 +194,9 @@ fn list_key(state: &mut State, key: &Input) -> Vec<Effect> {
     Vec::new()
 }
 
-fn target_key(state: &mut State, key: &Input) -> Vec<Effect> {
-    let read_only = state.read_only;
-    let Some(room) = state.samples.room.as_mut() else {
+fn target_key(samples: &mut SamplesState, cx: &mut Core, key: &Input) -> Vec<Effect> {
+    let read_only = cx.read_only;
+    let Some(room) = samples.room.as_mut() else {
         return Vec::new();
     };
     match key.code {
@@ -189,7 +209,7 @@ fn target_key(state: &mut State, key: &Input) -> Vec<Effect> {
                 room.message = Some(e.to_string());
                 Vec::new()
             }
-            Ok(url) if is_loopback(&url) => go(state, url),
+            Ok(url) if is_loopback(&url) => go(samples, cx, url),
             Ok(url) if read_only => {
                 room.message = Some(format!(
                     "refused: a read-only profile sends only to this machine (localhost, 127.0.0.1, [::1]), not to {}",
@@ -206,7 +226,7 @@ fn target_key(state: &mut State, key: &Input) -> Vec<Effect> {
                         .into(),
                 ];
                 room.stage = Stage::Confirm(url);
-                state.confirm = Some(Confirm::host(
+                cx.confirm = Some(Confirm::host(
                     "Send beyond this machine?",
                     question,
                     host,
@@ -226,10 +246,10 @@ fn target_key(state: &mut State, key: &Input) -> Vec<Effect> {
 
 /// The sample's name typed: Enter keeps (a bad or taken name is said, the text kept), Esc
 /// goes to the list.
-fn naming_key(state: &mut State, key: &Input) -> Vec<Effect> {
-    let dir = library(state).map(|l| l.dir().to_path_buf());
-    let req_id = state.next_req_id();
-    let Some(room) = state.samples.room.as_mut() else {
+fn naming_key(samples: &mut SamplesState, cx: &mut Core, key: &Input) -> Vec<Effect> {
+    let dir = library(cx).map(|l| l.dir().to_path_buf());
+    let req_id = cx.next_req_id();
+    let Some(room) = samples.room.as_mut() else {
         return Vec::new();
     };
     let Stage::Naming { id, attempt, name } = &mut room.stage else {
@@ -275,8 +295,8 @@ fn naming_key(state: &mut State, key: &Input) -> Vec<Effect> {
 }
 
 /// Pasted text for the target or name being typed.
-pub(crate) fn paste(state: &mut State, text: &str) -> bool {
-    match state.samples.room.as_mut() {
+pub(crate) fn paste(samples: &mut SamplesState, text: &str) -> bool {
+    match samples.room.as_mut() {
         Some(room) if room.stage == Stage::Target => {
             room.target.paste(text);
             true
@@ -293,8 +313,8 @@ pub(crate) fn paste(state: &mut State, text: &str) -> bool {
 }
 
 /// The target settled: out to the editor first for `e`, else the sample as kept.
-fn go(state: &mut State, target: url::Url) -> Vec<Effect> {
-    let Some(room) = state.samples.room.as_mut() else {
+fn go(samples: &mut SamplesState, cx: &mut Core, target: url::Url) -> Vec<Effect> {
+    let Some(room) = samples.room.as_mut() else {
         return Vec::new();
     };
     let Some(sample) = room.selected().cloned() else {
@@ -307,22 +327,25 @@ fn go(state: &mut State, target: url::Url) -> Vec<Effect> {
         room.stage = Stage::Editor(target);
         return vec![Effect::Editor(sample.body)];
     }
-    send(state, target, sample)
+    send(samples, cx, target, sample)
 }
 
 /// Whether the room waits for the editor (so [`edited`] takes what it leaves).
-pub(crate) fn awaits_editor(state: &State) -> bool {
-    state
-        .samples
-        .room_of(&state.profile)
+pub(crate) fn awaits_editor(samples: &SamplesState, cx: &Core) -> bool {
+    samples
+        .room_of(&cx.profile)
         .is_some_and(|r| matches!(r.stage, Stage::Editor(_)))
 }
 
 /// What the editor left (`e`): checked to be JSON when the kept body was, then sent signed
 /// afresh; an editor that failed or a body refused goes back to the list with the reason,
 /// nothing sent.
-pub(crate) fn edited(state: &mut State, result: Result<String, String>) -> Vec<Effect> {
-    let Some(room) = state.samples.room.as_mut() else {
+pub(crate) fn edited(
+    samples: &mut SamplesState,
+    cx: &mut Core,
+    result: Result<String, String>,
+) -> Vec<Effect> {
+    let Some(room) = samples.room.as_mut() else {
         return Vec::new();
     };
     let Stage::Editor(target) = std::mem::replace(&mut room.stage, Stage::List) else {
@@ -338,7 +361,7 @@ pub(crate) fn edited(state: &mut State, result: Result<String, String>) -> Vec<E
         Ok(body) => {
             room.edited = Some(body.clone());
             sample.body = body;
-            send(state, target, sample)
+            send(samples, cx, target, sample)
         }
         Err(why) => {
             room.message = Some(why);
@@ -347,9 +370,10 @@ pub(crate) fn edited(state: &mut State, result: Result<String, String>) -> Vec<E
     }
 }
 
-/// Compare over the answer shown: the sample's recorded answer beside the new one.
-fn compare(state: &mut State) -> Vec<Effect> {
-    let Some(room) = state.samples.room.as_mut() else {
+/// Compare over the answer shown: the sample's recorded answer beside the new one, opened in
+/// the compare room's slot.
+fn compare(samples: &mut SamplesState, cx: &Core, overlay: &mut Option<Overlay>) -> Vec<Effect> {
+    let Some(room) = samples.room.as_mut() else {
         return Vec::new();
     };
     let (Stage::Answer(r, _), Some(s)) = (&room.stage, room.selected()) else {
@@ -369,8 +393,8 @@ fn compare(state: &mut State) -> Vec<Effect> {
         return Vec::new();
     };
     let recorded = kept.to_answer(format!("recorded attempt #{}", s.attempt));
-    state.compare.overlay = Some(crate::console::compare::Overlay {
-        profile: state.core.profile.clone(),
+    *overlay = Some(Overlay {
+        profile: cx.profile.clone(),
         notification_id: s.notification_id.clone(),
         shown: Some(Box::new(crate::api::compare::compare(&recorded, &new))),
         left: new,
@@ -384,9 +408,14 @@ fn compare(state: &mut State) -> Vec<Effect> {
     Vec::new()
 }
 
-fn send(state: &mut State, target: url::Url, sample: crate::api::samples::Sample) -> Vec<Effect> {
-    let req_id = state.next_req_id();
-    let Some(room) = state.samples.room.as_mut() else {
+fn send(
+    samples: &mut SamplesState,
+    cx: &mut Core,
+    target: url::Url,
+    sample: crate::api::samples::Sample,
+) -> Vec<Effect> {
+    let req_id = cx.next_req_id();
+    let Some(room) = samples.room.as_mut() else {
         return Vec::new();
     };
     room.pending = Some(req_id);
@@ -403,59 +432,71 @@ fn send(state: &mut State, target: url::Url, sample: crate::api::samples::Sample
 }
 
 /// Whether a confirmation the room asked is still its to answer.
-pub(crate) fn still_asked(state: &State, subject: &Subject) -> bool {
-    state
-        .samples
-        .room_of(&state.profile)
-        .is_some_and(|r| match subject {
-            Subject::SampleSend => matches!(r.stage, Stage::Confirm(_)),
-            Subject::SampleRm(name) => {
-                r.stage == Stage::List && r.selected().is_some_and(|s| &s.name == name)
-            }
-            _ => false,
-        })
+pub(crate) fn still_asked(samples: &SamplesState, cx: &Core, subject: &Subject) -> bool {
+    samples.room_of(&cx.profile).is_some_and(|r| match subject {
+        Subject::SampleSend => matches!(r.stage, Stage::Confirm(_)),
+        Subject::SampleRm(name) => {
+            r.stage == Stage::List && r.selected().is_some_and(|s| &s.name == name)
+        }
+        _ => false,
+    })
 }
 
 /// The answer to a send beyond this machine: yes sends, no goes back to the target.
-pub(crate) fn answered_send(state: &mut State, yes: bool) -> Vec<Effect> {
-    let Some(room) = state.samples.room.as_mut() else {
+pub(crate) fn answered_send(samples: &mut SamplesState, cx: &mut Core, yes: bool) -> Vec<Effect> {
+    let Some(room) = samples.room.as_mut() else {
         return Vec::new();
     };
     let Stage::Confirm(url) = std::mem::replace(&mut room.stage, Stage::Target) else {
         return Vec::new();
     };
-    if yes { go(state, url) } else { Vec::new() }
+    if yes {
+        go(samples, cx, url)
+    } else {
+        Vec::new()
+    }
 }
 
 /// The answer to a removal: yes removes the file and reads the library again.
-pub(crate) fn answered_rm(state: &mut State, name: &str, yes: bool) -> Vec<Effect> {
+pub(crate) fn answered_rm(
+    samples: &mut SamplesState,
+    cx: &Core,
+    name: &str,
+    yes: bool,
+) -> Vec<Effect> {
     if !yes {
         return Vec::new();
     }
-    let outcome = library(state).and_then(|l| l.remove(name).map_err(|e| e.to_string()));
-    let Some(mut room) = state.samples.room.take() else {
+    let outcome = library(cx).and_then(|l| l.remove(name).map_err(|e| e.to_string()));
+    let Some(mut room) = samples.room.take() else {
         return Vec::new();
     };
-    load(state, &mut room);
+    load(cx, &mut room);
     room.message = Some(match outcome {
         Ok(()) => format!("Removed sample {}", crate::text::line(name)),
         Err(e) => e,
     });
-    state.samples.room = Some(room);
+    samples.room = Some(room);
     Vec::new()
 }
 
 /// Whether a reply answers the room's request.
-pub(crate) fn awaits(state: &State, req_id: u64) -> bool {
-    state
-        .samples
-        .room_of(&state.profile)
+pub(crate) fn awaits(samples: &SamplesState, cx: &Core, req_id: u64) -> bool {
+    samples
+        .room_of(&cx.profile)
         .is_some_and(|r| r.pending == Some(req_id))
 }
 
-/// The worker's answer to a send.
-pub(crate) fn on_reply(state: &mut State, result: Result<ApiReply, Error>) -> Vec<Effect> {
-    let Some(room) = state.samples.room.as_mut() else {
+/// The worker's answer to a send. An answer is kept in `histories` (the replay room's, by
+/// profile); an edited send's opens compare in `overlay` (the compare room's slot).
+pub(crate) fn on_reply(
+    samples: &mut SamplesState,
+    cx: &Core,
+    histories: &mut BTreeMap<String, ReplayHistory>,
+    overlay: &mut Option<Overlay>,
+    result: Result<ApiReply, Error>,
+) -> Vec<Effect> {
+    let Some(room) = samples.room.as_mut() else {
         return Vec::new();
     };
     room.pending = None;
@@ -464,28 +505,26 @@ pub(crate) fn on_reply(state: &mut State, result: Result<ApiReply, Error>) -> Ve
             let edited = room.edited.clone();
             room.stage = Stage::Answer(r.clone(), why);
             // Kept with the answer in replay's history, the edited body with it.
-            state
-                .replay
-                .histories
-                .entry(state.profile.clone())
+            histories
+                .entry(cx.profile.clone())
                 .or_default()
                 .record_body(&plan, *r, edited.clone());
             // `e`: the recorded answer beside the new one, at once.
             if edited.is_some() {
-                return compare(state);
+                return compare(samples, cx, overlay);
             }
         }
         Ok(ApiReply::Samples(SamplesReply::Kept(name))) => {
             room.stage = Stage::List;
             room.message = Some(format!("Kept sample {}", crate::text::line(&name)));
-            if let Some(mut room) = state.samples.room.take() {
-                load(state, &mut room);
+            if let Some(mut room) = samples.room.take() {
+                load(cx, &mut room);
                 room.cursor = room
                     .samples
                     .iter()
                     .position(|s| s.name == name)
                     .unwrap_or(0);
-                state.samples.room = Some(room);
+                samples.room = Some(room);
             }
         }
         Ok(ApiReply::Samples(SamplesReply::NotSent(why))) => {

@@ -6,8 +6,8 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph, Wrap};
 
-use super::{Room, Stage};
-use crate::console::state::State;
+use super::{Room, SamplesState, Stage};
+use crate::console::state::Core;
 use crate::text::line as safe;
 use crate::text::sanitize::lines as safe_lines;
 
@@ -26,16 +26,16 @@ pub(crate) fn key_hints(room: &Room) -> &'static [(&'static str, &'static str)] 
 }
 
 /// Draws the room over `area` when it is open.
-pub(crate) fn render(state: &State, frame: &mut Frame, area: Rect) {
-    let Some(room) = state.samples.room_of(&state.profile) else {
+pub(crate) fn render(samples: &SamplesState, cx: &Core, frame: &mut Frame, area: Rect) {
+    let Some(room) = samples.room_of(&cx.profile) else {
         return;
     };
-    let t = &state.settings.theme;
+    let t = &cx.settings.theme;
     frame.render_widget(Clear, area);
     let block = Block::bordered()
         .border_style(t.accent)
         .title(Line::from(Span::styled(
-            format!(" Samples · {} ", safe(&state.profile)),
+            format!(" Samples · {} ", safe(&cx.profile)),
             t.accent,
         )));
     let inner = block.inner(area);
