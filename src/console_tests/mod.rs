@@ -35,6 +35,7 @@ mod generations_views_alerts;
 mod header_generation;
 mod idle;
 mod kinds_named;
+mod room_contract;
 mod landing;
 mod newer_dialogs;
 mod operator;

@@ -6,7 +6,7 @@ use tokio::sync::mpsc;
 use super::{ForwardCmd, ForwardReply, INTERVAL};
 use crate::api::Client;
 use crate::api::callback_forward::{self as cf, FIRST_BACKOFF, Follow, Said, Sink, Start};
-use crate::api::forward::{Event, Forwarded, State};
+use crate::api::forward::{Event, Forwarded, State as Fwd};
 use crate::api::journal::Outcome;
 use crate::api::replay::SendOptions;
 use crate::console::msg::{ApiReply, Msg, Pane};
@@ -46,8 +46,8 @@ impl Sink for Room {
 
     fn say(&mut self, s: Said) -> Result<(), Failed> {
         match s {
-            Said::Ready { .. } => self.event(Event::State(State::Following)),
-            Said::Reconnecting(why) => self.event(Event::State(State::Reconnecting {
+            Said::Ready { .. } => self.event(Event::State(Fwd::Following)),
+            Said::Reconnecting(why) => self.event(Event::State(Fwd::Reconnecting {
                 why,
                 retry_in: INTERVAL,
             })),
@@ -83,7 +83,7 @@ impl Sink for Room {
             })),
             Said::CaughtUp(forwarded) => {
                 self.event(Event::CaughtUp { forwarded });
-                self.event(Event::State(State::Following));
+                self.event(Event::State(Fwd::Following));
             }
             Said::Unsigned(name) => {
                 self.reply(ForwardReply::Unsigned(cf::unsigned_sentence(&name)));
