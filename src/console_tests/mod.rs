@@ -36,6 +36,7 @@ mod header_generation;
 mod idle;
 mod kinds_named;
 mod landing;
+mod layers_order;
 mod newer_dialogs;
 mod operator;
 mod paged_window;
