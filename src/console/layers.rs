@@ -406,13 +406,13 @@ impl Layer {
     }
 
     /// Draws the layer, when open, over what is drawn already: the screen draws the tab, then
-    /// every open layer up [`Layer::ORDER`] (innermost first). Rooms and overlays cover `body`
+    /// every other open layer up [`Layer::ORDER`] (innermost first). Rooms and overlays cover `body`
     /// (between header and footer), dialogs are placed on the whole `screen`.
     pub(crate) fn draw(self, state: &State, frame: &mut Frame, screen: Rect, body: Rect) {
         match self {
-            // The footer line is the tab's: it shows what the outer layers declare, the
-            // prompt being typed included.
-            Layer::Tab => super::ui::render_tab(state, frame, screen),
+            // Drawn first by `ui::render`, under every layer (the footer line too: it shows
+            // what the outer layers declare, the prompt being typed included).
+            Layer::Tab => {}
             Layer::Overlay => super::deliveries::view::overlays(state, frame, body),
             Layer::Prompt => super::power::view::render_overlay(state, frame, screen),
             Layer::Palette => {
@@ -465,7 +465,11 @@ impl Layer {
         }
         match self {
             Layer::Help => Some(Step::default()),
-            Layer::Confirm => Some(super::mouse::confirm_click(state, ev).into()),
+            // A click on No or Yes is the key `n` or `y`.
+            Layer::Confirm => Some(match super::mouse::confirm_key(state, ev) {
+                Some(key) => self.offer(state, &key).unwrap_or_default(),
+                None => Step::default(),
+            }),
             Layer::Compare => Some(Step::default()),
             Layer::Replay => {
                 replay::update::on_mouse(state, ev);

@@ -6,7 +6,7 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
 use ratatui::layout::{Position, Rect};
 
-use super::keymap::Action;
+use super::keymap::{Action, Input};
 use super::layout;
 use super::msg::{Effect, Step};
 use super::state::State;
@@ -35,35 +35,29 @@ pub(crate) fn on_mouse(state: &mut State, ev: MouseEvent) -> Step {
     }
 }
 
-/// A click on a confirmation's No or Yes button answers it as the keys `n` and `y` would;
-/// nothing else answers a click while it is open.
-pub(crate) fn confirm_click(state: &mut State, ev: MouseEvent) -> Vec<Effect> {
+/// The key a click on a confirmation's No or Yes button stands for (`n`, `y`), which the
+/// confirmation's layer answers; `None` for any other click.
+pub(crate) fn confirm_key(state: &State, ev: MouseEvent) -> Option<Input> {
     if ev.kind != MouseEventKind::Down(MouseButton::Left) {
-        return Vec::new();
+        return None;
     }
     let screen = Rect::new(0, 0, state.size.0, state.size.1);
     let at = Position::new(ev.column, ev.row);
-    let Some(c) = state.confirm.as_ref() else {
-        return Vec::new();
-    };
-    let Some((no, yes)) = super::confirm::buttons(screen, c, &state.settings.theme) else {
-        return Vec::new();
-    };
+    let c = state.confirm.as_ref()?;
+    let (no, yes) = super::confirm::buttons(screen, c, &state.settings.theme)?;
     let answer = if yes.contains(at) {
         'y'
     } else if no.contains(at) {
         'n'
     } else {
-        return Vec::new();
+        return None;
     };
-    let key = state
-        .settings
-        .keymap
-        .input(KeyEvent::new(KeyCode::Char(answer), KeyModifiers::NONE));
-    super::layers::Layer::Confirm
-        .offer(state, &key)
-        .map(|step| step.effects)
-        .unwrap_or_default()
+    Some(
+        state
+            .settings
+            .keymap
+            .input(KeyEvent::new(KeyCode::Char(answer), KeyModifiers::NONE)),
+    )
 }
 
 /// A click in a form goes to [`super::forms::update::click`].

@@ -39,8 +39,9 @@ pub(crate) fn render(state: &State, frame: &mut Frame) {
         areas.footer.y.saturating_sub(areas.header.bottom()),
     );
     // Up the one order keys and clicks go down: the tab first, the outermost open layer last.
+    render_tab(state, frame, screen);
     for layer in Layer::ORDER.into_iter().rev() {
-        if layer.is_open(state) {
+        if layer != Layer::Tab && layer.is_open(state) {
             layer.draw(state, frame, screen, body);
         }
     }
@@ -48,7 +49,7 @@ pub(crate) fn render(state: &State, frame: &mut Frame) {
 
 /// The tab: header, list, detail and the footer line (the key hints or the prompt being
 /// typed, and the toasts).
-pub(crate) fn render_tab(state: &State, frame: &mut Frame, screen: Rect) {
+fn render_tab(state: &State, frame: &mut Frame, screen: Rect) {
     let ts = state.current();
     let areas = layout::areas(screen, state.tab, ts.detail.is_some());
     render_header(state, frame, areas.header);
