@@ -157,6 +157,32 @@ impl Harness {
         self.key(KeyCode::Char(c))
     }
 
+    /// Turns the mouse on or off, as the config's `mouse` does.
+    pub fn set_mouse(&mut self, on: bool) -> &mut Self {
+        self.app.state.settings.mouse = on;
+        self
+    }
+
+    /// A left click at `column`, `row` of the screen.
+    pub fn click(&mut self, column: u16, row: u16) -> &mut Self {
+        use crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
+        self.apply(Msg::Power(super::power::PowerMsg::Mouse(MouseEvent {
+            kind: MouseEventKind::Down(MouseButton::Left),
+            column,
+            row,
+            modifiers: KeyModifiers::NONE,
+        })))
+    }
+
+    /// The layers open now, outermost first (the tab last).
+    #[cfg(test)]
+    pub(crate) fn open_layers(&self) -> Vec<super::layers::Layer> {
+        super::layers::Layer::ORDER
+            .into_iter()
+            .filter(|l| l.is_open(&self.app.state))
+            .collect()
+    }
+
     /// A new terminal size.
     pub fn resize(&mut self, w: u16, h: u16) -> &mut Self {
         self.apply(Msg::Resize(w, h))

@@ -1,6 +1,12 @@
 //! The layers of the screen and their one order. A key, turned into an [`Input`] once by the
-//! router, is offered down [`Layer::ORDER`]; each layer says whether it is open, takes or
-//! passes a key, and declares the keys it offers where it is (the footer's source).
+//! router, is offered down [`Layer::ORDER`], and so is a mouse event; the screen draws the open
+//! layers up the same list, so the layer drawn on top is the one that takes the key and the
+//! click. Each layer says whether it is open, takes or passes a key or a click, draws itself,
+//! and declares the keys it offers where it is (the footer's source).
+use crossterm::event::MouseEvent;
+use ratatui::Frame;
+use ratatui::layout::Rect;
+
 use super::compare;
 use super::confirm::{self, Answer, Subject};
 use super::deliveries;
@@ -23,9 +29,13 @@ fn only(hints: &[(&'static str, &'static str)]) -> Keys {
 
 /// The layers of the screen, outermost first. A key, turned into an [`Input`] once, is offered
 /// down this one list: the first open layer that takes it handles it; a modal layer takes every
-/// key while it is open. Only the tab, at the bottom, turns actions into list and detail work.
+/// key while it is open. A click goes down it the same way, and the screen is drawn up it (the
+/// tab first, the outermost open layer last). Only the tab, at the bottom, turns actions into
+/// list and detail work.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Layer {
+    /// The help overlay, drawn over everything: swallows keys but its ways out.
+    Help,
     /// The one confirmation (yes/no, a typed name, a typed host), whichever room asked: every
     /// key while open.
     Confirm,
@@ -47,8 +57,6 @@ pub(crate) enum Layer {
     Prompt,
     /// The filter dialog (every key) and the attempt view (its own keys).
     Overlay,
-    /// The help overlay: swallows keys but its ways out.
-    Help,
     /// The tab on screen: its list or detail.
     Tab,
 }
@@ -56,6 +64,7 @@ pub(crate) enum Layer {
 impl Layer {
     /// Every layer, outermost first.
     pub(crate) const ORDER: [Layer; 12] = [
+        Layer::Help,
         Layer::Confirm,
         Layer::Compare,
         Layer::Replay,
@@ -66,7 +75,6 @@ impl Layer {
         Layer::Palette,
         Layer::Prompt,
         Layer::Overlay,
-        Layer::Help,
         Layer::Tab,
     ];
 
@@ -455,6 +463,99 @@ impl Layer {
                 }
                 input.action().map(|a| Step::then(Vec::new(), a))
             }
+        }
+    }
+
+    /// Draws the layer, when open, over what is drawn already: the screen draws the tab, then
+    /// every other open layer up [`Layer::ORDER`] (innermost first). Rooms and overlays cover `body`
+    /// (between header and footer), dialogs are placed on the whole `screen`.
+    pub(crate) fn draw(self, state: &State, frame: &mut Frame, screen: Rect, body: Rect) {
+        match self {
+            // Drawn first by `ui::render`, under every layer (the footer line too: it shows
+            // what the outer layers declare, the prompt being typed included).
+            Layer::Tab => {}
+            Layer::Overlay => {
+                super::deliveries::view::overlays(&state.deliveries, &state.core, frame, body)
+            }
+            Layer::Prompt => {
+                super::power::view::render_overlay(&state.power, &state.core, frame, screen)
+            }
+            Layer::Palette => {
+                if state.alerts.shown {
+                    super::alerts::view::render(&state.alerts, &state.core, frame, screen);
+                }
+                if let Some(p) = &state.palette.open {
+                    super::palette::view::render(frame, screen, p, &state.settings.theme);
+                }
+            }
+            Layer::Form => {
+                if let Some(d) = &state.forms.dialog {
+                    super::forms::view::render(frame, screen, d, &state.settings.theme);
+                }
+            }
+            Layer::Samples => {
+                super::samples::view::render(&state.samples, &state.core, frame, body)
+            }
+            Layer::Forward => {
+                super::forward::view::render(&state.forward, &state.core, frame, body)
+            }
+            Layer::Recover => {
+                super::recover::view::render(&state.recover, &state.core, frame, body)
+            }
+            Layer::Replay => super::replay::view::render(&state.replay, &state.core, frame, body),
+            Layer::Compare => {
+                super::compare::view::render(&state.compare, &state.core, frame, body)
+            }
+            // Drawn while what it asks about is on screen (the layer drops it otherwise).
+            Layer::Confirm => {
+                if let Some(c) = &state.confirm
+                    && super::layers::Layer::Confirm.is_open(state)
+                {
+                    super::confirm::render(frame, screen, c, &state.settings.theme);
+                }
+            }
+            Layer::Help => {
+                if state.help {
+                    let groups = super::layers::Layer::help(state);
+                    super::widgets::help::render(
+                        frame,
+                        screen,
+                        &groups,
+                        state.help_scroll,
+                        &state.settings.theme,
+                    );
+                }
+            }
+        }
+    }
+
+    /// Offers a mouse event to the layer: `None` when it is closed or lets the event through,
+    /// so the next layer gets it. A room or dialog that owns the screen takes every event
+    /// (clicks must not move what is behind it); the tab's own handling is in `mouse`.
+    pub(crate) fn mouse(self, state: &mut State, ev: MouseEvent) -> Option<Step> {
+        if !self.is_open(state) {
+            return None;
+        }
+        match self {
+            Layer::Help => Some(Step::default()),
+            // A click on No or Yes is the key `n` or `y`.
+            Layer::Confirm => Some(match super::mouse::confirm_key(state, ev) {
+                Some(key) => self.offer(state, &key).unwrap_or_default(),
+                None => Step::default(),
+            }),
+            Layer::Compare => Some(Step::default()),
+            Layer::Replay => {
+                replay::update::on_mouse(&mut state.replay, &state.core, ev);
+                Some(Step::default())
+            }
+            Layer::Recover | Layer::Forward | Layer::Samples => Some(Step::default()),
+            Layer::Form => Some(super::mouse::dialog_click(state, ev).into()),
+            Layer::Palette => Some(Step::default()),
+            // The command line owns the screen; the raw view (the wheel scrolls it, a tab's
+            // label leaves it) and the `/` being typed are the tab's handling in `mouse`.
+            Layer::Prompt => state.power.command.is_some().then(Step::default),
+            Layer::Overlay => Some(Step::default()),
+            Layer::Tab => Some(super::mouse::on_mouse(state, ev)),
         }
     }
 }

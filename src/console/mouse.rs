@@ -1,11 +1,12 @@
 //! Mouse: a click on a tab opens it, a click on a row selects it (a second click opens it), a
 //! click on a confirmation's No / Yes answers it, a click in a form focuses a field (picks a
 //! choice's option) or saves or cancels through the keys shown at its foot, the wheel scrolls.
-//! Off when the config says `mouse = false`.
+//! Off when the config says `mouse = false`. An event reaches these through `Layer::mouse`: the
+//! confirmation's and the form's clicks, then the tab's.
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
 use ratatui::layout::{Position, Rect};
 
-use super::keymap::Action;
+use super::keymap::{Action, Input};
 use super::layout;
 use super::msg::{Effect, Step};
 use super::state::State;
@@ -19,21 +20,8 @@ pub(crate) fn tab_at(state: &State, x: u16) -> Option<Tab> {
         .map(|(tab, ..)| tab)
 }
 
-/// Applies a mouse event.
+/// Applies a mouse event to the tab (the layers over it took theirs before, `Layer::mouse`).
 pub(crate) fn on_mouse(state: &mut State, ev: MouseEvent) -> Step {
-    if !state.settings.mouse {
-        return Step::default();
-    }
-    if state.confirm.is_some() {
-        return confirm_click(state, ev).into();
-    }
-    if state.forms.dialog.is_some() {
-        return dialog_click(state, ev).into();
-    }
-    // Dialogs own the screen while open; clicks must not move what is behind them.
-    if state.help || state.power.command.is_some() {
-        return Step::default();
-    }
     match ev.kind {
         MouseEventKind::ScrollDown | MouseEventKind::ScrollUp => {
             let down = ev.kind == MouseEventKind::ScrollDown;
@@ -47,39 +35,33 @@ pub(crate) fn on_mouse(state: &mut State, ev: MouseEvent) -> Step {
     }
 }
 
-/// A click on a confirmation's No or Yes button answers it as the keys `n` and `y` would;
-/// nothing else answers a click while it is open.
-fn confirm_click(state: &mut State, ev: MouseEvent) -> Vec<Effect> {
+/// The key a click on a confirmation's No or Yes button stands for (`n`, `y`), which the
+/// confirmation's layer answers; `None` for any other click.
+pub(crate) fn confirm_key(state: &State, ev: MouseEvent) -> Option<Input> {
     if ev.kind != MouseEventKind::Down(MouseButton::Left) {
-        return Vec::new();
+        return None;
     }
     let screen = Rect::new(0, 0, state.size.0, state.size.1);
     let at = Position::new(ev.column, ev.row);
-    let Some(c) = state.confirm.as_ref() else {
-        return Vec::new();
-    };
-    let Some((no, yes)) = super::confirm::buttons(screen, c, &state.settings.theme) else {
-        return Vec::new();
-    };
+    let c = state.confirm.as_ref()?;
+    let (no, yes) = super::confirm::buttons(screen, c, &state.settings.theme)?;
     let answer = if yes.contains(at) {
         'y'
     } else if no.contains(at) {
         'n'
     } else {
-        return Vec::new();
+        return None;
     };
-    let key = state
-        .settings
-        .keymap
-        .input(KeyEvent::new(KeyCode::Char(answer), KeyModifiers::NONE));
-    super::layers::Layer::Confirm
-        .offer(state, &key)
-        .map(|step| step.effects)
-        .unwrap_or_default()
+    Some(
+        state
+            .settings
+            .keymap
+            .input(KeyEvent::new(KeyCode::Char(answer), KeyModifiers::NONE)),
+    )
 }
 
 /// A click in a form goes to [`super::forms::update::click`].
-fn dialog_click(state: &mut State, ev: MouseEvent) -> Vec<Effect> {
+pub(crate) fn dialog_click(state: &mut State, ev: MouseEvent) -> Vec<Effect> {
     if ev.kind != MouseEventKind::Down(MouseButton::Left) {
         return Vec::new();
     }

@@ -1,15 +1,17 @@
-//! Draws the whole screen from the state: header, list, detail, footer, toasts, help.
+//! Draws the whole screen from the state: the tab (header, list, detail, footer, toasts), then
+//! every open layer over it, up [`Layer::ORDER`].
 use ratatui::Frame;
 use ratatui::layout::{Alignment, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
+use super::layers::Layer;
 use super::layout::{self, MIN_SIZE};
 use super::state::State;
 use super::views::{self, ViewCtx};
 use super::widgets::detail::DetailView;
 use super::widgets::paged_table::PagedTable;
-use super::widgets::{help, spinner, toast};
+use super::widgets::{spinner, toast};
 
 /// Draws one frame.
 pub(crate) fn render(state: &State, frame: &mut Frame) {
@@ -29,6 +31,25 @@ pub(crate) fn render(state: &State, frame: &mut Frame) {
         );
         return;
     }
+    let areas = layout::areas(screen, state.tab, state.current().detail.is_some());
+    let body = Rect::new(
+        screen.x,
+        areas.header.bottom(),
+        screen.width,
+        areas.footer.y.saturating_sub(areas.header.bottom()),
+    );
+    // Up the one order keys and clicks go down: the tab first, the outermost open layer last.
+    render_tab(state, frame, screen);
+    for layer in Layer::ORDER.into_iter().rev() {
+        if layer != Layer::Tab && layer.is_open(state) {
+            layer.draw(state, frame, screen, body);
+        }
+    }
+}
+
+/// The tab: header, list, detail and the footer line (the key hints or the prompt being
+/// typed, and the toasts).
+fn render_tab(state: &State, frame: &mut Frame, screen: Rect) {
     let ts = state.current();
     let areas = layout::areas(screen, state.tab, ts.detail.is_some());
     render_header(state, frame, areas.header);
@@ -86,19 +107,6 @@ pub(crate) fn render(state: &State, frame: &mut Frame) {
     if let Some(area) = areas.detail {
         render_detail(state, &ctx, frame, area);
     }
-    let body = Rect::new(
-        screen.x,
-        areas.header.bottom(),
-        screen.width,
-        areas.footer.y.saturating_sub(areas.header.bottom()),
-    );
-    super::deliveries::view::overlays(&state.deliveries, &state.core, frame, body);
-    super::replay::view::render(&state.replay, &state.core, frame, body);
-    super::recover::view::render(&state.recover, &state.core, frame, body);
-    super::forward::view::render(&state.forward, &state.core, frame, body);
-    super::samples::view::render(&state.samples, &state.core, frame, body);
-    super::compare::view::render(&state.compare, &state.core, frame, body);
-    super::power::view::render_overlay(&state.power, &state.core, frame, screen);
     // A toast takes the right end of the footer line (never rows of the list or its border);
     // the key hints are cut to what is left.
     // `? help` and `q quit` stay whatever the toasts say.
@@ -130,31 +138,6 @@ pub(crate) fn render(state: &State, frame: &mut Frame) {
     } else {
         render_footer(state, frame, hints);
         toast::render(frame, toast_area, 0, &state.toasts, &state.settings.theme);
-    }
-    if let Some(d) = &state.forms.dialog {
-        super::forms::view::render(frame, screen, d, &state.settings.theme);
-    }
-    // Drawn while what it asks about is on screen (the layer drops it otherwise).
-    if let Some(c) = &state.confirm
-        && super::layers::Layer::Confirm.is_open(state)
-    {
-        super::confirm::render(frame, screen, c, &state.settings.theme);
-    }
-    if state.alerts.shown {
-        super::alerts::view::render(&state.alerts, &state.core, frame, screen);
-    }
-    if let Some(p) = &state.palette.open {
-        super::palette::view::render(frame, screen, p, &state.settings.theme);
-    }
-    if state.help {
-        let groups = super::layers::Layer::help(state);
-        help::render(
-            frame,
-            screen,
-            &groups,
-            state.help_scroll,
-            &state.settings.theme,
-        );
     }
 }
 

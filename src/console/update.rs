@@ -1,10 +1,10 @@
 //! `update`: the router. A key becomes an `Input` once (every action bound to it); Ctrl-C
 //! quits, then the key goes down [`Layer::ORDER`] to the first open layer that takes it, the tab
-//! last (`on_action`). A reply goes to the room its address ([`Pane`]) names, in one `match`; a
-//! click goes through `mouse`. Rooms change their own part of the state and hand back effects or
+//! last (`on_action`); a mouse event goes down the same list. A reply goes to the room its
+//! address ([`Pane`]) names, in one `match`. Rooms change their own part of the state and hand back effects or
 //! a [`Step`] (effects plus an action the router applies next); list and detail work is in
 //! [`super::pane`]. It never awaits: I/O is returned as [`Effect`]s.
-use crossterm::event::{KeyEvent, KeyEventKind};
+use crossterm::event::{KeyEvent, KeyEventKind, MouseEvent};
 
 use super::compare;
 use super::deliveries;
@@ -13,7 +13,6 @@ use super::forward;
 use super::keymap::Action;
 use super::layers::Layer;
 use super::members;
-use super::mouse;
 use super::msg::{ApiReply, Effect, Msg, Pane, Step};
 use super::pane;
 use super::power::{self, PowerMsg};
@@ -55,21 +54,7 @@ fn route(state: &mut State, msg: Msg) -> Option<Vec<Effect>> {
             pane,
             result,
         } => on_reply(state, req_id, pane, result)?,
-        // Compare owns the screen: clicks must not move what is behind it.
-        Msg::Power(PowerMsg::Mouse(_)) if state.compare.overlay.is_some() => Vec::new(),
-        // The forward room owns the screen: clicks must not move what is behind it.
-        Msg::Power(PowerMsg::Mouse(_)) if state.forward.room.is_some() => Vec::new(),
-        // The replay room owns the screen: clicks must not move what is behind it.
-        Msg::Power(PowerMsg::Mouse(ev)) if state.replay.room.is_some() => {
-            replay::update::on_mouse(&mut state.replay, &state.core, ev);
-            Vec::new()
-        }
-        // So does the recover room.
-        Msg::Power(PowerMsg::Mouse(_)) if state.recover.room.is_some() => Vec::new(),
-        Msg::Power(PowerMsg::Mouse(ev)) => {
-            let step = mouse::on_mouse(state, ev);
-            run(state, step)
-        }
+        Msg::Power(PowerMsg::Mouse(ev)) => on_mouse(state, ev),
         // A new session on the new profile, loaded as when the console opens.
         Msg::Power(PowerMsg::Switched(info)) => {
             super::commands::switched(state, info);
@@ -87,6 +72,21 @@ fn route(state: &mut State, msg: Msg) -> Option<Vec<Effect>> {
         }
         Msg::Edited(result) => replay::update::edited(&mut state.replay, &mut state.core, result),
     })
+}
+
+/// A mouse event goes down [`Layer::ORDER`] like a key: the first open layer that takes it
+/// handles it (the one drawn on top; a room or dialog owning the screen takes every event).
+/// Nothing takes it when the config turns the mouse off.
+fn on_mouse(state: &mut State, ev: MouseEvent) -> Vec<Effect> {
+    if !state.settings.mouse {
+        return Vec::new();
+    }
+    for layer in Layer::ORDER {
+        if let Some(step) = layer.mouse(state, ev) {
+            return run(state, step);
+        }
+    }
+    Vec::new()
 }
 
 /// Pasted text goes to the outermost open layer's focused input, through `input::paste`;

@@ -63,7 +63,10 @@ fn no_room_names_the_whole_state() {
     }
     // The guard must see the rooms it guards (a moved tree would make it pass vacuously).
     for room in ["deliveries", "recover", "replay", "forms", "power"] {
-        assert!(rooms.iter().any(|r| r == room), "{room} not found in {rooms:?}");
+        assert!(
+            rooms.iter().any(|r| r == room),
+            "{room} not found in {rooms:?}"
+        );
     }
     offenders.sort();
     assert!(
