@@ -245,13 +245,7 @@ pub(crate) fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
             );
             Vec::new()
         }
-        Action::Create
-        | Action::Edit
-        | Action::Delete
-        | Action::SetProject
-        | Action::RemoveProject
-        | Action::AddMember
-        | Action::RemoveMember => forms::update::on_action(state, action),
+        Action::Write(_) => forms::update::on_action(state, action),
         Action::Op(op) => forms::update::on_op(state, op),
         Action::Search => super::search::update::open(state),
         Action::Palette => super::palette::update::open(state),

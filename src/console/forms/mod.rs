@@ -101,10 +101,10 @@ impl WriteSpec {
     }
 
     /// The standard create, edit and delete.
-    pub(crate) const fn standard(action: Action) -> Self {
+    pub(crate) fn standard(action: Action) -> Self {
         match action {
-            Action::Create => Self::saves("created"),
-            Action::Delete => Self::removal("deleted"),
+            Action::CREATE => Self::saves("created"),
+            Action::DELETE => Self::removal("deleted"),
             _ => Self::saves("saved"),
         }
     }

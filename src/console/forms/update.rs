@@ -79,7 +79,7 @@ fn subject(state: &State) -> Option<Record> {
 /// A write key (`c`, `e`, `d`, `p`, `x`, `m`, `M`) outside any dialog.
 pub(crate) fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
     let tab = state.tab;
-    let needs_item = !matches!(action, Action::Create);
+    let needs_item = !matches!(action, Action::CREATE);
     let item = subject(state);
     if needs_item && item.is_none() {
         let text = match &state.forms.land_on {

@@ -10,6 +10,16 @@ use super::kit::ViewCtx;
 use crate::api::model::{Member, Team};
 use crate::console::widgets::fields::Fields;
 
+/// `p`: a team's project roles (`resource::teams::SET_PROJECT`), as the keymap binds it.
+pub(crate) const SET_PROJECT: Action = Action::Write(crate::resource::teams::SET_PROJECT.verb);
+/// `x`: a project removed.
+pub(crate) const REMOVE_PROJECT: Action =
+    Action::Write(crate::resource::teams::REMOVE_PROJECT.verb);
+/// `m`: a member added.
+pub(crate) const ADD_MEMBER: Action = Action::Write(crate::resource::teams::ADD_MEMBER.verb);
+/// `M`: a member removed.
+pub(crate) const REMOVE_MEMBER: Action = Action::Write(crate::resource::teams::REMOVE_MEMBER.verb);
+
 /// Detail lines: fields, then each project with its roles and their permissions.
 pub(crate) fn detail(t: &Team, ctx: &ViewCtx) -> Vec<Line<'static>> {
     let mut f = Fields::new(ctx.theme);
@@ -132,12 +142,12 @@ impl super::DetailView for crate::resource::teams::Teams {
     fn dialog(action: Action, item: Option<&Team>) -> Option<Dialog> {
         use crate::console::views::teams::dialogs as f;
         match (action, item) {
-            (Action::Create, _) => Some(f::create()),
-            (Action::Edit, Some(t)) => Some(f::edit(t)),
-            (Action::SetProject, Some(t)) => Some(f::set_project(t)),
-            (Action::RemoveProject, Some(t)) => Some(f::remove_project(t)),
-            (Action::AddMember, Some(t)) => Some(f::add_member(t)),
-            (Action::RemoveMember, Some(t)) => Some(f::remove_member(t)),
+            (Action::CREATE, _) => Some(f::create()),
+            (Action::EDIT, Some(t)) => Some(f::edit(t)),
+            (crate::console::views::teams::SET_PROJECT, Some(t)) => Some(f::set_project(t)),
+            (crate::console::views::teams::REMOVE_PROJECT, Some(t)) => Some(f::remove_project(t)),
+            (crate::console::views::teams::ADD_MEMBER, Some(t)) => Some(f::add_member(t)),
+            (crate::console::views::teams::REMOVE_MEMBER, Some(t)) => Some(f::remove_member(t)),
             _ => None,
         }
     }

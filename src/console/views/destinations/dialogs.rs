@@ -23,7 +23,7 @@ pub(crate) fn create() -> Dialog {
             .entities(&["callback"])
             .noted("Space toggles; used when Callbacks is “selected”"),
     ];
-    Dialog::new("New destination", Kind::Write(Action::Create, None), fields)
+    Dialog::new("New destination", Kind::Write(Action::CREATE, None), fields)
         .lookup(Lookup::Callbacks, 4)
 }
 
@@ -56,7 +56,7 @@ pub(crate) fn edit(dest: &Destination) -> Dialog {
     ];
     Dialog::new(
         format!("Edit destination {}", dest.name),
-        Kind::Write(Action::Edit, Some(dest.id.clone())),
+        Kind::Write(Action::EDIT, Some(dest.id.clone())),
         fields,
     )
 }
@@ -65,7 +65,7 @@ pub(crate) fn edit(dest: &Destination) -> Dialog {
 pub(crate) fn delete(dest: &Destination) -> Dialog {
     let mut d = Dialog::new(
         "Delete destination",
-        Kind::Write(Action::Delete, Some(dest.id.clone())),
+        Kind::Write(Action::DELETE, Some(dest.id.clone())),
         Vec::new(),
     );
     d.confirm = format!(
@@ -81,7 +81,7 @@ pub(crate) fn delete(dest: &Destination) -> Dialog {
 pub(crate) fn build(d: &mut Dialog) -> Option<ApiRequest> {
     use crate::resource::destinations as w;
     match d.kind.clone() {
-        Kind::Write(Action::Create, _) => {
+        Kind::Write(Action::CREATE, _) => {
             let selected = d.field("callbacks").map(Field::choice_index) == Some(1);
             let callbacks = if selected {
                 let ids = d
@@ -105,7 +105,7 @@ pub(crate) fn build(d: &mut Dialog) -> Option<ApiRequest> {
                 callbacks,
             ))
         }
-        Kind::Write(Action::Edit, Some(id)) => {
+        Kind::Write(Action::EDIT, Some(id)) => {
             let changed = |k: &str| d.field(k).is_some_and(Field::is_dirty);
             let description = d.text("description");
             let req = w::update(
@@ -118,7 +118,7 @@ pub(crate) fn build(d: &mut Dialog) -> Option<ApiRequest> {
             }
             req
         }
-        Kind::Write(Action::Delete, Some(id)) => Some(w::delete(&id)),
+        Kind::Write(Action::DELETE, Some(id)) => Some(w::delete(&id)),
         _ => None,
     }
 }

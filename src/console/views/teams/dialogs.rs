@@ -18,7 +18,7 @@ fn name_fields(name: &str, description: &str) -> Vec<Field> {
 pub(crate) fn create() -> Dialog {
     Dialog::new(
         "New team",
-        Kind::Write(Action::Create, None),
+        Kind::Write(Action::CREATE, None),
         name_fields("", ""),
     )
 }
@@ -33,7 +33,7 @@ pub(crate) fn edit_of(id: &str, name: &str, description: Option<&str>) -> Dialog
     let fields = name_fields(name, description.unwrap_or_default());
     Dialog::new(
         format!("Edit team {name}"),
-        Kind::Write(Action::Edit, Some(id.to_string())),
+        Kind::Write(Action::EDIT, Some(id.to_string())),
         fields,
     )
 }
@@ -60,7 +60,10 @@ pub(crate) fn set_project(t: &Team) -> Dialog {
     ];
     let mut d = Dialog::new(
         format!("Set project roles · {}", t.name),
-        Kind::Write(Action::SetProject, Some(t.id.clone())),
+        Kind::Write(
+            crate::console::views::teams::SET_PROJECT,
+            Some(t.id.clone()),
+        ),
         fields,
     )
     .lookup(Lookup::Projects, 0)
@@ -96,7 +99,10 @@ pub(crate) fn remove_project(t: &Team) -> Dialog {
     ];
     Dialog::new(
         format!("Remove a project · {}", t.name),
-        Kind::Write(Action::RemoveProject, Some(t.id.clone())),
+        Kind::Write(
+            crate::console::views::teams::REMOVE_PROJECT,
+            Some(t.id.clone()),
+        ),
         fields,
     )
 }
@@ -120,7 +126,11 @@ pub(crate) fn add_member(t: &Team) -> Dialog {
 
 /// `m` in a team of any generation (its id and name).
 pub(crate) fn add_member_to(id: &str, name: &str) -> Dialog {
-    member_dialog(format!("Add a member · {name}"), Action::AddMember, id)
+    member_dialog(
+        format!("Add a member · {name}"),
+        crate::console::views::teams::ADD_MEMBER,
+        id,
+    )
 }
 
 /// `M` in a team.
@@ -132,7 +142,7 @@ pub(crate) fn remove_member(t: &Team) -> Dialog {
 pub(crate) fn remove_member_from(id: &str, name: &str) -> Dialog {
     member_dialog(
         format!("Remove a member · {name}"),
-        Action::RemoveMember,
+        crate::console::views::teams::REMOVE_MEMBER,
         id,
     )
 }
@@ -140,7 +150,10 @@ pub(crate) fn remove_member_from(id: &str, name: &str) -> Dialog {
 /// Keeps a set-project form's roles in step with its project: choosing a project the team has
 /// pre-selects the roles it holds there.
 pub(crate) fn after_change(d: &mut Dialog) {
-    if !matches!(d.kind, Kind::Write(Action::SetProject, _)) {
+    if !matches!(
+        d.kind,
+        Kind::Write(crate::console::views::teams::SET_PROJECT, _)
+    ) {
         return;
     }
     let Some(mut memo) = ProjectMemo::of(d) else {
@@ -187,14 +200,14 @@ impl ProjectMemo {
 /// What a team write does besides its request (toast word, question, members refreshed).
 pub(crate) fn write_spec(action: Action) -> WriteSpec {
     match action {
-        Action::SetProject => WriteSpec::saves("project roles set"),
-        Action::RemoveProject => WriteSpec::asked("project removed"),
+        crate::console::views::teams::SET_PROJECT => WriteSpec::saves("project roles set"),
+        crate::console::views::teams::REMOVE_PROJECT => WriteSpec::asked("project removed"),
         // The picker pre-selects a member: Enter alone must not add one unasked.
-        Action::AddMember => WriteSpec {
+        crate::console::views::teams::ADD_MEMBER => WriteSpec {
             members: true,
             ..WriteSpec::asked("member added")
         },
-        Action::RemoveMember => WriteSpec {
+        crate::console::views::teams::REMOVE_MEMBER => WriteSpec {
             members: true,
             ..WriteSpec::asked("member removed")
         },
@@ -207,7 +220,9 @@ pub(crate) fn picked(d: &Dialog) -> bool {
     matches!(
         d.kind,
         Kind::Write(
-            Action::RemoveProject | Action::AddMember | Action::RemoveMember,
+            crate::console::views::teams::REMOVE_PROJECT
+                | crate::console::views::teams::ADD_MEMBER
+                | crate::console::views::teams::REMOVE_MEMBER,
             _
         )
     )
@@ -216,8 +231,8 @@ pub(crate) fn picked(d: &Dialog) -> bool {
 /// The team a member dialog concerns and whether it adds (else removes), if it is one.
 pub(crate) fn member_dialog_of(d: &Dialog) -> Option<(&str, bool)> {
     match &d.kind {
-        Kind::Write(Action::AddMember, Some(t)) => Some((t, true)),
-        Kind::Write(Action::RemoveMember, Some(t)) => Some((t, false)),
+        Kind::Write(crate::console::views::teams::ADD_MEMBER, Some(t)) => Some((t, true)),
+        Kind::Write(crate::console::views::teams::REMOVE_MEMBER, Some(t)) => Some((t, false)),
         _ => None,
     }
 }
@@ -230,8 +245,8 @@ pub(crate) fn build(d: &mut Dialog) -> Option<ApiRequest> {
         return None;
     };
     match (action, id) {
-        (Action::Create, _) => Some(w::create(d.text("name"), opt(d.text("description")))),
-        (Action::Edit, Some(id)) => {
+        (Action::CREATE, _) => Some(w::create(d.text("name"), opt(d.text("description")))),
+        (Action::EDIT, Some(id)) => {
             let changed = |k: &str| d.field(k).is_some_and(Field::is_dirty);
             // The API refuses null: clearing sends an empty description.
             let req = w::update(
@@ -244,7 +259,7 @@ pub(crate) fn build(d: &mut Dialog) -> Option<ApiRequest> {
             }
             req
         }
-        (Action::SetProject, Some(id)) => {
+        (crate::console::views::teams::SET_PROJECT, Some(id)) => {
             let roles = d
                 .field("team_role_ids")
                 .and_then(Field::picker_ref)
@@ -256,9 +271,15 @@ pub(crate) fn build(d: &mut Dialog) -> Option<ApiRequest> {
             }
             req
         }
-        (Action::RemoveProject, Some(id)) => Some(w::remove_project(&id, &d.text("project_id"))),
-        (Action::AddMember, Some(id)) => Some(w::add_member(&id, &d.text("actor_id"))),
-        (Action::RemoveMember, Some(id)) => Some(w::remove_member(&id, &d.text("actor_id"))),
+        (crate::console::views::teams::REMOVE_PROJECT, Some(id)) => {
+            Some(w::remove_project(&id, &d.text("project_id")))
+        }
+        (crate::console::views::teams::ADD_MEMBER, Some(id)) => {
+            Some(w::add_member(&id, &d.text("actor_id")))
+        }
+        (crate::console::views::teams::REMOVE_MEMBER, Some(id)) => {
+            Some(w::remove_member(&id, &d.text("actor_id")))
+        }
         _ => None,
     }
 }
@@ -287,8 +308,12 @@ pub(crate) fn confirm_text(d: &Dialog) -> String {
         .map(|l| format!("{l} ({id})"))
         .unwrap_or_else(|| id.clone());
     match d.kind {
-        Kind::Write(Action::RemoveProject, _) => format!("Remove project {label} from this team?"),
-        Kind::Write(Action::AddMember, _) => format!("Add member {label} to this team?"),
+        Kind::Write(crate::console::views::teams::REMOVE_PROJECT, _) => {
+            format!("Remove project {label} from this team?")
+        }
+        Kind::Write(crate::console::views::teams::ADD_MEMBER, _) => {
+            format!("Add member {label} to this team?")
+        }
         _ => format!("Remove member {label} from this team?"),
     }
 }
