@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use super::msg::{ApiCmd, ApiReply, Effect, Pane};
-use super::state::{Following, State, ToastKind};
+use super::state::{Core, Following, State, ToastKind};
 use crate::api::delivery_follow::{self, Followed};
 use crate::api::{Client, Error};
 
@@ -16,7 +16,7 @@ pub(crate) const WITHIN: Duration = Duration::from_secs(30);
 const EVERY: Duration = Duration::from_millis(250);
 
 /// Starts following `delivery` for `what`; a newer follow replaces an older one.
-pub(crate) fn start(state: &mut State, delivery: String, what: &str) -> Vec<Effect> {
+pub(crate) fn start(state: &mut Core, delivery: String, what: &str) -> Vec<Effect> {
     let req_id = state.next_req_id();
     state.following = Some(Following {
         req_id,

@@ -722,6 +722,20 @@ mod tests {
     }
 
     #[test]
+    fn every_write_a_tab_offers_is_a_bound_action() {
+        let km = Keymap::default();
+        let all = Action::all();
+        for tab in Tab::ALL {
+            let listed = tab.writes().iter().map(|v| Action::Write(*v));
+            let offered = crate::console::views::write_keys(tab).iter().copied();
+            for a in listed.chain(offered) {
+                assert!(all.contains(&a), "{tab:?} offers {a:?}, which is no action");
+                assert!(!km.keys_for(a).is_empty(), "{tab:?}: {a:?} has no key");
+            }
+        }
+    }
+
+    #[test]
     fn no_default_binding_on_tmux_and_shell_chords() {
         let km = Keymap::default();
         for c in ['a', 'b', 'd', 'k'] {

@@ -5,13 +5,13 @@
 use super::forms::Dialog;
 use super::forms::picker::{Items, PickItem};
 use super::msg::{ApiCmd, ApiReply, Effect, Pane};
-use super::state::{State, ToastKind};
+use super::state::{Core, State, ToastKind};
 use crate::api::Error;
 use crate::api::members::{non_members, team_members};
 use crate::api::model::Member;
 
 /// Asks for the members unless they are loaded or on their way.
-pub(crate) fn want(state: &mut State) -> Vec<Effect> {
+pub(crate) fn want(state: &mut Core) -> Vec<Effect> {
     let c = &state.members;
     if c.members.is_some() || c.pending.is_some() {
         return Vec::new();
@@ -20,7 +20,7 @@ pub(crate) fn want(state: &mut State) -> Vec<Effect> {
 }
 
 /// Asks for the members again (after a change), keeping the old list shown meanwhile.
-pub(crate) fn refresh(state: &mut State) -> Vec<Effect> {
+pub(crate) fn refresh(state: &mut Core) -> Vec<Effect> {
     let req_id = state.next_req_id();
     state.members.pending = Some(req_id);
     vec![Effect::Api {

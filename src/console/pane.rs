@@ -6,8 +6,8 @@ use super::layout;
 use super::msg::{ApiCmd, ApiReply, Effect, Pane};
 use super::record::{PageData, Record};
 use super::state::{
-    Anchor, DetailPane, ErrorView, ListPane, LoadState, NavFrame, PAGE_SIZE, PendingPage, State,
-    ToastKind,
+    Anchor, Core, DetailPane, ErrorView, ListPane, LoadState, NavFrame, PAGE_SIZE, PendingPage,
+    State, ToastKind,
 };
 use super::tab::Tab;
 use crate::api::{Error, ListQuery, NotificationFilter};
@@ -241,9 +241,23 @@ pub(crate) fn load_list(
     page: u32,
     new_page: bool,
 ) -> Vec<Effect> {
+    let window = state.deliveries.window;
+    load_list_in(&mut state.core, window, tab, anchor, page, new_page)
+}
+
+/// [`load_list`] for a room that has the core and the deliveries room's time `window` (applied
+/// where the list has no time filter of its own, as `deliveries::window::since` says).
+pub(crate) fn load_list_in(
+    state: &mut Core,
+    window: Option<chrono::DateTime<chrono::Utc>>,
+    tab: Tab,
+    anchor: Anchor,
+    page: u32,
+    new_page: bool,
+) -> Vec<Effect> {
     let req_id = state.next_req_id();
     let limit = page_size(state.size, tab);
-    let since = super::deliveries::window::since(state, tab);
+    let since = tab.windowed_on_client().then_some(window).flatten();
     let list = &mut state.tab_state_mut(tab).list;
     let query = list_query(list, &anchor, limit);
     list.limit = limit;
@@ -304,7 +318,7 @@ pub(crate) fn open_detail(state: &mut State, tab: Tab) -> Vec<Effect> {
 }
 
 /// Asks for a fresh copy of the open detail's item.
-pub(crate) fn load_detail(state: &mut State, tab: Tab, id: String) -> Vec<Effect> {
+pub(crate) fn load_detail(state: &mut Core, tab: Tab, id: String) -> Vec<Effect> {
     let req_id = state.next_req_id();
     let Some(d) = state.tab_state_mut(tab).detail.as_mut() else {
         return Vec::new();

@@ -104,13 +104,19 @@ fn on_reply(
             }
             deliveries::update::before_list_reply(state, req_id);
             if let Some(tab) = pane::on_reply(state, to, result) {
-                forms::update::land_cursor(state, tab);
+                forms::update::land_cursor(&mut state.forms, &mut state.core, tab);
                 pane::keep_cursor_visible(state, tab);
             }
             Some(deliveries::update::after_reply(state))
         }
-        Pane::Form(_) => forms::update::awaits(state, req_id)
-            .then(|| forms::update::on_reply(state, req_id, result)),
+        Pane::Form(_) => forms::update::awaits(&state.forms, req_id).then(|| {
+            // A write's answer may hold what no read gives again (a new secret): replay keeps it.
+            if let Ok(ApiReply::Item(record)) = &result {
+                state.replay.remember_shown(&state.core.profile, record);
+            }
+            let window = state.deliveries.window;
+            forms::update::on_reply(&mut state.forms, &mut state.core, window, req_id, result)
+        }),
         Pane::Replay => {
             replay::update::awaits(state, req_id).then(|| replay::update::on_reply(state, result))
         }
@@ -245,8 +251,20 @@ pub(crate) fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
             );
             Vec::new()
         }
-        Action::Write(_) => forms::update::on_action(state, action),
-        Action::Op(op) => forms::update::on_op(state, op),
+        Action::Write(_) => {
+            let asking = forms::Asking {
+                mode: state.power.confirm,
+                switching: state.power.switching.as_deref(),
+            };
+            forms::update::on_action(&mut state.forms, &mut state.core, asking, action)
+        }
+        Action::Op(op) => {
+            let asking = forms::Asking {
+                mode: state.power.confirm,
+                switching: state.power.switching.as_deref(),
+            };
+            forms::update::on_op(&mut state.forms, &mut state.core, asking, op)
+        }
         Action::Search => super::search::update::open(state),
         Action::Palette => super::palette::update::open(state),
         Action::Alerts => super::alerts::update::open(state),

@@ -204,8 +204,13 @@ fn duplicate(item: &AnyItem, args: &OpArgs) -> Result<ApiRequest, String> {
 // Writes: each operation's request from its typed inputs, once, for the console's dialogs,
 // headless and the MCP server, and each as a typed value (its verb, its question, its request).
 
+/// [`create`]'s signature.
+type Create = fn(String, Option<String>, String, CallbacksInput) -> ApiRequest;
+/// [`update`]'s signature.
+type Update = fn(&str, Option<String>, Option<Option<String>>) -> Option<ApiRequest>;
+
 /// `c`: a new destination.
-pub const CREATE: Write<fn(String, Option<String>, String, CallbacksInput) -> ApiRequest> = Write {
+pub const CREATE: Write<Create> = Write {
     verb: ops::CREATE,
     resource: Kind::Destinations,
     question: None,
@@ -213,13 +218,12 @@ pub const CREATE: Write<fn(String, Option<String>, String, CallbacksInput) -> Ap
 };
 
 /// `e`: the destination's name and description.
-pub const UPDATE: Write<fn(&str, Option<String>, Option<Option<String>>) -> Option<ApiRequest>> =
-    Write {
-        verb: ops::UPDATE,
-        resource: Kind::Destinations,
-        question: None,
-        request: update,
-    };
+pub const UPDATE: Write<Update> = Write {
+    verb: ops::UPDATE,
+    resource: Kind::Destinations,
+    question: None,
+    request: update,
+};
 
 /// `d`: the destination deleted, asked about by its name and id (`“Ops” (dst_1)`).
 pub const DELETE: Write<fn(&str) -> ApiRequest> = Write {

@@ -154,6 +154,9 @@ pub struct ImportDetails {
     pub token_type: Option<String>,
 }
 
+/// [`update`]'s signature.
+type Update = fn(&str, Option<String>, ImportDetails) -> Option<ApiRequest>;
+
 /// `c`: a new import.
 pub const CREATE: Write<fn(ImportTarget, String, ImportDetails) -> ApiRequest> = Write {
     verb: ops::CREATE,
@@ -163,7 +166,7 @@ pub const CREATE: Write<fn(ImportTarget, String, ImportDetails) -> ApiRequest> =
 };
 
 /// `e`: the import's token and details.
-pub const UPDATE: Write<fn(&str, Option<String>, ImportDetails) -> Option<ApiRequest>> = Write {
+pub const UPDATE: Write<Update> = Write {
     verb: ops::UPDATE,
     resource: super::Kind::Imports,
     question: None,

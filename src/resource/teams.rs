@@ -205,6 +205,10 @@ pub static TEAM_ROLES: Description<TeamRole> = Description {
 
 /// A team's sub-operation on one thing it names (a project, a member).
 type OnOne = fn(&str, &str) -> ApiRequest;
+/// [`update`]'s signature.
+type Update = fn(&str, Option<String>, Option<String>) -> Option<ApiRequest>;
+/// [`set_project`]'s signature.
+type SetProject = fn(&str, String, Vec<String>) -> Option<ApiRequest>;
 
 /// `c`: a new team.
 pub const CREATE: Write<fn(String, Option<String>) -> ApiRequest> = Write {
@@ -215,7 +219,7 @@ pub const CREATE: Write<fn(String, Option<String>) -> ApiRequest> = Write {
 };
 
 /// `e`: the team's name and description.
-pub const UPDATE: Write<fn(&str, Option<String>, Option<String>) -> Option<ApiRequest>> = Write {
+pub const UPDATE: Write<Update> = Write {
     verb: ops::UPDATE,
     resource: super::Kind::Teams,
     question: None,
@@ -223,7 +227,7 @@ pub const UPDATE: Write<fn(&str, Option<String>, Option<String>) -> Option<ApiRe
 };
 
 /// `p`: a project's roles.
-pub const SET_PROJECT: Write<fn(&str, String, Vec<String>) -> Option<ApiRequest>> = Write {
+pub const SET_PROJECT: Write<SetProject> = Write {
     verb: Verb {
         name: "set_project",
         label: "team: set a project's roles",

@@ -68,10 +68,11 @@ pub(crate) fn delete(dest: &Destination) -> Dialog {
         Kind::Write(Action::DELETE, Some(dest.id.clone())),
         Vec::new(),
     );
-    d.confirm = format!(
-        "Delete destination “{}” ({})? It stops receiving deliveries.",
-        dest.name, dest.id
-    );
+    let named = format!("“{}” ({})", dest.name, dest.id);
+    d.confirm = crate::resource::destinations::DELETE
+        .question
+        .map(|q| q(&named))
+        .unwrap_or_default();
     d.confirm_name.clone_from(&dest.name);
     d.phase = Phase::Confirm;
     d
@@ -98,7 +99,7 @@ pub(crate) fn build(d: &mut Dialog) -> Option<ApiRequest> {
                 CallbacksInput::all()
             };
             let description = d.text("description");
-            Some(w::create(
+            Some((w::CREATE.request)(
                 d.text("name"),
                 (!description.is_empty()).then_some(description),
                 d.text("url"),
@@ -108,7 +109,7 @@ pub(crate) fn build(d: &mut Dialog) -> Option<ApiRequest> {
         Kind::Write(Action::EDIT, Some(id)) => {
             let changed = |k: &str| d.field(k).is_some_and(Field::is_dirty);
             let description = d.text("description");
-            let req = w::update(
+            let req = (w::UPDATE.request)(
                 &id,
                 changed("name").then(|| d.text("name")),
                 changed("description").then(|| (!description.is_empty()).then_some(description)),
@@ -118,7 +119,7 @@ pub(crate) fn build(d: &mut Dialog) -> Option<ApiRequest> {
             }
             req
         }
-        Kind::Write(Action::DELETE, Some(id)) => Some(w::delete(&id)),
+        Kind::Write(Action::DELETE, Some(id)) => Some((w::DELETE.request)(&id)),
         _ => None,
     }
 }

@@ -140,7 +140,7 @@ pub(crate) fn build(d: &mut Dialog) -> Option<ApiRequest> {
                 scope: opt(d.text("scope")),
                 token_type: opt(d.text("token_type")),
             };
-            Some(w::create(target, d.text("access_token"), details))
+            Some((w::CREATE.request)(target, d.text("access_token"), details))
         }
         Kind::Write(Action::EDIT, Some(id)) => {
             let changed = |k: &str| d.field(k).is_some_and(Field::is_dirty);
@@ -161,7 +161,7 @@ pub(crate) fn build(d: &mut Dialog) -> Option<ApiRequest> {
                 scope: changed("scope").then(|| d.text("scope")),
                 token_type: changed("token_type").then(|| d.text("token_type")),
             };
-            let req = w::update(&id, opt(d.text("access_token")), details);
+            let req = (w::UPDATE.request)(&id, opt(d.text("access_token")), details);
             if req.is_none() {
                 d.message = Some("Nothing changed".into());
             }

@@ -245,11 +245,14 @@ pub(crate) fn build(d: &mut Dialog) -> Option<ApiRequest> {
         return None;
     };
     match (action, id) {
-        (Action::CREATE, _) => Some(w::create(d.text("name"), opt(d.text("description")))),
+        (Action::CREATE, _) => Some((w::CREATE.request)(
+            d.text("name"),
+            opt(d.text("description")),
+        )),
         (Action::EDIT, Some(id)) => {
             let changed = |k: &str| d.field(k).is_some_and(Field::is_dirty);
             // The API refuses null: clearing sends an empty description.
-            let req = w::update(
+            let req = (w::UPDATE.request)(
                 &id,
                 changed("name").then(|| d.text("name")),
                 changed("description").then(|| d.text("description")),
@@ -265,20 +268,20 @@ pub(crate) fn build(d: &mut Dialog) -> Option<ApiRequest> {
                 .and_then(Field::picker_ref)
                 .map(Picker::values)
                 .unwrap_or_default();
-            let req = w::set_project(&id, d.text("project_id"), roles);
+            let req = (w::SET_PROJECT.request)(&id, d.text("project_id"), roles);
             if req.is_none() {
                 d.fail("team_role_ids", "choose at least one role (Space toggles)");
             }
             req
         }
         (crate::console::views::teams::REMOVE_PROJECT, Some(id)) => {
-            Some(w::remove_project(&id, &d.text("project_id")))
+            Some((w::REMOVE_PROJECT.request)(&id, &d.text("project_id")))
         }
         (crate::console::views::teams::ADD_MEMBER, Some(id)) => {
-            Some(w::add_member(&id, &d.text("actor_id")))
+            Some((w::ADD_MEMBER.request)(&id, &d.text("actor_id")))
         }
         (crate::console::views::teams::REMOVE_MEMBER, Some(id)) => {
-            Some(w::remove_member(&id, &d.text("actor_id")))
+            Some((w::REMOVE_MEMBER.request)(&id, &d.text("actor_id")))
         }
         _ => None,
     }
@@ -296,8 +299,10 @@ pub(crate) fn confirm_name(d: &Dialog) -> String {
         .unwrap_or(id)
 }
 
-/// The question before a removal, naming what goes.
+/// The question before a removal (or an addition), naming what it concerns: the typed write's
+/// (`resource::teams`).
 pub(crate) fn confirm_text(d: &Dialog) -> String {
+    use crate::resource::teams as w;
     let Some(f) = d.fields.first() else {
         return String::new();
     };
@@ -307,13 +312,10 @@ pub(crate) fn confirm_text(d: &Dialog) -> String {
         .and_then(|p| p.label_of(&id))
         .map(|l| format!("{l} ({id})"))
         .unwrap_or_else(|| id.clone());
-    match d.kind {
-        Kind::Write(crate::console::views::teams::REMOVE_PROJECT, _) => {
-            format!("Remove project {label} from this team?")
-        }
-        Kind::Write(crate::console::views::teams::ADD_MEMBER, _) => {
-            format!("Add member {label} to this team?")
-        }
-        _ => format!("Remove member {label} from this team?"),
-    }
+    let question = match d.kind {
+        Kind::Write(crate::console::views::teams::REMOVE_PROJECT, _) => w::REMOVE_PROJECT.question,
+        Kind::Write(crate::console::views::teams::ADD_MEMBER, _) => w::ADD_MEMBER.question,
+        _ => w::REMOVE_MEMBER.question,
+    };
+    question.map(|q| q(&label)).unwrap_or_default()
 }
