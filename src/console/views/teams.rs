@@ -10,15 +10,7 @@ use super::kit::ViewCtx;
 use crate::api::model::{Member, Team};
 use crate::console::widgets::fields::Fields;
 
-/// `p`: a team's project roles (`resource::teams::SET_PROJECT`), as the keymap binds it.
-pub(crate) const SET_PROJECT: Action = Action::Write(crate::resource::teams::SET_PROJECT.verb);
-/// `x`: a project removed.
-pub(crate) const REMOVE_PROJECT: Action =
-    Action::Write(crate::resource::teams::REMOVE_PROJECT.verb);
-/// `m`: a member added.
-pub(crate) const ADD_MEMBER: Action = Action::Write(crate::resource::teams::ADD_MEMBER.verb);
-/// `M`: a member removed.
-pub(crate) const REMOVE_MEMBER: Action = Action::Write(crate::resource::teams::REMOVE_MEMBER.verb);
+pub(crate) use dialogs::{ADD_MEMBER, REMOVE_MEMBER, REMOVE_PROJECT, SET_PROJECT};
 
 /// Detail lines: fields, then each project with its roles and their permissions.
 pub(crate) fn detail(t: &Team, ctx: &ViewCtx) -> Vec<Line<'static>> {

@@ -7,6 +7,16 @@ use crate::console::forms::picker::{PickItem, Picker};
 use crate::console::forms::{Dialog, Kind, WriteSpec};
 use crate::console::keymap::Action;
 
+/// `p`: a team's project roles (`resource::teams::SET_PROJECT`), as the keymap binds it.
+pub(crate) const SET_PROJECT: Action = Action::Write(crate::resource::teams::SET_PROJECT.verb);
+/// `x`: a project removed.
+pub(crate) const REMOVE_PROJECT: Action =
+    Action::Write(crate::resource::teams::REMOVE_PROJECT.verb);
+/// `m`: a member added.
+pub(crate) const ADD_MEMBER: Action = Action::Write(crate::resource::teams::ADD_MEMBER.verb);
+/// `M`: a member removed.
+pub(crate) const REMOVE_MEMBER: Action = Action::Write(crate::resource::teams::REMOVE_MEMBER.verb);
+
 fn name_fields(name: &str, description: &str) -> Vec<Field> {
     vec![
         Field::text("Name", "name", name).required(),
@@ -60,10 +70,7 @@ pub(crate) fn set_project(t: &Team) -> Dialog {
     ];
     let mut d = Dialog::new(
         format!("Set project roles · {}", t.name),
-        Kind::Write(
-            crate::console::views::teams::SET_PROJECT,
-            Some(t.id.clone()),
-        ),
+        Kind::Write(SET_PROJECT, Some(t.id.clone())),
         fields,
     )
     .lookup(Lookup::Projects, 0)
@@ -99,10 +106,7 @@ pub(crate) fn remove_project(t: &Team) -> Dialog {
     ];
     Dialog::new(
         format!("Remove a project · {}", t.name),
-        Kind::Write(
-            crate::console::views::teams::REMOVE_PROJECT,
-            Some(t.id.clone()),
-        ),
+        Kind::Write(REMOVE_PROJECT, Some(t.id.clone())),
         fields,
     )
 }
@@ -126,11 +130,7 @@ pub(crate) fn add_member(t: &Team) -> Dialog {
 
 /// `m` in a team of any generation (its id and name).
 pub(crate) fn add_member_to(id: &str, name: &str) -> Dialog {
-    member_dialog(
-        format!("Add a member · {name}"),
-        crate::console::views::teams::ADD_MEMBER,
-        id,
-    )
+    member_dialog(format!("Add a member · {name}"), ADD_MEMBER, id)
 }
 
 /// `M` in a team.
@@ -140,20 +140,13 @@ pub(crate) fn remove_member(t: &Team) -> Dialog {
 
 /// `M` in a team of any generation (its id and name).
 pub(crate) fn remove_member_from(id: &str, name: &str) -> Dialog {
-    member_dialog(
-        format!("Remove a member · {name}"),
-        crate::console::views::teams::REMOVE_MEMBER,
-        id,
-    )
+    member_dialog(format!("Remove a member · {name}"), REMOVE_MEMBER, id)
 }
 
 /// Keeps a set-project form's roles in step with its project: choosing a project the team has
 /// pre-selects the roles it holds there.
 pub(crate) fn after_change(d: &mut Dialog) {
-    if !matches!(
-        d.kind,
-        Kind::Write(crate::console::views::teams::SET_PROJECT, _)
-    ) {
+    if !matches!(d.kind, Kind::Write(SET_PROJECT, _)) {
         return;
     }
     let Some(mut memo) = ProjectMemo::of(d) else {
@@ -200,14 +193,14 @@ impl ProjectMemo {
 /// What a team write does besides its request (toast word, question, members refreshed).
 pub(crate) fn write_spec(action: Action) -> WriteSpec {
     match action {
-        crate::console::views::teams::SET_PROJECT => WriteSpec::saves("project roles set"),
-        crate::console::views::teams::REMOVE_PROJECT => WriteSpec::asked("project removed"),
+        SET_PROJECT => WriteSpec::saves("project roles set"),
+        REMOVE_PROJECT => WriteSpec::asked("project removed"),
         // The picker pre-selects a member: Enter alone must not add one unasked.
-        crate::console::views::teams::ADD_MEMBER => WriteSpec {
+        ADD_MEMBER => WriteSpec {
             members: true,
             ..WriteSpec::asked("member added")
         },
-        crate::console::views::teams::REMOVE_MEMBER => WriteSpec {
+        REMOVE_MEMBER => WriteSpec {
             members: true,
             ..WriteSpec::asked("member removed")
         },
@@ -219,20 +212,15 @@ pub(crate) fn write_spec(action: Action) -> WriteSpec {
 pub(crate) fn picked(d: &Dialog) -> bool {
     matches!(
         d.kind,
-        Kind::Write(
-            crate::console::views::teams::REMOVE_PROJECT
-                | crate::console::views::teams::ADD_MEMBER
-                | crate::console::views::teams::REMOVE_MEMBER,
-            _
-        )
+        Kind::Write(REMOVE_PROJECT | ADD_MEMBER | REMOVE_MEMBER, _)
     )
 }
 
 /// The team a member dialog concerns and whether it adds (else removes), if it is one.
 pub(crate) fn member_dialog_of(d: &Dialog) -> Option<(&str, bool)> {
     match &d.kind {
-        Kind::Write(crate::console::views::teams::ADD_MEMBER, Some(t)) => Some((t, true)),
-        Kind::Write(crate::console::views::teams::REMOVE_MEMBER, Some(t)) => Some((t, false)),
+        Kind::Write(ADD_MEMBER, Some(t)) => Some((t, true)),
+        Kind::Write(REMOVE_MEMBER, Some(t)) => Some((t, false)),
         _ => None,
     }
 }
@@ -262,7 +250,7 @@ pub(crate) fn build(d: &mut Dialog) -> Option<ApiRequest> {
             }
             req
         }
-        (crate::console::views::teams::SET_PROJECT, Some(id)) => {
+        (SET_PROJECT, Some(id)) => {
             let roles = d
                 .field("team_role_ids")
                 .and_then(Field::picker_ref)
@@ -274,15 +262,9 @@ pub(crate) fn build(d: &mut Dialog) -> Option<ApiRequest> {
             }
             req
         }
-        (crate::console::views::teams::REMOVE_PROJECT, Some(id)) => {
-            Some((w::REMOVE_PROJECT.request)(&id, &d.text("project_id")))
-        }
-        (crate::console::views::teams::ADD_MEMBER, Some(id)) => {
-            Some((w::ADD_MEMBER.request)(&id, &d.text("actor_id")))
-        }
-        (crate::console::views::teams::REMOVE_MEMBER, Some(id)) => {
-            Some((w::REMOVE_MEMBER.request)(&id, &d.text("actor_id")))
-        }
+        (REMOVE_PROJECT, Some(id)) => Some((w::REMOVE_PROJECT.request)(&id, &d.text("project_id"))),
+        (ADD_MEMBER, Some(id)) => Some((w::ADD_MEMBER.request)(&id, &d.text("actor_id"))),
+        (REMOVE_MEMBER, Some(id)) => Some((w::REMOVE_MEMBER.request)(&id, &d.text("actor_id"))),
         _ => None,
     }
 }
@@ -313,8 +295,8 @@ pub(crate) fn confirm_text(d: &Dialog) -> String {
         .map(|l| format!("{l} ({id})"))
         .unwrap_or_else(|| id.clone());
     let question = match d.kind {
-        Kind::Write(crate::console::views::teams::REMOVE_PROJECT, _) => w::REMOVE_PROJECT.question,
-        Kind::Write(crate::console::views::teams::ADD_MEMBER, _) => w::ADD_MEMBER.question,
+        Kind::Write(REMOVE_PROJECT, _) => w::REMOVE_PROJECT.question,
+        Kind::Write(ADD_MEMBER, _) => w::ADD_MEMBER.question,
         _ => w::REMOVE_MEMBER.question,
     };
     question.map(|q| q(&label)).unwrap_or_default()
