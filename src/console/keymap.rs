@@ -2,7 +2,7 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 use super::tab::Tab;
-use crate::resource::ops::{self, OpId};
+use crate::resource::ops::{self, OpId, Verb};
 
 /// Something the user can ask for, independent of the key that asks. The declaration order is
 /// [`Action::all`]'s (help and `[keys]` follow it); a variant that carries a value stands for
@@ -57,20 +57,10 @@ pub(crate) enum Action {
     NextMatch,
     /// Previous search match (raw JSON view).
     PrevMatch,
-    /// New item (form).
-    Create,
-    /// Edit the item (form).
-    Edit,
-    /// Delete the item (confirmation).
-    Delete,
-    /// Team: set a project's roles.
-    SetProject,
-    /// Team: remove a project.
-    RemoveProject,
-    /// Team: add a member.
-    AddMember,
-    /// Team: remove a member.
-    RemoveMember,
+    /// A resource's write through a dialog (`resource::ops::Verb`: create, edit, delete, a
+    /// team's sub-operations): its key, name and words come from its typed value, and one
+    /// binding serves every tab that offers it.
+    Write(Verb),
     /// Follow a webhook: cross-navigation, filter, watch, reveal.
     Deliver(super::delivery_key::DeliveryKey),
     /// Replay the notification (or open attempt) to a local receiver.
@@ -122,13 +112,7 @@ impl Action {
             Action::NextTab => "next tab",
             Action::PrevTab => "previous tab",
             Action::GoTab(t) => t.tab_help(),
-            Action::Create => "create",
-            Action::Edit => "edit",
-            Action::Delete => "delete",
-            Action::SetProject => "team: set a project's roles",
-            Action::RemoveProject => "team: remove a project",
-            Action::AddMember => "team: add a member",
-            Action::RemoveMember => "team: remove a member",
+            Action::Write(v) => v.label,
             Action::Deliver(k) => k.describe(),
             Action::Command => "command line (:teams, :goto ID, :profile NAME, :q)",
             Action::Filter => "filter rows of this page / search",
@@ -169,11 +153,7 @@ impl Action {
             Action::ToggleOrder => "order",
             Action::Reload => "reload",
             Action::NextTab | Action::PrevTab | Action::GoTab(_) => "tabs",
-            Action::Create => "new",
-            Action::Edit => "edit",
-            Action::Delete => "delete",
-            Action::SetProject | Action::RemoveProject => "project",
-            Action::AddMember | Action::RemoveMember => "member",
+            Action::Write(v) => v.hint,
             Action::Deliver(k) => k.hint(),
             Action::Command => "cmd",
             Action::Filter => "filter",
@@ -201,13 +181,7 @@ impl Action {
     /// Every action has an arm, so a new one says which it is.
     pub(crate) fn is_write(self) -> bool {
         match self {
-            Action::Create
-            | Action::Edit
-            | Action::Delete
-            | Action::SetProject
-            | Action::RemoveProject
-            | Action::AddMember
-            | Action::RemoveMember => true,
+            Action::Write(v) => v.writes,
             Action::Quit
             | Action::Help
             | Action::Back
@@ -261,6 +235,7 @@ impl Action {
                 Action::GoTab(_) => Tab::ALL.map(Action::GoTab).to_vec(),
                 Action::Deliver(_) => K::ALL.map(Action::Deliver).to_vec(),
                 Action::Op(_) => ops::all().map(|o| Action::Op(o.id())).collect(),
+                Action::Write(_) => ops::verbs().into_iter().map(Action::Write).collect(),
                 a => vec![a],
             })
             .collect()
@@ -293,13 +268,7 @@ impl Action {
             Action::CopyJson => "copy_json",
             Action::NextMatch => "next_match",
             Action::PrevMatch => "prev_match",
-            Action::Create => "create",
-            Action::Edit => "edit",
-            Action::Delete => "delete",
-            Action::SetProject => "set_project",
-            Action::RemoveProject => "remove_project",
-            Action::AddMember => "add_member",
-            Action::RemoveMember => "remove_member",
+            Action::Write(v) => v.name,
             Action::Deliver(k) => k.config_name(),
             Action::Replay => "replay",
             Action::Mark => "mark",
@@ -317,6 +286,15 @@ impl Action {
             Action::Op(o) => o.verb,
         }
     }
+}
+
+impl Action {
+    /// `c`: a new item, on every tab that offers it.
+    pub(crate) const CREATE: Action = Action::Write(ops::CREATE);
+    /// `e`: the item changed.
+    pub(crate) const EDIT: Action = Action::Write(ops::UPDATE);
+    /// `d`: the item removed.
+    pub(crate) const DELETE: Action = Action::Write(ops::DELETE);
 }
 
 /// A key with its modifiers, as bound in the table.
@@ -459,13 +437,12 @@ impl Default for Keymap {
             (KeySpec::ch('r'), Action::Reload),
             (KeySpec::plain(KeyCode::Tab), Action::NextTab),
             (KeySpec::plain(KeyCode::BackTab), Action::PrevTab),
-            (KeySpec::ch('c'), Action::Create),
-            (KeySpec::ch('e'), Action::Edit),
-            (KeySpec::ch('d'), Action::Delete),
-            (KeySpec::ch('p'), Action::SetProject),
-            (KeySpec::ch('x'), Action::RemoveProject),
-            (KeySpec::ch('m'), Action::AddMember),
-            (KeySpec::ch('M'), Action::RemoveMember),
+        ];
+        // The dialog writes, each one binding whichever tabs offer it.
+        for v in ops::verbs() {
+            b.push((KeySpec::ch(v.key), Action::Write(v)));
+        }
+        b.extend([
             (KeySpec::ch(':'), Action::Command),
             (KeySpec::ch('/'), Action::Filter),
             (KeySpec::ch('s'), Action::Sort),
@@ -473,7 +450,7 @@ impl Default for Keymap {
             (KeySpec::ch('v'), Action::RawJson),
             (KeySpec::ch('y'), Action::CopyId),
             (KeySpec::ch('Y'), Action::CopyJson),
-        ];
+        ]);
         // 1–9 (and 0 for a tenth) in tab order among its generation's tabs: the same digit
         // names one tab of each generation, and only a shown tab's binding answers (`input`).
         // Past ten, `:` only.
@@ -741,6 +718,20 @@ mod tests {
                 a.config_name()
             );
             assert_eq!(Action::from_config_name(a.config_name()), Some(a));
+        }
+    }
+
+    #[test]
+    fn every_write_a_tab_offers_is_a_bound_action() {
+        let km = Keymap::default();
+        let all = Action::all();
+        for tab in Tab::ALL {
+            let listed = tab.writes().iter().map(|v| Action::Write(*v));
+            let offered = crate::console::views::write_keys(tab).iter().copied();
+            for a in listed.chain(offered) {
+                assert!(all.contains(&a), "{tab:?} offers {a:?}, which is no action");
+                assert!(!km.keys_for(a).is_empty(), "{tab:?}: {a:?} has no key");
+            }
         }
     }
 

@@ -324,7 +324,7 @@ impl Layer {
             },
             Layer::Samples => super::samples::update::paste(&mut state.samples, text),
             Layer::Compare => false,
-            Layer::Form => forms::update::paste(state, text),
+            Layer::Form => forms::update::paste(&mut state.forms, text),
             Layer::Palette => super::palette::update::paste(&mut state.palette, text),
             Layer::Prompt => power::update::paste(&mut state.power, &state.core, text),
             Layer::Overlay => match state.deliveries.filter.as_mut() {
@@ -369,11 +369,13 @@ impl Layer {
                 &mut state.compare.overlay,
             )
             .map(Step::from),
-            Layer::Form => state
-                .forms
-                .dialog
-                .is_some()
-                .then(|| forms::update::on_key(state, input.key).into()),
+            Layer::Form => state.forms.dialog.is_some().then(|| {
+                let asking = forms::Asking {
+                    mode: state.power.confirm,
+                    switching: state.power.switching.as_deref(),
+                };
+                forms::update::on_key(&mut state.forms, &mut state.core, asking, input.key).into()
+            }),
             Layer::Palette => super::alerts::update::on_key(&mut state.alerts, input)
                 .or_else(|| super::palette::update::on_key(&mut state.palette, input)),
             Layer::Prompt => power::update::is_modal(&state.power, &state.core)
@@ -585,7 +587,13 @@ fn still_asked(state: &State, subject: &Subject) -> bool {
 pub(crate) fn answered(state: &mut State, subject: Subject, answer: Answer) -> Vec<Effect> {
     let yes = answer == Answer::Yes;
     match subject {
-        Subject::FormWrite => forms::update::answered(state, yes),
+        Subject::FormWrite => {
+            let asking = forms::Asking {
+                mode: state.power.confirm,
+                switching: state.power.switching.as_deref(),
+            };
+            forms::update::answered(&mut state.forms, &mut state.core, asking, yes)
+        }
         Subject::RevealHeaders => {
             if let Some(v) = state.deliveries.attempt.as_mut() {
                 v.revealed = yes;

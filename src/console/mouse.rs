@@ -71,7 +71,13 @@ pub(crate) fn dialog_click(state: &mut State, ev: MouseEvent) -> Vec<Effect> {
         return Vec::new();
     };
     match super::forms::view::hit(screen, d, &state.settings.theme, at) {
-        Some(hit) => super::forms::update::click(state, hit),
+        Some(hit) => {
+            let asking = super::forms::Asking {
+                mode: state.power.confirm,
+                switching: state.power.switching.as_deref(),
+            };
+            super::forms::update::click(&mut state.forms, &mut state.core, asking, hit)
+        }
         None => Vec::new(),
     }
 }

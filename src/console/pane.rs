@@ -306,7 +306,7 @@ pub(crate) fn open_detail(state: &mut State, tab: Tab) -> Vec<Effect> {
 }
 
 /// Asks for a fresh copy of the open detail's item.
-pub(crate) fn load_detail(state: &mut super::state::Core, tab: Tab, id: String) -> Vec<Effect> {
+pub(crate) fn load_detail(state: &mut Core, tab: Tab, id: String) -> Vec<Effect> {
     let req_id = state.next_req_id();
     let Some(d) = state.tab_state_mut(tab).detail.as_mut() else {
         return Vec::new();
@@ -527,10 +527,6 @@ pub(crate) fn keys(state: &State) -> Vec<super::footer::Hint> {
             }
         }
     };
-    let writable = matches!(
-        tab,
-        Tab::Teams | Tab::OrgTeams | Tab::Imports | Tab::Destinations
-    );
     // callback-destinations' notifications replay and recover as pulsar's do.
     let cb_notifications = tab.notifies() && !notifications;
     // event-destinations' deliveries and attempts replay in the same room.
@@ -545,6 +541,9 @@ pub(crate) fn keys(state: &State) -> Vec<super::footer::Hint> {
     let one = |rank: u8, a: Action, word: &'static str| (rank, Hint::Action(a, word));
     // The newer generations' tabs say through their console modules which writes they open.
     let offers = |a: Action| super::views::write_keys(tab).contains(&a);
+    // Its dialog writes, as its resource lists them (`resource::ops::Verb`).
+    let writes =
+        |a: Action| matches!(a, Action::Write(v) if tab.writes().contains(&v)) || offers(a);
     let mut ranked: Vec<(u8, Hint)> = Action::all()
         .into_iter()
         .filter_map(|a| match a {
@@ -575,21 +574,20 @@ pub(crate) fn keys(state: &State) -> Vec<super::footer::Hint> {
                     || (selected && sends_or_receives);
                 (list && from).then(|| one(28, a, "forward"))
             }
-            Action::Create => (list && (writable || offers(a))).then(|| one(4, a, "new")),
-            Action::Edit => (selected && (writable || offers(a))).then(|| one(5, a, "edit")),
-            Action::AddMember => (selected && matches!(tab, Tab::Teams | Tab::OrgTeams))
-                .then_some((6, Pair(a, Action::RemoveMember, "member"))),
-            Action::SetProject => (selected && tab == Tab::Teams)
-                .then_some((7, Pair(a, Action::RemoveProject, "project"))),
+            Action::CREATE => (list && writes(a)).then(|| one(4, a, "new")),
+            Action::EDIT => (selected && writes(a)).then(|| one(5, a, "edit")),
+            // A team's sub-operations, each adding one shown with its removing partner.
+            super::views::teams::ADD_MEMBER => (selected && writes(a))
+                .then_some((6, Pair(a, super::views::teams::REMOVE_MEMBER, "member"))),
+            super::views::teams::SET_PROJECT => (selected && writes(a))
+                .then_some((7, Pair(a, super::views::teams::REMOVE_PROJECT, "project"))),
             Action::Deliver(K::Destinations) => follows(a).then(|| one(8, a, "destinations")),
             Action::Deliver(K::Notifications) => follows(a).then(|| one(9, a, "notifications")),
             Action::Deliver(K::Events) => follows(a).then(|| one(9, a, "events")),
             Action::Deliver(K::Reveal) => (detail
                 && super::deliveries::secret::open_secret_id(state).is_some())
             .then(|| one(10, a, "reveal")),
-            Action::Delete => {
-                (selected && (tab == Tab::Destinations || offers(a))).then(|| one(11, a, "delete"))
-            }
+            Action::DELETE => (selected && writes(a)).then(|| one(11, a, "delete")),
             // A resource's operations show on its own tab, where its console module places them.
             Action::Op(o) => (selected && o.resource == tab)
                 .then(|| super::views::op_rank(o))
@@ -633,8 +631,7 @@ pub(crate) fn keys(state: &State) -> Vec<super::footer::Hint> {
             Action::NextTab => list.then(|| one(27, a, "tabs")),
             // Shown with their partner, in help only, or the footer's own (help, quit).
             Action::EditReplay
-            | Action::RemoveMember
-            | Action::RemoveProject
+            | Action::Write(_)
             | Action::Up
             | Action::First
             | Action::Last

@@ -111,7 +111,7 @@ fn on_reply(
             }
             deliveries::update::before_list_reply(&mut state.deliveries, &state.core, req_id);
             if let Some(tab) = pane::on_reply(state, to, result) {
-                forms::update::land_cursor(state, tab);
+                forms::update::land_cursor(&mut state.forms, &mut state.core, tab);
                 pane::keep_cursor_visible(state, tab);
             }
             let after = deliveries::update::after_reply(&mut state.deliveries, &mut state.core);
@@ -125,8 +125,13 @@ fn on_reply(
                 after,
             ))
         }
-        Pane::Form(_) => forms::update::awaits(state, req_id)
-            .then(|| forms::update::on_reply(state, req_id, result)),
+        Pane::Form(_) => forms::update::awaits(&state.forms, req_id).then(|| {
+            // A write's answer may hold what no read gives again (a new secret): replay keeps it.
+            if let Ok(ApiReply::Item(record)) = &result {
+                state.replay.remember_shown(&state.core.profile, record);
+            }
+            forms::update::on_reply(&mut state.forms, &mut state.core, req_id, result)
+        }),
         Pane::Replay => replay::update::awaits(&state.replay, &state.core, req_id).then(|| {
             let (mut effects, edited) =
                 replay::update::on_reply(&mut state.replay, &mut state.core, result);
@@ -302,14 +307,20 @@ pub(crate) fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
             );
             Vec::new()
         }
-        Action::Create
-        | Action::Edit
-        | Action::Delete
-        | Action::SetProject
-        | Action::RemoveProject
-        | Action::AddMember
-        | Action::RemoveMember => forms::update::on_action(state, action),
-        Action::Op(op) => forms::update::on_op(state, op),
+        Action::Write(_) => {
+            let asking = forms::Asking {
+                mode: state.power.confirm,
+                switching: state.power.switching.as_deref(),
+            };
+            forms::update::on_action(&mut state.forms, &mut state.core, asking, action)
+        }
+        Action::Op(op) => {
+            let asking = forms::Asking {
+                mode: state.power.confirm,
+                switching: state.power.switching.as_deref(),
+            };
+            forms::update::on_op(&mut state.forms, &mut state.core, asking, op)
+        }
         Action::Search => match super::search::update::open(&mut state.core) {
             Some(text) => power::update::prompt(&mut state.power, text),
             None => Vec::new(),

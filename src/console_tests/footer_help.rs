@@ -219,7 +219,7 @@ fn footer_shows_rebound_keys_and_hides_unbound_ones() {
     let mut app = app_on(Tab::Teams, 120, 40);
     app.state.settings.keymap.bind(
         switchboard::console::keymap::KeySpec::ch('E'),
-        switchboard::console::keymap::Action::Edit,
+        switchboard::console::keymap::Action::EDIT,
     );
     app.state.settings.keymap.bind(
         switchboard::console::keymap::KeySpec::ch('e'),

@@ -382,5 +382,5 @@ fn hostile_member_names_are_sanitized_in_the_team_detail() {
 /// The edit dialog of item `id` on `tab`: which dialog (the resource that opened it, its write)
 /// and which item.
 fn edit_of(tab: Tab, id: &str) -> (Option<Tab>, Kind) {
-    (Some(tab), Kind::Write(Action::Edit, Some(id.to_string())))
+    (Some(tab), Kind::Write(Action::EDIT, Some(id.to_string())))
 }

@@ -23,73 +23,73 @@ fn each_write_keeps_its_toast_question_and_follow_up() {
     let cases = [
         (
             Tab::Teams,
-            Action::Create,
+            Action::CREATE,
             ("created", false, false, false, false, false),
         ),
         (
             Tab::Teams,
-            Action::Edit,
+            Action::EDIT,
             ("saved", false, false, false, false, false),
         ),
         (
             Tab::Teams,
-            Action::SetProject,
+            crate::console::views::teams::SET_PROJECT,
             ("project roles set", false, false, false, false, false),
         ),
         (
             Tab::Teams,
-            Action::RemoveProject,
+            crate::console::views::teams::REMOVE_PROJECT,
             ("project removed", true, false, false, false, false),
         ),
         (
             Tab::Teams,
-            Action::AddMember,
+            crate::console::views::teams::ADD_MEMBER,
             ("member added", true, false, false, true, false),
         ),
         (
             Tab::Teams,
-            Action::RemoveMember,
+            crate::console::views::teams::REMOVE_MEMBER,
             ("member removed", true, false, false, true, false),
         ),
         (
             Tab::OrgTeams,
-            Action::AddMember,
+            crate::console::views::teams::ADD_MEMBER,
             ("member added", true, false, false, true, false),
         ),
         (
             Tab::Imports,
-            Action::Edit,
+            Action::EDIT,
             ("saved", false, false, false, false, false),
         ),
         (
             Tab::Destinations,
-            Action::Create,
+            Action::CREATE,
             ("created", false, false, false, false, false),
         ),
         (
             Tab::Destinations,
-            Action::Delete,
+            Action::DELETE,
             ("deleted", true, true, true, false, false),
         ),
         (
             Tab::Listeners,
-            Action::Delete,
+            Action::DELETE,
             ("deleted", true, true, false, false, false),
         ),
         (
             Tab::DeploymentCallbacks,
-            Action::Delete,
+            Action::DELETE,
             ("archived", true, true, false, false, false),
         ),
         // Its create answers with the signing secret, shown this once.
         (
             Tab::EventDestinations,
-            Action::Create,
+            Action::CREATE,
             ("created", false, false, false, false, true),
         ),
         (
             Tab::EventDestinations,
-            Action::Edit,
+            Action::EDIT,
             ("saved", false, false, false, false, false),
         ),
     ];

@@ -149,17 +149,18 @@ async fn teams(p: &Printer<'_>, c: TeamsCmd) -> Result<(), HeadlessError> {
         TeamsCmd::Get { id } => ApiRequest::get_team(&id),
         TeamsCmd::Create { name, description } => {
             // A new team has no members: no need to look.
-            let req = crate::resource::teams::create(name, description);
+            let req = (crate::resource::teams::CREATE.request)(name, description);
             return show_team(p, &req, false).await;
         }
         TeamsCmd::Update {
             id,
             name,
             description,
-        } => crate::resource::teams::update(&id, name, description).ok_or_else(nothing_changes)?,
+        } => (crate::resource::teams::UPDATE.request)(&id, name, description)
+            .ok_or_else(nothing_changes)?,
         TeamsCmd::SetProject { id, project, roles } => {
-            let req =
-                crate::resource::teams::set_project(&id, project, roles).ok_or_else(|| {
+            let req = (crate::resource::teams::SET_PROJECT.request)(&id, project, roles)
+                .ok_or_else(|| {
                     HeadlessError::Usage("give the project's roles with --role".into())
                 })?;
             return match show_team(p, &req, true).await {
@@ -170,7 +171,7 @@ async fn teams(p: &Printer<'_>, c: TeamsCmd) -> Result<(), HeadlessError> {
             };
         }
         TeamsCmd::RemoveProject { id, project } => {
-            crate::resource::teams::remove_project(&id, &project)
+            (crate::resource::teams::REMOVE_PROJECT.request)(&id, &project)
         }
         TeamsCmd::AddMember { id, member } => {
             return member_change(p, &id, &member, Change::Add).await;
@@ -230,8 +231,8 @@ async fn member_change(
 ) -> Result<(), HeadlessError> {
     let picked = lookups::pick_member(p.client, team, member, change).await?;
     let req = match change {
-        Change::Add => crate::resource::teams::add_member(team, &picked.actor_id),
-        Change::Remove => crate::resource::teams::remove_member(team, &picked.actor_id),
+        Change::Add => (crate::resource::teams::ADD_MEMBER.request)(team, &picked.actor_id),
+        Change::Remove => (crate::resource::teams::REMOVE_MEMBER.request)(team, &picked.actor_id),
     };
     show_team(p, &req, true).await?;
     if p.out.table()
@@ -359,10 +360,10 @@ async fn imports(p: &Printer<'_>, c: ImportsCmd) -> Result<(), HeadlessError> {
                     ));
                 }
             };
-            crate::resource::imports::create(target, access_token, fields.details()?)
+            (crate::resource::imports::CREATE.request)(target, access_token, fields.details()?)
         }
         ImportsCmd::Update { id, token, fields } => {
-            crate::resource::imports::update(&id, token.read()?, fields.details()?)
+            (crate::resource::imports::UPDATE.request)(&id, token.read()?, fields.details()?)
                 .ok_or_else(nothing_changes)?
         }
     };
@@ -423,7 +424,7 @@ async fn destinations(p: &Printer<'_>, c: DestinationsCmd) -> Result<(), Headles
             } else {
                 description.map(Some)
             };
-            crate::resource::destinations::update(&id, name, description)
+            (crate::resource::destinations::UPDATE.request)(&id, name, description)
                 .ok_or_else(nothing_changes)?
         }
         DestinationsCmd::Create {
@@ -440,7 +441,7 @@ async fn destinations(p: &Printer<'_>, c: DestinationsCmd) -> Result<(), Headles
             } else {
                 CallbacksInput::selected(callbacks)
             };
-            crate::resource::destinations::create(name, description, url, callbacks)
+            (crate::resource::destinations::CREATE.request)(name, description, url, callbacks)
         }
         DestinationsCmd::Op(op) => return run_op(p, op.call()).await,
         c @ (DestinationsCmd::Ping { .. }
@@ -454,7 +455,7 @@ async fn destinations(p: &Printer<'_>, c: DestinationsCmd) -> Result<(), Headles
             }
             return destination(
                 p,
-                &crate::resource::destinations::delete(&id),
+                &(crate::resource::destinations::DELETE.request)(&id),
                 Known::Active(false),
             )
             .await;

@@ -26,13 +26,15 @@ pub(super) fn handles(cmd: &TeamsCmd) -> bool {
 /// The API's (a refused key named), a member lookup's usage error.
 pub(super) async fn run(client: &Client, out: &Output, cmd: TeamsCmd) -> Result<(), HeadlessError> {
     let (req, said) = match cmd {
-        TeamsCmd::Create { name, description } => (teams::create(name, description), None),
+        TeamsCmd::Create { name, description } => {
+            ((teams::CREATE.request)(name, description), None)
+        }
         TeamsCmd::Update {
             id,
             name,
             description,
         } => {
-            let req = teams::update(&id, name, description).ok_or_else(|| {
+            let req = (teams::UPDATE.request)(&id, name, description).ok_or_else(|| {
                 HeadlessError::Usage("give --name or --description to change".into())
             })?;
             (req, None)
@@ -68,8 +70,14 @@ async fn membership(
 ) -> Result<(ApiRequest, Option<String>), HeadlessError> {
     let picked = lookups::pick_member(client, team, query, change).await?;
     let (req, done) = match change {
-        Change::Add => (teams::add_member(team, &picked.actor_id), "added to"),
-        Change::Remove => (teams::remove_member(team, &picked.actor_id), "removed from"),
+        Change::Add => (
+            (teams::ADD_MEMBER.request)(team, &picked.actor_id),
+            "added to",
+        ),
+        Change::Remove => (
+            (teams::REMOVE_MEMBER.request)(team, &picked.actor_id),
+            "removed from",
+        ),
     };
     let said = match (picked.label, picked.team) {
         (Some(who), Some(name)) => Some(format!("{who} {done} team {name}")),

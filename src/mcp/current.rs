@@ -460,12 +460,12 @@ async fn run(
         ),
         "get_delivery_attempt" => ApiRequest::get_delivery_attempt(a.id()?),
         // Team writes as pulsar's (§4), the answer the whole refreshed team.
-        "create_team" => crate::resource::teams::create(
+        "create_team" => (crate::resource::teams::CREATE.request)(
             Args::need(&a.name, "name")?.to_string(),
             a.description.clone(),
         ),
         "update_team" => {
-            crate::resource::teams::update(a.id()?, a.name.clone(), a.description.clone())
+            (crate::resource::teams::UPDATE.request)(a.id()?, a.name.clone(), a.description.clone())
                 .ok_or_else(|| usage("give a name or a description"))?
         }
         "assign_team_policy" => {

@@ -486,11 +486,11 @@ pub async fn call(
         "get_attempt" => return attempt(client, &a).await,
         "destination_stats" => return destination_stats(client, &a).await,
         "verify_signature" => return verify(client, &a).await,
-        "create_team" => teams::create(
+        "create_team" => (teams::CREATE.request)(
             need(a.name.as_deref(), "name")?.to_string(),
             a.description.clone(),
         ),
-        "update_team" => teams::update(a.id()?, a.name.clone(), a.description.clone())
+        "update_team" => (teams::UPDATE.request)(a.id()?, a.name.clone(), a.description.clone())
             .ok_or_else(|| usage("give a name or a description"))?,
         "create_destination" => {
             let name = need(a.name.as_deref(), "name")?.to_string();
@@ -500,7 +500,7 @@ pub async fn call(
                 (false, false) => CallbacksInput::selected(a.callback_ids.clone()),
                 _ => return Err(usage("give all_callbacks: true or callback_ids, not both")),
             };
-            destinations::create(name, a.description.clone(), url, callbacks)
+            (destinations::CREATE.request)(name, a.description.clone(), url, callbacks)
         }
         "update_destination" => {
             if a.url.is_some() {
@@ -508,10 +508,10 @@ pub async fn call(
                     "update_destination: pulsar does not change a destination's URL; create another destination.",
                 ));
             }
-            destinations::update(a.id()?, a.name.clone(), a.description.clone().map(Some))
+            (destinations::UPDATE.request)(a.id()?, a.name.clone(), a.description.clone().map(Some))
                 .ok_or_else(|| usage("give a name or a description"))?
         }
-        "delete_destination" => destinations::delete(a.id()?),
+        "delete_destination" => (destinations::DELETE.request)(a.id()?),
         other => return Err(usage(format!("no tool {other:?}"))),
     };
     let raw = client.send(&req).await?;

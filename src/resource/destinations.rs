@@ -6,7 +6,7 @@ use crate::api::NameCache;
 use chrono::TimeDelta;
 
 use super::AnyItem;
-use super::ops::{Op, OpArgs, ToolSpec};
+use super::ops::{self, Op, OpArgs, ToolSpec, Verb, Write};
 use crate::api::generation::Generation;
 use crate::api::health::{Health, MAX_COUNTED, Stats, window_text};
 use crate::api::model::{CallbackSelection, Destination, SelectionType};
@@ -114,6 +114,7 @@ impl super::Resource for Destinations {
     const NOUN: &'static str = "destinations";
     const GENERATIONS: &'static [Generation] = &[Generation::Pulsar];
     const OPS: &'static [&'static Op] = &[&DUPLICATE];
+    const WRITES: &'static [Verb] = &[CREATE.verb, UPDATE.verb, DELETE.verb];
 
     fn description() -> &'static Description<Destination> {
         &DESTINATIONS
@@ -201,7 +202,36 @@ fn duplicate(item: &AnyItem, args: &OpArgs) -> Result<ApiRequest, String> {
 }
 
 // Writes: each operation's request from its typed inputs, once, for the console's dialogs,
-// headless and the MCP server.
+// headless and the MCP server, and each as a typed value (its verb, its question, its request).
+
+/// [`create`]'s signature.
+type Create = fn(String, Option<String>, String, CallbacksInput) -> ApiRequest;
+/// [`update`]'s signature.
+type Update = fn(&str, Option<String>, Option<Option<String>>) -> Option<ApiRequest>;
+
+/// `c`: a new destination.
+pub const CREATE: Write<Create> = Write {
+    verb: ops::CREATE,
+    resource: Kind::Destinations,
+    question: None,
+    request: create,
+};
+
+/// `e`: the destination's name and description.
+pub const UPDATE: Write<Update> = Write {
+    verb: ops::UPDATE,
+    resource: Kind::Destinations,
+    question: None,
+    request: update,
+};
+
+/// `d`: the destination deleted, asked about by its name and id (`“Ops” (dst_1)`).
+pub const DELETE: Write<fn(&str) -> ApiRequest> = Write {
+    verb: ops::DELETE,
+    resource: Kind::Destinations,
+    question: Some(|d| format!("Delete destination {d}? It stops receiving deliveries.")),
+    request: delete,
+};
 
 /// `create`: a new destination posting these callbacks (all, or the selected ids) to `url`.
 pub fn create(

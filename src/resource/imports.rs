@@ -1,4 +1,5 @@
 //! Provider OAuth token imports: status, note, connection, expiry. The token is never shown.
+use super::ops::{self, Verb, Write};
 use super::teams::dash;
 use super::width::Width;
 use super::{
@@ -96,6 +97,7 @@ impl super::Resource for Imports {
     const KIND: super::Kind = super::Kind::Imports;
     const NOUN: &'static str = "token imports";
     const GENERATIONS: &'static [Generation] = &[Generation::Pulsar];
+    const WRITES: &'static [Verb] = &[CREATE.verb, UPDATE.verb];
 
     fn description() -> &'static Description<ProviderOauthImport> {
         &IMPORTS
@@ -151,6 +153,25 @@ pub struct ImportDetails {
     /// OAuth token type.
     pub token_type: Option<String>,
 }
+
+/// [`update`]'s signature.
+type Update = fn(&str, Option<String>, ImportDetails) -> Option<ApiRequest>;
+
+/// `c`: a new import.
+pub const CREATE: Write<fn(ImportTarget, String, ImportDetails) -> ApiRequest> = Write {
+    verb: ops::CREATE,
+    resource: super::Kind::Imports,
+    question: None,
+    request: create,
+};
+
+/// `e`: the import's token and details.
+pub const UPDATE: Write<Update> = Write {
+    verb: ops::UPDATE,
+    resource: super::Kind::Imports,
+    question: None,
+    request: update,
+};
 
 /// `create`: a new import of this access token for its target.
 pub fn create(target: ImportTarget, access_token: String, d: ImportDetails) -> ApiRequest {

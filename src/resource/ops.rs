@@ -80,6 +80,80 @@ impl OpId {
     }
 }
 
+/// A write whose inputs come from a dialog, headless flags or a tool's arguments rather than
+/// from its subject alone (pulsar's create, update and delete, a team's sub-operations): what
+/// every face shows of it. Resources share one (`create` on every tab that has it), so its
+/// `[keys]` name and default key are the same wherever it is offered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Verb {
+    /// Its `[keys]` name (`create`).
+    pub name: &'static str,
+    /// One line for help.
+    pub label: &'static str,
+    /// A word for the footer.
+    pub hint: &'static str,
+    /// The key bound to it by default.
+    pub key: char,
+    /// Whether it changes something on the server (refused and hidden read-only).
+    pub writes: bool,
+}
+
+/// A new item (a form).
+pub const CREATE: Verb = Verb {
+    name: "create",
+    label: "create",
+    hint: "new",
+    key: 'c',
+    writes: true,
+};
+
+/// Changes to the item (a form); its `[keys]` name is `edit`.
+pub const UPDATE: Verb = Verb {
+    name: "edit",
+    label: "edit",
+    hint: "edit",
+    key: 'e',
+    writes: true,
+};
+
+/// The item removed (a question).
+pub const DELETE: Verb = Verb {
+    name: "delete",
+    label: "delete",
+    hint: "delete",
+    key: 'd',
+    writes: true,
+};
+
+/// One resource's write of a [`Verb`]: the question asked before it (about what the inputs
+/// name) and its request from typed inputs, the resource's write function (`F`: its signature).
+pub struct Write<F: 'static> {
+    /// What every face shows of it.
+    pub verb: Verb,
+    /// The resource it writes.
+    pub resource: Kind,
+    /// The question asked before it runs, about what it names (`“Ops” (dst_1)`); `None`: it
+    /// is not asked about.
+    pub question: Option<fn(&str) -> String>,
+    /// Its request from typed inputs (the resource's write function).
+    pub request: F,
+}
+
+/// Every dialog write any registered resource offers, each once: create, update and delete
+/// first, then the others in tab order as each resource lists them (help and `[keys]` order).
+pub fn verbs() -> Vec<Verb> {
+    let mut all = vec![CREATE, UPDATE, DELETE];
+    for v in Kind::ALL
+        .into_iter()
+        .flat_map(|k| k.writes().iter().copied())
+    {
+        if !all.contains(&v) {
+            all.push(v);
+        }
+    }
+    all
+}
+
 /// Every operation of every registered resource, in tab order.
 pub fn all() -> impl Iterator<Item = &'static Op> {
     Kind::ALL.into_iter().flat_map(|k| k.ops().iter().copied())

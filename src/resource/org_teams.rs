@@ -137,6 +137,13 @@ impl super::Resource for OrgTeams {
         Generation::CallbackDestinations,
     ];
     const OPS: &'static [&'static Op] = &[&ASSIGN_POLICY, &REMOVE_POLICY];
+    // The same writes as pulsar's teams, without projects.
+    const WRITES: &'static [super::ops::Verb] = &[
+        super::teams::CREATE.verb,
+        super::teams::UPDATE.verb,
+        super::teams::ADD_MEMBER.verb,
+        super::teams::REMOVE_MEMBER.verb,
+    ];
     const WIRE_COLUMNS: &'static [(&'static str, &'static str)] = &[
         ("id", "id"),
         ("name", "name"),

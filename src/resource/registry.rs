@@ -9,7 +9,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::Description;
-use super::ops::Op;
+use super::ops::{Op, Verb};
 use crate::api::generation::Generation;
 use crate::api::{ApiRequest, ListQuery, NotificationFilter};
 
@@ -27,6 +27,9 @@ pub trait Resource: 'static {
     const GENERATIONS: &'static [Generation];
     /// Its operations beyond list and get, as every face offers them.
     const OPS: &'static [&'static Op] = &[];
+    /// The writes it offers through a dialog (create, update, delete, its sub-operations), each
+    /// a [`Verb`] of its own module's typed writes or `ops`' shared ones.
+    const WRITES: &'static [Verb] = &[];
     /// Its headless table over the API's JSON (a newer generation's verbs print the objects as
     /// received): each column's header and where its cell is read (`a.b`, `list[].name` joins a
     /// list's names, `#list` counts it).
@@ -194,6 +197,11 @@ macro_rules! resources {
             /// Its operations (see [`Resource::OPS`]).
             pub fn ops(self) -> &'static [&'static Op] {
                 match self { $(Kind::$kind => <$module::$ty as Resource>::OPS),* }
+            }
+
+            /// Its dialog writes (see [`Resource::WRITES`]).
+            pub fn writes(self) -> &'static [Verb] {
+                match self { $(Kind::$kind => <$module::$ty as Resource>::WRITES),* }
             }
 
             /// Its `:` words (the first is what completion offers).

@@ -1,5 +1,6 @@
 //! Teams (with their projects and members), and the two lookups a team's projects name:
 //! projects and team roles.
+use super::ops::{self, Verb, Write};
 use super::width::Width;
 use super::{Column, DASH, Description, Field, SortKey, absolute, field, lines_or_dash, or_dash};
 use crate::api::generation::Generation;
@@ -60,6 +61,14 @@ impl super::Resource for Teams {
     const NOUN: &'static str = "teams";
     const NEEDED_KEY: &'static str = "the organization key";
     const GENERATIONS: &'static [Generation] = &[Generation::Pulsar];
+    const WRITES: &'static [Verb] = &[
+        CREATE.verb,
+        UPDATE.verb,
+        SET_PROJECT.verb,
+        REMOVE_PROJECT.verb,
+        ADD_MEMBER.verb,
+        REMOVE_MEMBER.verb,
+    ];
 
     fn description() -> &'static Description<Team> {
         &TEAMS
@@ -191,7 +200,87 @@ pub static TEAM_ROLES: Description<TeamRole> = Description {
 };
 
 // Writes: each operation's request from its typed inputs, once, for the console's dialogs,
-// headless and the MCP server (the newer generations' teams take the same requests).
+// headless and the MCP server (the newer generations' teams take the same requests), and each
+// as a typed value (its verb, its question, its request).
+
+/// A team's sub-operation on one thing it names (a project, a member).
+type OnOne = fn(&str, &str) -> ApiRequest;
+/// [`update`]'s signature.
+type Update = fn(&str, Option<String>, Option<String>) -> Option<ApiRequest>;
+/// [`set_project`]'s signature.
+type SetProject = fn(&str, String, Vec<String>) -> Option<ApiRequest>;
+
+/// `c`: a new team.
+pub const CREATE: Write<fn(String, Option<String>) -> ApiRequest> = Write {
+    verb: ops::CREATE,
+    resource: super::Kind::Teams,
+    question: None,
+    request: create,
+};
+
+/// `e`: the team's name and description.
+pub const UPDATE: Write<Update> = Write {
+    verb: ops::UPDATE,
+    resource: super::Kind::Teams,
+    question: None,
+    request: update,
+};
+
+/// `p`: a project's roles.
+pub const SET_PROJECT: Write<SetProject> = Write {
+    verb: Verb {
+        name: "set_project",
+        label: "team: set a project's roles",
+        hint: "project",
+        key: 'p',
+        writes: true,
+    },
+    resource: super::Kind::Teams,
+    question: None,
+    request: set_project,
+};
+
+/// `x`: a project removed.
+pub const REMOVE_PROJECT: Write<OnOne> = Write {
+    verb: Verb {
+        name: "remove_project",
+        label: "team: remove a project",
+        hint: "project",
+        key: 'x',
+        writes: true,
+    },
+    resource: super::Kind::Teams,
+    question: Some(|p| format!("Remove project {p} from this team?")),
+    request: remove_project,
+};
+
+/// `m`: a member added.
+pub const ADD_MEMBER: Write<OnOne> = Write {
+    verb: Verb {
+        name: "add_member",
+        label: "team: add a member",
+        hint: "member",
+        key: 'm',
+        writes: true,
+    },
+    resource: super::Kind::Teams,
+    question: Some(|m| format!("Add member {m} to this team?")),
+    request: add_member,
+};
+
+/// `M`: a member removed.
+pub const REMOVE_MEMBER: Write<OnOne> = Write {
+    verb: Verb {
+        name: "remove_member",
+        label: "team: remove a member",
+        hint: "member",
+        key: 'M',
+        writes: true,
+    },
+    resource: super::Kind::Teams,
+    question: Some(|m| format!("Remove member {m} from this team?")),
+    request: remove_member,
+};
 
 /// `create`: a new team.
 pub fn create(name: String, description: Option<String>) -> ApiRequest {

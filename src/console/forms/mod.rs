@@ -34,6 +34,16 @@ impl FormsState {
     }
 }
 
+/// What the forms read of the power room, chosen at the router: how a write is confirmed, and
+/// the profile a switch is going to (nothing is sent meanwhile).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Asking<'a> {
+    /// `confirm` of the profile: yes/no or the name typed.
+    pub(crate) mode: crate::console::power::ConfirmMode,
+    /// The profile being switched to, while a switch resolves.
+    pub(crate) switching: Option<&'a str>,
+}
+
 /// Which write a dialog makes. No resource is named here: what differs between writes is asked
 /// of the resource's console module (`DetailView::write_spec`) or its typed operation.
 #[derive(Debug, Clone, PartialEq)]
@@ -101,10 +111,10 @@ impl WriteSpec {
     }
 
     /// The standard create, edit and delete.
-    pub(crate) const fn standard(action: Action) -> Self {
+    pub(crate) fn standard(action: Action) -> Self {
         match action {
-            Action::Create => Self::saves("created"),
-            Action::Delete => Self::removal("deleted"),
+            Action::CREATE => Self::saves("created"),
+            Action::DELETE => Self::removal("deleted"),
             _ => Self::saves("saved"),
         }
     }
@@ -117,7 +127,7 @@ pub(crate) enum Phase {
     Editing,
     /// "Discard what was typed?" after Esc.
     Discard,
-    /// "Are you sure?": the confirmation layer asks (`State::confirm`), the dialog waits.
+    /// "Are you sure?": the confirmation layer asks (`Core::confirm`), the dialog waits.
     Confirm,
     /// The write is in flight (its request id).
     Submitting(u64),

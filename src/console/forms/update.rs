@@ -6,7 +6,7 @@ use super::field::{Field, new_line};
 use super::ops::WriteOp;
 use super::picker::Items;
 use super::view::FormHit;
-use super::{Dialog, Kind, Phase};
+use super::{Asking, Dialog, FormsState, Kind, Phase};
 use crate::api::Error;
 use crate::console::confirm::{Confirm, Subject};
 use crate::console::keymap::Action;
@@ -14,7 +14,7 @@ use crate::console::msg::{ApiCmd, ApiReply, Effect, Pane};
 use crate::console::pane::{load_detail, load_list};
 use crate::console::power::ConfirmMode;
 use crate::console::record::Record;
-use crate::console::state::{Anchor, DetailPane, State, ToastKind};
+use crate::console::state::{Anchor, Core, DetailPane, ToastKind};
 use crate::console::tab::Tab;
 use crate::console::views;
 
@@ -22,10 +22,15 @@ use crate::console::views;
 const FIX_FIELDS: &str = "Please fix the marked fields";
 
 /// Opens a dialog, starting its lookups.
-fn open(state: &mut State, mut dialog: Dialog) -> Vec<Effect> {
+fn open(
+    forms: &mut FormsState,
+    cx: &mut Core,
+    mode: ConfirmMode,
+    mut dialog: Dialog,
+) -> Vec<Effect> {
     let mut effects = Vec::new();
     for (what, at) in std::mem::take(&mut dialog.wanted) {
-        let req_id = state.next_req_id();
+        let req_id = cx.next_req_id();
         dialog.lookups.push((req_id, at));
         effects.push(Effect::Api {
             req_id,
@@ -34,9 +39,9 @@ fn open(state: &mut State, mut dialog: Dialog) -> Vec<Effect> {
         });
     }
     if dialog.phase == Phase::Confirm {
-        state.confirm = Some(question(state.power.confirm, &dialog));
+        cx.confirm = Some(question(mode, &dialog));
     }
-    state.forms.dialog = Some(dialog);
+    forms.dialog = Some(dialog);
     effects
 }
 
@@ -52,13 +57,18 @@ fn question(mode: ConfirmMode, d: &Dialog) -> Confirm {
 
 /// The confirmation's answer: yes sends the write; no goes back to the fields (or closes a
 /// dialog that is only the question).
-pub(crate) fn answered(state: &mut State, yes: bool) -> Vec<Effect> {
+pub(crate) fn answered(
+    forms: &mut FormsState,
+    cx: &mut Core,
+    asking: Asking<'_>,
+    yes: bool,
+) -> Vec<Effect> {
     if yes {
-        return send(state);
+        return send(forms, cx, asking);
     }
-    if let Some(d) = state.forms.dialog.as_mut() {
+    if let Some(d) = forms.dialog.as_mut() {
         if d.fields.is_empty() {
-            state.forms.dialog = None;
+            forms.dialog = None;
         } else {
             d.phase = Phase::Editing;
         }
@@ -67,42 +77,47 @@ pub(crate) fn answered(state: &mut State, yes: bool) -> Vec<Effect> {
 }
 
 /// The item a write key acts on: the open detail's, else the selected row.
-fn subject(state: &State) -> Option<Record> {
-    let ts = state.current();
+fn subject(forms: &FormsState, cx: &Core) -> Option<Record> {
+    let ts = cx.current();
     match &ts.detail {
         Some(d) => d.record.clone(),
-        None if landing(state, state.tab) => None,
+        None if landing(forms, cx.tab) => None,
         None => ts.list.selected().cloned(),
     }
 }
 
 /// A write key (`c`, `e`, `d`, `p`, `x`, `m`, `M`) outside any dialog.
-pub(crate) fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
-    let tab = state.tab;
-    let needs_item = !matches!(action, Action::Create);
-    let item = subject(state);
+pub(crate) fn on_action(
+    forms: &mut FormsState,
+    cx: &mut Core,
+    asking: Asking<'_>,
+    action: Action,
+) -> Vec<Effect> {
+    let tab = cx.tab;
+    let needs_item = !matches!(action, Action::CREATE);
+    let item = subject(forms, cx);
     if needs_item && item.is_none() {
-        let text = match &state.forms.land_on {
+        let text = match &forms.land_on {
             // The selected row is not yet the item just written: nothing to act on until it is.
             Some((t, id)) if *t == tab => format!("Loading the page that holds {id}…"),
             _ => "Select an item first".to_string(),
         };
-        state.toast(ToastKind::Info, text);
+        cx.toast(ToastKind::Info, text);
         return Vec::new();
     }
     // The tab's resource's console module says which dialog the key opens.
     let dialog = views::dialog(tab, action, item.as_ref().map(|r| &r.item));
     match dialog {
         Some(mut d) if views::write_spec(&d).members => {
-            crate::console::members::fill_dialog(&mut d, &state.members);
-            let mut effects = open(state, d);
-            effects.extend(crate::console::members::want(state));
+            crate::console::members::fill_dialog(&mut d, &cx.members);
+            let mut effects = open(forms, cx, asking.mode, d);
+            effects.extend(crate::console::members::want(cx));
             effects
         }
-        Some(d) => open(state, d),
+        Some(d) => open(forms, cx, asking.mode, d),
         None => {
             let what = action.describe();
-            state.toast(
+            cx.toast(
                 ToastKind::Info,
                 format!("The {} tab has no “{what}”", tab.title()),
             );
@@ -113,16 +128,21 @@ pub(crate) fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
 
 /// A resource operation's key (`resource::ops`): its question about the item, then its request,
 /// both from the operation's typed value; no resource is named here.
-pub(crate) fn on_op(state: &mut State, id: crate::resource::ops::OpId) -> Vec<Effect> {
+pub(crate) fn on_op(
+    forms: &mut FormsState,
+    cx: &mut Core,
+    asking: Asking<'_>,
+    id: crate::resource::ops::OpId,
+) -> Vec<Effect> {
     let Some(op) = id.op() else {
         return Vec::new();
     };
-    let Some(record) = subject(state).filter(|r| r.item.kind() == op.resource) else {
-        let text = match &state.forms.land_on {
-            Some((t, id)) if *t == state.tab => format!("Loading the page that holds {id}…"),
+    let Some(record) = subject(forms, cx).filter(|r| r.item.kind() == op.resource) else {
+        let text = match &forms.land_on {
+            Some((t, id)) if *t == cx.tab => format!("Loading the page that holds {id}…"),
             _ => "Select an item first".to_string(),
         };
-        state.toast(ToastKind::Info, text);
+        cx.toast(ToastKind::Info, text);
         return Vec::new();
     };
     // An operation with inputs asks for them first (its resource's console module says which).
@@ -131,12 +151,12 @@ pub(crate) fn on_op(state: &mut State, id: crate::resource::ops::OpId) -> Vec<Ef
         let mut d = Dialog::new(op.title, Kind::OpForm(id, Box::new(record)), fields);
         d.confirm = question;
         d.wanted = lookups;
-        return open(state, d);
+        return open(forms, cx, asking.mode, d);
     }
     let req = match (op.request)(&record.item, &Default::default()) {
         Ok(req) => req,
         Err(why) => {
-            state.toast(ToastKind::Error, why);
+            cx.toast(ToastKind::Error, why);
             return Vec::new();
         }
     };
@@ -145,7 +165,7 @@ pub(crate) fn on_op(state: &mut State, id: crate::resource::ops::OpId) -> Vec<Ef
     d.confirm_name = record.item.name();
     d.typed = views::typed_confirm(id);
     d.phase = Phase::Confirm;
-    open(state, d)
+    open(forms, cx, asking.mode, d)
 }
 
 fn is_ctrl(key: &KeyEvent, c: char) -> bool {
@@ -154,15 +174,20 @@ fn is_ctrl(key: &KeyEvent, c: char) -> bool {
 }
 
 /// A key while a dialog is open: the dialog takes every key (Ctrl-C is handled before).
-pub(crate) fn on_key(state: &mut State, key: KeyEvent) -> Vec<Effect> {
-    let Some(d) = state.forms.dialog.as_mut() else {
+pub(crate) fn on_key(
+    forms: &mut FormsState,
+    cx: &mut Core,
+    asking: Asking<'_>,
+    key: KeyEvent,
+) -> Vec<Effect> {
+    let Some(d) = forms.dialog.as_mut() else {
         return Vec::new();
     };
     match d.phase {
         Phase::Submitting(_) => Vec::new(),
         Phase::Discard => {
             match key.code {
-                KeyCode::Char('y' | 'Y') => state.forms.dialog = None,
+                KeyCode::Char('y' | 'Y') => forms.dialog = None,
                 KeyCode::Char('n' | 'N') | KeyCode::Esc => d.phase = Phase::Editing,
                 _ => {}
             }
@@ -170,12 +195,17 @@ pub(crate) fn on_key(state: &mut State, key: KeyEvent) -> Vec<Effect> {
         }
         // The confirmation layer, above the dialog, answers.
         Phase::Confirm => Vec::new(),
-        Phase::Editing => editing_key(state, key),
+        Phase::Editing => editing_key(forms, cx, asking, key),
     }
 }
 
-fn editing_key(state: &mut State, key: KeyEvent) -> Vec<Effect> {
-    let Some(d) = state.forms.dialog.as_mut() else {
+fn editing_key(
+    forms: &mut FormsState,
+    cx: &mut Core,
+    asking: Asking<'_>,
+    key: KeyEvent,
+) -> Vec<Effect> {
+    let Some(d) = forms.dialog.as_mut() else {
         return Vec::new();
     };
     let n = d.fields.len();
@@ -184,11 +214,11 @@ fn editing_key(state: &mut State, key: KeyEvent) -> Vec<Effect> {
             if d.is_dirty() {
                 d.phase = Phase::Discard;
             } else {
-                state.forms.dialog = None;
+                forms.dialog = None;
             }
             Vec::new()
         }
-        _ if is_ctrl(&key, 's') => submit(state),
+        _ if is_ctrl(&key, 's') => submit(forms, cx, asking),
         KeyCode::Tab => {
             d.focus = (d.focus + 1) % n.max(1);
             Vec::new()
@@ -205,7 +235,7 @@ fn editing_key(state: &mut State, key: KeyEvent) -> Vec<Effect> {
                 return Vec::new();
             }
             if at + 1 >= n {
-                submit(state)
+                submit(forms, cx, asking)
             } else {
                 d.focus = at + 1;
                 Vec::new()
@@ -226,13 +256,23 @@ fn editing_key(state: &mut State, key: KeyEvent) -> Vec<Effect> {
 }
 
 /// A click on an open form: focus a field (and pick a choice's option), save or cancel.
-pub(crate) fn click(state: &mut State, hit: FormHit) -> Vec<Effect> {
-    let Some(d) = state.forms.dialog.as_mut() else {
+pub(crate) fn click(
+    forms: &mut FormsState,
+    cx: &mut Core,
+    asking: Asking<'_>,
+    hit: FormHit,
+) -> Vec<Effect> {
+    let Some(d) = forms.dialog.as_mut() else {
         return Vec::new();
     };
     match hit {
-        FormHit::Save => submit(state),
-        FormHit::Cancel => editing_key(state, KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE)),
+        FormHit::Save => submit(forms, cx, asking),
+        FormHit::Cancel => editing_key(
+            forms,
+            cx,
+            asking,
+            KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE),
+        ),
         FormHit::Field(i, option) => {
             d.focus = i.min(d.fields.len().saturating_sub(1));
             if let Some(k) = option
@@ -250,8 +290,8 @@ pub(crate) fn click(state: &mut State, hit: FormHit) -> Vec<Effect> {
 }
 
 /// Validates the form; asks to confirm, or sends the write.
-fn submit(state: &mut State) -> Vec<Effect> {
-    let Some(d) = state.forms.dialog.as_mut() else {
+fn submit(forms: &mut FormsState, cx: &mut Core, asking: Asking<'_>) -> Vec<Effect> {
+    let Some(d) = forms.dialog.as_mut() else {
         return Vec::new();
     };
     d.message = None;
@@ -271,10 +311,10 @@ fn submit(state: &mut State) -> Vec<Effect> {
     if views::write_spec(d).asks {
         d.confirm = confirm_text(d);
         d.phase = Phase::Confirm;
-        state.confirm = Some(question(state.power.confirm, d));
+        cx.confirm = Some(question(asking.mode, d));
         return Vec::new();
     }
-    send(state)
+    send(forms, cx, asking)
 }
 
 /// The write the dialog's fields describe, or `None` with problems marked.
@@ -310,13 +350,12 @@ fn confirm_text(d: &Dialog) -> String {
 
 /// Sends the write (validated again, since confirm may follow an earlier check). Not while a
 /// profile switch resolves: its reply would be lost with the old profile's connection.
-fn send(state: &mut State) -> Vec<Effect> {
-    let switching = state.power.switching.clone();
-    let req_id = state.next_req_id();
-    let Some(d) = state.forms.dialog.as_mut() else {
+fn send(forms: &mut FormsState, cx: &mut Core, asking: Asking<'_>) -> Vec<Effect> {
+    let req_id = cx.next_req_id();
+    let Some(d) = forms.dialog.as_mut() else {
         return Vec::new();
     };
-    if let Some(p) = switching {
+    if let Some(p) = asking.switching {
         d.phase = Phase::Editing;
         d.message = Some(format!(
             "Switching to profile {p}: save again once it is done (nothing was sent)"
@@ -337,19 +376,20 @@ fn send(state: &mut State) -> Vec<Effect> {
 }
 
 /// Whether an open dialog waits for this request.
-pub(crate) fn awaits(state: &State, req_id: u64) -> bool {
-    state.forms.dialog.as_ref().is_some_and(|d| {
+pub(crate) fn awaits(forms: &FormsState, req_id: u64) -> bool {
+    forms.dialog.as_ref().is_some_and(|d| {
         d.phase == Phase::Submitting(req_id) || d.lookups.iter().any(|(r, _)| *r == req_id)
     })
 }
 
 /// A reply for the open dialog.
 pub(crate) fn on_reply(
-    state: &mut State,
+    forms: &mut FormsState,
+    cx: &mut Core,
     req_id: u64,
     result: Result<ApiReply, Error>,
 ) -> Vec<Effect> {
-    let Some(d) = state.forms.dialog.as_mut() else {
+    let Some(d) = forms.dialog.as_mut() else {
         return Vec::new();
     };
     if let Some(pos) = d.lookups.iter().position(|(r, _)| *r == req_id) {
@@ -358,7 +398,7 @@ pub(crate) fn on_reply(
         return Vec::new();
     }
     match result {
-        Ok(ApiReply::Item(record)) => write_done(state, record),
+        Ok(ApiReply::Item(record)) => write_done(forms, cx, record),
         Ok(_) => {
             d.phase = Phase::Editing;
             d.message = Some("Unexpected reply from the server".into());
@@ -397,31 +437,29 @@ fn lookup_arrived(d: &mut Dialog, at: usize, result: Result<ApiReply, Error>) {
 /// Closes the dialog and lands on what was written: the detail shows the new copy, and the list
 /// loads the page that holds it (the shown page when it is there, else the page around it) and
 /// selects it. A delete reloads the shown page.
-fn write_done(state: &mut State, record: Record) -> Vec<Effect> {
-    let Some(d) = state.forms.dialog.take() else {
+fn write_done(forms: &mut FormsState, cx: &mut Core, record: Record) -> Vec<Effect> {
+    let Some(d) = forms.dialog.take() else {
         return Vec::new();
     };
     let tab = record.item.kind();
     let id = record.id().to_string();
     let name = crate::console::views::title(&record);
     let spec = views::write_spec(&d);
-    state.toast(ToastKind::Info, format!("{name}: {}", spec.done));
+    cx.toast(ToastKind::Info, format!("{name}: {}", spec.done));
     if spec.gone {
         // Named elsewhere (chips, a notification's destination): say it is gone.
-        state.caches.active.remove(&id);
-        state.caches.deleted.insert(id.clone());
+        cx.caches.active.remove(&id);
+        cx.caches.deleted.insert(id.clone());
     }
-    let profile = state.profile.clone();
-    state.replay.remember_shown(&profile, &record);
-    state.replace_row(tab, &record);
-    let ts = state.tab_state_mut(tab);
+    cx.replace_row(tab, &record);
+    let ts = cx.tab_state_mut(tab);
     if spec.removes {
         if ts.detail.as_ref().is_some_and(|dp| dp.id == id) {
             ts.detail = None;
         }
-        let list = &state.tab_state(tab).list;
+        let list = &cx.tab_state(tab).list;
         let (anchor, page) = (list.anchor.clone(), list.page);
-        return load_list(state, tab, anchor, page, false);
+        return load_list(cx, tab, anchor, page, false);
     }
     // The detail shows what the toast named at once, so that the next write key acts on it even
     // before its page arrives.
@@ -430,46 +468,46 @@ fn write_done(state: &mut State, record: Record) -> Vec<Effect> {
         record: Some(record),
         ..DetailPane::default()
     });
-    state.forms.land_on = Some((tab, id.clone()));
-    let list = &state.tab_state(tab).list;
+    forms.land_on = Some((tab, id.clone()));
+    let list = &cx.tab_state(tab).list;
     let here = list.rows.iter().any(|r| r.id() == id);
     let mut effects = if here {
         let (anchor, page) = (list.anchor.clone(), list.page);
-        load_list(state, tab, anchor, page, false)
+        load_list(cx, tab, anchor, page, false)
     } else {
-        load_list(state, tab, Anchor::Around(id.clone()), 0, true)
+        load_list(cx, tab, Anchor::Around(id.clone()), 0, true)
     };
     // An answer holding what no read gives again (a new secret) stays: shown this once.
     if !spec.keeps_reply {
-        effects.extend(load_detail(state, tab, id.clone()));
+        effects.extend(load_detail(cx, tab, id.clone()));
     }
     if let Kind::Op(o, _) = &d.kind
         && views::follows_reply(*o)
     {
-        effects.extend(crate::console::follow::start(state, id, o.verb));
+        effects.extend(crate::console::follow::start(cx, id, o.verb));
     }
     if spec.members {
-        effects.extend(crate::console::members::refresh(state));
+        effects.extend(crate::console::members::refresh(cx));
     } else if tab.lists_members() {
-        effects.extend(crate::console::members::want(state));
+        effects.extend(crate::console::members::want(cx));
     }
     effects
 }
 
 /// After a list page arrives: puts the cursor on the item a write just touched.
-pub(crate) fn land_cursor(state: &mut State, tab: Tab) {
-    let Some((t, id)) = state.forms.land_on.clone() else {
+pub(crate) fn land_cursor(forms: &mut FormsState, cx: &mut Core, tab: Tab) {
+    let Some((t, id)) = forms.land_on.clone() else {
         return;
     };
     if t != tab {
         return;
     }
-    state.forms.land_on = None;
-    let list = &mut state.tab_state_mut(tab).list;
+    forms.land_on = None;
+    let list = &mut cx.tab_state_mut(tab).list;
     match list.rows.iter().position(|r| r.id() == id) {
         // The view is the rows in server order until it is derived again, which keeps it.
         Some(i) => list.cursor = i,
-        None => state.toast(
+        None => cx.toast(
             ToastKind::Info,
             format!("{id} is not in this list (its filter leaves it out)"),
         ),
@@ -478,13 +516,13 @@ pub(crate) fn land_cursor(state: &mut State, tab: Tab) {
 
 /// Whether the cursor is still on its way to a written item of this tab: until it lands, the
 /// selected row is not the item the toast named.
-pub(crate) fn landing(state: &State, tab: Tab) -> bool {
-    state.forms.land_on.as_ref().is_some_and(|(t, _)| *t == tab)
+pub(crate) fn landing(forms: &FormsState, tab: Tab) -> bool {
+    forms.land_on.as_ref().is_some_and(|(t, _)| *t == tab)
 }
 
 /// Pasted text for the focused field while the fields are edited; false otherwise.
-pub(crate) fn paste(state: &mut State, text: &str) -> bool {
-    let Some(d) = state.forms.dialog.as_mut() else {
+pub(crate) fn paste(forms: &mut FormsState, text: &str) -> bool {
+    let Some(d) = forms.dialog.as_mut() else {
         return false;
     };
     if d.phase != Phase::Editing {

@@ -17,15 +17,15 @@ impl super::DetailView for AuthImports {
     }
 
     fn write_keys() -> &'static [Action] {
-        &[Action::Create]
+        &[Action::CREATE]
     }
 
     fn not_here(action: Action) -> Option<&'static str> {
-        (action == Action::Edit).then_some("An import cannot be changed here; import again (c).")
+        (action == Action::EDIT).then_some("An import cannot be changed here; import again (c).")
     }
 
     fn dialog(action: Action, _item: Option<&AuthImport>) -> Option<Dialog> {
-        (action == Action::Create).then(crate::console::views::auth_imports::dialogs::create)
+        (action == Action::CREATE).then(crate::console::views::auth_imports::dialogs::create)
     }
 
     fn build(d: &mut Dialog) -> Option<WriteOp> {

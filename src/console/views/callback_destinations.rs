@@ -17,14 +17,14 @@ impl super::DetailView for CallbackDestinations {
     }
 
     fn write_keys() -> &'static [Action] {
-        &[Action::Create, Action::Edit]
+        &[Action::CREATE, Action::EDIT]
     }
 
     fn dialog(action: Action, item: Option<&CallbackDestination>) -> Option<Dialog> {
         use crate::console::views::callback_destinations::dialogs as f;
         match (action, item) {
-            (Action::Create, _) => Some(f::create_destination()),
-            (Action::Edit, Some(d)) => Some(f::edit_destination(d)),
+            (Action::CREATE, _) => Some(f::create_destination()),
+            (Action::EDIT, Some(d)) => Some(f::edit_destination(d)),
             _ => None,
         }
     }

@@ -17,7 +17,7 @@ impl super::DetailView for DeploymentCallbacks {
     }
 
     fn write_keys() -> &'static [Action] {
-        &[Action::Create, Action::Edit, Action::Delete]
+        &[Action::CREATE, Action::EDIT, Action::DELETE]
     }
 
     fn follow_keys() -> &'static [Action] {
@@ -29,9 +29,9 @@ impl super::DetailView for DeploymentCallbacks {
     fn dialog(action: Action, item: Option<&DeploymentCallback>) -> Option<Dialog> {
         use crate::console::views::deployment_callbacks::dialogs as f;
         match (action, item) {
-            (Action::Create, _) => Some(f::create_callback()),
-            (Action::Edit, Some(c)) => Some(f::edit_callback(c)),
-            (Action::Delete, Some(c)) => Some(f::delete_callback(c)),
+            (Action::CREATE, _) => Some(f::create_callback()),
+            (Action::EDIT, Some(c)) => Some(f::edit_callback(c)),
+            (Action::DELETE, Some(c)) => Some(f::delete_callback(c)),
             _ => None,
         }
     }
@@ -39,7 +39,7 @@ impl super::DetailView for DeploymentCallbacks {
     /// The platform archives a deleted callback.
     fn write_spec(action: Action) -> crate::console::forms::WriteSpec {
         match action {
-            Action::Delete => crate::console::forms::WriteSpec::removal("archived"),
+            Action::DELETE => crate::console::forms::WriteSpec::removal("archived"),
             other => crate::console::forms::WriteSpec::standard(other),
         }
     }

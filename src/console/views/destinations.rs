@@ -171,9 +171,9 @@ impl super::DetailView for crate::resource::destinations::Destinations {
     fn dialog(action: Action, item: Option<&Destination>) -> Option<Dialog> {
         use crate::console::views::destinations::dialogs as f;
         match (action, item) {
-            (Action::Create, _) => Some(f::create()),
-            (Action::Edit, Some(d)) => Some(f::edit(d)),
-            (Action::Delete, Some(d)) => Some(f::delete(d)),
+            (Action::CREATE, _) => Some(f::create()),
+            (Action::EDIT, Some(d)) => Some(f::edit(d)),
+            (Action::DELETE, Some(d)) => Some(f::delete(d)),
             _ => None,
         }
     }
@@ -181,7 +181,7 @@ impl super::DetailView for crate::resource::destinations::Destinations {
     /// A deleted destination is gone for good: wherever it is named, it shows so.
     fn write_spec(action: Action) -> crate::console::forms::WriteSpec {
         crate::console::forms::WriteSpec {
-            gone: action == Action::Delete,
+            gone: action == Action::DELETE,
             ..crate::console::forms::WriteSpec::standard(action)
         }
     }

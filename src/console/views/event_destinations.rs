@@ -35,7 +35,7 @@ impl super::DetailView for EventDestinations {
     }
 
     fn write_keys() -> &'static [Action] {
-        &[Action::Create, Action::Edit]
+        &[Action::CREATE, Action::EDIT]
     }
 
     fn platform_retry(
@@ -65,8 +65,8 @@ impl super::DetailView for EventDestinations {
     fn dialog(action: Action, item: Option<&EventDestination>) -> Option<Dialog> {
         use crate::console::views::event_destinations::dialogs as f;
         match (action, item) {
-            (Action::Create, _) => Some(f::create()),
-            (Action::Edit, Some(d)) => Some(f::edit(d)),
+            (Action::CREATE, _) => Some(f::create()),
+            (Action::EDIT, Some(d)) => Some(f::edit(d)),
             _ => None,
         }
     }

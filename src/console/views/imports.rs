@@ -71,8 +71,8 @@ impl super::DetailView for crate::resource::imports::Imports {
     fn dialog(action: Action, item: Option<&ProviderOauthImport>) -> Option<Dialog> {
         use crate::console::views::imports::dialogs as f;
         match (action, item) {
-            (Action::Create, _) => Some(f::create()),
-            (Action::Edit, Some(i)) => Some(f::edit(i)),
+            (Action::CREATE, _) => Some(f::create()),
+            (Action::EDIT, Some(i)) => Some(f::edit(i)),
             _ => None,
         }
     }

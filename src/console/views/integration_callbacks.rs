@@ -16,15 +16,15 @@ impl super::DetailView for IntegrationCallbacks {
     }
 
     fn write_keys() -> &'static [Action] {
-        &[Action::Create, Action::Edit, Action::Delete]
+        &[Action::CREATE, Action::EDIT, Action::DELETE]
     }
 
     fn dialog(action: Action, item: Option<&IntegrationCallback>) -> Option<Dialog> {
         use crate::console::views::integration_callbacks::dialogs as f;
         match (action, item) {
-            (Action::Create, _) => Some(f::create()),
-            (Action::Edit, Some(c)) => Some(f::edit(c)),
-            (Action::Delete, Some(c)) => Some(f::delete(c)),
+            (Action::CREATE, _) => Some(f::create()),
+            (Action::EDIT, Some(c)) => Some(f::edit(c)),
+            (Action::DELETE, Some(c)) => Some(f::delete(c)),
             _ => None,
         }
     }

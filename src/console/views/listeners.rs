@@ -16,15 +16,15 @@ impl super::DetailView for Listeners {
     }
 
     fn write_keys() -> &'static [Action] {
-        &[Action::Create, Action::Edit, Action::Delete]
+        &[Action::CREATE, Action::EDIT, Action::DELETE]
     }
 
     fn dialog(action: Action, item: Option<&Listener>) -> Option<Dialog> {
         use crate::console::views::listeners::dialogs as f;
         match (action, item) {
-            (Action::Create, _) => Some(f::create()),
-            (Action::Edit, Some(l)) => Some(f::edit(l)),
-            (Action::Delete, Some(l)) => Some(f::delete(l)),
+            (Action::CREATE, _) => Some(f::create()),
+            (Action::EDIT, Some(l)) => Some(f::edit(l)),
+            (Action::DELETE, Some(l)) => Some(f::delete(l)),
             _ => None,
         }
     }

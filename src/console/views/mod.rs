@@ -111,7 +111,7 @@ pub(crate) trait DetailView: crate::resource::Resource {
     /// says otherwise.
     fn write_spec(action: Action) -> WriteSpec {
         WriteSpec {
-            keeps_reply: action == Action::Create && Self::keeps_created(),
+            keeps_reply: action == Action::CREATE && Self::keeps_created(),
             ..WriteSpec::standard(action)
         }
     }

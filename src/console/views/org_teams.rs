@@ -53,10 +53,14 @@ impl super::DetailView for OrgTeams {
     fn dialog(action: Action, item: Option<&PolicyTeam>) -> Option<Dialog> {
         use crate::console::views::teams::dialogs as f;
         match (action, item) {
-            (Action::Create, _) => Some(f::create()),
-            (Action::Edit, Some(t)) => Some(f::edit_of(&t.id, &t.name, t.description.as_deref())),
-            (Action::AddMember, Some(t)) => Some(f::add_member_to(&t.id, &t.name)),
-            (Action::RemoveMember, Some(t)) => Some(f::remove_member_from(&t.id, &t.name)),
+            (Action::CREATE, _) => Some(f::create()),
+            (Action::EDIT, Some(t)) => Some(f::edit_of(&t.id, &t.name, t.description.as_deref())),
+            (crate::console::views::teams::ADD_MEMBER, Some(t)) => {
+                Some(f::add_member_to(&t.id, &t.name))
+            }
+            (crate::console::views::teams::REMOVE_MEMBER, Some(t)) => {
+                Some(f::remove_member_from(&t.id, &t.name))
+            }
             _ => None,
         }
     }

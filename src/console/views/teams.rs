@@ -10,6 +10,8 @@ use super::kit::ViewCtx;
 use crate::api::model::{Member, Team};
 use crate::console::widgets::fields::Fields;
 
+pub(crate) use dialogs::{ADD_MEMBER, REMOVE_MEMBER, REMOVE_PROJECT, SET_PROJECT};
+
 /// Detail lines: fields, then each project with its roles and their permissions.
 pub(crate) fn detail(t: &Team, ctx: &ViewCtx) -> Vec<Line<'static>> {
     let mut f = Fields::new(ctx.theme);
@@ -132,12 +134,12 @@ impl super::DetailView for crate::resource::teams::Teams {
     fn dialog(action: Action, item: Option<&Team>) -> Option<Dialog> {
         use crate::console::views::teams::dialogs as f;
         match (action, item) {
-            (Action::Create, _) => Some(f::create()),
-            (Action::Edit, Some(t)) => Some(f::edit(t)),
-            (Action::SetProject, Some(t)) => Some(f::set_project(t)),
-            (Action::RemoveProject, Some(t)) => Some(f::remove_project(t)),
-            (Action::AddMember, Some(t)) => Some(f::add_member(t)),
-            (Action::RemoveMember, Some(t)) => Some(f::remove_member(t)),
+            (Action::CREATE, _) => Some(f::create()),
+            (Action::EDIT, Some(t)) => Some(f::edit(t)),
+            (crate::console::views::teams::SET_PROJECT, Some(t)) => Some(f::set_project(t)),
+            (crate::console::views::teams::REMOVE_PROJECT, Some(t)) => Some(f::remove_project(t)),
+            (crate::console::views::teams::ADD_MEMBER, Some(t)) => Some(f::add_member(t)),
+            (crate::console::views::teams::REMOVE_MEMBER, Some(t)) => Some(f::remove_member(t)),
             _ => None,
         }
     }

@@ -33,13 +33,13 @@ pub(crate) fn create() -> Dialog {
             .checked(check_metadata)
             .noted("key=value, Enter for another line"),
     ];
-    Dialog::new("New auth import", Kind::Write(Action::Create, None), fields)
+    Dialog::new("New auth import", Kind::Write(Action::CREATE, None), fields)
 }
 
 /// The write the import form describes.
 pub(crate) fn build(d: &mut Dialog) -> Option<WriteOp> {
     let opt = |s: String| (!s.is_empty()).then_some(s);
-    if !matches!(d.kind, Kind::Write(Action::Create, _)) {
+    if !matches!(d.kind, Kind::Write(Action::CREATE, _)) {
         return None;
     }
     let value = match CredentialValue::parse(&d.text("value")) {

@@ -22,7 +22,7 @@ pub(crate) fn create_destination() -> Dialog {
             .noted("https://…"),
         Field::text("Description", "description", ""),
     ];
-    Dialog::new("New destination", Kind::Write(Action::Create, None), fields)
+    Dialog::new("New destination", Kind::Write(Action::CREATE, None), fields)
 }
 
 /// `e` on a destination: the URL starts empty (it may carry credentials: shown masked beside the
@@ -42,7 +42,7 @@ pub(crate) fn edit_destination(d: &CallbackDestination) -> Dialog {
     ];
     Dialog::new(
         format!("Edit destination {}", d.name),
-        Kind::Write(Action::Edit, Some(d.id.clone())),
+        Kind::Write(Action::EDIT, Some(d.id.clone())),
         fields,
     )
 }
@@ -51,7 +51,7 @@ pub(crate) fn edit_destination(d: &CallbackDestination) -> Dialog {
 pub(crate) fn build_destination(d: &mut Dialog) -> Option<WriteOp> {
     let opt = |s: String| (!s.is_empty()).then_some(s);
     let req = match d.kind.clone() {
-        Kind::Write(Action::Create, _) => {
+        Kind::Write(Action::CREATE, _) => {
             ApiRequest::create_callback_destination(&CreateCallbackDestination {
                 name: d.text("name"),
                 url: d.text("url"),
@@ -59,7 +59,7 @@ pub(crate) fn build_destination(d: &mut Dialog) -> Option<WriteOp> {
                 metadata: None,
             })
         }
-        Kind::Write(Action::Edit, Some(id)) => {
+        Kind::Write(Action::EDIT, Some(id)) => {
             let changed = |k: &str| d.field(k).is_some_and(Field::is_dirty);
             let b = UpdateCallbackDestination {
                 name: changed("name").then(|| d.text("name")),

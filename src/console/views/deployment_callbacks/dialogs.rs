@@ -57,7 +57,7 @@ pub(crate) fn create_callback() -> Dialog {
             .checked(check_triggers)
             .noted("ID or ID=type,type; Enter for another line"),
     ];
-    Dialog::new("New callback", Kind::Write(Action::Create, None), fields)
+    Dialog::new("New callback", Kind::Write(Action::CREATE, None), fields)
         .lookup(Lookup::Deployments, 0)
         .lookup(Lookup::Items(Tab::CallbackDestinations), 3)
 }
@@ -79,7 +79,7 @@ pub(crate) fn edit_callback(c: &DeploymentCallback) -> Dialog {
     let title = if name.is_empty() { c.id.clone() } else { name };
     Dialog::new(
         format!("Edit callback {title}"),
-        Kind::Write(Action::Edit, Some(c.id.clone())),
+        Kind::Write(Action::EDIT, Some(c.id.clone())),
         fields,
     )
     .lookup(Lookup::Items(Tab::CallbackDestinations), 2)
@@ -90,7 +90,7 @@ pub(crate) fn delete_callback(c: &DeploymentCallback) -> Dialog {
     let name = c.name.clone().unwrap_or_else(|| c.id.clone());
     let mut d = Dialog::new(
         "Archive callback",
-        Kind::Write(Action::Delete, Some(c.id.clone())),
+        Kind::Write(Action::DELETE, Some(c.id.clone())),
         Vec::new(),
     );
     d.confirm = format!(
@@ -112,7 +112,7 @@ pub(crate) fn build_callback(d: &mut Dialog) -> Option<WriteOp> {
         .map(Picker::values)
         .unwrap_or_default();
     let req = match d.kind.clone() {
-        Kind::Write(Action::Create, _) => {
+        Kind::Write(Action::CREATE, _) => {
             let triggers = match triggers(&d.text("triggers")) {
                 Ok(t) => t,
                 Err(e) => {
@@ -130,7 +130,7 @@ pub(crate) fn build_callback(d: &mut Dialog) -> Option<WriteOp> {
             };
             ApiRequest::create_deployment_callback(&b)
         }
-        Kind::Write(Action::Edit, Some(id)) => {
+        Kind::Write(Action::EDIT, Some(id)) => {
             let b = UpdateDeploymentCallback {
                 name: changed(d, "name").then(|| d.text("name")),
                 description: changed(d, "description").then(|| d.text("description")),
@@ -143,7 +143,7 @@ pub(crate) fn build_callback(d: &mut Dialog) -> Option<WriteOp> {
             }
             ApiRequest::update_deployment_callback(&id, &b)
         }
-        Kind::Write(Action::Delete, Some(id)) => ApiRequest::delete_callback(&id),
+        Kind::Write(Action::DELETE, Some(id)) => ApiRequest::delete_callback(&id),
         _ => return None,
     };
     Some(WriteOp::Op(Tab::DeploymentCallbacks, req))

@@ -23,7 +23,7 @@ pub(crate) fn create() -> Dialog {
             .entities(&["callback"])
             .noted("Space toggles; used when Callbacks is “selected”"),
     ];
-    Dialog::new("New destination", Kind::Write(Action::Create, None), fields)
+    Dialog::new("New destination", Kind::Write(Action::CREATE, None), fields)
         .lookup(Lookup::Callbacks, 4)
 }
 
@@ -56,7 +56,7 @@ pub(crate) fn edit(dest: &Destination) -> Dialog {
     ];
     Dialog::new(
         format!("Edit destination {}", dest.name),
-        Kind::Write(Action::Edit, Some(dest.id.clone())),
+        Kind::Write(Action::EDIT, Some(dest.id.clone())),
         fields,
     )
 }
@@ -65,13 +65,14 @@ pub(crate) fn edit(dest: &Destination) -> Dialog {
 pub(crate) fn delete(dest: &Destination) -> Dialog {
     let mut d = Dialog::new(
         "Delete destination",
-        Kind::Write(Action::Delete, Some(dest.id.clone())),
+        Kind::Write(Action::DELETE, Some(dest.id.clone())),
         Vec::new(),
     );
-    d.confirm = format!(
-        "Delete destination “{}” ({})? It stops receiving deliveries.",
-        dest.name, dest.id
-    );
+    let named = format!("“{}” ({})", dest.name, dest.id);
+    d.confirm = crate::resource::destinations::DELETE
+        .question
+        .map(|q| q(&named))
+        .unwrap_or_default();
     d.confirm_name.clone_from(&dest.name);
     d.phase = Phase::Confirm;
     d
@@ -81,7 +82,7 @@ pub(crate) fn delete(dest: &Destination) -> Dialog {
 pub(crate) fn build(d: &mut Dialog) -> Option<ApiRequest> {
     use crate::resource::destinations as w;
     match d.kind.clone() {
-        Kind::Write(Action::Create, _) => {
+        Kind::Write(Action::CREATE, _) => {
             let selected = d.field("callbacks").map(Field::choice_index) == Some(1);
             let callbacks = if selected {
                 let ids = d
@@ -98,17 +99,17 @@ pub(crate) fn build(d: &mut Dialog) -> Option<ApiRequest> {
                 CallbacksInput::all()
             };
             let description = d.text("description");
-            Some(w::create(
+            Some((w::CREATE.request)(
                 d.text("name"),
                 (!description.is_empty()).then_some(description),
                 d.text("url"),
                 callbacks,
             ))
         }
-        Kind::Write(Action::Edit, Some(id)) => {
+        Kind::Write(Action::EDIT, Some(id)) => {
             let changed = |k: &str| d.field(k).is_some_and(Field::is_dirty);
             let description = d.text("description");
-            let req = w::update(
+            let req = (w::UPDATE.request)(
                 &id,
                 changed("name").then(|| d.text("name")),
                 changed("description").then(|| (!description.is_empty()).then_some(description)),
@@ -118,7 +119,7 @@ pub(crate) fn build(d: &mut Dialog) -> Option<ApiRequest> {
             }
             req
         }
-        Kind::Write(Action::Delete, Some(id)) => Some(w::delete(&id)),
+        Kind::Write(Action::DELETE, Some(id)) => Some((w::DELETE.request)(&id)),
         _ => None,
     }
 }

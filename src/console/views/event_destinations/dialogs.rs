@@ -54,7 +54,7 @@ pub(crate) fn create() -> Dialog {
         Field::choice("Retry", "retry", CREATE_RETRY.to_vec()),
     ];
     fields.extend(retry_fields("", "", ""));
-    Dialog::new("New destination", Kind::Write(Action::Create, None), fields)
+    Dialog::new("New destination", Kind::Write(Action::CREATE, None), fields)
 }
 
 /// `e` on a destination. The URL starts empty (it may carry credentials: shown masked beside
@@ -93,7 +93,7 @@ pub(crate) fn edit(d: &EventDestination) -> Dialog {
     ));
     Dialog::new(
         format!("Edit destination {}", d.name),
-        Kind::Write(Action::Edit, Some(d.id.clone())),
+        Kind::Write(Action::EDIT, Some(d.id.clone())),
         fields,
     )
 }
@@ -133,7 +133,7 @@ pub(crate) fn build(d: &mut Dialog) -> Option<WriteOp> {
     let description = d.text("description");
     let url = d.text("url");
     let req = match d.kind.clone() {
-        Kind::Write(Action::Create, _) => {
+        Kind::Write(Action::CREATE, _) => {
             let mut b = CreateEventDestination::webhook(d.text("name"), url);
             b.description = (!description.is_empty()).then_some(description);
             let choice = d.field("retry").map_or(0, Field::choice_index);
@@ -146,7 +146,7 @@ pub(crate) fn build(d: &mut Dialog) -> Option<WriteOp> {
             }
             ApiRequest::create_event_destination(&b)
         }
-        Kind::Write(Action::Edit, Some(id)) => {
+        Kind::Write(Action::EDIT, Some(id)) => {
             let changed = |k: &str| d.field(k).is_some_and(Field::is_dirty);
             let retry_changed = ["retry", "max_attempts", "base_delay", "max_delay"]
                 .into_iter()

@@ -55,7 +55,7 @@ pub(crate) fn create() -> Dialog {
     fields.extend(common_fields("", Vec::new(), "", "", ""));
     Dialog::new(
         "New token import",
-        Kind::Write(Action::Create, None),
+        Kind::Write(Action::CREATE, None),
         fields,
     )
     .lookup(Lookup::Connections, 1)
@@ -85,7 +85,7 @@ pub(crate) fn edit(i: &ProviderOauthImport) -> Dialog {
     ));
     Dialog::new(
         format!("Edit token import {}", i.id),
-        Kind::Write(Action::Edit, Some(i.id.clone())),
+        Kind::Write(Action::EDIT, Some(i.id.clone())),
         fields,
     )
 }
@@ -114,7 +114,7 @@ pub(crate) fn build(d: &mut Dialog) -> Option<ApiRequest> {
         }
     };
     match d.kind.clone() {
-        Kind::Write(Action::Create, _) => {
+        Kind::Write(Action::CREATE, _) => {
             let deployment = d.field("target").map(Field::choice_index) == Some(1);
             let id = d.text("connection_id");
             // The form holds one id; a prefix of the other kind means the wrong choice.
@@ -140,9 +140,9 @@ pub(crate) fn build(d: &mut Dialog) -> Option<ApiRequest> {
                 scope: opt(d.text("scope")),
                 token_type: opt(d.text("token_type")),
             };
-            Some(w::create(target, d.text("access_token"), details))
+            Some((w::CREATE.request)(target, d.text("access_token"), details))
         }
-        Kind::Write(Action::Edit, Some(id)) => {
+        Kind::Write(Action::EDIT, Some(id)) => {
             let changed = |k: &str| d.field(k).is_some_and(Field::is_dirty);
             if changed("expires_at") && expires_at.is_none() {
                 // The API takes no null here: an expiry can be moved, not removed.
@@ -161,7 +161,7 @@ pub(crate) fn build(d: &mut Dialog) -> Option<ApiRequest> {
                 scope: changed("scope").then(|| d.text("scope")),
                 token_type: changed("token_type").then(|| d.text("token_type")),
             };
-            let req = w::update(&id, opt(d.text("access_token")), details);
+            let req = (w::UPDATE.request)(&id, opt(d.text("access_token")), details);
             if req.is_none() {
                 d.message = Some("Nothing changed".into());
             }

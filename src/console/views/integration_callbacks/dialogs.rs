@@ -32,7 +32,7 @@ pub(crate) fn create() -> Dialog {
         Field::text("Name", "name", ""),
         Field::text("Description", "description", ""),
     ];
-    Dialog::new("New callback", Kind::Write(Action::Create, None), fields)
+    Dialog::new("New callback", Kind::Write(Action::CREATE, None), fields)
         .lookup(Lookup::Integrations, 0)
         .lookup(Lookup::IntegrationProviders, 1)
 }
@@ -51,7 +51,7 @@ pub(crate) fn edit(c: &IntegrationCallback) -> Dialog {
     let title = if name.is_empty() { c.id.clone() } else { name };
     Dialog::new(
         format!("Edit callback {title}"),
-        Kind::Write(Action::Edit, Some(c.id.clone())),
+        Kind::Write(Action::EDIT, Some(c.id.clone())),
         fields,
     )
 }
@@ -61,7 +61,7 @@ pub(crate) fn delete(c: &IntegrationCallback) -> Dialog {
     let name = c.name.clone().unwrap_or_else(|| c.id.clone());
     let mut d = Dialog::new(
         "Delete callback",
-        Kind::Write(Action::Delete, Some(c.id.clone())),
+        Kind::Write(Action::DELETE, Some(c.id.clone())),
         Vec::new(),
     );
     d.confirm = format!(
@@ -77,7 +77,7 @@ pub(crate) fn delete(c: &IntegrationCallback) -> Dialog {
 pub(crate) fn build(d: &mut Dialog) -> Option<WriteOp> {
     let opt = |s: String| (!s.is_empty()).then_some(s);
     let req = match d.kind.clone() {
-        Kind::Write(Action::Create, _) => {
+        Kind::Write(Action::CREATE, _) => {
             ApiRequest::create_integration_callback(&CreateIntegrationCallback {
                 integration_id: d.text("integration_id"),
                 integration_provider_id: d.text("integration_provider_id"),
@@ -85,7 +85,7 @@ pub(crate) fn build(d: &mut Dialog) -> Option<WriteOp> {
                 description: opt(d.text("description")),
             })
         }
-        Kind::Write(Action::Edit, Some(id)) => {
+        Kind::Write(Action::EDIT, Some(id)) => {
             let changed = |k: &str| d.field(k).is_some_and(Field::is_dirty);
             let b = UpdateIntegrationCallback {
                 name: changed("name").then(|| d.text("name")),
@@ -98,7 +98,7 @@ pub(crate) fn build(d: &mut Dialog) -> Option<WriteOp> {
             }
             ApiRequest::update_integration_callback(&id, &b)
         }
-        Kind::Write(Action::Delete, Some(id)) => ApiRequest::delete_callback(&id),
+        Kind::Write(Action::DELETE, Some(id)) => ApiRequest::delete_callback(&id),
         _ => return None,
     };
     Some(WriteOp::Op(Tab::IntegrationCallbacks, req))

@@ -47,7 +47,7 @@ pub(crate) fn create() -> Dialog {
             .noted("with a provider: pro_…"),
         Field::text("Triggers", "triggers", "").noted("trigger keys, comma-separated"),
     ];
-    Dialog::new("New listener", Kind::Write(Action::Create, None), fields)
+    Dialog::new("New listener", Kind::Write(Action::CREATE, None), fields)
         .lookup(Lookup::Items(Tab::EventDestinations), 0)
         .lookup(Lookup::Instances, 1)
         .lookup(Lookup::Items(Tab::IntegrationCallbacks), 4)
@@ -71,7 +71,7 @@ pub(crate) fn edit(l: &Listener) -> Dialog {
     ];
     let mut d = Dialog::new(
         format!("Edit listener {}", l.id),
-        Kind::Write(Action::Edit, Some(l.id.clone())),
+        Kind::Write(Action::EDIT, Some(l.id.clone())),
         fields,
     );
     d.focus = 1;
@@ -82,7 +82,7 @@ pub(crate) fn edit(l: &Listener) -> Dialog {
 pub(crate) fn delete(l: &Listener) -> Dialog {
     let mut d = Dialog::new(
         "Delete listener",
-        Kind::Write(Action::Delete, Some(l.id.clone())),
+        Kind::Write(Action::DELETE, Some(l.id.clone())),
         Vec::new(),
     );
     let dest = l
@@ -103,7 +103,7 @@ pub(crate) fn build(d: &mut Dialog) -> Option<WriteOp> {
     let event_types = words(&d.text("event_types"));
     let triggers = words(&d.text("triggers"));
     let req = match d.kind.clone() {
-        Kind::Write(Action::Create, _) => {
+        Kind::Write(Action::CREATE, _) => {
             let binds = d.field("type").map_or(0, Field::choice_index);
             let mut b = CreateListener {
                 instance_id: d.text("instance_id"),
@@ -140,7 +140,7 @@ pub(crate) fn build(d: &mut Dialog) -> Option<WriteOp> {
             }
             ApiRequest::create_listener(&b)
         }
-        Kind::Write(Action::Edit, Some(id)) => {
+        Kind::Write(Action::EDIT, Some(id)) => {
             let changed = |k: &str| d.field(k).is_some_and(Field::is_dirty);
             let b = UpdateListener {
                 event_types: changed("event_types").then_some(event_types),
@@ -152,7 +152,7 @@ pub(crate) fn build(d: &mut Dialog) -> Option<WriteOp> {
             }
             ApiRequest::update_listener(&id, &b)
         }
-        Kind::Write(Action::Delete, Some(id)) => ApiRequest::delete_listener(&id),
+        Kind::Write(Action::DELETE, Some(id)) => ApiRequest::delete_listener(&id),
         _ => return None,
     };
     Some(WriteOp::Op(Tab::Listeners, req))

@@ -7,6 +7,16 @@ use crate::console::forms::picker::{PickItem, Picker};
 use crate::console::forms::{Dialog, Kind, WriteSpec};
 use crate::console::keymap::Action;
 
+/// `p`: a team's project roles (`resource::teams::SET_PROJECT`), as the keymap binds it.
+pub(crate) const SET_PROJECT: Action = Action::Write(crate::resource::teams::SET_PROJECT.verb);
+/// `x`: a project removed.
+pub(crate) const REMOVE_PROJECT: Action =
+    Action::Write(crate::resource::teams::REMOVE_PROJECT.verb);
+/// `m`: a member added.
+pub(crate) const ADD_MEMBER: Action = Action::Write(crate::resource::teams::ADD_MEMBER.verb);
+/// `M`: a member removed.
+pub(crate) const REMOVE_MEMBER: Action = Action::Write(crate::resource::teams::REMOVE_MEMBER.verb);
+
 fn name_fields(name: &str, description: &str) -> Vec<Field> {
     vec![
         Field::text("Name", "name", name).required(),
@@ -18,7 +28,7 @@ fn name_fields(name: &str, description: &str) -> Vec<Field> {
 pub(crate) fn create() -> Dialog {
     Dialog::new(
         "New team",
-        Kind::Write(Action::Create, None),
+        Kind::Write(Action::CREATE, None),
         name_fields("", ""),
     )
 }
@@ -33,7 +43,7 @@ pub(crate) fn edit_of(id: &str, name: &str, description: Option<&str>) -> Dialog
     let fields = name_fields(name, description.unwrap_or_default());
     Dialog::new(
         format!("Edit team {name}"),
-        Kind::Write(Action::Edit, Some(id.to_string())),
+        Kind::Write(Action::EDIT, Some(id.to_string())),
         fields,
     )
 }
@@ -60,7 +70,7 @@ pub(crate) fn set_project(t: &Team) -> Dialog {
     ];
     let mut d = Dialog::new(
         format!("Set project roles · {}", t.name),
-        Kind::Write(Action::SetProject, Some(t.id.clone())),
+        Kind::Write(SET_PROJECT, Some(t.id.clone())),
         fields,
     )
     .lookup(Lookup::Projects, 0)
@@ -96,7 +106,7 @@ pub(crate) fn remove_project(t: &Team) -> Dialog {
     ];
     Dialog::new(
         format!("Remove a project · {}", t.name),
-        Kind::Write(Action::RemoveProject, Some(t.id.clone())),
+        Kind::Write(REMOVE_PROJECT, Some(t.id.clone())),
         fields,
     )
 }
@@ -120,7 +130,7 @@ pub(crate) fn add_member(t: &Team) -> Dialog {
 
 /// `m` in a team of any generation (its id and name).
 pub(crate) fn add_member_to(id: &str, name: &str) -> Dialog {
-    member_dialog(format!("Add a member · {name}"), Action::AddMember, id)
+    member_dialog(format!("Add a member · {name}"), ADD_MEMBER, id)
 }
 
 /// `M` in a team.
@@ -130,17 +140,13 @@ pub(crate) fn remove_member(t: &Team) -> Dialog {
 
 /// `M` in a team of any generation (its id and name).
 pub(crate) fn remove_member_from(id: &str, name: &str) -> Dialog {
-    member_dialog(
-        format!("Remove a member · {name}"),
-        Action::RemoveMember,
-        id,
-    )
+    member_dialog(format!("Remove a member · {name}"), REMOVE_MEMBER, id)
 }
 
 /// Keeps a set-project form's roles in step with its project: choosing a project the team has
 /// pre-selects the roles it holds there.
 pub(crate) fn after_change(d: &mut Dialog) {
-    if !matches!(d.kind, Kind::Write(Action::SetProject, _)) {
+    if !matches!(d.kind, Kind::Write(SET_PROJECT, _)) {
         return;
     }
     let Some(mut memo) = ProjectMemo::of(d) else {
@@ -187,14 +193,14 @@ impl ProjectMemo {
 /// What a team write does besides its request (toast word, question, members refreshed).
 pub(crate) fn write_spec(action: Action) -> WriteSpec {
     match action {
-        Action::SetProject => WriteSpec::saves("project roles set"),
-        Action::RemoveProject => WriteSpec::asked("project removed"),
+        SET_PROJECT => WriteSpec::saves("project roles set"),
+        REMOVE_PROJECT => WriteSpec::asked("project removed"),
         // The picker pre-selects a member: Enter alone must not add one unasked.
-        Action::AddMember => WriteSpec {
+        ADD_MEMBER => WriteSpec {
             members: true,
             ..WriteSpec::asked("member added")
         },
-        Action::RemoveMember => WriteSpec {
+        REMOVE_MEMBER => WriteSpec {
             members: true,
             ..WriteSpec::asked("member removed")
         },
@@ -206,18 +212,15 @@ pub(crate) fn write_spec(action: Action) -> WriteSpec {
 pub(crate) fn picked(d: &Dialog) -> bool {
     matches!(
         d.kind,
-        Kind::Write(
-            Action::RemoveProject | Action::AddMember | Action::RemoveMember,
-            _
-        )
+        Kind::Write(REMOVE_PROJECT | ADD_MEMBER | REMOVE_MEMBER, _)
     )
 }
 
 /// The team a member dialog concerns and whether it adds (else removes), if it is one.
 pub(crate) fn member_dialog_of(d: &Dialog) -> Option<(&str, bool)> {
     match &d.kind {
-        Kind::Write(Action::AddMember, Some(t)) => Some((t, true)),
-        Kind::Write(Action::RemoveMember, Some(t)) => Some((t, false)),
+        Kind::Write(ADD_MEMBER, Some(t)) => Some((t, true)),
+        Kind::Write(REMOVE_MEMBER, Some(t)) => Some((t, false)),
         _ => None,
     }
 }
@@ -230,11 +233,14 @@ pub(crate) fn build(d: &mut Dialog) -> Option<ApiRequest> {
         return None;
     };
     match (action, id) {
-        (Action::Create, _) => Some(w::create(d.text("name"), opt(d.text("description")))),
-        (Action::Edit, Some(id)) => {
+        (Action::CREATE, _) => Some((w::CREATE.request)(
+            d.text("name"),
+            opt(d.text("description")),
+        )),
+        (Action::EDIT, Some(id)) => {
             let changed = |k: &str| d.field(k).is_some_and(Field::is_dirty);
             // The API refuses null: clearing sends an empty description.
-            let req = w::update(
+            let req = (w::UPDATE.request)(
                 &id,
                 changed("name").then(|| d.text("name")),
                 changed("description").then(|| d.text("description")),
@@ -244,21 +250,21 @@ pub(crate) fn build(d: &mut Dialog) -> Option<ApiRequest> {
             }
             req
         }
-        (Action::SetProject, Some(id)) => {
+        (SET_PROJECT, Some(id)) => {
             let roles = d
                 .field("team_role_ids")
                 .and_then(Field::picker_ref)
                 .map(Picker::values)
                 .unwrap_or_default();
-            let req = w::set_project(&id, d.text("project_id"), roles);
+            let req = (w::SET_PROJECT.request)(&id, d.text("project_id"), roles);
             if req.is_none() {
                 d.fail("team_role_ids", "choose at least one role (Space toggles)");
             }
             req
         }
-        (Action::RemoveProject, Some(id)) => Some(w::remove_project(&id, &d.text("project_id"))),
-        (Action::AddMember, Some(id)) => Some(w::add_member(&id, &d.text("actor_id"))),
-        (Action::RemoveMember, Some(id)) => Some(w::remove_member(&id, &d.text("actor_id"))),
+        (REMOVE_PROJECT, Some(id)) => Some((w::REMOVE_PROJECT.request)(&id, &d.text("project_id"))),
+        (ADD_MEMBER, Some(id)) => Some((w::ADD_MEMBER.request)(&id, &d.text("actor_id"))),
+        (REMOVE_MEMBER, Some(id)) => Some((w::REMOVE_MEMBER.request)(&id, &d.text("actor_id"))),
         _ => None,
     }
 }
@@ -275,8 +281,10 @@ pub(crate) fn confirm_name(d: &Dialog) -> String {
         .unwrap_or(id)
 }
 
-/// The question before a removal, naming what goes.
+/// The question before a removal (or an addition), naming what it concerns: the typed write's
+/// (`resource::teams`).
 pub(crate) fn confirm_text(d: &Dialog) -> String {
+    use crate::resource::teams as w;
     let Some(f) = d.fields.first() else {
         return String::new();
     };
@@ -286,9 +294,10 @@ pub(crate) fn confirm_text(d: &Dialog) -> String {
         .and_then(|p| p.label_of(&id))
         .map(|l| format!("{l} ({id})"))
         .unwrap_or_else(|| id.clone());
-    match d.kind {
-        Kind::Write(Action::RemoveProject, _) => format!("Remove project {label} from this team?"),
-        Kind::Write(Action::AddMember, _) => format!("Add member {label} to this team?"),
-        _ => format!("Remove member {label} from this team?"),
-    }
+    let question = match d.kind {
+        Kind::Write(REMOVE_PROJECT, _) => w::REMOVE_PROJECT.question,
+        Kind::Write(ADD_MEMBER, _) => w::ADD_MEMBER.question,
+        _ => w::REMOVE_MEMBER.question,
+    };
+    question.map(|q| q(&label)).unwrap_or_default()
 }
