@@ -75,6 +75,13 @@ pub trait Resource: 'static {
     fn get(id: &str) -> ApiRequest;
 }
 
+/// An item type with a description: every registered resource's item (the registry says so)
+/// and the lookups' items a face prints as tables (projects, team roles, members).
+pub trait Described: Sized + 'static {
+    /// Its description (columns, fields).
+    fn description() -> &'static Description<Self>;
+}
+
 /// A tab's title: the one given, else the kind's name.
 macro_rules! title_or {
     ($t:literal ; $k:ident) => {
@@ -221,6 +228,14 @@ macro_rules! resources {
                 match self { $(Kind::$kind => <$module::$ty as Resource>::get(id)),* }
             }
         }
+
+        $(
+            impl Described for <$module::$ty as Resource>::Item {
+                fn description() -> &'static Description<Self> {
+                    <$module::$ty as Resource>::description()
+                }
+            }
+        )*
 
         /// The typed form of one item of any registered resource (shared: copies cost a pointer).
         #[derive(Clone, PartialEq)]
