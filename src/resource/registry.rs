@@ -15,8 +15,9 @@ use crate::api::{ApiRequest, ListQuery, NotificationFilter};
 
 /// One resource as the registry knows it: its item type, its description and its requests.
 pub trait Resource: 'static {
-    /// The typed item (the API's object).
-    type Item: DeserializeOwned + PartialEq + Send + Sync + 'static;
+    /// The typed item (the API's object); described by this resource's description (the
+    /// registry implements [`Described`] for it).
+    type Item: DeserializeOwned + PartialEq + Send + Sync + Described + 'static;
     /// Its kind in the registry.
     const KIND: Kind;
     /// Plural noun for messages ("no token imports on this page").
