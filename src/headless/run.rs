@@ -752,6 +752,8 @@ fn humane(d: Duration) -> String {
 /// What a list table looks up before it is shown: names where the console shows names. Only
 /// destinations look anything up (their callbacks' names); every other list, a registry-run
 /// one included, shows its items as they came, with nothing to declare.
+// A `Vec`, not a slice: `Any` downcasts a sized type only.
+#[allow(clippy::ptr_arg)]
 async fn labelled<T: Tabular>(items: &mut Vec<T>, client: &Client) {
     if let Some(d) = (items as &mut dyn std::any::Any).downcast_mut::<Vec<Destination>>() {
         destination_callbacks(d, client).await;
