@@ -413,10 +413,10 @@ fn a_resource_builds_its_requests_and_is_described_by_the_registry() {
     );
     assert!(std::ptr::eq(
         <Callback as Described>::description(),
-        &callbacks::CALLBACKS
+        &raw const callbacks::CALLBACKS
     ));
     assert!(std::ptr::eq(
         <Destination as Described>::description(),
-        &destinations::DESTINATIONS
+        &raw const destinations::DESTINATIONS
     ));
 }
