@@ -165,6 +165,17 @@ impl ApiRequest {
         self.segments.first().is_some_and(|s| s == "organization")
     }
 
+    /// `GET <segments>` with a page's query: a resource's list, built in its own module
+    /// (`resource/<r>.rs`), so a new resource adds nothing here.
+    pub fn list_at(segments: &[&str], q: &ListQuery) -> Self {
+        Self::list(seg(segments), q)
+    }
+
+    /// `GET <segments>`: one item, built in its resource's module.
+    pub fn get_at(segments: &[&str]) -> Self {
+        Self::get(seg(segments))
+    }
+
     /// `GET <segments>?limit=1`: whether a path is served (detection's probes).
     pub fn probe(segments: Vec<String>) -> Self {
         let mut r = Self::get(segments);

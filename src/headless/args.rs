@@ -43,6 +43,34 @@ pub enum Resource {
     /// Named samples kept with `notifications keep` (this machine, per profile).
     #[command(subcommand)]
     Samples(super::samples::SamplesCmd),
+    /// The resources read with `list` and `get` only, run from the registry.
+    #[command(flatten)]
+    Listed(Listed),
+}
+
+/// The resources whose only verbs are `list` and `get`: their requests, table and detail come
+/// from the registry (`resource::<r>`), so a new one is a variant here and its arm in
+/// [`Listed::parts`], and nothing else in `headless`.
+#[derive(Subcommand, Debug, Clone)]
+pub enum Listed {}
+
+impl Listed {
+    /// Its resource in the registry, and the verb.
+    pub fn parts(&self) -> (crate::resource::Kind, &ListGetCmd) {
+        match *self {}
+    }
+}
+
+/// `<resource> list | get` of a [`Listed`] resource.
+#[derive(Subcommand, Debug, Clone)]
+pub enum ListGetCmd {
+    /// List them.
+    List(ListArgs),
+    /// Show one.
+    Get {
+        /// Its id.
+        id: String,
+    },
 }
 
 impl Resource {
@@ -77,7 +105,8 @@ impl Resource {
             | Resource::TeamRoles(_)
             | Resource::Policies(_)
             | Resource::Events(_)
-            | Resource::Samples(_) => false,
+            | Resource::Samples(_)
+            | Resource::Listed(_) => false,
         }
     }
 }

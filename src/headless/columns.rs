@@ -5,19 +5,21 @@ use std::io::Write;
 
 use serde::de::DeserializeOwned;
 
-use crate::api::model::*;
-use crate::resource::{self, Ctx, Description, Field, cut, display_width};
+use crate::api::model::{Member, Project, TeamRole};
+use crate::resource::{self, Ctx, Described, Description, Field, cut, display_width};
 use crate::text::line as sanitized;
 
-/// A resource headless commands print as a table row and as a detail view.
-pub trait Tabular: DeserializeOwned + 'static {
-    /// Its description.
-    fn description() -> &'static Description<Self>;
-}
+/// What headless commands print as a table row and as a detail view: any item with a
+/// description. Every registered resource's item is one (`resource::registry` says so), so a
+/// new resource needs no line here.
+pub trait Tabular: DeserializeOwned + Described {}
 
-macro_rules! tabular {
+impl<T: DeserializeOwned + Described> Tabular for T {}
+
+/// The lookups' items, which no tab lists (every registered resource's comes from the registry).
+macro_rules! described {
     ($($t:ty => $d:expr),* $(,)?) => {$(
-        impl Tabular for $t {
+        impl Described for $t {
             fn description() -> &'static Description<Self> {
                 &$d
             }
@@ -25,30 +27,10 @@ macro_rules! tabular {
     )*};
 }
 
-tabular!(
-    Team => resource::teams::TEAMS,
+described!(
     Project => resource::teams::PROJECTS,
     TeamRole => resource::teams::TEAM_ROLES,
     Member => resource::members::MEMBERS,
-    ProviderOauthImport => resource::imports::IMPORTS,
-    Callback => resource::callbacks::CALLBACKS,
-    Destination => resource::destinations::DESTINATIONS,
-    Notification => resource::notifications::NOTIFICATIONS,
-    crate::api::model::PolicyTeam => resource::org_teams::ORG_TEAMS,
-    crate::api::model::AccessPolicy => resource::access_policies::ACCESS_POLICIES,
-    crate::api::model::AuthImport => resource::auth_imports::AUTH_IMPORTS,
-    crate::api::model::IntegrationCallback => resource::integration_callbacks::INTEGRATION_CALLBACKS,
-    crate::api::model::CallbackEvent => resource::callback_events::CALLBACK_EVENTS,
-    crate::api::model::EventDestination => resource::event_destinations::EVENT_DESTINATIONS,
-    crate::api::model::Listener => resource::listeners::LISTENERS,
-    crate::api::model::Event => resource::events::EVENTS,
-    crate::api::model::EventDelivery => resource::deliveries::DELIVERIES,
-    crate::api::model::DeliveryAttempt => resource::delivery_attempts::DELIVERY_ATTEMPTS,
-    DeploymentCallback => resource::deployment_callbacks::DEPLOYMENT_CALLBACKS,
-    CallbackDestination => resource::callback_destinations::CALLBACK_DESTINATIONS,
-    CallbackNotification => resource::callback_notifications::CALLBACK_NOTIFICATIONS,
-    crate::api::model::DeploymentPreview => resource::provider_deployments::PROVIDER_DEPLOYMENTS,
-    crate::api::model::DeploymentCallbackEvent => resource::deployment_callback_events::DEPLOYMENT_CALLBACK_EVENTS,
 );
 
 /// Cells wider than this many terminal columns are cut with `…` in list tables.

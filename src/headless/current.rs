@@ -98,6 +98,7 @@ pub(super) fn verb(cmd: &Resource) -> &'static str {
         Resource::Members(_) => "members",
         Resource::Projects(_) => "projects",
         Resource::Samples(_) => "samples",
+        Resource::Listed(l) => l.parts().0.name(),
     }
 }
 
@@ -111,6 +112,9 @@ pub fn not_on_pulsar(cmd: &Resource) -> HeadlessError {
 
 /// Whether pulsar serves the verb.
 fn on_pulsar(cmd: &Resource) -> bool {
+    if let Resource::Listed(l) = cmd {
+        return l.parts().0.served_by(Generation::Pulsar);
+    }
     !matches!(
         cmd,
         Resource::Teams(TeamsCmd::AssignPolicy { .. } | TeamsCmd::RemovePolicy { .. })
@@ -195,6 +199,10 @@ fn check_ids(cmd: &Resource) -> Result<(), HeadlessError> {
         Resource::Destinations(DestinationsCmd::Op(o)) => match o {
             DestinationOp::Duplicate { id, .. } => vec![id],
         },
+        Resource::Listed(l) => match l.parts().1 {
+            ListGetCmd::Get { id } => vec![id],
+            ListGetCmd::List(_) => Vec::new(),
+        },
         Resource::Notifications(NotificationsCmd::Diff(a)) => {
             // diff says its own usage errors first; asking nothing before them.
             if a.attempt.is_some_and(|n| n < 1)
@@ -247,6 +255,22 @@ pub async fn route(client: &Client, cmd: &Resource) -> Result<Route, HeadlessErr
         _ => "pulsar".into(),
     };
     let refuse = |why: String| Err(HeadlessError::Usage(why));
+    // A registry-run resource goes where its generations say (nothing learnt: pulsar).
+    if let Resource::Listed(l) = cmd {
+        let g = match (generation, chosen.is_some()) {
+            (None, false) => Some(Generation::Pulsar),
+            (g, _) => g,
+        };
+        return match g {
+            Some(Generation::Pulsar) if on_pulsar(cmd) => Ok(Route::Pulsar),
+            Some(g) if l.parts().0.served_by(g) => Ok(Route::Current),
+            _ => refuse(format!(
+                "{} is not available: this deployment serves {}.",
+                verb(cmd),
+                served()
+            )),
+        };
+    }
     match (generation, chosen.is_some()) {
         // Nothing learnt: pulsar, as before detection.
         (None, false) | (Some(Generation::Pulsar), _) => {
@@ -522,6 +546,24 @@ fn delivery_status(s: &crate::api::model::NotificationStatus) -> String {
 /// The API's, usage errors, [`HeadlessError::Outcome`] exit 5 for a ping past its timeout.
 pub async fn run(client: &Client, out: &Output, cmd: Resource) -> Result<(), HeadlessError> {
     match cmd {
+        // A registry-run resource: its requests and its table are its registry entry's.
+        Resource::Listed(l) => {
+            let (kind, c) = l.parts();
+            match c {
+                ListGetCmd::List(a) => {
+                    let f = crate::api::NotificationFilter::default();
+                    list(client, out, a, kind.wire_columns(), |q| {
+                        kind.list_request(q, &f)
+                    })
+                    .await
+                }
+                ListGetCmd::Get { id } => one(
+                    out,
+                    &send(client, &kind.get_request(id)).await?,
+                    kind.wire_columns(),
+                ),
+            }
+        }
         Resource::Teams(TeamsCmd::List(l)) => {
             list(client, out, &l, TEAMS, ApiRequest::list_teams).await
         }

@@ -41,11 +41,14 @@ pub async fn run(
             | TeamsCmd::RemoveMember { .. }),
         ) => teams(&p, c).await,
         Resource::Imports(c) => imports(&p, c).await,
+        // Pulsar's callbacks are read only: their list and get are the registry's.
         Resource::Callbacks(CallbacksCmd::List(l)) => {
-            p.list::<Callback>(&l, ApiRequest::list_callbacks).await
+            p.listed::<crate::resource::callbacks::Callbacks>(&ListGetCmd::List(l))
+                .await
         }
         Resource::Callbacks(CallbacksCmd::Get { id }) => {
-            p.one::<Callback>(&ApiRequest::get_callback(&id)).await
+            p.listed::<crate::resource::callbacks::Callbacks>(&ListGetCmd::Get { id })
+                .await
         }
         Resource::Destinations(
             c @ (DestinationsCmd::List { .. }
@@ -140,6 +143,10 @@ pub async fn run(
             | DestinationsCmd::Archive { .. },
         )
         | Resource::Notifications(NotificationsCmd::Retry { .. }) => Err(refused),
+        Resource::Listed(l) => {
+            let (kind, c) = l.parts();
+            crate::resource::with_kind!(kind, R => p.listed::<R>(c).await)
+        }
     }
 }
 
@@ -534,14 +541,40 @@ impl Printer<'_> {
         emit(|out| columns::write_detail(out, &item))
     }
 
+    /// `list` or `get` of a resource the registry runs: its requests, its columns and its
+    /// detail are its module's (`R`), printed as every other list and item.
+    async fn listed<R: crate::resource::Resource>(
+        &self,
+        c: &ListGetCmd,
+    ) -> Result<(), HeadlessError> {
+        match c {
+            ListGetCmd::List(a) => {
+                let f = NotificationFilter::default();
+                self.list_named::<R::Item>(a, |q| R::list(q, &f), R::NOUN)
+                    .await
+            }
+            ListGetCmd::Get { id } => self.one::<R::Item>(&R::get(id)).await,
+        }
+    }
+
     /// A list: one page (the envelope as received; its items under `-o ndjson`), or with
     /// `--all` every item (under `-o ndjson` each page's items as soon as the page arrives).
-    async fn list<T: Labelled>(
+    async fn list<T: Tabular>(
         &self,
         args: &ListArgs,
         build: impl Fn(&ListQuery) -> ApiRequest,
     ) -> Result<(), HeadlessError> {
         let noun = noun(&build(&args.query()));
+        self.list_named::<T>(args, build, noun).await
+    }
+
+    /// [`Self::list`], its empty table saying `(no <noun>)`.
+    async fn list_named<T: Tabular>(
+        &self,
+        args: &ListArgs,
+        build: impl Fn(&ListQuery) -> ApiRequest,
+        noun: &str,
+    ) -> Result<(), HeadlessError> {
         let ndjson = self.out.format == output::OutputFormat::Ndjson;
         if args.all {
             let mut items = Vec::new();
@@ -583,7 +616,7 @@ impl Printer<'_> {
 
     /// Items as a table: the resource's columns (names looked up where the console shows
     /// names), or the `--fields` paths; an empty one says so under its header.
-    async fn table<T: Labelled>(&self, items: Vec<Value>, noun: &str) -> Result<(), HeadlessError> {
+    async fn table<T: Tabular>(&self, items: Vec<Value>, noun: &str) -> Result<(), HeadlessError> {
         if let Some(fields) = &self.out.fields {
             return self.out.field_table(fields, &items);
         }
@@ -591,7 +624,8 @@ impl Printer<'_> {
             .into_iter()
             .map(|v| serde_json::from_value::<T>(v).map_err(decode_error))
             .collect::<Result<Vec<T>, Error>>()?;
-        let typed = T::labelled(typed, self.client).await;
+        let mut typed = typed;
+        labelled(&mut typed, self.client).await;
         emit(|out| {
             columns::write_table(out, &typed)?;
             if typed.is_empty() {
@@ -716,50 +750,41 @@ fn humane(d: Duration) -> String {
     }
 }
 
-/// What a list table looks up before it is shown: names where the console shows names.
-trait Labelled: Tabular + Sized {
-    /// The items as shown; most lists show them as they came.
-    async fn labelled(items: Vec<Self>, _client: &Client) -> Vec<Self> {
-        items
+/// What a list table looks up before it is shown: names where the console shows names. Only
+/// destinations look anything up (their callbacks' names); every other list, a registry-run
+/// one included, shows its items as they came, with nothing to declare.
+// A `Vec`, not a slice: `Any` downcasts a sized type only.
+#[allow(clippy::ptr_arg)]
+async fn labelled<T: Tabular>(items: &mut Vec<T>, client: &Client) {
+    if let Some(d) = (items as &mut dyn std::any::Any).downcast_mut::<Vec<Destination>>() {
+        destination_callbacks(d, client).await;
     }
 }
 
-impl Labelled for Team {}
-impl Labelled for Member {}
-impl Labelled for Project {}
-impl Labelled for TeamRole {}
-impl Labelled for ProviderOauthImport {}
-impl Labelled for Callback {}
-impl Labelled for Notification {}
-
-impl Labelled for Destination {
-    /// The callbacks a destination selects by name (the id where none is known), as the
-    /// console lists them. Names are a convenience: when they cannot be read, ids stay.
-    async fn labelled(mut items: Vec<Self>, client: &Client) -> Vec<Self> {
-        let selects = |d: &Destination| {
-            d.callbacks
-                .callback_ids
-                .as_ref()
-                .is_some_and(|c| !c.is_empty())
-        };
-        if !items.iter().any(selects) {
-            return items;
-        }
-        let Ok(callbacks) =
-            crate::api::list_all::<Callback>(client, ApiRequest::list_callbacks).await
-        else {
-            return items;
-        };
-        let mut names = crate::api::NameCache::new();
-        names.learn_callbacks(&callbacks);
-        for id in items
-            .iter_mut()
-            .filter_map(|d| d.callbacks.callback_ids.as_mut())
-            .flatten()
-        {
-            *id = names.label(id).to_string();
-        }
-        items
+/// The callbacks a destination selects by name (the id where none is known), as the console
+/// lists them. Names are a convenience: when they cannot be read, ids stay.
+async fn destination_callbacks(items: &mut [Destination], client: &Client) {
+    let selects = |d: &Destination| {
+        d.callbacks
+            .callback_ids
+            .as_ref()
+            .is_some_and(|c| !c.is_empty())
+    };
+    if !items.iter().any(selects) {
+        return;
+    }
+    let Ok(callbacks) = crate::api::list_all::<Callback>(client, ApiRequest::list_callbacks).await
+    else {
+        return;
+    };
+    let mut names = crate::api::NameCache::new();
+    names.learn_callbacks(&callbacks);
+    for id in items
+        .iter_mut()
+        .filter_map(|d| d.callbacks.callback_ids.as_mut())
+        .flatten()
+    {
+        *id = names.label(id).to_string();
     }
 }
 

@@ -42,7 +42,7 @@ use chrono::{DateTime, Utc};
 use crate::api::NameCache;
 use crate::api::health::Health;
 use crate::api::model::Notification;
-pub use registry::{AnyItem, Kind, Resource};
+pub use registry::{AnyItem, Described, Kind, Resource};
 pub(crate) use registry::{with_item, with_kind};
 pub use width::{Width, allocate, cut, display_width, fit};
 

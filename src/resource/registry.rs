@@ -15,8 +15,9 @@ use crate::api::{ApiRequest, ListQuery, NotificationFilter};
 
 /// One resource as the registry knows it: its item type, its description and its requests.
 pub trait Resource: 'static {
-    /// The typed item (the API's object).
-    type Item: DeserializeOwned + PartialEq + Send + Sync + 'static;
+    /// The typed item (the API's object); described by this resource's description (the
+    /// registry implements [`Described`] for it).
+    type Item: DeserializeOwned + PartialEq + Send + Sync + Described + 'static;
     /// Its kind in the registry.
     const KIND: Kind;
     /// Plural noun for messages ("no token imports on this page").
@@ -76,6 +77,13 @@ pub trait Resource: 'static {
     fn list(q: &ListQuery, filter: &NotificationFilter) -> ApiRequest;
     /// One item by id.
     fn get(id: &str) -> ApiRequest;
+}
+
+/// An item type with a description: every registered resource's item (the registry says so)
+/// and the lookups' items a face prints as tables (projects, team roles, members).
+pub trait Described: Sized + 'static {
+    /// Its description (columns, fields).
+    fn description() -> &'static Description<Self>;
 }
 
 /// A tab's title: the one given, else the kind's name.
@@ -229,6 +237,14 @@ macro_rules! resources {
                 match self { $(Kind::$kind => <$module::$ty as Resource>::get(id)),* }
             }
         }
+
+        $(
+            impl Described for <$module::$ty as Resource>::Item {
+                fn description() -> &'static Description<Self> {
+                    <$module::$ty as Resource>::description()
+                }
+            }
+        )*
 
         /// The typed form of one item of any registered resource (shared: copies cost a pointer).
         #[derive(Clone, PartialEq)]

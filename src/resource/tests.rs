@@ -392,3 +392,31 @@ fn a_body_shows_its_start_on_one_line() {
     assert!(lines[1].contains(&format!("{} bytes", body.len())));
     assert_eq!(notifications::body_start("ok\r\nfine"), ["ok  fine"]);
 }
+
+/// A resource's own module can build its list and get (`ApiRequest::list_at`/`get_at`) exactly
+/// as `api/request.rs`'s named builders do, and its item is described by its registry entry.
+#[test]
+fn a_resource_builds_its_requests_and_is_described_by_the_registry() {
+    use crate::api::{ApiRequest, ListQuery};
+    let q = ListQuery {
+        limit: Some(5),
+        after: Some("clb_1".into()),
+        ..ListQuery::default()
+    };
+    assert_eq!(
+        ApiRequest::list_at(&["callbacks"], &q),
+        ApiRequest::list_callbacks(&q)
+    );
+    assert_eq!(
+        ApiRequest::get_at(&["callbacks", "clb_1"]),
+        ApiRequest::get_callback("clb_1")
+    );
+    assert!(std::ptr::eq(
+        <Callback as Described>::description(),
+        &raw const callbacks::CALLBACKS
+    ));
+    assert!(std::ptr::eq(
+        <Destination as Described>::description(),
+        &raw const destinations::DESTINATIONS
+    ));
+}
