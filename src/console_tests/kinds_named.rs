@@ -8,7 +8,8 @@ use crate::console::tab::Tab;
 /// The most files of `src/console` that may name one kind.
 const MOST: usize = 2;
 
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+/// Every `.rs` file below `dir`, into `out` (the source guards read the tree as text).
+pub(super) fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let entries = std::fs::read_dir(dir).expect("src/console is readable");
     for entry in entries {
         let path = entry.expect("a directory entry").path();

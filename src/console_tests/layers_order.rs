@@ -6,7 +6,7 @@ use crossterm::event::{KeyCode, KeyModifiers};
 use switchboard::console::harness::Harness;
 use switchboard::console::{ApiCmd, Msg, Tab};
 
-use crate::common::{fixed_clock, fixtures_of, item_reply, members_reply, page_reply};
+use crate::common::{fixed_clock, fixture_reply};
 use crate::console::layers::Layer;
 
 const SIZE: (u16, u16) = (100, 30);
@@ -17,13 +17,8 @@ fn answered(h: &mut Harness) {
     for _ in 0..6 {
         let mut any = false;
         for r in h.take_requests() {
-            let reply = match &r.cmd {
-                ApiCmd::List { tab, .. } | ApiCmd::ListAround { tab, .. } => {
-                    page_reply(*tab, fixtures_of(*tab).0)
-                }
-                ApiCmd::Get { tab, .. } => item_reply(*tab, fixtures_of(*tab).1),
-                ApiCmd::Members => members_reply(),
-                _ => continue,
+            let Some(reply) = fixture_reply(&r.cmd) else {
+                continue;
             };
             any = true;
             h.apply(Msg::Api {

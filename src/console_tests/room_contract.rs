@@ -3,19 +3,9 @@
 //! files names the type `State`: a room's functions take its own model and the `Core`, plus
 //! exactly what they read of another room, given by the router (see ARCHITECTURE.md). A new
 //! room directory is held to this without being listed here.
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let entries = std::fs::read_dir(dir).expect("src/console is readable");
-    for entry in entries {
-        let path = entry.expect("a directory entry").path();
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
-}
+use super::kinds_named::rust_files;
 
 /// Whether `text` names the console's `word` as a whole word (`grep -w`), outside line comments,
 /// string literals' openings, renamed imports and its tests (`#[cfg(test)]`, which may build a whole state to

@@ -39,6 +39,19 @@ pub fn members_reply() -> ApiReply {
     ApiReply::Members(page.items)
 }
 
+/// The fixture's answer to a read: a list's page, an item, the members; `None` for anything
+/// else (writes, lookups), which a test answers itself.
+pub fn fixture_reply(cmd: &ApiCmd) -> Option<ApiReply> {
+    Some(match cmd {
+        ApiCmd::List { tab, .. } | ApiCmd::ListAround { tab, .. } => {
+            page_reply(*tab, fixtures_of(*tab).0)
+        }
+        ApiCmd::Get { tab, .. } => item_reply(*tab, fixtures_of(*tab).1),
+        ApiCmd::Members => members_reply(),
+        _ => return None,
+    })
+}
+
 /// Answers every pending request: lists with the tab's list fixture, gets with its item fixture,
 /// the members with the member-list fixture (also when a reply asks for them in turn).
 pub fn answer_all(app: &mut App) -> Vec<Request> {
@@ -51,14 +64,9 @@ pub fn answer_all(app: &mut App) -> Vec<Request> {
             if !first && !matches!(r.cmd, ApiCmd::Members) {
                 continue;
             }
-            let reply = match &r.cmd {
-                ApiCmd::List { tab, .. } | ApiCmd::ListAround { tab, .. } => {
-                    page_reply(*tab, fixtures_of(*tab).0)
-                }
-                ApiCmd::Get { tab, .. } => item_reply(*tab, fixtures_of(*tab).1),
-                ApiCmd::Members => members_reply(),
-                // Form writes and lookups are answered by the forms tests themselves.
-                _ => continue,
+            // Form writes and lookups are answered by the forms tests themselves.
+            let Some(reply) = fixture_reply(&r.cmd) else {
+                continue;
             };
             answered = true;
             app.apply(Msg::Api {
