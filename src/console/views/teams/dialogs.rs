@@ -6,6 +6,8 @@ use crate::console::forms::ops::Lookup;
 use crate::console::forms::picker::{PickItem, Picker};
 use crate::console::forms::{Dialog, Kind, WriteSpec};
 use crate::console::keymap::Action;
+use crate::console::views::WritePlace;
+use crate::resource::ops::Verb;
 
 /// `p`: a team's project roles (`resource::teams::SET_PROJECT`), as the keymap binds it.
 pub(crate) const SET_PROJECT: Action = Action::Write(crate::resource::teams::SET_PROJECT.verb);
@@ -205,6 +207,20 @@ pub(crate) fn write_spec(action: Action) -> WriteSpec {
             ..WriteSpec::asked("member removed")
         },
         other => WriteSpec::standard(other),
+    }
+}
+
+/// Where a team write shows in the footer: adding a member or setting a project's roles beside
+/// its removing partner, the others where they usually are.
+pub(crate) fn write_place(verb: Verb) -> Option<WritePlace> {
+    match Action::Write(verb) {
+        ADD_MEMBER => WritePlace::paired(6, crate::resource::teams::REMOVE_MEMBER.verb, "member"),
+        SET_PROJECT => {
+            WritePlace::paired(7, crate::resource::teams::REMOVE_PROJECT.verb, "project")
+        }
+        // Shown with the write it removes.
+        REMOVE_MEMBER | REMOVE_PROJECT => None,
+        _ => WritePlace::standard(verb),
     }
 }
 
