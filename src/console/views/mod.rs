@@ -292,13 +292,13 @@ impl WritePlace {
         })
     }
 
-    /// On a selected item, shown with its partner under one word.
-    pub(crate) fn paired(rank: u8, partner: Verb, word: &'static str) -> Option<WritePlace> {
+    /// On a selected item, shown with its partner under its verb's word.
+    pub(crate) fn paired(rank: u8, verb: Verb, partner: Verb) -> Option<WritePlace> {
         Some(WritePlace {
             rank,
             on_list: false,
             partner: Some(partner),
-            word,
+            word: verb.hint,
         })
     }
 }

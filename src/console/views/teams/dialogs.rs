@@ -192,21 +192,19 @@ impl ProjectMemo {
     }
 }
 
-/// What a team write does besides its request (toast word, question, members refreshed).
+/// What a team write does besides its request (its toast word is its verb's; a question,
+/// members refreshed).
 pub(crate) fn write_spec(action: Action) -> WriteSpec {
+    let spec = WriteSpec::standard(action);
     match action {
-        SET_PROJECT => WriteSpec::saves("project roles set"),
-        REMOVE_PROJECT => WriteSpec::asked("project removed"),
+        REMOVE_PROJECT => WriteSpec { asks: true, ..spec },
         // The picker pre-selects a member: Enter alone must not add one unasked.
-        ADD_MEMBER => WriteSpec {
+        ADD_MEMBER | REMOVE_MEMBER => WriteSpec {
+            asks: true,
             members: true,
-            ..WriteSpec::asked("member added")
+            ..spec
         },
-        REMOVE_MEMBER => WriteSpec {
-            members: true,
-            ..WriteSpec::asked("member removed")
-        },
-        other => WriteSpec::standard(other),
+        _ => spec,
     }
 }
 
@@ -214,10 +212,8 @@ pub(crate) fn write_spec(action: Action) -> WriteSpec {
 /// its removing partner, the others where they usually are.
 pub(crate) fn write_place(verb: Verb) -> Option<WritePlace> {
     match Action::Write(verb) {
-        ADD_MEMBER => WritePlace::paired(6, crate::resource::teams::REMOVE_MEMBER.verb, "member"),
-        SET_PROJECT => {
-            WritePlace::paired(7, crate::resource::teams::REMOVE_PROJECT.verb, "project")
-        }
+        ADD_MEMBER => WritePlace::paired(6, verb, crate::resource::teams::REMOVE_MEMBER.verb),
+        SET_PROJECT => WritePlace::paired(7, verb, crate::resource::teams::REMOVE_PROJECT.verb),
         // Shown with the write it removes.
         REMOVE_MEMBER | REMOVE_PROJECT => None,
         _ => WritePlace::standard(verb),
