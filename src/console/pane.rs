@@ -539,11 +539,6 @@ pub(crate) fn keys(state: &State) -> Vec<super::footer::Hint> {
     // Marks work where the recover room says (`n`/`N` on either generation's notifications list).
     let marks_here = super::recover::marks_tab(tab);
     let one = |rank: u8, a: Action, word: &'static str| (rank, Hint::Action(a, word));
-    // The newer generations' tabs say through their console modules which writes they open.
-    let offers = |a: Action| super::views::write_keys(tab).contains(&a);
-    // Its dialog writes, as its resource lists them (`resource::ops::Verb`).
-    let writes =
-        |a: Action| matches!(a, Action::Write(v) if tab.writes().contains(&v)) || offers(a);
     let mut ranked: Vec<(u8, Hint)> = Action::all()
         .into_iter()
         .filter_map(|a| match a {
@@ -574,20 +569,22 @@ pub(crate) fn keys(state: &State) -> Vec<super::footer::Hint> {
                     || (selected && sends_or_receives);
                 (list && from).then(|| one(28, a, "forward"))
             }
-            Action::CREATE => (list && writes(a)).then(|| one(4, a, "new")),
-            Action::EDIT => (selected && writes(a)).then(|| one(5, a, "edit")),
-            // A team's sub-operations, each adding one shown with its removing partner.
-            super::views::teams::ADD_MEMBER => (selected && writes(a))
-                .then_some((6, Pair(a, super::views::teams::REMOVE_MEMBER, "member"))),
-            super::views::teams::SET_PROJECT => (selected && writes(a))
-                .then_some((7, Pair(a, super::views::teams::REMOVE_PROJECT, "project"))),
+            // The tab's dialog writes, where its console module places them.
+            Action::Write(v) => super::views::write_place(tab, v)
+                .filter(|p| if p.on_list { list } else { selected })
+                .map(|p| {
+                    let hint = match p.partner {
+                        Some(partner) => Pair(a, Action::Write(partner), p.word),
+                        None => Hint::Action(a, p.word),
+                    };
+                    (p.rank, hint)
+                }),
             Action::Deliver(K::Destinations) => follows(a).then(|| one(8, a, "destinations")),
             Action::Deliver(K::Notifications) => follows(a).then(|| one(9, a, "notifications")),
             Action::Deliver(K::Events) => follows(a).then(|| one(9, a, "events")),
             Action::Deliver(K::Reveal) => (detail
                 && super::deliveries::secret::open_secret_id(state).is_some())
             .then(|| one(10, a, "reveal")),
-            Action::DELETE => (selected && writes(a)).then(|| one(11, a, "delete")),
             // A resource's operations show on its own tab, where its console module places them.
             Action::Op(o) => (selected && o.resource == tab)
                 .then(|| super::views::op_rank(o))
@@ -631,7 +628,6 @@ pub(crate) fn keys(state: &State) -> Vec<super::footer::Hint> {
             Action::NextTab => list.then(|| one(27, a, "tabs")),
             // Shown with their partner, in help only, or the footer's own (help, quit).
             Action::EditReplay
-            | Action::Write(_)
             | Action::Up
             | Action::First
             | Action::Last

@@ -96,6 +96,8 @@ pub struct Verb {
     pub key: char,
     /// Whether it changes something on the server (refused and hidden read-only).
     pub writes: bool,
+    /// Past tense for the console's toast once it is done (`created`).
+    pub done: &'static str,
 }
 
 /// A new item (a form).
@@ -105,6 +107,7 @@ pub const CREATE: Verb = Verb {
     hint: "new",
     key: 'c',
     writes: true,
+    done: "created",
 };
 
 /// Changes to the item (a form); its `[keys]` name is `edit`.
@@ -114,6 +117,7 @@ pub const UPDATE: Verb = Verb {
     hint: "edit",
     key: 'e',
     writes: true,
+    done: "saved",
 };
 
 /// The item removed (a question).
@@ -123,6 +127,7 @@ pub const DELETE: Verb = Verb {
     hint: "delete",
     key: 'd',
     writes: true,
+    done: "deleted",
 };
 
 /// One resource's write of a [`Verb`]: the question asked before it (about what the inputs

@@ -110,12 +110,16 @@ impl WriteSpec {
         }
     }
 
-    /// The standard create, edit and delete.
+    /// A dialog write saving under its verb's toast word (`resource::ops::Verb::done`); a
+    /// delete removes.
     pub(crate) fn standard(action: Action) -> Self {
+        let done = match action {
+            Action::Write(v) => v.done,
+            _ => "saved",
+        };
         match action {
-            Action::CREATE => Self::saves("created"),
-            Action::DELETE => Self::removal("deleted"),
-            _ => Self::saves("saved"),
+            Action::DELETE => Self::removal(done),
+            _ => Self::saves(done),
         }
     }
 }

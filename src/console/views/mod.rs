@@ -36,6 +36,7 @@ use super::forms::{Dialog, WriteSpec};
 use super::keymap::Action;
 use super::record::{Item, Record};
 use super::tab::Tab;
+use crate::resource::ops::Verb;
 use crate::resource::{with_item, with_kind};
 
 pub(crate) use kit::{Tone, ViewCtx, duration_ms};
@@ -92,6 +93,13 @@ pub(crate) trait DetailView: crate::resource::Resource {
     /// for them; the footer, help and palette show these.
     fn write_keys() -> &'static [Action] {
         &[]
+    }
+
+    /// Where one of the dialog writes its tab offers shows in the footer; `None`: in help only
+    /// (or beside the write it is paired with). Create, edit and delete where they usually are
+    /// unless it says otherwise.
+    fn write_place(verb: Verb) -> Option<WritePlace> {
+        WritePlace::standard(verb)
     }
 
     /// The keys that follow a selected item to another list (`D`, `N`, `V`) its tab offers;
@@ -241,6 +249,58 @@ pub(crate) fn keeps_reply(op: crate::resource::ops::OpId) -> bool {
 /// The write keys a tab's console module offers dialogs for.
 pub(crate) fn write_keys(tab: Tab) -> &'static [Action] {
     with_kind!(tab, R => <R as DetailView>::write_keys())
+}
+
+/// Where a dialog write shows in a tab's footer, as the tab's console module says; `None` where
+/// the tab does not offer it (its resource's `WRITES` or its console module's write keys).
+pub(crate) fn write_place(tab: Tab, verb: Verb) -> Option<WritePlace> {
+    let offered = tab.writes().contains(&verb) || write_keys(tab).contains(&Action::Write(verb));
+    offered
+        .then(|| with_kind!(tab, R => <R as DetailView>::write_place(verb)))
+        .flatten()
+}
+
+/// Where a dialog write shows in its tab's footer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct WritePlace {
+    /// Its rank among the tab's keys (lower shows first; they rank 1–28).
+    pub(crate) rank: u8,
+    /// Shown on the list whether a row is selected or not (a new item needs none); otherwise
+    /// where an item is selected or open.
+    pub(crate) on_list: bool,
+    /// The write shown beside it under one word (`p/P project`), if any.
+    pub(crate) partner: Option<Verb>,
+    /// The footer's word.
+    pub(crate) word: &'static str,
+}
+
+impl WritePlace {
+    /// Create on the list, edit and delete on a selected item, each under its verb's word.
+    pub(crate) fn standard(verb: Verb) -> Option<WritePlace> {
+        use crate::resource::ops;
+        let (rank, on_list) = match verb {
+            v if v == ops::CREATE => (4, true),
+            v if v == ops::UPDATE => (5, false),
+            v if v == ops::DELETE => (11, false),
+            _ => return None,
+        };
+        Some(WritePlace {
+            rank,
+            on_list,
+            partner: None,
+            word: verb.hint,
+        })
+    }
+
+    /// On a selected item, shown with its partner under its verb's word.
+    pub(crate) fn paired(rank: u8, verb: Verb, partner: Verb) -> Option<WritePlace> {
+        Some(WritePlace {
+            rank,
+            on_list: false,
+            partner: Some(partner),
+            word: verb.hint,
+        })
+    }
 }
 
 /// What a dialog's write does besides its request: the console module of the resource that

@@ -74,6 +74,10 @@ impl super::DetailView for OrgTeams {
         crate::console::views::teams::dialogs::write_spec(action)
     }
 
+    fn write_place(verb: crate::resource::ops::Verb) -> Option<super::WritePlace> {
+        crate::console::views::teams::dialogs::write_place(verb)
+    }
+
     fn confirm_text(d: &Dialog) -> Option<String> {
         member(d).then(|| crate::console::views::teams::dialogs::confirm_text(d))
     }

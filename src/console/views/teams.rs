@@ -153,6 +153,10 @@ impl super::DetailView for crate::resource::teams::Teams {
         crate::console::views::teams::dialogs::write_spec(action)
     }
 
+    fn write_place(verb: crate::resource::ops::Verb) -> Option<super::WritePlace> {
+        dialogs::write_place(verb)
+    }
+
     fn confirm_text(d: &Dialog) -> Option<String> {
         dialogs::picked(d).then(|| crate::console::views::teams::dialogs::confirm_text(d))
     }

@@ -6,6 +6,8 @@ use crate::console::forms::ops::Lookup;
 use crate::console::forms::picker::{PickItem, Picker};
 use crate::console::forms::{Dialog, Kind, WriteSpec};
 use crate::console::keymap::Action;
+use crate::console::views::WritePlace;
+use crate::resource::ops::Verb;
 
 /// `p`: a team's project roles (`resource::teams::SET_PROJECT`), as the keymap binds it.
 pub(crate) const SET_PROJECT: Action = Action::Write(crate::resource::teams::SET_PROJECT.verb);
@@ -190,21 +192,31 @@ impl ProjectMemo {
     }
 }
 
-/// What a team write does besides its request (toast word, question, members refreshed).
+/// What a team write does besides its request (its toast word is its verb's; a question,
+/// members refreshed).
 pub(crate) fn write_spec(action: Action) -> WriteSpec {
+    let spec = WriteSpec::standard(action);
     match action {
-        SET_PROJECT => WriteSpec::saves("project roles set"),
-        REMOVE_PROJECT => WriteSpec::asked("project removed"),
+        REMOVE_PROJECT => WriteSpec { asks: true, ..spec },
         // The picker pre-selects a member: Enter alone must not add one unasked.
-        ADD_MEMBER => WriteSpec {
+        ADD_MEMBER | REMOVE_MEMBER => WriteSpec {
+            asks: true,
             members: true,
-            ..WriteSpec::asked("member added")
+            ..spec
         },
-        REMOVE_MEMBER => WriteSpec {
-            members: true,
-            ..WriteSpec::asked("member removed")
-        },
-        other => WriteSpec::standard(other),
+        _ => spec,
+    }
+}
+
+/// Where a team write shows in the footer: adding a member or setting a project's roles beside
+/// its removing partner, the others where they usually are.
+pub(crate) fn write_place(verb: Verb) -> Option<WritePlace> {
+    match Action::Write(verb) {
+        ADD_MEMBER => WritePlace::paired(6, verb, crate::resource::teams::REMOVE_MEMBER.verb),
+        SET_PROJECT => WritePlace::paired(7, verb, crate::resource::teams::REMOVE_PROJECT.verb),
+        // Shown with the write it removes.
+        REMOVE_MEMBER | REMOVE_PROJECT => None,
+        _ => WritePlace::standard(verb),
     }
 }
 
