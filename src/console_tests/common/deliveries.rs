@@ -235,7 +235,15 @@ pub fn redact(text: &str, volatile: &[String]) -> String {
                 .map(|n| v.chars().take(n).collect())
         })
         .collect();
-    for v in volatile.iter().chain(&cut).filter(|v| !v.is_empty()) {
+    // Longest first across every value, not per value: two ids made in the same instant share
+    // their first 12 characters, and one's short cut must not eat into the other's longer one.
+    let mut all: Vec<&String> = volatile
+        .iter()
+        .chain(&cut)
+        .filter(|v| !v.is_empty())
+        .collect();
+    all.sort_by_key(|v| std::cmp::Reverse(v.chars().count()));
+    for v in all {
         let keep = v.find('_').map_or(0, |i| i + 1);
         let placeholder: String = v
             .chars()
